@@ -1,0 +1,45 @@
+/** POST /api/followups/: a followup on a ticket, with any number of attachments. */
+import { apiHandler } from '../../shared/middleware';
+import { baseUrl, json } from '../../shared/middleware/http';
+import { ServiceUnavailable } from '../../shared/domain/errors';
+import { parseFollowupBody, planFollowup } from '../../shared/domain/followup';
+import { followupView } from '../../shared/domain/views';
+import { newAttachments } from '../../shared/store/attachments';
+import { reserveIds } from '../../shared/store/counters';
+import { withFiles } from '../../shared/store/files';
+import { loadReferences } from '../../shared/store/references';
+import { StaleTicket, MissingTicket, addFollowup } from '../../shared/store/tickets';
+
+const ATTEMPTS = 3;
+
+export const handler = apiHandler('followups/create', async (event) => {
+  const draft = parseFollowupBody(await event.parseBody!());
+  const v = draft.values;
+  const lookup = () =>
+    loadReferences({ queues: [], users: typeof v.user === 'number' ? [v.user] : [], tickets: typeof v.ticket === 'number' ? [v.ticket] : [] });
+  const planWith = async () => {
+    const refs = await lookup();
+    const ticket = typeof v.ticket === 'number' ? refs.tickets.get(v.ticket) : undefined;
+    const plan = planFollowup(draft, { ticket, userExists: typeof v.user === 'number' && refs.users.has(v.user) }, event.user!.id, new Date());
+    return { ticket: ticket!, plan };
+  };
+
+  let { ticket, plan } = await planWith();
+  const ids = await reserveIds({ followup: 1, attachment: draft.attachments.length });
+  const { records, files } = newAttachments(ticket.id, ids.followup, ids.attachment, draft.attachments);
+
+  const followup = await withFiles(files, async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const record = { id: ids.followup, ...plan.followup };
+        await addFollowup(ticket, record, records, plan.ticketChanges);
+        return record;
+      } catch (error) {
+        if (!(error instanceof StaleTicket || error instanceof MissingTicket)) throw error;
+        if (attempt === ATTEMPTS) throw new ServiceUnavailable();
+        ({ ticket, plan } = await planWith()); // throws 400 if the ticket is gone
+      }
+    }
+  });
+  return json(201, followupView(baseUrl(event), followup, records));
+});

@@ -1,0 +1,25 @@
+/** POST /api/tickets/: a new ticket (always OPEN) with its opening followup and optional attachment. */
+import { apiHandler } from '../../shared/middleware';
+import { baseUrl, json } from '../../shared/middleware/http';
+import { parseTicketBody, planTicketCreation, referencedIds } from '../../shared/domain/ticket';
+import { ticketView } from '../../shared/domain/views';
+import { newAttachments } from '../../shared/store/attachments';
+import { reserveIds } from '../../shared/store/counters';
+import { withFiles } from '../../shared/store/files';
+import { loadReferences } from '../../shared/store/references';
+import { createTicket } from '../../shared/store/tickets';
+
+export const handler = apiHandler('tickets/create', async (event) => {
+  const draft = parseTicketBody(await event.parseBody!(), 'create');
+  const refs = await loadReferences(referencedIds(draft.values));
+  const plan = planTicketCreation(draft, refs, event.user!.id, new Date());
+
+  const uploads = draft.attachment ? [draft.attachment] : [];
+  const ids = await reserveIds({ ticket: 1, followup: 1, attachment: uploads.length });
+  const ticket = { id: ids.ticket, ...plan.ticket };
+  const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
+  const { records, files } = newAttachments(ticket.id, opening.id, ids.attachment, uploads);
+
+  const created = await withFiles(files, () => createTicket(ticket, opening, records[0]));
+  return json(201, ticketView(baseUrl(event), created));
+});

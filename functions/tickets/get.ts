@@ -1,0 +1,12 @@
+/** GET /api/tickets/{id}/: one ticket, whole. */
+import { apiHandler, idParam } from '../../shared/middleware';
+import { baseUrl, json } from '../../shared/middleware/http';
+import { NotFound } from '../../shared/domain/errors';
+import { ticketView } from '../../shared/domain/views';
+import { readTicket } from '../../shared/store/tickets';
+
+export const handler = apiHandler('tickets/get', async (event) => {
+  const ticket = await readTicket(idParam(event));
+  if (!ticket) throw new NotFound();
+  return json(200, ticketView(baseUrl(event), ticket));
+});

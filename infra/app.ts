@@ -1,0 +1,45 @@
+/**
+ * The CDK app (cdk.json runs it): `npx cdk synth|deploy -c env=<dev|staging|prod>` (default dev).
+ * Both stacks are environment-agnostic, so synth needs no AWS account or credentials.
+ */
+import { pathToFileURL } from 'node:url';
+import { App, CrossStackReferences, ReferenceStrength, Tags } from 'aws-cdk-lib';
+import { ApiStack } from './api-stack';
+import { DataStack } from './data-stack';
+import { environmentSettings } from './environments';
+
+export interface Helpdesk {
+  data: DataStack;
+  api: ApiStack;
+}
+
+/** Adds the helpdesk stacks for the app's `env` context (or `envName`) to `app`. */
+export function buildHelpdesk(app: App, envName?: string): Helpdesk {
+  const settings = environmentSettings(envName ?? app.node.tryGetContext('env'));
+  const prefix = `Helpdesk-${settings.name}`;
+
+  const data = new DataStack(app, `${prefix}-Data`, {
+    settings,
+    description: `Helpdesk ${settings.name}: table and attachments bucket (stateful)`,
+  });
+  const api = new ApiStack(app, `${prefix}-Api`, {
+    settings,
+    table: data.table,
+    bucket: data.bucket,
+    description: `Helpdesk ${settings.name}: HTTP API and functions (stateless)`,
+  });
+  // Exports/imports: CloudFormation then refuses to delete the data stack (or the table or bucket)
+  // while the API stack uses it.
+  CrossStackReferences.of(api).consume(ReferenceStrength.STRONG);
+
+  Tags.of(app).add('project', 'helpdesk');
+  Tags.of(app).add('environment', settings.name);
+  return { data, api };
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) {
+  const app = new App();
+  buildHelpdesk(app);
+  app.synth();
+}

@@ -1,0 +1,63 @@
+/**
+ * The stateful stack: the single DynamoDB table and the attachments bucket. Nothing here changes
+ * when code changes, so an application deploy can never replace (or empty) the data.
+ */
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { TABLE_SCHEMA } from '../shared/store/schema';
+import type { EnvironmentSettings } from './environments';
+
+export interface DataStackProps extends StackProps {
+  settings: EnvironmentSettings;
+}
+
+export class DataStack extends Stack {
+  readonly table: Table;
+  readonly bucket: Bucket;
+
+  constructor(scope: Construct, id: string, props: DataStackProps) {
+    const { settings, ...stackProps } = props;
+    super(scope, id, { terminationProtection: settings.deletionProtection, ...stackProps });
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      timeToLiveAttribute: TABLE_SCHEMA.timeToLive,
+      deletionProtection: settings.deletionProtection,
+      removalPolicy: settings.removalPolicy,
+    });
+    for (const index of TABLE_SCHEMA.indexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      });
+    }
+
+    const destroy = settings.removalPolicy === RemovalPolicy.DESTROY;
+    this.bucket = new Bucket(this, 'Attachments', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      versioned: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [
+        {
+          id: 'noncurrent-versions-and-incomplete-uploads',
+          noncurrentVersionExpiration: Duration.days(30),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+          // Once the noncurrent versions are gone, remove the lone delete markers too.
+          expiredObjectDeleteMarker: true,
+        },
+      ],
+      removalPolicy: settings.removalPolicy,
+      // A throwaway environment can be deleted with its files; elsewhere the bucket outlives the stack.
+      autoDeleteObjects: destroy,
+    });
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Makes a fresh local data directory usable: the table (same schema as the CDK stack), the bucket,
+ * queue 1 and a staff superuser. Safe to run on every start.
+ */
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { TABLE_SCHEMA } from '../../shared/store/schema';
+import { config } from '../../shared/config';
+import { ensureQueue } from '../../shared/store/queues';
+import { createUser, findUserByUsername, saveUser } from '../../shared/store/users';
+import { hashPassword } from '../../shared/domain/password';
+import { storedDateTime } from '../../shared/domain/datetime';
+import { s3 } from '../../shared/store/clients';
+
+async function ensureTable(client: DynamoDBClient): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: config.tableName }));
+    return;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  const { partitionKey, sortKey, indexes, timeToLive } = TABLE_SCHEMA;
+  const attributes = new Set<string>([partitionKey, sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])]);
+  await client.send(
+    new CreateTableCommand({
+      TableName: config.tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...attributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: partitionKey, KeyType: 'HASH' },
+        { AttributeName: sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: indexes.map((i) => ({
+        IndexName: i.name,
+        KeySchema: [
+          { AttributeName: i.partitionKey, KeyType: 'HASH' },
+          { AttributeName: i.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    }),
+  );
+  await client.send(
+    new UpdateTimeToLiveCommand({ TableName: config.tableName, TimeToLiveSpecification: { AttributeName: timeToLive, Enabled: true } }),
+  );
+}
+
+async function ensureBucket(client: S3Client): Promise<void> {
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: config.bucketName }));
+  } catch {
+    await client.send(new CreateBucketCommand({ Bucket: config.bucketName }));
+  }
+}
+
+export interface AdminAccount {
+  username: string;
+  /** Set only when this start generated it (it is printed once). */
+  generatedPassword?: string;
+}
+
+/**
+ * A staff superuser: HELPDESK_ADMIN_USERNAME / HELPDESK_ADMIN_PASSWORD when given (the password is
+ * then (re)set to the given one), else `admin` with a generated password on first start.
+ */
+async function ensureAdmin(): Promise<AdminAccount> {
+  const username = process.env.HELPDESK_ADMIN_USERNAME || 'admin';
+  const given = process.env.HELPDESK_ADMIN_PASSWORD;
+  const existing = await findUserByUsername(username);
+  if (existing) {
+    if (given) {
+      await saveUser({ ...existing, is_staff: true, is_superuser: true, is_active: true, password_hash: await hashPassword(given) });
+    }
+    return { username };
+  }
+  const password = given || randomBytes(12).toString('base64url');
+  await createUser({
+    username,
+    first_name: '',
+    last_name: '',
+    email: '',
+    is_staff: true,
+    is_superuser: true,
+    is_active: true,
+    password_hash: await hashPassword(password),
+    date_joined: storedDateTime(new Date()),
+  });
+  return { username, generatedPassword: given ? undefined : password };
+}
+
+export async function bootstrap(): Promise<AdminAccount> {
+  await Promise.all([ensureTable(new DynamoDBClient({})), ensureBucket(s3)]);
+  await ensureQueue({ id: 1, title: 'Support', slug: 'support' });
+  return ensureAdmin();
+}

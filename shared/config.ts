@@ -1,0 +1,27 @@
+/**
+ * Configuration from the environment. The CDK stack sets these per environment; the local runtime
+ * sets them from its defaults. AWS endpoints come from the SDK's own AWS_ENDPOINT_URL_DYNAMODB and
+ * AWS_ENDPOINT_URL_S3, so handler code is identical locally and on AWS.
+ */
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Environment variable ${name} is not set`);
+  return value;
+}
+
+export const config = {
+  get tableName() {
+    return required('TABLE_NAME');
+  },
+  get bucketName() {
+    return required('BUCKET_NAME');
+  },
+  /** The API exists only when this is exactly `True` (spec; upstream v1.0.0). */
+  get apiActive() {
+    return process.env.HELPDESK_ACTIVATE_API_ENDPOINT === 'True';
+  },
+  /** Path-style S3 addressing, needed by the local S3 engine (there is no standard variable for it). */
+  get s3ForcePathStyle() {
+    return process.env.HELPDESK_S3_FORCE_PATH_STYLE === 'true';
+  },
+};

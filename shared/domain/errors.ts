@@ -1,0 +1,77 @@
+/**
+ * Errors are values with a status. The error middleware turns each into upstream's body shape:
+ * `{"detail": "..."}` for most, `{"field": ["message", ...]}` for validation.
+ */
+export type FieldErrors = Record<string, unknown>;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.detail === 'string' ? body.detail : `HTTP ${status}`);
+  }
+}
+
+export class NotFound extends HttpError {
+  constructor(detail = 'Not found.') {
+    super(404, { detail });
+  }
+}
+
+export class InvalidPage extends NotFound {
+  constructor() {
+    super('Invalid page.');
+  }
+}
+
+export class NotAuthenticated extends HttpError {
+  constructor(detail = 'Authentication credentials were not provided.') {
+    super(401, { detail }, { 'WWW-Authenticate': 'Basic realm="api"' });
+  }
+}
+
+export class PermissionDenied extends HttpError {
+  constructor() {
+    super(403, { detail: 'You do not have permission to perform this action.' });
+  }
+}
+
+export class MethodNotAllowed extends HttpError {
+  constructor(method: string) {
+    super(405, { detail: `Method "${method.toUpperCase()}" not allowed.` });
+  }
+}
+
+export class PayloadTooLarge extends HttpError {
+  constructor(detail: string) {
+    super(413, { detail });
+  }
+}
+
+export class UnsupportedMediaType extends HttpError {
+  constructor(contentType: string) {
+    super(415, { detail: `Unsupported media type "${contentType}" in request.` });
+  }
+}
+
+export class ParseError extends HttpError {
+  constructor(detail: string) {
+    super(400, { detail });
+  }
+}
+
+/** 400 with field errors: `{"field": ["message"]}`, keys in the resource's field order. */
+export class ValidationError extends HttpError {
+  constructor(readonly fields: FieldErrors) {
+    super(400, fields);
+  }
+}
+
+/** The storage layer is briefly unable to serve (throttling): the client may retry. */
+export class ServiceUnavailable extends HttpError {
+  constructor(retryAfterSeconds = 1) {
+    super(503, { detail: 'Service temporarily unavailable, try again later.' }, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}

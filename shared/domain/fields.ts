@@ -1,0 +1,247 @@
+/**
+ * Request fields with Django REST framework's semantics and messages, declared with zod.
+ *
+ * Each field is a zod schema that receives the raw value of a key that was sent (JSON or form) and
+ * either yields the parsed value or fails with upstream's message. `validateFields` applies a set of
+ * fields in their declared order and collects every failure at once, as DRF does.
+ */
+import * as z from 'zod';
+import { DATE_TIME_FORMAT_MESSAGE, parseDateTime } from './datetime';
+import type { FieldErrors } from './errors';
+
+export const MESSAGES = {
+  required: 'This field is required.',
+  null: 'This field may not be null.',
+  blank: 'This field may not be blank.',
+  notString: 'Not a valid string.',
+  nul: 'Null characters are not allowed.',
+  maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
+  email: 'Enter a valid email address.',
+  boolean: 'Must be a valid boolean.',
+  choice: (input: string) => `"${input}" is not a valid choice.`,
+  pkType: (type: string) => `Incorrect type. Expected pk value, received ${type}.`,
+  pkMissing: (pk: unknown) => `Invalid pk "${String(pk)}" - object does not exist.`,
+  notAFile: 'The submitted data was not a file. Check the encoding type on the form.',
+  emptyFile: 'The submitted file is empty.',
+  duration: 'Duration has wrong format. Use one of these formats instead: [DD] [HH:[MM:]]ss[.uuuuuu].',
+} as const;
+
+/** Python's name for the type of a JSON value, as DRF puts it in its messages. */
+export function pythonType(value: unknown): string {
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  if (Array.isArray(value)) return 'list';
+  if (value === null) return 'NoneType';
+  return 'dict';
+}
+
+/** Python's `str()` of a JSON value, for "is not a valid choice" messages. */
+export function pythonStr(value: unknown): string {
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (value === null) return 'None';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return JSON.stringify(value);
+}
+
+function fail(ctx: z.RefinementCtx, message: string): never {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER as never;
+}
+
+/** How a field treats form bodies, where every value is a string (DRF 3.3 rules). */
+export type FieldKind = 'text' | 'boolean' | 'other';
+
+export interface Field<T = unknown> {
+  schema: z.ZodType<T>;
+  kind: FieldKind;
+  nullable: boolean;
+  /** Required when creating or replacing (never for a partial update). */
+  required: boolean;
+}
+
+interface TextOptions {
+  maxLength?: number;
+  allowBlank?: boolean;
+  nullable?: boolean;
+  required?: boolean;
+  /** Extra checks on the trimmed, non-blank value; return a message to reject it. */
+  check?: (value: string) => string | undefined;
+}
+
+export function textField(opts: TextOptions = {}): Field<string | null> {
+  const schema = z.unknown().transform((raw, ctx): string | null => {
+    if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
+    if (typeof raw === 'number' && Number.isFinite(raw)) raw = String(raw);
+    if (typeof raw !== 'string') return fail(ctx, MESSAGES.notString);
+    if (raw.includes('\0')) return fail(ctx, MESSAGES.nul);
+    const value = raw.trim();
+    if (value === '') return opts.allowBlank ? '' : fail(ctx, MESSAGES.blank);
+    if (opts.maxLength !== undefined && [...value].length > opts.maxLength) return fail(ctx, MESSAGES.maxLength(opts.maxLength));
+    const problem = opts.check?.(value);
+    return problem ? fail(ctx, problem) : value;
+  });
+  return { schema, kind: 'text', nullable: !!opts.nullable, required: !!opts.required };
+}
+
+const emailSchema = z.email();
+export const isEmail = (value: string) => emailSchema.safeParse(value).success;
+
+export function emailField(opts: Omit<TextOptions, 'check'> = {}): Field<string | null> {
+  return textField({ maxLength: 254, ...opts, check: (v) => (isEmail(v) ? undefined : MESSAGES.email) });
+}
+
+const TRUE_VALUES = new Set(['t', 'true', 'y', 'yes', 'on', '1']);
+const FALSE_VALUES = new Set(['f', 'false', 'n', 'no', 'off', '0']);
+
+/** Parses DRF's boolean spellings; undefined when it is none of them. */
+export function parseBoolean(raw: unknown): boolean | undefined {
+  if (raw === true || raw === 1) return true;
+  if (raw === false || raw === 0) return false;
+  if (typeof raw === 'string') {
+    const lower = raw.trim().toLowerCase();
+    if (TRUE_VALUES.has(lower)) return true;
+    if (FALSE_VALUES.has(lower)) return false;
+  }
+  return undefined;
+}
+
+export function booleanField(opts: { required?: boolean } = {}): Field<boolean> {
+  const schema = z.unknown().transform((raw, ctx): boolean => {
+    if (raw === null) return fail(ctx, MESSAGES.null);
+    const value = parseBoolean(raw);
+    return value === undefined ? fail(ctx, MESSAGES.boolean) : value;
+  });
+  return { schema, kind: 'boolean', nullable: false, required: !!opts.required };
+}
+
+/** An integer choice field such as `status` or `priority`: `2` and `"2"` both work. */
+export function choiceField(choices: readonly number[], opts: { nullable?: boolean } = {}): Field<number | null> {
+  const schema = z.unknown().transform((raw, ctx): number | null => {
+    if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
+    const text = pythonStr(raw);
+    const value = /^\d+$/.test(text) && typeof raw !== 'boolean' ? Number(text) : NaN;
+    return choices.includes(value) ? value : fail(ctx, MESSAGES.choice(text));
+  });
+  return { schema, kind: 'other', nullable: !!opts.nullable, required: false };
+}
+
+/** A reference to another record by integer id; existence is checked later against the store. */
+export function idField(opts: { required?: boolean; nullable?: boolean } = {}): Field<number | null> {
+  const schema = z.unknown().transform((raw, ctx): number | null => {
+    if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
+    if (typeof raw === 'number' && Number.isSafeInteger(raw)) return raw;
+    if (typeof raw === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(raw)) return Number(raw.trim());
+    return fail(ctx, MESSAGES.pkType(pythonType(raw)));
+  });
+  return { schema, kind: 'other', nullable: !!opts.nullable, required: !!opts.required };
+}
+
+/** A date-time, stored in UTC with six fractional digits. */
+export function dateTimeField(opts: { nullable?: boolean } = {}): Field<string | null> {
+  const schema = z.unknown().transform((raw, ctx): string | null => {
+    if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
+    const parsed = typeof raw === 'string' ? parseDateTime(raw) : null;
+    return parsed ?? fail(ctx, DATE_TIME_FORMAT_MESSAGE);
+  });
+  return { schema, kind: 'other', nullable: !!opts.nullable, required: false };
+}
+
+const DURATION = /^(?:(-?\d+) (?:days?, )?)?(?:(?:(\d+):)?(\d+):)?(\d+(?:\.\d{1,6})?)$/;
+const ISO_DURATION = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
+
+/** Parses Django's duration formats to whole microseconds. */
+export function parseDuration(input: string): number | null {
+  const text = input.trim();
+  const m = DURATION.exec(text);
+  if (m) {
+    const [, days = '0', hours = '0', minutes = '0', seconds = '0'] = m;
+    return Math.round(((Number(days) * 24 + Number(hours)) * 3600 + Number(minutes) * 60 + Number(seconds)) * 1e6);
+  }
+  const iso = ISO_DURATION.exec(text);
+  if (iso && text.toUpperCase() !== 'P' && !text.toUpperCase().endsWith('T')) {
+    const [, d = '0', h = '0', mi = '0', s = '0'] = iso;
+    return Math.round(((Number(d) * 24 + Number(h)) * 3600 + Number(mi) * 60 + Number(s)) * 1e6);
+  }
+  return null;
+}
+
+/** Django's `str(timedelta)`-like wire form: `"HH:MM:SS"`, `"D HH:MM:SS"`, with `.ffffff` if any. */
+export function formatDuration(micros: number): string {
+  const negative = micros < 0;
+  let rest = Math.abs(micros);
+  const fraction = rest % 1e6;
+  rest = Math.floor(rest / 1e6);
+  const days = Math.floor(rest / 86400);
+  rest %= 86400;
+  const hh = String(Math.floor(rest / 3600)).padStart(2, '0');
+  const mm = String(Math.floor((rest % 3600) / 60)).padStart(2, '0');
+  const ss = String(rest % 60).padStart(2, '0');
+  const time = `${hh}:${mm}:${ss}${fraction ? `.${String(fraction).padStart(6, '0')}` : ''}`;
+  return `${negative ? '-' : ''}${days ? `${days} ` : ''}${time}`;
+}
+
+export function durationField(): Field<number | null> {
+  const schema = z.unknown().transform((raw, ctx): number | null => {
+    if (raw === null) return null;
+    if (typeof raw === 'number' && Number.isFinite(raw)) return Math.round(raw * 1e6);
+    const value = typeof raw === 'string' ? parseDuration(raw) : null;
+    return value ?? fail(ctx, MESSAGES.duration);
+  });
+  return { schema, kind: 'other', nullable: true, required: false };
+}
+
+export type Mode = 'create' | 'replace' | 'partial';
+export type BodyKind = 'json' | 'form';
+
+export type Fields = Record<string, Field>;
+export type Parsed<F extends Fields> = { [K in keyof F]?: z.output<F[K]['schema']> };
+
+/**
+ * Validates `data` against `fields` in declared order. Returns the parsed values of the keys that
+ * count as sent, or every error at once. Form bodies follow DRF's HTML-input rules: an empty value of
+ * an optional non-text field is "not sent" (or null if nullable), and an absent boolean is false
+ * unless the update is partial.
+ */
+export function validateFields<F extends Fields>(
+  fields: F,
+  data: Record<string, unknown>,
+  mode: Mode,
+  bodyKind: BodyKind,
+): { values: Parsed<F>; errors: FieldErrors } {
+  const values: Record<string, unknown> = {};
+  const errors: FieldErrors = {};
+  for (const [name, field] of Object.entries(fields)) {
+    let present = Object.hasOwn(data, name);
+    let raw = data[name];
+    if (bodyKind === 'form') {
+      if (Array.isArray(raw)) raw = raw[raw.length - 1];
+      if (present && raw === '' && field.kind !== 'text') {
+        if (field.nullable) raw = null;
+        else present = false;
+      }
+      if (!present && field.kind === 'boolean' && mode !== 'partial') {
+        present = true;
+        raw = false;
+      }
+    }
+    if (!present) {
+      if (field.required && mode !== 'partial') errors[name] = [MESSAGES.required];
+      continue;
+    }
+    const result = field.schema.safeParse(raw);
+    if (result.success) values[name] = result.data;
+    else errors[name] = result.error.issues.map((issue) => issue.message);
+  }
+  return { values: values as Parsed<F>, errors };
+}
+
+/** Keeps DRF's error order (the order of `order`) when errors from two stages are merged. */
+export function orderErrors(errors: FieldErrors, order: readonly string[]): FieldErrors {
+  const sorted: FieldErrors = {};
+  for (const key of order) if (key in errors) sorted[key] = errors[key];
+  for (const key of Object.keys(errors)) if (!(key in sorted)) sorted[key] = errors[key];
+  return sorted;
+}

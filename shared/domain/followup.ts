@@ -1,0 +1,108 @@
+/**
+ * Followup rules: the fields of POST /api/followups/ and the effects of a new followup on its
+ * ticket (status change, title suffix, resolution copy). Pure.
+ */
+import type { ParsedBody } from './body';
+import { ValidationError, type FieldErrors } from './errors';
+import {
+  MESSAGES,
+  booleanField,
+  choiceField,
+  durationField,
+  idField,
+  orderErrors,
+  textField,
+  validateFields,
+  type Parsed,
+} from './fields';
+import { STATUS, STATUS_LABELS, STATUS_VALUES, type Followup, type Ticket, type UploadedFile } from './records';
+import { storedDateTime } from './datetime';
+
+export const followupFields = {
+  ticket: idField({ required: true }),
+  user: idField({ nullable: true }),
+  title: textField({ required: true, maxLength: 200, allowBlank: true, nullable: true }),
+  comment: textField({ required: true, allowBlank: true, nullable: true }),
+  public: booleanField(),
+  new_status: choiceField(STATUS_VALUES, { nullable: true }),
+  time_spent: durationField(),
+};
+
+const FOLLOWUP_ERROR_ORDER = [...Object.keys(followupFields), 'attachments'];
+
+export type FollowupInput = Parsed<typeof followupFields>;
+
+export interface FollowupDraft {
+  values: FollowupInput;
+  errors: FieldErrors;
+  attachments: UploadedFile[];
+}
+
+export function parseFollowupBody(body: ParsedBody): FollowupDraft {
+  const { values, errors } = validateFields(followupFields, body.data, 'create', body.kind);
+  const attachments = body.files.filter((f) => f.field === 'attachments');
+  const fileErrors: Record<string, string[]> = {};
+  if (Object.hasOwn(body.data, 'attachments') && body.data.attachments !== '') fileErrors['0'] = [MESSAGES.notAFile];
+  attachments.forEach((file, index) => {
+    if (file.data.length === 0) fileErrors[String(index)] = [MESSAGES.emptyFile];
+  });
+  if (Object.keys(fileErrors).length) errors.attachments = fileErrors;
+  return { values, errors, attachments };
+}
+
+export interface FollowupRefs {
+  ticket: Ticket | undefined;
+  userExists: boolean;
+}
+
+export interface FollowupPlan {
+  followup: Omit<Followup, 'id'>;
+  /** What the followup changes on its ticket (only the keys that change). */
+  ticketChanges: Partial<Pick<Ticket, 'status' | 'resolution' | 'modified'>>;
+}
+
+/**
+ * The effects of a new followup, in upstream's order. Unlike upstream, the followup's title never
+ * renames the ticket.
+ */
+export function planFollowup(draft: FollowupDraft, refs: FollowupRefs, callerId: number, now: Date): FollowupPlan {
+  const v = draft.values;
+  const errors: FieldErrors = { ...draft.errors };
+  if (typeof v.ticket === 'number' && !refs.ticket) errors.ticket = [MESSAGES.pkMissing(v.ticket)];
+  if (typeof v.user === 'number' && !refs.userExists) errors.user = [MESSAGES.pkMissing(v.user)];
+  if (Object.keys(errors).length) throw new ValidationError(orderErrors(errors, FOLLOWUP_ERROR_ORDER));
+  const ticket = refs.ticket!;
+
+  let title = v.title ?? ticket.title;
+  let newStatus: number | null = null;
+  const ticketChanges: FollowupPlan['ticketChanges'] = {};
+  let status = ticket.status;
+  if (v.new_status != null && v.new_status !== ticket.status) {
+    status = newStatus = ticketChanges.status = v.new_status;
+    const label = STATUS_LABELS[v.new_status]!;
+    title = title ? `${title} and ${label}` : label;
+  }
+  if (!title) title = v.comment ? 'Comment' : 'Updated';
+
+  const comment = v.comment ?? null;
+  if (status === STATUS.RESOLVED || (status === STATUS.CLOSED && ticket.resolution == null)) {
+    ticketChanges.resolution = comment;
+  }
+  const stamp = storedDateTime(now);
+  if (Object.keys(ticketChanges).length) ticketChanges.modified = stamp;
+
+  return {
+    followup: {
+      ticket: ticket.id,
+      user: callerId,
+      title,
+      comment,
+      public: v.public ?? false,
+      new_status: newStatus,
+      time_spent: v.time_spent ?? null,
+      date: stamp,
+      message_id: null,
+    },
+    ticketChanges,
+  };
+}

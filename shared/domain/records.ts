@@ -1,0 +1,100 @@
+/** The stored shapes of the resources, as the store reads and writes them. */
+
+export const STATUS = { OPEN: 1, REOPENED: 2, RESOLVED: 3, CLOSED: 4, DUPLICATE: 5 } as const;
+export const STATUS_LABELS: Record<number, string> = {
+  1: 'Open',
+  2: 'Reopened',
+  3: 'Resolved',
+  4: 'Closed',
+  5: 'Duplicate',
+};
+export const STATUS_VALUES = [1, 2, 3, 4, 5] as const;
+export const PRIORITY_VALUES = [1, 2, 3, 4, 5] as const;
+export const DEFAULT_PRIORITY = 3;
+
+export interface Ticket {
+  id: number;
+  queue: number;
+  title: string;
+  description: string | null;
+  resolution: string | null;
+  submitter_email: string | null;
+  assigned_to: number | null;
+  status: number;
+  on_hold: boolean;
+  priority: number;
+  /** Stored date-time (six fractional digits, UTC) or null. */
+  due_date: string | null;
+  merged_to: number | null;
+  secret_key: string;
+  created: string;
+  modified: string;
+}
+
+/** The writable ticket fields, in upstream's order. */
+export type TicketFields = Omit<Ticket, 'id' | 'secret_key' | 'created' | 'modified'>;
+
+export interface Followup {
+  id: number;
+  ticket: number;
+  user: number | null;
+  title: string | null;
+  comment: string | null;
+  public: boolean;
+  new_status: number | null;
+  /** Whole microseconds, or null. */
+  time_spent: number | null;
+  date: string;
+  message_id: string | null;
+}
+
+export interface Attachment {
+  id: number;
+  ticket: number;
+  followup: number;
+  filename: string;
+  mime_type: string;
+  size: number;
+  /** S3 object key; never derived from the client's file name. */
+  object_key: string;
+}
+
+/** A ticket read whole: the ticket and its item collection. */
+export interface TicketCollection {
+  ticket: Ticket;
+  followups: Followup[];
+  attachments: Attachment[];
+  /** Ids of the tickets whose `merged_to` points at this one. */
+  mergedFrom: number[];
+}
+
+export interface User {
+  id: number;
+  username: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  is_staff: boolean;
+  is_superuser: boolean;
+  is_active: boolean;
+  password_hash: string;
+  date_joined: string;
+}
+
+/** What other records need to know about a user: enough to name and check an assignee. */
+export type UserSummary = Pick<User, 'id' | 'username' | 'first_name' | 'last_name' | 'is_active'>;
+
+export interface Queue {
+  id: number;
+  title: string;
+  slug: string;
+}
+
+/** A file received in a multipart body. */
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  /** The part's Content-Type, when the client sent one. */
+  contentType: string | undefined;
+  data: Buffer;
+}

@@ -1,0 +1,181 @@
+/**
+ * Ticket rules: which fields a request may send, what creation forces, and the checks that need
+ * other records (queue, users, tickets). Pure: the store supplies the records it looked up.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ParsedBody } from './body';
+import { ValidationError, type FieldErrors } from './errors';
+import {
+  MESSAGES,
+  booleanField,
+  choiceField,
+  dateTimeField,
+  emailField,
+  idField,
+  orderErrors,
+  textField,
+  validateFields,
+  type Mode,
+  type Parsed,
+} from './fields';
+import {
+  DEFAULT_PRIORITY,
+  PRIORITY_VALUES,
+  STATUS,
+  STATUS_VALUES,
+  type Followup,
+  type Ticket,
+  type TicketFields,
+  type UploadedFile,
+  type UserSummary,
+} from './records';
+import { storedDateTime } from './datetime';
+
+export const ticketFields = {
+  queue: idField({ required: true }),
+  title: textField({ required: true, maxLength: 200 }),
+  description: textField({ required: true, allowBlank: true, nullable: true }),
+  resolution: textField({ allowBlank: true, nullable: true }),
+  submitter_email: emailField({ required: true }),
+  assigned_to: idField({ nullable: true }),
+  status: choiceField(STATUS_VALUES),
+  on_hold: booleanField(),
+  priority: choiceField(PRIORITY_VALUES),
+  due_date: dateTimeField({ nullable: true }),
+  merged_to: idField({ nullable: true }),
+};
+
+/** Error order: the serializer's fields, then the write-only `attachment`. */
+export const TICKET_ERROR_ORDER = [...Object.keys(ticketFields), 'attachment', 'body'];
+
+export type TicketInput = Parsed<typeof ticketFields>;
+
+/** Records that a ticket write refers to, as found in the store (absent ids are missing). */
+export interface References {
+  queues: Set<number>;
+  users: Map<number, UserSummary>;
+  tickets: Map<number, Ticket>;
+}
+
+export interface ReferenceIds {
+  queues: number[];
+  users: number[];
+  tickets: number[];
+}
+
+export interface TicketDraft {
+  values: TicketInput;
+  errors: FieldErrors;
+  attachment: UploadedFile | undefined;
+}
+
+export const MAX_TICKET_ATTACHMENTS = 1;
+
+/** First stage: field types and formats, all errors at once. */
+export function parseTicketBody(body: ParsedBody, mode: Mode): TicketDraft {
+  const { values, errors } = validateFields(ticketFields, body.data, mode, body.kind);
+  const files = body.files.filter((f) => f.field === 'attachment');
+  let attachment: UploadedFile | undefined;
+  if (Object.hasOwn(body.data, 'attachment') && body.data.attachment !== '') {
+    errors.attachment = [MESSAGES.notAFile];
+  } else if (files.length > MAX_TICKET_ATTACHMENTS) {
+    errors.attachment = ['Only one file may be attached to a ticket; send more files as followup attachments.'];
+  } else if (files[0] && files[0].data.length === 0) {
+    errors.attachment = [MESSAGES.emptyFile];
+  } else {
+    attachment = files[0];
+  }
+  return { values, errors, attachment };
+}
+
+/** The ids a draft refers to, to be looked up in one batch. */
+export function referencedIds(values: TicketInput): ReferenceIds {
+  const present = (v: number | null | undefined): v is number => typeof v === 'number';
+  return {
+    queues: [values.queue].filter(present),
+    users: [values.assigned_to].filter(present),
+    tickets: [values.merged_to].filter(present),
+  };
+}
+
+function referenceErrors(values: TicketInput, refs: References): FieldErrors {
+  const errors: FieldErrors = {};
+  if (typeof values.queue === 'number' && !refs.queues.has(values.queue)) errors.queue = [MESSAGES.pkMissing(values.queue)];
+  if (typeof values.assigned_to === 'number' && !refs.users.has(values.assigned_to))
+    errors.assigned_to = [MESSAGES.pkMissing(values.assigned_to)];
+  if (typeof values.merged_to === 'number' && !refs.tickets.has(values.merged_to))
+    errors.merged_to = [MESSAGES.pkMissing(values.merged_to)];
+  return errors;
+}
+
+function throwIfAny(errors: FieldErrors): void {
+  if (Object.keys(errors).length) throw new ValidationError(orderErrors(errors, TICKET_ERROR_ORDER));
+}
+
+/** The display name upstream uses in "Ticket Opened & Assigned to <name>". */
+export function displayName(user: Pick<UserSummary, 'first_name' | 'last_name' | 'username'>): string {
+  const full = `${user.first_name} ${user.last_name}`.trim();
+  return full || user.username;
+}
+
+export interface NewTicket {
+  ticket: Omit<Ticket, 'id'>;
+  opening: Omit<Followup, 'id' | 'ticket'>;
+}
+
+/**
+ * Second stage of creation and its effects: status is forced to OPEN and resolution, on_hold and
+ * merged_to are ignored (after validation), priority defaults to 3, and an opening followup is made.
+ */
+export function planTicketCreation(draft: TicketDraft, refs: References, callerId: number, now: Date): NewTicket {
+  throwIfAny({ ...draft.errors, ...referenceErrors(draft.values, refs) });
+  const v = draft.values;
+  const stage2: FieldErrors = {};
+  if (v.description == null || v.description === '') stage2.body = [MESSAGES.required];
+  const assignee = typeof v.assigned_to === 'number' ? refs.users.get(v.assigned_to) : undefined;
+  if (assignee && !assignee.is_active)
+    stage2.assigned_to = [`Select a valid choice. ${assignee.id} is not one of the available choices.`];
+  throwIfAny(stage2);
+
+  const stamp = storedDateTime(now);
+  const ticket: Omit<Ticket, 'id'> = {
+    queue: v.queue!,
+    title: v.title!,
+    description: v.description ?? null,
+    resolution: null,
+    submitter_email: v.submitter_email ?? null,
+    assigned_to: assignee ? assignee.id : null,
+    status: STATUS.OPEN,
+    on_hold: false,
+    priority: v.priority ?? DEFAULT_PRIORITY,
+    due_date: v.due_date ?? null,
+    merged_to: null,
+    secret_key: randomUUID(),
+    created: stamp,
+    modified: stamp,
+  };
+  const opening: NewTicket['opening'] = {
+    user: callerId,
+    title: assignee ? `Ticket Opened & Assigned to ${displayName(assignee)}` : 'Ticket Opened',
+    comment: ticket.description,
+    public: true,
+    new_status: null,
+    time_spent: null,
+    date: stamp,
+    message_id: null,
+  };
+  return { ticket, opening };
+}
+
+/**
+ * PUT and PATCH: every writable field may change, with no workflow check and no side effect.
+ * Returns only the fields that were sent (the store writes them with an update expression).
+ */
+export function planTicketUpdate(draft: TicketDraft, refs: References, now: Date): Partial<TicketFields> & { modified: string } {
+  throwIfAny({ ...draft.errors, ...referenceErrors(draft.values, refs) });
+  const changes: Partial<TicketFields> = {};
+  for (const [key, value] of Object.entries(draft.values)) {
+    (changes as Record<string, unknown>)[key] = value;
+  }
+  return { ...changes, modified: storedDateTime(now) };
+}

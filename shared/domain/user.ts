@@ -1,0 +1,30 @@
+/** User creation rules (POST /api/users/): all five fields, Django's username and e-mail rules. */
+import type { ParsedBody } from './body';
+import { ValidationError } from './errors';
+import { emailField, textField, validateFields, type Parsed } from './fields';
+import type { User } from './records';
+
+const USERNAME = /^[\p{L}\p{M}\p{N}_.@+-]+$/u;
+const USERNAME_MESSAGE = 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.';
+export const DUPLICATE_USERNAME = 'A user with that username already exists.';
+
+export const userFields = {
+  first_name: textField({ required: true, maxLength: 150 }),
+  last_name: textField({ required: true, maxLength: 150 }),
+  username: textField({ required: true, maxLength: 150, check: (v) => (USERNAME.test(v) ? undefined : USERNAME_MESSAGE) }),
+  email: emailField({ required: true }),
+  password: textField({ required: true, maxLength: 4096 }),
+};
+
+export type NewUserInput = { [K in keyof Parsed<typeof userFields>]-?: string };
+
+export function parseUserBody(body: ParsedBody): NewUserInput {
+  const { values, errors } = validateFields(userFields, body.data, 'create', body.kind);
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return values as NewUserInput;
+}
+
+/** The answer to a user creation: the four non-secret fields, in upstream's order. */
+export function userView(user: Pick<User, 'first_name' | 'last_name' | 'username' | 'email'>) {
+  return { first_name: user.first_name, last_name: user.last_name, username: user.username, email: user.email };
+}

@@ -1,0 +1,121 @@
+/**
+ * Request bodies: JSON, application/x-www-form-urlencoded and multipart/form-data (busboy), with
+ * upstream's error bodies. Limits are what one API Gateway + Lambda request can carry.
+ */
+import busboy from 'busboy';
+import { EMPTY_BODY, type ParsedBody } from '../domain/body';
+import { ParseError, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../domain/errors';
+import { pythonType } from '../domain/fields';
+import type { UploadedFile } from '../domain/records';
+import { mimeTypeOf, sanitiseFilename } from '../domain/files';
+import { header, type HttpEvent } from './http';
+
+/**
+ * A Lambda request event is at most 6 MB and API Gateway base64-encodes binary bodies, so 4 MiB of
+ * body is the most that always fits. The local server refuses larger bodies the same way.
+ */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const MULTIPART_LIMITS = { files: 20, parts: 200, fieldSize: 1024 * 1024, fieldNameSize: 200 };
+
+export function bodyBytes(event: HttpEvent): Buffer {
+  if (!event.body) return Buffer.alloc(0);
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+function parseJson(raw: Buffer): ParsedBody {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new ParseError(`JSON parse error - ${(error as Error).message}`);
+  }
+  if (data === null) throw new ValidationError({ non_field_errors: ['No data provided'] });
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    throw new ValidationError({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonType(data)}.`] });
+  }
+  return { kind: 'json', data: data as Record<string, unknown>, files: [] };
+}
+
+function addField(data: Record<string, unknown>, name: string, value: string): void {
+  const existing = data[name];
+  if (existing === undefined) data[name] = value;
+  else data[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+}
+
+function parseUrlEncoded(raw: Buffer): ParsedBody {
+  const data: Record<string, unknown> = {};
+  for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) addField(data, name, value);
+  return { kind: 'form', data, files: [] };
+}
+
+function parseMultipart(raw: Buffer, contentType: string): Promise<ParsedBody> {
+  return new Promise((resolve, reject) => {
+    const fail = (message: string) => reject(new ParseError(`Multipart form parse error - ${message}`));
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: { 'content-type': contentType }, limits: MULTIPART_LIMITS, defParamCharset: 'utf8' });
+    } catch (error) {
+      return fail((error as Error).message);
+    }
+    const data: Record<string, unknown> = {};
+    const files: UploadedFile[] = [];
+    let pending = 0;
+    let closed = false;
+    let failed = false;
+    const finish = () => {
+      if (closed && pending === 0 && !failed) resolve({ kind: 'form', data, files });
+    };
+    const abort = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      reject(error);
+    };
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) abort(new PayloadTooLarge(`The field "${name}" is larger than ${MULTIPART_LIMITS.fieldSize} bytes.`));
+      else addField(data, name, value);
+    });
+    parser.on('file', (name, stream, info) => {
+      pending++;
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', (error) => abort(new ParseError(`Multipart form parse error - ${error.message}`)));
+      stream.on('end', () => {
+        pending--;
+        if (info.filename === undefined) {
+          // A part without a file name is a plain field, as Django reads it.
+          addField(data, name, Buffer.concat(chunks).toString('utf8'));
+        } else {
+          const filename = sanitiseFilename(info.filename);
+          files.push({ field: name, filename, contentType: mimeTypeOf(filename, info.mimeType), data: Buffer.concat(chunks) });
+        }
+        finish();
+      });
+    });
+    parser.on('filesLimit', () => abort(new PayloadTooLarge(`At most ${MULTIPART_LIMITS.files} files may be sent in one request.`)));
+    parser.on('partsLimit', () => abort(new PayloadTooLarge(`At most ${MULTIPART_LIMITS.parts} parts may be sent in one request.`)));
+    parser.on('error', (error: Error) => {
+      if (!failed) {
+        failed = true;
+        fail(error.message);
+      }
+    });
+    parser.on('close', () => {
+      closed = true;
+      finish();
+    });
+    parser.end(raw);
+  });
+}
+
+/** Parses the event's body by its Content-Type; an empty body counts as `{}`. */
+export async function parseBody(event: HttpEvent): Promise<ParsedBody> {
+  const raw = bodyBytes(event);
+  if (raw.length > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  if (raw.length === 0) return EMPTY_BODY;
+  const contentType = header(event, 'content-type') ?? '';
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (mediaType === 'application/json') return parseJson(raw);
+  if (mediaType === 'application/x-www-form-urlencoded') return parseUrlEncoded(raw);
+  if (mediaType === 'multipart/form-data') return parseMultipart(raw, contentType);
+  throw new UnsupportedMediaType(contentType);
+}

@@ -1,0 +1,83 @@
+/** The API Gateway HTTP API (payload format 2.0) event and result, and response helpers. */
+import type { ParsedBody } from '../domain/body';
+import type { User } from '../domain/records';
+
+export interface HttpEvent {
+  version: '2.0';
+  routeKey: string;
+  rawPath: string;
+  rawQueryString: string;
+  cookies?: string[];
+  headers: Record<string, string | undefined>;
+  queryStringParameters?: Record<string, string | undefined>;
+  pathParameters?: Record<string, string | undefined>;
+  requestContext: {
+    accountId: string;
+    apiId: string;
+    domainName: string;
+    domainPrefix: string;
+    http: { method: string; path: string; protocol: string; sourceIp: string; userAgent: string };
+    requestId: string;
+    routeKey: string;
+    stage: string;
+    time: string;
+    timeEpoch: number;
+  };
+  body?: string;
+  isBase64Encoded: boolean;
+}
+
+export interface HttpResult {
+  statusCode: number;
+  headers?: Record<string, string>;
+  body?: string;
+  isBase64Encoded?: boolean;
+}
+
+/** What the middleware chain adds to the event for the handler. */
+export interface ApiEvent extends HttpEvent {
+  user?: User;
+  /** Parses the body on first call (after the handler's own lookups, as upstream orders its checks). */
+  parseBody?: () => Promise<ParsedBody>;
+}
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
+  return { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+export function noContent(): HttpResult {
+  return { statusCode: 204, headers: {} };
+}
+
+export function redirect(location: string): HttpResult {
+  return { statusCode: 302, headers: { Location: location, 'Cache-Control': 'no-store' } };
+}
+
+/** Headers upstream (Django's middleware) sends on every response. */
+export const SECURITY_HEADERS = {
+  Vary: 'Accept',
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+};
+
+export function header(event: HttpEvent, name: string): string | undefined {
+  return event.headers[name.toLowerCase()] ?? undefined;
+}
+
+/** The API's own origin as the client reached it, for absolute links. */
+export function baseUrl(event: HttpEvent): string {
+  const proto = header(event, 'x-forwarded-proto') ?? 'https';
+  const host = header(event, 'host') ?? event.requestContext.domainName;
+  return `${proto}://${host}`;
+}
+
+/** The query string's parameters in order, repeated names kept. */
+export function queryPairs(event: HttpEvent): [string, string][] {
+  return [...new URLSearchParams(event.rawQueryString ?? '')];
+}
+
+export function queryParam(event: HttpEvent, name: string): string | undefined {
+  const values = queryPairs(event).filter(([k]) => k === name);
+  return values.at(-1)?.[1];
+}

@@ -1,0 +1,116 @@
+/**
+ * The Middy chain every handler shares, assembled once. Order of checks, as upstream:
+ * activation flag (404) → route → authentication (401) → permission (403) → the handler, which looks
+ * up its object (404) and then parses the body (415, 400) → validation (400) → action.
+ */
+import middy from '@middy/core';
+import { allowedMethods, routeByHandler, type Permission } from '../../infra/routes';
+import { HttpError, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
+import { config } from '../config';
+import { authenticate } from './auth';
+import { parseBody } from './body';
+import { SECURITY_HEADERS, header, json, type ApiEvent, type HttpResult } from './http';
+
+export type { ApiEvent, HttpResult } from './http';
+
+/** What the chain needs to know about the route a request is on. */
+export interface RouteInfo {
+  permission: Permission;
+  allow: string[];
+}
+
+type Request = middy.Request<ApiEvent, HttpResult, Error>;
+
+const THROTTLING = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'SlowDown',
+  'TransactionConflictException',
+]);
+
+/** Errors become upstream's bodies; unknown ones a logged 500 without internals. */
+export function errorResponse(error: unknown, requestId?: string): HttpResult {
+  if (error instanceof HttpError) return json(error.status, error.body, error.headers);
+  const name = (error as Error)?.name;
+  const throttled = THROTTLING.has(name) || (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 503;
+  if (throttled) {
+    const e = new ServiceUnavailable();
+    return json(e.status, e.body, e.headers);
+  }
+  console.error(JSON.stringify({ level: 'ERROR', message: 'unhandled error', requestId, error: name, detail: (error as Error)?.message, stack: (error as Error)?.stack }));
+  return json(500, { detail: 'A server error occurred.' });
+}
+
+function finish(request: Request, route: RouteInfo | undefined): void {
+  const response = request.response!;
+  response.headers = { ...SECURITY_HEADERS, ...(route ? { Allow: route.allow.join(', ') } : {}), ...response.headers };
+  if (request.event.requestContext.http.method === 'HEAD') delete response.body;
+}
+
+const ROUTE = Symbol('route');
+type Routed = ApiEvent & { [ROUTE]?: RouteInfo };
+
+/**
+ * Builds a Lambda handler. `resolveRoute` defaults to the handler's entry in the route table; the
+ * fallback handler passes its own (which 404s unknown paths before authentication).
+ */
+export function apiHandler(
+  handlerName: string,
+  fn: (event: ApiEvent) => Promise<HttpResult>,
+  resolveRoute?: (event: ApiEvent) => RouteInfo,
+) {
+  const entry = routeByHandler(handlerName);
+  const fixed: RouteInfo = { permission: entry.permission, allow: allowedMethods(entry.path) };
+  const resolve = resolveRoute ?? (() => fixed);
+
+  const responses: middy.MiddlewareObj<ApiEvent, HttpResult> = {
+    after: (request) => finish(request as Request, (request.event as Routed)[ROUTE]),
+    onError: (request) => {
+      request.response = errorResponse(request.error, request.context?.awsRequestId);
+      finish(request as Request, (request.event as Routed)[ROUTE]);
+    },
+  };
+
+  const activationAndRoute: middy.MiddlewareObj<ApiEvent, HttpResult> = {
+    before: (request) => {
+      if (!config.apiActive) throw new NotFound();
+      (request.event as Routed)[ROUTE] = resolve(request.event);
+    },
+  };
+
+  const authentication: middy.MiddlewareObj<ApiEvent, HttpResult> = {
+    before: async (request) => {
+      request.event.user = await authenticate(header(request.event, 'authorization'));
+    },
+  };
+
+  const permission: middy.MiddlewareObj<ApiEvent, HttpResult> = {
+    before: (request) => {
+      const route = (request.event as Routed)[ROUTE]!;
+      if (route.permission === 'staff' && !request.event.user?.is_staff) throw new PermissionDenied();
+    },
+  };
+
+  const body: middy.MiddlewareObj<ApiEvent, HttpResult> = {
+    before: (request) => {
+      let parsed: ReturnType<typeof parseBody> | undefined;
+      request.event.parseBody = () => (parsed ??= parseBody(request.event));
+    },
+  };
+
+  return middy<ApiEvent, HttpResult>()
+    .use(responses)
+    .use(activationAndRoute)
+    .use(authentication)
+    .use(permission)
+    .use(body)
+    .handler((event) => fn(event));
+}
+
+/** Path parameter as an integer id; anything else is 404, as upstream's `\d+` routes. */
+export function idParam(event: ApiEvent, name = 'id'): number {
+  const raw = event.pathParameters?.[name] ?? '';
+  if (!/^\d{1,15}$/.test(raw)) throw new NotFound();
+  return Number(raw);
+}

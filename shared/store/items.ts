@@ -1,0 +1,72 @@
+/** Turning records into table items and back; the attributes listed here never leave the store. */
+import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
+import { keys, type ItemType } from './keys';
+
+type Item = Record<string, unknown>;
+
+const INTERNAL = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'type', 'collection_size'];
+
+function strip<T>(item: Item): T {
+  const record = { ...item };
+  for (const key of INTERNAL) delete record[key];
+  return record as T;
+}
+
+/** Index keys shared by every item of a ticket's collection that appears in list pages. */
+function listKeys(ticket: number, status: number, sk: string) {
+  return { ...keys.listAll(ticket, sk), ...keys.listByStatus(status, ticket, sk) };
+}
+
+export function ticketItem(ticket: Ticket, collectionSize: number): Item {
+  const k = keys.ticket(ticket.id);
+  return { ...k, ...listKeys(ticket.id, ticket.status, k.SK), type: 'ticket' satisfies ItemType, collection_size: collectionSize, ...ticket };
+}
+
+export function followupItem(f: Followup, ticketStatus: number): Item {
+  const k = keys.followup(f.ticket, f.id);
+  return { ...k, ...listKeys(f.ticket, ticketStatus, k.SK), type: 'followup' satisfies ItemType, ...f };
+}
+
+export function attachmentItem(a: Attachment, ticketStatus: number): Item {
+  const k = keys.attachment(a.ticket, a.id);
+  return { ...k, ...listKeys(a.ticket, ticketStatus, k.SK), type: 'attachment' satisfies ItemType, ...a };
+}
+
+export function mergedItem(target: number, source: number): Item {
+  return { ...keys.mergedFrom(target, source), type: 'merged' satisfies ItemType, source };
+}
+
+export interface ReadCollection extends TicketCollection {
+  /** Followups plus attachments, as the ticket item counts them. */
+  collectionSize: number;
+  /** Keys of every item in the collection (for deletes and status re-keying). */
+  itemKeys: { PK: string; SK: string; type: ItemType }[];
+}
+
+/** Groups the items of one or more collections by ticket id. */
+export function collectionsFrom(items: Item[]): Map<number, ReadCollection> {
+  const byPartition = new Map<string, Item[]>();
+  for (const item of items) {
+    const pk = item.PK as string;
+    let list = byPartition.get(pk);
+    if (!list) byPartition.set(pk, (list = []));
+    list.push(item);
+  }
+  const result = new Map<number, ReadCollection>();
+  for (const group of byPartition.values()) {
+    const ticketItem = group.find((i) => i.type === 'ticket');
+    if (!ticketItem) continue;
+    const ticket = strip<Ticket>(ticketItem);
+    result.set(ticket.id, {
+      ticket,
+      followups: group.filter((i) => i.type === 'followup').map((i) => strip<Followup>(i)),
+      attachments: group.filter((i) => i.type === 'attachment').map((i) => strip<Attachment>(i)),
+      mergedFrom: group.filter((i) => i.type === 'merged').map((i) => i.source as number),
+      collectionSize: Number(ticketItem.collection_size ?? 0),
+      itemKeys: group.map((i) => ({ PK: i.PK as string, SK: i.SK as string, type: i.type as ItemType })),
+    });
+  }
+  return result;
+}
+
+export { strip };

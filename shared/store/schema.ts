@@ -1,0 +1,16 @@
+/**
+ * The single table's physical schema, shared by the CDK stack and the local runtime so both build
+ * the same table. Key values are spelled only in keys.ts.
+ */
+export const TABLE_SCHEMA = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  /** Items with this attribute (epoch seconds) are removed by DynamoDB's TTL. */
+  timeToLive: 'expires_at',
+  indexes: [
+    /** Every item of every ticket collection, in ticket id order: list pages without a filter. */
+    { name: 'gsi1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+    /** The same items partitioned by their ticket's status: list pages filtered by `?status=`. */
+    { name: 'gsi2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+  ],
+} as const;

@@ -1,0 +1,47 @@
+/**
+ * Users: the full record under the username (what authentication reads, one GetItem), and a small
+ * summary under the integer id (what assignee checks read), written together.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { User, UserSummary } from '../domain/records';
+import { config } from '../config';
+import { dynamo } from './clients';
+import { reserveIds } from './counters';
+import { keys } from './keys';
+import { ConditionFailed, transact } from './transact';
+
+export class DuplicateUsername extends Error {}
+
+export async function findUserByUsername(username: string): Promise<User | undefined> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.user(username), ConsistentRead: true }));
+  return out.Item as User | undefined;
+}
+
+function summaryOf(user: User): UserSummary & Record<string, unknown> {
+  const { id, username, first_name, last_name, is_active } = user;
+  return { ...keys.userById(id), id, username, first_name, last_name, is_active };
+}
+
+/** Creates a user; the username is unique through a conditional write. */
+export async function createUser(fields: Omit<User, 'id'>): Promise<User> {
+  const { user: id } = await reserveIds({ user: 1 });
+  const user: User = { id, ...fields };
+  try {
+    await transact([
+      { Put: { TableName: config.tableName, Item: { ...keys.user(user.username), ...user }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      { Put: { TableName: config.tableName, Item: summaryOf(user) } },
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionFailed) throw new DuplicateUsername();
+    throw error;
+  }
+  return user;
+}
+
+/** Replaces a user's stored record (password, flags, names), keeping both items in step. */
+export async function saveUser(user: User): Promise<void> {
+  await transact([
+    { Put: { TableName: config.tableName, Item: { ...keys.user(user.username), ...user }, ConditionExpression: 'attribute_exists(PK)' } },
+    { Put: { TableName: config.tableName, Item: summaryOf(user) } },
+  ]);
+}

@@ -1,0 +1,280 @@
+/**
+ * Template tests of the CDK app. Bundling is skipped (context `aws:cdk:bundling-stacks: []`; it
+ * costs over a second per function, `npx cdk synth` covers it) and, except in the prod test, so is
+ * aws-cdk-lib's built-in CloudFormation validation: each synth then takes well under a second.
+ */
+import { App, type Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { functionId } from '../../infra/api-stack';
+import { buildHelpdesk, type Helpdesk } from '../../infra/app';
+import { fallbackRoute, routes, type Route } from '../../infra/routes';
+import { TABLE_SCHEMA } from '../../shared/store/schema';
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+const DYNAMO_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+function synth(env: string, { validate = false } = {}): { helpdesk: Helpdesk; data: Template; api: Template } {
+  const app = new App({
+    context: { env, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: validate,
+  });
+  const helpdesk = buildHelpdesk(app);
+  return { helpdesk, data: Template.fromStack(helpdesk.data), api: Template.fromStack(helpdesk.api) };
+}
+
+function logicalId(stack: Stack, construct: { node: { defaultChild?: unknown } } | unknown): string {
+  const child = (construct as { node: { defaultChild?: unknown } }).node.defaultChild ?? construct;
+  return stack.getLogicalId(child as CfnFunction);
+}
+
+/** Every action the role's inline policies allow, with the resources of each statement. */
+function roleStatements(template: Template, roleId: string): { actions: string[]; resources: unknown[] }[] {
+  const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>).filter((p) =>
+    (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })),
+  );
+  return policies.flatMap((p) =>
+    (p.Properties.PolicyDocument.Statement as Record<string, unknown>[]).map((s) => {
+      expect(s.Effect).toBe('Allow');
+      return { actions: [s.Action].flat() as string[], resources: [s.Resource].flat() };
+    }),
+  );
+}
+
+describe('dev environment', () => {
+  let helpdesk: Helpdesk;
+  let data: Template;
+  let api: Template;
+  const allRoutes: Route[] = [...routes, fallbackRoute];
+
+  beforeAll(() => {
+    ({ helpdesk, data, api } = synth('dev'));
+  });
+
+  function actionsOf(handler: string): string[] {
+    const fn = helpdesk.api.functions.get(handler);
+    if (!fn) throw new Error(`no function for ${handler}`);
+    return roleStatements(api, logicalId(helpdesk.api, fn.role)).flatMap((s) => s.actions);
+  }
+
+  it('names the stacks after the environment', () => {
+    expect(helpdesk.data.stackName).toBe('Helpdesk-dev-Data');
+    expect(helpdesk.api.stackName).toBe('Helpdesk-dev-Api');
+  });
+
+  it('makes exactly one arm64 nodejs22.x function per route table entry plus the fallback', () => {
+    const functions = api.findResources('AWS::Lambda::Function') as Record<string, Resource>;
+    const ours = Object.values(functions).filter(
+      (f) => f.Properties.Runtime === 'nodejs22.x' && JSON.stringify(f.Properties.Architectures) === '["arm64"]',
+    );
+    const handlers = new Set(allRoutes.map((r) => r.handler));
+    expect(handlers.size).toBe(routes.length + 1);
+    expect(ours).toHaveLength(handlers.size);
+    // No other function (no CDK helper) lives in the API stack.
+    expect(Object.keys(functions)).toHaveLength(handlers.size);
+    for (const f of ours) {
+      expect(f.Properties).toMatchObject({
+        Handler: 'index.handler',
+        MemorySize: 512,
+        Timeout: 10,
+        Environment: {
+          Variables: {
+            TABLE_NAME: expect.anything(),
+            BUCKET_NAME: expect.anything(),
+            HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
+          },
+        },
+        LoggingConfig: { LogGroup: expect.anything() },
+      });
+      expect(f.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
+    }
+    for (const route of allRoutes) {
+      const fn = helpdesk.api.functions.get(route.handler);
+      expect(fn?.node.id).toBe(functionId(route.handler));
+    }
+    expect(functionId('tickets/list')).toBe('TicketsList');
+    expect(functionId('attachments/download')).toBe('AttachmentsDownload');
+  });
+
+  it('gives each function its own log group with the retention of the environment', () => {
+    api.resourceCountIs('AWS::Logs::LogGroup', routes.length + 1);
+    api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
+  });
+
+  it('routes METHOD path to the function of each entry, HEAD with every GET, ANY to the fallback', () => {
+    const integrations = api.findResources('AWS::ApiGatewayV2::Integration') as Record<string, Resource>;
+    const apiRoutes = Object.values(api.findResources('AWS::ApiGatewayV2::Route') as Record<string, Resource>);
+    const targetOf = new Map<string, string>();
+    for (const r of apiRoutes) {
+      const join = r.Properties.Target['Fn::Join'][1] as [string, { Ref: string }];
+      expect(join[0]).toBe('integrations/');
+      const integration = integrations[join[1].Ref];
+      expect(integration?.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      targetOf.set(r.Properties.RouteKey as string, integration!.Properties.IntegrationUri['Fn::GetAtt'][0] as string);
+    }
+
+    const expected = new Map<string, string>();
+    for (const route of routes) {
+      const fnId = logicalId(helpdesk.api, helpdesk.api.functions.get(route.handler));
+      expected.set(`${route.method} ${route.path}`, fnId);
+      if (route.method === 'GET') expected.set(`HEAD ${route.path}`, fnId);
+    }
+    const fallbackId = logicalId(helpdesk.api, helpdesk.api.functions.get(fallbackRoute.handler));
+    expected.set('ANY /api/{proxy+}', fallbackId);
+    expected.set('ANY /api', fallbackId);
+
+    expect(apiRoutes).toHaveLength(expected.size);
+    expect(Object.fromEntries(targetOf)).toEqual(Object.fromEntries(expected));
+    expect(routes.every((r) => !r.path.endsWith('/'))).toBe(true);
+  });
+
+  it('serves the $default stage with the environment throttle, and outputs the URL, table and bucket', () => {
+    api.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    api.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    api.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    api.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+    });
+    const outputs = api.findOutputs('*');
+    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'BucketName', 'TableName']);
+  });
+
+  it('grants each function exactly the table and file access its route declares', () => {
+    for (const route of allRoutes) {
+      const actions = actionsOf(route.handler);
+      const s3 = actions.filter((a) => a.startsWith('s3:')).sort();
+      const expectedS3 = route.files
+        .map((f) => ({ read: 's3:GetObject', write: 's3:PutObject', delete: 's3:DeleteObject' })[f])
+        .sort();
+      expect(s3, route.handler).toEqual(expectedS3);
+      expect(actions.some((a) => a.startsWith('kms:')), route.handler).toBe(false);
+      expect(actions.some((a) => a.includes('*') && !a.startsWith('dynamodb:')), route.handler).toBe(false);
+      const writes = actions.filter((a) => DYNAMO_WRITE_ACTIONS.includes(a));
+      if (route.table === 'read') expect(writes, route.handler).toEqual([]);
+      else expect(writes.sort(), route.handler).toEqual([...DYNAMO_WRITE_ACTIONS].sort());
+      expect(actions, route.handler).toContain('dynamodb:Query');
+    }
+  });
+
+  it('scopes file permissions to the objects of the attachments bucket', () => {
+    for (const route of allRoutes) {
+      const fn = helpdesk.api.functions.get(route.handler)!;
+      for (const statement of roleStatements(api, logicalId(helpdesk.api, fn.role))) {
+        if (!statement.actions.some((a) => a.startsWith('s3:'))) continue;
+        expect(statement.resources).toHaveLength(1);
+        const resource = JSON.stringify(statement.resources[0]);
+        expect(resource).toContain('Fn::ImportValue');
+        expect(resource).toContain('/*');
+      }
+    }
+  });
+
+  it('keeps tickets/list read-only and without files, tickets/create writing, attachments/download reading files', () => {
+    const list = actionsOf('tickets/list');
+    for (const action of DYNAMO_WRITE_ACTIONS) expect(list).not.toContain(action);
+    expect(list.filter((a) => a.startsWith('s3:'))).toEqual([]);
+
+    const create = actionsOf('tickets/create');
+    expect(create).toContain('s3:PutObject');
+    expect(create).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
+
+    const download = actionsOf('attachments/download');
+    expect(download).toContain('s3:GetObject');
+    expect(download).not.toContain('s3:PutObject');
+  });
+
+  it('builds the table from the shared schema', () => {
+    data.resourceCountIs('AWS::DynamoDB::Table', 1);
+    const gsi = (name: string, pk: string, sk: string) => ({
+      IndexName: name,
+      KeySchema: [
+        { AttributeName: pk, KeyType: 'HASH' },
+        { AttributeName: sk, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    });
+    data.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.timeToLive, Enabled: true },
+      GlobalSecondaryIndexes: TABLE_SCHEMA.indexes.map((i) => gsi(i.name, i.partitionKey, i.sortKey)),
+    });
+    const table = Object.values(data.findResources('AWS::DynamoDB::Table') as Record<string, Resource>)[0]!;
+    for (const attribute of table.Properties.AttributeDefinitions as { AttributeType: string }[]) {
+      expect(attribute.AttributeType).toBe('S');
+    }
+    expect(table.Properties.AttributeDefinitions).toHaveLength(2 + 2 * TABLE_SCHEMA.indexes.length);
+    expect(table.DeletionPolicy).toBe('Delete');
+  });
+
+  it('keeps the bucket private, TLS-only, encrypted and versioned', () => {
+    data.resourceCountIs('AWS::S3::Bucket', 1);
+    data.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      VersioningConfiguration: { Status: 'Enabled' },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      LifecycleConfiguration: {
+        Rules: [
+          Match.objectLike({
+            Status: 'Enabled',
+            NoncurrentVersionExpiration: { NoncurrentDays: 30 },
+            AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+          }),
+        ],
+      },
+    });
+    data.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 's3:*',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            Principal: { AWS: '*' },
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('prod environment', () => {
+  it('retains the table and bucket and protects them from deletion (with CloudFormation validation)', () => {
+    const { helpdesk, data, api } = synth('prod', { validate: true });
+    expect(helpdesk.data.stackName).toBe('Helpdesk-prod-Data');
+    expect(helpdesk.data.terminationProtection).toBe(true);
+    data.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
+    data.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    // No auto-delete helper outside throwaway environments.
+    data.resourceCountIs('AWS::Lambda::Function', 0);
+    data.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+    api.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+    });
+  }, 30_000); // the validator's WASM takes ~5 s to load, once
+
+  it('rejects an unknown environment name', () => {
+    expect(() => synth('qa')).toThrow(/Unknown environment "qa"/);
+  });
+});
