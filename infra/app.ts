@@ -17,6 +17,9 @@ export interface Helpdesk {
 export function buildHelpdesk(app: App, envName?: string): Helpdesk {
   const settings = environmentSettings(envName ?? app.node.tryGetContext('env'));
   const prefix = `Helpdesk-${settings.name}`;
+  // The API stack reads the table and bucket through exports/imports: CloudFormation then refuses
+  // to delete the data stack, or replace what it exports, while the API stack uses it.
+  CrossStackReferences.of(app).consume(ReferenceStrength.STRONG);
 
   const data = new DataStack(app, `${prefix}-Data`, {
     settings,
@@ -28,9 +31,6 @@ export function buildHelpdesk(app: App, envName?: string): Helpdesk {
     bucket: data.bucket,
     description: `Helpdesk ${settings.name}: HTTP API and functions (stateless)`,
   });
-  // Exports/imports: CloudFormation then refuses to delete the data stack (or the table or bucket)
-  // while the API stack uses it.
-  CrossStackReferences.of(api).consume(ReferenceStrength.STRONG);
 
   Tags.of(app).add('project', 'helpdesk');
   Tags.of(app).add('environment', settings.name);

@@ -1,0 +1,49 @@
+/**
+ * Starts the local runtime exactly as a user does (`infra/local/main.ts`, what `npm start` runs)
+ * in its own process, on a free port with in-memory data, and reads its URL from its output.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export interface SpawnedRuntime {
+  url: string;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+export async function spawnRuntime(env: Record<string, string> = {}): Promise<SpawnedRuntime> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HELPDESK_DATA_DIR: 'memory', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const url = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`local runtime did not start in 90 s:\n${output}`)), 90_000);
+    child.stdout!.on('data', () => {
+      const m = /listening on (http:\/\/[^/\s]+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        done(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`local runtime exited (${code}):\n${output}`));
+    });
+  });
+  return {
+    url,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
