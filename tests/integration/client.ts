@@ -25,14 +25,14 @@ export async function call(
 ): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth !== null) headers.authorization = options.auth ?? ADMIN_AUTH;
-  let body: BodyInit | undefined;
+  let body: RequestInit['body'];
   if (options.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.json);
   } else if (options.form) {
     body = options.form;
   } else if (options.body !== undefined) {
-    body = options.body as BodyInit;
+    body = options.body as RequestInit['body'];
     if (options.contentType) headers['content-type'] = options.contentType;
   }
   const res = await fetch(`${API}${path}`, { method, headers, body, redirect: 'manual' });
