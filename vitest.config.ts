@@ -2,13 +2,24 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
     reporters: ['default', './tests/summary-reporter.ts'],
-    // One local runtime (DynamoDB Local + s3rver + the handlers) serves every integration test file.
-    globalSetup: ['tests/integration/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'infra', include: ['tests/infra/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          // One local runtime (DynamoDB Local + s3rver + the handlers, as `npm start` runs them)
+          // serves every integration test file.
+          globalSetup: ['tests/integration/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -38,6 +38,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     AWS_SECRET_ACCESS_KEY: 'S3RVER',
     AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
     AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+    // The local runtime runs on this machine's Node 20; Lambda runs Node 22, where the SDK is quiet.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
 
   let server: Server | undefined;
