@@ -15,7 +15,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import type { EnvironmentSettings } from './environments';
-import { fallbackRoute, routes, type FileAccess, type Route } from './routes';
+import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -88,7 +88,7 @@ export class ApiStack extends Stack {
     // OPTIONS. API Gateway prefers the more specific routes above, whatever their order.
     const fallback = functionFor(fallbackRoute);
     const fallbackIntegration = new HttpLambdaIntegration(`${functionId(fallbackRoute.handler)}Integration`, fallback);
-    for (const fallbackPath of ['/api/{proxy+}', '/api']) {
+    for (const fallbackPath of FALLBACK_PATHS) {
       this.api.addRoutes({ path: fallbackPath, methods: [HttpMethod.ANY], integration: fallbackIntegration });
     }
 
@@ -105,7 +105,7 @@ export class ApiStack extends Stack {
     });
 
     const fn = new NodejsFunction(this, id, {
-      description: `${route === fallbackRoute ? 'ANY /api/*' : `${route.method} ${route.path}`} (${route.handler})`,
+      description: `${route.method} ${route.path} (${route.handler})`,
       entry: path.join(PROJECT_ROOT, 'functions', `${route.handler}.ts`),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,

@@ -16,7 +16,8 @@ export type Permission = 'authenticated' | 'staff';
 export type FileAccess = 'read' | 'write' | 'delete';
 
 export interface Route {
-  method: Method;
+  /** `ANY` only for the fallback. */
+  method: Method | 'ANY';
   path: string;
   /** Handler file under functions/, without extension; it exports `handler`. */
   handler: string;
@@ -50,13 +51,16 @@ export const routes: readonly Route[] = [
  * and permission, as upstream) for a known path with another method, and OPTIONS.
  */
 export const fallbackRoute: Route = {
-  method: 'GET',
+  method: 'ANY',
   path: '/api/{proxy+}',
   handler: 'api/fallback',
   permission: 'authenticated',
   table: 'read',
   files: [],
 };
+
+/** The paths the fallback is deployed on (API Gateway prefers the more specific routes). */
+export const FALLBACK_PATHS = ['/api', '/api/{proxy+}'] as const;
 
 export function routeByHandler(handler: string): Route {
   const route = [...routes, fallbackRoute].find((r) => r.handler === handler);
