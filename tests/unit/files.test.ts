@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_FILENAME_LENGTH, mimeTypeOf, sanitiseFilename } from '../../shared/domain/files';
+
+describe('sanitiseFilename', () => {
+  it('keeps ordinary names', () => {
+    expect(sanitiseFilename('hello.txt')).toBe('hello.txt');
+    expect(sanitiseFilename('rapport final (v2).pdf')).toBe('rapport final (v2).pdf');
+    expect(sanitiseFilename('ünïcødé.txt')).toBe('ünïcødé.txt');
+  });
+
+  it('keeps only the last path segment', () => {
+    expect(sanitiseFilename('../../etc/passwd')).toBe('passwd');
+    expect(sanitiseFilename('C:\\Users\\me\\notes.txt')).toBe('notes.txt');
+    expect(sanitiseFilename('/abs/path/a.png')).toBe('a.png');
+  });
+
+  it('removes control characters and trims', () => {
+    expect(sanitiseFilename('a\u0000b\r\nc\u001f\u007f\u0085.txt')).toBe('abc.txt');
+    expect(sanitiseFilename('  spaced.txt  ')).toBe('spaced.txt');
+  });
+
+  it('falls back to "file" for empty or dot names', () => {
+    for (const raw of [undefined, '', '   ', '.', '..', 'dir/', '\u0000', 'a/..']) {
+      expect(sanitiseFilename(raw), String(raw)).toBe('file');
+    }
+  });
+
+  it('caps the length at 255 characters, keeping the extension', () => {
+    expect(MAX_FILENAME_LENGTH).toBe(255);
+    const long = `${'a'.repeat(300)}.pdf`;
+    const name = sanitiseFilename(long);
+    expect([...name].length).toBe(255);
+    expect(name.endsWith('.pdf')).toBe(true);
+    expect(name.startsWith('aaaa')).toBe(true);
+
+    const unicode = `${'é'.repeat(300)}.txt`;
+    const short = sanitiseFilename(unicode);
+    expect([...short].length).toBe(255);
+    expect(short.endsWith('.txt')).toBe(true);
+
+    const exactly = `${'b'.repeat(251)}.txt`;
+    expect(sanitiseFilename(exactly)).toBe(exactly);
+  });
+
+  it('a very long extension is cut too', () => {
+    const name = sanitiseFilename(`a.${'x'.repeat(400)}`);
+    expect([...name].length).toBe(255);
+  });
+});
+
+describe('mimeTypeOf', () => {
+  it('uses the part type when it names one', () => {
+    expect(mimeTypeOf('a.txt', 'text/markdown')).toBe('text/markdown');
+    // An explicit application/octet-stream is the part's own type too (upstream 4.3).
+    expect(mimeTypeOf('A.PNG', 'application/octet-stream')).toBe('application/octet-stream');
+  });
+  it('guesses from the name otherwise', () => {
+    expect(mimeTypeOf('a.txt', undefined)).toBe('text/plain');
+    expect(mimeTypeOf('A.PNG', undefined)).toBe('image/png');
+    expect(mimeTypeOf('notes.docx', undefined)).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(mimeTypeOf('noext', undefined)).toBe('application/octet-stream');
+    expect(mimeTypeOf('x.unknownext', undefined)).toBe('application/octet-stream');
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidPage, NotFound } from '../../shared/domain/errors';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  pageEnvelope,
+  pageLink,
+  pageWindow,
+  parsePageRequest,
+} from '../../shared/domain/pagination';
+
+const URL_ = 'http://HOST/api/tickets/';
+
+describe('parsePageRequest: page_size', () => {
+  it('defaults to 25', () => {
+    expect(DEFAULT_PAGE_SIZE).toBe(25);
+    expect(parsePageRequest({})).toEqual({ page: 1, pageSize: 25 });
+  });
+
+  it('takes a positive integer', () => {
+    expect(parsePageRequest({ page_size: '1' }).pageSize).toBe(1);
+    expect(parsePageRequest({ page_size: '100' }).pageSize).toBe(100);
+  });
+
+  it('caps at 100', () => {
+    expect(MAX_PAGE_SIZE).toBe(100);
+    expect(parsePageRequest({ page_size: '101' }).pageSize).toBe(100);
+    expect(parsePageRequest({ page_size: '1000000' }).pageSize).toBe(100);
+  });
+
+  it('silently ignores 0, negatives and non-integers', () => {
+    for (const page_size of ['0', '-5', 'abc', '2.5', '', '1e2']) {
+      expect(parsePageRequest({ page_size }).pageSize, page_size).toBe(25);
+    }
+  });
+});
+
+describe('parsePageRequest: page', () => {
+  it('empty or absent means 1', () => {
+    expect(parsePageRequest({ page: '' }).page).toBe(1);
+    expect(parsePageRequest({}).page).toBe(1);
+  });
+
+  it('takes a number or "last"', () => {
+    expect(parsePageRequest({ page: '3' }).page).toBe(3);
+    expect(parsePageRequest({ page: 'last' }).page).toBe('last');
+  });
+
+  it('0, negatives and non-integers are "Invalid page."', () => {
+    for (const page of ['0', '-1', 'abc', '1.5', 'first']) {
+      expect(() => parsePageRequest({ page }), page).toThrow(InvalidPage);
+    }
+    try {
+      parsePageRequest({ page: 'x' });
+    } catch (error) {
+      expect(error).toBeInstanceOf(NotFound);
+      expect((error as InvalidPage).status).toBe(404);
+      expect((error as InvalidPage).body).toEqual({ detail: 'Invalid page.' });
+    }
+  });
+});
+
+describe('pageWindow', () => {
+  it('page 1 of an empty list is valid', () => {
+    expect(pageWindow({ page: 1, pageSize: 25 }, 0)).toEqual({ page: 1, pages: 1, offset: 0, limit: 0 });
+  });
+
+  it('computes offsets and the last page', () => {
+    expect(pageWindow({ page: 2, pageSize: 1 }, 3)).toEqual({ page: 2, pages: 3, offset: 1, limit: 1 });
+    expect(pageWindow({ page: 'last', pageSize: 2 }, 5)).toEqual({ page: 3, pages: 3, offset: 4, limit: 1 });
+    expect(pageWindow({ page: 'last', pageSize: 25 }, 0)).toEqual({ page: 1, pages: 1, offset: 0, limit: 0 });
+  });
+
+  it('a page past the end is "Invalid page."', () => {
+    expect(() => pageWindow({ page: 4, pageSize: 1 }, 3)).toThrow(InvalidPage);
+    expect(() => pageWindow({ page: 2, pageSize: 25 }, 0)).toThrow(InvalidPage);
+  });
+});
+
+describe('links', () => {
+  it('match the observed v1.8.0 links', () => {
+    const params: [string, string][] = [
+      ['page_size', '1'],
+      ['page', '2'],
+    ];
+    const env = pageEnvelope(URL_, params, pageWindow({ page: 2, pageSize: 1 }, 3), 3, ['x']);
+    expect(env).toEqual({
+      count: 3,
+      next: 'http://HOST/api/tickets/?page=3&page_size=1',
+      previous: 'http://HOST/api/tickets/?page_size=1',
+      results: ['x'],
+    });
+  });
+
+  it('keep every parameter, sorted by name', () => {
+    const params: [string, string][] = [
+      ['page_size', '1'],
+      ['format', 'json'],
+    ];
+    const env = pageEnvelope(URL_, params, pageWindow({ page: 1, pageSize: 1 }, 3), 3, []);
+    expect(env.next).toBe('http://HOST/api/tickets/?format=json&page=2&page_size=1');
+    expect(env.previous).toBeNull();
+  });
+
+  it('page 1 has no page parameter; no parameters means no "?"', () => {
+    expect(pageLink(URL_, [['page', '2']], 1)).toBe(URL_);
+    expect(pageLink(URL_, [], 2)).toBe(`${URL_}?page=2`);
+  });
+
+  it('encode as quote_plus does: spaces as +', () => {
+    expect(pageLink(URL_, [['q', 'a b&c=d/é'], ['z', "!'()*~_.-"]], 2)).toBe(
+      `${URL_}?page=2&q=a+b%26c%3Dd%2F%C3%A9&z=%21%27%28%29%2A~_.-`,
+    );
+  });
+
+  it('keep repeated parameters in their order', () => {
+    expect(pageLink(URL_, [['status', '1'], ['a', 'x'], ['status', '3']], 2)).toBe(`${URL_}?a=x&page=2&status=1&status=3`);
+  });
+
+  it('an empty list has no links', () => {
+    expect(pageEnvelope(URL_, [], pageWindow({ page: 1, pageSize: 25 }, 0), 0, [])).toEqual({
+      count: 0,
+      next: null,
+      previous: null,
+      results: [],
+    });
+  });
+});

@@ -1,0 +1,87 @@
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { fallbackRoute, routeByHandler } from '../../infra/routes';
+import { resolveRoute, toEvent } from '../../infra/local/server';
+
+describe('resolveRoute', () => {
+  it('finds the route of a method and path, with or without slash', () => {
+    expect(resolveRoute('GET', '/api/tickets/')).toEqual({ route: routeByHandler('tickets/list'), params: {} });
+    expect(resolveRoute('POST', '/api/tickets')).toEqual({ route: routeByHandler('tickets/create'), params: {} });
+    expect(resolveRoute('PATCH', '/api/tickets/4/')).toEqual({ route: routeByHandler('tickets/update'), params: { id: '4' } });
+  });
+
+  it('sends HEAD to GET', () => {
+    expect(resolveRoute('HEAD', '/api/tickets/4').route).toBe(routeByHandler('tickets/get'));
+  });
+
+  it('sends everything else to the fallback', () => {
+    expect(resolveRoute('DELETE', '/api/tickets/')).toEqual({ route: fallbackRoute, params: { proxy: 'tickets/' } });
+    expect(resolveRoute('OPTIONS', '/api/users')).toEqual({ route: fallbackRoute, params: { proxy: 'users' } });
+    expect(resolveRoute('GET', '/api/')).toEqual({ route: fallbackRoute, params: { proxy: '' } });
+    expect(resolveRoute('GET', '/api/nothing/here')).toEqual({ route: fallbackRoute, params: { proxy: 'nothing/here' } });
+  });
+});
+
+function request(method: string, url: string, headers: Record<string, string | string[]>): IncomingMessage {
+  return { method, url, headers, httpVersion: '1.1', socket: { remoteAddress: '10.0.0.9' } } as unknown as IncomingMessage;
+}
+
+describe('toEvent', () => {
+  it('builds a payload 2.0 event for a JSON request', () => {
+    const { route, params } = resolveRoute('PATCH', '/api/tickets/4/');
+    const req = request('patch', '/api/tickets/4/?a=1&b=x%20y&a=2', {
+      host: 'localhost:3000',
+      'content-type': 'application/json',
+      authorization: 'Basic abc',
+      cookie: 'c1=1; c2=2',
+      'x-multi': ['p', 'q'],
+    });
+    const event = toEvent(req, Buffer.from('{"priority":1}'), route, params);
+    expect(event).toMatchObject({
+      version: '2.0',
+      routeKey: 'PATCH /api/tickets/{id}',
+      rawPath: '/api/tickets/4/',
+      rawQueryString: 'a=1&b=x%20y&a=2',
+      cookies: ['c1=1', 'c2=2'],
+      queryStringParameters: { a: '1,2', b: 'x y' },
+      pathParameters: { id: '4' },
+      body: '{"priority":1}',
+      isBase64Encoded: false,
+    });
+    expect(event.headers).toMatchObject({
+      host: 'localhost:3000',
+      'content-type': 'application/json',
+      authorization: 'Basic abc',
+      'x-multi': 'p,q',
+      'x-forwarded-proto': 'http',
+      'x-forwarded-for': '10.0.0.9',
+    });
+    expect(event.headers.cookie).toBeUndefined();
+    expect(event.requestContext).toMatchObject({
+      domainName: 'localhost:3000',
+      routeKey: 'PATCH /api/tickets/{id}',
+      stage: '$default',
+      http: { method: 'PATCH', path: '/api/tickets/4/', sourceIp: '10.0.0.9' },
+    });
+  });
+
+  it('base64-encodes binary bodies and omits empty parts', () => {
+    const { route, params } = resolveRoute('POST', '/api/tickets');
+    const bytes = Buffer.from([0, 1, 2, 255]);
+    const event = toEvent(request('POST', '/api/tickets', { 'content-type': 'multipart/form-data; boundary=x' }), bytes, route, params);
+    expect(event.isBase64Encoded).toBe(true);
+    expect(Buffer.from(event.body!, 'base64').equals(bytes)).toBe(true);
+    expect(event.queryStringParameters).toBeUndefined();
+    expect(event.pathParameters).toBeUndefined();
+    expect(event.cookies).toBeUndefined();
+  });
+
+  it('an empty body is undefined and not base64', () => {
+    const { route, params } = resolveRoute('GET', '/api/nothing');
+    const event = toEvent(request('GET', '/api/nothing', {}), Buffer.alloc(0), route, params);
+    expect(event.body).toBeUndefined();
+    expect(event.isBase64Encoded).toBe(false);
+    expect(event.routeKey).toBe('ANY /api/{proxy+}');
+    expect(event.pathParameters).toEqual({ proxy: 'nothing' });
+  });
+});
