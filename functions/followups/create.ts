@@ -10,7 +10,7 @@ import { withFiles } from '../../shared/store/files';
 import { loadReferences } from '../../shared/store/references';
 import { StaleTicket, MissingTicket, addFollowup } from '../../shared/store/tickets';
 
-const ATTEMPTS = 3;
+const ATTEMPTS = 5;
 
 export const handler = apiHandler('followups/create', async (event) => {
   const draft = parseFollowupBody(await event.parseBody!());

@@ -43,20 +43,22 @@ function isTextual(contentType: string | undefined): boolean {
 
 class BodyTooLarge extends Error {}
 
+/**
+ * Reads the whole body, as API Gateway does. A body over the limit is read to its end and dropped
+ * before the 413 goes out: answering while the client is still sending makes the connection close
+ * with unread data, and many clients (Node's among them) then lose the answer to a reset.
+ */
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) return reject(new BodyTooLarge());
+    let tooLarge = Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES;
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new BodyTooLarge());
-        req.resume();
-      } else chunks.push(chunk);
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => (tooLarge ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks))));
     req.on('error', reject);
   });
 }

@@ -32,7 +32,10 @@ export function parseDateTime(input: string): string | null {
     if (oh > 23 || om > 59) return null;
     offsetMinutes = sign * (oh * 60 + om);
   }
-  const utc = new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second!) - offsetMinutes * 60_000);
+  const local = new Date(0);
+  local.setUTCFullYear(year!, month! - 1, day!); // Date.UTC would read years 0-99 as 1900-1999
+  local.setUTCHours(hour!, minute!, second!, 0);
+  const utc = new Date(local.getTime() - offsetMinutes * 60_000);
   if (Number.isNaN(utc.getTime())) return null;
   const micros = frac.padEnd(6, '0');
   return (

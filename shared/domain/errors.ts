@@ -44,6 +44,12 @@ export class MethodNotAllowed extends HttpError {
   }
 }
 
+export class NotAcceptable extends HttpError {
+  constructor() {
+    super(406, { detail: 'Could not satisfy the request Accept header.' });
+  }
+}
+
 export class PayloadTooLarge extends HttpError {
   constructor(detail: string) {
     super(413, { detail });

@@ -122,8 +122,9 @@ export function choiceField(choices: readonly number[], opts: { nullable?: boole
   const schema = z.unknown().transform((raw, ctx): number | null => {
     if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
     const text = pythonStr(raw);
-    const value = /^\d+$/.test(text) && typeof raw !== 'boolean' ? Number(text) : NaN;
-    return choices.includes(value) ? value : fail(ctx, MESSAGES.choice(text));
+    // Exact match on the text, as DRF's `choice_strings_to_values[str(data)]`: "02" is not 2.
+    const value = choices.find((choice) => String(choice) === text);
+    return value !== undefined ? value : fail(ctx, MESSAGES.choice(text));
   });
   return { schema, kind: 'other', nullable: !!opts.nullable, required: false };
 }
@@ -170,17 +171,16 @@ export function parseDuration(input: string): number | null {
 
 /** Django's `str(timedelta)`-like wire form: `"HH:MM:SS"`, `"D HH:MM:SS"`, with `.ffffff` if any. */
 export function formatDuration(micros: number): string {
-  const negative = micros < 0;
-  let rest = Math.abs(micros);
+  // Python's timedelta normalisation: only the days may be negative (-23h is "-1 01:00:00").
+  const days = Math.floor(micros / 86_400e6);
+  let rest = micros - days * 86_400e6;
   const fraction = rest % 1e6;
   rest = Math.floor(rest / 1e6);
-  const days = Math.floor(rest / 86400);
-  rest %= 86400;
   const hh = String(Math.floor(rest / 3600)).padStart(2, '0');
   const mm = String(Math.floor((rest % 3600) / 60)).padStart(2, '0');
   const ss = String(rest % 60).padStart(2, '0');
   const time = `${hh}:${mm}:${ss}${fraction ? `.${String(fraction).padStart(6, '0')}` : ''}`;
-  return `${negative ? '-' : ''}${days ? `${days} ` : ''}${time}`;
+  return `${days ? `${days} ` : ''}${time}`;
 }
 
 export function durationField(): Field<number | null> {
@@ -219,7 +219,8 @@ export function validateFields<F extends Fields>(
     if (bodyKind === 'form') {
       if (Array.isArray(raw)) raw = raw[raw.length - 1];
       if (present && raw === '' && field.kind !== 'text') {
-        if (field.nullable) raw = null;
+        // A required id field (queue, ticket) reads "" as null, as DRF's related fields do.
+        if (field.nullable || field.required) raw = null;
         else present = false;
       }
       if (!present && field.kind === 'boolean' && mode !== 'partial') {
@@ -244,4 +245,28 @@ export function orderErrors(errors: FieldErrors, order: readonly string[]): Fiel
   for (const key of order) if (key in errors) sorted[key] = errors[key];
   for (const key of Object.keys(errors)) if (!(key in sorted)) sorted[key] = errors[key];
   return sorted;
+}
+
+/** A plain integer (DRF IntegerField): `3` and `"3"` work; bounds are checked. */
+export function integerField(opts: { required?: boolean; nullable?: boolean; min?: number; max?: number } = {}): Field<number | null> {
+  const schema = z.unknown().transform((raw, ctx): number | null => {
+    if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
+    const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+    if (typeof raw === 'boolean' || !/^[+-]?\d{1,15}(?:\.0*)?$/.test(text)) return fail(ctx, 'A valid integer is required.');
+    const value = Math.trunc(Number(text));
+    if (opts.min !== undefined && value < opts.min) return fail(ctx, `Ensure this value is greater than or equal to ${opts.min}.`);
+    if (opts.max !== undefined && value > opts.max) return fail(ctx, `Ensure this value is less than or equal to ${opts.max}.`);
+    return value;
+  });
+  return { schema, kind: 'other', nullable: !!opts.nullable, required: !!opts.required };
+}
+
+/** A choice among strings (DRF ChoiceField with string values). */
+export function stringChoiceField<T extends string>(choices: readonly T[], opts: { required?: boolean } = {}): Field<T> {
+  const schema = z.unknown().transform((raw, ctx): T => {
+    if (raw === null) return fail(ctx, MESSAGES.null);
+    const text = pythonStr(raw);
+    return (choices as readonly string[]).includes(text) ? (text as T) : fail(ctx, MESSAGES.choice(text));
+  });
+  return { schema, kind: 'other', nullable: false, required: !!opts.required };
 }

@@ -39,8 +39,11 @@ const TYPES: Record<string, string> = {
   '.zip': 'application/zip',
 };
 
-/** The part's Content-Type when it names one, else a guess from the name (as upstream). */
+/**
+ * The part's Content-Type when it has one (an explicit `application/octet-stream` included), else a
+ * guess from the name, as upstream (`content_type or guess_type(name) or octet-stream`).
+ */
 export function mimeTypeOf(filename: string, partType: string | undefined): string {
-  if (partType && partType !== 'application/octet-stream') return partType;
+  if (partType) return partType;
   return TYPES[extname(filename).toLowerCase()] ?? 'application/octet-stream';
 }

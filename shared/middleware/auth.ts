@@ -26,7 +26,8 @@ export function parseBasicAuthorization(value: string | undefined): Credentials 
   if (parts.length > 2) throw new NotAuthenticated('Invalid basic header. Credentials string should not contain spaces.');
   const encoded = parts[1]!;
   const malformed = () => new NotAuthenticated('Invalid basic header. Credentials not correctly base64 encoded.');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 === 1) throw malformed();
+  // Padding is required, as Python's b64decode requires it ("Incorrect padding").
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) throw malformed();
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw malformed();

@@ -48,6 +48,21 @@ function parseUrlEncoded(raw: Buffer): ParsedBody {
   return { kind: 'form', data, files: [] };
 }
 
+/**
+ * For each file part, in order, whether it carried its own Content-Type header: busboy reports
+ * `text/plain` when it did not, but upstream then guesses the type from the file name (4.3).
+ */
+function filePartsTyped(raw: Buffer, contentType: string): boolean[] {
+  const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (!m) return [];
+  const heads = `\r\n${raw.toString('latin1')}`.split(`\r\n--${m[1] ?? m[2]}`).slice(1).map((p) => p.slice(0, p.indexOf('\r\n\r\n')));
+  // busboy's rule for a file part: a form-data part with a file name or of type application/octet-stream.
+  const isFile = (h: string) =>
+    /^content-disposition:\s*form-data\b/im.test(h) &&
+    (/^content-disposition:.*;\s*filename\*?=/im.test(h) || /^content-type:\s*application\/octet-stream\s*(;|$)/im.test(h));
+  return heads.filter(isFile).map((h) => /^content-type:/im.test(h));
+}
+
 function parseMultipart(raw: Buffer, contentType: string): Promise<ParsedBody> {
   return new Promise((resolve, reject) => {
     const fail = (message: string) => reject(new ParseError(`Multipart form parse error - ${message}`));
@@ -74,7 +89,10 @@ function parseMultipart(raw: Buffer, contentType: string): Promise<ParsedBody> {
       if (info.valueTruncated) abort(new PayloadTooLarge(`The field "${name}" is larger than ${MULTIPART_LIMITS.fieldSize} bytes.`));
       else addField(data, name, value);
     });
+    const typed = filePartsTyped(raw, contentType);
+    let fileIndex = 0;
     parser.on('file', (name, stream, info) => {
+      const partType = typed[fileIndex++] === false ? undefined : info.mimeType;
       pending++;
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -86,7 +104,7 @@ function parseMultipart(raw: Buffer, contentType: string): Promise<ParsedBody> {
           addField(data, name, Buffer.concat(chunks).toString('utf8'));
         } else {
           const filename = sanitiseFilename(info.filename);
-          files.push({ field: name, filename, contentType: mimeTypeOf(filename, info.mimeType), data: Buffer.concat(chunks) });
+          files.push({ field: name, filename, contentType: mimeTypeOf(filename, partType), data: Buffer.concat(chunks) });
         }
         finish();
       });

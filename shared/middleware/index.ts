@@ -1,11 +1,12 @@
 /**
  * The Middy chain every handler shares, assembled once. Order of checks, as upstream:
- * activation flag (404) → route → authentication (401) → permission (403) → the handler, which looks
- * up its object (404) and then parses the body (415, 400) → validation (400) → action.
+ * activation flag (404) → route → `Accept` (406) → authentication (401) → permission (403) → the
+ * handler, which looks up its object (404) and then parses the body (415, 400) → validation (400) →
+ * action.
  */
 import middy from '@middy/core';
 import { allowedMethods, routeByHandler, type Permission } from '../../infra/routes';
-import { HttpError, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
+import { HttpError, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
 import { authenticate } from './auth';
 import { parseBody } from './body';
@@ -48,6 +49,18 @@ function finish(request: Request, route: RouteInfo | undefined): void {
   if (request.event.requestContext.http.method === 'HEAD') delete response.body;
 }
 
+/**
+ * DRF's content negotiation with JSON as the only renderer: some media range of `Accept` must match
+ * `application/json` (parameters and q-values do not matter, as in DRF). No header means any.
+ */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((range) => {
+    const [type = '', subtype = ''] = range.split(';')[0]!.trim().toLowerCase().split('/');
+    return (type === '*' || type === 'application') && (subtype === '*' || subtype === 'json');
+  });
+}
+
 const ROUTE = Symbol('route');
 type Routed = ApiEvent & { [ROUTE]?: RouteInfo };
 
@@ -76,6 +89,8 @@ export function apiHandler(
     before: (request) => {
       if (!config.apiActive) throw new NotFound();
       (request.event as Routed)[ROUTE] = resolve(request.event);
+      // A download answers a redirect, not a JSON representation: nothing to negotiate.
+      if (handlerName !== 'attachments/download' && !acceptsJson(header(request.event, 'accept'))) throw new NotAcceptable();
     },
   };
 

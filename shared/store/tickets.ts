@@ -62,16 +62,24 @@ function setIndexSlot(ticket: number, status: number): TransactItem {
   };
 }
 
-function removeIndexSlot(ticket: number): TransactItem {
-  const { block, attribute } = keys.indexSlot(ticket);
-  return {
+/**
+ * Removes tickets from the index: one update per index block, since a transaction may not touch
+ * the same item twice (tickets merged into each other often share a block).
+ */
+function removeIndexSlots(tickets: number[]): TransactItem[] {
+  const byBlock = new Map<number, string[]>();
+  for (const ticket of tickets) {
+    const { block, attribute } = keys.indexSlot(ticket);
+    byBlock.set(block, [...(byBlock.get(block) ?? []), attribute]);
+  }
+  return [...byBlock].map(([block, attributes]) => ({
     Update: {
       TableName: config.tableName,
       Key: keys.indexBlock(block),
-      UpdateExpression: 'REMOVE #slot',
-      ExpressionAttributeNames: { '#slot': attribute },
+      UpdateExpression: `REMOVE ${attributes.map((_, i) => `#slot${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#slot${i}`, a])),
     },
-  };
+  }));
 }
 
 /** Re-keys one collection item into the status partition of gsi2. */
@@ -231,7 +239,6 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
   const essential: TransactItem[] = [];
   const rest: TransactItem[] = [];
   for (const c of collections) {
-    const id = c.ticket.id;
     for (const key of c.itemKeys) {
       const action: TransactItem = { Delete: { TableName: config.tableName, Key: { PK: key.PK, SK: key.SK } } };
       if (key.type === 'ticket') {
@@ -241,8 +248,8 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
         rest.push(action);
       }
     }
-    essential.push(removeIndexSlot(id));
   }
+  essential.push(...removeIndexSlots(collections.map((c) => c.ticket.id)));
   const target = root.ticket.merged_to;
   if (target != null && !seen.has(target)) {
     rest.push({ Delete: { TableName: config.tableName, Key: keys.mergedFrom(target, root.ticket.id) } });

@@ -1,4 +1,5 @@
 /** A small HTTP client for the integration tests: the local runtime over real HTTP. */
+import { request as httpRequest } from 'node:http';
 import { inject } from 'vitest';
 
 export const API = inject('apiUrl');
@@ -83,4 +84,153 @@ export async function createUser(overrides: Record<string, string> = {}): Promis
   });
   if (reply.status !== 201) throw new Error(`user not created: ${reply.status} ${reply.text}`);
   return { username, email, auth: basic(username, password) };
+}
+
+/** The bootstrap creates the admin first, so it has user id 1 (upstream's observed examples too). */
+export const ADMIN_ID = 1;
+
+export const TICKET_KEYS = [
+  'id',
+  'queue',
+  'title',
+  'description',
+  'resolution',
+  'submitter_email',
+  'assigned_to',
+  'status',
+  'on_hold',
+  'priority',
+  'due_date',
+  'merged_to',
+  'followup_set',
+];
+export const FOLLOWUP_KEYS = [
+  'id',
+  'ticket',
+  'user',
+  'title',
+  'comment',
+  'public',
+  'new_status',
+  'time_spent',
+  'followupattachment_set',
+  'date',
+  'message_id',
+];
+export const ATTACHMENT_KEYS = ['id', 'followup', 'file', 'filename', 'mime_type', 'size'];
+
+/** ISO 8601 in UTC with `Z`; six fraction digits when non-zero, none when zero (3.4). */
+export const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?Z$/;
+
+export const SECURITY_HEADERS = {
+  vary: 'Accept',
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+/** Every ticket the list answers for `query` (all pages, 100 per page). */
+export async function listAll(query = ''): Promise<Json[]> {
+  const tickets: Json[] = [];
+  for (let page = 1; ; page++) {
+    const reply = await call('GET', `/api/tickets/?page_size=100&page=${page}${query ? `&${query}` : ''}`);
+    if (reply.status === 404 && page > 1) break; // the list shrank meanwhile
+    if (reply.status !== 200) throw new Error(`list failed: ${reply.status} ${reply.text}`);
+    tickets.push(...reply.body.results);
+    if (!reply.body.next) break;
+  }
+  return tickets;
+}
+
+/** The highest ticket id in the list (0 when empty). */
+export async function maxTicketId(): Promise<number> {
+  const reply = await call('GET', '/api/tickets/?page_size=1&page=last');
+  if (reply.status !== 200) throw new Error(`list failed: ${reply.status} ${reply.text}`);
+  return reply.body.results[0]?.id ?? 0;
+}
+
+/**
+ * Runs a request that must store nothing and checks that no ticket appeared meanwhile. Other test
+ * files create tickets at the same time, so a window in which someone else did is tried again.
+ */
+export async function expectNoNewTicket(request: () => Promise<Reply>): Promise<Reply> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const before = await maxTicketId();
+    const reply = await request();
+    const after = await maxTicketId();
+    if (after <= before) return reply;
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 200));
+  }
+  throw new Error('could not observe a quiet window: tickets kept appearing');
+}
+
+/** Follows an attachment's `file` URL as the API answers it (302), then fetches the presigned target. */
+export async function download(file: string, auth: string = ADMIN_AUTH): Promise<{ redirect: Response; target: Response; bytes: Buffer }> {
+  const redirect = await fetch(file, { headers: { authorization: auth }, redirect: 'manual' });
+  const location = redirect.headers.get('location');
+  if (redirect.status !== 302 || !location) throw new Error(`no redirect: ${redirect.status}`);
+  const target = await fetch(location);
+  return { redirect, target, bytes: Buffer.from(await target.arrayBuffer()) };
+}
+
+/**
+ * A multipart body built byte for byte, as Django's test client sends it: unlike FormData, values
+ * keep their newlines as sent (the browser encoding turns "\n" into "\r\n"). Use with call()'s
+ * `body` and `contentType`.
+ */
+export function multipart(
+  fields: Record<string, string | number | boolean>,
+  /** `type: null` sends the file part without a Content-Type header. */
+  files: { field: string; name: string; type?: string | null; content: string | Buffer }[] = [],
+): { body: Buffer; contentType: string } {
+  const boundary = `----boundary${unique()}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${String(value)}\r\n`));
+  }
+  for (const f of files) {
+    const type = f.type === null ? '' : `Content-Type: ${f.type ?? 'application/octet-stream'}\r\n`;
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="${f.field}"; filename="${f.name}"\r\n${type}\r\n`;
+    parts.push(Buffer.from(head), Buffer.from(f.content), Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/**
+ * A request over node:http that reports the response even when the server answers before reading
+ * the whole body and then closes the connection (what a 413 does; fetch reports EPIPE instead).
+ */
+export function rawRequest(method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    let responded = false;
+    const req = httpRequest(`${API}${path}`, { method, headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+      responded = true;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          parsed = undefined;
+        }
+        const responseHeaders = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') responseHeaders.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: parsed });
+      });
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // Writing the rest of the body fails once the server has answered and closed: not our concern.
+      if (!['EPIPE', 'ECONNRESET'].includes(error.code ?? '')) reject(error);
+    });
+    req.on('close', () => {
+      if (!responded) reject(new Error('connection closed without a response'));
+    });
+    req.end(body);
+  });
 }
