@@ -3,7 +3,7 @@
  * queue 1 and a staff superuser. Safe to run on every start.
  */
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
 import { config } from '../../shared/config';
@@ -11,7 +11,7 @@ import { ensureQueue } from '../../shared/store/queues';
 import { createUser, findUserByUsername, saveUser } from '../../shared/store/users';
 import { hashPassword } from '../../shared/domain/password';
 import { storedDateTime } from '../../shared/domain/datetime';
-import { s3 } from '../../shared/store/clients';
+import { s3 } from '../../shared/store/files';
 
 async function ensureTable(client: DynamoDBClient): Promise<void> {
   try {

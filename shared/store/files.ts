@@ -1,8 +1,15 @@
 /** Attachment files in the private bucket. Downloads go through short-lived presigned GETs. */
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config } from '../config';
-import { s3 } from './clients';
+
+export const s3 = new S3Client({
+  forcePathStyle: config.s3ForcePathStyle,
+  // Checksums only where S3 requires them: the default aws-chunked framing corrupts objects on
+  // S3-compatible engines, and it buys nothing for small single-part uploads.
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
 
 /** How long a download link stays valid. */
 export const DOWNLOAD_LINK_SECONDS = 300;

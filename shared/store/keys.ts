@@ -41,7 +41,13 @@ export const keys = {
 
   user: (username: string) => ({ PK: `USER#${username}`, SK: 'USER' }),
   userById: (id: number) => ({ PK: `USERID#${id}`, SK: 'USERID' }),
-  queue: (id: number) => ({ PK: `QUEUE#${id}`, SK: 'QUEUE' }),
+  /** Queues share one partition, so one Query lists them; the slug item makes slugs unique. */
+  queuePartition: 'QUEUES',
+  queue: (id: number) => ({ PK: 'QUEUES', SK: `QUEUE#${pad(id)}` }),
+  queueSlug: (slug: string) => ({ PK: 'QUEUES', SK: `SLUG#${slug}` }),
+  /** Custom field definitions share one partition, read whole (and cached) by every ticket handler. */
+  customFieldPartition: 'CUSTOM_FIELDS',
+  customField: (name: string) => ({ PK: 'CUSTOM_FIELDS', SK: `FIELD#${name}` }),
   /** One item holds every id counter (`ticket`, `followup`, `attachment`, `user`, `queue`). */
   counters: { PK: 'COUNTER', SK: 'COUNTER' },
 } as const;

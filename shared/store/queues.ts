@@ -1,30 +1,132 @@
-/** Queues: tickets refer to a queue by integer id. */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+/**
+ * Queues: one partition, so one Query lists them. Slugs are unique through a claim item written in
+ * the same transaction; `ticket_count` (kept by every ticket write) refuses deleting a used queue.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Queue } from '../domain/records';
 import { config } from '../config';
 import { dynamo } from './clients';
+import { reserveIds } from './counters';
 import { keys } from './keys';
+import { ConditionFailed, transact, type TransactItem } from './transact';
+
+export class DuplicateSlug extends Error {}
+export class QueueInUse extends Error {}
+export class MissingQueue extends Error {}
+
+function toQueue(item: Record<string, unknown>): Queue {
+  return { id: item.id as number, title: item.title as string, slug: item.slug as string };
+}
+
+export async function listQueues(): Promise<Queue[]> {
+  const out = await dynamo.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.queuePartition, ':prefix': 'QUEUE#' },
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).map(toQueue);
+}
 
 export async function getQueue(id: number): Promise<Queue | undefined> {
   const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.queue(id), ConsistentRead: true }));
-  if (!out.Item) return undefined;
-  const { title, slug } = out.Item;
-  return { id, title, slug };
+  return out.Item ? toQueue(out.Item) : undefined;
+}
+
+function claimSlug(queue: Queue): TransactItem {
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: { ...keys.queueSlug(queue.slug), id: queue.id },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** Creates a queue with the next id (or `id`, when given and free). */
+export async function createQueue(fields: Omit<Queue, 'id'>, id?: number): Promise<Queue> {
+  const queue: Queue = { id: id ?? (await reserveIds({ queue: 1 })).queue, ...fields };
+  try {
+    await transact([
+      claimSlug(queue),
+      {
+        Put: {
+          TableName: config.tableName,
+          Item: { ...keys.queue(queue.id), ...queue, ticket_count: 0 },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionFailed) throw new DuplicateSlug();
+    throw error;
+  }
+  return queue;
 }
 
 /** Creates the queue unless one with this id exists already; returns whether it did. */
 export async function ensureQueue(queue: Queue): Promise<boolean> {
-  try {
-    await dynamo.send(
-      new PutCommand({
+  if (await getQueue(queue.id)) return false;
+  await createQueue({ title: queue.title, slug: queue.slug }, queue.id);
+  return true;
+}
+
+export async function updateQueue(current: Queue, changes: Partial<Omit<Queue, 'id'>>): Promise<Queue> {
+  const next = { ...current, ...changes };
+  const items: TransactItem[] = [
+    {
+      Update: {
         TableName: config.tableName,
-        Item: { ...keys.queue(queue.id), ...queue },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-    return true;
+        Key: keys.queue(current.id),
+        UpdateExpression: 'SET title = :title, slug = :slug',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':title': next.title, ':slug': next.slug },
+      },
+    },
+  ];
+  if (next.slug !== current.slug) {
+    items.push(claimSlug(next), { Delete: { TableName: config.tableName, Key: keys.queueSlug(current.slug) } });
+  }
+  try {
+    await transact(items);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (error instanceof ConditionFailed) throw error.positions.includes(0) ? new MissingQueue() : new DuplicateSlug();
     throw error;
   }
+  return next;
+}
+
+/** Deletes a queue no ticket uses. */
+export async function deleteQueue(queue: Queue): Promise<void> {
+  try {
+    await transact([
+      {
+        Delete: {
+          TableName: config.tableName,
+          Key: keys.queue(queue.id),
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(ticket_count) OR ticket_count = :zero)',
+          ExpressionAttributeValues: { ':zero': 0 },
+        },
+      },
+      { Delete: { TableName: config.tableName, Key: keys.queueSlug(queue.slug) } },
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionFailed) throw (await getQueue(queue.id)) ? new QueueInUse() : new MissingQueue();
+    throw error;
+  }
+}
+
+/** Keeps a queue's ticket count in a ticket write's transaction (and checks the queue exists). */
+export function countTickets(queue: number, delta: number): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.queue(queue),
+      UpdateExpression: 'ADD ticket_count :delta',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
 }
