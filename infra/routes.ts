@@ -9,8 +9,11 @@
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Who may call: any authenticated user, or staff (`is_staff`) only, as upstream. */
-export type Permission = 'authenticated' | 'staff';
+/**
+ * Who may call: any authenticated user; staff (`is_staff`, as upstream: a superuser without it is
+ * refused); or superusers (`is_superuser`), for the operator resources upstream keeps in its admin.
+ */
+export type Permission = 'authenticated' | 'staff' | 'superuser';
 
 /** What a function may do to the attachment bucket; the stack grants exactly this. */
 export type FileAccess = 'read' | 'write' | 'delete';
@@ -28,6 +31,7 @@ export interface Route {
 }
 
 export const routes: readonly Route[] = [
+  { method: 'GET', path: '/api', handler: 'api/root', permission: 'authenticated', table: 'read', files: [] },
   { method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: 'read', files: [] },
   { method: 'POST', path: '/api/tickets', handler: 'tickets/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },
   { method: 'GET', path: '/api/tickets/{id}', handler: 'tickets/get', permission: 'staff', table: 'read', files: [] },
@@ -42,8 +46,29 @@ export const routes: readonly Route[] = [
     table: 'read',
     files: ['read'],
   },
+  { method: 'GET', path: '/api/followups', handler: 'followups/list', permission: 'staff', table: 'read', files: [] },
   { method: 'POST', path: '/api/followups', handler: 'followups/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },
+  { method: 'GET', path: '/api/followups/{id}', handler: 'followups/get', permission: 'staff', table: 'read', files: [] },
+  { method: 'PUT', path: '/api/followups/{id}', handler: 'followups/replace', permission: 'staff', table: 'write', files: [] },
+  { method: 'PATCH', path: '/api/followups/{id}', handler: 'followups/update', permission: 'staff', table: 'write', files: [] },
+  { method: 'DELETE', path: '/api/followups/{id}', handler: 'followups/delete', permission: 'staff', table: 'write', files: ['delete'] },
+  { method: 'GET', path: '/api/followups-attachments', handler: 'attachments/list', permission: 'staff', table: 'read', files: [] },
+  { method: 'POST', path: '/api/followups-attachments', handler: 'attachments/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },
+  { method: 'GET', path: '/api/followups-attachments/{id}', handler: 'attachments/get', permission: 'staff', table: 'read', files: [] },
+  { method: 'DELETE', path: '/api/followups-attachments/{id}', handler: 'attachments/delete', permission: 'staff', table: 'write', files: ['delete'] },
   { method: 'POST', path: '/api/users', handler: 'users/create', permission: 'staff', table: 'write', files: [] },
+  { method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: 'read', files: [] },
+  { method: 'GET', path: '/api/user_tickets/{id}', handler: 'user-tickets/get', permission: 'authenticated', table: 'read', files: [] },
+  { method: 'GET', path: '/api/queues', handler: 'queues/list', permission: 'superuser', table: 'read', files: [] },
+  { method: 'POST', path: '/api/queues', handler: 'queues/create', permission: 'superuser', table: 'write', files: [] },
+  { method: 'GET', path: '/api/queues/{id}', handler: 'queues/get', permission: 'superuser', table: 'read', files: [] },
+  { method: 'PATCH', path: '/api/queues/{id}', handler: 'queues/update', permission: 'superuser', table: 'write', files: [] },
+  { method: 'DELETE', path: '/api/queues/{id}', handler: 'queues/delete', permission: 'superuser', table: 'write', files: [] },
+  { method: 'GET', path: '/api/custom-fields', handler: 'custom-fields/list', permission: 'superuser', table: 'read', files: [] },
+  { method: 'POST', path: '/api/custom-fields', handler: 'custom-fields/create', permission: 'superuser', table: 'write', files: [] },
+  { method: 'GET', path: '/api/custom-fields/{name}', handler: 'custom-fields/get', permission: 'superuser', table: 'read', files: [] },
+  { method: 'PATCH', path: '/api/custom-fields/{name}', handler: 'custom-fields/update', permission: 'superuser', table: 'write', files: [] },
+  { method: 'DELETE', path: '/api/custom-fields/{name}', handler: 'custom-fields/delete', permission: 'superuser', table: 'write', files: [] },
 ];
 
 /**

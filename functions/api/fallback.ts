@@ -7,18 +7,17 @@ import { allowedMethods, matchRoutes } from '../../infra/routes';
 import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
 import { MethodNotAllowed, NotFound } from '../../shared/domain/errors';
-
-const PARSES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];
+import { describeRoute } from '../../shared/domain/describe';
+import { listCustomFields } from '../../shared/store/custom-fields';
 
 export const handler = apiHandler(
   'api/fallback',
   async (event) => {
     const method = event.requestContext.http.method.toUpperCase();
-    const match = matchRoutes(event.rawPath)!;
     if (method !== 'OPTIONS') throw new MethodNotAllowed(method);
-    const resource = match.path.split('/')[2] ?? 'api';
-    const name = `${resource[0]!.toUpperCase()}${resource.slice(1)} ${match.path.includes('{id}') ? 'Instance' : 'List'}`;
-    return json(200, { name, description: '', renders: ['application/json'], parses: PARSES });
+    const match = matchRoutes(event.rawPath)!;
+    const defs = match.path.startsWith('/api/tickets') ? await listCustomFields() : [];
+    return json(200, describeRoute(match.path, defs));
   },
   (event) => {
     const match = matchRoutes(event.rawPath);

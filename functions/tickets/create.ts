@@ -7,10 +7,14 @@ import { newAttachments } from '../../shared/store/attachments';
 import { reserveIds } from '../../shared/store/counters';
 import { withFiles } from '../../shared/store/files';
 import { loadReferences } from '../../shared/store/references';
-import { createTicket } from '../../shared/store/tickets';
+import { listCustomFields } from '../../shared/store/custom-fields';
+import { MissingQueueOnWrite, createTicket } from '../../shared/store/tickets';
+import { ValidationError } from '../../shared/domain/errors';
+import { MESSAGES } from '../../shared/domain/fields';
 
 export const handler = apiHandler('tickets/create', async (event) => {
-  const draft = parseTicketBody(await event.parseBody!(), 'create');
+  const defs = await listCustomFields();
+  const draft = parseTicketBody(await event.parseBody!(), 'create', defs);
   const refs = await loadReferences(referencedIds(draft.values));
   const plan = planTicketCreation(draft, refs, event.user!.id, new Date());
 
@@ -20,6 +24,8 @@ export const handler = apiHandler('tickets/create', async (event) => {
   const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
   const { records, files } = newAttachments(ticket.id, opening.id, ids.attachment, uploads);
 
-  const created = await withFiles(files, () => createTicket(ticket, opening, records[0]));
-  return json(201, ticketView(baseUrl(event), created));
+  const created = await withFiles(files, () => createTicket(ticket, opening, records[0])).catch((error) => {
+    throw error instanceof MissingQueueOnWrite ? new ValidationError({ queue: [MESSAGES.pkMissing(ticket.queue)] }) : error;
+  });
+  return json(201, ticketView(baseUrl(event), created, defs));
 });

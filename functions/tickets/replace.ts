@@ -1,5 +1,5 @@
 /** PUT /api/tickets/{id}/: full update; creation's required fields must be sent. */
 import { apiHandler } from '../../shared/middleware';
-import { updateTicketRequest } from '../../shared/middleware/ticket-update';
+import { updateTicketRequest } from './edit';
 
 export const handler = apiHandler('tickets/replace', (event) => updateTicketRequest(event, 'replace'));

@@ -81,3 +81,10 @@ export class ServiceUnavailable extends HttpError {
     super(503, { detail: 'Service temporarily unavailable, try again later.' }, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
+
+/** The request conflicts with the resource's state (e.g. deleting a queue that tickets use). */
+export class Conflict extends HttpError {
+  constructor(detail: string) {
+    super(409, { detail });
+  }
+}

@@ -54,8 +54,16 @@ function fail(ctx: z.RefinementCtx, message: string): never {
 /** How a field treats form bodies, where every value is a string (DRF 3.3 rules). */
 export type FieldKind = 'text' | 'boolean' | 'other';
 
+/** How OPTIONS describes a field (DRF's metadata: type, max_length, choices). */
+export interface FieldMeta {
+  type: string;
+  max_length?: number;
+  choices?: { value: unknown; display_name: string }[];
+}
+
 export interface Field<T = unknown> {
   schema: z.ZodType<T>;
+  meta: FieldMeta;
   kind: FieldKind;
   nullable: boolean;
   /** Required when creating or replacing (never for a partial update). */
@@ -69,6 +77,8 @@ interface TextOptions {
   required?: boolean;
   /** Extra checks on the trimmed, non-blank value; return a message to reject it. */
   check?: (value: string) => string | undefined;
+  /** The type OPTIONS reports (default `string`). */
+  meta?: string;
 }
 
 export function textField(opts: TextOptions = {}): Field<string | null> {
@@ -83,14 +93,15 @@ export function textField(opts: TextOptions = {}): Field<string | null> {
     const problem = opts.check?.(value);
     return problem ? fail(ctx, problem) : value;
   });
-  return { schema, kind: 'text', nullable: !!opts.nullable, required: !!opts.required };
+  const meta: FieldMeta = { type: opts.meta ?? 'string', ...(opts.maxLength ? { max_length: opts.maxLength } : {}) };
+  return { schema, meta, kind: 'text', nullable: !!opts.nullable, required: !!opts.required };
 }
 
 const emailSchema = z.email();
 export const isEmail = (value: string) => emailSchema.safeParse(value).success;
 
 export function emailField(opts: Omit<TextOptions, 'check'> = {}): Field<string | null> {
-  return textField({ maxLength: 254, ...opts, check: (v) => (isEmail(v) ? undefined : MESSAGES.email) });
+  return textField({ maxLength: 254, ...opts, meta: 'email', check: (v) => (isEmail(v) ? undefined : MESSAGES.email) });
 }
 
 const TRUE_VALUES = new Set(['t', 'true', 'y', 'yes', 'on', '1']);
@@ -114,11 +125,14 @@ export function booleanField(opts: { required?: boolean } = {}): Field<boolean> 
     const value = parseBoolean(raw);
     return value === undefined ? fail(ctx, MESSAGES.boolean) : value;
   });
-  return { schema, kind: 'boolean', nullable: false, required: !!opts.required };
+  return { schema, meta: { type: 'boolean' }, kind: 'boolean', nullable: false, required: !!opts.required };
 }
 
 /** An integer choice field such as `status` or `priority`: `2` and `"2"` both work. */
-export function choiceField(choices: readonly number[], opts: { nullable?: boolean } = {}): Field<number | null> {
+export function choiceField(
+  choices: readonly number[],
+  opts: { nullable?: boolean; labels?: Record<number, string> } = {},
+): Field<number | null> {
   const schema = z.unknown().transform((raw, ctx): number | null => {
     if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
     const text = pythonStr(raw);
@@ -126,7 +140,8 @@ export function choiceField(choices: readonly number[], opts: { nullable?: boole
     const value = choices.find((choice) => String(choice) === text);
     return value !== undefined ? value : fail(ctx, MESSAGES.choice(text));
   });
-  return { schema, kind: 'other', nullable: !!opts.nullable, required: false };
+  const meta: FieldMeta = { type: 'choice', choices: choices.map((value) => ({ value, display_name: opts.labels?.[value] ?? String(value) })) };
+  return { schema, meta, kind: 'other', nullable: !!opts.nullable, required: false };
 }
 
 /** A reference to another record by integer id; existence is checked later against the store. */
@@ -137,7 +152,7 @@ export function idField(opts: { required?: boolean; nullable?: boolean } = {}): 
     if (typeof raw === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(raw)) return Number(raw.trim());
     return fail(ctx, MESSAGES.pkType(pythonType(raw)));
   });
-  return { schema, kind: 'other', nullable: !!opts.nullable, required: !!opts.required };
+  return { schema, meta: { type: 'field' }, kind: 'other', nullable: !!opts.nullable, required: !!opts.required };
 }
 
 /** A date-time, stored in UTC with six fractional digits. */
@@ -147,7 +162,7 @@ export function dateTimeField(opts: { nullable?: boolean } = {}): Field<string |
     const parsed = typeof raw === 'string' ? parseDateTime(raw) : null;
     return parsed ?? fail(ctx, DATE_TIME_FORMAT_MESSAGE);
   });
-  return { schema, kind: 'other', nullable: !!opts.nullable, required: false };
+  return { schema, meta: { type: 'datetime' }, kind: 'other', nullable: !!opts.nullable, required: false };
 }
 
 const DURATION = /^(?:(-?\d+) (?:days?, )?)?(?:(?:(\d+):)?(\d+):)?(\d+(?:\.\d{1,6})?)$/;
@@ -190,7 +205,7 @@ export function durationField(): Field<number | null> {
     const value = typeof raw === 'string' ? parseDuration(raw) : null;
     return value ?? fail(ctx, MESSAGES.duration);
   });
-  return { schema, kind: 'other', nullable: true, required: false };
+  return { schema, meta: { type: 'duration' }, kind: 'other', nullable: true, required: false };
 }
 
 export type Mode = 'create' | 'replace' | 'partial';
@@ -258,7 +273,7 @@ export function integerField(opts: { required?: boolean; nullable?: boolean; min
     if (opts.max !== undefined && value > opts.max) return fail(ctx, `Ensure this value is less than or equal to ${opts.max}.`);
     return value;
   });
-  return { schema, kind: 'other', nullable: !!opts.nullable, required: !!opts.required };
+  return { schema, meta: { type: 'integer' }, kind: 'other', nullable: !!opts.nullable, required: !!opts.required };
 }
 
 /** A choice among strings (DRF ChoiceField with string values). */
@@ -268,5 +283,6 @@ export function stringChoiceField<T extends string>(choices: readonly T[], opts:
     const text = pythonStr(raw);
     return (choices as readonly string[]).includes(text) ? (text as T) : fail(ctx, MESSAGES.choice(text));
   });
-  return { schema, kind: 'other', nullable: false, required: !!opts.required };
+  const meta: FieldMeta = { type: 'choice', choices: choices.map((value) => ({ value, display_name: value })) };
+  return { schema, meta, kind: 'other', nullable: false, required: !!opts.required };
 }

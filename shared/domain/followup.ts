@@ -106,3 +106,26 @@ export function planFollowup(draft: FollowupDraft, refs: FollowupRefs, callerId:
     ticketChanges,
   };
 }
+
+/** PUT and PATCH of a followup: plain edits (only `ticket` required on PUT), no effect on the ticket. */
+export const followupEditFields = {
+  ...followupFields,
+  title: textField({ maxLength: 200, allowBlank: true, nullable: true }),
+  comment: textField({ allowBlank: true, nullable: true }),
+};
+
+export type FollowupChanges = Partial<Pick<Followup, 'ticket' | 'user' | 'title' | 'comment' | 'public' | 'new_status' | 'time_spent'>>;
+
+export function parseFollowupEdit(body: ParsedBody, mode: 'replace' | 'partial'): FollowupChanges {
+  const { values, errors } = validateFields(followupEditFields, body.data, mode, body.kind);
+  if (Object.keys(errors).length) throw new ValidationError(orderErrors(errors, FOLLOWUP_ERROR_ORDER));
+  return values as FollowupChanges;
+}
+
+/** Reference errors of an edit: the target ticket and the user must exist. */
+export function followupReferenceErrors(changes: FollowupChanges, ticketExists: boolean, userExists: boolean): void {
+  const errors: FieldErrors = {};
+  if (typeof changes.ticket === 'number' && !ticketExists) errors.ticket = [MESSAGES.pkMissing(changes.ticket)];
+  if (typeof changes.user === 'number' && !userExists) errors.user = [MESSAGES.pkMissing(changes.user)];
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+}

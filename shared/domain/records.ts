@@ -10,6 +10,7 @@ export const STATUS_LABELS: Record<number, string> = {
 };
 export const STATUS_VALUES = [1, 2, 3, 4, 5] as const;
 export const PRIORITY_VALUES = [1, 2, 3, 4, 5] as const;
+export const PRIORITY_LABELS: Record<number, string> = { 1: '1. Critical', 2: '2. High', 3: '3. Normal', 4: '4. Low', 5: '5. Very Low' };
 export const DEFAULT_PRIORITY = 3;
 
 export interface Ticket {
@@ -29,10 +30,12 @@ export interface Ticket {
   secret_key: string;
   created: string;
   modified: string;
+  /** Stored custom field values (strings, as upstream), by the definition's internal key. */
+  custom: Record<string, string | null>;
 }
 
 /** The writable ticket fields, in upstream's order. */
-export type TicketFields = Omit<Ticket, 'id' | 'secret_key' | 'created' | 'modified'>;
+export type TicketFields = Omit<Ticket, 'id' | 'secret_key' | 'created' | 'modified' | 'custom'>;
 
 export interface Followup {
   id: number;
@@ -82,7 +85,7 @@ export interface User {
 }
 
 /** What other records need to know about a user: enough to name and check an assignee. */
-export type UserSummary = Pick<User, 'id' | 'username' | 'first_name' | 'last_name' | 'is_active'>;
+export type UserSummary = Pick<User, 'id' | 'username' | 'first_name' | 'last_name' | 'email' | 'is_active' | 'is_staff' | 'is_superuser'>;
 
 export interface Queue {
   id: number;

@@ -20,8 +20,10 @@ import {
 } from './fields';
 import {
   DEFAULT_PRIORITY,
+  PRIORITY_LABELS,
   PRIORITY_VALUES,
   STATUS,
+  STATUS_LABELS,
   STATUS_VALUES,
   type Followup,
   type Ticket,
@@ -30,6 +32,7 @@ import {
   type UserSummary,
 } from './records';
 import { storedDateTime } from './datetime';
+import { parseCustomValues, type CustomFieldDefinition, type CustomValues } from './custom-fields';
 
 export const ticketFields = {
   queue: idField({ required: true }),
@@ -38,9 +41,9 @@ export const ticketFields = {
   resolution: textField({ allowBlank: true, nullable: true }),
   submitter_email: emailField({ required: true }),
   assigned_to: idField({ nullable: true }),
-  status: choiceField(STATUS_VALUES),
+  status: choiceField(STATUS_VALUES, { labels: STATUS_LABELS }),
   on_hold: booleanField(),
-  priority: choiceField(PRIORITY_VALUES),
+  priority: choiceField(PRIORITY_VALUES, { labels: PRIORITY_LABELS }),
   due_date: dateTimeField({ nullable: true }),
   merged_to: idField({ nullable: true }),
 };
@@ -67,13 +70,16 @@ export interface TicketDraft {
   values: TicketInput;
   errors: FieldErrors;
   attachment: UploadedFile | undefined;
+  /** Stored forms of the custom field values sent (on create: of every field). */
+  custom: CustomValues['values'];
 }
 
 export const MAX_TICKET_ATTACHMENTS = 1;
 
-/** First stage: field types and formats, all errors at once. */
-export function parseTicketBody(body: ParsedBody, mode: Mode): TicketDraft {
+/** First stage: field types and formats (custom fields included), all errors at once. */
+export function parseTicketBody(body: ParsedBody, mode: Mode, defs: CustomFieldDefinition[]): TicketDraft {
   const { values, errors } = validateFields(ticketFields, body.data, mode, body.kind);
+  const custom = parseCustomValues(defs, body.data, mode, body.kind);
   const files = body.files.filter((f) => f.field === 'attachment');
   let attachment: UploadedFile | undefined;
   if (Object.hasOwn(body.data, 'attachment') && body.data.attachment !== '') {
@@ -85,7 +91,7 @@ export function parseTicketBody(body: ParsedBody, mode: Mode): TicketDraft {
   } else {
     attachment = files[0];
   }
-  return { values, errors, attachment };
+  return { values, errors: { ...errors, ...custom.errors }, attachment, custom: custom.values };
 }
 
 /** The ids a draft refers to, to be looked up in one batch. */
@@ -153,6 +159,7 @@ export function planTicketCreation(draft: TicketDraft, refs: References, callerI
     secret_key: randomUUID(),
     created: stamp,
     modified: stamp,
+    custom: draft.custom,
   };
   const opening: NewTicket['opening'] = {
     user: callerId,
@@ -167,15 +174,13 @@ export function planTicketCreation(draft: TicketDraft, refs: References, callerI
   return { ticket, opening };
 }
 
+export type TicketChanges = Partial<TicketFields> & { modified: string; custom: Ticket['custom'] };
+
 /**
  * PUT and PATCH: every writable field may change, with no workflow check and no side effect.
  * Returns only the fields that were sent (the store writes them with an update expression).
  */
-export function planTicketUpdate(draft: TicketDraft, refs: References, now: Date): Partial<TicketFields> & { modified: string } {
+export function planTicketUpdate(draft: TicketDraft, refs: References, now: Date): TicketChanges {
   throwIfAny({ ...draft.errors, ...referenceErrors(draft.values, refs) });
-  const changes: Partial<TicketFields> = {};
-  for (const [key, value] of Object.entries(draft.values)) {
-    (changes as Record<string, unknown>)[key] = value;
-  }
-  return { ...changes, modified: storedDateTime(now) };
+  return { ...(draft.values as Partial<TicketFields>), modified: storedDateTime(now), custom: draft.custom };
 }

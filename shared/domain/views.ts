@@ -2,6 +2,7 @@
 import { wireDateTime } from './datetime';
 import { formatDuration } from './fields';
 import type { Attachment, Followup, TicketCollection } from './records';
+import { customView, type CustomFieldDefinition } from './custom-fields';
 
 /** Where attachment downloads live: an API route that needs the caller's credentials. */
 export function attachmentUrl(baseUrl: string, attachment: Pick<Attachment, 'ticket' | 'id'>): string {
@@ -34,7 +35,7 @@ export function followupView(baseUrl: string, f: Followup, attachments: Attachme
   };
 }
 
-export function ticketView(baseUrl: string, { ticket: t, followups, attachments }: TicketCollection) {
+export function ticketView(baseUrl: string, { ticket: t, followups, attachments }: TicketCollection, defs: CustomFieldDefinition[]) {
   return {
     id: t.id,
     queue: t.queue,
@@ -49,5 +50,6 @@ export function ticketView(baseUrl: string, { ticket: t, followups, attachments 
     due_date: wireDateTime(t.due_date),
     merged_to: t.merged_to,
     followup_set: [...followups].sort(byDate).map((f) => followupView(baseUrl, f, attachments)),
+    ...customView(defs, t.custom),
   };
 }

@@ -103,7 +103,9 @@ export function apiHandler(
   const permission: middy.MiddlewareObj<ApiEvent, HttpResult> = {
     before: (request) => {
       const route = (request.event as Routed)[ROUTE]!;
-      if (route.permission === 'staff' && !request.event.user?.is_staff) throw new PermissionDenied();
+      const user = request.event.user;
+      if (route.permission === 'staff' && !user?.is_staff) throw new PermissionDenied();
+      if (route.permission === 'superuser' && !user?.is_superuser) throw new PermissionDenied();
     },
   };
 

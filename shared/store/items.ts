@@ -4,7 +4,7 @@ import { keys, type ItemType } from './keys';
 
 type Item = Record<string, unknown>;
 
-const INTERNAL = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'type', 'collection_size'];
+const INTERNAL = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'type', 'collection_size'];
 
 function strip<T>(item: Item): T {
   const record = { ...item };
@@ -19,7 +19,15 @@ function listKeys(ticket: number, status: number, sk: string) {
 
 export function ticketItem(ticket: Ticket, collectionSize: number): Item {
   const k = keys.ticket(ticket.id);
-  return { ...k, ...listKeys(ticket.id, ticket.status, k.SK), type: 'ticket' satisfies ItemType, collection_size: collectionSize, ...ticket };
+  const submitter = ticket.submitter_email ? keys.bySubmitter(ticket.submitter_email, ticket.id) : {};
+  return {
+    ...k,
+    ...listKeys(ticket.id, ticket.status, k.SK),
+    ...submitter,
+    type: 'ticket' satisfies ItemType,
+    collection_size: collectionSize,
+    ...ticket,
+  };
 }
 
 export function followupItem(f: Followup, ticketStatus: number): Item {

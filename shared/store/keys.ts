@@ -10,9 +10,11 @@
 const pad = (id: number) => String(id).padStart(12, '0');
 
 export const TICKET_PREFIX = 'TICKET#';
-export const INDEX_PARTITION = 'TICKET_INDEX';
-/** Ticket ids per block of the ticket index (one item of < 1 KB per block). */
+/** Ids per block of an id index (one small item per block). */
 export const INDEX_BLOCK_SIZE = 100;
+
+/** The id indexes: which tickets, followups and attachments exist, and what lists need of them. */
+export type IndexKind = 'ticket' | 'followup' | 'attachment';
 
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';
 
@@ -35,12 +37,20 @@ export const keys = {
     to: `${pad(last)}#~`,
   }),
 
-  /** The ticket index: which ticket ids exist and their status, a block of ids per item. */
-  indexBlock: (block: number) => ({ PK: INDEX_PARTITION, SK: `BLOCK#${pad(block)}` }),
-  indexSlot: (ticket: number) => ({ block: Math.floor(ticket / INDEX_BLOCK_SIZE), attribute: `s${ticket % INDEX_BLOCK_SIZE}` }),
+  /** gsi3: ticket items by submitter e-mail, for user_tickets (sparse: only tickets with one). */
+  bySubmitter: (email: string, ticket: number) => ({ GSI3PK: `SUBMITTER#${email}`, GSI3SK: pad(ticket) }),
+  submitterPartition: (email: string) => `SUBMITTER#${email}`,
+
+  /** An id index: one item per block of ids, one attribute `s<k>` per live id `block·100 + k`. */
+  indexPartition: (kind: IndexKind) => `INDEX#${kind}`,
+  indexBlock: (kind: IndexKind, block: number) => ({ PK: `INDEX#${kind}`, SK: `BLOCK#${pad(block)}` }),
+  indexSlot: (id: number) => ({ block: Math.floor(id / INDEX_BLOCK_SIZE), attribute: `s${id % INDEX_BLOCK_SIZE}` }),
+  blockNumber: (sk: string) => Number(sk.slice('BLOCK#'.length)),
 
   user: (username: string) => ({ PK: `USER#${username}`, SK: 'USER' }),
-  userById: (id: number) => ({ PK: `USERID#${id}`, SK: 'USERID' }),
+  /** User summaries share one partition, so one Query lists users. */
+  usersPartition: 'USERS',
+  userById: (id: number) => ({ PK: 'USERS', SK: `USER#${pad(id)}` }),
   /** Queues share one partition, so one Query lists them; the slug item makes slugs unique. */
   queuePartition: 'QUEUES',
   queue: (id: number) => ({ PK: 'QUEUES', SK: `QUEUE#${pad(id)}` }),

@@ -21,7 +21,7 @@ export async function loadReferences(ids: ReferenceIds): Promise<References> {
     for (const item of out.Responses?.[config.tableName] ?? []) {
       const pk = String(item.PK);
       if (pk === keys.queuePartition) refs.queues.add(item.id as number);
-      else if (pk.startsWith('USERID#')) refs.users.set(item.id as number, item as unknown as UserSummary);
+      else if (pk === keys.usersPartition) refs.users.set(item.id as number, item as unknown as UserSummary);
       else if (pk.startsWith('TICKET#')) refs.tickets.set(item.id as number, strip<Ticket>(item));
     }
     pending = (out.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Record<string, string>[];

@@ -12,5 +12,7 @@ export const TABLE_SCHEMA = {
     { name: 'gsi1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
     /** The same items partitioned by their ticket's status: list pages filtered by `?status=`. */
     { name: 'gsi2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+    /** Ticket items by submitter e-mail (sparse): user_tickets. */
+    { name: 'gsi3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
   ],
 } as const;

@@ -2,13 +2,17 @@
  * Tickets and their item collections: named access patterns over the single table.
  * See docs/data-model.md for the keys and the cost of each operation.
  */
-import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Attachment, Followup, Ticket, TicketCollection, TicketFields } from '../domain/records';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
+import type { TicketChanges } from '../domain/ticket';
 import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { INDEX_BLOCK_SIZE, INDEX_PARTITION, keys } from './keys';
+import { keys } from './keys';
+import { attachmentSlot, indexChanges, readIndex } from './id-index';
 import { attachmentItem, collectionsFrom, followupItem, mergedItem, strip, ticketItem, type ReadCollection } from './items';
+import { countTickets } from './queues';
+import { queryAll } from './query';
 import { ConditionFailed, transact, transactEssentialFirst, type TransactItem } from './transact';
 
 type Item = Record<string, unknown>;
@@ -17,17 +21,8 @@ type Item = Record<string, unknown>;
 export class StaleTicket extends Error {}
 /** The ticket does not exist (any more). */
 export class MissingTicket extends Error {}
-
-async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
-  const items: Item[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(new QueryCommand({ TableName: config.tableName, ...input, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+/** The ticket's queue was deleted meanwhile. */
+export class MissingQueueOnWrite extends Error {}
 
 /** One Query reads a ticket whole (strongly consistent). */
 export async function readTicket(id: number): Promise<ReadCollection | undefined> {
@@ -45,41 +40,8 @@ export async function getTicket(id: number): Promise<Ticket | undefined> {
   return out.Item ? strip<Ticket>(out.Item) : undefined;
 }
 
-function put(item: Item, condition?: string): TransactItem {
+export function put(item: Item, condition?: string): TransactItem {
   return { Put: { TableName: config.tableName, Item: item, ConditionExpression: condition } };
-}
-
-function setIndexSlot(ticket: number, status: number): TransactItem {
-  const { block, attribute } = keys.indexSlot(ticket);
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.indexBlock(block),
-      UpdateExpression: 'SET #slot = :status',
-      ExpressionAttributeNames: { '#slot': attribute },
-      ExpressionAttributeValues: { ':status': status },
-    },
-  };
-}
-
-/**
- * Removes tickets from the index: one update per index block, since a transaction may not touch
- * the same item twice (tickets merged into each other often share a block).
- */
-function removeIndexSlots(tickets: number[]): TransactItem[] {
-  const byBlock = new Map<number, string[]>();
-  for (const ticket of tickets) {
-    const { block, attribute } = keys.indexSlot(ticket);
-    byBlock.set(block, [...(byBlock.get(block) ?? []), attribute]);
-  }
-  return [...byBlock].map(([block, attributes]) => ({
-    Update: {
-      TableName: config.tableName,
-      Key: keys.indexBlock(block),
-      UpdateExpression: `REMOVE ${attributes.map((_, i) => `#slot${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#slot${i}`, a])),
-    },
-  }));
 }
 
 /** Re-keys one collection item into the status partition of gsi2. */
@@ -96,72 +58,105 @@ function rekeyStatus(key: { PK: string; SK: string }, ticket: number, status: nu
   };
 }
 
+function rekeyCollection(c: ReadCollection, status: number): TransactItem[] {
+  return c.itemKeys.filter((k) => k.type === 'followup' || k.type === 'attachment').map((k) => rekeyStatus(k, c.ticket.id, status));
+}
+
+/** Index slots of new followups and attachments. */
+export function childSlots(followups: Followup[], attachments: Attachment[]): TransactItem[] {
+  return [
+    ...indexChanges('followup', followups.map((f) => [f.id, f.ticket])),
+    ...indexChanges('attachment', attachments.map((a) => [a.id, attachmentSlot(a)])),
+  ];
+}
+
 /** Stores a new ticket with its opening followup and optional attachment, atomically. */
 export async function createTicket(ticket: Ticket, opening: Followup, attachment?: Attachment): Promise<TicketCollection> {
+  const attachments = attachment ? [attachment] : [];
   const items: TransactItem[] = [
-    put(ticketItem(ticket, attachment ? 2 : 1), 'attribute_not_exists(PK)'),
+    put(ticketItem(ticket, 1 + attachments.length), 'attribute_not_exists(PK)'),
+    countTickets(ticket.queue, 1),
     put(followupItem(opening, ticket.status)),
-    setIndexSlot(ticket.id, ticket.status),
+    ...attachments.map((a) => put(attachmentItem(a, ticket.status))),
+    ...indexChanges('ticket', [[ticket.id, ticket.status]]),
+    ...childSlots([opening], attachments),
   ];
-  if (attachment) items.push(put(attachmentItem(attachment, ticket.status)));
-  await transact(items);
-  return { ticket, followups: [opening], attachments: attachment ? [attachment] : [], mergedFrom: [] };
+  try {
+    await transact(items);
+  } catch (error) {
+    if (error instanceof ConditionFailed && error.positions.includes(1)) throw new MissingQueueOnWrite();
+    throw error;
+  }
+  return { ticket, followups: [opening], attachments, mergedFrom: [] };
 }
 
 /**
  * Applies `changes` to a ticket read as `current` with one update expression (only the sent fields,
- * so concurrent updates of different fields both land), keeping the status index, the gsi2 keys
- * and the merge pointers in step. Throws StaleTicket when the status changed meanwhile.
+ * so concurrent updates of different fields both land), keeping the indexes, the queue counts and
+ * the merge pointers in step. Throws StaleTicket when the status or queue changed meanwhile.
  */
-export async function updateTicket(current: ReadCollection, changes: Partial<TicketFields> & { modified: string }): Promise<TicketCollection> {
+export async function updateTicket(current: ReadCollection, changes: TicketChanges): Promise<TicketCollection> {
   const id = current.ticket.id;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':status': current.ticket.status };
+  const old = current.ticket;
+  const { custom, ...fields } = changes;
+  const names: Record<string, string> = { '#status': 'status', '#queue': 'queue', '#custom': 'custom' };
+  const values: Record<string, unknown> = { ':status': old.status, ':queue': old.queue };
   const sets: string[] = [];
-  Object.entries(changes).forEach(([field, value], i) => {
+  const removes: string[] = [];
+  Object.entries(fields).forEach(([field, value], i) => {
     names[`#f${i}`] = field;
     values[`:v${i}`] = value;
     sets.push(`#f${i} = :v${i}`);
   });
-  names['#status'] = 'status';
-  const statusChanged = changes.status !== undefined && changes.status !== current.ticket.status;
+  Object.entries(custom).forEach(([key, value], i) => {
+    names[`#c${i}`] = key;
+    values[`:c${i}`] = value;
+    sets.push(`#custom.#c${i} = :c${i}`);
+  });
+  const status = fields.status ?? old.status;
+  const statusChanged = status !== old.status;
   if (statusChanged) {
-    const k = keys.listByStatus(changes.status!, id, 'TICKET');
-    values[':gsi2pk'] = k.GSI2PK;
+    values[':gsi2pk'] = keys.listByStatus(status, id, 'TICKET').GSI2PK;
     sets.push('GSI2PK = :gsi2pk');
+  }
+  if (fields.submitter_email !== undefined && fields.submitter_email !== old.submitter_email) {
+    if (fields.submitter_email) {
+      values[':gsi3pk'] = keys.bySubmitter(fields.submitter_email, id).GSI3PK;
+      values[':gsi3sk'] = keys.bySubmitter(fields.submitter_email, id).GSI3SK;
+      sets.push('GSI3PK = :gsi3pk', 'GSI3SK = :gsi3sk');
+    } else {
+      removes.push('GSI3PK', 'GSI3SK');
+    }
   }
   const essential: TransactItem[] = [
     {
       Update: {
         TableName: config.tableName,
         Key: keys.ticket(id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND #status = :status',
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_exists(PK) AND #status = :status AND #queue = :queue AND attribute_exists(#custom)',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
     },
   ];
-  const rest: TransactItem[] = [];
-  if (statusChanged) {
-    essential.push(setIndexSlot(id, changes.status!));
-    for (const key of current.itemKeys) {
-      if (key.type === 'followup' || key.type === 'attachment') rest.push(rekeyStatus(key, id, changes.status!));
-    }
-  }
-  const oldTarget = current.ticket.merged_to;
-  const newTarget = changes.merged_to === undefined ? oldTarget : changes.merged_to;
+  const queueChanged = fields.queue !== undefined && fields.queue !== old.queue;
+  if (queueChanged) essential.push(countTickets(old.queue, -1), countTickets(fields.queue!, 1));
+  if (statusChanged) essential.push(...indexChanges('ticket', [[id, status]]));
+  const oldTarget = old.merged_to;
+  const newTarget = fields.merged_to === undefined ? oldTarget : fields.merged_to;
   if (newTarget !== oldTarget) {
     if (oldTarget != null) essential.push({ Delete: { TableName: config.tableName, Key: keys.mergedFrom(oldTarget, id) } });
     if (newTarget != null && newTarget !== id) essential.push(put(mergedItem(newTarget, id)));
   }
   try {
-    await transactEssentialFirst(essential, rest);
+    await transactEssentialFirst(essential, statusChanged ? rekeyCollection(current, status) : []);
   } catch (error) {
     if (error instanceof ConditionFailed && error.positions.includes(0)) throw new StaleTicket();
+    if (error instanceof ConditionFailed && queueChanged && error.positions.includes(2)) throw new MissingQueueOnWrite();
     throw error;
   }
-  return { ...current, ticket: { ...current.ticket, ...changes } };
+  return { ...current, ticket: { ...old, ...fields, custom: { ...old.custom, ...custom } } };
 }
 
 /**
@@ -202,15 +197,14 @@ export async function addFollowup(
     },
     put(followupItem(followup, status)),
     ...attachments.map((a) => put(attachmentItem(a, status))),
+    ...childSlots([followup], attachments),
   ];
-  const rest: TransactItem[] = [];
+  let rest: TransactItem[] = [];
   if (statusChanged) {
-    essential.push(setIndexSlot(ticket.id, status));
+    essential.push(...indexChanges('ticket', [[ticket.id, status]]));
     const existing = await readTicket(ticket.id);
     if (!existing) throw new MissingTicket();
-    for (const key of existing.itemKeys) {
-      if (key.type === 'followup' || key.type === 'attachment') rest.push(rekeyStatus(key, ticket.id, status));
-    }
+    rest = rekeyCollection(existing, status);
   }
   try {
     await transactEssentialFirst(essential, rest);
@@ -224,8 +218,8 @@ export async function addFollowup(
 
 /**
  * Deletes a ticket, every ticket merged into it (recursively, as upstream's cascade), and all their
- * items. The ticket items and index slots go in the first transaction, so the tickets disappear at
- * once; remaining followups and attachments follow. Returns the S3 keys of the files to delete.
+ * items. The ticket items, their index slots and queue counts go in the first transaction, so the
+ * tickets disappear at once; followups and attachments follow. Returns the S3 keys to delete.
  */
 export async function deleteTicket(root: ReadCollection): Promise<string[]> {
   const collections: ReadCollection[] = [root];
@@ -238,7 +232,9 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
   }
   const essential: TransactItem[] = [];
   const rest: TransactItem[] = [];
+  const perQueue = new Map<number, number>();
   for (const c of collections) {
+    perQueue.set(c.ticket.queue, (perQueue.get(c.ticket.queue) ?? 0) + 1);
     for (const key of c.itemKeys) {
       const action: TransactItem = { Delete: { TableName: config.tableName, Key: { PK: key.PK, SK: key.SK } } };
       if (key.type === 'ticket') {
@@ -249,7 +245,21 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
       }
     }
   }
-  essential.push(...removeIndexSlots(collections.map((c) => c.ticket.id)));
+  essential.push(...indexChanges('ticket', [], [...seen]));
+  for (const [queue, count] of perQueue) {
+    essential.push({
+      Update: {
+        TableName: config.tableName,
+        Key: keys.queue(queue),
+        UpdateExpression: 'ADD ticket_count :delta',
+        ExpressionAttributeValues: { ':delta': -count },
+      },
+    });
+  }
+  rest.push(
+    ...indexChanges('followup', [], collections.flatMap((c) => c.followups.map((f) => f.id))),
+    ...indexChanges('attachment', [], collections.flatMap((c) => c.attachments.map((a) => a.id))),
+  );
   const target = root.ticket.merged_to;
   if (target != null && !seen.has(target)) {
     rest.push({ Delete: { TableName: config.tableName, Key: keys.mergedFrom(target, root.ticket.id) } });
@@ -261,23 +271,6 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
     throw error;
   }
   return collections.flatMap((c) => c.attachments.map((a) => a.object_key));
-}
-
-/** The ticket index: every live ticket id with its status, in id order (one Query, consistent). */
-async function readIndex(): Promise<[number, number][]> {
-  const blocks = await queryAll({
-    KeyConditionExpression: 'PK = :pk',
-    ExpressionAttributeValues: { ':pk': INDEX_PARTITION },
-    ConsistentRead: true,
-  });
-  const entries: [number, number][] = [];
-  for (const block of blocks) {
-    const base = Number(String(block.SK).slice('BLOCK#'.length)) * INDEX_BLOCK_SIZE;
-    for (const [attribute, status] of Object.entries(block)) {
-      if (/^s\d+$/.test(attribute)) entries.push([base + Number(attribute.slice(1)), status as number]);
-    }
-  }
-  return entries.sort((a, b) => a[0] - b[0]);
 }
 
 function queryRange(index: 'gsi1' | 'gsi2', range: { pk: string; from: string; to: string }): Promise<Item[]> {
@@ -302,7 +295,7 @@ export interface TicketPage {
  * index yet is read from the table instead.
  */
 export async function listTickets(statuses: Set<number> | undefined, request: PageRequest): Promise<TicketPage> {
-  const index = await readIndex();
+  const index = await readIndex<number>('ticket');
   const entries = statuses ? index.filter(([, status]) => statuses.has(status)) : index;
   const window = pageWindow(request, entries.length);
   const page = entries.slice(window.offset, window.offset + window.limit);
@@ -328,6 +321,17 @@ export async function listTickets(statuses: Set<number> | undefined, request: Pa
     }),
   );
   return { count: entries.length, window, tickets: tickets.filter((t): t is ReadCollection => !!t) };
+}
+
+/** Tickets submitted from `email` (exact), newest first: gsi3, eventually consistent. */
+export async function ticketsBySubmitter(email: string): Promise<Ticket[]> {
+  const items = await queryAll({
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'GSI3PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.submitterPartition(email) },
+    ScanIndexForward: false,
+  });
+  return items.map((i) => strip<Ticket>(i));
 }
 
 /** One attachment record by its ticket and id (strongly consistent). */

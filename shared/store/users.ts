@@ -8,6 +8,7 @@ import { config } from '../config';
 import { dynamo } from './clients';
 import { reserveIds } from './counters';
 import { keys } from './keys';
+import { queryAll } from './query';
 import { ConditionFailed, transact } from './transact';
 
 export class DuplicateUsername extends Error {}
@@ -18,8 +19,18 @@ export async function findUserByUsername(username: string): Promise<User | undef
 }
 
 function summaryOf(user: User): UserSummary & Record<string, unknown> {
-  const { id, username, first_name, last_name, is_active } = user;
-  return { ...keys.userById(id), id, username, first_name, last_name, is_active };
+  const { id, username, first_name, last_name, email, is_active, is_staff, is_superuser } = user;
+  return { ...keys.userById(id), id, username, first_name, last_name, email, is_active, is_staff, is_superuser };
+}
+
+/** Every user's summary (no password hash), in id order. */
+export async function listUsers(): Promise<UserSummary[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.usersPartition },
+    ConsistentRead: true,
+  });
+  return items.map(({ PK: _pk, SK: _sk, ...summary }) => summary as unknown as UserSummary);
 }
 
 /** Creates a user; the username is unique through a conditional write. */

@@ -23,6 +23,7 @@ function ticket(overrides: Partial<Ticket> = {}): Ticket {
     secret_key: 'k',
     created: '2030-01-01T00:00:00.000000Z',
     modified: '2030-01-01T00:00:00.000000Z',
+    custom: {},
     ...overrides,
   };
 }

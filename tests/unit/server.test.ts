@@ -17,7 +17,7 @@ describe('resolveRoute', () => {
   it('sends everything else to the fallback', () => {
     expect(resolveRoute('DELETE', '/api/tickets/')).toEqual({ route: fallbackRoute, params: { proxy: 'tickets/' } });
     expect(resolveRoute('OPTIONS', '/api/users')).toEqual({ route: fallbackRoute, params: { proxy: 'users' } });
-    expect(resolveRoute('GET', '/api/')).toEqual({ route: fallbackRoute, params: { proxy: '' } });
+    expect(resolveRoute('POST', '/api/')).toEqual({ route: fallbackRoute, params: { proxy: '' } });
     expect(resolveRoute('GET', '/api/nothing/here')).toEqual({ route: fallbackRoute, params: { proxy: 'nothing/here' } });
   });
 });

@@ -14,9 +14,9 @@ import {
 
 const NOW = new Date('2030-01-02T03:04:05.678Z');
 
-const admin: UserSummary = { id: 1, username: 'admin', first_name: '', last_name: '', is_active: true };
-const jane: UserSummary = { id: 2, username: 'jane', first_name: 'Jane', last_name: 'Doe', is_active: true };
-const gone: UserSummary = { id: 3, username: 'gone', first_name: 'Old', last_name: 'User', is_active: false };
+const admin: UserSummary = { id: 1, username: 'admin', first_name: '', last_name: '', email: '', is_active: true, is_staff: true, is_superuser: true };
+const jane: UserSummary = { id: 2, username: 'jane', first_name: 'Jane', last_name: 'Doe', email: 'jane@example.com', is_active: true, is_staff: false, is_superuser: false };
+const gone: UserSummary = { id: 3, username: 'gone', first_name: 'Old', last_name: 'User', email: '', is_active: false, is_staff: false, is_superuser: false };
 
 function existingTicket(id: number): Ticket {
   return {
@@ -35,6 +35,7 @@ function existingTicket(id: number): Ticket {
     secret_key: 'k',
     created: '2030-01-01T00:00:00.000000Z',
     modified: '2030-01-01T00:00:00.000000Z',
+    custom: {},
   };
 }
 
@@ -56,7 +57,7 @@ const file = (field: string, content = 'hello', filename = 'hello.txt'): Uploade
 const valid = { queue: 1, title: 'Second', description: 'desc 2', submitter_email: 'plain@example.com' };
 
 function create(body: ParsedBody) {
-  return planTicketCreation(parseTicketBody(body, 'create'), refs, 1, NOW);
+  return planTicketCreation(parseTicketBody(body, 'create', []), refs, 1, NOW);
 }
 
 function errorsOf(fn: () => unknown): Record<string, unknown> {
@@ -72,7 +73,7 @@ function errorsOf(fn: () => unknown): Record<string, unknown> {
 
 describe('parseTicketBody', () => {
   it('{} lists the four required fields in order', () => {
-    expect(parseTicketBody(json({}), 'create').errors).toEqual({
+    expect(parseTicketBody(json({}), 'create', []).errors).toEqual({
       queue: ['This field is required.'],
       title: ['This field is required.'],
       description: ['This field is required.'],
@@ -81,39 +82,39 @@ describe('parseTicketBody', () => {
   });
 
   it('PUT requires the same fields; PATCH requires nothing', () => {
-    expect(Object.keys(parseTicketBody(json({ title: 'only title' }), 'replace').errors)).toEqual([
+    expect(Object.keys(parseTicketBody(json({ title: 'only title' }), 'replace', []).errors)).toEqual([
       'queue',
       'description',
       'submitter_email',
     ]);
-    expect(parseTicketBody(json({ title: 'only title' }), 'partial').errors).toEqual({});
+    expect(parseTicketBody(json({ title: 'only title' }), 'partial', []).errors).toEqual({});
   });
 
   it('a JSON attachment is not a file', () => {
-    expect(parseTicketBody(json({ ...valid, attachment: 'x' }), 'create').errors).toEqual({
+    expect(parseTicketBody(json({ ...valid, attachment: 'x' }), 'create', []).errors).toEqual({
       attachment: ['The submitted data was not a file. Check the encoding type on the form.'],
     });
   });
 
   it('keeps one attachment; refuses two and an empty one', () => {
-    const one = parseTicketBody(form({ ...valid, queue: '1' }, [file('attachment')]), 'create');
+    const one = parseTicketBody(form({ ...valid, queue: '1' }, [file('attachment')]), 'create', []);
     expect(one.errors).toEqual({});
     expect(one.attachment?.filename).toBe('hello.txt');
-    const two = parseTicketBody(form({ ...valid, queue: '1' }, [file('attachment'), file('attachment')]), 'create');
+    const two = parseTicketBody(form({ ...valid, queue: '1' }, [file('attachment'), file('attachment')]), 'create', []);
     expect(Object.keys(two.errors)).toEqual(['attachment']);
     expect(two.attachment).toBeUndefined();
-    const empty = parseTicketBody(form({ ...valid, queue: '1' }, [file('attachment', '')]), 'create');
+    const empty = parseTicketBody(form({ ...valid, queue: '1' }, [file('attachment', '')]), 'create', []);
     expect(empty.errors).toEqual({ attachment: ['The submitted file is empty.'] });
   });
 
   it('ignores files under other names', () => {
-    const draft = parseTicketBody(form({ ...valid, queue: '1' }, [file('other')]), 'create');
+    const draft = parseTicketBody(form({ ...valid, queue: '1' }, [file('other')]), 'create', []);
     expect(draft.errors).toEqual({});
     expect(draft.attachment).toBeUndefined();
   });
 
   it('an empty form attachment value counts as not sent', () => {
-    expect(parseTicketBody(form({ ...valid, queue: '1', attachment: '' }), 'create').errors).toEqual({});
+    expect(parseTicketBody(form({ ...valid, queue: '1', attachment: '' }), 'create', []).errors).toEqual({});
   });
 });
 
@@ -251,22 +252,22 @@ describe('planTicketCreation', () => {
 
 describe('planTicketUpdate', () => {
   it('returns only the fields sent, plus modified', () => {
-    const changes = planTicketUpdate(parseTicketBody(json({ priority: 1, on_hold: true }), 'partial'), refs, NOW);
-    expect(changes).toEqual({ priority: 1, on_hold: true, modified: '2030-01-02T03:04:05.678000Z' });
+    const changes = planTicketUpdate(parseTicketBody(json({ priority: 1, on_hold: true }), 'partial', []), refs, NOW);
+    expect(changes).toEqual({ priority: 1, on_hold: true, modified: '2030-01-02T03:04:05.678000Z', custom: {} });
   });
 
   it('may set status, resolution and merged_to freely', () => {
-    const changes = planTicketUpdate(parseTicketBody(json({ status: 4, resolution: '', merged_to: 5 }), 'partial'), refs, NOW);
+    const changes = planTicketUpdate(parseTicketBody(json({ status: 4, resolution: '', merged_to: 5 }), 'partial', []), refs, NOW);
     expect(changes).toMatchObject({ status: 4, resolution: '', merged_to: 5 });
   });
 
   it('a form PUT without on_hold sets it to false', () => {
     const body = form({ queue: '1', title: 'T', description: 'd', submitter_email: 'a@example.com' });
-    expect(planTicketUpdate(parseTicketBody(body, 'replace'), refs, NOW).on_hold).toBe(false);
+    expect(planTicketUpdate(parseTicketBody(body, 'replace', []), refs, NOW).on_hold).toBe(false);
   });
 
   it('checks references', () => {
-    expect(errorsOf(() => planTicketUpdate(parseTicketBody(json({ assigned_to: 99 }), 'partial'), refs, NOW))).toEqual({
+    expect(errorsOf(() => planTicketUpdate(parseTicketBody(json({ assigned_to: 99 }), 'partial', []), refs, NOW))).toEqual({
       assigned_to: ['Invalid pk "99" - object does not exist.'],
     });
   });

@@ -21,6 +21,7 @@ const ticket: Ticket = {
   secret_key: 'secret',
   created: '2026-11-21T23:17:08.525441Z',
   modified: '2026-11-21T23:17:08.525441Z',
+    custom: {},
 };
 
 const followup = (id: number, date: string, extra: Partial<Followup> = {}): Followup => ({
@@ -54,7 +55,7 @@ describe('ticketView', () => {
       followups: [followup(5, '2026-11-21T23:17:09.000000Z'), followup(4, '2026-11-21T23:17:08.525441Z', { time_spent: 5_400_000_000 })],
       attachments: [attachment(2, 4, 'z.txt'), attachment(1, 4, 'a.txt'), attachment(3, 5, 'm.txt')],
       mergedFrom: [],
-    });
+    }, []);
     expect(Object.keys(view)).toEqual([
       'id',
       'queue',
@@ -96,7 +97,7 @@ describe('ticketView', () => {
   });
 
   it('a null due_date stays null', () => {
-    expect(ticketView(BASE, { ticket: { ...ticket, due_date: null }, followups: [], attachments: [], mergedFrom: [] }).due_date).toBeNull();
+    expect(ticketView(BASE, { ticket: { ...ticket, due_date: null }, followups: [], attachments: [], mergedFrom: [] }, []).due_date).toBeNull();
   });
 });
 

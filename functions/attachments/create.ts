@@ -1,0 +1,30 @@
+/** POST /api/followups-attachments/: a file added to an existing followup (multipart). */
+import { apiHandler } from '../../shared/middleware';
+import { baseUrl, json } from '../../shared/middleware/http';
+import { ValidationError } from '../../shared/domain/errors';
+import { MESSAGES } from '../../shared/domain/fields';
+import { parseAttachmentBody } from '../../shared/domain/attachment';
+import { attachmentView } from '../../shared/domain/views';
+import { newAttachments } from '../../shared/store/attachments';
+import { reserveIds } from '../../shared/store/counters';
+import { withFiles } from '../../shared/store/files';
+import { addAttachment } from '../../shared/store/followups';
+import { lookupIndex } from '../../shared/store/id-index';
+import { MissingTicket, getTicket } from '../../shared/store/tickets';
+
+export const handler = apiHandler('attachments/create', async (event) => {
+  const draft = parseAttachmentBody(await event.parseBody!());
+  const missing = () => new ValidationError({ followup: [MESSAGES.pkMissing(draft.followup)] });
+  const ticketId = await lookupIndex<number>('followup', draft.followup);
+  const ticket = ticketId === undefined ? undefined : await getTicket(ticketId);
+  if (!ticket) throw missing();
+
+  const { attachment: id } = await reserveIds({ attachment: 1 });
+  const upload = { ...draft.file, filename: draft.filename, contentType: draft.mime_type };
+  const { records, files } = newAttachments(ticket.id, draft.followup, id, [upload]);
+  const record = { ...records[0]!, size: draft.size };
+  await withFiles(files, () => addAttachment(ticket, record)).catch((error) => {
+    throw error instanceof MissingTicket ? missing() : error;
+  });
+  return json(201, attachmentView(baseUrl(event), record));
+});

@@ -1,0 +1,17 @@
+/** DELETE /api/followups-attachments/{id}/: the record and its file. */
+import { apiHandler, idParam } from '../../shared/middleware';
+import { noContent } from '../../shared/middleware/http';
+import { NotFound } from '../../shared/domain/errors';
+import { deleteFiles } from '../../shared/store/files';
+import { deleteAttachment, findAttachment } from '../../shared/store/followups';
+import { MissingTicket } from '../../shared/store/tickets';
+
+export const handler = apiHandler('attachments/delete', async (event) => {
+  const attachment = await findAttachment(idParam(event));
+  if (!attachment) throw new NotFound();
+  await deleteAttachment(attachment).catch((error) => {
+    throw error instanceof MissingTicket ? new NotFound() : error;
+  });
+  await deleteFiles([attachment.object_key]);
+  return noContent();
+});

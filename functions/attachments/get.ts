@@ -1,0 +1,12 @@
+/** GET /api/followups-attachments/{id}/: one attachment record. */
+import { apiHandler, idParam } from '../../shared/middleware';
+import { baseUrl, json } from '../../shared/middleware/http';
+import { NotFound } from '../../shared/domain/errors';
+import { attachmentView } from '../../shared/domain/views';
+import { findAttachment } from '../../shared/store/followups';
+
+export const handler = apiHandler('attachments/get', async (event) => {
+  const attachment = await findAttachment(idParam(event));
+  if (!attachment) throw new NotFound();
+  return json(200, attachmentView(baseUrl(event), attachment));
+});

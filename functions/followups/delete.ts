@@ -1,0 +1,17 @@
+/** DELETE /api/followups/{id}/: the followup, its attachment records and their files. */
+import { apiHandler, idParam } from '../../shared/middleware';
+import { noContent } from '../../shared/middleware/http';
+import { NotFound } from '../../shared/domain/errors';
+import { deleteFiles } from '../../shared/store/files';
+import { deleteFollowup, findFollowup } from '../../shared/store/followups';
+import { MissingTicket } from '../../shared/store/tickets';
+
+export const handler = apiHandler('followups/delete', async (event) => {
+  const found = await findFollowup(idParam(event));
+  if (!found) throw new NotFound();
+  const objectKeys = await deleteFollowup(found).catch((error) => {
+    throw error instanceof MissingTicket ? new NotFound() : error;
+  });
+  await deleteFiles(objectKeys);
+  return noContent();
+});

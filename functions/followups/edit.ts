@@ -1,0 +1,30 @@
+/**
+ * PUT and PATCH of a followup: plain edits of its fields, as upstream (a changed `new_status` does
+ * not change the ticket; no webhook). Not a handler itself.
+ */
+import { idParam } from '../../shared/middleware';
+import { baseUrl, json, type ApiEvent, type HttpResult } from '../../shared/middleware/http';
+import { NotFound } from '../../shared/domain/errors';
+import { followupReferenceErrors, parseFollowupEdit } from '../../shared/domain/followup';
+import { followupView } from '../../shared/domain/views';
+import { findFollowup, updateFollowup } from '../../shared/store/followups';
+import { loadReferences } from '../../shared/store/references';
+import { MissingTicket } from '../../shared/store/tickets';
+
+export async function editFollowup(event: ApiEvent, mode: 'replace' | 'partial'): Promise<HttpResult> {
+  const found = await findFollowup(idParam(event));
+  if (!found) throw new NotFound();
+  const changes = parseFollowupEdit(await event.parseBody!(), mode);
+  const refs = await loadReferences({
+    queues: [],
+    users: typeof changes.user === 'number' ? [changes.user] : [],
+    tickets: typeof changes.ticket === 'number' ? [changes.ticket] : [],
+  });
+  const target = typeof changes.ticket === 'number' ? refs.tickets.get(changes.ticket) : undefined;
+  followupReferenceErrors(changes, !!target, typeof changes.user === 'number' && refs.users.has(changes.user));
+  const followup = await updateFollowup(found, changes, target).catch((error) => {
+    throw error instanceof MissingTicket ? new NotFound() : error;
+  });
+  const attachments = found.attachments.map((a) => ({ ...a, ticket: followup.ticket }));
+  return json(200, followupView(baseUrl(event), followup, attachments));
+}

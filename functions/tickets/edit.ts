@@ -1,0 +1,35 @@
+/** PUT and PATCH of a ticket share everything but the mode (what is required). Not a handler itself. */
+import { NotFound, ServiceUnavailable } from '../../shared/domain/errors';
+import type { Mode } from '../../shared/domain/fields';
+import { parseTicketBody, planTicketUpdate, referencedIds } from '../../shared/domain/ticket';
+import { ticketView } from '../../shared/domain/views';
+import { loadReferences } from '../../shared/store/references';
+import { listCustomFields } from '../../shared/store/custom-fields';
+import { MissingQueueOnWrite, MissingTicket, StaleTicket, readTicket, updateTicket } from '../../shared/store/tickets';
+import { ValidationError } from '../../shared/domain/errors';
+import { MESSAGES } from '../../shared/domain/fields';
+import { idParam } from '../../shared/middleware';
+import { baseUrl, json, type ApiEvent, type HttpResult } from '../../shared/middleware/http';
+
+const ATTEMPTS = 3;
+
+export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, 'replace' | 'partial'>): Promise<HttpResult> {
+  const id = idParam(event);
+  let [current, defs] = await Promise.all([readTicket(id), listCustomFields()]);
+  if (!current) throw new NotFound();
+  const draft = parseTicketBody(await event.parseBody!(), mode, defs);
+  delete draft.errors.attachment; // accepted and ignored on updates, as upstream
+  const changes = planTicketUpdate(draft, await loadReferences(referencedIds(draft.values)), new Date());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return json(200, ticketView(baseUrl(event), await updateTicket(current, changes), defs));
+    } catch (error) {
+      if (error instanceof MissingTicket) throw new NotFound();
+      if (error instanceof MissingQueueOnWrite) throw new ValidationError({ queue: [MESSAGES.pkMissing(changes.queue)] });
+      if (!(error instanceof StaleTicket)) throw error;
+      if (attempt === ATTEMPTS) throw new ServiceUnavailable();
+      current = await readTicket(id);
+      if (!current) throw new NotFound();
+    }
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Operator resources: queues and custom field definitions (superusers only). Validation with the
+ * same DRF-style fields as tickets, plus the cross-field rules a definition needs to work.
+ */
+import * as z from 'zod';
+import type { ParsedBody } from './body';
+import { ValidationError, type FieldErrors } from './errors';
+import { DATA_TYPES, type CustomFieldDefinition, type DataType } from './custom-fields';
+import { booleanField, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
+import type { Queue } from './records';
+
+export const DUPLICATE_SLUG = 'queue with this slug already exists.';
+export const DUPLICATE_FIELD_NAME = 'custom field with this name already exists.';
+
+const SLUG = /^[-a-zA-Z0-9_]+$/;
+const SLUG_MESSAGE = 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.';
+const slugCheck = (v: string) => (SLUG.test(v) ? undefined : SLUG_MESSAGE);
+
+export const queueFields = {
+  title: textField({ required: true, maxLength: 100 }),
+  slug: textField({ required: true, maxLength: 50, check: slugCheck }),
+};
+
+export function parseQueueBody(body: ParsedBody, mode: Mode): Partial<Omit<Queue, 'id'>> {
+  const { values, errors } = validateFields(queueFields, body.data, mode, body.kind);
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return values as Partial<Omit<Queue, 'id'>>;
+}
+
+export const queueView = (q: Queue) => ({ id: q.id, title: q.title, slug: q.slug });
+
+const listOfStrings: Field<string[]> = {
+  schema: z.unknown().transform((raw, ctx): string[] => {
+    if (!Array.isArray(raw)) {
+      ctx.addIssue({ code: 'custom', message: `Expected a list of items but got type "${typeof raw === 'string' ? 'str' : typeof raw}".` });
+      return z.NEVER as never;
+    }
+    if (!raw.every((v) => typeof v === 'string' && v.trim() !== '')) {
+      ctx.addIssue({ code: 'custom', message: 'Each value must be a non-blank string.' });
+      return z.NEVER as never;
+    }
+    return [...new Set(raw.map((v: string) => v.trim()))];
+  }),
+  meta: { type: 'list' },
+  kind: 'other',
+  nullable: false,
+  required: false,
+};
+
+export const customFieldFields = {
+  name: textField({ required: true, maxLength: 50, check: slugCheck }),
+  label: textField({ required: true, maxLength: 30 }),
+  help_text: textField({ allowBlank: true }),
+  data_type: stringChoiceField(DATA_TYPES, { required: true }),
+  max_length: integerField({ nullable: true, min: 1 }),
+  decimal_places: integerField({ nullable: true, min: 0 }),
+  empty_selection_list: booleanField(),
+  list_values: listOfStrings,
+  required: booleanField(),
+  staff_only: booleanField(),
+  ordering: integerField({ nullable: true }),
+};
+
+export const CUSTOM_FIELD_DEFAULTS: Omit<CustomFieldDefinition, 'name' | 'label' | 'data_type' | 'key'> = {
+  help_text: '',
+  max_length: null,
+  decimal_places: null,
+  empty_selection_list: false,
+  list_values: [],
+  required: false,
+  staff_only: false,
+  ordering: null,
+};
+
+/** What makes a definition unusable, whatever the request that produced it. */
+function definitionErrors(def: Omit<CustomFieldDefinition, 'key'>): FieldErrors {
+  const errors: FieldErrors = {};
+  if (def.data_type === 'list' && def.list_values.length === 0) errors.list_values = ['A list field needs at least one value.'];
+  if (def.data_type === 'decimal') {
+    if (def.decimal_places == null) errors.decimal_places = ['A decimal field needs decimal_places.'];
+    else if (def.max_length != null && def.max_length < def.decimal_places)
+      errors.max_length = ['A decimal field needs max_length (total digits) of at least decimal_places.'];
+  }
+  return errors;
+}
+
+/**
+ * A new definition (POST) or the changed one (PATCH, `current` given). The name cannot change: it
+ * is the field's identity in URLs and in `custom_<name>` keys.
+ */
+export function parseCustomFieldBody(
+  body: ParsedBody,
+  current?: CustomFieldDefinition,
+): Omit<CustomFieldDefinition, 'key'> {
+  const { values, errors } = validateFields(customFieldFields, body.data, current ? 'partial' : 'create', body.kind);
+  if (current && values.name !== undefined && values.name !== current.name) errors.name = ['The name of a custom field cannot change.'];
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  const { key: _key, ...base } = current ?? { ...CUSTOM_FIELD_DEFAULTS, key: '' };
+  const next = { ...base, ...values } as Omit<CustomFieldDefinition, 'key'>;
+  next.data_type = next.data_type as DataType;
+  const problems = definitionErrors(next);
+  if (Object.keys(problems).length) throw new ValidationError(problems);
+  return next;
+}
+
+export function customFieldView(def: CustomFieldDefinition) {
+  const { key: _key, ...rest } = def;
+  return {
+    name: rest.name,
+    label: rest.label,
+    help_text: rest.help_text,
+    data_type: rest.data_type,
+    max_length: rest.max_length,
+    decimal_places: rest.decimal_places,
+    empty_selection_list: rest.empty_selection_list,
+    list_values: rest.list_values,
+    required: rest.required,
+    staff_only: rest.staff_only,
+    ordering: rest.ordering,
+  };
+}
+

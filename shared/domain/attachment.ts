@@ -1,0 +1,40 @@
+/** POST /api/followups-attachments/: one file added to an existing followup. */
+import type { ParsedBody } from './body';
+import { ValidationError, type FieldErrors } from './errors';
+import { MESSAGES, idField, integerField, textField, validateFields } from './fields';
+import { MAX_FILENAME_LENGTH, sanitiseFilename } from './files';
+import type { UploadedFile } from './records';
+
+export const attachmentFields = {
+  followup: idField({ required: true }),
+  filename: textField({ maxLength: MAX_FILENAME_LENGTH }),
+  mime_type: textField({ maxLength: 255 }),
+  size: integerField({ min: 0 }),
+};
+
+export interface AttachmentDraft {
+  followup: number;
+  file: UploadedFile;
+  filename: string;
+  mime_type: string;
+  size: number;
+}
+
+/** `filename`, `mime_type` and `size` default to the upload's name, the guessed type and the byte count. */
+export function parseAttachmentBody(body: ParsedBody): AttachmentDraft {
+  const { values, errors } = validateFields(attachmentFields, body.data, 'create', body.kind);
+  const ordered: FieldErrors = {};
+  if (errors.followup) ordered.followup = errors.followup;
+  const file = body.files.find((f) => f.field === 'file');
+  if (!file) ordered.file = [Object.hasOwn(body.data, 'file') && body.data.file !== '' ? MESSAGES.notAFile : 'No file was submitted.'];
+  else if (file.data.length === 0) ordered.file = [MESSAGES.emptyFile];
+  for (const key of ['filename', 'mime_type', 'size']) if (errors[key]) ordered[key] = errors[key];
+  if (Object.keys(ordered).length) throw new ValidationError(ordered);
+  return {
+    followup: values.followup!,
+    file: file!,
+    filename: values.filename ? sanitiseFilename(values.filename) : file!.filename,
+    mime_type: values.mime_type ?? file!.contentType ?? 'application/octet-stream',
+    size: values.size ?? file!.data.length,
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Custom field definitions: one partition, read whole. Every ticket handler needs them, so a warm
+ * function keeps them for DEFINITIONS_TTL_MS (a change made elsewhere shows within that time; one
+ * made by this process at once).
+ */
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { CustomFieldDefinition } from '../domain/custom-fields';
+import { config } from '../config';
+import { dynamo } from './clients';
+import { keys } from './keys';
+
+export const DEFINITIONS_TTL_MS = 60_000;
+
+export class DuplicateFieldName extends Error {}
+
+let cached: { defs: CustomFieldDefinition[]; expires: number } | undefined;
+
+function strip(item: Record<string, unknown>): CustomFieldDefinition {
+  const { PK: _pk, SK: _sk, ...def } = item;
+  return def as unknown as CustomFieldDefinition;
+}
+
+export async function listCustomFields(options: { fresh?: boolean } = {}): Promise<CustomFieldDefinition[]> {
+  if (!options.fresh && cached && cached.expires > Date.now()) return cached.defs;
+  const defs: CustomFieldDefinition[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await dynamo.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.customFieldPartition },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    defs.push(...(out.Items ?? []).map(strip));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  cached = { defs, expires: Date.now() + DEFINITIONS_TTL_MS };
+  return defs;
+}
+
+export async function getCustomField(name: string): Promise<CustomFieldDefinition | undefined> {
+  return (await listCustomFields({ fresh: true })).find((d) => d.name === name);
+}
+
+/** Writes a definition; `create` refuses an existing name. */
+export async function saveCustomField(def: CustomFieldDefinition, create: boolean): Promise<void> {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...keys.customField(def.name), ...def },
+        ConditionExpression: create ? 'attribute_not_exists(PK)' : 'attribute_exists(PK)',
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException' && create) throw new DuplicateFieldName();
+    throw error;
+  } finally {
+    cached = undefined;
+  }
+}
+
+/**
+ * Removes a definition. Values stored on tickets stay in their items, unseen: they are keyed by the
+ * definition's internal key, which a field created again under the same name does not share.
+ */
+export async function deleteCustomField(name: string): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new DeleteCommand({ TableName: config.tableName, Key: keys.customField(name), ConditionExpression: 'attribute_exists(PK)' }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  } finally {
+    cached = undefined;
+  }
+}
