@@ -15,12 +15,10 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import type { EnvironmentSettings } from './environments';
+import { BUNDLE_ALIASES, BUNDLE_SETTINGS } from './bundling';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/** An ESM bundle needs `require` for the CommonJS parts of its dependencies (toolchain.md). */
-const ESM_REQUIRE_BANNER = "import{createRequire}from'module';const require=createRequire(import.meta.url);";
 
 const S3_ACTIONS: Record<FileAccess, string> = {
   read: 's3:GetObject',
@@ -122,11 +120,12 @@ export class ApiStack extends Stack {
       },
       bundling: {
         format: OutputFormat.ESM,
-        minify: true,
-        target: 'node22',
+        minify: BUNDLE_SETTINGS.minify,
+        target: BUNDLE_SETTINGS.target,
         sourceMap: false,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
+        mainFields: [...BUNDLE_SETTINGS.mainFields],
+        banner: BUNDLE_SETTINGS.banner,
+        esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
         // Bundle everything, the AWS SDK v3 included: smaller cold start than the runtime's copy.
         externalModules: [],
         forceDockerBundling: false,

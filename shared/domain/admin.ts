@@ -2,11 +2,10 @@
  * Operator resources: queues and custom field definitions (superusers only). Validation with the
  * same DRF-style fields as tickets, plus the cross-field rules a definition needs to work.
  */
-import * as z from 'zod';
 import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
 import { DATA_TYPES, type CustomFieldDefinition, type DataType } from './custom-fields';
-import { booleanField, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
+import { booleanField, fieldSchema, pythonType, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
 import type { Queue } from './records';
 
 export const DUPLICATE_SLUG = 'queue with this slug already exists.';
@@ -30,16 +29,17 @@ export function parseQueueBody(body: ParsedBody, mode: Mode): Partial<Omit<Queue
 export const queueView = (q: Queue) => ({ id: q.id, title: q.title, slug: q.slug });
 
 const listOfStrings: Field<string[]> = {
-  schema: z.unknown().transform((raw, ctx): string[] => {
-    if (!Array.isArray(raw)) {
-      ctx.addIssue({ code: 'custom', message: `Expected a list of items but got type "${typeof raw === 'string' ? 'str' : typeof raw}".` });
-      return z.NEVER as never;
+  schema: fieldSchema((raw, ctx): string[] => {
+    const problem = !Array.isArray(raw)
+      ? `Expected a list of items but got type "${pythonType(raw)}".`
+      : !raw.every((v) => typeof v === 'string' && v.trim() !== '')
+        ? 'Each value must be a non-blank string.'
+        : undefined;
+    if (problem) {
+      ctx.issues.push({ code: 'custom', message: problem, input: raw });
+      return [];
     }
-    if (!raw.every((v) => typeof v === 'string' && v.trim() !== '')) {
-      ctx.addIssue({ code: 'custom', message: 'Each value must be a non-blank string.' });
-      return z.NEVER as never;
-    }
-    return [...new Set(raw.map((v: string) => v.trim()))];
+    return [...new Set((raw as string[]).map((v) => v.trim()))];
   }),
   meta: { type: 'list' },
   kind: 'other',

@@ -5,7 +5,8 @@
  * either yields the parsed value or fails with upstream's message. `validateFields` applies a set of
  * fields in their declared order and collects every failure at once, as DRF does.
  */
-import * as z from 'zod';
+// zod/mini: the same validation core as zod, a fraction of the bundle (every function loads this).
+import * as z from 'zod/mini';
 import { DATE_TIME_FORMAT_MESSAGE, parseDateTime } from './datetime';
 import type { FieldErrors } from './errors';
 
@@ -46,9 +47,16 @@ export function pythonStr(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function fail(ctx: z.RefinementCtx, message: string): never {
-  ctx.addIssue({ code: 'custom', message });
+type Ctx = { issues: { code: 'custom'; message: string; input: unknown }[]; value: unknown };
+
+function fail(ctx: Ctx, message: string): never {
+  ctx.issues.push({ code: 'custom', message, input: ctx.value });
   return z.NEVER as never;
+}
+
+/** A field schema: any JSON value in, the parsed value out, or an issue with upstream's message. */
+export function fieldSchema<T>(parse: (raw: unknown, ctx: Ctx) => T): z.ZodMiniType<T> {
+  return z.pipe(z.unknown(), z.transform((raw, ctx) => parse(raw, ctx as unknown as Ctx))) as unknown as z.ZodMiniType<T>;
 }
 
 /** How a field treats form bodies, where every value is a string (DRF 3.3 rules). */
@@ -62,7 +70,7 @@ export interface FieldMeta {
 }
 
 export interface Field<T = unknown> {
-  schema: z.ZodType<T>;
+  schema: z.ZodMiniType<T>;
   meta: FieldMeta;
   kind: FieldKind;
   nullable: boolean;
@@ -82,7 +90,7 @@ interface TextOptions {
 }
 
 export function textField(opts: TextOptions = {}): Field<string | null> {
-  const schema = z.unknown().transform((raw, ctx): string | null => {
+  const schema = fieldSchema((raw, ctx): string | null => {
     if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
     if (typeof raw === 'number' && Number.isFinite(raw)) raw = String(raw);
     if (typeof raw !== 'string') return fail(ctx, MESSAGES.notString);
@@ -120,7 +128,7 @@ export function parseBoolean(raw: unknown): boolean | undefined {
 }
 
 export function booleanField(opts: { required?: boolean } = {}): Field<boolean> {
-  const schema = z.unknown().transform((raw, ctx): boolean => {
+  const schema = fieldSchema((raw, ctx): boolean => {
     if (raw === null) return fail(ctx, MESSAGES.null);
     const value = parseBoolean(raw);
     return value === undefined ? fail(ctx, MESSAGES.boolean) : value;
@@ -133,7 +141,7 @@ export function choiceField(
   choices: readonly number[],
   opts: { nullable?: boolean; labels?: Record<number, string> } = {},
 ): Field<number | null> {
-  const schema = z.unknown().transform((raw, ctx): number | null => {
+  const schema = fieldSchema((raw, ctx): number | null => {
     if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
     const text = pythonStr(raw);
     // Exact match on the text, as DRF's `choice_strings_to_values[str(data)]`: "02" is not 2.
@@ -146,7 +154,7 @@ export function choiceField(
 
 /** A reference to another record by integer id; existence is checked later against the store. */
 export function idField(opts: { required?: boolean; nullable?: boolean } = {}): Field<number | null> {
-  const schema = z.unknown().transform((raw, ctx): number | null => {
+  const schema = fieldSchema((raw, ctx): number | null => {
     if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
     if (typeof raw === 'number' && Number.isSafeInteger(raw)) return raw;
     if (typeof raw === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(raw)) return Number(raw.trim());
@@ -157,7 +165,7 @@ export function idField(opts: { required?: boolean; nullable?: boolean } = {}): 
 
 /** A date-time, stored in UTC with six fractional digits. */
 export function dateTimeField(opts: { nullable?: boolean } = {}): Field<string | null> {
-  const schema = z.unknown().transform((raw, ctx): string | null => {
+  const schema = fieldSchema((raw, ctx): string | null => {
     if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
     const parsed = typeof raw === 'string' ? parseDateTime(raw) : null;
     return parsed ?? fail(ctx, DATE_TIME_FORMAT_MESSAGE);
@@ -199,7 +207,7 @@ export function formatDuration(micros: number): string {
 }
 
 export function durationField(): Field<number | null> {
-  const schema = z.unknown().transform((raw, ctx): number | null => {
+  const schema = fieldSchema((raw, ctx): number | null => {
     if (raw === null) return null;
     if (typeof raw === 'number' && Number.isFinite(raw)) return Math.round(raw * 1e6);
     const value = typeof raw === 'string' ? parseDuration(raw) : null;
@@ -264,7 +272,7 @@ export function orderErrors(errors: FieldErrors, order: readonly string[]): Fiel
 
 /** A plain integer (DRF IntegerField): `3` and `"3"` work; bounds are checked. */
 export function integerField(opts: { required?: boolean; nullable?: boolean; min?: number; max?: number } = {}): Field<number | null> {
-  const schema = z.unknown().transform((raw, ctx): number | null => {
+  const schema = fieldSchema((raw, ctx): number | null => {
     if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
     const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
     if (typeof raw === 'boolean' || !/^[+-]?\d{1,15}(?:\.0*)?$/.test(text)) return fail(ctx, 'A valid integer is required.');
@@ -278,7 +286,7 @@ export function integerField(opts: { required?: boolean; nullable?: boolean; min
 
 /** A choice among strings (DRF ChoiceField with string values). */
 export function stringChoiceField<T extends string>(choices: readonly T[], opts: { required?: boolean } = {}): Field<T> {
-  const schema = z.unknown().transform((raw, ctx): T => {
+  const schema = fieldSchema((raw, ctx): T => {
     if (raw === null) return fail(ctx, MESSAGES.null);
     const text = pythonStr(raw);
     return (choices as readonly string[]).includes(text) ? (text as T) : fail(ctx, MESSAGES.choice(text));
