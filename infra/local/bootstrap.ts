@@ -3,7 +3,7 @@
  * queue 1 and a staff superuser. Safe to run on every start.
  */
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
 import { config } from '../../shared/config';
@@ -11,7 +11,6 @@ import { ensureQueue } from '../../shared/store/queues';
 import { createUser, findUserByUsername, saveUser } from '../../shared/store/users';
 import { hashPassword } from '../../shared/domain/password';
 import { storedDateTime } from '../../shared/domain/datetime';
-import { s3 } from '../../shared/store/files';
 
 async function ensureTable(client: DynamoDBClient): Promise<void> {
   try {
@@ -90,7 +89,7 @@ export async function ensureAdmin(): Promise<AdminAccount> {
 }
 
 export async function bootstrap(): Promise<AdminAccount> {
-  await Promise.all([ensureTable(new DynamoDBClient({})), ensureBucket(s3)]);
+  await Promise.all([ensureTable(new DynamoDBClient({})), ensureBucket(new S3Client({ forcePathStyle: config.s3ForcePathStyle }))]);
   await ensureQueue({ id: 1, title: 'Support', slug: 'support' });
   return ensureAdmin();
 }
