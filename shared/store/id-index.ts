@@ -1,7 +1,8 @@
 /**
  * Id indexes: for tickets, followups and attachments, which ids exist and the little that lists
  * need of each (a ticket's status; a followup's ticket; an attachment's ticket, followup and file
- * name). One block item per 100 ids in one partition per kind, so one Query reads a whole index and
+ * name). Followups and attachments keep one attribute `s<k>` per id; tickets a number set per
+ * status (below). One block item per 100 ids in one partition per kind, so one Query reads a whole index and
  * list pages know their count and their exact ids without reading the records. Every write that
  * creates or deletes such a record changes its slot in the same transaction.
  */
@@ -112,4 +113,56 @@ export function parseAttachmentSlot(value: string): { ticket: number; followup: 
   const first = value.indexOf(':');
   const second = value.indexOf(':', first + 1);
   return { ticket: Number(value.slice(0, first)), followup: Number(value.slice(first + 1, second)), filename: value.slice(second + 1) };
+}
+
+/**
+ * The ticket index is the hot one (every list page reads it whole), so it is denser: per block,
+ * one number set of ticket ids per status (`st1` … `st5`). ADD and DELETE on sets are atomic, so
+ * concurrent writers never conflict, and a set of 100 ids costs a fraction of 100 attributes to
+ * read and parse.
+ */
+export interface TicketIndexChange {
+  id: number;
+  /** The status the ticket leaves (absent for a new ticket). */
+  from?: number;
+  /** The status it takes (absent when it is deleted). */
+  to?: number;
+}
+
+export function ticketIndexChanges(changes: TicketIndexChange[]): TransactItem[] {
+  const byBlock = new Map<number, { add: Map<number, Set<number>>; remove: Map<number, Set<number>> }>();
+  for (const { id, from, to } of changes) {
+    const { block } = keys.indexSlot(id);
+    let e = byBlock.get(block);
+    if (!e) byBlock.set(block, (e = { add: new Map(), remove: new Map() }));
+    if (from !== undefined && from !== to) e.remove.set(from, (e.remove.get(from) ?? new Set()).add(id));
+    if (to !== undefined && from !== to) e.add.set(to, (e.add.get(to) ?? new Set()).add(id));
+  }
+  return [...byBlock].flatMap(([block, { add, remove }]) => {
+    const clause = (verb: string, sets: Map<number, Set<number>>, prefix: string) =>
+      sets.size ? `${verb} ${[...sets.keys()].map((s) => `st${s} :${prefix}${s}`).join(', ')}` : '';
+    const expression = [clause('ADD', add, 'a'), clause('DELETE', remove, 'd')].filter(Boolean).join(' ');
+    if (!expression) return [];
+    const values: Record<string, Set<number>> = {};
+    for (const [s, ids] of add) values[`:a${s}`] = ids;
+    for (const [s, ids] of remove) values[`:d${s}`] = ids;
+    return [{ Update: { TableName: config.tableName, Key: keys.indexBlock('ticket', block), UpdateExpression: expression, ExpressionAttributeValues: values } }];
+  });
+}
+
+/** Every live ticket id with its status, in id order (one Query, strongly consistent). */
+export async function readTicketIndex(): Promise<[number, number][]> {
+  const blocks = await queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.indexPartition('ticket') },
+    ConsistentRead: true,
+  });
+  const entries: [number, number][] = [];
+  for (const block of blocks) {
+    for (let status = 1; status <= 5; status++) {
+      const ids = block[`st${status}`] as Set<number> | undefined;
+      if (ids) for (const id of ids) entries.push([id, status]);
+    }
+  }
+  return entries.sort((a, b) => a[0] - b[0]);
 }

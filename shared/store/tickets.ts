@@ -9,7 +9,7 @@ import { pageWindow, type PageRequest, type PageWindow } from '../domain/paginat
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';
-import { attachmentSlot, indexChanges, readIndex } from './id-index';
+import { attachmentSlot, indexChanges, readTicketIndex, ticketIndexChanges } from './id-index';
 import { attachmentItem, collectionsFrom, followupItem, mergedItem, strip, ticketItem, type ReadCollection } from './items';
 import { countTickets } from './queues';
 import { queryAll } from './query';
@@ -78,7 +78,7 @@ export async function createTicket(ticket: Ticket, opening: Followup, attachment
     countTickets(ticket.queue, 1),
     put(followupItem(opening, ticket.status)),
     ...attachments.map((a) => put(attachmentItem(a, ticket.status))),
-    ...indexChanges('ticket', [[ticket.id, ticket.status]]),
+    ...ticketIndexChanges([{ id: ticket.id, to: ticket.status }]),
     ...childSlots([opening], attachments),
   ];
   try {
@@ -142,7 +142,7 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
   ];
   const queueChanged = fields.queue !== undefined && fields.queue !== old.queue;
   if (queueChanged) essential.push(countTickets(old.queue, -1), countTickets(fields.queue!, 1));
-  if (statusChanged) essential.push(...indexChanges('ticket', [[id, status]]));
+  if (statusChanged) essential.push(...ticketIndexChanges([{ id, from: old.status, to: status }]));
   const oldTarget = old.merged_to;
   const newTarget = fields.merged_to === undefined ? oldTarget : fields.merged_to;
   if (newTarget !== oldTarget) {
@@ -201,7 +201,7 @@ export async function addFollowup(
   ];
   let rest: TransactItem[] = [];
   if (statusChanged) {
-    essential.push(...indexChanges('ticket', [[ticket.id, status]]));
+    essential.push(...ticketIndexChanges([{ id: ticket.id, from: ticket.status, to: status }]));
     const existing = await readTicket(ticket.id);
     if (!existing) throw new MissingTicket();
     rest = rekeyCollection(existing, status);
@@ -245,7 +245,7 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
       }
     }
   }
-  essential.push(...indexChanges('ticket', [], [...seen]));
+  essential.push(...ticketIndexChanges(collections.map((c) => ({ id: c.ticket.id, from: c.ticket.status }))));
   for (const [queue, count] of perQueue) {
     essential.push({
       Update: {
@@ -295,7 +295,7 @@ export interface TicketPage {
  * index yet is read from the table instead.
  */
 export async function listTickets(statuses: Set<number> | undefined, request: PageRequest): Promise<TicketPage> {
-  const index = await readIndex<number>('ticket');
+  const index = await readTicketIndex();
   const entries = statuses ? index.filter(([, status]) => statuses.has(status)) : index;
   const window = pageWindow(request, entries.length);
   const page = entries.slice(window.offset, window.offset + window.limit);

@@ -1,0 +1,229 @@
+/**
+ * `npm run bench [-- --tickets N] [--json]`: the local runtime in memory, seeded; for each
+ * operation its DynamoDB and S3 requests (counted on the wire: an SDK middleware on the DynamoDB
+ * client, a fetch wrapper for S3), DynamoDB capacity units, and latency and throughput at 1 and 8
+ * requests in flight; the server's memory; list-page latency at 200 and 20,000 tickets; and each
+ * function's bundle size and cold import time. Writes docs/benchmarks.md.
+ */
+import { cpus, totalmem } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { startLocalRuntime } from '../infra/local/runtime';
+import { measureBundles, type BundleResult } from './bundles';
+import { renderReport } from './report';
+
+const { values: args } = parseArgs({
+  options: {
+    tickets: { type: 'string', default: '2000' },
+    iterations: { type: 'string', default: '60' },
+    json: { type: 'boolean', default: false },
+    'skip-bundles': { type: 'boolean', default: false },
+    'scale-tickets': { type: 'string', default: '20000' },
+  },
+});
+const TICKETS = Number(args.tickets);
+const ITERATIONS = Number(args.iterations);
+const log = (...m: unknown[]) => (args.json ? process.stderr.write(`${m.join(' ')}\n`) : console.log(...m));
+
+const ADMIN = { username: 'admin', password: 'bench-admin-password' };
+process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
+process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
+process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
+const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+const API = runtime.url;
+
+// --- counting -------------------------------------------------------------------------------
+const { dynamo } = await import('../shared/store/clients');
+const { seedTickets } = await import('./seed');
+const { findUserByUsername } = await import('../shared/store/users');
+
+const counters = { dynamodb: 0, s3: 0, capacity: 0, commands: new Map<string, number>() };
+function resetCounters() {
+  counters.dynamodb = counters.s3 = counters.capacity = 0;
+  counters.commands.clear();
+}
+dynamo.middlewareStack.add(
+  (next, context) => async (args) => {
+    counters.dynamodb++;
+    const name = context.commandName ?? '?';
+    counters.commands.set(name, (counters.commands.get(name) ?? 0) + 1);
+    (args.input as Record<string, unknown>).ReturnConsumedCapacity ??= 'TOTAL';
+    const out = await next(args);
+    const consumed = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+    for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) counters.capacity += c.CapacityUnits ?? 0;
+    return out;
+  },
+  { step: 'initialize', name: 'benchCounter' },
+);
+const s3Host = new URL(process.env.AWS_ENDPOINT_URL_S3!).host;
+const realFetch = globalThis.fetch;
+globalThis.fetch = (input, init) => {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  if (new URL(url).host === s3Host) counters.s3++;
+  return realFetch(input, init);
+};
+
+// --- the API client -----------------------------------------------------------------------------
+const auth = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+const ADMIN_AUTH = auth(ADMIN.username, ADMIN.password);
+
+async function request(method: string, path: string, body?: unknown, authorization = ADMIN_AUTH): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { authorization };
+  let payload: RequestInit['body'];
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const res = await realFetch(`${API}${path}`, { method, headers, body: payload });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+const ticketBody = (i: number) => ({ queue: 1, title: `Bench ${i}`, description: 'Benchmark', submitter_email: 'bench@example.com', priority: 3 });
+function ticketForm(i: number) {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(ticketBody(i))) form.append(k, String(v));
+  form.append('attachment', new Blob([Buffer.alloc(1024, 'a')], { type: 'text/plain' }), 'notes.txt');
+  return form;
+}
+function followupForm(ticket: number) {
+  const form = new FormData();
+  form.append('ticket', String(ticket));
+  form.append('title', 'Bench reply');
+  form.append('comment', 'With two files');
+  form.append('attachments', new Blob([Buffer.alloc(1024, 'b')], { type: 'text/plain' }), 'a.txt');
+  form.append('attachments', new Blob([Buffer.alloc(2048, 'c')], { type: 'image/png' }), 'b.png');
+  return form;
+}
+
+// --- measurement ---------------------------------------------------------------------------------
+interface Latency {
+  p50: number;
+  p95: number;
+  rps: number;
+}
+interface OperationResult {
+  status: number;
+  dynamodb: number;
+  s3: number;
+  capacityUnits: number;
+  commands: Record<string, number>;
+  cpuMs: number;
+  c1: Latency;
+  c8: Latency;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+async function latency(run: (i: number) => Promise<unknown>, count: number, inFlight: number): Promise<Latency> {
+  const times: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t = performance.now();
+        await run(i);
+        times.push(performance.now() - t);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  times.sort((a, b) => a - b);
+  return { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), rps: round(count / elapsed, 0) };
+}
+
+async function measure(name: string, run: (i: number) => Promise<{ status: number }>): Promise<OperationResult> {
+  let sequence = 0; // per operation, so that each request can take the next fresh record
+  await run(sequence++); // warm: module load, credential cache, definitions cache
+  resetCounters();
+  const cpu = process.cpuUsage();
+  const { status } = await run(sequence++);
+  const used = process.cpuUsage(cpu);
+  const counted = { dynamodb: counters.dynamodb, s3: counters.s3, capacityUnits: round(counters.capacity, 2), commands: Object.fromEntries(counters.commands) };
+  const c1 = await latency(() => run(sequence++), ITERATIONS, 1);
+  const c8 = await latency(() => run(sequence++), ITERATIONS * 2, 8);
+  const result = { status, ...counted, cpuMs: round((used.user + used.system) / 1000), c1, c8 };
+  log(`${name.padEnd(24)} ${String(status).padEnd(4)} ddb=${counted.dynamodb} s3=${counted.s3} cu=${counted.capacityUnits} p50=${c1.p50}ms p95=${c1.p95}ms ${c8.rps} req/s@8`);
+  return result;
+}
+
+const started = Date.now();
+const admin = (await findUserByUsername(ADMIN.username))!;
+
+// Scale, small: list pages with 200 tickets.
+log('seeding 200 tickets');
+const seeded = await seedTickets(200, admin.id);
+const listP50 = async (count: number) => {
+  const pages = Math.max(1, Math.floor(count / 25));
+  await request('GET', '/api/tickets/');
+  return (await latency((i) => request('GET', `/api/tickets/?page=${(i % pages) + 1}`), ITERATIONS, 1)).p50;
+};
+const small = { tickets: 200, listPageP50: await listP50(200) };
+
+log(`seeding to ${TICKETS} tickets`);
+seeded.push(...(await seedTickets(Math.max(0, TICKETS - 200), admin.id)));
+const pool = (n: number) => seeded[n % seeded.length]!;
+const doomed = await seedTickets(ITERATIONS * 3 + 10, admin.id);
+await request('POST', '/api/users/', { first_name: 'Plain', last_name: 'User', username: 'plain', email: 'plain@example.com', password: 'plain-password-1' });
+const PLAIN = auth('plain', 'plain-password-1');
+const pages = Math.floor(TICKETS / 25);
+
+const operations: Record<string, OperationResult> = {
+  'get': await measure('get', (i) => request('GET', `/api/tickets/${pool(i * 7)}/`)),
+  'list page': await measure('list page', (i) => request('GET', `/api/tickets/?page=${(i % pages) + 1}`)),
+  'list by status': await measure('list by status', (i) => request('GET', `/api/tickets/?status=3&page=${(i % Math.max(1, Math.floor(pages / 5))) + 1}`)),
+  'create (JSON)': await measure('create (JSON)', (i) => request('POST', '/api/tickets/', ticketBody(i))),
+  'create with attachment': await measure('create with attachment', (i) => request('POST', '/api/tickets/', ticketForm(i))),
+  'PUT': await measure('PUT', (i) => request('PUT', `/api/tickets/${pool(i * 11)}/`, { ...ticketBody(i), status: 2 })),
+  'PATCH': await measure('PATCH', (i) => request('PATCH', `/api/tickets/${pool(i * 13)}/`, { priority: (i % 5) + 1 })),
+  'DELETE': await measure('DELETE', (i) => request('DELETE', `/api/tickets/${doomed[i]}/`)),
+  'followup with 2 files': await measure('followup with 2 files', (i) => request('POST', '/api/followups/', followupForm(pool(i * 17)))),
+  'user create': await measure('user create', (i) =>
+    request('POST', '/api/users/', { first_name: 'B', last_name: 'U', username: `bench${i}`, email: `b${i}@example.com`, password: 'bench-password' }),
+  ),
+  'denied (403)': await measure('denied (403)', () => request('GET', '/api/tickets/', undefined, PLAIN)),
+};
+const rssMb = round(process.memoryUsage().rss / 1024 / 1024, 0);
+
+// Scale, large.
+const scaleTickets = Number(args['scale-tickets']);
+log(`seeding to ${scaleTickets} tickets`);
+const total = seeded.length + doomed.length;
+if (scaleTickets > total) await seedTickets(scaleTickets - total, admin.id);
+resetCounters();
+await request('GET', '/api/tickets/?page=400');
+const largeRequests = counters.dynamodb;
+const large = { tickets: scaleTickets, listPageP50: await listP50(scaleTickets), dynamodbRequests: largeRequests };
+const scale = { small, large, ratio: round(large.listPageP50 / small.listPageP50, 2) };
+log(`list page p50: ${small.listPageP50} ms at 200 tickets, ${large.listPageP50} ms at ${scaleTickets} (x${scale.ratio})`);
+
+await runtime.stop();
+
+let bundles: BundleResult[] = [];
+if (!args['skip-bundles']) {
+  log('bundling and importing each function (10 fresh processes each)');
+  bundles = await measureBundles(10);
+}
+
+const results = {
+  date: new Date().toISOString(),
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? '?', memoryGiB: round(totalmem() / 1024 ** 3, 0), node: process.version },
+  tickets: TICKETS,
+  iterations: ITERATIONS,
+  operations,
+  serverRssMb: rssMb,
+  scale,
+  bundles,
+  seconds: round((Date.now() - started) / 1000, 0),
+};
+writeFileSync(resolve(import.meta.dirname, '../docs/benchmarks.md'), renderReport(results));
+if (args.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+else log(`wrote docs/benchmarks.md (${results.seconds} s)`);
+process.exit(0);
+
+export type BenchResults = typeof results;
