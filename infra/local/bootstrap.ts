@@ -12,7 +12,7 @@ import { createUser, findUserByUsername, saveUser } from '../../shared/store/use
 import { hashPassword } from '../../shared/domain/password';
 import { storedDateTime } from '../../shared/domain/datetime';
 
-async function ensureTable(client: DynamoDBClient): Promise<void> {
+export async function ensureTable(client: DynamoDBClient): Promise<void> {
   try {
     await client.send(new DescribeTableCommand({ TableName: config.tableName }));
     return;

@@ -3,7 +3,8 @@
  * HTTP server. Used by `npm start` (main.ts), the tests and the benchmarks.
  */
 import type { Server } from 'node:http';
-import { startEngines } from './engines';
+import { startEngines, type Engines } from './engines';
+import { DataDirBusy, claimDataDir, useLocalEngines } from './endpoints';
 
 export interface RuntimeOptions {
   port?: number;
@@ -17,30 +18,29 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-/** Environment defaults of the local runtime; anything already set wins. */
-function setDefaults(values: Record<string, string>): void {
-  for (const [name, value] of Object.entries(values)) process.env[name] ??= value;
-}
-
 export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<LocalRuntime> {
-  const engines = await startEngines(options.dataDir ?? '.helpdesk-data');
+  const dataDir = options.dataDir ?? '.helpdesk-data';
+  // One process per data directory (DynamoDB Local's rule): wait for a CLI command to finish, refuse
+  // a second server. `<dataDir>/endpoints.json` then tells the CLI where this server's engines are.
+  const owned =
+    dataDir === 'memory'
+      ? undefined
+      : await claimDataDir(dataDir, 'server', async (owner) => {
+          if (owner.owner === 'server') {
+            throw new DataDirBusy(`${dataDir} is already used by the local server of process ${owner.pid}${owner.url ? ` (${owner.url})` : ''}.`);
+          }
+          return undefined;
+        });
+  const claim = owned && 'claim' in owned ? owned.claim : undefined;
+  let engines: Engines;
+  try {
+    engines = await startEngines(dataDir);
+  } catch (error) {
+    claim?.release();
+    throw error;
+  }
   // The SDK reads these when the clients are built, so they are set before the handlers load.
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = engines.dynamoEndpoint;
-  process.env.AWS_ENDPOINT_URL_S3 = engines.s3Endpoint;
-  setDefaults({
-    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
-    TABLE_NAME: 'helpdesk',
-    BUCKET_NAME: 'helpdesk-attachments',
-    HELPDESK_S3_FORCE_PATH_STYLE: 'true',
-    AWS_REGION: 'us-east-1',
-    // s3rver accepts only this key pair; DynamoDB Local (shared database) accepts any.
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
-    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
-    // The local runtime runs on this machine's Node 20; Lambda runs Node 22, where the SDK is quiet.
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  });
+  useLocalEngines(engines);
 
   let server: Server | undefined;
   try {
@@ -55,20 +55,25 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     });
     const { port } = server.address() as { port: number };
     const activeServer = server;
+    const url = `http://${host}:${port}`;
+    claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: process.env.TABLE_NAME });
     return {
-      url: `http://${host}:${port}`,
+      url,
       admin,
       async stop() {
+        claim?.publish(undefined); // stopping: a CLI waits rather than use engines on their way out
         await new Promise<void>((resolve) => {
           activeServer.close(() => resolve());
           activeServer.closeIdleConnections();
         });
         await engines.stop();
+        claim?.release();
       },
     };
   } catch (error) {
     server?.close();
     await engines.stop();
+    claim?.release();
     throw error;
   }
 }

@@ -1,0 +1,210 @@
+/**
+ * The operator CLI (`npm run helpdesk -- <command>`, infra/cli.ts) run as a child process on a
+ * temporary data directory: first on engines it starts itself, then while the local server runs on
+ * the same directory (through `<dataDir>/endpoints.json`), checking over HTTP what it wrote.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const COMMANDS = ['create-user', 'set-password', 'create-queue', 'create-custom-field', 'list-users', 'list-queues', 'list-custom-fields'];
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], options: { input?: string; dataDir?: string } = {}): Promise<Result> {
+  const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_DATA_DIR: options.dataDir ?? 'unused-by-this-test' };
+  delete env.TABLE_NAME;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/cli.ts', ...args], { cwd: ROOT, env, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(options.input ?? '');
+  return new Promise((done, fail) => {
+    child.once('error', fail);
+    child.once('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** Resolves when `check` holds, or rejects when `settled` settles first or the time is up. */
+async function until(check: () => boolean, settled: Promise<unknown>, ms = 30_000): Promise<void> {
+  let done = false;
+  void settled.finally(() => (done = true));
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (done || Date.now() > deadline) throw new Error('the condition never held');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+let dataDir: string;
+/** The first command: no server runs yet, so it starts the engines itself. */
+let selfStarted: Promise<Result>;
+/** Started while that command holds the directory: the server waits for it to finish. */
+let starting: Promise<SpawnedRuntime> | undefined;
+const ADMIN_PASSWORD = 'admin-cli-password';
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-cli-'));
+  const ownerFile = join(dataDir, 'endpoints.json');
+  selfStarted = cli(['create-queue', '--title', 'Billing', '--slug', 'billing', '--json'], { dataDir });
+  await until(() => existsSync(ownerFile) && JSON.parse(readFileSync(ownerFile, 'utf8')).owner === 'cli', selfStarted);
+  starting = spawnRuntime({ HELPDESK_DATA_DIR: dataDir, HELPDESK_ADMIN_PASSWORD: ADMIN_PASSWORD, HELPDESK_ACTIVATE_API_ENDPOINT: 'True' });
+  starting.catch(() => undefined); // reported by the tests that use it
+});
+
+afterAll(async () => {
+  await (await starting?.catch(() => undefined))?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe.concurrent('command line', () => {
+  it('--help lists every command and exits 0', async () => {
+    const { code, stdout } = await cli(['--help']);
+    expect(code).toBe(0);
+    for (const command of COMMANDS) expect(stdout).toContain(command);
+  });
+
+  it.each(COMMANDS)('%s --help exits 0 with its usage', async (command) => {
+    const { code, stdout } = await cli([command, '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Usage: helpdesk ${command}`);
+  });
+
+  it('an unknown command exits 2', async () => {
+    const { code, stderr } = await cli(['drop-everything']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('Unknown command "drop-everything"');
+  });
+
+  it('never takes a password as an argument, nor echoes it', { timeout: 60_000 }, async () => {
+    const attempts = [
+      ['create-user', 'bob', '--email', 'bob@example.com', '--password', 'top-secret-1'],
+      ['create-user', 'bob', '--email', 'bob@example.com', '--password=top-secret-1'],
+      ['set-password', 'bob', 'top-secret-1'],
+    ];
+    const results = await Promise.all(attempts.map((args) => cli(args, { input: 'from-stdin-pw\n' })));
+    results.forEach(({ code, stdout, stderr }, i) => {
+      expect(code, attempts[i]!.join(' ')).toBe(2);
+      expect(stdout + stderr).not.toContain('top-secret-1');
+    });
+  });
+
+  it('refuses a missing option and the "memory" data directory with exit 2', { timeout: 60_000 }, async () => {
+    const [missing, memory] = await Promise.all([cli(['create-queue', '--title', 'No slug']), cli(['list-queues'], { dataDir: 'memory' })]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--slug');
+    expect(memory.code).toBe(2);
+    expect(memory.stderr).toContain('memory');
+  });
+});
+
+describe.sequential('on a data directory', () => {
+  it('with no server running, starts the engines itself (the server starting meanwhile waits)', { timeout: 90_000 }, async () => {
+    const { code, stdout, stderr } = await selfStarted;
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ title: 'Billing', slug: 'billing' });
+    expect(stderr).not.toContain('Waiting');
+  });
+
+  it('refuses invalid values before starting anything', async () => {
+    const { code, stderr } = await cli(['create-custom-field', '--name', 'os', '--label', 'OS', '--type', 'list'], { dataDir });
+    expect(code).toBe(1);
+    expect(stderr).toContain('--list-values: A list field needs at least one value.');
+  });
+
+  describe.concurrent('while the local server runs on it', () => {
+    let runtime: SpawnedRuntime;
+
+    beforeAll(async () => {
+      runtime = await starting!;
+      const record = JSON.parse(readFileSync(join(dataDir, 'endpoints.json'), 'utf8'));
+      expect(record).toMatchObject({ owner: 'server', url: runtime.url });
+      expect(record.pid).toBeGreaterThan(0);
+      expect(record.dynamoEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    });
+
+    afterAll(async () => {
+      await runtime?.stop();
+      expect(existsSync(join(dataDir, 'endpoints.json'))).toBe(false);
+    });
+
+    it('create-queue, then list-queues --json shows it with the one made before', { timeout: 60_000 }, async () => {
+      const created = await cli(['create-queue', '--title', 'Sales', '--slug', 'sales'], { dataDir });
+      expect(created.code, created.stderr).toBe(0);
+      // It used the server's engines: starting its own would have waited for the server to stop.
+      expect(created.stderr).not.toContain('Waiting');
+      const [listed, duplicate] = await Promise.all([
+        cli(['list-queues', '--json'], { dataDir }),
+        cli(['create-queue', '--title', 'Again', '--slug', 'sales'], { dataDir }),
+      ]);
+      expect(listed.code, listed.stderr).toBe(0);
+      const slugs = JSON.parse(listed.stdout).map((q: { slug: string }) => q.slug);
+      expect(slugs).toEqual(expect.arrayContaining(['billing', 'sales']));
+      expect(duplicate.code).toBe(1);
+      expect(duplicate.stderr).toContain('a queue with slug "sales" already exists');
+    });
+
+    it('create-user (password on stdin), list-users, duplicate, set-password; checked over HTTP', { timeout: 60_000 }, async () => {
+      const created = await cli(['create-user', 'carol', '--email', 'carol@example.com', '--staff'], { dataDir, input: 'carol-password-1\n' });
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout).toContain('Created user "carol"');
+      const auth1 = await fetch(`${runtime.url}/api/tickets/`, { headers: { authorization: basic('carol', 'carol-password-1') } });
+      expect(auth1.status).toBe(200);
+
+      const [text, json, duplicate, changed, short, unknown] = await Promise.all([
+        cli(['list-users'], { dataDir }),
+        cli(['list-users', '--json'], { dataDir }),
+        cli(['create-user', 'carol', '--email', 'other@example.com'], { dataDir, input: 'another-password\n' }),
+        cli(['set-password', 'carol'], { dataDir, input: 'carol-password-2\n' }),
+        cli(['set-password', 'carol'], { dataDir, input: 'short\n' }),
+        cli(['set-password', 'nobody'], { dataDir, input: 'whatever-password\n' }),
+      ]);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/carol\s+carol@example\.com/);
+      const carol = JSON.parse(json.stdout).find((u: { username: string }) => u.username === 'carol');
+      expect(carol).toMatchObject({ email: 'carol@example.com', is_staff: true, is_superuser: false, is_active: true });
+      for (const output of [text.stdout, json.stdout]) expect(output).not.toMatch(/password|scrypt/i);
+
+      expect(duplicate.code).toBe(1);
+      expect(duplicate.stderr).toContain('A user with that username already exists.');
+
+      expect(changed.code, changed.stderr).toBe(0);
+      const auth2 = await fetch(`${runtime.url}/api/tickets/`, { headers: { authorization: basic('carol', 'carol-password-2') } });
+      expect(auth2.status).toBe(200);
+      expect(short.code).toBe(1);
+      expect(short.stderr).toContain('at least 8 characters');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('No user named "nobody"');
+    });
+
+    it('create-custom-field: a valid one is listed (without its internal key); an invalid one exits non-zero', { timeout: 60_000 }, async () => {
+      const [created, invalid] = await Promise.all([
+        cli(['create-custom-field', '--name', 'os', '--label', 'OS', '--type', 'list', '--list-values', 'Linux, macOS,Windows', '--required'], { dataDir }),
+        cli(['create-custom-field', '--name', 'cost', '--label', 'Cost', '--type', 'decimal'], { dataDir }),
+      ]);
+      expect(created.code, created.stderr).toBe(0);
+      expect(invalid.code).not.toBe(0);
+      expect(invalid.stderr).toContain('--decimal-places');
+      const listed = await cli(['list-custom-fields', '--json'], { dataDir });
+      expect(listed.code, listed.stderr).toBe(0);
+      const defs = JSON.parse(listed.stdout);
+      expect(defs).toEqual([
+        expect.objectContaining({ name: 'os', label: 'OS', data_type: 'list', list_values: ['Linux', 'macOS', 'Windows'], required: true }),
+      ]);
+      expect(defs[0]).not.toHaveProperty('key');
+    });
+  });
+});
