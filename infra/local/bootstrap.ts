@@ -63,7 +63,7 @@ export interface AdminAccount {
  * A staff superuser: HELPDESK_ADMIN_USERNAME / HELPDESK_ADMIN_PASSWORD when given (the password is
  * then (re)set to the given one), else `admin` with a generated password on first start.
  */
-export async function ensureAdmin(): Promise<AdminAccount> {
+async function ensureAdmin(): Promise<AdminAccount> {
   const username = process.env.HELPDESK_ADMIN_USERNAME || 'admin';
   const given = process.env.HELPDESK_ADMIN_PASSWORD;
   const existing = await findUserByUsername(username);

@@ -2,7 +2,7 @@
 import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
 import { MESSAGES, idField, integerField, textField, validateFields } from './fields';
-import { MAX_FILENAME_LENGTH, sanitiseFilename } from './files';
+import { MAX_FILENAME_LENGTH, mimeTypeOf, sanitiseFilename } from './files';
 import type { UploadedFile } from './records';
 
 export const attachmentFields = {
@@ -30,11 +30,13 @@ export function parseAttachmentBody(body: ParsedBody): AttachmentDraft {
   else if (file.data.length === 0) ordered.file = [MESSAGES.emptyFile];
   for (const key of ['filename', 'mime_type', 'size']) if (errors[key]) ordered[key] = errors[key];
   if (Object.keys(ordered).length) throw new ValidationError(ordered);
+  const filename = values.filename ? sanitiseFilename(values.filename) : file!.filename;
   return {
     followup: values.followup!,
     file: file!,
-    filename: values.filename ? sanitiseFilename(values.filename) : file!.filename,
-    mime_type: values.mime_type ?? file!.contentType ?? 'application/octet-stream',
+    filename,
+    // Upstream's model guesses from the (final) name and ignores the part's Content-Type here.
+    mime_type: values.mime_type ?? mimeTypeOf(filename, undefined),
     size: values.size ?? file!.data.length,
   };
 }

@@ -204,7 +204,12 @@ export function parseCustomValues(
     const key = `${CUSTOM_PREFIX}${def.name}`;
     let raw = data[key];
     if (bodyKind === 'form' && Array.isArray(raw)) raw = raw.at(-1);
-    const present = Object.hasOwn(data, key) && !(bodyKind === 'form' && raw === '' && !def.required);
+    let present = Object.hasOwn(data, key) && !(bodyKind === 'form' && raw === '' && !def.required);
+    if (!present && bodyKind === 'form' && def.data_type === 'boolean' && mode !== 'partial') {
+      // As for the ticket's own booleans: a form without the field sent `false` (an unticked box).
+      present = true;
+      raw = false;
+    }
     if (!present) {
       if (def.required && mode !== 'partial') errors[key] = [MESSAGES.required];
       else if (mode === 'create') values[def.key] = defaultCustomValue(def);

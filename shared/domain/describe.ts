@@ -16,7 +16,9 @@ type Description = Record<string, unknown>;
 const label = (name: string) => (name[0]!.toUpperCase() + name.slice(1)).replace(/_/g, ' ');
 
 function describeField(name: string, field: Field, required = field.required): Description {
-  return { required, read_only: false, label: label(name), ...field.meta };
+  // DRF's key order: type, required, read_only, label, then the rest (max_length, choices).
+  const { type, ...rest } = field.meta;
+  return { type, required, read_only: false, label: label(name), ...rest };
 }
 
 function describeFields(fields: Fields, extra: Record<string, Description> = {}): Description {

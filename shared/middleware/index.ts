@@ -34,7 +34,11 @@ const THROTTLING = new Set([
 export function errorResponse(error: unknown, requestId?: string): HttpResult {
   if (error instanceof HttpError) return json(error.status, error.body, error.headers);
   const name = (error as Error)?.name;
-  const throttled = THROTTLING.has(name) || (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 503;
+  // A dependency that is throttling, failing (5xx after the SDK's retries) or unreachable: the
+  // request saved nothing it could not undo, so the client may retry it.
+  const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode ?? 0;
+  const unreachable = ['TimeoutError', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(name) || ['ECONNREFUSED', 'ECONNRESET'].includes((error as { code?: string })?.code ?? '');
+  const throttled = THROTTLING.has(name) || status >= 500 || unreachable;
   if (throttled) {
     const e = new ServiceUnavailable();
     return json(e.status, e.body, e.headers);

@@ -47,23 +47,28 @@ function claimSlug(queue: Queue): TransactItem {
 
 /** Creates a queue with the next id (or `id`, when given and free). */
 export async function createQueue(fields: Omit<Queue, 'id'>, id?: number): Promise<Queue> {
-  const queue: Queue = { id: id ?? (await reserveIds({ queue: 1 })).queue, ...fields };
-  try {
-    await transact([
-      claimSlug(queue),
-      {
-        Put: {
-          TableName: config.tableName,
-          Item: { ...keys.queue(queue.id), ...queue, ticket_count: 0 },
-          ConditionExpression: 'attribute_not_exists(PK)',
+  for (let attempt = 1; ; attempt++) {
+    const queue: Queue = { id: id ?? (await reserveIds({ queue: 1 })).queue, ...fields };
+    try {
+      await transact([
+        claimSlug(queue),
+        {
+          Put: {
+            TableName: config.tableName,
+            Item: { ...keys.queue(queue.id), ...queue, ticket_count: 0 },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
         },
-      },
-    ]);
-  } catch (error) {
-    if (error instanceof ConditionFailed) throw new DuplicateSlug();
-    throw error;
+      ]);
+      return queue;
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+      // Only the id was taken, by a queue made with an explicit id (the bootstrap's queue 1, which
+      // the counter does not know): take the next one.
+      if (id === undefined && !error.positions.includes(0) && attempt < 10) continue;
+      throw new DuplicateSlug();
+    }
   }
-  return queue;
 }
 
 /** Creates the queue unless one with this id exists already; returns whether it did. */

@@ -19,11 +19,18 @@ export interface Reply {
   body: any;
 }
 
-export async function call(
-  method: string,
-  path: string,
-  options: { json?: unknown; form?: FormData; body?: string | Buffer; contentType?: string; auth?: string | null; headers?: Record<string, string> } = {},
-): Promise<Reply> {
+export interface CallOptions {
+  json?: unknown;
+  form?: FormData;
+  body?: string | Buffer;
+  contentType?: string;
+  auth?: string | null;
+  headers?: Record<string, string>;
+  /** Another runtime's URL (default: the shared one). */
+  base?: string;
+}
+
+export async function call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth !== null) headers.authorization = options.auth ?? ADMIN_AUTH;
   let body: RequestInit['body'];
@@ -36,7 +43,7 @@ export async function call(
     body = options.body as RequestInit['body'];
     if (options.contentType) headers['content-type'] = options.contentType;
   }
-  const res = await fetch(`${API}${path}`, { method, headers, body, redirect: 'manual' });
+  const res = await fetch(`${options.base ?? API}${path}`, { method, headers, body, redirect: 'manual' });
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -68,22 +75,39 @@ export const VALID_TICKET = {
   priority: 4,
 };
 
-export async function createTicket(overrides: Record<string, unknown> = {}): Promise<Reply> {
-  const reply = await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, ...overrides } });
+export async function createTicket(overrides: Record<string, unknown> = {}, base?: string): Promise<Reply> {
+  const reply = await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, ...overrides }, base });
   if (reply.status !== 201) throw new Error(`ticket not created: ${reply.status} ${reply.text}`);
   return reply;
 }
 
 /** Creates a user through the API (as admin) and returns its Basic header. */
-export async function createUser(overrides: Record<string, string> = {}): Promise<{ username: string; auth: string; email: string }> {
+export async function createUser(
+  overrides: Record<string, string> = {},
+  base?: string,
+): Promise<{ username: string; auth: string; email: string }> {
   const username = overrides.username ?? unique('user');
   const password = overrides.password ?? 'a-password-1';
   const email = overrides.email ?? `${username}@example.com`;
   const reply = await call('POST', '/api/users/', {
     json: { first_name: 'First', last_name: 'Last', username, email, password, ...overrides },
+    base,
   });
   if (reply.status !== 201) throw new Error(`user not created: ${reply.status} ${reply.text}`);
   return { username, email, auth: basic(username, password) };
+}
+
+/**
+ * The helpers bound to another runtime, for a test file that starts its own (spawn-runtime.ts) and
+ * whose admin has the shared runtime's credentials.
+ */
+export function clientFor(base: string) {
+  return {
+    url: base,
+    call: (method: string, path: string, options: CallOptions = {}) => call(method, path, { ...options, base }),
+    createTicket: (overrides: Record<string, unknown> = {}) => createTicket(overrides, base),
+    createUser: (overrides: Record<string, string> = {}) => createUser(overrides, base),
+  };
 }
 
 /** The bootstrap creates the admin first, so it has user id 1 (upstream's observed examples too). */

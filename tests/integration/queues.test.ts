@@ -1,0 +1,220 @@
+/** The queues admin API (superusers): /api/queues/ and /api/queues/{id}/. */
+import { describe, expect, it } from 'vitest';
+import { API, call, createTicket, createUser, unique, type Json } from './client';
+
+const REQUIRED = ['This field is required.'];
+const SLUG_MESSAGE = 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.';
+const DUPLICATE = { slug: ['queue with this slug already exists.'] };
+
+async function createQueue(overrides: Record<string, unknown> = {}): Promise<Json> {
+  const slug = unique('q');
+  const reply = await call('POST', '/api/queues/', { json: { title: `Queue ${slug}`, slug, ...overrides } });
+  expect(reply.status, reply.text).toBe(201);
+  return reply.body;
+}
+
+/** Every queue (all pages). */
+async function allQueues(): Promise<Json[]> {
+  const queues: Json[] = [];
+  for (let page = 1; ; page++) {
+    const reply = await call('GET', `/api/queues/?page_size=100&page=${page}`);
+    expect(reply.status, reply.text).toBe(200);
+    queues.push(...reply.body.results);
+    if (!reply.body.next) return queues;
+  }
+}
+
+describe('creating and reading queues', () => {
+  it('POST answers 201 with id, title and slug; GET answers the same', async () => {
+    const slug = unique('q');
+    const reply = await call('POST', '/api/queues/', { json: { title: 'Billing', slug } });
+    expect(reply.status).toBe(201);
+    expect(reply.headers.get('location')).toBeNull();
+    expect(Object.keys(reply.body)).toEqual(['id', 'title', 'slug']);
+    expect(reply.body).toEqual({ id: reply.body.id, title: 'Billing', slug });
+    expect(reply.body.id).toBeGreaterThan(1);
+    const got = await call('GET', `/api/queues/${reply.body.id}/`);
+    expect(got.status).toBe(200);
+    expect(got.text).toBe(reply.text);
+  });
+
+  it('the list is paginated and holds queue 1 and the new queues', async () => {
+    const a = await createQueue();
+    const b = await createQueue();
+    const page = await call('GET', '/api/queues/?page_size=1');
+    expect(page.status).toBe(200);
+    expect(Object.keys(page.body)).toEqual(['count', 'next', 'previous', 'results']);
+    expect(page.body.results).toHaveLength(1);
+    expect(page.body.next).toBe(`${API}/api/queues/?page=2&page_size=1`);
+    const queues = await allQueues();
+    expect(queues).toEqual(expect.arrayContaining([{ id: 1, title: expect.any(String), slug: expect.any(String) }, a, b]));
+    for (const q of queues) expect(Object.keys(q)).toEqual(['id', 'title', 'slug']);
+  });
+
+  it('a new queue takes tickets, and its slug shows in user_tickets', async () => {
+    const queue = await createQueue({ title: 'Sales' });
+    const user = await createUser();
+    const ticket = (await createTicket({ queue: queue.id, submitter_email: user.email })).body;
+    expect(ticket.queue).toBe(queue.id);
+    const mine = await call('GET', `/api/user_tickets/${ticket.id}/`, { auth: user.auth });
+    expect(mine.body.ticket).toBe(`${ticket.id} [${queue.slug}-${ticket.id}]`);
+    expect(mine.body.queue).toEqual({ title: 'Sales', id: queue.id });
+  });
+
+  it('{} requires title and slug; a bad slug and a long title are refused', async () => {
+    const empty = await call('POST', '/api/queues/', { json: {} });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toEqual({ title: REQUIRED, slug: REQUIRED });
+    const bad = await call('POST', '/api/queues/', { json: { title: 'x'.repeat(101), slug: 'not a slug' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ title: ['Ensure this field has no more than 100 characters.'], slug: [SLUG_MESSAGE] });
+  });
+
+  it('a slug in use gives 400 {"slug":["queue with this slug already exists."]}', async () => {
+    const queue = await createQueue();
+    const again = await call('POST', '/api/queues/', { json: { title: 'Other', slug: queue.slug } });
+    expect(again.status).toBe(400);
+    expect(again.text).toBe(JSON.stringify(DUPLICATE));
+    const one = await call('POST', '/api/queues/', { json: { title: 'Other', slug: 'support' } });
+    expect(one.status).toBe(400);
+    expect(one.body).toEqual(DUPLICATE);
+    expect((await allQueues()).filter((q) => q.slug === queue.slug)).toHaveLength(1);
+  });
+
+  it('form bodies work too', async () => {
+    const slug = unique('q');
+    const reply = await call('POST', '/api/queues/', { body: `title=Form+queue&slug=${slug}`, contentType: 'application/x-www-form-urlencoded' });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ title: 'Form queue', slug });
+  });
+
+  it('an unknown or non-integer id gives 404', async () => {
+    for (const path of ['/api/queues/999999/', '/api/queues/abc/']) {
+      for (const method of ['GET', 'PATCH', 'DELETE']) {
+        const reply = await call(method, path, method === 'PATCH' ? { json: { title: 'x' } } : {});
+        expect(reply.status, `${method} ${path}`).toBe(404);
+        expect(reply.body).toEqual({ detail: 'Not found.' });
+      }
+    }
+  });
+});
+
+describe('changing queues', () => {
+  it('PATCH changes the title and the slug; the old slug is free again', async () => {
+    const queue = await createQueue();
+    const slug = unique('q');
+    const patched = await call('PATCH', `/api/queues/${queue.id}/`, { json: { title: 'Renamed', slug } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({ id: queue.id, title: 'Renamed', slug });
+    expect((await call('GET', `/api/queues/${queue.id}`)).body).toEqual(patched.body);
+    const reuse = await createQueue({ slug: queue.slug });
+    expect(reuse.slug).toBe(queue.slug);
+  });
+
+  it('PATCH with only a title keeps the slug; the same slug again is not a duplicate', async () => {
+    const queue = await createQueue();
+    const titled = await call('PATCH', `/api/queues/${queue.id}/`, { json: { title: 'Only title' } });
+    expect(titled.body).toEqual({ ...queue, title: 'Only title' });
+    const same = await call('PATCH', `/api/queues/${queue.id}/`, { json: { slug: queue.slug } });
+    expect(same.status).toBe(200);
+    expect(same.body).toEqual({ ...queue, title: 'Only title' });
+  });
+
+  it('PATCH to a slug in use gives 400 and changes nothing', async () => {
+    const a = await createQueue();
+    const b = await createQueue();
+    const reply = await call('PATCH', `/api/queues/${b.id}/`, { json: { title: 'Changed?', slug: a.slug } });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual(DUPLICATE);
+    expect((await call('GET', `/api/queues/${b.id}/`)).body).toEqual(b);
+  });
+
+  it('PATCH validates like POST: blank or bad values are refused', async () => {
+    const queue = await createQueue();
+    const reply = await call('PATCH', `/api/queues/${queue.id}/`, { json: { title: '', slug: 'no way' } });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ title: ['This field may not be blank.'], slug: [SLUG_MESSAGE] });
+  });
+
+  it('PUT is not allowed', async () => {
+    const queue = await createQueue();
+    const reply = await call('PUT', `/api/queues/${queue.id}/`, { json: { title: 't', slug: unique('q') } });
+    expect(reply.status).toBe(405);
+    expect(reply.body).toEqual({ detail: 'Method "PUT" not allowed.' });
+    expect(reply.headers.get('allow')).toBe('GET, PATCH, DELETE, HEAD, OPTIONS');
+  });
+});
+
+describe('deleting queues', () => {
+  it('an unused queue is deleted: 204, then 404; its slug is free again', async () => {
+    const queue = await createQueue();
+    const reply = await call('DELETE', `/api/queues/${queue.id}/`);
+    expect(reply.status).toBe(204);
+    expect(reply.text).toBe('');
+    expect((await call('GET', `/api/queues/${queue.id}/`)).status).toBe(404);
+    expect((await call('DELETE', `/api/queues/${queue.id}/`)).status).toBe(404);
+    expect((await allQueues()).map((q) => q.id)).not.toContain(queue.id);
+    await createQueue({ slug: queue.slug });
+  });
+
+  it('a queue that tickets use gives 409 with a detail; after deleting its tickets the DELETE works', async () => {
+    const queue = await createQueue();
+    const first = (await createTicket({ queue: queue.id })).body;
+    const second = (await createTicket({ queue: queue.id })).body;
+    const refused = await call('DELETE', `/api/queues/${queue.id}/`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ detail: expect.any(String) });
+    expect((await call('GET', `/api/queues/${queue.id}/`)).status).toBe(200);
+    expect((await call('GET', `/api/tickets/${first.id}/`)).status).toBe(200);
+
+    expect((await call('DELETE', `/api/tickets/${first.id}/`)).status).toBe(204);
+    expect((await call('DELETE', `/api/queues/${queue.id}/`)).status).toBe(409);
+    expect((await call('DELETE', `/api/tickets/${second.id}/`)).status).toBe(204);
+    expect((await call('DELETE', `/api/queues/${queue.id}/`)).status).toBe(204);
+    expect((await call('GET', `/api/queues/${queue.id}/`)).status).toBe(404);
+  });
+
+  it('a ticket moved to another queue frees the first one', async () => {
+    const from = await createQueue();
+    const ticket = (await createTicket({ queue: from.id })).body;
+    expect((await call('DELETE', `/api/queues/${from.id}/`)).status).toBe(409);
+    expect((await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { queue: 1 } })).status).toBe(200);
+    expect((await call('DELETE', `/api/queues/${from.id}/`)).status).toBe(204);
+  });
+
+  it('tickets cannot be created in or moved to a deleted queue', async () => {
+    const queue = await createQueue();
+    expect((await call('DELETE', `/api/queues/${queue.id}/`)).status).toBe(204);
+    const missing = { queue: [`Invalid pk "${queue.id}" - object does not exist.`] };
+    const created = await call('POST', '/api/tickets/', { json: { queue: queue.id, title: 't', description: 'd', submitter_email: 'a@example.com' } });
+    expect(created.status).toBe(400);
+    expect(created.body).toEqual(missing);
+    const ticket = (await createTicket()).body;
+    const moved = await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { queue: queue.id } });
+    expect(moved.status).toBe(400);
+    expect(moved.body).toEqual(missing);
+  });
+});
+
+describe('who may manage queues', () => {
+  it('a plain user gets 403 and an anonymous caller 401 on every queue operation', async () => {
+    const queue = await createQueue();
+    const user = await createUser();
+    for (const [method, path] of [
+      ['GET', '/api/queues/'],
+      ['POST', '/api/queues/'],
+      ['GET', `/api/queues/${queue.id}/`],
+      ['PATCH', `/api/queues/${queue.id}/`],
+      ['DELETE', `/api/queues/${queue.id}/`],
+    ] as const) {
+      const body = method === 'POST' || method === 'PATCH' ? { json: { title: 'x', slug: unique('q') } } : {};
+      const plain = await call(method, path, { ...body, auth: user.auth });
+      expect(plain.status, `${method} ${path}`).toBe(403);
+      expect(plain.body).toEqual({ detail: 'You do not have permission to perform this action.' });
+      const anonymous = await call(method, path, { ...body, auth: null });
+      expect(anonymous.status, `${method} ${path}`).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="api"');
+    }
+    expect((await call('GET', `/api/queues/${queue.id}/`)).body).toEqual(queue);
+  });
+});
