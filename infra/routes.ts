@@ -28,6 +28,8 @@ export interface Route {
   /** Table access: 'read' functions get no write permission at all. */
   table: 'read' | 'write';
   files: FileAccess[];
+  /** False for a route that answers a redirect rather than JSON: no `Accept` check (406). */
+  negotiatesJson?: false;
 }
 
 export const routes: readonly Route[] = [
@@ -45,6 +47,7 @@ export const routes: readonly Route[] = [
     permission: 'staff',
     table: 'read',
     files: ['read'],
+    negotiatesJson: false,
   },
   { method: 'GET', path: '/api/followups', handler: 'followups/list', permission: 'staff', table: 'read', files: [] },
   { method: 'POST', path: '/api/followups', handler: 'followups/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },

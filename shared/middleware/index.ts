@@ -93,8 +93,7 @@ export function apiHandler(
     before: (request) => {
       if (!config.apiActive) throw new NotFound();
       (request.event as Routed)[ROUTE] = resolve(request.event);
-      // A download answers a redirect, not a JSON representation: nothing to negotiate.
-      if (handlerName !== 'attachments/download' && !acceptsJson(header(request.event, 'accept'))) throw new NotAcceptable();
+      if (entry.negotiatesJson !== false && !acceptsJson(header(request.event, 'accept'))) throw new NotAcceptable();
     },
   };
 
