@@ -4,7 +4,11 @@
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** N = 2^15, r = 8, p = 1: about 50 ms and 32 MiB per hash on one core here (OWASP's minimum is 2^17 for r=8,p=1 with 128 MiB; 2^15 keeps a 256 MB Lambda safe). */
+/**
+ * N = 2^15, r = 8, p = 1: 32 MiB and about 140 ms of one core per hash on the benchmark machine.
+ * Verified credentials are cached (middleware/auth.ts), so a user pays it once a minute per warm
+ * function, not per request.
+ */
 export const SCRYPT_PARAMS = { N: 32768, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
