@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
-import { renderReport } from './report';
+import { renderCost, renderReport } from './report';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,9 +38,10 @@ const { dynamo } = await import('../shared/store/clients');
 const { seedTickets } = await import('./seed');
 const { findUserByUsername } = await import('../shared/store/users');
 
-const counters = { dynamodb: 0, s3: 0, capacity: 0, commands: new Map<string, number>() };
+const counters = { dynamodb: 0, s3: 0, readUnits: 0, writeUnits: 0, commands: new Map<string, number>() };
+const READS = new Set(['GetCommand', 'QueryCommand', 'BatchGetCommand', 'ScanCommand', 'TransactGetCommand']);
 function resetCounters() {
-  counters.dynamodb = counters.s3 = counters.capacity = 0;
+  counters.dynamodb = counters.s3 = counters.readUnits = counters.writeUnits = 0;
   counters.commands.clear();
 }
 dynamo.middlewareStack.add(
@@ -51,7 +52,11 @@ dynamo.middlewareStack.add(
     (args.input as Record<string, unknown>).ReturnConsumedCapacity ??= 'TOTAL';
     const out = await next(args);
     const consumed = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
-    for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) counters.capacity += c.CapacityUnits ?? 0;
+    // DynamoDB Local reports only CapacityUnits: a command's kind says whether they are read or write units.
+    for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
+      if (READS.has(name)) counters.readUnits += c.CapacityUnits ?? 0;
+      else counters.writeUnits += c.CapacityUnits ?? 0;
+    }
     return out;
   },
   { step: 'initialize', name: 'benchCounter' },
@@ -108,7 +113,8 @@ interface OperationResult {
   status: number;
   dynamodb: number;
   s3: number;
-  capacityUnits: number;
+  readUnits: number;
+  writeUnits: number;
   commands: Record<string, number>;
   cpuMs: number;
   c1: Latency;
@@ -144,11 +150,17 @@ async function measure(name: string, run: (i: number) => Promise<{ status: numbe
   const cpu = process.cpuUsage();
   const { status } = await run(sequence++);
   const used = process.cpuUsage(cpu);
-  const counted = { dynamodb: counters.dynamodb, s3: counters.s3, capacityUnits: round(counters.capacity, 2), commands: Object.fromEntries(counters.commands) };
+  const counted = {
+    dynamodb: counters.dynamodb,
+    s3: counters.s3,
+    readUnits: round(counters.readUnits, 2),
+    writeUnits: round(counters.writeUnits, 2),
+    commands: Object.fromEntries(counters.commands),
+  };
   const c1 = await latency(() => run(sequence++), ITERATIONS, 1);
   const c8 = await latency(() => run(sequence++), ITERATIONS * 2, 8);
   const result = { status, ...counted, cpuMs: round((used.user + used.system) / 1000), c1, c8 };
-  log(`${name.padEnd(24)} ${String(status).padEnd(4)} ddb=${counted.dynamodb} s3=${counted.s3} cu=${counted.capacityUnits} p50=${c1.p50}ms p95=${c1.p95}ms ${c8.rps} req/s@8`);
+  log(`${name.padEnd(24)} ${String(status).padEnd(4)} ddb=${counted.dynamodb} s3=${counted.s3} rru=${counted.readUnits} wru=${counted.writeUnits} p50=${c1.p50}ms p95=${c1.p95}ms ${c8.rps} req/s@8`);
   return result;
 }
 
@@ -223,6 +235,7 @@ const results = {
   seconds: round((Date.now() - started) / 1000, 0),
 };
 writeFileSync(resolve(import.meta.dirname, '../docs/benchmarks.md'), renderReport(results));
+writeFileSync(resolve(import.meta.dirname, '../docs/cost.md'), renderCost(results));
 if (args.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 else log(`wrote docs/benchmarks.md (${results.seconds} s)`);
 process.exit(0);
