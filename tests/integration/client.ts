@@ -258,3 +258,40 @@ export function rawRequest(method: string, path: string, headers: Record<string,
     req.end(body);
   });
 }
+
+/**
+ * The exact representation upstream answers for a ticket created from VALID_TICKET (case 5) by
+ * the admin: ids and the opening followup's date are taken from the reply itself.
+ */
+export function expectedCase5Ticket(reply: { id: number; followup_set: { id: number; date: string }[] }) {
+  const opening = reply.followup_set[0]!;
+  return {
+    id: reply.id,
+    queue: 1,
+    title: 'Test title',
+    description: 'Test description\nMulti lines',
+    resolution: null,
+    submitter_email: 'test@mail.com',
+    assigned_to: null,
+    status: 1,
+    on_hold: false,
+    priority: 4,
+    due_date: null,
+    merged_to: null,
+    followup_set: [
+      {
+        id: opening.id,
+        ticket: reply.id,
+        user: ADMIN_ID,
+        title: 'Ticket Opened',
+        comment: 'Test description\nMulti lines',
+        public: true,
+        new_status: null,
+        time_spent: null,
+        followupattachment_set: [],
+        date: opening.date,
+        message_id: null,
+      },
+    ],
+  };
+}

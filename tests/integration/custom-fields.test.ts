@@ -8,7 +8,7 @@
  * them (the upstream set of `beforeAll` from "custom values" on).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ADMIN_ID, DATE_TIME, TICKET_KEYS, VALID_TICKET, clientFor, multipart, unique, type Json } from './client';
+import { ADMIN, ADMIN_ID, DATE_TIME, TICKET_KEYS, VALID_TICKET, clientFor, expectedCase5Ticket, multipart, unique, type Json } from './client';
 import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 let runtime: SpawnedRuntime | undefined;
@@ -355,33 +355,7 @@ describe('upstream\'s custom fields', () => {
     expect(reply.status, reply.text).toBe(201);
     const opening = reply.body.followup_set[0];
     const expected = {
-      id: reply.body.id,
-      queue: 1,
-      title: 'Test title',
-      description: 'Test description\nMulti lines',
-      resolution: null,
-      submitter_email: 'test@mail.com',
-      assigned_to: null,
-      status: 1,
-      on_hold: false,
-      priority: 4,
-      due_date: null,
-      merged_to: null,
-      followup_set: [
-        {
-          id: opening.id,
-          ticket: reply.body.id,
-          user: ADMIN_ID,
-          title: 'Ticket Opened',
-          comment: 'Test description\nMulti lines',
-          public: true,
-          new_status: null,
-          time_spent: null,
-          followupattachment_set: [],
-          date: opening.date,
-          message_id: null,
-        },
-      ],
+      ...expectedCase5Ticket(reply.body),
       custom_varchar: 'test',
       custom_text: 'multi\nline',
       custom_integer: 1,

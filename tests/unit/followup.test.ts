@@ -3,30 +3,11 @@ import type { ParsedBody } from '../../shared/domain/body';
 import { ValidationError } from '../../shared/domain/errors';
 import { parseFollowupBody, planFollowup, type FollowupRefs } from '../../shared/domain/followup';
 import type { Ticket, UploadedFile } from '../../shared/domain/records';
+import { ticketRecord } from './fixtures';
 
 const NOW = new Date('2030-01-02T03:04:05Z');
 
-function ticket(overrides: Partial<Ticket> = {}): Ticket {
-  return {
-    id: 1,
-    queue: 1,
-    title: 'FU ticket',
-    description: 'd',
-    resolution: null,
-    submitter_email: 'a@example.com',
-    assigned_to: null,
-    status: 1,
-    on_hold: false,
-    priority: 3,
-    due_date: null,
-    merged_to: null,
-    secret_key: 'k',
-    created: '2030-01-01T00:00:00.000000Z',
-    modified: '2030-01-01T00:00:00.000000Z',
-    custom: {},
-    ...overrides,
-  };
-}
+const ticket = (overrides: Partial<Ticket> = {}) => ticketRecord({ title: 'FU ticket', ...overrides });
 
 const json = (data: Record<string, unknown>): ParsedBody => ({ kind: 'json', data, files: [] });
 const file = (content: string, filename = 'notes.txt'): UploadedFile => ({

@@ -11,6 +11,7 @@ import {
   referencedIds,
   type References,
 } from '../../shared/domain/ticket';
+import { ticketRecord } from './fixtures';
 
 const NOW = new Date('2030-01-02T03:04:05.678Z');
 
@@ -18,26 +19,7 @@ const admin: UserSummary = { id: 1, username: 'admin', first_name: '', last_name
 const jane: UserSummary = { id: 2, username: 'jane', first_name: 'Jane', last_name: 'Doe', email: 'jane@example.com', is_active: true, is_staff: false, is_superuser: false };
 const gone: UserSummary = { id: 3, username: 'gone', first_name: 'Old', last_name: 'User', email: '', is_active: false, is_staff: false, is_superuser: false };
 
-function existingTicket(id: number): Ticket {
-  return {
-    id,
-    queue: 1,
-    title: `T${id}`,
-    description: 'd',
-    resolution: null,
-    submitter_email: 'a@example.com',
-    assigned_to: null,
-    status: 1,
-    on_hold: false,
-    priority: 3,
-    due_date: null,
-    merged_to: null,
-    secret_key: 'k',
-    created: '2030-01-01T00:00:00.000000Z',
-    modified: '2030-01-01T00:00:00.000000Z',
-    custom: {},
-  };
-}
+const existingTicket = (id: number): Ticket => ticketRecord({ id, title: `T${id}` });
 
 const refs: References = {
   queues: new Set([1]),

@@ -2,27 +2,21 @@ import { describe, expect, it } from 'vitest';
 import type { Attachment, Followup, Ticket } from '../../shared/domain/records';
 import { attachmentUrl, attachmentView, followupView, ticketView } from '../../shared/domain/views';
 import { userView } from '../../shared/domain/user';
+import { ticketRecord } from './fixtures';
 
 const BASE = 'http://HOST';
 
-const ticket: Ticket = {
+const ticket: Ticket = ticketRecord({
   id: 3,
-  queue: 1,
   title: 'Test Ticket API with attachment',
   description: 'desc',
-  resolution: null,
   submitter_email: 'test@mail.com',
-  assigned_to: null,
-  status: 1,
-  on_hold: false,
   priority: 2,
   due_date: '2030-01-02T03:04:05.000000Z',
-  merged_to: null,
   secret_key: 'secret',
   created: '2026-11-21T23:17:08.525441Z',
   modified: '2026-11-21T23:17:08.525441Z',
-    custom: {},
-};
+});
 
 const followup = (id: number, date: string, extra: Partial<Followup> = {}): Followup => ({
   id,
