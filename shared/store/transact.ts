@@ -31,13 +31,14 @@ export async function transact(items: TransactItem[]): Promise<void> {
 }
 
 /**
- * Writes `essential` atomically, then `rest` (derived bookkeeping such as index keys of a large
- * collection) in further transactions. Everything fits one transaction in the common case.
+ * Writes `essential` first, then `rest` (derived bookkeeping such as index keys of a large
+ * collection), 100 actions per transaction. Everything fits one transaction in the common case;
+ * beyond DynamoDB's limit (a huge merge group, a collection of hundreds of items) the write is split
+ * rather than refused, essential items first, and the readers tolerate the moment in between.
  */
 export async function transactEssentialFirst(essential: TransactItem[], rest: TransactItem[]): Promise<void> {
-  const room = MAX_TRANSACTION_ITEMS - essential.length;
-  await transact([...essential, ...rest.slice(0, room)]);
-  for (let i = Math.max(room, 0); i < rest.length; i += MAX_TRANSACTION_ITEMS) {
-    await transact(rest.slice(i, i + MAX_TRANSACTION_ITEMS));
+  const all = [...essential, ...rest];
+  for (let i = 0; i < all.length; i += MAX_TRANSACTION_ITEMS) {
+    await transact(all.slice(i, i + MAX_TRANSACTION_ITEMS));
   }
 }

@@ -108,6 +108,20 @@ describe('deleting a ticket', () => {
     expect(await exists(b.id)).toBe(false);
   });
 
+  it('deletes a merge group larger than one DynamoDB transaction (100 actions)', { timeout: 60_000 }, async () => {
+    const target = (await createTicket({ title: 'big merge target' })).body.id;
+    const merged: number[] = [];
+    for (let batch = 0; batch < 11; batch++) {
+      const ids = await Promise.all(Array.from({ length: 10 }, async () => (await createTicket({ title: 'merged' })).body.id as number));
+      await Promise.all(ids.map((id) => call('PATCH', `/api/tickets/${id}/`, { json: { merged_to: target } })));
+      merged.push(...ids);
+    }
+    const reply = await call('DELETE', `/api/tickets/${target}/`);
+    expect(reply.status).toBe(204);
+    const after = await Promise.all([target, ...merged].map((id) => call('GET', `/api/tickets/${id}/`)));
+    expect(after.map((r) => r.status)).toEqual(after.map(() => 404));
+  });
+
   it('a non-staff user cannot delete', async () => {
     const user = await createUser();
     const ticket = (await createTicket()).body;
