@@ -1,8 +1,7 @@
 /**
  * Id indexes: for tickets, followups and attachments, which ids exist and the little that lists
  * need of each (a ticket's status; a followup's ticket; an attachment's ticket, followup and file
- * name). Followups and attachments keep one attribute `s<k>` per id; tickets a number set per
- * status (below). One block item per 100 ids in one partition per kind, so one Query reads a whole index and
+ * name). Followups and attachments keep one attribute `s<k>` per id; tickets keep counts (below). One block item per 100 ids in one partition per kind, so one Query reads a whole index and
  * list pages know their count and their exact ids without reading the records. Every write that
  * creates or deletes such a record changes its slot in the same transaction.
  */
@@ -116,11 +115,15 @@ export function parseAttachmentSlot(value: string): { ticket: number; followup: 
 }
 
 /**
- * The ticket index is the hot one (every list page reads it whole), so it is denser: per block,
- * one number set of ticket ids per status (`st1` … `st5`). ADD and DELETE on sets are atomic, so
- * concurrent writers never conflict, and a set of 100 ids costs a fraction of 100 attributes to
- * read and parse.
+ * The ticket index is the hot one: every list page reads it. It holds counts, not ids: per block of
+ * 1,000 ticket ids one item, with an attribute `c<k>_<s>` per sub-block k of 25 ids and status s,
+ * counting the live tickets there. ADD is atomic, so concurrent writers never conflict, and the whole
+ * index costs about 1.5 KB per 1,000 tickets to read. A list page finds in it the sub-block where the
+ * page starts and reads the tickets from there (at most 24 before the page's first).
  */
+export const TICKET_BLOCK = 1000;
+export const TICKET_SUB_BLOCK = 25;
+
 export interface TicketIndexChange {
   id: number;
   /** The status the ticket leaves (absent for a new ticket). */
@@ -129,40 +132,51 @@ export interface TicketIndexChange {
   to?: number;
 }
 
+const countAttribute = (id: number, status: number) => `c${Math.floor((id % TICKET_BLOCK) / TICKET_SUB_BLOCK)}_${status}`;
+
 export function ticketIndexChanges(changes: TicketIndexChange[]): TransactItem[] {
-  const byBlock = new Map<number, { add: Map<number, Set<number>>; remove: Map<number, Set<number>> }>();
+  const byBlock = new Map<number, Map<string, number>>();
   for (const { id, from, to } of changes) {
-    const { block } = keys.indexSlot(id);
-    let e = byBlock.get(block);
-    if (!e) byBlock.set(block, (e = { add: new Map(), remove: new Map() }));
-    if (from !== undefined && from !== to) e.remove.set(from, (e.remove.get(from) ?? new Set()).add(id));
-    if (to !== undefined && from !== to) e.add.set(to, (e.add.get(to) ?? new Set()).add(id));
+    if (from === to) continue;
+    const block = Math.floor(id / TICKET_BLOCK);
+    let deltas = byBlock.get(block);
+    if (!deltas) byBlock.set(block, (deltas = new Map()));
+    if (from !== undefined) deltas.set(countAttribute(id, from), (deltas.get(countAttribute(id, from)) ?? 0) - 1);
+    if (to !== undefined) deltas.set(countAttribute(id, to), (deltas.get(countAttribute(id, to)) ?? 0) + 1);
   }
-  return [...byBlock].flatMap(([block, { add, remove }]) => {
-    const clause = (verb: string, sets: Map<number, Set<number>>, prefix: string) =>
-      sets.size ? `${verb} ${[...sets.keys()].map((s) => `st${s} :${prefix}${s}`).join(', ')}` : '';
-    const expression = [clause('ADD', add, 'a'), clause('DELETE', remove, 'd')].filter(Boolean).join(' ');
-    if (!expression) return [];
-    const values: Record<string, Set<number>> = {};
-    for (const [s, ids] of add) values[`:a${s}`] = ids;
-    for (const [s, ids] of remove) values[`:d${s}`] = ids;
-    return [{ Update: { TableName: config.tableName, Key: keys.indexBlock('ticket', block), UpdateExpression: expression, ExpressionAttributeValues: values } }];
+  return [...byBlock].flatMap(([block, deltas]) => {
+    const changed = [...deltas].filter(([, delta]) => delta !== 0);
+    if (!changed.length) return [];
+    return [
+      {
+        Update: {
+          TableName: config.tableName,
+          Key: keys.indexBlock('ticket', block),
+          UpdateExpression: `ADD ${changed.map((_, i) => `#c${i} :d${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(changed.map(([attribute], i) => [`#c${i}`, attribute])),
+          ExpressionAttributeValues: Object.fromEntries(changed.map(([, delta], i) => [`:d${i}`, delta])),
+        },
+      },
+    ];
   });
 }
 
-/** Every live ticket id with its status, in id order (one Query, strongly consistent). */
-export async function readTicketIndex(): Promise<[number, number][]> {
+/** Live tickets per sub-block (by its first id), only the given statuses: one Query, consistent. */
+export async function readTicketCounts(statuses?: Set<number>): Promise<{ start: number; count: number }[]> {
   const blocks = await queryAll({
     KeyConditionExpression: 'PK = :pk',
     ExpressionAttributeValues: { ':pk': keys.indexPartition('ticket') },
     ConsistentRead: true,
   });
-  const entries: [number, number][] = [];
+  const counts = new Map<number, number>();
   for (const block of blocks) {
-    for (let status = 1; status <= 5; status++) {
-      const ids = block[`st${status}`] as Set<number> | undefined;
-      if (ids) for (const id of ids) entries.push([id, status]);
+    const base = keys.blockNumber(String(block.SK)) * TICKET_BLOCK;
+    for (const [attribute, value] of Object.entries(block)) {
+      const m = /^c(\d+)_(\d)$/.exec(attribute);
+      if (!m || (statuses && !statuses.has(Number(m[2])))) continue;
+      const start = base + Number(m[1]) * TICKET_SUB_BLOCK;
+      counts.set(start, (counts.get(start) ?? 0) + Math.max(0, value as number));
     }
   }
-  return entries.sort((a, b) => a[0] - b[0]);
+  return [...counts].filter(([, count]) => count > 0).map(([start, count]) => ({ start, count })).sort((a, b) => a.start - b.start);
 }

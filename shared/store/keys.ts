@@ -28,20 +28,18 @@ export const keys = {
 
   /** gsi1: all collections in ticket id order. */
   listAll: (ticket: number, sk: string) => ({ GSI1PK: 'TICKETS', GSI1SK: `${pad(ticket)}#${sk}` }),
-  listAllRange: (first: number, last: number) => ({ pk: 'TICKETS', from: `${pad(first)}#`, to: `${pad(last)}#~` }),
+  listAllPartition: 'TICKETS',
   /** gsi2: collections partitioned by their ticket's status. */
   listByStatus: (status: number, ticket: number, sk: string) => ({ GSI2PK: `TICKETS#STATUS#${status}`, GSI2SK: `${pad(ticket)}#${sk}` }),
-  listByStatusRange: (status: number, first: number, last: number) => ({
-    pk: `TICKETS#STATUS#${status}`,
-    from: `${pad(first)}#`,
-    to: `${pad(last)}#~`,
-  }),
+  listByStatusPartition: (status: number) => `TICKETS#STATUS#${status}`,
+  /** The first sort key of ticket `ticket`'s items in gsi1 and gsi2. */
+  listFrom: (ticket: number) => `${pad(ticket)}#`,
 
   /** gsi3: ticket items by submitter e-mail, for user_tickets (sparse: only tickets with one). */
   bySubmitter: (email: string, ticket: number) => ({ GSI3PK: `SUBMITTER#${email}`, GSI3SK: pad(ticket) }),
   submitterPartition: (email: string) => `SUBMITTER#${email}`,
 
-  /** An id index: one item per block of ids, one attribute `s<k>` per live id `block·100 + k`. */
+  /** An id index: one item per block of ids (see id-index.ts for what each kind keeps in it). */
   indexPartition: (kind: IndexKind) => `INDEX#${kind}`,
   indexBlock: (kind: IndexKind, block: number) => ({ PK: `INDEX#${kind}`, SK: `BLOCK#${pad(block)}` }),
   indexSlot: (id: number) => ({ block: Math.floor(id / INDEX_BLOCK_SIZE), attribute: `s${id % INDEX_BLOCK_SIZE}` }),

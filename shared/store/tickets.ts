@@ -2,14 +2,14 @@
  * Tickets and their item collections: named access patterns over the single table.
  * See docs/data-model.md for the keys and the cost of each operation.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import type { TicketChanges } from '../domain/ticket';
 import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';
-import { attachmentSlot, indexChanges, readTicketIndex, ticketIndexChanges } from './id-index';
+import { attachmentSlot, indexChanges, readTicketCounts, ticketIndexChanges } from './id-index';
 import { attachmentItem, collectionsFrom, followupItem, mergedItem, strip, ticketItem, type ReadCollection } from './items';
 import { countTickets } from './queues';
 import { queryAll } from './query';
@@ -273,13 +273,34 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
   return collections.flatMap((c) => c.attachments.map((a) => a.object_key));
 }
 
-function queryRange(index: 'gsi1' | 'gsi2', range: { pk: string; from: string; to: string }): Promise<Item[]> {
-  const [pk, sk] = index === 'gsi1' ? ['GSI1PK', 'GSI1SK'] : ['GSI2PK', 'GSI2SK'];
-  return queryAll({
-    IndexName: index,
-    KeyConditionExpression: `${pk} = :pk AND ${sk} BETWEEN :from AND :to`,
-    ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
-  });
+/**
+ * Whole collections from a list index (gsi1, or one status partition of gsi2), from ticket
+ * `start` on, until `wanted` tickets are complete. A ticket's own item sorts after its followups and
+ * attachments (`…#TICKET`), so a collection is complete once its ticket item has been read.
+ */
+async function readCollectionsFrom(index: 'gsi1' | 'gsi2', pk: string, start: number, wanted: number): Promise<ReadCollection[]> {
+  const [pkName, skName] = index === 'gsi1' ? ['GSI1PK', 'GSI1SK'] : ['GSI2PK', 'GSI2SK'];
+  const items: Item[] = [];
+  let complete = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        IndexName: index,
+        KeyConditionExpression: `${pkName} = :pk AND ${skName} >= :from`,
+        ExpressionAttributeValues: { ':pk': pk, ':from': keys.listFrom(start) },
+        Limit: (wanted - complete) * 4 + 8,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      items.push(item);
+      if (item.type === 'ticket' && ++complete === wanted) break;
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey && complete < wanted);
+  return [...collectionsFrom(items).values()].sort((a, b) => a.ticket.id - b.ticket.id);
 }
 
 export interface TicketPage {
@@ -290,37 +311,39 @@ export interface TicketPage {
 
 /**
  * One page of tickets in id order, optionally only some statuses. Costs one Query of the ticket
- * index plus one Query per status present on the page (one in all when unfiltered), whatever the
- * table size. The indexes are eventually consistent: a collection that does not match the ticket
- * index yet is read from the table instead.
+ * index (counts per 25 ids) plus one Query of gsi1, or of gsi2 per status asked for, starting at
+ * most 24 tickets before the page: the same whatever the table size. The GSIs are eventually
+ * consistent: a collection that does not look complete yet is read from the table instead.
  */
 export async function listTickets(statuses: Set<number> | undefined, request: PageRequest): Promise<TicketPage> {
-  const index = await readTicketIndex();
-  const entries = statuses ? index.filter(([, status]) => statuses.has(status)) : index;
-  const window = pageWindow(request, entries.length);
-  const page = entries.slice(window.offset, window.offset + window.limit);
-  if (!page.length) return { count: entries.length, window, tickets: [] };
+  const counts = await readTicketCounts(statuses);
+  const total = counts.reduce((sum, c) => sum + c.count, 0);
+  const window = pageWindow(request, total);
+  if (!window.limit) return { count: total, window, tickets: [] };
 
-  let items: Item[];
-  if (!statuses) {
-    items = await queryRange('gsi1', keys.listAllRange(page[0]![0], page.at(-1)![0]));
-  } else {
-    const byStatus = new Map<number, number[]>();
-    for (const [id, status] of page) byStatus.set(status, [...(byStatus.get(status) ?? []), id]);
-    const results = await Promise.all(
-      [...byStatus].map(([status, ids]) => queryRange('gsi2', keys.listByStatusRange(status, ids[0]!, ids.at(-1)!))),
-    );
-    items = results.flat();
+  let before = 0;
+  let start = 0;
+  for (const c of counts) {
+    if (before + c.count > window.offset) {
+      start = c.start;
+      break;
+    }
+    before += c.count;
   }
-  const found = collectionsFrom(items);
+  const skip = window.offset - before;
+  const wanted = skip + window.limit;
+  const found = statuses
+    ? (await Promise.all([...statuses].map((s) => readCollectionsFrom('gsi2', keys.listByStatusPartition(s), start, wanted)))).flat()
+    : await readCollectionsFrom('gsi1', keys.listAllPartition, start, wanted);
+  const page = found.sort((a, b) => a.ticket.id - b.ticket.id).slice(skip, skip + window.limit);
   const tickets = await Promise.all(
-    page.map(async ([id, status]) => {
-      const c = found.get(id);
-      const complete = c && c.ticket.status === status && c.followups.length + c.attachments.length === c.collectionSize;
-      return complete ? c : await readTicket(id);
+    page.map(async (c) => {
+      const current = (!statuses || statuses.has(c.ticket.status)) && c.followups.length + c.attachments.length === c.collectionSize;
+      return current ? c : await readTicket(c.ticket.id);
     }),
   );
-  return { count: entries.length, window, tickets: tickets.filter((t): t is ReadCollection => !!t) };
+  const shown = (t: ReadCollection | undefined): t is ReadCollection => !!t && (!statuses || statuses.has(t.ticket.status));
+  return { count: total, window, tickets: tickets.filter(shown) };
 }
 
 /** Tickets submitted from `email` (exact), newest first: gsi3, eventually consistent. */
