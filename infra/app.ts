@@ -7,6 +7,7 @@ import { App, CrossStackReferences, ReferenceStrength, Tags } from 'aws-cdk-lib'
 import { ApiStack } from './api-stack';
 import { DataStack } from './data-stack';
 import { environmentSettings } from './environments';
+import { addNagChecks } from './nag';
 
 export interface Helpdesk {
   data: DataStack;
@@ -41,5 +42,7 @@ const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileUR
 if (isMain) {
   const app = new App();
   buildHelpdesk(app);
+  // AwsSolutions checks: synth fails on any finding the stacks do not acknowledge.
+  addNagChecks(app);
   app.synth();
 }

@@ -18,8 +18,17 @@ export interface EnvironmentSettings {
   activateApi: 'True' | 'False';
   /** Lambda memory (MB); CPU scales with it. */
   memorySize: number;
-  /** Retention of each function's log group. */
+  /** Retention of each function's log group and of the API's access log group. */
   logRetentionDays: RetentionDays;
+  /**
+   * Reserved concurrency of every function (`reservedConcurrentExecutions`), or undefined for none
+   * (the functions then share the account's unreserved pool). Deliberately unset everywhere: Lambda
+   * refuses any reservation that would leave the account fewer than 100 unreserved executions, so on
+   * a new or small account (limit 10-1000) reserving for 33 functions makes the deploy fail. The
+   * stage throttle (below) is what bounds load. Set it only for an account whose concurrency limit
+   * has been raised, knowing the figure applies to each of the functions.
+   */
+  reservedConcurrency?: number;
   /** What happens to the table and the bucket when they leave the template or the stack is deleted. */
   removalPolicy: RemovalPolicy;
   /** DynamoDB deletion protection and CloudFormation termination protection of the data stack. */

@@ -99,8 +99,50 @@ describe('dev environment', () => {
   });
 
   it('gives each function its own log group with the retention of the environment', () => {
-    api.resourceCountIs('AWS::Logs::LogGroup', routes.length + 1);
+    // One per function, plus the API's access log.
+    api.resourceCountIs('AWS::Logs::LogGroup', routes.length + 2);
     api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
+  });
+
+  it('gives each function a role that may write only to its own log group, and no managed policy', () => {
+    const roles = Object.values(api.findResources('AWS::IAM::Role') as Record<string, Resource>);
+    expect(roles).toHaveLength(routes.length + 1);
+    for (const role of roles) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    for (const route of allRoutes) {
+      const fn = helpdesk.api.functions.get(route.handler)!;
+      const logStatements = roleStatements(api, logicalId(helpdesk.api, fn.role)).filter((s) =>
+        s.actions.some((a) => a.startsWith('logs:')),
+      );
+      expect(logStatements, route.handler).toHaveLength(1);
+      expect(logStatements[0]!.actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+      const cfn = fn.node.defaultChild as CfnFunction;
+      const logGroupId = (helpdesk.api.resolve(cfn.loggingConfig) as { logGroup: { Ref: string } }).logGroup.Ref;
+      expect(logStatements[0]!.resources, route.handler).toEqual([{ 'Fn::GetAtt': [logGroupId, 'Arn'] }]);
+    }
+  });
+
+  it('reserves no concurrency in dev (it can fail deploys on small accounts)', () => {
+    for (const f of Object.values(api.findResources('AWS::Lambda::Function') as Record<string, Resource>)) {
+      expect(f.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
+
+  it('writes a JSON access log line per request to a log group with the environment retention', () => {
+    const stage = Object.values(api.findResources('AWS::ApiGatewayV2::Stage') as Record<string, Resource>)[0]!;
+    const settings = stage.Properties.AccessLogSettings as { DestinationArn: { 'Fn::GetAtt': [string, string] }; Format: string };
+    expect(JSON.parse(settings.Format)).toEqual({
+      requestId: '$context.requestId',
+      ip: '$context.identity.sourceIp',
+      method: '$context.httpMethod',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      latency: '$context.responseLatency',
+      integrationError: '$context.integrationErrorMessage',
+    });
+    const [logGroupId, attribute] = settings.DestinationArn['Fn::GetAtt'];
+    expect(attribute).toBe('Arn');
+    const logGroup = (api.findResources('AWS::Logs::LogGroup') as Record<string, Resource>)[logGroupId];
+    expect(logGroup?.Properties.RetentionInDays).toBe(7);
   });
 
   it('routes METHOD path to the function of each entry, HEAD with every GET, ANY to the fallback', () => {
@@ -272,6 +314,7 @@ describe('prod environment', () => {
     api.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
     });
+    api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
   }, 30_000); // the validator's WASM takes ~5 s to load, once
 
   it('rejects an unknown environment name', () => {

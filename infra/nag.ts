@@ -1,0 +1,18 @@
+/**
+ * cdk-nag's AwsSolutions rules. cdk-nag 3 is a CDK validation plugin (the v2 Aspect and
+ * `NagSuppressions` are gone): `npx cdk synth` runs it after synthesis and fails on any finding that
+ * is not acknowledged. Findings are acknowledged in the stacks, next to the construct they concern,
+ * with `Validations.of(construct).acknowledge({ id, reason })`; an id names one finding
+ * (`AwsSolutions-IAM5[Resource::<Table.Arn>/index/*]`), never a whole rule, where the rule has several.
+ * Cross-stack ARNs appear in finding ids as the `Fn::ImportValue` that synthesis puts in their
+ * place, so run `validateScope` by hand only on a synthesised app.
+ * tests/infra/nag.test.ts checks dev and prod without synthesising the bundles.
+ */
+import { Validations, type App } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+
+export function addNagChecks(app: App): AwsSolutionsChecks {
+  const checks = new AwsSolutionsChecks(app);
+  Validations.of(app).addPlugins(checks);
+  return checks;
+}
