@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { fallbackRoute, matchRoutes, type Route } from '../routes';
 import { MAX_BODY_BYTES } from '../../shared/middleware/body';
-import type { HttpEvent, HttpResult } from '../../shared/middleware/http';
+import { SECURITY_HEADERS, type HttpEvent, type HttpResult } from '../../shared/middleware/http';
 
 type Handler = (event: HttpEvent, context: object) => Promise<HttpResult>;
 
@@ -120,7 +120,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   } catch (error) {
     // What API Gateway answers for a payload over its limit, in upstream's error shape.
     const detail = error instanceof BodyTooLarge ? `Request body is larger than ${MAX_BODY_BYTES} bytes.` : 'Request body could not be read.';
-    send(res, method, { statusCode: error instanceof BodyTooLarge ? 413 : 400, headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify({ detail }) });
+    send(res, method, { statusCode: error instanceof BodyTooLarge ? 413 : 400, headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify({ detail }) });
     return;
   }
   const event = toEvent(req, body, route, params);
@@ -133,8 +133,16 @@ export function createLocalServer(): Server {
   return createServer((req, res) => {
     handle(req, res).catch((error: Error) => {
       console.error(JSON.stringify({ level: 'ERROR', message: 'local server error', error: error.message }));
-      if (!res.headersSent) send(res, 'GET', { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: '{"detail":"A server error occurred."}' });
+      if (!res.headersSent) send(res, 'GET', { statusCode: 500, headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json' }, body: '{"detail":"A server error occurred."}' });
       else res.destroy();
     });
+  }).on('clientError', (error: Error & { code?: string }, socket) => {
+    // A request Node's parser refuses (an unknown method, bytes not allowed in a header, headers
+    // too large): answered in the API's JSON error shape, with its headers, as API Gateway would.
+    if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) return void socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify({ detail: status === 431 ? 'Request headers are too large.' : 'Malformed request.' });
+    const headers = Object.entries({ ...SECURITY_HEADERS, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n${headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
   });
 }

@@ -25,6 +25,9 @@ export const MESSAGES = {
   notAFile: 'The submitted data was not a file. Check the encoding type on the form.',
   emptyFile: 'The submitted file is empty.',
   duration: 'Duration has wrong format. Use one of these formats instead: [DD] [HH:[MM:]]ss[.uuuuuu].',
+  // DRF's overflow message, with the bounds the store can hold exactly (whole microseconds as a safe
+  // integer: about 104249 days) rather than Python's 999999999 days.
+  durationOverflow: 'The number of days must be between -104249 and 104249.',
 } as const;
 
 /** Python's name for the type of a JSON value, as DRF puts it in its messages. */
@@ -209,9 +212,9 @@ export function formatDuration(micros: number): string {
 export function durationField(): Field<number | null> {
   const schema = fieldSchema((raw, ctx): number | null => {
     if (raw === null) return null;
-    if (typeof raw === 'number' && Number.isFinite(raw)) return Math.round(raw * 1e6);
-    const value = typeof raw === 'string' ? parseDuration(raw) : null;
-    return value ?? fail(ctx, MESSAGES.duration);
+    const value = typeof raw === 'number' && Number.isFinite(raw) ? Math.round(raw * 1e6) : typeof raw === 'string' ? parseDuration(raw) : null;
+    if (value === null) return fail(ctx, MESSAGES.duration);
+    return Number.isSafeInteger(value) ? value : fail(ctx, MESSAGES.durationOverflow);
   });
   return { schema, meta: { type: 'duration' }, kind: 'other', nullable: true, required: false };
 }
