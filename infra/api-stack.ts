@@ -20,6 +20,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
 import type { EnvironmentSettings } from './environments';
 import { BUNDLE_ALIASES, BUNDLE_SETTINGS } from './bundling';
+import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -211,11 +212,11 @@ export class ApiStack extends Stack {
 
     const actions = [...new Set(route.files)].map((access) => S3_ACTIONS[access]);
     if (actions.length > 0) {
-      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }));
       Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, this)}/*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, this)}/${ATTACHMENT_PREFIX}*]`,
         reason:
-          'Objects of the attachments bucket only, and only the actions the route declares (no List, no bucket-level action): keys are attachments/<ticket>/<uuid>, made at run time, so no narrower ARN exists for a function that serves any ticket.',
+          'Attachment objects of the one bucket only, and only the actions the route declares (no List, no bucket-level action): keys are attachments/<ticket>/<uuid>, made at run time, so no narrower ARN exists for a function that serves any ticket.',
       });
     }
     return fn;

@@ -60,7 +60,10 @@ export const keys = {
   counters: { PK: 'COUNTER', SK: 'COUNTER' },
 } as const;
 
+/** Every attachment object lives under this prefix (the functions may touch nothing else). */
+export const ATTACHMENT_PREFIX = 'attachments/';
+
 /** S3 object key of an attachment: never built from the client's file name. */
 export function attachmentObjectKey(ticket: number, uuid: string): string {
-  return `attachments/${ticket}/${uuid}`;
+  return `${ATTACHMENT_PREFIX}${ticket}/${uuid}`;
 }
