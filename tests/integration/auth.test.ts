@@ -86,16 +86,7 @@ describe('401 for unauthenticated requests', () => {
 
   it('every staff operation refuses anonymous callers', async () => {
     const ticket = (await createTicket()).body;
-    const requests: [string, string][] = [
-      ['GET', '/api/tickets/'],
-      ['POST', '/api/tickets/'],
-      ['GET', `/api/tickets/${ticket.id}/`],
-      ['PUT', `/api/tickets/${ticket.id}/`],
-      ['PATCH', `/api/tickets/${ticket.id}/`],
-      ['DELETE', `/api/tickets/${ticket.id}/`],
-      ['POST', '/api/followups/'],
-      ['POST', '/api/users/'],
-    ];
+    const requests = staffRequests(ticket.id);
     for (const [method, path] of requests) {
       expect401(await call(method, path, { auth: null, ...(method === 'GET' ? {} : { json: {} }) }), NOT_PROVIDED);
     }
@@ -103,19 +94,24 @@ describe('401 for unauthenticated requests', () => {
   });
 });
 
+/** The spec's staff operations, on one existing ticket. */
+function staffRequests(ticket: number): [string, string][] {
+  return [
+    ['GET', '/api/tickets/'],
+    ['POST', '/api/tickets/'],
+    ['GET', `/api/tickets/${ticket}/`],
+    ['PUT', `/api/tickets/${ticket}/`],
+    ['PATCH', `/api/tickets/${ticket}/`],
+    ['DELETE', `/api/tickets/${ticket}/`],
+    ['POST', '/api/followups/'],
+    ['POST', '/api/users/'],
+  ];
+}
+
 describe('403 for authenticated users who are not staff', () => {
   it('a non-staff user gets 403 on every staff operation, without WWW-Authenticate', async () => {
     const ticket = (await createTicket()).body;
-    const requests: [string, string][] = [
-      ['GET', '/api/tickets/'],
-      ['POST', '/api/tickets/'],
-      ['GET', `/api/tickets/${ticket.id}/`],
-      ['PUT', `/api/tickets/${ticket.id}/`],
-      ['PATCH', `/api/tickets/${ticket.id}/`],
-      ['DELETE', `/api/tickets/${ticket.id}/`],
-      ['POST', '/api/followups/'],
-      ['POST', '/api/users/'],
-    ];
+    const requests = staffRequests(ticket.id);
     for (const [method, path] of requests) {
       const reply = await call(method, path, { auth: plain.auth, ...(method === 'GET' ? {} : { json: {} }) });
       expect(reply.status, `${method} ${path}`).toBe(403);

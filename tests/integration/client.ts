@@ -113,35 +113,7 @@ export function clientFor(base: string) {
 /** The bootstrap creates the admin first, so it has user id 1 (upstream's observed examples too). */
 export const ADMIN_ID = 1;
 
-export const TICKET_KEYS = [
-  'id',
-  'queue',
-  'title',
-  'description',
-  'resolution',
-  'submitter_email',
-  'assigned_to',
-  'status',
-  'on_hold',
-  'priority',
-  'due_date',
-  'merged_to',
-  'followup_set',
-];
-export const FOLLOWUP_KEYS = [
-  'id',
-  'ticket',
-  'user',
-  'title',
-  'comment',
-  'public',
-  'new_status',
-  'time_spent',
-  'followupattachment_set',
-  'date',
-  'message_id',
-];
-export const ATTACHMENT_KEYS = ['id', 'followup', 'file', 'filename', 'mime_type', 'size'];
+export { ATTACHMENT_KEYS, FOLLOWUP_KEYS, TICKET_KEYS } from '../wire-shapes';
 
 /** ISO 8601 in UTC with `Z`; six fraction digits when non-zero, none when zero (3.4). */
 export const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?Z$/;

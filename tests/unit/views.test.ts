@@ -3,6 +3,7 @@ import type { Attachment, Followup, Ticket } from '../../shared/domain/records';
 import { attachmentUrl, attachmentView, followupView, ticketView } from '../../shared/domain/views';
 import { userView } from '../../shared/domain/user';
 import { ticketRecord } from './fixtures';
+import { ATTACHMENT_KEYS, FOLLOWUP_KEYS, TICKET_KEYS } from '../wire-shapes';
 
 const BASE = 'http://HOST';
 
@@ -50,36 +51,10 @@ describe('ticketView', () => {
       attachments: [attachment(2, 4, 'z.txt'), attachment(1, 4, 'a.txt'), attachment(3, 5, 'm.txt')],
       mergedFrom: [],
     }, []);
-    expect(Object.keys(view)).toEqual([
-      'id',
-      'queue',
-      'title',
-      'description',
-      'resolution',
-      'submitter_email',
-      'assigned_to',
-      'status',
-      'on_hold',
-      'priority',
-      'due_date',
-      'merged_to',
-      'followup_set',
-    ]);
+    expect(Object.keys(view)).toEqual(TICKET_KEYS);
     expect(view.due_date).toBe('2030-01-02T03:04:05Z');
     expect(view.followup_set.map((f) => f.id)).toEqual([4, 5]);
-    expect(Object.keys(view.followup_set[0]!)).toEqual([
-      'id',
-      'ticket',
-      'user',
-      'title',
-      'comment',
-      'public',
-      'new_status',
-      'time_spent',
-      'followupattachment_set',
-      'date',
-      'message_id',
-    ]);
+    expect(Object.keys(view.followup_set[0]!)).toEqual(FOLLOWUP_KEYS);
     expect(view.followup_set[0]!.date).toBe('2026-11-21T23:17:08.525441Z');
     expect(view.followup_set[1]!.date).toBe('2026-11-21T23:17:09Z');
     expect(view.followup_set[0]!.time_spent).toBe('01:30:00');
@@ -106,7 +81,7 @@ describe('attachmentView', () => {
       mime_type: 'text/plain',
       size: 17,
     });
-    expect(Object.keys(view)).toEqual(['id', 'followup', 'file', 'filename', 'mime_type', 'size']);
+    expect(Object.keys(view)).toEqual(ATTACHMENT_KEYS);
     expect(attachmentUrl(BASE, { ticket: 9, id: 8 })).toBe('http://HOST/api/tickets/9/attachments/8');
   });
 });

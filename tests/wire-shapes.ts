@@ -1,0 +1,31 @@
+/** Upstream's key order of each resource on the wire (upstream-behaviour.md 4.1-4.3). */
+
+export const TICKET_KEYS = [
+  'id',
+  'queue',
+  'title',
+  'description',
+  'resolution',
+  'submitter_email',
+  'assigned_to',
+  'status',
+  'on_hold',
+  'priority',
+  'due_date',
+  'merged_to',
+  'followup_set',
+];
+export const FOLLOWUP_KEYS = [
+  'id',
+  'ticket',
+  'user',
+  'title',
+  'comment',
+  'public',
+  'new_status',
+  'time_spent',
+  'followupattachment_set',
+  'date',
+  'message_id',
+];
+export const ATTACHMENT_KEYS = ['id', 'followup', 'file', 'filename', 'mime_type', 'size'];
