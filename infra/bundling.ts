@@ -3,6 +3,7 @@
  * bundles with the same settings to measure sizes and cold imports.
  */
 import { fileURLToPath } from 'node:url';
+import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 
 /** An ESM bundle needs `require` for the CommonJS parts of its dependencies (toolchain.md). */
 export const ESM_REQUIRE_BANNER = "import{createRequire}from'module';const require=createRequire(import.meta.url);";
@@ -25,3 +26,20 @@ export const BUNDLE_SETTINGS = {
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
 } as const;
+
+/** NodejsFunction's bundling options for every function of the stacks. */
+export function lambdaBundling(): BundlingOptions {
+  return {
+    format: OutputFormat.ESM,
+    minify: BUNDLE_SETTINGS.minify,
+    target: BUNDLE_SETTINGS.target,
+    sourceMap: false,
+    mainFields: [...BUNDLE_SETTINGS.mainFields],
+    banner: BUNDLE_SETTINGS.banner,
+    esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
+    // Bundle everything, the AWS SDK v3 included: smaller cold start than the runtime's copy.
+    externalModules: [],
+    forceDockerBundling: false,
+    logLevel: LogLevel.WARNING,
+  };
+}

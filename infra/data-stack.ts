@@ -3,7 +3,7 @@
  * when code changes, so an application deploy can never replace (or empty) the data.
  */
 import { Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../shared/store/schema';
@@ -28,6 +28,8 @@ export class DataStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: TABLE_SCHEMA.timeToLive,
+      // Feeds the webhook dispatcher (infra/webhooks.ts), which filters it to outbox items.
+      stream: StreamViewType.NEW_IMAGE,
       deletionProtection: settings.deletionProtection,
       removalPolicy: settings.removalPolicy,
     });

@@ -35,7 +35,19 @@ export interface EnvironmentSettings {
   deletionProtection: boolean;
   /** `$default` stage throttling: steady requests per second and burst. */
   throttle: { rateLimit: number; burstLimit: number };
+  /**
+   * Webhook receivers, upstream's settings (README "Webhooks"): comma-separated URLs, validated at
+   * synth (http(s) only, no link-local, metadata or loopback address). The signing secret is made
+   * by the stack in Secrets Manager, never written here.
+   */
+  webhooks: {
+    HELPDESK_NEW_TICKET_WEBHOOK_URLS: string;
+    HELPDESK_FOLLOWUP_WEBHOOK_URLS: string;
+    HELPDESK_WEBHOOK_TIMEOUT: string;
+  };
 }
+
+const NO_WEBHOOKS = { HELPDESK_NEW_TICKET_WEBHOOK_URLS: '', HELPDESK_FOLLOWUP_WEBHOOK_URLS: '', HELPDESK_WEBHOOK_TIMEOUT: '3' };
 
 export const environments: Record<EnvironmentName, EnvironmentSettings> = {
   dev: {
@@ -46,6 +58,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
     throttle: { rateLimit: 50, burstLimit: 100 },
+    webhooks: NO_WEBHOOKS,
   },
   staging: {
     name: 'staging',
@@ -55,6 +68,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.RETAIN,
     deletionProtection: false,
     throttle: { rateLimit: 100, burstLimit: 200 },
+    webhooks: NO_WEBHOOKS,
   },
   prod: {
     name: 'prod',
@@ -64,6 +78,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.RETAIN,
     deletionProtection: true,
     throttle: { rateLimit: 500, burstLimit: 1000 },
+    webhooks: NO_WEBHOOKS,
   },
 };
 

@@ -30,6 +30,8 @@ export interface Route {
   files: FileAccess[];
   /** False for a route that answers a redirect rather than JSON: no `Accept` check (406). */
   negotiatesJson?: false;
+  /** True for a route that queues webhook deliveries (the stack grants sending to the queue). */
+  queuesWebhooks?: true;
 }
 
 export const routes: readonly Route[] = [
@@ -72,6 +74,17 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/api/custom-fields/{name}', handler: 'custom-fields/get', permission: 'superuser', table: 'read', files: [] },
   { method: 'PATCH', path: '/api/custom-fields/{name}', handler: 'custom-fields/update', permission: 'superuser', table: 'write', files: [] },
   { method: 'DELETE', path: '/api/custom-fields/{name}', handler: 'custom-fields/delete', permission: 'superuser', table: 'write', files: [] },
+  { method: 'GET', path: '/api/webhook-deliveries', handler: 'webhook-deliveries/list', permission: 'staff', table: 'read', files: [] },
+  { method: 'GET', path: '/api/webhook-deliveries/{id}', handler: 'webhook-deliveries/get', permission: 'staff', table: 'read', files: [] },
+  {
+    method: 'POST',
+    path: '/api/webhook-deliveries/{id}/redeliver',
+    handler: 'webhook-deliveries/redeliver',
+    permission: 'staff',
+    table: 'write',
+    files: [],
+    queuesWebhooks: true,
+  },
 ];
 
 /**

@@ -8,6 +8,7 @@ import { newAttachments } from '../../shared/store/attachments';
 import { reserveIds } from '../../shared/store/counters';
 import { withFiles } from '../../shared/store/files';
 import { loadReferences } from '../../shared/store/references';
+import { webhookEventFor } from '../../shared/webhooks/settings';
 import { StaleTicket, MissingTicket, addFollowup } from '../../shared/store/tickets';
 
 const ATTEMPTS = 5;
@@ -28,11 +29,12 @@ export const handler = apiHandler('followups/create', async (event) => {
   const ids = await reserveIds({ followup: 1, attachment: draft.attachments.length });
   const { records, files } = newAttachments(ticket.id, ids.followup, ids.attachment, draft.attachments);
 
+  const announce = webhookEventFor('followup.created', ticket.id, ids.followup, baseUrl(event));
   const followup = await withFiles(files, async () => {
     for (let attempt = 1; ; attempt++) {
       try {
         const record = { id: ids.followup, ...plan.followup };
-        await addFollowup(ticket, record, records, plan.ticketChanges);
+        await addFollowup(ticket, record, records, plan.ticketChanges, announce);
         return record;
       } catch (error) {
         if (!(error instanceof StaleTicket || error instanceof MissingTicket)) throw error;

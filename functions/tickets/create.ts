@@ -9,6 +9,7 @@ import { withFiles } from '../../shared/store/files';
 import { loadReferences } from '../../shared/store/references';
 import { listCustomFields } from '../../shared/store/custom-fields';
 import { MissingQueueOnWrite, createTicket } from '../../shared/store/tickets';
+import { webhookEventFor } from '../../shared/webhooks/settings';
 import { ValidationError } from '../../shared/domain/errors';
 import { MESSAGES } from '../../shared/domain/fields';
 
@@ -24,7 +25,7 @@ export const handler = apiHandler('tickets/create', async (event) => {
   const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
   const { records, files } = newAttachments(ticket.id, opening.id, ids.attachment, uploads);
 
-  const created = await withFiles(files, () => createTicket(ticket, opening, records[0])).catch((error) => {
+  const created = await withFiles(files, () => createTicket(ticket, opening, records[0], webhookEventFor('ticket.created', ticket.id, null, baseUrl(event)))).catch((error) => {
     throw error instanceof MissingQueueOnWrite ? new ValidationError({ queue: [MESSAGES.pkMissing(ticket.queue)] }) : error;
   });
   return json(201, ticketView(baseUrl(event), created, defs));

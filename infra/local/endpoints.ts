@@ -27,6 +27,8 @@ export const LOCAL_ENV_DEFAULTS: Readonly<Record<string, string>> = {
   AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
   // The local runtime runs on this machine's Node 20; Lambda runs Node 22, where the SDK is quiet.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  // Webhook receivers on this machine (a test receiver, a tunnel) are fine locally, never on AWS.
+  HELPDESK_WEBHOOK_ALLOW_LOOPBACK: 'true',
 };
 
 /**
@@ -36,6 +38,11 @@ export const LOCAL_ENV_DEFAULTS: Readonly<Record<string, string>> = {
 export function useLocalEngines(endpoints: EngineEndpoints): void {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoints.dynamoEndpoint;
   process.env.AWS_ENDPOINT_URL_S3 = endpoints.s3Endpoint;
+  useLocalDefaults();
+}
+
+/** The local defaults for whatever the environment does not set. */
+export function useLocalDefaults(): void {
   for (const [name, value] of Object.entries(LOCAL_ENV_DEFAULTS)) process.env[name] ??= value;
 }
 

@@ -21,6 +21,11 @@ if (runtime.admin.generatedPassword) {
   console.log(`Staff superuser: ${runtime.admin.username}`);
 }
 
+if (runtime.generatedWebhookSecret) {
+  console.log(`Webhook signing secret (Standard Webhooks): ${runtime.generatedWebhookSecret}`);
+  console.log('(kept in the data directory; set HELPDESK_WEBHOOK_SECRET to choose it)');
+}
+
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

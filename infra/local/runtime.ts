@@ -4,7 +4,9 @@
  */
 import type { Server } from 'node:http';
 import { startEngines, type Engines } from './engines';
-import { DataDirBusy, claimDataDir, useLocalEngines } from './endpoints';
+import { webhookSettings } from '../../shared/webhooks/settings';
+import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './endpoints';
+import type { LocalWebhooks } from './webhooks';
 
 export interface RuntimeOptions {
   port?: number;
@@ -15,11 +17,16 @@ export interface RuntimeOptions {
 export interface LocalRuntime {
   url: string;
   admin: { username: string; generatedPassword?: string };
+  /** The webhook signing secret, when this start generated it. */
+  generatedWebhookSecret?: string;
   stop(): Promise<void>;
 }
 
 export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<LocalRuntime> {
   const dataDir = options.dataDir ?? '.helpdesk-data';
+  // Settings errors first, before the engines take seconds to start.
+  useLocalDefaults();
+  webhookSettings();
   // One process per data directory (DynamoDB Local's rule): wait for a CLI command to finish, refuse
   // a second server. `<dataDir>/endpoints.json` then tells the CLI where this server's engines are.
   const owned =
@@ -43,9 +50,12 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   useLocalEngines(engines);
 
   let server: Server | undefined;
+  let webhooks: LocalWebhooks | undefined;
   try {
     const { bootstrap } = await import('./bootstrap');
     const admin = await bootstrap();
+    const { startLocalWebhooks } = await import('./webhooks');
+    webhooks = await startLocalWebhooks(dataDir);
     const { createLocalServer } = await import('./server');
     server = createLocalServer();
     const host = options.host ?? '127.0.0.1';
@@ -57,21 +67,25 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const activeServer = server;
     const url = `http://${host}:${port}`;
     claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: process.env.TABLE_NAME });
+    const activeWebhooks = webhooks;
     return {
       url,
       admin,
+      generatedWebhookSecret: webhooks.generatedSecret,
       async stop() {
         claim?.publish(undefined); // stopping: a CLI waits rather than use engines on their way out
         await new Promise<void>((resolve) => {
           activeServer.close(() => resolve());
           activeServer.closeIdleConnections();
         });
+        await activeWebhooks.stop();
         await engines.stop();
         claim?.release();
       },
     };
   } catch (error) {
     server?.close();
+    await webhooks?.stop();
     await engines.stop();
     claim?.release();
     throw error;

@@ -58,6 +58,14 @@ export const keys = {
   customField: (name: string) => ({ PK: 'CUSTOM_FIELDS', SK: `FIELD#${name}` }),
   /** One item holds every id counter (`ticket`, `followup`, `attachment`, `user`, `queue`). */
   counters: { PK: 'COUNTER', SK: 'COUNTER' },
+
+  /** Webhook events written with the change that caused them, until dispatched (the outbox). */
+  outboxPartition: 'OUTBOX',
+  outboxEvent: (id: string) => ({ PK: 'OUTBOX', SK: `EVENT#${id}` }),
+  /** One item per webhook delivery, in one partition read newest first by the delivery log. */
+  deliveriesPartition: 'WEBHOOK_DELIVERIES',
+  delivery: (id: string) => ({ PK: 'WEBHOOK_DELIVERIES', SK: `DELIVERY#${id}` }),
+  deliveryFromSortKey: (sk: string) => sk.slice('DELIVERY#'.length),
 } as const;
 
 /** Every attachment object lives under this prefix (the functions may touch nothing else). */

@@ -12,6 +12,7 @@ import { keys } from './keys';
 import { attachmentSlot, indexChanges, readTicketCounts, ticketIndexChanges } from './id-index';
 import { attachmentItem, collectionsFrom, followupItem, mergedItem, strip, ticketItem, type ReadCollection } from './items';
 import { countTickets } from './queues';
+import { outboxPut, type OutboxEvent } from './outbox';
 import { queryAll } from './query';
 import { ConditionFailed, transact, transactEssentialFirst, type TransactItem } from './transact';
 
@@ -70,8 +71,8 @@ export function childSlots(followups: Followup[], attachments: Attachment[]): Tr
   ];
 }
 
-/** Stores a new ticket with its opening followup and optional attachment, atomically. */
-export async function createTicket(ticket: Ticket, opening: Followup, attachment?: Attachment): Promise<TicketCollection> {
+/** Stores a new ticket with its opening followup, optional attachment and webhook event, atomically. */
+export async function createTicket(ticket: Ticket, opening: Followup, attachment?: Attachment, event?: OutboxEvent): Promise<TicketCollection> {
   const attachments = attachment ? [attachment] : [];
   const items: TransactItem[] = [
     put(ticketItem(ticket, 1 + attachments.length), 'attribute_not_exists(PK)'),
@@ -80,6 +81,7 @@ export async function createTicket(ticket: Ticket, opening: Followup, attachment
     ...attachments.map((a) => put(attachmentItem(a, ticket.status))),
     ...ticketIndexChanges([{ id: ticket.id, to: ticket.status }]),
     ...childSlots([opening], attachments),
+    ...(event ? [outboxPut(event)] : []),
   ];
   try {
     await transact(items);
@@ -160,7 +162,8 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
 }
 
 /**
- * Adds a followup (and its attachments) to a ticket and applies its effects on the ticket, atomically.
+ * Adds a followup (and its attachments and webhook event) to a ticket and applies its effects on the
+ * ticket, atomically.
  * `ticket` is the ticket as read when the followup was planned: if its status changed since, the
  * write is refused with StaleTicket so the caller can plan again.
  */
@@ -169,6 +172,7 @@ export async function addFollowup(
   followup: Followup,
   attachments: Attachment[],
   ticketChanges: Partial<Pick<Ticket, 'status' | 'resolution' | 'modified'>>,
+  event?: OutboxEvent,
 ): Promise<void> {
   const status = ticketChanges.status ?? ticket.status;
   const names: Record<string, string> = { '#status': 'status' };
@@ -198,6 +202,7 @@ export async function addFollowup(
     put(followupItem(followup, status)),
     ...attachments.map((a) => put(attachmentItem(a, status))),
     ...childSlots([followup], attachments),
+    ...(event ? [outboxPut(event)] : []),
   ];
   let rest: TransactItem[] = [];
   if (statusChanged) {

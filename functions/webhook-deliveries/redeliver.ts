@@ -1,0 +1,19 @@
+/**
+ * POST /api/webhook-deliveries/{id}/redeliver (staff): a new round of attempts for one delivery,
+ * with the same `webhook-id` and body (receivers that deduplicate by id see the same message).
+ * Answers 202 with the delivery as queued.
+ */
+import { apiHandler } from '../../shared/middleware';
+import { json } from '../../shared/middleware/http';
+import { NotFound } from '../../shared/domain/errors';
+import { DELIVERY_ID, deliveryView } from '../../shared/domain/webhooks';
+import { requeueDelivery } from '../../shared/store/deliveries';
+import { deliveryQueue } from '../../shared/webhooks/queue';
+
+export const handler = apiHandler('webhook-deliveries/redeliver', async (event) => {
+  const id = event.pathParameters?.id ?? '';
+  const delivery = DELIVERY_ID.test(id) ? await requeueDelivery(id, new Date()) : undefined;
+  if (!delivery) throw new NotFound();
+  await deliveryQueue().enqueue(delivery.id, 0);
+  return json(202, deliveryView(delivery));
+});

@@ -1,0 +1,14 @@
+/** What the two webhook functions share: settings validated at cold start, the queue, the logger. */
+import type { WebhookContext } from '../../shared/webhooks/service';
+import { deliveryQueue } from '../../shared/webhooks/queue';
+import { loopbackAllowed, webhookSecret, webhookSettings } from '../../shared/webhooks/settings';
+
+export function webhookContext(): WebhookContext {
+  return {
+    settings: webhookSettings(), // a bad URL fails the cold start, loudly, rather than each event
+    allowLoopback: loopbackAllowed(),
+    secret: webhookSecret,
+    queue: deliveryQueue(),
+    log: (entry) => console.log(JSON.stringify(entry)),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * One Lambda function as every function of the stacks is made: bundled by infra/bundling.ts, arm64,
+ * its own log group, and its own role that may write only to that log group (instead of the AWS
+ * managed AWSLambdaBasicExecutionRole, which allows writing any log group of the account).
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { lambdaBundling } from './bundling';
+import type { EnvironmentSettings } from './environments';
+
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface HelpdeskFunctionProps {
+  /** Handler file under functions/, without extension. */
+  handler: string;
+  description: string;
+  settings: EnvironmentSettings;
+  environment: Record<string, string>;
+  timeout?: Duration;
+}
+
+export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFunctionProps): NodejsFunction {
+  const { settings } = props;
+  const logGroup = new LogGroup(scope, `${id}Logs`, {
+    retention: settings.logRetentionDays,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  // The stack creates the log group, so the role needs no logs:CreateLogGroup.
+  const role = new Role(scope, `${id}Role`, {
+    assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    description: `Runs ${props.handler}`,
+  });
+  logGroup.grantWrite(role);
+
+  const fn = new NodejsFunction(scope, id, {
+    description: props.description,
+    entry: path.join(PROJECT_ROOT, 'functions', `${props.handler}.ts`),
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    runtime: Runtime.NODEJS_22_X,
+    architecture: Architecture.ARM_64,
+    memorySize: settings.memorySize,
+    timeout: props.timeout ?? Duration.seconds(10),
+    reservedConcurrentExecutions: settings.reservedConcurrency,
+    role,
+    logGroup,
+    environment: props.environment,
+    bundling: lambdaBundling(),
+  });
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-L1',
+    reason:
+      'nodejs22.x on purpose: the bundles target node22 and the code keeps to Node 20/22 APIs (shared/toolchain.md); moving to nodejs24.x is a separate, tested change.',
+  });
+  return fn;
+}

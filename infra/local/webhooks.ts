@@ -1,0 +1,117 @@
+/**
+ * Webhooks in the local runtime: the same dispatch and delivery code as the AWS functions, driven
+ * in-process. A poller reads the outbox (where AWS has the DynamoDB Stream) and timers hold the
+ * deliveries waiting for their next attempt (where AWS has SQS). Everything they need is in the
+ * table, so a restart loses nothing: events still in the outbox are dispatched, and pending
+ * deliveries are resumed at their recorded next attempt.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newWebhookSecret } from '../../shared/domain/webhooks';
+import { pendingDeliveries } from '../../shared/store/deliveries';
+import { pendingEvents } from '../../shared/store/outbox';
+import { attemptDelivery, dispatchEvent, type WebhookContext } from '../../shared/webhooks/service';
+import { useLocalDeliveryQueue } from '../../shared/webhooks/queue';
+import { loopbackAllowed, webhookSecret, webhookSettings } from '../../shared/webhooks/settings';
+
+const POLL_MS = 200;
+/** After an error of our own (the engines busy, say): try that step again this much later. */
+const RECOVER_MS = 2000;
+
+export interface LocalWebhooks {
+  /** Set when this start made the signing secret (printed once, as the admin password is). */
+  generatedSecret?: string;
+  stop(): Promise<void>;
+}
+
+/** HELPDESK_WEBHOOK_SECRET, else one kept in the data directory (made on first use). */
+function ensureSecret(dataDir: string): string | undefined {
+  if (process.env.HELPDESK_WEBHOOK_SECRET) return undefined;
+  const file = dataDir === 'memory' ? undefined : join(dataDir, 'webhook-secret');
+  if (file && existsSync(file)) {
+    process.env.HELPDESK_WEBHOOK_SECRET = readFileSync(file, 'utf8').trim();
+    return undefined;
+  }
+  const secret = newWebhookSecret();
+  if (file) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  }
+  process.env.HELPDESK_WEBHOOK_SECRET = secret;
+  return secret;
+}
+
+export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks> {
+  const settings = webhookSettings(); // refuses to start on a bad URL
+  const listening = Object.values(settings.urls).some((urls) => urls.length > 0);
+  const resumed = await pendingDeliveries();
+  const generated = listening || resumed.length ? ensureSecret(dataDir) : undefined;
+  const timers = new Set<NodeJS.Timeout>();
+  const running = new Set<Promise<unknown>>();
+  let stopped = false;
+
+  const track = (work: Promise<unknown>) => {
+    running.add(work);
+    void work.finally(() => running.delete(work));
+  };
+  const later = (ms: number, step: () => Promise<void>) => {
+    if (stopped) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!stopped) track(step());
+    }, ms);
+    timers.add(timer);
+  };
+  const log = (entry: Record<string, unknown>) => console.log(JSON.stringify(entry));
+
+  const ctx: WebhookContext = {
+    settings,
+    allowLoopback: loopbackAllowed(),
+    secret: webhookSecret,
+    log,
+    queue: { enqueue: async (id, delaySeconds) => later(delaySeconds * 1000, () => deliver(id)) },
+  };
+
+  async function deliver(id: string): Promise<void> {
+    try {
+      const result = await attemptDelivery(id, ctx);
+      if (result.state === 'retry') await ctx.queue.enqueue(id, result.inSeconds);
+    } catch (error) {
+      log({ level: 'ERROR', message: 'webhook delivery step failed; retrying', delivery: id, error: (error as Error).message });
+      later(RECOVER_MS, () => deliver(id));
+    }
+  }
+
+  async function poll(): Promise<void> {
+    let wait = POLL_MS;
+    try {
+      for (const event of await pendingEvents(25)) {
+        if (stopped) return;
+        await dispatchEvent(event, ctx);
+      }
+    } catch (error) {
+      log({ level: 'ERROR', message: 'webhook dispatch failed; retrying', error: (error as Error).message });
+      wait = RECOVER_MS;
+    }
+    // Without receivers no event is written; one pass clears any left from an earlier run.
+    if (listening) later(wait, poll);
+  }
+
+  useLocalDeliveryQueue(ctx.queue);
+  const now = Date.now();
+  for (const delivery of resumed) {
+    later(Math.max(0, Date.parse(delivery.next_attempt ?? '') - now || 0), () => deliver(delivery.id));
+  }
+  track(poll());
+
+  return {
+    generatedSecret: generated,
+    async stop() {
+      stopped = true;
+      useLocalDeliveryQueue(undefined);
+      timers.forEach(clearTimeout);
+      timers.clear();
+      await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * Webhook delivery on AWS (README "Webhooks"):
+ *
+ *   table stream ──(inserted outbox items only)──▶ Dispatch ──▶ Deliveries queue ──▶ Deliver ──▶ receivers
+ *                                    │ failures after retries                 │ schedule spent
+ *                                    ▼                                         ▼
+ *                             DispatchFailures queue                  DeliveriesDeadLetter queue
+ *
+ * Each failure queue has an alarm on its first message. Dispatch may write only the outbox and the
+ * deliveries; Deliver may touch only the deliveries and read the signing secret.
+ */
+import { Duration, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { parseWebhookSettings } from '../shared/domain/webhooks';
+import { keys } from '../shared/store/keys';
+import { OUTBOX_ITEM_TYPE } from '../shared/store/outbox';
+import type { EnvironmentSettings } from './environments';
+import { helpdeskFunction } from './lambda';
+import { acknowledgeTableIndexes } from './nag';
+
+export interface WebhooksProps {
+  settings: EnvironmentSettings;
+  table: ITable;
+}
+
+export class Webhooks extends Construct {
+  readonly queue: Queue;
+  readonly secret: Secret;
+  readonly alarms: Alarm[] = [];
+  /** What the API functions need to record events and queue redeliveries. */
+  readonly environment: Record<string, string>;
+
+  constructor(scope: Construct, id: string, props: WebhooksProps) {
+    super(scope, id);
+    const { settings, table } = props;
+    // Synth refuses URLs the functions would refuse at cold start.
+    const parsed = parseWebhookSettings(settings.webhooks, false);
+
+    // 32 characters from the base64 alphabet: 24 random bytes as a Standard Webhooks secret once
+    // prefixed with `whsec_` (the functions add the prefix). Receivers get the value from here.
+    this.secret = new Secret(this, 'SigningSecret', {
+      description: `Webhook signing secret (helpdesk ${settings.name}); receivers use whsec_<value>`,
+      generateSecretString: { passwordLength: 32, excludePunctuation: true, includeSpace: false },
+    });
+    Validations.of(this.secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Not rotated automatically: every receiver must be given the new secret at the same time, so rotation is an operator step (README "Webhooks").',
+    });
+
+    const retention = Duration.days(14);
+    const deadLetters = new Queue(this, 'DeliveriesDeadLetter', { retentionPeriod: retention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    this.queue = new Queue(this, 'Deliveries', {
+      retentionPeriod: retention,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Longer than Deliver may run on one batch (timeout × 6, as Lambda recommends).
+      visibilityTimeout: Duration.seconds(6 * 30),
+      // One receive per attempt: the first, then one per retry of the schedule.
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: parsed.retryDelays.length + 1 },
+    });
+    const dispatchFailures = new Queue(this, 'DispatchFailures', { retentionPeriod: retention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    for (const queue of [deadLetters, dispatchFailures]) {
+      Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue, watched by an alarm.' });
+    }
+
+    this.environment = {
+      ...settings.webhooks,
+      HELPDESK_WEBHOOK_QUEUE_URL: this.queue.queueUrl,
+    };
+    const environment = {
+      TABLE_NAME: table.tableName,
+      ...this.environment,
+      HELPDESK_WEBHOOK_SECRET_ARN: this.secret.secretArn,
+    };
+
+    const dispatch = helpdeskFunction(this, 'Dispatch', {
+      handler: 'webhooks/dispatch',
+      description: 'Webhook outbox events → one queued delivery per receiver',
+      settings,
+      environment,
+      timeout: Duration.seconds(30),
+    });
+    table.grantReadData(dispatch);
+    acknowledgeTableIndexes(dispatch.role!, table);
+    Validations.of(dispatch.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams, added by the DynamoDB event source: Lambda needs it on `*` to find the stream (the action has no resource-level permissions); it reveals stream ARNs only.',
+    });
+    itemAccess(dispatch, table, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], [keys.outboxPartition, keys.deliveriesPartition]);
+    this.queue.grantSendMessages(dispatch);
+    dispatch.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 10,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        reportBatchItemFailures: true,
+        onFailure: new SqsDlq(dispatchFailures),
+        filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.isEqual(OUTBOX_ITEM_TYPE) } } } })],
+      }),
+    );
+
+    const deliver = helpdeskFunction(this, 'Deliver', {
+      handler: 'webhooks/deliver',
+      description: 'One webhook delivery attempt per message, signed, retried on a schedule',
+      settings,
+      environment,
+      timeout: Duration.seconds(30),
+    });
+    itemAccess(deliver, table, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [keys.deliveriesPartition]);
+    this.secret.grantRead(deliver);
+    deliver.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
+
+    for (const [name, queue, what] of [
+      ['DeliveriesDeadLetterAlarm', deadLetters, 'webhook deliveries failed on every attempt of the schedule'],
+      ['DispatchFailuresAlarm', dispatchFailures, 'webhook events could not be dispatched'],
+    ] as const) {
+      this.alarms.push(
+        new Alarm(this, name, {
+          alarmDescription: `Helpdesk ${settings.name}: ${what} (see the delivery log, GET /api/webhook-deliveries/)`,
+          metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+  }
+}
+
+/** Item actions on the table, only on items whose partition key is one of `partitions`. */
+function itemAccess(fn: NodejsFunction, table: ITable, actions: string[], partitions: string[]): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions,
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': partitions } },
+    }),
+  );
+}

@@ -1,0 +1,192 @@
+/**
+ * Webhooks: upstream's settings and payloads, delivered the Standard Webhooks way
+ * (https://www.standardwebhooks.com): signed, retried with backoff, one stable `webhook-id` per
+ * delivery. Pure rules only; sending lives in shared/webhooks, storage in shared/store.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+
+/** The two events upstream fires, under the names our delivery log shows. */
+export type WebhookEvent = 'ticket.created' | 'followup.created';
+
+export interface WebhookSettings {
+  urls: Record<WebhookEvent, string[]>;
+  timeoutMs: number;
+  /** Seconds to wait before each retry; one attempt more than there are delays. */
+  retryDelays: number[];
+}
+
+/**
+ * The Standard Webhooks schedule after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
+ * (27 h 35 min in all, so a receiver may be down for a whole day and still get every event).
+ */
+export const DEFAULT_RETRY_DELAYS = [5, 300, 1800, 7200, 18000, 36000, 36000];
+export const DEFAULT_TIMEOUT_SECONDS = 3;
+/** Delivery records are kept this long (DynamoDB TTL), then disappear from the log. */
+export const DELIVERY_RETENTION_DAYS = 30;
+export const USER_AGENT = 'helpdesk-api-webhooks/1.0';
+
+export class WebhookSettingsError extends Error {}
+
+/** A URL list setting: split at commas with any whitespace around them (upstream needs exactly " , "). */
+export function parseUrlList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+}
+
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+
+/** Why an address may not receive webhooks, or undefined when it may. */
+export function refusedAddress(address: string, allowLoopback: boolean): string | undefined {
+  const ip = address.replace(/^\[|\]$/g, '').toLowerCase();
+  const version = isIP(ip);
+  if (version === 4) {
+    const [a, b] = ip.split('.').map(Number) as [number, number];
+    if (a === 169 && b === 254) return 'a link-local or cloud metadata address';
+    if (a === 0) return 'an unspecified address';
+    if (a === 127 && !allowLoopback) return 'a loopback address (allowed only in the local runtime)';
+    if (a === 100 && b === 100) return 'a cloud metadata address'; // Alibaba's 100.100.100.200
+  } else if (version === 6) {
+    // IPv4-mapped, dotted or (as URL normalises it) hex: ::ffff:169.254.169.254 = ::ffff:a9fe:a9fe
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+    if (mapped) return refusedAddress(mapped[1]!, allowLoopback);
+    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(ip);
+    if (hex) {
+      const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+      return refusedAddress(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, allowLoopback);
+    }
+    if (/^fe[89ab]/.test(ip)) return 'a link-local address';
+    if (ip === 'fd00:ec2::254') return 'a cloud metadata address';
+    if (ip === '::') return 'an unspecified address';
+    if (ip === '::1' && !allowLoopback) return 'a loopback address (allowed only in the local runtime)';
+  }
+  return undefined;
+}
+
+/** Checks one receiver URL; returns the reason it is refused, or undefined. */
+export function refusedUrl(value: string, allowLoopback: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'not a valid URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'only http and https URLs are allowed';
+  if (url.username || url.password) return 'credentials in the URL are not allowed';
+  const host = url.hostname.toLowerCase();
+  if (METADATA_HOSTS.has(host)) return 'a cloud metadata host';
+  if (!allowLoopback && (host === 'localhost' || host.endsWith('.localhost'))) return 'a loopback address (allowed only in the local runtime)';
+  return refusedAddress(host, allowLoopback);
+}
+
+/** Reads and validates the settings; throws WebhookSettingsError naming every bad entry. */
+export function parseWebhookSettings(env: Record<string, string | undefined>, allowLoopback: boolean): WebhookSettings {
+  const urls = {
+    'ticket.created': parseUrlList(env.HELPDESK_NEW_TICKET_WEBHOOK_URLS),
+    'followup.created': parseUrlList(env.HELPDESK_FOLLOWUP_WEBHOOK_URLS),
+  };
+  const problems = [
+    ...urls['ticket.created'].map((u) => ['HELPDESK_NEW_TICKET_WEBHOOK_URLS', u] as const),
+    ...urls['followup.created'].map((u) => ['HELPDESK_FOLLOWUP_WEBHOOK_URLS', u] as const),
+  ].flatMap(([name, url]) => {
+    const reason = refusedUrl(url, allowLoopback);
+    return reason ? [`${name}: ${url}: ${reason}`] : [];
+  });
+  const timeout = Number(env.HELPDESK_WEBHOOK_TIMEOUT ?? DEFAULT_TIMEOUT_SECONDS);
+  if (!(timeout > 0 && timeout <= 60)) problems.push(`HELPDESK_WEBHOOK_TIMEOUT: ${env.HELPDESK_WEBHOOK_TIMEOUT}: seconds between 0 and 60`);
+  const retryDelays = env.HELPDESK_WEBHOOK_RETRY_DELAYS ? env.HELPDESK_WEBHOOK_RETRY_DELAYS.split(',').map((s) => Number(s.trim())) : DEFAULT_RETRY_DELAYS;
+  // SQS can hide a message for at most 12 hours between two attempts.
+  if (retryDelays.some((d) => !(d >= 0 && d <= 43200))) problems.push(`HELPDESK_WEBHOOK_RETRY_DELAYS: seconds between 0 and 43200, comma-separated`);
+  if (problems.length) throw new WebhookSettingsError(`Invalid webhook settings:\n  ${problems.join('\n  ')}`);
+  return { urls, timeoutMs: timeout * 1000, retryDelays };
+}
+
+/** Upstream's payloads: the ticket as the API shows it, its queue's slug, and the new followup's id. */
+export function webhookPayload(event: WebhookEvent, ticket: unknown, queueSlug: string, followupId?: number): Record<string, unknown> {
+  return event === 'followup.created' ? { ticket, queue_slug: queueSlug, followup_id: followupId } : { ticket, queue_slug: queueSlug };
+}
+
+/**
+ * Ids that sort by creation time (newest last) and say what they are: `evt_` for an outbox event,
+ * and for its deliveries the event's id with `msg_` and the receiver's position, so dispatching an
+ * event twice can never create a second delivery.
+ */
+export function newEventId(now: Date): string {
+  return `evt_${now.getTime().toString(36).padStart(10, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+export function deliveryId(eventId: string, position: number): string {
+  return `msg_${eventId.slice('evt_'.length)}_${position}`;
+}
+
+export const DELIVERY_ID = /^msg_[0-9a-z]{26}_\d{1,3}$/;
+
+/** Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret's key. */
+export function signatureHeaders(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
+}
+
+/** A secret in the Standard Webhooks form: `whsec_` and base64 of 24 to 64 random bytes. */
+export function isWebhookSecret(value: string): boolean {
+  if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value)) return false;
+  const bytes = Buffer.from(value.slice('whsec_'.length), 'base64').length;
+  return bytes >= 24 && bytes <= 64;
+}
+
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface Delivery {
+  id: string;
+  event: WebhookEvent;
+  event_id: string;
+  url: string;
+  ticket: number;
+  followup: number | null;
+  status: DeliveryStatus;
+  attempts: number;
+  last_response_code: number | null;
+  last_error: string | null;
+  next_attempt: string | null;
+  created: string;
+  body: string;
+}
+
+/** What an attempt came to: a 2xx is delivered; anything else is retried while the schedule lasts. */
+export function afterAttempt(
+  delivery: Pick<Delivery, 'attempts'>,
+  outcome: { status?: number; error?: string },
+  retryDelays: number[],
+  now: Date,
+): Pick<Delivery, 'status' | 'attempts' | 'last_response_code' | 'last_error' | 'next_attempt'> & { retryInSeconds?: number } {
+  const attempts = delivery.attempts + 1;
+  const base = { attempts, last_response_code: outcome.status ?? null, last_error: outcome.error ?? null };
+  if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) return { ...base, status: 'delivered', next_attempt: null };
+  const delay = retryDelays[attempts - 1];
+  if (delay === undefined) return { ...base, status: 'failed', next_attempt: null };
+  return { ...base, status: 'pending', next_attempt: new Date(now.getTime() + delay * 1000).toISOString(), retryInSeconds: delay };
+}
+
+/** The delivery log's entry (no body: it holds customer data the log does not need to show). */
+export function deliveryView(d: Delivery) {
+  return {
+    id: d.id,
+    event: d.event,
+    url: d.url,
+    ticket: d.ticket,
+    followup: d.followup,
+    status: d.status,
+    attempts: d.attempts,
+    last_response_code: d.last_response_code,
+    last_error: d.last_error,
+    next_attempt: d.next_attempt,
+    created: d.created,
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Webhook deliveries: one item per (event, receiver), in one partition sorted by id, which sorts
+ * by time. Each item expires DELIVERY_RETENTION_DAYS after creation (TTL). Attempts are recorded
+ * with a condition on the attempt count, so two workers racing on one delivery cannot both count.
+ */
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DELIVERY_RETENTION_DAYS, type Delivery } from '../domain/webhooks';
+import { config } from '../config';
+import { dynamo } from './clients';
+import { keys } from './keys';
+
+type Item = Record<string, unknown>;
+
+function toDelivery(item: Item): Delivery {
+  const { PK: _pk, SK: _sk, expires_at: _ttl, ...delivery } = item;
+  return delivery as unknown as Delivery;
+}
+
+function isConditionFailure(error: unknown): boolean {
+  return (error as Error)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Stores a new delivery; false when it exists already (the event was dispatched before). */
+export async function createDelivery(delivery: Delivery): Promise<boolean> {
+  const expires = Math.floor(Date.parse(delivery.created) / 1000) + DELIVERY_RETENTION_DAYS * 86400;
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...keys.delivery(delivery.id), ...delivery, expires_at: expires },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function getDelivery(id: string): Promise<Delivery | undefined> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.delivery(id), ConsistentRead: true }));
+  return out.Item ? toDelivery(out.Item) : undefined;
+}
+
+type AttemptRecord = Pick<Delivery, 'status' | 'attempts' | 'last_response_code' | 'last_error' | 'next_attempt'>;
+
+/** Records an attempt made on `previous`; false when another worker recorded one meanwhile. */
+export async function recordAttempt(previous: Delivery, record: AttemptRecord): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.delivery(previous.id),
+        UpdateExpression: 'SET #status = :status, attempts = :attempts, last_response_code = :code, last_error = :error, next_attempt = :next',
+        ConditionExpression: 'attempts = :previous',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': record.status,
+          ':attempts': record.attempts,
+          ':code': record.last_response_code,
+          ':error': record.last_error,
+          ':next': record.next_attempt,
+          ':previous': previous.attempts,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Puts a delivery back in line for a new round of attempts (staff's redeliver). */
+export async function requeueDelivery(id: string, now: Date): Promise<Delivery | undefined> {
+  try {
+    const out = await dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.delivery(id),
+        UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':now': now.toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toDelivery(out.Attributes!);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** What the log shows (not the body); as attribute names, since some are DynamoDB reserved words. */
+const LOG_FIELDS = ['id', 'event', 'event_id', 'url', 'ticket', 'followup', 'status', 'attempts', 'last_response_code', 'last_error', 'next_attempt', 'created'];
+const LOG_NAMES = Object.fromEntries(LOG_FIELDS.map((f, i) => [`#a${i}`, f]));
+
+/** A page of the delivery log, newest first, from after the delivery `after` (a cursor). */
+export async function listDeliveries(limit: number, after?: string): Promise<{ deliveries: Delivery[]; more: boolean }> {
+  const out = await dynamo.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      KeyConditionExpression: after ? 'PK = :pk AND SK < :after' : 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.deliveriesPartition, ...(after ? { ':after': keys.delivery(after).SK } : {}) },
+      ExpressionAttributeNames: LOG_NAMES,
+      ProjectionExpression: Object.keys(LOG_NAMES).join(', '),
+      ScanIndexForward: false,
+      Limit: limit + 1,
+    }),
+  );
+  const items = (out.Items ?? []).map(toDelivery);
+  return { deliveries: items.slice(0, limit), more: items.length > limit };
+}
+
+/** Every delivery still waiting for an attempt: what the local runtime resumes after a restart. */
+export async function pendingDeliveries(): Promise<Delivery[]> {
+  const found: Delivery[] = [];
+  let ExclusiveStartKey: Item | undefined;
+  do {
+    const out = await dynamo.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'PK = :pk',
+        FilterExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pk': keys.deliveriesPartition, ':pending': 'pending' },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    found.push(...(out.Items ?? []).map(toDelivery));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return found;
+}

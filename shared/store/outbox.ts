@@ -1,0 +1,58 @@
+/**
+ * The webhook outbox: an event item written in the same transaction as the change it announces,
+ * so an event exists exactly when its change committed. The dispatcher (a DynamoDB Stream consumer
+ * on AWS, a poller in the local runtime) turns each into deliveries, then removes it.
+ */
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { WebhookEvent } from '../domain/webhooks';
+import { config } from '../config';
+import { dynamo } from './clients';
+import { keys } from './keys';
+import type { TransactItem } from './transact';
+
+export interface OutboxEvent {
+  id: string;
+  event: WebhookEvent;
+  ticket: number;
+  followup: number | null;
+  /** Where the API was called, for the attachment URLs in the payload. */
+  base_url: string;
+  created: string;
+}
+
+/** Marks outbox items, for the stream's event filter. */
+export const OUTBOX_ITEM_TYPE = 'webhook-event';
+
+/** The outbox item, as one action of the caller's transaction. */
+export function outboxPut(event: OutboxEvent): TransactItem {
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: { ...keys.outboxEvent(event.id), type: OUTBOX_ITEM_TYPE, ...event },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+export function eventFromItem(item: Record<string, unknown>): OutboxEvent {
+  const { id, event, ticket, followup, base_url, created } = item as unknown as OutboxEvent;
+  return { id, event, ticket, followup: followup ?? null, base_url, created };
+}
+
+/** The oldest events not dispatched yet (strongly consistent). */
+export async function pendingEvents(limit: number): Promise<OutboxEvent[]> {
+  const out = await dynamo.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.outboxPartition },
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map(eventFromItem);
+}
+
+export async function removeEvent(id: string): Promise<void> {
+  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.outboxEvent(id) }));
+}

@@ -1,0 +1,36 @@
+/**
+ * Where deliveries wait for their next attempt. On AWS an SQS queue (HELPDESK_WEBHOOK_QUEUE_URL);
+ * in the local runtime its in-process timers, registered at start.
+ */
+import type { DeliveryQueue } from './service';
+
+let local: DeliveryQueue | undefined;
+
+/** The local runtime's queue, for the handlers it runs in the same process. */
+export function useLocalDeliveryQueue(queue: DeliveryQueue | undefined): void {
+  local = queue;
+}
+
+/** SQS delays a message by at most 15 minutes; longer waits use the message's visibility instead. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+let sqs: DeliveryQueue | undefined;
+
+export function deliveryQueue(): DeliveryQueue {
+  if (local) return local;
+  const url = process.env.HELPDESK_WEBHOOK_QUEUE_URL;
+  if (!url) throw new Error('HELPDESK_WEBHOOK_QUEUE_URL is not set');
+  sqs ??= sqsQueue(url);
+  return sqs;
+}
+
+function sqsQueue(url: string): DeliveryQueue {
+  const sdk = import('@aws-sdk/client-sqs').then((m) => ({ m, client: new m.SQSClient({}) }));
+  return {
+    async enqueue(deliveryId, delaySeconds) {
+      const { m, client } = await sdk;
+      const delay = Math.min(delaySeconds, MAX_SQS_DELAY_SECONDS);
+      await client.send(new m.SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ delivery: deliveryId }), DelaySeconds: delay }));
+    },
+  };
+}

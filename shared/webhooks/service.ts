@@ -1,0 +1,98 @@
+/**
+ * The webhook pipeline, shared by AWS (stream → dispatcher → SQS → deliverer) and the local runtime
+ * (an in-process poller and timers over the same items):
+ *
+ *   outbox event ──dispatchEvent──▶ one delivery per receiver URL ──attemptDelivery──▶ receiver
+ *
+ * Both steps are idempotent: dispatching an event twice finds its deliveries already there, and an
+ * attempt is recorded only if no other worker recorded one meanwhile. Delivery is at least once.
+ */
+import { afterAttempt, deliveryId, signatureHeaders, webhookPayload, USER_AGENT, type Delivery, type WebhookSettings } from '../domain/webhooks';
+import { ticketView } from '../domain/views';
+import { listCustomFields } from '../store/custom-fields';
+import { createDelivery, getDelivery, recordAttempt } from '../store/deliveries';
+import { removeEvent, type OutboxEvent } from '../store/outbox';
+import { getQueue } from '../store/queues';
+import { readTicket } from '../store/tickets';
+import { postWebhook } from './send';
+
+/** Where deliveries wait for their next attempt: SQS on AWS, timers in the local runtime. */
+export interface DeliveryQueue {
+  enqueue(deliveryId: string, delaySeconds: number): Promise<void>;
+}
+
+export interface WebhookContext {
+  settings: WebhookSettings;
+  queue: DeliveryQueue;
+  /** Loopback receivers are allowed only in the local runtime. */
+  allowLoopback: boolean;
+  secret: () => Promise<string>;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+/**
+ * Renders the event's payload once (the ticket as it stands now, just after the write), records one
+ * delivery per receiver and queues each, then removes the event. A delivery found already there
+ * (a repeated dispatch) is queued again only if no attempt was made yet: at least once, not twice.
+ */
+export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Promise<void> {
+  const urls = ctx.settings.urls[event.event];
+  if (urls.length) {
+    const [collection, defs] = await Promise.all([readTicket(event.ticket), listCustomFields()]);
+    if (!collection) {
+      ctx.log({ level: 'WARN', message: 'webhook event dropped: its ticket was deleted before dispatch', event: event.id, ticket: event.ticket });
+    } else {
+      const queue = await getQueue(collection.ticket.queue);
+      const body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, collection, defs), queue?.slug ?? '', event.followup ?? undefined));
+      for (const [position, url] of urls.entries()) {
+        const delivery: Delivery = {
+          id: deliveryId(event.id, position),
+          event: event.event,
+          event_id: event.id,
+          url,
+          ticket: event.ticket,
+          followup: event.followup,
+          status: 'pending',
+          attempts: 0,
+          last_response_code: null,
+          last_error: null,
+          next_attempt: new Date().toISOString(),
+          created: event.created,
+          body,
+        };
+        const created = await createDelivery(delivery);
+        const existing = created ? undefined : await getDelivery(delivery.id);
+        if (created || (existing?.status === 'pending' && existing.attempts === 0)) await ctx.queue.enqueue(delivery.id, 0);
+      }
+    }
+  }
+  await removeEvent(event.id);
+}
+
+export type AttemptResult = { state: 'delivered' | 'failed' | 'skipped' } | { state: 'retry'; inSeconds: number };
+
+/** One attempt at one delivery, recorded; says whether and when to try again. */
+export async function attemptDelivery(id: string, ctx: WebhookContext, now = () => new Date()): Promise<AttemptResult> {
+  const delivery = await getDelivery(id);
+  if (!delivery || delivery.status !== 'pending') return { state: 'skipped' };
+  const timestamp = Math.floor(now().getTime() / 1000);
+  const headers = {
+    ...signatureHeaders(await ctx.secret(), delivery.id, timestamp, delivery.body),
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+  };
+  const outcome = await postWebhook(delivery.url, headers, delivery.body, { timeoutMs: ctx.settings.timeoutMs, allowLoopback: ctx.allowLoopback });
+  const next = afterAttempt(delivery, outcome, ctx.settings.retryDelays, now());
+  const { retryInSeconds, ...record } = next;
+  if (!(await recordAttempt(delivery, record))) return { state: 'skipped' };
+  ctx.log({
+    level: next.status === 'pending' ? 'WARN' : next.status === 'failed' ? 'ERROR' : 'INFO',
+    message: `webhook ${next.status === 'pending' ? 'attempt failed, will retry' : next.status}`,
+    delivery: delivery.id,
+    url: delivery.url,
+    attempt: next.attempts,
+    status: outcome.status,
+    error: outcome.error,
+  });
+  return next.status === 'pending' ? { state: 'retry', inSeconds: retryInSeconds! } : { state: next.status };
+}

@@ -1,0 +1,287 @@
+/**
+ * Webhooks end to end: a local runtime with receivers configured, and a real HTTP receiver on
+ * loopback. Signatures are checked with the `standardwebhooks` package, as a receiver would.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, basic, clientFor, form, unique, type Json } from './client';
+import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { startReceiver, type Receiver, type Received } from './webhook-receiver';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const verifier = new Webhook(SECRET);
+
+let receiver: Receiver;
+let runtime: SpawnedRuntime;
+let api: ReturnType<typeof clientFor>;
+
+function runtimeEnv(url: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    HELPDESK_ADMIN_USERNAME: ADMIN.username,
+    HELPDESK_ADMIN_PASSWORD: ADMIN.password,
+    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
+    // Two receivers for new tickets, with the spacing upstream would not split.
+    HELPDESK_NEW_TICKET_WEBHOOK_URLS: `${url}/new-a,  ${url}/new-b`,
+    HELPDESK_FOLLOWUP_WEBHOOK_URLS: `${url}/followup`,
+    HELPDESK_WEBHOOK_SECRET: SECRET,
+    HELPDESK_WEBHOOK_TIMEOUT: '1',
+    HELPDESK_WEBHOOK_RETRY_DELAYS: '0.3,0.3,0.3',
+    ...extra,
+  };
+}
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  runtime = await spawnRuntime(runtimeEnv(receiver.url));
+  api = clientFor(runtime.url);
+});
+
+afterAll(async () => {
+  await runtime?.stop();
+  await receiver?.stop();
+});
+
+const payloadOf = (r: Received) => JSON.parse(r.body) as { ticket: { id: number; title: string; followup_set: { id: number }[] }; queue_slug: string; followup_id?: number };
+const forTicket = (id: number, path?: string) => (r: Received) => (path === undefined || r.path === path) && payloadOf(r).ticket.id === id;
+
+function verify(r: Received): unknown {
+  return verifier.verify(r.body, {
+    'webhook-id': String(r.headers['webhook-id']),
+    'webhook-timestamp': String(r.headers['webhook-timestamp']),
+    'webhook-signature': String(r.headers['webhook-signature']),
+  });
+}
+
+describe('payloads and signatures', () => {
+  it('a new ticket is posted to every new-ticket URL as upstream shapes it, signed', async () => {
+    const created = (await api.createTicket({ title: unique('wh') })).body;
+    const [a] = await receiver.waitFor(1, forTicket(created.id, '/new-a'));
+    const [b] = await receiver.waitFor(1, forTicket(created.id, '/new-b'));
+    const shown = (await api.call('GET', `/api/tickets/${created.id}/`)).body;
+    for (const r of [a!, b!]) {
+      expect(verify(r)).toEqual({ ticket: shown, queue_slug: expect.any(String) });
+      expect(Object.keys(JSON.parse(r.body))).toEqual(['ticket', 'queue_slug']);
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(r.headers['user-agent']).toMatch(/^helpdesk-api-webhooks\//);
+      expect(r.headers['webhook-id']).toMatch(/^msg_/);
+      expect(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    }
+    // One delivery per receiver, each with its own id.
+    expect(a!.headers['webhook-id']).not.toBe(b!.headers['webhook-id']);
+    // The opening followup does not fire the followup hook (as upstream).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.received.filter(forTicket(created.id, '/followup'))).toEqual([]);
+  });
+
+  it('a tampered body or another secret fails verification', async () => {
+    const created = (await api.createTicket({ title: unique('wh') })).body;
+    const [r] = await receiver.waitFor(1, forTicket(created.id, '/new-a'));
+    expect(() => verify({ ...r!, body: r!.body.replace(created.title, 'changed') })).toThrow();
+    const other = new Webhook('whsec_' + Buffer.alloc(32, 7).toString('base64'));
+    expect(() => other.verify(r!.body, r!.headers as Record<string, string>)).toThrow();
+  });
+
+  it('a followup is posted with the ticket as it stands after it, the queue slug and its id', async () => {
+    const created = (await api.createTicket({ title: unique('wh') })).body;
+    const reply = await api.call('POST', '/api/followups/', {
+      form: form({ ticket: created.id, title: 'Fixed', comment: 'done', new_status: 3 }, [{ field: 'attachments', name: 'log.txt', type: 'text/plain', content: 'log' }]),
+    });
+    expect(reply.status).toBe(201);
+    const [r] = await receiver.waitFor(1, forTicket(created.id, '/followup'));
+    const payload = verify(r!) as Json;
+    expect(Object.keys(payload)).toEqual(['ticket', 'queue_slug', 'followup_id']);
+    expect(payload.followup_id).toBe(reply.body.id);
+    expect(payload.ticket.status).toBe(3);
+    expect(payload.ticket.resolution).toBe('done');
+    expect(payload.ticket.followup_set.at(-1)!.id).toBe(reply.body.id);
+    // Attachment links are this API's absolute URLs (decision i), as in the API's own answers.
+    expect(payload.ticket.followup_set.at(-1)!.followupattachment_set[0]!.file).toBe(reply.body.followupattachment_set[0].file);
+    expect(payload).toEqual({ ticket: (await api.call('GET', `/api/tickets/${created.id}/`)).body, queue_slug: expect.any(String), followup_id: reply.body.id });
+  });
+
+  it('a failed write sends nothing', async () => {
+    const title = unique('never');
+    const before = receiver.received.length;
+    expect((await api.call('POST', '/api/tickets/', { json: { queue: 1, title } })).status).toBe(400);
+    expect((await api.call('POST', '/api/tickets/', { json: { queue: 99999, title, description: 'd', submitter_email: 'a@b.example' } })).status).toBe(400);
+    expect((await api.call('POST', '/api/followups/', { json: { ticket: 99999, title, comment: 'c' } })).status).toBe(400);
+    // Edits, deletes and other routes do not fire either (upstream fires on create only).
+    const created = (await api.createTicket({ title: unique('wh') })).body;
+    await receiver.waitFor(2, forTicket(created.id));
+    expect((await api.call('PATCH', `/api/tickets/${created.id}/`, { json: { title } })).status).toBe(200);
+    expect((await api.call('DELETE', `/api/tickets/${created.id}/`)).status).toBe(204);
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = receiver.received.slice(before);
+    expect(after.filter((r) => r.body.includes(title))).toEqual([]);
+    expect(after.filter((r) => payloadOf(r).ticket.id !== created.id)).toEqual([]);
+  });
+});
+
+describe('retries and the delivery log', () => {
+  it('a receiver answering 500 twice then 200 gets the same webhook-id three times', async () => {
+    const title = unique('flaky');
+    receiver.behaviour = (r, n) => (r.body.includes(title) && r.path === '/new-a' && n <= 2 ? 500 : 200);
+    const created = (await api.createTicket({ title })).body;
+    const attempts = await receiver.waitFor(3, forTicket(created.id, '/new-a'));
+    expect(new Set(attempts.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(new Set(attempts.map((r) => r.body)).size).toBe(1);
+    attempts.forEach(verify);
+    // Spaced by the retry schedule (0.3 s here).
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(250);
+
+    const id = String(attempts[0]!.headers['webhook-id']);
+    let entry;
+    for (let i = 0; i < 40; i++) {
+      entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body;
+      if (entry.status === 'delivered') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(entry).toEqual({
+      id,
+      event: 'ticket.created',
+      url: `${receiver.url}/new-a`,
+      ticket: created.id,
+      followup: null,
+      status: 'delivered',
+      attempts: 3,
+      last_response_code: 200,
+      last_error: null,
+      next_attempt: null,
+      created: expect.stringMatching(/Z$/),
+    });
+    receiver.behaviour = () => 200;
+  });
+
+  it('gives up after the schedule: failed, with the last answer recorded', async () => {
+    const title = unique('down');
+    receiver.behaviour = (r) => (r.body.includes(title) && r.path === '/new-b' ? 503 : 200);
+    const created = (await api.createTicket({ title })).body;
+    const attempts = await receiver.waitFor(4, forTicket(created.id, '/new-b'));
+    const id = String(attempts[0]!.headers['webhook-id']);
+    let entry;
+    for (let i = 0; i < 40; i++) {
+      entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body;
+      if (entry.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(entry).toMatchObject({ status: 'failed', attempts: 4, last_response_code: 503, next_attempt: null });
+    await new Promise((r) => setTimeout(r, 700));
+    expect(receiver.received.filter(forTicket(created.id, '/new-b'))).toHaveLength(4);
+
+    // Staff can send it again: a new round with the same webhook-id and body.
+    receiver.behaviour = () => 200;
+    const again = await api.call('POST', `/api/webhook-deliveries/${id}/redeliver`);
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ id, status: 'pending', attempts: 0 });
+    const all = await receiver.waitFor(5, forTicket(created.id, '/new-b'));
+    expect(all[4]!.headers['webhook-id']).toBe(id);
+    expect(all[4]!.body).toBe(all[0]!.body);
+  });
+
+  it('lists deliveries newest first with a cursor, to staff only', async () => {
+    for (let i = 0; i < 2; i++) {
+      const created = (await api.createTicket({ title: unique('log') })).body;
+      await receiver.waitFor(2, forTicket(created.id));
+    }
+    const first = await api.call('GET', '/api/webhook-deliveries/?page_size=2');
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body)).toEqual(['next', 'previous', 'results']);
+    expect(first.body.results).toHaveLength(2);
+    expect(Object.keys(first.body.results[0])).toEqual(['id', 'event', 'url', 'ticket', 'followup', 'status', 'attempts', 'last_response_code', 'last_error', 'next_attempt', 'created']);
+    const second = await api.call('GET', new URL(first.body.next).pathname + new URL(first.body.next).search);
+    expect(second.status).toBe(200);
+    const ids = [...first.body.results, ...second.body.results].map((d: { id: string }) => d.id);
+    expect(ids).toEqual([...ids].sort().reverse());
+    expect(new Set(ids).size).toBe(4);
+
+    expect((await api.call('GET', '/api/webhook-deliveries/?cursor=nonsense')).status).toBe(404);
+    expect((await api.call('GET', '/api/webhook-deliveries/msg_unknown/')).status).toBe(404);
+    expect((await api.call('POST', `/api/webhook-deliveries/msg_${'0'.repeat(26)}_0/redeliver`)).status).toBe(404);
+    const user = unique('u');
+    await api.createUser({ username: user, password: 'a-long-password' });
+    const plain = basic(user, 'a-long-password');
+    expect((await api.call('GET', '/api/webhook-deliveries/', { auth: plain })).status).toBe(403);
+    expect((await api.call('POST', `/api/webhook-deliveries/${ids[0]}/redeliver`, { auth: plain })).status).toBe(403);
+    expect((await api.call('GET', '/api/webhook-deliveries/', { auth: null })).status).toBe(401);
+  });
+});
+
+describe('never blocking, never lost', () => {
+  it('a receiver that hangs does not slow the API', async () => {
+    const time = async (title: string) => {
+      const started = performance.now();
+      await api.createTicket({ title });
+      return performance.now() - started;
+    };
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const quick: number[] = [];
+    for (let i = 0; i < 15; i++) quick.push(await time(unique('quick')));
+
+    const slow = unique('hang');
+    receiver.behaviour = (r) => (r.body.includes(slow) ? 'hang' : 200);
+    const hung: number[] = [];
+    for (let i = 0; i < 15; i++) hung.push(await time(`${slow}-${i}`));
+    receiver.behaviour = () => 200;
+    console.log(`ticket create with receivers answering: median ${median(quick).toFixed(1)} ms; with receivers hanging (1 s timeout each): median ${median(hung).toFixed(1)} ms, max ${Math.max(...hung).toFixed(1)} ms`);
+    // Each hung delivery holds a connection for the whole timeout (1 s): a create that waited on one
+    // would take over a second.
+    expect(Math.max(...hung)).toBeLessThan(1000);
+    expect(median(hung)).toBeLessThan(median(quick) * 3 + 50);
+  });
+
+  it('nothing is lost across a restart with deliveries pending', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-webhooks-'));
+    const local = await startReceiver(() => 503);
+    // Retries far apart: the delivery is still pending when the runtime stops.
+    const env = runtimeEnv(local.url, { HELPDESK_DATA_DIR: dataDir, HELPDESK_WEBHOOK_RETRY_DELAYS: '2,2,2,2' });
+    let first: SpawnedRuntime | undefined = await spawnRuntime(env);
+    let second: SpawnedRuntime | undefined;
+    const firstOutput = first.output;
+    try {
+      const client = clientFor(first.url);
+      const created = (await client.createTicket({ title: unique('restart') })).body;
+      const failed = await local.waitFor(1, forTicket(created.id, '/new-a'));
+      await first.stop();
+      first = undefined;
+
+      local.behaviour = () => 200;
+      second = await spawnRuntime(env);
+      const delivered = await local.waitFor(2, forTicket(created.id, '/new-a'), 60_000);
+      expect(delivered[1]!.headers['webhook-id']).toBe(failed[0]!.headers['webhook-id']);
+      await local.waitFor(2, forTicket(created.id, '/new-b'));
+      const log = await clientFor(second.url).call('GET', `/api/webhook-deliveries/${String(failed[0]!.headers['webhook-id'])}/`);
+      expect(log.body).toMatchObject({ status: 'delivered', attempts: 2 });
+    } catch (error) {
+      console.log(`first runtime:\n${firstOutput()}\nsecond runtime:\n${second?.output()}`);
+      throw error;
+    } finally {
+      await first?.stop();
+      await second?.stop();
+      await local.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
+});
+
+describe('settings', () => {
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', /link-local or cloud metadata/],
+    ['ftp://example.com/hook', /only http and https/],
+    ['http://metadata.google.internal/x', /metadata host/],
+    ['http://[fe80::1]/x', /link-local/],
+  ])('refuses to start with %s as a receiver', async (url, reason) => {
+    const failed = await spawnRuntime(runtimeEnv('http://127.0.0.1:9', { HELPDESK_NEW_TICKET_WEBHOOK_URLS: `http://ok.example/a, ${url}` })).then(
+      async (r) => {
+        await r.stop();
+        return undefined;
+      },
+      (error: Error) => error.message,
+    );
+    expect(failed).toMatch(/Invalid webhook settings/);
+    expect(failed).toMatch(reason);
+    expect(failed).toContain(`HELPDESK_NEW_TICKET_WEBHOOK_URLS: ${url}`);
+  });
+});

@@ -1,0 +1,109 @@
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_RETRY_DELAYS,
+  DELIVERY_ID,
+  afterAttempt,
+  deliveryId,
+  isWebhookSecret,
+  newEventId,
+  newWebhookSecret,
+  parseUrlList,
+  parseWebhookSettings,
+  refusedUrl,
+  signatureHeaders,
+  webhookPayload,
+} from '../../shared/domain/webhooks';
+
+describe('URL lists', () => {
+  it('split at commas with any whitespace around them, empty entries dropped', () => {
+    expect(parseUrlList('http://a/x , http://b/y')).toEqual(['http://a/x', 'http://b/y']);
+    expect(parseUrlList('http://a/x,http://b/y')).toEqual(['http://a/x', 'http://b/y']);
+    expect(parseUrlList(' http://a/x ,\n\thttp://b/y,, ')).toEqual(['http://a/x', 'http://b/y']);
+    expect(parseUrlList('')).toEqual([]);
+    expect(parseUrlList(undefined)).toEqual([]);
+  });
+});
+
+describe('receiver URLs', () => {
+  it.each([
+    ['https://hooks.example.com/helpdesk', undefined],
+    ['http://10.0.0.5:8080/in', undefined],
+    ['ftp://example.com/x', 'only http and https URLs are allowed'],
+    ['not a url', 'not a valid URL'],
+    ['https://user:pw@example.com/', 'credentials in the URL are not allowed'],
+    ['http://169.254.169.254/latest/meta-data/', 'a link-local or cloud metadata address'],
+    ['http://169.254.170.2/v2/credentials', 'a link-local or cloud metadata address'],
+    ['http://[fd00:ec2::254]/', 'a cloud metadata address'],
+    ['http://[fe80::1]/', 'a link-local address'],
+    ['http://[::ffff:169.254.169.254]/', 'a link-local or cloud metadata address'],
+    ['http://metadata.google.internal/', 'a cloud metadata host'],
+    ['http://100.100.100.200/', 'a cloud metadata address'],
+    ['http://0.0.0.0/', 'an unspecified address'],
+  ])('%s: %s', (url, reason) => {
+    expect(refusedUrl(url, false)).toBe(reason);
+    expect(refusedUrl(url, true)).toBe(reason);
+  });
+
+  it('loopback only where allowed (the local runtime)', () => {
+    for (const url of ['http://127.0.0.1:9000/x', 'http://localhost/x', 'http://[::1]/x', 'http://app.localhost/x']) {
+      expect(refusedUrl(url, false)).toMatch(/loopback/);
+      expect(refusedUrl(url, true)).toBeUndefined();
+    }
+  });
+
+  it('settings name every bad entry and check the timeout and schedule', () => {
+    expect(() =>
+      parseWebhookSettings({ HELPDESK_NEW_TICKET_WEBHOOK_URLS: 'https://ok.example/a, ftp://x/y', HELPDESK_FOLLOWUP_WEBHOOK_URLS: 'http://127.0.0.1/z', HELPDESK_WEBHOOK_TIMEOUT: '0' }, false),
+    ).toThrow(/HELPDESK_NEW_TICKET_WEBHOOK_URLS: ftp:\/\/x\/y: only http[\s\S]*HELPDESK_FOLLOWUP_WEBHOOK_URLS: http:\/\/127.0.0.1\/z: a loopback[\s\S]*HELPDESK_WEBHOOK_TIMEOUT/);
+    const settings = parseWebhookSettings({ HELPDESK_FOLLOWUP_WEBHOOK_URLS: 'https://a.example/f' }, false);
+    expect(settings).toEqual({ urls: { 'ticket.created': [], 'followup.created': ['https://a.example/f'] }, timeoutMs: 3000, retryDelays: DEFAULT_RETRY_DELAYS });
+    expect(() => parseWebhookSettings({ HELPDESK_WEBHOOK_RETRY_DELAYS: '5,50000' }, false)).toThrow(/RETRY_DELAYS/);
+  });
+});
+
+describe('signatures', () => {
+  it('verify with the standardwebhooks package', () => {
+    const secret = newWebhookSecret();
+    expect(isWebhookSecret(secret)).toBe(true);
+    const body = JSON.stringify({ ticket: { id: 1, title: 'é ✓' }, queue_slug: 'q' });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = signatureHeaders(secret, 'msg_1', timestamp, body);
+    expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow();
+    expect(() => new Webhook(secret).verify(body + ' ', headers)).toThrow();
+  });
+
+  it('secrets are whsec_ and base64 of 24 to 64 bytes', () => {
+    expect(isWebhookSecret('whsec_' + Buffer.alloc(24).toString('base64'))).toBe(true);
+    expect(isWebhookSecret('whsec_' + Buffer.alloc(16).toString('base64'))).toBe(false);
+    expect(isWebhookSecret('whsec_not base64!')).toBe(false);
+    expect(isWebhookSecret(Buffer.alloc(32).toString('base64'))).toBe(false);
+  });
+});
+
+describe('ids, payloads and the retry schedule', () => {
+  it('delivery ids derive from their event: sortable by time, stable, recognisable', () => {
+    const early = newEventId(new Date('2026-01-01T00:00:00Z'));
+    const late = newEventId(new Date('2026-06-01T00:00:00Z'));
+    expect(early < late).toBe(true);
+    expect(deliveryId(early, 0)).toBe(deliveryId(early, 0));
+    expect(deliveryId(early, 1)).not.toBe(deliveryId(early, 0));
+    expect(DELIVERY_ID.test(deliveryId(early, 12))).toBe(true);
+    expect(DELIVERY_ID.test('msg_../../x')).toBe(false);
+  });
+
+  it("payloads have upstream's keys, in upstream's order", () => {
+    expect(Object.keys(webhookPayload('ticket.created', { id: 1 }, 'q'))).toEqual(['ticket', 'queue_slug']);
+    expect(webhookPayload('followup.created', { id: 1 }, 'q', 7)).toEqual({ ticket: { id: 1 }, queue_slug: 'q', followup_id: 7 });
+  });
+
+  it('retries on anything but 2xx, for more than a day, then fails', () => {
+    expect(DEFAULT_RETRY_DELAYS.reduce((a, b) => a + b, 0)).toBeGreaterThan(24 * 3600);
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(afterAttempt({ attempts: 0 }, { status: 204 }, [5], now)).toEqual({ status: 'delivered', attempts: 1, last_response_code: 204, last_error: null, next_attempt: null });
+    expect(afterAttempt({ attempts: 0 }, { status: 301 }, [5], now)).toMatchObject({ status: 'pending', retryInSeconds: 5, next_attempt: '2026-01-01T00:00:05.000Z' });
+    expect(afterAttempt({ attempts: 0 }, { error: 'timeout' }, [5], now)).toMatchObject({ status: 'pending', last_error: 'timeout', last_response_code: null });
+    expect(afterAttempt({ attempts: 1 }, { status: 500 }, [5], now)).toEqual({ status: 'failed', attempts: 2, last_response_code: 500, last_error: null, next_attempt: null });
+  });
+});
