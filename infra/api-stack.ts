@@ -129,6 +129,7 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the API ($default stage)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    new CfnOutput(this, 'WebhookSecretArn', { value: webhooks.secret.secretArn, description: 'Webhook signing secret: receivers use whsec_<value>' });
   }
 
   private makeFunction(route: Route, settings: EnvironmentSettings, table: ITable, bucket: IBucket, webhooks: Webhooks): NodejsFunction {

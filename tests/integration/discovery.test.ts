@@ -23,6 +23,9 @@ const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api/queues/{id}': { allow: 'GET, PATCH, DELETE, HEAD, OPTIONS', actions: [] },
   '/api/custom-fields': { allow: 'GET, POST, HEAD, OPTIONS', actions: ['POST'] },
   '/api/custom-fields/{name}': { allow: 'GET, PATCH, DELETE, HEAD, OPTIONS', actions: [] },
+  '/api/webhook-deliveries': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/webhook-deliveries/{id}': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/webhook-deliveries/{id}/redeliver': { allow: 'POST, OPTIONS', actions: [] },
 };
 
 /** The writable fields OPTIONS describes, in order (no custom fields exist on this runtime). */
