@@ -59,12 +59,12 @@ export function parseETagList(value: string): '*' | EntityTag[] | undefined {
   const tags: EntityTag[] = [];
   const separator = /[ \t]*(?:,[ \t]*)*/y; // the list rule allows empty elements: `"a", , "b"`
   const tag = /(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/y;
+  let position = 0;
   const skip = () => {
     separator.lastIndex = position;
     separator.exec(value);
     position = separator.lastIndex;
   };
-  let position = 0;
   skip();
   while (position < value.length) {
     tag.lastIndex = position;
