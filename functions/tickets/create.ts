@@ -2,10 +2,12 @@
 import { apiHandler } from '../../shared/middleware';
 import { baseUrl, json } from '../../shared/middleware/http';
 import { parseTicketBody, planTicketCreation, referencedIds } from '../../shared/domain/ticket';
+import { ticketETag } from '../../shared/domain/etag';
 import { ticketView } from '../../shared/domain/views';
 import { newAttachments } from '../../shared/store/attachments';
 import { reserveIds } from '../../shared/store/counters';
 import { withFiles } from '../../shared/store/files';
+import { FIRST_VERSION } from '../../shared/store/items';
 import { loadReferences } from '../../shared/store/references';
 import { listCustomFields } from '../../shared/store/custom-fields';
 import { MissingQueueOnWrite, createTicket } from '../../shared/store/tickets';
@@ -28,5 +30,5 @@ export const handler = apiHandler('tickets/create', async (event) => {
   const created = await withFiles(files, () => createTicket(ticket, opening, records[0], webhookEventFor('ticket.created', ticket.id, null, baseUrl(event)))).catch((error) => {
     throw error instanceof MissingQueueOnWrite ? new ValidationError({ queue: [MESSAGES.pkMissing(ticket.queue)] }) : error;
   });
-  return json(201, ticketView(baseUrl(event), created, defs));
+  return json(201, ticketView(baseUrl(event), created, defs), { ETag: ticketETag(FIRST_VERSION, defs) });
 });

@@ -1,16 +1,27 @@
 /** DELETE /api/tickets/{id}/: the ticket, the tickets merged into it, and all their files. */
 import { apiHandler, idParam } from '../../shared/middleware';
 import { noContent } from '../../shared/middleware/http';
-import { NotFound } from '../../shared/domain/errors';
+import { NotFound, ServiceUnavailable } from '../../shared/domain/errors';
 import { deleteFiles } from '../../shared/store/files';
-import { MissingTicket, deleteTicket, readTicket } from '../../shared/store/tickets';
+import { MissingTicket, StaleTicket, deleteTicket, readTicket } from '../../shared/store/tickets';
+import { checkIfMatch } from './preconditions';
+
+/** The delete is conditional on the version read (nothing added meanwhile is left behind). */
+const ATTEMPTS = 5;
 
 export const handler = apiHandler('tickets/delete', async (event) => {
-  const ticket = await readTicket(idParam(event));
-  if (!ticket) throw new NotFound();
-  const objectKeys = await deleteTicket(ticket).catch((error) => {
-    throw error instanceof MissingTicket ? new NotFound() : error;
-  });
-  await deleteFiles(objectKeys);
-  return noContent();
+  const id = idParam(event);
+  for (let attempt = 1; ; attempt++) {
+    const ticket = await readTicket(id);
+    if (!ticket) throw new NotFound();
+    await checkIfMatch(event, ticket);
+    try {
+      await deleteFiles(await deleteTicket(ticket));
+      return noContent();
+    } catch (error) {
+      if (error instanceof MissingTicket) throw new NotFound();
+      if (!(error instanceof StaleTicket)) throw error;
+      if (attempt === ATTEMPTS) throw new ServiceUnavailable();
+    }
+  }
 });

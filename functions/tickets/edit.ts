@@ -1,5 +1,6 @@
 /** PUT and PATCH of a ticket share everything but the mode (what is required). Not a handler itself. */
 import { NotFound, ServiceUnavailable } from '../../shared/domain/errors';
+import { ticketETag } from '../../shared/domain/etag';
 import type { Mode } from '../../shared/domain/fields';
 import { parseTicketBody, planTicketUpdate, referencedIds } from '../../shared/domain/ticket';
 import { ticketView } from '../../shared/domain/views';
@@ -10,19 +11,23 @@ import { ValidationError } from '../../shared/domain/errors';
 import { MESSAGES } from '../../shared/domain/fields';
 import { idParam } from '../../shared/middleware';
 import { baseUrl, json, type ApiEvent, type HttpResult } from '../../shared/middleware/http';
+import { checkIfMatch } from './preconditions';
 
-const ATTEMPTS = 3;
+/** Writes are conditional on the version read; a loser reads again, up to this many times in all. */
+const ATTEMPTS = 5;
 
 export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, 'replace' | 'partial'>): Promise<HttpResult> {
   const id = idParam(event);
   let [current, defs] = await Promise.all([readTicket(id), listCustomFields()]);
   if (!current) throw new NotFound();
+  defs = await checkIfMatch(event, current, defs); // 412 before the body is looked at (RFC 9110 §13.2.1)
   const draft = parseTicketBody(await event.parseBody!(), mode, defs);
   delete draft.errors.attachment; // accepted and ignored on updates, as upstream
   const changes = planTicketUpdate(draft, await loadReferences(referencedIds(draft.values)), new Date());
   for (let attempt = 1; ; attempt++) {
     try {
-      return json(200, ticketView(baseUrl(event), await updateTicket(current, changes), defs));
+      const updated = await updateTicket(current, changes);
+      return json(200, ticketView(baseUrl(event), updated, defs), { ETag: ticketETag(updated.version, defs) });
     } catch (error) {
       if (error instanceof MissingTicket) throw new NotFound();
       if (error instanceof MissingQueueOnWrite) throw new ValidationError({ queue: [MESSAGES.pkMissing(changes.queue)] });
@@ -30,6 +35,7 @@ export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, '
       if (attempt === ATTEMPTS) throw new ServiceUnavailable();
       current = await readTicket(id);
       if (!current) throw new NotFound();
+      await checkIfMatch(event, current, defs);
     }
   }
 }

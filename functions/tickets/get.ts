@@ -1,7 +1,8 @@
-/** GET /api/tickets/{id}/: one ticket, whole. */
+/** GET /api/tickets/{id}/: one ticket, whole, with its ETag; 304 when If-None-Match names it. */
 import { apiHandler, idParam } from '../../shared/middleware';
-import { baseUrl, json } from '../../shared/middleware/http';
+import { baseUrl, header, json, notModified } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
+import { ifNoneMatchMatches, ticketETag } from '../../shared/domain/etag';
 import { ticketView } from '../../shared/domain/views';
 import { listCustomFields } from '../../shared/store/custom-fields';
 import { readTicket } from '../../shared/store/tickets';
@@ -9,5 +10,7 @@ import { readTicket } from '../../shared/store/tickets';
 export const handler = apiHandler('tickets/get', async (event) => {
   const [ticket, defs] = await Promise.all([readTicket(idParam(event)), listCustomFields()]);
   if (!ticket) throw new NotFound();
-  return json(200, ticketView(baseUrl(event), ticket, defs));
+  const etag = ticketETag(ticket.version, defs);
+  if (ifNoneMatchMatches(header(event, 'if-none-match'), etag)) return notModified(etag);
+  return json(200, ticketView(baseUrl(event), ticket, defs), { ETag: etag });
 });

@@ -88,3 +88,10 @@ export class Conflict extends HttpError {
     super(409, { detail });
   }
 }
+
+/** An `If-Match` precondition failed: the resource changed since the client read it; nothing was written. */
+export class PreconditionFailed extends HttpError {
+  constructor(detail = 'Precondition failed: the ticket has changed since the given ETag.') {
+    super(412, { detail });
+  }
+}

@@ -49,6 +49,11 @@ export function noContent(): HttpResult {
   return { statusCode: 204, headers: {} };
 }
 
+/** A GET whose `If-None-Match` names the current representation: its tag, no body. */
+export function notModified(etag: string): HttpResult {
+  return { statusCode: 304, headers: { ETag: etag } };
+}
+
 export function redirect(location: string): HttpResult {
   return { statusCode: 302, headers: { Location: location, 'Cache-Control': 'no-store' } };
 }

@@ -72,14 +72,19 @@ export async function listFollowups(request: PageRequest): Promise<FollowupPage>
   return { count: index.length, window, followups, attachments };
 }
 
-function sizeChange(ticket: number, delta: number): TransactItem {
+/**
+ * The ticket item's side of a write to its collection: `delta` more (or fewer) items, and a new
+ * `version`, since what GET shows of the ticket changes (its ETag must too).
+ */
+function collectionChange(ticket: number, delta: number): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.ticket(ticket),
-      UpdateExpression: 'ADD collection_size :delta',
+      UpdateExpression: 'ADD collection_size :delta, #version :one',
       ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':delta': delta },
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':delta': delta, ':one': 1 },
     },
   };
 }
@@ -93,14 +98,14 @@ export async function updateFollowup(found: FoundFollowup, changes: FollowupChan
   const next: Followup = { ...followup, ...changes };
   try {
     if (!target || target.id === followup.ticket) {
-      await transact([put(followupItem(next, collection.ticket.status), 'attribute_exists(PK)')]);
+      await transact([put(followupItem(next, collection.ticket.status), 'attribute_exists(PK)'), collectionChange(followup.ticket, 0)]);
     } else {
       const moved = attachments.map((a) => ({ ...a, ticket: target.id }));
       await transact([
-        sizeChange(target.id, 1 + moved.length),
+        collectionChange(target.id, 1 + moved.length),
         { Delete: { TableName: config.tableName, Key: keys.followup(followup.ticket, followup.id), ConditionExpression: 'attribute_exists(PK)' } },
         ...attachments.map((a) => ({ Delete: { TableName: config.tableName, Key: keys.attachment(a.ticket, a.id) } })),
-        sizeChange(followup.ticket, -(1 + moved.length)),
+        collectionChange(followup.ticket, -(1 + moved.length)),
         put(followupItem(next, target.status)),
         ...moved.map((a) => put(attachmentItem(a, target.status))),
         ...childSlots([next], moved),
@@ -120,14 +125,7 @@ export async function deleteFollowup(found: FoundFollowup): Promise<string[]> {
     await transact([
       { Delete: { TableName: config.tableName, Key: keys.followup(followup.ticket, followup.id), ConditionExpression: 'attribute_exists(PK)' } },
       ...attachments.map((a) => ({ Delete: { TableName: config.tableName, Key: keys.attachment(a.ticket, a.id) } })),
-      {
-        Update: {
-          TableName: config.tableName,
-          Key: keys.ticket(followup.ticket),
-          UpdateExpression: 'ADD collection_size :delta',
-          ExpressionAttributeValues: { ':delta': -(1 + attachments.length) },
-        },
-      },
+      collectionChange(followup.ticket, -(1 + attachments.length)),
       ...indexChanges('followup', [], [followup.id]),
       ...indexChanges('attachment', [], attachments.map((a) => a.id)),
     ]);
@@ -167,7 +165,7 @@ export async function listAttachments(request: PageRequest): Promise<AttachmentP
 export async function addAttachment(ticket: Ticket, attachment: Attachment): Promise<void> {
   try {
     await transact([
-      sizeChange(ticket.id, 1),
+      collectionChange(ticket.id, 1),
       put(attachmentItem(attachment, ticket.status)),
       ...indexChanges('attachment', [[attachment.id, attachmentSlot(attachment)]]),
     ]);
@@ -181,14 +179,7 @@ export async function deleteAttachment(attachment: Attachment): Promise<void> {
   try {
     await transact([
       { Delete: { TableName: config.tableName, Key: keys.attachment(attachment.ticket, attachment.id), ConditionExpression: 'attribute_exists(PK)' } },
-      {
-        Update: {
-          TableName: config.tableName,
-          Key: keys.ticket(attachment.ticket),
-          UpdateExpression: 'ADD collection_size :delta',
-          ExpressionAttributeValues: { ':delta': -1 },
-        },
-      },
+      collectionChange(attachment.ticket, -1),
       ...indexChanges('attachment', [], [attachment.id]),
     ]);
   } catch (error) {

@@ -4,7 +4,10 @@ import { keys, type ItemType } from './keys';
 
 type Item = Record<string, unknown>;
 
-const INTERNAL = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'type', 'collection_size'];
+const INTERNAL = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'type', 'collection_size', 'version'];
+
+/** A new ticket's `version`; every later write to its collection adds 1 (see shared/domain/etag.ts). */
+export const FIRST_VERSION = 1;
 
 function strip<T>(item: Item): T {
   const record = { ...item };
@@ -26,6 +29,7 @@ export function ticketItem(ticket: Ticket, collectionSize: number): Item {
     ...submitter,
     type: 'ticket' satisfies ItemType,
     collection_size: collectionSize,
+    version: FIRST_VERSION,
     ...ticket,
   };
 }
@@ -47,6 +51,11 @@ export function mergedItem(target: number, source: number): Item {
 export interface ReadCollection extends TicketCollection {
   /** Followups plus attachments, as the ticket item counts them. */
   collectionSize: number;
+  /**
+   * The ticket item's `version`: incremented by every write to the collection, and the condition of
+   * every write of a ticket that was read first (0: an item stored before versions existed).
+   */
+  version: number;
   /** Keys of every item in the collection (for deletes and status re-keying). */
   itemKeys: { PK: string; SK: string; type: ItemType }[];
 }
@@ -71,6 +80,7 @@ export function collectionsFrom(items: Item[]): Map<number, ReadCollection> {
       attachments: group.filter((i) => i.type === 'attachment').map((i) => strip<Attachment>(i)),
       mergedFrom: group.filter((i) => i.type === 'merged').map((i) => i.source as number),
       collectionSize: Number(ticketItem.collection_size ?? 0),
+      version: Number(ticketItem.version ?? 0),
       itemKeys: group.map((i) => ({ PK: i.PK as string, SK: i.SK as string, type: i.type as ItemType })),
     });
   }

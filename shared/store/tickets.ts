@@ -45,6 +45,17 @@ export function put(item: Item, condition?: string): TransactItem {
   return { Put: { TableName: config.tableName, Item: item, ConditionExpression: condition } };
 }
 
+/**
+ * The condition that a ticket item still has the version it was read with (an item stored before
+ * versions existed has none), with its attribute names and values.
+ */
+function versionIs(version: number): { condition: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const names = { '#version': 'version' };
+  return version === 0
+    ? { condition: 'attribute_not_exists(#version)', names, values: {} }
+    : { condition: '#version = :version', names, values: { ':version': version } };
+}
+
 /** Re-keys one collection item into the status partition of gsi2. */
 function rekeyStatus(key: { PK: string; SK: string }, ticket: number, status: number): TransactItem {
   const k = keys.listByStatus(status, ticket, key.SK);
@@ -93,16 +104,19 @@ export async function createTicket(ticket: Ticket, opening: Followup, attachment
 }
 
 /**
- * Applies `changes` to a ticket read as `current` with one update expression (only the sent fields,
- * so concurrent updates of different fields both land), keeping the indexes, the queue counts and
- * the merge pointers in step. Throws StaleTicket when the status or queue changed meanwhile.
+ * Applies `changes` to a ticket read as `current` with one update expression of the sent fields,
+ * keeping the indexes, the queue counts and the merge pointers in step. The write is conditional on
+ * the version read, so the result (returned, with its new version) is exactly what is stored: throws
+ * StaleTicket when anything wrote to the collection meanwhile (the caller reads again and retries,
+ * so concurrent updates of different fields both land, or answers 412 to an If-Match).
  */
-export async function updateTicket(current: ReadCollection, changes: TicketChanges): Promise<TicketCollection> {
+export async function updateTicket(current: ReadCollection, changes: TicketChanges): Promise<ReadCollection> {
   const id = current.ticket.id;
   const old = current.ticket;
   const { custom, ...fields } = changes;
-  const names: Record<string, string> = { '#status': 'status', '#queue': 'queue', '#custom': 'custom' };
-  const values: Record<string, unknown> = { ':status': old.status, ':queue': old.queue };
+  const same = versionIs(current.version);
+  const names: Record<string, string> = { '#status': 'status', '#queue': 'queue', '#custom': 'custom', ...same.names };
+  const values: Record<string, unknown> = { ':status': old.status, ':queue': old.queue, ':one': 1, ...same.values };
   const sets: string[] = [];
   const removes: string[] = [];
   Object.entries(fields).forEach(([field, value], i) => {
@@ -135,8 +149,8 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
       Update: {
         TableName: config.tableName,
         Key: keys.ticket(id),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_exists(PK) AND #status = :status AND #queue = :queue AND attribute_exists(#custom)',
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''} ADD #version :one`,
+        ConditionExpression: `attribute_exists(PK) AND #status = :status AND #queue = :queue AND attribute_exists(#custom) AND ${same.condition}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
@@ -158,7 +172,7 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
     if (error instanceof ConditionFailed && queueChanged && error.positions.includes(2)) throw new MissingQueueOnWrite();
     throw error;
   }
-  return { ...current, ticket: { ...old, ...fields, custom: { ...old.custom, ...custom } } };
+  return { ...current, ticket: { ...old, ...fields, custom: { ...old.custom, ...custom } }, version: current.version + 1 };
 }
 
 /**
@@ -175,8 +189,8 @@ export async function addFollowup(
   event?: OutboxEvent,
 ): Promise<void> {
   const status = ticketChanges.status ?? ticket.status;
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = { ':old': ticket.status, ':added': 1 + attachments.length };
+  const names: Record<string, string> = { '#status': 'status', '#version': 'version' };
+  const values: Record<string, unknown> = { ':old': ticket.status, ':added': 1 + attachments.length, ':one': 1 };
   const sets: string[] = [];
   Object.entries(ticketChanges).forEach(([field, value], i) => {
     names[`#f${i}`] = field;
@@ -193,7 +207,7 @@ export async function addFollowup(
       Update: {
         TableName: config.tableName,
         Key: keys.ticket(ticket.id),
-        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD collection_size :added`,
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD collection_size :added, #version :one`,
         ConditionExpression: 'attribute_exists(PK) AND #status = :old',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -225,6 +239,8 @@ export async function addFollowup(
  * Deletes a ticket, every ticket merged into it (recursively, as upstream's cascade), and all their
  * items. The ticket items, their index slots and queue counts go in the first transaction, so the
  * tickets disappear at once; followups and attachments follow. Returns the S3 keys to delete.
+ * Conditional on the version `root` was read with, so a followup added meanwhile is never left
+ * behind: throws StaleTicket then (read again and retry), MissingTicket if it is gone.
  */
 export async function deleteTicket(root: ReadCollection): Promise<string[]> {
   const collections: ReadCollection[] = [root];
@@ -243,7 +259,14 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
     for (const key of c.itemKeys) {
       const action: TransactItem = { Delete: { TableName: config.tableName, Key: { PK: key.PK, SK: key.SK } } };
       if (key.type === 'ticket') {
-        if (c === root) action.Delete!.ConditionExpression = 'attribute_exists(PK)';
+        if (c === root) {
+          const same = versionIs(root.version);
+          Object.assign(action.Delete!, {
+            ConditionExpression: `attribute_exists(PK) AND ${same.condition}`,
+            ExpressionAttributeNames: same.names,
+            ...(Object.keys(same.values).length ? { ExpressionAttributeValues: same.values } : {}),
+          });
+        }
         essential.push(action);
       } else {
         rest.push(action);
@@ -272,7 +295,9 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
   try {
     await transactEssentialFirst(essential, rest);
   } catch (error) {
-    if (error instanceof ConditionFailed && error.positions.includes(0)) throw new MissingTicket();
+    if (error instanceof ConditionFailed && error.positions.includes(0)) {
+      throw (await getTicket(root.ticket.id)) ? new StaleTicket() : new MissingTicket();
+    }
     throw error;
   }
   return collections.flatMap((c) => c.attachments.map((a) => a.object_key));

@@ -22,11 +22,35 @@ function asConditionFailed(error: unknown): ConditionFailed | undefined {
   return positions.length ? new ConditionFailed(positions) : undefined;
 }
 
+/**
+ * Another transaction or write held one of the items (DynamoDB cancels rather than waits: many
+ * creates at once all touch the queue's count and the same ticket index block). Named as the SDK's
+ * throttling errors are, so that a request that gives up answers 503 with Retry-After.
+ */
+export class TransactionConflict extends Error {
+  override name = 'TransactionConflictException';
+}
+
+function isConflict(error: unknown): boolean {
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return e?.name === 'TransactionCanceledException' && !!e.CancellationReasons?.some((r) => r.Code === 'TransactionConflict');
+}
+
+/** Attempts of a transaction cancelled by a conflict: a cancelled transaction wrote nothing. */
+export const CONFLICT_ATTEMPTS = 4;
+
 export async function transact(items: TransactItem[]): Promise<void> {
-  try {
-    await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    throw asConditionFailed(error) ?? error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      const failed = asConditionFailed(error);
+      if (failed) throw failed;
+      if (!isConflict(error)) throw error;
+      if (attempt === CONFLICT_ATTEMPTS) throw new TransactionConflict('Transaction cancelled by conflicting writes', { cause: error });
+      await new Promise((done) => setTimeout(done, Math.random() * 25 * 2 ** attempt)); // jitter spreads the contenders
+    }
   }
 }
 

@@ -240,6 +240,25 @@ describe('values on tickets', () => {
     await undefine(name);
   });
 
+  it('a ticket\'s ETag changes when the definitions change what GET shows; the old tag gets 412', async () => {
+    const created = await api.createTicket();
+    const id = created.body.id;
+    const before = created.headers.get('etag')!;
+    const name = unique('cf');
+    await define({ name, data_type: 'varchar' });
+    const defined = (await api.call('GET', `/api/tickets/${id}/`)).headers.get('etag')!;
+    expect(defined).not.toBe(before);
+    await redefine(name, { label: 'Another label' });
+    expect((await api.call('GET', `/api/tickets/${id}/`)).headers.get('etag')).not.toBe(defined);
+    const stale = await api.call('PATCH', `/api/tickets/${id}/`, { json: { priority: 1 }, headers: { 'if-match': before } });
+    expect(stale.status).toBe(412);
+    await undefine(name);
+    // The same definitions again: the tag from before is current again (nothing wrote the ticket).
+    expect((await api.call('GET', `/api/tickets/${id}/`)).headers.get('etag')).toBe(before);
+    const fresh = await api.call('PATCH', `/api/tickets/${id}/`, { json: { priority: 1 }, headers: { 'if-match': before } });
+    expect(fresh.status).toBe(200);
+  });
+
   it('deleting a definition removes its key; one created again under the same name starts empty', async () => {
     const name = unique('cf');
     const key = `custom_${name}`;
