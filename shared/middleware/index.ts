@@ -29,17 +29,30 @@ const THROTTLING = new Set([
   'SlowDown',
   'TransactionConflictException',
 ]);
+/** Why DynamoDB cancels a transaction when trying again may succeed (any other reason is final). */
+const RETRYABLE_CANCELLATIONS = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded']);
+/** Network failures, as the SDK's HTTP handler and files.ts report them. */
+const UNREACHABLE = new Set(['TimeoutError', 'S3NetworkError', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+/**
+ * A dependency that is throttling, failing (5xx after the SDK's retries) or unreachable. Every write
+ * leaves nothing it could not undo when a call fails (tests/integration/faults.test.ts), so the
+ * client may send the request again.
+ */
+function dependencyUnavailable(error: unknown): boolean {
+  const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; CancellationReasons?: { Code?: string }[] };
+  if (!e) return false;
+  if (THROTTLING.has(e.name ?? '') || UNREACHABLE.has(e.name ?? '') || UNREACHABLE.has(e.code ?? '')) return true;
+  if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;
+  // A transaction throttled or in conflict with another is cancelled, with the reason per item.
+  return e.name === 'TransactionCanceledException' && (e.CancellationReasons ?? []).some((r) => RETRYABLE_CANCELLATIONS.has(r?.Code ?? ''));
+}
 
 /** Errors become upstream's bodies; unknown ones a logged 500 without internals. */
 export function errorResponse(error: unknown, requestId?: string): HttpResult {
   if (error instanceof HttpError) return json(error.status, error.body, error.headers);
   const name = (error as Error)?.name;
-  // A dependency that is throttling, failing (5xx after the SDK's retries) or unreachable: the
-  // request saved nothing it could not undo, so the client may retry it.
-  const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode ?? 0;
-  const unreachable = ['TimeoutError', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(name) || ['ECONNREFUSED', 'ECONNRESET'].includes((error as { code?: string })?.code ?? '');
-  const throttled = THROTTLING.has(name) || status >= 500 || unreachable;
-  if (throttled) {
+  if (dependencyUnavailable(error)) {
     const e = new ServiceUnavailable();
     return json(e.status, e.body, e.headers);
   }
