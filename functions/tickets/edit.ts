@@ -19,7 +19,7 @@ export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, '
   if (!current) throw new NotFound();
   const draft = parseTicketBody(await event.parseBody!(), mode, defs);
   delete draft.errors.attachment; // accepted and ignored on updates, as upstream
-  const changes = planTicketUpdate(draft, await loadReferences(referencedIds(draft.values)), new Date());
+  const changes = planTicketUpdate(draft, await loadReferences(referencedIds(draft.values)), new Date(), current.ticket);
   for (let attempt = 1; ; attempt++) {
     try {
       return json(200, ticketView(baseUrl(event), await updateTicket(current, changes), defs));

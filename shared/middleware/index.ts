@@ -6,7 +6,7 @@
  */
 import middy from '@middy/core';
 import { allowedMethods, routeByHandler, type Permission } from '../../infra/routes';
-import { HttpError, NotAcceptable, NotFound, PayloadTooLarge, PermissionDenied, ServiceUnavailable } from '../domain/errors';
+import { HttpError, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
 import { authenticate } from './auth';
 import { parseBody } from './body';
@@ -56,12 +56,8 @@ export function errorResponse(error: unknown, requestId?: string): HttpResult {
     const e = new ServiceUnavailable();
     return json(e.status, e.body, e.headers);
   }
-  // A record over DynamoDB's 400 KB item limit (huge text fields) is refused whole: nothing was saved.
-  const reasons = (error as { CancellationReasons?: { Message?: string }[] })?.CancellationReasons ?? [];
-  if ([(error as Error)?.message, ...reasons.map((r) => r?.Message)].some((m) => /item size (to update )?has exceeded/i.test(m ?? ''))) {
-    const e = new PayloadTooLarge('The request would store a record larger than 400 KB.');
-    return json(e.status, e.body, e.headers);
-  }
+  // No mapping of DynamoDB's "item size has exceeded" any more: the domain's limits (README,
+  // "Limits") keep every record under 400 KB, so reaching it would be a bug, logged as one.
   console.error(JSON.stringify({ level: 'ERROR', message: 'unhandled error', requestId, error: name, detail: (error as Error)?.message, stack: (error as Error)?.stack }));
   return json(500, { detail: 'A server error occurred.' });
 }
