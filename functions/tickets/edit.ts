@@ -23,7 +23,7 @@ export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, '
   defs = await checkIfMatch(event, current, defs); // 412 before the body is looked at (RFC 9110 §13.2.1)
   const draft = parseTicketBody(await event.parseBody!(), mode, defs);
   delete draft.errors.attachment; // accepted and ignored on updates, as upstream
-  const changes = planTicketUpdate(draft, await loadReferences(referencedIds(draft.values)), new Date());
+  const changes = planTicketUpdate(draft, await loadReferences(referencedIds(draft.values)), new Date(), current.ticket);
   for (let attempt = 1; ; attempt++) {
     try {
       const updated = await updateTicket(current, changes);

@@ -14,7 +14,10 @@ const handlers = new Map<string, Promise<Handler>>();
 function loadHandler(route: Route): Promise<Handler> {
   let handler = handlers.get(route.handler);
   if (!handler) {
-    handler = import(`../../functions/${route.handler}.ts`).then((m: { handler: Handler }) => m.handler);
+    // A computed URL, not a template in import(): vite (the tests run the runtime in-process too)
+    // only resolves templates one folder deep, and would refuse `functions/<resource>/<op>.ts`.
+    const url = new URL(`../../functions/${route.handler}.ts`, import.meta.url).href;
+    handler = import(/* @vite-ignore */ url).then((m: { handler: Handler }) => m.handler);
     handlers.set(route.handler, handler);
   }
   return handler;

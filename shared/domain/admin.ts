@@ -4,7 +4,7 @@
  */
 import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
-import { DATA_TYPES, type CustomFieldDefinition, type DataType } from './custom-fields';
+import { DATA_TYPES, MAX_CUSTOM_VALUE_LENGTH, MAX_LIST_VALUES, MAX_LIST_VALUE_LENGTH, type CustomFieldDefinition, type DataType } from './custom-fields';
 import { booleanField, fieldSchema, pythonType, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
 import type { Queue } from './records';
 
@@ -34,7 +34,11 @@ const listOfStrings: Field<string[]> = {
       ? `Expected a list of items but got type "${pythonType(raw)}".`
       : !raw.every((v) => typeof v === 'string' && v.trim() !== '')
         ? 'Each value must be a non-blank string.'
-        : undefined;
+        : raw.length > MAX_LIST_VALUES
+          ? `Ensure this field has no more than ${MAX_LIST_VALUES} elements.`
+          : raw.some((v: string) => [...v.trim()].length > MAX_LIST_VALUE_LENGTH)
+            ? `Ensure each value has no more than ${MAX_LIST_VALUE_LENGTH} characters.`
+            : undefined;
     if (problem) {
       ctx.issues.push({ code: 'custom', message: problem, input: raw });
       return [];
@@ -50,9 +54,9 @@ const listOfStrings: Field<string[]> = {
 export const customFieldFields = {
   name: textField({ required: true, maxLength: 50, check: slugCheck }),
   label: textField({ required: true, maxLength: 30 }),
-  help_text: textField({ allowBlank: true }),
+  help_text: textField({ allowBlank: true, maxLength: MAX_CUSTOM_VALUE_LENGTH }),
   data_type: stringChoiceField(DATA_TYPES, { required: true }),
-  max_length: integerField({ nullable: true, min: 1 }),
+  max_length: integerField({ nullable: true, min: 1, max: MAX_CUSTOM_VALUE_LENGTH }),
   decimal_places: integerField({ nullable: true, min: 0 }),
   empty_selection_list: booleanField(),
   list_values: listOfStrings,

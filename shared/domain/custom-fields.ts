@@ -47,6 +47,15 @@ export interface CustomFieldDefinition {
 
 export const CUSTOM_PREFIX = 'custom_';
 
+/**
+ * The longest value of any text-like custom field (and the largest `max_length` a definition may
+ * set): a ticket carries every custom value in its one record (see ticket.ts, MAX_TICKET_TEXT_BYTES).
+ */
+export const MAX_CUSTOM_VALUE_LENGTH = 10_000;
+/** A list field's choices: how many, and how long each. */
+export const MAX_LIST_VALUES = 500;
+export const MAX_LIST_VALUE_LENGTH = 100;
+
 const TEXT_TYPES = new Set<DataType>(['varchar', 'text', 'email', 'url', 'ipaddress', 'slug']);
 const SLUG = /^[-a-zA-Z0-9_]+$/;
 const URL_PATTERN = /^(?:https?|ftps?):\/\/(?:[^\s:@/]+(?::[^\s@/]*)?@)?(?:\[[0-9a-f:.]+\]|[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?(?:\.[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?)*\.?)(?::\d{1,5})?(?:[/?#][^\s]*)?$/i;
@@ -117,8 +126,8 @@ export function parseCustomValue(def: CustomFieldDefinition, raw: unknown): Pars
     if (raw.includes('\0')) return { error: MESSAGES.nul };
     const value = raw.trim();
     if (value === '') return { error: MESSAGES.blank };
-    if ((type === 'varchar' || type === 'text') && def.max_length != null && [...value].length > def.max_length)
-      return { error: MESSAGES.maxLength(def.max_length) };
+    const max = Math.min((type === 'varchar' || type === 'text') && def.max_length != null ? def.max_length : Infinity, MAX_CUSTOM_VALUE_LENGTH);
+    if ([...value].length > max) return { error: MESSAGES.maxLength(max) };
     if (type === 'email' && !isEmail(value)) return { error: MESSAGES.email };
     if (type === 'url' && !URL_PATTERN.test(value)) return { error: CUSTOM_MESSAGES.url };
     if (type === 'ipaddress' && !isIP(value)) return { error: CUSTOM_MESSAGES.ip };

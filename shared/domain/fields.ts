@@ -30,6 +30,13 @@ export const MESSAGES = {
   durationOverflow: 'The number of days must be between -104249 and 104249.',
 } as const;
 
+/**
+ * Long text (a ticket's description and resolution, a followup's comment) has no limit upstream,
+ * but a record must fit DynamoDB's 400 KB item: 80,000 characters are at most 320,000 bytes of UTF-8.
+ * A ticket's text fields together are checked too (ticket.ts, MAX_TICKET_TEXT_BYTES).
+ */
+export const MAX_TEXT_LENGTH = 80_000;
+
 /** Python's name for the type of a JSON value, as DRF puts it in its messages. */
 export function pythonType(value: unknown): string {
   if (typeof value === 'boolean') return 'bool';

@@ -5,6 +5,7 @@
 import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
 import {
+  MAX_TEXT_LENGTH,
   MESSAGES,
   booleanField,
   choiceField,
@@ -17,12 +18,13 @@ import {
 } from './fields';
 import { STATUS, STATUS_LABELS, STATUS_VALUES, type Followup, type Ticket, type UploadedFile } from './records';
 import { storedDateTime } from './datetime';
+import { checkTicketSize } from './ticket';
 
 export const followupFields = {
   ticket: idField({ required: true }),
   user: idField({ nullable: true }),
   title: textField({ required: true, maxLength: 200, allowBlank: true, nullable: true }),
-  comment: textField({ required: true, allowBlank: true, nullable: true }),
+  comment: textField({ required: true, allowBlank: true, nullable: true, maxLength: MAX_TEXT_LENGTH }),
   public: booleanField(),
   new_status: choiceField(STATUS_VALUES, { nullable: true }),
   time_spent: durationField(),
@@ -88,6 +90,8 @@ export function planFollowup(draft: FollowupDraft, refs: FollowupRefs, callerId:
   if (status === STATUS.RESOLVED || (status === STATUS.CLOSED && ticket.resolution == null)) {
     ticketChanges.resolution = comment;
   }
+  // The comment becomes the ticket's resolution: the ticket must still fit one record.
+  if (ticketChanges.resolution !== undefined) checkTicketSize({ ...ticket, resolution: ticketChanges.resolution });
   const stamp = storedDateTime(now);
   if (Object.keys(ticketChanges).length) ticketChanges.modified = stamp;
 
@@ -111,7 +115,7 @@ export function planFollowup(draft: FollowupDraft, refs: FollowupRefs, callerId:
 export const followupEditFields = {
   ...followupFields,
   title: textField({ maxLength: 200, allowBlank: true, nullable: true }),
-  comment: textField({ allowBlank: true, nullable: true }),
+  comment: textField({ allowBlank: true, nullable: true, maxLength: MAX_TEXT_LENGTH }),
 };
 
 export type FollowupChanges = Partial<Pick<Followup, 'ticket' | 'user' | 'title' | 'comment' | 'public' | 'new_status' | 'time_spent'>>;

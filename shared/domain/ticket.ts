@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
 import {
+  MAX_TEXT_LENGTH,
   MESSAGES,
   booleanField,
   choiceField,
@@ -37,8 +38,8 @@ import { parseCustomValues, type CustomFieldDefinition, type CustomValues } from
 export const ticketFields = {
   queue: idField({ required: true }),
   title: textField({ required: true, maxLength: 200 }),
-  description: textField({ required: true, allowBlank: true, nullable: true }),
-  resolution: textField({ allowBlank: true, nullable: true }),
+  description: textField({ required: true, allowBlank: true, nullable: true, maxLength: MAX_TEXT_LENGTH }),
+  resolution: textField({ allowBlank: true, nullable: true, maxLength: MAX_TEXT_LENGTH }),
   submitter_email: emailField({ required: true }),
   assigned_to: idField({ nullable: true }),
   status: choiceField(STATUS_VALUES, { labels: STATUS_LABELS }),
@@ -75,6 +76,32 @@ export interface TicketDraft {
 }
 
 export const MAX_TICKET_ATTACHMENTS = 1;
+
+/**
+ * What a ticket's text may take in all (title, description, resolution, submitter e-mail and every
+ * custom value with its key), in bytes of UTF-8: DynamoDB refuses items over 400 KB, and the ticket
+ * item's other attributes and index keys take about 2 KB. Each field has its own limit too; this
+ * one bounds their sum, which no single field limit can (custom fields are any number).
+ */
+export const MAX_TICKET_TEXT_BYTES = 300_000;
+
+type TicketText = Pick<Ticket, 'title' | 'description' | 'resolution' | 'submitter_email' | 'custom'>;
+
+export function ticketTextBytes(t: TicketText): number {
+  const bytes = (v: string | null | undefined) => (v ? Buffer.byteLength(v, 'utf8') : 0);
+  const custom = Object.entries(t.custom ?? {}).reduce((sum, [key, value]) => sum + bytes(key) + bytes(value), 0);
+  return bytes(t.title) + bytes(t.description) + bytes(t.resolution) + bytes(t.submitter_email) + custom;
+}
+
+/** Refuses a ticket whose text would not fit one stored record (400, before anything is stored). */
+export function checkTicketSize(t: TicketText): void {
+  const size = ticketTextBytes(t);
+  if (size > MAX_TICKET_TEXT_BYTES) {
+    throw new ValidationError({
+      non_field_errors: [`The ticket's text fields together take ${size} bytes (UTF-8); at most ${MAX_TICKET_TEXT_BYTES} can be stored.`],
+    });
+  }
+}
 
 /** First stage: field types and formats (custom fields included), all errors at once. */
 export function parseTicketBody(body: ParsedBody, mode: Mode, defs: CustomFieldDefinition[]): TicketDraft {
@@ -161,6 +188,7 @@ export function planTicketCreation(draft: TicketDraft, refs: References, callerI
     modified: stamp,
     custom: draft.custom,
   };
+  checkTicketSize(ticket);
   const opening: NewTicket['opening'] = {
     user: callerId,
     title: assignee ? `Ticket Opened & Assigned to ${displayName(assignee)}` : 'Ticket Opened',
@@ -177,10 +205,12 @@ export function planTicketCreation(draft: TicketDraft, refs: References, callerI
 export type TicketChanges = Partial<TicketFields> & { modified: string; custom: Ticket['custom'] };
 
 /**
- * PUT and PATCH: every writable field may change, with no workflow check and no side effect.
- * Returns only the fields that were sent (the store writes them with an update expression).
+ * PUT and PATCH of `current`: every writable field may change, with no workflow check and no side
+ * effect. Returns only the fields that were sent (the store writes them with an update expression).
  */
-export function planTicketUpdate(draft: TicketDraft, refs: References, now: Date): TicketChanges {
+export function planTicketUpdate(draft: TicketDraft, refs: References, now: Date, current: Ticket): TicketChanges {
   throwIfAny({ ...draft.errors, ...referenceErrors(draft.values, refs) });
-  return { ...(draft.values as Partial<TicketFields>), modified: storedDateTime(now), custom: draft.custom };
+  const changes: TicketChanges = { ...(draft.values as Partial<TicketFields>), modified: storedDateTime(now), custom: draft.custom };
+  checkTicketSize({ ...current, ...changes, custom: { ...current.custom, ...changes.custom } });
+  return changes;
 }

@@ -6,7 +6,7 @@
  */
 import middy from '@middy/core';
 import { allowedMethods, routeByHandler, type Permission } from '../../infra/routes';
-import { HttpError, NotAcceptable, NotFound, PayloadTooLarge, PermissionDenied, ServiceUnavailable } from '../domain/errors';
+import { HttpError, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
 import { authenticate } from './auth';
 import { parseBody } from './body';
@@ -29,26 +29,35 @@ const THROTTLING = new Set([
   'SlowDown',
   'TransactionConflictException',
 ]);
+/** Why DynamoDB cancels a transaction when trying again may succeed (any other reason is final). */
+const RETRYABLE_CANCELLATIONS = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded']);
+/** Network failures, as the SDK's HTTP handler and files.ts report them. */
+const UNREACHABLE = new Set(['TimeoutError', 'S3NetworkError', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+/**
+ * A dependency that is throttling, failing (5xx after the SDK's retries) or unreachable. Every write
+ * leaves nothing it could not undo when a call fails (tests/integration/faults.test.ts), so the
+ * client may send the request again.
+ */
+function dependencyUnavailable(error: unknown): boolean {
+  const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; CancellationReasons?: { Code?: string }[] };
+  if (!e) return false;
+  if (THROTTLING.has(e.name ?? '') || UNREACHABLE.has(e.name ?? '') || UNREACHABLE.has(e.code ?? '')) return true;
+  if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;
+  // A transaction throttled or in conflict with another is cancelled, with the reason per item.
+  return e.name === 'TransactionCanceledException' && (e.CancellationReasons ?? []).some((r) => RETRYABLE_CANCELLATIONS.has(r?.Code ?? ''));
+}
 
 /** Errors become upstream's bodies; unknown ones a logged 500 without internals. */
 export function errorResponse(error: unknown, requestId?: string): HttpResult {
   if (error instanceof HttpError) return json(error.status, error.body, error.headers);
   const name = (error as Error)?.name;
-  // A dependency that is throttling, failing (5xx after the SDK's retries) or unreachable: the
-  // request saved nothing it could not undo, so the client may retry it.
-  const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode ?? 0;
-  const unreachable = ['TimeoutError', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(name) || ['ECONNREFUSED', 'ECONNRESET'].includes((error as { code?: string })?.code ?? '');
-  const throttled = THROTTLING.has(name) || status >= 500 || unreachable;
-  if (throttled) {
+  if (dependencyUnavailable(error)) {
     const e = new ServiceUnavailable();
     return json(e.status, e.body, e.headers);
   }
-  // A record over DynamoDB's 400 KB item limit (huge text fields) is refused whole: nothing was saved.
-  const reasons = (error as { CancellationReasons?: { Message?: string }[] })?.CancellationReasons ?? [];
-  if ([(error as Error)?.message, ...reasons.map((r) => r?.Message)].some((m) => /item size (to update )?has exceeded/i.test(m ?? ''))) {
-    const e = new PayloadTooLarge('The request would store a record larger than 400 KB.');
-    return json(e.status, e.body, e.headers);
-  }
+  // No mapping of DynamoDB's "item size has exceeded" any more: the domain's limits (README,
+  // "Limits") keep every record under 400 KB, so reaching it would be a bug, logged as one.
   console.error(JSON.stringify({ level: 'ERROR', message: 'unhandled error', requestId, error: name, detail: (error as Error)?.message, stack: (error as Error)?.stack }));
   return json(500, { detail: 'A server error occurred.' });
 }

@@ -32,6 +32,18 @@ function objectUrl(key: string): URL {
   return new URL(`https://${config.bucketName}.s3.${region}.amazonaws.com/${path}`);
 }
 
+/**
+ * One signed S3 request (aws4fetch retries 5xx and 429 itself). A network failure rejects fetch with
+ * a bare TypeError: it becomes a named error, which the API answers with a retryable 503.
+ */
+async function s3Fetch(url: URL, init: RequestInit, action: string): Promise<Response> {
+  try {
+    return await s3().fetch(url.toString(), init);
+  } catch (error) {
+    throw Object.assign(new Error(`S3 ${action} failed: ${(error as Error).message}`), { name: 'S3NetworkError', cause: error });
+  }
+}
+
 async function expectOk(response: Response, action: string): Promise<void> {
   if (response.ok) {
     await response.body?.cancel();
@@ -43,16 +55,16 @@ async function expectOk(response: Response, action: string): Promise<void> {
 }
 
 export async function putFile(key: string, data: Buffer, contentType: string): Promise<void> {
-  const response = await s3().fetch(objectUrl(key).toString(), {
-    method: 'PUT',
-    body: data,
-    headers: { 'Content-Type': contentType, 'Content-Length': String(data.length) },
-  });
+  const response = await s3Fetch(
+    objectUrl(key),
+    { method: 'PUT', body: data, headers: { 'Content-Type': contentType, 'Content-Length': String(data.length) } },
+    'PutObject',
+  );
   await expectOk(response, 'PutObject');
 }
 
 async function deleteFile(key: string): Promise<void> {
-  const response = await s3().fetch(objectUrl(key).toString(), { method: 'DELETE' });
+  const response = await s3Fetch(objectUrl(key), { method: 'DELETE' }, 'DeleteObject');
   if (response.status !== 404) await expectOk(response, 'DeleteObject');
 }
 
@@ -96,7 +108,11 @@ export interface PendingFile {
 export async function withFiles<T>(files: PendingFile[], commit: () => Promise<T>): Promise<T> {
   if (!files.length) return commit();
   try {
-    await Promise.all(files.map((f) => putFile(f.key, f.data, f.contentType)));
+    // Every upload settles before any cleanup starts: a DELETE sent while another PUT is still on
+    // its way would leave that object behind.
+    const uploads = await Promise.allSettled(files.map((f) => putFile(f.key, f.data, f.contentType)));
+    const failed = uploads.find((u): u is PromiseRejectedResult => u.status === 'rejected');
+    if (failed) throw failed.reason;
     return await commit();
   } catch (error) {
     await deleteFiles(files.map((f) => f.key));

@@ -330,6 +330,34 @@ const CUSTOM_KEYS = UPSTREAM_FIELDS.map((f) => `custom_${f.name}`);
 /** Case 5's body as multipart string values, as upstream's tests send it. */
 const CASE5 = { queue: '1', title: 'Test title', description: 'Test description\nMulti lines', submitter_email: 'test@mail.com', priority: '4' };
 
+describe('limits', () => {
+  it('a text value takes at most 10,000 characters, whatever max_length says; definitions are bounded too', async () => {
+    const name = unique('lim').toLowerCase();
+    const created = await api.call('POST', '/api/custom-fields/', { json: { name, label: 'Long', data_type: 'text' } });
+    expect(created.status, created.text).toBe(201);
+    try {
+      expect((await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, [`custom_${name}`]: 'v'.repeat(10_000) } })).status).toBe(201);
+      const refused = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, [`custom_${name}`]: 'v'.repeat(10_001) } });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ [`custom_${name}`]: [`Ensure this field has no more than 10000 characters.`] });
+
+      const bad = await api.call('PATCH', `/api/custom-fields/${name}/`, {
+        json: { max_length: 10_001, help_text: 'h'.repeat(10_001), list_values: Array.from({ length: 501 }, (_, i) => `v${i}`) },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toEqual({
+        help_text: [`Ensure this field has no more than 10000 characters.`],
+        max_length: ['Ensure this value is less than or equal to 10000.'],
+        list_values: ['Ensure this field has no more than 500 elements.'],
+      });
+      const longChoice = await api.call('PATCH', `/api/custom-fields/${name}/`, { json: { list_values: ['x'.repeat(101)] } });
+      expect(longChoice.body).toEqual({ list_values: ['Ensure each value has no more than 100 characters.'] });
+    } finally {
+      await api.call('DELETE', `/api/custom-fields/${name}/`);
+    }
+  });
+});
+
 describe('upstream\'s custom fields', () => {
   beforeAll(async () => {
     for (const f of UPSTREAM_FIELDS) await define(f);

@@ -3,12 +3,15 @@ import type { ParsedBody } from '../../shared/domain/body';
 import { ValidationError } from '../../shared/domain/errors';
 import type { Ticket, UploadedFile, UserSummary } from '../../shared/domain/records';
 import {
+  MAX_TICKET_TEXT_BYTES,
   TICKET_ERROR_ORDER,
+  checkTicketSize,
   displayName,
   parseTicketBody,
   planTicketCreation,
   planTicketUpdate,
   referencedIds,
+  ticketTextBytes,
   type References,
 } from '../../shared/domain/ticket';
 import { ticketRecord } from './fixtures';
@@ -234,22 +237,22 @@ describe('planTicketCreation', () => {
 
 describe('planTicketUpdate', () => {
   it('returns only the fields sent, plus modified', () => {
-    const changes = planTicketUpdate(parseTicketBody(json({ priority: 1, on_hold: true }), 'partial', []), refs, NOW);
+    const changes = planTicketUpdate(parseTicketBody(json({ priority: 1, on_hold: true }), 'partial', []), refs, NOW, existingTicket(9));
     expect(changes).toEqual({ priority: 1, on_hold: true, modified: '2030-01-02T03:04:05.678000Z', custom: {} });
   });
 
   it('may set status, resolution and merged_to freely', () => {
-    const changes = planTicketUpdate(parseTicketBody(json({ status: 4, resolution: '', merged_to: 5 }), 'partial', []), refs, NOW);
+    const changes = planTicketUpdate(parseTicketBody(json({ status: 4, resolution: '', merged_to: 5 }), 'partial', []), refs, NOW, existingTicket(9));
     expect(changes).toMatchObject({ status: 4, resolution: '', merged_to: 5 });
   });
 
   it('a form PUT without on_hold sets it to false', () => {
     const body = form({ queue: '1', title: 'T', description: 'd', submitter_email: 'a@example.com' });
-    expect(planTicketUpdate(parseTicketBody(body, 'replace', []), refs, NOW).on_hold).toBe(false);
+    expect(planTicketUpdate(parseTicketBody(body, 'replace', []), refs, NOW, existingTicket(9)).on_hold).toBe(false);
   });
 
   it('checks references', () => {
-    expect(errorsOf(() => planTicketUpdate(parseTicketBody(json({ assigned_to: 99 }), 'partial', []), refs, NOW))).toEqual({
+    expect(errorsOf(() => planTicketUpdate(parseTicketBody(json({ assigned_to: 99 }), 'partial', []), refs, NOW, existingTicket(9)))).toEqual({
       assigned_to: ['Invalid pk "99" - object does not exist.'],
     });
   });
@@ -272,5 +275,33 @@ describe('TICKET_ERROR_ORDER', () => {
       'attachment',
       'body',
     ]);
+  });
+});
+
+describe('size limits: every ticket fits one stored record', () => {
+  const LONG = 80_000;
+  it(`description and resolution take at most ${LONG} characters`, () => {
+    expect(errorsOf(() => create(json({ ...valid, description: 'x'.repeat(LONG + 1) })))).toEqual({
+      description: [`Ensure this field has no more than ${LONG} characters.`],
+    });
+    expect(create(json({ ...valid, description: 'x'.repeat(LONG) })).ticket.description).toHaveLength(LONG);
+    const body = parseTicketBody(json({ resolution: 'x'.repeat(LONG + 1) }), 'partial', []);
+    expect(errorsOf(() => planTicketUpdate(body, refs, NOW, existingTicket(9)))).toEqual({
+      resolution: [`Ensure this field has no more than ${LONG} characters.`],
+    });
+  });
+
+  it(`the text fields together take at most ${MAX_TICKET_TEXT_BYTES} bytes of UTF-8`, () => {
+    const wide = '\u00e9'.repeat(LONG); // 160,000 bytes, within each field's own limit
+    const current = ticketRecord({ id: 9, description: wide });
+    const body = parseTicketBody(json({ resolution: wide }), 'partial', []);
+    expect(errorsOf(() => planTicketUpdate(body, refs, NOW, current))).toEqual({
+      non_field_errors: [`The ticket's text fields together take ${ticketTextBytes({ ...current, resolution: wide })} bytes (UTF-8); at most ${MAX_TICKET_TEXT_BYTES} can be stored.`],
+    });
+    // Custom values count, with their keys, including values of fields deleted since.
+    const custom = { [`k${'0'.repeat(35)}`]: 'x'.repeat(200_000) };
+    expect(ticketTextBytes({ ...current, custom })).toBe(ticketTextBytes(current) + 36 + 200_000);
+    expect(() => checkTicketSize({ ...current, custom })).toThrow(ValidationError);
+    expect(() => checkTicketSize({ ...current, resolution: 'x'.repeat(LONG) })).not.toThrow();
   });
 });

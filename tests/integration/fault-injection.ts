@@ -1,0 +1,139 @@
+/**
+ * Fault injection for the in-process local runtime (tests only; nothing here ships).
+ *
+ * DynamoDB: a middleware on the document client's `middlewareStack`, at the `initialize` step, so
+ * it runs before the SDK's retry middleware: an injected error is what the handler sees once the
+ * SDK has given up. S3: the store signs its requests with aws4fetch, which calls the global `fetch`
+ * at call time, so the test wraps `globalThis.fetch` for the S3 engine's host only; aws4fetch's own
+ * retries of a 5xx go through the wrapper too, and every attempt of a faulted call fails.
+ *
+ * While armed, every DynamoDB command and every S3 call is a numbered step; a run records its steps,
+ * and `faults` says which step numbers fail and how.
+ */
+import {
+  InternalServerError,
+  ProvisionedThroughputExceededException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export type FaultKind = 'server' | 'network' | 'throttle';
+export const FAULT_KINDS: FaultKind[] = ['server', 'network', 'throttle'];
+
+export interface Step {
+  service: 'dynamodb' | 's3';
+  /** `TransactWriteCommand`, `S3 PUT`, ... */
+  label: string;
+}
+
+const $metadata = (httpStatusCode?: number) => ({ httpStatusCode, attempts: 3, totalRetryDelay: 0 });
+
+/** What the SDK hands the store after its retries, for each kind of fault. */
+function dynamoFault(kind: FaultKind, command: string): Error {
+  if (kind === 'server') {
+    return new InternalServerError({ message: 'Internal server error (injected)', $metadata: $metadata(500) });
+  }
+  if (kind === 'network') {
+    // What the SDK's node:http handler rejects with when the connection drops.
+    return Object.assign(new Error('socket hang up (injected)'), { code: 'ECONNRESET', $metadata: $metadata() });
+  }
+  if (command === 'TransactWriteCommand' || command === 'TransactWriteItemsCommand') {
+    // A throttled transaction is cancelled with a per-item reason, not a throttling exception.
+    return new TransactionCanceledException({
+      message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [ThrottlingError] (injected)',
+      $metadata: $metadata(400),
+      CancellationReasons: [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }],
+    });
+  }
+  return new ProvisionedThroughputExceededException({
+    message: 'The level of configured provisioned throughput for the table was exceeded (injected)',
+    $metadata: $metadata(400),
+  });
+}
+
+function s3Fault(kind: FaultKind): Response {
+  if (kind === 'network') {
+    throw new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET (injected)'), { code: 'ECONNRESET' }) });
+  }
+  const [status, code] = kind === 'server' ? [500, 'InternalError'] : [503, 'SlowDown'];
+  const body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected</Message></Error>`;
+  return new Response(body, { status, headers: { 'Content-Type': 'application/xml' } });
+}
+
+export class FaultInjector {
+  armed = false;
+  steps: Step[] = [];
+  faults = new Map<number, FaultKind>();
+  /** Calls still running (a request must not leave work behind once it has answered). */
+  inFlight = 0;
+  /** Faults injected (steps made to fail; a step's retries count once), over the injector's life. */
+  injected = 0;
+  private hit = new Set<number>();
+  private s3Calls = new Map<string, number>();
+
+  constructor(dynamo: DynamoDBDocumentClient, s3Endpoint: string) {
+    dynamo.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!this.armed) return next(args);
+        const command = context.commandName ?? '?';
+        const index = this.steps.push({ service: 'dynamodb', label: command }) - 1;
+        const fault = this.faults.get(index);
+        if (fault) {
+          this.count(index);
+          throw dynamoFault(fault, command);
+        }
+        return this.track(() => next(args));
+      },
+      { step: 'initialize', priority: 'high', name: 'testFaultInjector' },
+    );
+    const s3Host = new URL(s3Endpoint).host;
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = async (input, init) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (!this.armed || new URL(url).host !== s3Host) return realFetch(input, init);
+      const request = new Request(input, init);
+      // aws4fetch re-signs and re-sends a call after a 5xx: the same method and URL is the same step.
+      const call = `${request.method} ${request.url.split('?')[0]}`;
+      let index = this.s3Calls.get(call);
+      if (index === undefined) {
+        index = this.steps.push({ service: 's3', label: `S3 ${request.method}` }) - 1;
+        this.s3Calls.set(call, index);
+      }
+      const fault = this.faults.get(index);
+      if (fault) {
+        this.count(index);
+        return s3Fault(fault);
+      }
+      return this.track(() => realFetch(request));
+    };
+  }
+
+  private count(index: number): void {
+    if (!this.hit.has(index)) this.injected++;
+    this.hit.add(index);
+  }
+
+  private async track<T>(fn: () => Promise<T>): Promise<T> {
+    this.inFlight++;
+    try {
+      return await fn();
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** Runs `fn` with the injector armed: steps recorded from 0, `faults` applied. */
+  async run<T>(faults: Map<number, FaultKind>, fn: () => Promise<T>): Promise<{ result: T; steps: Step[] }> {
+    this.steps = [];
+    this.s3Calls.clear();
+    this.hit.clear();
+    this.faults = faults;
+    this.armed = true;
+    try {
+      return { result: await fn(), steps: this.steps };
+    } finally {
+      this.armed = false;
+      this.faults = new Map();
+    }
+  }
+}

@@ -1,0 +1,403 @@
+/**
+ * Fault injection: every write operation, with each DynamoDB command and each S3 call it makes
+ * failing in turn (a server error, a dropped connection, throttling), must answer a JSON 503 with
+ * `Retry-After`, leave the stored state exactly as it was (the id counter aside: reserved ids are
+ * never reused, gaps are harmless), leave no file without its record and no work running behind the
+ * answer, and succeed exactly once when the same request is sent again without faults.
+ *
+ * This file runs its own runtime in-process (in-memory engines, a free port) so that it can reach
+ * the store's clients; requests still go over HTTP. Nothing else writes to that runtime, so states
+ * compare exactly. How faults are injected: fault-injection.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ADMIN, clientFor, multipart, unique, type CallOptions, type Reply } from './client';
+import { FAULT_KINDS, FaultInjector, type FaultKind, type Step } from './fault-injection';
+import { diff, invariantViolations, orphanFiles, readState, removeObjects, removeTickets, signature, type State } from './table-state';
+
+interface Request {
+  method: string;
+  path: string;
+  options: CallOptions;
+}
+
+interface Operation {
+  name: string;
+  /** Makes what the request needs (fault-free) and returns the request. */
+  setup: () => Promise<Request>;
+  /** The answer of a fault-free run. */
+  ok: number;
+  /** A delete: its records are committed before its files are removed. */
+  deletesFiles?: boolean;
+}
+
+let runtime: { url: string; stop(): Promise<void> };
+let api: ReturnType<typeof clientFor>;
+let injector: FaultInjector;
+let dynamo: DynamoDBDocumentClient;
+let clearCredentialCache: () => void;
+let listCustomFields: (o?: { fresh?: boolean }) => Promise<unknown>;
+let errorLog: ReturnType<typeof vi.spyOn>;
+const table = () => process.env.TABLE_NAME!;
+const bucket = () => process.env.BUCKET_NAME!;
+const state = () => readState(dynamo, table(), bucket());
+const stats = { runs: 0, operations: 0, steps: 0 };
+
+beforeAll(async () => {
+  process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
+  process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
+  process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
+  const { startLocalRuntime } = await import('../../infra/local/runtime');
+  runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+  api = clientFor(runtime.url);
+  // The store's modules, as the handlers use them (imported once the runtime set the environment).
+  ({ dynamo } = await import('../../shared/store/clients'));
+  ({ clearCredentialCache } = await import('../../shared/middleware/auth'));
+  ({ listCustomFields } = await import('../../shared/store/custom-fields'));
+  injector = new FaultInjector(dynamo, process.env.AWS_ENDPOINT_URL_S3!);
+  await ok(api.call('POST', '/api/queues/', { json: { title: 'Second', slug: 'second' } }));
+  await ok(api.call('POST', '/api/custom-fields/', { json: { name: 'note', label: 'Note', data_type: 'varchar', max_length: 100 } }));
+  errorLog = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+}, 120_000);
+
+afterAll(async () => {
+  errorLog?.mockRestore();
+  await runtime?.stop();
+  console.log(`fault injection: ${injector?.injected} faults injected in ${stats.runs} runs over ${stats.steps} steps of ${stats.operations} operations`);
+});
+
+let warmedAt = 0;
+/**
+ * Makes the read caches deterministic for the next run, so a run makes the same calls as the one
+ * recorded: custom field definitions read now (cached 60 s), the admin's credential verified at most
+ * 20 s ago (cached 60 s). Failing those reads is tested on its own below.
+ */
+async function warm(): Promise<void> {
+  await listCustomFields({ fresh: true });
+  if (Date.now() - warmedAt > 20_000) {
+    clearCredentialCache();
+    expect((await api.call('GET', '/api/')).status).toBe(200);
+    warmedAt = Date.now();
+  }
+}
+
+const send = (r: Request) => api.call(r.method, r.path, r.options);
+const json = (method: string, path: string, body: unknown): Request => ({ method, path, options: { json: body } });
+function upload(method: string, path: string, fields: Record<string, string | number>, files: { field: string; name: string }[]): Request {
+  const { body, contentType } = multipart(
+    fields,
+    files.map((f, i) => ({ ...f, type: 'text/plain', content: `${f.name}: file ${i} of a fault test ${unique()}` })),
+  );
+  return { method, path, options: { body, contentType } };
+}
+
+async function ok(reply: Promise<Reply>, status = 201): Promise<Reply> {
+  const r = await reply;
+  if (r.status !== status) throw new Error(`fixture: ${r.status} ${r.text}`);
+  return r;
+}
+
+const TICKET = { queue: 1, title: 'Fault test', description: 'Fault test ticket', submitter_email: 'faults@example.com' };
+
+/** A ticket with an attachment, and a followup with two files: three files in all. */
+async function ticketWithFiles(): Promise<{ ticket: number; followup: number; attachments: number[] }> {
+  const t = await ok(send(upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name: 'ticket.txt' }])));
+  const f = await ok(
+    send(upload('POST', '/api/followups/', { ticket: t.body.id, title: 'Files', comment: 'Two files' }, [
+      { field: 'attachments', name: 'one.txt' },
+      { field: 'attachments', name: 'two.txt' },
+    ])),
+  );
+  return { ticket: t.body.id, followup: f.body.id, attachments: f.body.followupattachment_set.map((a: { id: number }) => a.id) };
+}
+
+const plainTicket = async () => (await ok(api.createTicket({ title: 'Fault test target' }))).body.id as number;
+
+const OPERATIONS: Operation[] = [
+  {
+    name: 'ticket create (JSON, with assignee and custom field)',
+    ok: 201,
+    setup: async () => json('POST', '/api/tickets/', { ...TICKET, priority: 2, assigned_to: 1, custom_note: 'a note' }),
+  },
+  {
+    name: 'ticket create (multipart, one file)',
+    ok: 201,
+    setup: async () => upload('POST', '/api/tickets/', { ...TICKET, custom_note: 'a note' }, [{ field: 'attachment', name: 'screen.txt' }]),
+  },
+  {
+    name: 'ticket PUT (new queue and status, ticket with files)',
+    ok: 200,
+    setup: async () => {
+      const { ticket } = await ticketWithFiles();
+      return json('PUT', `/api/tickets/${ticket}/`, { ...TICKET, queue: 2, status: 3, resolution: 'Fixed', assigned_to: 1 });
+    },
+  },
+  {
+    name: 'ticket PATCH (merge, status, on hold; ticket with files)',
+    ok: 200,
+    setup: async () => {
+      const [{ ticket }, target] = [await ticketWithFiles(), await plainTicket()];
+      return json('PATCH', `/api/tickets/${ticket}/`, { merged_to: target, status: 5, on_hold: true });
+    },
+  },
+  {
+    name: 'ticket DELETE (with files, and a merged ticket with a file)',
+    ok: 204,
+    deletesFiles: true,
+    setup: async () => {
+      const { ticket } = await ticketWithFiles();
+      const merged = await ok(send(upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name: 'merged.txt' }])));
+      await ok(api.call('PATCH', `/api/tickets/${merged.body.id}/`, { json: { merged_to: ticket } }), 200);
+      return { method: 'DELETE', path: `/api/tickets/${ticket}/`, options: {} };
+    },
+  },
+  {
+    name: 'followup create (three files, resolves the ticket)',
+    ok: 201,
+    setup: async () => {
+      const { ticket } = await ticketWithFiles();
+      return upload('POST', '/api/followups/', { ticket, title: 'Done', comment: 'Resolved it', new_status: 3 }, [
+        { field: 'attachments', name: 'a.txt' },
+        { field: 'attachments', name: 'b.txt' },
+        { field: 'attachments', name: 'c.txt' },
+      ]);
+    },
+  },
+  {
+    name: 'followup PUT (moves it and its files to another ticket)',
+    ok: 200,
+    setup: async () => {
+      const [{ followup }, target] = [await ticketWithFiles(), await plainTicket()];
+      return json('PUT', `/api/followups/${followup}/`, { ticket: target, title: 'Moved', comment: 'Elsewhere' });
+    },
+  },
+  {
+    name: 'followup PATCH',
+    ok: 200,
+    setup: async () => json('PATCH', `/api/followups/${(await ticketWithFiles()).followup}/`, { title: 'Renamed', public: true }),
+  },
+  {
+    name: 'followup DELETE (two files)',
+    ok: 204,
+    deletesFiles: true,
+    setup: async () => ({ method: 'DELETE', path: `/api/followups/${(await ticketWithFiles()).followup}/`, options: {} }),
+  },
+  {
+    name: 'attachment create',
+    ok: 201,
+    setup: async () => upload('POST', '/api/followups-attachments/', { followup: (await ticketWithFiles()).followup }, [{ field: 'file', name: 'more.txt' }]),
+  },
+  {
+    name: 'attachment DELETE',
+    ok: 204,
+    deletesFiles: true,
+    setup: async () => ({ method: 'DELETE', path: `/api/followups-attachments/${(await ticketWithFiles()).attachments[0]}/`, options: {} }),
+  },
+  {
+    name: 'user create',
+    ok: 201,
+    setup: async () => {
+      const username = unique('fault');
+      return json('POST', '/api/users/', { first_name: 'F', last_name: 'T', username, email: `${username}@example.com`, password: 'a-long-password' });
+    },
+  },
+  {
+    name: 'queue create',
+    ok: 201,
+    setup: async () => json('POST', '/api/queues/', { title: 'Faults', slug: unique('q') }),
+  },
+  {
+    name: 'queue PATCH (new slug)',
+    ok: 200,
+    setup: async () => {
+      const q = await ok(api.call('POST', '/api/queues/', { json: { title: 'Faults', slug: unique('q') } }));
+      return json('PATCH', `/api/queues/${q.body.id}/`, { title: 'Renamed', slug: unique('q') });
+    },
+  },
+  {
+    name: 'queue DELETE',
+    ok: 204,
+    setup: async () => {
+      const q = await ok(api.call('POST', '/api/queues/', { json: { title: 'Faults', slug: unique('q') } }));
+      return { method: 'DELETE', path: `/api/queues/${q.body.id}/`, options: {} };
+    },
+  },
+  {
+    name: 'custom field create',
+    ok: 201,
+    setup: async () => json('POST', '/api/custom-fields/', { name: unique('f'), label: 'Fault', data_type: 'integer' }),
+  },
+  {
+    name: 'custom field PATCH',
+    ok: 200,
+    setup: async () => {
+      const f = await ok(api.call('POST', '/api/custom-fields/', { json: { name: unique('f'), label: 'Fault', data_type: 'integer' } }));
+      return json('PATCH', `/api/custom-fields/${f.body.name}/`, { label: 'Renamed', ordering: 3 });
+    },
+  },
+  {
+    name: 'custom field DELETE',
+    ok: 204,
+    setup: async () => {
+      const f = await ok(api.call('POST', '/api/custom-fields/', { json: { name: unique('f'), label: 'Fault', data_type: 'integer' } }));
+      return { method: 'DELETE', path: `/api/custom-fields/${f.body.name}/`, options: {} };
+    },
+  },
+];
+
+/** The state apart from the id counter (ids reserved by a failed request stay used). */
+function withoutCounter(s: State): State {
+  return { items: new Map([...s.items].filter(([k]) => k !== 'COUNTER|COUNTER')), objects: s.objects };
+}
+
+function expectWhole(s: State, context: string): void {
+  expect(invariantViolations(s), context).toEqual([]);
+}
+
+function expectRetryable(reply: Reply, context: string): void {
+  expect(reply.status, `${context}: ${reply.text}`).toBe(503);
+  expect(reply.headers.get('retry-after'), context).toBe('1');
+  expect(reply.headers.get('content-type'), context).toMatch(/^application\/json/);
+  expect(reply.body, context).toEqual({ detail: 'Service temporarily unavailable, try again later.' });
+}
+
+/**
+ * Each step fails twice: throttled, and with a server error or a dropped connection in turn (both
+ * end in the same store paths; the error middleware tells them apart, and each service sees both).
+ * FAULT_KINDS=all fails each step in all three ways.
+ */
+function kinds(step: number): FaultKind[] {
+  if (process.env.FAULT_KINDS === 'all') return FAULT_KINDS;
+  return ['throttle', step % 2 === 0 ? 'server' : 'network'];
+}
+
+/**
+ * Records the operation's steps fault-free, then fails each step in turn. The fixtures of every run
+ * are made first, so each run starts from the state the previous one left (one table read saved).
+ * The tickets of earlier operations are removed first, so that table reads stay short.
+ */
+async function exercise(op: Operation): Promise<void> {
+  await removeTickets(dynamo, table(), bucket(), await state());
+  await warm();
+  const request = await op.setup();
+  const before = await state();
+  const { result: reply, steps } = await injector.run(new Map(), () => send(request));
+  expect(reply.status, reply.text).toBe(op.ok);
+  const after = await state();
+  expectWhole(after, `${op.name}, fault-free`);
+  const expected = signature(before, after);
+  stats.operations++;
+  stats.steps += steps.length;
+
+  const runs = steps.flatMap((_, at) => kinds(at).map((kind) => ({ at, kind })));
+  const requests: Request[] = [];
+  for (const _ of runs) requests.push(await op.setup());
+  let current = await state();
+  for (const [i, { at, kind }] of runs.entries()) {
+    current = await runWithFault(op, requests[i]!, current, steps, at, kind, expected);
+  }
+}
+
+/** One run with one fault; returns the state it leaves. */
+async function runWithFault(op: Operation, request: Request, before: State, steps: Step[], at: number, kind: FaultKind, expected: string[]): Promise<State> {
+  const context = `${op.name}: ${kind} fault at step ${at} (${steps[at]!.label}) of [${steps.map((s) => s.label).join(', ')}]`;
+  await warm();
+  errorLog.mockClear();
+  const injectedBefore = injector.injected;
+  const { result: reply, steps: seen } = await injector.run(new Map([[at, kind]]), () => send(request));
+  stats.runs++;
+  expect(injector.injected, `${context}: the fault was not injected`).toBe(injectedBefore + 1);
+  expect(seen.slice(0, at + 1), context).toEqual(steps.slice(0, at + 1));
+  expect(injector.inFlight, `${context}: calls still running after the answer`).toBe(0);
+  const after = await state();
+
+  if (op.deletesFiles && steps[at]!.label === 'S3 DELETE') {
+    // The records are gone (committed) when the file cleanup fails: the delete happened, so the
+    // answer is its success; the failure is logged. KNOWN GAP (a lifecycle rule on staged objects is
+    // planned): the object is orphaned. The test removes it itself so the next runs start whole.
+    expect(reply.status, `${context}: ${reply.text}`).toBe(op.ok);
+    const orphans = orphanFiles(after);
+    expect(orphans.length, context).toBe(1);
+    expect(before.objects.has(orphans[0]!), context).toBe(true);
+    expect(invariantViolations(after), context).toEqual([`orphan file ${orphans[0]}`]);
+    expect(errorLog.mock.calls.map((c: unknown[]) => String(c[0])).join('\n'), context).toContain('attachment files not deleted');
+    const oneFileLess = [...expected];
+    oneFileLess.splice(oneFileLess.indexOf('removed file'), 1);
+    expect(signature(before, after), context).toEqual(oneFileLess);
+    await removeObjects(bucket(), orphans);
+    // Sending it again finds nothing left to delete.
+    expect((await send(request)).status, context).toBe(404);
+    return state();
+  }
+
+  expectRetryable(reply, context);
+  const d = diff(withoutCounter(before), withoutCounter(after));
+  expect(d, `${context}: partial state`).toEqual({ added: [], removed: [], changed: [], objectsAdded: [], objectsRemoved: [] });
+  expectWhole(after, context);
+
+  const retried = await send(request);
+  expect(retried.status, `${context}, retried: ${retried.text}`).toBe(op.ok);
+  const final = await state();
+  expect(signature(before, final), `${context}, retried`).toEqual(expected);
+  expectWhole(final, `${context}, retried`);
+  return final;
+}
+
+describe('a failing dependency at any step of a write leaves nothing behind', { timeout: 600_000 }, () => {
+  for (const op of OPERATIONS) {
+    it(`${op.name}: every step, every kind of fault`, () => exercise(op));
+  }
+});
+
+describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
+  it('KNOWN GAP: when the commit fails and so does the cleanup of the uploaded file, the file is orphaned (and logged)', async () => {
+    // Today's behaviour, asserted so that a change shows: the API answers 503 and stores no record,
+    // but the uploaded object stays under attachments/ with nothing pointing at it. The same happens
+    // if the process dies between the upload and the commit. Planned: upload under a staged tag that
+    // an S3 lifecycle rule expires, cleared by the commit.
+    await warm();
+    const request = upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name: 'orphan.txt' }]);
+    const recorded = await injector.run(new Map(), () => send(request));
+    expect(recorded.result.status).toBe(201);
+    const commit = recorded.steps.findIndex((s) => s.label === 'TransactWriteItemsCommand');
+    expect(recorded.steps.slice(commit - 1, commit + 1).map((s) => s.label)).toEqual(['S3 PUT', 'TransactWriteItemsCommand']);
+
+    await warm();
+    const before = await state();
+    errorLog.mockClear();
+    // The commit fails, then the compensating DELETE (the step after it) fails too.
+    const { result: reply, steps } = await injector.run(
+      new Map<number, FaultKind>([
+        [commit, 'server'],
+        [commit + 1, 'network'],
+      ]),
+      () => send(request),
+    );
+    expect(steps.slice(commit).map((s) => s.label)).toEqual(['TransactWriteItemsCommand', 'S3 DELETE']);
+    expectRetryable(reply, 'commit and cleanup failed');
+    const after = await state();
+    const d = diff(withoutCounter(before), withoutCounter(after));
+    expect(d.added.concat(d.removed, d.changed)).toEqual([]);
+    expect(d.objectsAdded).toHaveLength(1);
+    expect(orphanFiles(after)).toEqual(d.objectsAdded);
+    expect(errorLog.mock.calls.map((c: unknown[]) => String(c[0])).join('\n')).toContain(d.objectsAdded[0]);
+    await removeObjects(bucket(), d.objectsAdded);
+
+    expect((await send(request)).status).toBe(201);
+    expectWhole(await state(), 'retried');
+  });
+
+  it('a failing read of the caller (credential not cached) answers 503 and stores nothing', async () => {
+    await warm();
+    const request = json('POST', '/api/tickets/', TICKET);
+    const before = await state();
+    clearCredentialCache();
+    warmedAt = 0;
+    const { result: reply, steps } = await injector.run(new Map<number, FaultKind>([[0, 'throttle']]), () => send(request));
+    expect(steps.map((s) => s.label)).toEqual(['GetItemCommand']);
+    expectRetryable(reply, 'authentication read throttled');
+    const d = diff(before, await state());
+    expect(d).toEqual({ added: [], removed: [], changed: [], objectsAdded: [], objectsRemoved: [] });
+    expect((await send(request)).status).toBe(201);
+  });
+});

@@ -1,0 +1,257 @@
+/**
+ * The whole stored state of a runtime (every table item, every object under `attachments/`), how
+ * two states differ, and the invariants that tie items, indexes, counters and files together. For
+ * the fault injection tests, which run their own in-process runtime: nothing else writes to it.
+ */
+import { BatchWriteCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { AwsClient } from 'aws4fetch';
+
+type Item = Record<string, unknown>;
+
+export interface State {
+  /** `PK|SK` → the item. */
+  items: Map<string, Item>;
+  objects: Set<string>;
+}
+
+function stable(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
+  if (value && typeof value === 'object' && !(value instanceof Uint8Array) && !(value instanceof Set)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stable((value as Item)[k])}`)
+      .join(',')}}`;
+  }
+  if (value instanceof Set) return `set(${[...value].map(stable).sort().join(',')})`;
+  return JSON.stringify(value);
+}
+
+export async function readState(dynamo: DynamoDBDocumentClient, table: string, bucket: string): Promise<State> {
+  const items = new Map<string, Item>();
+  let ExclusiveStartKey: Item | undefined;
+  do {
+    const page = await dynamo.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey }));
+    for (const item of page.Items ?? []) items.set(`${item.PK}|${item.SK}`, item);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return { items, objects: await listObjects(bucket) };
+}
+
+const s3 = () =>
+  new AwsClient({
+    accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
+    secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
+    service: 's3',
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    retries: 0,
+  });
+
+async function listObjects(bucket: string): Promise<Set<string>> {
+  const keys = new Set<string>();
+  let token: string | undefined;
+  do {
+    const url = new URL(`${process.env.AWS_ENDPOINT_URL_S3}/${bucket}`);
+    url.searchParams.set('list-type', '2');
+    url.searchParams.set('prefix', 'attachments/');
+    if (token) url.searchParams.set('continuation-token', token);
+    const response = await s3().fetch(url.toString());
+    const xml = await response.text();
+    if (!response.ok) throw new Error(`ListObjectsV2 failed: ${response.status} ${xml}`);
+    for (const m of xml.matchAll(/<Key>([^<]+)<\/Key>/g)) keys.add(m[1]!);
+    token = /<IsTruncated>true<\/IsTruncated>/.test(xml) ? /<NextContinuationToken>([^<]+)</.exec(xml)?.[1] : undefined;
+  } while (token);
+  return keys;
+}
+
+/** Removes objects (the test's own cleanup of files the API knowingly left behind). */
+export async function removeObjects(bucket: string, keys: Iterable<string>): Promise<void> {
+  for (const key of keys) {
+    const response = await s3().fetch(`${process.env.AWS_ENDPOINT_URL_S3}/${bucket}/${key}`, { method: 'DELETE' });
+    if (!response.ok && response.status !== 404) throw new Error(`DeleteObject ${key} failed: ${response.status}`);
+  }
+}
+
+/**
+ * Removes every ticket (with its followups, attachments and files) and the id indexes, and zeroes
+ * the queues' ticket counts: a whole, smaller state, so that table reads stay fast. Users, queues
+ * and custom fields stay.
+ */
+export async function removeTickets(dynamo: DynamoDBDocumentClient, table: string, bucket: string, state: State): Promise<void> {
+  const doomed = [...state.items.values()].filter((i) => /^(TICKET|INDEX)#/.test(String(i.PK)));
+  for (let i = 0; i < doomed.length; i += 25) {
+    let pending: unknown[] = doomed.slice(i, i + 25).map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));
+    while (pending.length) {
+      const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [table]: pending as never } }));
+      pending = out.UnprocessedItems?.[table] ?? [];
+    }
+  }
+  for (const q of [...state.items.values()].filter((i) => i.PK === 'QUEUES' && String(i.SK).startsWith('QUEUE#'))) {
+    await dynamo.send(new UpdateCommand({ TableName: table, Key: { PK: q.PK, SK: q.SK }, UpdateExpression: 'SET ticket_count = :zero', ExpressionAttributeValues: { ':zero': 0 } }));
+  }
+  await removeObjects(bucket, state.objects);
+}
+
+/** Objects under `attachments/` that no attachment record refers to. */
+export function orphanFiles(state: State): string[] {
+  const referenced = new Set([...state.items.values()].filter((i) => i.type === 'attachment').map((i) => String(i.object_key)));
+  return [...state.objects].filter((k) => !referenced.has(k));
+}
+
+/** What kind of record an item is, for diffs. */
+export function category(item: Item): string {
+  const pk = String(item.PK);
+  const sk = String(item.SK);
+  if (pk === 'COUNTER') return 'counter';
+  if (pk.startsWith('INDEX#')) return `index:${pk.slice('INDEX#'.length)}`;
+  if (pk.startsWith('TICKET#')) return String(item.type);
+  if (pk === 'QUEUES') return sk.startsWith('SLUG#') ? 'queue-slug' : 'queue';
+  if (pk === 'USERS') return 'user-summary';
+  if (pk.startsWith('USER#')) return 'user';
+  if (pk === 'CUSTOM_FIELDS') return 'custom-field';
+  return `other:${pk}`;
+}
+
+export interface Diff {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  objectsAdded: string[];
+  objectsRemoved: string[];
+}
+
+export function diff(before: State, after: State): Diff {
+  const d: Diff = { added: [], removed: [], changed: [], objectsAdded: [], objectsRemoved: [] };
+  for (const [key, item] of after.items) {
+    const old = before.items.get(key);
+    if (!old) d.added.push(key);
+    else if (stable(old) !== stable(item)) d.changed.push(key);
+  }
+  for (const key of before.items.keys()) if (!after.items.has(key)) d.removed.push(key);
+  d.objectsAdded = [...after.objects].filter((k) => !before.objects.has(k));
+  d.objectsRemoved = [...before.objects].filter((k) => !after.objects.has(k));
+  return d;
+}
+
+/**
+ * What a write did, independent of ids: records added, removed and changed by kind, and files added
+ * and removed. Id counters and index blocks are left out (a block is added or changed depending on
+ * where ids fall); the invariants check the indexes instead.
+ */
+export function signature(before: State, after: State): string[] {
+  const d = diff(before, after);
+  const of = (action: string, keys: string[], state: State) =>
+    keys.map((k) => `${action} ${category(state.items.get(k)!)}`).filter((s) => !/ (counter|index:)/.test(s));
+  return [
+    ...of('added', d.added, after),
+    ...of('removed', d.removed, before),
+    ...of('changed', d.changed, after),
+    ...d.objectsAdded.map(() => 'added file'),
+    ...d.objectsRemoved.map(() => 'removed file'),
+  ].sort();
+}
+
+const pad = (n: number) => String(n).padStart(12, '0');
+
+/**
+ * Everything that must hold between records whatever the history of writes and failures: each
+ * ticket's collection size, the GSI keys of its items, the id indexes and ticket counts, queue
+ * counts and slugs, user pairs, merge pointers, and one file per attachment record and no other.
+ * Returns the violations (empty when the state is whole).
+ */
+export function invariantViolations(state: State): string[] {
+  const problems: string[] = [];
+  const items = [...state.items.values()];
+  const byType = (t: string) => items.filter((i) => String(i.PK).startsWith('TICKET#') && i.type === t);
+  const tickets = new Map(byType('ticket').map((t) => [t.id as number, t]));
+  const followups = byType('followup');
+  const attachments = byType('attachment');
+
+  for (const t of tickets.values()) {
+    const pk = `TICKET#${t.id}`;
+    const children = items.filter((i) => i.PK === pk && (i.type === 'followup' || i.type === 'attachment'));
+    if (Number(t.collection_size ?? 0) !== children.length) {
+      problems.push(`ticket ${t.id}: collection_size ${String(t.collection_size)} but ${children.length} followups and attachments`);
+    }
+    for (const i of [t, ...children]) {
+      if (i.GSI2PK !== `TICKETS#STATUS#${t.status}`) problems.push(`${i.PK}|${i.SK}: GSI2PK ${String(i.GSI2PK)}, ticket status ${String(t.status)}`);
+      if (i.GSI1SK !== `${pad(t.id as number)}#${i.SK}`) problems.push(`${i.PK}|${i.SK}: GSI1SK ${String(i.GSI1SK)}`);
+    }
+  }
+  for (const f of followups) {
+    if (`TICKET#${f.ticket}` !== f.PK) problems.push(`followup ${f.id}: ticket ${String(f.ticket)} in ${String(f.PK)}`);
+    if (!tickets.has(f.ticket as number)) problems.push(`followup ${f.id}: its ticket ${String(f.ticket)} does not exist`);
+  }
+  const followupIds = new Map(followups.map((f) => [f.id as number, f]));
+  for (const a of attachments) {
+    if (`TICKET#${a.ticket}` !== a.PK) problems.push(`attachment ${a.id}: ticket ${String(a.ticket)} in ${String(a.PK)}`);
+    const f = followupIds.get(a.followup as number);
+    if (!f || f.ticket !== a.ticket) problems.push(`attachment ${a.id}: followup ${String(a.followup)} not on ticket ${String(a.ticket)}`);
+  }
+
+  // Id indexes: one attribute s<k> per id in blocks of 100.
+  const slots = (kind: string) => {
+    const map = new Map<number, unknown>();
+    for (const block of items.filter((i) => i.PK === `INDEX#${kind}`)) {
+      const base = Number(String(block.SK).slice('BLOCK#'.length)) * 100;
+      for (const [attribute, value] of Object.entries(block)) if (/^s\d+$/.test(attribute)) map.set(base + Number(attribute.slice(1)), value);
+    }
+    return map;
+  };
+  const compare = (name: string, actual: Map<number, unknown>, expected: Map<number, unknown>) => {
+    for (const [id, value] of expected) if (actual.get(id) !== value) problems.push(`${name} index: id ${id} is ${String(actual.get(id))}, expected ${String(value)}`);
+    for (const id of actual.keys()) if (!expected.has(id)) problems.push(`${name} index: id ${id} has no record`);
+  };
+  compare('followup', slots('followup'), new Map(followups.map((f) => [f.id as number, f.ticket])));
+  compare('attachment', slots('attachment'), new Map(attachments.map((a) => [a.id as number, `${a.ticket}:${a.followup}:${a.filename}`])));
+
+  // Ticket index: counts per block of 1,000 ids, sub-block of 25 and status.
+  const counted = new Map<string, number>();
+  for (const block of items.filter((i) => i.PK === 'INDEX#ticket')) {
+    const b = Number(String(block.SK).slice('BLOCK#'.length));
+    for (const [attribute, value] of Object.entries(block)) if (/^c\d+_\d$/.test(attribute) && value !== 0) counted.set(`${b}:${attribute}`, value as number);
+  }
+  const expectedCounts = new Map<string, number>();
+  for (const t of tickets.values()) {
+    const id = t.id as number;
+    const key = `${Math.floor(id / 1000)}:c${Math.floor((id % 1000) / 25)}_${t.status}`;
+    expectedCounts.set(key, (expectedCounts.get(key) ?? 0) + 1);
+  }
+  for (const key of new Set([...counted.keys(), ...expectedCounts.keys()])) {
+    if ((counted.get(key) ?? 0) !== (expectedCounts.get(key) ?? 0)) problems.push(`ticket index ${key}: ${counted.get(key) ?? 0}, expected ${expectedCounts.get(key) ?? 0}`);
+  }
+
+  // Queues: ticket counts and slug claims.
+  const queues = items.filter((i) => i.PK === 'QUEUES' && String(i.SK).startsWith('QUEUE#'));
+  const slugs = items.filter((i) => i.PK === 'QUEUES' && String(i.SK).startsWith('SLUG#'));
+  for (const q of queues) {
+    const count = [...tickets.values()].filter((t) => t.queue === q.id).length;
+    if (Number(q.ticket_count ?? 0) !== count) problems.push(`queue ${q.id}: ticket_count ${String(q.ticket_count)}, ${count} tickets`);
+    if (!slugs.some((s) => s.SK === `SLUG#${q.slug}` && s.id === q.id)) problems.push(`queue ${q.id}: slug ${String(q.slug)} not claimed`);
+  }
+  for (const s of slugs) {
+    if (!queues.some((q) => q.id === s.id && `SLUG#${q.slug}` === s.SK)) problems.push(`${s.SK}: claimed for queue ${String(s.id)}, which does not have it`);
+  }
+  for (const t of tickets.values()) if (!queues.some((q) => q.id === t.queue)) problems.push(`ticket ${t.id}: queue ${String(t.queue)} does not exist`);
+
+  // Users: the full record and the summary come in pairs.
+  const users = items.filter((i) => String(i.PK).startsWith('USER#'));
+  const summaries = items.filter((i) => i.PK === 'USERS');
+  for (const u of users) if (!summaries.some((s) => s.id === u.id && s.username === u.username)) problems.push(`user ${String(u.username)}: no summary`);
+  for (const s of summaries) if (!users.some((u) => u.id === s.id && u.username === s.username)) problems.push(`user summary ${String(s.id)}: no user`);
+
+  // Merge pointers live in the target's collection.
+  for (const t of tickets.values()) {
+    if (t.merged_to == null || t.merged_to === t.id || !tickets.has(t.merged_to as number)) continue;
+    if (!state.items.has(`TICKET#${t.merged_to}|MERGED#${pad(t.id as number)}`)) problems.push(`ticket ${t.id}: merged into ${String(t.merged_to)} without a pointer`);
+  }
+  for (const m of items.filter((i) => i.type === 'merged')) {
+    const source = tickets.get(m.source as number);
+    if (!source || `TICKET#${source.merged_to}` !== m.PK) problems.push(`${m.PK}|${m.SK}: source ${String(m.source)} is not merged into it`);
+  }
+
+  // Files: one object per attachment record, and no other.
+  const referenced = new Set(attachments.map((a) => String(a.object_key)));
+  for (const key of referenced) if (!state.objects.has(key)) problems.push(`attachment file ${key} is missing`);
+  for (const key of state.objects) if (!referenced.has(key)) problems.push(`orphan file ${key}`);
+  return problems;
+}
