@@ -19,7 +19,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
 import type { EnvironmentSettings } from './environments';
-import { BUNDLE_ALIASES, BUNDLE_SETTINGS } from './bundling';
+import { BUNDLE_ALIASES, BUNDLE_SETTINGS, assetCommands } from './bundling';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
 
@@ -193,6 +193,16 @@ export class ApiStack extends Stack {
         externalModules: [],
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
+        // Files the function reads at run time (the API reference page's renderer) go beside the bundle.
+        ...(route.assets?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) => assetCommands(route.assets!, outputDir),
+              },
+            }
+          : {}),
       },
     });
 

@@ -2,6 +2,7 @@
  * How every function is bundled: the CDK stack passes these to NodejsFunction, and the benchmark
  * bundles with the same settings to measure sizes and cold imports.
  */
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** An ESM bundle needs `require` for the CommonJS parts of its dependencies (toolchain.md). */
@@ -25,3 +26,15 @@ export const BUNDLE_SETTINGS = {
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
 } as const;
+
+/**
+ * Shell commands that copy a route's run-time files (`Route.assets`, from node_modules) into its
+ * bundle's `assets/` folder, where the function reads them (shared/docs/page.ts). Run by
+ * NodejsFunction after esbuild, on the machine that synthesises.
+ */
+export function assetCommands(assets: readonly string[], outputDir: string): string[] {
+  if (assets.length === 0) return [];
+  const require = createRequire(import.meta.url);
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return [`mkdir -p ${quote(`${outputDir}/assets`)}`, ...assets.map((spec) => `cp ${quote(require.resolve(spec))} ${quote(`${outputDir}/assets/`)}`)];
+}

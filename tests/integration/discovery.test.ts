@@ -9,6 +9,9 @@ import { ADMIN_AUTH, API, call, createTicket, createUser, multipart, rawRequest,
 /** The `Allow` header of every path (3.1), and whether OPTIONS describes a body (POST/PUT). */
 const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/openapi.json': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/docs': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/docs/{asset}': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   '/api/tickets': { allow: 'GET, POST, HEAD, OPTIONS', actions: ['POST'] },
   '/api/tickets/{id}': { allow: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS', actions: ['PUT'] },
   '/api/tickets/{id}/attachments/{attachmentId}': { allow: 'GET, HEAD, OPTIONS', actions: [] },
