@@ -209,7 +209,7 @@ describe('HEAD', () => {
         if (!Object.keys(values).length) expect(get.status, `GET ${path}`).toBe(route.path.includes('{') ? 404 : 200);
       }
     }
-  });
+  }, 60_000); // two requests per GET route and case: ~50 requests
 
   it('HEAD needs the route\'s permission like GET', async () => {
     const user = await createUser();
