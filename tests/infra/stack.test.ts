@@ -315,7 +315,7 @@ describe('prod environment', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
     });
     api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
-  }, 30_000); // the validator's WASM takes ~5 s to load, once
+  }, 90_000); // the validator's WASM takes ~5 s to load, once; over 30 s on a machine shared by several test runs
 
   it('rejects an unknown environment name', () => {
     expect(() => synth('qa')).toThrow(/Unknown environment "qa"/);
