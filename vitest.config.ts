@@ -18,6 +18,8 @@ export default defineConfig({
           // One local runtime (DynamoDB Local + s3rver + the handlers, as `npm start` runs them)
           // serves every integration test file.
           globalSetup: ['tests/integration/global-setup.ts'],
+          // Every response a test receives through client.ts is checked against the OpenAPI document.
+          setupFiles: ['tests/integration/openapi-setup.ts'],
         },
       },
     ],

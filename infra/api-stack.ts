@@ -137,6 +137,7 @@ export class ApiStack extends Stack {
       handler: route.handler,
       description: `${route.method} ${route.path} (${route.handler})`,
       settings,
+      assets: route.assets,
       environment: {
         TABLE_NAME: table.tableName,
         BUCKET_NAME: bucket.bucketName,

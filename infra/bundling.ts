@@ -2,6 +2,7 @@
  * How every function is bundled: the CDK stack passes these to NodejsFunction, and the benchmark
  * bundles with the same settings to measure sizes and cold imports.
  */
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 
@@ -28,7 +29,7 @@ export const BUNDLE_SETTINGS = {
 } as const;
 
 /** NodejsFunction's bundling options for every function of the stacks. */
-export function lambdaBundling(): BundlingOptions {
+export function lambdaBundling(assets: readonly string[] = []): BundlingOptions {
   return {
     format: OutputFormat.ESM,
     minify: BUNDLE_SETTINGS.minify,
@@ -41,5 +42,27 @@ export function lambdaBundling(): BundlingOptions {
     externalModules: [],
     forceDockerBundling: false,
     logLevel: LogLevel.WARNING,
+    // Files the function reads at run time (the API reference page's renderer) go beside the bundle.
+    ...(assets.length
+      ? {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (_inputDir: string, outputDir: string) => assetCommands(assets, outputDir),
+          },
+        }
+      : {}),
   };
+}
+
+/**
+ * Shell commands that copy a route's run-time files (`Route.assets`, from node_modules) into its
+ * bundle's `assets/` folder, where the function reads them (shared/docs/page.ts). Run by
+ * NodejsFunction after esbuild, on the machine that synthesises.
+ */
+export function assetCommands(assets: readonly string[], outputDir: string): string[] {
+  if (assets.length === 0) return [];
+  const require = createRequire(import.meta.url);
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return [`mkdir -p ${quote(`${outputDir}/assets`)}`, ...assets.map((spec) => `cp ${quote(require.resolve(spec))} ${quote(`${outputDir}/assets/`)}`)];
 }

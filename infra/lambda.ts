@@ -23,6 +23,8 @@ export interface HelpdeskFunctionProps {
   settings: EnvironmentSettings;
   environment: Record<string, string>;
   timeout?: Duration;
+  /** Files from node_modules the function reads at run time (Route.assets). */
+  assets?: readonly string[];
 }
 
 export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFunctionProps): NodejsFunction {
@@ -52,7 +54,7 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
     role,
     logGroup,
     environment: props.environment,
-    bundling: lambdaBundling(),
+    bundling: lambdaBundling(props.assets),
   });
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-L1',

@@ -28,14 +28,37 @@ export interface Route {
   /** Table access: 'read' functions get no write permission at all. */
   table: 'read' | 'write';
   files: FileAccess[];
-  /** False for a route that answers a redirect rather than JSON: no `Accept` check (406). */
+  /** False for a route that answers a redirect or a page rather than JSON: no `Accept` check (406). */
   negotiatesJson?: false;
   /** True for a route that queues webhook deliveries (the stack grants sending to the queue). */
   queuesWebhooks?: true;
+  /**
+   * Files from node_modules that the function reads at run time, copied into its bundle's
+   * `assets/` folder by the CDK stack (the local runtime reads them from node_modules).
+   */
+  assets?: readonly string[];
 }
+
+/** The reference page's renderer: Swagger UI's standalone bundle and style sheet, served by the API itself. */
+export const DOCS_ASSETS = ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'] as const;
 
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/api', handler: 'api/root', permission: 'authenticated', table: 'read', files: [] },
+  // The OpenAPI document and the reference page rendered from it: authenticated like every route
+  // (the page's 401 asks the browser for Basic credentials, which it then sends with the page's
+  // own requests to the same origin).
+  { method: 'GET', path: '/api/openapi.json', handler: 'api/openapi', permission: 'authenticated', table: 'read', files: [] },
+  { method: 'GET', path: '/api/docs', handler: 'api/docs', permission: 'authenticated', table: 'read', files: [], negotiatesJson: false },
+  {
+    method: 'GET',
+    path: '/api/docs/{asset}',
+    handler: 'api/docs-assets',
+    permission: 'authenticated',
+    table: 'read',
+    files: [],
+    negotiatesJson: false,
+    assets: DOCS_ASSETS,
+  },
   { method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: 'read', files: [] },
   { method: 'POST', path: '/api/tickets', handler: 'tickets/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },
   { method: 'GET', path: '/api/tickets/{id}', handler: 'tickets/get', permission: 'staff', table: 'read', files: [] },

@@ -17,7 +17,7 @@ const slugCheck = (v: string) => (SLUG.test(v) ? undefined : SLUG_MESSAGE);
 
 export const queueFields = {
   title: textField({ required: true, maxLength: 100 }),
-  slug: textField({ required: true, maxLength: 50, check: slugCheck }),
+  slug: textField({ required: true, maxLength: 50, check: slugCheck, pattern: SLUG }),
 };
 
 export function parseQueueBody(body: ParsedBody, mode: Mode): Partial<Omit<Queue, 'id'>> {
@@ -52,7 +52,7 @@ const listOfStrings: Field<string[]> = {
 };
 
 export const customFieldFields = {
-  name: textField({ required: true, maxLength: 50, check: slugCheck }),
+  name: textField({ required: true, maxLength: 50, check: slugCheck, pattern: SLUG }),
   label: textField({ required: true, maxLength: 30 }),
   help_text: textField({ allowBlank: true, maxLength: MAX_CUSTOM_VALUE_LENGTH }),
   data_type: stringChoiceField(DATA_TYPES, { required: true }),

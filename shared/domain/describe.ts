@@ -88,6 +88,9 @@ function actionsFor(path: string, defs: CustomFieldDefinition[]): Description | 
 
 const NAMES: Record<string, string> = {
   '/api': 'Api Root',
+  '/api/openapi.json': 'OpenAPI Document',
+  '/api/docs': 'API Reference',
+  '/api/docs/{asset}': 'API Reference File',
   '/api/tickets': 'Ticket List',
   '/api/tickets/{id}': 'Ticket Instance',
   '/api/tickets/{id}/attachments/{attachmentId}': 'Attachment Download',

@@ -86,6 +86,11 @@ export interface Field<T = unknown> {
   nullable: boolean;
   /** Required when creating or replacing (never for a partial update). */
   required: boolean;
+  /**
+   * Bounds and patterns the field's parser enforces, as JSON Schema keywords for the OpenAPI
+   * document (the parser itself is code, which JSON Schema cannot express).
+   */
+  constraints?: { minimum?: number; maximum?: number; pattern?: string };
 }
 
 interface TextOptions {
@@ -97,6 +102,8 @@ interface TextOptions {
   check?: (value: string) => string | undefined;
   /** The type OPTIONS reports (default `string`). */
   meta?: string;
+  /** The regular expression `check` enforces, for the OpenAPI document. */
+  pattern?: RegExp;
 }
 
 export function textField(opts: TextOptions = {}): Field<string | null> {
@@ -112,7 +119,8 @@ export function textField(opts: TextOptions = {}): Field<string | null> {
     return problem ? fail(ctx, problem) : value;
   });
   const meta: FieldMeta = { type: opts.meta ?? 'string', ...(opts.maxLength ? { max_length: opts.maxLength } : {}) };
-  return { schema, meta, kind: 'text', nullable: !!opts.nullable, required: !!opts.required };
+  const constraints = opts.pattern ? { constraints: { pattern: opts.pattern.source } } : {};
+  return { schema, meta, kind: 'text', nullable: !!opts.nullable, required: !!opts.required, ...constraints };
 }
 
 const emailSchema = z.email();
@@ -291,7 +299,8 @@ export function integerField(opts: { required?: boolean; nullable?: boolean; min
     if (opts.max !== undefined && value > opts.max) return fail(ctx, `Ensure this value is less than or equal to ${opts.max}.`);
     return value;
   });
-  return { schema, meta: { type: 'integer' }, kind: 'other', nullable: !!opts.nullable, required: !!opts.required };
+  const constraints = { minimum: opts.min, maximum: opts.max };
+  return { schema, meta: { type: 'integer' }, kind: 'other', nullable: !!opts.nullable, required: !!opts.required, constraints };
 }
 
 /** A choice among strings (DRF ChoiceField with string values). */

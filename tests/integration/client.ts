@@ -1,6 +1,7 @@
 /** A small HTTP client for the integration tests: the local runtime over real HTTP. */
 import { request as httpRequest } from 'node:http';
 import { inject } from 'vitest';
+import { checkResponse } from '../openapi-check';
 
 export const API = inject('apiUrl');
 export const ADMIN = inject('admin');
@@ -17,6 +18,18 @@ export interface Reply {
   text: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
+}
+
+/**
+ * Every response that `call` and `rawRequest` receive is checked against the OpenAPI document
+ * (status documented for the operation, JSON body valid against its schema). Problems collect here;
+ * the setup file (openapi-setup.ts) fails the test that made the call, after it ran.
+ */
+export const contractFailures: string[] = [];
+
+function checkContract(method: string, url: string, reply: Reply): Reply {
+  contractFailures.push(...checkResponse({ method, url, status: reply.status, contentType: reply.headers.get('content-type'), text: reply.text, body: reply.body }));
+  return reply;
 }
 
 export interface CallOptions {
@@ -43,7 +56,8 @@ export async function call(method: string, path: string, options: CallOptions = 
     body = options.body as RequestInit['body'];
     if (options.contentType) headers['content-type'] = options.contentType;
   }
-  const res = await fetch(`${options.base ?? API}${path}`, { method, headers, body, redirect: 'manual' });
+  const url = `${options.base ?? API}${path}`;
+  const res = await fetch(url, { method, headers, body, redirect: 'manual' });
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -51,7 +65,7 @@ export async function call(method: string, path: string, options: CallOptions = 
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, headers: res.headers, text, body: parsed };
+  return checkContract(method, url, { status: res.status, headers: res.headers, text, body: parsed });
 }
 
 export function form(fields: Record<string, string | number | boolean>, files: { field: string; name: string; type?: string; content: string | Buffer }[] = []): FormData {
@@ -217,7 +231,7 @@ export function rawRequest(method: string, path: string, headers: Record<string,
         }
         const responseHeaders = new Headers();
         for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') responseHeaders.set(k, v);
-        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: parsed });
+        resolve(checkContract(method, `${API}${path}`, { status: res.statusCode ?? 0, headers: responseHeaders, text, body: parsed }));
       });
     });
     req.on('error', (error: NodeJS.ErrnoException) => {

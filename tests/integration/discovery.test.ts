@@ -9,6 +9,9 @@ import { ADMIN_AUTH, API, call, createTicket, createUser, multipart, rawRequest,
 /** The `Allow` header of every path (3.1), and whether OPTIONS describes a body (POST/PUT). */
 const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/openapi.json': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/docs': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/docs/{asset}': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   '/api/tickets': { allow: 'GET, POST, HEAD, OPTIONS', actions: ['POST'] },
   '/api/tickets/{id}': { allow: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS', actions: ['PUT'] },
   '/api/tickets/{id}/attachments/{attachmentId}': { allow: 'GET, HEAD, OPTIONS', actions: [] },
@@ -209,7 +212,7 @@ describe('HEAD', () => {
         if (!Object.keys(values).length) expect(get.status, `GET ${path}`).toBe(route.path.includes('{') ? 404 : 200);
       }
     }
-  });
+  }, 60_000); // two requests per GET route and case: ~50 requests
 
   it('HEAD needs the route\'s permission like GET', async () => {
     const user = await createUser();

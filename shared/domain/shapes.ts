@@ -1,0 +1,231 @@
+/**
+ * The response shapes of the API, declared once with zod. The serialisers (views.ts, user.ts,
+ * admin.ts, user-tickets.ts, pagination.ts, describe.ts) build these objects in code; the OpenAPI
+ * document (openapi.ts) is generated from these schemas, and the integration tests validate every
+ * response against that document, so a serialiser that drifts from its shape fails a test. The
+ * type checks at the end tie each serialiser's return type to its schema at compile time too.
+ *
+ * Imported by the OpenAPI generator and the tests only, never by a handler's hot path.
+ */
+import * as z from 'zod/mini';
+import type { customFieldView } from './admin';
+import { DATA_TYPES } from './custom-fields';
+import type { queueView } from './admin';
+import type { describeRoute } from './describe';
+import type { pageEnvelope } from './pagination';
+import type { userTicketView } from './user-tickets';
+import type { userView } from './user';
+import type { attachmentView, followupView, ticketView } from './views';
+import type { deliveryView } from './webhooks';
+
+/** What the JSON Schema of each component says beyond the zod schema (title, description). */
+export interface ShapeMeta {
+  id: string;
+  description?: string;
+}
+
+/** Every named shape, with its component name: the generator turns this registry into `components.schemas`. */
+export const shapes = z.registry<ShapeMeta>();
+
+/** The wire form of a date-time: UTC with `Z`, six fraction digits when non-zero (datetime.ts). */
+export const WIRE_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{6})?Z$/;
+
+const id = z.int().check(z.minimum(1));
+const text = z.string();
+const nullable = <T extends z.core.SomeType>(schema: T) => z.nullable(schema);
+const dateTime = z.string().check(z.regex(WIRE_DATE_TIME));
+const url = z.string().check(z.regex(/^https?:\/\/\S+$/));
+const status = z.literal([1, 2, 3, 4, 5]);
+
+/** The key of a custom field's value in a ticket: `custom_` and the field's name (a slug). */
+export const CUSTOM_KEY_PATTERN = '^custom_[-a-zA-Z0-9_]+$';
+
+/**
+ * Schemas whose objects also carry `custom_<name>` keys, one per custom field defined at the time
+ * (their set changes per deployment and over time): the generator adds `patternProperties` for them.
+ */
+export const withCustomFields = new Set<z.core.$ZodType>();
+
+export const errorDetail = z.object({ detail: text });
+shapes.add(errorDetail, {
+  id: 'ErrorDetail',
+  description: 'Most errors (401, 403, 404, 405, 406, 409, 413, 415, 503 and some 400s): a human-readable message.',
+});
+
+// A field's messages, or (for the files of a multipart body) the messages of each file by index.
+const fieldMessages = z.union([z.array(text), z.record(z.string(), z.array(text))]);
+export const fieldErrors = z.record(z.string(), fieldMessages);
+shapes.add(fieldErrors, {
+  id: 'FieldErrors',
+  description:
+    'Validation errors (400): each field that failed, in the resource\'s field order, with its messages (`{"title": ["This field is required."]}`); `non_field_errors` for a body that is not an object; for repeated file fields, messages by file index (`{"attachments": {"0": ["The submitted file is empty."]}}`).',
+});
+
+export const attachmentShape = z.object({
+  id,
+  followup: id,
+  file: url,
+  filename: text,
+  mime_type: text,
+  size: z.int().check(z.minimum(0)),
+});
+shapes.add(attachmentShape, {
+  id: 'Attachment',
+  description: '`file` is an API URL that answers a redirect to a short-lived download link (it needs the same credentials).',
+});
+
+export const followupShape = z.object({
+  id,
+  ticket: id,
+  user: nullable(id),
+  title: nullable(text),
+  comment: nullable(text),
+  public: z.boolean(),
+  new_status: nullable(status),
+  time_spent: nullable(text),
+  followupattachment_set: z.array(attachmentShape),
+  date: dateTime,
+  message_id: nullable(text),
+});
+shapes.add(followupShape, { id: 'Followup', description: '`time_spent` is a duration as Django writes it (`"[D ]HH:MM:SS[.ffffff]"`).' });
+
+export const ticketShape = z.object({
+  id,
+  queue: id,
+  title: text,
+  description: nullable(text),
+  resolution: nullable(text),
+  submitter_email: nullable(text),
+  assigned_to: nullable(id),
+  status,
+  on_hold: z.boolean(),
+  priority: z.literal([1, 2, 3, 4, 5]),
+  due_date: nullable(dateTime),
+  merged_to: nullable(id),
+  followup_set: z.array(followupShape),
+});
+shapes.add(ticketShape, {
+  id: 'Ticket',
+  description:
+    'A ticket with its followups and their attachments. Status: 1 Open, 2 Reopened, 3 Resolved, 4 Closed, 5 Duplicate. Priority: 1 Critical to 5 Very Low. Plus one `custom_<name>` key per custom field defined.',
+});
+withCustomFields.add(ticketShape);
+
+export const userShape = z.object({ first_name: text, last_name: text, username: text, email: text });
+shapes.add(userShape, { id: 'User', description: 'A created user: the non-secret fields (never the password).' });
+
+export const userTicketShape = z.object({
+  ticket: text,
+  id,
+  title: text,
+  queue: z.object({ title: text, id }),
+  status: text,
+  created: text,
+  due_date: nullable(text),
+  submitter: nullable(text),
+  kbitem: text,
+  secret_key: text,
+});
+shapes.add(userTicketShape, {
+  id: 'UserTicket',
+  description:
+    "One of the caller's own tickets in upstream's compact form: `ticket` is `\"<id> [<queue slug>-<id>]\"`, `status` a label, `created` and `due_date` natural times (\"2 hours ago\"). Plus `custom_<name>` keys (the detail view: only the required custom fields).",
+});
+withCustomFields.add(userTicketShape);
+
+export const queueShape = z.object({ id, title: text, slug: text });
+shapes.add(queueShape, { id: 'Queue' });
+
+export const customFieldShape = z.object({
+  name: text,
+  label: text,
+  help_text: text,
+  data_type: z.enum(DATA_TYPES),
+  max_length: nullable(z.int()),
+  decimal_places: nullable(z.int()),
+  empty_selection_list: z.boolean(),
+  list_values: z.array(text),
+  required: z.boolean(),
+  staff_only: z.boolean(),
+  ordering: nullable(z.int()),
+});
+shapes.add(customFieldShape, {
+  id: 'CustomField',
+  description: 'A custom field definition; tickets carry its values under `custom_<name>`.',
+});
+
+export const apiRootShape = z.object({
+  tickets: url,
+  user_tickets: url,
+  followups: url,
+  'followups-attachments': url,
+  users: url,
+});
+shapes.add(apiRootShape, { id: 'ApiRoot', description: 'Links to the resources.' });
+
+const fieldDescription = z.looseObject({ type: text, required: z.boolean(), read_only: z.boolean(), label: text });
+export const routeDescriptionShape = z.object({
+  name: text,
+  description: text,
+  renders: z.array(text),
+  parses: z.array(text),
+  actions: z.optional(z.record(z.string(), z.record(z.string(), fieldDescription))),
+});
+shapes.add(routeDescriptionShape, {
+  id: 'RouteDescription',
+  description: "Django REST framework's OPTIONS metadata: the route's name, media types, and for POST/PUT each writable field.",
+});
+
+/** DRF's page envelope around a list of `item`. */
+export function pageOf<T extends z.core.SomeType>(item: T) {
+  return z.object({ count: z.int().check(z.minimum(0)), next: nullable(url), previous: nullable(url), results: z.array(item) });
+}
+
+export const ticketPage = pageOf(ticketShape);
+shapes.add(ticketPage, { id: 'TicketPage' });
+export const followupPage = pageOf(followupShape);
+shapes.add(followupPage, { id: 'FollowupPage' });
+export const attachmentPage = pageOf(attachmentShape);
+shapes.add(attachmentPage, { id: 'AttachmentPage' });
+export const userTicketPage = pageOf(userTicketShape);
+shapes.add(userTicketPage, { id: 'UserTicketPage' });
+export const queuePage = pageOf(queueShape);
+shapes.add(queuePage, { id: 'QueuePage' });
+export const customFieldPage = pageOf(customFieldShape);
+shapes.add(customFieldPage, { id: 'CustomFieldPage' });
+
+/** A webhook delivery in the log (webhooks.ts `deliveryView`). */
+export const deliveryShape = z.object({
+  id: z.string().check(z.regex(/^msg_/)),
+  event: z.enum(['ticket.created', 'followup.created']),
+  url: text,
+  ticket: id,
+  followup: nullable(id),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.int().check(z.minimum(0)),
+  last_response_code: nullable(z.int()),
+  last_error: nullable(text),
+  next_attempt: nullable(text),
+  created: text,
+});
+shapes.add(deliveryShape, { id: 'WebhookDelivery', description: 'One webhook delivery: its `id` is the `webhook-id` the receiver gets.' });
+/** DRF's cursor page envelope: the log grows at the front, so it pages by cursor, not number. */
+export const deliveryPage = z.object({ next: nullable(url), previous: z.null(), results: z.array(deliveryShape) });
+shapes.add(deliveryPage, { id: 'WebhookDeliveryPage' });
+
+// Compile-time ties: each serialiser's output must be assignable to its declared shape (the custom
+// keys, and types the code keeps wider than the wire values, aside). A serialiser that adds, drops or retypes a key breaks `tsc --noEmit` here.
+type Fits<Actual, Shape> = Actual extends Shape ? true : never;
+type Out<T extends z.core.SomeType> = z.output<T>;
+const tie0: Fits<ReturnType<typeof attachmentView>, Out<typeof attachmentShape> & { size: number }> = true;
+// `new_status` is typed number in code, and `date` string | null (wireDateTime's type for any date).
+const tie1: Fits<Omit<ReturnType<typeof followupView>, 'new_status' | 'date'>, Omit<Out<typeof followupShape>, 'new_status' | 'date'>> = true;
+const tie2: Fits<Omit<ReturnType<typeof ticketView>, 'status' | 'priority' | 'followup_set'>, Omit<Out<typeof ticketShape>, 'status' | 'priority' | 'followup_set'>> = true;
+const tie3: Fits<ReturnType<typeof userView>, Out<typeof userShape>> = true;
+const tie4: Fits<Omit<ReturnType<typeof userTicketView>, 'queue'>, Omit<Out<typeof userTicketShape>, 'queue'>> = true;
+const tie5: Fits<ReturnType<typeof queueView>, Out<typeof queueShape>> = true;
+const tie6: Fits<ReturnType<typeof customFieldView>, Out<typeof customFieldShape>> = true;
+const tie7: Fits<keyof ReturnType<typeof describeRoute>, string> = true;
+const tie8: Fits<keyof ReturnType<typeof pageEnvelope>, keyof Out<typeof ticketPage>> = true;
+const tie9: Fits<ReturnType<typeof deliveryView>, Out<typeof deliveryShape>> = true;
+void [tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9];
