@@ -13,14 +13,16 @@ import { HttpApi, HttpMethod, LogGroupLogDestination, type HttpStage } from 'aws
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
 import type { EnvironmentSettings } from './environments';
-import { BUNDLE_ALIASES, BUNDLE_SETTINGS } from './bundling';
+import { BUNDLE_ALIASES, BUNDLE_SETTINGS, bundleDefines } from './bundling';
+import { SERVICE_NAME } from '../shared/observability';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
+import { Monitoring } from './monitoring';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -79,6 +81,8 @@ export class ApiStack extends Stack {
   readonly stage: HttpStage;
   /** The function of each handler path (`tickets/list` ...). */
   readonly functions = new Map<string, NodejsFunction>();
+  /** Dashboard, alarms and the alarm topic: `monitoring.addAlarm(alarm)` notifies the topic too. */
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     const { settings, table, bucket, ...stackProps } = props;
@@ -111,7 +115,8 @@ export class ApiStack extends Stack {
       throttle: settings.throttle,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+        // The environment's name too, as a literal: the 429 metric filter (monitoring.ts) keys on it.
+        format: AccessLogFormat.custom(JSON.stringify({ ...ACCESS_LOG_FIELDS, environment: settings.name })),
       },
     });
 
@@ -145,6 +150,8 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the API ($default stage)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+
+    this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
   }
 
   private makeFunction(route: Route, settings: EnvironmentSettings, table: ITable, bucket: IBucket): NodejsFunction {
@@ -176,10 +183,15 @@ export class ApiStack extends Stack {
       reservedConcurrentExecutions: settings.reservedConcurrency,
       role,
       logGroup,
+      // X-Ray: every invocation is traced (sampled); the functions of TRACED_HANDLERS add subsegments.
+      tracing: Tracing.ACTIVE,
       environment: {
         TABLE_NAME: table.tableName,
         BUCKET_NAME: bucket.bucketName,
         HELPDESK_ACTIVATE_API_ENDPOINT: settings.activateApi,
+        HELPDESK_ENVIRONMENT: settings.name,
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: settings.logLevel,
       },
       bundling: {
         format: OutputFormat.ESM,
@@ -188,6 +200,7 @@ export class ApiStack extends Stack {
         sourceMap: false,
         mainFields: [...BUNDLE_SETTINGS.mainFields],
         banner: BUNDLE_SETTINGS.banner,
+        define: bundleDefines(route.handler),
         esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
         // Bundle everything, the AWS SDK v3 included: smaller cold start than the runtime's copy.
         externalModules: [],
@@ -196,6 +209,11 @@ export class ApiStack extends Stack {
       },
     });
 
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'xray:PutTraceSegments and xray:PutTelemetryRecords (added by active tracing) support no resource-level permissions: AWS documents Resource "*" for them.',
+    });
     Validations.of(fn).acknowledge({
       id: 'AwsSolutions-L1',
       reason:

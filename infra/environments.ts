@@ -35,6 +35,14 @@ export interface EnvironmentSettings {
   deletionProtection: boolean;
   /** `$default` stage throttling: steady requests per second and burst. */
   throttle: { rateLimit: number; burstLimit: number };
+  /** Lowest level the functions log (POWERTOOLS_LOG_LEVEL); each request's line is INFO. */
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * Where the alarms (infra/monitoring.ts) send their notices by e-mail, or undefined for none (the
+   * SNS topic is made either way, for other subscriptions). AWS e-mails a confirmation link first.
+   * `-c alarmEmail=...` sets it at deploy time without committing an address.
+   */
+  alarmEmail?: string;
 }
 
 export const environments: Record<EnvironmentName, EnvironmentSettings> = {
@@ -46,6 +54,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
     throttle: { rateLimit: 50, burstLimit: 100 },
+    logLevel: 'DEBUG',
   },
   staging: {
     name: 'staging',
@@ -55,6 +64,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.RETAIN,
     deletionProtection: false,
     throttle: { rateLimit: 100, burstLimit: 200 },
+    logLevel: 'INFO',
   },
   prod: {
     name: 'prod',
@@ -64,6 +74,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.RETAIN,
     deletionProtection: true,
     throttle: { rateLimit: 500, burstLimit: 1000 },
+    logLevel: 'INFO',
   },
 };
 
@@ -76,4 +87,16 @@ export function environmentSettings(name: unknown = DEFAULT_ENVIRONMENT): Enviro
     throw new Error(`Unknown environment "${key}" (-c env=...): expected one of ${Object.keys(environments).join(', ')}`);
   }
   return environments[key as EnvironmentName];
+}
+
+/**
+ * The settings a deploy may give on the command line instead of in this file (an address, a
+ * domain of the operator's): `npx cdk deploy -c env=prod -c alarmEmail=ops@example.com`.
+ */
+export function withContextOverrides(settings: EnvironmentSettings, context: (key: string) => unknown): EnvironmentSettings {
+  const text = (key: string): string | undefined => {
+    const value = context(key);
+    return value === undefined || value === null || value === '' ? undefined : String(value);
+  };
+  return { ...settings, alarmEmail: text('alarmEmail') ?? settings.alarmEmail };
 }

@@ -1,15 +1,17 @@
 /**
- * The Middy chain every handler shares, assembled once. Order of checks, as upstream:
- * activation flag (404) → route → `Accept` (406) → authentication (401) → permission (403) → the
- * handler, which looks up its object (404) and then parses the body (415, 400) → validation (400) →
- * action.
+ * The Middy chain every handler shares, assembled once. Logs, metrics and traces (observe.ts) wrap
+ * everything; inside them the order of checks, as upstream: activation flag (404) → route →
+ * `Accept` (406) → authentication (401) → permission (403) → the handler, which looks up its object
+ * (404) and then parses the body (415, 400) → validation (400) → action.
  */
 import middy from '@middy/core';
 import { allowedMethods, routeByHandler, type Permission } from '../../infra/routes';
 import { HttpError, NotAcceptable, NotFound, PayloadTooLarge, PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
+import { logger } from '../observability';
 import { authenticate } from './auth';
 import { parseBody } from './body';
+import { observe } from './observe';
 import { SECURITY_HEADERS, header, json, type ApiEvent, type HttpResult } from './http';
 
 export type { ApiEvent, HttpResult } from './http';
@@ -31,7 +33,7 @@ const THROTTLING = new Set([
 ]);
 
 /** Errors become upstream's bodies; unknown ones a logged 500 without internals. */
-export function errorResponse(error: unknown, requestId?: string): HttpResult {
+export function errorResponse(error: unknown): HttpResult {
   if (error instanceof HttpError) return json(error.status, error.body, error.headers);
   const name = (error as Error)?.name;
   // A dependency that is throttling, failing (5xx after the SDK's retries) or unreachable: the
@@ -49,7 +51,7 @@ export function errorResponse(error: unknown, requestId?: string): HttpResult {
     const e = new PayloadTooLarge('The request would store a record larger than 400 KB.');
     return json(e.status, e.body, e.headers);
   }
-  console.error(JSON.stringify({ level: 'ERROR', message: 'unhandled error', requestId, error: name, detail: (error as Error)?.message, stack: (error as Error)?.stack }));
+  logger.error('unhandled error', error instanceof Error ? error : String(error));
   return json(500, { detail: 'A server error occurred.' });
 }
 
@@ -90,7 +92,7 @@ export function apiHandler(
   const responses: middy.MiddlewareObj<ApiEvent, HttpResult> = {
     after: (request) => finish(request as Request, (request.event as Routed)[ROUTE]),
     onError: (request) => {
-      request.response = errorResponse(request.error, request.context?.awsRequestId);
+      request.response = errorResponse(request.error);
       finish(request as Request, (request.event as Routed)[ROUTE]);
     },
   };
@@ -126,6 +128,7 @@ export function apiHandler(
   };
 
   return middy<ApiEvent, HttpResult>()
+    .use(observe(handlerName)) // logs, metrics, traces: first in, last out, so they see the final response
     .use(responses)
     .use(activationAndRoute)
     .use(authentication)

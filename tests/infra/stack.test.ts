@@ -138,6 +138,7 @@ describe('dev environment', () => {
       status: '$context.status',
       latency: '$context.responseLatency',
       integrationError: '$context.integrationErrorMessage',
+      environment: 'dev',
     });
     const [logGroupId, attribute] = settings.DestinationArn['Fn::GetAtt'];
     expect(attribute).toBe('Arn');
@@ -315,7 +316,7 @@ describe('prod environment', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
     });
     api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
-  }, 30_000); // the validator's WASM takes ~5 s to load, once
+  }, 120_000); // the validator's WASM takes ~5 s to load, once (much longer on a busy machine)
 
   it('rejects an unknown environment name', () => {
     expect(() => synth('qa')).toThrow(/Unknown environment "qa"/);
