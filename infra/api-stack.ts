@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, LogGroupLogDestination, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ApiMapping, DomainName, HttpApi, HttpMethod, LogGroupLogDestination, SecurityPolicy, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -147,11 +148,29 @@ export class ApiStack extends Stack {
       this.api.addRoutes({ path: fallbackPath, methods: [HttpMethod.ANY], integration: fallbackIntegration });
     }
 
+    // The environment's own domain, when it has one: the same stage, at https://<domain>/api/.
+    if (settings.customDomain) {
+      const domain = new DomainName(this, 'CustomDomain', {
+        domainName: settings.customDomain.domainName,
+        certificate: Certificate.fromCertificateArn(this, 'CustomDomainCertificate', settings.customDomain.certificateArn),
+        securityPolicy: SecurityPolicy.TLS_1_2,
+      });
+      new ApiMapping(this, 'CustomDomainMapping', { api: this.api, domainName: domain, stage: this.stage });
+      new CfnOutput(this, 'CustomDomainUrl', { value: `https://${settings.customDomain.domainName}/`, description: 'Base URL of the API at its own domain' });
+      new CfnOutput(this, 'CustomDomainTarget', {
+        value: domain.regionalDomainName,
+        description: `Point ${settings.customDomain.domainName} here: a CNAME, or a Route 53 alias in zone CustomDomainHostedZoneId`,
+      });
+      new CfnOutput(this, 'CustomDomainHostedZoneId', { value: domain.regionalHostedZoneId });
+    }
+
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the API ($default stage)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
 
     this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'SNS topic of the alarms: subscribe to it' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
 
   private makeFunction(route: Route, settings: EnvironmentSettings, table: ITable, bucket: IBucket): NodejsFunction {

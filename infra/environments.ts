@@ -43,6 +43,14 @@ export interface EnvironmentSettings {
    * `-c alarmEmail=...` sets it at deploy time without committing an address.
    */
   alarmEmail?: string;
+  /**
+   * The API's own domain (an HTTP API custom domain mapped to the `$default` stage), or undefined
+   * to serve it only at its execute-api URL. The certificate is an ACM certificate for that name,
+   * in the stack's region, made beforehand (DNS validation). After the deploy, point the name at
+   * the `CustomDomainTarget` output (CNAME, or a Route 53 alias). `-c domainName=... -c
+   * certificateArn=...` set it at deploy time.
+   */
+  customDomain?: { domainName: string; certificateArn: string };
 }
 
 export const environments: Record<EnvironmentName, EnvironmentSettings> = {
@@ -98,5 +106,14 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
     const value = context(key);
     return value === undefined || value === null || value === '' ? undefined : String(value);
   };
-  return { ...settings, alarmEmail: text('alarmEmail') ?? settings.alarmEmail };
+  const domainName = text('domainName') ?? settings.customDomain?.domainName;
+  const certificateArn = text('certificateArn') ?? settings.customDomain?.certificateArn;
+  if (Boolean(domainName) !== Boolean(certificateArn)) {
+    throw new Error(`Environment "${settings.name}": a custom domain needs both domainName and certificateArn (-c domainName=... -c certificateArn=...)`);
+  }
+  return {
+    ...settings,
+    alarmEmail: text('alarmEmail') ?? settings.alarmEmail,
+    customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
+  };
 }
