@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { ApiMapping, DomainName, HttpApi, HttpMethod, LogGroupLogDestination, SecurityPolicy, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ApiMapping, CorsHttpMethod, DomainName, HttpApi, HttpMethod, LogGroupLogDestination, SecurityPolicy, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -23,6 +23,7 @@ import type { EnvironmentSettings } from './environments';
 import { BUNDLE_ALIASES, BUNDLE_SETTINGS, bundleDefines } from './bundling';
 import { SERVICE_NAME } from '../shared/observability';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
 import { Monitoring } from './monitoring';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
 
@@ -93,6 +94,17 @@ export class ApiStack extends Stack {
       apiName: `helpdesk-${settings.name}`,
       description: `Helpdesk API (${settings.name})`,
       createDefaultStage: false,
+      // Off unless the environment lists origins; API Gateway then answers preflights (infra/cors.ts).
+      corsPreflight:
+        settings.corsOrigins.length > 0
+          ? {
+              allowOrigins: [...settings.corsOrigins],
+              allowMethods: corsAllowMethods().map((m) => CorsHttpMethod[m as keyof typeof CorsHttpMethod]),
+              allowHeaders: [...CORS_ALLOW_HEADERS],
+              exposeHeaders: [...CORS_EXPOSE_HEADERS],
+              maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+            }
+          : undefined,
     });
     // Authentication is not API Gateway's: every handler checks HTTP Basic credentials itself
     // (shared/middleware/auth.ts) against the users in the table, as the django-helpdesk API it

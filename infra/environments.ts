@@ -4,6 +4,7 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { parseCorsOrigins } from './cors';
 
 export type EnvironmentName = 'dev' | 'staging' | 'prod';
 
@@ -51,6 +52,12 @@ export interface EnvironmentSettings {
    * certificateArn=...` set it at deploy time.
    */
   customDomain?: { domainName: string; certificateArn: string };
+  /**
+   * Origins whose browser scripts may call the API (CORS, infra/cors.ts): exact origins
+   * (`https://app.example.com`) or `*`. Empty: CORS is off (browsers then refuse cross-origin calls).
+   * `-c corsOrigins=https://a.example.com,https://b.example.com` sets it at deploy time.
+   */
+  corsOrigins: readonly string[];
 }
 
 export const environments: Record<EnvironmentName, EnvironmentSettings> = {
@@ -62,6 +69,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
     throttle: { rateLimit: 50, burstLimit: 100 },
+    corsOrigins: [],
     logLevel: 'DEBUG',
   },
   staging: {
@@ -72,6 +80,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.RETAIN,
     deletionProtection: false,
     throttle: { rateLimit: 100, burstLimit: 200 },
+    corsOrigins: [],
     logLevel: 'INFO',
   },
   prod: {
@@ -82,6 +91,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.RETAIN,
     deletionProtection: true,
     throttle: { rateLimit: 500, burstLimit: 1000 },
+    corsOrigins: [],
     logLevel: 'INFO',
   },
 };
@@ -114,6 +124,7 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
   return {
     ...settings,
     alarmEmail: text('alarmEmail') ?? settings.alarmEmail,
+    corsOrigins: text('corsOrigins') !== undefined ? parseCorsOrigins(text('corsOrigins')) : parseCorsOrigins(settings.corsOrigins.join(',')),
     customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
   };
 }

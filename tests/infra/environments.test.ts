@@ -73,3 +73,33 @@ describe('custom domain', () => {
     expect(outputs.ApiUrl).toBeDefined();
   });
 });
+
+describe('CORS', () => {
+  it('is off by default in every environment', () => {
+    for (const env of Object.keys(environments)) {
+      const { api } = synthApi(env);
+      const httpApi = Object.values(api.findResources('AWS::ApiGatewayV2::Api'))[0] as { Properties: Record<string, unknown> };
+      expect(httpApi.Properties.CorsConfiguration, env).toBeUndefined();
+    }
+  });
+
+  it('lets API Gateway answer preflights for the listed origins, with the route table methods and the API headers', () => {
+    const { api } = synthApi('staging', { corsOrigins: 'https://app.example.com,http://localhost:5173' });
+    api.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: {
+        AllowOrigins: ['https://app.example.com', 'http://localhost:5173'],
+        AllowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+        AllowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
+        ExposeHeaders: ['ETag', 'Retry-After', 'Location', 'Allow', 'WWW-Authenticate'],
+        MaxAge: 3600,
+      },
+    });
+    const httpApi = Object.values(api.findResources('AWS::ApiGatewayV2::Api'))[0] as { Properties: { CorsConfiguration: Record<string, unknown> } };
+    // Basic credentials go in a header the script sets: no cookies, so no credentials mode.
+    expect(httpApi.Properties.CorsConfiguration.AllowCredentials).toBeUndefined();
+  });
+
+  it('refuses an origin with a path', () => {
+    expect(() => synthApi('dev', { corsOrigins: 'https://app.example.com/' })).toThrow(/not an origin/);
+  });
+});
