@@ -1,8 +1,8 @@
 /**
- * The Middy chain every handler shares, assembled once. Logs, metrics and traces (observe.ts) wrap
- * everything; inside them the order of checks, as upstream: activation flag (404) → route →
- * `Accept` (406) → authentication (401) → permission (403) → the handler, which looks up its object
- * (404) and then parses the body (415, 400) → validation (400) → action.
+ * The Middy chain every handler shares, assembled once. Order of checks, as upstream:
+ * activation flag (404) → route → `Accept` (406) → authentication (401) → permission (403) → the
+ * handler, which looks up its object (404) and then parses the body (415, 400) → validation (400) →
+ * action.
  */
 import middy from '@middy/core';
 import { allowedMethods, routeByHandler, type Permission } from '../../infra/routes';
@@ -128,7 +128,7 @@ export function apiHandler(
   };
 
   return middy<ApiEvent, HttpResult>()
-    .use(observe(handlerName)) // logs, metrics, traces: first in, last out, so they see the final response
+    .use(observe(handlerName)) // logs, metrics, traces (observe.ts): first in, last out, around every check
     .use(responses)
     .use(activationAndRoute)
     .use(authentication)
