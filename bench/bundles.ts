@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BUNDLE_ALIASES, BUNDLE_SETTINGS } from '../infra/bundling';
+import { BUNDLE_ALIASES, BUNDLE_SETTINGS, bundleDefines } from '../infra/bundling';
 import { fallbackRoute, routes } from '../infra/routes';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -37,6 +37,7 @@ export async function measureBundles(runs = 10): Promise<BundleResult[]> {
         bundle: true,
         logLevel: 'error',
         alias: BUNDLE_ALIASES,
+        define: bundleDefines(handler),
         ...BUNDLE_SETTINGS,
         mainFields: [...BUNDLE_SETTINGS.mainFields],
         banner: { js: BUNDLE_SETTINGS.banner },

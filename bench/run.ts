@@ -37,6 +37,8 @@ const ADMIN = { username: 'admin', password: 'bench-admin-password' };
 process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
 process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
 process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
+// The request log lines would fill the report (stdout): warnings and errors only.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
 const API = runtime.url;
 

@@ -5,9 +5,10 @@
  * cdk-nag (AwsSolutions, see infra/nag.ts) findings that are accepted rather than fixed are
  * acknowledged next to the construct they concern, each with its reason.
  */
-import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, LogGroupLogDestination, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ApiMapping, CorsHttpMethod, DomainName, HttpApi, HttpMethod, LogGroupLogDestination, SecurityPolicy, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -20,6 +21,8 @@ import { helpdeskFunction } from './lambda';
 import { acknowledgeTableIndexes, nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
+import { Monitoring } from './monitoring';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
 
 const S3_ACTIONS: Record<FileAccess, string> = {
@@ -62,6 +65,8 @@ export class ApiStack extends Stack {
   readonly stage: HttpStage;
   /** The function of each handler path (`tickets/list` ...). */
   readonly functions = new Map<string, NodejsFunction>();
+  /** Dashboard, alarms and the alarm topic: `monitoring.addAlarm(alarm)` notifies the topic too. */
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     const { settings, table, bucket, ...stackProps } = props;
@@ -71,6 +76,17 @@ export class ApiStack extends Stack {
       apiName: `helpdesk-${settings.name}`,
       description: `Helpdesk API (${settings.name})`,
       createDefaultStage: false,
+      // Off unless the environment lists origins; API Gateway then answers preflights (infra/cors.ts).
+      corsPreflight:
+        settings.corsOrigins.length > 0
+          ? {
+              allowOrigins: [...settings.corsOrigins],
+              allowMethods: corsAllowMethods().map((m) => CorsHttpMethod[m as keyof typeof CorsHttpMethod]),
+              allowHeaders: [...CORS_ALLOW_HEADERS],
+              exposeHeaders: [...CORS_EXPOSE_HEADERS],
+              maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+            }
+          : undefined,
     });
     // Authentication is not API Gateway's: every handler checks HTTP Basic credentials itself
     // (shared/middleware/auth.ts) against the users in the table, as the django-helpdesk API it
@@ -94,7 +110,8 @@ export class ApiStack extends Stack {
       throttle: settings.throttle,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+        // The environment's name too, as a literal: the 429 metric filter (monitoring.ts) keys on it.
+        format: AccessLogFormat.custom(JSON.stringify({ ...ACCESS_LOG_FIELDS, environment: settings.name })),
       },
     });
 
@@ -126,10 +143,31 @@ export class ApiStack extends Stack {
       this.api.addRoutes({ path: fallbackPath, methods: [HttpMethod.ANY], integration: fallbackIntegration });
     }
 
+    // The environment's own domain, when it has one: the same stage, at https://<domain>/api/.
+    if (settings.customDomain) {
+      const domain = new DomainName(this, 'CustomDomain', {
+        domainName: settings.customDomain.domainName,
+        certificate: Certificate.fromCertificateArn(this, 'CustomDomainCertificate', settings.customDomain.certificateArn),
+        securityPolicy: SecurityPolicy.TLS_1_2,
+      });
+      new ApiMapping(this, 'CustomDomainMapping', { api: this.api, domainName: domain, stage: this.stage });
+      new CfnOutput(this, 'CustomDomainUrl', { value: `https://${settings.customDomain.domainName}/`, description: 'Base URL of the API at its own domain' });
+      new CfnOutput(this, 'CustomDomainTarget', {
+        value: domain.regionalDomainName,
+        description: `Point ${settings.customDomain.domainName} here: a CNAME, or a Route 53 alias in zone CustomDomainHostedZoneId`,
+      });
+      new CfnOutput(this, 'CustomDomainHostedZoneId', { value: domain.regionalHostedZoneId });
+    }
+
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the API ($default stage)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'WebhookSecretArn', { value: webhooks.secret.secretArn, description: 'Webhook signing secret: receivers use whsec_<value>' });
+
+    this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
+    webhooks.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'SNS topic of the alarms: subscribe to it' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
 
   private makeFunction(route: Route, settings: EnvironmentSettings, table: ITable, bucket: IBucket, webhooks: Webhooks): NodejsFunction {

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { App, CrossStackReferences, ReferenceStrength, Tags } from 'aws-cdk-lib';
 import { ApiStack } from './api-stack';
 import { DataStack } from './data-stack';
-import { environmentSettings } from './environments';
+import { environmentSettings, withContextOverrides } from './environments';
 import { addNagChecks } from './nag';
 
 export interface Helpdesk {
@@ -16,7 +16,7 @@ export interface Helpdesk {
 
 /** Adds the helpdesk stacks for the app's `env` context (or `envName`) to `app`. */
 export function buildHelpdesk(app: App, envName?: string): Helpdesk {
-  const settings = environmentSettings(envName ?? app.node.tryGetContext('env'));
+  const settings = withContextOverrides(environmentSettings(envName ?? app.node.tryGetContext('env')), (key) => app.node.tryGetContext(key));
   const prefix = `Helpdesk-${settings.name}`;
   // The API stack reads the table and bucket through exports/imports: CloudFormation then refuses
   // to delete the data stack, or replace what it exports, while the API stack uses it.

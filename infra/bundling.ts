@@ -29,7 +29,7 @@ export const BUNDLE_SETTINGS = {
 } as const;
 
 /** NodejsFunction's bundling options for every function of the stacks. */
-export function lambdaBundling(assets: readonly string[] = []): BundlingOptions {
+export function lambdaBundling(handler: string, assets: readonly string[] = []): BundlingOptions {
   return {
     format: OutputFormat.ESM,
     minify: BUNDLE_SETTINGS.minify,
@@ -37,6 +37,7 @@ export function lambdaBundling(assets: readonly string[] = []): BundlingOptions 
     sourceMap: false,
     mainFields: [...BUNDLE_SETTINGS.mainFields],
     banner: BUNDLE_SETTINGS.banner,
+    define: bundleDefines(handler),
     esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
     // Bundle everything, the AWS SDK v3 included: smaller cold start than the runtime's copy.
     externalModules: [],
@@ -65,4 +66,20 @@ export function assetCommands(assets: readonly string[], outputDir: string): str
   const require = createRequire(import.meta.url);
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   return [`mkdir -p ${quote(`${outputDir}/assets`)}`, ...assets.map((spec) => `cp ${quote(require.resolve(spec))} ${quote(`${outputDir}/assets/`)}`)];
+}
+
+/**
+ * The functions bundled with the Powertools Tracer (X-Ray subsegments for each DynamoDB call and S3
+ * request): the two creates that store files with their records, where the breakdown of a slow
+ * request (scrypt, transaction, S3 PUTs) is worth the cost. The Tracer brings the X-Ray SDK:
+ * measured here, +205 KiB (to ~490 KiB, over the 300 KB bundle target of bench/report.ts) and
+ * +67 ms of cold import in a bare probe (+230 ms in tickets/create on a busy machine). Every
+ * function, these included, has Lambda's active tracing (invocation, init and overhead in X-Ray),
+ * which adds nothing to the bundle. Add a handler here to look inside it for a while.
+ */
+export const TRACED_HANDLERS: ReadonlySet<string> = new Set(['tickets/create', 'followups/create']);
+
+/** Compile-time constants of a function's bundle (shared/middleware/observe.ts reads this one). */
+export function bundleDefines(handler: string): Record<string, string> {
+  return { 'process.env.HELPDESK_TRACER': JSON.stringify(String(TRACED_HANDLERS.has(handler))) };
 }

@@ -4,6 +4,7 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { parseCorsOrigins } from './cors';
 
 export type EnvironmentName = 'dev' | 'staging' | 'prod';
 
@@ -45,6 +46,28 @@ export interface EnvironmentSettings {
     HELPDESK_FOLLOWUP_WEBHOOK_URLS: string;
     HELPDESK_WEBHOOK_TIMEOUT: string;
   };
+  /** Lowest level the functions log (POWERTOOLS_LOG_LEVEL); each request's line is INFO. */
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * Where the alarms (infra/monitoring.ts) send their notices by e-mail, or undefined for none (the
+   * SNS topic is made either way, for other subscriptions). AWS e-mails a confirmation link first.
+   * `-c alarmEmail=...` sets it at deploy time without committing an address.
+   */
+  alarmEmail?: string;
+  /**
+   * The API's own domain (an HTTP API custom domain mapped to the `$default` stage), or undefined
+   * to serve it only at its execute-api URL. The certificate is an ACM certificate for that name,
+   * in the stack's region, made beforehand (DNS validation). After the deploy, point the name at
+   * the `CustomDomainTarget` output (CNAME, or a Route 53 alias). `-c domainName=... -c
+   * certificateArn=...` set it at deploy time.
+   */
+  customDomain?: { domainName: string; certificateArn: string };
+  /**
+   * Origins whose browser scripts may call the API (CORS, infra/cors.ts): exact origins
+   * (`https://app.example.com`) or `*`. Empty: CORS is off (browsers then refuse cross-origin calls).
+   * `-c corsOrigins=https://a.example.com,https://b.example.com` sets it at deploy time.
+   */
+  corsOrigins: readonly string[];
 }
 
 const NO_WEBHOOKS = { HELPDESK_NEW_TICKET_WEBHOOK_URLS: '', HELPDESK_FOLLOWUP_WEBHOOK_URLS: '', HELPDESK_WEBHOOK_TIMEOUT: '3' };
@@ -59,6 +82,8 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     deletionProtection: false,
     throttle: { rateLimit: 50, burstLimit: 100 },
     webhooks: NO_WEBHOOKS,
+    corsOrigins: [],
+    logLevel: 'DEBUG',
   },
   staging: {
     name: 'staging',
@@ -69,6 +94,8 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     deletionProtection: false,
     throttle: { rateLimit: 100, burstLimit: 200 },
     webhooks: NO_WEBHOOKS,
+    corsOrigins: [],
+    logLevel: 'INFO',
   },
   prod: {
     name: 'prod',
@@ -79,6 +106,8 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     deletionProtection: true,
     throttle: { rateLimit: 500, burstLimit: 1000 },
     webhooks: NO_WEBHOOKS,
+    corsOrigins: [],
+    logLevel: 'INFO',
   },
 };
 
@@ -91,4 +120,26 @@ export function environmentSettings(name: unknown = DEFAULT_ENVIRONMENT): Enviro
     throw new Error(`Unknown environment "${key}" (-c env=...): expected one of ${Object.keys(environments).join(', ')}`);
   }
   return environments[key as EnvironmentName];
+}
+
+/**
+ * The settings a deploy may give on the command line instead of in this file (an address, a
+ * domain of the operator's): `npx cdk deploy -c env=prod -c alarmEmail=ops@example.com`.
+ */
+export function withContextOverrides(settings: EnvironmentSettings, context: (key: string) => unknown): EnvironmentSettings {
+  const text = (key: string): string | undefined => {
+    const value = context(key);
+    return value === undefined || value === null || value === '' ? undefined : String(value);
+  };
+  const domainName = text('domainName') ?? settings.customDomain?.domainName;
+  const certificateArn = text('certificateArn') ?? settings.customDomain?.certificateArn;
+  if (Boolean(domainName) !== Boolean(certificateArn)) {
+    throw new Error(`Environment "${settings.name}": a custom domain needs both domainName and certificateArn (-c domainName=... -c certificateArn=...)`);
+  }
+  return {
+    ...settings,
+    alarmEmail: text('alarmEmail') ?? settings.alarmEmail,
+    corsOrigins: text('corsOrigins') !== undefined ? parseCorsOrigins(text('corsOrigins')) : parseCorsOrigins(settings.corsOrigins.join(',')),
+    customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
+  };
 }

@@ -7,11 +7,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { lambdaBundling } from './bundling';
+import { SERVICE_NAME } from '../shared/observability';
 import type { EnvironmentSettings } from './environments';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -53,8 +54,20 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
     reservedConcurrentExecutions: settings.reservedConcurrency,
     role,
     logGroup,
-    environment: props.environment,
-    bundling: lambdaBundling(props.assets),
+    // X-Ray: every invocation is traced (sampled); the functions of TRACED_HANDLERS add subsegments.
+    tracing: Tracing.ACTIVE,
+    environment: {
+      ...props.environment,
+      HELPDESK_ENVIRONMENT: settings.name,
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_LOG_LEVEL: settings.logLevel,
+    },
+    bundling: lambdaBundling(props.handler, props.assets),
+  });
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'xray:PutTraceSegments and xray:PutTelemetryRecords (added by active tracing) support no resource-level permissions: AWS documents Resource "*" for them. (The webhook dispatcher also has dynamodb:ListStreams on "*", which the DynamoDB event source needs and which has no resource-level permissions either.)',
   });
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-L1',

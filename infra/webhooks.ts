@@ -90,10 +90,6 @@ export class Webhooks extends Construct {
     });
     table.grantReadData(dispatch);
     acknowledgeTableIndexes(dispatch.role!, table);
-    Validations.of(dispatch.role!).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'dynamodb:ListStreams, added by the DynamoDB event source: Lambda needs it on `*` to find the stream (the action has no resource-level permissions); it reveals stream ARNs only.',
-    });
     itemAccess(dispatch, table, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], [keys.outboxPartition, keys.deliveriesPartition]);
     this.queue.grantSendMessages(dispatch);
     dispatch.addEventSource(

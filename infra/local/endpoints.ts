@@ -25,6 +25,9 @@ export const LOCAL_ENV_DEFAULTS: Readonly<Record<string, string>> = {
   AWS_SECRET_ACCESS_KEY: 'S3RVER',
   AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
   AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+  // Powertools' local mode: each log record pretty-printed (indented JSON), no EMF metrics, no
+  // tracing. POWERTOOLS_DEV=false gives the one-line JSON records that Lambda writes.
+  POWERTOOLS_DEV: 'true',
   // The local runtime runs on this machine's Node 20; Lambda runs Node 22, where the SDK is quiet.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   // Webhook receivers on this machine (a test receiver, a tunnel) are fine locally, never on AWS.

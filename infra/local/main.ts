@@ -14,6 +14,7 @@ console.log(`Data: ${dataDir === 'memory' ? 'in memory (lost on exit)' : dataDir
 if (process.env.HELPDESK_ACTIVATE_API_ENDPOINT !== 'True') {
   console.log('HELPDESK_ACTIVATE_API_ENDPOINT is not True: every API route answers 404.');
 }
+if (process.env.HELPDESK_CORS_ORIGINS) console.log(`CORS: origins ${process.env.HELPDESK_CORS_ORIGINS} may call the API from a browser`);
 if (runtime.admin.generatedPassword) {
   console.log(`Created staff superuser "${runtime.admin.username}" with password: ${runtime.admin.generatedPassword}`);
   console.log('(shown once; set HELPDESK_ADMIN_PASSWORD to choose it)');

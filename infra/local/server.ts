@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isPreflight, parseCorsOrigins, preflightHeaders, responseCorsHeaders } from '../cors';
 import { fallbackRoute, matchRoutes, type Route } from '../routes';
 import { MAX_BODY_BYTES } from '../../shared/middleware/body';
 import { SECURITY_HEADERS, type HttpEvent, type HttpResult } from '../../shared/middleware/http';
@@ -113,9 +114,18 @@ function send(res: ServerResponse, method: string, result: HttpResult): void {
   res.end(method === 'HEAD' ? undefined : body);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[]): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = new URL(req.url ?? '/', 'http://local').pathname;
+  const origin = req.headers.origin;
+  // With CORS on, API Gateway answers preflights itself (infra/cors.ts) and adds the allowed
+  // origin to every other response; without it both reach the function like any request.
+  if (corsOrigins.length > 0 && isPreflight(method, req.headers as Record<string, string | undefined>)) {
+    req.resume();
+    send(res, method, { statusCode: 204, headers: preflightHeaders(corsOrigins, origin) });
+    return;
+  }
+  const cors = corsOrigins.length > 0 ? responseCorsHeaders(corsOrigins, origin) : {};
   const { route, params } = resolveRoute(method, path);
   let body: Buffer;
   try {
@@ -123,18 +133,19 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   } catch (error) {
     // What API Gateway answers for a payload over its limit, in upstream's error shape.
     const detail = error instanceof BodyTooLarge ? `Request body is larger than ${MAX_BODY_BYTES} bytes.` : 'Request body could not be read.';
-    send(res, method, { statusCode: error instanceof BodyTooLarge ? 413 : 400, headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify({ detail }) });
+    send(res, method, { statusCode: error instanceof BodyTooLarge ? 413 : 400, headers: { ...SECURITY_HEADERS, ...cors, 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify({ detail }) });
     return;
   }
   const event = toEvent(req, body, route, params);
   const handler = await loadHandler(route);
   const result = await handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
-  send(res, method, result);
+  send(res, method, { ...result, headers: { ...result.headers, ...cors } });
 }
 
-export function createLocalServer(): Server {
+/** `HELPDESK_CORS_ORIGINS`: comma-separated allowed origins (or `*`); unset or empty, CORS is off. */
+export function createLocalServer(corsOrigins = parseCorsOrigins(process.env.HELPDESK_CORS_ORIGINS)): Server {
   return createServer((req, res) => {
-    handle(req, res).catch((error: Error) => {
+    handle(req, res, corsOrigins).catch((error: Error) => {
       console.error(JSON.stringify({ level: 'ERROR', message: 'local server error', error: error.message }));
       if (!res.headersSent) send(res, 'GET', { statusCode: 500, headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json' }, body: '{"detail":"A server error occurred."}' });
       else res.destroy();

@@ -8,8 +8,10 @@ import middy from '@middy/core';
 import { allowedMethods, routeByHandler, type Permission } from '../../infra/routes';
 import { HttpError, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
+import { logger } from '../observability';
 import { authenticate } from './auth';
 import { parseBody } from './body';
+import { observe } from './observe';
 import { SECURITY_HEADERS, header, json, type ApiEvent, type HttpResult } from './http';
 
 export type { ApiEvent, HttpResult } from './http';
@@ -49,7 +51,7 @@ function dependencyUnavailable(error: unknown): boolean {
 }
 
 /** Errors become upstream's bodies; unknown ones a logged 500 without internals. */
-export function errorResponse(error: unknown, requestId?: string): HttpResult {
+export function errorResponse(error: unknown): HttpResult {
   if (error instanceof HttpError) return json(error.status, error.body, error.headers);
   const name = (error as Error)?.name;
   if (dependencyUnavailable(error)) {
@@ -58,7 +60,7 @@ export function errorResponse(error: unknown, requestId?: string): HttpResult {
   }
   // No mapping of DynamoDB's "item size has exceeded" any more: the domain's limits (README,
   // "Limits") keep every record under 400 KB, so reaching it would be a bug, logged as one.
-  console.error(JSON.stringify({ level: 'ERROR', message: 'unhandled error', requestId, error: name, detail: (error as Error)?.message, stack: (error as Error)?.stack }));
+  logger.error('unhandled error', error instanceof Error ? error : String(error));
   return json(500, { detail: 'A server error occurred.' });
 }
 
@@ -99,7 +101,7 @@ export function apiHandler(
   const responses: middy.MiddlewareObj<ApiEvent, HttpResult> = {
     after: (request) => finish(request as Request, (request.event as Routed)[ROUTE]),
     onError: (request) => {
-      request.response = errorResponse(request.error, request.context?.awsRequestId);
+      request.response = errorResponse(request.error);
       finish(request as Request, (request.event as Routed)[ROUTE]);
     },
   };
@@ -135,6 +137,7 @@ export function apiHandler(
   };
 
   return middy<ApiEvent, HttpResult>()
+    .use(observe(handlerName)) // logs, metrics, traces (observe.ts): first in, last out, around every check
     .use(responses)
     .use(activationAndRoute)
     .use(authentication)

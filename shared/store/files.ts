@@ -5,6 +5,7 @@
  */
 import { AwsClient } from 'aws4fetch';
 import { config } from '../config';
+import { logger } from '../observability';
 
 /** How long a download link stays valid. */
 export const DOWNLOAD_LINK_SECONDS = 300;
@@ -76,7 +77,7 @@ export async function deleteFiles(keys: string[]): Promise<string[]> {
     const results = await Promise.allSettled(batch.map(deleteFile));
     results.forEach((r, j) => r.status === 'rejected' && failed.push(batch[j]!));
   }
-  if (failed.length) console.error(JSON.stringify({ level: 'ERROR', message: 'attachment files not deleted', keys: failed }));
+  if (failed.length) logger.error('attachment files not deleted', { keys: failed });
   return failed;
 }
 

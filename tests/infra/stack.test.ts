@@ -141,6 +141,7 @@ describe('dev environment', () => {
       status: '$context.status',
       latency: '$context.responseLatency',
       integrationError: '$context.integrationErrorMessage',
+      environment: 'dev',
     });
     const [logGroupId, attribute] = settings.DestinationArn['Fn::GetAtt'];
     expect(attribute).toBe('Arn');
@@ -185,7 +186,7 @@ describe('dev environment', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
     });
     const outputs = api.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'BucketName', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'BucketName', 'DashboardName', 'TableName']);
   });
 
   it('grants each function exactly the table and file access its route declares', () => {

@@ -16,7 +16,9 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export async function spawnRuntime(env: Record<string, string> = {}): Promise<SpawnedRuntime> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HELPDESK_DATA_DIR: 'memory', ...env },
+    // Request log lines only where a test reads them (logging.test.ts asks for INFO): nobody reads
+    // the others, and writes to a pipe are synchronous on Linux.
+    env: { ...process.env, PORT: '0', HELPDESK_DATA_DIR: 'memory', POWERTOOLS_LOG_LEVEL: 'WARN', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
