@@ -20,8 +20,11 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct, IConstruct } from 'constructs';
 import type { EnvironmentSettings } from './environments';
 import { BUNDLE_ALIASES, BUNDLE_SETTINGS } from './bundling';
-import { ATTACHMENT_PREFIX } from '../shared/store/keys';
+import { ATTACHMENT_PREFIX, LOGIN_PREFIX } from '../shared/store/keys';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
+
+/** What counting a failed login needs (store/login-attempts.ts). */
+const LOGIN_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -203,7 +206,18 @@ export class ApiStack extends Stack {
     });
 
     if (route.table === 'write') table.grantReadWriteData(fn);
-    else table.grantReadData(fn);
+    else {
+      table.grantReadData(fn);
+      // Every function authenticates, and a failed login is counted (shared/store/login-attempts.ts):
+      // a read-only function may write those items and nothing else, by their partition key.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: LOGIN_WRITE_ACTIONS,
+          resources: [table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LOGIN_PREFIX}*`] } },
+        }),
+      );
+    }
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagImportedArn(table, table.tableArn, this)}/index/*]`,
       reason:

@@ -24,6 +24,7 @@ import type { Field } from '../shared/domain/fields';
 import type { CustomFieldDefinition } from '../shared/domain/custom-fields';
 import type { User, UserSummary } from '../shared/domain/records';
 import type { Engines } from './local/engines';
+import { MIN_PASSWORD_LENGTH } from '../shared/domain/password';
 
 /** The API's own rules, loaded only when a command runs (help and usage errors stay quick). */
 async function loadDomain() {
@@ -50,7 +51,6 @@ async function loadDomain() {
 let domain: Awaited<ReturnType<typeof loadDomain>>;
 
 const PROGRAM = 'helpdesk';
-const MIN_PASSWORD_LENGTH = 8;
 
 /** Exit 2: the command line itself is wrong. */
 class UsageError extends Error {
@@ -136,6 +136,28 @@ const COMMANDS: Command[] = [
     required: [],
     examples: ['npm run helpdesk -- set-password alice'],
     prepare: prepareSetPassword,
+  },
+  {
+    name: 'deactivate-user',
+    args: ['username'],
+    summary: 'make a user inactive (it can no longer authenticate)',
+    description:
+      'Marks a user inactive, as unticking "active" in Django\'s admin: its password and API tokens stop working ' +
+      '(within a minute on warm API functions). Nothing is deleted; activate-user undoes it.',
+    options: {},
+    required: [],
+    examples: ['npm run helpdesk -- deactivate-user alice'],
+    prepare: (ctx) => prepareSetActive(ctx, false),
+  },
+  {
+    name: 'activate-user',
+    args: ['username'],
+    summary: 'make an inactive user active again',
+    description: 'Marks a user active again: its password (and API tokens) work again.',
+    options: {},
+    required: [],
+    examples: ['npm run helpdesk -- activate-user alice'],
+    prepare: (ctx) => prepareSetActive(ctx, true),
   },
   {
     name: 'create-queue',
@@ -306,15 +328,11 @@ function validated<T>(what: string, names: Record<string, string>, parse: () => 
 
 const jsonBody = (data: Record<string, unknown>): ParsedBody => ({ kind: 'json', data, files: [] });
 
-/** The API's password field (trimmed, no NUL, at most 4096 characters), plus a minimum length. */
+/** The API's password field: trimmed, no NUL, at least MIN_PASSWORD_LENGTH and at most 4096 characters. */
 function checkPassword(raw: string): string {
   const { values, errors } = domain.validateFields({ password: domain.userFields.password }, { password: raw }, 'create', 'json');
   if (Object.keys(errors).length) throw new domain.ValidationError(errors);
-  const password = values.password as string;
-  if ([...password].length < MIN_PASSWORD_LENGTH) {
-    throw new domain.ValidationError({ password: [`Ensure this field has at least ${MIN_PASSWORD_LENGTH} characters.`] });
-  }
-  return password;
+  return values.password as string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -627,11 +645,7 @@ async function prepareCreateUser(ctx: Context) {
 }
 
 async function prepareSetPassword(ctx: Context) {
-  const username = validated('Invalid user', USER_NAMES, () => {
-    const { values, errors } = domain.validateFields({ username: domain.userFields.username }, { username: ctx.args[0] }, 'create', 'json');
-    if (Object.keys(errors).length) throw new domain.ValidationError(errors);
-    return values.username as string;
-  });
+  const username = usernameArgument(ctx);
   const password = await readPassword();
   return async () => {
     const [{ findUserByUsername, saveUser }, { hashPassword }] = await Promise.all([
@@ -643,6 +657,27 @@ async function prepareSetPassword(ctx: Context) {
     await saveUser({ ...user, password_hash: await hashPassword(password) });
     if (ctx.json) ctx.out(JSON.stringify({ username: user.username, password_changed: true }, null, 2));
     else ctx.out(`Password changed for user "${user.username}".`);
+  };
+}
+
+/** The username argument, checked with the API's username rules. */
+function usernameArgument(ctx: Context): string {
+  return validated('Invalid user', USER_NAMES, () => {
+    const { values, errors } = domain.validateFields({ username: domain.userFields.username }, { username: ctx.args[0] }, 'create', 'json');
+    if (Object.keys(errors).length) throw new domain.ValidationError(errors);
+    return values.username as string;
+  });
+}
+
+async function prepareSetActive(ctx: Context, active: boolean) {
+  const username = usernameArgument(ctx);
+  return async () => {
+    const { findUserByUsername, saveUser } = await import('../shared/store/users');
+    const user = await findUserByUsername(username);
+    if (!user) throw new Failure(`No user named "${username}".`);
+    if (user.is_active !== active) await saveUser({ ...user, is_active: active });
+    if (ctx.json) ctx.out(JSON.stringify(userSummary({ ...user, is_active: active }), null, 2));
+    else ctx.out(`User "${user.username}" is now ${active ? 'active' : 'inactive'}.`);
   };
 }
 

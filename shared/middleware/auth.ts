@@ -3,12 +3,19 @@
  * time, with the same work for unknown usernames. A verified credential is remembered in memory
  * for CREDENTIAL_CACHE_MS, keyed by a SHA-256 of the header, so warm requests skip the hash and
  * the user read; a password change or deactivation therefore takes effect within that time.
+ *
+ * Failed logins are throttled per username (domain/login-throttle.ts): the user item and the
+ * failure count are read in one Query, a locked username is refused (429) before any password
+ * work, and each failure costs one write. A request without credentials, a malformed header and a
+ * cached credential cost no request at all.
  */
 import { createHash } from 'node:crypto';
-import { NotAuthenticated } from '../domain/errors';
+import { NotAuthenticated, Throttled } from '../domain/errors';
 import type { User } from '../domain/records';
 import { decoyHash, verifyPassword } from '../domain/password';
-import { findUserByUsername } from '../store/users';
+import { clearsOnSuccess, decideLogin, windowEnd } from '../domain/login-throttle';
+import { config } from '../config';
+import { clearLoginFailures, readLogin, recordLoginFailure } from '../store/login-attempts';
 
 export const CREDENTIAL_CACHE_MS = 60_000;
 const CACHE_LIMIT = 1000;
@@ -45,7 +52,39 @@ export function clearCredentialCache(): void {
   cache.clear();
 }
 
-/** The user the header authenticates; throws 401 with upstream's message otherwise. */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A username no account can have (empty, too long, with NUL): no lookup and no count, but the same
+ * password work as any other failure.
+ */
+function impossible({ username, password }: Credentials): boolean {
+  return username === '' || username.length > 150 || username.includes('\0') || password.includes('\0');
+}
+
+/** Checks a Basic credential against the store, with the failed-login throttle. */
+async function verifyBasic(credentials: Credentials): Promise<User> {
+  const { username, password } = credentials;
+  if (impossible(credentials)) {
+    await verifyPassword(password, await decoyHash());
+    throw new NotAuthenticated(INVALID_CREDENTIALS);
+  }
+  const policy = config.loginThrottle;
+  const now = Date.now();
+  const { user, failures } = await readLogin(username);
+  const decision = decideLogin(failures, now, policy);
+  if (decision.kind === 'locked') throw new Throttled(decision.retryAfter);
+  if (decision.delayMs) await sleep(decision.delayMs);
+  const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
+  if (!user || !valid || !user.is_active) {
+    await recordLoginFailure(username, now, windowEnd(now, policy));
+    throw new NotAuthenticated(INVALID_CREDENTIALS);
+  }
+  if (clearsOnSuccess(decision)) await clearLoginFailures(username, policy.lockAfter);
+  return user;
+}
+
+/** The user the header authenticates; throws 401 with upstream's message (or 429) otherwise. */
 export async function authenticate(authorization: string | undefined): Promise<User> {
   const credentials = parseBasicAuthorization(authorization);
   if (!credentials) throw new NotAuthenticated();
@@ -54,12 +93,7 @@ export async function authenticate(authorization: string | undefined): Promise<U
   if (hit && hit.expires > Date.now()) return hit.user;
   if (hit) cache.delete(key);
 
-  const { username, password } = credentials;
-  const usable = !username.includes('\0') && !password.includes('\0') && username.length <= 150;
-  const user = usable ? await findUserByUsername(username) : undefined;
-  const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
-  if (!user || !valid || !user.is_active) throw new NotAuthenticated(INVALID_CREDENTIALS);
-
+  const user = await verifyBasic(credentials);
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(key, { user, expires: Date.now() + CREDENTIAL_CACHE_MS });
   return user;

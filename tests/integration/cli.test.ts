@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const COMMANDS = ['create-user', 'set-password', 'create-queue', 'create-custom-field', 'list-users', 'list-queues', 'list-custom-fields'];
+const COMMANDS = ['create-user', 'set-password', 'deactivate-user', 'activate-user', 'create-queue', 'create-custom-field', 'list-users', 'list-queues', 'list-custom-fields'];
 
 interface Result {
   code: number | null;
@@ -188,6 +188,28 @@ describe.sequential('on a data directory', () => {
       expect(short.stderr).toContain('at least 8 characters');
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('No user named "nobody"');
+    });
+
+    it('deactivate-user: an inactive user cannot authenticate over HTTP; activate-user lets it in again', { timeout: 60_000 }, async () => {
+      const created = await cli(['create-user', 'dave', '--email', 'dave@example.com', '--staff'], { dataDir, input: 'dave-password-1\n' });
+      expect(created.code, created.stderr).toBe(0);
+      // Deactivated before its first request, so no warm function remembers the credential.
+      const [deactivated, unknown] = await Promise.all([cli(['deactivate-user', 'dave', '--json'], { dataDir }), cli(['deactivate-user', 'nobody'], { dataDir })]);
+      expect(deactivated.code, deactivated.stderr).toBe(0);
+      expect(JSON.parse(deactivated.stdout)).toMatchObject({ username: 'dave', is_active: false });
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('No user named "nobody"');
+
+      const refused = await fetch(`${runtime.url}/api/tickets/`, { headers: { authorization: basic('dave', 'dave-password-1') } });
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({ detail: 'Invalid username/password.' });
+      expect(refused.headers.get('www-authenticate')).toBe('Basic realm="api"');
+
+      const activated = await cli(['activate-user', 'dave'], { dataDir });
+      expect(activated.code, activated.stderr).toBe(0);
+      expect(activated.stdout).toContain('User "dave" is now active.');
+      const accepted = await fetch(`${runtime.url}/api/tickets/`, { headers: { authorization: basic('dave', 'dave-password-1') } });
+      expect(accepted.status).toBe(200);
     });
 
     it('create-custom-field: a valid one is listed (without its internal key); an invalid one exits non-zero', { timeout: 60_000 }, async () => {

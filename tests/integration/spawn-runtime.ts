@@ -23,7 +23,8 @@ export async function spawnRuntime(env: Record<string, string> = {}): Promise<Sp
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`local runtime did not start in 90 s:\n${output}`)), 90_000);
+    // Generous: the JVM of DynamoDB Local starts slowly on a busy machine.
+    const timer = setTimeout(() => fail(new Error(`local runtime did not start in 180 s:\n${output}`)), 180_000);
     child.stdout!.on('data', () => {
       const m = /listening on (http:\/\/[^/\s]+)/.exec(output);
       if (m) {
