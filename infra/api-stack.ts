@@ -183,6 +183,8 @@ export class ApiStack extends Stack {
         TABLE_NAME: table.tableName,
         BUCKET_NAME: bucket.bucketName,
         HELPDESK_ACTIVATE_API_ENDPOINT: settings.activateApi,
+        // Optional: without it, Basic only (shared/domain/tokens.ts).
+        ...(settings.authenticationClasses ? { HELPDESK_AUTHENTICATION_CLASSES: settings.authenticationClasses } : {}),
       },
       bundling: {
         format: OutputFormat.ESM,

@@ -160,6 +160,38 @@ const COMMANDS: Command[] = [
     prepare: (ctx) => prepareSetActive(ctx, true),
   },
   {
+    name: 'create-token',
+    args: ['username'],
+    summary: 'create an API token for a user (the key is printed once)',
+    description:
+      'Creates an API token (Authorization: Token <key>, when HELPDESK_AUTHENTICATION_CLASSES lists token) and ' +
+      'prints its key: the only time it is shown; only its hash is stored.',
+    options: {},
+    required: [],
+    examples: ['npm run helpdesk -- create-token alice', 'npm run -s helpdesk -- create-token alice --json'],
+    prepare: prepareCreateToken,
+  },
+  {
+    name: 'list-tokens',
+    args: [],
+    summary: 'list API tokens (never their keys)',
+    description: 'Lists API tokens: id, user, the first characters of the key, created.',
+    options: { user: { type: 'string', value: 'USERNAME', help: "only this user's tokens" } },
+    required: [],
+    examples: ['npm run helpdesk -- list-tokens --user alice'],
+    prepare: async (ctx) => () => listTokensCommand(ctx),
+  },
+  {
+    name: 'revoke-token',
+    args: ['id'],
+    summary: 'revoke an API token by id',
+    description: 'Deletes an API token: its key stops working (within a minute on warm API functions).',
+    options: {},
+    required: [],
+    examples: ['npm run helpdesk -- revoke-token 3'],
+    prepare: prepareRevokeToken,
+  },
+  {
     name: 'create-queue',
     args: [],
     summary: 'create a queue',
@@ -678,6 +710,50 @@ async function prepareSetActive(ctx: Context, active: boolean) {
     if (user.is_active !== active) await saveUser({ ...user, is_active: active });
     if (ctx.json) ctx.out(JSON.stringify(userSummary({ ...user, is_active: active }), null, 2));
     else ctx.out(`User "${user.username}" is now ${active ? 'active' : 'inactive'}.`);
+  };
+}
+
+async function prepareCreateToken(ctx: Context) {
+  const username = usernameArgument(ctx);
+  return async () => {
+    const [{ findUserByUsername }, { createToken }, tokens, { storedDateTime }] = await Promise.all([
+      import('../shared/store/users'),
+      import('../shared/store/tokens'),
+      import('../shared/domain/tokens'),
+      import('../shared/domain/datetime'),
+    ]);
+    if (!(await findUserByUsername(username))) throw new Failure(`No user named "${username}".`);
+    const key = tokens.newTokenKey();
+    const token = await createToken({
+      user: username,
+      prefix: key.slice(0, tokens.TOKEN_PREFIX_LENGTH),
+      created: storedDateTime(new Date()),
+      key_hash: tokens.hashTokenKey(key),
+    });
+    if (ctx.json) ctx.out(JSON.stringify(tokens.createdTokenView(token, key), null, 2));
+    else ctx.out(`Created token ${token.id} for "${username}". Its key (shown only now):\n${key}`);
+  };
+}
+
+async function listTokensCommand(ctx: Context) {
+  const [{ listTokens }, { tokenView }] = await Promise.all([import('../shared/store/tokens'), import('../shared/domain/tokens')]);
+  const tokens = (await listTokens(ctx.options.user as string | undefined)).map(tokenView);
+  if (ctx.json) return ctx.out(JSON.stringify(tokens, null, 2));
+  if (!tokens.length) return ctx.out('No tokens.');
+  ctx.out(table(['ID', 'USER', 'PREFIX', 'CREATED'], tokens.map((t) => [t.id, t.user, `${t.prefix}...`, t.created])));
+}
+
+async function prepareRevokeToken(ctx: Context) {
+  const raw = ctx.args[0]!;
+  if (!/^\d{1,15}$/.test(raw)) throw new UsageError(`The token id must be a number, not "${raw}".`);
+  const id = Number(raw);
+  return async () => {
+    const { getToken, deleteToken } = await import('../shared/store/tokens');
+    const token = await getToken(id);
+    if (!token) throw new Failure(`No token with id ${id}.`);
+    await deleteToken(token);
+    if (ctx.json) ctx.out(JSON.stringify({ id, user: token.user, revoked: true }, null, 2));
+    else ctx.out(`Revoked token ${id} of "${token.user}".`);
   };
 }
 

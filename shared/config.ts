@@ -4,6 +4,7 @@
  * AWS_ENDPOINT_URL_S3, so handler code is identical locally and on AWS.
  */
 import { loginThrottleFrom } from './domain/login-throttle';
+import { parseAuthenticationClasses } from './domain/tokens';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -25,6 +26,10 @@ export const config = {
   /** Failed-login throttling (domain/login-throttle.ts): HELPDESK_LOGIN_* variables, else defaults. */
   get loginThrottle() {
     return loginThrottleFrom(process.env);
+  },
+  /** The authentication schemes tried in order (`basic`, `token`), as DRF's DEFAULT_AUTHENTICATION_CLASSES. */
+  get authenticationClasses() {
+    return parseAuthenticationClasses(process.env.HELPDESK_AUTHENTICATION_CLASSES);
   },
   /** Path-style S3 addressing, needed by the local S3 engine (there is no standard variable for it). */
   get s3ForcePathStyle() {

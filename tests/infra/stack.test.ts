@@ -314,7 +314,7 @@ describe('dev environment', () => {
 });
 
 describe('prod environment', () => {
-  it('retains the table and bucket and protects them from deletion (with CloudFormation validation)', () => {
+  it('retains the table and bucket and protects them from deletion (with CloudFormation validation)', { timeout: 120_000 }, () => {
     const { helpdesk, data, api } = synth('prod', { validate: true });
     expect(helpdesk.data.stackName).toBe('Helpdesk-prod-Data');
     expect(helpdesk.data.terminationProtection).toBe(true);

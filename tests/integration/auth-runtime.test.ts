@@ -1,5 +1,5 @@
 /**
- * Authentication on a runtime of its own: a short failed-login window (20 s; delay after 2 failures,
+ * Authentication on a runtime of its own: Token first, then Basic (so 401s challenge `Token`), a short failed-login window (20 s; delay after 2 failures,
  * lockout after 3) to see a lockout end, and storage faults injected (faults/storage-fault.mjs) so
  * that some requests end in a logged 500. Last, everything the runtime printed is searched for the
  * secrets the requests carried: nothing secret is ever logged.
@@ -37,6 +37,7 @@ beforeAll(async () => {
     HELPDESK_ADMIN_USERNAME: ADMIN.username,
     HELPDESK_ADMIN_PASSWORD: ADMIN.password,
     HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
+    HELPDESK_AUTHENTICATION_CLASSES: 'token,basic',
     HELPDESK_LOGIN_FAILURE_WINDOW: '20',
     HELPDESK_LOGIN_FAILURES_BEFORE_DELAY: '2',
     HELPDESK_LOGIN_FAILURES_BEFORE_LOCKOUT: '3',
@@ -50,6 +51,27 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.stop();
+});
+
+describe('with HELPDESK_AUTHENTICATION_CLASSES=token,basic', () => {
+  it('every 401 challenges with the first class, Token; Basic and tokens both authenticate', { timeout: 180_000 }, async () => {
+    for (const [auth, detail] of [
+      [null, 'Authentication credentials were not provided.'],
+      [basic(ADMIN.username, 'not-the-password'), 'Invalid username/password.'],
+      ['Token', 'Invalid token header. No credentials provided.'],
+      [`Token ${'f'.repeat(64)}`, 'Invalid token.'],
+    ] as const) {
+      const reply = await api.call('GET', '/api/tickets/', { auth });
+      expect(reply.status).toBe(401);
+      expect(reply.body).toEqual({ detail });
+      expect(reply.headers.get('www-authenticate')).toBe('Token');
+    }
+    const created = await api.call('POST', '/api/tokens/', { json: {} });
+    expect(created.status, created.text).toBe(201);
+    secrets.add(created.body.key);
+    expect((await api.call('GET', '/api/tickets/?page_size=1', { auth: `Token ${created.body.key}` })).status).toBe(200);
+    expect((await api.call('GET', '/api/tickets/?page_size=1')).status).toBe(200);
+  });
 });
 
 describe('failed-login throttling with a lockout after 3 failures', () => {
