@@ -20,10 +20,14 @@ import type { EnvironmentSettings } from './environments';
 import { helpdeskFunction } from './lambda';
 import { acknowledgeTableIndexes, nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
-import { ATTACHMENT_PREFIX } from '../shared/store/keys';
+import { ATTACHMENT_PREFIX, LOGIN_PREFIX } from '../shared/store/keys';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
 import { Monitoring } from './monitoring';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
+
+
+/** What counting a failed login needs (store/login-attempts.ts). */
+const LOGIN_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 const S3_ACTIONS: Record<FileAccess, string> = {
   read: 's3:GetObject',
@@ -181,13 +185,26 @@ export class ApiStack extends Stack {
         BUCKET_NAME: bucket.bucketName,
         HELPDESK_ACTIVATE_API_ENDPOINT: settings.activateApi,
         ...webhooks.environment,
+        // Optional: without it, Basic only (shared/domain/tokens.ts).
+        ...(settings.authenticationClasses ? { HELPDESK_AUTHENTICATION_CLASSES: settings.authenticationClasses } : {}),
       },
     });
     const role = fn.role!;
     if (route.queuesWebhooks) webhooks.queue.grantSendMessages(fn);
 
     if (route.table === 'write') table.grantReadWriteData(fn);
-    else table.grantReadData(fn);
+    else {
+      table.grantReadData(fn);
+      // Every function authenticates, and a failed login is counted (shared/store/login-attempts.ts):
+      // a read-only function may write those items and nothing else, by their partition key.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: LOGIN_WRITE_ACTIONS,
+          resources: [table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LOGIN_PREFIX}*`] } },
+        }),
+      );
+    }
     acknowledgeTableIndexes(role, table);
 
     const actions = [...new Set(route.files)].map((access) => S3_ACTIONS[access]);

@@ -24,6 +24,7 @@ import type { Field } from '../shared/domain/fields';
 import type { CustomFieldDefinition } from '../shared/domain/custom-fields';
 import type { User, UserSummary } from '../shared/domain/records';
 import type { Engines } from './local/engines';
+import { MIN_PASSWORD_LENGTH } from '../shared/domain/password';
 
 /** The API's own rules, loaded only when a command runs (help and usage errors stay quick). */
 async function loadDomain() {
@@ -50,7 +51,6 @@ async function loadDomain() {
 let domain: Awaited<ReturnType<typeof loadDomain>>;
 
 const PROGRAM = 'helpdesk';
-const MIN_PASSWORD_LENGTH = 8;
 
 /** Exit 2: the command line itself is wrong. */
 class UsageError extends Error {
@@ -136,6 +136,60 @@ const COMMANDS: Command[] = [
     required: [],
     examples: ['npm run helpdesk -- set-password alice'],
     prepare: prepareSetPassword,
+  },
+  {
+    name: 'deactivate-user',
+    args: ['username'],
+    summary: 'make a user inactive (it can no longer authenticate)',
+    description:
+      'Marks a user inactive, as unticking "active" in Django\'s admin: its password and API tokens stop working ' +
+      '(within a minute on warm API functions). Nothing is deleted; activate-user undoes it.',
+    options: {},
+    required: [],
+    examples: ['npm run helpdesk -- deactivate-user alice'],
+    prepare: (ctx) => prepareSetActive(ctx, false),
+  },
+  {
+    name: 'activate-user',
+    args: ['username'],
+    summary: 'make an inactive user active again',
+    description: 'Marks a user active again: its password (and API tokens) work again.',
+    options: {},
+    required: [],
+    examples: ['npm run helpdesk -- activate-user alice'],
+    prepare: (ctx) => prepareSetActive(ctx, true),
+  },
+  {
+    name: 'create-token',
+    args: ['username'],
+    summary: 'create an API token for a user (the key is printed once)',
+    description:
+      'Creates an API token (Authorization: Token <key>, when HELPDESK_AUTHENTICATION_CLASSES lists token) and ' +
+      'prints its key: the only time it is shown; only its hash is stored.',
+    options: {},
+    required: [],
+    examples: ['npm run helpdesk -- create-token alice', 'npm run -s helpdesk -- create-token alice --json'],
+    prepare: prepareCreateToken,
+  },
+  {
+    name: 'list-tokens',
+    args: [],
+    summary: 'list API tokens (never their keys)',
+    description: 'Lists API tokens: id, user, the first characters of the key, created.',
+    options: { user: { type: 'string', value: 'USERNAME', help: "only this user's tokens" } },
+    required: [],
+    examples: ['npm run helpdesk -- list-tokens --user alice'],
+    prepare: async (ctx) => () => listTokensCommand(ctx),
+  },
+  {
+    name: 'revoke-token',
+    args: ['id'],
+    summary: 'revoke an API token by id',
+    description: 'Deletes an API token: its key stops working (within a minute on warm API functions).',
+    options: {},
+    required: [],
+    examples: ['npm run helpdesk -- revoke-token 3'],
+    prepare: prepareRevokeToken,
   },
   {
     name: 'create-queue',
@@ -306,15 +360,11 @@ function validated<T>(what: string, names: Record<string, string>, parse: () => 
 
 const jsonBody = (data: Record<string, unknown>): ParsedBody => ({ kind: 'json', data, files: [] });
 
-/** The API's password field (trimmed, no NUL, at most 4096 characters), plus a minimum length. */
+/** The API's password field: trimmed, no NUL, at least MIN_PASSWORD_LENGTH and at most 4096 characters. */
 function checkPassword(raw: string): string {
   const { values, errors } = domain.validateFields({ password: domain.userFields.password }, { password: raw }, 'create', 'json');
   if (Object.keys(errors).length) throw new domain.ValidationError(errors);
-  const password = values.password as string;
-  if ([...password].length < MIN_PASSWORD_LENGTH) {
-    throw new domain.ValidationError({ password: [`Ensure this field has at least ${MIN_PASSWORD_LENGTH} characters.`] });
-  }
-  return password;
+  return values.password as string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -627,11 +677,7 @@ async function prepareCreateUser(ctx: Context) {
 }
 
 async function prepareSetPassword(ctx: Context) {
-  const username = validated('Invalid user', USER_NAMES, () => {
-    const { values, errors } = domain.validateFields({ username: domain.userFields.username }, { username: ctx.args[0] }, 'create', 'json');
-    if (Object.keys(errors).length) throw new domain.ValidationError(errors);
-    return values.username as string;
-  });
+  const username = usernameArgument(ctx);
   const password = await readPassword();
   return async () => {
     const [{ findUserByUsername, saveUser }, { hashPassword }] = await Promise.all([
@@ -643,6 +689,71 @@ async function prepareSetPassword(ctx: Context) {
     await saveUser({ ...user, password_hash: await hashPassword(password) });
     if (ctx.json) ctx.out(JSON.stringify({ username: user.username, password_changed: true }, null, 2));
     else ctx.out(`Password changed for user "${user.username}".`);
+  };
+}
+
+/** The username argument, checked with the API's username rules. */
+function usernameArgument(ctx: Context): string {
+  return validated('Invalid user', USER_NAMES, () => {
+    const { values, errors } = domain.validateFields({ username: domain.userFields.username }, { username: ctx.args[0] }, 'create', 'json');
+    if (Object.keys(errors).length) throw new domain.ValidationError(errors);
+    return values.username as string;
+  });
+}
+
+async function prepareSetActive(ctx: Context, active: boolean) {
+  const username = usernameArgument(ctx);
+  return async () => {
+    const { findUserByUsername, saveUser } = await import('../shared/store/users');
+    const user = await findUserByUsername(username);
+    if (!user) throw new Failure(`No user named "${username}".`);
+    if (user.is_active !== active) await saveUser({ ...user, is_active: active });
+    if (ctx.json) ctx.out(JSON.stringify(userSummary({ ...user, is_active: active }), null, 2));
+    else ctx.out(`User "${user.username}" is now ${active ? 'active' : 'inactive'}.`);
+  };
+}
+
+async function prepareCreateToken(ctx: Context) {
+  const username = usernameArgument(ctx);
+  return async () => {
+    const [{ findUserByUsername }, { createToken }, tokens, { storedDateTime }] = await Promise.all([
+      import('../shared/store/users'),
+      import('../shared/store/tokens'),
+      import('../shared/domain/tokens'),
+      import('../shared/domain/datetime'),
+    ]);
+    if (!(await findUserByUsername(username))) throw new Failure(`No user named "${username}".`);
+    const key = tokens.newTokenKey();
+    const token = await createToken({
+      user: username,
+      prefix: key.slice(0, tokens.TOKEN_PREFIX_LENGTH),
+      created: storedDateTime(new Date()),
+      key_hash: tokens.hashTokenKey(key),
+    });
+    if (ctx.json) ctx.out(JSON.stringify(tokens.createdTokenView(token, key), null, 2));
+    else ctx.out(`Created token ${token.id} for "${username}". Its key (shown only now):\n${key}`);
+  };
+}
+
+async function listTokensCommand(ctx: Context) {
+  const [{ listTokens }, { tokenView }] = await Promise.all([import('../shared/store/tokens'), import('../shared/domain/tokens')]);
+  const tokens = (await listTokens(ctx.options.user as string | undefined)).map(tokenView);
+  if (ctx.json) return ctx.out(JSON.stringify(tokens, null, 2));
+  if (!tokens.length) return ctx.out('No tokens.');
+  ctx.out(table(['ID', 'USER', 'PREFIX', 'CREATED'], tokens.map((t) => [t.id, t.user, `${t.prefix}...`, t.created])));
+}
+
+async function prepareRevokeToken(ctx: Context) {
+  const raw = ctx.args[0]!;
+  if (!/^\d{1,15}$/.test(raw)) throw new UsageError(`The token id must be a number, not "${raw}".`);
+  const id = Number(raw);
+  return async () => {
+    const { getToken, deleteToken } = await import('../shared/store/tokens');
+    const token = await getToken(id);
+    if (!token) throw new Failure(`No token with id ${id}.`);
+    await deleteToken(token);
+    if (ctx.json) ctx.out(JSON.stringify({ id, user: token.user, revoked: true }, null, 2));
+    else ctx.out(`Revoked token ${id} of "${token.user}".`);
   };
 }
 

@@ -17,6 +17,11 @@ export interface EnvironmentSettings {
    * which replaces no data.
    */
   activateApi: 'True' | 'False';
+  /**
+   * HELPDESK_AUTHENTICATION_CLASSES for every function: the schemes tried in order, e.g.
+   * 'basic,token' to accept API tokens too (docs/security.md). Unset: 'basic' only.
+   */
+  authenticationClasses?: string;
   /** Lambda memory (MB); CPU scales with it. */
   memorySize: number;
   /** Retention of each function's log group and of the API's access log group. */

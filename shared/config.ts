@@ -3,6 +3,9 @@
  * sets them from its defaults. AWS endpoints come from the SDK's own AWS_ENDPOINT_URL_DYNAMODB and
  * AWS_ENDPOINT_URL_S3, so handler code is identical locally and on AWS.
  */
+import { loginThrottleFrom } from './domain/login-throttle';
+import { parseAuthenticationClasses } from './domain/tokens';
+
 function required(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`Environment variable ${name} is not set`);
@@ -19,6 +22,14 @@ export const config = {
   /** The API exists only when this is exactly `True` (spec; upstream v1.0.0). */
   get apiActive() {
     return process.env.HELPDESK_ACTIVATE_API_ENDPOINT === 'True';
+  },
+  /** Failed-login throttling (domain/login-throttle.ts): HELPDESK_LOGIN_* variables, else defaults. */
+  get loginThrottle() {
+    return loginThrottleFrom(process.env);
+  },
+  /** The authentication schemes tried in order (`basic`, `token`), as DRF's DEFAULT_AUTHENTICATION_CLASSES. */
+  get authenticationClasses() {
+    return parseAuthenticationClasses(process.env.HELPDESK_AUTHENTICATION_CLASSES);
   },
   /** Path-style S3 addressing, needed by the local S3 engine (there is no standard variable for it). */
   get s3ForcePathStyle() {

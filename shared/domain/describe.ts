@@ -10,6 +10,7 @@ import { followupEditFields, followupFields } from './followup';
 import { userFields } from './user';
 import { attachmentFields } from './attachment';
 import { customFieldFields, queueFields } from './admin';
+import { tokenFields } from './tokens';
 
 type Description = Record<string, unknown>;
 
@@ -79,6 +80,8 @@ function actionsFor(path: string, defs: CustomFieldDefinition[]): Description | 
       return { POST: describeFields(userFields) };
     case '/api/queues':
       return { POST: describeFields(queueFields) };
+    case '/api/tokens':
+      return { POST: describeFields(tokenFields) };
     case '/api/custom-fields':
       return { POST: describeFields(customFieldFields) };
     default:
@@ -101,6 +104,8 @@ const NAMES: Record<string, string> = {
   '/api/users': 'User List',
   '/api/user_tickets': 'User Ticket List',
   '/api/user_tickets/{id}': 'User Ticket Instance',
+  '/api/tokens': 'Token List',
+  '/api/tokens/{id}': 'Token Instance',
   '/api/queues': 'Queue List',
   '/api/queues/{id}': 'Queue Instance',
   '/api/custom-fields': 'Custom Field List',

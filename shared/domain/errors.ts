@@ -26,9 +26,24 @@ export class InvalidPage extends NotFound {
   }
 }
 
+/** The challenge of HTTP Basic, the default first authentication scheme. */
+export const BASIC_CHALLENGE = 'Basic realm="api"';
+
+/** 401. `challenge` is the first configured scheme's `WWW-Authenticate` value, as DRF answers. */
 export class NotAuthenticated extends HttpError {
-  constructor(detail = 'Authentication credentials were not provided.') {
-    super(401, { detail }, { 'WWW-Authenticate': 'Basic realm="api"' });
+  constructor(
+    readonly detail = 'Authentication credentials were not provided.',
+    challenge = BASIC_CHALLENGE,
+  ) {
+    super(401, { detail }, { 'WWW-Authenticate': challenge });
+  }
+}
+
+/** 429 with DRF's `Throttled` message and `Retry-After` (whole seconds, rounded up). */
+export class Throttled extends HttpError {
+  constructor(waitSeconds: number) {
+    const wait = Math.max(1, Math.ceil(waitSeconds));
+    super(429, { detail: `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.` }, { 'Retry-After': String(wait) });
   }
 }
 

@@ -5,6 +5,12 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
+ * The shortest password a user may be given, by the API (POST /api/users/) and the CLI alike:
+ * characters after trimming, as Django's MinimumLengthValidator (whose default is also 8).
+ */
+export const MIN_PASSWORD_LENGTH = 8;
+
+/**
  * N = 2^15, r = 8, p = 1: 32 MiB and about 140 ms of one core per hash on the benchmark machine.
  * Verified credentials are cached (middleware/auth.ts), so a user pays it once a minute per warm
  * function, not per request.

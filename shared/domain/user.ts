@@ -2,18 +2,20 @@
 import type { ParsedBody } from './body';
 import { ValidationError } from './errors';
 import { emailField, textField, validateFields, type Parsed } from './fields';
+import { MIN_PASSWORD_LENGTH } from './password';
 import type { User } from './records';
 
 const USERNAME = /^[\p{L}\p{M}\p{N}_.@+-]+$/u;
 const USERNAME_MESSAGE = 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.';
 export const DUPLICATE_USERNAME = 'A user with that username already exists.';
+export const PASSWORD_TOO_SHORT = `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`;
 
 export const userFields = {
   first_name: textField({ required: true, maxLength: 150 }),
   last_name: textField({ required: true, maxLength: 150 }),
   username: textField({ required: true, maxLength: 150, check: (v) => (USERNAME.test(v) ? undefined : USERNAME_MESSAGE) }),
   email: emailField({ required: true }),
-  password: textField({ required: true, maxLength: 4096 }),
+  password: textField({ required: true, maxLength: 4096, check: (v) => ([...v].length < MIN_PASSWORD_LENGTH ? PASSWORD_TOO_SHORT : undefined) }),
 };
 
 export type NewUserInput = { [K in keyof Parsed<typeof userFields>]-?: string };

@@ -3,11 +3,25 @@
  * time, with the same work for unknown usernames. A verified credential is remembered in memory
  * for CREDENTIAL_CACHE_MS, keyed by a SHA-256 of the header, so warm requests skip the hash and
  * the user read; a password change or deactivation therefore takes effect within that time.
+ *
+ * API tokens (`Authorization: Token <key>`, DRF's TokenAuthentication) when
+ * HELPDESK_AUTHENTICATION_CLASSES lists `token`: found by the SHA-256 of the key, then the owner
+ * read, and cached the same way, so a revocation also takes effect within CREDENTIAL_CACHE_MS.
+ *
+ * Failed logins are throttled per username (domain/login-throttle.ts): the user item and the
+ * failure count are read in one Query, a locked username is refused (429) before any password
+ * work, and each failure costs one write. A request without credentials, a malformed header and a
+ * cached credential cost no request at all.
  */
 import { createHash } from 'node:crypto';
-import { NotAuthenticated } from '../domain/errors';
+import { BASIC_CHALLENGE, NotAuthenticated, Throttled } from '../domain/errors';
 import type { User } from '../domain/records';
 import { decoyHash, verifyPassword } from '../domain/password';
+import { clearsOnSuccess, decideLogin, windowEnd } from '../domain/login-throttle';
+import { config } from '../config';
+import { TOKEN_CHALLENGE, TOKEN_MESSAGES, hashTokenKey, parseTokenAuthorization, type AuthenticationClass } from '../domain/tokens';
+import { clearLoginFailures, readLogin, recordLoginFailure } from '../store/login-attempts';
+import { findTokenByKeyHash } from '../store/tokens';
 import { findUserByUsername } from '../store/users';
 
 export const CREDENTIAL_CACHE_MS = 60_000;
@@ -45,22 +59,93 @@ export function clearCredentialCache(): void {
   cache.clear();
 }
 
-/** The user the header authenticates; throws 401 with upstream's message otherwise. */
-export async function authenticate(authorization: string | undefined): Promise<User> {
-  const credentials = parseBasicAuthorization(authorization);
-  if (!credentials) throw new NotAuthenticated();
-  const key = cacheKey(authorization!);
-  const hit = cache.get(key);
-  if (hit && hit.expires > Date.now()) return hit.user;
-  if (hit) cache.delete(key);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A username no account can have (empty, too long, with NUL): no lookup and no count, but the same
+ * password work as any other failure.
+ */
+function impossible({ username, password }: Credentials): boolean {
+  return username === '' || username.length > 150 || username.includes('\0') || password.includes('\0');
+}
+
+/** Checks a Basic credential against the store, with the failed-login throttle. */
+async function verifyBasic(credentials: Credentials): Promise<User> {
   const { username, password } = credentials;
-  const usable = !username.includes('\0') && !password.includes('\0') && username.length <= 150;
-  const user = usable ? await findUserByUsername(username) : undefined;
+  if (impossible(credentials)) {
+    await verifyPassword(password, await decoyHash());
+    throw new NotAuthenticated(INVALID_CREDENTIALS);
+  }
+  const policy = config.loginThrottle;
+  const now = Date.now();
+  const { user, failures } = await readLogin(username);
+  const decision = decideLogin(failures, now, policy);
+  if (decision.kind === 'locked') throw new Throttled(decision.retryAfter);
+  if (decision.delayMs) await sleep(decision.delayMs);
   const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
-  if (!user || !valid || !user.is_active) throw new NotAuthenticated(INVALID_CREDENTIALS);
-
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(key, { user, expires: Date.now() + CREDENTIAL_CACHE_MS });
+  if (!user || !valid || !user.is_active) {
+    await recordLoginFailure(username, now, windowEnd(now, policy));
+    throw new NotAuthenticated(INVALID_CREDENTIALS);
+  }
+  if (clearsOnSuccess(decision)) await clearLoginFailures(username, policy.lockAfter);
   return user;
+}
+
+/** Checks a Token key: one GetItem of the token, one of its user; DRF's messages. */
+async function verifyToken(key: string): Promise<User> {
+  const token = await findTokenByKeyHash(hashTokenKey(key));
+  if (!token) throw new NotAuthenticated(TOKEN_MESSAGES.invalid);
+  const user = await findUserByUsername(token.user);
+  if (!user?.is_active) throw new NotAuthenticated(TOKEN_MESSAGES.inactive);
+  return user;
+}
+
+/** A scheme answers undefined when the header is not its own (DRF: authenticate() returns None). */
+interface Scheme {
+  challenge: string;
+  parse(header: string | undefined): (() => Promise<User>) | undefined;
+}
+
+const SCHEMES: Record<AuthenticationClass, Scheme> = {
+  basic: {
+    challenge: BASIC_CHALLENGE,
+    parse: (header) => {
+      const credentials = parseBasicAuthorization(header);
+      return credentials && (() => verifyBasic(credentials));
+    },
+  },
+  token: {
+    challenge: TOKEN_CHALLENGE,
+    parse: (header) => {
+      const key = parseTokenAuthorization(header);
+      return key === undefined ? undefined : () => verifyToken(key);
+    },
+  },
+};
+
+/**
+ * The user the header authenticates, trying HELPDESK_AUTHENTICATION_CLASSES in order as DRF does:
+ * the first scheme that recognises the header decides. Throws 401 with DRF's messages (or 429),
+ * whose `WWW-Authenticate` names the first configured scheme.
+ */
+export async function authenticate(authorization: string | undefined): Promise<User> {
+  const classes = config.authenticationClasses;
+  const challenge = SCHEMES[classes[0]!].challenge;
+  try {
+    let verify: (() => Promise<User>) | undefined;
+    for (const name of classes) if ((verify = SCHEMES[name].parse(authorization))) break;
+    if (!verify) throw new NotAuthenticated();
+    const key = cacheKey(authorization!);
+    const hit = cache.get(key);
+    if (hit && hit.expires > Date.now()) return hit.user;
+    if (hit) cache.delete(key);
+
+    const user = await verify();
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(key, { user, expires: Date.now() + CREDENTIAL_CACHE_MS });
+    return user;
+  } catch (error) {
+    if (error instanceof NotAuthenticated) throw new NotAuthenticated(error.detail, challenge);
+    throw error;
+  }
 }

@@ -10,6 +10,8 @@
 const pad = (id: number) => String(id).padStart(12, '0');
 
 export const TICKET_PREFIX = 'TICKET#';
+/** Partition key prefix of failed-login items: the only items every function may write. */
+export const LOGIN_PREFIX = 'LOGIN#';
 /** Ids per block of an id index (one small item per block). */
 export const INDEX_BLOCK_SIZE = 100;
 
@@ -46,6 +48,12 @@ export const keys = {
   blockNumber: (sk: string) => Number(sk.slice('BLOCK#'.length)),
 
   user: (username: string) => ({ PK: `USER#${username}`, SK: 'USER' }),
+  /**
+   * Failed logins of a username (known or not), read with its user item in one BatchGet
+   * (login-attempts.ts); expires with `expires_at`. A partition of its own, so that functions that
+   * may not write the table otherwise can be allowed to write these items only (api-stack.ts).
+   */
+  loginAttempts: (username: string) => ({ PK: `${LOGIN_PREFIX}${username}`, SK: 'LOGIN' }),
   /** User summaries share one partition, so one Query lists users. */
   usersPartition: 'USERS',
   userById: (id: number) => ({ PK: 'USERS', SK: `USER#${pad(id)}` }),
@@ -56,7 +64,12 @@ export const keys = {
   /** Custom field definitions share one partition, read whole (and cached) by every ticket handler. */
   customFieldPartition: 'CUSTOM_FIELDS',
   customField: (name: string) => ({ PK: 'CUSTOM_FIELDS', SK: `FIELD#${name}` }),
-  /** One item holds every id counter (`ticket`, `followup`, `attachment`, `user`, `queue`). */
+  /** An API token by the SHA-256 of its key (what Token authentication reads, one GetItem). */
+  token: (keyHash: string) => ({ PK: `TOKEN#${keyHash}`, SK: 'TOKEN' }),
+  /** Token summaries (never the key) share one partition, so one Query lists them. */
+  tokensPartition: 'TOKENS',
+  tokenById: (id: number) => ({ PK: 'TOKENS', SK: `TOKEN#${pad(id)}` }),
+  /** One item holds every id counter (`ticket`, `followup`, `attachment`, `user`, `queue`, `token`). */
   counters: { PK: 'COUNTER', SK: 'COUNTER' },
 
   /** Webhook events written with the change that caused them, until dispatched (the outbox). */

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const COMMANDS = ['create-user', 'set-password', 'create-queue', 'create-custom-field', 'list-users', 'list-queues', 'list-custom-fields'];
+const COMMANDS = ['create-user', 'set-password', 'deactivate-user', 'activate-user', 'create-token', 'list-tokens', 'revoke-token', 'create-queue', 'create-custom-field', 'list-users', 'list-queues', 'list-custom-fields'];
 
 interface Result {
   code: number | null;
@@ -61,7 +61,12 @@ beforeAll(async () => {
   const ownerFile = join(dataDir, 'endpoints.json');
   selfStarted = cli(['create-queue', '--title', 'Billing', '--slug', 'billing', '--json'], { dataDir });
   await until(() => existsSync(ownerFile) && JSON.parse(readFileSync(ownerFile, 'utf8')).owner === 'cli', selfStarted);
-  starting = spawnRuntime({ HELPDESK_DATA_DIR: dataDir, HELPDESK_ADMIN_PASSWORD: ADMIN_PASSWORD, HELPDESK_ACTIVATE_API_ENDPOINT: 'True' });
+  starting = spawnRuntime({
+    HELPDESK_DATA_DIR: dataDir,
+    HELPDESK_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
+    HELPDESK_AUTHENTICATION_CLASSES: 'basic,token',
+  });
   starting.catch(() => undefined); // reported by the tests that use it
 });
 
@@ -188,6 +193,71 @@ describe.sequential('on a data directory', () => {
       expect(short.stderr).toContain('at least 8 characters');
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('No user named "nobody"');
+    });
+
+    it('deactivate-user: an inactive user cannot authenticate over HTTP; activate-user lets it in again', { timeout: 60_000 }, async () => {
+      const created = await cli(['create-user', 'dave', '--email', 'dave@example.com', '--staff'], { dataDir, input: 'dave-password-1\n' });
+      expect(created.code, created.stderr).toBe(0);
+      // Deactivated before its first request, so no warm function remembers the credential.
+      const [deactivated, unknown] = await Promise.all([cli(['deactivate-user', 'dave', '--json'], { dataDir }), cli(['deactivate-user', 'nobody'], { dataDir })]);
+      expect(deactivated.code, deactivated.stderr).toBe(0);
+      expect(JSON.parse(deactivated.stdout)).toMatchObject({ username: 'dave', is_active: false });
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('No user named "nobody"');
+
+      const refused = await fetch(`${runtime.url}/api/tickets/`, { headers: { authorization: basic('dave', 'dave-password-1') } });
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({ detail: 'Invalid username/password.' });
+      expect(refused.headers.get('www-authenticate')).toBe('Basic realm="api"');
+
+      const activated = await cli(['activate-user', 'dave'], { dataDir });
+      expect(activated.code, activated.stderr).toBe(0);
+      expect(activated.stdout).toContain('User "dave" is now active.');
+      const accepted = await fetch(`${runtime.url}/api/tickets/`, { headers: { authorization: basic('dave', 'dave-password-1') } });
+      expect(accepted.status).toBe(200);
+    });
+
+    it('create-token, list-tokens, revoke-token; a staff user manages its own tokens only, over HTTP', { timeout: 90_000 }, async () => {
+      const get = (path: string, authorization: string, init: RequestInit = {}) =>
+        fetch(`${runtime.url}${path}`, { ...init, headers: { authorization, 'content-type': 'application/json' } });
+      expect((await cli(['create-user', 'erin', '--email', 'erin@example.com', '--staff'], { dataDir, input: 'erin-password-1\n' })).code).toBe(0);
+      const created = await cli(['create-token', 'erin', '--json'], { dataDir });
+      expect(created.code, created.stderr).toBe(0);
+      const { id, key } = JSON.parse(created.stdout);
+      const erin = `Token ${key}`;
+      expect((await get('/api/tickets/?page_size=1', erin)).status).toBe(200);
+
+      // Erin may not make a token for someone else, nor see or revoke the admin's.
+      expect((await get('/api/tokens/', erin, { method: 'POST', body: JSON.stringify({ user: 'admin' }) })).status).toBe(403);
+      const admins = await cli(['create-token', 'admin', '--json'], { dataDir });
+      const adminToken = JSON.parse(admins.stdout);
+      const listed = (await (await get('/api/tokens/', erin)).json()) as { results: { user: string }[] };
+      expect(listed.results.map((t: { user: string }) => t.user)).toEqual(['erin']);
+      expect((await get(`/api/tokens/${adminToken.id}/`, erin, { method: 'DELETE' })).status).toBe(404);
+      const own = await get('/api/tokens/', erin, { method: 'POST', body: '{}' });
+      expect(own.status).toBe(201);
+      const second = (await own.json()) as { id: number; key: string };
+
+      const text = await cli(['list-tokens', '--user', 'erin'], { dataDir });
+      expect(text.stdout).toContain(key.slice(0, 8));
+      expect(text.stdout).not.toContain(key);
+      expect(text.stdout).not.toContain(second.key);
+
+      // Revoked before its first use (no warm cache remembers it): refused at once.
+      const revoked = await cli(['revoke-token', String(second.id)], { dataDir });
+      expect(revoked.code, revoked.stderr).toBe(0);
+      const refused = await get('/api/user_tickets/', `Token ${second.key}`);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({ detail: 'Invalid token.' });
+      expect((await cli(['revoke-token', String(second.id)], { dataDir })).code).toBe(1);
+
+      // An inactive owner's token: DRF's message.
+      const third = JSON.parse((await cli(['create-token', 'erin', '--json'], { dataDir })).stdout);
+      expect((await cli(['deactivate-user', 'erin'], { dataDir })).code).toBe(0);
+      const inactive = await get('/api/user_tickets/', `Token ${third.key}`);
+      expect(inactive.status).toBe(401);
+      expect(await inactive.json()).toEqual({ detail: 'User inactive or deleted.' });
+      expect(id).toBeGreaterThan(0);
     });
 
     it('create-custom-field: a valid one is listed (without its internal key); an invalid one exits non-zero', { timeout: 60_000 }, async () => {

@@ -22,6 +22,8 @@ const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api/users': { allow: 'POST, OPTIONS', actions: ['POST'] },
   '/api/user_tickets': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   '/api/user_tickets/{id}': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/tokens': { allow: 'GET, POST, HEAD, OPTIONS', actions: ['POST'] },
+  '/api/tokens/{id}': { allow: 'DELETE, OPTIONS', actions: [] },
   '/api/queues': { allow: 'GET, POST, HEAD, OPTIONS', actions: ['POST'] },
   '/api/queues/{id}': { allow: 'GET, PATCH, DELETE, HEAD, OPTIONS', actions: [] },
   '/api/custom-fields': { allow: 'GET, POST, HEAD, OPTIONS', actions: ['POST'] },
@@ -40,6 +42,7 @@ const ACTION_FIELDS: Record<string, string[]> = {
   'POST /api/followups-attachments': ['followup', 'file', 'filename', 'mime_type', 'size'],
   'POST /api/users': ['first_name', 'last_name', 'username', 'email', 'password'],
   'POST /api/queues': ['title', 'slug'],
+  'POST /api/tokens': ['user'],
   'POST /api/custom-fields': ['name', 'label', 'help_text', 'data_type', 'max_length', 'decimal_places', 'empty_selection_list', 'list_values', 'required', 'staff_only', 'ordering'],
 };
 
@@ -51,6 +54,7 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
   'POST /api/followups-attachments': ['followup', 'file'],
   'POST /api/users': ['first_name', 'last_name', 'username', 'email', 'password'],
   'POST /api/queues': ['title', 'slug'],
+  'POST /api/tokens': [],
   'POST /api/custom-fields': ['name', 'label', 'data_type'],
 };
 

@@ -25,11 +25,12 @@ export async function spawnRuntime(env: Record<string, string> = {}): Promise<Sp
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = await new Promise<string>((done, fail) => {
+    // Generous: the JVM of DynamoDB Local starts slowly on a busy machine. A runtime that does not
+    // start in time is stopped rather than left running (with its DynamoDB Local).
     const timer = setTimeout(() => {
-      // Stop it rather than leave a runtime (and its DynamoDB Local) running after a failed setup.
       child.kill('SIGTERM');
-      fail(new Error(`local runtime did not start in 90 s:\n${output}`));
-    }, 90_000);
+      fail(new Error(`local runtime did not start in 180 s:\n${output}`));
+    }, 180_000);
     child.stdout!.on('data', () => {
       const m = /listening on (http:\/\/[^/\s]+)/.exec(output);
       if (m) {

@@ -53,10 +53,21 @@ describe('creating a user', () => {
     expect((await call('GET', '/api/tickets/', { auth: basic(body.username, 'secret-pw') })).status).toBe(403);
   });
 
-  it('has no password strength rules', async () => {
-    const body = newUser({ password: 'x' });
+  it('a password needs at least 8 characters (after trimming), with Django\'s message; nothing is created', async () => {
+    const tooShort = { password: ['This password is too short. It must contain at least 8 characters.'] };
+    for (const password of ['x', '1234567', '  1234567  ', '😀😀😀😀😀😀😀']) {
+      const body = newUser({ password });
+      expect(await post400(body)).toEqual(tooShort);
+      expect((await call('GET', '/api/tickets/', { auth: basic(body.username, password) })).status).toBe(401);
+    }
+    const body = newUser({ password: '12345678' });
     expect((await call('POST', '/api/users/', { json: body })).status).toBe(201);
-    expect((await call('GET', '/api/tickets/', { auth: basic(body.username, 'x') })).status).toBe(403);
+    expect((await call('GET', '/api/tickets/', { auth: basic(body.username, '12345678') })).status).toBe(403);
+  });
+
+  it('the minimum length counts characters, not bytes or UTF-16 units', async () => {
+    const body = newUser({ password: '😀😀😀😀😀😀😀😀' });
+    expect((await call('POST', '/api/users/', { json: body })).status).toBe(201);
   });
 
   it('accepts a form body', async () => {

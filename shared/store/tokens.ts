@@ -1,0 +1,63 @@
+/**
+ * API tokens: a lookup item under the SHA-256 of the key (what authentication reads, one GetItem)
+ * and a summary under the integer id in the `TOKENS` partition (what lists and revocation read),
+ * written and deleted together. The key itself is never stored.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiToken } from '../domain/tokens';
+import { config } from '../config';
+import { dynamo } from './clients';
+import { reserveIds } from './counters';
+import { keys } from './keys';
+import { queryAll } from './query';
+import { transact } from './transact';
+
+/** Who a key belongs to, by the key's hash; undefined when no such token exists (or it was revoked). */
+export async function findTokenByKeyHash(keyHash: string): Promise<{ id: number; user: string } | undefined> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.token(keyHash), ConsistentRead: true }));
+  return out.Item ? { id: out.Item.id as number, user: out.Item.user as string } : undefined;
+}
+
+export async function createToken(fields: Omit<ApiToken, 'id'>): Promise<ApiToken> {
+  const { token: id } = await reserveIds({ token: 1 });
+  const token: ApiToken = { id, ...fields };
+  await transact([
+    {
+      Put: {
+        TableName: config.tableName,
+        Item: { ...keys.token(token.key_hash), id, user: token.user, created: token.created },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    { Put: { TableName: config.tableName, Item: { ...keys.tokenById(id), ...token } } },
+  ]);
+  return token;
+}
+
+function fromItem(item: Record<string, unknown>): ApiToken {
+  const { id, user, prefix, created, key_hash } = item as unknown as ApiToken;
+  return { id, user, prefix, created, key_hash };
+}
+
+export async function getToken(id: number): Promise<ApiToken | undefined> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.tokenById(id), ConsistentRead: true }));
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+/** Every token (of `user` only, when given), in id order: one Query of the summaries. */
+export async function listTokens(user?: string): Promise<ApiToken[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.tokensPartition },
+    ConsistentRead: true,
+  });
+  return items.map(fromItem).filter((t) => user === undefined || t.user === user);
+}
+
+/** Revokes a token: both items go in one transaction (a key stops working at once, cache aside). */
+export async function deleteToken(token: ApiToken): Promise<void> {
+  await transact([
+    { Delete: { TableName: config.tableName, Key: keys.tokenById(token.id) } },
+    { Delete: { TableName: config.tableName, Key: keys.token(token.key_hash) } },
+  ]);
+}
