@@ -28,8 +28,10 @@ import {
   attachmentShape,
   customFieldPage,
   customFieldShape,
+  createdTokenShape,
   deliveryPage,
   deliveryShape,
+  tokenPage,
   followupPage,
   followupShape,
   queuePage,
@@ -44,6 +46,7 @@ import {
   withCustomFields,
 } from './shapes';
 import { ticketFields } from './ticket';
+import { tokenFields } from './tokens';
 import { userFields } from './user';
 
 export type JsonSchema = Record<string, unknown>;
@@ -284,6 +287,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     body: { fields: customFieldFields, mode: 'partial' },
   },
   'custom-fields/delete': { tag: 'Custom fields', summary: 'Delete a custom field definition', success: noContent },
+  'tokens/list': {
+    tag: 'API tokens',
+    summary: 'List API tokens',
+    description: "Staff see their own tokens, superusers everyone's. Keys are never shown again.",
+    success: json(tokenPage, 200, 'A page of tokens.'),
+    paginated: true,
+  },
+  'tokens/create': {
+    tag: 'API tokens',
+    summary: 'Create an API token',
+    description: 'For the caller, or (superusers) for the user named in `user`. Use it as `Authorization: Token <key>` where token authentication is enabled.',
+    success: json(createdTokenShape, 201, 'The token, with its key (shown only now).'),
+    body: { fields: tokenFields, mode: 'create' },
+  },
+  'tokens/revoke': { tag: 'API tokens', summary: 'Revoke an API token', success: { status: 204, description: 'Revoked.' } },
   'webhook-deliveries/list': {
     tag: 'Webhooks',
     summary: 'The webhook delivery log, newest first',

@@ -17,6 +17,7 @@ import type { userTicketView } from './user-tickets';
 import type { userView } from './user';
 import type { attachmentView, followupView, ticketView } from './views';
 import type { deliveryView } from './webhooks';
+import type { createdTokenView } from './tokens';
 
 /** What the JSON Schema of each component says beyond the zod schema (title, description). */
 export interface ShapeMeta {
@@ -213,6 +214,15 @@ shapes.add(deliveryShape, { id: 'WebhookDelivery', description: 'One webhook del
 export const deliveryPage = z.object({ next: nullable(url), previous: z.null(), results: z.array(deliveryShape) });
 shapes.add(deliveryPage, { id: 'WebhookDeliveryPage' });
 
+/** An API token as listed: never its key. */
+export const tokenShape = z.object({ id, user: text, prefix: text, created: dateTime });
+shapes.add(tokenShape, { id: 'ApiToken' });
+/** A token as created: the key, shown this once. */
+export const createdTokenShape = z.object({ id, user: text, key: text, prefix: text, created: dateTime });
+shapes.add(createdTokenShape, { id: 'CreatedApiToken', description: 'The key is shown only in this answer; store it.' });
+export const tokenPage = pageOf(tokenShape);
+shapes.add(tokenPage, { id: 'ApiTokenPage' });
+
 // Compile-time ties: each serialiser's output must be assignable to its declared shape (the custom
 // keys, and types the code keeps wider than the wire values, aside). A serialiser that adds, drops or retypes a key breaks `tsc --noEmit` here.
 type Fits<Actual, Shape> = Actual extends Shape ? true : never;
@@ -228,4 +238,5 @@ const tie6: Fits<ReturnType<typeof customFieldView>, Out<typeof customFieldShape
 const tie7: Fits<keyof ReturnType<typeof describeRoute>, string> = true;
 const tie8: Fits<keyof ReturnType<typeof pageEnvelope>, keyof Out<typeof ticketPage>> = true;
 const tie9: Fits<ReturnType<typeof deliveryView>, Out<typeof deliveryShape>> = true;
-void [tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9];
+const tie10: Fits<Omit<ReturnType<typeof createdTokenView>, 'created'>, Omit<Out<typeof createdTokenShape>, 'created'>> = true;
+void [tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10];

@@ -40,7 +40,8 @@ describe('observability of the dev environment', () => {
 
   it('traces every function with X-Ray and names the service and environment for Powertools', () => {
     const functions = resources(api, 'AWS::Lambda::Function');
-    expect(functions).toHaveLength(routes.length + 1);
+    // One per route and the fallback, and the two webhook workers (infra/webhooks.ts).
+    expect(functions).toHaveLength(routes.length + 1 + 2);
     for (const [, fn] of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
       expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -81,7 +82,8 @@ describe('observability of the dev environment', () => {
 
   it('alarms on the 5xx rate, the p99 latency, Lambda throttles and 429s, each notifying the topic', () => {
     const alarms = resources(api, 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(4);
+    // Those four, and the two webhook failure queues' (tests/infra/webhooks.test.ts), on the same topic.
+    expect(alarms).toHaveLength(6);
     for (const [, a] of alarms) {
       expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(a.Properties.OKActions).toEqual([{ Ref: topicId }]);

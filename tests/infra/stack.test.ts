@@ -202,7 +202,7 @@ describe('dev environment', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
     });
     const outputs = api.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'BucketName', 'DashboardName', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'BucketName', 'DashboardName', 'TableName', 'WebhookSecretArn']);
   });
 
   it('grants each function exactly the table and file access its route declares', () => {

@@ -86,8 +86,8 @@ describe('webhook pipeline', () => {
     expect(dispatchWrites[0]!.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['OUTBOX', 'WEBHOOK_DELIVERIES'] } });
     expect(actions(dispatch)).toContain('sqs:SendMessage');
     expect(actions(dispatch)).not.toContain('secretsmanager:GetSecretValue');
-    // The one wildcard resource (acknowledged in infra/webhooks.ts) is the event source's ListStreams.
-    expect(dispatch.filter((s) => s.Resource === '*').flatMap((s) => [s.Action].flat())).toEqual(['dynamodb:ListStreams']);
+    // The wildcard resources (acknowledged in infra/lambda.ts): X-Ray's, and the event source's ListStreams.
+    expect(dispatch.filter((s) => s.Resource === '*').flatMap((s) => [s.Action].flat()).sort()).toEqual(['dynamodb:ListStreams', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
 
     const [deliverId] = functionByHandler('WebhooksDeliver');
     const deliver = statementsOf(deliverId);
