@@ -96,6 +96,14 @@ export interface OperationDoc {
   notModified?: true;
 }
 
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Makes the POST safe to retry: the same key with the same request within 24 hours answers the first response again (header `Idempotent-Replayed: true`) without doing it twice.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
 const TICKET_ETAG: Record<string, JsonSchema> = { ETag: { type: 'string', description: 'Strong ETag of the ticket; send it in If-Match to change only this version.' } };
 
 const json = (shape: z.core.$ZodType, status: number, description: string): SuccessDoc => ({ status, description, shape });
@@ -327,10 +335,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The user may not do this.',
   404: 'Not found (or the API is switched off).',
   406: 'The `Accept` header allows no JSON.',
-  409: 'The resource is in use.',
+  409: 'The resource is in use, or a request with the same Idempotency-Key is still running.',
+  422: 'The Idempotency-Key was used before with a different request.',
   412: 'The `If-Match` ETag is not the current version of the ticket: read it again.',
   413: 'The body is too large (4 MiB at most).',
   415: 'The body is of an unsupported media type.',
+  429: 'Too many failed logins for this username: wait `Retry-After` seconds.',
+  500: 'An unexpected server error (logged; the body shows no internals).',
   503: 'A storage service is briefly unavailable: retry.',
 };
 
@@ -494,7 +505,7 @@ const errorResponse = (status: number): JsonSchema => {
   const headers =
     status === 401
       ? { 'WWW-Authenticate': { description: 'Basic realm="api"', schema: { type: 'string' } } }
-      : status === 503
+      : status === 503 || status === 429
         ? { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'string' } } }
         : undefined;
   return { description: ERROR_DESCRIPTIONS[status], ...(headers ? { headers } : {}), content: { 'application/json': { schema } } };
@@ -502,11 +513,14 @@ const errorResponse = (status: number): JsonSchema => {
 
 /** The error statuses an operation can answer: the chain's (auth, permission, ...) and its own. */
 export function errorStatuses(route: Route, doc: OperationDoc): number[] {
-  const statuses = new Set<number>([401, 404, 503, ...(doc.errors ?? [])]);
+  // 429: a username locked after failed logins; 500: a fault of ours (logged, no internals shown).
+  const statuses = new Set<number>([401, 404, 429, 500, 503, ...(doc.errors ?? [])]);
   if (route.permission !== 'authenticated') statuses.add(403);
   if (route.negotiatesJson !== false) statuses.add(406);
   if (doc.paginated) statuses.add(404);
   if (doc.body) [400, 413, 415].forEach((s) => statuses.add(s));
+  // Idempotency-Key (shared/middleware/idempotency.ts): malformed, in use, reused differently.
+  if (route.method === 'POST') [400, 409, 422].forEach((s) => statuses.add(s));
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -536,6 +550,7 @@ function operation(route: Route, defs: CustomFieldDefinition[]): JsonSchema {
     ...pathParameters(route.path),
     ...(doc.paginated ? PAGE_PARAMETERS : []),
     ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: { type: 'string' } })),
+    ...(route.method === 'POST' ? [IDEMPOTENCY_KEY] : []),
   ];
   return {
     operationId: route.handler.replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase()),

@@ -1,7 +1,7 @@
 /**
  * The Middy chain every handler shares, assembled once. Order of checks, as upstream:
- * activation flag (404) → route → `Accept` (406) → authentication (401) → permission (403) → the
- * handler, which looks up its object (404) and then parses the body (415, 400) → validation (400) →
+ * activation flag (404) → route → `Accept` (406) → authentication (401) → permission (403) →
+ * Idempotency-Key (replay, 409, 422) → the handler, which looks up its object (404) and then parses the body (415, 400) → validation (400) →
  * action.
  */
 import middy from '@middy/core';
@@ -11,6 +11,7 @@ import { config } from '../config';
 import { logger } from '../observability';
 import { authenticate } from './auth';
 import { parseBody } from './body';
+import { idempotency } from './idempotency';
 import { observe } from './observe';
 import { SECURITY_HEADERS, header, json, type ApiEvent, type HttpResult } from './http';
 
@@ -142,6 +143,7 @@ export function apiHandler(
     .use(activationAndRoute)
     .use(authentication)
     .use(permission)
+    .use(idempotency(handlerName)) // POST with Idempotency-Key: once per key (idempotency.ts)
     .use(body)
     .handler((event) => fn(event));
 }

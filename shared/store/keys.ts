@@ -72,6 +72,9 @@ export const keys = {
   /** One item holds every id counter (`ticket`, `followup`, `attachment`, `user`, `queue`, `token`). */
   counters: { PK: 'COUNTER', SK: 'COUNTER' },
 
+  /** One POST's Idempotency-Key, scoped to its user and operation (expires after a day). */
+  idempotencyKey: (scope: string) => ({ PK: `IDEMPOTENCY#${scope}`, SK: 'IDEMPOTENCY' }),
+
   /** Webhook events written with the change that caused them, until dispatched (the outbox). */
   outboxPartition: 'OUTBOX',
   outboxEvent: (id: string) => ({ PK: 'OUTBOX', SK: `EVENT#${id}` }),

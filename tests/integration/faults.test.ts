@@ -394,7 +394,7 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
     clearCredentialCache();
     warmedAt = 0;
     const { result: reply, steps } = await injector.run(new Map<number, FaultKind>([[0, 'throttle']]), () => send(request));
-    expect(steps.map((s) => s.label)).toEqual(['GetItemCommand']);
+    expect(steps.map((s) => s.label)).toEqual(['BatchGetItemCommand']); // the user and its failed-login count
     expectRetryable(reply, 'authentication read throttled');
     const d = diff(before, await state());
     expect(d).toEqual({ added: [], removed: [], changed: [], objectsAdded: [], objectsRemoved: [] });

@@ -1,0 +1,70 @@
+/**
+ * `Idempotency-Key` on POST (as Stripe's and the IETF draft's): the same key with the same request
+ * within 24 hours answers the first response again, without running the operation (no second
+ * record, no second webhook); with a different request it is a 422; while the first still runs, a
+ * 409. Keys are scoped to the user and the operation. Only answers below 500 are kept: after a 5xx
+ * nothing was stored, so the key is freed for the retry.
+ */
+import { createHash } from 'node:crypto';
+import type middy from '@middy/core';
+import { HttpError } from '../domain/errors';
+import { claimKey, completeKey, releaseKey, type StoredResponse } from '../store/idempotency';
+import { header, type ApiEvent, type HttpResult } from './http';
+
+/** Keep answers up to this size (a DynamoDB item holds 400 KB); a larger one frees the key instead. */
+const MAX_STORED_BODY = 300_000;
+
+/** The stored answer of the first request, answered again (through the chain's error path, which adds the headers every answer gets). */
+export class Replay extends HttpError {
+  constructor(response: StoredResponse) {
+    super(response.statusCode, JSON.parse(response.body) as Record<string, unknown>, { ...response.headers, 'Idempotent-Replayed': 'true' });
+  }
+}
+
+function fingerprint(event: ApiEvent): string {
+  const body = event.body === undefined ? '' : event.isBase64Encoded ? event.body : Buffer.from(event.body, 'utf8').toString('base64');
+  return createHash('sha256')
+    .update([event.rawPath.replace(/\/$/, ''), event.rawQueryString, header(event, 'content-type') ?? '', body].join('\n'))
+    .digest('base64');
+}
+
+const SCOPE = Symbol('idempotency scope');
+type Scoped = ApiEvent & { [SCOPE]?: string };
+
+export function idempotency(operation: string): middy.MiddlewareObj<ApiEvent, HttpResult> {
+  const keep = async (event: Scoped, response: HttpResult) => {
+    const scope = event[SCOPE];
+    if (!scope) return;
+    event[SCOPE] = undefined;
+    const body = response.body ?? '';
+    if (response.statusCode >= 500 || body.length > MAX_STORED_BODY || !body) await releaseKey(scope);
+    else await completeKey(scope, { statusCode: response.statusCode, headers: response.headers ?? {}, body });
+  };
+  return {
+    before: async (request) => {
+      const event = request.event as Scoped;
+      const key = header(event, 'idempotency-key');
+      if (event.requestContext.http.method !== 'POST' || key === undefined) return;
+      if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new HttpError(400, { detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' });
+      const scope = `${event.user!.id}:${operation}:${createHash('sha256').update(key).digest('base64url')}`;
+      const print = fingerprint(event);
+      const earlier = await claimKey(scope, print, new Date());
+      if (!earlier) {
+        event[SCOPE] = scope;
+        return;
+      }
+      if (earlier.fingerprint !== print) throw new HttpError(422, { detail: 'This Idempotency-Key was already used with a different request.' });
+      if (earlier.status === 'completed' && earlier.response) throw new Replay(earlier.response);
+      throw new HttpError(409, { detail: 'A request with this Idempotency-Key is still being processed.' }, { 'Retry-After': '1' });
+    },
+    after: async (request) => keep(request.event as Scoped, request.response!),
+    onError: async (request) => {
+      const error = request.error;
+      const scope = (request.event as Scoped)[SCOPE];
+      if (!scope) return;
+      // A client error is the request's answer (kept); anything else changed nothing (freed).
+      if (error instanceof HttpError && error.status < 500) await keep(request.event as Scoped, { statusCode: error.status, headers: error.headers, body: JSON.stringify(error.body) });
+      else await keep(request.event as Scoped, { statusCode: 500 });
+    },
+  };
+}
