@@ -5,14 +5,17 @@
  */
 import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
-import { NotFound } from '../../shared/domain/errors';
+import { Conflict, NotFound } from '../../shared/domain/errors';
 import { DELIVERY_ID, deliveryView } from '../../shared/domain/webhooks';
-import { requeueDelivery } from '../../shared/store/deliveries';
+import { getDelivery, requeueDelivery } from '../../shared/store/deliveries';
 import { deliveryQueue } from '../../shared/webhooks/queue';
 
 export const handler = apiHandler('webhook-deliveries/redeliver', async (event) => {
   const id = event.pathParameters?.id ?? '';
-  const delivery = DELIVERY_ID.test(id) ? await requeueDelivery(id, new Date()) : undefined;
+  const current = DELIVERY_ID.test(id) ? await getDelivery(id) : undefined;
+  if (!current) throw new NotFound();
+  if (!current.body) throw new Conflict('This delivery kept no payload (it was too large to store), so it cannot be sent again.');
+  const delivery = await requeueDelivery(id, new Date());
   if (!delivery) throw new NotFound();
   await deliveryQueue().enqueue(delivery.id, 0);
   return json(202, deliveryView(delivery));

@@ -17,6 +17,13 @@ import { readTicket } from '../store/tickets';
 import { postWebhook } from './send';
 
 /** Where deliveries wait for their next attempt: SQS on AWS, timers in the local runtime. */
+/**
+ * The largest payload a delivery record can hold (a DynamoDB item is at most 400 KB). A ticket
+ * whose followups add up to more is recorded as a failed delivery saying so, rather than blocking
+ * the events behind it.
+ */
+export const MAX_STORED_PAYLOAD_BYTES = 350_000;
+
 export interface DeliveryQueue {
   enqueue(deliveryId: string, delaySeconds: number): Promise<void>;
 }
@@ -43,7 +50,13 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
       ctx.log({ level: 'WARN', message: 'webhook event dropped: its ticket was deleted before dispatch', event: event.id, ticket: event.ticket });
     } else {
       const queue = await getQueue(collection.ticket.queue);
-      const body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, collection, defs), queue?.slug ?? '', event.followup ?? undefined));
+      let body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, collection, defs), queue?.slug ?? '', event.followup ?? undefined));
+      const size = Buffer.byteLength(body);
+      const tooLarge = size > MAX_STORED_PAYLOAD_BYTES;
+      if (tooLarge) {
+        ctx.log({ level: 'ERROR', message: 'webhook payload too large to store; recorded as failed', event: event.id, ticket: event.ticket, bytes: size });
+        body = '';
+      }
       for (const [position, url] of urls.entries()) {
         const delivery: Delivery = {
           id: deliveryId(event.id, position),
@@ -52,11 +65,11 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
           url,
           ticket: event.ticket,
           followup: event.followup,
-          status: 'pending',
+          status: tooLarge ? 'failed' : 'pending',
           attempts: 0,
           last_response_code: null,
-          last_error: null,
-          next_attempt: new Date().toISOString(),
+          last_error: tooLarge ? `payload of ${size} bytes is over the ${MAX_STORED_PAYLOAD_BYTES} a delivery can hold` : null,
+          next_attempt: tooLarge ? null : new Date().toISOString(),
           created: event.created,
           body,
         };
