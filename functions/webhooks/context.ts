@@ -9,6 +9,5 @@ export function webhookContext(): WebhookContext {
     allowLoopback: loopbackAllowed(),
     secret: webhookSecret,
     queue: deliveryQueue(),
-    log: (entry) => console.log(JSON.stringify(entry)),
   };
 }

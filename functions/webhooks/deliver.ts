@@ -7,6 +7,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { attemptDelivery } from '../../shared/webhooks/service';
+import { logger } from '../../shared/observability';
 import { webhookContext } from './context';
 
 const ctx = webhookContext();
@@ -32,7 +33,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
           batchItemFailures.push({ itemIdentifier: message.messageId });
         }
       } catch (error) {
-        ctx.log({ level: 'ERROR', message: 'webhook delivery step failed', messageId: message.messageId, error: (error as Error).message });
+        logger.error('webhook delivery step failed', { messageId: message.messageId, error: (error as Error).message });
         batchItemFailures.push({ itemIdentifier: message.messageId });
       }
     }),

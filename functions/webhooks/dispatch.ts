@@ -8,6 +8,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { eventFromItem } from '../../shared/store/outbox';
 import { dispatchEvent } from '../../shared/webhooks/service';
+import { logger } from '../../shared/observability';
 import { webhookContext } from './context';
 
 const ctx = webhookContext();
@@ -20,7 +21,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     try {
       await dispatchEvent(eventFromItem(unmarshall(image as Record<string, AttributeValue>)), ctx);
     } catch (error) {
-      ctx.log({ level: 'ERROR', message: 'webhook dispatch failed', sequence: record.dynamodb?.SequenceNumber, error: (error as Error).message });
+      logger.error('webhook dispatch failed', { sequence: record.dynamodb?.SequenceNumber, error: (error as Error).message });
       // Stream records are ordered: report this one and stop, so it and everything after is retried.
       batchItemFailures.push({ itemIdentifier: record.dynamodb!.SequenceNumber! });
       break;

@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newWebhookSecret } from '../../shared/domain/webhooks';
+import { logger } from '../../shared/observability';
 import { pendingDeliveries } from '../../shared/store/deliveries';
 import { pendingEvents } from '../../shared/store/outbox';
 import { attemptDelivery, dispatchEvent, type WebhookContext } from '../../shared/webhooks/service';
@@ -62,13 +63,10 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
     }, ms);
     timers.add(timer);
   };
-  const log = (entry: Record<string, unknown>) => console.log(JSON.stringify(entry));
-
   const ctx: WebhookContext = {
     settings,
     allowLoopback: loopbackAllowed(),
     secret: webhookSecret,
-    log,
     queue: { enqueue: async (id, delaySeconds) => later(delaySeconds * 1000, () => deliver(id)) },
   };
 
@@ -77,7 +75,7 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
       const result = await attemptDelivery(id, ctx);
       if (result.state === 'retry') await ctx.queue.enqueue(id, result.inSeconds);
     } catch (error) {
-      log({ level: 'ERROR', message: 'webhook delivery step failed; retrying', delivery: id, error: (error as Error).message });
+      logger.error('webhook delivery step failed; retrying', { delivery: id, error: (error as Error).message });
       later(RECOVER_MS, () => deliver(id));
     }
   }
@@ -90,7 +88,7 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
         await dispatchEvent(event, ctx);
       }
     } catch (error) {
-      log({ level: 'ERROR', message: 'webhook dispatch failed; retrying', error: (error as Error).message });
+      logger.error('webhook dispatch failed; retrying', { error: (error as Error).message });
       wait = RECOVER_MS;
     }
     // Without receivers no event is written; one pass clears any left from an earlier run.

@@ -14,6 +14,7 @@ import { createDelivery, getDelivery, recordAttempt } from '../store/deliveries'
 import { removeEvent, type OutboxEvent } from '../store/outbox';
 import { getQueue } from '../store/queues';
 import { readTicket } from '../store/tickets';
+import { logger } from '../observability';
 import { postWebhook } from './send';
 
 /** Where deliveries wait for their next attempt: SQS on AWS, timers in the local runtime. */
@@ -34,7 +35,6 @@ export interface WebhookContext {
   /** Loopback receivers are allowed only in the local runtime. */
   allowLoopback: boolean;
   secret: () => Promise<string>;
-  log: (entry: Record<string, unknown>) => void;
 }
 
 /**
@@ -47,14 +47,14 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
   if (urls.length) {
     const [collection, defs] = await Promise.all([readTicket(event.ticket), listCustomFields()]);
     if (!collection) {
-      ctx.log({ level: 'WARN', message: 'webhook event dropped: its ticket was deleted before dispatch', event: event.id, ticket: event.ticket });
+      logger.warn('webhook event dropped: its ticket was deleted before dispatch', { event: event.id, ticket: event.ticket });
     } else {
       const queue = await getQueue(collection.ticket.queue);
       let body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, collection, defs), queue?.slug ?? '', event.followup ?? undefined));
       const size = Buffer.byteLength(body);
       const tooLarge = size > MAX_STORED_PAYLOAD_BYTES;
       if (tooLarge) {
-        ctx.log({ level: 'ERROR', message: 'webhook payload too large to store; recorded as failed', event: event.id, ticket: event.ticket, bytes: size });
+        logger.error('webhook payload too large to store; recorded as failed', { event: event.id, ticket: event.ticket, bytes: size });
         body = '';
       }
       for (const [position, url] of urls.entries()) {
@@ -98,14 +98,10 @@ export async function attemptDelivery(id: string, ctx: WebhookContext, now = () 
   const next = afterAttempt(delivery, outcome, ctx.settings.retryDelays, now());
   const { retryInSeconds, ...record } = next;
   if (!(await recordAttempt(delivery, record))) return { state: 'skipped' };
-  ctx.log({
-    level: next.status === 'pending' ? 'WARN' : next.status === 'failed' ? 'ERROR' : 'INFO',
-    message: `webhook ${next.status === 'pending' ? 'attempt failed, will retry' : next.status}`,
-    delivery: delivery.id,
-    url: delivery.url,
-    attempt: next.attempts,
-    status: outcome.status,
-    error: outcome.error,
-  });
+  // The receiver's host only: a URL's path or query may hold its own secret (Slack-style hooks).
+  const entry = { delivery: delivery.id, host: new URL(delivery.url).host, attempt: next.attempts, status: outcome.status, error: outcome.error };
+  if (next.status === 'pending') logger.warn('webhook attempt failed, will retry', entry);
+  else if (next.status === 'failed') logger.error('webhook failed on every attempt of the schedule', entry);
+  else logger.info('webhook delivered', entry);
   return next.status === 'pending' ? { state: 'retry', inSeconds: retryInSeconds! } : { state: next.status };
 }
