@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, basic, clientFor, createUser, unique, type Reply } from './client';
-import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 import { attempt, expectThrottled, fail } from './throttle-helpers';
 
 const MARKER = `fault-${unique()}`;
@@ -33,10 +33,7 @@ function credential(username: string, password: string): string {
 }
 
 beforeAll(async () => {
-  runtime = await spawnRuntime({
-    HELPDESK_ADMIN_USERNAME: ADMIN.username,
-    HELPDESK_ADMIN_PASSWORD: ADMIN.password,
-    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
+  runtime = await spawnApiRuntime({
     HELPDESK_AUTHENTICATION_CLASSES: 'token,basic',
     HELPDESK_LOGIN_FAILURE_WINDOW: '20',
     HELPDESK_LOGIN_FAILURES_BEFORE_DELAY: '2',

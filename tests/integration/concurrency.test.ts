@@ -7,8 +7,8 @@
  * on a loaded 2-core machine the 200 creates have taken from 45 s to 105 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, clientFor, unique, type Json, type Reply } from './client';
-import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { clientFor, unique, type Json, type Reply } from './client';
+import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 const CREATES = 200;
 const IN_FLIGHT = 16;
@@ -19,11 +19,7 @@ let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
 
 beforeAll(async () => {
-  runtime = await spawnRuntime({
-    HELPDESK_ADMIN_USERNAME: ADMIN.username,
-    HELPDESK_ADMIN_PASSWORD: ADMIN.password,
-    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
-  });
+  runtime = await spawnApiRuntime();
   api = clientFor(runtime.url);
 });
 

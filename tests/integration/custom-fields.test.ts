@@ -8,18 +8,14 @@
  * them (the upstream set of `beforeAll` from "custom values" on).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ADMIN_ID, DATE_TIME, TICKET_KEYS, VALID_TICKET, clientFor, expectedCase5Ticket, multipart, unique, type Json } from './client';
-import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { ADMIN_ID, DATE_TIME, TICKET_KEYS, VALID_TICKET, clientFor, expectedCase5Ticket, multipart, unique, type Json } from './client';
+import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
 
 beforeAll(async () => {
-  runtime = await spawnRuntime({
-    HELPDESK_ADMIN_USERNAME: ADMIN.username,
-    HELPDESK_ADMIN_PASSWORD: ADMIN.password,
-    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
-  });
+  runtime = await spawnApiRuntime();
   api = clientFor(runtime.url);
 });
 

@@ -1,16 +1,12 @@
 import type { TestProject } from 'vitest/node';
-import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { TEST_ADMIN, spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 
-export const ADMIN = { username: 'admin', password: 'admin-test-password' };
+export const ADMIN = TEST_ADMIN;
 
 let runtime: SpawnedRuntime | undefined;
 
 export async function setup(project: TestProject) {
-  runtime = await spawnRuntime({
-    HELPDESK_ADMIN_USERNAME: ADMIN.username,
-    HELPDESK_ADMIN_PASSWORD: ADMIN.password,
-    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
-  });
+  runtime = await spawnApiRuntime();
   project.provide('apiUrl', runtime.url);
   project.provide('admin', ADMIN);
 }

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, type Permission } from '../../infra/routes';
-import { ADMIN, ADMIN_AUTH, basic, clientFor, type Reply } from './client';
-import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { ADMIN_AUTH, basic, clientFor, type Reply } from './client';
+import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const STAFF = { username: 'test2', password: 'staff-password-1', email: 'staff@example.com' };
@@ -41,11 +41,8 @@ function cli(args: string[], input = ''): Promise<{ code: number | null; output:
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-permissions-'));
-  runtime = await spawnRuntime({
+  runtime = await spawnApiRuntime({
     HELPDESK_DATA_DIR: dataDir,
-    HELPDESK_ADMIN_USERNAME: ADMIN.username,
-    HELPDESK_ADMIN_PASSWORD: ADMIN.password,
-    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
   });
   api = clientFor(runtime.url);
   const created = await cli(['create-user', STAFF.username, '--email', STAFF.email, '--staff'], `${STAFF.password}\n`);

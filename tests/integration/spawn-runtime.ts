@@ -5,6 +5,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
+/** The admin of every runtime the tests start (the integration client's default credentials). */
+export const TEST_ADMIN = { username: 'admin', password: 'admin-test-password' };
+
+/** A runtime with the API switched on and TEST_ADMIN as its staff superuser; `env` adds or overrides. */
+export function spawnApiRuntime(env: Record<string, string> = {}): Promise<SpawnedRuntime> {
+  return spawnRuntime({
+    HELPDESK_ADMIN_USERNAME: TEST_ADMIN.username,
+    HELPDESK_ADMIN_PASSWORD: TEST_ADMIN.password,
+    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
+    ...env,
+  });
+}
+
 export interface SpawnedRuntime {
   url: string;
   output: () => string;

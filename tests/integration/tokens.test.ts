@@ -6,16 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_AUTH, clientFor, unique, type Reply } from './client';
-import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
 
 beforeAll(async () => {
-  runtime = await spawnRuntime({
-    HELPDESK_ADMIN_USERNAME: ADMIN.username,
-    HELPDESK_ADMIN_PASSWORD: ADMIN.password,
-    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
+  runtime = await spawnApiRuntime({
     HELPDESK_AUTHENTICATION_CLASSES: 'basic,token',
   });
   api = clientFor(runtime.url);

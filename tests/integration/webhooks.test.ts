@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, basic, clientFor, form, unique, type Json } from './client';
-import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { basic, clientFor, form, unique, type Json } from './client';
+import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 import { startReceiver, type Receiver, type Received } from './webhook-receiver';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -20,9 +20,6 @@ let api: ReturnType<typeof clientFor>;
 
 function runtimeEnv(url: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    HELPDESK_ADMIN_USERNAME: ADMIN.username,
-    HELPDESK_ADMIN_PASSWORD: ADMIN.password,
-    HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
     // Two receivers for new tickets, with the spacing upstream would not split.
     HELPDESK_NEW_TICKET_WEBHOOK_URLS: `${url}/new-a,  ${url}/new-b`,
     HELPDESK_FOLLOWUP_WEBHOOK_URLS: `${url}/followup`,
@@ -35,7 +32,7 @@ function runtimeEnv(url: string, extra: Record<string, string> = {}): Record<str
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  runtime = await spawnRuntime(runtimeEnv(receiver.url));
+  runtime = await spawnApiRuntime(runtimeEnv(receiver.url));
   api = clientFor(runtime.url);
 });
 
@@ -268,7 +265,7 @@ describe('never blocking, never lost', () => {
     const local = await startReceiver(() => 503);
     // Retries far apart: the delivery is still pending when the runtime stops.
     const env = runtimeEnv(local.url, { HELPDESK_DATA_DIR: dataDir, HELPDESK_WEBHOOK_RETRY_DELAYS: '2,2,2,2' });
-    let first: SpawnedRuntime | undefined = await spawnRuntime(env);
+    let first: SpawnedRuntime | undefined = await spawnApiRuntime(env);
     let second: SpawnedRuntime | undefined;
     const firstOutput = first.output;
     try {
@@ -279,7 +276,7 @@ describe('never blocking, never lost', () => {
       first = undefined;
 
       local.behaviour = () => 200;
-      second = await spawnRuntime(env);
+      second = await spawnApiRuntime(env);
       const delivered = await local.waitFor(2, forTicket(created.id, '/new-a'), 60_000);
       expect(delivered[1]!.headers['webhook-id']).toBe(failed[0]!.headers['webhook-id']);
       const log = await clientFor(second.url).call('GET', `/api/webhook-deliveries/${String(failed[0]!.headers['webhook-id'])}/`);
@@ -312,7 +309,7 @@ describe('settings', () => {
     ['http://metadata.google.internal/x', /metadata host/],
     ['http://[fe80::1]/x', /link-local/],
   ])('refuses to start with %s as a receiver', async (url, reason) => {
-    const failed = await spawnRuntime(runtimeEnv('http://127.0.0.1:9', { HELPDESK_NEW_TICKET_WEBHOOK_URLS: `http://ok.example/a, ${url}` })).then(
+    const failed = await spawnApiRuntime(runtimeEnv('http://127.0.0.1:9', { HELPDESK_NEW_TICKET_WEBHOOK_URLS: `http://ok.example/a, ${url}` })).then(
       async (r) => {
         await r.stop();
         return undefined;
