@@ -47,9 +47,12 @@ export function decideLogin(record: FailureRecord | undefined, nowMs: number, po
   return { kind: 'proceed', delayMs: failures >= policy.delayAfter ? policy.delayMs : 0, failures };
 }
 
-/** When a window opened by a failure at `nowMs` ends (epoch seconds): also the item's TTL. */
+/**
+ * When a window opened by a failure at `nowMs` ends (epoch seconds): also the item's TTL. Rounded
+ * down, so a window never lasts longer than `windowSeconds` and no Retry-After exceeds it.
+ */
 export function windowEnd(nowMs: number, policy: LoginThrottlePolicy): number {
-  return Math.ceil(nowMs / 1000) + policy.windowSeconds;
+  return Math.floor(nowMs / 1000) + policy.windowSeconds;
 }
 
 /** A successful login clears the count when there is one (never during a lockout: see above). */

@@ -41,9 +41,21 @@ describe('decideLogin', () => {
     expect(clearsOnSuccess(decideLogin(open(10), NOW, POLICY))).toBe(false);
   });
 
-  it('a window lasts 15 minutes from the failure that opens it', () => {
+  it('a window lasts 15 minutes from the failure that opens it, never longer', () => {
     expect(windowEnd(NOW, POLICY)).toBe(NOW / 1000 + 900);
-    expect(windowEnd(NOW + 1, POLICY)).toBe(NOW / 1000 + 901);
+    expect(windowEnd(NOW + 999, POLICY)).toBe(NOW / 1000 + 900);
+  });
+
+  it('the Retry-After of a lockout never exceeds the window, whatever the millisecond', () => {
+    for (const opened of [NOW, NOW + 1, NOW + 500, NOW + 999]) {
+      for (const checked of [opened, opened + 1, opened + 50, opened + 999]) {
+        const decision = decideLogin({ failures: 10, expiresAt: windowEnd(opened, POLICY) }, checked, POLICY);
+        expect(decision, `opened ${opened - NOW}, checked ${checked - NOW}`).toEqual({ kind: 'locked', retryAfter: expect.any(Number) });
+        const { retryAfter } = decision as { retryAfter: number };
+        expect(retryAfter).toBeGreaterThanOrEqual(899);
+        expect(retryAfter).toBeLessThanOrEqual(POLICY.windowSeconds);
+      }
+    }
   });
 });
 
