@@ -30,6 +30,11 @@ export interface Route {
   files: FileAccess[];
   /** False for a route that answers a redirect or a page rather than JSON: no `Accept` check (406). */
   negotiatesJson?: false;
+  /**
+   * True for a route whose success answer holds a secret shown once (a new token's key): an
+   * Idempotency-Key keeps no copy of it, and a replay answers 409 instead of repeating it.
+   */
+  answerHoldsSecret?: true;
   /** True for a route that queues webhook deliveries (the stack grants sending to the queue). */
   queuesWebhooks?: true;
   /**
@@ -88,7 +93,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: 'read', files: [] },
   { method: 'GET', path: '/api/user_tickets/{id}', handler: 'user-tickets/get', permission: 'authenticated', table: 'read', files: [] },
   { method: 'GET', path: '/api/tokens', handler: 'tokens/list', permission: 'staff', table: 'read', files: [] },
-  { method: 'POST', path: '/api/tokens', handler: 'tokens/create', permission: 'staff', table: 'write', files: [] },
+  { method: 'POST', path: '/api/tokens', handler: 'tokens/create', permission: 'staff', table: 'write', files: [], answerHoldsSecret: true },
   { method: 'DELETE', path: '/api/tokens/{id}', handler: 'tokens/revoke', permission: 'staff', table: 'write', files: [] },
   { method: 'GET', path: '/api/queues', handler: 'queues/list', permission: 'superuser', table: 'read', files: [] },
   { method: 'POST', path: '/api/queues', handler: 'queues/create', permission: 'superuser', table: 'write', files: [] },

@@ -6,10 +6,11 @@
  *
  * API tokens (`Authorization: Token <key>`, DRF's TokenAuthentication) when
  * HELPDESK_AUTHENTICATION_CLASSES lists `token`: found by the SHA-256 of the key, then the owner
- * read, and cached the same way, so a revocation also takes effect within CREDENTIAL_CACHE_MS.
+ * read. Tokens are not cached (there is no slow hash to save), so a revocation or deactivation
+ * takes effect at once, as in DRF.
  *
  * Failed logins are throttled per username (domain/login-throttle.ts): the user item and the
- * failure count are read in one Query, a locked username is refused (429) before any password
+ * failure count are read in one BatchGetItem, a locked username is refused (429) before any password
  * work, and each failure costs one write. A request without credentials, a malformed header and a
  * cached credential cost no request at all.
  */
@@ -103,12 +104,15 @@ async function verifyToken(key: string): Promise<User> {
 /** A scheme answers undefined when the header is not its own (DRF: authenticate() returns None). */
 interface Scheme {
   challenge: string;
+  /** Whether a verified credential is remembered for CREDENTIAL_CACHE_MS (worth it only for a slow hash). */
+  cached: boolean;
   parse(header: string | undefined): (() => Promise<User>) | undefined;
 }
 
 const SCHEMES: Record<AuthenticationClass, Scheme> = {
   basic: {
     challenge: BASIC_CHALLENGE,
+    cached: true,
     parse: (header) => {
       const credentials = parseBasicAuthorization(header);
       return credentials && (() => verifyBasic(credentials));
@@ -116,6 +120,7 @@ const SCHEMES: Record<AuthenticationClass, Scheme> = {
   },
   token: {
     challenge: TOKEN_CHALLENGE,
+    cached: false,
     parse: (header) => {
       const key = parseTokenAuthorization(header);
       return key === undefined ? undefined : () => verifyToken(key);
@@ -133,8 +138,10 @@ export async function authenticate(authorization: string | undefined): Promise<U
   const challenge = SCHEMES[classes[0]!].challenge;
   try {
     let verify: (() => Promise<User>) | undefined;
-    for (const name of classes) if ((verify = SCHEMES[name].parse(authorization))) break;
+    let scheme: Scheme | undefined;
+    for (const name of classes) if ((verify = (scheme = SCHEMES[name]).parse(authorization))) break;
     if (!verify) throw new NotAuthenticated();
+    if (!scheme!.cached) return await verify();
     const key = cacheKey(authorization!);
     const hit = cache.get(key);
     if (hit && hit.expires > Date.now()) return hit.user;

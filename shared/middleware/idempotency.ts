@@ -3,7 +3,8 @@
  * within 24 hours answers the first response again, without running the operation (no second
  * record, no second webhook); with a different request it is a 422; while the first still runs, a
  * 409. Keys are scoped to the user and the operation. Only answers below 500 are kept: after a 5xx
- * nothing was stored, so the key is freed for the retry.
+ * nothing was stored, so the key is freed for the retry. A success answer that holds a secret (a new
+ * token's key, shown once) is never stored: its replay is a 409 naming what was created.
  */
 import { createHash } from 'node:crypto';
 import type middy from '@middy/core';
@@ -31,13 +32,22 @@ function fingerprint(event: ApiEvent): string {
 const SCOPE = Symbol('idempotency scope');
 type Scoped = ApiEvent & { [SCOPE]?: string };
 
-export function idempotency(operation: string): middy.MiddlewareObj<ApiEvent, HttpResult> {
+/** What a replay answers in place of a success whose answer held a secret: never the secret. */
+export function withheldAnswer(body: string): StoredResponse {
+  const id = (JSON.parse(body) as { id?: unknown }).id;
+  const created = typeof id === 'number' ? ` (id ${id})` : '';
+  const detail = `A request with this Idempotency-Key already succeeded${created}; its answer held a secret that is shown only once, so it is not repeated.`;
+  return { statusCode: 409, headers: {}, body: JSON.stringify({ detail }) };
+}
+
+export function idempotency(operation: string, options: { answerHoldsSecret: boolean }): middy.MiddlewareObj<ApiEvent, HttpResult> {
   const keep = async (event: Scoped, response: HttpResult) => {
     const scope = event[SCOPE];
     if (!scope) return;
     event[SCOPE] = undefined;
     const body = response.body ?? '';
     if (response.statusCode >= 500 || body.length > MAX_STORED_BODY || !body) await releaseKey(scope);
+    else if (options.answerHoldsSecret && response.statusCode < 300) await completeKey(scope, withheldAnswer(body));
     else await completeKey(scope, { statusCode: response.statusCode, headers: response.headers ?? {}, body });
   };
   return {

@@ -143,7 +143,7 @@ export function apiHandler(
     .use(activationAndRoute)
     .use(authentication)
     .use(permission)
-    .use(idempotency(handlerName)) // POST with Idempotency-Key: once per key (idempotency.ts)
+    .use(idempotency(handlerName, { answerHoldsSecret: entry.answerHoldsSecret === true })) // POST with Idempotency-Key: once per key (idempotency.ts)
     .use(body)
     .handler((event) => fn(event));
 }

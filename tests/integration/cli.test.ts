@@ -243,7 +243,8 @@ describe.sequential('on a data directory', () => {
       expect(text.stdout).not.toContain(key);
       expect(text.stdout).not.toContain(second.key);
 
-      // Revoked before its first use (no warm cache remembers it): refused at once.
+      // Used, then revoked by the CLI: refused at once (tokens are never cached).
+      expect((await get('/api/user_tickets/', `Token ${second.key}`)).status).toBe(200);
       const revoked = await cli(['revoke-token', String(second.id)], { dataDir });
       expect(revoked.code, revoked.stderr).toBe(0);
       const refused = await get('/api/user_tickets/', `Token ${second.key}`);

@@ -54,6 +54,23 @@ describe('Token authentication (basic,token)', () => {
     expect(mine).toEqual({ id, user: ADMIN.username, prefix, created: created.body.created });
   });
 
+  it('an Idempotency-Key replay of a token create never shows (or stores) the key again: 409 naming the token', { timeout: 120_000 }, async () => {
+    const headers = { 'idempotency-key': unique('token-key') };
+    const count = async () => (await api.call('GET', '/api/tokens/', { auth: ADMIN_AUTH })).body.count as number;
+    const before = await count();
+    const first = await api.call('POST', '/api/tokens/', { auth: ADMIN_AUTH, json: {}, headers });
+    expect(first.status, first.text).toBe(201);
+    const again = await api.call('POST', '/api/tokens/', { auth: ADMIN_AUTH, json: {}, headers });
+    // A replay answers what the key's record stores, so the record holds no key either.
+    expect(again.status, again.text).toBe(409);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).not.toContain(first.body.key);
+    expect(again.body).toEqual({
+      detail: `A request with this Idempotency-Key already succeeded (id ${first.body.id}); its answer held a secret that is shown only once, so it is not repeated.`,
+    });
+    expect(await count()).toBe(before + 1);
+  });
+
   it("DRF's messages for a malformed or unknown token; Basic still works", { timeout: 120_000 }, async () => {
     expect401(await api.call('GET', '/api/tickets/', { auth: 'Token' }), 'Invalid token header. No credentials provided.');
     expect401(await api.call('GET', '/api/tickets/', { auth: 'Token a b' }), 'Invalid token header. Token string should not contain spaces.');
@@ -79,8 +96,9 @@ describe('Token authentication (basic,token)', () => {
     expect(unknown.status).toBe(400);
     expect(Object.keys(unknown.body)).toEqual(['user']);
 
-    // Revoked before any use (so no warm cache remembers it): refused at once.
+    // Used, then revoked: refused at once (tokens are never cached).
     const spare = await makeToken(ADMIN_AUTH, { user: plain.username });
+    expect((await api.call('GET', '/api/user_tickets/', { auth: tokenAuth(spare.body.key) })).status).toBe(200);
     const revoke = await api.call('DELETE', `/api/tokens/${spare.body.id}/`);
     expect(revoke.status).toBe(204);
     expect401(await api.call('GET', '/api/user_tickets/', { auth: tokenAuth(spare.body.key) }), 'Invalid token.');
