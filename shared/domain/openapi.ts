@@ -46,7 +46,7 @@ import {
   withCustomFields,
 } from './shapes';
 import { ticketFields } from './ticket';
-import { tokenFields } from './tokens';
+import { tokenFields, type AuthenticationClass } from './tokens';
 import { userFields } from './user';
 
 export type JsonSchema = Record<string, unknown>;
@@ -331,11 +331,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: field errors, or a body that could not be parsed.',
-  401: 'No or invalid credentials (HTTP Basic).',
+  401: 'No or invalid credentials.',
   403: 'The user may not do this.',
   404: 'Not found (or the API is switched off).',
   406: 'The `Accept` header allows no JSON.',
-  409: 'The resource is in use, or a request with the same Idempotency-Key is still running.',
+  409: 'The resource is in use; or a request with the same Idempotency-Key is still running, or succeeded with an answer holding a secret shown only once.',
   422: 'The Idempotency-Key was used before with a different request.',
   412: 'The `If-Match` ETag is not the current version of the ticket: read it again.',
   413: 'The body is too large (4 MiB at most).',
@@ -504,7 +504,7 @@ const errorResponse = (status: number): JsonSchema => {
   const schema = status === 400 ? { anyOf: [ref('FieldErrors'), ref('ErrorDetail')] } : ref('ErrorDetail');
   const headers =
     status === 401
-      ? { 'WWW-Authenticate': { description: 'Basic realm="api"', schema: { type: 'string' } } }
+      ? { 'WWW-Authenticate': { description: 'The challenge of the first configured scheme: `Basic realm="api"` or `Token`.', schema: { type: 'string' } } }
       : status === 503 || status === 429
         ? { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'string' } } }
         : undefined;
@@ -604,11 +604,23 @@ export function documentPath(routePath: string): string {
 export interface OpenApiOptions {
   /** The custom fields defined now: each becomes a property of tickets and ticket bodies. */
   customFields?: CustomFieldDefinition[];
+  /** HELPDESK_AUTHENTICATION_CLASSES, in the order they are tried (default: Basic only). */
+  authenticationClasses?: readonly AuthenticationClass[];
 }
+
+const SECURITY_SCHEMES: Record<AuthenticationClass, { name: string; scheme: JsonSchema; says: string }> = {
+  basic: { name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' }, says: 'HTTP Basic (`Authorization: Basic <base64 of username:password>`)' },
+  token: {
+    name: 'tokenAuth',
+    scheme: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API token (POST /api/tokens/), sent as `Token <key>`.' },
+    says: 'an API token (`Authorization: Token <key>`)',
+  },
+};
 
 /** The whole document. Pure: the same inputs give the same document. */
 export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
   const defs = options.customFields ?? [];
+  const schemes = (options.authenticationClasses ?? ['basic']).map((name) => SECURITY_SCHEMES[name]);
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     if (route.method === 'ANY') continue;
@@ -626,16 +638,16 @@ export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
       version: '1',
       description: [
         'A REST API for support tickets, compatible on the wire with django-helpdesk\'s API.',
-        'Every request needs HTTP Basic authentication. Paths answer with and without the trailing slash; every GET also answers HEAD.',
+        `Every request needs ${schemes.map((s) => s.says).join(', or ')}. Paths answer with and without the trailing slash; every GET also answers HEAD.`,
         'Errors: `{"detail": "message"}`, or for validation (400) `{"<field>": ["message", ...]}`.',
         'Tickets carry one `custom_<name>` key per custom field defined by the operator (/api/custom-fields/); this document lists the ones defined when it was served.',
       ].join('\n\n'),
     },
-    security: [{ basicAuth: [] }],
-    tags: ['Tickets', 'Followups', 'Attachments', 'User tickets', 'Users', 'Queues', 'Custom fields', 'API'].map((name) => ({ name })),
+    security: schemes.map((s) => ({ [s.name]: [] })),
+    tags: [...new Set(Object.values(OPERATIONS).map((doc) => doc.tag))].map((name) => ({ name })),
     paths,
     components: {
-      securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } },
+      securitySchemes: Object.fromEntries(schemes.map((s) => [s.name, s.scheme])),
       schemas: componentSchemas(defs),
     },
   };

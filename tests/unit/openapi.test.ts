@@ -74,8 +74,21 @@ describe('the route table and the document', () => {
     }
   });
 
+  it('with token authentication on, offers both schemes in the configured order', () => {
+    const both = buildOpenApi({ authenticationClasses: ['token', 'basic'] }) as any;
+    expect(both.security).toEqual([{ tokenAuth: [] }, { basicAuth: [] }]);
+    expect(both.components.securitySchemes.tokenAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+    expect(both.info.description).toContain('`Authorization: Token <key>`');
+  });
+
+  it('lists a tag for every tag an operation uses', () => {
+    const used = new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags)));
+    expect(new Set(doc.tags.map((t: { name: string }) => t.name))).toEqual(used);
+  });
+
   it('asks for HTTP Basic on every operation and documents each error the chain can answer', () => {
     expect(doc.security).toEqual([{ basicAuth: [] }]);
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(['basicAuth']);
     expect(doc.components.securitySchemes.basicAuth).toEqual({ type: 'http', scheme: 'basic' });
     for (const route of routes) {
       const responses = doc.paths[documentPath(route.path)][route.method.toLowerCase()].responses;
