@@ -7,7 +7,7 @@ import { parseAttachmentBody } from '../../shared/domain/attachment';
 import { attachmentView } from '../../shared/domain/views';
 import { newAttachments } from '../../shared/store/attachments';
 import { reserveIds } from '../../shared/store/counters';
-import { withFiles } from '../../shared/store/files';
+import { withFiles } from '../../shared/store/file-cleanups';
 import { addAttachment } from '../../shared/store/followups';
 import { lookupIndex } from '../../shared/store/id-index';
 import { MissingTicket, getTicket } from '../../shared/store/tickets';
@@ -23,7 +23,7 @@ export const handler = apiHandler('attachments/create', async (event) => {
   const upload = { ...draft.file, filename: draft.filename, contentType: draft.mime_type };
   const { records, files } = newAttachments(ticket.id, draft.followup, id, [upload]);
   const record = { ...records[0]!, size: draft.size };
-  await withFiles(files, () => addAttachment(ticket, record)).catch((error) => {
+  await withFiles(files, (fileCommit) => addAttachment(ticket, record, fileCommit)).catch((error) => {
     throw error instanceof MissingTicket ? missing() : error;
   });
   return json(201, attachmentView(baseUrl(event), record));

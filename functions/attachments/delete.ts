@@ -2,16 +2,16 @@
 import { apiHandler, idParam } from '../../shared/middleware';
 import { noContent } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
-import { deleteFiles } from '../../shared/store/files';
+import { removeFiles } from '../../shared/store/file-cleanups';
 import { deleteAttachment, findAttachment } from '../../shared/store/followups';
 import { MissingTicket } from '../../shared/store/tickets';
 
 export const handler = apiHandler('attachments/delete', async (event) => {
   const attachment = await findAttachment(idParam(event));
   if (!attachment) throw new NotFound();
-  await deleteAttachment(attachment).catch((error) => {
+  const files = await deleteAttachment(attachment).catch((error) => {
     throw error instanceof MissingTicket ? new NotFound() : error;
   });
-  await deleteFiles([attachment.object_key]);
+  await removeFiles(files);
   return noContent();
 });

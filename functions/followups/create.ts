@@ -6,7 +6,7 @@ import { parseFollowupBody, planFollowup } from '../../shared/domain/followup';
 import { followupView } from '../../shared/domain/views';
 import { newAttachments } from '../../shared/store/attachments';
 import { reserveIds } from '../../shared/store/counters';
-import { withFiles } from '../../shared/store/files';
+import { withFiles } from '../../shared/store/file-cleanups';
 import { loadReferences } from '../../shared/store/references';
 import { webhookEventFor } from '../../shared/webhooks/settings';
 import { StaleTicket, MissingTicket, addFollowup } from '../../shared/store/tickets';
@@ -30,11 +30,11 @@ export const handler = apiHandler('followups/create', async (event) => {
   const { records, files } = newAttachments(ticket.id, ids.followup, ids.attachment, draft.attachments);
 
   const announce = webhookEventFor('followup.created', ticket.id, ids.followup, baseUrl(event));
-  const followup = await withFiles(files, async () => {
+  const followup = await withFiles(files, async (fileCommit) => {
     for (let attempt = 1; ; attempt++) {
       try {
         const record = { id: ids.followup, ...plan.followup };
-        await addFollowup(ticket, record, records, plan.ticketChanges, announce);
+        await addFollowup(ticket, record, records, plan.ticketChanges, announce, fileCommit);
         return record;
       } catch (error) {
         if (!(error instanceof StaleTicket || error instanceof MissingTicket)) throw error;

@@ -2,16 +2,16 @@
 import { apiHandler, idParam } from '../../shared/middleware';
 import { noContent } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
-import { deleteFiles } from '../../shared/store/files';
+import { removeFiles } from '../../shared/store/file-cleanups';
 import { deleteFollowup, findFollowup } from '../../shared/store/followups';
 import { MissingTicket } from '../../shared/store/tickets';
 
 export const handler = apiHandler('followups/delete', async (event) => {
   const found = await findFollowup(idParam(event));
   if (!found) throw new NotFound();
-  const objectKeys = await deleteFollowup(found).catch((error) => {
+  const files = await deleteFollowup(found).catch((error) => {
     throw error instanceof MissingTicket ? new NotFound() : error;
   });
-  await deleteFiles(objectKeys);
+  await removeFiles(files);
   return noContent();
 });

@@ -6,7 +6,7 @@ import { ticketETag } from '../../shared/domain/etag';
 import { ticketView } from '../../shared/domain/views';
 import { newAttachments } from '../../shared/store/attachments';
 import { reserveIds } from '../../shared/store/counters';
-import { withFiles } from '../../shared/store/files';
+import { withFiles } from '../../shared/store/file-cleanups';
 import { FIRST_VERSION } from '../../shared/store/items';
 import { loadReferences } from '../../shared/store/references';
 import { listCustomFields } from '../../shared/store/custom-fields';
@@ -27,7 +27,7 @@ export const handler = apiHandler('tickets/create', async (event) => {
   const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
   const { records, files } = newAttachments(ticket.id, opening.id, ids.attachment, uploads);
 
-  const created = await withFiles(files, () => createTicket(ticket, opening, records[0], webhookEventFor('ticket.created', ticket.id, null, baseUrl(event)))).catch((error) => {
+  const created = await withFiles(files, (fileCommit) => createTicket(ticket, opening, records[0], webhookEventFor('ticket.created', ticket.id, null, baseUrl(event)), fileCommit)).catch((error) => {
     throw error instanceof MissingQueueOnWrite ? new ValidationError({ queue: [MESSAGES.pkMissing(ticket.queue)] }) : error;
   });
   return json(201, ticketView(baseUrl(event), created, defs), { ETag: ticketETag(FIRST_VERSION, defs) });

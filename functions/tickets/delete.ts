@@ -2,7 +2,7 @@
 import { apiHandler, idParam } from '../../shared/middleware';
 import { noContent } from '../../shared/middleware/http';
 import { NotFound, ServiceUnavailable } from '../../shared/domain/errors';
-import { deleteFiles } from '../../shared/store/files';
+import { removeFiles } from '../../shared/store/file-cleanups';
 import { MissingTicket, StaleTicket, deleteTicket, readTicket } from '../../shared/store/tickets';
 import { checkIfMatch } from './preconditions';
 
@@ -16,7 +16,7 @@ export const handler = apiHandler('tickets/delete', async (event) => {
     if (!ticket) throw new NotFound();
     await checkIfMatch(event, ticket);
     try {
-      await deleteFiles(await deleteTicket(ticket));
+      await removeFiles(await deleteTicket(ticket));
       return noContent();
     } catch (error) {
       if (error instanceof MissingTicket) throw new NotFound();

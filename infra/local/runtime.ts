@@ -7,6 +7,7 @@ import { startEngines, type Engines } from './engines';
 import { webhookSettings } from '../../shared/webhooks/settings';
 import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './endpoints';
 import type { LocalWebhooks } from './webhooks';
+import { fileSweepInterval, type LocalFileSweeper } from './file-sweeper';
 
 export interface RuntimeOptions {
   port?: number;
@@ -27,6 +28,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   // Settings errors first, before the engines take seconds to start.
   useLocalDefaults();
   webhookSettings();
+  const sweepEvery = fileSweepInterval();
   // One process per data directory (DynamoDB Local's rule): wait for a CLI command to finish, refuse
   // a second server. `<dataDir>/endpoints.json` then tells the CLI where this server's engines are.
   const owned =
@@ -51,11 +53,14 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
 
   let server: Server | undefined;
   let webhooks: LocalWebhooks | undefined;
+  let sweeper: LocalFileSweeper | undefined;
   try {
     const { bootstrap } = await import('./bootstrap');
     const admin = await bootstrap();
     const { startLocalWebhooks } = await import('./webhooks');
     webhooks = await startLocalWebhooks(dataDir);
+    const { startLocalFileSweeper } = await import('./file-sweeper');
+    sweeper = await startLocalFileSweeper(sweepEvery);
     const { createLocalServer } = await import('./server');
     server = createLocalServer();
     const host = options.host ?? '127.0.0.1';
@@ -68,6 +73,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const url = `http://${host}:${port}`;
     claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: process.env.TABLE_NAME });
     const activeWebhooks = webhooks;
+    const activeSweeper = sweeper;
     return {
       url,
       admin,
@@ -79,6 +85,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
           activeServer.closeIdleConnections();
         });
         await activeWebhooks.stop();
+        await activeSweeper.stop();
         await engines.stop();
         claim?.release();
       },
@@ -86,6 +93,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   } catch (error) {
     server?.close();
     await webhooks?.stop();
+    await sweeper?.stop();
     await engines.stop();
     claim?.release();
     throw error;

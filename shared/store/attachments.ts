@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Attachment, UploadedFile } from '../domain/records';
 import { attachmentObjectKey } from './keys';
-import type { PendingFile } from './files';
+import type { PendingFile } from './file-cleanups';
 
 export function newAttachments(
   ticket: number,

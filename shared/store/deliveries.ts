@@ -8,16 +8,13 @@ import { DELIVERY_RETENTION_DAYS, type Delivery } from '../domain/webhooks';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';
+import { isConditionFailure } from './transact';
 
 type Item = Record<string, unknown>;
 
 function toDelivery(item: Item): Delivery {
   const { PK: _pk, SK: _sk, expires_at: _ttl, ...delivery } = item;
   return delivery as unknown as Delivery;
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return (error as Error)?.name === 'ConditionalCheckFailedException';
 }
 
 /** Stores a new delivery; false when it exists already (the event was dispatched before). */

@@ -69,7 +69,7 @@ async function deleteFile(key: string): Promise<void> {
   if (response.status !== 404) await expectOk(response, 'DeleteObject');
 }
 
-/** Deletes objects (a few at a time); failures are logged, never thrown (the records are gone). */
+/** Deletes objects (a few at a time); returns the keys that failed (logged, never thrown). */
 export async function deleteFiles(keys: string[]): Promise<string[]> {
   const failed: string[] = [];
   for (let i = 0; i < keys.length; i += 10) {
@@ -77,7 +77,7 @@ export async function deleteFiles(keys: string[]): Promise<string[]> {
     const results = await Promise.allSettled(batch.map(deleteFile));
     results.forEach((r, j) => r.status === 'rejected' && failed.push(batch[j]!));
   }
-  if (failed.length) logger.error('attachment files not deleted', { keys: failed });
+  if (failed.length) logger.warn('attachment files not deleted yet (their cleanup record stays)', { keys: failed });
   return failed;
 }
 
@@ -94,29 +94,4 @@ export async function presignDownload(key: string, filename: string, mimeType: s
   url.searchParams.set('response-content-type', mimeType);
   const signed = await s3().sign(url.toString(), { method: 'GET', aws: { signQuery: true } });
   return signed.url;
-}
-
-export interface PendingFile {
-  key: string;
-  data: Buffer;
-  contentType: string;
-}
-
-/**
- * Uploads files, then runs the write that records them. If the write fails the files are deleted
- * again, so no object is left without its record and no record points at a missing object.
- */
-export async function withFiles<T>(files: PendingFile[], commit: () => Promise<T>): Promise<T> {
-  if (!files.length) return commit();
-  try {
-    // Every upload settles before any cleanup starts: a DELETE sent while another PUT is still on
-    // its way would leave that object behind.
-    const uploads = await Promise.allSettled(files.map((f) => putFile(f.key, f.data, f.contentType)));
-    const failed = uploads.find((u): u is PromiseRejectedResult => u.status === 'rejected');
-    if (failed) throw failed.reason;
-    return await commit();
-  } catch (error) {
-    await deleteFiles(files.map((f) => f.key));
-    throw error;
-  }
 }

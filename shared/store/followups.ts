@@ -14,6 +14,7 @@ import { attachmentSlot, indexChanges, lookupIndex, parseAttachmentSlot, readInd
 import { attachmentItem, followupItem, strip, type ReadCollection } from './items';
 import { MissingTicket, childSlots, put, readTicket } from './tickets';
 import { ConditionFailed, transact, type TransactItem } from './transact';
+import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
 
 type Key = { PK: string; SK: string };
 
@@ -118,9 +119,10 @@ export async function updateFollowup(found: FoundFollowup, changes: FollowupChan
   return next;
 }
 
-/** Deletes a followup and its attachment records; returns the S3 keys of its files. */
-export async function deleteFollowup(found: FoundFollowup): Promise<string[]> {
+/** Deletes a followup and its attachment records; returns the cleanup records of its files (for `removeFiles`). */
+export async function deleteFollowup(found: FoundFollowup): Promise<FileCleanup[]> {
   const { followup, attachments } = found;
+  const files = cleanupsOfDeleted(attachments.map((a) => a.object_key));
   try {
     await transact([
       { Delete: { TableName: config.tableName, Key: keys.followup(followup.ticket, followup.id), ConditionExpression: 'attribute_exists(PK)' } },
@@ -128,12 +130,13 @@ export async function deleteFollowup(found: FoundFollowup): Promise<string[]> {
       collectionChange(followup.ticket, -(1 + attachments.length)),
       ...indexChanges('followup', [], [followup.id]),
       ...indexChanges('attachment', [], attachments.map((a) => a.id)),
+      ...files.actions,
     ]);
   } catch (error) {
     if (error instanceof ConditionFailed) throw new MissingTicket();
     throw error;
   }
-  return attachments.map((a) => a.object_key);
+  return files.records;
 }
 
 export async function findAttachment(id: number): Promise<Attachment | undefined> {
@@ -161,13 +164,14 @@ export async function listAttachments(request: PageRequest): Promise<AttachmentP
   return { count: index.length, window, attachments: page.flatMap((a) => (byId.has(a.id) ? [byId.get(a.id)!] : [])) };
 }
 
-/** Adds one attachment record to an existing followup of `ticket`. */
-export async function addAttachment(ticket: Ticket, attachment: Attachment): Promise<void> {
+/** Adds one attachment record to an existing followup of `ticket`, committing its uploaded file. */
+export async function addAttachment(ticket: Ticket, attachment: Attachment, fileCommit?: TransactItem): Promise<void> {
   try {
     await transact([
       collectionChange(ticket.id, 1),
       put(attachmentItem(attachment, ticket.status)),
       ...indexChanges('attachment', [[attachment.id, attachmentSlot(attachment)]]),
+      ...(fileCommit ? [fileCommit] : []),
     ]);
   } catch (error) {
     if (error instanceof ConditionFailed) throw new MissingTicket();
@@ -175,15 +179,19 @@ export async function addAttachment(ticket: Ticket, attachment: Attachment): Pro
   }
 }
 
-export async function deleteAttachment(attachment: Attachment): Promise<void> {
+/** Deletes an attachment record; returns the cleanup record of its file (for `removeFiles`). */
+export async function deleteAttachment(attachment: Attachment): Promise<FileCleanup[]> {
+  const files = cleanupsOfDeleted([attachment.object_key]);
   try {
     await transact([
       { Delete: { TableName: config.tableName, Key: keys.attachment(attachment.ticket, attachment.id), ConditionExpression: 'attribute_exists(PK)' } },
       collectionChange(attachment.ticket, -1),
       ...indexChanges('attachment', [], [attachment.id]),
+      ...files.actions,
     ]);
   } catch (error) {
     if (error instanceof ConditionFailed) throw new MissingTicket();
     throw error;
   }
+  return files.records;
 }

@@ -75,6 +75,15 @@ export const keys = {
   /** One POST's Idempotency-Key, scoped to its user and operation (expires after a day). */
   idempotencyKey: (scope: string) => ({ PK: `IDEMPOTENCY#${scope}`, SK: 'IDEMPOTENCY' }),
 
+  /**
+   * S3 objects that may have no record pointing at them (store/file-cleanups.ts), in one partition
+   * ordered by when they are due, so one Query finds the due ones.
+   */
+  fileCleanupPartition: 'FILE_CLEANUPS',
+  fileCleanup: (due: string, id: string) => ({ PK: 'FILE_CLEANUPS', SK: `DUE#${due}#${id}` }),
+  /** Sorts after every cleanup due at or before `due` (an ISO time). */
+  fileCleanupsDueBy: (due: string) => `DUE#${due}#~`,
+
   /** Webhook events written with the change that caused them, until dispatched (the outbox). */
   outboxPartition: 'OUTBOX',
   outboxEvent: (id: string) => ({ PK: 'OUTBOX', SK: `EVENT#${id}` }),

@@ -12,8 +12,8 @@ import type { FailureRecord } from '../domain/login-throttle';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';
+import { isConditionFailure } from './transact';
 
-const isConditionFailure = (error: unknown) => (error as Error)?.name === 'ConditionalCheckFailedException';
 
 /** The user (if any) and its failure count, in one strongly consistent BatchGet. */
 export async function readLogin(username: string): Promise<{ user?: User; failures?: FailureRecord }> {

@@ -13,6 +13,7 @@ import { attachmentSlot, indexChanges, readTicketCounts, ticketIndexChanges } fr
 import { attachmentItem, collectionsFrom, followupItem, mergedItem, strip, ticketItem, type ReadCollection } from './items';
 import { countTickets } from './queues';
 import { outboxPut, type OutboxEvent } from './outbox';
+import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
 import { queryAll } from './query';
 import { ConditionFailed, transact, transactEssentialFirst, type TransactItem } from './transact';
 
@@ -82,8 +83,17 @@ export function childSlots(followups: Followup[], attachments: Attachment[]): Tr
   ];
 }
 
-/** Stores a new ticket with its opening followup, optional attachment and webhook event, atomically. */
-export async function createTicket(ticket: Ticket, opening: Followup, attachment?: Attachment, event?: OutboxEvent): Promise<TicketCollection> {
+/**
+ * Stores a new ticket with its opening followup, optional attachment and webhook event, atomically
+ * (`fileCommit` commits the attachment's uploaded file: store/file-cleanups.ts).
+ */
+export async function createTicket(
+  ticket: Ticket,
+  opening: Followup,
+  attachment?: Attachment,
+  event?: OutboxEvent,
+  fileCommit?: TransactItem,
+): Promise<TicketCollection> {
   const attachments = attachment ? [attachment] : [];
   const items: TransactItem[] = [
     put(ticketItem(ticket, 1 + attachments.length), 'attribute_not_exists(PK)'),
@@ -93,6 +103,7 @@ export async function createTicket(ticket: Ticket, opening: Followup, attachment
     ...ticketIndexChanges([{ id: ticket.id, to: ticket.status }]),
     ...childSlots([opening], attachments),
     ...(event ? [outboxPut(event)] : []),
+    ...(fileCommit ? [fileCommit] : []),
   ];
   try {
     await transact(items);
@@ -187,6 +198,7 @@ export async function addFollowup(
   attachments: Attachment[],
   ticketChanges: Partial<Pick<Ticket, 'status' | 'resolution' | 'modified'>>,
   event?: OutboxEvent,
+  fileCommit?: TransactItem,
 ): Promise<void> {
   const status = ticketChanges.status ?? ticket.status;
   const names: Record<string, string> = { '#status': 'status', '#version': 'version' };
@@ -217,6 +229,7 @@ export async function addFollowup(
     ...attachments.map((a) => put(attachmentItem(a, status))),
     ...childSlots([followup], attachments),
     ...(event ? [outboxPut(event)] : []),
+    ...(fileCommit ? [fileCommit] : []),
   ];
   let rest: TransactItem[] = [];
   if (statusChanged) {
@@ -238,11 +251,12 @@ export async function addFollowup(
 /**
  * Deletes a ticket, every ticket merged into it (recursively, as upstream's cascade), and all their
  * items. The ticket items, their index slots and queue counts go in the first transaction, so the
- * tickets disappear at once; followups and attachments follow. Returns the S3 keys to delete.
+ * tickets disappear at once; followups and attachments follow. The first transaction also records
+ * all their files for deletion; returns those records (for `removeFiles`).
  * Conditional on the version `root` was read with, so a followup added meanwhile is never left
  * behind: throws StaleTicket then (read again and retry), MissingTicket if it is gone.
  */
-export async function deleteTicket(root: ReadCollection): Promise<string[]> {
+export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]> {
   const collections: ReadCollection[] = [root];
   const seen = new Set([root.ticket.id]);
   for (let i = 0; i < collections.length; i++) {
@@ -288,6 +302,8 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
     ...indexChanges('followup', [], collections.flatMap((c) => c.followups.map((f) => f.id))),
     ...indexChanges('attachment', [], collections.flatMap((c) => c.attachments.map((a) => a.id))),
   );
+  const files = cleanupsOfDeleted(collections.flatMap((c) => c.attachments.map((a) => a.object_key)));
+  essential.push(...files.actions);
   const target = root.ticket.merged_to;
   if (target != null && !seen.has(target)) {
     rest.push({ Delete: { TableName: config.tableName, Key: keys.mergedFrom(target, root.ticket.id) } });
@@ -300,7 +316,7 @@ export async function deleteTicket(root: ReadCollection): Promise<string[]> {
     }
     throw error;
   }
-  return collections.flatMap((c) => c.attachments.map((a) => a.object_key));
+  return files.records;
 }
 
 /**

@@ -7,6 +7,11 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 /** DynamoDB's limit on actions per transaction. */
 export const MAX_TRANSACTION_ITEMS = 100;
 
+/** A single conditional write (PutItem, UpdateItem, DeleteItem) found its condition false. */
+export function isConditionFailure(error: unknown): boolean {
+  return (error as Error)?.name === 'ConditionalCheckFailedException';
+}
+
 /** A conditional check failed at the given positions of the transaction. */
 export class ConditionFailed extends Error {
   constructor(readonly positions: number[]) {

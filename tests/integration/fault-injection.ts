@@ -17,7 +17,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
-export type FaultKind = 'server' | 'network' | 'throttle';
+export type FaultKind = 'server' | 'network' | 'throttle' | 'lost-reply';
+/** The kinds a step is failed with in the per-step matrix (`lost-reply` is tested on its own). */
 export const FAULT_KINDS: FaultKind[] = ['server', 'network', 'throttle'];
 
 export interface Step {
@@ -78,6 +79,12 @@ export class FaultInjector {
         const command = context.commandName ?? '?';
         const index = this.steps.push({ service: 'dynamodb', label: command }) - 1;
         const fault = this.faults.get(index);
+        if (fault === 'lost-reply') {
+          // DynamoDB applies the command, but its answer never arrives: an outcome the caller cannot know.
+          this.count(index);
+          await this.track(() => next(args));
+          throw dynamoFault('network', command);
+        }
         if (fault) {
           this.count(index);
           throw dynamoFault(fault, command);

@@ -3,7 +3,9 @@
  * failing in turn (a server error, a dropped connection, throttling), must answer a JSON 503 with
  * `Retry-After`, leave the stored state exactly as it was (the id counter aside: reserved ids are
  * never reused, gaps are harmless), leave no file without its record and no work running behind the
- * answer, and succeed exactly once when the same request is sent again without faults.
+ * answer, and succeed exactly once when the same request is sent again without faults. A delete
+ * whose records are gone when its file cleanup fails answers its success; the files it could not
+ * delete stay named by a cleanup record, and the sweeper (run here by hand) removes them.
  *
  * This file runs its own runtime in-process (in-memory engines, a free port) so that it can reach
  * the store's clients; requests still go over HTTP. Nothing else writes to that runtime, so states
@@ -13,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ADMIN, clientFor, multipart, unique, type CallOptions, type Reply } from './client';
 import { FAULT_KINDS, FaultInjector, type FaultKind, type Step } from './fault-injection';
-import { diff, invariantViolations, orphanFiles, readState, removeObjects, removeTickets, signature, type State } from './table-state';
+import { diff, invariantViolations, pendingCleanups, readState, removeTickets, signature, type State } from './table-state';
 
 interface Request {
   method: string;
@@ -37,6 +39,8 @@ let injector: FaultInjector;
 let dynamo: DynamoDBDocumentClient;
 let clearCredentialCache: () => void;
 let listCustomFields: (o?: { fresh?: boolean }) => Promise<unknown>;
+let sweepFileCleanups: (now?: Date) => Promise<{ finished: number; unfinished: number }>;
+let uploadGraceMs: number;
 let errorLog: ReturnType<typeof vi.spyOn>;
 const table = () => process.env.TABLE_NAME!;
 const bucket = () => process.env.BUCKET_NAME!;
@@ -47,6 +51,8 @@ beforeAll(async () => {
   process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
   process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
   process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
+  // No sweeps behind the tests' back: its calls would be steps of whatever request runs. The tests sweep by hand.
+  process.env.HELPDESK_FILE_SWEEP_SECONDS = '0';
   const { startLocalRuntime } = await import('../../infra/local/runtime');
   runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
   api = clientFor(runtime.url);
@@ -54,6 +60,7 @@ beforeAll(async () => {
   ({ dynamo } = await import('../../shared/store/clients'));
   ({ clearCredentialCache } = await import('../../shared/middleware/auth'));
   ({ listCustomFields } = await import('../../shared/store/custom-fields'));
+  ({ sweepFileCleanups, UPLOAD_GRACE_MS: uploadGraceMs } = await import('../../shared/store/file-cleanups'));
   injector = new FaultInjector(dynamo, process.env.AWS_ENDPOINT_URL_S3!);
   await ok(api.call('POST', '/api/queues/', { json: { title: 'Second', slug: 'second' } }));
   await ok(api.call('POST', '/api/custom-fields/', { json: { name: 'note', label: 'Note', data_type: 'varchar', max_length: 100 } }));
@@ -311,20 +318,19 @@ async function runWithFault(op: Operation, request: Request, before: State, step
   expect(injector.inFlight, `${context}: calls still running after the answer`).toBe(0);
   const after = await state();
 
-  if (op.deletesFiles && steps[at]!.label === 'S3 DELETE') {
+  const commit = steps.map((s) => s.label).lastIndexOf('TransactWriteItemsCommand');
+  if (op.deletesFiles && at > commit) {
     // The records are gone (committed) when the file cleanup fails: the delete happened, so the
-    // answer is its success; the failure is logged. KNOWN GAP (a lifecycle rule on staged objects is
-    // planned): the object is orphaned. The test removes it itself so the next runs start whole.
+    // answer is its success. What it could not finish stays named by a cleanup record (no orphan),
+    // and the sweeper finishes it.
     expect(reply.status, `${context}: ${reply.text}`).toBe(op.ok);
-    const orphans = orphanFiles(after);
-    expect(orphans.length, context).toBe(1);
-    expect(before.objects.has(orphans[0]!), context).toBe(true);
-    expect(invariantViolations(after), context).toEqual([`orphan file ${orphans[0]}`]);
-    expect(errorLog.mock.calls.map((c: unknown[]) => String(c[0])).join('\n'), context).toContain('attachment files not deleted');
-    const oneFileLess = [...expected];
-    oneFileLess.splice(oneFileLess.indexOf('removed file'), 1);
-    expect(signature(before, after), context).toEqual(oneFileLess);
-    await removeObjects(bucket(), orphans);
+    expectWhole(after, context);
+    expect(pendingCleanups(after), context).toHaveLength(1);
+    expect(await sweepFileCleanups(), context).toEqual({ finished: 1, unfinished: 0 });
+    const swept = await state();
+    expect(pendingCleanups(swept), context).toEqual([]);
+    expect(signature(before, swept), context).toEqual(expected);
+    expectWhole(swept, context);
     // Sending it again finds nothing left to delete.
     expect((await send(request)).status, context).toBe(404);
     return state();
@@ -350,22 +356,23 @@ describe('a failing dependency at any step of a write leaves nothing behind', { 
 });
 
 describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
-  it('KNOWN GAP: when the commit fails and so does the cleanup of the uploaded file, the file is orphaned (and logged)', async () => {
-    // Today's behaviour, asserted so that a change shows: the API answers 503 and stores no record,
-    // but the uploaded object stays under attachments/ with nothing pointing at it. The same happens
-    // if the process dies between the upload and the commit. Planned: upload under a staged tag that
-    // an S3 lifecycle rule expires, cleared by the commit.
+  /** Records a fault-free create of a ticket with one file; returns the request and its commit step. */
+  async function ticketWithFileSteps(name: string): Promise<{ request: Request; commit: number }> {
     await warm();
-    const request = upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name: 'orphan.txt' }]);
-    const recorded = await injector.run(new Map(), () => send(request));
+    const request = upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name }]);
+    const recorded = await injector.run(new Map(), () => send(upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name }])));
     expect(recorded.result.status).toBe(201);
     const commit = recorded.steps.findIndex((s) => s.label === 'TransactWriteItemsCommand');
-    expect(recorded.steps.slice(commit - 1, commit + 1).map((s) => s.label)).toEqual(['S3 PUT', 'TransactWriteItemsCommand']);
-
+    // The cleanup record is written before the upload; the commit deletes it.
+    expect(recorded.steps.slice(commit - 2, commit + 1).map((s) => s.label)).toEqual(['PutItemCommand', 'S3 PUT', 'TransactWriteItemsCommand']);
     await warm();
+    return { request, commit };
+  }
+
+  it('when the commit fails and so does the cleanup of the upload (or the process dies there), the file stays recorded and the sweeper removes it', async () => {
+    const { request, commit } = await ticketWithFileSteps('abandoned.txt');
     const before = await state();
-    errorLog.mockClear();
-    // The commit fails, then the compensating DELETE (the step after it) fails too.
+    // The commit fails, then the claim of the cleanup record (the step after it) fails too.
     const { result: reply, steps } = await injector.run(
       new Map<number, FaultKind>([
         [commit, 'server'],
@@ -373,18 +380,39 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
       ]),
       () => send(request),
     );
-    expect(steps.slice(commit).map((s) => s.label)).toEqual(['TransactWriteItemsCommand', 'S3 DELETE']);
+    expect(steps.slice(commit).map((s) => s.label)).toEqual(['TransactWriteItemsCommand', 'UpdateItemCommand']);
     expectRetryable(reply, 'commit and cleanup failed');
     const after = await state();
     const d = diff(withoutCounter(before), withoutCounter(after));
-    expect(d.added.concat(d.removed, d.changed)).toEqual([]);
+    expect(d.removed.concat(d.changed)).toEqual([]);
+    expect(d.added).toHaveLength(1);
     expect(d.objectsAdded).toHaveLength(1);
-    expect(orphanFiles(after)).toEqual(d.objectsAdded);
-    expect(errorLog.mock.calls.map((c: unknown[]) => String(c[0])).join('\n')).toContain(d.objectsAdded[0]);
-    await removeObjects(bucket(), d.objectsAdded);
+    expect(pendingCleanups(after).map((c) => c.object_keys)).toEqual([d.objectsAdded]);
+    expectWhole(after, 'abandoned upload'); // recorded, so not an orphan
+
+    // Not due yet (a slow request may still be committing); due once the grace period is over.
+    expect(await sweepFileCleanups()).toEqual({ finished: 0, unfinished: 0 });
+    expect(await sweepFileCleanups(new Date(Date.now() + uploadGraceMs + 1000))).toEqual({ finished: 1, unfinished: 0 });
+    expect(diff(withoutCounter(before), withoutCounter(await state()))).toEqual({ added: [], removed: [], changed: [], objectsAdded: [], objectsRemoved: [] });
 
     expect((await send(request)).status).toBe(201);
     expectWhole(await state(), 'retried');
+  });
+
+  it('a commit that took effect but whose reply was lost keeps its file: the claim fails, nothing points at a missing object', async () => {
+    const { request, commit } = await ticketWithFileSteps('committed.txt');
+    const before = await state();
+    const { result: reply } = await injector.run(new Map<number, FaultKind>([[commit, 'lost-reply']]), () => send(request));
+    // The handler cannot know the ticket was stored (an Idempotency-Key makes the retry safe).
+    expectRetryable(reply, 'commit reply lost');
+    const after = await state();
+    const d = diff(withoutCounter(before), withoutCounter(after));
+    expect(d.objectsAdded).toHaveLength(1);
+    expect(d.objectsRemoved).toEqual([]);
+    expect(pendingCleanups(after)).toEqual([]);
+    expectWhole(after, 'commit reply lost');
+    expect(await sweepFileCleanups(new Date(Date.now() + uploadGraceMs + 1000))).toEqual({ finished: 0, unfinished: 0 });
+    expect((await state()).objects).toEqual(after.objects);
   });
 
   it('a failing read of the caller (credential not cached) answers 503 and stores nothing', async () => {

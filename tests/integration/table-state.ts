@@ -91,9 +91,15 @@ export async function removeTickets(dynamo: DynamoDBDocumentClient, table: strin
   await removeObjects(bucket, state.objects);
 }
 
-/** Objects under `attachments/` that no attachment record refers to. */
+/** The cleanup records (shared/store/file-cleanups.ts): files the sweeper will delete. */
+export function pendingCleanups(state: State): { SK: string; object_keys: string[] }[] {
+  return [...state.items.values()].filter((i) => i.PK === 'FILE_CLEANUPS') as { SK: string; object_keys: string[] }[];
+}
+
+/** Objects under `attachments/` that neither an attachment record nor a cleanup record names. */
 export function orphanFiles(state: State): string[] {
   const referenced = new Set([...state.items.values()].filter((i) => i.type === 'attachment').map((i) => String(i.object_key)));
+  for (const c of pendingCleanups(state)) c.object_keys.forEach((k) => referenced.add(k));
   return [...state.objects].filter((k) => !referenced.has(k));
 }
 
@@ -108,6 +114,7 @@ export function category(item: Item): string {
   if (pk === 'USERS') return 'user-summary';
   if (pk.startsWith('USER#')) return 'user';
   if (pk === 'CUSTOM_FIELDS') return 'custom-field';
+  if (pk === 'FILE_CLEANUPS') return 'file-cleanup';
   return `other:${pk}`;
 }
 
@@ -249,9 +256,12 @@ export function invariantViolations(state: State): string[] {
     if (!source || `TICKET#${source.merged_to}` !== m.PK) problems.push(`${m.PK}|${m.SK}: source ${String(m.source)} is not merged into it`);
   }
 
-  // Files: one object per attachment record, and no other.
+  // Files: one object per attachment record; any other is named by a cleanup record (which the
+  // sweeper finishes), never left unaccounted for; and no cleanup record names a live file.
   const referenced = new Set(attachments.map((a) => String(a.object_key)));
+  const toClean = new Set(pendingCleanups(state).flatMap((c) => c.object_keys));
   for (const key of referenced) if (!state.objects.has(key)) problems.push(`attachment file ${key} is missing`);
-  for (const key of state.objects) if (!referenced.has(key)) problems.push(`orphan file ${key}`);
+  for (const key of referenced) if (toClean.has(key)) problems.push(`attachment file ${key} is named by a cleanup record`);
+  for (const key of orphanFiles(state)) problems.push(`orphan file ${key}`);
   return problems;
 }
