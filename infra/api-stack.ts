@@ -20,6 +20,7 @@ import type { EnvironmentSettings } from './environments';
 import { helpdeskFunction } from './lambda';
 import { acknowledgeTableIndexes, nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
+import { FileSweeper } from './file-sweeper';
 import { ATTACHMENT_PREFIX, LOGIN_PREFIX } from '../shared/store/keys';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
 import { Monitoring } from './monitoring';
@@ -170,6 +171,7 @@ export class ApiStack extends Stack {
 
     this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
     webhooks.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    this.monitoring.addAlarm(new FileSweeper(this, 'FileSweeper', { settings, table, bucket }).alarm);
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'SNS topic of the alarms: subscribe to it' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }

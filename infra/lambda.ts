@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -75,4 +76,15 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
       'nodejs22.x on purpose: the bundles target node22 and the code keeps to Node 20/22 APIs (shared/toolchain.md); moving to nodejs24.x is a separate, tested change.',
   });
   return fn;
+}
+
+/** Item actions on the table, only on items whose partition key is one of `partitions`. */
+export function itemAccess(fn: NodejsFunction, table: ITable, actions: string[], partitions: string[]): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions,
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': partitions } },
+    }),
+  );
 }

@@ -6,16 +6,18 @@
  *                                    ▼                                         ▼
  *                             DispatchFailures queue                  DeliveriesDeadLetter queue
  *
- * Each failure queue has an alarm on its first message. Dispatch may write only the outbox and the
- * deliveries; Deliver may touch only the deliveries and read the signing secret.
+ * A schedule also runs Dispatch every 15 minutes for events still in the outbox an hour after they
+ * were written (the stream's retries spent), so none is stranded. Each failure queue has an alarm on
+ * its first message. Dispatch may write only the outbox and the deliveries; Deliver may touch only
+ * the deliveries and read the signing secret.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -23,8 +25,11 @@ import { parseWebhookSettings } from '../shared/domain/webhooks';
 import { keys } from '../shared/store/keys';
 import { OUTBOX_ITEM_TYPE } from '../shared/store/outbox';
 import type { EnvironmentSettings } from './environments';
-import { helpdeskFunction } from './lambda';
+import { helpdeskFunction, itemAccess } from './lambda';
 import { acknowledgeTableIndexes } from './nag';
+
+/** Receives of a delivery message beyond one per attempt, before SQS gives up on it. */
+export const SPARE_RECEIVES = 5;
 
 export interface WebhooksProps {
   settings: EnvironmentSettings;
@@ -55,6 +60,8 @@ export class Webhooks extends Construct {
       reason: 'Not rotated automatically: every receiver must be given the new secret at the same time, so rotation is an operator step (README "Webhooks").',
     });
 
+    // Deliver handles a batch in parallel: one receiver timeout, plus the table and SQS calls around it.
+    const deliverTimeout = Duration.seconds(Math.ceil(parsed.timeoutMs / 1000) + 20);
     const retention = Duration.days(14);
     const deadLetters = new Queue(this, 'DeliveriesDeadLetter', { retentionPeriod: retention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
     this.queue = new Queue(this, 'Deliveries', {
@@ -62,9 +69,12 @@ export class Webhooks extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // Longer than Deliver may run on one batch (timeout × 6, as Lambda recommends).
-      visibilityTimeout: Duration.seconds(6 * 30),
-      // One receive per attempt: the first, then one per retry of the schedule.
-      deadLetterQueue: { queue: deadLetters, maxReceiveCount: parsed.retryDelays.length + 1 },
+      visibilityTimeout: Duration.seconds(6 * deliverTimeout.toSeconds()),
+      // One receive per attempt (the first, then one per retry of the schedule), and spares for
+      // receives that made no attempt (a crash, a throttled table). A delivery whose schedule is
+      // spent is sent to the dead-letter queue by Deliver itself; SQS moves it there only when
+      // every receive was spent without an answer.
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: parsed.retryDelays.length + 1 + SPARE_RECEIVES },
     });
     const dispatchFailures = new Queue(this, 'DispatchFailures', { retentionPeriod: retention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
     for (const queue of [deadLetters, dispatchFailures]) {
@@ -79,6 +89,7 @@ export class Webhooks extends Construct {
       TABLE_NAME: table.tableName,
       ...this.environment,
       HELPDESK_WEBHOOK_SECRET_ARN: this.secret.secretArn,
+      HELPDESK_WEBHOOK_DEAD_LETTER_URL: deadLetters.queueUrl,
     };
 
     const dispatch = helpdeskFunction(this, 'Dispatch', {
@@ -104,13 +115,21 @@ export class Webhooks extends Construct {
       }),
     );
 
+    // And on a schedule, for events the stream gave up on (functions/webhooks/dispatch.ts).
+    new Rule(this, 'DispatchStranded', {
+      description: 'Dispatches webhook events that stayed in the outbox',
+      schedule: Schedule.rate(Duration.minutes(15)),
+      targets: [new LambdaFunction(dispatch)],
+    });
+
     const deliver = helpdeskFunction(this, 'Deliver', {
       handler: 'webhooks/deliver',
       description: 'One webhook delivery attempt per message, signed, retried on a schedule',
       settings,
       environment,
-      timeout: Duration.seconds(30),
+      timeout: deliverTimeout,
     });
+    deadLetters.grantSendMessages(deliver);
     itemAccess(deliver, table, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [keys.deliveriesPartition]);
     this.secret.grantRead(deliver);
     deliver.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
@@ -131,15 +150,4 @@ export class Webhooks extends Construct {
       );
     }
   }
-}
-
-/** Item actions on the table, only on items whose partition key is one of `partitions`. */
-function itemAccess(fn: NodejsFunction, table: ITable, actions: string[], partitions: string[]): void {
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions,
-      resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': partitions } },
-    }),
-  );
 }

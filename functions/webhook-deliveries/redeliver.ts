@@ -1,7 +1,8 @@
 /**
  * POST /api/webhook-deliveries/{id}/redeliver (staff): a new round of attempts for one delivery,
  * with the same `webhook-id` and body (receivers that deduplicate by id see the same message).
- * Answers 202 with the delivery as queued.
+ * Answers 202 with the delivery as queued; 409 while its attempts are still under way (a second
+ * round alongside would post twice and spend the schedule twice as fast).
  */
 import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
@@ -15,8 +16,10 @@ export const handler = apiHandler('webhook-deliveries/redeliver', async (event) 
   const current = DELIVERY_ID.test(id) ? await getDelivery(id) : undefined;
   if (!current) throw new NotFound();
   if (!current.body) throw new Conflict('This delivery kept no payload (it was too large to store), so it cannot be sent again.');
+  const stillPending = () => new Conflict('This delivery is still being attempted; send it again once it has succeeded or failed.');
+  if (current.status === 'pending') throw stillPending();
   const delivery = await requeueDelivery(id, new Date());
-  if (!delivery) throw new NotFound();
+  if (!delivery) throw (await getDelivery(id)) ? stillPending() : new NotFound(); // another redeliver won the race
   await deliveryQueue().enqueue(delivery.id, 0);
   return json(202, deliveryView(delivery));
 });

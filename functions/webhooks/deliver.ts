@@ -1,11 +1,13 @@
 /**
  * The deliverer: an SQS consumer making one attempt per message. A delivery to retry stays on the
  * queue, hidden until its next attempt (ChangeMessageVisibility, up to 12 hours), and is reported
- * as a batch item failure; once the schedule is spent, SQS moves it to the dead-letter queue
- * (maxReceiveCount = attempts), whose alarm tells the operator.
+ * as a batch item failure. Once the schedule is spent, the message is sent to the dead-letter queue
+ * (whose alarm tells the operator) and removed from this one. A receive that made no attempt (an
+ * error of our own) is retried after the visibility timeout; SQS dead-letters a message only when
+ * all its receives, spares included, are spent (infra/webhooks.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { attemptDelivery } from '../../shared/webhooks/service';
 import { logger } from '../../shared/observability';
 import { webhookContext } from './context';
@@ -13,6 +15,7 @@ import { webhookContext } from './context';
 const ctx = webhookContext();
 const sqs = new SQSClient({});
 const queueUrl = process.env.HELPDESK_WEBHOOK_QUEUE_URL!;
+const deadLetterUrl = process.env.HELPDESK_WEBHOOK_DEAD_LETTER_URL!;
 
 async function hideFor(receiptHandle: string, seconds: number): Promise<void> {
   await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
@@ -29,8 +32,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
           await hideFor(message.receiptHandle, result.inSeconds);
           batchItemFailures.push({ itemIdentifier: message.messageId });
         } else if (result.state === 'failed') {
-          await hideFor(message.receiptHandle, 0); // to the dead-letter queue at once
-          batchItemFailures.push({ itemIdentifier: message.messageId });
+          await sqs.send(new SendMessageCommand({ QueueUrl: deadLetterUrl, MessageBody: message.body })); // then consumed here
         }
       } catch (error) {
         logger.error('webhook delivery step failed', { messageId: message.messageId, error: (error as Error).message });

@@ -1,19 +1,31 @@
 /**
- * The dispatcher: a DynamoDB Stream consumer, filtered (by the event source mapping) to inserted
- * outbox items. Each event becomes one queued delivery per receiver. A failing record is reported
- * alone (partial batch response), retried by Lambda, and after that sent to the failure queue.
+ * The dispatcher. Its main trigger is a DynamoDB Stream consumer, filtered (by the event source
+ * mapping) to inserted outbox items: each event becomes one queued delivery per receiver. A failing
+ * record is reported alone (partial batch response), retried by Lambda, and after that sent to the
+ * failure queue (with an alarm). A schedule (infra/webhooks.ts) also runs it to dispatch what the
+ * stream never did, so an event that stays in the outbox is still delivered: dispatching is
+ * idempotent (store/deliveries.ts), and an event leaves the outbox only once dispatched.
  */
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { eventFromItem } from '../../shared/store/outbox';
-import { dispatchEvent } from '../../shared/webhooks/service';
+import { eventFromItem, eventsWrittenBefore } from '../../shared/store/outbox';
+import { dispatchEvent, type WebhookContext } from '../../shared/webhooks/service';
 import { logger } from '../../shared/observability';
 import { webhookContext } from './context';
 
+/** An event this old is one the stream gave up on (its retries take minutes, not an hour). */
+export const STRANDED_AFTER_MS = 60 * 60_000;
+/** Events dispatched by one scheduled run; the next run takes the rest. */
+const SWEEP_LIMIT = 100;
+
 const ctx = webhookContext();
 
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+export async function handler(event: DynamoDBStreamEvent | ScheduledEvent): Promise<DynamoDBBatchResponse | { dispatched: number }> {
+  return 'Records' in event ? dispatchStream(event, ctx) : dispatchStranded(ctx);
+}
+
+async function dispatchStream(event: DynamoDBStreamEvent, ctx: WebhookContext): Promise<DynamoDBBatchResponse> {
   const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     const image = record.dynamodb?.NewImage;
@@ -28,4 +40,14 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     }
   }
   return { batchItemFailures };
+}
+
+/** The scheduled run: events older than STRANDED_AFTER_MS still in the outbox. A failure fails the run (and the next one tries again). */
+async function dispatchStranded(ctx: WebhookContext): Promise<{ dispatched: number }> {
+  const stranded = await eventsWrittenBefore(new Date(Date.now() - STRANDED_AFTER_MS), SWEEP_LIMIT);
+  for (const event of stranded) {
+    logger.warn('dispatching a webhook event the stream did not', { event: event.id, created: event.created });
+    await dispatchEvent(event, ctx);
+  }
+  return { dispatched: stranded.length };
 }

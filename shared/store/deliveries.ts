@@ -17,9 +17,12 @@ function toDelivery(item: Item): Delivery {
   return delivery as unknown as Delivery;
 }
 
+/** The TTL of a delivery record written or requeued at `from` (epoch seconds). */
+const expiresAt = (from: Date) => Math.floor(from.getTime() / 1000) + DELIVERY_RETENTION_DAYS * 86400;
+
 /** Stores a new delivery; false when it exists already (the event was dispatched before). */
 export async function createDelivery(delivery: Delivery): Promise<boolean> {
-  const expires = Math.floor(Date.parse(delivery.created) / 1000) + DELIVERY_RETENTION_DAYS * 86400;
+  const expires = expiresAt(new Date(delivery.created));
   try {
     await dynamo.send(
       new PutCommand({
@@ -69,17 +72,20 @@ export async function recordAttempt(previous: Delivery, record: AttemptRecord): 
   }
 }
 
-/** Puts a delivery back in line for a new round of attempts (staff's redeliver). */
+/**
+ * Puts a delivery that is not pending back in line for a new round of attempts (staff's redeliver),
+ * and keeps its record for the full retention from now. Undefined if it is gone or still pending.
+ */
 export async function requeueDelivery(id: string, now: Date): Promise<Delivery | undefined> {
   try {
     const out = await dynamo.send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys.delivery(id),
-        UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt = :now',
-        ConditionExpression: 'attribute_exists(PK)',
+        UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt = :now, expires_at = :expires',
+        ConditionExpression: 'attribute_exists(PK) AND #status <> :pending',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':now': now.toISOString() },
+        ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':now': now.toISOString(), ':expires': expiresAt(now) },
         ReturnValues: 'ALL_NEW',
       }),
     );

@@ -53,6 +53,30 @@ export async function pendingEvents(limit: number): Promise<OutboxEvent[]> {
   return (out.Items ?? []).map(eventFromItem);
 }
 
+/**
+ * Events written before `before` and still in the outbox, at most `limit`: on AWS, ones whose stream
+ * dispatch gave up (its retries spent, or the stream's 24 h retention passed), for the scheduled sweep.
+ */
+export async function eventsWrittenBefore(before: Date, limit: number): Promise<OutboxEvent[]> {
+  const events: OutboxEvent[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'PK = :pk',
+        FilterExpression: 'created < :before',
+        ExpressionAttributeValues: { ':pk': keys.outboxPartition, ':before': before.toISOString() },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    events.push(...(page.Items ?? []).map(eventFromItem));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey && events.length < limit);
+  return events.slice(0, limit);
+}
+
 export async function removeEvent(id: string): Promise<void> {
   await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.outboxEvent(id) }));
 }

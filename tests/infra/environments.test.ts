@@ -3,14 +3,14 @@
  * environment states each setting, the command line (`-c key=value`) can give the operator's own
  * values, and a custom domain becomes an HTTP API domain name mapped to the stage.
  */
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
 import { environments, withContextOverrides } from '../../infra/environments';
+import { templateApp } from './template';
 
 function synthApi(env: string, context: Record<string, string> = {}) {
-  const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [], ...context }, builtinCloudFormationValidation: false });
+  const app = templateApp(env, context);
   const helpdesk = buildHelpdesk(app);
   return { helpdesk, api: Template.fromStack(helpdesk.api) };
 }

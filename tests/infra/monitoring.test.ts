@@ -2,7 +2,6 @@
  * Template tests of the observability resources: tracing and Powertools settings on every function,
  * the alarms, their topic, the 429 metric filter and the dashboard (infra/monitoring.ts).
  */
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,11 +9,12 @@ import { buildHelpdesk, type Helpdesk } from '../../infra/app';
 import { ALARM_THRESHOLDS, THROTTLED_REQUESTS_METRIC } from '../../infra/monitoring';
 import { fallbackRoute, routes } from '../../infra/routes';
 import { METRICS, SERVICE_NAME } from '../../shared/observability';
+import { templateApp } from './template';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
 function synth(env: string, context: Record<string, string> = {}): { helpdesk: Helpdesk; api: Template } {
-  const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [], ...context }, builtinCloudFormationValidation: false });
+  const app = templateApp(env, context);
   const helpdesk = buildHelpdesk(app);
   return { helpdesk, api: Template.fromStack(helpdesk.api) };
 }
@@ -40,8 +40,8 @@ describe('observability of the dev environment', () => {
 
   it('traces every function with X-Ray and names the service and environment for Powertools', () => {
     const functions = resources(api, 'AWS::Lambda::Function');
-    // One per route and the fallback, and the two webhook workers (infra/webhooks.ts).
-    expect(functions).toHaveLength(routes.length + 1 + 2);
+    // One per route and the fallback, the two webhook workers (infra/webhooks.ts) and the file sweeper.
+    expect(functions).toHaveLength(routes.length + 1 + 3);
     for (const [, fn] of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
       expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -82,8 +82,9 @@ describe('observability of the dev environment', () => {
 
   it('alarms on the 5xx rate, the p99 latency, Lambda throttles and 429s, each notifying the topic', () => {
     const alarms = resources(api, 'AWS::CloudWatch::Alarm');
-    // Those four, and the two webhook failure queues' (tests/infra/webhooks.test.ts), on the same topic.
-    expect(alarms).toHaveLength(6);
+    // Those four, the two webhook failure queues' (tests/infra/webhooks.test.ts) and the file
+    // sweeper's (tests/infra/file-sweeper.test.ts), on the same topic.
+    expect(alarms).toHaveLength(7);
     for (const [, a] of alarms) {
       expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(a.Properties.OKActions).toEqual([{ Ref: topicId }]);
@@ -156,7 +157,7 @@ describe('observability of the dev environment', () => {
   });
 
   it('sends an alarm added by another construct to the topic and lists it on the dashboard', () => {
-    const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    const app = templateApp();
     const other = buildHelpdesk(app);
     const extra = new Alarm(other.api, 'ExtraAlarm', {
       metric: new Metric({ namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible' }),

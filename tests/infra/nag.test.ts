@@ -3,12 +3,12 @@
  * warning. Bundling and aws-cdk-lib's CloudFormation validation are skipped (stack.test.ts covers
  * the latter for prod), so each environment takes well under a second.
  */
-import { App } from 'aws-cdk-lib';
 import type { PolicyViolation } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
 import { addNagChecks } from '../../infra/nag';
+import { templateApp } from './template';
 
 function findings(violations: PolicyViolation[]): string[] {
   return violations.flatMap((v) =>
@@ -18,7 +18,7 @@ function findings(violations: PolicyViolation[]): string[] {
 
 describe('cdk-nag AwsSolutions', () => {
   it.each(['dev', 'prod'])('leaves no unacknowledged finding in %s', (env) => {
-    const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    const app = templateApp(env);
     const { data, api } = buildHelpdesk(app);
     const checks = addNagChecks(app);
     // As `cdk synth` does: synthesis runs the checks as a validation plugin (after aspects and
@@ -40,7 +40,7 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('reports what is not acknowledged', () => {
-    const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    const app = templateApp();
     const { data } = buildHelpdesk(app);
     // The attachments bucket's S1 acknowledgement is its own: a second bucket is reported.
     new Bucket(data, 'Unacknowledged', { enforceSSL: true });

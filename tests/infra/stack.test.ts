@@ -14,8 +14,11 @@ import { TABLE_SCHEMA } from '../../shared/store/schema';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
-/** The webhook dispatcher and deliverer (infra/webhooks.ts; tests/infra/webhooks.test.ts). */
-const WEBHOOK_FUNCTIONS = 2;
+/**
+ * Functions that serve no route: the webhook dispatcher and deliverer (infra/webhooks.ts) and the
+ * file sweeper (infra/file-sweeper.ts), each tested in its own file.
+ */
+const WORKER_FUNCTIONS = 3;
 
 const DYNAMO_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 
@@ -86,13 +89,13 @@ describe('dev environment', () => {
   it('makes exactly one arm64 nodejs22.x function per route table entry plus the fallback', () => {
     const functions = api.findResources('AWS::Lambda::Function') as Record<string, Resource>;
     const ours = Object.entries(functions)
-      .filter(([id, f]) => !id.startsWith('Webhooks') && f.Properties.Runtime === 'nodejs22.x' && JSON.stringify(f.Properties.Architectures) === '["arm64"]')
+      .filter(([id, f]) => !id.startsWith('Webhooks') && !id.startsWith('FileSweeper') && f.Properties.Runtime === 'nodejs22.x' && JSON.stringify(f.Properties.Architectures) === '["arm64"]')
       .map(([, f]) => f);
     const handlers = new Set(allRoutes.map((r) => r.handler));
     expect(handlers.size).toBe(routes.length + 1);
     expect(ours).toHaveLength(handlers.size);
-    // No other function (no CDK helper) lives in the API stack, apart from the two webhook workers.
-    expect(Object.keys(functions)).toHaveLength(handlers.size + WEBHOOK_FUNCTIONS);
+    // No other function (no CDK helper) lives in the API stack, apart from the workers.
+    expect(Object.keys(functions)).toHaveLength(handlers.size + WORKER_FUNCTIONS);
     for (const f of ours) {
       expect(f.Properties).toMatchObject({
         Handler: 'index.handler',
@@ -119,13 +122,13 @@ describe('dev environment', () => {
 
   it('gives each function its own log group with the retention of the environment', () => {
     // One per function, plus the API's access log.
-    api.resourceCountIs('AWS::Logs::LogGroup', routes.length + 2 + WEBHOOK_FUNCTIONS);
+    api.resourceCountIs('AWS::Logs::LogGroup', routes.length + 2 + WORKER_FUNCTIONS);
     api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
   });
 
   it('gives each function a role that may write only to its own log group, and no managed policy', () => {
     const roles = Object.values(api.findResources('AWS::IAM::Role') as Record<string, Resource>);
-    expect(roles).toHaveLength(routes.length + 1 + WEBHOOK_FUNCTIONS);
+    expect(roles).toHaveLength(routes.length + 1 + WORKER_FUNCTIONS);
     for (const role of roles) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     for (const route of allRoutes) {
       const fn = helpdesk.api.functions.get(route.handler)!;

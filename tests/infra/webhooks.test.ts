@@ -1,43 +1,24 @@
 /** Template tests of the webhook pipeline (infra/webhooks.ts): stream, functions, queues, alarms, grants. */
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHelpdesk, type Helpdesk } from '../../infra/app';
+import { actions, functionIn, roleStatements, templateApp, type Resource } from './template';
 import { environments } from '../../infra/environments';
 import { DEFAULT_RETRY_DELAYS } from '../../shared/domain/webhooks';
-
-type Resource = { Type: string; Properties: Record<string, any> };
+import { SPARE_RECEIVES } from '../../infra/webhooks';
 
 let helpdesk: Helpdesk;
 let api: Template;
 let data: Template;
 
 beforeAll(() => {
-  const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
-  helpdesk = buildHelpdesk(app);
+  helpdesk = buildHelpdesk(templateApp());
   api = Template.fromStack(helpdesk.api);
   data = Template.fromStack(helpdesk.data);
 });
 
-function functionByHandler(handler: string): [string, Resource] {
-  const found = Object.entries(api.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(([, r]) =>
-    String(r.Properties.Description ?? '').length && JSON.stringify(r).includes(handler),
-  );
-  const byDescription = Object.entries(api.findResources('AWS::Lambda::Function') as Record<string, Resource>).find(([id]) => id.startsWith(handler));
-  const match = byDescription ?? found[0];
-  if (!match) throw new Error(`no function ${handler}`);
-  return match;
-}
-
-/** The statements of the inline policies attached to a function's role. */
-function statementsOf(fnLogicalId: string): Record<string, any>[] {
-  const fn = api.findResources('AWS::Lambda::Function')[fnLogicalId] as Resource;
-  const role = fn.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(api.findResources('AWS::IAM::Policy') as Record<string, Resource>)
-    .filter((p) => (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: role })))
-    .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, any>[]);
-}
-const actions = (statements: Record<string, any>[]) => statements.flatMap((s) => [s.Action].flat() as string[]);
+const functionByHandler = (handler: string) => functionIn(api, handler);
+const statementsOf = (fnLogicalId: string) => roleStatements(api, fnLogicalId);
 
 describe('webhook pipeline', () => {
   it('the table streams new images', () => {
@@ -57,16 +38,26 @@ describe('webhook pipeline', () => {
     });
   });
 
-  it('deliveries queue: encrypted, TLS only, one receive per attempt, then a dead-letter queue', () => {
+  it('a schedule also runs the dispatcher every 15 minutes, for events the stream gave up on', () => {
+    const [dispatchId] = functionByHandler('WebhooksDispatch');
+    const rules = Object.values(api.findResources('AWS::Events::Rule') as Record<string, Resource>).filter((r) => JSON.stringify(r.Properties.Targets).includes(dispatchId));
+    expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(15 minutes)']);
+  });
+
+  it('deliveries queue: encrypted, TLS only, one receive per attempt and spares, then a dead-letter queue', () => {
     const queues = api.findResources('AWS::SQS::Queue') as Record<string, Resource>;
     expect(Object.keys(queues)).toHaveLength(3);
     for (const q of Object.values(queues)) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const main = Object.values(queues).find((q) => q.Properties.RedrivePolicy)!;
-    expect(main.Properties.RedrivePolicy.maxReceiveCount).toBe(DEFAULT_RETRY_DELAYS.length + 1);
+    expect(main.Properties.RedrivePolicy.maxReceiveCount).toBe(DEFAULT_RETRY_DELAYS.length + 1 + SPARE_RECEIVES);
+    // Hidden longer than Deliver may run on a batch, which outlasts a receiver's timeout (3 s by default).
+    const [deliverId] = functionByHandler('WebhooksDeliver');
+    const timeout = (api.findResources('AWS::Lambda::Function')[deliverId] as Resource).Properties.Timeout as number;
+    expect(timeout).toBe(3 + 20);
+    expect(main.Properties.VisibilityTimeout).toBe(6 * timeout);
     expect(main.Properties.MessageRetentionPeriod).toBe(14 * 86400);
     // TLS only on every queue.
     expect(Object.keys(api.findResources('AWS::SQS::QueuePolicy'))).toHaveLength(3);
-    const [deliverId] = functionByHandler('WebhooksDeliver');
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: deliverId }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
   });
 
@@ -96,7 +87,10 @@ describe('webhook pipeline', () => {
     expect(table[0]!.Action).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(table[0]!.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['WEBHOOK_DELIVERIES'] } });
     expect(actions(deliver)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage']));
-    expect(actions(deliver)).not.toContain('sqs:SendMessage');
+    // It may send only to the dead-letter queue (a delivery whose schedule is spent).
+    const sends = deliver.filter((s) => actions([s]).includes('sqs:SendMessage'));
+    expect(sends).toHaveLength(1);
+    expect(JSON.stringify(sends[0]!.Resource)).toContain('DeliveriesDeadLetter');
   });
 
   it('only the redeliver route may queue deliveries; the secret reaches no API function', () => {
@@ -120,7 +114,7 @@ describe('webhook pipeline', () => {
     const saved = environments.dev.webhooks;
     environments.dev.webhooks = { ...saved, HELPDESK_NEW_TICKET_WEBHOOK_URLS: 'http://169.254.169.254/x' };
     try {
-      const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+      const app = templateApp();
       expect(() => buildHelpdesk(app)).toThrow(/link-local or cloud metadata/);
     } finally {
       environments.dev.webhooks = saved;

@@ -170,6 +170,11 @@ describe('retries and the delivery log', () => {
     const title = unique('down');
     receiver.behaviour = (r) => (r.body.includes(title) && r.path === '/new-b' ? 503 : 200);
     const created = (await api.createTicket({ title })).body;
+    const firstAttempt = await receiver.waitFor(1, forTicket(created.id, '/new-b'));
+    // While its attempts are under way (three retries 0.3 s apart remain), a delivery cannot be sent again.
+    const early = await api.call('POST', `/api/webhook-deliveries/${String(firstAttempt[0]!.headers['webhook-id'])}/redeliver`);
+    expect(early.status, early.text).toBe(409);
+    expect(early.body).toEqual({ detail: 'This delivery is still being attempted; send it again once it has succeeded or failed.' });
     const attempts = await receiver.waitFor(4, forTicket(created.id, '/new-b'));
     const id = String(attempts[0]!.headers['webhook-id']);
     let entry;

@@ -1,0 +1,110 @@
+/**
+ * The two AWS webhook workers' own logic (functions/webhooks/dispatch.ts and deliver.ts): what they
+ * report to Lambda and send to SQS for each outcome. The dispatch and delivery service they call is
+ * covered over HTTP by tests/integration/webhooks.test.ts; here it is replaced to choose outcomes.
+ */
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
+
+const dispatchEvent = vi.fn();
+const attemptDelivery = vi.fn();
+const eventsWrittenBefore = vi.fn();
+const sqsSend = vi.fn();
+
+vi.mock('../../shared/webhooks/service', () => ({ dispatchEvent, attemptDelivery }));
+vi.mock('../../shared/store/outbox', async (original) => ({ ...(await original<object>()), eventsWrittenBefore }));
+vi.mock('../../functions/webhooks/context', () => ({ webhookContext: () => ({ marker: 'ctx' }) }));
+vi.mock('@aws-sdk/client-sqs', async (original) => {
+  const actual = await original<typeof import('@aws-sdk/client-sqs')>();
+  return { ...actual, SQSClient: class { send = sqsSend; } };
+});
+
+process.env.HELPDESK_WEBHOOK_QUEUE_URL = 'https://sqs.example/deliveries';
+process.env.HELPDESK_WEBHOOK_DEAD_LETTER_URL = 'https://sqs.example/dead-letters';
+const { handler: dispatch, STRANDED_AFTER_MS } = await import('../../functions/webhooks/dispatch');
+const { handler: deliver } = await import('../../functions/webhooks/deliver');
+
+beforeEach(() => {
+  for (const f of [dispatchEvent, attemptDelivery, eventsWrittenBefore, sqsSend]) f.mockReset();
+});
+
+const outboxImage = (id: string) => ({
+  PK: { S: 'OUTBOX' },
+  SK: { S: `EVENT#${id}` },
+  id: { S: id },
+  event: { S: 'ticket.created' },
+  ticket: { N: '7' },
+  followup: { NULL: true },
+  base_url: { S: 'https://api.example' },
+  created: { S: '2026-11-24T10:00:00.000Z' },
+});
+const streamEvent = (ids: string[]): DynamoDBStreamEvent => ({
+  Records: ids.map((id, i) => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: String(100 + i), NewImage: outboxImage(id) as never } })),
+});
+
+describe('dispatch (stream)', () => {
+  it('dispatches each inserted outbox event, as the API wrote it', async () => {
+    dispatchEvent.mockResolvedValue(undefined);
+    expect(await dispatch(streamEvent(['a', 'b']))).toEqual({ batchItemFailures: [] });
+    expect(dispatchEvent.mock.calls.map(([e]) => e)).toEqual([
+      { id: 'a', event: 'ticket.created', ticket: 7, followup: null, base_url: 'https://api.example', created: '2026-11-24T10:00:00.000Z' },
+      { id: 'b', event: 'ticket.created', ticket: 7, followup: null, base_url: 'https://api.example', created: '2026-11-24T10:00:00.000Z' },
+    ]);
+  });
+
+  it('reports the first failing record and stops there (stream order), so it and the rest are retried', async () => {
+    dispatchEvent.mockResolvedValueOnce(undefined).mockRejectedValueOnce(new Error('table busy'));
+    expect(await dispatch(streamEvent(['a', 'b', 'c']))).toEqual({ batchItemFailures: [{ itemIdentifier: '101' }] });
+    expect(dispatchEvent).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('dispatch (schedule)', () => {
+  it('dispatches the events still in the outbox an hour after they were written', async () => {
+    const stranded = [{ id: 'old' }, { id: 'older' }];
+    eventsWrittenBefore.mockResolvedValue(stranded);
+    dispatchEvent.mockResolvedValue(undefined);
+    const before = Date.now();
+    expect(await dispatch({ source: 'aws.events', 'detail-type': 'Scheduled Event' } as never)).toEqual({ dispatched: 2 });
+    const cutoff = (eventsWrittenBefore.mock.calls[0]![0] as Date).getTime();
+    expect(cutoff).toBeGreaterThanOrEqual(before - STRANDED_AFTER_MS);
+    expect(cutoff).toBeLessThanOrEqual(Date.now() - STRANDED_AFTER_MS);
+    expect(dispatchEvent.mock.calls.map(([e]) => e)).toEqual(stranded);
+  });
+
+  it('fails the run when a dispatch fails (the next run tries again)', async () => {
+    eventsWrittenBefore.mockResolvedValue([{ id: 'old' }]);
+    dispatchEvent.mockRejectedValue(new Error('queue down'));
+    await expect(dispatch({ source: 'aws.events' } as never)).rejects.toThrow('queue down');
+  });
+});
+
+const sqsEvent = (deliveries: string[]): SQSEvent => ({
+  Records: deliveries.map((delivery, i) => ({ messageId: `m${i}`, receiptHandle: `r${i}`, body: JSON.stringify({ delivery }) }) as never),
+});
+
+describe('deliver', () => {
+  it('a delivered or skipped message is consumed', async () => {
+    attemptDelivery.mockResolvedValueOnce({ state: 'delivered' }).mockResolvedValueOnce({ state: 'skipped' });
+    expect(await deliver(sqsEvent(['d1', 'd2']))).toEqual({ batchItemFailures: [] });
+    expect(sqsSend).not.toHaveBeenCalled();
+  });
+
+  it('a retry hides the message until its next attempt and reports it, so SQS keeps it', async () => {
+    attemptDelivery.mockResolvedValue({ state: 'retry', inSeconds: 300 });
+    expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+    expect(sqsSend).toHaveBeenCalledOnce();
+    expect(sqsSend.mock.calls[0]![0].input).toEqual({ QueueUrl: 'https://sqs.example/deliveries', ReceiptHandle: 'r0', VisibilityTimeout: 300 });
+  });
+
+  it('a delivery whose schedule is spent goes to the dead-letter queue (its alarm) and leaves this one', async () => {
+    attemptDelivery.mockResolvedValue({ state: 'failed' });
+    expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [] });
+    expect(sqsSend.mock.calls[0]![0].input).toEqual({ QueueUrl: 'https://sqs.example/dead-letters', MessageBody: JSON.stringify({ delivery: 'd1' }) });
+  });
+
+  it('an error of our own reports the message for another receive; the others of the batch go on', async () => {
+    attemptDelivery.mockRejectedValueOnce(new Error('throttled')).mockResolvedValueOnce({ state: 'delivered' });
+    expect(await deliver(sqsEvent(['d1', 'd2']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+  });
+});
