@@ -182,6 +182,7 @@ export class ApiStack extends Stack {
       description: `${route.method} ${route.path} (${route.handler})`,
       settings,
       assets: route.assets,
+      reservedConcurrency: route.table === 'write' ? settings.writerConcurrency : undefined,
       environment: {
         TABLE_NAME: table.tableName,
         BUCKET_NAME: bucket.bucketName,

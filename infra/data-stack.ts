@@ -25,6 +25,8 @@ export class DataStack extends Stack {
       partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_SCHEMA.sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
+      maxReadRequestUnits: settings.tableMaxThroughput.readUnits,
+      maxWriteRequestUnits: settings.tableMaxThroughput.writeUnits,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: TABLE_SCHEMA.timeToLive,

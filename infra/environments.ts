@@ -27,14 +27,22 @@ export interface EnvironmentSettings {
   /** Retention of each function's log group and of the API's access log group. */
   logRetentionDays: RetentionDays;
   /**
-   * Reserved concurrency of every function (`reservedConcurrentExecutions`), or undefined for none
-   * (the functions then share the account's unreserved pool). Deliberately unset everywhere: Lambda
-   * refuses any reservation that would leave the account fewer than 100 unreserved executions, so on
-   * a new or small account (limit 10-1000) reserving for 33 functions makes the deploy fail. The
-   * stage throttle (below) is what bounds load. Set it only for an account whose concurrency limit
-   * has been raised, knowing the figure applies to each of the functions.
+   * Reserved concurrency of each function that writes the table (the routes with `table: 'write'`),
+   * or undefined for none. It caps how many writers can reach the table at once (a write takes about
+   * 50 ms, so 10 serve about 200 writes a second of one operation) and keeps the readers' share of
+   * the account's pool. Lambda refuses a reservation that leaves an account fewer than 100 unreserved
+   * executions, so it is set only where the account's limit is known to allow it: prod reserves
+   * 20 × 10 = 200, which needs a limit of at least 300 (the default is 1,000; new accounts may start
+   * lower: ask for a raise first).
    */
-  reservedConcurrency?: number;
+  writerConcurrency?: number;
+  /**
+   * The table's on-demand maximum throughput (request units a second), so that nothing (a runaway
+   * client, a bug in a worker) can drive it, or its bill, past a known rate: sized at the stage's
+   * burst limit times ~15 write units of a transactional write (~30 read units of a list page), with
+   * headroom. Beyond it DynamoDB throttles, and the API answers 503 with Retry-After.
+   */
+  tableMaxThroughput: { readUnits: number; writeUnits: number };
   /** What happens to the table and the bucket when they leave the template or the stack is deleted. */
   removalPolicy: RemovalPolicy;
   /** DynamoDB deletion protection and CloudFormation termination protection of the data stack. */
@@ -86,6 +94,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
     throttle: { rateLimit: 50, burstLimit: 100 },
+    tableMaxThroughput: { readUnits: 4_000, writeUnits: 2_000 },
     webhooks: NO_WEBHOOKS,
     corsOrigins: [],
     logLevel: 'DEBUG',
@@ -98,6 +107,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.RETAIN,
     deletionProtection: false,
     throttle: { rateLimit: 100, burstLimit: 200 },
+    tableMaxThroughput: { readUnits: 8_000, writeUnits: 4_000 },
     webhooks: NO_WEBHOOKS,
     corsOrigins: [],
     logLevel: 'INFO',
@@ -110,6 +120,8 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.RETAIN,
     deletionProtection: true,
     throttle: { rateLimit: 500, burstLimit: 1000 },
+    writerConcurrency: 10,
+    tableMaxThroughput: { readUnits: 40_000, writeUnits: 20_000 },
     webhooks: NO_WEBHOOKS,
     corsOrigins: [],
     logLevel: 'INFO',

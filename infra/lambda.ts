@@ -27,6 +27,8 @@ export interface HelpdeskFunctionProps {
   timeout?: Duration;
   /** Files from node_modules the function reads at run time (Route.assets). */
   assets?: readonly string[];
+  /** Reserved concurrency (EnvironmentSettings.writerConcurrency for table writers); none by default. */
+  reservedConcurrency?: number;
 }
 
 export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFunctionProps): NodejsFunction {
@@ -52,7 +54,7 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
     architecture: Architecture.ARM_64,
     memorySize: settings.memorySize,
     timeout: props.timeout ?? Duration.seconds(10),
-    reservedConcurrentExecutions: settings.reservedConcurrency,
+    reservedConcurrentExecutions: props.reservedConcurrency,
     role,
     logGroup,
     // X-Ray: every invocation is traced (sampled); the functions of TRACED_HANDLERS add subsegments.

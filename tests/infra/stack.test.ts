@@ -149,6 +149,23 @@ describe('dev environment', () => {
     }
   });
 
+  it('in prod, reserves 10 executions for each function that writes the table, and none for the others', () => {
+    const prod = synth('prod');
+    const reserved = (fn: unknown) =>
+      (prod.api.findResources('AWS::Lambda::Function')[logicalId(prod.helpdesk.api, fn)] as Resource).Properties.ReservedConcurrentExecutions;
+    for (const route of routes) expect(reserved(prod.helpdesk.api.functions.get(route.handler)), route.handler).toBe(route.table === 'write' ? 10 : undefined);
+    const total = Object.values(prod.api.findResources('AWS::Lambda::Function') as Record<string, Resource>).reduce(
+      (sum, f) => sum + (f.Properties.ReservedConcurrentExecutions ?? 0),
+      0,
+    );
+    expect(total).toBe(10 * routes.filter((r) => r.table === 'write').length); // 200: an account limit of 300 leaves the 100 Lambda requires
+  });
+
+  it('caps the table at an on-demand maximum throughput per environment', () => {
+    data.hasResourceProperties('AWS::DynamoDB::Table', { OnDemandThroughput: { MaxReadRequestUnits: 4000, MaxWriteRequestUnits: 2000 } });
+    synth('prod').data.hasResourceProperties('AWS::DynamoDB::Table', { OnDemandThroughput: { MaxReadRequestUnits: 40000, MaxWriteRequestUnits: 20000 } });
+  });
+
   it('writes a JSON access log line per request to a log group with the environment retention', () => {
     const stage = Object.values(api.findResources('AWS::ApiGatewayV2::Stage') as Record<string, Resource>)[0]!;
     const settings = stage.Properties.AccessLogSettings as { DestinationArn: { 'Fn::GetAtt': [string, string] }; Format: string };
