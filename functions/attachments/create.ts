@@ -3,21 +3,24 @@ import { apiHandler } from '../../shared/middleware';
 import { baseUrl, json } from '../../shared/middleware/http';
 import { ValidationError } from '../../shared/domain/errors';
 import { MESSAGES } from '../../shared/domain/fields';
-import { parseAttachmentBody } from '../../shared/domain/attachment';
+import { followupFullError, parseAttachmentBody } from '../../shared/domain/attachment';
 import { attachmentView } from '../../shared/domain/views';
 import { newAttachments } from '../../shared/store/attachments';
 import { reserveIds } from '../../shared/store/counters';
 import { withFiles } from '../../shared/store/file-cleanups';
 import { addAttachment } from '../../shared/store/followups';
 import { lookupIndex } from '../../shared/store/id-index';
-import { MissingTicket, getTicket } from '../../shared/store/tickets';
+import { MissingTicket, readTicket } from '../../shared/store/tickets';
 
 export const handler = apiHandler('attachments/create', async (event) => {
   const draft = parseAttachmentBody(await event.parseBody!());
   const missing = () => new ValidationError({ followup: [MESSAGES.pkMissing(draft.followup)] });
   const ticketId = await lookupIndex<number>('followup', draft.followup);
-  const ticket = ticketId === undefined ? undefined : await getTicket(ticketId);
-  if (!ticket) throw missing();
+  const collection = ticketId === undefined ? undefined : await readTicket(ticketId);
+  if (!collection) throw missing();
+  const full = followupFullError(collection.attachments.filter((a) => a.followup === draft.followup).length);
+  if (full) throw full;
+  const { ticket } = collection;
 
   const { attachment: id } = await reserveIds({ attachment: 1 });
   const upload = { ...draft.file, filename: draft.filename, contentType: draft.mime_type };

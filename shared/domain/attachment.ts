@@ -12,6 +12,19 @@ export const attachmentFields = {
   size: integerField({ min: 0 }),
 };
 
+/**
+ * Attachments one followup may hold: every write of a followup with its files (delete, a PUT that
+ * moves it) is one transaction, and DynamoDB allows 100 actions in one. Concurrent adds may pass it
+ * by a few, far from that bound.
+ */
+export const MAX_ATTACHMENTS_PER_FOLLOWUP = 50;
+
+/** The 400 for a file added to a followup that holds `held` attachments already, if it is full. */
+export function followupFullError(held: number): ValidationError | undefined {
+  if (held < MAX_ATTACHMENTS_PER_FOLLOWUP) return undefined;
+  return new ValidationError({ followup: [`A followup holds at most ${MAX_ATTACHMENTS_PER_FOLLOWUP} attachments.`] });
+}
+
 export interface AttachmentDraft {
   followup: number;
   file: UploadedFile;
