@@ -5,19 +5,16 @@
 import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
 import { DATA_TYPES, MAX_CUSTOM_VALUE_LENGTH, MAX_LIST_VALUES, MAX_LIST_VALUE_LENGTH, type CustomFieldDefinition, type DataType } from './custom-fields';
-import { booleanField, fieldSchema, pythonType, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
+import { SLUG, booleanField, fieldSchema, pythonType, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
 import type { Queue } from './records';
 
 export const DUPLICATE_SLUG = 'queue with this slug already exists.';
 export const DUPLICATE_FIELD_NAME = 'custom field with this name already exists.';
 
-const SLUG = /^[-a-zA-Z0-9_]+$/;
-const SLUG_MESSAGE = 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.';
-const slugCheck = (v: string) => (SLUG.test(v) ? undefined : SLUG_MESSAGE);
 
 export const queueFields = {
   title: textField({ required: true, maxLength: 100 }),
-  slug: textField({ required: true, maxLength: 50, check: slugCheck, pattern: SLUG }),
+  slug: textField({ required: true, maxLength: 50, match: SLUG }),
 };
 
 export function parseQueueBody(body: ParsedBody, mode: Mode): Partial<Omit<Queue, 'id'>> {
@@ -52,7 +49,7 @@ const listOfStrings: Field<string[]> = {
 };
 
 export const customFieldFields = {
-  name: textField({ required: true, maxLength: 50, check: slugCheck, pattern: SLUG }),
+  name: textField({ required: true, maxLength: 50, match: SLUG }),
   label: textField({ required: true, maxLength: 30 }),
   help_text: textField({ allowBlank: true, maxLength: MAX_CUSTOM_VALUE_LENGTH }),
   data_type: stringChoiceField(DATA_TYPES, { required: true }),

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import type { FieldErrors } from './errors';
 import { DATE_TIME_FORMAT_MESSAGE, parseDateTime } from './datetime';
-import { MESSAGES, isEmail, parseBoolean, pythonStr, type BodyKind, type Mode } from './fields';
+import { MESSAGES, SLUG, isEmail, parseBoolean, pythonStr, type BodyKind, type Mode } from './fields';
 
 export const DATA_TYPES = [
   'varchar',
@@ -57,7 +57,6 @@ export const MAX_LIST_VALUES = 500;
 export const MAX_LIST_VALUE_LENGTH = 100;
 
 const TEXT_TYPES = new Set<DataType>(['varchar', 'text', 'email', 'url', 'ipaddress', 'slug']);
-const SLUG = /^[-a-zA-Z0-9_]+$/;
 const URL_PATTERN = /^(?:https?|ftps?):\/\/(?:[^\s:@/]+(?::[^\s@/]*)?@)?(?:\[[0-9a-f:.]+\]|[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?(?:\.[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?)*\.?)(?::\d{1,5})?(?:[/?#][^\s]*)?$/i;
 
 export const CUSTOM_MESSAGES = {
@@ -131,7 +130,7 @@ export function parseCustomValue(def: CustomFieldDefinition, raw: unknown): Pars
     if (type === 'email' && !isEmail(value)) return { error: MESSAGES.email };
     if (type === 'url' && !URL_PATTERN.test(value)) return { error: CUSTOM_MESSAGES.url };
     if (type === 'ipaddress' && !isIP(value)) return { error: CUSTOM_MESSAGES.ip };
-    if (type === 'slug' && !SLUG.test(value)) return { error: CUSTOM_MESSAGES.slug };
+    if (type === 'slug' && !SLUG.pattern.test(value)) return { error: CUSTOM_MESSAGES.slug };
     return { value };
   }
   switch (type) {

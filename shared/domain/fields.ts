@@ -37,6 +37,9 @@ export const MESSAGES = {
  */
 export const MAX_TEXT_LENGTH = 80_000;
 
+/** Django's slug rule (queue slugs, custom field names, slug custom values). */
+export const SLUG = { pattern: /^[-a-zA-Z0-9_]+$/, message: 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.' };
+
 /** Python's name for the type of a JSON value, as DRF puts it in its messages. */
 export function pythonType(value: unknown): string {
   if (typeof value === 'boolean') return 'bool';
@@ -90,7 +93,7 @@ export interface Field<T = unknown> {
    * Bounds and patterns the field's parser enforces, as JSON Schema keywords for the OpenAPI
    * document (the parser itself is code, which JSON Schema cannot express).
    */
-  constraints?: { minimum?: number; maximum?: number; pattern?: string };
+  constraints?: { minimum?: number; maximum?: number; pattern?: string; minLength?: number };
 }
 
 interface TextOptions {
@@ -98,12 +101,14 @@ interface TextOptions {
   allowBlank?: boolean;
   nullable?: boolean;
   required?: boolean;
-  /** Extra checks on the trimmed, non-blank value; return a message to reject it. */
+  /** The trimmed value must match it, else `message`; the OpenAPI document states it as `pattern`. */
+  match?: { pattern: RegExp; message: string };
+  /** At least this many characters, else `message`; the OpenAPI document states it as `minLength`. */
+  minLength?: { length: number; message: string };
+  /** A check JSON Schema cannot state (it documents it by `meta`); return a message to reject. */
   check?: (value: string) => string | undefined;
   /** The type OPTIONS reports (default `string`). */
   meta?: string;
-  /** The regular expression `check` enforces, for the OpenAPI document. */
-  pattern?: RegExp;
 }
 
 export function textField(opts: TextOptions = {}): Field<string | null> {
@@ -114,13 +119,16 @@ export function textField(opts: TextOptions = {}): Field<string | null> {
     if (raw.includes('\0')) return fail(ctx, MESSAGES.nul);
     const value = raw.trim();
     if (value === '') return opts.allowBlank ? '' : fail(ctx, MESSAGES.blank);
-    if (opts.maxLength !== undefined && [...value].length > opts.maxLength) return fail(ctx, MESSAGES.maxLength(opts.maxLength));
+    const length = [...value].length;
+    if (opts.maxLength !== undefined && length > opts.maxLength) return fail(ctx, MESSAGES.maxLength(opts.maxLength));
+    if (opts.minLength && length < opts.minLength.length) return fail(ctx, opts.minLength.message);
+    if (opts.match && !opts.match.pattern.test(value)) return fail(ctx, opts.match.message);
     const problem = opts.check?.(value);
     return problem ? fail(ctx, problem) : value;
   });
   const meta: FieldMeta = { type: opts.meta ?? 'string', ...(opts.maxLength ? { max_length: opts.maxLength } : {}) };
-  const constraints = opts.pattern ? { constraints: { pattern: opts.pattern.source } } : {};
-  return { schema, meta, kind: 'text', nullable: !!opts.nullable, required: !!opts.required, ...constraints };
+  const constraints = { pattern: opts.match?.pattern.source, minLength: opts.minLength?.length };
+  return { schema, meta, kind: 'text', nullable: !!opts.nullable, required: !!opts.required, constraints };
 }
 
 const emailSchema = z.email();

@@ -19,7 +19,7 @@ import { customFieldFields, queueFields } from './admin';
 import { attachmentFields } from './attachment';
 import { CUSTOM_PREFIX, sortDefinitions, type CustomFieldDefinition, type DataType } from './custom-fields';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination';
-import type { Field, Fields, Mode } from './fields';
+import { SLUG, type Field, type Fields, type Mode } from './fields';
 import { followupEditFields, followupFields } from './followup';
 import {
   CUSTOM_KEY_PATTERN,
@@ -419,7 +419,7 @@ function customValueSchema(def: CustomFieldDefinition): JsonSchema {
     email: { type: 'string', format: 'email' },
     url: { type: 'string', format: 'uri' },
     ipaddress: { type: 'string', description: 'An IPv4 or IPv6 address.' },
-    slug: { type: 'string', pattern: '^[-a-zA-Z0-9_]+$' },
+    slug: { type: 'string', pattern: SLUG.pattern.source },
   };
   const description = [def.label, def.help_text].filter(Boolean).join(': ');
   const schema = byType[def.data_type];

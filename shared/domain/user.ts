@@ -5,17 +5,19 @@ import { emailField, textField, validateFields, type Parsed } from './fields';
 import { MIN_PASSWORD_LENGTH } from './password';
 import type { User } from './records';
 
-const USERNAME = /^[\p{L}\p{M}\p{N}_.@+-]+$/u;
-const USERNAME_MESSAGE = 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.';
+const USERNAME = {
+  pattern: /^[\p{L}\p{M}\p{N}_.@+-]+$/u,
+  message: 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.',
+};
 export const DUPLICATE_USERNAME = 'A user with that username already exists.';
 export const PASSWORD_TOO_SHORT = `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`;
 
 export const userFields = {
   first_name: textField({ required: true, maxLength: 150 }),
   last_name: textField({ required: true, maxLength: 150 }),
-  username: textField({ required: true, maxLength: 150, check: (v) => (USERNAME.test(v) ? undefined : USERNAME_MESSAGE) }),
+  username: textField({ required: true, maxLength: 150, match: USERNAME }),
   email: emailField({ required: true }),
-  password: textField({ required: true, maxLength: 4096, check: (v) => ([...v].length < MIN_PASSWORD_LENGTH ? PASSWORD_TOO_SHORT : undefined) }),
+  password: textField({ required: true, maxLength: 4096, minLength: { length: MIN_PASSWORD_LENGTH, message: PASSWORD_TOO_SHORT } }),
 };
 
 export type NewUserInput = { [K in keyof Parsed<typeof userFields>]-?: string };

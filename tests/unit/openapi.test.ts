@@ -151,8 +151,11 @@ describe('request bodies, from the field definitions', () => {
     expect(fieldJsonSchema(idField({ nullable: true }))).toMatchObject({ type: ['integer', 'null'] });
     expect(fieldJsonSchema(integerField({ min: 1 }))).toEqual({ type: 'integer', minimum: 1 });
     expect(fieldJsonSchema(choiceField([1, 2], { nullable: true }))).toMatchObject({ enum: [1, 2, null] });
-    expect(fieldJsonSchema(textField({ maxLength: 5, pattern: /^[a-z]+$/ }))).toEqual({ type: 'string', pattern: '^[a-z]+$', maxLength: 5 });
+    expect(fieldJsonSchema(textField({ maxLength: 5, match: { pattern: /^[a-z]+$/, message: 'letters' } }))).toEqual({ type: 'string', pattern: '^[a-z]+$', maxLength: 5 });
     expect(body('/api/queues/', 'post').properties.slug).toEqual({ type: 'string', pattern: '^[-a-zA-Z0-9_]+$', maxLength: 50 });
+    // Every rule a text field enforces that JSON Schema can state is in the document: the same options make both.
+    expect(body('/api/users/', 'post').properties.username).toMatchObject({ pattern: '^[\\p{L}\\p{M}\\p{N}_.@+-]+$', maxLength: 150 });
+    expect(body('/api/users/', 'post').properties.password).toMatchObject({ minLength: 8, maxLength: 4096 });
   });
 
   it('lists the custom fields defined, required ones required, as properties of tickets and ticket bodies', () => {
