@@ -1,8 +1,8 @@
 /**
  * Checks an API response against the OpenAPI document (shared/domain/openapi.ts): its status must
  * be one the operation documents, and a JSON body must validate against that response's schema
- * (ajv, JSON Schema draft 2020-12, the dialect of OpenAPI 3.1). Used by the integration client on
- * every call, and by the e2e test.
+ * (ajv, JSON Schema draft 2020-12, the dialect of OpenAPI 3.1). Used on every response of the
+ * integration suite (tests/integration/openapi-setup.ts).
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { matchRoutes } from '../infra/routes';
@@ -37,6 +37,8 @@ export interface CheckedResponse {
 
 /** What no operation documents: a method the path does not have (405 after auth and permission). */
 const UNDOCUMENTED_METHOD = new Set([401, 403, 404, 405, 406]);
+/** Methods an OpenAPI path item can have; the HTTP server refuses others (400) before any route. */
+const OPENAPI_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 /** Problems of one response, empty when it matches the document. */
 export function checkResponse(r: CheckedResponse): string[] {
@@ -51,11 +53,17 @@ export function checkResponse(r: CheckedResponse): string[] {
     const validate = validatorAt('openapi.json#/components/schemas/ErrorDetail');
     return validate(r.body) ? [] : [`${what}: body is not {"detail": string}: ${r.text.slice(0, 200)}`];
   };
+  // The server's own answers before any operation (the document's description states them): 431
+  // for any request, 400 for a method it cannot parse (one no OpenAPI path item can have).
+  if (r.status === 431) return detailOnly(new Set([431]));
+  const parserMay = OPENAPI_METHODS.has(method) ? [] : [400];
+  // A CORS preflight is answered for any path, as API Gateway does (documented on each OPTIONS).
+  if (method === 'options' && r.status === 204) return r.text === '' ? [] : [`${what}: a preflight with a body`];
   // Unknown paths: 404 before authentication (any method).
-  if (!match) return detailOnly(new Set([404]));
+  if (!match) return detailOnly(new Set([404, ...parserMay]));
   const docPath = documentPath(match.path);
-  const operation = OPENAPI.paths[docPath]?.[method];
-  if (!operation) return detailOnly(UNDOCUMENTED_METHOD);
+  const operation = OPENAPI_METHODS.has(method) ? OPENAPI.paths[docPath]?.[method] : undefined;
+  if (!operation) return detailOnly(new Set([...UNDOCUMENTED_METHOD, ...parserMay]));
   const response = operation.responses[String(r.status)];
   if (!response) return [`${what}: status not documented for ${method.toUpperCase()} ${docPath} (documented: ${Object.keys(operation.responses).join(', ')})`];
   if (r.method.toUpperCase() === 'HEAD') return [];

@@ -568,8 +568,12 @@ function optionsOperation(path: string, pathRoutes: Route[]): JsonSchema {
   const strictest = pathRoutes.some((r) => r.permission === 'superuser') ? 'superuser' : pathRoutes.some((r) => r.permission === 'staff') ? 'staff' : 'authenticated';
   const responses: Record<string, JsonSchema> = {
     '200': { description: 'What the route renders and parses, and its writable fields.', content: { 'application/json': { schema: ref('RouteDescription') } } },
+    '204': {
+      description: 'A CORS preflight (`Origin` and `Access-Control-Request-Method` sent), when CORS is on: answered before authentication, no body.',
+      headers: Object.fromEntries(['Access-Control-Allow-Origin', 'Access-Control-Allow-Methods', 'Access-Control-Allow-Headers', 'Access-Control-Max-Age'].map((h) => [h, { schema: { type: 'string' } }])),
+    },
   };
-  for (const status of [401, ...(strictest === 'authenticated' ? [] : [403]), 404, 503]) responses[String(status)] = errorResponse(status);
+  for (const status of [401, ...(strictest === 'authenticated' ? [] : [403]), 404, 406, 503]) responses[String(status)] = errorResponse(status);
   return {
     operationId: `describe${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     tags: ['API'],
@@ -639,7 +643,7 @@ export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
       description: [
         'A REST API for support tickets, compatible on the wire with django-helpdesk\'s API.',
         `Every request needs ${schemes.map((s) => s.says).join(', or ')}. Paths answer with and without the trailing slash; every GET also answers HEAD.`,
-        'Errors: `{"detail": "message"}`, or for validation (400) `{"<field>": ["message", ...]}`.',
+        'Errors: `{"detail": "message"}`, or for validation (400) `{"<field>": ["message", ...]}`. Before any operation, the HTTP server itself may answer 400 (a request it cannot parse, such as an unknown method) or 431 (headers too large), with a `{"detail"}` body.',
         'Tickets carry one `custom_<name>` key per custom field defined by the operator (/api/custom-fields/); this document lists the ones defined when it was served.',
       ].join('\n\n'),
     },

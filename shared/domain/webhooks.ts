@@ -49,15 +49,16 @@ export function refusedAddress(address: string, allowLoopback: boolean): string 
     if (a === 127 && !allowLoopback) return 'a loopback address (allowed only in the local runtime)';
     if (a === 100 && b === 100) return 'a cloud metadata address'; // Alibaba's 100.100.100.200
   } else if (version === 6) {
-    // IPv4-mapped, dotted or (as URL normalises it) hex: ::ffff:169.254.169.254 = ::ffff:a9fe:a9fe
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
-    if (mapped) return refusedAddress(mapped[1]!, allowLoopback);
-    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(ip);
-    if (hex) {
-      const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+    // An IPv4 address inside IPv6 (mapped ::ffff:, compatible ::, NAT64 64:ff9b::), dotted or (as
+    // URL normalises it) hex: ::ffff:169.254.169.254 = ::ffff:a9fe:a9fe reaches the same host.
+    const embedded = /^(?:::ffff:|::|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(ip);
+    if (embedded) {
+      if (embedded[1]) return refusedAddress(embedded[1], allowLoopback);
+      const [high, low] = [parseInt(embedded[2]!, 16), parseInt(embedded[3]!, 16)];
       return refusedAddress(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, allowLoopback);
     }
     if (/^fe[89ab]/.test(ip)) return 'a link-local address';
+    if (/^fe[c-f]/.test(ip)) return 'a site-local address';
     if (ip === 'fd00:ec2::254') return 'a cloud metadata address';
     if (ip === '::') return 'an unspecified address';
     if (ip === '::1' && !allowLoopback) return 'a loopback address (allowed only in the local runtime)';
@@ -75,7 +76,7 @@ export function refusedUrl(value: string, allowLoopback: boolean): string | unde
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'only http and https URLs are allowed';
   if (url.username || url.password) return 'credentials in the URL are not allowed';
-  const host = url.hostname.toLowerCase();
+  const host = url.hostname.toLowerCase().replace(/\.$/, ''); // `metadata.google.internal.` is the same host
   if (METADATA_HOSTS.has(host)) return 'a cloud metadata host';
   if (!allowLoopback && (host === 'localhost' || host.endsWith('.localhost'))) return 'a loopback address (allowed only in the local runtime)';
   return refusedAddress(host, allowLoopback);

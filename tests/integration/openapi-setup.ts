@@ -1,9 +1,30 @@
 /**
- * Fails a test whose calls got a response that the OpenAPI document does not describe (see
- * client.ts). A problem seen in a `beforeAll` is reported by the first test after it.
+ * Checks every response of the integration suite against the OpenAPI document: every `fetch` of an
+ * `/api` path (the client's `call`, and the tests that use fetch directly), whichever runtime serves
+ * it, and the client's raw `rawRequest` (client.ts). Fails a test whose calls got a response that
+ * the document does not describe; a problem seen in a `beforeAll` is reported by the first test
+ * after it.
  */
 import { afterAll, afterEach } from 'vitest';
+import { checkResponse } from '../openapi-check';
 import { contractFailures } from './client';
+
+const realFetch = globalThis.fetch;
+globalThis.fetch = async (input, init) => {
+  const response = await realFetch(input, init);
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  if (!/^\/api(\/|$)/.test(new URL(url).pathname)) return response; // S3 downloads, webhook receivers
+  const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+  const text = await response.clone().text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  contractFailures.push(...checkResponse({ method, url, status: response.status, contentType: response.headers.get('content-type'), text, body }));
+  return response;
+};
 
 function report(): void {
   if (contractFailures.length === 0) return;

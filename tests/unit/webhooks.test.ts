@@ -37,7 +37,13 @@ describe('receiver URLs', () => {
     ['http://[fd00:ec2::254]/', 'a cloud metadata address'],
     ['http://[fe80::1]/', 'a link-local address'],
     ['http://[::ffff:169.254.169.254]/', 'a link-local or cloud metadata address'],
+    ['http://[::a9fe:a9fe]/', 'a link-local or cloud metadata address'],
+    ['http://[64:ff9b::169.254.169.254]/', 'a link-local or cloud metadata address'],
+    ['http://[fec0::1]/', 'a site-local address'],
     ['http://metadata.google.internal/', 'a cloud metadata host'],
+    ['http://metadata.google.internal./', 'a cloud metadata host'],
+    ['http://2852039166/', 'a link-local or cloud metadata address'], // 169.254.169.254 as one number
+    ['http://0xa9.0xfe.0xa9.0xfe/', 'a link-local or cloud metadata address'],
     ['http://100.100.100.200/', 'a cloud metadata address'],
     ['http://0.0.0.0/', 'an unspecified address'],
   ])('%s: %s', (url, reason) => {
@@ -46,7 +52,7 @@ describe('receiver URLs', () => {
   });
 
   it('loopback only where allowed (the local runtime)', () => {
-    for (const url of ['http://127.0.0.1:9000/x', 'http://localhost/x', 'http://[::1]/x', 'http://app.localhost/x']) {
+    for (const url of ['http://127.0.0.1:9000/x', 'http://localhost/x', 'http://localhost./x', 'http://[::1]/x', 'http://[::ffff:7f00:1]/x', 'http://app.localhost/x']) {
       expect(refusedUrl(url, false)).toMatch(/loopback/);
       expect(refusedUrl(url, true)).toBeUndefined();
     }
