@@ -22,11 +22,34 @@ export class Replay extends HttpError {
   }
 }
 
-function fingerprint(event: ApiEvent): string {
-  const body = event.body === undefined ? '' : event.isBase64Encoded ? event.body : Buffer.from(event.body, 'utf8').toString('base64');
-  return createHash('sha256')
-    .update([event.rawPath.replace(/\/$/, ''), event.rawQueryString, header(event, 'content-type') ?? '', body].join('\n'))
-    .digest('base64');
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('base64');
+
+/** JSON with object keys sorted, so that key order does not change a fingerprint. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * What makes two requests the same: the path, the query and the body as parsed (its kind, its
+ * fields with keys sorted, and each file's field, name, type and content), so that a retry is
+ * recognised whatever its JSON spacing, key order or multipart boundary (which clients make anew
+ * for every request). A body that cannot be parsed counts by its bytes and content type.
+ */
+async function fingerprint(event: ApiEvent): Promise<string> {
+  const where = [event.rawPath.replace(/\/$/, ''), event.rawQueryString];
+  try {
+    const body = await event.parseBody!();
+    const files = body.files.map((f) => [f.field, f.filename, f.contentType ?? null, sha256(f.data)]);
+    return sha256(canonicalJson([...where, body.kind, body.data, files]));
+  } catch {
+    const raw = event.body === undefined ? '' : event.isBase64Encoded ? event.body : Buffer.from(event.body, 'utf8').toString('base64');
+    return sha256(canonicalJson([...where, header(event, 'content-type') ?? '', raw]));
+  }
 }
 
 const SCOPE = Symbol('idempotency scope');
@@ -57,7 +80,7 @@ export function idempotency(operation: string, options: { answerHoldsSecret: boo
       if (event.requestContext.http.method !== 'POST' || key === undefined) return;
       if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new HttpError(400, { detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' });
       const scope = `${event.user!.id}:${operation}:${createHash('sha256').update(key).digest('base64url')}`;
-      const print = fingerprint(event);
+      const print = await fingerprint(event);
       const earlier = await claimKey(scope, print, new Date());
       if (!earlier) {
         event[SCOPE] = scope;

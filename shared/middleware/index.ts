@@ -143,8 +143,8 @@ export function apiHandler(
     .use(activationAndRoute)
     .use(authentication)
     .use(permission)
+    .use(body) // parses on first use (memoised): the handler, or a keyed POST's fingerprint
     .use(idempotency(handlerName, { answerHoldsSecret: entry.answerHoldsSecret === true })) // POST with Idempotency-Key: once per key (idempotency.ts)
-    .use(body)
     .handler((event) => fn(event));
 }
 

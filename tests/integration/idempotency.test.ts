@@ -1,6 +1,6 @@
 /** Idempotency-Key on POST: one effect per key, the first answer replayed, misuse refused. */
 import { describe, expect, it } from 'vitest';
-import { SECURITY_HEADERS, VALID_TICKET, call, listAll, unique } from './client';
+import { SECURITY_HEADERS, VALID_TICKET, call, listAll, multipart, unique } from './client';
 
 const post = (path: string, json: unknown, key: string) => call('POST', path, { json, headers: { 'idempotency-key': key } });
 const withTitle = async (title: string) => (await listAll()).filter((t) => t.title === title);
@@ -20,6 +20,37 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('content-type')).toBe('application/json');
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(again.headers.get(name)).toBe(value);
     expect(await withTitle(body.title)).toHaveLength(1);
+  });
+
+  it('a retry is the same request whatever its multipart boundary, JSON key order or spacing', async () => {
+    const key = unique('key');
+    const title = unique('idem-file');
+    const upload = () => {
+      // A new boundary per request, as every HTTP client makes one.
+      const { body, contentType } = multipart({ ...VALID_TICKET, title }, [{ field: 'attachment', name: 'log.txt', type: 'text/plain', content: 'the log' }]);
+      return call('POST', '/api/tickets/', { body, contentType, headers: { 'idempotency-key': key } });
+    };
+    const first = await upload();
+    expect(first.status, first.text).toBe(201);
+    const again = await upload();
+    expect(again.status, again.text).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect(await withTitle(title)).toHaveLength(1);
+    // Other content under the same file name is another request.
+    const { body, contentType } = multipart({ ...VALID_TICKET, title }, [{ field: 'attachment', name: 'log.txt', type: 'text/plain', content: 'another log' }]);
+    expect((await call('POST', '/api/tickets/', { body, contentType, headers: { 'idempotency-key': key } })).status).toBe(422);
+
+    const jsonKey = unique('key');
+    const jsonTitle = unique('idem-json');
+    const headers = { 'idempotency-key': jsonKey };
+    const ordered = { ...VALID_TICKET, title: jsonTitle };
+    expect((await call('POST', '/api/tickets/', { json: ordered, headers })).status).toBe(201);
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries(ordered).reverse()), null, 2);
+    const replay = await call('POST', '/api/tickets/', { body: reordered, contentType: 'application/json', headers });
+    expect(replay.status, replay.text).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await withTitle(jsonTitle)).toHaveLength(1);
   });
 
   it('the same key with another request is a 422 and changes nothing', async () => {
