@@ -20,7 +20,11 @@ export function renderReport(r: BenchResults): string {
   const targets: [string, string, boolean][] = [
     ['get: DynamoDB requests (warm)', `${o['get']?.dynamodb}`, o['get']?.dynamodb === 1],
     ['list page: DynamoDB requests ≤ 2', `${o['list page']?.dynamodb} (at ${r.scale.large.tickets} tickets: ${r.scale.large.dynamodbRequests})`, (o['list page']?.dynamodb ?? 9) <= 2 && r.scale.large.dynamodbRequests <= 2],
-    ['create: DynamoDB requests ≤ 3, 1 S3 PUT per file', `${o['create (JSON)']?.dynamodb}, ${o['create with attachment']?.dynamodb} + ${o['create with attachment']?.s3} S3`, (o['create (JSON)']?.dynamodb ?? 9) <= 3 && (o['create with attachment']?.dynamodb ?? 9) <= 3 && o['create with attachment']?.s3 === 1],
+    [
+      'create: DynamoDB requests ≤ 3 (+1 with files: their cleanup record), 1 S3 PUT per file',
+      `${o['create (JSON)']?.dynamodb}, ${o['create with attachment']?.dynamodb} + ${o['create with attachment']?.s3} S3`,
+      (o['create (JSON)']?.dynamodb ?? 9) <= 3 && (o['create with attachment']?.dynamodb ?? 9) <= 4 && o['create with attachment']?.s3 === 1,
+    ],
     ['PATCH: DynamoDB requests ≤ 2', `${o['PATCH']?.dynamodb}`, (o['PATCH']?.dynamodb ?? 9) <= 2],
     ['denied request: 0 requests after the first', `${o['denied (403)']?.dynamodb}`, o['denied (403)']?.dynamodb === 0],
     [`list page p50 at ${r.scale.large.tickets} ≤ 1.5 × at ${r.scale.small.tickets}`, `× ${r.scale.ratio}`, r.scale.ratio <= 1.5],
@@ -61,8 +65,9 @@ Which DynamoDB calls those are:
 ${commandRows}
 
 Floors the design sets (issue 5) and where they stand: get = 1 DynamoDB request with cached
-credentials; a list page ≤ 2 whatever the page and table size; create ≤ 3 plus 1 S3 PUT per file;
-PATCH ≤ 2; a denied request 0 after the first. The first request of a credential costs one GetItem
+credentials; a list page ≤ 2 whatever the page and table size; create ≤ 3 plus 1 S3 PUT per file
+(a create with files adds one PutItem, the cleanup record that must exist before any upload so that
+no crash can leave a file without its record: docs/security.md, issue 6); PATCH ≤ 2; a denied request 0 after the first. The first request of a credential costs one GetItem
 and one scrypt hash (the CPU of \`user create\` above is almost all its one hash:
 ${r.operations['user create']?.cpuMs} ms of one core here); later ones within 60 s cost a SHA-256 and a map
 lookup (the \`denied (403)\` row: well under a millisecond of CPU).

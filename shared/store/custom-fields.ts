@@ -3,11 +3,12 @@
  * function keeps them for DEFINITIONS_TTL_MS (a change made elsewhere shows within that time; one
  * made by this process at once).
  */
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';
+import { queryAll } from './query';
 
 export const DEFINITIONS_TTL_MS = 60_000;
 
@@ -22,21 +23,8 @@ function strip(item: Record<string, unknown>): CustomFieldDefinition {
 
 export async function listCustomFields(options: { fresh?: boolean } = {}): Promise<CustomFieldDefinition[]> {
   if (!options.fresh && cached && cached.expires > Date.now()) return cached.defs;
-  const defs: CustomFieldDefinition[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await dynamo.send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.customFieldPartition },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    defs.push(...(out.Items ?? []).map(strip));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const items = await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.customFieldPartition }, ConsistentRead: true });
+  const defs = items.map(strip);
   cached = { defs, expires: Date.now() + DEFINITIONS_TTL_MS };
   return defs;
 }

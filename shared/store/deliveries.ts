@@ -8,6 +8,7 @@ import { DELIVERY_RETENTION_DAYS, type Delivery } from '../domain/webhooks';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';
+import { queryAll } from './query';
 import { isConditionFailure } from './transact';
 
 type Item = Record<string, unknown>;
@@ -119,22 +120,12 @@ export async function listDeliveries(limit: number, after?: string): Promise<{ d
 
 /** Every delivery still waiting for an attempt: what the local runtime resumes after a restart. */
 export async function pendingDeliveries(): Promise<Delivery[]> {
-  const found: Delivery[] = [];
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const out = await dynamo.send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: 'PK = :pk',
-        FilterExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': keys.deliveriesPartition, ':pending': 'pending' },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    found.push(...(out.Items ?? []).map(toDelivery));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return found;
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    FilterExpression: '#status = :pending',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': keys.deliveriesPartition, ':pending': 'pending' },
+    ConsistentRead: true,
+  });
+  return items.map(toDelivery);
 }

@@ -16,13 +16,14 @@
  * files and their cleanup can never both succeed, even when a commit's outcome was unknown to its
  * caller (a timeout after DynamoDB applied it): the caller's claim then fails and the files stay.
  */
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { deleteFiles, putFile } from './files';
 import { logger } from '../observability';
 import { keys } from './keys';
+import { queryPages } from './query';
 import { isConditionFailure, type TransactItem } from './transact';
 
 /** How long an upload may take to be committed before its files count as abandoned. */
@@ -119,26 +120,21 @@ export interface SweepResult {
 /** Finishes the cleanup records due by `now`, at most `limit` of them (the next run takes the rest). */
 export async function sweepFileCleanups(now = new Date(), limit = 200): Promise<SweepResult> {
   const result: SweepResult = { finished: 0, unfinished: 0 };
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK <= :due',
-        ExpressionAttributeValues: { ':pk': keys.fileCleanupPartition, ':due': keys.fileCleanupsDueBy(now.toISOString()) },
-        ConsistentRead: true,
-        Limit: limit - result.finished - result.unfinished,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
+  const due = queryPages({
+    KeyConditionExpression: 'PK = :pk AND SK <= :due',
+    ExpressionAttributeValues: { ':pk': keys.fileCleanupPartition, ':due': keys.fileCleanupsDueBy(now.toISOString()) },
+    ConsistentRead: true,
+    Limit: limit,
+  });
+  for await (const page of due) {
+    for (const item of page) {
       const record = { key: { PK: item.PK as string, SK: item.SK as string }, objectKeys: item.object_keys as string[] };
       if (!(await claim(record, now.getTime()))) continue;
       if (await finish(record)) result.finished++;
       else result.unfinished++;
+      if (result.finished + result.unfinished >= limit) return result;
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey && result.finished + result.unfinished < limit);
+  }
   return result;
 }
 

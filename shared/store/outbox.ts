@@ -8,6 +8,7 @@ import type { WebhookEvent } from '../domain/webhooks';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';
+import { queryPages } from './query';
 import type { TransactItem } from './transact';
 
 export interface OutboxEvent {
@@ -59,21 +60,16 @@ export async function pendingEvents(limit: number): Promise<OutboxEvent[]> {
  */
 export async function eventsWrittenBefore(before: Date, limit: number): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: 'PK = :pk',
-        FilterExpression: 'created < :before',
-        ExpressionAttributeValues: { ':pk': keys.outboxPartition, ':before': before.toISOString() },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    events.push(...(page.Items ?? []).map(eventFromItem));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey && events.length < limit);
+  const pages = queryPages({
+    KeyConditionExpression: 'PK = :pk',
+    FilterExpression: 'created < :before',
+    ExpressionAttributeValues: { ':pk': keys.outboxPartition, ':before': before.toISOString() },
+    ConsistentRead: true,
+  });
+  for await (const page of pages) {
+    events.push(...page.map(eventFromItem));
+    if (events.length >= limit) break;
+  }
   return events.slice(0, limit);
 }
 

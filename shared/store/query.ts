@@ -4,14 +4,19 @@ import { dynamo } from './clients';
 
 type Item = Record<string, unknown>;
 
-/** A Query followed to its last page. */
-export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
-  const items: Item[] = [];
+/** The pages of a Query, one request each, as the caller asks for them (leaving the loop stops it). */
+export async function* queryPages(input: Omit<QueryCommandInput, 'TableName'>): AsyncGenerator<Item[]> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await dynamo.send(new QueryCommand({ TableName: config.tableName, ...input, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
+    yield page.Items ?? [];
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
+}
+
+/** A Query followed to its last page. */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+  const items: Item[] = [];
+  for await (const page of queryPages(input)) items.push(...page);
   return items;
 }
