@@ -1,0 +1,51 @@
+/**
+ * The outbox's sweep for stranded events (shared/store/outbox.ts `eventsWrittenBefore`) on a real
+ * engine: what the Dispatch function's schedule re-dispatches on AWS when the stream gave up. The
+ * file runs its own runtime in-process (in-memory engines) to reach the store; with no webhook URL
+ * set, the local poller dispatches nothing behind the test's back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN } from './client';
+import type { OutboxEvent } from '../../shared/store/outbox';
+
+let runtime: { stop(): Promise<void> };
+let outbox: typeof import('../../shared/store/outbox');
+let transact: typeof import('../../shared/store/transact')['transact'];
+
+beforeAll(async () => {
+  process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
+  process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
+  process.env.HELPDESK_FILE_SWEEP_SECONDS = '0';
+  const { startLocalRuntime } = await import('../../infra/local/runtime');
+  runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+  outbox = await import('../../shared/store/outbox');
+  ({ transact } = await import('../../shared/store/transact'));
+}, 120_000);
+
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+const HOUR = 3600_000;
+const event = (id: string, ageMs: number): OutboxEvent => ({
+  id,
+  event: 'ticket.created',
+  ticket: 1,
+  followup: null,
+  base_url: 'http://127.0.0.1',
+  created: new Date(Date.now() - ageMs).toISOString(),
+});
+
+describe('stranded outbox events', () => {
+  it('are the events written before the cutoff, and only those, at most `limit`', async () => {
+    const events = [event('evt_old_a', 2 * HOUR), event('evt_fresh', 60_000), event('evt_old_b', 90 * 60_000)];
+    for (const e of events) await transact([outbox.outboxPut(e)]);
+    const cutoff = new Date(Date.now() - HOUR);
+    const stranded = await outbox.eventsWrittenBefore(cutoff, 100);
+    expect(stranded.map((e) => e.id).sort()).toEqual(['evt_old_a', 'evt_old_b']);
+    expect(stranded.find((e) => e.id === 'evt_old_a')).toEqual(events[0]);
+    expect(await outbox.eventsWrittenBefore(cutoff, 1)).toHaveLength(1);
+    for (const e of events) await outbox.removeEvent(e.id);
+    expect(await outbox.eventsWrittenBefore(new Date(), 100)).toEqual([]);
+  });
+});
