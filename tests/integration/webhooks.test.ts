@@ -2,6 +2,7 @@
  * Webhooks end to end: a local runtime with receivers configured, and a real HTTP receiver on
  * loopback. Signatures are checked with the `standardwebhooks` package, as a receiver would.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -265,7 +266,13 @@ describe('never blocking, never lost', () => {
     expect(median(hung)).toBeLessThan(median(quick) * 3 + 50);
   });
 
-  it('nothing is lost across a restart with deliveries pending', async () => {
+  /** DynamoDB Local processes working on `dir` (their command line names it). */
+  const enginesOf = (dir: string) =>
+    execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes('DynamoDBLocal') && line.includes(dir));
+
+  it.each(['stopped', 'killed outright (SIGKILL)'])('nothing is lost across a restart with deliveries pending: runtime %s', async (how) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-webhooks-'));
     const local = await startReceiver(() => 503);
     // Retries far apart: the delivery is still pending when the runtime stops.
@@ -277,7 +284,20 @@ describe('never blocking, never lost', () => {
       const client = clientFor(first.url);
       const created = (await client.createTicket({ title: unique('restart') })).body;
       const failed = await local.waitFor(1, forTicket(created.id, '/new-a'));
-      await first.stop();
+      // The attempt is recorded just after the receiver answers: wait for it, so the counts below are exact.
+      const firstId = String(failed[0]!.headers['webhook-id']);
+      for (let i = 0; i < 100 && (await client.call('GET', `/api/webhook-deliveries/${firstId}/`)).body.attempts !== 1; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      if (how === 'stopped') {
+        await first.stop();
+      } else {
+        expect(enginesOf(dataDir)).toHaveLength(1);
+        await first.kill();
+        // Its DynamoDB Local goes too (a watchdog ends it within about a second): no JVM left behind.
+        for (let i = 0; i < 100 && enginesOf(dataDir).length; i++) await new Promise((r) => setTimeout(r, 100));
+        expect(enginesOf(dataDir)).toEqual([]);
+      }
       first = undefined;
 
       local.behaviour = () => 200;
