@@ -9,10 +9,10 @@
 import { routes } from './routes';
 
 /** Request headers a browser may send: credentials, bodies, and the conditional/retry headers. */
-export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'] as const;
+export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key'] as const;
 
 /** Response headers a browser script may read beyond the CORS-safelisted ones. */
-export const CORS_EXPOSE_HEADERS = ['ETag', 'Retry-After', 'Location', 'Allow', 'WWW-Authenticate'] as const;
+export const CORS_EXPOSE_HEADERS = ['ETag', 'Retry-After', 'Location', 'Allow', 'WWW-Authenticate', 'Idempotent-Replayed'] as const;
 
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 3600;

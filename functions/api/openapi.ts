@@ -1,15 +1,18 @@
-/** GET /api/openapi.json: the OpenAPI 3.1 document, with the custom fields defined now. */
+/**
+ * GET /api/openapi.json: the OpenAPI 3.1 document, with the custom fields defined now; a caller who
+ * is not staff is not shown the staff-only ones (their labels and choices are the staff's).
+ */
 import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
 import { buildOpenApi, type OpenApiDocument } from '../../shared/domain/openapi';
 import { listCustomFields } from '../../shared/store/custom-fields';
 import { config } from '../../shared/config';
 
-// The document changes only with the custom fields: a warm function builds it once per set.
+// The document changes only with the custom fields shown: a warm function builds it once per set.
 let cached: { key: string; document: OpenApiDocument } | undefined;
 
-export const handler = apiHandler('api/openapi', async () => {
-  const customFields = await listCustomFields();
+export const handler = apiHandler('api/openapi', async (event) => {
+  const customFields = (await listCustomFields()).filter((def) => event.user!.is_staff || !def.staff_only);
   const key = JSON.stringify(customFields);
   if (cached?.key !== key) cached = { key, document: buildOpenApi({ customFields, authenticationClasses: config.authenticationClasses }) };
   return json(200, cached.document);

@@ -89,8 +89,8 @@ describe('CORS', () => {
       CorsConfiguration: {
         AllowOrigins: ['https://app.example.com', 'http://localhost:5173'],
         AllowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-        AllowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
-        ExposeHeaders: ['ETag', 'Retry-After', 'Location', 'Allow', 'WWW-Authenticate'],
+        AllowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key'],
+        ExposeHeaders: ['ETag', 'Retry-After', 'Location', 'Allow', 'WWW-Authenticate', 'Idempotent-Replayed'],
         MaxAge: 3600,
       },
     });

@@ -40,6 +40,8 @@ beforeAll(async () => {
     HELPDESK_LOGIN_FAILURES_BEFORE_LOCKOUT: '3',
     HELPDESK_LOGIN_FAILURE_DELAY_MS: '300',
     HELPDESK_TEST_FAULT_MARKER: MARKER,
+    // Every level is logged, so the scan for secrets below reads all a deployment could write.
+    POWERTOOLS_LOG_LEVEL: 'DEBUG',
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${FAULT_MODULE}`.trim(),
   });
   api = clientFor(runtime.url);
@@ -166,8 +168,9 @@ describe('the runtime output after requests full of secrets', () => {
 
     await runtime!.stop();
     const output = runtime!.output();
-    // The faults were logged (so the scan below covers error logs).
+    // The faults were logged (so the scan below covers error logs), and so was every request.
     expect(output.match(/unhandled error/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(output.match(/"route": "GET \/api\/user_tickets"/g)?.length).toBeGreaterThanOrEqual(5);
     for (const value of secrets) expect(output, `the output contains "${value}"`).not.toContain(value);
     expect(output).not.toMatch(/scrypt\$/);
   });

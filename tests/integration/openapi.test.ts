@@ -50,10 +50,19 @@ describe('GET /api/openapi.json', () => {
     expect(reply.headers.get('www-authenticate')).toBe('Basic realm="api"');
   });
 
-  it('is open to any user, not only staff', async () => {
-    const user = await createUser();
-    expect((await call('GET', '/api/openapi.json', { auth: user.auth })).status).toBe(200);
-    expect((await call('GET', '/api/docs', { auth: user.auth })).status).toBe(200);
+  it('is open to any user, not only staff; staff-only custom fields are shown to staff only', async () => {
+    const name = unique('internal');
+    expect((await call('POST', '/api/custom-fields/', { json: { name, label: 'Internal', data_type: 'varchar', max_length: 20, staff_only: true } })).status).toBe(201);
+    try {
+      const user = await createUser();
+      const forUser = await call('GET', '/api/openapi.json', { auth: user.auth });
+      expect(forUser.status).toBe(200);
+      expect(forUser.body.components.schemas.Ticket.properties).not.toHaveProperty(`custom_${name}`);
+      expect((await call('GET', '/api/openapi.json')).body.components.schemas.Ticket.properties).toHaveProperty(`custom_${name}`);
+      expect((await call('GET', '/api/docs', { auth: user.auth })).status).toBe(200);
+    } finally {
+      expect((await call('DELETE', `/api/custom-fields/${name}/`)).status).toBe(204);
+    }
   });
 });
 

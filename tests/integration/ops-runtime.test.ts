@@ -122,7 +122,7 @@ describe('CORS on (HELPDESK_CORS_ORIGINS)', () => {
       expect(reply.text).toBe('');
       expect(reply.headers.get('access-control-allow-origin')).toBe(APP);
       expect(reply.headers.get('access-control-allow-methods')).toBe('GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS');
-      expect(reply.headers.get('access-control-allow-headers')).toBe('authorization,content-type,if-match,idempotency-key');
+      expect(reply.headers.get('access-control-allow-headers')).toBe('authorization,content-type,if-match,if-none-match,idempotency-key');
       expect(reply.headers.get('access-control-max-age')).toBe('3600');
     }
   });
@@ -146,7 +146,7 @@ describe('CORS on (HELPDESK_CORS_ORIGINS)', () => {
     const ok = await send('GET', '/api/', { origin: APP, authorization: basic(ADMIN.username, ADMIN.password) });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe(APP);
-    expect(ok.headers.get('access-control-expose-headers')).toBe('etag,retry-after,location,allow,www-authenticate');
+    expect(ok.headers.get('access-control-expose-headers')).toBe('etag,retry-after,location,allow,www-authenticate,idempotent-replayed');
 
     const unauthenticated = await send('GET', '/api/tickets/', { origin: 'http://localhost:5173' });
     expect(unauthenticated.status).toBe(401);
