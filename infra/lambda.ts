@@ -18,12 +18,19 @@ import type { EnvironmentSettings } from './environments';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** Well under API Gateway's 30 s integration limit. */
+export const API_FUNCTION_TIMEOUT = Duration.seconds(15);
+
 export interface HelpdeskFunctionProps {
   /** Handler file under functions/, without extension. */
   handler: string;
   description: string;
   settings: EnvironmentSettings;
   environment: Record<string, string>;
+  /**
+   * Default API_FUNCTION_TIMEOUT: a cold start, the calls before it and one hung dependency (DynamoDB
+   * gives up after ~8 s, S3 after 4 s: shared/store) still end in the function's own JSON 503.
+   */
   timeout?: Duration;
   /** Files from node_modules the function reads at run time (Route.assets). */
   assets?: readonly string[];
@@ -53,7 +60,7 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
     runtime: Runtime.NODEJS_22_X,
     architecture: Architecture.ARM_64,
     memorySize: settings.memorySize,
-    timeout: props.timeout ?? Duration.seconds(10),
+    timeout: props.timeout ?? API_FUNCTION_TIMEOUT,
     reservedConcurrentExecutions: props.reservedConcurrency,
     role,
     logGroup,

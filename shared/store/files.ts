@@ -34,12 +34,18 @@ function objectUrl(key: string): URL {
 }
 
 /**
- * One signed S3 request (aws4fetch retries 5xx and 429 itself). A network failure rejects fetch with
- * a bare TypeError: it becomes a named error, which the API answers with a retryable 503.
+ * How long one S3 call may take, its retries included: far more than a 4 MiB upload needs within a
+ * region, and little enough that a hung call still lets the function answer before its timeout.
+ */
+export const S3_CALL_TIMEOUT_MS = 4000;
+
+/**
+ * One signed S3 request (aws4fetch retries 5xx and 429 itself). A network failure or a call past
+ * S3_CALL_TIMEOUT_MS rejects fetch: it becomes a named error, which the API answers with a retryable 503.
  */
 async function s3Fetch(url: URL, init: RequestInit, action: string): Promise<Response> {
   try {
-    return await s3().fetch(url.toString(), init);
+    return await s3().fetch(url.toString(), { ...init, signal: AbortSignal.timeout(S3_CALL_TIMEOUT_MS) });
   } catch (error) {
     throw Object.assign(new Error(`S3 ${action} failed: ${(error as Error).message}`), { name: 'S3NetworkError', cause: error });
   }

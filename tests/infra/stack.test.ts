@@ -100,7 +100,7 @@ describe('dev environment', () => {
       expect(f.Properties).toMatchObject({
         Handler: 'index.handler',
         MemorySize: 512,
-        Timeout: 10,
+        Timeout: 15, // a hung dependency gives up in ~8 s: the function still answers its JSON 503
         Environment: {
           Variables: {
             TABLE_NAME: expect.anything(),

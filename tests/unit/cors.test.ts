@@ -37,13 +37,13 @@ describe('CORS policy', () => {
     expect(preflightHeaders(ORIGINS, 'https://app.example.com')).toEqual({
       'Access-Control-Allow-Origin': 'https://app.example.com',
       'Access-Control-Allow-Methods': 'GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS',
-      'Access-Control-Allow-Headers': 'authorization,content-type,if-match,idempotency-key',
+      'Access-Control-Allow-Headers': 'authorization,content-type,if-match,if-none-match,idempotency-key',
       'Access-Control-Max-Age': '3600',
     });
     expect(preflightHeaders(ORIGINS, 'https://evil.example.com')).toEqual({});
     expect(responseCorsHeaders(ORIGINS, 'http://localhost:5173')).toEqual({
       'Access-Control-Allow-Origin': 'http://localhost:5173',
-      'Access-Control-Expose-Headers': 'etag,retry-after,location,allow,www-authenticate',
+      'Access-Control-Expose-Headers': 'etag,retry-after,location,allow,www-authenticate,idempotent-replayed',
     });
     expect(responseCorsHeaders(ORIGINS, undefined)).toEqual({});
   });
