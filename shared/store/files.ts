@@ -36,18 +36,26 @@ function objectUrl(key: string): URL {
 /**
  * How long one S3 call may take, its retries included: far more than a 4 MiB upload needs within a
  * region, and little enough that a hung call still lets the function answer before its timeout.
+ * HELPDESK_DEPENDENCY_TIMEOUT_MS replaces it (the local runtime's engines are slower: clients.ts).
  */
 export const S3_CALL_TIMEOUT_MS = 4000;
+const s3CallTimeout = () => Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) || S3_CALL_TIMEOUT_MS;
 
 /**
  * One signed S3 request (aws4fetch retries 5xx and 429 itself). A network failure or a call past
  * S3_CALL_TIMEOUT_MS rejects fetch: it becomes a named error, which the API answers with a retryable 503.
  */
 async function s3Fetch(url: URL, init: RequestInit, action: string): Promise<Response> {
+  // A controller and a timer of our own: Node may collect an AbortSignal.timeout() signal that
+  // nothing else holds before it fires, and the call would then hang after all.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`S3 ${action} took over ${s3CallTimeout()} ms`, 'TimeoutError')), s3CallTimeout());
   try {
-    return await s3().fetch(url.toString(), { ...init, signal: AbortSignal.timeout(S3_CALL_TIMEOUT_MS) });
+    return await s3().fetch(url.toString(), { ...init, signal: controller.signal });
   } catch (error) {
     throw Object.assign(new Error(`S3 ${action} failed: ${(error as Error).message}`), { name: 'S3NetworkError', cause: error });
+  } finally {
+    clearTimeout(timer);
   }
 }
 
