@@ -19,10 +19,12 @@ function s3(): AwsClient {
     sessionToken: process.env.AWS_SESSION_TOKEN,
     service: 's3',
     region: process.env.AWS_REGION ?? 'us-east-1',
-    retries: 3,
   });
   return client;
 }
+
+/** Retries of an S3 call that S3 answers with a 5xx or 429 (as aws4fetch's own loop, which s3Fetch replaces). */
+const S3_RETRIES = 3;
 
 /** The object's URL: virtual-hosted on AWS, path-style on the local S3 engine. */
 function objectUrl(key: string): URL {
@@ -42,16 +44,25 @@ export const S3_CALL_TIMEOUT_MS = 4000;
 const s3CallTimeout = () => Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) || S3_CALL_TIMEOUT_MS;
 
 /**
- * One signed S3 request (aws4fetch retries 5xx and 429 itself). A network failure or a call past
- * S3_CALL_TIMEOUT_MS rejects fetch: it becomes a named error, which the API answers with a retryable 503.
+ * One S3 call, signed by aws4fetch, sent again after a 5xx or 429 (with jitter). A network failure
+ * or a call past its timeout rejects fetch: it becomes a named error, which the API answers with a
+ * retryable 503.
+ *
+ * The signal goes to fetch itself, not through aws4fetch's `fetch`: that wraps the call in a Request
+ * of its own, and undici's Request follows a signal through a weak reference, so once the wrapper is
+ * garbage-collected the abort no longer reaches the call (seen under load: a hung call outlived its
+ * timeout by minutes).
  */
 async function s3Fetch(url: URL, init: RequestInit, action: string): Promise<Response> {
-  // A controller and a timer of our own: Node may collect an AbortSignal.timeout() signal that
-  // nothing else holds before it fires, and the call would then hang after all.
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException(`S3 ${action} took over ${s3CallTimeout()} ms`, 'TimeoutError')), s3CallTimeout());
   try {
-    return await s3().fetch(url.toString(), { ...init, signal: controller.signal });
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetch(await s3().sign(url.toString(), init), { signal: controller.signal });
+      if (attempt === S3_RETRIES || (response.status < 500 && response.status !== 429)) return response;
+      await response.body?.cancel();
+      await new Promise((done) => setTimeout(done, Math.random() * 50 * 2 ** attempt));
+    }
   } catch (error) {
     throw Object.assign(new Error(`S3 ${action} failed: ${(error as Error).message}`), { name: 'S3NetworkError', cause: error });
   } finally {
