@@ -3,10 +3,11 @@
  * responses are checked against the same document through client.ts (openapi-setup.ts).
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../infra/routes';
 import { documentPath } from '../../shared/domain/openapi';
-import { API, call, createUser, unique } from './client';
+import { API, call, clientFor, unique } from './client';
+import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 describe('GET /api/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document with an operation for every route', async () => {
@@ -23,14 +24,39 @@ describe('GET /api/openapi.json', () => {
     }
   });
 
+  it('needs credentials, and its 401 asks the browser for them (Basic)', async () => {
+    const reply = await call('GET', '/api/openapi.json', { auth: null });
+    expect(reply.status).toBe(401);
+    expect(reply.headers.get('www-authenticate')).toBe('Basic realm="api"');
+  });
+
+});
+
+
+/**
+ * The custom fields in the document, on a runtime of its own: defining fields changes every ticket's
+ * body and ETag, which test files running at the same time on the shared runtime compare.
+ */
+describe('GET /api/openapi.json with custom fields defined', () => {
+  let runtime: SpawnedRuntime | undefined;
+  let api: ReturnType<typeof clientFor>;
+
+  beforeAll(async () => {
+    runtime = await spawnApiRuntime();
+    api = clientFor(runtime.url);
+  }, 200_000);
+
+  afterAll(async () => {
+    await runtime?.stop();
+  });
+
   it('lists the custom fields defined now as ticket properties, and any other custom_ key by pattern', async () => {
     const name = unique('colour');
-    // Not required: this runtime is shared with test files creating tickets at the same time (the
-    // unit tests of the generator cover required fields).
-    const created = await call('POST', '/api/custom-fields/', { json: { name, label: 'Colour', data_type: 'list', list_values: ['red', 'blue'] } });
+    // Not required (the unit tests of the generator cover required fields).
+    const created = await api.call('POST', '/api/custom-fields/', { json: { name, label: 'Colour', data_type: 'list', list_values: ['red', 'blue'] } });
     expect(created.status, created.text).toBe(201);
     try {
-      const doc = (await call('GET', '/api/openapi.json')).body;
+      const doc = (await api.call('GET', '/api/openapi.json')).body;
       const ticket = doc.components.schemas.Ticket;
       expect(ticket.properties[`custom_${name}`]).toEqual({ type: ['string', 'null'], description: 'Colour' });
       expect(Object.keys(ticket.patternProperties)).toEqual(['^custom_[-a-zA-Z0-9_]+$']);
@@ -40,28 +66,22 @@ describe('GET /api/openapi.json', () => {
       // Partial updates require nothing.
       expect(doc.paths['/api/tickets/{id}/'].patch.requestBody.content['application/json'].schema.required).toBeUndefined();
     } finally {
-      expect((await call('DELETE', `/api/custom-fields/${name}/`)).status).toBe(204);
+      expect((await api.call('DELETE', `/api/custom-fields/${name}/`)).status).toBe(204);
     }
-  });
-
-  it('needs credentials, and its 401 asks the browser for them (Basic)', async () => {
-    const reply = await call('GET', '/api/openapi.json', { auth: null });
-    expect(reply.status).toBe(401);
-    expect(reply.headers.get('www-authenticate')).toBe('Basic realm="api"');
   });
 
   it('is open to any user, not only staff; staff-only custom fields are shown to staff only', async () => {
     const name = unique('internal');
-    expect((await call('POST', '/api/custom-fields/', { json: { name, label: 'Internal', data_type: 'varchar', max_length: 20, staff_only: true } })).status).toBe(201);
+    expect((await api.call('POST', '/api/custom-fields/', { json: { name, label: 'Internal', data_type: 'varchar', max_length: 20, staff_only: true } })).status).toBe(201);
     try {
-      const user = await createUser();
-      const forUser = await call('GET', '/api/openapi.json', { auth: user.auth });
+      const user = await api.createUser();
+      const forUser = await api.call('GET', '/api/openapi.json', { auth: user.auth });
       expect(forUser.status).toBe(200);
       expect(forUser.body.components.schemas.Ticket.properties).not.toHaveProperty(`custom_${name}`);
-      expect((await call('GET', '/api/openapi.json')).body.components.schemas.Ticket.properties).toHaveProperty(`custom_${name}`);
-      expect((await call('GET', '/api/docs', { auth: user.auth })).status).toBe(200);
+      expect((await api.call('GET', '/api/openapi.json')).body.components.schemas.Ticket.properties).toHaveProperty(`custom_${name}`);
+      expect((await api.call('GET', '/api/docs', { auth: user.auth })).status).toBe(200);
     } finally {
-      expect((await call('DELETE', `/api/custom-fields/${name}/`)).status).toBe(204);
+      expect((await api.call('DELETE', `/api/custom-fields/${name}/`)).status).toBe(204);
     }
   });
 });
