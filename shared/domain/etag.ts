@@ -8,6 +8,7 @@
  * field changes every ticket's body without writing any ticket.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json';
 import type { CustomFieldDefinition } from './custom-fields';
 import { ParseError, PreconditionFailed } from './errors';
 
@@ -17,16 +18,6 @@ export interface EntityTag {
   opaque: string;
 }
 
-/** JSON with object keys sorted, so equal definitions always give the same text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 const fingerprints = new WeakMap<CustomFieldDefinition[], string>();
 
 /** A short fingerprint of the definitions (memoised per list: the store caches the list it returns). */
@@ -34,7 +25,7 @@ export function definitionsFingerprint(defs: CustomFieldDefinition[]): string {
   let fp = fingerprints.get(defs);
   if (fp === undefined) {
     const sorted = [...defs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    fp = createHash('sha256').update(canonical(sorted)).digest('base64url').slice(0, 10);
+    fp = createHash('sha256').update(canonicalJson(sorted)).digest('base64url').slice(0, 10);
     fingerprints.set(defs, fp);
   }
   return fp;

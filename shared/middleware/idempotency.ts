@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type middy from '@middy/core';
+import { canonicalJson } from '../domain/canonical-json';
 import { HttpError } from '../domain/errors';
 import { claimKey, completeKey, releaseKey, type StoredResponse } from '../store/idempotency';
 import { header, type ApiEvent, type HttpResult } from './http';
@@ -23,16 +24,6 @@ export class Replay extends HttpError {
 }
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('base64');
-
-/** JSON with object keys sorted, so that key order does not change a fingerprint. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /**
  * What makes two requests the same: the path, the query and the body as parsed (its kind, its
