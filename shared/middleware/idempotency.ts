@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type middy from '@middy/core';
 import { canonicalJson } from '../domain/canonical-json';
 import { HttpError } from '../domain/errors';
+import { logger } from '../observability';
 import { claimKey, completeKey, releaseKey, type StoredResponse } from '../store/idempotency';
 import { header, type ApiEvent, type HttpResult } from './http';
 
@@ -60,9 +61,15 @@ export function idempotency(operation: string, options: { answerHoldsSecret: boo
     if (!scope) return;
     event[SCOPE] = undefined;
     const body = response.body ?? '';
-    if (response.statusCode >= 500 || body.length > MAX_STORED_BODY || !body) await releaseKey(scope);
-    else if (options.answerHoldsSecret && response.statusCode < 300) await completeKey(scope, withheldAnswer(body));
-    else await completeKey(scope, { statusCode: response.statusCode, headers: response.headers ?? {}, body });
+    try {
+      if (response.statusCode >= 500 || body.length > MAX_STORED_BODY || !body) await releaseKey(scope);
+      else if (options.answerHoldsSecret && response.statusCode < 300) await completeKey(scope, withheldAnswer(body));
+      else await completeKey(scope, { statusCode: response.statusCode, headers: response.headers ?? {}, body });
+    } catch (error) {
+      // The answer stands: its write happened (or not) whatever becomes of the key. Only the replay
+      // is lost: the key stays claimed until its lock lapses (60 s), and then runs anew.
+      logger.warn('Idempotency-Key record not updated', { status: response.statusCode, error: String(error) });
+    }
   };
   return {
     before: async (request) => {

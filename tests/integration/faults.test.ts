@@ -415,6 +415,28 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
     expect((await state()).objects).toEqual(after.objects);
   });
 
+  it('a keyed create whose answer cannot be kept still answers its success (the ticket was stored)', async () => {
+    await warm();
+    const keyed = (key: string): Request => ({ method: 'POST', path: '/api/tickets/', options: { json: TICKET, headers: { 'idempotency-key': key } } });
+    const recorded = await injector.run(new Map(), () => send(keyed(unique('key'))));
+    expect(recorded.result.status).toBe(201);
+    // The claim (PutItem) comes first; keeping the answer (UpdateItem) comes after the commit.
+    const labels = recorded.steps.map((s) => s.label);
+    const keepAt = labels.lastIndexOf('UpdateItemCommand');
+    expect(keepAt).toBeGreaterThan(labels.lastIndexOf('TransactWriteItemsCommand'));
+
+    await warm();
+    const before = await state();
+    const request = keyed(unique('key'));
+    const { result: reply } = await injector.run(new Map<number, FaultKind>([[keepAt, 'server']]), () => send(request));
+    expect(reply.status, reply.text).toBe(201);
+    const tickets = (s: State) => [...s.items.values()].filter((i) => i.type === 'ticket').length;
+    expect(tickets(await state())).toBe(tickets(before) + 1);
+    expect((await api.call('GET', `/api/tickets/${reply.body.id}/`)).status).toBe(200);
+    // The key is still claimed: the same request meanwhile is told to wait, not run again.
+    expect((await send(request)).status).toBe(409);
+  });
+
   it('a failing read of the caller (credential not cached) answers 503 and stores nothing', async () => {
     await warm();
     const request = json('POST', '/api/tickets/', TICKET);
