@@ -175,6 +175,23 @@ export function afterAttempt(
   return { ...base, status: 'pending', next_attempt: new Date(now.getTime() + delay * 1000).toISOString(), retryInSeconds: delay };
 }
 
+/**
+ * How overdue a pending delivery's next attempt may be before it counts as stuck. Normally an
+ * attempt runs on time, or a few minutes late when a receive made no attempt (the queue's visibility
+ * timeout); later than this, its message was lost (a redeliver whose queueing failed, say).
+ */
+export const STUCK_AFTER_MS = 15 * 60_000;
+
+/** The time before which a pending delivery's next attempt makes it stuck (ISO, as `next_attempt`). */
+export function stuckBefore(now: Date): string {
+  return new Date(now.getTime() - STUCK_AFTER_MS).toISOString();
+}
+
+/** Whether staff may send the delivery again: it has ended, or it is stuck (see STUCK_AFTER_MS). */
+export function mayRedeliver(d: Pick<Delivery, 'status' | 'next_attempt'>, now: Date): boolean {
+  return d.status !== 'pending' || (d.next_attempt !== null && d.next_attempt < stuckBefore(now));
+}
+
 /** The delivery log's entry (no body: it holds customer data the log does not need to show). */
 export function deliveryView(d: Delivery) {
   return {

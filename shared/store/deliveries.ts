@@ -4,7 +4,7 @@
  * with a condition on the attempt count, so two workers racing on one delivery cannot both count.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DELIVERY_RETENTION_DAYS, type Delivery } from '../domain/webhooks';
+import { DELIVERY_RETENTION_DAYS, stuckBefore, type Delivery } from '../domain/webhooks';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';
@@ -74,8 +74,9 @@ export async function recordAttempt(previous: Delivery, record: AttemptRecord): 
 }
 
 /**
- * Puts a delivery that is not pending back in line for a new round of attempts (staff's redeliver),
- * and keeps its record for the full retention from now. Undefined if it is gone or still pending.
+ * Puts a delivery back in line for a new round of attempts (staff's redeliver), and keeps its record
+ * for the full retention from now: only one that has ended or is stuck (domain `mayRedeliver`, checked
+ * again here against a concurrent redeliver). Undefined if it is gone or may not be sent again.
  */
 export async function requeueDelivery(id: string, now: Date): Promise<Delivery | undefined> {
   try {
@@ -84,9 +85,9 @@ export async function requeueDelivery(id: string, now: Date): Promise<Delivery |
         TableName: config.tableName,
         Key: keys.delivery(id),
         UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt = :now, expires_at = :expires',
-        ConditionExpression: 'attribute_exists(PK) AND #status <> :pending',
+        ConditionExpression: 'attribute_exists(PK) AND (#status <> :pending OR next_attempt < :stuck)',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':now': now.toISOString(), ':expires': expiresAt(now) },
+        ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':now': now.toISOString(), ':expires': expiresAt(now), ':stuck': stuckBefore(now) },
         ReturnValues: 'ALL_NEW',
       }),
     );

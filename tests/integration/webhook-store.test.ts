@@ -1,16 +1,19 @@
 /**
- * The outbox's sweep for stranded events (shared/store/outbox.ts `eventsWrittenBefore`) on a real
- * engine: what the Dispatch function's schedule re-dispatches on AWS when the stream gave up. The
+ * The webhook store's conditions and queries on a real engine: the outbox's sweep for stranded
+ * events (`eventsWrittenBefore`, what the Dispatch function's schedule re-dispatches on AWS when the
+ * stream gave up) and a redeliver's requeue (`requeueDelivery`: ended or stuck deliveries only). The
  * file runs its own runtime in-process (in-memory engines) to reach the store; with no webhook URL
  * set, the local poller dispatches nothing behind the test's back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN } from './client';
 import type { OutboxEvent } from '../../shared/store/outbox';
+import { STUCK_AFTER_MS, type Delivery } from '../../shared/domain/webhooks';
 
 let runtime: { stop(): Promise<void> };
 let outbox: typeof import('../../shared/store/outbox');
 let transact: typeof import('../../shared/store/transact')['transact'];
+let deliveries: typeof import('../../shared/store/deliveries');
 
 beforeAll(async () => {
   process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
@@ -20,6 +23,7 @@ beforeAll(async () => {
   runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
   outbox = await import('../../shared/store/outbox');
   ({ transact } = await import('../../shared/store/transact'));
+  deliveries = await import('../../shared/store/deliveries');
 }, 120_000);
 
 afterAll(async () => {
@@ -47,5 +51,38 @@ describe('stranded outbox events', () => {
     expect(await outbox.eventsWrittenBefore(cutoff, 1)).toHaveLength(1);
     for (const e of events) await outbox.removeEvent(e.id);
     expect(await outbox.eventsWrittenBefore(new Date(), 100)).toEqual([]);
+  });
+});
+
+describe('requeueing a delivery (redeliver)', () => {
+  const delivery = (id: string, status: Delivery['status'], nextAttemptAgoMs: number | null): Delivery => ({
+    id,
+    event: 'ticket.created',
+    event_id: 'evt_x',
+    url: 'https://hooks.example/in',
+    ticket: 1,
+    followup: null,
+    status,
+    attempts: status === 'pending' ? 1 : 8,
+    last_response_code: 503,
+    last_error: null,
+    next_attempt: nextAttemptAgoMs === null ? null : new Date(Date.now() - nextAttemptAgoMs).toISOString(),
+    created: new Date().toISOString(),
+    body: '{}',
+  });
+
+  it('takes a failed or a stuck delivery, not one whose attempts are under way', async () => {
+    const cases = [
+      [delivery('msg_failed', 'failed', null), true],
+      [delivery('msg_stuck', 'pending', STUCK_AFTER_MS + 60_000), true],
+      [delivery('msg_late', 'pending', 60_000), false],
+      [delivery('msg_upcoming', 'pending', -60_000), false],
+    ] as const;
+    for (const [d] of cases) expect(await deliveries.createDelivery(d)).toBe(true);
+    for (const [d, taken] of cases) {
+      const requeued = await deliveries.requeueDelivery(d.id, new Date());
+      expect(requeued === undefined ? 'refused' : `${requeued.status} ${requeued.attempts}`, d.id).toBe(taken ? 'pending 0' : 'refused');
+    }
+    expect(await deliveries.requeueDelivery('msg_unknown', new Date())).toBeUndefined();
   });
 });

@@ -4,6 +4,8 @@ import {
   DEFAULT_RETRY_DELAYS,
   DELIVERY_ID,
   afterAttempt,
+  STUCK_AFTER_MS,
+  mayRedeliver,
   deliveryId,
   isWebhookSecret,
   newEventId,
@@ -111,5 +113,24 @@ describe('ids, payloads and the retry schedule', () => {
     expect(afterAttempt({ attempts: 0 }, { status: 301 }, [5], now)).toMatchObject({ status: 'pending', retryInSeconds: 5, next_attempt: '2026-01-01T00:00:05.000Z' });
     expect(afterAttempt({ attempts: 0 }, { error: 'timeout' }, [5], now)).toMatchObject({ status: 'pending', last_error: 'timeout', last_response_code: null });
     expect(afterAttempt({ attempts: 1 }, { status: 500 }, [5], now)).toEqual({ status: 'failed', attempts: 2, last_response_code: 500, last_error: null, next_attempt: null });
+  });
+});
+
+describe('redelivery', () => {
+  const now = new Date('2026-11-24T12:00:00.000Z');
+  const at = (msAgo: number) => new Date(now.getTime() - msAgo).toISOString();
+
+  it('is allowed once a delivery has ended', () => {
+    expect(mayRedeliver({ status: 'delivered', next_attempt: null }, now)).toBe(true);
+    expect(mayRedeliver({ status: 'failed', next_attempt: null }, now)).toBe(true);
+  });
+
+  it('is refused while attempts are under way, even a few minutes late', () => {
+    expect(mayRedeliver({ status: 'pending', next_attempt: at(-60_000) }, now)).toBe(false);
+    expect(mayRedeliver({ status: 'pending', next_attempt: at(STUCK_AFTER_MS - 1) }, now)).toBe(false);
+  });
+
+  it('is allowed for a pending delivery whose next attempt is overdue by more than STUCK_AFTER_MS (its message was lost)', () => {
+    expect(mayRedeliver({ status: 'pending', next_attempt: at(STUCK_AFTER_MS + 1) }, now)).toBe(true);
   });
 });
