@@ -41,7 +41,7 @@ function objectUrl(key: string): URL {
  * HELPDESK_DEPENDENCY_TIMEOUT_MS replaces it (the local runtime's engines are slower: clients.ts).
  */
 export const S3_CALL_TIMEOUT_MS = 4000;
-const s3CallTimeout = () => Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) || S3_CALL_TIMEOUT_MS;
+const s3CallTimeoutMs = Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) || S3_CALL_TIMEOUT_MS;
 
 /**
  * One S3 call, signed by aws4fetch, sent again after a 5xx or 429 (with jitter). A network failure
@@ -55,7 +55,7 @@ const s3CallTimeout = () => Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) |
  */
 async function s3Fetch(url: URL, init: RequestInit, action: string): Promise<Response> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`S3 ${action} took over ${s3CallTimeout()} ms`, 'TimeoutError')), s3CallTimeout());
+  const timer = setTimeout(() => controller.abort(new DOMException(`S3 ${action} took over ${s3CallTimeoutMs} ms`, 'TimeoutError')), s3CallTimeoutMs);
   try {
     for (let attempt = 0; ; attempt++) {
       const response = await fetch(await s3().sign(url.toString(), init), { signal: controller.signal });

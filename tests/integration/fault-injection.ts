@@ -52,7 +52,7 @@ function dynamoFault(kind: FaultKind, command: string): Error {
   });
 }
 
-function s3Fault(kind: FaultKind): Response {
+function s3Fault(kind: Exclude<FaultKind, 'lost-reply'>): Response {
   if (kind === 'network') {
     throw new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET (injected)'), { code: 'ECONNRESET' }) });
   }
@@ -107,6 +107,7 @@ export class FaultInjector {
         this.s3Calls.set(call, index);
       }
       const fault = this.faults.get(index);
+      if (fault === 'lost-reply') throw new Error('lost-reply is injected into DynamoDB commands only');
       if (fault) {
         this.count(index);
         return s3Fault(fault);
