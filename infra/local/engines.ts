@@ -54,10 +54,16 @@ async function waitForDynamo(endpoint: string, child: ChildProcess, output: () =
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}): ${output()}`);
     try {
-      // Any HTTP answer means the JVM is listening; the 400 for a bare GET is expected.
-      await fetch(endpoint, { signal: AbortSignal.timeout(1000) });
-      return;
-    } catch {
+      // DynamoDB's 400 for a bare GET means the JVM is listening. Any other answer is another
+      // server that took the port between freePort() and the JVM's bind: fail rather than use it.
+      const answer = await (await fetch(endpoint, { signal: AbortSignal.timeout(1000) })).text();
+      if (answer.includes('com.amazonaws.dynamodb')) return;
+      throw new Error(`Port of ${endpoint} taken by another server before DynamoDB Local could bind it: ${answer.slice(0, 100)}`);
+    } catch (error) {
+      if ((error as Error).message.startsWith('Port of')) {
+        child.kill('SIGKILL');
+        throw error;
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -77,6 +83,9 @@ export async function startEngines(dataDir: string): Promise<Engines> {
   if (dynamoDir) mkdirSync(dynamoDir, { recursive: true });
   mkdirSync(s3Dir, { recursive: true });
 
+  // s3rver binds first: its port 0 could otherwise be the one freePort() just found for the JVM.
+  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir });
+  const address = (await s3.run()) as { port: number };
   const dynamoPort = await freePort();
   const dynamo = spawnDynamoDbLocal({ port: dynamoPort, path: dynamoDir, sharedDb: true, stdio: 'pipe' });
   endWithThisProcess(dynamo);
@@ -85,11 +94,10 @@ export async function startEngines(dataDir: string): Promise<Engines> {
   dynamo.stderr?.on('data', (chunk) => (dynamoOutput += chunk));
   const dynamoEndpoint = `http://127.0.0.1:${dynamoPort}`;
 
-  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir });
-  const [, address] = await Promise.all([
-    waitForDynamo(dynamoEndpoint, dynamo, () => dynamoOutput),
-    s3.run() as Promise<{ port: number }>,
-  ]);
+  await waitForDynamo(dynamoEndpoint, dynamo, () => dynamoOutput).catch(async (error) => {
+    await s3.close().catch(() => undefined);
+    throw error;
+  });
   const s3Endpoint = `http://127.0.0.1:${address.port}`;
 
   let stopped = false;
