@@ -1,18 +1,18 @@
 /**
  * Bulk seeding for the benchmark: tickets with followups and attachment records written straight
- * into the table with BatchWriteItem (the items and index slots the API would write), so that
- * 20,000 tickets take seconds instead of minutes. Attachment records get a real (tiny) S3 object.
+ * into the table with BatchWriteItem (the items and refs the API would write), so that 20,000
+ * tickets take seconds instead of minutes; the stream consumer counts them as it counts any write.
+ * Attachment records get a real (tiny) S3 object.
  */
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { config } from '../shared/config';
 import { storedDateTime } from '../shared/domain/datetime';
 import type { Attachment, Followup, Ticket } from '../shared/domain/records';
 import { dynamo } from '../shared/store/clients';
 import { putFile } from '../shared/store/files';
-import { attachmentSlot, ticketIndexChanges } from '../shared/store/id-index';
-import { attachmentItem, followupItem, ticketItem } from '../shared/store/items';
-import { INDEX_BLOCK_SIZE, attachmentObjectKey, keys, type IndexKind } from '../shared/store/keys';
+import { attachmentItem, attachmentRefItem, followupItem, followupRefItem, ticketItem } from '../shared/store/items';
+import { attachmentObjectKey } from '../shared/store/keys';
 import { reserveIds } from '../shared/store/counters';
 
 type Item = Record<string, unknown>;
@@ -34,36 +34,6 @@ async function writeAll(items: Item[], parallel = 8): Promise<void> {
   );
 }
 
-/** Index slots as whole block items would overwrite concurrent writers: set them slot by slot. */
-async function setSlots(kind: IndexKind, slots: [number, number | string][]): Promise<void> {
-  const byBlock = new Map<number, [string, number | string][]>();
-  for (const [id, value] of slots) {
-    const { block, attribute } = keys.indexSlot(id);
-    byBlock.set(block, [...(byBlock.get(block) ?? []), [attribute, value]]);
-  }
-  const blocks = [...byBlock];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < blocks.length) {
-        const [block, entries] = blocks[next++]!;
-        for (let i = 0; i < entries.length; i += INDEX_BLOCK_SIZE) {
-          const chunk = entries.slice(i, i + INDEX_BLOCK_SIZE);
-          await dynamo.send(
-            new UpdateCommand({
-              TableName: config.tableName,
-              Key: keys.indexBlock(kind, block),
-              UpdateExpression: `SET ${chunk.map((_, j) => `#s${j} = :v${j}`).join(', ')}`,
-              ExpressionAttributeNames: Object.fromEntries(chunk.map(([a], j) => [`#s${j}`, a])),
-              ExpressionAttributeValues: Object.fromEntries(chunk.map(([, v], j) => [`:v${j}`, v])),
-            }),
-          );
-        }
-      }
-    }),
-  );
-}
-
 /**
  * Adds `count` tickets in queue 1, each with an opening followup and one reply; every fifth reply
  * carries an attachment. Statuses cycle through 1-5 so that `?status=` has work to do.
@@ -72,9 +42,6 @@ export async function seedTickets(count: number, userId: number): Promise<number
   const ids = await reserveIds({ ticket: count, followup: 2 * count, attachment: Math.ceil(count / 5) });
   const now = storedDateTime(new Date());
   const items: Item[] = [];
-  const ticketSlots: [number, number][] = [];
-  const followupSlots: [number, number][] = [];
-  const attachmentSlots: [number, string][] = [];
   const objectKey = attachmentObjectKey(0, `bench-${randomUUID()}`);
   await putFile(objectKey, Buffer.from('benchmark attachment\n'), 'text/plain');
   let attachmentId = ids.attachment;
@@ -116,28 +83,11 @@ export async function seedTickets(count: number, userId: number): Promise<number
         ? [{ id: attachmentId++, ticket: id, followup: followups[1]!.id, filename: `log-${id}.txt`, mime_type: 'text/plain', size: 21, object_key: objectKey }]
         : [];
     items.push(
-      ticketItem(ticket, followups.length + attachments.length),
-      ...followups.map((f) => followupItem(f, status)),
-      ...attachments.map((a) => attachmentItem(a, status)),
+      ticketItem(ticket),
+      ...followups.flatMap((f) => [followupItem(f, status), followupRefItem(f)]),
+      ...attachments.flatMap((a) => [attachmentItem(a, status), attachmentRefItem(a)]),
     );
-    ticketSlots.push([id, status]);
-    followupSlots.push(...followups.map((f): [number, number] => [f.id, id]));
-    attachmentSlots.push(...attachments.map((a): [number, string] => [a.id, attachmentSlot(a)]));
   }
   await writeAll(items);
-  const ticketIndex = ticketIndexChanges(ticketSlots.map(([id, status]) => ({ id, to: status })));
-  await Promise.all([
-    ...ticketIndex.map((change) => dynamo.send(new UpdateCommand(change.Update as ConstructorParameters<typeof UpdateCommand>[0]))),
-    setSlots('followup', followupSlots),
-    setSlots('attachment', attachmentSlots),
-  ]);
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys.queue(1),
-      UpdateExpression: 'ADD ticket_count :n',
-      ExpressionAttributeValues: { ':n': count },
-    }),
-  );
-  return ticketSlots.map(([id]) => id);
+  return Array.from({ length: count }, (_, i) => ids.ticket + i);
 }

@@ -21,6 +21,7 @@ import { helpdeskFunction } from './lambda';
 import { acknowledgeTableIndexes, nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
 import { FileSweeper } from './file-sweeper';
+import { TicketCounts } from './ticket-counts';
 import { ATTACHMENT_PREFIX, LOGIN_PREFIX } from '../shared/store/keys';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
 import { Monitoring } from './monitoring';
@@ -172,6 +173,7 @@ export class ApiStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
     webhooks.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new FileSweeper(this, 'FileSweeper', { settings, table, bucket }).alarm);
+    this.monitoring.addAlarm(new TicketCounts(this, 'TicketCounts', { settings, table }).alarm);
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'SNS topic of the alarms: subscribe to it' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }

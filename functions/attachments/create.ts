@@ -8,14 +8,13 @@ import { attachmentView } from '../../shared/domain/views';
 import { newAttachments } from '../../shared/store/attachments';
 import { reserveIds } from '../../shared/store/counters';
 import { withFiles } from '../../shared/store/file-cleanups';
-import { addAttachment } from '../../shared/store/followups';
-import { lookupIndex } from '../../shared/store/id-index';
+import { addAttachment, followupTicket } from '../../shared/store/followups';
 import { MissingTicket, readTicket } from '../../shared/store/tickets';
 
 export const handler = apiHandler('attachments/create', async (event) => {
   const draft = parseAttachmentBody(await event.parseBody!());
   const missing = () => new ValidationError({ followup: [MESSAGES.pkMissing(draft.followup)] });
-  const ticketId = await lookupIndex<number>('followup', draft.followup);
+  const ticketId = await followupTicket(draft.followup);
   const collection = ticketId === undefined ? undefined : await readTicket(ticketId);
   if (!collection) throw missing();
   const full = followupFullError(collection.attachments.filter((a) => a.followup === draft.followup).length);

@@ -2,7 +2,7 @@
 import { apiHandler } from '../../shared/middleware';
 import { baseUrl, json } from '../../shared/middleware/http';
 import { parseTicketBody, planTicketCreation, referencedIds } from '../../shared/domain/ticket';
-import { ticketETag } from '../../shared/domain/etag';
+import { ticketETag, ticketRevision } from '../../shared/domain/etag';
 import { ticketView } from '../../shared/domain/views';
 import { newAttachments } from '../../shared/store/attachments';
 import { reserveIds } from '../../shared/store/counters';
@@ -30,5 +30,5 @@ export const handler = apiHandler('tickets/create', async (event) => {
   const created = await withFiles(files, (fileCommit) => createTicket(ticket, opening, records[0], webhookEventFor('ticket.created', ticket.id, null, baseUrl(event)), fileCommit)).catch((error) => {
     throw error instanceof MissingQueueOnWrite ? new ValidationError({ queue: [MESSAGES.pkMissing(ticket.queue)] }) : error;
   });
-  return json(201, ticketView(baseUrl(event), created, defs), { ETag: ticketETag(FIRST_VERSION, defs) });
+  return json(201, ticketView(baseUrl(event), created, defs), { ETag: ticketETag(ticketRevision({ version: FIRST_VERSION, ...created }), defs) });
 });

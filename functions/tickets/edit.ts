@@ -1,6 +1,6 @@
 /** PUT and PATCH of a ticket share everything but the mode (what is required). Not a handler itself. */
 import { NotFound, ServiceUnavailable } from '../../shared/domain/errors';
-import { ticketETag } from '../../shared/domain/etag';
+import { ticketETag, ticketRevision } from '../../shared/domain/etag';
 import type { Mode } from '../../shared/domain/fields';
 import { parseTicketBody, planTicketUpdate, referencedIds } from '../../shared/domain/ticket';
 import { ticketView } from '../../shared/domain/views';
@@ -27,7 +27,7 @@ export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, '
   for (let attempt = 1; ; attempt++) {
     try {
       const updated = await updateTicket(current, changes);
-      return json(200, ticketView(baseUrl(event), updated, defs), { ETag: ticketETag(updated.version, defs) });
+      return json(200, ticketView(baseUrl(event), updated, defs), { ETag: ticketETag(ticketRevision(updated), defs) });
     } catch (error) {
       if (error instanceof MissingTicket) throw new NotFound();
       if (error instanceof MissingQueueOnWrite) throw new ValidationError({ queue: [MESSAGES.pkMissing(changes.queue)] });

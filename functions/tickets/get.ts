@@ -2,7 +2,7 @@
 import { apiHandler, idParam } from '../../shared/middleware';
 import { baseUrl, header, json, notModified } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
-import { ifNoneMatchMatches, ticketETag } from '../../shared/domain/etag';
+import { ifNoneMatchMatches, ticketETag, ticketRevision } from '../../shared/domain/etag';
 import { ticketView } from '../../shared/domain/views';
 import { listCustomFields } from '../../shared/store/custom-fields';
 import { readTicket } from '../../shared/store/tickets';
@@ -10,7 +10,7 @@ import { readTicket } from '../../shared/store/tickets';
 export const handler = apiHandler('tickets/get', async (event) => {
   const [ticket, defs] = await Promise.all([readTicket(idParam(event)), listCustomFields()]);
   if (!ticket) throw new NotFound();
-  const etag = ticketETag(ticket.version, defs);
+  const etag = ticketETag(ticketRevision(ticket), defs);
   if (ifNoneMatchMatches(header(event, 'if-none-match'), etag)) return notModified(etag);
   return json(200, ticketView(baseUrl(event), ticket, defs), { ETag: etag });
 });

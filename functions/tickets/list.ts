@@ -9,7 +9,7 @@ import { listTickets } from '../../shared/store/tickets';
 
 export const handler = apiHandler('tickets/list', async (event) => {
   const statuses = parseStatusFilter(queryParam(event, 'status'));
-  const [page, defs] = await Promise.all([listTickets(statuses, pageRequest(event)), listCustomFields()]);
+  const [page, defs] = await Promise.all([listTickets(statuses, pageRequest(event, { cursors: true })), listCustomFields()]);
   const base = baseUrl(event);
-  return pageResponse(event, page.window, page.count, page.tickets.map((t) => ticketView(base, t, defs)));
+  return pageResponse(event, page.links, page.count, page.tickets.map((t) => ticketView(base, t, defs)));
 });

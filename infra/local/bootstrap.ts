@@ -2,24 +2,29 @@
  * Makes a fresh local data directory usable: the table (same schema as the CDK stack), the bucket,
  * queue 1 and a staff superuser. Safe to run on every start.
  */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
 import { config } from '../../shared/config';
 import { ensureQueue } from '../../shared/store/queues';
+import { backfillIfUncounted } from '../../shared/store/backfill';
 import { createUser, findUserByUsername, saveUser } from '../../shared/store/users';
 import { hashPassword } from '../../shared/domain/password';
 import { storedDateTime } from '../../shared/domain/datetime';
 
 export async function ensureTable(client: DynamoDBClient): Promise<void> {
+  const { partitionKey, sortKey, indexes, timeToLive, stream } = TABLE_SCHEMA;
   try {
-    await client.send(new DescribeTableCommand({ TableName: config.tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: config.tableName }));
+    // A data directory made before the table had its stream (ticket counts follow it).
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: config.tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: stream } }));
+    }
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
-  const { partitionKey, sortKey, indexes, timeToLive } = TABLE_SCHEMA;
   const attributes = new Set<string>([partitionKey, sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])]);
   await client.send(
     new CreateTableCommand({
@@ -38,6 +43,7 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
         ],
         Projection: { ProjectionType: 'ALL' },
       })),
+      StreamSpecification: { StreamEnabled: true, StreamViewType: stream },
     }),
   );
   await client.send(
@@ -91,5 +97,6 @@ async function ensureAdmin(): Promise<AdminAccount> {
 export async function bootstrap(): Promise<AdminAccount> {
   await Promise.all([ensureTable(new DynamoDBClient({})), ensureBucket(new S3Client({ forcePathStyle: config.s3ForcePathStyle }))]);
   await ensureQueue({ id: 1, title: 'Support', slug: 'support' });
+  await backfillIfUncounted();
   return ensureAdmin();
 }

@@ -7,6 +7,7 @@ import { startEngines, type Engines } from './engines';
 import { webhookSettings } from '../../shared/webhooks/settings';
 import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './endpoints';
 import type { LocalWebhooks } from './webhooks';
+import type { LocalTableStream } from './table-stream';
 import { fileSweepInterval, type LocalFileSweeper } from './file-sweeper';
 
 export interface RuntimeOptions {
@@ -20,6 +21,8 @@ export interface LocalRuntime {
   admin: { username: string; generatedPassword?: string };
   /** The webhook signing secret, when this start generated it. */
   generatedWebhookSecret?: string;
+  /** Applies the table's stream up to now (tests that set HELPDESK_STREAM_POLL_MS=0 step it by hand). */
+  drainTableStream(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -54,9 +57,12 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   let server: Server | undefined;
   let webhooks: LocalWebhooks | undefined;
   let sweeper: LocalFileSweeper | undefined;
+  let stream: LocalTableStream | undefined;
   try {
     const { bootstrap } = await import('./bootstrap');
     const admin = await bootstrap();
+    const { startLocalTableStream } = await import('./table-stream');
+    stream = await startLocalTableStream();
     const { startLocalWebhooks } = await import('./webhooks');
     webhooks = await startLocalWebhooks(dataDir);
     const { startLocalFileSweeper } = await import('./file-sweeper');
@@ -74,10 +80,12 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: process.env.TABLE_NAME });
     const activeWebhooks = webhooks;
     const activeSweeper = sweeper;
+    const activeStream = stream;
     return {
       url,
       admin,
       generatedWebhookSecret: webhooks.generatedSecret,
+      drainTableStream: () => activeStream.drain(),
       async stop() {
         claim?.publish(undefined); // stopping: a CLI waits rather than use engines on their way out
         await new Promise<void>((resolve) => {
@@ -86,6 +94,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
         });
         await activeWebhooks.stop();
         await activeSweeper.stop();
+        await activeStream.stop();
         await engines.stop();
         claim?.release();
       },
@@ -94,6 +103,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     server?.close();
     await webhooks?.stop();
     await sweeper?.stop();
+    await stream?.stop();
     await engines.stop();
     claim?.release();
     throw error;

@@ -1,9 +1,12 @@
 /**
  * Entity tags of a ticket and the conditional request headers (RFC 9110 §8.8.3, §13.1.1, §13.1.2).
  *
- * A ticket's tag is strong: `"<version>-<definitions>"`. `version` is a counter on the ticket item
- * that every write to the ticket's collection increments (ticket fields, followups, attachments), so
- * it changes whenever the stored data behind GET changes. `definitions` is a fingerprint of the
+ * A ticket's tag is strong: `"<version>.<size>-<definitions>"`. `version` is a counter on the ticket
+ * item that every write of it, and every edit or delete in its collection, increments; `size` is
+ * how many followups and attachments the collection holds, which is what an addition changes
+ * (additions do not write the ticket item, so that concurrent ones never conflict). Within one
+ * version the size only grows, so the pair changes whenever the stored data behind GET changes and
+ * never comes back. `definitions` is a fingerprint of the
  * custom field definitions, because they decide which `custom_*` keys GET shows and how: adding a
  * field changes every ticket's body without writing any ticket.
  */
@@ -31,14 +34,18 @@ export function definitionsFingerprint(defs: CustomFieldDefinition[]): string {
   return fp;
 }
 
-export function ticketETag(version: number, defs: CustomFieldDefinition[]): string {
-  return `"${version}-${definitionsFingerprint(defs)}"`;
+/** What a ticket's tag says of its stored data: `<version>.<size>` (see above). */
+export function ticketRevision(collection: { version: number; followups: unknown[]; attachments: unknown[] }): string {
+  return `${collection.version}.${collection.followups.length + collection.attachments.length}`;
 }
 
-/** The version a ticket tag names (undefined for a tag this API did not make). */
-function versionOf(tag: EntityTag): number | undefined {
-  const m = /^(\d{1,15})-/.exec(tag.opaque);
-  return m ? Number(m[1]) : undefined;
+export function ticketETag(revision: string, defs: CustomFieldDefinition[]): string {
+  return `"${revision}-${definitionsFingerprint(defs)}"`;
+}
+
+/** The revision a ticket tag names (undefined for a tag this API did not make). */
+function revisionOf(tag: EntityTag): string | undefined {
+  return /^(\d{1,15}\.\d{1,15})-/.exec(tag.opaque)?.[1];
 }
 
 /**
@@ -101,14 +108,14 @@ export function ifMatchHolds(header: string | undefined, current: string): boole
 }
 
 /**
- * Whether the `If-Match` header lists a strong tag for `version` made with other custom field
+ * Whether the `If-Match` header lists a strong tag for `revision` made with other custom field
  * definitions than `current`'s: then the caller's cached definitions may be the stale ones.
  */
-export function namesVersionWithOtherDefinitions(header: string | undefined, version: number, current: string): boolean {
+export function namesRevisionWithOtherDefinitions(header: string | undefined, revision: string, current: string): boolean {
   const list = header === undefined ? undefined : parseETagList(header);
   if (!Array.isArray(list)) return false;
   const tag = parsed(current);
-  return list.some((t) => !t.weak && versionOf(t) === version && t.opaque !== tag.opaque);
+  return list.some((t) => !t.weak && revisionOf(t) === revision && t.opaque !== tag.opaque);
 }
 
 /** Throws 412 unless the `If-Match` precondition holds (see ifMatchHolds). */

@@ -18,7 +18,7 @@ import { routes, type Permission, type Route } from '../../infra/routes';
 import { customFieldFields, queueFields } from './admin';
 import { attachmentFields } from './attachment';
 import { CUSTOM_PREFIX, sortDefinitions, type CustomFieldDefinition, type DataType } from './custom-fields';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_DEPTH, MAX_PAGE_SIZE } from './pagination';
 import { SLUG, type Field, type Fields, type Mode } from './fields';
 import { followupEditFields, followupFields } from './followup';
 import {
@@ -150,7 +150,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'List tickets with their followups and attachments',
     success: json(ticketPage, 200, 'A page of tickets, oldest first.'),
     paginated: true,
-    query: [{ name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`).' }],
+    query: [
+      { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`).' },
+      {
+        name: 'cursor',
+        description: `A position in the list, as the \`next\` and \`previous\` links carry it (opaque). Page numbers reach pages that start within ${MAX_PAGE_DEPTH.toLocaleString('en')} tickets of either end of the list (a deeper \`page\` answers 400); past that depth the links carry a cursor instead of a page number. An unknown cursor answers 404.`,
+      },
+    ],
     errors: [400],
   },
   'tickets/create': {

@@ -3,7 +3,7 @@
  * parameter): envelope `{count, next, previous, results}`, links sorted by parameter name, the link
  * to page 1 without `page`. Here `page_size` is capped at 100 so a page fits a Lambda response.
  */
-import { InvalidPage } from './errors';
+import { HttpError, InvalidPage, NotFound } from './errors';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
@@ -11,6 +11,37 @@ export const MAX_PAGE_SIZE = 100;
 export interface PageRequest {
   page: number | 'last';
   pageSize: number;
+  /** Set by a `cursor` link (lists that have them): the page after or before a ticket id. */
+  cursor?: PageCursor;
+}
+
+/**
+ * Lists that can hold millions of rows (tickets) serve page numbers only while the page starts
+ * within this many rows of either end, where finding the page costs a bounded read; past that their
+ * `next`/`previous` links carry an opaque `cursor` (a position in id order), as large APIs do.
+ */
+export const MAX_PAGE_DEPTH = 10_000;
+
+export type PageCursor = { after: number } | { before: number };
+
+export function encodeCursor(cursor: PageCursor): string {
+  return Buffer.from('after' in cursor ? `a${cursor.after}` : `b${cursor.before}`).toString('base64url');
+}
+
+/** DRF's CursorPagination answers a cursor it did not make with 404 "Invalid cursor". */
+export function decodeCursor(value: string): PageCursor {
+  const m = /^([ab])(\d{1,15})$/.exec(/^[A-Za-z0-9_-]{1,24}$/.test(value) ? Buffer.from(value, 'base64url').toString('latin1') : '');
+  if (!m) throw new NotFound('Invalid cursor');
+  return m[1] === 'a' ? { after: Number(m[2]) } : { before: Number(m[2]) };
+}
+
+/** 400: a page number too far from both ends of a large list (see MAX_PAGE_DEPTH). */
+export class PageTooDeep extends HttpError {
+  constructor(page: number) {
+    super(400, {
+      detail: `Page ${page} is more than ${MAX_PAGE_DEPTH} items from both ends of the list: page numbers reach that far from the first or the last page. Follow the next and previous links, which carry a cursor past that depth.`,
+    });
+  }
 }
 
 export function parsePageRequest(query: Record<string, string | undefined>): PageRequest {
@@ -19,6 +50,7 @@ export function parsePageRequest(query: Record<string, string | undefined>): Pag
   if (rawSize !== undefined && /^\s*\d+\s*$/.test(rawSize) && Number(rawSize) > 0) {
     pageSize = Math.min(Number(rawSize), MAX_PAGE_SIZE);
   }
+  if (query.cursor !== undefined) return { page: 1, pageSize, cursor: decodeCursor(query.cursor) };
   const rawPage = query.page?.trim();
   if (rawPage === undefined || rawPage === '') return { page: 1, pageSize };
   if (rawPage === 'last') return { page: 'last', pageSize };
@@ -51,24 +83,32 @@ function encodeQuery(params: [string, string][]): string {
   return params.map(([k, v]) => `${quote(k)}=${quote(v)}`).join('&');
 }
 
-export function pageLink(url: string, params: [string, string][], page: number): string {
-  const kept = params.filter(([k]) => k !== 'page');
-  if (page > 1) kept.push(['page', String(page)]);
+/** Where a `next`/`previous` link points: a page number (upstream's links) or a cursor. */
+export type PageTarget = number | PageCursor;
+
+export function pageLink(url: string, params: [string, string][], target: PageTarget): string {
+  const kept = params.filter(([k]) => k !== 'page' && k !== 'cursor');
+  if (typeof target !== 'number') kept.push(['cursor', encodeCursor(target)]);
+  else if (target > 1) kept.push(['page', String(target)]);
   kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return kept.length ? `${url}?${encodeQuery(kept)}` : url;
 }
 
-export function pageEnvelope<T>(
-  url: string,
-  params: [string, string][],
-  window: PageWindow,
-  count: number,
-  results: T[],
-) {
+/** The neighbours of a page by number (upstream's links). */
+export function numberedLinks(window: PageWindow): PageLinks {
+  return { next: window.page < window.pages ? window.page + 1 : null, previous: window.page > 1 ? window.page - 1 : null };
+}
+
+export interface PageLinks {
+  next: PageTarget | null;
+  previous: PageTarget | null;
+}
+
+export function pageEnvelope<T>(url: string, params: [string, string][], links: PageLinks, count: number, results: T[]) {
   return {
     count,
-    next: window.page < window.pages ? pageLink(url, params, window.page + 1) : null,
-    previous: window.page > 1 ? pageLink(url, params, window.page - 1) : null,
+    next: links.next === null ? null : pageLink(url, params, links.next),
+    previous: links.previous === null ? null : pageLink(url, params, links.previous),
     results,
   };
 }

@@ -1,11 +1,18 @@
-/** Page-number pagination over HTTP: the request's page and the envelope of the answer. */
-import { pageEnvelope, parsePageRequest, type PageRequest, type PageWindow } from '../domain/pagination';
+/** Paginated lists over HTTP: the request's page and the envelope of the answer. */
+import { numberedLinks, pageEnvelope, parsePageRequest, type PageLinks, type PageRequest, type PageWindow } from '../domain/pagination';
 import { baseUrl, json, queryPairs, queryParam, type HttpEvent, type HttpResult } from './http';
 
-export function pageRequest(event: HttpEvent): PageRequest {
-  return parsePageRequest({ page: queryParam(event, 'page'), page_size: queryParam(event, 'page_size') });
+/** `cursors`: the list also takes the `cursor` of its links (only the ticket list has them). */
+export function pageRequest(event: HttpEvent, options: { cursors?: true } = {}): PageRequest {
+  return parsePageRequest({
+    page: queryParam(event, 'page'),
+    page_size: queryParam(event, 'page_size'),
+    ...(options.cursors ? { cursor: queryParam(event, 'cursor') } : {}),
+  });
 }
 
-export function pageResponse(event: HttpEvent, window: PageWindow, count: number, results: unknown[]): HttpResult {
-  return json(200, pageEnvelope(`${baseUrl(event)}${event.rawPath}`, queryPairs(event), window, count, results));
+/** The envelope of a page: links by page number from its window, or the links a list worked out. */
+export function pageResponse(event: HttpEvent, page: PageWindow | PageLinks, count: number, results: unknown[]): HttpResult {
+  const links = 'pages' in page ? numberedLinks(page) : page;
+  return json(200, pageEnvelope(`${baseUrl(event)}${event.rawPath}`, queryPairs(event), links, count, results));
 }

@@ -1,18 +1,19 @@
 /**
- * Followups and attachment records by their own ids: the id indexes say which ticket holds them,
- * so a lookup is one index GetItem plus one read of the ticket's collection, and a list page is
- * one Query per index plus BatchGets of exactly the page's items.
+ * Followups and attachment records by their own ids: their ref items say which ticket holds them,
+ * so a lookup is one GetItem plus one read of the ticket's collection, and a list page is one Query
+ * of the refs (gsi1) per kind plus BatchGets of exactly the page's items.
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import type { FollowupChanges } from '../domain/followup';
 import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys } from './keys';
-import { attachmentSlot, indexChanges, lookupIndex, parseAttachmentSlot, readIndex } from './id-index';
-import { attachmentItem, followupItem, strip, type ReadCollection } from './items';
-import { MissingTicket, childSlots, put, readTicket } from './tickets';
+import { keys, type RefKind } from './keys';
+import { byFilename, type AttachmentLocation } from '../domain/attachment-location';
+import { attachmentRefItem, followupItem, strip, type ReadCollection } from './items';
+import { queryAll } from './query';
+import { MissingTicket, childDeletes, childPuts, put, readTicket } from './tickets';
 import { ConditionFailed, transact, type TransactItem } from './transact';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
 
@@ -41,8 +42,28 @@ export interface FoundFollowup {
   attachments: Attachment[];
 }
 
+/** A followup's or attachment's ref item (one consistent GetItem). */
+async function readRef<R extends { ticket: number }>(kind: RefKind, id: number): Promise<R | undefined> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.ref(kind, id), ConsistentRead: true }));
+  return out.Item as R | undefined;
+}
+
+/** Every ref of a kind, in id order (gsi1: eventually consistent, as lists are). */
+async function listRefs<R>(kind: RefKind): Promise<R[]> {
+  return (await queryAll({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.refListPartition(kind) },
+  })) as R[];
+}
+
+/** Which ticket holds followup `id` (undefined: no such followup). */
+export async function followupTicket(id: number): Promise<number | undefined> {
+  return (await readRef<{ ticket: number }>('followup', id))?.ticket;
+}
+
 export async function findFollowup(id: number): Promise<FoundFollowup | undefined> {
-  const ticket = await lookupIndex<number>('followup', id);
+  const ticket = await followupTicket(id);
   if (ticket === undefined) return undefined;
   const collection = await readTicket(ticket);
   const followup = collection?.followups.find((f) => f.id === id);
@@ -59,33 +80,31 @@ export interface FollowupPage {
 
 /** Every followup, in id order (the order of their dates), one page at a time. */
 export async function listFollowups(request: PageRequest): Promise<FollowupPage> {
-  const [index, attachmentIndex] = await Promise.all([readIndex<number>('followup'), readIndex<string>('attachment')]);
-  const window = pageWindow(request, index.length);
-  const page = index.slice(window.offset, window.offset + window.limit);
-  const onPage = new Set(page.map(([id]) => id));
-  const attachmentKeys = attachmentIndex
-    .map(([id, slot]) => ({ id, ...parseAttachmentSlot(slot) }))
-    .filter((a) => onPage.has(a.followup))
-    .map((a) => keys.attachment(a.ticket, a.id));
-  const items = await batchGet([...page.map(([id, ticket]) => keys.followup(ticket, id)), ...attachmentKeys]);
+  const [refs, attachmentRefs] = await Promise.all([listRefs<{ id: number; ticket: number }>('followup'), listRefs<AttachmentLocation>('attachment')]);
+  const window = pageWindow(request, refs.length);
+  const page = refs.slice(window.offset, window.offset + window.limit);
+  const onPage = new Set(page.map((f) => f.id));
+  const attachmentKeys = attachmentRefs.filter((a) => onPage.has(a.followup)).map((a) => keys.attachment(a.ticket, a.id));
+  const items = await batchGet([...page.map((f) => keys.followup(f.ticket, f.id)), ...attachmentKeys]);
   const followups = items.filter((i) => i.type === 'followup').map((i) => strip<Followup>(i)).sort((a, b) => a.id - b.id);
   const attachments = items.filter((i) => i.type === 'attachment').map((i) => strip<Attachment>(i));
-  return { count: index.length, window, followups, attachments };
+  return { count: refs.length, window, followups, attachments };
 }
 
 /**
- * The ticket item's side of a write to its collection: `delta` more (or fewer) items, and a new
- * `version`, since what GET shows of the ticket changes (its ETag must too).
+ * The ticket item's side of an edit or delete in its collection: a new `version`, since what GET
+ * shows of the ticket changes (its ETag must too). Additions need none: the tag counts the
+ * collection (domain/etag.ts), so adding never writes the ticket item (no conflicts under bursts).
  */
-function collectionChange(ticket: number, delta: number): TransactItem {
+function collectionChange(ticket: number): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.ticket(ticket),
-      UpdateExpression: 'ADD collection_size :delta, #version :one',
+      UpdateExpression: 'ADD #version :one',
       ConditionExpression: 'attribute_exists(PK)',
       ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: { ':delta': delta, ':one': 1 },
+      ExpressionAttributeValues: { ':one': 1 },
     },
   };
 }
@@ -99,17 +118,15 @@ export async function updateFollowup(found: FoundFollowup, changes: FollowupChan
   const next: Followup = { ...followup, ...changes };
   try {
     if (!target || target.id === followup.ticket) {
-      await transact([put(followupItem(next, collection.ticket.status), 'attribute_exists(PK)'), collectionChange(followup.ticket, 0)]);
+      await transact([put(followupItem(next, collection.ticket.status), 'attribute_exists(PK)'), collectionChange(followup.ticket)]);
     } else {
       const moved = attachments.map((a) => ({ ...a, ticket: target.id }));
       await transact([
-        collectionChange(target.id, 1 + moved.length),
+        collectionChange(target.id),
         { Delete: { TableName: config.tableName, Key: keys.followup(followup.ticket, followup.id), ConditionExpression: 'attribute_exists(PK)' } },
         ...attachments.map((a) => ({ Delete: { TableName: config.tableName, Key: keys.attachment(a.ticket, a.id) } })),
-        collectionChange(followup.ticket, -(1 + moved.length)),
-        put(followupItem(next, target.status)),
-        ...moved.map((a) => put(attachmentItem(a, target.status))),
-        ...childSlots([next], moved),
+        collectionChange(followup.ticket),
+        ...childPuts([next], moved, target.status), // the refs are overwritten with the new ticket
       ]);
     }
   } catch (error) {
@@ -124,12 +141,11 @@ export async function deleteFollowup(found: FoundFollowup): Promise<FileCleanup[
   const { followup, attachments } = found;
   const files = cleanupsOfDeleted(attachments.map((a) => a.object_key));
   try {
+    const [followupDelete, ...others] = childDeletes([followup], attachments);
     await transact([
-      { Delete: { TableName: config.tableName, Key: keys.followup(followup.ticket, followup.id), ConditionExpression: 'attribute_exists(PK)' } },
-      ...attachments.map((a) => ({ Delete: { TableName: config.tableName, Key: keys.attachment(a.ticket, a.id) } })),
-      collectionChange(followup.ticket, -(1 + attachments.length)),
-      ...indexChanges('followup', [], [followup.id]),
-      ...indexChanges('attachment', [], attachments.map((a) => a.id)),
+      { Delete: { ...followupDelete!.Delete!, ConditionExpression: 'attribute_exists(PK)' } },
+      ...others,
+      collectionChange(followup.ticket),
       ...files.actions,
     ]);
   } catch (error) {
@@ -140,9 +156,9 @@ export async function deleteFollowup(found: FoundFollowup): Promise<FileCleanup[
 }
 
 export async function findAttachment(id: number): Promise<Attachment | undefined> {
-  const slot = await lookupIndex<string>('attachment', id);
-  if (slot === undefined) return undefined;
-  const [item] = await batchGet([keys.attachment(parseAttachmentSlot(slot).ticket, id)]);
+  const ref = await readRef<AttachmentLocation>('attachment', id);
+  if (!ref) return undefined;
+  const [item] = await batchGet([keys.attachment(ref.ticket, id)]);
   return item ? strip<Attachment>(item) : undefined;
 }
 
@@ -154,9 +170,7 @@ export interface AttachmentPage {
 
 /** Every attachment record by file name (then id), one page at a time. */
 export async function listAttachments(request: PageRequest): Promise<AttachmentPage> {
-  const index = (await readIndex<string>('attachment'))
-    .map(([id, slot]) => ({ id, ...parseAttachmentSlot(slot) }))
-    .sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : a.id - b.id));
+  const index = (await listRefs<AttachmentLocation>('attachment')).sort(byFilename);
   const window = pageWindow(request, index.length);
   const page = index.slice(window.offset, window.offset + window.limit);
   const items = await batchGet(page.map((a) => keys.attachment(a.ticket, a.id)));
@@ -164,13 +178,16 @@ export async function listAttachments(request: PageRequest): Promise<AttachmentP
   return { count: index.length, window, attachments: page.flatMap((a) => (byId.has(a.id) ? [byId.get(a.id)!] : [])) };
 }
 
-/** Adds one attachment record to an existing followup of `ticket`, committing its uploaded file. */
+/**
+ * Adds one attachment record to an existing followup of `ticket`, committing its uploaded file. The
+ * followup must still exist (a check on its item, not the ticket's: additions never write the
+ * ticket item, so concurrent ones do not conflict).
+ */
 export async function addAttachment(ticket: Ticket, attachment: Attachment, fileCommit?: TransactItem): Promise<void> {
   try {
     await transact([
-      collectionChange(ticket.id, 1),
-      put(attachmentItem(attachment, ticket.status)),
-      ...indexChanges('attachment', [[attachment.id, attachmentSlot(attachment)]]),
+      { ConditionCheck: { TableName: config.tableName, Key: keys.followup(ticket.id, attachment.followup), ConditionExpression: 'attribute_exists(PK)' } },
+      ...childPuts([], [attachment], ticket.status),
       ...(fileCommit ? [fileCommit] : []),
     ]);
   } catch (error) {
@@ -183,10 +200,11 @@ export async function addAttachment(ticket: Ticket, attachment: Attachment, file
 export async function deleteAttachment(attachment: Attachment): Promise<FileCleanup[]> {
   const files = cleanupsOfDeleted([attachment.object_key]);
   try {
+    const [recordDelete, refDelete] = childDeletes([], [attachment]);
     await transact([
-      { Delete: { TableName: config.tableName, Key: keys.attachment(attachment.ticket, attachment.id), ConditionExpression: 'attribute_exists(PK)' } },
-      collectionChange(attachment.ticket, -1),
-      ...indexChanges('attachment', [], [attachment.id]),
+      { Delete: { ...recordDelete!.Delete!, ConditionExpression: 'attribute_exists(PK)' } },
+      refDelete!,
+      collectionChange(attachment.ticket),
       ...files.actions,
     ]);
   } catch (error) {

@@ -1,12 +1,18 @@
 /** Turning records into table items and back; the attributes listed here never leave the store. */
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import { keys, type ItemType } from './keys';
+import { attachmentLocation, type AttachmentLocation } from '../domain/attachment-location';
 
 type Item = Record<string, unknown>;
 
+// `collection_size` is no longer written; tickets stored before still carry it.
 const INTERNAL = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'type', 'collection_size', 'version'];
 
-/** A new ticket's `version`; every later write to its collection adds 1 (see shared/domain/etag.ts). */
+/**
+ * A new ticket's `version`; every later write of the ticket item adds 1, and so does every edit or
+ * delete in its collection (see shared/domain/etag.ts: an added followup or attachment shows in
+ * the tag through the collection's size instead).
+ */
 export const FIRST_VERSION = 1;
 
 function strip<T>(item: Item): T {
@@ -20,7 +26,7 @@ function listKeys(ticket: number, status: number, sk: string) {
   return { ...keys.listAll(ticket, sk), ...keys.listByStatus(status, ticket, sk) };
 }
 
-export function ticketItem(ticket: Ticket, collectionSize: number): Item {
+export function ticketItem(ticket: Ticket): Item {
   const k = keys.ticket(ticket.id);
   const submitter = ticket.submitter_email ? keys.bySubmitter(ticket.submitter_email, ticket.id) : {};
   return {
@@ -28,7 +34,6 @@ export function ticketItem(ticket: Ticket, collectionSize: number): Item {
     ...listKeys(ticket.id, ticket.status, k.SK),
     ...submitter,
     type: 'ticket' satisfies ItemType,
-    collection_size: collectionSize,
     version: FIRST_VERSION,
     ...ticket,
   };
@@ -44,16 +49,24 @@ export function attachmentItem(a: Attachment, ticketStatus: number): Item {
   return { ...k, ...listKeys(a.ticket, ticketStatus, k.SK), type: 'attachment' satisfies ItemType, ...a };
 }
 
+/** Where followup `f` lives (keys.ts `ref`). */
+export function followupRefItem(f: Followup): Item {
+  return { ...keys.ref('followup', f.id), ...keys.refList('followup', f.id), type: 'ref', id: f.id, ticket: f.ticket };
+}
+
+/** Where attachment `a` lives, and its file name (what the attachment list orders by). */
+export function attachmentRefItem(a: Attachment): Item {
+  return { ...keys.ref('attachment', a.id), ...keys.refList('attachment', a.id), type: 'ref', ...attachmentLocation(a) };
+}
+
 export function mergedItem(target: number, source: number): Item {
   return { ...keys.mergedFrom(target, source), type: 'merged' satisfies ItemType, source };
 }
 
 export interface ReadCollection extends TicketCollection {
-  /** Followups plus attachments, as the ticket item counts them. */
-  collectionSize: number;
   /**
-   * The ticket item's `version`: incremented by every write to the collection, and the condition of
-   * every write of a ticket that was read first (0: an item stored before versions existed).
+   * The ticket item's `version` (see FIRST_VERSION), the condition of every write of a ticket that
+   * was read first (0: an item stored before versions existed).
    */
   version: number;
   /** Keys of every item in the collection (for deletes and status re-keying). */
@@ -79,7 +92,6 @@ export function collectionsFrom(items: Item[]): Map<number, ReadCollection> {
       followups: group.filter((i) => i.type === 'followup').map((i) => strip<Followup>(i)),
       attachments: group.filter((i) => i.type === 'attachment').map((i) => strip<Attachment>(i)),
       mergedFrom: group.filter((i) => i.type === 'merged').map((i) => i.source as number),
-      collectionSize: Number(ticketItem.collection_size ?? 0),
       version: Number(ticketItem.version ?? 0),
       itemKeys: group.map((i) => ({ PK: i.PK as string, SK: i.SK as string, type: i.type as ItemType })),
     });
@@ -88,3 +100,4 @@ export function collectionsFrom(items: Item[]): Map<number, ReadCollection> {
 }
 
 export { strip };
+export type { AttachmentLocation };

@@ -12,13 +12,10 @@ const pad = (id: number) => String(id).padStart(12, '0');
 export const TICKET_PREFIX = 'TICKET#';
 /** Partition key prefix of failed-login items: the only items every function may write. */
 export const LOGIN_PREFIX = 'LOGIN#';
-/** Ids per block of an id index (one small item per block). */
-export const INDEX_BLOCK_SIZE = 100;
-
-/** The id indexes: which tickets, followups and attachments exist, and what lists need of them. */
-export type IndexKind = 'ticket' | 'followup' | 'attachment';
-
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';
+
+/** The kinds of record found by their own id through a ref item. */
+export type RefKind = 'followup' | 'attachment';
 
 export const keys = {
   ticketPartition: (ticket: number) => `${TICKET_PREFIX}${ticket}`,
@@ -41,11 +38,32 @@ export const keys = {
   bySubmitter: (email: string, ticket: number) => ({ GSI3PK: `SUBMITTER#${email}`, GSI3SK: pad(ticket) }),
   submitterPartition: (email: string) => `SUBMITTER#${email}`,
 
-  /** An id index: one item per block of ids (see id-index.ts for what each kind keeps in it). */
-  indexPartition: (kind: IndexKind) => `INDEX#${kind}`,
-  indexBlock: (kind: IndexKind, block: number) => ({ PK: `INDEX#${kind}`, SK: `BLOCK#${pad(block)}` }),
-  indexSlot: (id: number) => ({ block: Math.floor(id / INDEX_BLOCK_SIZE), attribute: `s${id % INDEX_BLOCK_SIZE}` }),
+  /**
+   * Where a followup or attachment lives (its ticket; an attachment's followup and file name too),
+   * one small item per record written in the record's own transaction, so finding a record by id is
+   * one consistent GetItem and no two writers share an item. In gsi1 under `FOLLOWUPS` /
+   * `ATTACHMENTS`, in id order, for the staff-wide lists.
+   */
+  ref: (kind: RefKind, id: number) => ({ PK: `${kind.toUpperCase()}#${id}`, SK: 'REF' }),
+  refList: (kind: RefKind, id: number) => ({ GSI1PK: `${kind.toUpperCase()}S`, GSI1SK: pad(id) }),
+  refListPartition: (kind: RefKind) => `${kind.toUpperCase()}S`,
+
+  /**
+   * Ticket counts (aggregates.ts): written only by the stream consumer, never by a request. One
+   * partition: a totals item at each end (`!TOTALS`, `~TOTALS`: the same counts, so a Query from
+   * either end starts with them) and one block item per 1,000 ticket ids between them.
+   */
+  countsPartition: 'COUNTS#ticket',
+  countsTotalsFirst: { PK: 'COUNTS#ticket', SK: '!TOTALS' },
+  countsTotalsLast: { PK: 'COUNTS#ticket', SK: '~TOTALS' },
+  countsBlock: (block: number) => ({ PK: 'COUNTS#ticket', SK: `BLOCK#${pad(block)}` }),
   blockNumber: (sk: string) => Number(sk.slice('BLOCK#'.length)),
+  /**
+   * What the counts hold of one ticket (its status and queue, and the ticket item version they
+   * come from): the consumer's record of what it counted, so a duplicate or late stream record is
+   * recognised and a deleted ticket is uncounted exactly once.
+   */
+  counted: (ticket: number) => ({ PK: `COUNTED#${ticket}`, SK: 'COUNTED' }),
 
   user: (username: string) => ({ PK: `USER#${username}`, SK: 'USER' }),
   /**
@@ -92,6 +110,12 @@ export const keys = {
   delivery: (id: string) => ({ PK: 'WEBHOOK_DELIVERIES', SK: `DELIVERY#${id}` }),
   deliveryFromSortKey: (sk: string) => sk.slice('DELIVERY#'.length),
 } as const;
+
+/**
+ * The partition keys the ticket counts consumer touches (IAM `dynamodb:LeadingKeys` patterns): the
+ * counts and counted states, ticket collections (repairs), refs and file cleanup records.
+ */
+export const COUNT_KEY_PATTERNS = ['COUNTS#ticket', 'COUNTED#*', `${TICKET_PREFIX}*`, 'FOLLOWUP#*', 'ATTACHMENT#*', 'FILE_CLEANUPS'];
 
 /** Every attachment object lives under this prefix (the functions may touch nothing else). */
 export const ATTACHMENT_PREFIX = 'attachments/';

@@ -5,13 +5,13 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import type { TicketChanges } from '../domain/ticket';
-import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
+import { MAX_PAGE_DEPTH, PageTooDeep, pageWindow, type PageCursor, type PageLinks, type PageRequest, type PageWindow } from '../domain/pagination';
+import { subBlockCounts, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';
-import { attachmentSlot, indexChanges, readTicketCounts, ticketIndexChanges } from './id-index';
-import { attachmentItem, collectionsFrom, followupItem, mergedItem, strip, ticketItem, type ReadCollection } from './items';
-import { countTickets } from './queues';
+import { attachmentItem, attachmentRefItem, collectionsFrom, followupItem, followupRefItem, mergedItem, strip, ticketItem, type ReadCollection } from './items';
+import { readCounts } from './ticket-counts';
 import { outboxPut, type OutboxEvent } from './outbox';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
 import { queryAll } from './query';
@@ -58,7 +58,7 @@ function versionIs(version: number): { condition: string; names: Record<string, 
 }
 
 /** Re-keys one collection item into the status partition of gsi2. */
-function rekeyStatus(key: { PK: string; SK: string }, ticket: number, status: number): TransactItem {
+export function rekeyStatus(key: { PK: string; SK: string }, ticket: number, status: number): TransactItem {
   const k = keys.listByStatus(status, ticket, key.SK);
   return {
     Update: {
@@ -75,17 +75,29 @@ function rekeyCollection(c: ReadCollection, status: number): TransactItem[] {
   return c.itemKeys.filter((k) => k.type === 'followup' || k.type === 'attachment').map((k) => rekeyStatus(k, c.ticket.id, status));
 }
 
-/** Index slots of new followups and attachments. */
-export function childSlots(followups: Followup[], attachments: Attachment[]): TransactItem[] {
+/** New followups and attachments with their ref items (how they are found by id). */
+export function childPuts(followups: Followup[], attachments: Attachment[], status: number): TransactItem[] {
   return [
-    ...indexChanges('followup', followups.map((f) => [f.id, f.ticket])),
-    ...indexChanges('attachment', attachments.map((a) => [a.id, attachmentSlot(a)])),
+    ...followups.flatMap((f) => [put(followupItem(f, status)), put(followupRefItem(f))]),
+    ...attachments.flatMap((a) => [put(attachmentItem(a, status)), put(attachmentRefItem(a))]),
+  ];
+}
+
+/** Deletes of followups and attachments with their ref items. */
+export function childDeletes(followups: Followup[], attachments: Attachment[]): TransactItem[] {
+  const del = (Key: { PK: string; SK: string }): TransactItem => ({ Delete: { TableName: config.tableName, Key } });
+  return [
+    ...followups.flatMap((f) => [del(keys.followup(f.ticket, f.id)), del(keys.ref('followup', f.id))]),
+    ...attachments.flatMap((a) => [del(keys.attachment(a.ticket, a.id)), del(keys.ref('attachment', a.id))]),
   ];
 }
 
 /**
  * Stores a new ticket with its opening followup, optional attachment and webhook event, atomically
- * (`fileCommit` commits the attachment's uploaded file: store/file-cleanups.ts).
+ * (`fileCommit` commits the attachment's uploaded file: store/file-cleanups.ts). The transaction
+ * holds only items of this ticket, so concurrent creates never conflict; the counts follow from the
+ * stream (store/ticket-counts.ts). The queue was read before: a queue deleted in between leaves the
+ * ticket with its id (docs/data-model.md, "Queues").
  */
 export async function createTicket(
   ticket: Ticket,
@@ -95,22 +107,12 @@ export async function createTicket(
   fileCommit?: TransactItem,
 ): Promise<TicketCollection> {
   const attachments = attachment ? [attachment] : [];
-  const items: TransactItem[] = [
-    put(ticketItem(ticket, 1 + attachments.length), 'attribute_not_exists(PK)'),
-    countTickets(ticket.queue, 1),
-    put(followupItem(opening, ticket.status)),
-    ...attachments.map((a) => put(attachmentItem(a, ticket.status))),
-    ...ticketIndexChanges([{ id: ticket.id, to: ticket.status }]),
-    ...childSlots([opening], attachments),
+  await transact([
+    put(ticketItem(ticket), 'attribute_not_exists(PK)'),
+    ...childPuts([opening], attachments, ticket.status),
     ...(event ? [outboxPut(event)] : []),
     ...(fileCommit ? [fileCommit] : []),
-  ];
-  try {
-    await transact(items);
-  } catch (error) {
-    if (error instanceof ConditionFailed && error.positions.includes(1)) throw new MissingQueueOnWrite();
-    throw error;
-  }
+  ]);
   return { ticket, followups: [opening], attachments, mergedFrom: [] };
 }
 
@@ -168,8 +170,10 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
     },
   ];
   const queueChanged = fields.queue !== undefined && fields.queue !== old.queue;
-  if (queueChanged) essential.push(countTickets(old.queue, -1), countTickets(fields.queue!, 1));
-  if (statusChanged) essential.push(...ticketIndexChanges([{ id, from: old.status, to: status }]));
+  // The new queue must exist when the ticket moves (only queue edits and deletes write that item).
+  if (queueChanged) {
+    essential.push({ ConditionCheck: { TableName: config.tableName, Key: keys.queue(fields.queue!), ConditionExpression: 'attribute_exists(PK)' } });
+  }
   const oldTarget = old.merged_to;
   const newTarget = fields.merged_to === undefined ? oldTarget : fields.merged_to;
   if (newTarget !== oldTarget) {
@@ -180,17 +184,19 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
     await transactEssentialFirst(essential, statusChanged ? rekeyCollection(current, status) : []);
   } catch (error) {
     if (error instanceof ConditionFailed && error.positions.includes(0)) throw new StaleTicket();
-    if (error instanceof ConditionFailed && queueChanged && error.positions.includes(2)) throw new MissingQueueOnWrite();
+    if (error instanceof ConditionFailed && queueChanged && error.positions.includes(1)) throw new MissingQueueOnWrite();
     throw error;
   }
   return { ...current, ticket: { ...old, ...fields, custom: { ...old.custom, ...custom } }, version: current.version + 1 };
 }
 
 /**
- * Adds a followup (and its attachments and webhook event) to a ticket and applies its effects on the
- * ticket, atomically.
- * `ticket` is the ticket as read when the followup was planned: if its status changed since, the
- * write is refused with StaleTicket so the caller can plan again.
+ * Adds a followup (and its attachments and webhook event) to a ticket, atomically. Only a followup
+ * that changes the ticket (its status, its resolution) writes the ticket item, conditional on the
+ * status it was planned with (StaleTicket when that changed: plan again); any other followup's
+ * transaction holds only its own items, so followups on one ticket never conflict. A followup
+ * committed as its ticket is deleted, or under a status its ticket just left, is mended by the
+ * stream consumer (store/collection-repair.ts).
  */
 export async function addFollowup(
   ticket: Ticket,
@@ -201,39 +207,34 @@ export async function addFollowup(
   fileCommit?: TransactItem,
 ): Promise<void> {
   const status = ticketChanges.status ?? ticket.status;
-  const names: Record<string, string> = { '#status': 'status', '#version': 'version' };
-  const values: Record<string, unknown> = { ':old': ticket.status, ':added': 1 + attachments.length, ':one': 1 };
-  const sets: string[] = [];
-  Object.entries(ticketChanges).forEach(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    sets.push(`#f${i} = :v${i}`);
-  });
-  const statusChanged = status !== ticket.status;
-  if (statusChanged) {
-    values[':gsi2pk'] = keys.listByStatus(status, ticket.id, 'TICKET').GSI2PK;
-    sets.push('GSI2PK = :gsi2pk');
-  }
-  const essential: TransactItem[] = [
-    {
+  const essential: TransactItem[] = [];
+  if (Object.keys(ticketChanges).length) {
+    const names: Record<string, string> = { '#status': 'status', '#version': 'version' };
+    const values: Record<string, unknown> = { ':old': ticket.status, ':one': 1 };
+    const sets: string[] = [];
+    Object.entries(ticketChanges).forEach(([field, value], i) => {
+      names[`#f${i}`] = field;
+      values[`:v${i}`] = value;
+      sets.push(`#f${i} = :v${i}`);
+    });
+    if (status !== ticket.status) {
+      values[':gsi2pk'] = keys.listByStatus(status, ticket.id, 'TICKET').GSI2PK;
+      sets.push('GSI2PK = :gsi2pk');
+    }
+    essential.push({
       Update: {
         TableName: config.tableName,
         Key: keys.ticket(ticket.id),
-        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD collection_size :added, #version :one`,
+        UpdateExpression: `SET ${sets.join(', ')} ADD #version :one`,
         ConditionExpression: 'attribute_exists(PK) AND #status = :old',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
-    },
-    put(followupItem(followup, status)),
-    ...attachments.map((a) => put(attachmentItem(a, status))),
-    ...childSlots([followup], attachments),
-    ...(event ? [outboxPut(event)] : []),
-    ...(fileCommit ? [fileCommit] : []),
-  ];
+    });
+  }
+  essential.push(...childPuts([followup], attachments, status), ...(event ? [outboxPut(event)] : []), ...(fileCommit ? [fileCommit] : []));
   let rest: TransactItem[] = [];
-  if (statusChanged) {
-    essential.push(...ticketIndexChanges([{ id: ticket.id, from: ticket.status, to: status }]));
+  if (status !== ticket.status) {
     const existing = await readTicket(ticket.id);
     if (!existing) throw new MissingTicket();
     rest = rekeyCollection(existing, status);
@@ -250,11 +251,13 @@ export async function addFollowup(
 
 /**
  * Deletes a ticket, every ticket merged into it (recursively, as upstream's cascade), and all their
- * items. The ticket items, their index slots and queue counts go in the first transaction, so the
- * tickets disappear at once; followups and attachments follow. The first transaction also records
- * all their files for deletion; returns those records (for `removeFiles`).
- * Conditional on the version `root` was read with, so a followup added meanwhile is never left
- * behind: throws StaleTicket then (read again and retry), MissingTicket if it is gone.
+ * items. The ticket items go in the first transaction, so the tickets disappear at once; followups,
+ * attachments and their refs follow (all in that one transaction unless there are over 100 items).
+ * The first transaction also records all their files for deletion; returns those records (for
+ * `removeFiles`). A followup committed meanwhile (its transaction does not hold the ticket) is
+ * removed by the stream consumer (store/collection-repair.ts).
+ * Conditional on the version `root` was read with, so what it deletes is what was read: throws
+ * StaleTicket when the ticket changed meanwhile (read again and retry), MissingTicket if it is gone.
  */
 export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]> {
   const collections: ReadCollection[] = [root];
@@ -267,9 +270,7 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
   }
   const essential: TransactItem[] = [];
   const rest: TransactItem[] = [];
-  const perQueue = new Map<number, number>();
   for (const c of collections) {
-    perQueue.set(c.ticket.queue, (perQueue.get(c.ticket.queue) ?? 0) + 1);
     for (const key of c.itemKeys) {
       const action: TransactItem = { Delete: { TableName: config.tableName, Key: { PK: key.PK, SK: key.SK } } };
       if (key.type === 'ticket') {
@@ -287,20 +288,10 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
       }
     }
   }
-  essential.push(...ticketIndexChanges(collections.map((c) => ({ id: c.ticket.id, from: c.ticket.status }))));
-  for (const [queue, count] of perQueue) {
-    essential.push({
-      Update: {
-        TableName: config.tableName,
-        Key: keys.queue(queue),
-        UpdateExpression: 'ADD ticket_count :delta',
-        ExpressionAttributeValues: { ':delta': -count },
-      },
-    });
-  }
   rest.push(
-    ...indexChanges('followup', [], collections.flatMap((c) => c.followups.map((f) => f.id))),
-    ...indexChanges('attachment', [], collections.flatMap((c) => c.attachments.map((a) => a.id))),
+    ...collections.flatMap((c) => [...c.followups.map((f) => keys.ref('followup', f.id)), ...c.attachments.map((a) => keys.ref('attachment', a.id))]).map(
+      (Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } }),
+    ),
   );
   const files = cleanupsOfDeleted(collections.flatMap((c) => c.attachments.map((a) => a.object_key)));
   essential.push(...files.actions);
@@ -320,76 +311,154 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
 }
 
 /**
- * Whole collections from a list index (gsi1, or one status partition of gsi2), from ticket
- * `start` on, until `wanted` tickets are complete. A ticket's own item sorts after its followups and
- * attachments (`…#TICKET`), so a collection is complete once its ticket item has been read.
+ * Whole collections from a list index (gsi1, or one status partition of gsi2), in id order from
+ * ticket `from` on (`forward`), or in reverse from ticket `from` down, until `wanted` tickets are
+ * complete. A ticket's own item sorts after its followups and attachments (`…#TICKET`): reading
+ * forward a collection is complete at its ticket item; reading backward, at the next ticket item.
  */
-async function readCollectionsFrom(index: 'gsi1' | 'gsi2', pk: string, start: number, wanted: number): Promise<ReadCollection[]> {
+async function readCollections(index: 'gsi1' | 'gsi2', pk: string, from: number, wanted: number, forward = true): Promise<ReadCollection[]> {
   const [pkName, skName] = index === 'gsi1' ? ['GSI1PK', 'GSI1SK'] : ['GSI2PK', 'GSI2SK'];
   const items: Item[] = [];
-  let complete = 0;
+  let tickets = 0;
   let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
+  reading: do {
     const page = await dynamo.send(
       new QueryCommand({
         TableName: config.tableName,
         IndexName: index,
-        KeyConditionExpression: `${pkName} = :pk AND ${skName} >= :from`,
-        ExpressionAttributeValues: { ':pk': pk, ':from': keys.listFrom(start) },
-        Limit: (wanted - complete) * 4 + 8,
+        KeyConditionExpression: forward ? `${pkName} = :pk AND ${skName} >= :from` : `${pkName} = :pk AND ${skName} < :from`,
+        ExpressionAttributeValues: { ':pk': pk, ':from': keys.listFrom(forward ? from : from + 1) },
+        ScanIndexForward: forward,
+        Limit: (wanted - tickets) * 4 + 8,
         ExclusiveStartKey,
       }),
     );
     for (const item of page.Items ?? []) {
+      if (item.type === 'ticket') {
+        if (!forward && tickets === wanted) break reading; // the next ticket: the last one read is complete
+        tickets++;
+      }
       items.push(item);
-      if (item.type === 'ticket' && ++complete === wanted) break;
+      if (forward && item.type === 'ticket' && tickets === wanted) break reading;
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey && complete < wanted);
+  } while (ExclusiveStartKey);
   return [...collectionsFrom(items).values()].sort((a, b) => a.ticket.id - b.ticket.id);
+}
+
+/** The collections from `from` on (or down from it), merged over the statuses asked for. */
+async function readPage(statuses: Set<number> | undefined, from: number, wanted: number, forward = true): Promise<ReadCollection[]> {
+  const found = statuses
+    ? (await Promise.all([...statuses].map((s) => readCollections('gsi2', keys.listByStatusPartition(s), from, wanted, forward)))).flat()
+    : await readCollections('gsi1', keys.listAllPartition, from, wanted, forward);
+  found.sort((a, b) => a.ticket.id - b.ticket.id);
+  const page = forward ? found.slice(0, wanted) : found.slice(-wanted);
+  // A status re-keying in progress can show a ticket in its old status partition for a moment.
+  return page.filter((c) => !statuses || statuses.has(c.ticket.status));
 }
 
 export interface TicketPage {
   count: number;
-  window: PageWindow;
+  links: PageLinks;
   tickets: TicketCollection[];
 }
 
+/** Count blocks read per request while finding where a numbered page starts (about 16 KB)... */
+const BLOCKS_PER_READ = 10;
+/** ...and requests at most: past that (a list thinned by deletes or a rare status) use the cursor links. */
+const COUNT_READS = 4;
+
 /**
- * One page of tickets in id order, optionally only some statuses. Costs one Query of the ticket
- * index (counts per 25 ids) plus one Query of gsi1, or of gsi2 per status asked for, starting at
- * most 24 tickets before the page: the same whatever the table size. The GSIs are eventually
- * consistent: a collection that does not look complete yet is read from the table instead.
+ * Where page `window` starts: the first id of the run of 25 ids that holds its first ticket, and how
+ * many tickets of that run come before it. Read from the counts at whichever end is nearer, never
+ * further than MAX_PAGE_DEPTH tickets from it.
+ */
+async function locatePage(statuses: Set<number> | undefined, window: PageWindow, count: number, firstRead: { from: 'first' | 'last'; items: Item[]; next?: Item }) {
+  const fromEnd = count - window.offset;
+  const from: 'first' | 'last' = window.offset <= MAX_PAGE_DEPTH && (firstRead.from === 'first' || fromEnd > MAX_PAGE_DEPTH) ? 'first' : 'last';
+  if (window.offset > MAX_PAGE_DEPTH && fromEnd > MAX_PAGE_DEPTH) throw new PageTooDeep(window.page);
+  let read = firstRead.from === from ? firstRead : { from, ...(await readCounts(from, 1 + BLOCKS_PER_READ)) };
+  let reads = 1;
+  let passed = 0; // tickets of the list between the end read from and the current run
+  const target = from === 'first' ? window.offset : fromEnd; // reached when `passed` would exceed it
+  for (;;) {
+    const blocks = read.items.filter((i) => String(i.SK).startsWith('BLOCK#'));
+    for (const block of blocks) {
+      const runs = subBlockCounts(keys.blockNumber(String(block.SK)), block, statuses);
+      if (from === 'last') runs.reverse();
+      for (const run of runs) {
+        if (from === 'first' ? passed + run.count > target : passed + run.count >= target) {
+          const before = from === 'first' ? passed : count - passed - run.count;
+          return { start: run.start, skip: window.offset - before };
+        }
+        passed += run.count;
+      }
+    }
+    // The totals and the blocks change in one transaction, so the blocks always reach the target.
+    if (!read.next) throw new Error('Ticket counts: the blocks hold fewer tickets than the totals');
+    if (++reads > COUNT_READS) throw new PageTooDeep(window.page);
+    read = { from, ...(await readCounts(from, BLOCKS_PER_READ, read.next)) };
+  }
+}
+
+/** The page's `next` and `previous`: numbered within MAX_PAGE_DEPTH of an end, else cursors. */
+function numberedPageLinks(window: PageWindow, count: number, page: TicketCollection[]): PageLinks {
+  const near = (offset: number) => offset <= MAX_PAGE_DEPTH || count - offset <= MAX_PAGE_DEPTH;
+  const first = page[0]?.ticket.id;
+  const last = page.at(-1)?.ticket.id;
+  const nextOffset = window.offset + window.limit;
+  const previousOffset = window.offset - window.limit;
+  return {
+    next: window.page >= window.pages ? null : near(nextOffset) || last === undefined ? window.page + 1 : { after: last },
+    previous: window.page <= 1 ? null : near(Math.max(0, previousOffset)) || first === undefined ? window.page - 1 : { before: first },
+  };
+}
+
+/**
+ * One page of tickets in id order, optionally only some statuses. `count` and where the page
+ * starts come from the counts partition (store/ticket-counts.ts: one Query, bounded reads), the
+ * tickets from one Query of gsi1, or of gsi2 per status asked for, starting at most 24 tickets before
+ * the page: the same cost whatever the table size. A cursor page (past MAX_PAGE_DEPTH from both
+ * ends) reads from its cursor. The counts follow the stream, so a ticket created a moment ago may be
+ * listed before it is counted.
  */
 export async function listTickets(statuses: Set<number> | undefined, request: PageRequest): Promise<TicketPage> {
-  const counts = await readTicketCounts(statuses);
-  const total = counts.reduce((sum, c) => sum + c.count, 0);
-  const window = pageWindow(request, total);
-  if (!window.limit) return { count: total, window, tickets: [] };
+  if (request.cursor) return listFromCursor(statuses, request.pageSize, request.cursor);
+  const fromEnd = request.page === 'last';
+  const from: 'first' | 'last' = fromEnd ? 'last' : 'first';
+  const blocksWanted = request.page === 1 ? 0 : fromEnd ? 2 : Math.min(BLOCKS_PER_READ, Math.ceil(((request.page as number) * request.pageSize) / 1000) + 1);
+  const firstRead = { from, ...(await readCounts(from, 1 + blocksWanted)) };
+  const totals = firstRead.items[0]?.SK === (fromEnd ? keys.countsTotalsLast.SK : keys.countsTotalsFirst.SK) ? firstRead.items[0] : undefined;
+  const count = totalOf(totals, statuses);
+  const window = pageWindow(request, count);
+  // The last page shows what the list holds beyond the count too: tickets written a moment ago,
+  // which the counts (behind the stream) do not have yet, are listed at once.
+  const wanted = window.page === window.pages ? request.pageSize : window.limit;
+  const { start, skip } = window.offset === 0 ? { start: 0, skip: 0 } : await locatePage(statuses, window, count, firstRead);
+  const tickets = (await readPage(statuses, start, skip + wanted)).slice(skip);
+  return { count, links: numberedPageLinks(window, count, tickets), tickets };
+}
 
-  let before = 0;
-  let start = 0;
-  for (const c of counts) {
-    if (before + c.count > window.offset) {
-      start = c.start;
-      break;
-    }
-    before += c.count;
-  }
-  const skip = window.offset - before;
-  const wanted = skip + window.limit;
-  const found = statuses
-    ? (await Promise.all([...statuses].map((s) => readCollectionsFrom('gsi2', keys.listByStatusPartition(s), start, wanted)))).flat()
-    : await readCollectionsFrom('gsi1', keys.listAllPartition, start, wanted);
-  const page = found.sort((a, b) => a.ticket.id - b.ticket.id).slice(skip, skip + window.limit);
-  const tickets = await Promise.all(
-    page.map(async (c) => {
-      const current = (!statuses || statuses.has(c.ticket.status)) && c.followups.length + c.attachments.length === c.collectionSize;
-      return current ? c : await readTicket(c.ticket.id);
-    }),
-  );
-  const shown = (t: ReadCollection | undefined): t is ReadCollection => !!t && (!statuses || statuses.has(t.ticket.status));
-  return { count: total, window, tickets: tickets.filter(shown) };
+/** A page after or before a cursor's ticket id: one more ticket is read to know whether there is a further page. */
+async function listFromCursor(statuses: Set<number> | undefined, pageSize: number, cursor: PageCursor): Promise<TicketPage> {
+  const forward = 'after' in cursor;
+  const [countRead, found] = await Promise.all([
+    readCounts('first', 1),
+    readPage(statuses, forward ? cursor.after + 1 : cursor.before - 1, pageSize + 1, forward),
+  ]);
+  const totals = countRead.items[0]?.SK === keys.countsTotalsFirst.SK ? countRead.items[0] : undefined;
+  const more = found.length > pageSize;
+  const tickets = forward ? found.slice(0, pageSize) : found.slice(-pageSize);
+  const first = tickets[0]?.ticket.id;
+  const last = tickets.at(-1)?.ticket.id;
+  return {
+    count: totalOf(totals, statuses),
+    links: {
+      next: forward ? (more ? { after: last! } : null) : { after: last ?? cursor.before - 1 },
+      previous: forward ? { before: first ?? cursor.after + 1 } : more ? { before: first! } : null,
+    },
+    tickets,
+  };
 }
 
 /** Tickets submitted from `email` (exact), newest first: gsi3, eventually consistent. */

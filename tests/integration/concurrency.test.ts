@@ -91,7 +91,9 @@ describe('concurrent creates', () => {
 
     // None lost and none duplicated: every title sent appears exactly once in the whole list (a
     // 503 that had stored something would show its title twice), under the id its 201 gave, and
-    // the count (from the index) and the listed tickets (from gsi1) both grow by exactly CREATES.
+    // the count (from the stream's counts, within a moment) and the listed tickets (from gsi1) both
+    // grow by exactly CREATES.
+    await expect.poll(async () => (await api.call('GET', '/api/tickets/?page_size=1')).body.count, { timeout: 10_000, interval: 50 }).toBe(before.count + CREATES);
     const after = await listAll();
     expect(after.count).toBe(before.count + CREATES);
     expect(after.tickets.length).toBe(before.tickets.length + CREATES);

@@ -33,7 +33,7 @@ interface Operation {
   deletesFiles?: boolean;
 }
 
-let runtime: { url: string; stop(): Promise<void> };
+let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
 let api: ReturnType<typeof clientFor>;
 let injector: FaultInjector;
 let dynamo: DynamoDBDocumentClient;
@@ -44,7 +44,11 @@ let uploadGraceMs: number;
 let errorLog: ReturnType<typeof vi.spyOn>;
 const table = () => process.env.TABLE_NAME!;
 const bucket = () => process.env.BUCKET_NAME!;
-const state = () => readState(dynamo, table(), bucket());
+/** The stored state once the stream's consumer has applied every write (counts, repairs). */
+const state = async () => {
+  await runtime.drainTableStream();
+  return readState(dynamo, table(), bucket());
+};
 const stats = { runs: 0, operations: 0, steps: 0 };
 
 beforeAll(async () => {
@@ -53,6 +57,8 @@ beforeAll(async () => {
   process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
   // No sweeps behind the tests' back: its calls would be steps of whatever request runs. The tests sweep by hand.
   process.env.HELPDESK_FILE_SWEEP_SECONDS = '0';
+  // Nor stream polls: the tests drain the stream by hand before reading the state.
+  process.env.HELPDESK_STREAM_POLL_MS = '0';
   const { startLocalRuntime } = await import('../../infra/local/runtime');
   runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
   api = clientFor(runtime.url);

@@ -3,7 +3,7 @@
  * two states differ, and the invariants that tie items, indexes, counters and files together. For
  * the fault injection tests, which run their own in-process runtime: nothing else writes to it.
  */
-import { BatchWriteCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AwsClient } from 'aws4fetch';
 
 type Item = Record<string, unknown>;
@@ -72,21 +72,19 @@ export async function removeObjects(bucket: string, keys: Iterable<string>): Pro
 }
 
 /**
- * Removes every ticket (with its followups, attachments and files) and the id indexes, and zeroes
- * the queues' ticket counts: a whole, smaller state, so that table reads stay fast. Users, queues
- * and custom fields stay.
+ * Removes every ticket (with its followups, attachments, refs and files) and the ticket counts: a
+ * whole, smaller state, so that table reads stay fast. Users, queues and custom fields stay. The
+ * stream still carries the removed tickets' records: drain it first, and again after (their REMOVE
+ * records then find nothing counted).
  */
 export async function removeTickets(dynamo: DynamoDBDocumentClient, table: string, bucket: string, state: State): Promise<void> {
-  const doomed = [...state.items.values()].filter((i) => /^(TICKET|INDEX)#/.test(String(i.PK)));
+  const doomed = [...state.items.values()].filter((i) => /^(TICKET|COUNTS|COUNTED|FOLLOWUP|ATTACHMENT)#/.test(String(i.PK)));
   for (let i = 0; i < doomed.length; i += 25) {
     let pending: unknown[] = doomed.slice(i, i + 25).map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));
     while (pending.length) {
       const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [table]: pending as never } }));
       pending = out.UnprocessedItems?.[table] ?? [];
     }
-  }
-  for (const q of [...state.items.values()].filter((i) => i.PK === 'QUEUES' && String(i.SK).startsWith('QUEUE#'))) {
-    await dynamo.send(new UpdateCommand({ TableName: table, Key: { PK: q.PK, SK: q.SK }, UpdateExpression: 'SET ticket_count = :zero', ExpressionAttributeValues: { ':zero': 0 } }));
   }
   await removeObjects(bucket, state.objects);
 }
@@ -108,7 +106,8 @@ export function category(item: Item): string {
   const pk = String(item.PK);
   const sk = String(item.SK);
   if (pk === 'COUNTER') return 'counter';
-  if (pk.startsWith('INDEX#')) return `index:${pk.slice('INDEX#'.length)}`;
+  if (pk.startsWith('COUNTS#') || pk.startsWith('COUNTED#')) return 'counts';
+  if (pk.startsWith('FOLLOWUP#') || pk.startsWith('ATTACHMENT#')) return `ref:${pk.slice(0, pk.indexOf('#')).toLowerCase()}`;
   if (pk.startsWith('TICKET#')) return String(item.type);
   if (pk === 'QUEUES') return sk.startsWith('SLUG#') ? 'queue-slug' : 'queue';
   if (pk === 'USERS') return 'user-summary';
@@ -141,13 +140,13 @@ export function diff(before: State, after: State): Diff {
 
 /**
  * What a write did, independent of ids: records added, removed and changed by kind, and files added
- * and removed. Id counters and index blocks are left out (a block is added or changed depending on
- * where ids fall); the invariants check the indexes instead.
+ * and removed. Id counters and ticket counts are left out (a count block is added or changed
+ * depending on where ids fall); the invariants check the counts instead.
  */
 export function signature(before: State, after: State): string[] {
   const d = diff(before, after);
   const of = (action: string, keys: string[], state: State) =>
-    keys.map((k) => `${action} ${category(state.items.get(k)!)}`).filter((s) => !/ (counter|index:)/.test(s));
+    keys.map((k) => `${action} ${category(state.items.get(k)!)}`).filter((s) => !/ (counter|counts)$/.test(s));
   return [
     ...of('added', d.added, after),
     ...of('removed', d.removed, before),
@@ -160,10 +159,10 @@ export function signature(before: State, after: State): string[] {
 const pad = (n: number) => String(n).padStart(12, '0');
 
 /**
- * Everything that must hold between records whatever the history of writes and failures: each
- * ticket's collection size, the GSI keys of its items, the id indexes and ticket counts, queue
- * counts and slugs, user pairs, merge pointers, and one file per attachment record and no other.
- * Returns the violations (empty when the state is whole).
+ * Everything that must hold between records whatever the history of writes and failures: the GSI
+ * keys of each ticket's items, the refs of followups and attachments, the ticket counts (once the
+ * stream is drained), queue slugs, user pairs, merge pointers, and one file per attachment record
+ * and no other. Returns the violations (empty when the state is whole).
  */
 export function invariantViolations(state: State): string[] {
   const problems: string[] = [];
@@ -176,9 +175,6 @@ export function invariantViolations(state: State): string[] {
   for (const t of tickets.values()) {
     const pk = `TICKET#${t.id}`;
     const children = items.filter((i) => i.PK === pk && (i.type === 'followup' || i.type === 'attachment'));
-    if (Number(t.collection_size ?? 0) !== children.length) {
-      problems.push(`ticket ${t.id}: collection_size ${String(t.collection_size)} but ${children.length} followups and attachments`);
-    }
     for (const i of [t, ...children]) {
       if (i.GSI2PK !== `TICKETS#STATUS#${t.status}`) problems.push(`${i.PK}|${i.SK}: GSI2PK ${String(i.GSI2PK)}, ticket status ${String(t.status)}`);
       if (i.GSI1SK !== `${pad(t.id as number)}#${i.SK}`) problems.push(`${i.PK}|${i.SK}: GSI1SK ${String(i.GSI1SK)}`);
@@ -195,44 +191,47 @@ export function invariantViolations(state: State): string[] {
     if (!f || f.ticket !== a.ticket) problems.push(`attachment ${a.id}: followup ${String(a.followup)} not on ticket ${String(a.ticket)}`);
   }
 
-  // Id indexes: one attribute s<k> per id in blocks of 100.
-  const slots = (kind: string) => {
-    const map = new Map<number, unknown>();
-    for (const block of items.filter((i) => i.PK === `INDEX#${kind}`)) {
-      const base = Number(String(block.SK).slice('BLOCK#'.length)) * 100;
-      for (const [attribute, value] of Object.entries(block)) if (/^s\d+$/.test(attribute)) map.set(base + Number(attribute.slice(1)), value);
-    }
-    return map;
+  // Refs: one per followup and attachment, saying where it is.
+  const refs = (kind: string) => new Map(items.filter((i) => String(i.PK).startsWith(`${kind.toUpperCase()}#`)).map((r) => [r.id as number, r]));
+  const compare = (name: string, actual: Map<number, Item>, expected: Map<number, string>, describe: (r: Item) => string) => {
+    for (const [id, value] of expected) if (!actual.has(id) || describe(actual.get(id)!) !== value) problems.push(`${name} ref ${id}: ${actual.has(id) ? describe(actual.get(id)!) : 'missing'}, expected ${value}`);
+    for (const id of actual.keys()) if (!expected.has(id)) problems.push(`${name} ref ${id} has no record`);
   };
-  const compare = (name: string, actual: Map<number, unknown>, expected: Map<number, unknown>) => {
-    for (const [id, value] of expected) if (actual.get(id) !== value) problems.push(`${name} index: id ${id} is ${String(actual.get(id))}, expected ${String(value)}`);
-    for (const id of actual.keys()) if (!expected.has(id)) problems.push(`${name} index: id ${id} has no record`);
-  };
-  compare('followup', slots('followup'), new Map(followups.map((f) => [f.id as number, f.ticket])));
-  compare('attachment', slots('attachment'), new Map(attachments.map((a) => [a.id as number, `${a.ticket}:${a.followup}:${a.filename}`])));
+  compare('followup', refs('followup'), new Map(followups.map((f) => [f.id as number, `${f.ticket}`])), (r) => `${r.ticket}`);
+  compare('attachment', refs('attachment'), new Map(attachments.map((a) => [a.id as number, `${a.ticket}:${a.followup}:${a.filename}`])), (r) => `${r.ticket}:${r.followup}:${r.filename}`);
 
-  // Ticket index: counts per block of 1,000 ids, sub-block of 25 and status.
+  // Ticket counts (kept from the stream): per block of 1,000 ids, run of 25 and status; totals per
+  // status and queue, the same at both ends; each ticket's counted state.
   const counted = new Map<string, number>();
-  for (const block of items.filter((i) => i.PK === 'INDEX#ticket')) {
+  for (const block of items.filter((i) => i.PK === 'COUNTS#ticket' && String(i.SK).startsWith('BLOCK#'))) {
     const b = Number(String(block.SK).slice('BLOCK#'.length));
     for (const [attribute, value] of Object.entries(block)) if (/^c\d+_\d$/.test(attribute) && value !== 0) counted.set(`${b}:${attribute}`, value as number);
   }
   const expectedCounts = new Map<string, number>();
+  const expectedTotals = new Map<string, number>();
+  const add = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   for (const t of tickets.values()) {
     const id = t.id as number;
-    const key = `${Math.floor(id / 1000)}:c${Math.floor((id % 1000) / 25)}_${t.status}`;
-    expectedCounts.set(key, (expectedCounts.get(key) ?? 0) + 1);
+    add(expectedCounts, `${Math.floor(id / 1000)}:c${Math.floor((id % 1000) / 25)}_${t.status}`);
+    add(expectedTotals, `s${t.status}`);
+    add(expectedTotals, `q${t.queue}`);
+    const c = state.items.get(`COUNTED#${id}|COUNTED`);
+    if (!c || c.status !== t.status || c.queue !== t.queue || c.version !== (t.version ?? 0)) problems.push(`ticket ${id}: counted as ${stable(c)}`);
   }
   for (const key of new Set([...counted.keys(), ...expectedCounts.keys()])) {
-    if ((counted.get(key) ?? 0) !== (expectedCounts.get(key) ?? 0)) problems.push(`ticket index ${key}: ${counted.get(key) ?? 0}, expected ${expectedCounts.get(key) ?? 0}`);
+    if ((counted.get(key) ?? 0) !== (expectedCounts.get(key) ?? 0)) problems.push(`ticket counts ${key}: ${counted.get(key) ?? 0}, expected ${expectedCounts.get(key) ?? 0}`);
+  }
+  for (const sk of ['!TOTALS', '~TOTALS']) {
+    const totals = state.items.get(`COUNTS#ticket|${sk}`) ?? {};
+    for (const key of new Set([...Object.keys(totals).filter((k) => /^[sq]\d+$/.test(k)), ...expectedTotals.keys()])) {
+      if (Number(totals[key] ?? 0) !== (expectedTotals.get(key) ?? 0)) problems.push(`ticket totals ${sk} ${key}: ${String(totals[key] ?? 0)}, expected ${expectedTotals.get(key) ?? 0}`);
+    }
   }
 
-  // Queues: ticket counts and slug claims.
+  // Queues: slug claims.
   const queues = items.filter((i) => i.PK === 'QUEUES' && String(i.SK).startsWith('QUEUE#'));
   const slugs = items.filter((i) => i.PK === 'QUEUES' && String(i.SK).startsWith('SLUG#'));
   for (const q of queues) {
-    const count = [...tickets.values()].filter((t) => t.queue === q.id).length;
-    if (Number(q.ticket_count ?? 0) !== count) problems.push(`queue ${q.id}: ticket_count ${String(q.ticket_count)}, ${count} tickets`);
     if (!slugs.some((s) => s.SK === `SLUG#${q.slug}` && s.id === q.id)) problems.push(`queue ${q.id}: slug ${String(q.slug)} not claimed`);
   }
   for (const s of slugs) {

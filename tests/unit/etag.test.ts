@@ -5,7 +5,8 @@ import {
   definitionsFingerprint,
   ifMatchHolds,
   ifNoneMatchMatches,
-  namesVersionWithOtherDefinitions,
+  namesRevisionWithOtherDefinitions,
+  ticketRevision,
   parseETagList,
   requireIfMatch,
   ticketETag,
@@ -41,12 +42,17 @@ describe('parseETagList', () => {
 });
 
 describe('ticket tags', () => {
-  it('are strong, name the version, and change with the custom field definitions', () => {
-    const none = ticketETag(3, []);
-    expect(none).toMatch(/^"3-[\w-]{10}"$/);
-    expect(ticketETag(4, [])).not.toBe(none);
-    expect(ticketETag(3, [field('os')])).not.toBe(none);
-    expect(ticketETag(3, [field('os', { max_length: 11 })])).not.toBe(ticketETag(3, [field('os')]));
+  it('are strong, name the revision, and change with the custom field definitions', () => {
+    const none = ticketETag('3.1', []);
+    expect(none).toMatch(/^"3\.1-[\w-]{10}"$/);
+    expect(ticketETag('3.2', [])).not.toBe(none);
+    expect(ticketETag('4.1', [])).not.toBe(none);
+    expect(ticketETag('3.1', [field('os')])).not.toBe(none);
+    expect(ticketETag('3.1', [field('os', { max_length: 11 })])).not.toBe(ticketETag('3.1', [field('os')]));
+  });
+
+  it('name the version and the size of the collection', () => {
+    expect(ticketRevision({ version: 4, followups: [1, 2], attachments: [3] })).toBe('4.3');
   });
 
   it('do not depend on the order of definitions or of their attributes', () => {
@@ -57,7 +63,7 @@ describe('ticket tags', () => {
 });
 
 describe('If-Match', () => {
-  const current = ticketETag(7, []);
+  const current = ticketETag('7.1', []);
 
   it('holds without the header, for *, and for a list naming the current tag', () => {
     expect(ifMatchHolds(undefined, current)).toBe(true);
@@ -67,26 +73,26 @@ describe('If-Match', () => {
   });
 
   it('fails for another tag, and for the current tag marked weak (strong comparison)', () => {
-    expect(ifMatchHolds(ticketETag(6, []), current)).toBe(false);
+    expect(ifMatchHolds(ticketETag('6.1', []), current)).toBe(false);
     expect(ifMatchHolds(`W/${current}`, current)).toBe(false);
-    expect(() => requireIfMatch(ticketETag(6, []), current)).toThrow(expect.objectContaining({ status: 412 }));
+    expect(() => requireIfMatch(ticketETag('6.1', []), current)).toThrow(expect.objectContaining({ status: 412 }));
   });
 
   it('answers 400 to a malformed header rather than ignoring it', () => {
     expect(() => ifMatchHolds('7-abc', current)).toThrow(ParseError);
   });
 
-  it('tells when the client names this version with other definitions', () => {
-    expect(namesVersionWithOtherDefinitions(ticketETag(7, [field('x')]), 7, current)).toBe(true);
-    expect(namesVersionWithOtherDefinitions(ticketETag(6, [field('x')]), 7, current)).toBe(false);
-    expect(namesVersionWithOtherDefinitions(current, 7, current)).toBe(false);
-    expect(namesVersionWithOtherDefinitions(`W/${ticketETag(7, [field('x')])}`, 7, current)).toBe(false);
-    expect(namesVersionWithOtherDefinitions('*', 7, current)).toBe(false);
+  it('tells when the client names this revision with other definitions', () => {
+    expect(namesRevisionWithOtherDefinitions(ticketETag('7.1', [field('x')]), '7.1', current)).toBe(true);
+    expect(namesRevisionWithOtherDefinitions(ticketETag('6.1', [field('x')]), '7.1', current)).toBe(false);
+    expect(namesRevisionWithOtherDefinitions(current, '7.1', current)).toBe(false);
+    expect(namesRevisionWithOtherDefinitions(`W/${ticketETag('7.1', [field('x')])}`, '7.1', current)).toBe(false);
+    expect(namesRevisionWithOtherDefinitions('*', '7.1', current)).toBe(false);
   });
 });
 
 describe('If-None-Match', () => {
-  const current = ticketETag(2, []);
+  const current = ticketETag('2.1', []);
 
   it('matches * and the current tag, weak or strong (weak comparison)', () => {
     expect(ifNoneMatchMatches('*', current)).toBe(true);
@@ -95,7 +101,7 @@ describe('If-None-Match', () => {
   });
 
   it('does not match another tag, no header, or a malformed one', () => {
-    expect(ifNoneMatchMatches(ticketETag(1, []), current)).toBe(false);
+    expect(ifNoneMatchMatches(ticketETag('1.1', []), current)).toBe(false);
     expect(ifNoneMatchMatches(undefined, current)).toBe(false);
     expect(ifNoneMatchMatches('garbage', current)).toBe(false);
   });

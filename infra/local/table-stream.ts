@@ -1,0 +1,135 @@
+/**
+ * The table's stream in the local runtime: where AWS runs the CountTickets function on the
+ * DynamoDB Stream (infra/ticket-counts.ts), this poller reads DynamoDB Local's own stream of the
+ * same table, shard by shard, in order, and hands the records to the same code
+ * (store/table-changes.ts). A failed batch is read again from its first record, as Lambda retries
+ * one; the consumer is idempotent, so a restart simply starts from the oldest record kept.
+ */
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { config } from '../../shared/config';
+import { logger } from '../../shared/observability';
+import type { TableChange } from '../../shared/store/table-changes';
+
+/** The stream is read this often: the counts lag a write by about this much. */
+const POLL_MS = 50;
+
+/**
+ * The streams client turns an empty map (`{"M": {}}`, e.g. a ticket's `custom`) into `{}`, which
+ * unmarshall refuses; Lambda's events carry the JSON as sent. Put the `M` back.
+ */
+function restoreEmptyMaps(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value).map(([name, attribute]) => {
+      const a = attribute as Record<string, unknown>;
+      if (!Object.keys(a).length) return [name, { M: {} }];
+      if (a.M) return [name, { M: restoreEmptyMaps(a.M as Record<string, unknown>) }];
+      if (a.L) return [name, { L: (a.L as Record<string, unknown>[]).map((item) => restoreEmptyMaps({ v: item }).v) }];
+      return [name, a];
+    }),
+  );
+}
+
+export function changeOf(record: StreamRecord): TableChange {
+  const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(restoreEmptyMaps(i) as Record<string, AttributeValue>) : undefined);
+  return {
+    eventName: record.eventName as TableChange['eventName'],
+    keys: image(record.dynamodb!.Keys) as TableChange['keys'],
+    newImage: image(record.dynamodb!.NewImage),
+  };
+}
+
+/** Polling: every POLL_MS, or HELPDESK_STREAM_POLL_MS (0: only when `drain` is called, for tests that step it). */
+export function streamPollInterval(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.HELPDESK_STREAM_POLL_MS ?? String(POLL_MS);
+  if (!/^\d+$/.test(raw.trim())) throw new Error(`HELPDESK_STREAM_POLL_MS must be a whole number of milliseconds, not "${raw}"`);
+  return Number(raw);
+}
+
+export interface LocalTableStream {
+  /** Applies every record written so far (the poller does this every interval). */
+  drain(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startLocalTableStream(intervalMs = streamPollInterval()): Promise<LocalTableStream> {
+  const { applyTableChanges } = await import('../../shared/store/table-changes');
+  const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
+  const table = await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: config.tableName }));
+  const streamArn = table.Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`The local table ${config.tableName} has no stream`);
+  /** The last record applied, per shard: where the next read starts. */
+  const applied = new Map<string, string>();
+  const closed = new Set<string>();
+
+  /** Reads one shard until it has nothing more for now; a failed batch stops it, to be read again next time. */
+  async function readShard(shardId: string): Promise<void> {
+    const after = applied.get(shardId);
+    let iterator = (
+      await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+        }),
+      )
+    ).ShardIterator;
+    while (iterator) {
+      const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+      const records = batch.Records ?? [];
+      if (!records.length) break;
+      await applyTableChanges(records.map(changeOf));
+      applied.set(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
+      iterator = batch.NextShardIterator;
+    }
+    if (!iterator) closed.add(shardId);
+  }
+
+  // One drain at a time: the poller's and a test's share the positions.
+  let draining: Promise<void> = Promise.resolve();
+  const drainOnce = async () => {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    // Listed parents first: a child shard's records come after its parent's.
+    for (const shard of StreamDescription?.Shards ?? []) if (!closed.has(shard.ShardId!)) await readShard(shard.ShardId!);
+  };
+  const drain = () => (draining = draining.catch(() => undefined).then(drainOnce));
+
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const poller = (async () => {
+    while (intervalMs && !stopped) {
+      let pause = intervalMs;
+      try {
+        await drain();
+      } catch (error) {
+        logger.error('table stream batch failed; reading it again in a second', { error: (error as Error).message });
+        pause = 1000;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  })();
+
+  return {
+    drain,
+    async stop() {
+      stopped = true;
+      wake?.();
+      await poller;
+      await draining.catch(() => undefined);
+    },
+  };
+}

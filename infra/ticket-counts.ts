@@ -1,0 +1,71 @@
+/**
+ * Ticket counts on AWS: a function on the table's stream, filtered to what it needs (ticket items,
+ * and followups and attachments inserted), keeps the counts and mends collections
+ * (shared/store/table-changes.ts). It is the only writer of the counts, so no request's transaction
+ * shares an item with another's. Batches are retried, split on error, and after that go to a failure
+ * queue with an alarm; the consumer is idempotent, so retries never double-count.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { COUNT_KEY_PATTERNS } from '../shared/store/keys';
+import type { EnvironmentSettings } from './environments';
+import { helpdeskFunction } from './lambda';
+
+export interface TicketCountsProps {
+  settings: EnvironmentSettings;
+  table: ITable;
+}
+
+export class TicketCounts extends Construct {
+  readonly alarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: TicketCountsProps) {
+    super(scope, id);
+    const { settings, table } = props;
+    const count = helpdeskFunction(this, 'CountTickets', {
+      handler: 'maintenance/count-tickets',
+      description: 'Keeps ticket counts from the table stream; mends collections; backfills on request',
+      settings,
+      environment: { TABLE_NAME: table.tableName },
+      timeout: Duration.minutes(1),
+    });
+    count.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': COUNT_KEY_PATTERNS } },
+      }),
+    );
+    // The backfill reads every collection in id order.
+    count.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/gsi1`] }));
+    const failures = new Queue(this, 'CountFailures', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    count.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.millis(200),
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        onFailure: new SqsDlq(failures),
+        filters: [
+          FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: FilterRule.isEqual('TICKET') } } } }),
+          FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.or('followup', 'attachment') } } } }),
+        ],
+      }),
+    );
+    this.alarm = new Alarm(this, 'FailuresAlarm', {
+      alarmDescription: `Helpdesk ${settings.name}: ticket count batches failed on every retry (counts may be off: invoke CountTickets with {"backfill": true} after fixing the cause)`,
+      metric: failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Ticket counts kept from the table's stream (store/ticket-counts.ts applies them): per status, per
+ * queue, and per run of 25 ticket ids, which is what a list page needs for its `count` and to find
+ * where page N starts. Pure rules: from what the counts hold of each ticket and what the stream says
+ * it is now, the changes to apply, so that a duplicate, late or replayed record changes nothing.
+ */
+
+/** Ticket ids per count block item, and per sub-block (one count per status) inside it. */
+export const TICKET_BLOCK = 1000;
+export const TICKET_SUB_BLOCK = 25;
+
+/** What the counts hold of one ticket. A deleted ticket keeps a tombstone (`DELETED_VERSION`). */
+export interface Counted {
+  status: number;
+  queue: number;
+  /** The ticket item's `version` this state comes from. */
+  version: number;
+}
+
+/** Later than any version: a deleted ticket is never counted again by a late record. */
+export const DELETED_VERSION = Number.MAX_SAFE_INTEGER;
+
+/** What one stream record says of a ticket: its state at `version`, or deleted (`state` absent). */
+export interface TicketRecord {
+  ticket: number;
+  version: number;
+  state?: { status: number; queue: number };
+}
+
+export interface CountChanges {
+  /** The new state of each ticket to store, with the state it replaces (undefined: never counted). */
+  counted: { ticket: number; next: Counted; previous: Counted | undefined }[];
+  /** Deltas of the totals: `s<status>` and `q<queue>`. */
+  totals: Map<string, number>;
+  /** Deltas per block number, per attribute `c<sub-block>_<status>`. */
+  blocks: Map<number, Map<string, number>>;
+}
+
+const add = (map: Map<string, number>, key: string, delta: number) => map.set(key, (map.get(key) ?? 0) + delta);
+
+export const subBlockAttribute = (id: number, status: number) => `c${Math.floor((id % TICKET_BLOCK) / TICKET_SUB_BLOCK)}_${status}`;
+
+/** The latest record per ticket (a deletion is the latest of all). */
+export function latestPerTicket(records: TicketRecord[]): TicketRecord[] {
+  const latest = new Map<number, TicketRecord>();
+  for (const r of records) {
+    const version = r.state ? r.version : DELETED_VERSION;
+    const seen = latest.get(r.ticket);
+    if (!seen || version > (seen.state ? seen.version : DELETED_VERSION)) latest.set(r.ticket, { ...r, version });
+  }
+  return [...latest.values()];
+}
+
+/**
+ * The changes that bring the counts from `counted` (what they hold now, by ticket) to what the
+ * records say. A record not newer than what is counted is ignored: stream records may come twice,
+ * late, or after a retry of a batch that had partly applied.
+ */
+export function countChanges(records: TicketRecord[], counted: Map<number, Counted>): CountChanges {
+  const changes: CountChanges = { counted: [], totals: new Map(), blocks: new Map() };
+  const blockDeltas = (id: number) => {
+    const block = Math.floor(id / TICKET_BLOCK);
+    let deltas = changes.blocks.get(block);
+    if (!deltas) changes.blocks.set(block, (deltas = new Map()));
+    return deltas;
+  };
+  const count = (id: number, state: { status: number; queue: number }, delta: number) => {
+    add(changes.totals, `s${state.status}`, delta);
+    add(changes.totals, `q${state.queue}`, delta);
+    add(blockDeltas(id), subBlockAttribute(id, state.status), delta);
+  };
+  for (const record of latestPerTicket(records)) {
+    const previous = counted.get(record.ticket);
+    if (previous && previous.version >= record.version) continue;
+    const live = previous && previous.version !== DELETED_VERSION ? previous : undefined;
+    if (live) count(record.ticket, live, -1);
+    if (record.state) count(record.ticket, record.state, +1);
+    const next: Counted = record.state ? { ...record.state, version: record.version } : { status: 0, queue: 0, version: DELETED_VERSION };
+    changes.counted.push({ ticket: record.ticket, next, previous });
+  }
+  for (const [key, delta] of changes.totals) if (delta === 0) changes.totals.delete(key);
+  for (const [block, deltas] of changes.blocks) {
+    for (const [key, delta] of deltas) if (delta === 0) deltas.delete(key);
+    if (!deltas.size) changes.blocks.delete(block);
+  }
+  return changes;
+}
+
+/** Live tickets per sub-block (by its first id) of one block item, only the given statuses. */
+export function subBlockCounts(block: number, attributes: Record<string, unknown>, statuses?: Set<number>): { start: number; count: number }[] {
+  const counts = new Map<number, number>();
+  for (const [attribute, value] of Object.entries(attributes)) {
+    const m = /^c(\d+)_(\d)$/.exec(attribute);
+    if (!m || (statuses && !statuses.has(Number(m[2])))) continue;
+    const start = block * TICKET_BLOCK + Number(m[1]) * TICKET_SUB_BLOCK;
+    counts.set(start, (counts.get(start) ?? 0) + Math.max(0, Number(value)));
+  }
+  return [...counts].filter(([, n]) => n > 0).map(([start, count]) => ({ start, count })).sort((a, b) => a.start - b.start);
+}
+
+/** The count of the given statuses (all when undefined) in a totals item. */
+export function totalOf(totals: Record<string, unknown> | undefined, statuses?: Set<number>): number {
+  let total = 0;
+  for (const [attribute, value] of Object.entries(totals ?? {})) {
+    const m = /^s(\d)$/.exec(attribute);
+    if (m && (!statuses || statuses.has(Number(m[1])))) total += Math.max(0, Number(value));
+  }
+  return total;
+}

@@ -1,0 +1,44 @@
+/**
+ * Brings a table written by an earlier version up to this one: ticket counts (store/ticket-counts.ts)
+ * from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
+ * refs existed. Safe to run at any time and more than once: counts are applied through the same
+ * idempotent path as the stream (a ticket's current version, which the stream's later records
+ * supersede), refs are rewritten with what they already hold. The local runtime runs it at start
+ * when there are tickets but no counts; on AWS it is one invocation of the CountTickets function
+ * (docs/data-model.md, "Upgrading a table").
+ */
+import { config } from '../config';
+import { keys } from './keys';
+import { attachmentRefItem, followupRefItem, strip } from './items';
+import { queryPages } from './query';
+import { applyTicketRecords, readTotals } from './ticket-counts';
+import { transact } from './transact';
+import type { Attachment, Followup } from '../domain/records';
+import type { TicketRecord } from '../domain/ticket-counts';
+
+export async function backfill(): Promise<{ tickets: number; refs: number }> {
+  let tickets = 0;
+  let refs = 0;
+  for await (const page of queryPages({ IndexName: 'gsi1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': keys.listAllPartition } })) {
+    const records: TicketRecord[] = page
+      .filter((i) => i.type === 'ticket')
+      .map((i) => ({ ticket: Number(i.id), version: Number(i.version ?? 0), state: { status: Number(i.status), queue: Number(i.queue) } }));
+    if (records.length) await applyTicketRecords(records);
+    tickets += records.length;
+    const refItems = page.flatMap((i) =>
+      i.type === 'followup' ? [followupRefItem(strip<Followup>(i))] : i.type === 'attachment' ? [attachmentRefItem(strip<Attachment>(i))] : [],
+    );
+    for (let n = 0; n < refItems.length; n += 100) {
+      await transact(refItems.slice(n, n + 100).map((Item) => ({ Put: { TableName: config.tableName, Item } })));
+    }
+    refs += refItems.length;
+  }
+  return { tickets, refs };
+}
+
+/** The local runtime's start: a backfill when tickets exist but were never counted. */
+export async function backfillIfUncounted(): Promise<void> {
+  if (await readTotals()) return;
+  const first = await queryPages({ IndexName: 'gsi1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': keys.listAllPartition }, Limit: 1 }).next();
+  if (first.value?.length) await backfill();
+}

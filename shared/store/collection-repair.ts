@@ -1,0 +1,91 @@
+/**
+ * What the stream consumer mends in ticket collections. Adding a followup or an attachment does not
+ * write the ticket item (so that concurrent additions never conflict), which leaves two races that
+ * a transaction would otherwise have caught, both rare and both visible in the stream:
+ *
+ * - the ticket was deleted as the followup committed: the followup (and its attachments, refs and
+ *   files) is left without its ticket. Seen as the ticket's REMOVE with items still in its
+ *   partition, or as a child's INSERT whose ticket is gone: the leftovers are deleted, their files
+ *   recorded for the sweeper (store/file-cleanups.ts).
+ * - the ticket's status changed as the followup committed: the followup is keyed under the old
+ *   status in gsi2 (status-filtered list pages). Seen as the status change, or as the child's INSERT
+ *   under a status its ticket no longer has: the child is re-keyed.
+ *
+ * Every step reads the table as it is now, so repeating one (a retried batch) is harmless.
+ */
+import { keys, TICKET_PREFIX } from './keys';
+import { cleanupsOfDeleted } from './file-cleanups';
+import { queryAll } from './query';
+import { getTicket, rekeyStatus } from './tickets';
+import { ConditionFailed, transactEssentialFirst, transact, type TransactItem } from './transact';
+import { config } from '../config';
+import { logger } from '../observability';
+
+type Item = Record<string, unknown>;
+
+/** Deletes items left in a deleted ticket's partition, with the refs of its followups and attachments. */
+async function deleteLeftovers(items: Item[]): Promise<void> {
+  if (!items.length) return;
+  const deletes: TransactItem[] = [];
+  for (const item of items) {
+    deletes.push({ Delete: { TableName: config.tableName, Key: { PK: item.PK, SK: item.SK } } });
+    if (item.type === 'followup' || item.type === 'attachment') {
+      deletes.push({ Delete: { TableName: config.tableName, Key: keys.ref(item.type, Number(item.id)) } });
+    }
+  }
+  const files = cleanupsOfDeleted(items.filter((i) => i.type === 'attachment').map((i) => String(i.object_key)));
+  logger.warn('removing followups left behind by a deleted ticket', { items: items.map((i) => `${String(i.PK)} ${String(i.SK)}`) });
+  await transactEssentialFirst(files.actions, deletes); // the file records first: no file is ever forgotten
+}
+
+/** Re-keys children listed under another status than their ticket's. */
+async function rekey(children: Item[], ticket: number, status: number): Promise<void> {
+  const stale = children.filter((c) => c.GSI2PK !== keys.listByStatusPartition(status));
+  for (const child of stale) {
+    try {
+      await transact([rekeyStatus({ PK: String(child.PK), SK: String(child.SK) }, ticket, status)]);
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error; // deleted meanwhile: nothing to re-key
+    }
+  }
+}
+
+/** A ticket's whole partition, as it is now. */
+function partition(ticket: number): Promise<Item[]> {
+  return queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.ticketPartition(ticket) }, ConsistentRead: true });
+}
+
+export interface RepairWork {
+  /** Tickets whose item was deleted. */
+  removed: number[];
+  /** Tickets whose status changed. */
+  statusChanged: number[];
+  /** Followups and attachments just inserted (their new images). */
+  added: Item[];
+}
+
+export async function repairCollections(work: RepairWork): Promise<void> {
+  for (const id of work.removed) {
+    const left = await partition(id);
+    if (!left.some((i) => i.type === 'ticket')) await deleteLeftovers(left);
+  }
+  for (const id of work.statusChanged) {
+    const items = await partition(id);
+    const ticket = items.find((i) => i.type === 'ticket');
+    if (ticket) await rekey(items.filter((i) => i.type === 'followup' || i.type === 'attachment'), id, Number(ticket.status));
+  }
+  const byTicket = new Map<number, Item[]>();
+  for (const child of work.added) {
+    const ticket = Number(String(child.PK).slice(TICKET_PREFIX.length));
+    byTicket.set(ticket, [...(byTicket.get(ticket) ?? []), child]);
+  }
+  for (const [id, children] of byTicket) {
+    const ticket = await getTicket(id);
+    if (ticket) await rekey(children, id, ticket.status);
+    else if (!work.removed.includes(id)) {
+      // Only what is still there: the ticket's own delete may have taken some of it.
+      const left = await partition(id);
+      if (!left.some((i) => i.type === 'ticket')) await deleteLeftovers(left);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Ticket counts (domain/ticket-counts.ts), kept from the table's stream by one consumer (the
+ * CountTickets function on AWS, the local runtime's stream poller): no request's transaction
+ * touches them, so concurrent writers never meet on a shared item. They lag a write by the stream's
+ * delay (well under a second), and are exact: each ticket's counted state is stored beside the
+ * counts (`COUNTED#<id>`), written in the same transaction, conditional on what was read.
+ */
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { countChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
+import { dynamo } from './clients';
+import { keys } from './keys';
+import { ConditionFailed, transact, type TransactItem } from './transact';
+
+type Item = Record<string, unknown>;
+
+/** Tickets per transaction: their COUNTED items, the blocks they fall in and the two totals stay under 100 actions. */
+const TICKETS_PER_TRANSACTION = 40;
+/** Rounds of re-reading after another consumer changed a ticket's counted state under us. */
+const ROUNDS = 5;
+/** A deleted ticket's tombstone outlives the stream's 24-hour retention, then goes. */
+const TOMBSTONE_SECONDS = 2 * 86_400;
+
+async function readCounted(tickets: number[]): Promise<Map<number, Counted>> {
+  const counted = new Map<number, Counted>();
+  for (let i = 0; i < tickets.length; i += 100) {
+    let pending: Item[] = tickets.slice(i, i + 100).map((id) => keys.counted(id));
+    while (pending.length) {
+      const out = await dynamo.send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }));
+      for (const item of out.Responses?.[config.tableName] ?? []) {
+        counted.set(Number(item.ticket), { status: Number(item.status), queue: Number(item.queue), version: Number(item.version) });
+      }
+      pending = (out.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Item[];
+    }
+  }
+  return counted;
+}
+
+function addExpression(deltas: Map<string, number>): Pick<NonNullable<TransactItem['Update']>, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  const entries = [...deltas];
+  return {
+    UpdateExpression: `ADD ${entries.map((_, i) => `#a${i} :d${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#a${i}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(entries.map(([, delta], i) => [`:d${i}`, delta])),
+  };
+}
+
+/** One transaction: the tickets' counted states (each conditional on what was read) and the count deltas. */
+function countTransaction(changes: ReturnType<typeof countChanges>, now: number): TransactItem[] {
+  const items: TransactItem[] = changes.counted.map(({ ticket, next, previous }) => ({
+    Put: {
+      TableName: config.tableName,
+      Item: {
+        ...keys.counted(ticket),
+        ticket,
+        ...next,
+        ...(next.status === 0 ? { expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS } : {}),
+      },
+      ConditionExpression: previous ? '#version = :read' : 'attribute_not_exists(PK)',
+      ...(previous ? { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':read': previous.version } } : {}),
+    },
+  }));
+  for (const [block, deltas] of changes.blocks) items.push({ Update: { TableName: config.tableName, Key: keys.countsBlock(block), ...addExpression(deltas) } });
+  if (changes.totals.size) {
+    for (const Key of [keys.countsTotalsFirst, keys.countsTotalsLast]) items.push({ Update: { TableName: config.tableName, Key, ...addExpression(changes.totals) } });
+  }
+  return items;
+}
+
+/**
+ * Applies stream records of ticket items to the counts, exactly once per change whatever the
+ * records' repetition. Returns the live tickets whose counted status changed (their collections
+ * may need re-keying: store/collection-repair.ts).
+ */
+export async function applyTicketRecords(records: TicketRecord[]): Promise<number[]> {
+  const tickets = [...new Set(records.map((r) => r.ticket))];
+  const statusChanged: number[] = [];
+  for (let i = 0; i < tickets.length; i += TICKETS_PER_TRANSACTION) {
+    const chunk = new Set(tickets.slice(i, i + TICKETS_PER_TRANSACTION));
+    const mine = records.filter((r) => chunk.has(r.ticket));
+    for (let round = 1; ; round++) {
+      const changes = countChanges(mine, await readCounted([...chunk]));
+      if (!changes.counted.length) break;
+      try {
+        await transact(countTransaction(changes, Date.now()));
+        for (const { ticket, next, previous } of changes.counted) {
+          if (previous && previous.status !== 0 && next.status !== 0 && previous.status !== next.status) statusChanged.push(ticket);
+        }
+        break;
+      } catch (error) {
+        // Another consumer (a retried batch, another shard's) changed a counted state since the read.
+        if (!(error instanceof ConditionFailed) || round === ROUNDS) throw error;
+      }
+    }
+  }
+  return statusChanged;
+}
+
+/** A page of the counts partition from one end: the totals item first, then block items. */
+export async function readCounts(from: 'first' | 'last', limit: number, startKey?: Item): Promise<{ items: Item[]; next?: Item }> {
+  const out = await dynamo.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.countsPartition },
+      ScanIndexForward: from === 'first',
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+      ConsistentRead: true,
+    }),
+  );
+  return { items: out.Items ?? [], next: out.LastEvaluatedKey };
+}
+
+/** The totals item alone (per status `s<n>`, per queue `q<id>`), strongly consistent. */
+export async function readTotals(): Promise<Item | undefined> {
+  const { items } = await readCounts('first', 1);
+  return items[0]?.SK === keys.countsTotalsFirst.SK ? items[0] : undefined;
+}

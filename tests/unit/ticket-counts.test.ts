@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { DELETED_VERSION, countChanges, subBlockCounts, totalOf, type Counted, type TicketRecord } from '../../shared/domain/ticket-counts';
+
+const state = (status: number, queue = 1) => ({ status, queue });
+
+/** Applies changes to a plain model of the counts, as the store's transaction does. */
+function apply(model: { counted: Map<number, Counted>; totals: Map<string, number> }, records: TicketRecord[]) {
+  const changes = countChanges(records, model.counted);
+  for (const { ticket, next } of changes.counted) model.counted.set(ticket, next);
+  for (const [key, delta] of changes.totals) model.totals.set(key, (model.totals.get(key) ?? 0) + delta);
+  return changes;
+}
+
+describe('ticket counts from stream records', () => {
+  it('count a new ticket once by status and queue, in its run of 25 ids', () => {
+    const changes = countChanges([{ ticket: 1026, version: 1, state: state(1, 7) }], new Map());
+    expect(Object.fromEntries(changes.totals)).toEqual({ s1: 1, q7: 1 });
+    expect([...changes.blocks]).toEqual([[1, new Map([['c1_1', 1]])]]);
+    expect(changes.counted).toEqual([{ ticket: 1026, next: { status: 1, queue: 7, version: 1 }, previous: undefined }]);
+  });
+
+  it('move a ticket between statuses and queues, and uncount it once deleted', () => {
+    const counted = new Map<number, Counted>([[5, { status: 1, queue: 1, version: 3 }]]);
+    const moved = countChanges([{ ticket: 5, version: 4, state: state(3, 2) }], counted);
+    expect(Object.fromEntries(moved.totals)).toEqual({ s1: -1, q1: -1, s3: 1, q2: 1 });
+    const deleted = countChanges([{ ticket: 5, version: 0 }], counted);
+    expect(Object.fromEntries(deleted.totals)).toEqual({ s1: -1, q1: -1 });
+    expect(deleted.counted[0]!.next.version).toBe(DELETED_VERSION);
+  });
+
+  it('ignore a duplicate, a late record, and anything about a deleted ticket', () => {
+    const counted = new Map<number, Counted>([
+      [1, { status: 2, queue: 1, version: 2 }],
+      [2, { status: 0, queue: 0, version: DELETED_VERSION }],
+    ]);
+    const changes = countChanges(
+      [
+        { ticket: 1, version: 2, state: state(2) },
+        { ticket: 1, version: 1, state: state(1) },
+        { ticket: 2, version: 9, state: state(1) },
+        { ticket: 2, version: 0 },
+      ],
+      counted,
+    );
+    expect(changes).toEqual({ counted: [], totals: new Map(), blocks: new Map() });
+  });
+
+  it('take only the latest record of a ticket within a batch (a deletion being the latest)', () => {
+    const changes = countChanges(
+      [
+        { ticket: 9, version: 1, state: state(1) },
+        { ticket: 9, version: 2, state: state(4) },
+        { ticket: 8, version: 1, state: state(1) },
+        { ticket: 8, version: 0 },
+      ],
+      new Map(),
+    );
+    expect(Object.fromEntries(changes.totals)).toEqual({ s4: 1, q1: 1 });
+  });
+
+  it('end exact whatever the order, repetition and batching of the records (property)', () => {
+    // Each ticket's history: created, some status changes, maybe deleted; versions increase.
+    const history = fc.record({
+      statuses: fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 4 }),
+      deleted: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(history, { minLength: 1, maxLength: 8 }), fc.infiniteStream(fc.nat()), (histories, choices) => {
+        const records: TicketRecord[] = histories.flatMap((h, ticket) => [
+          ...h.statuses.map((status, i) => ({ ticket, version: i + 1, state: state(status) })),
+          ...(h.deleted ? [{ ticket, version: 0 }] : []),
+        ]);
+        // Per ticket in order (as a stream shard delivers them), interleaved, each possibly twice.
+        const queues = histories.map((_, ticket) => records.filter((r) => r.ticket === ticket));
+        const delivered: TicketRecord[] = [];
+        const picks = choices[Symbol.iterator]();
+        while (queues.some((q) => q.length)) {
+          const open = queues.filter((q) => q.length);
+          const q = open[picks.next().value % open.length]!;
+          const record = q.shift()!;
+          delivered.push(record);
+          if (picks.next().value % 3 === 0) delivered.push(record);
+        }
+        const model = { counted: new Map<number, Counted>(), totals: new Map<string, number>() };
+        for (let i = 0; i < delivered.length; ) {
+          const size = 1 + (picks.next().value % 4);
+          apply(model, delivered.slice(i, i + size));
+          i += size;
+        }
+        apply(model, delivered); // a whole replay changes nothing
+        const expected = new Map<string, number>();
+        for (const h of histories) if (!h.deleted) expected.set(`s${h.statuses.at(-1)}`, (expected.get(`s${h.statuses.at(-1)}`) ?? 0) + 1);
+        for (let s = 1; s <= 5; s++) expect(model.totals.get(`s${s}`) ?? 0).toBe(expected.get(`s${s}`) ?? 0);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('reading the counts', () => {
+  it('sum the statuses asked for', () => {
+    const totals = { SK: '!TOTALS', s1: 3, s2: 1, s4: 5, q1: 9 };
+    expect(totalOf(totals)).toBe(9);
+    expect(totalOf(totals, new Set([1, 2]))).toBe(4);
+    expect(totalOf(undefined)).toBe(0);
+  });
+
+  it('list the non-empty runs of a block in id order', () => {
+    expect(subBlockCounts(2, { SK: 'BLOCK#2', c3_1: 2, c3_4: 1, c0_2: 0, c1_4: 5 }, new Set([1, 4]))).toEqual([
+      { start: 2025, count: 5 },
+      { start: 2075, count: 3 },
+    ]);
+  });
+});
