@@ -4,7 +4,7 @@
  * tickets take seconds instead of minutes; the stream consumer counts them as it counts any write.
  * Attachment records get a real (tiny) S3 object.
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { config } from '../shared/config';
 import { storedDateTime } from '../shared/domain/datetime';
@@ -12,7 +12,8 @@ import type { Attachment, Followup, Ticket } from '../shared/domain/records';
 import { dynamo } from '../shared/store/clients';
 import { putFile } from '../shared/store/files';
 import { attachmentItem, attachmentRefItem, followupItem, followupRefItem, ticketItem } from '../shared/store/items';
-import { attachmentObjectKey } from '../shared/store/keys';
+import { attachmentObjectKey, keys } from '../shared/store/keys';
+import { TICKET_BLOCK, subBlockAttribute } from '../shared/domain/ticket-counts';
 import { reserveIds } from '../shared/store/counters';
 
 type Item = Record<string, unknown>;
@@ -91,3 +92,81 @@ export async function seedTickets(count: number, userId: number): Promise<number
   await writeAll(items);
   return Array.from({ length: count }, (_, i) => ids.ticket + i);
 }
+
+/**
+ * A simulated table of `count` more tickets (a list of millions, as the counts see it) without
+ * writing them: the counts partition gets what the stream consumer would have added for `count`
+ * new ticket ids (statuses cycling 1-5 as in seedTickets), and only the tickets whose position in
+ * the new range falls in `real` (`[from, to)` offsets) are written, with their counted state, so the
+ * consumer leaves them be. Returns the new range's first id. List pages near the real tickets read as
+ * they would in a table of that size.
+ */
+export async function simulateTickets(count: number, userId: number, real: [number, number][]): Promise<number> {
+  const { ticket: first } = await reserveIds({ ticket: count });
+  const status = (id: number) => ((id - first) % 5) + 1;
+  const blocks = new Map<number, Map<string, number>>();
+  const totals = new Map<string, number>([['q1', count]]);
+  for (let id = first; id < first + count; id++) {
+    const block = Math.floor(id / TICKET_BLOCK);
+    let deltas = blocks.get(block);
+    if (!deltas) blocks.set(block, (deltas = new Map()));
+    const attribute = subBlockAttribute(id, status(id));
+    deltas.set(attribute, (deltas.get(attribute) ?? 0) + 1);
+    totals.set(`s${status(id)}`, (totals.get(`s${status(id)}`) ?? 0) + 1);
+  }
+  const add = (Key: Record<string, string>, deltas: Map<string, number>) =>
+    dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key,
+        UpdateExpression: `ADD ${[...deltas].map((_, i) => `#a${i} :d${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries([...deltas].map(([a], i) => [`#a${i}`, a])),
+        ExpressionAttributeValues: Object.fromEntries([...deltas].map(([, d], i) => [`:d${i}`, d])),
+      }),
+    );
+  const work = [...blocks].map(([block, deltas]) => () => add(keys.countsBlock(block), deltas));
+  work.push(() => add(keys.countsTotalsFirst, totals), () => add(keys.countsTotalsLast, totals));
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => { while (next < work.length) await work[next++]!(); }));
+
+  const ids = real.flatMap(([from, to]) => Array.from({ length: to - from }, (_, i) => first + from + i));
+  const followupIds = await reserveIds({ followup: ids.length });
+  const now = storedDateTime(new Date());
+  const items = ids.flatMap((id, i) => {
+    const ticket: Ticket = {
+      ...SIMULATED,
+      id,
+      title: `Simulated ticket ${id}`,
+      status: status(id),
+      secret_key: randomUUID(),
+      created: now,
+      modified: now,
+    };
+    const opening: Followup = { ...OPENING, id: followupIds.followup + i, ticket: id, user: userId, date: now };
+    return [ticketItem(ticket), followupItem(opening, ticket.status), followupRefItem(opening), { ...keys.counted(id), ticket: id, status: ticket.status, queue: 1, version: 1 }];
+  });
+  await writeAll(items);
+  return first;
+}
+
+const SIMULATED: Omit<Ticket, 'id' | 'title' | 'status' | 'secret_key' | 'created' | 'modified'> = {
+  queue: 1,
+  description: 'Simulated by bench/seed.ts',
+  resolution: null,
+  submitter_email: 'simulated@example.com',
+  assigned_to: null,
+  on_hold: false,
+  priority: 3,
+  due_date: null,
+  merged_to: null,
+  custom: {},
+};
+
+const OPENING: Omit<Followup, 'id' | 'ticket' | 'user' | 'date'> = {
+  title: 'Ticket Opened',
+  comment: 'Simulated by bench/seed.ts',
+  public: true,
+  new_status: null,
+  time_spent: null,
+  message_id: null,
+};

@@ -30,8 +30,9 @@ export class DataStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: TABLE_SCHEMA.timeToLive,
-      // Feeds the webhook dispatcher (infra/webhooks.ts), which filters it to outbox items.
-      stream: StreamViewType.NEW_IMAGE,
+      // Feeds the webhook dispatcher (infra/webhooks.ts) and the ticket counts (infra/ticket-counts.ts),
+      // each filtered to its items.
+      stream: StreamViewType[TABLE_SCHEMA.stream],
       deletionProtection: settings.deletionProtection,
       removalPolicy: settings.removalPolicy,
     });

@@ -5,6 +5,7 @@
  * (store/table-changes.ts). A failed batch is read again from its first record, as Lambda retries
  * one; the consumer is idempotent, so a restart simply starts from the oldest record kept.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -18,6 +19,11 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
 import type { TableChange } from '../../shared/store/table-changes';
+
+const consumer = new AsyncLocalStorage<true>();
+
+/** Whether the caller runs inside the stream consumer (the benchmark leaves its requests out of a request's count). */
+export const inStreamConsumer = (): boolean => consumer.getStore() === true;
 
 /** The stream is read this often: the counts lag a write by about this much. */
 const POLL_MS = 50;
@@ -86,7 +92,7 @@ export async function startLocalTableStream(intervalMs = streamPollInterval()): 
       const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
       const records = batch.Records ?? [];
       if (!records.length) break;
-      await applyTableChanges(records.map(changeOf));
+      await consumer.run(true, () => applyTableChanges(records.map(changeOf)));
       applied.set(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
       iterator = batch.NextShardIterator;
     }

@@ -13,11 +13,12 @@ export const attachmentFields = {
 };
 
 /**
- * Attachments one followup may hold: every write of a followup with its files (delete, a PUT that
- * moves it) is one transaction, and DynamoDB allows 100 actions in one. Concurrent adds may pass it
- * by a few, far from that bound.
+ * Attachments one followup may hold: every write of a followup with its files is one transaction,
+ * and DynamoDB allows 100 actions in one. The largest is a PUT that moves it to another ticket:
+ * each attachment is deleted, put again and its ref rewritten (3 per file, plus 5), so 31 files fit.
+ * Concurrent adds may pass it by a few, still within the bound (a delete takes 2 per file plus 4).
  */
-export const MAX_ATTACHMENTS_PER_FOLLOWUP = 50;
+export const MAX_ATTACHMENTS_PER_FOLLOWUP = 31;
 
 /** The 400 for a file added to a followup that holds `held` attachments already, if it is full. */
 export function followupFullError(held: number): ValidationError | undefined {

@@ -38,14 +38,27 @@ async function deleteLeftovers(items: Item[]): Promise<void> {
   await transactEssentialFirst(files.actions, deletes); // the file records first: no file is ever forgotten
 }
 
-/** Re-keys children listed under another status than their ticket's. */
+/**
+ * Re-keys children listed under another status than their ticket's (`status`, as just read). Each
+ * re-key is conditional on the child still having the key seen: a writer that re-keyed it meanwhile
+ * (a later status change) read a newer status than ours, and wins.
+ */
 async function rekey(children: Item[], ticket: number, status: number): Promise<void> {
   const stale = children.filter((c) => c.GSI2PK !== keys.listByStatusPartition(status));
   for (const child of stale) {
+    const update = rekeyStatus({ PK: String(child.PK), SK: String(child.SK) }, ticket, status).Update!;
     try {
-      await transact([rekeyStatus({ PK: String(child.PK), SK: String(child.SK) }, ticket, status)]);
+      await transact([
+        {
+          Update: {
+            ...update,
+            ConditionExpression: 'GSI2PK = :seen',
+            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': child.GSI2PK },
+          },
+        },
+      ]);
     } catch (error) {
-      if (!(error instanceof ConditionFailed)) throw error; // deleted meanwhile: nothing to re-key
+      if (!(error instanceof ConditionFailed)) throw error; // re-keyed or deleted meanwhile
     }
   }
 }

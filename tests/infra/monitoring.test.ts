@@ -40,8 +40,8 @@ describe('observability of the dev environment', () => {
 
   it('traces every function with X-Ray and names the service and environment for Powertools', () => {
     const functions = resources(api, 'AWS::Lambda::Function');
-    // One per route and the fallback, the two webhook workers (infra/webhooks.ts) and the file sweeper.
-    expect(functions).toHaveLength(routes.length + 1 + 3);
+    // One per route and the fallback, the two webhook workers (infra/webhooks.ts), the file sweeper and the ticket counts.
+    expect(functions).toHaveLength(routes.length + 1 + 4);
     for (const [, fn] of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
       expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -83,8 +83,8 @@ describe('observability of the dev environment', () => {
   it('alarms on the 5xx rate, the p99 latency, Lambda throttles and 429s, each notifying the topic', () => {
     const alarms = resources(api, 'AWS::CloudWatch::Alarm');
     // Those four, the two webhook failure queues' (tests/infra/webhooks.test.ts) and the file
-    // sweeper's (tests/infra/file-sweeper.test.ts), on the same topic.
-    expect(alarms).toHaveLength(7);
+    // sweeper's (tests/infra/file-sweeper.test.ts) and the ticket counts' (tests/infra/ticket-counts.test.ts), on the same topic.
+    expect(alarms).toHaveLength(8);
     for (const [, a] of alarms) {
       expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(a.Properties.OKActions).toEqual([{ Ref: topicId }]);

@@ -1,4 +1,5 @@
 /** Template tests of the webhook pipeline (infra/webhooks.ts): stream, functions, queues, alarms, grants. */
+import { TABLE_SCHEMA } from '../../shared/store/schema';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHelpdesk, type Helpdesk } from '../../infra/app';
@@ -22,7 +23,7 @@ const statementsOf = (fnLogicalId: string) => roleStatements(api, fnLogicalId);
 
 describe('webhook pipeline', () => {
   it('the table streams new images', () => {
-    data.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_IMAGE' } });
+    data.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: TABLE_SCHEMA.stream } });
   });
 
   it('the dispatcher reads the stream filtered to inserted outbox items, with retries and a failure queue', () => {
@@ -45,7 +46,7 @@ describe('webhook pipeline', () => {
   });
 
   it('deliveries queue: encrypted, TLS only, one receive per attempt and spares, then a dead-letter queue', () => {
-    const queues = api.findResources('AWS::SQS::Queue') as Record<string, Resource>;
+    const queues = Object.fromEntries(Object.entries(api.findResources('AWS::SQS::Queue') as Record<string, Resource>).filter(([id]) => id.startsWith('Webhooks')));
     expect(Object.keys(queues)).toHaveLength(3);
     for (const q of Object.values(queues)) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const main = Object.values(queues).find((q) => q.Properties.RedrivePolicy)!;
@@ -57,7 +58,7 @@ describe('webhook pipeline', () => {
     expect(main.Properties.VisibilityTimeout).toBe(6 * timeout);
     expect(main.Properties.MessageRetentionPeriod).toBe(14 * 86400);
     // TLS only on every queue.
-    expect(Object.keys(api.findResources('AWS::SQS::QueuePolicy'))).toHaveLength(3);
+    expect(Object.keys(api.findResources('AWS::SQS::QueuePolicy')).filter((id) => id.startsWith('Webhooks'))).toHaveLength(3);
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: deliverId }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
   });
 

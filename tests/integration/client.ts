@@ -1,6 +1,6 @@
 /** A small HTTP client for the integration tests: the local runtime over real HTTP. */
 import { request as httpRequest } from 'node:http';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { checkResponse } from '../openapi-check';
 
 export const API = inject('apiUrl');
@@ -122,7 +122,24 @@ export function clientFor(base: string) {
     call: (method: string, path: string, options: CallOptions = {}) => call(method, path, { ...options, base }),
     createTicket: (overrides: Record<string, unknown> = {}) => createTicket(overrides, base),
     createUser: (overrides: Record<string, string> = {}) => createUser(overrides, base),
+    countsSettled: () => countsSettled(base),
   };
+}
+
+/**
+ * Waits until the ticket counts hold exactly the tickets that exist: the list's `count` (from the
+ * counts, which follow the table's stream) equals the tickets listed (read from the table). Only
+ * for a runtime no other test file writes tickets to.
+ */
+export async function countsSettled(base?: string): Promise<number> {
+  const settled = async () => {
+    const last = (await call('GET', '/api/tickets/?page_size=100&page=last', { base })).body;
+    const page = last.previous ? Number(new URL(last.previous).searchParams.get('page') ?? 1) : 0;
+    return last.count === page * 100 + last.results.length ? (last.count as number) : undefined;
+  };
+  let count: number | undefined;
+  await expect.poll(async () => (count = await settled()), { timeout: 5000, interval: 25 }).toBeDefined();
+  return count!;
 }
 
 /** The bootstrap creates the admin first, so it has user id 1 (upstream's observed examples too). */

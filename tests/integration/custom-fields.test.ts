@@ -473,16 +473,14 @@ describe('upstream\'s custom fields', () => {
       '"custom_datetime":["Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."],' +
       '"custom_email":["Enter a valid email address."],"custom_url":["Enter a valid URL."],"custom_ipaddress":["Enter a valid IPv4 or IPv6 address."],' +
       '"custom_slug":["Enter a valid \\"slug\\" consisting of letters, numbers, underscores or hyphens."]}';
-    const before = (await api.createTicket()).body.id as number;
+    const before = await api.countsSettled();
     const json = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, ...invalid } });
     expect(json.status).toBe(400);
     expect(json.text).toBe(expected);
     const form = await api.call('POST', '/api/tickets/', multipart({ ...CASE5, ...invalid }));
     expect(form.status).toBe(400);
     expect(form.text).toBe(expected);
-    // Nothing stored, no id taken: the next ticket of this file's own runtime follows the one before.
-    expect((await api.createTicket()).body.id).toBe(before + 1);
-    expect((await api.call('GET', `/api/tickets/${before + 1}/`)).status).toBe(200);
+    expect(await api.countsSettled()).toBe(before);
   });
 
   it('creation stores a default for every field not sent: "" for text types and list, null, false for boolean', async () => {

@@ -137,7 +137,7 @@ describe('requests and pages', () => {
     expect(filename.endsWith('.txt')).toBe(true);
   });
 
-  it('a followup holds at most 50 attachments; a full one is still deleted whole, files and all', { timeout: 120_000 }, async () => {
+  it('a followup holds at most 31 attachments; a full one is still moved and deleted whole, files and all', { timeout: 120_000 }, async () => {
     const ticket = await ticketId();
     const files = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ field: 'attachments', name: `f${from + i}.txt`, content: `file ${from + i}` }));
     const { body, contentType } = multipart({ ticket, title: 'many', comment: 'c' }, files(20, 0));
@@ -147,15 +147,19 @@ describe('requests and pages', () => {
       const part = multipart({ followup: followup.body.id }, [{ field: 'file', name: `more${i}.txt`, content: `more ${i}` }]);
       return call('POST', '/api/followups-attachments/', { body: part.body, contentType: part.contentType });
     };
-    for (let i = 20; i < 50; i++) expect((await add(i)).status).toBe(201);
-    const refused = await add(50);
+    for (let i = 20; i < 31; i++) expect((await add(i)).status).toBe(201);
+    const refused = await add(31);
     expect(refused.status, refused.text).toBe(400);
-    expect(refused.body).toEqual({ followup: ['A followup holds at most 50 attachments.'] });
+    expect(refused.body).toEqual({ followup: ['A followup holds at most 31 attachments.'] });
     const read = await call('GET', `/api/tickets/${ticket}`);
-    expect(read.body.followup_set.find((f: { id: number }) => f.id === followup.body.id).followupattachment_set).toHaveLength(50);
+    expect(read.body.followup_set.find((f: { id: number }) => f.id === followup.body.id).followupattachment_set).toHaveLength(31);
 
+    const other = await ticketId();
+    expect((await call('PATCH', `/api/followups/${followup.body.id}/`, { json: { ticket: other } })).status).toBe(200);
+    const moved = (await call('GET', `/api/tickets/${other}`)).body.followup_set.find((f: { id: number }) => f.id === followup.body.id);
+    expect(moved.followupattachment_set).toHaveLength(31);
     expect((await call('DELETE', `/api/followups/${followup.body.id}/`)).status).toBe(204);
-    expect((await call('GET', `/api/tickets/${ticket}`)).body.followup_set.map((f: { id: number }) => f.id)).not.toContain(followup.body.id);
+    expect((await call('GET', `/api/tickets/${other}`)).body.followup_set.map((f: { id: number }) => f.id)).not.toContain(followup.body.id);
   });
 
   it('page_size is capped at 100', async () => {

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { InvalidPage, NotFound } from '../../shared/domain/errors';
 import {
   DEFAULT_PAGE_SIZE,
+  MAX_PAGE_DEPTH,
   MAX_PAGE_SIZE,
+  PageTooDeep,
+  decodeCursor,
+  encodeCursor,
   numberedLinks,
   pageEnvelope,
   pageLink,
@@ -125,5 +129,30 @@ describe('links', () => {
       previous: null,
       results: [],
     });
+  });
+});
+
+describe('cursors', () => {
+  it('round-trip opaquely, and any other value is an invalid cursor (404, as DRF answers)', () => {
+    for (const cursor of [{ after: 0 }, { after: 123456 }, { before: 7 }]) {
+      const encoded = encodeCursor(cursor);
+      expect(encoded).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(decodeCursor(encoded)).toEqual(cursor);
+    }
+    for (const bad of ['', 'a1', '!!!', Buffer.from('c5').toString('base64url'), Buffer.from('a-1').toString('base64url'), 'x'.repeat(100)]) {
+      expect(() => decodeCursor(bad)).toThrow(NotFound);
+    }
+  });
+
+  it('a cursor link replaces the page number and keeps the other parameters, sorted', () => {
+    const link = pageLink(URL_, [['page', '3'], ['status', '1'], ['cursor', 'old']], { after: 42 });
+    expect(link).toBe(`${URL_}?cursor=${encodeCursor({ after: 42 })}&status=1`);
+    expect(parsePageRequest({ page: '9', cursor: encodeCursor({ before: 5 }) })).toEqual({ page: 1, pageSize: DEFAULT_PAGE_SIZE, cursor: { before: 5 } });
+  });
+
+  it('a page too deep says where to go instead', () => {
+    const error = new PageTooDeep(500);
+    expect(error.status).toBe(400);
+    expect(error.body.detail).toContain(`${MAX_PAGE_DEPTH}`);
   });
 });

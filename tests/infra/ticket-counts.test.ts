@@ -1,0 +1,55 @@
+/** Template tests of the ticket counts consumer (infra/ticket-counts.ts): its stream, its grants, its failures. */
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildHelpdesk } from '../../infra/app';
+import { COUNT_KEY_PATTERNS } from '../../shared/store/keys';
+import { actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+
+let api: Template;
+let countId: string;
+
+beforeAll(() => {
+  api = Template.fromStack(buildHelpdesk(templateApp()).api);
+  [countId] = functionIn(api, 'TicketCountsCountTickets');
+});
+
+describe('ticket counts consumer', () => {
+  it('reads the table stream, filtered to ticket items and inserted followups and attachments, retried then dead-lettered', () => {
+    const mappings = Object.values(api.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>).filter(
+      (m) => JSON.stringify(m.Properties.FunctionName).includes(countId),
+    );
+    expect(mappings).toHaveLength(1);
+    const m = mappings[0]!.Properties;
+    expect(m).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRetryAttempts: 10 });
+    expect(m.DestinationConfig.OnFailure.Destination).toBeDefined();
+    const patterns = (m.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
+    expect(patterns).toEqual([
+      { dynamodb: { Keys: { SK: { S: ['TICKET'] } } } },
+      { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['followup', 'attachment'] } } } },
+    ]);
+  });
+
+  it('may touch only the counts, counted states, ticket collections, refs and file cleanup records', () => {
+    const isStream = (a: string) => ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'].includes(a);
+    const table = roleStatements(api, countId).filter((s) => actions([s]).some((a) => a.startsWith('dynamodb:') && !isStream(a)));
+    // The event source's own grant: reading the stream, nothing else.
+    for (const s of roleStatements(api, countId).filter((s) => actions([s]).some(isStream))) expect(actions([s]).every(isStream)).toBe(true);
+    const keyed = table.filter((s) => s.Condition);
+    expect(keyed).toHaveLength(1);
+    expect(keyed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': COUNT_KEY_PATTERNS } });
+    expect(actions(keyed).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    // Without a key condition: only reading gsi1 (the backfill).
+    for (const s of table.filter((s) => !s.Condition)) {
+      expect(actions([s])).toEqual(['dynamodb:Query']);
+      expect(JSON.stringify(s.Resource)).toMatch(/\/index\/gsi1/);
+    }
+  });
+
+  it('raises an alarm when a batch is given up on', () => {
+    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).filter((a) =>
+      String(a.Properties.AlarmDescription).includes('ticket count batches failed'),
+    );
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]!.Properties.AlarmActions).toHaveLength(1);
+  });
+});

@@ -1,0 +1,218 @@
+/**
+ * Ticket counts and list pages at scale (docs/data-model.md): the counts follow the table's stream
+ * exactly once whatever the stream does (duplicates, late records, a failed batch retried), the
+ * consumer mends the races that additions without the ticket item leave, and list pages find their
+ * place in a simulated large table, with page numbers near either end and cursors beyond.
+ *
+ * This file runs its own runtime in-process (in-memory engines, a free port) with the stream poller
+ * off (HELPDESK_STREAM_POLL_MS=0): each test drains the stream itself, so it decides when records
+ * are applied and sees the consumer's work whole.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ADMIN, clientFor, multipart, type Json } from './client';
+
+let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
+let api: ReturnType<typeof clientFor>;
+let dynamo: DynamoDBDocumentClient;
+let store: {
+  applyTableChanges: typeof import('../../shared/store/table-changes').applyTableChanges;
+  keys: typeof import('../../shared/store/keys').keys;
+  simulateTickets: typeof import('../../bench/seed').simulateTickets;
+  pageDepth: number;
+};
+const table = () => process.env.TABLE_NAME!;
+
+beforeAll(async () => {
+  process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
+  process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
+  process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
+  process.env.HELPDESK_FILE_SWEEP_SECONDS = '0';
+  process.env.HELPDESK_STREAM_POLL_MS = '0';
+  const { startLocalRuntime } = await import('../../infra/local/runtime');
+  runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+  api = clientFor(runtime.url);
+  ({ dynamo } = await import('../../shared/store/clients'));
+  store = {
+    applyTableChanges: (await import('../../shared/store/table-changes')).applyTableChanges,
+    keys: (await import('../../shared/store/keys')).keys,
+    simulateTickets: (await import('../../bench/seed')).simulateTickets,
+    pageDepth: (await import('../../shared/domain/pagination')).MAX_PAGE_DEPTH,
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+const totals = async () => (await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.countsTotalsFirst, ConsistentRead: true }))).Item ?? {};
+const count = async (query = '') => (await api.call('GET', `/api/tickets/?page_size=1${query}`)).body.count as number;
+const ticket = async (fields: Json = {}) => (await api.createTicket(fields)).body as Json;
+const item = async (key: { PK: string; SK: string }) => (await dynamo.send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item;
+
+describe('ticket counts from the stream', () => {
+  it('count creates, status changes, queue moves and deletes once the stream is applied, and not before', async () => {
+    await runtime.drainTableStream();
+    const before = { all: await count(), open: await count('&status=1'), resolved: await count('&status=3') };
+    const queue = (await api.call('POST', '/api/queues/', { json: { title: 'Counted', slug: 'counted' } })).body;
+    const [a, b] = [await ticket({ queue: queue.id }), await ticket()];
+    expect(await count()).toBe(before.all); // the counts follow the stream, not the request
+    await runtime.drainTableStream();
+    expect(await count()).toBe(before.all + 2);
+    expect((await totals())[`q${queue.id}`]).toBe(1);
+
+    await api.call('PATCH', `/api/tickets/${a.id}/`, { json: { status: 3, queue: 1 } });
+    await api.call('DELETE', `/api/tickets/${b.id}/`);
+    await runtime.drainTableStream();
+    expect(await count()).toBe(before.all + 1);
+    expect(await count('&status=1')).toBe(before.open);
+    expect(await count('&status=3')).toBe(before.resolved + 1);
+    expect((await totals())[`q${queue.id}`]).toBe(0);
+    expect((await api.call('DELETE', `/api/queues/${queue.id}/`)).status).toBe(204);
+  });
+
+  it('count each change exactly once when records come twice, late, or again after a batch failed', async () => {
+    const created = await Promise.all([ticket(), ticket(), ticket()]);
+    await api.call('PATCH', `/api/tickets/${created[0]!.id}/`, { json: { status: 4 } });
+    await runtime.drainTableStream();
+    const settled = await totals();
+
+    // Every record of these tickets, as the stream carried them (their current images), twice, in
+    // reverse, and older ones after newer: the counts do not move.
+    const images = await Promise.all(created.map((t) => item(store.keys.ticket(t.id as number))));
+    const records = images.map((newImage) => ({ eventName: 'MODIFY' as const, keys: { PK: String(newImage!.PK), SK: 'TICKET' }, newImage: newImage! }));
+    const older = records.map((r) => ({ ...r, eventName: 'INSERT' as const, newImage: { ...r.newImage, status: 1, version: 1 } }));
+    await store.applyTableChanges([...records, ...records.reverse(), ...older]);
+    expect(await totals()).toEqual(settled);
+
+    // A batch that fails part-way (its transaction refused) changed nothing; applied again, it counts once.
+    const third = await ticket();
+    let failed = false;
+    dynamo.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!failed && /^TransactWrite(Items)?Command$/.test(context.commandName ?? '')) {
+          failed = true;
+          throw Object.assign(new Error('injected'), { name: 'InternalServerError', $metadata: {} });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'failOneTransaction' },
+    );
+    try {
+      await expect(runtime.drainTableStream()).rejects.toThrow('injected');
+      expect(await totals()).toEqual(settled);
+      await runtime.drainTableStream();
+    } finally {
+      dynamo.middlewareStack.remove('failOneTransaction');
+    }
+    expect(failed).toBe(true);
+    expect((await totals()).s1).toBe(Number(settled.s1) + 1);
+    expect(await item(store.keys.counted(third.id as number))).toMatchObject({ status: 1, version: 1 });
+  });
+});
+
+describe('what the consumer mends', () => {
+  it('a followup committed as its ticket was deleted goes, with its ref, and its file is handed to the sweeper', async () => {
+    const t = await ticket();
+    const followup = (await api.call('POST', '/api/followups/', multipart({ ticket: t.id, title: 'late', comment: 'c' }, [{ field: 'attachments', name: 'late.txt', type: 'text/plain', content: 'x' }]))).body;
+    await runtime.drainTableStream();
+    // The followup's transaction does not hold the ticket item: re-create the race by putting its
+    // items back after the ticket's delete, as a commit landing just after it would.
+    const keys = store.keys;
+    const saved = await Promise.all([
+      item(keys.followup(t.id as number, followup.id as number)),
+      item(keys.ref('followup', followup.id as number)),
+      item(keys.attachment(t.id as number, followup.followupattachment_set[0].id)),
+    ]);
+    expect((await api.call('DELETE', `/api/tickets/${t.id}/`)).status).toBe(204);
+    await runtime.drainTableStream();
+    for (const Item of saved) await dynamo.send(new PutCommand({ TableName: table(), Item: Item! }));
+    await runtime.drainTableStream();
+
+    expect(await item(keys.followup(t.id as number, followup.id as number))).toBeUndefined();
+    expect(await item(keys.ref('followup', followup.id as number))).toBeUndefined();
+    const cleanups = await dynamo.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.fileCleanupPartition }, ConsistentRead: true }));
+    expect(cleanups.Items!.flatMap((c) => c.object_keys)).toContain(saved[2]!.object_key);
+  });
+
+  it('a followup written under the status its ticket just left is re-keyed, and listed under the new one', async () => {
+    const t = await ticket();
+    const followup = (await api.call('POST', '/api/followups/', { json: { ticket: t.id, title: 'racing', comment: 'c' } })).body;
+    await api.call('PATCH', `/api/tickets/${t.id}/`, { json: { status: 2 } });
+    await runtime.drainTableStream();
+    // As if another followup had committed after the status change's re-keying read the collection:
+    // inserted under the status the ticket left.
+    const keys = store.keys;
+    const late = { ...(await item(keys.followup(t.id as number, followup.id as number)))!, id: 1_000_000, title: 'late' };
+    const key = keys.followup(t.id as number, late.id);
+    await dynamo.send(new PutCommand({ TableName: table(), Item: { ...late, ...key, ...keys.listAll(t.id as number, key.SK), ...keys.listByStatus(1, t.id as number, key.SK) } }));
+    await dynamo.send(new PutCommand({ TableName: table(), Item: { ...keys.ref('followup', late.id), ...keys.refList('followup', late.id), type: 'ref', id: late.id, ticket: t.id } }));
+    await runtime.drainTableStream();
+    expect((await item(key))!.GSI2PK).toBe(keys.listByStatusPartition(2));
+    const listed = (await api.call('GET', '/api/tickets/?status=2&page=last')).body.results as Json[];
+    expect(listed.find((r) => r.id === t.id)!.followup_set.map((f: Json) => f.id)).toEqual([expect.any(Number), followup.id, late.id]);
+  });
+});
+
+describe('list pages in a large table (simulated)', () => {
+  const SIZE = 30_000;
+  const PAGE = 25;
+  let first: number;
+  let before: number;
+  let admin: number;
+
+  beforeAll(async () => {
+    await runtime.drainTableStream();
+    before = await count();
+    admin = (await api.call('GET', '/api/user_tickets/')).status === 200 ? 1 : 1;
+    // Real tickets only where the pages under test read: the first pages, around page-number depth,
+    // and the last pages of the simulated range.
+    const depth = store.pageDepth;
+    first = await store.simulateTickets(SIZE, admin, [
+      [0, 60],
+      [depth - before - 60, depth - before + 90],
+      [SIZE - 60, SIZE],
+    ]);
+  }, 120_000);
+
+  const ids = (body: Json) => (body.results as Json[]).map((t) => t.id as number);
+  const get = async (query: string) => {
+    const reply = await api.call('GET', `/api/tickets/?page_size=${PAGE}&${query}`);
+    expect(reply.status, reply.text).toBe(200);
+    return reply.body as Json;
+  };
+
+  it('count every ticket, and serve the last page from the end', async () => {
+    const last = await get('page=last');
+    expect(last.count).toBe(before + SIZE);
+    expect(ids(last).at(-1)).toBe(first + SIZE - 1);
+    expect(last.next).toBeNull();
+    expect(last.previous).toMatch(/page=\d+/);
+  });
+
+  it('number pages within the depth of either end, and link past it with a cursor', async () => {
+    const total = before + SIZE;
+    const deepest = Math.floor(store.pageDepth / PAGE) + 1; // the page that starts at offset MAX_PAGE_DEPTH
+    const page = await get(`page=${deepest}`);
+    expect(ids(page)[0]).toBe(first + store.pageDepth - before);
+    expect(page.next).toMatch(/[?&]cursor=/);
+    expect(page.previous).toMatch(new RegExp(`page=${deepest - 1}`));
+
+    const next = await get(new URL(page.next as string).search.slice(1));
+    expect(next.count).toBe(total);
+    expect(ids(next)[0]).toBe(ids(page).at(-1)! + 1);
+    expect(ids(next)).toHaveLength(PAGE);
+    const back = await get(new URL(next.previous as string).search.slice(1));
+    expect(ids(back)).toEqual(ids(page));
+  });
+
+  it('answer 400 to a page number deeper than that from both ends, and 404 to a cursor it did not make', async () => {
+    const middle = Math.floor(SIZE / 2 / PAGE);
+    const deep = await api.call('GET', `/api/tickets/?page_size=${PAGE}&page=${middle}`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.detail).toMatch(/next and previous links/);
+    const bad = await api.call('GET', '/api/tickets/?cursor=bm90LWEtY3Vyc29y');
+    expect(bad.status).toBe(404);
+    expect(bad.body).toEqual({ detail: 'Invalid cursor' });
+  });
+});
