@@ -89,7 +89,10 @@ export async function seedTickets(count: number, userId: number): Promise<number
       ...attachments.flatMap((a) => [attachmentItem(a, status), attachmentRefItem(a)]),
     );
   }
-  await writeAll(items);
+  // Ticket items first: a followup the stream shows without its ticket is taken for one left
+  // behind by a delete (store/collection-repair.ts), so none may be stored before its ticket.
+  await writeAll(items.filter((i) => i.type === 'ticket'));
+  await writeAll(items.filter((i) => i.type !== 'ticket'));
   return Array.from({ length: count }, (_, i) => ids.ticket + i);
 }
 
@@ -145,7 +148,8 @@ export async function simulateTickets(count: number, userId: number, real: [numb
     const opening: Followup = { ...OPENING, id: followupIds.followup + i, ticket: id, user: userId, date: now };
     return [ticketItem(ticket), followupItem(opening, ticket.status), followupRefItem(opening), { ...keys.counted(id), ticket: id, status: ticket.status, queue: 1, version: 1 }];
   });
-  await writeAll(items);
+  await writeAll(items.filter((i) => i.type !== 'followup' && i.type !== 'ref'));
+  await writeAll(items.filter((i) => i.type === 'followup' || i.type === 'ref'));
   return first;
 }
 

@@ -28,12 +28,16 @@ export interface EnvironmentSettings {
   logRetentionDays: RetentionDays;
   /**
    * Reserved concurrency of each function that writes the table (the routes with `table: 'write'`),
-   * or undefined for none. It caps how many writers can reach the table at once (a write takes about
-   * 50 ms, so 10 serve about 200 writes a second of one operation) and keeps the readers' share of
-   * the account's pool. Lambda refuses a reservation that leaves an account fewer than 100 unreserved
-   * executions, so it is set only where the account's limit is known to allow it: prod reserves
-   * 20 × 10 = 200, which needs a limit of at least 300 (the default is 1,000; new accounts may start
-   * lower: ask for a raise first).
+   * or undefined for none. Set by downstream limits and cost, no longer by write conflicts (no two
+   * requests' transactions share an item: docs/data-model.md). The tightest limit is the gsi1
+   * partition that every ticket write lands in (about 1,000 write units a second, three items per
+   * create: ~330 creates a second sustained); a write takes about 50 ms, so 25 executions serve up to
+   * ~500 writes a second of one operation, enough to take a burst at what DynamoDB absorbs (burst
+   * capacity above the sustained rate) and to stop a runaway client well before the table's maximum
+   * throughput below. It also keeps the readers' share of the account's pool. Lambda refuses a
+   * reservation that leaves an account fewer than 100 unreserved executions, so it is set only where
+   * the account's limit is known to allow it: prod reserves 20 × 25 = 500, which needs a limit of at
+   * least 600 (the default is 1,000; new accounts may start lower: ask for a raise first).
    */
   writerConcurrency?: number;
   /**
@@ -120,7 +124,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     removalPolicy: RemovalPolicy.RETAIN,
     deletionProtection: true,
     throttle: { rateLimit: 500, burstLimit: 1000 },
-    writerConcurrency: 10,
+    writerConcurrency: 25,
     tableMaxThroughput: { readUnits: 40_000, writeUnits: 20_000 },
     webhooks: NO_WEBHOOKS,
     corsOrigins: [],

@@ -149,16 +149,16 @@ describe('dev environment', () => {
     }
   });
 
-  it('in prod, reserves 10 executions for each function that writes the table, and none for the others', () => {
+  it('in prod, reserves 25 executions for each function that writes the table, and none for the others', () => {
     const prod = synth('prod');
     const reserved = (fn: unknown) =>
       (prod.api.findResources('AWS::Lambda::Function')[logicalId(prod.helpdesk.api, fn)] as Resource).Properties.ReservedConcurrentExecutions;
-    for (const route of routes) expect(reserved(prod.helpdesk.api.functions.get(route.handler)), route.handler).toBe(route.table === 'write' ? 10 : undefined);
+    for (const route of routes) expect(reserved(prod.helpdesk.api.functions.get(route.handler)), route.handler).toBe(route.table === 'write' ? 25 : undefined);
     const total = Object.values(prod.api.findResources('AWS::Lambda::Function') as Record<string, Resource>).reduce(
       (sum, f) => sum + (f.Properties.ReservedConcurrentExecutions ?? 0),
       0,
     );
-    expect(total).toBe(10 * routes.filter((r) => r.table === 'write').length); // 200: an account limit of 300 leaves the 100 Lambda requires
+    expect(total).toBe(25 * routes.filter((r) => r.table === 'write').length); // 500: an account limit of 600 leaves the 100 Lambda requires
   });
 
   it('caps the table at an on-demand maximum throughput per environment', () => {
