@@ -2,20 +2,63 @@
  * The DynamoDB client, built once per process (module scope) and reused across invocations. The S3
  * client lives in files.ts, so functions that touch no file do not bundle it.
  */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { Socket } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
  * A call that hangs fails rather than running into the function's timeout (15 s): on AWS each
- * attempt may take 1 s to connect and 2 s in all (DynamoDB answers in milliseconds, so a slower
- * attempt is a hung one), and the attempts are pinned at 4 (the SDK's DynamoDB default, which a
- * later SDK could change), so a TimeoutError reaches the error middleware (a JSON 503 with
- * Retry-After) after about 8 s at worst. HELPDESK_DEPENDENCY_TIMEOUT_MS replaces the 2 s: the local
- * runtime sets it high, its engines being far slower under load. Too short a timeout would do harm:
- * a write given up on may still commit, and a client retrying the 503 would then write it twice.
+ * attempt may take 1 s to connect and then 2 s without a byte from DynamoDB (which answers in
+ * milliseconds, so a silent connection is a hung one), and the attempts are pinned at 4 (the SDK's
+ * DynamoDB default, which a later SDK could change), so a TimeoutError reaches the error middleware
+ * (a JSON 503 with Retry-After) after about 8 s at worst. HELPDESK_DEPENDENCY_TIMEOUT_MS replaces the
+ * 2 s: the local runtime sets it high, its engines being far slower under load. Too short a timeout
+ * would do harm: a write given up on may still commit, and a client retrying the 503 would then
+ * write it twice.
+ *
+ * Both timers run only while the call is on the wire: the connection timer while a socket is
+ * connecting, the inactivity timer once it is connected. Neither runs while a request waits for a
+ * free socket, so a burst of healthy requests queued in one process (the local runtime serves every
+ * function through this one client) is never taken for a hung call. The SDK's own connection and
+ * request timeouts would start at the request's creation, queue time included.
  */
 const attemptMs = Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) || 2000;
-export const DYNAMO_TIMEOUTS = { connectionTimeout: Math.min(1000, attemptMs), requestTimeout: attemptMs, throwOnRequestTimeout: true };
+const connectMs = Math.min(1000, attemptMs);
+
+/** Sockets per process: Lambda serves one request at a time; the local runtime serves every function at once. */
+const MAX_SOCKETS = 256;
+
+function armConnectTimeout(socket: Socket): Socket {
+  if (!socket.connecting) return socket;
+  const timer = setTimeout(() => {
+    socket.destroy(Object.assign(new Error(`connection not established within ${connectMs} ms`), { name: 'TimeoutError', code: 'ETIMEDOUT' }));
+  }, connectMs);
+  socket.once('connect', () => clearTimeout(timer));
+  socket.once('close', () => clearTimeout(timer));
+  return socket;
+}
+
+class ConnectTimeoutHttpAgent extends HttpAgent {
+  override createConnection(...args: Parameters<HttpAgent['createConnection']>) {
+    return armConnectTimeout(super.createConnection(...args) as Socket);
+  }
+}
+
+class ConnectTimeoutHttpsAgent extends HttpsAgent {
+  override createConnection(...args: Parameters<HttpsAgent['createConnection']>) {
+    return armConnectTimeout(super.createConnection(...args) as Socket);
+  }
+}
+
+export const DYNAMO_TIMEOUTS = {
+  socketTimeout: attemptMs,
+  httpAgent: new ConnectTimeoutHttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+  httpsAgent: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+  // The SDK warns when a request waited this long for a socket (it never does on Lambda).
+  socketAcquisitionWarningTimeout: 30_000,
+};
 export const DYNAMO_MAX_ATTEMPTS = 4;
 
 export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ requestHandler: DYNAMO_TIMEOUTS, maxAttempts: DYNAMO_MAX_ATTEMPTS }), {
