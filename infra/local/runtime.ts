@@ -59,6 +59,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   let sweeper: LocalFileSweeper | undefined;
   let stream: LocalTableStream | undefined;
   try {
+    const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
+    if (emulationEnabled()) emulateTransactionConflicts((await import('../../shared/store/clients')).dynamo);
     const { bootstrap } = await import('./bootstrap');
     const admin = await bootstrap();
     const { startLocalTableStream } = await import('./table-stream');

@@ -50,6 +50,12 @@ export function parseBasicAuthorization(value: string | undefined): Credentials 
 }
 
 const cache = new Map<string, { user: User; expires: number }>();
+/**
+ * Verifications under way, by credential: concurrent requests with the same credential (a burst
+ * from one client, or every request of a cold local runtime) share one password hash and one read
+ * rather than hashing once each (1,000 at once cost a minute of CPU here).
+ */
+const verifying = new Map<string, Promise<User>>();
 
 function cacheKey(header: string): string {
   return createHash('sha256').update(header).digest('base64');
@@ -58,6 +64,7 @@ function cacheKey(header: string): string {
 /** Test and CLI hook: forget every remembered credential. */
 export function clearCredentialCache(): void {
   cache.clear();
+  verifying.clear();
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -147,7 +154,15 @@ export async function authenticate(authorization: string | undefined): Promise<U
     if (hit && hit.expires > Date.now()) return hit.user;
     if (hit) cache.delete(key);
 
-    const user = await verify();
+    let pending = verifying.get(key);
+    if (!pending) {
+      verifying.set(key, (pending = verify()));
+      void pending.then(
+        () => verifying.delete(key),
+        () => verifying.delete(key),
+      );
+    }
+    const user = await pending;
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
     cache.set(key, { user, expires: Date.now() + CREDENTIAL_CACHE_MS });
     return user;

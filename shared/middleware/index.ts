@@ -56,6 +56,9 @@ export function errorResponse(error: unknown): HttpResult {
   if (error instanceof HttpError) return json(error.status, error.body, error.headers);
   const name = (error as Error)?.name;
   if (dependencyUnavailable(error)) {
+    // Why, for the operator: the client sees only a retryable 503.
+    const e0 = error as { name?: string; code?: string; message?: string; CancellationReasons?: { Code?: string }[] };
+    logger.warn('dependency unavailable', { error: e0.name, code: e0.code, reasons: e0.CancellationReasons?.map((r) => r?.Code), detail: e0.message?.slice(0, 200) });
     const e = new ServiceUnavailable();
     return json(e.status, e.body, e.headers);
   }

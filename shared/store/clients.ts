@@ -10,8 +10,9 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
  * A call that hangs fails rather than running into the function's timeout (15 s): on AWS each
- * attempt may take 1 s to connect and then 2 s without a byte from DynamoDB (which answers in
- * milliseconds, so a silent connection is a hung one), and the attempts are pinned at 4 (the SDK's
+ * attempt may take 1 s to connect (half the attempt's time) and then 2 s without a byte from
+ * DynamoDB (which answers in milliseconds, so a silent connection is a hung one), and the attempts
+ * are pinned at 4 (the SDK's
  * DynamoDB default, which a later SDK could change), so a TimeoutError reaches the error middleware
  * (a JSON 503 with Retry-After) after about 8 s at worst. HELPDESK_DEPENDENCY_TIMEOUT_MS replaces the
  * 2 s: the local runtime sets it high, its engines being far slower under load. Too short a timeout
@@ -25,10 +26,15 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * request timeouts would start at the request's creation, queue time included.
  */
 const attemptMs = Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) || 2000;
-const connectMs = Math.min(1000, attemptMs);
+const connectMs = attemptMs / 2;
 
-/** Sockets per process: Lambda serves one request at a time; the local runtime serves every function at once. */
-const MAX_SOCKETS = 256;
+/**
+ * Sockets per process (the SDK's default): Lambda serves one request at a time; the local runtime
+ * serves every function at once, and more sockets than this only make DynamoDB Local's JVM accept
+ * connections more slowly under a burst (measured: 256 sockets opened at once took over a second
+ * each to connect).
+ */
+const MAX_SOCKETS = 50;
 
 function armConnectTimeout(socket: Socket): Socket {
   if (!socket.connecting) return socket;

@@ -44,7 +44,7 @@ afterAll(async () => {
 it('calls queued for sockets longer than the timeout all succeed: only time on the wire counts', { timeout: 30_000 }, async () => {
   const { dynamo } = await import('../../shared/store/clients');
   const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-  const calls = 1000; // about four waves through the client's sockets
+  const calls = 300; // six waves through the client's sockets
   const started = performance.now();
   const results = await Promise.allSettled(
     Array.from({ length: calls }, (_, i) => dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: `k${i}`, SK: 'x' } }))),
@@ -53,6 +53,6 @@ it('calls queued for sockets longer than the timeout all succeed: only time on t
   const failed = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.name);
   expect(failed).toEqual([]);
   // They did wait: the sockets were all busy, and the burst outlasted the timeout several times over.
-  expect(mostOpen).toBeLessThanOrEqual(256);
+  expect(mostOpen).toBeLessThanOrEqual(50);
   expect(elapsed).toBeGreaterThan(2 * 1000);
 });
