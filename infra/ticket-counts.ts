@@ -49,7 +49,7 @@ export class TicketCounts extends Construct {
     count.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
+        batchSize: 500,
         bisectBatchOnError: true,
         retryAttempts: 10,
         onFailure: new SqsDlq(failures),

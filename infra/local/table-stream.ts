@@ -89,7 +89,7 @@ export async function startLocalTableStream(intervalMs = streamPollInterval()): 
       )
     ).ShardIterator;
     while (iterator) {
-      const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+      const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
       const records = batch.Records ?? [];
       if (!records.length) break;
       await consumer.run(true, () => applyTableChanges(records.map(changeOf)));

@@ -16,7 +16,9 @@
 import { keys, TICKET_PREFIX } from './keys';
 import { cleanupsOfDeleted } from './file-cleanups';
 import { queryAll } from './query';
-import { getTicket, rekeyStatus } from './tickets';
+import { rekeyStatus } from './tickets';
+import { loadReferences } from './references';
+import type { Ticket } from '../domain/records';
 import { ConditionFailed, transactEssentialFirst, transact, type TransactItem } from './transact';
 import { config } from '../config';
 import { logger } from '../observability';
@@ -92,8 +94,14 @@ export async function repairCollections(work: RepairWork): Promise<void> {
     const ticket = Number(String(child.PK).slice(TICKET_PREFIX.length));
     byTicket.set(ticket, [...(byTicket.get(ticket) ?? []), child]);
   }
+  // Their tickets as they are now, 100 to a BatchGet (consistent): a burst's followups cost one read per batch.
+  const ids = [...byTicket.keys()];
+  const tickets = new Map<number, Ticket>();
+  for (let i = 0; i < ids.length; i += 100) {
+    for (const [id, t] of (await loadReferences({ queues: [], users: [], tickets: ids.slice(i, i + 100) })).tickets) tickets.set(id, t);
+  }
   for (const [id, children] of byTicket) {
-    const ticket = await getTicket(id);
+    const ticket = tickets.get(id);
     if (ticket) await rekey(children, id, ticket.status);
     else if (!work.removed.includes(id)) {
       // Only what is still there: the ticket's own delete may have taken some of it.

@@ -7,15 +7,35 @@
  */
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { countChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
+import { TICKET_BLOCK, countChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
 import { dynamo } from './clients';
 import { keys } from './keys';
 import { ConditionFailed, transact, type TransactItem } from './transact';
 
 type Item = Record<string, unknown>;
 
-/** Tickets per transaction: their COUNTED items, the blocks they fall in and the two totals stay under 100 actions. */
-const TICKETS_PER_TRANSACTION = 40;
+/** DynamoDB's limit on actions per transaction (COUNTED items, the blocks they fall in, the two totals). */
+const MAX_ACTIONS = 100;
+
+/** The tickets in id order, cut where a transaction of their counts would pass MAX_ACTIONS. */
+function chunks(tickets: number[]): number[][] {
+  const result: number[][] = [];
+  let chunk: number[] = [];
+  let blocks = new Set<number>();
+  for (const id of [...tickets].sort((a, b) => a - b)) {
+    const block = Math.floor(id / TICKET_BLOCK);
+    const nextBlocks = blocks.has(block) ? blocks.size : blocks.size + 1;
+    if (chunk.length && chunk.length + 1 + nextBlocks + 2 > MAX_ACTIONS) {
+      result.push(chunk);
+      chunk = [];
+      blocks = new Set();
+    }
+    chunk.push(id);
+    blocks.add(block);
+  }
+  if (chunk.length) result.push(chunk);
+  return result;
+}
 /** Rounds of re-reading after another consumer changed a ticket's counted state under us. */
 const ROUNDS = 5;
 /** A deleted ticket's tombstone outlives the stream's 24-hour retention, then goes. */
@@ -73,10 +93,9 @@ function countTransaction(changes: ReturnType<typeof countChanges>, now: number)
  * may need re-keying: store/collection-repair.ts).
  */
 export async function applyTicketRecords(records: TicketRecord[]): Promise<number[]> {
-  const tickets = [...new Set(records.map((r) => r.ticket))];
   const statusChanged: number[] = [];
-  for (let i = 0; i < tickets.length; i += TICKETS_PER_TRANSACTION) {
-    const chunk = new Set(tickets.slice(i, i + TICKETS_PER_TRANSACTION));
+  for (const ids of chunks([...new Set(records.map((r) => r.ticket))])) {
+    const chunk = new Set(ids);
     const mine = records.filter((r) => chunk.has(r.ticket));
     for (let round = 1; ; round++) {
       const changes = countChanges(mine, await readCounted([...chunk]));
