@@ -192,6 +192,8 @@ export class ApiStack extends Stack {
         ...webhooks.environment,
         // Optional: without it, Basic only (shared/domain/tokens.ts).
         ...(settings.authenticationClasses ? { HELPDESK_AUTHENTICATION_CLASSES: settings.authenticationClasses } : {}),
+        // The origins trusted with cross-site writes (shared/domain/cross-origin.ts), as CORS lists them.
+        ...(settings.corsOrigins.length ? { HELPDESK_CORS_ORIGINS: settings.corsOrigins.join(',') } : {}),
       },
     });
     const role = fn.role!;

@@ -25,22 +25,7 @@ export function corsAllowMethods(): string[] {
   return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => methods.has(m));
 }
 
-/**
- * Allowed origins from a comma-separated list (`HELPDESK_CORS_ORIGINS`, `-c corsOrigins=`):
- * exact origins (`https://app.example.com`) or `*`. Empty means CORS is off.
- */
-export function parseCorsOrigins(value: string | undefined): string[] {
-  const origins = (value ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean);
-  for (const origin of origins) {
-    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
-      throw new Error(`CORS origin "${origin}" is not an origin (scheme://host[:port], no path) or *`);
-    }
-  }
-  return origins;
-}
+export { parseCorsOrigins } from '../shared/domain/cross-origin';
 
 /** The value of Access-Control-Allow-Origin for `origin`, or undefined when it is not allowed. */
 export function allowedOrigin(allowed: readonly string[], origin: string | undefined): string | undefined {

@@ -5,6 +5,7 @@
  */
 import { loginThrottleFrom } from './domain/login-throttle';
 import { parseAuthenticationClasses } from './domain/tokens';
+import { parseCorsOrigins } from './domain/cross-origin';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -30,6 +31,10 @@ export const config = {
   /** The authentication schemes tried in order (`basic`, `token`), as DRF's DEFAULT_AUTHENTICATION_CLASSES. */
   get authenticationClasses() {
     return parseAuthenticationClasses(process.env.HELPDESK_AUTHENTICATION_CLASSES);
+  },
+  /** Origins the CORS setting lists (HELPDESK_CORS_ORIGINS; the stack sets it from the environment's corsOrigins). */
+  get corsOrigins() {
+    return parseCorsOrigins(process.env.HELPDESK_CORS_ORIGINS);
   },
   /** Path-style S3 addressing, needed by the local S3 engine (there is no standard variable for it). */
   get s3ForcePathStyle() {

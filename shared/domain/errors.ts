@@ -48,8 +48,8 @@ export class Throttled extends HttpError {
 }
 
 export class PermissionDenied extends HttpError {
-  constructor() {
-    super(403, { detail: 'You do not have permission to perform this action.' });
+  constructor(detail = 'You do not have permission to perform this action.') {
+    super(403, { detail });
   }
 }
 

@@ -338,7 +338,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: field errors, or a body that could not be parsed.',
   401: 'No or invalid credentials.',
-  403: 'The user may not do this.',
+  403: 'The user may not do this, or a browser sent this write from another site (Sec-Fetch-Site, Origin).',
   404: 'Not found (or the API is switched off).',
   406: 'The `Accept` header allows no JSON.',
   409: 'The resource is in use; or a request with the same Idempotency-Key is still running, or succeeded with an answer holding a secret shown only once.',
@@ -521,7 +521,8 @@ const errorResponse = (status: number): JsonSchema => {
 export function errorStatuses(route: Route, doc: OperationDoc): number[] {
   // 429: a username locked after failed logins; 500: a fault of ours (logged, no internals shown).
   const statuses = new Set<number>([401, 404, 429, 500, 503, ...(doc.errors ?? [])]);
-  if (route.permission !== 'authenticated') statuses.add(403);
+  // 403 also for a write a browser sent from another site (shared/domain/cross-origin.ts).
+  if (route.permission !== 'authenticated' || !['GET', 'HEAD', 'OPTIONS'].includes(route.method)) statuses.add(403);
   if (route.negotiatesJson !== false) statuses.add(406);
   if (doc.paginated) statuses.add(404);
   if (doc.body) [400, 413, 415].forEach((s) => statuses.add(s));

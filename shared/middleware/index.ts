@@ -10,6 +10,7 @@ import { HttpError, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailabl
 import { config } from '../config';
 import { logger } from '../observability';
 import { authenticate } from './auth';
+import { crossOriginRefusal } from '../domain/cross-origin';
 import { parseBody } from './body';
 import { idempotency } from './idempotency';
 import { observe } from './observe';
@@ -118,6 +119,18 @@ export function apiHandler(
     },
   };
 
+  // Before any password work or body parsing: a forged cross-site write costs nothing.
+  const crossOrigin: middy.MiddlewareObj<ApiEvent, HttpResult> = {
+    before: (request) => {
+      const e = request.event;
+      const refusal = crossOriginRefusal(
+        { method: e.requestContext.http.method, host: header(e, 'host'), origin: header(e, 'origin'), secFetchSite: header(e, 'sec-fetch-site') },
+        config.corsOrigins,
+      );
+      if (refusal) throw new PermissionDenied(refusal);
+    },
+  };
+
   const authentication: middy.MiddlewareObj<ApiEvent, HttpResult> = {
     before: async (request) => {
       request.event.user = await authenticate(header(request.event, 'authorization'));
@@ -144,6 +157,7 @@ export function apiHandler(
     .use(observe(handlerName)) // logs, metrics, traces (observe.ts): first in, last out, around every check
     .use(responses)
     .use(activationAndRoute)
+    .use(crossOrigin)
     .use(authentication)
     .use(permission)
     .use(body) // parses on first use (memoised): the handler, or a keyed POST's fingerprint
