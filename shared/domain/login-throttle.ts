@@ -1,13 +1,18 @@
 /**
- * How repeated failed logins for one username are slowed and then refused (docs/security.md).
+ * How repeated failed logins are slowed and then refused (docs/security.md).
  *
- * Failures are counted per username (known or not, so the answers reveal nothing about which
- * usernames exist) in a window that opens at the first failure and lasts `windowSeconds`. From
- * `delayAfter` failures on, every further attempt waits `delayMs` before its password is checked;
+ * Failures are counted per username *and* source address (known usernames or not, so the answers
+ * reveal nothing about which exist), and per source address across usernames, each in a window that
+ * opens at the first failure and lasts `windowSeconds`. Someone guessing at a username locks only
+ * themselves out: its owner, from another address, logs in as usual. From `delayAfter` failures of
+ * a username from a source on, every further attempt waits `delayMs` before its password is checked;
  * from `lockAfter` failures on, attempts are answered 429 without any password work until the window
- * ends. A successful login clears the count, except during a lockout (which a correct guess must not
- * lift: a locked username is not checked at all). Pure rules: the store keeps the count
- * (store/login-attempts.ts) and the middleware applies the decision (middleware/auth.ts).
+ * ends. A source that fails `sourceLockAfter` times across usernames (password spraying) is
+ * answered 429 for every username until its window ends. An attempt is counted before its password
+ * is checked (atomically: concurrent guesses never pass the limit) and given back when it succeeds,
+ * which also clears the username's count from that source. API tokens are never throttled by this.
+ * Pure rules: the store keeps the counts (store/login-attempts.ts) and the middleware applies them
+ * (middleware/auth.ts).
  */
 
 export interface LoginThrottlePolicy {
@@ -19,32 +24,20 @@ export interface LoginThrottlePolicy {
   lockAfter: number;
   /** The delay added to each attempt once `delayAfter` failures are counted. */
   delayMs: number;
+  /** Failures from one source address, across usernames, after which it is refused (429) until its window ends. */
+  sourceLockAfter: number;
 }
 
-export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = { windowSeconds: 900, delayAfter: 5, lockAfter: 10, delayMs: 1000 };
+export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = { windowSeconds: 900, delayAfter: 5, lockAfter: 10, delayMs: 1000, sourceLockAfter: 50 };
 
-/** The stored count of one username: `expiresAt` (epoch seconds) ends the window. */
-export interface FailureRecord {
-  failures: number;
-  expiresAt: number;
+/** Seconds until a locked window ends (at least 1), for Retry-After. */
+export function retryAfter(expiresAt: number, nowMs: number): number {
+  return Math.max(1, Math.ceil(expiresAt - nowMs / 1000));
 }
 
-export type LoginDecision =
-  /** Refuse without checking the password; the window ends in `retryAfter` seconds. */
-  | { kind: 'locked'; retryAfter: number }
-  /** Check the password after `delayMs`; `failures` is the count in the open window (0 if none). */
-  | { kind: 'proceed'; delayMs: number; failures: number };
-
-/** The failures that still count at `nowMs`: none once the window has ended (TTL deletes lazily). */
-export function activeFailures(record: FailureRecord | undefined, nowMs: number): number {
-  if (!record || record.expiresAt * 1000 <= nowMs) return 0;
-  return record.failures;
-}
-
-export function decideLogin(record: FailureRecord | undefined, nowMs: number, policy: LoginThrottlePolicy): LoginDecision {
-  const failures = activeFailures(record, nowMs);
-  if (failures >= policy.lockAfter) return { kind: 'locked', retryAfter: Math.max(1, Math.ceil(record!.expiresAt - nowMs / 1000)) };
-  return { kind: 'proceed', delayMs: failures >= policy.delayAfter ? policy.delayMs : 0, failures };
+/** The delay before checking a password when `failures` were already counted for its username and source. */
+export function delayFor(failures: number, policy: LoginThrottlePolicy): number {
+  return failures >= policy.delayAfter ? policy.delayMs : 0;
 }
 
 /**
@@ -55,16 +48,12 @@ export function windowEnd(nowMs: number, policy: LoginThrottlePolicy): number {
   return Math.floor(nowMs / 1000) + policy.windowSeconds;
 }
 
-/** A successful login clears the count when there is one (never during a lockout: see above). */
-export function clearsOnSuccess(decision: LoginDecision): boolean {
-  return decision.kind === 'proceed' && decision.failures > 0;
-}
-
 const SETTINGS: Record<keyof LoginThrottlePolicy, { env: string; min: number }> = {
   windowSeconds: { env: 'HELPDESK_LOGIN_FAILURE_WINDOW', min: 1 },
   delayAfter: { env: 'HELPDESK_LOGIN_FAILURES_BEFORE_DELAY', min: 1 },
   lockAfter: { env: 'HELPDESK_LOGIN_FAILURES_BEFORE_LOCKOUT', min: 1 },
   delayMs: { env: 'HELPDESK_LOGIN_FAILURE_DELAY_MS', min: 0 },
+  sourceLockAfter: { env: 'HELPDESK_LOGIN_FAILURES_PER_SOURCE', min: 1 },
 };
 
 /**

@@ -1,31 +1,40 @@
 /**
  * HTTP Basic authentication with DRF's messages. Passwords are verified with scrypt in constant
  * time, with the same work for unknown usernames. A verified credential is remembered in memory
- * for CREDENTIAL_CACHE_MS, keyed by a SHA-256 of the header, so warm requests skip the hash and
- * the user read; a password change or deactivation therefore takes effect within that time.
+ * for CREDENTIAL_CACHE_MS, keyed by a SHA-256 of the header, so warm requests skip the hash; the
+ * user record it holds is read again once it is USER_RECORD_CACHE_MS old, so a role change,
+ * deactivation or password change takes effect within that time.
  *
  * API tokens (`Authorization: Token <key>`, DRF's TokenAuthentication) when
  * HELPDESK_AUTHENTICATION_CLASSES lists `token`: found by the SHA-256 of the key, then the owner
  * read. Tokens are not cached (there is no slow hash to save), so a revocation or deactivation
  * takes effect at once, as in DRF.
  *
- * Failed logins are throttled per username (domain/login-throttle.ts): the user item and the
- * failure count are read in one BatchGetItem, a locked username is refused (429) before any password
- * work, and each failure costs one write. A request without credentials, a malformed header and a
- * cached credential cost no request at all.
+ * Failed logins are throttled per username and source, and per source (domain/login-throttle.ts):
+ * the user read and the two attempt counts go out together, a full count is refused (429) before
+ * any password work, and a success gives its attempts back (two more writes, once per credential per
+ * warm function). A request without credentials, a malformed header and a cached credential cost no
+ * request at all.
  */
 import { createHash } from 'node:crypto';
 import { BASIC_CHALLENGE, NotAuthenticated, Throttled } from '../domain/errors';
 import type { User } from '../domain/records';
 import { decoyHash, verifyPassword } from '../domain/password';
-import { clearsOnSuccess, decideLogin, windowEnd } from '../domain/login-throttle';
+import { delayFor, retryAfter, windowEnd } from '../domain/login-throttle';
 import { config } from '../config';
 import { TOKEN_CHALLENGE, TOKEN_MESSAGES, hashTokenKey, parseTokenAuthorization, type AuthenticationClass } from '../domain/tokens';
-import { clearLoginFailures, readLogin, recordLoginFailure } from '../store/login-attempts';
+import { clearAttempts, returnAttempt, takeAttempt } from '../store/login-attempts';
+import { keys } from '../store/keys';
 import { findTokenByKeyHash } from '../store/tokens';
 import { findUserByUsername } from '../store/users';
 
 export const CREDENTIAL_CACHE_MS = 60_000;
+/**
+ * How old the cached user record may be: a role change or a deactivation takes effect within this
+ * time (one GetItem per credential per warm function when it runs out), while the password hash is
+ * skipped for the whole CREDENTIAL_CACHE_MS unless the stored hash changed.
+ */
+export const USER_RECORD_CACHE_MS = 5_000;
 const CACHE_LIMIT = 1000;
 
 const INVALID_CREDENTIALS = 'Invalid username/password.';
@@ -49,7 +58,7 @@ export function parseBasicAuthorization(value: string | undefined): Credentials 
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-const cache = new Map<string, { user: User; expires: number }>();
+const cache = new Map<string, { user: User; expires: number; freshUntil: number }>();
 /**
  * Verifications under way, by credential: concurrent requests with the same credential (a burst
  * from one client, or every request of a cold local runtime) share one password hash and one read
@@ -77,25 +86,42 @@ function impossible({ username, password }: Credentials): boolean {
   return username === '' || username.length > 150 || username.includes('\0') || password.includes('\0');
 }
 
-/** Checks a Basic credential against the store, with the failed-login throttle. */
-async function verifyBasic(credentials: Credentials): Promise<User> {
+/** Built as the module loads, so that the first unknown username costs the same as any other. */
+const DECOY_HASH = decoyHash();
+
+/**
+ * Checks a Basic credential against the store, with the failed-login throttle: the attempt is
+ * counted for the username from this source and for the source (both atomically, before any password
+ * work; either full answers 429), then the password is checked; a success gives both back.
+ */
+async function verifyBasic(credentials: Credentials, source: string): Promise<User> {
   const { username, password } = credentials;
-  if (impossible(credentials)) {
-    await verifyPassword(password, await decoyHash());
-    throw new NotAuthenticated(INVALID_CREDENTIALS);
-  }
   const policy = config.loginThrottle;
   const now = Date.now();
-  const { user, failures } = await readLogin(username);
-  const decision = decideLogin(failures, now, policy);
-  if (decision.kind === 'locked') throw new Throttled(decision.retryAfter);
-  if (decision.delayMs) await sleep(decision.delayMs);
-  const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
-  if (!user || !valid || !user.is_active) {
-    await recordLoginFailure(username, now, windowEnd(now, policy));
+  const ends = windowEnd(now, policy);
+  const sourceKey = keys.sourceLoginAttempts(source);
+  if (impossible(credentials)) {
+    const fromSource = await takeAttempt(sourceKey, policy.sourceLockAfter, now, ends);
+    if (!fromSource.taken) throw new Throttled(retryAfter(fromSource.expiresAt, now));
+    await verifyPassword(password, await DECOY_HASH);
     throw new NotAuthenticated(INVALID_CREDENTIALS);
   }
-  if (clearsOnSuccess(decision)) await clearLoginFailures(username, policy.lockAfter);
+  const pairKey = keys.loginAttempts(username, source);
+  const [user, pair, fromSource] = await Promise.all([
+    findUserByUsername(username),
+    takeAttempt(pairKey, policy.lockAfter, now, ends),
+    takeAttempt(sourceKey, policy.sourceLockAfter, now, ends),
+  ]);
+  if (!pair.taken || !fromSource.taken) {
+    // Not judged: the attempt that was counted is given back.
+    await Promise.all([pair.taken && returnAttempt(pairKey, now), fromSource.taken && returnAttempt(sourceKey, now)]);
+    throw new Throttled(retryAfter(pair.taken ? (fromSource as { expiresAt: number }).expiresAt : pair.expiresAt, now));
+  }
+  const delay = delayFor(pair.before, policy);
+  if (delay) await sleep(delay);
+  const valid = await verifyPassword(password, user?.password_hash ?? (await DECOY_HASH));
+  if (!user || !valid || !user.is_active) throw new NotAuthenticated(INVALID_CREDENTIALS);
+  await Promise.all([clearAttempts(pairKey), returnAttempt(sourceKey, now)]);
   return user;
 }
 
@@ -113,16 +139,16 @@ interface Scheme {
   challenge: string;
   /** Whether a verified credential is remembered for CREDENTIAL_CACHE_MS (worth it only for a slow hash). */
   cached: boolean;
-  parse(header: string | undefined): (() => Promise<User>) | undefined;
+  parse(header: string | undefined, source: string): (() => Promise<User>) | undefined;
 }
 
 const SCHEMES: Record<AuthenticationClass, Scheme> = {
   basic: {
     challenge: BASIC_CHALLENGE,
     cached: true,
-    parse: (header) => {
+    parse: (header, source) => {
       const credentials = parseBasicAuthorization(header);
-      return credentials && (() => verifyBasic(credentials));
+      return credentials && (() => verifyBasic(credentials, source));
     },
   },
   token: {
@@ -140,18 +166,27 @@ const SCHEMES: Record<AuthenticationClass, Scheme> = {
  * the first scheme that recognises the header decides. Throws 401 with DRF's messages (or 429),
  * whose `WWW-Authenticate` names the first configured scheme.
  */
-export async function authenticate(authorization: string | undefined): Promise<User> {
+export async function authenticate(authorization: string | undefined, source = 'unknown'): Promise<User> {
   const classes = config.authenticationClasses;
   const challenge = SCHEMES[classes[0]!].challenge;
   try {
     let verify: (() => Promise<User>) | undefined;
     let scheme: Scheme | undefined;
-    for (const name of classes) if ((verify = (scheme = SCHEMES[name]).parse(authorization))) break;
+    for (const name of classes) if ((verify = (scheme = SCHEMES[name]).parse(authorization, source))) break;
     if (!verify) throw new NotAuthenticated();
     if (!scheme!.cached) return await verify();
     const key = cacheKey(authorization!);
+    const now = Date.now();
     const hit = cache.get(key);
-    if (hit && hit.expires > Date.now()) return hit.user;
+    if (hit && hit.expires > now) {
+      if (hit.freshUntil > now) return hit.user;
+      // The password was verified; the record may have changed (role, activation, password).
+      const user = await findUserByUsername(hit.user.username);
+      if (user?.is_active && user.password_hash === hit.user.password_hash) {
+        cache.set(key, { ...hit, user, freshUntil: now + USER_RECORD_CACHE_MS });
+        return user;
+      }
+    }
     if (hit) cache.delete(key);
 
     let pending = verifying.get(key);
@@ -164,7 +199,7 @@ export async function authenticate(authorization: string | undefined): Promise<U
     }
     const user = await pending;
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-    cache.set(key, { user, expires: Date.now() + CREDENTIAL_CACHE_MS });
+    cache.set(key, { user, expires: Date.now() + CREDENTIAL_CACHE_MS, freshUntil: Date.now() + USER_RECORD_CACHE_MS });
     return user;
   } catch (error) {
     if (error instanceof NotAuthenticated) throw new NotAuthenticated(error.detail, challenge);

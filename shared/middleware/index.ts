@@ -133,7 +133,7 @@ export function apiHandler(
 
   const authentication: middy.MiddlewareObj<ApiEvent, HttpResult> = {
     before: async (request) => {
-      request.event.user = await authenticate(header(request.event, 'authorization'));
+      request.event.user = await authenticate(header(request.event, 'authorization'), request.event.requestContext.http.sourceIp);
     },
   };
 

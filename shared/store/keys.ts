@@ -67,11 +67,13 @@ export const keys = {
 
   user: (username: string) => ({ PK: `USER#${username}`, SK: 'USER' }),
   /**
-   * Failed logins of a username (known or not), read with its user item in one BatchGet
-   * (login-attempts.ts); expires with `expires_at`. A partition of its own, so that functions that
-   * may not write the table otherwise can be allowed to write these items only (api-stack.ts).
+   * Failed logins of a username (known or not) from one source address (login-attempts.ts); expires
+   * with `expires_at`. Under the `LOGIN#` prefix, so that functions that may not write the table
+   * otherwise can be allowed to write these items only (api-stack.ts).
    */
-  loginAttempts: (username: string) => ({ PK: `${LOGIN_PREFIX}${username}`, SK: 'LOGIN' }),
+  loginAttempts: (username: string, source: string) => ({ PK: `${LOGIN_PREFIX}${username}`, SK: `FROM#${source}` }),
+  /** Failed logins from one source address across usernames (password spraying). */
+  sourceLoginAttempts: (source: string) => ({ PK: `${LOGIN_PREFIX}${source}`, SK: 'SOURCE' }),
   /** User summaries share one partition, so one Query lists users. */
   usersPartition: 'USERS',
   userById: (id: number) => ({ PK: 'USERS', SK: `USER#${pad(id)}` }),

@@ -1,87 +1,86 @@
 /**
- * Failed logins per username (domain/login-throttle.ts), read together with the user item in one
- * BatchGet, so the throttle check costs no extra request.
- * The count only grows by atomic `ADD` (concurrent failures never lose one); the item carries
- * `expires_at`, the end of its window, which is also the table's TTL attribute. DynamoDB deletes
- * expired items lazily (within days), so readers ignore an item whose window has ended, and a
- * failure on such an item starts a new window instead of adding to it.
+ * Login attempt counts (domain/login-throttle.ts): per username and source address, and per source
+ * address. An attempt is taken before its password is checked, by one conditional `ADD` that fails
+ * at the limit, so concurrent guesses can never pass it (reading the count first and writing it
+ * after the hash let 40 concurrent guesses all through). Each item carries `expires_at`, the end of
+ * its window and the table's TTL attribute; DynamoDB deletes expired items lazily (within days), so
+ * an item whose window has ended counts as none, and the next attempt starts a new window.
  */
-import { BatchGetCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { User } from '../domain/records';
-import type { FailureRecord } from '../domain/login-throttle';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys } from './keys';
 import { isConditionFailure } from './transact';
 
+export type AttemptKey = { PK: string; SK: string };
 
-/** The user (if any) and its failure count, in one strongly consistent BatchGet. */
-export async function readLogin(username: string): Promise<{ user?: User; failures?: FailureRecord }> {
-  const userKey = keys.user(username);
-  let pending: Record<string, string>[] = [userKey, keys.loginAttempts(username)];
-  let user: User | undefined;
-  let failures: FailureRecord | undefined;
-  while (pending.length) {
-    const out = await dynamo.send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }));
-    for (const item of out.Responses?.[config.tableName] ?? []) {
-      if (item.PK === userKey.PK) user = item as User;
-      else failures = { failures: Number(item.failures ?? 0), expiresAt: Number(item.expires_at ?? 0) };
-    }
-    pending = (out.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Record<string, string>[];
-  }
-  return { user, failures };
-}
+/** Taken: `before` attempts were counted in the window already. Refused: the window is full until `expiresAt` (epoch seconds). */
+export type Attempt = { taken: true; before: number } | { taken: false; expiresAt: number };
 
 /**
- * Counts one failure: `ADD` to the open window, or (when the stored window has ended) a new window
- * of one failure ending at `windowEnds` (epoch seconds). One write, unless it races with another
- * request opening the new window (then the `ADD` is tried again).
+ * Counts one attempt in `key`'s window unless `limit` are counted already. Usually one write: an
+ * `ADD` to the open window; the first attempt of a window puts a new one (ending at `windowEnds`,
+ * epoch seconds); a race with another request opening it retries the `ADD` once.
  */
-export async function recordLoginFailure(username: string, nowMs: number, windowEnds: number): Promise<void> {
+export async function takeAttempt(key: AttemptKey, limit: number, nowMs: number, windowEnds: number): Promise<Attempt> {
   const now = Math.floor(nowMs / 1000);
-  const add = () =>
-    dynamo.send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: keys.loginAttempts(username),
-        UpdateExpression: 'ADD failures :one SET expires_at = if_not_exists(expires_at, :end)',
-        ConditionExpression: 'attribute_not_exists(expires_at) OR expires_at > :now',
-        ExpressionAttributeValues: { ':one': 1, ':end': windowEnds, ':now': now },
-      }),
-    );
-  try {
-    await add();
-    return;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  const add = async (): Promise<number | undefined> => {
+    try {
+      const out = await dynamo.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: key,
+          UpdateExpression: 'ADD failures :one',
+          ConditionExpression: 'expires_at > :now AND failures < :limit',
+          ExpressionAttributeValues: { ':one': 1, ':now': now, ':limit': limit },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(out.Attributes?.failures) - 1;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return undefined;
+    }
+  };
+  const before = await add();
+  if (before !== undefined) return { taken: true, before };
   try {
     await dynamo.send(
       new PutCommand({
         TableName: config.tableName,
-        Item: { ...keys.loginAttempts(username), failures: 1, expires_at: windowEnds },
+        Item: { ...key, failures: 1, expires_at: windowEnds },
         ConditionExpression: 'attribute_not_exists(expires_at) OR expires_at <= :now',
         ExpressionAttributeValues: { ':now': now },
       }),
     );
+    return { taken: true, before: 0 };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    await add(); // another failure opened the new window first: count this one in it
   }
+  // The window is open: full, or opened by another request a moment ago.
+  const again = await add();
+  if (again !== undefined) return { taken: true, before: again };
+  const item = (await dynamo.send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
+  return { taken: false, expiresAt: Number(item?.expires_at ?? windowEnds) };
 }
 
-/** Clears the count after a successful login, unless it has meanwhile reached `lockAfter`. */
-export async function clearLoginFailures(username: string, lockAfter: number): Promise<void> {
+/** Gives back an attempt that succeeded (nothing when its window has ended or the item is gone). */
+export async function returnAttempt(key: AttemptKey, nowMs: number): Promise<void> {
   try {
     await dynamo.send(
-      new DeleteCommand({
+      new UpdateCommand({
         TableName: config.tableName,
-        Key: keys.loginAttempts(username),
-        ConditionExpression: 'failures < :lock',
-        ExpressionAttributeValues: { ':lock': lockAfter },
+        Key: key,
+        UpdateExpression: 'ADD failures :minus',
+        ConditionExpression: 'expires_at > :now AND failures > :zero',
+        ExpressionAttributeValues: { ':minus': -1, ':now': Math.floor(nowMs / 1000), ':zero': 0 },
       }),
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+}
+
+/** Clears a username's count from a source after a successful login. */
+export async function clearAttempts(key: AttemptKey): Promise<void> {
+  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
 }

@@ -1,44 +1,21 @@
 /** The failed-login policy (shared/domain/login-throttle.ts) and its 429 answer. */
 import { describe, expect, it } from 'vitest';
 import { Throttled } from '../../shared/domain/errors';
-import {
-  DEFAULT_LOGIN_THROTTLE as POLICY,
-  activeFailures,
-  clearsOnSuccess,
-  decideLogin,
-  loginThrottleFrom,
-  windowEnd,
-} from '../../shared/domain/login-throttle';
+import { DEFAULT_LOGIN_THROTTLE as POLICY, delayFor, loginThrottleFrom, retryAfter, windowEnd } from '../../shared/domain/login-throttle';
 
 const NOW = 1_800_000_000_000; // ms
-const open = (failures: number, secondsLeft = 600) => ({ failures, expiresAt: NOW / 1000 + secondsLeft });
 
-describe('decideLogin', () => {
-  it('no record, or a window that has ended, counts nothing', () => {
-    expect(decideLogin(undefined, NOW, POLICY)).toEqual({ kind: 'proceed', delayMs: 0, failures: 0 });
-    expect(decideLogin({ failures: 50, expiresAt: NOW / 1000 }, NOW, POLICY)).toEqual({ kind: 'proceed', delayMs: 0, failures: 0 });
-    expect(activeFailures({ failures: 50, expiresAt: NOW / 1000 - 1 }, NOW)).toBe(0);
+describe('the failed-login policy', () => {
+  it('fewer than 5 failures counted: no delay; from 5: each attempt waits 1 s', () => {
+    for (const n of [0, 1, 4]) expect(delayFor(n, POLICY)).toBe(0);
+    for (const n of [5, 6, 9]) expect(delayFor(n, POLICY)).toBe(1000);
   });
 
-  it('fewer than 5 failures: no delay', () => {
-    for (const n of [1, 2, 3, 4]) expect(decideLogin(open(n), NOW, POLICY)).toEqual({ kind: 'proceed', delayMs: 0, failures: n });
-  });
-
-  it('from 5 failures: each attempt waits 1 s', () => {
-    for (const n of [5, 6, 9]) expect(decideLogin(open(n), NOW, POLICY)).toEqual({ kind: 'proceed', delayMs: 1000, failures: n });
-  });
-
-  it('from 10 failures: locked until the window ends, whole seconds rounded up', () => {
-    expect(decideLogin(open(10, 600), NOW, POLICY)).toEqual({ kind: 'locked', retryAfter: 600 });
-    expect(decideLogin(open(42, 0.2), NOW, POLICY)).toEqual({ kind: 'locked', retryAfter: 1 });
-    expect(decideLogin({ failures: 10, expiresAt: NOW / 1000 + 899.5 }, NOW, POLICY)).toEqual({ kind: 'locked', retryAfter: 900 });
-  });
-
-  it('a success clears the count only when there is one and no lockout', () => {
-    expect(clearsOnSuccess(decideLogin(undefined, NOW, POLICY))).toBe(false);
-    expect(clearsOnSuccess(decideLogin(open(3), NOW, POLICY))).toBe(true);
-    expect(clearsOnSuccess(decideLogin(open(9), NOW, POLICY))).toBe(true);
-    expect(clearsOnSuccess(decideLogin(open(10), NOW, POLICY))).toBe(false);
+  it('a locked window is refused until it ends, whole seconds rounded up', () => {
+    expect(retryAfter(NOW / 1000 + 600, NOW)).toBe(600);
+    expect(retryAfter(NOW / 1000 + 0.2, NOW)).toBe(1);
+    expect(retryAfter(NOW / 1000 + 899.5, NOW)).toBe(900);
+    expect(retryAfter(NOW / 1000 - 5, NOW)).toBe(1);
   });
 
   it('a window lasts 15 minutes from the failure that opens it, never longer', () => {
@@ -49,19 +26,17 @@ describe('decideLogin', () => {
   it('the Retry-After of a lockout never exceeds the window, whatever the millisecond', () => {
     for (const opened of [NOW, NOW + 1, NOW + 500, NOW + 999]) {
       for (const checked of [opened, opened + 1, opened + 50, opened + 999]) {
-        const decision = decideLogin({ failures: 10, expiresAt: windowEnd(opened, POLICY) }, checked, POLICY);
-        expect(decision, `opened ${opened - NOW}, checked ${checked - NOW}`).toEqual({ kind: 'locked', retryAfter: expect.any(Number) });
-        const { retryAfter } = decision as { retryAfter: number };
-        expect(retryAfter).toBeGreaterThanOrEqual(899);
-        expect(retryAfter).toBeLessThanOrEqual(POLICY.windowSeconds);
+        const wait = retryAfter(windowEnd(opened, POLICY), checked);
+        expect(wait, `opened ${opened - NOW}, checked ${checked - NOW}`).toBeGreaterThanOrEqual(899);
+        expect(wait).toBeLessThanOrEqual(POLICY.windowSeconds);
       }
     }
   });
 });
 
 describe('loginThrottleFrom', () => {
-  it('defaults: 15-minute window, delay after 5, lockout after 10, 1 s delay', () => {
-    expect(loginThrottleFrom({})).toEqual({ windowSeconds: 900, delayAfter: 5, lockAfter: 10, delayMs: 1000 });
+  it('defaults: 15-minute window, delay after 5, lockout after 10, 1 s delay, 50 failures per source', () => {
+    expect(loginThrottleFrom({})).toEqual({ windowSeconds: 900, delayAfter: 5, lockAfter: 10, delayMs: 1000, sourceLockAfter: 50 });
   });
 
   it('reads each HELPDESK_LOGIN_* variable', () => {
@@ -71,8 +46,9 @@ describe('loginThrottleFrom', () => {
         HELPDESK_LOGIN_FAILURES_BEFORE_DELAY: '2',
         HELPDESK_LOGIN_FAILURES_BEFORE_LOCKOUT: '3',
         HELPDESK_LOGIN_FAILURE_DELAY_MS: '0',
+        HELPDESK_LOGIN_FAILURES_PER_SOURCE: '7',
       }),
-    ).toEqual({ windowSeconds: 60, delayAfter: 2, lockAfter: 3, delayMs: 0 });
+    ).toEqual({ windowSeconds: 60, delayAfter: 2, lockAfter: 3, delayMs: 0, sourceLockAfter: 7 });
   });
 
   it('refuses values that are not whole numbers at least their minimum', () => {
