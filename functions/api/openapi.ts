@@ -5,6 +5,7 @@
 import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
 import { buildOpenApi, type OpenApiDocument } from '../../shared/domain/openapi';
+import { visibleTo } from '../../shared/domain/custom-fields';
 import { listCustomFields } from '../../shared/store/custom-fields';
 import { config } from '../../shared/config';
 
@@ -12,7 +13,7 @@ import { config } from '../../shared/config';
 let cached: { key: string; document: OpenApiDocument } | undefined;
 
 export const handler = apiHandler('api/openapi', async (event) => {
-  const customFields = (await listCustomFields()).filter((def) => event.user!.is_staff || !def.staff_only);
+  const customFields = visibleTo(event.user!, await listCustomFields());
   const key = JSON.stringify(customFields);
   if (cached?.key !== key) cached = { key, document: buildOpenApi({ customFields, authenticationClasses: config.authenticationClasses }) };
   return json(200, cached.document);

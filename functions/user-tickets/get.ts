@@ -4,11 +4,12 @@ import { json } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
 import { userTicketView } from '../../shared/domain/user-tickets';
 import { listCustomFields } from '../../shared/store/custom-fields';
+import { visibleTo } from '../../shared/domain/custom-fields';
 import { getQueue } from '../../shared/store/queues';
 import { getTicket } from '../../shared/store/tickets';
 
 export const handler = apiHandler('user-tickets/get', async (event) => {
   const [ticket, defs] = await Promise.all([getTicket(idParam(event)), listCustomFields()]);
   if (!ticket || ticket.submitter_email !== event.user!.email) throw new NotFound();
-  return json(200, userTicketView(ticket, await getQueue(ticket.queue), defs, new Date(), true));
+  return json(200, userTicketView(ticket, await getQueue(ticket.queue), visibleTo(event.user!, defs), new Date(), true));
 });

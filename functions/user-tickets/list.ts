@@ -4,6 +4,7 @@ import { pageRequest, pageResponse } from '../../shared/middleware/pages';
 import { pageWindow } from '../../shared/domain/pagination';
 import { userTicketView } from '../../shared/domain/user-tickets';
 import { listCustomFields } from '../../shared/store/custom-fields';
+import { visibleTo } from '../../shared/domain/custom-fields';
 import { listQueues } from '../../shared/store/queues';
 import { ticketsBySubmitter } from '../../shared/store/tickets';
 
@@ -14,5 +15,5 @@ export const handler = apiHandler('user-tickets/list', async (event) => {
   const byId = new Map(queues.map((q) => [q.id, q]));
   const now = new Date();
   const page = tickets.slice(window.offset, window.offset + window.limit);
-  return pageResponse(event, window, tickets.length, page.map((t) => userTicketView(t, byId.get(t.queue), defs, now)));
+  return pageResponse(event, window, tickets.length, page.map((t) => userTicketView(t, byId.get(t.queue), visibleTo(event.user!, defs), now)));
 });

@@ -241,3 +241,8 @@ export function customView(defs: CustomFieldDefinition[], stored: Record<string,
   for (const def of sortDefinitions(defs)) view[`${CUSTOM_PREFIX}${def.name}`] = renderCustomValue(def, stored?.[def.key]);
   return view;
 }
+
+/** The definitions a user may see: staff-only fields are shown to staff only, on every route and in every document. */
+export function visibleTo(user: { is_staff: boolean }, defs: CustomFieldDefinition[]): CustomFieldDefinition[] {
+  return user.is_staff ? defs : defs.filter((def) => !def.staff_only);
+}

@@ -222,6 +222,30 @@ describe('custom field definitions (superusers)', () => {
   });
 });
 
+describe('staff-only fields', () => {
+  it('are never shown to a user who is not staff: not in user_tickets, list or detail (issue 13, hole 5)', async () => {
+    const open = unique('open');
+    const secret = unique('secret');
+    await define({ name: open, data_type: 'varchar', max_length: 20 });
+    await define({ name: secret, data_type: 'varchar', max_length: 20, staff_only: true });
+    try {
+      const user = await api.createUser();
+      const ticket = (await api.createTicket({ submitter_email: user.email, [`custom_${open}`]: 'shown', [`custom_${secret}`]: 'internal note' })).body;
+      expect(ticket[`custom_${secret}`]).toBe('internal note'); // staff see it
+      const list = (await api.call('GET', '/api/user_tickets/', { auth: user.auth })).body.results as Json[];
+      const detail = (await api.call('GET', `/api/user_tickets/${ticket.id}/`, { auth: user.auth })).body as Json;
+      expect(list.find((t) => t.id === ticket.id), JSON.stringify(list.find((t) => t.id === ticket.id))).toHaveProperty(`custom_${open}`, 'shown');
+      for (const shown of [list.find((t) => t.id === ticket.id)!, detail]) {
+        expect(shown).not.toHaveProperty(`custom_${secret}`);
+        expect(JSON.stringify(shown)).not.toContain('internal note');
+      }
+    } finally {
+      await undefine(secret);
+      await undefine(open);
+    }
+  });
+});
+
 describe('values on tickets', () => {
   it('a ticket created before a field existed shows null for it; a new field shows at once everywhere', async () => {
     const before = (await api.createTicket()).body;
