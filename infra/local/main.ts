@@ -22,9 +22,14 @@ if (runtime.admin.generatedPassword) {
   console.log(`Staff superuser: ${runtime.admin.username}`);
 }
 
+// The signing secret is never printed (logs and terminals are copied around): it is in a file only
+// its owner may read, or, with the data in memory, known only to whoever set HELPDESK_WEBHOOK_SECRET.
 if (runtime.generatedWebhookSecret) {
-  console.log(`Webhook signing secret (Standard Webhooks): ${runtime.generatedWebhookSecret}`);
-  console.log('(kept in the data directory; set HELPDESK_WEBHOOK_SECRET to choose it)');
+  console.log(
+    dataDir === 'memory'
+      ? 'Webhook signing secret: generated for this run only; set HELPDESK_WEBHOOK_SECRET to verify signatures'
+      : `Webhook signing secret: generated, in ${dataDir}/webhook-secret (readable by you only); set HELPDESK_WEBHOOK_SECRET to choose it`,
+  );
 }
 
 let stopping = false;

@@ -4,13 +4,14 @@ import { extname } from 'node:path';
 export const MAX_FILENAME_LENGTH = 255;
 
 /**
- * A display name safe to store: no path (only the last segment is kept), no control characters,
- * at most 255 characters with the extension kept. Object keys never use it.
+ * A display name safe to store: no path (only the last segment is kept), no control characters and
+ * no bidirectional controls (which make `invoice\u202Efdp.exe` display as `invoiceexe.pdf`), at most
+ * 255 characters with the extension kept. Object keys never use it.
  */
 export function sanitiseFilename(raw: string | undefined): string {
   const last = (raw ?? '').split(/[/\\]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
-  let name = last.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  let name = last.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim();
   if (name === '' || name === '.' || name === '..') name = 'file';
   const chars = [...name];
   if (chars.length > MAX_FILENAME_LENGTH) {

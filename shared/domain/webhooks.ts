@@ -4,7 +4,7 @@
  * delivery. Pure rules only; sending lives in shared/webhooks, storage in shared/store.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 /** The two events upstream fires, under the names our delivery log shows. */
 export type WebhookEvent = 'ticket.created' | 'followup.created';
@@ -38,6 +38,35 @@ export function parseUrlList(value: string | undefined): string[] {
 
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
+/**
+ * Addresses no receiver may have, beyond the named cases below: private (RFC 1918, IPv6 unique
+ * local), shared (carrier-grade NAT), benchmarking, documentation, multicast and reserved ranges, so
+ * that a receiver URL can never reach the function's own network.
+ */
+const PRIVATE = new BlockList();
+for (const [network, prefix] of [
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) PRIVATE.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['fc00::', 7],
+  ['ff00::', 8],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['2001::', 32],
+] as const) PRIVATE.addSubnet(network, prefix, 'ipv6');
+
 /** Why an address may not receive webhooks, or undefined when it may. */
 export function refusedAddress(address: string, allowLoopback: boolean): string | undefined {
   const ip = address.replace(/^\[|\]$/g, '').toLowerCase();
@@ -48,6 +77,7 @@ export function refusedAddress(address: string, allowLoopback: boolean): string 
     if (a === 0) return 'an unspecified address';
     if (a === 127 && !allowLoopback) return 'a loopback address (allowed only in the local runtime)';
     if (a === 100 && b === 100) return 'a cloud metadata address'; // Alibaba's 100.100.100.200
+    if (PRIVATE.check(ip, 'ipv4')) return 'a private or reserved address';
   } else if (version === 6) {
     // An IPv4 address inside IPv6 (mapped ::ffff:, compatible ::, NAT64 64:ff9b::), dotted or (as
     // URL normalises it) hex: ::ffff:169.254.169.254 = ::ffff:a9fe:a9fe reaches the same host.
@@ -62,6 +92,7 @@ export function refusedAddress(address: string, allowLoopback: boolean): string 
     if (ip === 'fd00:ec2::254') return 'a cloud metadata address';
     if (ip === '::') return 'an unspecified address';
     if (ip === '::1' && !allowLoopback) return 'a loopback address (allowed only in the local runtime)';
+    if (PRIVATE.check(ip, 'ipv6')) return 'a private or reserved address';
   }
   return undefined;
 }
@@ -79,7 +110,11 @@ export function refusedUrl(value: string, allowLoopback: boolean): string | unde
   const host = url.hostname.toLowerCase().replace(/\.$/, ''); // `metadata.google.internal.` is the same host
   if (METADATA_HOSTS.has(host)) return 'a cloud metadata host';
   if (!allowLoopback && (host === 'localhost' || host.endsWith('.localhost'))) return 'a loopback address (allowed only in the local runtime)';
-  return refusedAddress(host, allowLoopback);
+  const address = refusedAddress(host, allowLoopback);
+  if (address) return address;
+  // Payloads carry tickets: outside the local runtime they travel encrypted only.
+  if (url.protocol === 'http:' && !allowLoopback) return 'only https URLs are allowed outside the local runtime';
+  return undefined;
 }
 
 /** Reads and validates the settings; throws WebhookSettingsError naming every bad entry. */
@@ -192,12 +227,25 @@ export function mayRedeliver(d: Pick<Delivery, 'status' | 'next_attempt'>, now: 
   return d.status !== 'pending' || (d.next_attempt !== null && d.next_attempt < stuckBefore(now));
 }
 
+/**
+ * A receiver URL as the delivery log shows it: scheme, host and path. Its query string often holds a
+ * receiver's token (`?token=...`), which staff reading the log need not see: it shows as `?…`.
+ */
+export function shownUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
 /** The delivery log's entry (no body: it holds customer data the log does not need to show). */
 export function deliveryView(d: Delivery) {
   return {
     id: d.id,
     event: d.event,
-    url: d.url,
+    url: shownUrl(d.url),
     ticket: d.ticket,
     followup: d.followup,
     status: d.status,

@@ -107,16 +107,20 @@ async function verifyBasic(credentials: Credentials, source: string): Promise<Us
     throw new NotAuthenticated(INVALID_CREDENTIALS);
   }
   const pairKey = keys.loginAttempts(username, source);
-  const [user, pair, fromSource] = await Promise.all([
+  const [read, pairTaken, sourceTaken] = await Promise.allSettled([
     findUserByUsername(username),
     takeAttempt(pairKey, policy.lockAfter, now, ends),
     takeAttempt(sourceKey, policy.sourceLockAfter, now, ends),
   ]);
-  if (!pair.taken || !fromSource.taken) {
-    // Not judged: the attempt that was counted is given back.
-    await Promise.all([pair.taken && returnAttempt(pairKey, now), fromSource.taken && returnAttempt(sourceKey, now)]);
-    throw new Throttled(retryAfter(pair.taken ? (fromSource as { expiresAt: number }).expiresAt : pair.expiresAt, now));
+  const pair = pairTaken.status === 'fulfilled' ? pairTaken.value : undefined;
+  const fromSource = sourceTaken.status === 'fulfilled' ? sourceTaken.value : undefined;
+  if (read.status === 'rejected' || !pair?.taken || !fromSource?.taken) {
+    // Not judged (a full count, or a read that failed): the attempts that were counted go back.
+    await Promise.all([pair?.taken && returnAttempt(pairKey, now), fromSource?.taken && returnAttempt(sourceKey, now)]);
+    for (const outcome of [read, pairTaken, sourceTaken]) if (outcome.status === 'rejected') throw outcome.reason;
+    throw new Throttled(retryAfter(pair!.taken ? (fromSource as { expiresAt: number }).expiresAt : (pair as { expiresAt: number }).expiresAt, now));
   }
+  const user = read.value;
   const delay = delayFor(pair.before, policy);
   if (delay) await sleep(delay);
   const valid = await verifyPassword(password, user?.password_hash ?? (await DECOY_HASH));

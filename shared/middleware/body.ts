@@ -22,10 +22,32 @@ export function bodyBytes(event: HttpEvent): Buffer {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
 }
 
+/** No field of this API nests; deeper bodies are refused before any code walks them recursively. */
+export const MAX_JSON_DEPTH = 32;
+
+/** How deeply a JSON text nests arrays and objects (a scan, not a recursion: any depth is safe). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
 function parseJson(raw: Buffer): ParsedBody {
   let data: unknown;
+  const text = raw.toString('utf8');
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new ParseError(`JSON parse error - nested more than ${MAX_JSON_DEPTH} levels deep`);
   try {
-    data = JSON.parse(raw.toString('utf8'));
+    data = JSON.parse(text);
   } catch (error) {
     throw new ParseError(`JSON parse error - ${(error as Error).message}`);
   }

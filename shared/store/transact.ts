@@ -41,8 +41,13 @@ function isConflict(error: unknown): boolean {
   return e?.name === 'TransactionCanceledException' && !!e.CancellationReasons?.some((r) => r.Code === 'TransactionConflict');
 }
 
-/** Attempts of a transaction cancelled by a conflict: a cancelled transaction wrote nothing. */
-export const CONFLICT_ATTEMPTS = 4;
+/**
+ * Attempts of a transaction cancelled by a conflict (a cancelled transaction wrote nothing), with
+ * exponential backoff and full jitter as AWS advises: about 1.2 s in all at worst. Only writes of the
+ * same record can conflict (no request's transaction shares an item with another's), so this is
+ * two edits of one ticket meeting, and one of them waits.
+ */
+export const CONFLICT_ATTEMPTS = 6;
 
 export async function transact(items: TransactItem[]): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -54,7 +59,7 @@ export async function transact(items: TransactItem[]): Promise<void> {
       if (failed) throw failed;
       if (!isConflict(error)) throw error;
       if (attempt === CONFLICT_ATTEMPTS) throw new TransactionConflict('Transaction cancelled by conflicting writes', { cause: error });
-      await new Promise((done) => setTimeout(done, Math.random() * 25 * 2 ** attempt)); // jitter spreads the contenders
+      await new Promise((done) => setTimeout(done, Math.random() * 20 * 2 ** attempt)); // jitter spreads the contenders
     }
   }
 }

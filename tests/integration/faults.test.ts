@@ -87,7 +87,8 @@ let warmedAt = 0;
  */
 async function warm(): Promise<void> {
   await listCustomFields({ fresh: true });
-  if (Date.now() - warmedAt > 20_000) {
+  // Within 2 s of a verification the cached user record (read again when 5 s old) lasts the run.
+  if (Date.now() - warmedAt > 2_000) {
     clearCredentialCache();
     expect((await api.call('GET', '/api/')).status).toBe(200);
     warmedAt = Date.now();
@@ -257,6 +258,11 @@ const OPERATIONS: Operation[] = [
     },
   },
 ];
+
+/** The state apart from login attempt counts: an attempt is counted before its password check, and given back. */
+function withoutLoginAttempts(s: State): State {
+  return { items: new Map([...s.items].filter(([k]) => !k.startsWith('LOGIN#'))), objects: s.objects };
+}
 
 /** The state apart from the id counter (ids reserved by a failed request stay used). */
 function withoutCounter(s: State): State {
@@ -450,9 +456,13 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
     clearCredentialCache();
     warmedAt = 0;
     const { result: reply, steps } = await injector.run(new Map<number, FaultKind>([[0, 'throttle']]), () => send(request));
-    expect(steps.map((s) => s.label)).toEqual(['BatchGetItemCommand']); // the user and its failed-login count
+    // The user read, and the attempt counted for the username from this source and for the source.
+    const [first, ...rest] = steps.map((s) => s.label);
+    expect(first).toBe('GetItemCommand');
+    expect(rest.every((label) => label === 'UpdateItemCommand' || label === 'PutItemCommand'), rest.join()).toBe(true);
     expectRetryable(reply, 'authentication read throttled');
-    const d = diff(before, await state());
+    // The attempts counted were given back (their items may stay, at zero).
+    const d = diff(withoutLoginAttempts(before), withoutLoginAttempts(await state()));
     expect(d).toEqual({ added: [], removed: [], changed: [], objectsAdded: [], objectsRemoved: [] });
     expect((await send(request)).status).toBe(201);
   });

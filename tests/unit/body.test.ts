@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError, ParseError, UnsupportedMediaType, ValidationError } from '../../shared/domain/errors';
-import { parseBody } from '../../shared/middleware/body';
+import { jsonDepth, parseBody } from '../../shared/middleware/body';
 import type { HttpEvent } from '../../shared/middleware/http';
 
 function event(contentType: string | undefined, body: string | Buffer | undefined, base64 = false): HttpEvent {
@@ -62,6 +62,15 @@ describe('parseBody: empty', () => {
 });
 
 describe('parseBody: JSON', () => {
+  it('refuses nesting deeper than 32 levels with a 400, whatever the depth (5,000 levels answered 500)', async () => {
+    for (const depth of [33, 5000, 200_000]) {
+      const body = `{"priority":${'['.repeat(depth - 1)}1${']'.repeat(depth - 1)}}`;
+      await expect(parseBody(event('application/json', body))).rejects.toThrow(ParseError);
+    }
+    expect(jsonDepth(`{"a":${'['.repeat(31)}"[[[[{{{"${']'.repeat(31)}}`)).toBe(32); // brackets in strings do not count
+    expect((await parseBody(event('application/json', `{"a":${'['.repeat(30)}1${']'.repeat(30)}}`))).kind).toBe('json');
+  });
+
   it('parses an object', async () => {
     expect(await parseBody(event('application/json', '{"queue":1,"title":"x"}'))).toEqual({
       kind: 'json',

@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_FILENAME_LENGTH, mimeTypeOf, sanitiseFilename } from '../../shared/domain/files';
 
 describe('sanitiseFilename', () => {
+  it('drops bidirectional controls, so a name shows as what it is (issue 13)', () => {
+    expect(sanitiseFilename('invoice\u202Efdp.exe')).toBe('invoicefdp.exe');
+    expect(sanitiseFilename('\u2066a\u2067b\u2068c\u2069\u200E\u200F\u061Cd\u202A\u202B\u202C\u202D.txt')).toBe('abcd.txt');
+  });
+
   it('keeps ordinary names', () => {
     expect(sanitiseFilename('hello.txt')).toBe('hello.txt');
     expect(sanitiseFilename('rapport final (v2).pdf')).toBe('rapport final (v2).pdf');

@@ -13,6 +13,7 @@ import {
   parseUrlList,
   parseWebhookSettings,
   refusedUrl,
+  shownUrl,
   signatureHeaders,
   webhookPayload,
 } from '../../shared/domain/webhooks';
@@ -27,10 +28,23 @@ describe('URL lists', () => {
   });
 });
 
+describe('the delivery log', () => {
+  it('shows a receiver URL without its query string, where tokens hide (issue 13)', () => {
+    expect(shownUrl('https://hooks.example.com/in?token=s3cret&x=1')).toBe('https://hooks.example.com/in?…');
+    expect(shownUrl('https://hooks.example.com:8443/a/b')).toBe('https://hooks.example.com:8443/a/b');
+  });
+});
+
 describe('receiver URLs', () => {
   it.each([
     ['https://hooks.example.com/helpdesk', undefined],
-    ['http://10.0.0.5:8080/in', undefined],
+    ['http://10.0.0.5:8080/in', 'a private or reserved address'],
+    ['https://192.168.1.20/in', 'a private or reserved address'],
+    ['https://172.31.255.1/in', 'a private or reserved address'],
+    ['https://100.64.0.1/in', 'a private or reserved address'],
+    ['https://[fd12:3456::1]/in', 'a private or reserved address'],
+    ['https://[::ffff:10.1.2.3]/in', 'a private or reserved address'],
+    ['https://224.0.0.1/in', 'a private or reserved address'],
     ['ftp://example.com/x', 'only http and https URLs are allowed'],
     ['not a url', 'not a valid URL'],
     ['https://user:pw@example.com/', 'credentials in the URL are not allowed'],
@@ -51,6 +65,12 @@ describe('receiver URLs', () => {
   ])('%s: %s', (url, reason) => {
     expect(refusedUrl(url, false)).toBe(reason);
     expect(refusedUrl(url, true)).toBe(reason);
+  });
+
+  it('http only in the local runtime: elsewhere receivers are https', () => {
+    expect(refusedUrl('http://hooks.example.com/in', false)).toBe('only https URLs are allowed outside the local runtime');
+    expect(refusedUrl('http://hooks.example.com/in', true)).toBeUndefined();
+    expect(refusedUrl('https://hooks.example.com/in', false)).toBeUndefined();
   });
 
   it('loopback only where allowed (the local runtime)', () => {
