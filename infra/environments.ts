@@ -62,6 +62,8 @@ export interface EnvironmentSettings {
     HELPDESK_NEW_TICKET_WEBHOOK_URLS: string;
     HELPDESK_FOLLOWUP_WEBHOOK_URLS: string;
     HELPDESK_WEBHOOK_TIMEOUT: string;
+    /** `true` to send private followups and staff-only fields too (shared/domain/webhooks.ts); off by default. */
+    HELPDESK_WEBHOOK_INCLUDE_PRIVATE?: string;
   };
   /** Lowest level the functions log (POWERTOOLS_LOG_LEVEL); each request's line is INFO. */
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';

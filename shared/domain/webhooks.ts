@@ -11,6 +11,12 @@ export type WebhookEvent = 'ticket.created' | 'followup.created';
 
 export interface WebhookSettings {
   urls: Record<WebhookEvent, string[]>;
+  /**
+   * Whether payloads carry what only staff see (private followups with their files, staff-only
+   * custom fields): HELPDESK_WEBHOOK_INCLUDE_PRIVATE=true, for receivers the operator trusts with
+   * them. Off by default: a receiver sees what the ticket's submitter could.
+   */
+  includePrivate: boolean;
   timeoutMs: number;
   /** Seconds to wait before each retry; one attempt more than there are delays. */
   retryDelays: number[];
@@ -135,8 +141,27 @@ export function parseWebhookSettings(env: Record<string, string | undefined>, al
   const retryDelays = env.HELPDESK_WEBHOOK_RETRY_DELAYS ? env.HELPDESK_WEBHOOK_RETRY_DELAYS.split(',').map((s) => Number(s.trim())) : DEFAULT_RETRY_DELAYS;
   // SQS can hide a message for at most 12 hours between two attempts.
   if (retryDelays.some((d) => !(d >= 0 && d <= 43200))) problems.push(`HELPDESK_WEBHOOK_RETRY_DELAYS: seconds between 0 and 43200, comma-separated`);
+  const includePrivate = (env.HELPDESK_WEBHOOK_INCLUDE_PRIVATE ?? 'false').trim();
+  if (includePrivate !== 'true' && includePrivate !== 'false') problems.push(`HELPDESK_WEBHOOK_INCLUDE_PRIVATE: ${includePrivate}: true or false`);
   if (problems.length) throw new WebhookSettingsError(`Invalid webhook settings:\n  ${problems.join('\n  ')}`);
-  return { urls, timeoutMs: timeout * 1000, retryDelays };
+  return { urls, includePrivate: includePrivate === 'true', timeoutMs: timeout * 1000, retryDelays };
+}
+
+/**
+ * What a payload may show of a collection (see WebhookSettings.includePrivate): without private
+ * followups (and their attachments) and without staff-only custom fields, unless included.
+ */
+export function payloadCollection<C extends { followups: { id: number; public: boolean }[]; attachments: { followup: number }[] }, D extends { staff_only: boolean }>(
+  collection: C,
+  defs: D[],
+  includePrivate: boolean,
+): { collection: C; defs: D[] } {
+  if (includePrivate) return { collection, defs };
+  const shown = new Set(collection.followups.filter((f) => f.public).map((f) => f.id));
+  return {
+    collection: { ...collection, followups: collection.followups.filter((f) => shown.has(f.id)), attachments: collection.attachments.filter((a) => shown.has(a.followup)) },
+    defs: defs.filter((d) => !d.staff_only),
+  };
 }
 
 /** Upstream's payloads: the ticket as the API shows it, its queue's slug, and the new followup's id. */

@@ -7,7 +7,7 @@
  * Both steps are idempotent: dispatching an event twice finds its deliveries already there, and an
  * attempt is recorded only if no other worker recorded one meanwhile. Delivery is at least once.
  */
-import { afterAttempt, deliveryId, signatureHeaders, webhookPayload, USER_AGENT, type Delivery, type WebhookSettings } from '../domain/webhooks';
+import { afterAttempt, deliveryId, payloadCollection, signatureHeaders, webhookPayload, USER_AGENT, type Delivery, type WebhookSettings } from '../domain/webhooks';
 import { ticketView } from '../domain/views';
 import { listCustomFields } from '../store/custom-fields';
 import { createDelivery, getDelivery, recordAttempt } from '../store/deliveries';
@@ -50,7 +50,8 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
       logger.warn('webhook event dropped: its ticket was deleted before dispatch', { event: event.id, ticket: event.ticket });
     } else {
       const queue = await getQueue(collection.ticket.queue);
-      let body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, collection, defs), queue?.slug ?? '', event.followup ?? undefined));
+      const shown = payloadCollection(collection, defs, ctx.settings.includePrivate);
+      let body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, shown.collection, shown.defs), queue?.slug ?? '', event.followup ?? undefined));
       const size = Buffer.byteLength(body);
       const tooLarge = size > MAX_STORED_PAYLOAD_BYTES;
       if (tooLarge) {

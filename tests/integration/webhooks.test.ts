@@ -85,7 +85,7 @@ describe('payloads and signatures', () => {
   it('a followup is posted with the ticket as it stands after it, the queue slug and its id', async () => {
     const created = (await api.createTicket({ title: unique('wh') })).body;
     const reply = await api.call('POST', '/api/followups/', {
-      form: form({ ticket: created.id, title: 'Fixed', comment: 'done', new_status: 3 }, [{ field: 'attachments', name: 'log.txt', type: 'text/plain', content: 'log' }]),
+      form: form({ ticket: created.id, title: 'Fixed', comment: 'done', new_status: 3, public: true }, [{ field: 'attachments', name: 'log.txt', type: 'text/plain', content: 'log' }]),
     });
     expect(reply.status).toBe(201);
     const [r] = await receiver.waitFor(1, forTicket(created.id, '/followup'));
@@ -98,6 +98,22 @@ describe('payloads and signatures', () => {
     // Attachment links are this API's absolute URLs (decision i), as in the API's own answers.
     expect(payload.ticket.followup_set.at(-1)!.followupattachment_set[0]!.file).toBe(reply.body.followupattachment_set[0].file);
     expect(payload).toEqual({ ticket: (await api.call('GET', `/api/tickets/${created.id}/`)).body, queue_slug: expect.any(String), followup_id: reply.body.id });
+  });
+
+  it('a private followup is named but not shown: receivers see what the submitter could (issue 13)', async () => {
+    const created = (await api.createTicket({ title: unique('wh') })).body;
+    const note = unique('internal-note');
+    const reply = await api.call('POST', '/api/followups/', {
+      form: form({ ticket: created.id, title: 'Internal', comment: note }, [{ field: 'attachments', name: 'secret.txt', type: 'text/plain', content: 'x' }]),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.public).toBe(false);
+    const [r] = await receiver.waitFor(1, forTicket(created.id, '/followup'));
+    const payload = verify(r!) as Json;
+    expect(payload.followup_id).toBe(reply.body.id);
+    expect(payload.ticket.followup_set.map((f: Json) => f.id)).not.toContain(reply.body.id);
+    expect(JSON.stringify(payload)).not.toContain(note);
+    expect(JSON.stringify(payload)).not.toContain('secret.txt');
   });
 
   it('a failed write sends nothing', async () => {
@@ -232,7 +248,7 @@ describe('never blocking, never lost', () => {
     // Three followups of 80,000 two-byte characters: the ticket's payload passes 350,000 bytes.
     const comment = 'é'.repeat(80_000);
     let last;
-    for (let i = 0; i < 3; i++) last = await api.call('POST', '/api/followups/', { json: { ticket: created.id, title: `big ${i}`, comment } });
+    for (let i = 0; i < 3; i++) last = await api.call('POST', '/api/followups/', { json: { ticket: created.id, title: `big ${i}`, comment, public: true } });
     expect(last!.status).toBe(201);
     const after = (await api.createTicket({ title: unique('after-big') })).body;
     await receiver.waitFor(2, forTicket(after.id));

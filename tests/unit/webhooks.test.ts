@@ -12,6 +12,7 @@ import {
   newWebhookSecret,
   parseUrlList,
   parseWebhookSettings,
+  payloadCollection,
   refusedUrl,
   shownUrl,
   signatureHeaders,
@@ -25,6 +26,33 @@ describe('URL lists', () => {
     expect(parseUrlList(' http://a/x ,\n\thttp://b/y,, ')).toEqual(['http://a/x', 'http://b/y']);
     expect(parseUrlList('')).toEqual([]);
     expect(parseUrlList(undefined)).toEqual([]);
+  });
+});
+
+describe('payload policy', () => {
+  const collection = {
+    followups: [
+      { id: 1, public: true },
+      { id: 2, public: false },
+    ],
+    attachments: [
+      { id: 10, followup: 1 },
+      { id: 11, followup: 2 },
+    ],
+  };
+  const defs = [{ name: 'open', staff_only: false }, { name: 'internal', staff_only: true }];
+
+  it('leaves out private followups, their files and staff-only fields unless the operator includes them (issue 13)', () => {
+    const shown = payloadCollection(collection, defs, false);
+    expect(shown.collection.followups.map((f) => f.id)).toEqual([1]);
+    expect(shown.collection.attachments.map((a) => a.id)).toEqual([10]);
+    expect(shown.defs.map((d) => d.name)).toEqual(['open']);
+    expect(payloadCollection(collection, defs, true)).toEqual({ collection, defs });
+  });
+
+  it('reads HELPDESK_WEBHOOK_INCLUDE_PRIVATE, and refuses anything but true or false', () => {
+    expect(parseWebhookSettings({ HELPDESK_WEBHOOK_INCLUDE_PRIVATE: 'true' }, false).includePrivate).toBe(true);
+    expect(() => parseWebhookSettings({ HELPDESK_WEBHOOK_INCLUDE_PRIVATE: 'yes' }, false)).toThrow(/INCLUDE_PRIVATE/);
   });
 });
 
@@ -85,7 +113,7 @@ describe('receiver URLs', () => {
       parseWebhookSettings({ HELPDESK_NEW_TICKET_WEBHOOK_URLS: 'https://ok.example/a, ftp://x/y', HELPDESK_FOLLOWUP_WEBHOOK_URLS: 'http://127.0.0.1/z', HELPDESK_WEBHOOK_TIMEOUT: '0' }, false),
     ).toThrow(/HELPDESK_NEW_TICKET_WEBHOOK_URLS: ftp:\/\/x\/y: only http[\s\S]*HELPDESK_FOLLOWUP_WEBHOOK_URLS: http:\/\/127.0.0.1\/z: a loopback[\s\S]*HELPDESK_WEBHOOK_TIMEOUT/);
     const settings = parseWebhookSettings({ HELPDESK_FOLLOWUP_WEBHOOK_URLS: 'https://a.example/f' }, false);
-    expect(settings).toEqual({ urls: { 'ticket.created': [], 'followup.created': ['https://a.example/f'] }, timeoutMs: 3000, retryDelays: DEFAULT_RETRY_DELAYS });
+    expect(settings).toEqual({ urls: { 'ticket.created': [], 'followup.created': ['https://a.example/f'] }, includePrivate: false, timeoutMs: 3000, retryDelays: DEFAULT_RETRY_DELAYS });
     expect(() => parseWebhookSettings({ HELPDESK_WEBHOOK_RETRY_DELAYS: '5,50000' }, false)).toThrow(/RETRY_DELAYS/);
   });
 });
