@@ -8,7 +8,8 @@ import type { UploadedFile } from './records';
 export const attachmentFields = {
   followup: idField({ required: true }),
   filename: textField({ maxLength: MAX_FILENAME_LENGTH }),
-  mime_type: textField({ maxLength: 255 }),
+  // Sent as the file's Content-Type header on upload: printable ASCII only (files.ts, isHeaderSafe).
+  mime_type: textField({ maxLength: 255, match: { pattern: /^[\x20-\x7e]*$/, message: 'Enter a valid content type: printable ASCII characters only.' } }),
   size: integerField({ min: 0 }),
 };
 

@@ -45,6 +45,15 @@ const TYPES: Record<string, string> = {
  * guess from the name, as upstream (`content_type or guess_type(name) or octet-stream`).
  */
 export function mimeTypeOf(filename: string, partType: string | undefined): string {
-  if (partType) return partType;
+  if (partType && isHeaderSafe(partType)) return partType;
   return TYPES[extname(filename).toLowerCase()] ?? 'application/octet-stream';
+}
+
+/**
+ * Whether a content type can be sent as an HTTP header (the file's S3 Content-Type): visible ASCII
+ * and spaces only. A part type with CR, LF or other controls is ignored (the name decides), where it
+ * used to fail the upload and answer a misleading 503.
+ */
+export function isHeaderSafe(value: string): boolean {
+  return /^[\x20-\x7e]*$/.test(value);
 }

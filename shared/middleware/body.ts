@@ -58,10 +58,12 @@ function parseJson(raw: Buffer): ParsedBody {
   return { kind: 'json', data: data as Record<string, unknown>, files: [] };
 }
 
+/** A repeated field becomes a list, appended in place (copying it each time was quadratic in the repeats). */
 function addField(data: Record<string, unknown>, name: string, value: string): void {
   const existing = data[name];
   if (existing === undefined) data[name] = value;
-  else data[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+  else if (Array.isArray(existing)) existing.push(value);
+  else data[name] = [existing, value];
 }
 
 function parseUrlEncoded(raw: Buffer): ParsedBody {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_FILENAME_LENGTH, mimeTypeOf, sanitiseFilename } from '../../shared/domain/files';
+import { MAX_FILENAME_LENGTH, isHeaderSafe, mimeTypeOf, sanitiseFilename } from '../../shared/domain/files';
 
 describe('sanitiseFilename', () => {
   it('drops bidirectional controls, so a name shows as what it is (issue 13)', () => {
@@ -65,5 +65,14 @@ describe('mimeTypeOf', () => {
     expect(mimeTypeOf('notes.docx', undefined)).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
     expect(mimeTypeOf('noext', undefined)).toBe('application/octet-stream');
     expect(mimeTypeOf('x.unknownext', undefined)).toBe('application/octet-stream');
+  });
+});
+
+describe('content types that cannot be a header', () => {
+  it('a part type with CR, LF or other controls is ignored: the name decides (it failed the upload with a 503)', () => {
+    expect(mimeTypeOf('a.txt', 'text/plain\r\nX-Injected: 1')).toBe('text/plain');
+    expect(mimeTypeOf('a.bin', 'image/png\u0000')).toBe('application/octet-stream');
+    expect(mimeTypeOf('a.txt', 'image/png')).toBe('image/png');
+    expect(isHeaderSafe('text/plain; charset=utf-8')).toBe(true);
   });
 });
