@@ -5,24 +5,14 @@
  * distinct ids; every one is stored, and the list's count becomes exact. No timing is asserted
  * (`npm run bench -- --burst` measures the rates).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientFor, form, unique, type Json, type Reply } from './client';
-import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { describe, expect, it } from 'vitest';
+import { form, unique, type Json, type Reply } from './client';
+import { useOwnRuntime } from './own-runtime';
 
 const CREATES = 300;
 const FOLLOWUPS = 200;
 
-let runtime: SpawnedRuntime | undefined;
-let api: ReturnType<typeof clientFor>;
-
-beforeAll(async () => {
-  runtime = await spawnApiRuntime();
-  api = clientFor(runtime.url);
-});
-
-afterAll(async () => {
-  await runtime?.stop();
-});
+const own = useOwnRuntime();
 
 const statuses = (replies: Reply[]) => replies.reduce<Record<number, number>>((all, r) => ({ ...all, [r.status]: (all[r.status] ?? 0) + 1 }), {});
 
@@ -33,8 +23,8 @@ describe('bursts', () => {
     const creates = await Promise.all(
       Array.from({ length: CREATES }, (_, i) =>
         i % 10 === 0
-          ? api.call('POST', '/api/tickets/', { form: form(ticket(i), [{ field: 'attachment', name: `log-${i}.txt`, type: 'text/plain', content: `log ${i}` }]) })
-          : api.call('POST', '/api/tickets/', { json: ticket(i) }),
+          ? own.api.call('POST', '/api/tickets/', { form: form(ticket(i), [{ field: 'attachment', name: `log-${i}.txt`, type: 'text/plain', content: `log ${i}` }]) })
+          : own.api.call('POST', '/api/tickets/', { json: ticket(i) }),
       ),
     );
     expect(statuses(creates)).toEqual({ 201: CREATES });
@@ -43,17 +33,17 @@ describe('bursts', () => {
 
     const target = ids[0]!;
     const followups = await Promise.all(
-      Array.from({ length: FOLLOWUPS }, (_, i) => api.call('POST', '/api/followups/', { json: { ticket: target, title: `${run}-f${i}`, comment: 'burst' } })),
+      Array.from({ length: FOLLOWUPS }, (_, i) => own.api.call('POST', '/api/followups/', { json: { ticket: target, title: `${run}-f${i}`, comment: 'burst' } })),
     );
     expect(statuses(followups)).toEqual({ 201: FOLLOWUPS });
     expect(new Set(followups.map((r) => r.body.id)).size).toBe(FOLLOWUPS);
 
     // None lost: each ticket reads back as created; the target holds every followup; the count is
     // exact once the stream's consumer has caught up.
-    const reads = await Promise.all(ids.map((id) => api.call('GET', `/api/tickets/${id}/`)));
+    const reads = await Promise.all(ids.map((id) => own.api.call('GET', `/api/tickets/${id}/`)));
     reads.forEach((r, i) => expect(r.body.title, `ticket ${ids[i]}`).toBe(`${run}-${i}`));
-    const held = (await api.call('GET', `/api/tickets/${target}/`)).body.followup_set as Json[];
+    const held = (await own.api.call('GET', `/api/tickets/${target}/`)).body.followup_set as Json[];
     expect(held).toHaveLength(1 + FOLLOWUPS);
-    expect(await api.countsSettled()).toBe(CREATES);
+    expect(await own.api.countsSettled()).toBe(CREATES);
   });
 });

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ADMIN } from './client';
+import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: { stop(): Promise<void> };
 let client: DynamoDBDocumentClient;
@@ -18,11 +18,7 @@ const table = () => process.env.TABLE_NAME!;
 const gates = new Map<string, { release: () => void; released: Promise<void> }>();
 
 beforeAll(async () => {
-  process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
-  process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
-  process.env.HELPDESK_FILE_SWEEP_SECONDS = '0';
-  const { startLocalRuntime } = await import('../../infra/local/runtime');
-  runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+  runtime = await startInProcessRuntime();
   client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
   const { emulateTransactionConflicts } = await import('../../infra/local/transaction-conflicts');
   emulation = emulateTransactionConflicts(client);

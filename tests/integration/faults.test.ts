@@ -13,7 +13,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ADMIN, clientFor, multipart, unique, type CallOptions, type Reply } from './client';
+import { clientFor, multipart, unique, type CallOptions, type Reply } from './client';
+import { startInProcessRuntime } from './in-process-runtime';
 import { FAULT_KINDS, FaultInjector, type FaultKind, type Step } from './fault-injection';
 import { diff, invariantViolations, pendingCleanups, readState, removeTickets, signature, type State } from './table-state';
 
@@ -52,15 +53,9 @@ const state = async () => {
 const stats = { runs: 0, operations: 0, steps: 0 };
 
 beforeAll(async () => {
-  process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
-  process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
-  process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
-  // No sweeps behind the tests' back: its calls would be steps of whatever request runs. The tests sweep by hand.
-  process.env.HELPDESK_FILE_SWEEP_SECONDS = '0';
-  // Nor stream polls: the tests drain the stream by hand before reading the state.
-  process.env.HELPDESK_STREAM_POLL_MS = '0';
-  const { startLocalRuntime } = await import('../../infra/local/runtime');
-  runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+  // No sweeps or stream polls behind the tests' back: their calls would be steps of whatever request
+  // runs. The tests sweep, and drain the stream before reading the state, by hand.
+  runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
   api = clientFor(runtime.url);
   // The store's modules, as the handlers use them (imported once the runtime set the environment).
   ({ dynamo } = await import('../../shared/store/clients'));

@@ -8,25 +8,15 @@
  * source (the default is 50), so that spraying takes fewer requests.
  */
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, clientFor, unique } from './client';
-import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { describe, expect, it } from 'vitest';
+import { basic, unique } from './client';
+import { useOwnRuntime } from './own-runtime';
 
-let runtime: SpawnedRuntime | undefined;
-let api: ReturnType<typeof clientFor>;
-
-beforeAll(async () => {
-  runtime = await spawnApiRuntime({ HELPDESK_AUTHENTICATION_CLASSES: 'basic,token', HELPDESK_LOGIN_FAILURES_PER_SOURCE: '20', HELPDESK_LOGIN_FAILURE_DELAY_MS: '0' });
-  api = clientFor(runtime.url);
-}, 120_000);
-
-afterAll(async () => {
-  await runtime?.stop();
-});
+const own = useOwnRuntime({ HELPDESK_AUTHENTICATION_CLASSES: 'basic,token', HELPDESK_LOGIN_FAILURES_PER_SOURCE: '20', HELPDESK_LOGIN_FAILURE_DELAY_MS: '0' });
 
 /** GET /api/user_tickets/ with `auth`, from loopback address `from` (127.0.0.x). */
 function from(address: string, auth: string): Promise<{ status: number; body: any }> {
-  const url = new URL('/api/user_tickets/', runtime!.url);
+  const url = new URL('/api/user_tickets/', own.runtime.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, localAddress: address, headers: { authorization: auth } }, (res) => {
       let text = '';
@@ -42,7 +32,7 @@ const statuses = (replies: { status: number }[]) => replies.reduce<Record<number
 
 describe('login attempts by source', () => {
   it('40 concurrent wrong guesses from one source: no more than the limit (10) are judged, the rest get 429', { timeout: 120_000 }, async () => {
-    const user = await api.createUser();
+    const user = await own.api.createUser();
     const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => from('127.0.0.2', basic(user.username, `guess-${i}`))));
     const counted = statuses(replies);
     expect(counted[401]).toBeLessThanOrEqual(10);
@@ -52,7 +42,7 @@ describe('login attempts by source', () => {
   });
 
   it('one source trying a password across many usernames (spraying) is refused from the 20th failure, for every username', { timeout: 120_000 }, async () => {
-    const owner = await api.createUser();
+    const owner = await own.api.createUser();
     const run = unique('spray');
     const replies: { status: number }[] = [];
     for (let i = 0; i < 200 && !replies.some((r) => r.status === 429); i++) replies.push(await from('127.0.0.4', basic(`${run}-${i}`, 'Summer2026!')));
@@ -62,10 +52,10 @@ describe('login attempts by source', () => {
   });
 
   it('API tokens are never locked by password guessing', { timeout: 120_000 }, async () => {
-    const user = await api.createUser();
-    const token = await api.call('POST', '/api/tokens/', { json: {}, auth: user.auth });
+    const user = await own.api.createUser();
+    const token = await own.api.call('POST', '/api/tokens/', { json: {}, auth: user.auth });
     // Only staff may hold tokens: use the admin's when the user may not.
-    const key = token.status === 201 ? (token.body.key as string) : ((await api.call('POST', '/api/tokens/', { json: {} })).body.key as string);
+    const key = token.status === 201 ? (token.body.key as string) : ((await own.api.call('POST', '/api/tokens/', { json: {} })).body.key as string);
     const username = token.status === 201 ? user.username : 'admin';
     for (let i = 0; i < 12; i++) await from('127.0.0.6', basic(username, `wrong-${i}`));
     expect((await from('127.0.0.6', basic(username, 'still-wrong'))).status).toBe(429);

@@ -5,26 +5,15 @@
  * the table's stream, so the tests wait for the counts to hold their tickets (the list's `count`,
  * exact here since no other file writes tickets) before asserting on a delete.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientFor, unique, type CallOptions, type Json } from './client';
-import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { describe, expect, it } from 'vitest';
+import { unique, type CallOptions, type Json } from './client';
+import { useOwnRuntime } from './own-runtime';
 
-let runtime: SpawnedRuntime | undefined;
-let api: ReturnType<typeof clientFor>;
-let API: string;
-beforeAll(async () => {
-  runtime = await spawnApiRuntime();
-  api = clientFor(runtime.url);
-  API = runtime.url;
-});
-afterAll(async () => {
-  await runtime?.stop();
-});
-const call = (method: string, path: string, options?: CallOptions) => api.call(method, path, options);
-const createTicket = (overrides?: Record<string, unknown>) => api.createTicket(overrides);
-const createUser = (overrides?: Record<string, string>) => api.createUser(overrides);
-
-const countsSettled = () => api.countsSettled();
+const own = useOwnRuntime();
+const call = (method: string, path: string, options?: CallOptions) => own.api.call(method, path, options);
+const createTicket = (overrides?: Record<string, unknown>) => own.api.createTicket(overrides);
+const createUser = (overrides?: Record<string, string>) => own.api.createUser(overrides);
+const countsSettled = () => own.api.countsSettled();
 
 const REQUIRED = ['This field is required.'];
 const SLUG_MESSAGE = 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.';
@@ -69,7 +58,7 @@ describe('creating and reading queues', () => {
     expect(page.status).toBe(200);
     expect(Object.keys(page.body)).toEqual(['count', 'next', 'previous', 'results']);
     expect(page.body.results).toHaveLength(1);
-    expect(page.body.next).toBe(`${API}/api/queues/?page=2&page_size=1`);
+    expect(page.body.next).toBe(`${own.runtime.url}/api/queues/?page=2&page_size=1`);
     const queues = await allQueues();
     expect(queues).toEqual(expect.arrayContaining([{ id: 1, title: expect.any(String), slug: expect.any(String) }, a, b]));
     for (const q of queues) expect(Object.keys(q)).toEqual(['id', 'title', 'slug']);

@@ -10,7 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ADMIN, clientFor, multipart, type Json } from './client';
+import { clientFor, multipart, type Json } from './client';
+import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
 let api: ReturnType<typeof clientFor>;
@@ -24,13 +25,7 @@ let store: {
 const table = () => process.env.TABLE_NAME!;
 
 beforeAll(async () => {
-  process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
-  process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
-  process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
-  process.env.HELPDESK_FILE_SWEEP_SECONDS = '0';
-  process.env.HELPDESK_STREAM_POLL_MS = '0';
-  const { startLocalRuntime } = await import('../../infra/local/runtime');
-  runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+  runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
   api = clientFor(runtime.url);
   ({ dynamo } = await import('../../shared/store/clients'));
   store = {

@@ -6,7 +6,7 @@
  * set, the local poller dispatches nothing behind the test's back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN } from './client';
+import { startInProcessRuntime } from './in-process-runtime';
 import type { OutboxEvent } from '../../shared/store/outbox';
 import { STUCK_AFTER_MS, type Delivery } from '../../shared/domain/webhooks';
 
@@ -16,11 +16,7 @@ let transact: typeof import('../../shared/store/transact')['transact'];
 let deliveries: typeof import('../../shared/store/deliveries');
 
 beforeAll(async () => {
-  process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
-  process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
-  process.env.HELPDESK_FILE_SWEEP_SECONDS = '0';
-  const { startLocalRuntime } = await import('../../infra/local/runtime');
-  runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+  runtime = await startInProcessRuntime();
   outbox = await import('../../shared/store/outbox');
   ({ transact } = await import('../../shared/store/transact'));
   deliveries = await import('../../shared/store/deliveries');
