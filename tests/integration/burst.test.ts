@@ -1,6 +1,6 @@
 /**
  * Bursts of writers on production semantics (issue 12): on a fresh runtime of its own, with the
- * transaction conflict emulation on (its default), 300 creates sent at once (one in ten multipart
+ * transaction conflict emulation on (its default), 500 creates sent at once (one in ten multipart
  * with a file) and then 200 followups on one ticket at once all answer 201 the first time, with
  * distinct ids; every one is stored, and the list's count becomes exact. No timing is asserted
  * (`npm run bench -- --burst` measures the rates).
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { form, unique, type Json, type Reply } from './client';
 import { useOwnRuntime } from './own-runtime';
 
-const CREATES = 300;
+const CREATES = 500;
 const FOLLOWUPS = 200;
 
 const own = useOwnRuntime();
