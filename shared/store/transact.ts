@@ -1,5 +1,5 @@
 /** Multi-item writes as DynamoDB transactions, and the errors they can end in. */
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from './clients';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -38,7 +38,19 @@ export class TransactionConflict extends Error {
 
 function isConflict(error: unknown): boolean {
   const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  if (e?.name === 'TransactionConflictException') return true; // a plain write meeting a transaction in flight
   return e?.name === 'TransactionCanceledException' && !!e.CancellationReasons?.some((r) => r.Code === 'TransactionConflict');
+}
+
+/**
+ * A write of one item needs no transaction: the same action as a plain PutItem, UpdateItem or
+ * DeleteItem is as atomic and bills half (a transaction bills its item and each index entry twice).
+ */
+function sendOne(item: TransactItem) {
+  if (item.Put) return dynamo.send(new PutCommand(item.Put));
+  if (item.Update) return dynamo.send(new UpdateCommand(item.Update));
+  if (item.Delete) return dynamo.send(new DeleteCommand(item.Delete));
+  return dynamo.send(new TransactWriteCommand({ TransactItems: [item] })); // a lone ConditionCheck
 }
 
 /**
@@ -52,7 +64,7 @@ export const CONFLICT_ATTEMPTS = 6;
 export async function transact(items: TransactItem[]): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
+      await (items.length === 1 ? sendOne(items[0]!) : dynamo.send(new TransactWriteCommand({ TransactItems: items })));
       return;
     } catch (error) {
       const failed = asConditionFailed(error);
