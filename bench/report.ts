@@ -88,16 +88,15 @@ and one scrypt hash (the CPU of \`user create\` above is almost all its one hash
 ${r.operations['user create']?.cpuMs} ms of one core here); later ones within 60 s cost a SHA-256 and a map
 lookup (the \`denied (403)\` row: well under a millisecond of CPU).
 
-Write units, where they come from (the target of issue 12 is not met yet). The figures fit this
-reading: a transaction's write is billed twice (prepare and commit) for the item and for each of its
-index entries, and every ticket item has three indexes with all attributes projected (gsi1, gsi2,
-gsi3), followups two, refs one. A JSON create is 3 items in one transaction, (1+3)·2 + (1+2)·2 +
-(1+1)·2 = 18, and the id counter's plain \`ADD\` 2 more; a PATCH rewrites the ticket and its three index entries in a
-transaction, (1+3)·2 = 8; a DELETE removes a ticket as the API stores it with its opening followup
-and ref, 18. No request touches a shared item any more (docs/data-model.md), so what is left is the
-size of the index entries: a PATCH of the ticket alone as a plain conditional \`UpdateItem\` (4),
-a ticket index that projects only what user_tickets reads, and refs outside gsi1 would bring them
-to the targets; that is a change of the table's indexes, left for its own step.
+Write units, where they come from (the create and delete targets of issue 12 are not met yet).
+Measured directly on DynamoDB Local: a plain write of a small item bills 1 unit plus 1 per index
+entry, and the same write in a transaction bills twice that. A ticket item has three index entries
+(gsi1, gsi2, gsi3), a followup two, a ref one. A JSON create writes those three items in one
+transaction, (1+3)·2 + (1+2)·2 + (1+1)·2 = 18, and the id counter's plain \`ADD\` the rest; a DELETE
+of a ticket as the API stores it removes the same three, 18. A PATCH of the ticket's fields is one
+plain conditional \`UpdateItem\`, (1+3) = 4 (a write of one item is never a transaction). No request
+touches a shared item any more (docs/data-model.md): what is left is how many index entries a
+ticket write makes, a change of the table's indexes left for its own step.
 
 Server memory (RSS of the Node process serving all functions, engines excluded): ${r.serverRssMb} MB.
 
