@@ -3,7 +3,7 @@
  * loopback. Signatures are checked with the `standardwebhooks` package, as a receiver would.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -344,6 +344,24 @@ describe('never blocking, never lost', () => {
 });
 
 describe('settings', () => {
+  it('a signing secret the runtime generates is never printed: it says where it is (issue 13)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-secret-'));
+    const { HELPDESK_WEBHOOK_SECRET: _given, ...env } = runtimeEnv('http://127.0.0.1:9');
+    const runtime = await spawnApiRuntime({ ...env, HELPDESK_DATA_DIR: dataDir });
+    try {
+      const secret = readFileSync(join(dataDir, 'webhook-secret'), 'utf8').trim();
+      expect(secret).toMatch(/^whsec_/);
+      // The start's lines after the URL, the secret's among them, are printed once it listens.
+      await expect.poll(() => runtime.output()).toMatch(/Webhook signing secret/);
+      expect(runtime.output()).not.toContain(secret);
+      expect(runtime.output()).not.toContain(secret.slice('whsec_'.length));
+      expect(runtime.output()).toContain(join(dataDir, 'webhook-secret'));
+    } finally {
+      await runtime.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it.each([
     ['http://169.254.169.254/latest/meta-data/', /link-local or cloud metadata/],
     ['ftp://example.com/hook', /only http and https/],
