@@ -159,7 +159,7 @@ function multipart(boundary: string, parts: Part[], close = true): Buffer {
 
 const fieldName = fc.oneof(fc.constant('attachment'), fc.constantFrom(...TICKET_FIELDS, ...FOLLOWUP_FIELDS), fc.string({ maxLength: 12 }).map((s) => s.replace(/["\r\n]/g, '_')));
 const fileName = fc.oneof(
-  fc.constantFrom('a.txt', '', '..', '../../x', 'x'.repeat(5_000), 'ü.txt', 'a\u0000b.txt', '😀.png'),
+  fc.constantFrom('a.txt', '', '..', '../../x', 'x'.repeat(5_000), 'ü.txt', 'a\u0000b.txt', '😀.png', 'invoice\u202Efdp.exe', '\u2066x\u2069.txt'),
   fc.string({ maxLength: 30 }).map((s) => s.replace(/["\r\n]/g, '_')),
   fc.uint8Array({ minLength: 1, maxLength: 40 }).map((b) => Buffer.from(b.map((x) => (x === 0x22 || x === 0x0d || x === 0x0a ? 0x80 : x)))), // not UTF-8
 );
@@ -167,7 +167,12 @@ const partArb: fc.Arbitrary<Part> = fc.record(
   {
     name: fieldName,
     filename: fileName,
-    type: fc.constantFrom('text/plain', 'application/octet-stream', 'image/png', '', 'x/"y'),
+    // Types a client can put in a part header, CR/LF and other controls included (a folded or
+    // injected header line), which once failed the upload with a misleading 503.
+    type: fc.oneof(
+      fc.constantFrom('text/plain', 'application/octet-stream', 'image/png', '', 'x/"y', 'text/plain\r\n X-Folded: 1', 'image/png\u0000', 'text/plain; charset=\u00e9'),
+      fc.string({ maxLength: 20 }).map((t) => t.replace(/\r\n/g, ' ')),
+    ),
     content: fc.oneof(fc.constant(Buffer.alloc(0)), fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)), fc.string({ maxLength: 50 }).map((s) => Buffer.from(s))),
   },
   { requiredKeys: ['name', 'content'] },
@@ -334,6 +339,57 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
         return true;
       }),
       { ...RUNS, numRuns: 20 },
+    );
+  });
+
+  it('JSON nested to any depth, as any field: a clear 4xx beyond the limit, never a 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('POST /api/tickets/', 'PATCH /api/tickets/ID/', 'POST /api/followups/', 'POST /api/users/'),
+        fc.constantFrom('priority', 'title', 'queue', 'ticket', 'custom_x'),
+        fc.integer({ min: 1, max: 20_000 }),
+        fc.constantFrom('[', '{"a":'),
+        async (target, field, depth, open) => {
+          const [method, path] = target.replace('ID', String(ticketId)).split(' ') as [string, string];
+          const close = open === '[' ? ']' : '}';
+          const answer = await expectSane(method, path, `{"${field}":${open.repeat(depth)}1${close.repeat(depth)}}`, JSON_TYPE);
+          if (depth > 40) expect(answer.status).toBe(400);
+          return true;
+        },
+      ),
+      { ...RUNS, numRuns: 60 },
+    );
+  });
+
+  it('a form field repeated any number of times', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('title', 'queue', 'priority', 'x'), fc.integer({ min: 2, max: 60_000 }), fc.boolean(), async (field, times, multipartBody) => {
+        if (multipartBody) {
+          const parts = Array.from({ length: Math.min(times, 180) }, () => ({ name: field, content: Buffer.from('1') }));
+          await expectSane('POST', '/api/tickets/', multipart('B0UNDARY', [...VALID_FIELDS, ...parts]), { 'content-type': 'multipart/form-data; boundary=B0UNDARY' });
+        } else {
+          const body = `queue=1&description=d&submitter_email=f%40example.com&${Array.from({ length: times }, (_, i) => `${field}=${i}`).join('&')}`;
+          await expectSane('POST', '/api/tickets/', body, { 'content-type': 'application/x-www-form-urlencoded' });
+        }
+        return true;
+      }),
+      { ...RUNS, numRuns: 30 },
+    );
+  });
+
+  it('any content type on a write', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.constantFrom('application/json; charset=latin1', 'application/JSON', 'multipart/mixed; boundary=x', 'multipart/form-data; boundary="unterminated', 'text/plain', 'application/x-www-form-urlencoded; charset=utf-16', '*/*', ';', 'application/json, text/plain'),
+          fc.string({ maxLength: 40 }).map((t) => t.replace(/[\r\n\u0000]/g, ' ')),
+        ),
+        async (type) => {
+          await expectSane('POST', '/api/tickets/', json(VALID_TICKET), { 'content-type': type });
+          return true;
+        },
+      ),
+      { ...RUNS, numRuns: 120 },
     );
   });
 
