@@ -217,6 +217,16 @@ describe.sequential('on a data directory', () => {
       expect(accepted.status).toBe(200);
     });
 
+    it('a deactivation reaches a credential the runtime already verified within seconds, not a minute (issue 13)', { timeout: 60_000 }, async () => {
+      expect((await cli(['create-user', 'fay', '--email', 'fay@example.com', '--staff'], { dataDir, input: 'fay-password-1\n' })).code).toBe(0);
+      const request = () => fetch(`${runtime.url}/api/tickets/?page_size=1`, { headers: { authorization: basic('fay', 'fay-password-1') } });
+      expect((await request()).status).toBe(200); // verified, and remembered for 60 s
+      expect((await cli(['deactivate-user', 'fay'], { dataDir })).code).toBe(0);
+      // The cached record is read again once it is 5 s old: refused from then on (with the old
+      // 60-second cache of the whole user, this poll ran out).
+      await expect.poll(async () => (await request()).status, { timeout: 15_000, interval: 250 }).toBe(401);
+    });
+
     it('create-token, list-tokens, revoke-token; a staff user manages its own tokens only, over HTTP', { timeout: 90_000 }, async () => {
       const get = (path: string, authorization: string, init: RequestInit = {}) =>
         fetch(`${runtime.url}${path}`, { ...init, headers: { authorization, 'content-type': 'application/json' } });
