@@ -17,19 +17,17 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import type { EnvironmentSettings } from './environments';
-import { helpdeskFunction } from './lambda';
-import { acknowledgeTableIndexes, nagImportedArn } from './nag';
+import { grantTable, helpdeskFunction } from './lambda';
+import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
 import { FileSweeper } from './file-sweeper';
 import { TicketCounts } from './ticket-counts';
-import { ATTACHMENT_PREFIX, LOGIN_PREFIX } from '../shared/store/keys';
+import { ATTACHMENT_PREFIX } from '../shared/store/keys';
+import { grantsOf, writesTable } from './table-access';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
 import { Monitoring } from './monitoring';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
 
-
-/** What counting a failed login needs (store/login-attempts.ts). */
-const LOGIN_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 const S3_ACTIONS: Record<FileAccess, string> = {
   read: 's3:GetObject',
@@ -184,7 +182,7 @@ export class ApiStack extends Stack {
       description: `${route.method} ${route.path} (${route.handler})`,
       settings,
       assets: route.assets,
-      reservedConcurrency: route.table === 'write' ? settings.writerConcurrency : undefined,
+      reservedConcurrency: writesTable(route) ? settings.writerConcurrency : undefined,
       environment: {
         TABLE_NAME: table.tableName,
         BUCKET_NAME: bucket.bucketName,
@@ -199,20 +197,7 @@ export class ApiStack extends Stack {
     const role = fn.role!;
     if (route.queuesWebhooks) webhooks.queue.grantSendMessages(fn);
 
-    if (route.table === 'write') table.grantReadWriteData(fn);
-    else {
-      table.grantReadData(fn);
-      // Every function authenticates, and a failed login is counted (shared/store/login-attempts.ts):
-      // a read-only function may write those items and nothing else, by their partition key.
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          actions: LOGIN_WRITE_ACTIONS,
-          resources: [table.tableArn],
-          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LOGIN_PREFIX}*`] } },
-        }),
-      );
-    }
-    acknowledgeTableIndexes(role, table);
+    grantTable(fn, table, grantsOf(route));
 
     const actions = [...new Set(route.files)].map((access) => S3_ACTIONS[access]);
     if (actions.length > 0) {

@@ -12,9 +12,10 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { ATTACHMENT_PREFIX, keys } from '../shared/store/keys';
+import { ATTACHMENT_PREFIX, PARTITIONS } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
-import { helpdeskFunction, itemAccess } from './lambda';
+import { grantTable, helpdeskFunction } from './lambda';
+import { on } from './table-access';
 import { nagImportedArn } from './nag';
 
 /** How often the sweeper runs: cleanup records of deletes are due at once, abandoned uploads after 10 minutes. */
@@ -39,7 +40,7 @@ export class FileSweeper extends Construct {
       environment: { TABLE_NAME: table.tableName, BUCKET_NAME: bucket.bucketName },
       timeout: Duration.minutes(2),
     });
-    itemAccess(sweep, table, ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [keys.fileCleanupPartition]);
+    grantTable(sweep, table, [on(['Query', 'UpdateItem', 'DeleteItem'], PARTITIONS.fileCleanups)]);
     sweep.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }));
     Validations.of(sweep.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, Stack.of(this))}/${ATTACHMENT_PREFIX}*]`,

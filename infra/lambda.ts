@@ -15,6 +15,7 @@ import type { Construct } from 'constructs';
 import { lambdaBundling } from './bundling';
 import { SERVICE_NAME } from '../shared/observability';
 import type { EnvironmentSettings } from './environments';
+import type { TableGrant } from './table-access';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -87,13 +88,31 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
   return fn;
 }
 
-/** Item actions on the table, only on items whose partition key is one of `partitions`. */
-export function itemAccess(fn: NodejsFunction, table: ITable, actions: string[], partitions: string[]): void {
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions,
-      resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': partitions } },
-    }),
-  );
+/**
+ * The IAM statements of table grants (infra/table-access.ts): each grant's actions on the table, on
+ * the condition that every partition key a request touches matches the grant's patterns
+ * (`ForAllValues`: a BatchGetItem or a transaction is allowed only if all its items are), and Query
+ * on each named index.
+ */
+export function tablePolicy(grants: readonly TableGrant[], tableArn: string): PolicyStatement[] {
+  const indexes = new Set<string>();
+  const statements: PolicyStatement[] = [];
+  for (const grant of grants) {
+    if ('index' in grant) indexes.add(grant.index);
+    else
+      statements.push(
+        new PolicyStatement({
+          actions: grant.actions.map((action) => `dynamodb:${action}`),
+          resources: [tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...grant.keys] } },
+        }),
+      );
+  }
+  if (indexes.size > 0) statements.push(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [...indexes].sort().map((index) => `${tableArn}/index/${index}`) }));
+  return statements;
+}
+
+/** Gives `fn` exactly `grants` on the table. */
+export function grantTable(fn: NodejsFunction, table: ITable, grants: readonly TableGrant[]): void {
+  for (const statement of tablePolicy(grants, table.tableArn)) fn.addToRolePolicy(statement);
 }

@@ -9,7 +9,6 @@
  * tests/infra/nag.test.ts checks dev and prod without synthesising the bundles.
  */
 import { Stack, Validations, type App } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IConstruct } from 'constructs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 
@@ -31,13 +30,4 @@ export function nagImportedArn(resource: IConstruct, arn: string, consumer: Stac
   const imported = consumer.resolve(producer.exportValue(arn)) as { 'Fn::ImportValue'?: string };
   if (typeof imported['Fn::ImportValue'] !== 'string') throw new Error(`nagImportedArn: no export for ${arn}`);
   return imported['Fn::ImportValue'];
-}
-
-/** The one accepted wildcard of grantRead*Data on the table: its indexes. */
-export function acknowledgeTableIndexes(role: IConstruct, table: ITable): void {
-  Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::${nagImportedArn(table, table.tableArn, Stack.of(role))}/index/*]`,
-    reason:
-      "`index/*` of the one table (from grantRead*Data): only this table's GSIs, whose items the function may already read in the base table; naming each index would grant the same and break silently when an index is added.",
-  });
 }

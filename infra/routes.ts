@@ -7,6 +7,8 @@
  * both forms. Every GET route also serves HEAD.
  */
 
+import { GRANTS as G, type TableGrant } from './table-access';
+
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -25,8 +27,11 @@ export interface Route {
   /** Handler file under functions/, without extension; it exports `handler`. */
   handler: string;
   permission: Permission;
-  /** Table access: 'read' functions get no write permission at all. */
-  table: 'read' | 'write';
+  /**
+   * What the function may do to the table besides authenticating (infra/table-access.ts): the
+   * stack grants exactly this, and the local runtime refuses anything else.
+   */
+  table: readonly TableGrant[];
   files: FileAccess[];
   /** False for a route that answers a redirect or a page rather than JSON: no `Accept` check (406). */
   negotiatesJson?: false;
@@ -48,71 +53,71 @@ export interface Route {
 export const DOCS_ASSETS = ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'] as const;
 
 export const routes: readonly Route[] = [
-  { method: 'GET', path: '/api', handler: 'api/root', permission: 'authenticated', table: 'read', files: [] },
+  { method: 'GET', path: '/api', handler: 'api/root', permission: 'authenticated', table: [], files: [] },
   // The OpenAPI document and the reference page rendered from it: authenticated like every route
   // (the page's 401 asks the browser for Basic credentials, which it then sends with the page's
   // own requests to the same origin).
-  { method: 'GET', path: '/api/openapi.json', handler: 'api/openapi', permission: 'authenticated', table: 'read', files: [] },
-  { method: 'GET', path: '/api/docs', handler: 'api/docs', permission: 'authenticated', table: 'read', files: [], negotiatesJson: false },
+  { method: 'GET', path: '/api/openapi.json', handler: 'api/openapi', permission: 'authenticated', table: [...G.customFieldDefinitions], files: [] },
+  { method: 'GET', path: '/api/docs', handler: 'api/docs', permission: 'authenticated', table: [], files: [], negotiatesJson: false },
   {
     method: 'GET',
     path: '/api/docs/{asset}',
     handler: 'api/docs-assets',
     permission: 'authenticated',
-    table: 'read',
+    table: [],
     files: [],
     negotiatesJson: false,
     assets: DOCS_ASSETS,
   },
-  { method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: 'read', files: [] },
-  { method: 'POST', path: '/api/tickets', handler: 'tickets/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },
-  { method: 'GET', path: '/api/tickets/{id}', handler: 'tickets/get', permission: 'staff', table: 'read', files: [] },
-  { method: 'PUT', path: '/api/tickets/{id}', handler: 'tickets/replace', permission: 'staff', table: 'write', files: [] },
-  { method: 'PATCH', path: '/api/tickets/{id}', handler: 'tickets/update', permission: 'staff', table: 'write', files: [] },
-  { method: 'DELETE', path: '/api/tickets/{id}', handler: 'tickets/delete', permission: 'staff', table: 'write', files: ['delete'] },
+  { method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.listTickets], files: [] },
+  { method: 'POST', path: '/api/tickets', handler: 'tickets/create', permission: 'staff', table: [...G.customFieldDefinitions, ...G.newIds, ...G.ticketReferences, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'] },
+  { method: 'GET', path: '/api/tickets/{id}', handler: 'tickets/get', permission: 'staff', table: [...G.customFieldDefinitions, ...G.readTickets], files: [] },
+  { method: 'PUT', path: '/api/tickets/{id}', handler: 'tickets/replace', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.writeTickets], files: [] },
+  { method: 'PATCH', path: '/api/tickets/{id}', handler: 'tickets/update', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.writeTickets], files: [] },
+  { method: 'DELETE', path: '/api/tickets/{id}', handler: 'tickets/delete', permission: 'staff', table: [...G.customFieldDefinitions, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups], files: ['delete'] },
   {
     method: 'GET',
     path: '/api/tickets/{id}/attachments/{attachmentId}',
     handler: 'attachments/download',
     permission: 'staff',
-    table: 'read',
+    table: [...G.readTickets],
     files: ['read'],
     negotiatesJson: false,
   },
-  { method: 'GET', path: '/api/followups', handler: 'followups/list', permission: 'staff', table: 'read', files: [] },
-  { method: 'POST', path: '/api/followups', handler: 'followups/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },
-  { method: 'GET', path: '/api/followups/{id}', handler: 'followups/get', permission: 'staff', table: 'read', files: [] },
-  { method: 'PUT', path: '/api/followups/{id}', handler: 'followups/replace', permission: 'staff', table: 'write', files: [] },
-  { method: 'PATCH', path: '/api/followups/{id}', handler: 'followups/update', permission: 'staff', table: 'write', files: [] },
-  { method: 'DELETE', path: '/api/followups/{id}', handler: 'followups/delete', permission: 'staff', table: 'write', files: ['delete'] },
-  { method: 'GET', path: '/api/followups-attachments', handler: 'attachments/list', permission: 'staff', table: 'read', files: [] },
-  { method: 'POST', path: '/api/followups-attachments', handler: 'attachments/create', permission: 'staff', table: 'write', files: ['write', 'delete'] },
-  { method: 'GET', path: '/api/followups-attachments/{id}', handler: 'attachments/get', permission: 'staff', table: 'read', files: [] },
-  { method: 'DELETE', path: '/api/followups-attachments/{id}', handler: 'attachments/delete', permission: 'staff', table: 'write', files: ['delete'] },
-  { method: 'POST', path: '/api/users', handler: 'users/create', permission: 'staff', table: 'write', files: [] },
-  { method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: 'read', files: [] },
-  { method: 'GET', path: '/api/user_tickets/{id}', handler: 'user-tickets/get', permission: 'authenticated', table: 'read', files: [] },
-  { method: 'GET', path: '/api/tokens', handler: 'tokens/list', permission: 'staff', table: 'read', files: [] },
-  { method: 'POST', path: '/api/tokens', handler: 'tokens/create', permission: 'staff', table: 'write', files: [], answerHoldsSecret: true },
-  { method: 'DELETE', path: '/api/tokens/{id}', handler: 'tokens/revoke', permission: 'staff', table: 'write', files: [] },
-  { method: 'GET', path: '/api/queues', handler: 'queues/list', permission: 'superuser', table: 'read', files: [] },
-  { method: 'POST', path: '/api/queues', handler: 'queues/create', permission: 'superuser', table: 'write', files: [] },
-  { method: 'GET', path: '/api/queues/{id}', handler: 'queues/get', permission: 'superuser', table: 'read', files: [] },
-  { method: 'PATCH', path: '/api/queues/{id}', handler: 'queues/update', permission: 'superuser', table: 'write', files: [] },
-  { method: 'DELETE', path: '/api/queues/{id}', handler: 'queues/delete', permission: 'superuser', table: 'write', files: [] },
-  { method: 'GET', path: '/api/custom-fields', handler: 'custom-fields/list', permission: 'superuser', table: 'read', files: [] },
-  { method: 'POST', path: '/api/custom-fields', handler: 'custom-fields/create', permission: 'superuser', table: 'write', files: [] },
-  { method: 'GET', path: '/api/custom-fields/{name}', handler: 'custom-fields/get', permission: 'superuser', table: 'read', files: [] },
-  { method: 'PATCH', path: '/api/custom-fields/{name}', handler: 'custom-fields/update', permission: 'superuser', table: 'write', files: [] },
-  { method: 'DELETE', path: '/api/custom-fields/{name}', handler: 'custom-fields/delete', permission: 'superuser', table: 'write', files: [] },
-  { method: 'GET', path: '/api/webhook-deliveries', handler: 'webhook-deliveries/list', permission: 'staff', table: 'read', files: [] },
-  { method: 'GET', path: '/api/webhook-deliveries/{id}', handler: 'webhook-deliveries/get', permission: 'staff', table: 'read', files: [] },
+  { method: 'GET', path: '/api/followups', handler: 'followups/list', permission: 'staff', table: [...G.listRefs, ...G.readTickets], files: [] },
+  { method: 'POST', path: '/api/followups', handler: 'followups/create', permission: 'staff', table: [...G.newIds, ...G.userSummaries, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'] },
+  { method: 'GET', path: '/api/followups/{id}', handler: 'followups/get', permission: 'staff', table: [...G.readRefs, ...G.readTickets], files: [] },
+  { method: 'PUT', path: '/api/followups/{id}', handler: 'followups/replace', permission: 'staff', table: [...G.userSummaries, ...G.writeTickets, ...G.writeRefs], files: [] },
+  { method: 'PATCH', path: '/api/followups/{id}', handler: 'followups/update', permission: 'staff', table: [...G.userSummaries, ...G.writeTickets, ...G.writeRefs], files: [] },
+  { method: 'DELETE', path: '/api/followups/{id}', handler: 'followups/delete', permission: 'staff', table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups], files: ['delete'] },
+  { method: 'GET', path: '/api/followups-attachments', handler: 'attachments/list', permission: 'staff', table: [...G.listRefs, ...G.readTickets], files: [] },
+  { method: 'POST', path: '/api/followups-attachments', handler: 'attachments/create', permission: 'staff', table: [...G.newIds, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'] },
+  { method: 'GET', path: '/api/followups-attachments/{id}', handler: 'attachments/get', permission: 'staff', table: [...G.readRefs, ...G.readTickets], files: [] },
+  { method: 'DELETE', path: '/api/followups-attachments/{id}', handler: 'attachments/delete', permission: 'staff', table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups], files: ['delete'] },
+  { method: 'POST', path: '/api/users', handler: 'users/create', permission: 'staff', table: [...G.newIds, ...G.createUsers], files: [] },
+  { method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.ticketsBySubmitter, ...G.readQueues], files: [] },
+  { method: 'GET', path: '/api/user_tickets/{id}', handler: 'user-tickets/get', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.readTickets, ...G.readQueues], files: [] },
+  { method: 'GET', path: '/api/tokens', handler: 'tokens/list', permission: 'staff', table: [...G.readTokens], files: [] },
+  { method: 'POST', path: '/api/tokens', handler: 'tokens/create', permission: 'staff', table: [...G.newIds, ...G.writeTokens], files: [], answerHoldsSecret: true },
+  { method: 'DELETE', path: '/api/tokens/{id}', handler: 'tokens/revoke', permission: 'staff', table: [...G.writeTokens], files: [] },
+  { method: 'GET', path: '/api/queues', handler: 'queues/list', permission: 'superuser', table: [...G.readQueues], files: [] },
+  { method: 'POST', path: '/api/queues', handler: 'queues/create', permission: 'superuser', table: [...G.newIds, ...G.writeQueues], files: [] },
+  { method: 'GET', path: '/api/queues/{id}', handler: 'queues/get', permission: 'superuser', table: [...G.readQueues], files: [] },
+  { method: 'PATCH', path: '/api/queues/{id}', handler: 'queues/update', permission: 'superuser', table: [...G.writeQueues], files: [] },
+  { method: 'DELETE', path: '/api/queues/{id}', handler: 'queues/delete', permission: 'superuser', table: [...G.writeQueues, ...G.countsTotals], files: [] },
+  { method: 'GET', path: '/api/custom-fields', handler: 'custom-fields/list', permission: 'superuser', table: [...G.readCustomFields], files: [] },
+  { method: 'POST', path: '/api/custom-fields', handler: 'custom-fields/create', permission: 'superuser', table: [...G.writeCustomFields], files: [] },
+  { method: 'GET', path: '/api/custom-fields/{name}', handler: 'custom-fields/get', permission: 'superuser', table: [...G.readCustomFields], files: [] },
+  { method: 'PATCH', path: '/api/custom-fields/{name}', handler: 'custom-fields/update', permission: 'superuser', table: [...G.writeCustomFields], files: [] },
+  { method: 'DELETE', path: '/api/custom-fields/{name}', handler: 'custom-fields/delete', permission: 'superuser', table: [...G.writeCustomFields], files: [] },
+  { method: 'GET', path: '/api/webhook-deliveries', handler: 'webhook-deliveries/list', permission: 'staff', table: [...G.readDeliveries], files: [] },
+  { method: 'GET', path: '/api/webhook-deliveries/{id}', handler: 'webhook-deliveries/get', permission: 'staff', table: [...G.readDeliveries], files: [] },
   {
     method: 'POST',
     path: '/api/webhook-deliveries/{id}/redeliver',
     handler: 'webhook-deliveries/redeliver',
     permission: 'staff',
-    table: 'write',
+    table: [...G.redeliver],
     files: [],
     queuesWebhooks: true,
   },
@@ -127,7 +132,7 @@ export const fallbackRoute: Route = {
   path: '/api/{proxy+}',
   handler: 'api/fallback',
   permission: 'authenticated',
-  table: 'read',
+  table: [...G.customFieldDefinitions],
   files: [],
 };
 

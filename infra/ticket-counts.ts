@@ -10,12 +10,12 @@ import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-clo
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { COUNT_KEY_PATTERNS } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
-import { helpdeskFunction } from './lambda';
+import { grantTable, helpdeskFunction } from './lambda';
+import { on } from './table-access';
 
 export interface TicketCountsProps {
   settings: EnvironmentSettings;
@@ -35,15 +35,10 @@ export class TicketCounts extends Construct {
       environment: { TABLE_NAME: table.tableName },
       timeout: Duration.minutes(1),
     });
-    count.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-        resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': COUNT_KEY_PATTERNS } },
-      }),
-    );
-    // The backfill reads every collection in id order.
-    count.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/gsi1`] }));
+    grantTable(count, table, [
+      on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], ...COUNT_KEY_PATTERNS),
+      { index: 'gsi1' }, // the backfill reads every collection in id order
+    ]);
     const failures = new Queue(this, 'CountFailures', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     Validations.of(failures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue (batches the stream gave up on), watched by an alarm.' });
     count.addEventSource(

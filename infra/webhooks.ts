@@ -22,11 +22,11 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { parseWebhookSettings } from '../shared/domain/webhooks';
-import { keys } from '../shared/store/keys';
+import { PARTITIONS } from '../shared/store/keys';
 import { OUTBOX_ITEM_TYPE } from '../shared/store/outbox';
 import type { EnvironmentSettings } from './environments';
-import { helpdeskFunction, itemAccess } from './lambda';
-import { acknowledgeTableIndexes } from './nag';
+import { grantTable, helpdeskFunction } from './lambda';
+import { on } from './table-access';
 
 /** Receives of a delivery message beyond one per attempt, before SQS gives up on it. */
 export const SPARE_RECEIVES = 5;
@@ -99,9 +99,12 @@ export class Webhooks extends Construct {
       environment,
       timeout: Duration.seconds(30),
     });
-    table.grantReadData(dispatch);
-    acknowledgeTableIndexes(dispatch.role!, table);
-    itemAccess(dispatch, table, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], [keys.outboxPartition, keys.deliveriesPartition]);
+    // The event's ticket, queue and custom field definitions (the payload), the outbox (stranded
+    // events), and the deliveries it makes.
+    grantTable(dispatch, table, [
+      on(['GetItem', 'Query'], PARTITIONS.ticket, PARTITIONS.queues, PARTITIONS.customFields, PARTITIONS.outbox, PARTITIONS.deliveries),
+      on(['PutItem', 'DeleteItem'], PARTITIONS.outbox, PARTITIONS.deliveries),
+    ]);
     this.queue.grantSendMessages(dispatch);
     dispatch.addEventSource(
       new DynamoEventSource(table, {
@@ -130,7 +133,7 @@ export class Webhooks extends Construct {
       timeout: deliverTimeout,
     });
     deadLetters.grantSendMessages(deliver);
-    itemAccess(deliver, table, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [keys.deliveriesPartition]);
+    grantTable(deliver, table, [on(['GetItem', 'UpdateItem'], PARTITIONS.deliveries)]);
     this.secret.grantRead(deliver);
     deliver.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
 

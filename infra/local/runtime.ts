@@ -60,7 +60,9 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   let stream: LocalTableStream | undefined;
   try {
     const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
-    if (emulationEnabled()) emulateTransactionConflicts((await import('../../shared/store/clients')).dynamo);
+    const { dynamo } = await import('../../shared/store/clients');
+    if (emulationEnabled()) emulateTransactionConflicts(dynamo);
+    (await import('./table-access')).enforceTableGrants(dynamo);
     const { bootstrap } = await import('./bootstrap');
     const admin = await bootstrap();
     const { startLocalTableStream } = await import('./table-stream');

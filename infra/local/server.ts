@@ -8,6 +8,7 @@ import { isPreflight, parseCorsOrigins, preflightHeaders, responseCorsHeaders } 
 import { fallbackRoute, matchRoutes, type Route } from '../routes';
 import { MAX_BODY_BYTES } from '../../shared/middleware/body';
 import { SECURITY_HEADERS, type HttpEvent, type HttpResult } from '../../shared/middleware/http';
+import { asRoute } from './table-access';
 
 type Handler = (event: HttpEvent, context: object) => Promise<HttpResult>;
 
@@ -138,7 +139,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, corsOrigins: re
   }
   const event = toEvent(req, body, route, params);
   const handler = await loadHandler(route);
-  const result = await handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
+  const result = await asRoute(route, () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler }));
   send(res, method, { ...result, headers: { ...result.headers, ...cors } });
 }
 

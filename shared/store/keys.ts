@@ -114,10 +114,34 @@ export const keys = {
 } as const;
 
 /**
- * The partition keys the ticket counts consumer touches (IAM `dynamodb:LeadingKeys` patterns): the
- * counts and counted states, ticket collections (repairs), refs and file cleanup records.
+ * The partition keys of each kind of item as IAM `dynamodb:LeadingKeys` patterns (`StringLike`), for
+ * the functions' grants (infra/table-access.ts): each names exactly the partitions above.
  */
-export const COUNT_KEY_PATTERNS = ['COUNTS#ticket', 'COUNTED#*', `${TICKET_PREFIX}*`, 'FOLLOWUP#*', 'ATTACHMENT#*', 'FILE_CLEANUPS'];
+export const PARTITIONS = {
+  ticket: `${TICKET_PREFIX}*`,
+  followupRef: 'FOLLOWUP#*',
+  attachmentRef: 'ATTACHMENT#*',
+  counts: keys.countsPartition,
+  counted: 'COUNTED#*',
+  user: 'USER#*',
+  loginAttempts: `${LOGIN_PREFIX}*`,
+  users: keys.usersPartition,
+  queues: keys.queuePartition,
+  customFields: keys.customFieldPartition,
+  token: 'TOKEN#*',
+  tokens: keys.tokensPartition,
+  counters: keys.counters.PK,
+  idempotency: 'IDEMPOTENCY#*',
+  fileCleanups: keys.fileCleanupPartition,
+  outbox: keys.outboxPartition,
+  deliveries: keys.deliveriesPartition,
+} as const;
+
+/**
+ * The partition keys the ticket counts consumer touches: the counts and counted states, ticket
+ * collections (repairs), refs and file cleanup records.
+ */
+export const COUNT_KEY_PATTERNS = [PARTITIONS.counts, PARTITIONS.counted, PARTITIONS.ticket, PARTITIONS.followupRef, PARTITIONS.attachmentRef, PARTITIONS.fileCleanups];
 
 /** Every attachment object lives under this prefix (the functions may touch nothing else). */
 export const ATTACHMENT_PREFIX = 'attachments/';

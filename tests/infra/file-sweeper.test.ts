@@ -25,7 +25,7 @@ describe('file sweeper', () => {
     const table = statements.filter((s) => actions([s]).some((a) => a.startsWith('dynamodb:')));
     expect(table).toHaveLength(1);
     expect(actions(table).sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(table[0]!.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['FILE_CLEANUPS'] } });
+    expect(table[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['FILE_CLEANUPS'] } });
     const files = statements.filter((s) => actions([s]).some((a) => a.startsWith('s3:')));
     expect(actions(files)).toEqual(['s3:DeleteObject']);
     expect(JSON.stringify(files[0]!.Resource)).toMatch(/\/attachments\/\*"\]\]\}$/);

@@ -9,7 +9,8 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionId } from '../../infra/api-stack';
 import { buildHelpdesk, type Helpdesk } from '../../infra/app';
-import { fallbackRoute, routes, type Route } from '../../infra/routes';
+import { fallbackRoute, routeByHandler, routes, type Route } from '../../infra/routes';
+import { grantsOf, writesTable } from '../../infra/table-access';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
@@ -71,14 +72,39 @@ describe('dev environment', () => {
     return roleStatements(api, logicalId(helpdesk.api, fn.role)).flatMap((s) => (s.condition ? [] : s.actions));
   }
 
-  it('lets read-only functions write failed-login items only (partition LOGIN#...), to count failed logins', () => {
-    for (const route of allRoutes.filter((r) => r.table === 'read')) {
+  it("grants each function its route's table grants and nothing else: actions by partition key pattern, Query by index", () => {
+    const tableArn = { 'Fn::ImportValue': expect.stringContaining('Table') };
+    for (const route of allRoutes) {
       const fn = helpdesk.api.functions.get(route.handler)!;
-      const conditional = roleStatements(api, logicalId(helpdesk.api, fn.role)).filter((s) => s.actions.some((a) => DYNAMO_WRITE_ACTIONS.includes(a)));
-      expect(conditional, route.handler).toHaveLength(1);
-      expect(conditional[0]!.actions.sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-      expect(conditional[0]!.condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LOGIN#*'] } });
+      const statements = roleStatements(api, logicalId(helpdesk.api, fn.role)).filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
+      const expected = grantsOf(route);
+      const keyed = expected.filter((g) => 'keys' in g);
+      const onTable = statements.filter((s) => s.condition);
+      // Every keyed grant is one statement on the table itself, under its partition key patterns.
+      expect(onTable, route.handler).toHaveLength(keyed.length);
+      keyed.forEach((grant, i) => {
+        expect(onTable[i]!.actions, route.handler).toEqual(grant.actions.map((a) => `dynamodb:${a}`));
+        expect(onTable[i]!.resources, route.handler).toEqual([tableArn]);
+        expect(onTable[i]!.condition, route.handler).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': grant.keys } });
+      });
+      // Without a condition: only Query, only on the indexes the route names (no `index/*`).
+      const unconditional = statements.filter((s) => !s.condition);
+      const indexes = expected.flatMap((g) => ('index' in g ? [g.index] : []));
+      expect(unconditional.flatMap((s) => s.actions), route.handler).toEqual(indexes.length ? ['dynamodb:Query'] : []);
+      const indexArns = unconditional.flatMap((s) => s.resources).map((r) => JSON.stringify(r));
+      expect(indexArns.length, route.handler).toBe(new Set(indexes).size);
+      for (const arn of indexArns) expect(arn, route.handler).toMatch(/\/index\/gsi[123]"/);
+      // Never a Scan, a batch write, or a grant without a key condition on the table.
+      const all = statements.flatMap((s) => s.actions);
+      for (const broad of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:*']) expect(all, route.handler).not.toContain(broad);
     }
+  });
+
+  it('lets a read-only route write nothing but failed-login counts, and tickets/list read only its list partitions', () => {
+    const writes = (handler: string) =>
+      grantsOf(routeByHandler(handler)).flatMap((g) => ('keys' in g && g.actions.some((a) => ['PutItem', 'UpdateItem', 'DeleteItem'].includes(a)) ? g.keys : []));
+    for (const route of allRoutes.filter((r) => !writesTable(r))) expect(writes(route.handler), route.handler).toEqual(['LOGIN#*']);
+    expect(grantsOf(routeByHandler('tickets/list')).flatMap((g) => ('keys' in g ? g.keys : [g.index]))).toEqual(['USER#*', 'TOKEN#*', 'LOGIN#*', 'CUSTOM_FIELDS', 'COUNTS#ticket', 'gsi1', 'gsi2']);
   });
 
   it('names the stacks after the environment', () => {
@@ -153,12 +179,12 @@ describe('dev environment', () => {
     const prod = synth('prod');
     const reserved = (fn: unknown) =>
       (prod.api.findResources('AWS::Lambda::Function')[logicalId(prod.helpdesk.api, fn)] as Resource).Properties.ReservedConcurrentExecutions;
-    for (const route of routes) expect(reserved(prod.helpdesk.api.functions.get(route.handler)), route.handler).toBe(route.table === 'write' ? 25 : undefined);
+    for (const route of routes) expect(reserved(prod.helpdesk.api.functions.get(route.handler)), route.handler).toBe(writesTable(route) ? 25 : undefined);
     const total = Object.values(prod.api.findResources('AWS::Lambda::Function') as Record<string, Resource>).reduce(
       (sum, f) => sum + (f.Properties.ReservedConcurrentExecutions ?? 0),
       0,
     );
-    expect(total).toBe(25 * routes.filter((r) => r.table === 'write').length); // 500: an account limit of 600 leaves the 100 Lambda requires
+    expect(total).toBe(25 * routes.filter(writesTable).length); // 500: an account limit of 600 leaves the 100 Lambda requires
   });
 
   it('caps the table at an on-demand maximum throughput per environment', () => {
@@ -235,10 +261,7 @@ describe('dev environment', () => {
       expect(s3, route.handler).toEqual(expectedS3);
       expect(actions.some((a) => a.startsWith('kms:')), route.handler).toBe(false);
       expect(actions.some((a) => a.includes('*') && !a.startsWith('dynamodb:')), route.handler).toBe(false);
-      const writes = unconditionalActionsOf(route.handler).filter((a) => DYNAMO_WRITE_ACTIONS.includes(a));
-      if (route.table === 'read') expect(writes, route.handler).toEqual([]);
-      else expect(writes.sort(), route.handler).toEqual([...DYNAMO_WRITE_ACTIONS].sort());
-      expect(actions, route.handler).toContain('dynamodb:Query');
+      expect(unconditionalActionsOf(route.handler).filter((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:Query'), route.handler).toEqual([]);
     }
   });
 

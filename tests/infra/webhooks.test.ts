@@ -75,7 +75,14 @@ describe('webhook pipeline', () => {
     const dispatch = statementsOf(dispatchId);
     const dispatchWrites = dispatch.filter((s) => [s.Action].flat().some((a: string) => /PutItem|DeleteItem|UpdateItem|BatchWrite/.test(a)));
     expect(dispatchWrites).toHaveLength(1);
-    expect(dispatchWrites[0]!.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['OUTBOX', 'WEBHOOK_DELIVERIES'] } });
+    expect(dispatchWrites[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX', 'WEBHOOK_DELIVERIES'] } });
+    // It reads what a payload holds (the ticket, its queue, the custom field definitions), the outbox
+    // and its deliveries, by partition, and no index: nothing on the table without a key condition.
+    const reads = dispatch.filter((s) => [s.Action].flat().some((a: string) => /GetItem|Query/.test(a)));
+    expect(reads).toHaveLength(1);
+    expect(reads[0]!.Action).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+    expect(reads[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TICKET#*', 'QUEUES', 'CUSTOM_FIELDS', 'OUTBOX', 'WEBHOOK_DELIVERIES'] } });
+    expect(dispatch.filter((s) => JSON.stringify(s.Resource).includes('/index/'))).toEqual([]);
     expect(actions(dispatch)).toContain('sqs:SendMessage');
     expect(actions(dispatch)).not.toContain('secretsmanager:GetSecretValue');
     // The wildcard resources (acknowledged in infra/lambda.ts): X-Ray's, and the event source's ListStreams.
@@ -86,7 +93,7 @@ describe('webhook pipeline', () => {
     const table = deliver.filter((s) => [s.Action].flat().some((a: string) => a.startsWith('dynamodb:') && !a.includes('Stream')));
     expect(table).toHaveLength(1);
     expect(table[0]!.Action).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    expect(table[0]!.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['WEBHOOK_DELIVERIES'] } });
+    expect(table[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WEBHOOK_DELIVERIES'] } });
     expect(actions(deliver)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage']));
     // It may send only to the dead-letter queue (a delivery whose schedule is spent).
     const sends = deliver.filter((s) => actions([s]).includes('sqs:SendMessage'));

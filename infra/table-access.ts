@@ -1,0 +1,151 @@
+/**
+ * Least privilege on the table: what a DynamoDB call needs from IAM, and what a function is granted.
+ *
+ * Each route declares the grants of its function (routes.ts `table`): DynamoDB actions on the
+ * items whose partition keys match given patterns (`dynamodb:LeadingKeys`, the keys spelled in
+ * shared/store/keys.ts), and Query on named indexes. The CDK stack turns them into the function's
+ * policy (api-stack.ts), and the local runtime refuses any call they do not allow, as IAM would
+ * (infra/local/table-access.ts), so a test that reaches a call a route did not declare fails.
+ */
+
+import { PARTITIONS } from '../shared/store/keys';
+import type { Route } from './routes';
+
+/** The IAM actions the functions use (a transaction needs the action of each of its items). */
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+export type IndexName = 'gsi1' | 'gsi2' | 'gsi3';
+
+/**
+ * `actions` on the items whose partition key matches one of `keys` (IAM `StringLike` patterns:
+ * `TICKET#*`, `COUNTER`), or Query on `index`. Index queries are granted by index and action only:
+ * IAM documents `dynamodb:LeadingKeys` as the table's partition key.
+ */
+export type TableGrant = { actions: readonly TableAction[]; keys: readonly string[] } | { index: IndexName };
+
+/** One permission a call needs: an action on items of one partition, or a Query of an index. */
+export interface TableRequest {
+  action: TableAction;
+  /** The partition key value (of the table, or of the index for an index Query). */
+  partition: string;
+  index?: string;
+}
+
+type Attributes = Record<string, unknown>;
+interface KeyedAction {
+  Key?: Attributes;
+  Item?: Attributes;
+}
+
+const ACTION_OF: Record<string, TableAction> = {
+  Get: 'GetItem',
+  BatchGet: 'BatchGetItem',
+  Query: 'Query',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+};
+
+const partitionOf = (action: KeyedAction): string => String((action.Key ?? action.Item ?? {}).PK);
+
+/**
+ * The permissions a call needs, from its command name (the document client's `GetCommand` or the
+ * low-level `GetItemCommand`) and its input. Throws for a command no function is meant to send.
+ */
+export function tableRequests(commandName: string, input: Attributes): TableRequest[] {
+  const command = commandName.replace(/(Items?)?Command$/, '');
+  switch (command) {
+    case 'Get':
+    case 'Put':
+    case 'Update':
+    case 'Delete':
+      return [{ action: ACTION_OF[command]!, partition: partitionOf(input) }];
+    case 'Query': {
+      const values = (input.ExpressionAttributeValues ?? {}) as Attributes;
+      const index = input.IndexName as string | undefined;
+      return [{ action: 'Query', partition: String(values[':pk']), ...(index ? { index } : {}) }];
+    }
+    case 'BatchGet':
+      return Object.values(input.RequestItems as Record<string, { Keys: Attributes[] }>).flatMap(({ Keys }) =>
+        Keys.map((Key) => ({ action: 'BatchGetItem' as const, partition: partitionOf({ Key }) })),
+      );
+    case 'TransactWrite':
+      return (input.TransactItems as Record<string, KeyedAction>[]).map((item) => {
+        const [kind, action] = Object.entries(item)[0]!;
+        return { action: ACTION_OF[kind]!, partition: partitionOf(action) };
+      });
+    default:
+      throw new Error(`${commandName} is not a command the functions send`);
+  }
+}
+
+/** IAM's `StringLike`: `*` matches any characters, `?` one. */
+function matches(pattern: string, value: string): boolean {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`).test(value);
+}
+
+/** Whether `grants` allow `request`. */
+export function allows(grants: readonly TableGrant[], request: TableRequest): boolean {
+  return grants.some((grant) =>
+    'index' in grant
+      ? request.action === 'Query' && request.index === grant.index
+      : request.index === undefined && grant.actions.includes(request.action) && grant.keys.some((k) => matches(k, request.partition)),
+  );
+}
+
+/** `actions` on the partitions matching `keys`. */
+export const on = (actions: readonly TableAction[], ...keys: string[]): TableGrant => ({ actions, keys });
+const P = PARTITIONS;
+const READ: readonly TableAction[] = ['GetItem', 'BatchGetItem', 'Query'];
+const WRITE: readonly TableAction[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
+
+/**
+ * The grants the routes are made of. Every route authenticates (the user or token, and the failed
+ * login counts); every POST may carry an Idempotency-Key: `grantsOf` adds both to each route's own.
+ */
+export const GRANTS = {
+  authenticate: [on(['GetItem'], P.user, P.token), on(['GetItem', ...WRITE], P.loginAttempts)],
+  idempotencyKeys: [on(['GetItem', ...WRITE], P.idempotency)],
+  /** Custom field definitions, which decide a ticket's `custom_*` keys and its ETag. */
+  customFieldDefinitions: [on(['Query'], P.customFields)],
+  /** A new id: the counter's `ADD`. */
+  newIds: [on(['UpdateItem'], P.counters)],
+  readTickets: [on(READ, P.ticket)],
+  /** Ticket collections: tickets, followups, attachment records, merge pointers. */
+  writeTickets: [on([...READ, ...WRITE, 'ConditionCheckItem'], P.ticket)],
+  /** Where a followup or attachment lives (ref items), by id. */
+  readRefs: [on(['GetItem', 'BatchGetItem'], P.followupRef, P.attachmentRef)],
+  writeRefs: [on(['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'], P.followupRef, P.attachmentRef)],
+  userSummaries: [on(['BatchGetItem'], P.users)],
+  /** What a ticket names: its queue, its assignee (user summaries), its merge target. */
+  ticketReferences: [on(['BatchGetItem'], P.queues, P.users, P.ticket), on(['ConditionCheckItem'], P.queues)],
+  /** The record of files that may have no attachment record yet (store/file-cleanups.ts). */
+  fileCleanups: [on(WRITE, P.fileCleanups)],
+  /** A webhook event written with the change it announces. */
+  outbox: [on(['PutItem'], P.outbox)],
+  countsTotals: [on(['Query'], P.counts)],
+  listTickets: [{ index: 'gsi1' }, { index: 'gsi2' }],
+  ticketsBySubmitter: [{ index: 'gsi3' }],
+  /** The staff-wide lists of followups and attachments (refs in gsi1). */
+  listRefs: [{ index: 'gsi1' }],
+  readQueues: [on(['GetItem', 'Query'], P.queues)],
+  writeQueues: [on(['GetItem', 'Query', ...WRITE], P.queues)],
+  readCustomFields: [on(['GetItem', 'Query'], P.customFields)],
+  writeCustomFields: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.customFields)],
+  createUsers: [on(['PutItem'], P.user, P.users)],
+  readTokens: [on(['GetItem', 'Query'], P.tokens)],
+  writeTokens: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.token, P.tokens)],
+  readDeliveries: [on(['GetItem', 'Query'], P.deliveries)],
+  redeliver: [on(['GetItem', 'UpdateItem'], P.deliveries)],
+} satisfies Record<string, readonly TableGrant[]>;
+
+/** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
+export function grantsOf(route: Pick<Route, 'method' | 'table'>): TableGrant[] {
+  return [...GRANTS.authenticate, ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []), ...route.table];
+}
+
+/** Whether any grant lets the function write (routes with writes get the writers' reserved concurrency). */
+export function writesTable(route: Pick<Route, 'table'>): boolean {
+  return route.table.some((grant) => 'actions' in grant && grant.actions.some((a) => WRITE.includes(a)));
+}

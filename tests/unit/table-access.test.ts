@@ -1,0 +1,62 @@
+/** What a DynamoDB call needs from IAM, and whether grants allow it (infra/table-access.ts). */
+import { describe, expect, it } from 'vitest';
+import { allows, grantsOf, tableRequests, writesTable, GRANTS } from '../../infra/table-access';
+import { routeByHandler, routes } from '../../infra/routes';
+
+describe('tableRequests', () => {
+  it('names one action per item, on its partition key, for every command the functions send', () => {
+    expect(tableRequests('GetCommand', { Key: { PK: 'USER#a', SK: 'USER' } })).toEqual([{ action: 'GetItem', partition: 'USER#a' }]);
+    expect(tableRequests('PutItemCommand', { Item: { PK: 'TICKET#1', SK: 'TICKET' } })).toEqual([{ action: 'PutItem', partition: 'TICKET#1' }]);
+    expect(tableRequests('QueryCommand', { IndexName: 'gsi2', ExpressionAttributeValues: { ':pk': 'TICKETS#STATUS#1' } })).toEqual([
+      { action: 'Query', partition: 'TICKETS#STATUS#1', index: 'gsi2' },
+    ]);
+    expect(tableRequests('BatchGetCommand', { RequestItems: { t: { Keys: [{ PK: 'QUEUES' }, { PK: 'USERS' }] } } }).map((r) => r.partition)).toEqual(['QUEUES', 'USERS']);
+    expect(
+      tableRequests('TransactWriteCommand', {
+        TransactItems: [{ Put: { Item: { PK: 'TICKET#1' } } }, { ConditionCheck: { Key: { PK: 'QUEUES' } } }, { Delete: { Key: { PK: 'FILE_CLEANUPS' } } }],
+      }),
+    ).toEqual([
+      { action: 'PutItem', partition: 'TICKET#1' },
+      { action: 'ConditionCheckItem', partition: 'QUEUES' },
+      { action: 'DeleteItem', partition: 'FILE_CLEANUPS' },
+    ]);
+    expect(() => tableRequests('ScanCommand', {})).toThrow(/not a command the functions send/);
+  });
+});
+
+describe('allows', () => {
+  const grants = [...GRANTS.readTickets, ...GRANTS.listTickets];
+  it('matches partition patterns as IAM StringLike does, and indexes by name', () => {
+    expect(allows(grants, { action: 'Query', partition: 'TICKET#12' })).toBe(true);
+    expect(allows(grants, { action: 'Query', partition: 'TICKETS' })).toBe(false);
+    expect(allows(grants, { action: 'PutItem', partition: 'TICKET#12' })).toBe(false);
+    expect(allows(grants, { action: 'Query', partition: 'TICKETS', index: 'gsi1' })).toBe(true);
+    expect(allows(grants, { action: 'Query', partition: 'SUBMITTER#a@b', index: 'gsi3' })).toBe(false);
+  });
+});
+
+describe('the route grants', () => {
+  it('every route authenticates; only POSTs keep Idempotency-Keys', () => {
+    for (const route of routes) {
+      const grants = grantsOf(route);
+      expect(allows(grants, { action: 'GetItem', partition: 'USER#x' }), route.handler).toBe(true);
+      expect(allows(grants, { action: 'UpdateItem', partition: 'LOGIN#x' }), route.handler).toBe(true);
+      expect(allows(grants, { action: 'PutItem', partition: 'IDEMPOTENCY#x' }), route.handler).toBe(route.method === 'POST');
+    }
+  });
+
+  it('no route writes the counts, which only the stream consumer keeps', () => {
+    for (const route of routes) {
+      for (const action of ['PutItem', 'UpdateItem', 'DeleteItem'] as const) {
+        expect(allows(grantsOf(route), { action, partition: 'COUNTS#ticket' }), route.handler).toBe(false);
+        expect(allows(grantsOf(route), { action, partition: 'COUNTED#1' }), route.handler).toBe(false);
+      }
+    }
+  });
+
+  it('reads write nothing of their own; GET routes are readers', () => {
+    for (const route of routes.filter((r) => r.method === 'GET')) expect(writesTable(route), route.handler).toBe(false);
+    expect(writesTable(routeByHandler('tickets/create'))).toBe(true);
+    expect(writesTable(routeByHandler('webhook-deliveries/redeliver'))).toBe(true);
+  });
+});
