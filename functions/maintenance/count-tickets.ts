@@ -26,6 +26,7 @@ export async function handler(event: DynamoDBStreamEvent | { backfill: true }): 
         eventName: record.eventName as TableChange['eventName'],
         keys: unmarshall(record.dynamodb!.Keys as Image) as TableChange['keys'],
         newImage: record.dynamodb!.NewImage ? unmarshall(record.dynamodb!.NewImage as Image) : undefined,
+        oldImage: record.dynamodb!.OldImage ? unmarshall(record.dynamodb!.OldImage as Image) : undefined,
       }),
     ),
   );

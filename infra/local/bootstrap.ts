@@ -17,8 +17,13 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
   const { partitionKey, sortKey, indexes, timeToLive, stream } = TABLE_SCHEMA;
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: config.tableName }));
-    // A data directory made before the table had its stream (ticket counts follow it).
-    if (!Table?.StreamSpecification?.StreamEnabled) {
+    // A data directory made before the table had its stream (ticket counts follow it), or before it
+    // carried old images: a stream's view type changes only by turning it off and on again.
+    const current = Table?.StreamSpecification;
+    if (current?.StreamEnabled && current.StreamViewType !== stream) {
+      await client.send(new UpdateTableCommand({ TableName: config.tableName, StreamSpecification: { StreamEnabled: false } }));
+    }
+    if (!current?.StreamEnabled || current.StreamViewType !== stream) {
       await client.send(new UpdateTableCommand({ TableName: config.tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: stream } }));
     }
     return;

@@ -50,6 +50,7 @@ export function changeOf(record: StreamRecord): TableChange {
     eventName: record.eventName as TableChange['eventName'],
     keys: image(record.dynamodb!.Keys) as TableChange['keys'],
     newImage: image(record.dynamodb!.NewImage),
+    oldImage: image(record.dynamodb!.OldImage),
   };
 }
 

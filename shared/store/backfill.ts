@@ -9,7 +9,7 @@
  */
 import { config } from '../config';
 import { keys } from './keys';
-import { attachmentRefItem, followupRefItem, strip } from './items';
+import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';
 import { queryPages } from './query';
 import { applyTicketRecords, readTotals } from './ticket-counts';
 import { transact } from './transact';
@@ -25,9 +25,12 @@ export async function backfill(): Promise<{ tickets: number; refs: number }> {
       .map((i) => ({ ticket: Number(i.id), version: Number(i.version ?? 0), state: { status: Number(i.status), queue: Number(i.queue) } }));
     if (records.length) await applyTicketRecords(records);
     tickets += records.length;
-    const refItems = page.flatMap((i) =>
-      i.type === 'followup' ? [followupRefItem(strip<Followup>(i))] : i.type === 'attachment' ? [attachmentRefItem(strip<Attachment>(i))] : [],
-    );
+    const refItems = page.flatMap((i) => {
+      if (i.type === 'followup') return [followupRefItem(strip<Followup>(i))];
+      if (i.type === 'attachment') return [attachmentRefItem(strip<Attachment>(i))];
+      const opening = i.type === 'ticket' ? openingOf(i) : undefined;
+      return opening ? [followupRefItem(opening)] : [];
+    });
     for (let n = 0; n < refItems.length; n += 100) {
       await transact(refItems.slice(n, n + 100).map((Item) => ({ Put: { TableName: config.tableName, Item } })));
     }

@@ -11,12 +11,18 @@
  *   status in gsi2 (status-filtered list pages). Seen as the status change, or as the child's INSERT
  *   under a status its ticket no longer has: the child is re-keyed.
  *
+ * - a plain create or delete stopped between its ticket item and the ref of the opening followup
+ *   that item holds (store/tickets.ts): seen as the ticket's INSERT without that ref (written), or
+ *   as its REMOVE, whose old image names the opening followup, with the ref still there (removed).
+ *
  * Every step reads the table as it is now, so repeating one (a retried batch) is harmless.
  */
 import { keys, TICKET_PREFIX } from './keys';
 import { cleanupsOfDeleted } from './file-cleanups';
-import { queryAll } from './query';
-import { rekeyStatus } from './tickets';
+import { batchGet, queryAll } from './query';
+import { put, rekeyStatus } from './tickets';
+import { followupRefItem, openingOf } from './items';
+import type { Followup } from '../domain/records';
 import { loadReferences } from './references';
 import type { Ticket } from '../domain/records';
 import { ConditionFailed, transactEssentialFirst, transact, type TransactItem } from './transact';
@@ -108,5 +114,46 @@ export async function repairCollections(work: RepairWork): Promise<void> {
       const left = await partition(id);
       if (!left.some((i) => i.type === 'ticket')) await deleteLeftovers(left);
     }
+  }
+}
+
+/** Opening followups of tickets just created, and of tickets just deleted while still holding one. */
+export interface Openings {
+  created: Followup[];
+  deleted: Followup[];
+}
+
+/**
+ * Writes the ref of a created ticket's opening followup where it is missing (and the ticket still
+ * holds that followup), and removes the ref of a deleted ticket's one where it still points there.
+ * One BatchGet of the refs per batch; more only when a write was interrupted.
+ */
+export async function mendOpeningRefs({ created, deleted }: Openings): Promise<void> {
+  if (!created.length && !deleted.length) return;
+  const refs = new Map((await batchGet([...created, ...deleted].map((f) => keys.ref('followup', f.id)))).map((r) => [Number(r.id), Number(r.ticket)]));
+  const missing = created.filter((f) => !refs.has(f.id));
+  const holders = missing.length ? await batchGet([...new Set(missing.map((f) => f.ticket))].map((t) => keys.ticket(t))) : [];
+  const held = new Set(holders.map((t) => openingOf(t)?.id));
+  const writes: TransactItem[] = [
+    ...missing.filter((f) => held.has(f.id)).map((f) => put(followupRefItem(f), 'attribute_not_exists(PK)')),
+    ...deleted
+      .filter((f) => refs.get(f.id) === f.ticket)
+      .map(
+        (f): TransactItem => ({
+          Delete: {
+            TableName: config.tableName,
+            Key: keys.ref('followup', f.id),
+            ConditionExpression: '#ticket = :ticket',
+            ExpressionAttributeNames: { '#ticket': 'ticket' },
+            ExpressionAttributeValues: { ':ticket': f.ticket },
+          },
+        }),
+      ),
+  ];
+  if (writes.length) logger.warn('mending opening followup refs that an interrupted write left', { refs: writes.length });
+  for (const write of writes) {
+    await transact([write]).catch((error: unknown) => {
+      if (!(error instanceof ConditionFailed)) throw error; // written or moved meanwhile
+    });
   }
 }

@@ -3,7 +3,7 @@
  * so a lookup is one GetItem plus one read of the ticket's collection, and a list page is one Query
  * of the refs (gsi1) per kind plus BatchGets of exactly the page's items.
  */
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import type { FollowupChanges } from '../domain/followup';
 import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
@@ -11,30 +11,11 @@ import { config } from '../config';
 import { dynamo } from './clients';
 import { keys, type RefKind } from './keys';
 import { byFilename, type AttachmentLocation } from '../domain/attachment-location';
-import { attachmentRefItem, followupItem, strip, type ReadCollection } from './items';
-import { queryAll } from './query';
+import { attachmentRefItem, followupItem, openingOf, strip, type ReadCollection } from './items';
+import { batchGet, queryAll } from './query';
 import { MissingTicket, childDeletes, childPuts, put, readTicket } from './tickets';
-import { ConditionFailed, transact, type TransactItem } from './transact';
+import { ConditionFailed, TransactionConflict, transact, type TransactItem } from './transact';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
-
-type Key = { PK: string; SK: string };
-
-async function batchGet(list: Key[]): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  const chunks: Key[][] = [];
-  for (let i = 0; i < list.length; i += 100) chunks.push(list.slice(i, i + 100));
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let pending: Key[] = chunk;
-      while (pending.length) {
-        const out = await dynamo.send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }));
-        items.push(...(out.Responses?.[config.tableName] ?? []));
-        pending = (out.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Key[];
-      }
-    }),
-  );
-  return items;
-}
 
 export interface FoundFollowup {
   collection: ReadCollection;
@@ -86,9 +67,19 @@ export async function listFollowups(request: PageRequest): Promise<FollowupPage>
   const onPage = new Set(page.map((f) => f.id));
   const attachmentKeys = attachmentRefs.filter((a) => onPage.has(a.followup)).map((a) => keys.attachment(a.ticket, a.id));
   const items = await batchGet([...page.map((f) => keys.followup(f.ticket, f.id)), ...attachmentKeys]);
-  const followups = items.filter((i) => i.type === 'followup').map((i) => strip<Followup>(i)).sort((a, b) => a.id - b.id);
+  const followups = items.filter((i) => i.type === 'followup').map((i) => strip<Followup>(i));
+  // Opening followups still held by their ticket items: one more BatchGet, of those tickets.
+  const stored = new Set(followups.map((f) => f.id));
+  const inline = page.filter((f) => !stored.has(f.id));
+  if (inline.length) {
+    const wanted = new Set(inline.map((f) => f.id));
+    for (const item of await batchGet([...new Set(inline.map((f) => f.ticket))].map((t) => keys.ticket(t)))) {
+      const opening = openingOf(item);
+      if (opening && wanted.has(opening.id)) followups.push(opening);
+    }
+  }
   const attachments = items.filter((i) => i.type === 'attachment').map((i) => strip<Attachment>(i));
-  return { count: refs.length, window, followups, attachments };
+  return { count: refs.length, window, followups: followups.sort((a, b) => a.id - b.id), attachments };
 }
 
 /**
@@ -110,11 +101,47 @@ function collectionChange(ticket: number): TransactItem {
 }
 
 /**
+ * Writes out the opening followup that its ticket item still holds (items.ts `ticketItem`) as an
+ * item of its own, before it is edited, moved or deleted like any other followup. What GET shows does
+ * not change, so the ticket's version does not either. Conditional on the ticket still holding it
+ * under the status read; when that fails the followup is read again (someone else wrote it out, the
+ * status changed, or the ticket is gone).
+ */
+async function writeOut(found: FoundFollowup): Promise<FoundFollowup> {
+  for (let attempt = 1; found.collection.inlineFollowup === found.followup.id; attempt++) {
+    const { collection, followup } = found;
+    try {
+      await transact([
+        put(followupItem(followup, collection.ticket.status), 'attribute_not_exists(PK)'),
+        {
+          Update: {
+            TableName: config.tableName,
+            Key: keys.ticket(collection.ticket.id),
+            UpdateExpression: 'REMOVE #opening',
+            ConditionExpression: '#opening.#id = :id AND #status = :status',
+            ExpressionAttributeNames: { '#opening': 'opening', '#id': 'id', '#status': 'status' },
+            ExpressionAttributeValues: { ':id': followup.id, ':status': collection.ticket.status },
+          },
+        },
+      ]);
+      return { ...found, collection: { ...collection, inlineFollowup: undefined } };
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+      if (attempt === 3) throw new TransactionConflict('The opening followup changed while being written out', { cause: error });
+      const again = await findFollowup(followup.id);
+      if (!again) throw new MissingTicket();
+      found = again;
+    }
+  }
+  return found;
+}
+
+/**
  * Edits a followup. Moving it to another ticket (`ticket` changed) moves its attachment records
  * with it, in one transaction; `target` is the destination ticket as read.
  */
 export async function updateFollowup(found: FoundFollowup, changes: FollowupChanges, target: Ticket | undefined): Promise<Followup> {
-  const { followup, attachments, collection } = found;
+  const { followup, attachments, collection } = await writeOut(found);
   const next: Followup = { ...followup, ...changes };
   try {
     if (!target || target.id === followup.ticket) {
@@ -138,7 +165,7 @@ export async function updateFollowup(found: FoundFollowup, changes: FollowupChan
 
 /** Deletes a followup and its attachment records; returns the cleanup records of its files (for `removeFiles`). */
 export async function deleteFollowup(found: FoundFollowup): Promise<FileCleanup[]> {
-  const { followup, attachments } = found;
+  const { followup, attachments } = await writeOut(found);
   const files = cleanupsOfDeleted(attachments.map((a) => a.object_key));
   try {
     const [followupDelete, ...others] = childDeletes([followup], attachments);
@@ -183,10 +210,22 @@ export async function listAttachments(request: PageRequest): Promise<AttachmentP
  * followup must still exist (a check on its item, not the ticket's: additions never write the
  * ticket item, so concurrent ones do not conflict).
  */
-export async function addAttachment(ticket: Ticket, attachment: Attachment, fileCommit?: TransactItem): Promise<void> {
+export async function addAttachment(ticket: Ticket, attachment: Attachment, fileCommit?: TransactItem, inline = false): Promise<void> {
+  // An opening followup the ticket item still holds is checked there (items.ts `ticketItem`).
+  const followupExists: TransactItem = inline
+    ? {
+        ConditionCheck: {
+          TableName: config.tableName,
+          Key: keys.ticket(ticket.id),
+          ConditionExpression: '#opening.#id = :id',
+          ExpressionAttributeNames: { '#opening': 'opening', '#id': 'id' },
+          ExpressionAttributeValues: { ':id': attachment.followup },
+        },
+      }
+    : { ConditionCheck: { TableName: config.tableName, Key: keys.followup(ticket.id, attachment.followup), ConditionExpression: 'attribute_exists(PK)' } };
   try {
     await transact([
-      { ConditionCheck: { TableName: config.tableName, Key: keys.followup(ticket.id, attachment.followup), ConditionExpression: 'attribute_exists(PK)' } },
+      followupExists,
       ...childPuts([], [attachment], ticket.status),
       ...(fileCommit ? [fileCommit] : []),
     ]);

@@ -5,8 +5,8 @@ import { attachmentLocation, type AttachmentLocation } from '../domain/attachmen
 
 type Item = Record<string, unknown>;
 
-// `collection_size` is no longer written; tickets stored before still carry it.
-const INTERNAL = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'type', 'collection_size', 'version'];
+// `collection_size` is no longer written; tickets stored before still carry it. `opening`: below.
+const INTERNAL = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'type', 'collection_size', 'version', 'opening'];
 
 /**
  * A new ticket's `version`; every later write of the ticket item adds 1, and so does every edit or
@@ -26,9 +26,16 @@ function listKeys(ticket: number, status: number, sk: string) {
   return { ...keys.listAll(ticket, sk), ...keys.listByStatus(status, ticket, sk) };
 }
 
-export function ticketItem(ticket: Ticket): Item {
+/**
+ * A new ticket's item, holding its opening followup (`opening`, the followup without its `ticket`)
+ * until that followup is first edited, moved or deleted (followups.ts writes it out as an item of
+ * its own then): a ticket and its opening followup are one item, so a create is one write and its
+ * index entries are the ticket's alone (docs/data-model.md, "Write units").
+ */
+export function ticketItem(ticket: Ticket, opening?: Followup): Item {
   const k = keys.ticket(ticket.id);
   const submitter = ticket.submitter_email ? keys.bySubmitter(ticket.submitter_email, ticket.id) : {};
+  const inline = opening ? (({ ticket: _, ...rest }) => rest)(opening) : undefined;
   return {
     ...k,
     ...listKeys(ticket.id, ticket.status, k.SK),
@@ -36,7 +43,14 @@ export function ticketItem(ticket: Ticket): Item {
     type: 'ticket' satisfies ItemType,
     version: FIRST_VERSION,
     ...ticket,
+    ...(inline ? { opening: inline } : {}),
   };
+}
+
+/** The opening followup a ticket item still holds, if any. */
+export function openingOf(ticketItem: Item): Followup | undefined {
+  const opening = ticketItem.opening as Omit<Followup, 'ticket'> | undefined;
+  return opening ? { ...opening, ticket: Number(ticketItem.id) } : undefined;
 }
 
 export function followupItem(f: Followup, ticketStatus: number): Item {
@@ -71,6 +85,8 @@ export interface ReadCollection extends TicketCollection {
   version: number;
   /** Keys of every item in the collection (for deletes and status re-keying). */
   itemKeys: { PK: string; SK: string; type: ItemType }[];
+  /** The id of the opening followup when the ticket item still holds it (items.ts `ticketItem`). */
+  inlineFollowup?: number;
 }
 
 /** Groups the items of one or more collections by ticket id. */
@@ -87,13 +103,16 @@ export function collectionsFrom(items: Item[]): Map<number, ReadCollection> {
     const ticketItem = group.find((i) => i.type === 'ticket');
     if (!ticketItem) continue;
     const ticket = strip<Ticket>(ticketItem);
+    const opening = openingOf(ticketItem);
+    const stored = group.filter((i) => i.type === 'followup').map((i) => strip<Followup>(i));
     result.set(ticket.id, {
       ticket,
-      followups: group.filter((i) => i.type === 'followup').map((i) => strip<Followup>(i)),
+      followups: opening ? [opening, ...stored].sort((a, b) => a.id - b.id) : stored,
       attachments: group.filter((i) => i.type === 'attachment').map((i) => strip<Attachment>(i)),
       mergedFrom: group.filter((i) => i.type === 'merged').map((i) => i.source as number),
       version: Number(ticketItem.version ?? 0),
       itemKeys: group.map((i) => ({ PK: i.PK as string, SK: i.SK as string, type: i.type as ItemType })),
+      ...(opening ? { inlineFollowup: opening.id } : {}),
     });
   }
   return result;

@@ -1,4 +1,4 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { dynamo } from './clients';
 
@@ -18,5 +18,28 @@ export async function* queryPages(input: Omit<QueryCommandInput, 'TableName'>): 
 export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
   const items: Item[] = [];
   for await (const page of queryPages(input)) items.push(...page);
+  return items;
+}
+
+type Key = Record<string, unknown>;
+
+/**
+ * The items of `list` that exist (strongly consistent), in any order: one BatchGetItem per 100 keys
+ * (DynamoDB's limit), sent at once, each repeated for the keys DynamoDB left unprocessed.
+ */
+export async function batchGet(list: Key[]): Promise<Item[]> {
+  const items: Item[] = [];
+  const chunks: Key[][] = [];
+  for (let i = 0; i < list.length; i += 100) chunks.push(list.slice(i, i + 100));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let pending = chunk;
+      while (pending.length) {
+        const out = await dynamo.send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }));
+        items.push(...(out.Responses?.[config.tableName] ?? []));
+        pending = (out.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Key[];
+      }
+    }),
+  );
   return items;
 }

@@ -8,10 +8,11 @@ export const TABLE_SCHEMA = {
   /** Items with this attribute (epoch seconds) are removed by DynamoDB's TTL. */
   timeToLive: 'expires_at',
   /**
-   * The table's stream: new images (a deletion carries its keys). Its consumers: ticket counts and
-   * collection repairs (store/table-changes.ts), webhook dispatch (store/outbox.ts).
+   * The table's stream: new and old images (a deleted ticket's old image says which opening followup
+   * ref to remove). Its consumers: ticket counts and collection repairs (store/table-changes.ts),
+   * webhook dispatch (store/outbox.ts).
    */
-  stream: 'NEW_IMAGE',
+  stream: 'NEW_AND_OLD_IMAGES',
   indexes: [
     /** Every item of every ticket collection, in ticket id order: list pages without a filter. */
     { name: 'gsi1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },

@@ -7,15 +7,17 @@
 import type { TicketRecord } from '../domain/ticket-counts';
 import { TICKET_PREFIX } from './keys';
 import { applyTicketRecords } from './ticket-counts';
-import { repairCollections } from './collection-repair';
+import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
+import { openingOf } from './items';
 
 type Item = Record<string, unknown>;
 
-/** One stream record, its images unmarshalled (the stream carries new images only: NEW_IMAGE). */
+/** One stream record, its images unmarshalled (NEW_AND_OLD_IMAGES). */
 export interface TableChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
   keys: { PK: string; SK: string };
   newImage?: Item;
+  oldImage?: Item;
 }
 
 /** The records the consumer needs (the stream filter on AWS says the same: infra/ticket-counts.ts). */
@@ -30,6 +32,7 @@ export async function applyTableChanges(changes: TableChange[]): Promise<void> {
   const tickets: TicketRecord[] = [];
   const removed: number[] = [];
   const added: Item[] = [];
+  const openings: Openings = { created: [], deleted: [] };
   for (const change of changes.filter(isCountedChange)) {
     if (change.keys.SK !== 'TICKET') {
       added.push(change.newImage!);
@@ -39,11 +42,16 @@ export async function applyTableChanges(changes: TableChange[]): Promise<void> {
     if (change.eventName === 'REMOVE') {
       tickets.push({ ticket, version: 0 });
       removed.push(ticket);
+      const opening = change.oldImage && openingOf(change.oldImage);
+      if (opening) openings.deleted.push(opening);
     } else {
       const image = change.newImage!;
+      const opening = change.eventName === 'INSERT' && openingOf(image);
+      if (opening) openings.created.push(opening);
       tickets.push({ ticket, version: Number(image.version ?? 0), state: { status: Number(image.status), queue: Number(image.queue) } });
     }
   }
   const statusChanged = tickets.length ? await applyTicketRecords(tickets) : [];
   if (removed.length || statusChanged.length || added.length) await repairCollections({ removed, statusChanged, added });
+  await mendOpeningRefs(openings);
 }

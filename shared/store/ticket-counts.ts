@@ -5,11 +5,12 @@
  * delay (well under a second), and are exact: each ticket's counted state is stored beside the
  * counts (`COUNTED#<id>`), written in the same transaction, conditional on what was read.
  */
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { TICKET_BLOCK, countChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
 import { dynamo } from './clients';
 import { keys } from './keys';
+import { batchGet } from './query';
 import { ConditionFailed, transact, type TransactItem } from './transact';
 
 type Item = Record<string, unknown>;
@@ -43,15 +44,8 @@ const TOMBSTONE_SECONDS = 2 * 86_400;
 
 async function readCounted(tickets: number[]): Promise<Map<number, Counted>> {
   const counted = new Map<number, Counted>();
-  for (let i = 0; i < tickets.length; i += 100) {
-    let pending: Item[] = tickets.slice(i, i + 100).map((id) => keys.counted(id));
-    while (pending.length) {
-      const out = await dynamo.send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }));
-      for (const item of out.Responses?.[config.tableName] ?? []) {
-        counted.set(Number(item.ticket), { status: Number(item.status), queue: Number(item.queue), version: Number(item.version) });
-      }
-      pending = (out.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Item[];
-    }
+  for (const item of await batchGet(tickets.map((id) => keys.counted(id)))) {
+    counted.set(Number(item.ticket), { status: Number(item.status), queue: Number(item.queue), version: Number(item.version) });
   }
   return counted;
 }

@@ -15,6 +15,7 @@ import { readCounts } from './ticket-counts';
 import { outboxPut, type OutboxEvent } from './outbox';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
 import { queryAll } from './query';
+import { logger } from '../observability';
 import { ConditionFailed, transact, transactEssentialFirst, type TransactItem } from './transact';
 
 type Item = Record<string, unknown>;
@@ -93,11 +94,13 @@ export function childDeletes(followups: Followup[], attachments: Attachment[]): 
 }
 
 /**
- * Stores a new ticket with its opening followup, optional attachment and webhook event, atomically
- * (`fileCommit` commits the attachment's uploaded file: store/file-cleanups.ts). The transaction
- * holds only items of this ticket, so concurrent creates never conflict; the counts follow from the
- * stream (store/ticket-counts.ts). The queue was read before: a queue deleted in between leaves the
- * ticket with its id (docs/data-model.md, "Queues").
+ * Stores a new ticket with its opening followup, optional attachment and webhook event (`fileCommit`
+ * commits the attachment's uploaded file: store/file-cleanups.ts). The ticket item holds its opening
+ * followup (items.ts `ticketItem`), so a plain create is one conditional PutItem, and then the
+ * followup's ref; with an attachment or an event, everything goes in one transaction. Either way only
+ * items of this ticket are written, so concurrent creates never conflict; the counts follow from
+ * the stream (store/ticket-counts.ts). The queue was read before: a queue deleted in between leaves
+ * the ticket with its id (docs/data-model.md, "Queues").
  */
 export async function createTicket(
   ticket: Ticket,
@@ -107,12 +110,17 @@ export async function createTicket(
   fileCommit?: TransactItem,
 ): Promise<TicketCollection> {
   const attachments = attachment ? [attachment] : [];
-  await transact([
-    put(ticketItem(ticket), 'attribute_not_exists(PK)'),
-    ...childPuts([opening], attachments, ticket.status),
-    ...(event ? [outboxPut(event)] : []),
-    ...(fileCommit ? [fileCommit] : []),
-  ]);
+  const ticketPut = put(ticketItem(ticket, opening), 'attribute_not_exists(PK)');
+  const openingRef = put(followupRefItem(opening));
+  if (attachment || event || fileCommit) {
+    await transact([ticketPut, openingRef, ...childPuts([], attachments, ticket.status), ...(event ? [outboxPut(event)] : []), ...(fileCommit ? [fileCommit] : [])]);
+  } else {
+    // The ticket is the commit: once it is stored the create has happened. Its ref only finds the
+    // opening followup by id; should that write fail, the stream consumer writes it from the
+    // ticket's INSERT (store/collection-repair.ts), and the answer is still the 201.
+    await transact([ticketPut]);
+    await transact([openingRef]).catch((error: unknown) => logger.warn('opening followup ref not written: the stream consumer will', { ticket: ticket.id, error: String(error) }));
+  }
   return { ticket, followups: [opening], attachments, mergedFrom: [] };
 }
 
@@ -251,8 +259,9 @@ export async function addFollowup(
 
 /**
  * Deletes a ticket, every ticket merged into it (recursively, as upstream's cascade), and all their
- * items. The ticket items go in the first transaction, so the tickets disappear at once; followups,
- * attachments and their refs follow (all in that one transaction unless there are over 100 items).
+ * items. The ticket items go in the first write, so the tickets disappear at once; followups,
+ * attachments and their refs follow (all in that one transaction unless there are over 100 items,
+ * or unless the ticket is alone and has no files: then its item is deleted by itself first).
  * The first transaction also records all their files for deletion; returns those records (for
  * `removeFiles`). A followup committed meanwhile (its transaction does not hold the ticket) is
  * removed by the stream consumer (store/collection-repair.ts).
@@ -299,13 +308,21 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
   if (target != null && !seen.has(target)) {
     rest.push({ Delete: { TableName: config.tableName, Key: keys.mergedFrom(target, root.ticket.id) } });
   }
+  // A lone ticket without files (the common case) is deleted by itself: one plain DeleteItem is the
+  // commit, and its followups and refs follow, mended by the stream consumer should that fail.
+  const alone = essential.length === 1;
   try {
-    await transactEssentialFirst(essential, rest);
+    await (alone ? transact(essential) : transactEssentialFirst(essential, rest));
   } catch (error) {
     if (error instanceof ConditionFailed && error.positions.includes(0)) {
       throw (await getTicket(root.ticket.id)) ? new StaleTicket() : new MissingTicket();
     }
     throw error;
+  }
+  if (alone && rest.length) {
+    await transactEssentialFirst([], rest).catch((error: unknown) =>
+      logger.warn("a deleted ticket's followups and refs not removed: the stream consumer will", { ticket: root.ticket.id, error: String(error) }),
+    );
   }
   return files.records;
 }

@@ -32,6 +32,11 @@ interface Operation {
   ok: number;
   /** A delete: its records are committed before its files are removed. */
   deletesFiles?: boolean;
+  /**
+   * A write committed by one plain write of the ticket item, the step found here: what follows it
+   * (the opening followup's ref) is mended by the stream consumer if it fails.
+   */
+  commitStep?: string;
 }
 
 let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
@@ -124,8 +129,9 @@ const plainTicket = async () => (await ok(api.createTicket({ title: 'Fault test 
 
 const OPERATIONS: Operation[] = [
   {
-    name: 'ticket create (JSON, with assignee and custom field)',
+    name: 'ticket create (JSON, with assignee and custom field; the ticket item is the commit)',
     ok: 201,
+    commitStep: 'PutItemCommand',
     setup: async () => json('POST', '/api/tickets/', { ...TICKET, priority: 2, assigned_to: 1, custom_note: 'a note' }),
   },
   {
@@ -159,6 +165,12 @@ const OPERATIONS: Operation[] = [
       await ok(api.call('PATCH', `/api/tickets/${merged.body.id}/`, { json: { merged_to: ticket } }), 200);
       return { method: 'DELETE', path: `/api/tickets/${ticket}/`, options: {} };
     },
+  },
+  {
+    name: 'ticket DELETE (alone, no files: the ticket item is the commit)',
+    ok: 204,
+    commitStep: 'DeleteItemCommand',
+    setup: async () => ({ method: 'DELETE', path: `/api/tickets/${await plainTicket()}/`, options: {} }),
   },
   {
     name: 'followup create (three files, resolves the ticket)',
@@ -341,6 +353,15 @@ async function runWithFault(op: Operation, request: Request, before: State, step
     // Sending it again finds nothing left to delete.
     expect((await send(request)).status, context).toBe(404);
     return state();
+  }
+
+  if (op.commitStep && at > steps.findIndex((s) => s.label === op.commitStep)) {
+    // Committed: the answer is its success, and the stream consumer wrote or removed the ref that
+    // the failed step was to (the state is read once the stream is drained).
+    expect(reply.status, `${context}: ${reply.text}`).toBe(op.ok);
+    expectWhole(after, context);
+    expect(signature(before, after), context).toEqual(expected);
+    return after;
   }
 
   expectRetryable(reply, context);

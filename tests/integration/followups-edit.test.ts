@@ -334,6 +334,19 @@ describe('DELETE /api/followups/{id}/', () => {
     expect((await call('GET', `/api/tickets/${ticket.id}/`)).status).toBe(200);
   });
 
+  it("concurrent edits of a new ticket's opening followup (held by the ticket item until first edited) all land on one followup", async () => {
+    const ticket = (await createTicket()).body;
+    const opening = ticket.followup_set[0];
+    const titles = ['one', 'two', 'three', 'four'];
+    const replies = await Promise.all(titles.map((title) => call('PATCH', `/api/followups/${opening.id}/`, { json: { title } })));
+    for (const reply of replies) expect(reply.status, reply.text).toBe(200);
+    const after = await ticketOf(ticket.id);
+    expect(after.followup_set.map((f: Json) => f.id)).toEqual([opening.id]);
+    expect(titles).toContain(after.followup_set[0].title);
+    expect(after.followup_set[0]).toEqual({ ...opening, title: after.followup_set[0].title });
+    expect(await get(opening.id)).toEqual(after.followup_set[0]);
+  });
+
   it('the opening followup can be deleted; the ticket stays', async () => {
     const ticket = (await createTicket()).body;
     expect((await call('DELETE', `/api/followups/${ticket.followup_set[0].id}/`)).status).toBe(204);

@@ -169,7 +169,9 @@ export function invariantViolations(state: State): string[] {
   const items = [...state.items.values()];
   const byType = (t: string) => items.filter((i) => String(i.PK).startsWith('TICKET#') && i.type === t);
   const tickets = new Map(byType('ticket').map((t) => [t.id as number, t]));
-  const followups = byType('followup');
+  // A ticket item may hold its opening followup (shared/store/items.ts `ticketItem`): a followup too.
+  const inline = [...tickets.values()].flatMap((t): Item[] => (t.opening ? [{ ...(t.opening as Item), ticket: t.id, PK: t.PK }] : []));
+  const followups = [...byType('followup'), ...inline];
   const attachments = byType('attachment');
 
   for (const t of tickets.values()) {
