@@ -25,12 +25,15 @@ type Key = Record<string, unknown>;
 
 /**
  * The items of `list` that exist (strongly consistent), in any order: one BatchGetItem per 100 keys
+ * (each key once)
  * (DynamoDB's limit), sent at once, each repeated for the keys DynamoDB left unprocessed.
  */
 export async function batchGet(list: Key[]): Promise<Item[]> {
   const items: Item[] = [];
   const chunks: Key[][] = [];
-  for (let i = 0; i < list.length; i += 100) chunks.push(list.slice(i, i + 100));
+  // DynamoDB refuses a request that names one key twice.
+  const unique = [...new Map(list.map((key) => [JSON.stringify(key), key])).values()];
+  for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
   await Promise.all(
     chunks.map(async (chunk) => {
       let pending = chunk;

@@ -9,7 +9,7 @@
  * are applied and sees the consumer's work whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -64,6 +64,22 @@ describe('ticket counts from the stream', () => {
     expect(await count('&status=3')).toBe(before.resolved + 1);
     expect((await totals())[`q${queue.id}`]).toBe(0);
     expect((await api.call('DELETE', `/api/queues/${queue.id}/`)).status).toBe(204);
+  });
+
+  it("mends opening followup refs: none left by a ticket created and deleted in one batch, one written for a create whose ref was lost", async () => {
+    await runtime.drainTableStream();
+    const gone = await ticket();
+    expect((await api.call('DELETE', `/api/tickets/${gone.id}/`)).status).toBe(204);
+    await runtime.drainTableStream(); // its INSERT and REMOVE in one batch: one ref, asked for once
+    expect(await item(store.keys.ref('followup', gone.followup_set[0].id))).toBeUndefined();
+
+    // The ticket was stored, its opening followup's ref not (the write failed, or the process stopped).
+    const kept = await ticket();
+    const ref = store.keys.ref('followup', kept.followup_set[0].id);
+    await dynamo.send(new DeleteCommand({ TableName: table(), Key: ref }));
+    await runtime.drainTableStream();
+    expect(await item(ref)).toMatchObject({ id: kept.followup_set[0].id, ticket: kept.id });
+    expect((await api.call('GET', `/api/followups/${kept.followup_set[0].id}/`)).body).toEqual(kept.followup_set[0]);
   });
 
   it('count each change exactly once when records come twice, late, or again after a batch failed', async () => {
