@@ -5,9 +5,10 @@ import { NotFound, ServiceUnavailable } from '../../shared/domain/errors';
 import { removeFiles } from '../../shared/store/file-cleanups';
 import { MissingTicket, StaleTicket, deleteTicket, readTicket } from '../../shared/store/tickets';
 import { checkIfMatch } from './preconditions';
+import { backOff } from '../../shared/store/transact';
 
-/** The delete is conditional on the version read (nothing added meanwhile is left behind). */
-const ATTEMPTS = 5;
+/** The delete is conditional on the version read (nothing added meanwhile is left behind); a loser pauses and reads again. */
+const ATTEMPTS = 8;
 
 export const handler = apiHandler('tickets/delete', async (event) => {
   const id = idParam(event);
@@ -22,6 +23,7 @@ export const handler = apiHandler('tickets/delete', async (event) => {
       if (error instanceof MissingTicket) throw new NotFound();
       if (!(error instanceof StaleTicket)) throw error;
       if (attempt === ATTEMPTS) throw new ServiceUnavailable();
+      await backOff(attempt);
     }
   }
 });

@@ -12,9 +12,10 @@ import { MESSAGES } from '../../shared/domain/fields';
 import { idParam } from '../../shared/middleware';
 import { baseUrl, json, type ApiEvent, type HttpResult } from '../../shared/middleware/http';
 import { checkIfMatch } from './preconditions';
+import { backOff } from '../../shared/store/transact';
 
-/** Writes are conditional on the version read; a loser reads again, up to this many times in all. */
-const ATTEMPTS = 5;
+/** Writes are conditional on the version read; a loser pauses (backOff) and reads again, up to this many times in all. */
+const ATTEMPTS = 8;
 
 export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, 'replace' | 'partial'>): Promise<HttpResult> {
   const id = idParam(event);
@@ -33,6 +34,7 @@ export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, '
       if (error instanceof MissingQueueOnWrite) throw new ValidationError({ queue: [MESSAGES.pkMissing(changes.queue)] });
       if (!(error instanceof StaleTicket)) throw error;
       if (attempt === ATTEMPTS) throw new ServiceUnavailable();
+      await backOff(attempt);
       current = await readTicket(id);
       if (!current) throw new NotFound();
       await checkIfMatch(event, current, defs);

@@ -61,6 +61,15 @@ function sendOne(item: TransactItem) {
  */
 export const CONFLICT_ATTEMPTS = 6;
 
+/**
+ * The pause before attempt `attempt + 1` of a write that lost to another (a conflict, or a version
+ * condition that failed): exponential with full jitter, 0–40 ms after the first, 0–80 after the
+ * second..., so contenders that met once spread out instead of meeting again.
+ */
+export function backOff(attempt: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, Math.random() * 20 * 2 ** attempt));
+}
+
 export async function transact(items: TransactItem[]): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -71,7 +80,7 @@ export async function transact(items: TransactItem[]): Promise<void> {
       if (failed) throw failed;
       if (!isConflict(error)) throw error;
       if (attempt === CONFLICT_ATTEMPTS) throw new TransactionConflict('Transaction cancelled by conflicting writes', { cause: error });
-      await new Promise((done) => setTimeout(done, Math.random() * 20 * 2 ** attempt)); // jitter spreads the contenders
+      await backOff(attempt);
     }
   }
 }
