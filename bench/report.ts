@@ -256,7 +256,7 @@ not grow with the table (docs/benchmarks.md, "Scale").
 - **Reserved concurrency of each table-writing function in prod: 25** (\`infra/environments.ts\`). Not
   set by write conflicts any more (no two requests' transactions share an item), but by the tightest
   downstream limit: every ticket write lands in the gsi1 partition \`TICKETS\` (about 1,000 write units
-  a second, three items per create, so ~330 creates a second sustained); at ~50 ms a write, 25
+  a second, one entry per create, so ~1,000 creates a second sustained); at ~50 ms a write, 25
   executions serve ~500 writes a second of one operation, which DynamoDB's burst capacity absorbs
   for a burst while a runaway client is still stopped well before the table's maximum. Reserved
   concurrency costs nothing itself; 20 writers × 25 = 500 need an account limit of at least 600.

@@ -27,11 +27,11 @@ export interface EnvironmentSettings {
   /** Retention of each function's log group and of the API's access log group. */
   logRetentionDays: RetentionDays;
   /**
-   * Reserved concurrency of each function that writes the table (the routes with `table: 'write'`),
+   * Reserved concurrency of each function that writes the table (routes whose grants write: table-access.ts),
    * or undefined for none. Set by downstream limits and cost, no longer by write conflicts (no two
    * requests' transactions share an item: docs/data-model.md). The tightest limit is the gsi1
-   * partition that every ticket write lands in (about 1,000 write units a second, three items per
-   * create: ~330 creates a second sustained); a write takes about 50 ms, so 25 executions serve up to
+   * partition that every ticket write lands in (about 1,000 write units a second, one entry per
+   * create: ~1,000 creates a second sustained); a write takes about 50 ms, so 25 executions serve up to
    * ~500 writes a second of one operation, enough to take a burst at what DynamoDB absorbs (burst
    * capacity above the sustained rate) and to stop a runaway client well before the table's maximum
    * throughput below. It also keeps the readers' share of the account's pool. Lambda refuses a

@@ -8,6 +8,7 @@ import type { Queue } from '../domain/records';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { reserveIds } from './counters';
+import { forgetQueue } from './references';
 import { keys } from './keys';
 import { ConditionFailed, transact, type TransactItem } from './transact';
 import { readTotals } from './ticket-counts';
@@ -121,5 +122,7 @@ export async function deleteQueue(queue: Queue): Promise<void> {
   } catch (error) {
     if (error instanceof ConditionFailed) throw new MissingQueue();
     throw error;
+  } finally {
+    forgetQueue(queue.id);
   }
 }

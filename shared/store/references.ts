@@ -1,22 +1,55 @@
-/** Looks up, in one BatchGet (consistent), the queues, users and tickets that a write refers to. */
+/**
+ * Looks up the queues, users and tickets that a write refers to: one BatchGet (consistent) of what is
+ * not already known. Queues and user summaries found are kept for 60 s per warm function, as the
+ * custom field definitions are (they are configuration: users are never deleted or renamed through
+ * the API, queues rarely deleted), so a create that names a known queue and assignee reads nothing
+ * before its write (docs/data-model.md, "Access patterns"). A queue deleted by another function may
+ * still be accepted by this one for that minute; a ticket update checks its new queue in its own
+ * transaction, a create keeps the queue's id (docs/data-model.md, "Queues"). Tickets are always read.
+ */
 import type { References, ReferenceIds } from '../domain/ticket';
 import type { Ticket, UserSummary } from '../domain/records';
 import { strip } from './items';
 import { batchGet } from './query';
 import { keys } from './keys';
 
-export async function loadReferences(ids: ReferenceIds): Promise<References> {
+export const KNOWN_FOR_MS = 60_000;
+const knownQueues = new Map<number, number>(); // id → until
+const knownUsers = new Map<number, { summary: UserSummary; until: number }>();
+
+/** This function no longer takes queue `id` as existing (it deleted it). */
+export function forgetQueue(id: number): void {
+  knownQueues.delete(id);
+}
+
+/** Forgets every queue and user seen (tests that need each request to read them). */
+export function forgetReferences(): void {
+  knownQueues.clear();
+  knownUsers.clear();
+}
+
+export async function loadReferences(ids: ReferenceIds, now = Date.now()): Promise<References> {
   const refs: References = { queues: new Set(), users: new Map(), tickets: new Map() };
+  for (const id of ids.queues) if ((knownQueues.get(id) ?? 0) > now) refs.queues.add(id);
+  for (const id of ids.users) {
+    const known = knownUsers.get(id);
+    if (known && known.until > now) refs.users.set(id, known.summary);
+  }
   const wanted = [
-    ...new Set(ids.queues.map((id) => JSON.stringify(keys.queue(id)))),
-    ...new Set(ids.users.map((id) => JSON.stringify(keys.userById(id)))),
+    ...new Set(ids.queues.filter((id) => !refs.queues.has(id)).map((id) => JSON.stringify(keys.queue(id)))),
+    ...new Set(ids.users.filter((id) => !refs.users.has(id)).map((id) => JSON.stringify(keys.userById(id)))),
     ...new Set(ids.tickets.map((id) => JSON.stringify(keys.ticket(id)))),
   ].map((k) => JSON.parse(k) as Record<string, string>);
-  for (const item of await batchGet(wanted)) {
+  for (const item of wanted.length ? await batchGet(wanted) : []) {
     const pk = String(item.PK);
-    if (pk === keys.queuePartition) refs.queues.add(item.id as number);
-    else if (pk === keys.usersPartition) refs.users.set(item.id as number, item as unknown as UserSummary);
-    else if (pk.startsWith('TICKET#')) refs.tickets.set(item.id as number, strip<Ticket>(item));
+    const id = item.id as number;
+    if (pk === keys.queuePartition) {
+      refs.queues.add(id);
+      knownQueues.set(id, now + KNOWN_FOR_MS);
+    } else if (pk === keys.usersPartition) {
+      refs.users.set(id, item as unknown as UserSummary);
+      knownUsers.set(id, { summary: item as unknown as UserSummary, until: now + KNOWN_FOR_MS });
+    } else if (pk.startsWith('TICKET#')) refs.tickets.set(id, strip<Ticket>(item));
   }
   return refs;
 }

@@ -44,6 +44,7 @@ let api: ReturnType<typeof clientFor>;
 let injector: FaultInjector;
 let dynamo: DynamoDBDocumentClient;
 let clearCredentialCache: () => void;
+let forgetReferences: () => void;
 let listCustomFields: (o?: { fresh?: boolean }) => Promise<unknown>;
 let sweepFileCleanups: (now?: Date) => Promise<{ finished: number; unfinished: number }>;
 let uploadGraceMs: number;
@@ -65,6 +66,7 @@ beforeAll(async () => {
   // The store's modules, as the handlers use them (imported once the runtime set the environment).
   ({ dynamo } = await import('../../shared/store/clients'));
   ({ clearCredentialCache } = await import('../../shared/middleware/auth'));
+  ({ forgetReferences } = await import('../../shared/store/references'));
   ({ listCustomFields } = await import('../../shared/store/custom-fields'));
   ({ sweepFileCleanups, UPLOAD_GRACE_MS: uploadGraceMs } = await import('../../shared/store/file-cleanups'));
   injector = new FaultInjector(dynamo, process.env.AWS_ENDPOINT_URL_S3!);
@@ -82,11 +84,13 @@ afterAll(async () => {
 let warmedAt = 0;
 /**
  * Makes the read caches deterministic for the next run, so a run makes the same calls as the one
- * recorded: custom field definitions read now (cached 60 s), the admin's credential verified at most
- * 20 s ago (cached 60 s). Failing those reads is tested on its own below.
+ * recorded: custom field definitions read now (cached 60 s), queues and users not known (kept 60 s),
+ * the admin's credential verified at most 20 s ago (cached 60 s). Failing those reads is tested on
+ * its own below.
  */
 async function warm(): Promise<void> {
   await listCustomFields({ fresh: true });
+  forgetReferences(); // each run reads the queues and users it names, as the recorded one did
   // Within 2 s of a verification the cached user record (read again when 5 s old) lasts the run.
   if (Date.now() - warmedAt > 2_000) {
     clearCredentialCache();
