@@ -88,15 +88,16 @@ and one scrypt hash (the CPU of \`user create\` above is almost all its one hash
 ${r.operations['user create']?.cpuMs} ms of one core here); later ones within 60 s cost a SHA-256 and a map
 lookup (the \`denied (403)\` row: well under a millisecond of CPU).
 
-Write units, where they come from (the create and delete targets of issue 12 are not met yet).
-Measured directly on DynamoDB Local: a plain write of a small item bills 1 unit plus 1 per index
-entry, and the same write in a transaction bills twice that. A ticket item has three index entries
-(gsi1, gsi2, gsi3), a followup two, a ref one. A JSON create writes those three items in one
-transaction, (1+3)·2 + (1+2)·2 + (1+1)·2 = 18, and the id counter's plain \`ADD\` the rest; a DELETE
-of a ticket as the API stores it removes the same three, 18. A PATCH of the ticket's fields is one
-plain conditional \`UpdateItem\`, (1+3) = 4 (a write of one item is never a transaction). No request
-touches a shared item any more (docs/data-model.md): what is left is how many index entries a
-ticket write makes, a change of the table's indexes left for its own step.
+Write units, where they come from (docs/data-model.md, "Write units"). Measured directly on
+DynamoDB Local: a plain write of a small item bills 1 unit plus 1 per index entry, and the same write
+in a transaction bills twice that. A ticket item has three index entries (gsi1, gsi2, gsi3), a ref
+one. A JSON create is one conditional \`PutItem\` of the ticket item, which holds its opening
+followup (1 + 3), then the followup's ref (1 + 1), and the id counter's \`ADD\` (1): 7. A DELETE of a
+ticket as the API stores it removes the same two items, 6. A PATCH of the ticket's fields is one
+plain conditional \`UpdateItem\`, (1 + 3) = 4. Before, a create wrote the ticket, the opening followup
+as its own item and the ref in one transaction, 2 · (4 + 3 + 2) + 1 = 19, and a DELETE removed them
+in one, 18. A create reads nothing before it writes when its queue and assignee are known to the
+function (kept 60 s, as the custom field definitions are).
 
 Server memory (RSS of the Node process serving all functions, engines excluded): ${r.serverRssMb} MB.
 

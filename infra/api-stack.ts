@@ -5,7 +5,7 @@
  * cdk-nag (AwsSolutions, see infra/nag.ts) findings that are accepted rather than fixed are
  * acknowledged next to the construct they concern, each with its reason.
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { ApiMapping, CorsHttpMethod, DomainName, HttpApi, HttpMethod, LogGroupLogDestination, SecurityPolicy, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
@@ -26,6 +26,7 @@ import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import { grantsOf, writesTable } from './table-access';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
 import { Monitoring } from './monitoring';
+import { EDGE_REGION, originSecretName } from './edge';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
 
 
@@ -80,6 +81,8 @@ export class ApiStack extends Stack {
       apiName: `helpdesk-${settings.name}`,
       description: `Helpdesk API (${settings.name})`,
       createDefaultStage: false,
+      // Behind the edge, clients reach the API through CloudFront, and CloudFront through the custom domain.
+      disableExecuteApiEndpoint: settings.edge !== undefined,
       // Off unless the environment lists origins; API Gateway then answers preflights (infra/cors.ts).
       corsPreflight:
         settings.corsOrigins.length > 0
@@ -192,8 +195,15 @@ export class ApiStack extends Stack {
         ...(settings.authenticationClasses ? { HELPDESK_AUTHENTICATION_CLASSES: settings.authenticationClasses } : {}),
         // The origins trusted with cross-site writes (shared/domain/cross-origin.ts), as CORS lists them.
         ...(settings.corsOrigins.length ? { HELPDESK_CORS_ORIGINS: settings.corsOrigins.join(',') } : {}),
+        // Behind the edge: only requests through CloudFront, and links to its address (infra/edge.ts).
+        ...(settings.edge ? { HELPDESK_ORIGIN_SECRET_NAME: originSecretName(settings.name), HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}` } : {}),
       },
     });
+    if (settings.edge) {
+      // Secrets Manager appends six characters to a secret's name in its ARN.
+      const secretArn = this.formatArn({ service: 'secretsmanager', region: EDGE_REGION, resource: 'secret', resourceName: `${originSecretName(settings.name)}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }));
+    }
     const role = fn.role!;
     if (route.queuesWebhooks) webhooks.queue.grantSendMessages(fn);
 

@@ -1,17 +1,20 @@
 /**
  * The CDK app (cdk.json runs it): `npx cdk synth|deploy -c env=<dev|staging|prod>` (default dev).
- * Both stacks are environment-agnostic, so synth needs no AWS account or credentials.
+ * The stacks are environment-agnostic (the optional edge's is pinned to us-east-1, CloudFront's
+ * region, and no account), so synth needs no AWS account or credentials.
  */
 import { pathToFileURL } from 'node:url';
 import { App, CrossStackReferences, ReferenceStrength, Tags } from 'aws-cdk-lib';
 import { ApiStack } from './api-stack';
 import { DataStack } from './data-stack';
+import { EdgeStack } from './edge';
 import { environmentSettings, withContextOverrides } from './environments';
 import { addNagChecks } from './nag';
 
 export interface Helpdesk {
   data: DataStack;
   api: ApiStack;
+  edge?: EdgeStack;
 }
 
 /** Adds the helpdesk stacks for the app's `env` context (or `envName`) to `app`. */
@@ -32,10 +35,21 @@ export function buildHelpdesk(app: App, envName?: string): Helpdesk {
     bucket: data.bucket,
     description: `Helpdesk ${settings.name}: HTTP API and functions (stateless)`,
   });
+  // CloudFront and WAF in us-east-1 (infra/edge.ts), deployed before the API that requires its secret.
+  const edge =
+    settings.edge && settings.customDomain
+      ? new EdgeStack(app, `${prefix}-Edge`, {
+          settings,
+          edge: settings.edge,
+          originDomain: settings.customDomain.domainName,
+          description: `Helpdesk ${settings.name}: CloudFront and WAF in front of the API`,
+        })
+      : undefined;
+  if (edge) api.addDependency(edge);
 
   Tags.of(app).add('project', 'helpdesk');
   Tags.of(app).add('environment', settings.name);
-  return { data, api };
+  return { data, api, edge };
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;

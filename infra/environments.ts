@@ -87,7 +87,27 @@ export interface EnvironmentSettings {
    * `-c corsOrigins=https://a.example.com,https://b.example.com` sets it at deploy time.
    */
   corsOrigins: readonly string[];
+  /**
+   * The optional edge (infra/edge.ts): CloudFront with AWS WAF (AWS managed rule groups and a
+   * rate-based rule) in front of the API, at `domainName`, with an ACM certificate for it in
+   * us-east-1 (CloudFront's region). It needs `customDomain` (CloudFront's origin), and it turns off
+   * the default execute-api endpoint: clients use `domainName` only. Undefined: no edge (the stage
+   * throttle is then the only limit before the functions). `-c edgeDomainName=... -c
+   * edgeCertificateArn=...` set it at deploy time, `-c edgeRateLimit=<requests per 5 minutes per
+   * address>` its rate rule.
+   */
+  edge?: EdgeSettings;
 }
+
+export interface EdgeSettings {
+  domainName: string;
+  certificateArn: string;
+  /** Requests per client address in any 5 minutes beyond which WAF blocks it (AWS's minimum is 10). */
+  rateLimitPer5Minutes: number;
+}
+
+/** Requests per address per 5 minutes: well above the stage's per-second rate for one busy integration (1,000 a minute), well below a flood. */
+export const DEFAULT_EDGE_RATE_LIMIT = 5_000;
 
 const NO_WEBHOOKS = { HELPDESK_NEW_TICKET_WEBHOOK_URLS: '', HELPDESK_FOLLOWUP_WEBHOOK_URLS: '', HELPDESK_WEBHOOK_TIMEOUT: '3' };
 
@@ -159,10 +179,32 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
   if (Boolean(domainName) !== Boolean(certificateArn)) {
     throw new Error(`Environment "${settings.name}": a custom domain needs both domainName and certificateArn (-c domainName=... -c certificateArn=...)`);
   }
+  const customDomain = domainName && certificateArn ? { domainName, certificateArn } : undefined;
   return {
     ...settings,
     alarmEmail: text('alarmEmail') ?? settings.alarmEmail,
     corsOrigins: text('corsOrigins') !== undefined ? parseCorsOrigins(text('corsOrigins')) : parseCorsOrigins(settings.corsOrigins.join(',')),
-    customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
+    customDomain,
+    edge: edgeSettings(settings, text, customDomain),
   };
+}
+
+function edgeSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined, customDomain: EnvironmentSettings['customDomain']): EdgeSettings | undefined {
+  const domainName = text('edgeDomainName') ?? settings.edge?.domainName;
+  const certificateArn = text('edgeCertificateArn') ?? settings.edge?.certificateArn;
+  const rate = text('edgeRateLimit');
+  if (!domainName && !certificateArn) {
+    if (rate !== undefined) throw new Error(`Environment "${settings.name}": edgeRateLimit without an edge (-c edgeDomainName=... -c edgeCertificateArn=...)`);
+    return undefined;
+  }
+  const fail = (why: string) => new Error(`Environment "${settings.name}": the edge ${why}`);
+  if (!domainName || !certificateArn) throw fail('needs both edgeDomainName and edgeCertificateArn (-c edgeDomainName=... -c edgeCertificateArn=...)');
+  if (!/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\//.test(certificateArn)) throw fail(`certificate must be an ACM certificate in us-east-1 (CloudFront's region), not ${certificateArn}`);
+  if (!customDomain) throw fail('needs the API\'s own domain as its origin (-c domainName=... -c certificateArn=...)');
+  if (customDomain.domainName === domainName) throw fail(`domain (${domainName}) must differ from the API's own domain, its origin`);
+  const rateLimitPer5Minutes = rate === undefined ? (settings.edge?.rateLimitPer5Minutes ?? DEFAULT_EDGE_RATE_LIMIT) : Number(rate);
+  if (!Number.isInteger(rateLimitPer5Minutes) || rateLimitPer5Minutes < 10 || rateLimitPer5Minutes > 2_000_000_000) {
+    throw fail(`rate limit must be a whole number of requests per 5 minutes from 10 (AWS WAF's minimum), not ${rate}`);
+  }
+  return { domainName, certificateArn, rateLimitPer5Minutes };
 }

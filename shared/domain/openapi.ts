@@ -338,7 +338,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: field errors, or a body that could not be parsed.',
   401: 'No or invalid credentials.',
-  403: 'The user may not do this, or a browser sent this write from another site (Sec-Fetch-Site, Origin).',
+  403: 'The user may not do this, or a browser sent this write from another site (Sec-Fetch-Site, Origin), or (behind the optional edge) the request did not come through it.',
   404: 'Not found (or the API is switched off).',
   406: 'The `Accept` header allows no JSON.',
   409: 'The resource is in use; or a request with the same Idempotency-Key is still running, or succeeded with an answer holding a secret shown only once.',
@@ -521,8 +521,9 @@ const errorResponse = (status: number): JsonSchema => {
 export function errorStatuses(route: Route, doc: OperationDoc): number[] {
   // 429: a username locked after failed logins; 500: a fault of ours (logged, no internals shown).
   const statuses = new Set<number>([401, 404, 429, 500, 503, ...(doc.errors ?? [])]);
-  // 403 also for a write a browser sent from another site (shared/domain/cross-origin.ts).
-  if (route.permission !== 'authenticated' || !['GET', 'HEAD', 'OPTIONS'].includes(route.method)) statuses.add(403);
+  // 403: a permission, a write a browser sent from another site (shared/domain/cross-origin.ts), and
+  // behind the edge any request that went around it (shared/middleware/origin.ts).
+  statuses.add(403);
   if (route.negotiatesJson !== false) statuses.add(406);
   if (doc.paginated) statuses.add(404);
   if (doc.body) [400, 413, 415].forEach((s) => statuses.add(s));
@@ -571,8 +572,7 @@ function operation(route: Route, defs: CustomFieldDefinition[]): JsonSchema {
 }
 
 /** OPTIONS on every path (answered by the fallback function): DRF's description of the route. */
-function optionsOperation(path: string, pathRoutes: Route[]): JsonSchema {
-  const strictest = pathRoutes.some((r) => r.permission === 'superuser') ? 'superuser' : pathRoutes.some((r) => r.permission === 'staff') ? 'staff' : 'authenticated';
+function optionsOperation(path: string): JsonSchema {
   const responses: Record<string, JsonSchema> = {
     '200': { description: 'What the route renders and parses, and its writable fields.', content: { 'application/json': { schema: ref('RouteDescription') } } },
     '204': {
@@ -580,7 +580,7 @@ function optionsOperation(path: string, pathRoutes: Route[]): JsonSchema {
       headers: Object.fromEntries(['Access-Control-Allow-Origin', 'Access-Control-Allow-Methods', 'Access-Control-Allow-Headers', 'Access-Control-Max-Age'].map((h) => [h, { schema: { type: 'string' } }])),
     },
   };
-  for (const status of [401, ...(strictest === 'authenticated' ? [] : [403]), 404, 406, 503]) responses[String(status)] = errorResponse(status);
+  for (const status of [401, 403, 404, 406, 503]) responses[String(status)] = errorResponse(status);
   return {
     operationId: `describe${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     tags: ['API'],
@@ -640,7 +640,7 @@ export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
   }
   for (const route of routes) {
     const item = paths[documentPath(route.path)]!;
-    item.options ??= optionsOperation(route.path, routes.filter((r) => r.path === route.path));
+    item.options ??= optionsOperation(route.path);
   }
   return {
     openapi: '3.1.0',

@@ -72,6 +72,9 @@ export function header(event: HttpEvent, name: string): string | undefined {
 
 /** The API's own origin as the client reached it, for absolute links. */
 export function baseUrl(event: HttpEvent): string {
+  // Behind the edge (infra/edge.ts) the host a function sees is CloudFront's origin, which refuses
+  // requests that do not come through CloudFront: links name the edge's address.
+  if (process.env.HELPDESK_PUBLIC_URL) return process.env.HELPDESK_PUBLIC_URL;
   const proto = header(event, 'x-forwarded-proto') ?? 'https';
   const host = header(event, 'host') ?? event.requestContext.domainName;
   return `${proto}://${host}`;

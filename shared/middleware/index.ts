@@ -1,6 +1,6 @@
 /**
- * The Middy chain every handler shares, assembled once. Order of checks, as upstream:
- * activation flag (404) → route → `Accept` (406) → authentication (401) → permission (403) →
+ * The Middy chain every handler shares, assembled once. Order of checks, as upstream, after the
+ * edge's origin header when there is an edge (origin.ts, 403): activation flag (404) → route → `Accept` (406) → authentication (401) → permission (403) →
  * Idempotency-Key (replay, 409, 422) → the handler, which looks up its object (404) and then parses the body (415, 400) → validation (400) →
  * action.
  */
@@ -14,6 +14,7 @@ import { crossOriginRefusal } from '../domain/cross-origin';
 import { parseBody } from './body';
 import { idempotency } from './idempotency';
 import { observe } from './observe';
+import { ORIGIN_HEADER, checkOrigin } from './origin';
 import { SECURITY_HEADERS, header, json, type ApiEvent, type HttpResult } from './http';
 
 export type { ApiEvent, HttpResult } from './http';
@@ -111,6 +112,11 @@ export function apiHandler(
     },
   };
 
+  // First of all: behind the edge, a request that went around it learns nothing (origin.ts).
+  const edgeOnly: middy.MiddlewareObj<ApiEvent, HttpResult> = {
+    before: (request) => checkOrigin(header(request.event, ORIGIN_HEADER)),
+  };
+
   const activationAndRoute: middy.MiddlewareObj<ApiEvent, HttpResult> = {
     before: (request) => {
       if (!config.apiActive) throw new NotFound();
@@ -156,6 +162,7 @@ export function apiHandler(
   return middy<ApiEvent, HttpResult>()
     .use(observe(handlerName)) // logs, metrics, traces (observe.ts): first in, last out, around every check
     .use(responses)
+    .use(edgeOnly)
     .use(activationAndRoute)
     .use(crossOrigin)
     .use(authentication)

@@ -1,0 +1,65 @@
+/**
+ * Behind the optional edge (infra/edge.ts: CloudFront with AWS WAF), the API's own endpoint must not
+ * be a way around the firewall. HTTP APIs take no WAF and no resource policy, and CloudFront reaches
+ * the API through its custom domain (the default execute-api endpoint is off), which anyone can
+ * reach too; so CloudFront adds a header with a secret to every request it forwards, and every
+ * function refuses a request without it (403) before anything else. The secret lives in Secrets
+ * Manager in us-east-1, beside the distribution (HELPDESK_ORIGIN_SECRET_NAME, read once per warm
+ * function); HELPDESK_ORIGIN_SECRET gives the value itself (the local runtime has no edge, and the
+ * tests set it). Neither set: no check.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AwsClient } from 'aws4fetch';
+import { PermissionDenied, ServiceUnavailable } from '../domain/errors';
+
+/** The header CloudFront adds to every request it forwards (infra/edge.ts). */
+export const ORIGIN_HEADER = 'X-Origin-Verify';
+/** Where the secret is kept: the region of every CLOUDFRONT-scope resource. */
+const SECRET_REGION = 'us-east-1';
+
+let secret: Promise<string | undefined> | undefined;
+
+async function readSecret(): Promise<string | undefined> {
+  const name = process.env.HELPDESK_ORIGIN_SECRET_NAME;
+  if (!name) return process.env.HELPDESK_ORIGIN_SECRET || undefined;
+  // Secrets Manager's JSON API, signed with aws4fetch (as files.ts does S3): no SDK client in every bundle.
+  const client = new AwsClient({
+    accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
+    secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
+    sessionToken: process.env.AWS_SESSION_TOKEN,
+    region: SECRET_REGION,
+    service: 'secretsmanager',
+  });
+  const reply = await client.fetch(`https://secretsmanager.${SECRET_REGION}.amazonaws.com/`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'secretsmanager.GetSecretValue' },
+    body: JSON.stringify({ SecretId: name }),
+  });
+  if (!reply.ok) throw new Error(`origin secret not read: ${reply.status}`);
+  return ((await reply.json()) as { SecretString?: string }).SecretString;
+}
+
+function expectedSecret(): Promise<string | undefined> {
+  secret ??= readSecret().catch((error: unknown) => {
+    secret = undefined; // read again on the next request
+    throw error;
+  });
+  return secret;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Throws 403 unless the request carries the edge's secret (when there is an edge). */
+export async function checkOrigin(sent: string | undefined): Promise<void> {
+  let expected: string | undefined;
+  try {
+    expected = await expectedSecret();
+  } catch {
+    throw new ServiceUnavailable();
+  }
+  if (expected === undefined) return;
+  // Compared as digests, in constant time whatever the lengths.
+  if (sent === undefined || !timingSafeEqual(digest(sent), digest(expected))) {
+    throw new PermissionDenied('Requests must come through the API\'s edge address.');
+  }
+}
