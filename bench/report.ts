@@ -166,7 +166,16 @@ export const PRICES = {
   s3GetPerThousand: 0.0004,
   s3StoragePerGbMonth: 0.023,
   dynamoStoragePerGbMonth: 0.25,
+  // The optional edge (infra/edge.ts).
+  wafWebAclPerMonth: 5.0,
+  wafRulePerMonth: 1.0, // each rule, a managed rule group counting as one
+  wafPerMillionRequests: 0.6,
+  cloudFrontPerMillionHttpsRequests: 1.0, // price class 100 (North America, Europe)
+  cloudFrontPerGbOut: 0.085, // first 10 TB a month
 };
+
+/** The edge's rules: the rate rule and three managed rule groups (infra/edge.ts). */
+const EDGE_RULES = 4;
 
 export const LAMBDA_MEMORY_GB = 0.5;
 
@@ -204,11 +213,13 @@ export function renderCost(r: BenchResults): string {
     .join('\n');
   const ticketsPerMonth = 1000 * 30;
   let monthly = 0;
+  let monthlyRequests = 0;
   const lines = PER_TICKET.map(([name, perTicket]) => {
     const o = r.operations[name]!;
     const requests = ticketsPerMonth * perTicket;
     const cost = (perMillion(o).total * requests) / 1e6;
     monthly += cost;
+    monthlyRequests += requests;
     return `| ${name} | ${perTicket} | ${requests.toLocaleString('en')} | ${usd(cost)} |`;
   }).join('\n');
   // Storage after a year: ~4 KB of items per ticket (ticket, followups, index share), 20% with a 200 KB file.
@@ -250,6 +261,18 @@ function on the table's stream: per ticket write it adds one Lambda invocation s
 to 100 records) and under 1 write unit in bursts, about 8 for a lone write (its transaction rewrites
 the count block and both totals items); stream reads by Lambda are free. A list page's read units do
 not grow with the table (docs/benchmarks.md, "Scale").
+
+## The optional edge
+
+CloudFront with AWS WAF in front of the API (\`-c edgeDomainName=... -c edgeCertificateArn=...\`,
+infra/edge.ts) costs, as published in 2026: the web ACL ${usd(PRICES.wafWebAclPerMonth)} a month and ${usd(PRICES.wafRulePerMonth)} per rule (${EDGE_RULES} rules:
+the rate rule and three managed groups, none of the paid ones), so ${usd(PRICES.wafWebAclPerMonth + EDGE_RULES * PRICES.wafRulePerMonth)} a month before any request; then
+per million requests ${usd(PRICES.wafPerMillionRequests)} for WAF and ${usd(PRICES.cloudFrontPerMillionHttpsRequests)} for CloudFront's HTTPS requests, and ${usd(PRICES.cloudFrontPerGbOut)} per GB of answers
+out (CloudFront's always-free tier covers the first 10 million requests and 1 TB a month). For the
+helpdesk above (${(monthlyRequests / 1e6).toFixed(2)} million requests a month) that is about **${usd(PRICES.wafWebAclPerMonth + EDGE_RULES * PRICES.wafRulePerMonth + (monthlyRequests / 1e6) * PRICES.wafPerMillionRequests)} a month**, more than
+the API itself: worth it for an API exposed to the internet at large, less so for one only
+integrations call. The API Gateway, Lambda and DynamoDB costs stay as they are (CloudFront to the API
+is data transfer AWS does not charge).
 
 ## Sizing, and why
 
