@@ -3,8 +3,16 @@ import { startLocalRuntime } from './runtime';
 
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = process.env.HELPDESK_DATA_DIR ?? '.helpdesk-data';
+// `line`: one line per request (method, path, status, ms, request id), and the functions' records
+// only from WARN up unless POWERTOOLS_LOG_LEVEL says otherwise. `json`: the functions' full records.
+const logFormat = process.env.HELPDESK_LOG_FORMAT ?? 'line';
+if (logFormat !== 'line' && logFormat !== 'json') {
+  console.error(`HELPDESK_LOG_FORMAT must be line or json, not "${logFormat}"`);
+  process.exit(1);
+}
+if (logFormat === 'line') process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
-const runtime = await startLocalRuntime({ port, dataDir }).catch((error: Error) => {
+const runtime = await startLocalRuntime({ port, dataDir, accessLog: logFormat === 'line' }).catch((error: Error) => {
   console.error(`Could not start the local API: ${error.message}`);
   process.exit(1);
 });

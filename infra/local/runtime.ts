@@ -14,6 +14,8 @@ export interface RuntimeOptions {
   port?: number;
   host?: string;
   dataDir?: string;
+  /** One line per request on stdout (`npm start`'s default: HELPDESK_LOG_FORMAT=line). */
+  accessLog?: boolean;
 }
 
 export interface LocalRuntime {
@@ -72,7 +74,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const { startLocalFileSweeper } = await import('./file-sweeper');
     sweeper = await startLocalFileSweeper(sweepEvery);
     const { createLocalServer } = await import('./server');
-    server = createLocalServer();
+    server = createLocalServer({ accessLog: options.accessLog ?? false });
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);

@@ -115,7 +115,19 @@ function send(res: ServerResponse, method: string, result: HttpResult): void {
   res.end(method === 'HEAD' ? undefined : body);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[]): Promise<void> {
+/** `npm start`'s access log: one line per request (HELPDESK_LOG_FORMAT=line, its default). */
+export function accessLine(method: string, url: string, status: number, ms: number, requestId: string | undefined): string {
+  return `${method} ${url} ${status} ${Math.round(ms)} ms ${requestId ?? '-'}`;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], accessLog: boolean): Promise<void> {
+  const started = performance.now();
+  const answered = await answer(req, res, corsOrigins);
+  if (accessLog) console.log(accessLine((req.method ?? 'GET').toUpperCase(), req.url ?? '/', res.statusCode, performance.now() - started, answered));
+}
+
+/** Serves one request; returns the request id given to its handler, if one ran. */
+async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[]): Promise<string | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   const origin = req.headers.origin;
@@ -124,7 +136,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, corsOrigins: re
   if (corsOrigins.length > 0 && isPreflight(method, req.headers as Record<string, string | undefined>)) {
     req.resume();
     send(res, method, { statusCode: 204, headers: preflightHeaders(corsOrigins, origin) });
-    return;
+    return undefined;
   }
   const cors = corsOrigins.length > 0 ? responseCorsHeaders(corsOrigins, origin) : {};
   const { route, params } = resolveRoute(method, path);
@@ -135,18 +147,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, corsOrigins: re
     // What API Gateway answers for a payload over its limit, in upstream's error shape.
     const detail = error instanceof BodyTooLarge ? `Request body is larger than ${MAX_BODY_BYTES} bytes.` : 'Request body could not be read.';
     send(res, method, { statusCode: error instanceof BodyTooLarge ? 413 : 400, headers: { ...SECURITY_HEADERS, ...cors, 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify({ detail }) });
-    return;
+    return undefined;
   }
   const event = toEvent(req, body, route, params);
   const handler = await loadHandler(route);
   const result = await asRoute(route, () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler }));
   send(res, method, { ...result, headers: { ...result.headers, ...cors } });
+  return event.requestContext.requestId;
 }
 
 /** `HELPDESK_CORS_ORIGINS`: comma-separated allowed origins (or `*`); unset or empty, CORS is off. */
-export function createLocalServer(corsOrigins = parseCorsOrigins(process.env.HELPDESK_CORS_ORIGINS)): Server {
+export function createLocalServer({ corsOrigins = parseCorsOrigins(process.env.HELPDESK_CORS_ORIGINS), accessLog = false } = {}): Server {
   return createServer((req, res) => {
-    handle(req, res, corsOrigins).catch((error: Error) => {
+    handle(req, res, corsOrigins, accessLog).catch((error: Error) => {
       console.error(JSON.stringify({ level: 'ERROR', message: 'local server error', error: error.message }));
       if (!res.headersSent) send(res, 'GET', { statusCode: 500, headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json' }, body: '{"detail":"A server error occurred."}' });
       else res.destroy();

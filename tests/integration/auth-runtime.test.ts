@@ -42,6 +42,8 @@ beforeAll(async () => {
     HELPDESK_TEST_FAULT_MARKER: MARKER,
     // Every level is logged, so the scan for secrets below reads all a deployment could write.
     POWERTOOLS_LOG_LEVEL: 'DEBUG',
+    // And npm start's one line per request, scanned too.
+    HELPDESK_LOG_FORMAT: 'line',
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${FAULT_MODULE}`.trim(),
   });
   api = clientFor(runtime.url);
@@ -171,6 +173,8 @@ describe('the runtime output after requests full of secrets', () => {
     // The faults were logged (so the scan below covers error logs), and so was every request.
     expect(output.match(/unhandled error/g)?.length).toBeGreaterThanOrEqual(2);
     expect(output.match(/"route": "GET \/api\/user_tickets"/g)?.length).toBeGreaterThanOrEqual(5);
+    expect(output).toMatch(/^GET \/api\/user_tickets\/ 200 \d+ ms [0-9a-f-]{36}$/m);
+    expect(output).toMatch(/^POST \/api\/tickets\/ 500 \d+ ms [0-9a-f-]{36}$/m);
     for (const value of secrets) expect(output, `the output contains "${value}"`).not.toContain(value);
     expect(output).not.toMatch(/scrypt\$/);
   });

@@ -32,9 +32,9 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export async function spawnRuntime(env: Record<string, string> = {}): Promise<SpawnedRuntime> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
     cwd: ROOT,
-    // Request log lines only where a test reads them (logging.test.ts asks for INFO): nobody reads
+    // Request log lines (and `npm start`'s access lines) only where a test reads them: nobody reads
     // the others, and writes to a pipe are synchronous on Linux.
-    env: { ...process.env, PORT: '0', HELPDESK_DATA_DIR: 'memory', POWERTOOLS_LOG_LEVEL: 'WARN', ...env },
+    env: { ...process.env, PORT: '0', HELPDESK_DATA_DIR: 'memory', POWERTOOLS_LOG_LEVEL: 'WARN', HELPDESK_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

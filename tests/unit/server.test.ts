@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { fallbackRoute, routeByHandler } from '../../infra/routes';
-import { resolveRoute, toEvent } from '../../infra/local/server';
+import { accessLine, resolveRoute, toEvent } from '../../infra/local/server';
 
 describe('resolveRoute', () => {
   it('finds the route of a method and path, with or without slash', () => {
@@ -83,5 +83,12 @@ describe('toEvent', () => {
     expect(event.isBase64Encoded).toBe(false);
     expect(event.routeKey).toBe('ANY /api/{proxy+}');
     expect(event.pathParameters).toEqual({ proxy: 'nothing' });
+  });
+});
+
+describe('accessLine', () => {
+  it("is npm start's one line per request: method, path and query, status, whole milliseconds, request id", () => {
+    expect(accessLine('GET', '/api/tickets/?page=2', 200, 12.6, 'a1b2')).toBe('GET /api/tickets/?page=2 200 13 ms a1b2');
+    expect(accessLine('POST', '/api/tickets/', 413, 3, undefined)).toBe('POST /api/tickets/ 413 3 ms -');
   });
 });
