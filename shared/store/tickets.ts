@@ -261,7 +261,8 @@ export async function addFollowup(
  * Deletes a ticket, every ticket merged into it (recursively, as upstream's cascade), and all their
  * items. The ticket items go in the first write, so the tickets disappear at once; followups,
  * attachments and their refs follow (all in that one transaction unless there are over 100 items,
- * or unless the ticket is alone and has no files: then its item is deleted by itself first).
+ * or unless the ticket is alone, has no files and is not merged: then its item is deleted by itself
+ * first).
  * The first transaction also records all their files for deletion; returns those records (for
  * `removeFiles`). A followup committed meanwhile (its transaction does not hold the ticket) is
  * removed by the stream consumer (store/collection-repair.ts).
@@ -308,9 +309,11 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
   if (target != null && !seen.has(target)) {
     rest.push({ Delete: { TableName: config.tableName, Key: keys.mergedFrom(target, root.ticket.id) } });
   }
-  // A lone ticket without files (the common case) is deleted by itself: one plain DeleteItem is the
-  // commit, and its followups and refs follow, mended by the stream consumer should that fail.
-  const alone = essential.length === 1;
+  // A lone ticket without files, not merged into another (the common case), is deleted by itself:
+  // one plain DeleteItem is the commit, and its followups and refs follow, which the stream consumer
+  // removes should that fail. (A merge pointer in another ticket's collection it would not: those
+  // deletes stay in one transaction.)
+  const alone = essential.length === 1 && target == null;
   try {
     await (alone ? transact(essential) : transactEssentialFirst(essential, rest));
   } catch (error) {
