@@ -159,7 +159,7 @@ export function apiHandler(
     },
   };
 
-  return middy<ApiEvent, HttpResult>()
+  const chain = middy<ApiEvent, HttpResult>()
     .use(observe(handlerName)) // logs, metrics, traces (observe.ts): first in, last out, around every check
     .use(responses)
     .use(edgeOnly)
@@ -167,9 +167,11 @@ export function apiHandler(
     .use(crossOrigin)
     .use(authentication)
     .use(permission)
-    .use(body) // parses on first use (memoised): the handler, or a keyed POST's fingerprint
-    .use(idempotency(handlerName, { answerHoldsSecret: entry.answerHoldsSecret === true })) // POST with Idempotency-Key: once per key (idempotency.ts)
-    .handler((event) => fn(event));
+    .use(body); // parses on first use (memoised): the handler, or a keyed POST's fingerprint
+  // A POST route with Idempotency-Key: once per key (idempotency.ts). Not the fallback: a 404 or 405
+  // has no effect to make once, and its function may not write keys (infra/table-access.ts).
+  if (entry.method === 'POST') chain.use(idempotency(handlerName, { answerHoldsSecret: entry.answerHoldsSecret === true }));
+  return chain.handler((event) => fn(event));
 }
 
 /** Path parameter as an integer id; anything else is 404, as upstream's `\d+` routes. */

@@ -109,3 +109,12 @@ describe('Idempotency-Key', () => {
     expect(await withTitle(title)).toHaveLength(2);
   });
 });
+
+describe('Idempotency-Key on a path without POST', () => {
+  it('answers 405 as without the key (the key is claimed and given back, never a 500)', async () => {
+    const ticket = (await post('/api/tickets/', { ...VALID_TICKET, title: unique('idem-405') }, unique('key'))).body;
+    const reply = await post(`/api/tickets/${ticket.id}/`, { title: 'x' }, unique('key'));
+    expect(reply.status, reply.text).toBe(405);
+    expect(reply.body).toEqual({ detail: 'Method "POST" not allowed.' });
+  });
+});
