@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BUNDLE_ALIASES, BUNDLE_SETTINGS, bundleDefines } from '../infra/bundling';
-import { fallbackRoute, routes } from '../infra/routes';
+import { fallbackRoute, routes } from '../shared/api/routes';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

@@ -23,11 +23,11 @@ import { Webhooks } from './webhooks';
 import { FileSweeper } from './file-sweeper';
 import { TicketCounts } from './ticket-counts';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
-import { grantsOf, writesTable } from './table-access';
+import { grantsOf, writesTable } from '../shared/api/table-access';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
 import { Monitoring } from './monitoring';
 import { EDGE_REGION, originSecretName } from './edge';
-import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from './routes';
+import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from '../shared/api/routes';
 
 
 const S3_ACTIONS: Record<FileAccess, string> = {

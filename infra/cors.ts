@@ -6,7 +6,7 @@
  * still reaches the function, which describes the route as upstream does. The local server
  * (infra/local/server.ts, `HELPDESK_CORS_ORIGINS`) does the same with the functions below.
  */
-import { routes } from './routes';
+import { routes } from '../shared/api/routes';
 
 /** Request headers a browser may send: credentials, bodies, and the conditional/retry headers. */
 export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key'] as const;

@@ -15,7 +15,7 @@ import { Construct } from 'constructs';
 import { ATTACHMENT_PREFIX, PARTITIONS } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
-import { on } from './table-access';
+import { on } from '../shared/api/table-access';
 import { nagImportedArn } from './nag';
 
 /** How often the sweeper runs: cleanup records of deletes are due at once, abandoned uploads after 10 minutes. */

@@ -15,7 +15,7 @@ import type { Construct } from 'constructs';
 import { lambdaBundling } from './bundling';
 import { SERVICE_NAME } from '../shared/observability';
 import type { EnvironmentSettings } from './environments';
-import type { TableGrant } from './table-access';
+import type { TableGrant } from '../shared/api/table-access';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -89,7 +89,7 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
 }
 
 /**
- * The IAM statements of table grants (infra/table-access.ts): each grant's actions on the table, on
+ * The IAM statements of table grants (shared/api/table-access.ts): each grant's actions on the table, on
  * the condition that every partition key a request touches matches the grant's patterns
  * (`ForAllValues`: a BatchGetItem or a transaction is allowed only if all its items are), and Query
  * on each named index.

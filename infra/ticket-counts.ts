@@ -15,7 +15,7 @@ import { Construct } from 'constructs';
 import { COUNT_KEY_PATTERNS } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
-import { on } from './table-access';
+import { on } from '../shared/api/table-access';
 
 export interface TicketCountsProps {
   settings: EnvironmentSettings;

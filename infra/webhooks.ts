@@ -26,7 +26,7 @@ import { PARTITIONS } from '../shared/store/keys';
 import { OUTBOX_ITEM_TYPE } from '../shared/store/outbox';
 import type { EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
-import { on } from './table-access';
+import { on } from '../shared/api/table-access';
 
 /** Receives of a delivery message beyond one per attempt, before SQS gives up on it. */
 export const SPARE_RECEIVES = 5;

@@ -5,7 +5,7 @@
  * integration suite (tests/integration/openapi-setup.ts).
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { matchRoutes } from '../infra/routes';
+import { matchRoutes } from '../shared/api/routes';
 import { buildOpenApi, documentPath, type OpenApiDocument } from '../shared/domain/openapi';
 
 /** The generic document (no custom field defined): tickets' `custom_*` keys are patternProperties. */

@@ -3,7 +3,7 @@
  * authentication), and for a known path with another method, after authentication and permission
  * as upstream: OPTIONS describes the route, anything else is 405 with `Allow`.
  */
-import { allowedMethods, matchRoutes } from '../../infra/routes';
+import { allowedMethods, matchRoutes } from '../../shared/api/routes';
 import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
 import { MethodNotAllowed, NotFound } from '../../shared/domain/errors';

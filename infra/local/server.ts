@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isPreflight, parseCorsOrigins, preflightHeaders, responseCorsHeaders } from '../cors';
-import { fallbackRoute, matchRoutes, type Route } from '../routes';
+import { fallbackRoute, matchRoutes, type Route } from '../../shared/api/routes';
 import { MAX_BODY_BYTES } from '../../shared/middleware/body';
 import { SECURITY_HEADERS, type HttpEvent, type HttpResult } from '../../shared/middleware/http';
 import { asRoute } from './table-access';

@@ -12,8 +12,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
-import type { Route } from '../routes';
-import { allows, grantsOf, tableRequests } from '../table-access';
+import type { Route } from '../../shared/api/routes';
+import { allows, grantsOf, tableRequests } from '../../shared/api/table-access';
 
 const routeInScope = new AsyncLocalStorage<Route>();
 

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the API, generated from what the code itself runs on:
- * - paths and methods from the route table (infra/routes.ts), each with its permission;
+ * - paths and methods from the route table (shared/api/routes.ts), each with its permission;
  * - request bodies from the DRF-style field definitions that validate them (fields.ts and the
  *   per-resource field sets), in their JSON, form and multipart variants;
  * - response bodies from the zod shapes (shapes.ts) through `z.toJSONSchema`;
@@ -14,7 +14,7 @@
  * A route without an entry in OPERATIONS makes `buildOpenApi` throw (and a unit test fail).
  */
 import * as z from 'zod/mini';
-import { routes, type Permission, type Route } from '../../infra/routes';
+import { routes, type Permission, type Route } from '../api/routes';
 import { customFieldFields, queueFields } from './admin';
 import { attachmentFields } from './attachment';
 import { CUSTOM_PREFIX, sortDefinitions, type CustomFieldDefinition, type DataType } from './custom-fields';

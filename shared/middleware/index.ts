@@ -5,7 +5,7 @@
  * action.
  */
 import middy from '@middy/core';
-import { allowedMethods, routeByHandler, type Permission } from '../../infra/routes';
+import { allowedMethods, routeByHandler, type Permission } from '../api/routes';
 import { HttpError, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
 import { logger } from '../observability';
@@ -169,7 +169,7 @@ export function apiHandler(
     .use(permission)
     .use(body); // parses on first use (memoised): the handler, or a keyed POST's fingerprint
   // A POST route with Idempotency-Key: once per key (idempotency.ts). Not the fallback: a 404 or 405
-  // has no effect to make once, and its function may not write keys (infra/table-access.ts).
+  // has no effect to make once, and its function may not write keys (shared/api/table-access.ts).
   if (entry.method === 'POST') chain.use(idempotency(handlerName, { answerHoldsSecret: entry.answerHoldsSecret === true }));
   return chain.handler((event) => fn(event));
 }

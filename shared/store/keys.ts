@@ -115,7 +115,7 @@ export const keys = {
 
 /**
  * The partition keys of each kind of item as IAM `dynamodb:LeadingKeys` patterns (`StringLike`), for
- * the functions' grants (infra/table-access.ts): each names exactly the partitions above.
+ * the functions' grants (shared/api/table-access.ts): each names exactly the partitions above.
  */
 export const PARTITIONS = {
   ticket: `${TICKET_PREFIX}*`,

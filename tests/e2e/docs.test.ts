@@ -6,7 +6,7 @@
  */
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { routes } from '../../infra/routes';
+import { routes } from '../../shared/api/routes';
 import { documentPath } from '../../shared/domain/openapi';
 
 const API = inject('apiUrl');

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUNDLE_SETTINGS, assetCommands } from '../../infra/bundling';
-import { DOCS_ASSETS, routes } from '../../infra/routes';
+import { DOCS_ASSETS, routes } from '../../shared/api/routes';
 
 const out = mkdtempSync(join(tmpdir(), 'docs-bundle-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHelpdesk, type Helpdesk } from '../../infra/app';
 import { ALARM_THRESHOLDS, THROTTLED_REQUESTS_METRIC } from '../../infra/monitoring';
-import { fallbackRoute, routes } from '../../infra/routes';
+import { fallbackRoute, routes } from '../../shared/api/routes';
 import { METRICS, SERVICE_NAME } from '../../shared/observability';
 import { templateApp } from './template';
 

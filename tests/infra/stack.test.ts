@@ -9,8 +9,8 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionId } from '../../infra/api-stack';
 import { buildHelpdesk, type Helpdesk } from '../../infra/app';
-import { fallbackRoute, routeByHandler, routes, type Route } from '../../infra/routes';
-import { grantsOf, writesTable } from '../../infra/table-access';
+import { fallbackRoute, routeByHandler, routes, type Route } from '../../shared/api/routes';
+import { grantsOf, writesTable } from '../../shared/api/table-access';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };

@@ -3,7 +3,7 @@
  * and HEAD on every GET route. Who may call is checked route by route in permissions.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../infra/routes';
+import { routes } from '../../shared/api/routes';
 import { ADMIN_AUTH, API, call, createTicket, createUser, multipart, rawRequest, unique, type Json } from './client';
 
 /** The `Allow` header of every path (3.1), and whether OPTIONS describes a body (POST/PUT). */

@@ -4,7 +4,7 @@
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../infra/routes';
+import { routes } from '../../shared/api/routes';
 import { documentPath } from '../../shared/domain/openapi';
 import { API, call, clientFor, unique } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes, type Permission } from '../../infra/routes';
+import { routes, type Permission } from '../../shared/api/routes';
 import { ADMIN_AUTH, basic, clientFor, type Reply } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 

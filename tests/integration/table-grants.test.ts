@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { routeByHandler } from '../../infra/routes';
+import { routeByHandler } from '../../shared/api/routes';
 import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
 
 let runtime: InProcessRuntime;

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../infra/routes';
+import { routes } from '../../shared/api/routes';
 import type { CustomFieldDefinition } from '../../shared/domain/custom-fields';
 import { idField, integerField, choiceField, textField } from '../../shared/domain/fields';
 import { OPERATIONS, buildOpenApi, documentPath, fieldJsonSchema } from '../../shared/domain/openapi';

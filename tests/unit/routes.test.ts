@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedMethods, fallbackRoute, matchPath, matchRoutes, routeByHandler, routes } from '../../infra/routes';
+import { allowedMethods, fallbackRoute, matchPath, matchRoutes, routeByHandler, routes } from '../../shared/api/routes';
 
 describe('matchPath', () => {
   it('matches with and without the trailing slash', () => {

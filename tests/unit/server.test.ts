@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { fallbackRoute, routeByHandler } from '../../infra/routes';
+import { fallbackRoute, routeByHandler } from '../../shared/api/routes';
 import { accessLine, resolveRoute, toEvent } from '../../infra/local/server';
 
 describe('resolveRoute', () => {

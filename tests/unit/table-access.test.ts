@@ -1,7 +1,7 @@
-/** What a DynamoDB call needs from IAM, and whether grants allow it (infra/table-access.ts). */
+/** What a DynamoDB call needs from IAM, and whether grants allow it (shared/api/table-access.ts). */
 import { describe, expect, it } from 'vitest';
-import { allows, grantsOf, tableRequests, writesTable, GRANTS } from '../../infra/table-access';
-import { routeByHandler, routes } from '../../infra/routes';
+import { allows, grantsOf, tableRequests, writesTable, GRANTS } from '../../shared/api/table-access';
+import { routeByHandler, routes } from '../../shared/api/routes';
 
 describe('tableRequests', () => {
   it('names one action per item, on its partition key, for every command the functions send', () => {

@@ -28,7 +28,7 @@ export interface Route {
   handler: string;
   permission: Permission;
   /**
-   * What the function may do to the table besides authenticating (infra/table-access.ts): the
+   * What the function may do to the table besides authenticating (shared/api/table-access.ts): the
    * stack grants exactly this, and the local runtime refuses anything else.
    */
   table: readonly TableGrant[];

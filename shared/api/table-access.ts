@@ -8,7 +8,7 @@
  * (infra/local/table-access.ts), so a test that reaches a call a route did not declare fails.
  */
 
-import { PARTITIONS } from '../shared/store/keys';
+import { PARTITIONS } from '../store/keys';
 import type { Route } from './routes';
 
 /** The IAM actions the functions use (a transaction needs the action of each of its items). */
