@@ -1,7 +1,6 @@
 /** POST /api/followups/: a followup on a ticket, with any number of attachments. */
 import { apiHandler } from '../../shared/middleware';
 import { baseUrl, json } from '../../shared/middleware/http';
-import { ServiceUnavailable } from '../../shared/domain/errors';
 import { parseFollowupBody, planFollowup } from '../../shared/domain/followup';
 import { followupView } from '../../shared/domain/views';
 import { newAttachments } from '../../shared/store/attachments';
@@ -10,8 +9,7 @@ import { withFiles } from '../../shared/store/file-cleanups';
 import { loadReferences } from '../../shared/store/references';
 import { webhookEventFor } from '../../shared/webhooks/settings';
 import { StaleTicket, MissingTicket, addFollowup } from '../../shared/store/tickets';
-
-const ATTEMPTS = 5;
+import { retryWhileStale } from '../../shared/middleware/stale';
 
 export const handler = apiHandler('followups/create', async (event) => {
   const draft = parseFollowupBody(await event.parseBody!());
@@ -30,18 +28,16 @@ export const handler = apiHandler('followups/create', async (event) => {
   const { records, files } = newAttachments(ticket.id, ids.followup, ids.attachment, draft.attachments);
 
   const announce = webhookEventFor('followup.created', ticket.id, ids.followup, baseUrl(event));
-  const followup = await withFiles(files, async (fileCommit) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
+  const followup = await withFiles(files, (fileCommit) =>
+    retryWhileStale(
+      async (attempt) => {
+        if (attempt > 1) ({ ticket, plan } = await planWith()); // throws 400 if the ticket is gone
         const record = { id: ids.followup, ...plan.followup };
         await addFollowup(ticket, record, records, plan.ticketChanges, announce, fileCommit);
         return record;
-      } catch (error) {
-        if (!(error instanceof StaleTicket || error instanceof MissingTicket)) throw error;
-        if (attempt === ATTEMPTS) throw new ServiceUnavailable();
-        ({ ticket, plan } = await planWith()); // throws 400 if the ticket is gone
-      }
-    }
-  });
+      },
+      (error) => error instanceof StaleTicket || error instanceof MissingTicket,
+    ),
+  );
   return json(201, followupView(baseUrl(event), followup, records));
 });

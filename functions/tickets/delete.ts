@@ -1,29 +1,23 @@
 /** DELETE /api/tickets/{id}/: the ticket, the tickets merged into it, and all their files. */
 import { apiHandler, idParam } from '../../shared/middleware';
 import { noContent } from '../../shared/middleware/http';
-import { NotFound, ServiceUnavailable } from '../../shared/domain/errors';
+import { retryWhileStale } from '../../shared/middleware/stale';
+import { NotFound } from '../../shared/domain/errors';
 import { removeFiles } from '../../shared/store/file-cleanups';
-import { MissingTicket, StaleTicket, deleteTicket, readTicket } from '../../shared/store/tickets';
+import { MissingTicket, deleteTicket, readTicket } from '../../shared/store/tickets';
 import { checkIfMatch } from './preconditions';
-import { backOff } from '../../shared/store/transact';
 
-/** The delete is conditional on the version read (nothing added meanwhile is left behind); a loser pauses and reads again. */
-const ATTEMPTS = 8;
-
+/** The delete is conditional on the version read, so nothing added meanwhile is left behind. */
 export const handler = apiHandler('tickets/delete', async (event) => {
   const id = idParam(event);
-  for (let attempt = 1; ; attempt++) {
+  return retryWhileStale(async () => {
     const ticket = await readTicket(id);
     if (!ticket) throw new NotFound();
     await checkIfMatch(event, ticket);
-    try {
-      await removeFiles(await deleteTicket(ticket));
-      return noContent();
-    } catch (error) {
-      if (error instanceof MissingTicket) throw new NotFound();
-      if (!(error instanceof StaleTicket)) throw error;
-      if (attempt === ATTEMPTS) throw new ServiceUnavailable();
-      await backOff(attempt);
-    }
-  }
+    const files = await deleteTicket(ticket).catch((error: unknown) => {
+      throw error instanceof MissingTicket ? new NotFound() : error;
+    });
+    await removeFiles(files);
+    return noContent();
+  });
 });

@@ -6,16 +6,13 @@ import { parseTicketBody, planTicketUpdate, referencedIds } from '../../shared/d
 import { ticketView } from '../../shared/domain/views';
 import { loadReferences } from '../../shared/store/references';
 import { listCustomFields } from '../../shared/store/custom-fields';
-import { MissingQueueOnWrite, MissingTicket, StaleTicket, readTicket, updateTicket } from '../../shared/store/tickets';
+import { MissingQueueOnWrite, MissingTicket, readTicket, updateTicket } from '../../shared/store/tickets';
 import { ValidationError } from '../../shared/domain/errors';
 import { MESSAGES } from '../../shared/domain/fields';
 import { idParam } from '../../shared/middleware';
 import { baseUrl, json, type ApiEvent, type HttpResult } from '../../shared/middleware/http';
 import { checkIfMatch } from './preconditions';
-import { backOff } from '../../shared/store/transact';
-
-/** Writes are conditional on the version read; a loser pauses (backOff) and reads again, up to this many times in all. */
-const ATTEMPTS = 8;
+import { retryWhileStale } from '../../shared/middleware/stale';
 
 export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, 'replace' | 'partial'>): Promise<HttpResult> {
   const id = idParam(event);
@@ -25,19 +22,19 @@ export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, '
   const draft = parseTicketBody(await event.parseBody!(), mode, defs);
   delete draft.errors.attachment; // accepted and ignored on updates, as upstream
   const changes = planTicketUpdate(draft, await loadReferences(referencedIds(draft.values)), new Date(), current.ticket);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const updated = await updateTicket(current, changes);
-      return json(200, ticketView(baseUrl(event), updated, defs), { ETag: ticketETag(ticketRevision(updated), defs) });
-    } catch (error) {
+  let read = current;
+  return retryWhileStale(async (attempt) => {
+    if (attempt > 1) {
+      const again = await readTicket(id);
+      if (!again) throw new NotFound();
+      await checkIfMatch(event, again, defs);
+      read = again;
+    }
+    const updated = await updateTicket(read, changes).catch((error: unknown) => {
       if (error instanceof MissingTicket) throw new NotFound();
       if (error instanceof MissingQueueOnWrite) throw new ValidationError({ queue: [MESSAGES.pkMissing(changes.queue)] });
-      if (!(error instanceof StaleTicket)) throw error;
-      if (attempt === ATTEMPTS) throw new ServiceUnavailable();
-      await backOff(attempt);
-      current = await readTicket(id);
-      if (!current) throw new NotFound();
-      await checkIfMatch(event, current, defs);
-    }
-  }
+      throw error;
+    });
+    return json(200, ticketView(baseUrl(event), updated, defs), { ETag: ticketETag(ticketRevision(updated), defs) });
+  });
 }
