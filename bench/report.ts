@@ -3,6 +3,36 @@ import type { BenchResults } from './run';
 
 const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
 
+/** A target: what, what was measured, whether it holds. */
+export type Target = [string, string, boolean];
+
+/**
+ * The floors the design sets that deterministic counts decide (requests and capacity units of one
+ * warm request of each operation): the report shows them, and `npm run bench -- --quick` fails CI
+ * on them. `listRequests` is the most requests any list page measured took.
+ */
+export function requestFloors(o: BenchResults['operations'], listMeasured: string, listRequests: number): Target[] {
+  return [
+    ['get: DynamoDB requests (warm)', `${o['get']?.dynamodb}`, o['get']?.dynamodb === 1],
+    ['list page: DynamoDB requests ≤ 3, every page measured, at every size', listMeasured, listRequests <= 3],
+    ['write units: JSON create ≤ 8, PATCH ≤ 4, DELETE ≤ 8', `${o['create (JSON)']?.writeUnits}, ${o['PATCH']?.writeUnits}, ${o['DELETE']?.writeUnits}`, (o['create (JSON)']?.writeUnits ?? 99) <= 8 && (o['PATCH']?.writeUnits ?? 99) <= 4 && (o['DELETE']?.writeUnits ?? 99) <= 8],
+    [
+      'create: DynamoDB requests ≤ 3 (+1 with files: their cleanup record), 1 S3 PUT per file',
+      `${o['create (JSON)']?.dynamodb}, ${o['create with attachment']?.dynamodb} + ${o['create with attachment']?.s3} S3`,
+      (o['create (JSON)']?.dynamodb ?? 9) <= 3 && (o['create with attachment']?.dynamodb ?? 9) <= 4 && o['create with attachment']?.s3 === 1,
+    ],
+    ['PATCH: DynamoDB requests ≤ 2', `${o['PATCH']?.dynamodb}`, (o['PATCH']?.dynamodb ?? 9) <= 2],
+    ['denied request: 0 requests after the first', `${o['denied (403)']?.dynamodb}`, o['denied (403)']?.dynamodb === 0],
+  ];
+}
+
+/**
+ * What `--quick` allows a bundle: today's largest (514 KiB) and a margin, so that a change that
+ * grows a bundle fails CI. Issue 16's target is 300 KiB (the report's "every bundle" row); this
+ * budget comes down as the bundles do.
+ */
+export const BUNDLE_BUDGET_BYTES = 540 * 1024;
+
 export function renderReport(r: BenchResults): string {
   const ops = Object.entries(r.operations);
   const opRows = ops
@@ -23,26 +53,13 @@ export function renderReport(r: BenchResults): string {
   const pageRows = pageNames
     .map((name) => `| ${name} | ${sizes.map((size) => (size.pages[name] ? `${size.pages[name].requests} / ${size.pages[name].readUnits} / ${size.pages[name].p50}` : '–')).join(' | ')} |`)
     .join('\n');
-  const targets: [string, string, boolean][] = [
-    ['get: DynamoDB requests (warm)', `${o['get']?.dynamodb}`, o['get']?.dynamodb === 1],
-    [
-      'list page: DynamoDB requests ≤ 3, every page measured, at every size',
-      `at most ${maxRequests} (at ${r.scale.huge.tickets.toLocaleString('en')} simulated tickets: ${Math.max(...Object.values(r.scale.huge.pages).map((p) => p.requests))})`,
-      maxRequests <= 3,
-    ],
+  const targets: Target[] = [
+    ...requestFloors(o, `at most ${maxRequests} (at ${r.scale.huge.tickets.toLocaleString('en')} simulated tickets: ${Math.max(...Object.values(r.scale.huge.pages).map((p) => p.requests))})`, maxRequests),
     [
       `list page: read units flat from ${r.scale.small.tickets} to ${r.scale.huge.tickets.toLocaleString('en')} tickets (same page, within 0.5)`,
       Object.entries(r.scale.small.pages).map(([name, p]) => `${name} ${p.readUnits} → ${r.scale.huge.pages[name]?.readUnits}`).join('; '),
       Object.entries(r.scale.small.pages).every(([name, p]) => (r.scale.huge.pages[name]?.readUnits ?? 99) <= p.readUnits + 0.5),
     ],
-    ['write units: JSON create ≤ 8, PATCH ≤ 4, DELETE ≤ 8', `${o['create (JSON)']?.writeUnits}, ${o['PATCH']?.writeUnits}, ${o['DELETE']?.writeUnits}`, (o['create (JSON)']?.writeUnits ?? 99) <= 8 && (o['PATCH']?.writeUnits ?? 99) <= 4 && (o['DELETE']?.writeUnits ?? 99) <= 8],
-    [
-      'create: DynamoDB requests ≤ 3 (+1 with files: their cleanup record), 1 S3 PUT per file',
-      `${o['create (JSON)']?.dynamodb}, ${o['create with attachment']?.dynamodb} + ${o['create with attachment']?.s3} S3`,
-      (o['create (JSON)']?.dynamodb ?? 9) <= 3 && (o['create with attachment']?.dynamodb ?? 9) <= 4 && o['create with attachment']?.s3 === 1,
-    ],
-    ['PATCH: DynamoDB requests ≤ 2', `${o['PATCH']?.dynamodb}`, (o['PATCH']?.dynamodb ?? 9) <= 2],
-    ['denied request: 0 requests after the first', `${o['denied (403)']?.dynamodb}`, o['denied (403)']?.dynamodb === 0],
     [`list page p50 at ${r.scale.large.tickets} ≤ 1.2 × at ${r.scale.small.tickets}`, `× ${r.scale.ratio}`, r.scale.ratio <= 1.2],
     ['every bundle ≤ 300 KB', kib(maxBundle), maxBundle <= 300 * 1000],
     ['every median import ≤ 80 ms', `${maxImport} ms`, maxImport <= 80],

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
-import { renderCost, renderReport } from './report';
+import { BUNDLE_BUDGET_BYTES, renderCost, renderReport, requestFloors, type Target } from './report';
 import { measureListCosts, type ListCosts } from './scale';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
 
@@ -24,10 +24,14 @@ const { values: args } = parseArgs({
     'scale-tickets': { type: 'string', default: '20000' },
     'simulated-tickets': { type: 'string', default: '10000000' },
     burst: { type: 'boolean', default: false },
+    // For CI: request counts, capacity units and bundle sizes only (deterministic), checked against
+    // the floors; nothing written, exit 1 if one is missed. Timings are not looked at.
+    quick: { type: 'boolean', default: false },
   },
 });
-const TICKETS = Number(args.tickets);
-const ITERATIONS = Number(args.iterations);
+const QUICK = args.quick;
+const TICKETS = QUICK ? 200 : Number(args.tickets);
+const ITERATIONS = QUICK ? 2 : Number(args.iterations);
 const log = (...m: unknown[]) => (args.json ? process.stderr.write(`${m.join(' ')}\n`) : console.log(...m));
 
 const REPORT = resolve(import.meta.dirname, '../docs/benchmarks.md');
@@ -36,8 +40,8 @@ const previousReport = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '';
 // Bundles first, while nothing else runs: cold import times are sensitive to a busy machine.
 let bundles: BundleResult[] = [];
 if (!args['skip-bundles'] && !args.burst) {
-  log('bundling and importing each function (10 fresh processes each)');
-  bundles = await measureBundles(10);
+  log(`bundling and importing each function (${QUICK ? 1 : 10} fresh processes each)`);
+  bundles = await measureBundles(QUICK ? 1 : 10);
 }
 
 const ADMIN = { username: 'admin', password: 'bench-admin-password' };
@@ -258,6 +262,20 @@ const operations: Record<string, OperationResult> = {
   'denied (403)': await measure('denied (403)', () => request('GET', '/api/tickets/', undefined, PLAIN)),
 };
 const rssMb = round(process.memoryUsage().rss / 1024 / 1024, 0);
+
+if (QUICK) {
+  // The floors that counts decide, and the bundle budget: what CI holds every change to.
+  const listRequests = Math.max(...Object.values(small.pages).map((p) => p.requests));
+  const checks: Target[] = [
+    ...requestFloors(operations, `at most ${listRequests}`, listRequests),
+    ...bundles.map((b): Target => [`bundle ${b.handler} ≤ ${BUNDLE_BUDGET_BYTES / 1024} KiB`, `${Math.round(b.bytes / 1024)} KiB`, b.bytes <= BUNDLE_BUDGET_BYTES]),
+  ];
+  await runtime.stop();
+  const missed = checks.filter(([, , ok]) => !ok);
+  for (const [what, value, ok] of checks) if (!ok || !what.startsWith('bundle ')) log(`${ok ? 'ok    ' : 'MISSED'} ${what}: ${value}`);
+  log(missed.length ? `bench --quick: ${missed.length} of ${checks.length} checks missed` : `bench --quick: all ${checks.length} checks hold`);
+  process.exit(missed.length ? 1 : 0);
+}
 
 // Scale, large.
 const scaleTickets = Number(args['scale-tickets']);
