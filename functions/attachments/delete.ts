@@ -4,14 +4,10 @@ import { noContent } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
 import { removeFiles } from '../../shared/store/file-cleanups';
 import { deleteAttachment, findAttachment } from '../../shared/store/followups';
-import { MissingTicket } from '../../shared/store/tickets';
 
 export const handler = apiHandler('attachments/delete', async (event) => {
   const attachment = await findAttachment(idParam(event));
   if (!attachment) throw new NotFound();
-  const files = await deleteAttachment(attachment).catch((error) => {
-    throw error instanceof MissingTicket ? new NotFound() : error;
-  });
-  await removeFiles(files);
+  await removeFiles(await deleteAttachment(attachment));
   return noContent();
 });

@@ -4,14 +4,10 @@ import { noContent } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
 import { removeFiles } from '../../shared/store/file-cleanups';
 import { deleteFollowup, findFollowup } from '../../shared/store/followups';
-import { MissingTicket } from '../../shared/store/tickets';
 
 export const handler = apiHandler('followups/delete', async (event) => {
   const found = await findFollowup(idParam(event));
   if (!found) throw new NotFound();
-  const files = await deleteFollowup(found).catch((error) => {
-    throw error instanceof MissingTicket ? new NotFound() : error;
-  });
-  await removeFiles(files);
+  await removeFiles(await deleteFollowup(found));
   return noContent();
 });

@@ -9,7 +9,6 @@ import { followupReferenceErrors, parseFollowupEdit } from '../../shared/domain/
 import { followupView } from '../../shared/domain/views';
 import { findFollowup, updateFollowup } from '../../shared/store/followups';
 import { loadReferences } from '../../shared/store/references';
-import { MissingTicket } from '../../shared/store/tickets';
 
 export async function editFollowup(event: ApiEvent, mode: 'replace' | 'partial'): Promise<HttpResult> {
   const found = await findFollowup(idParam(event));
@@ -22,9 +21,7 @@ export async function editFollowup(event: ApiEvent, mode: 'replace' | 'partial')
   });
   const target = typeof changes.ticket === 'number' ? refs.tickets.get(changes.ticket) : undefined;
   followupReferenceErrors(changes, !!target, typeof changes.user === 'number' && refs.users.has(changes.user));
-  const followup = await updateFollowup(found, changes, target).catch((error) => {
-    throw error instanceof MissingTicket ? new NotFound() : error;
-  });
+  const followup = await updateFollowup(found, changes, target);
   const attachments = found.attachments.map((a) => ({ ...a, ticket: followup.ticket }));
   return json(200, followupView(baseUrl(event), followup, attachments));
 }

@@ -4,7 +4,7 @@ import { noContent } from '../../shared/middleware/http';
 import { retryWhileStale } from '../../shared/middleware/stale';
 import { NotFound } from '../../shared/domain/errors';
 import { removeFiles } from '../../shared/store/file-cleanups';
-import { MissingTicket, deleteTicket, readTicket } from '../../shared/store/tickets';
+import { deleteTicket, readTicket } from '../../shared/store/tickets';
 import { checkIfMatch } from './preconditions';
 
 /** The delete is conditional on the version read, so nothing added meanwhile is left behind. */
@@ -14,10 +14,7 @@ export const handler = apiHandler('tickets/delete', async (event) => {
     const ticket = await readTicket(id);
     if (!ticket) throw new NotFound();
     await checkIfMatch(event, ticket);
-    const files = await deleteTicket(ticket).catch((error: unknown) => {
-      throw error instanceof MissingTicket ? new NotFound() : error;
-    });
-    await removeFiles(files);
+    await removeFiles(await deleteTicket(ticket));
     return noContent();
   });
 });

@@ -6,7 +6,7 @@ import { parseTicketBody, planTicketUpdate, referencedIds } from '../../shared/d
 import { ticketView } from '../../shared/domain/views';
 import { loadReferences } from '../../shared/store/references';
 import { listCustomFields } from '../../shared/store/custom-fields';
-import { MissingQueueOnWrite, MissingTicket, readTicket, updateTicket } from '../../shared/store/tickets';
+import { MissingQueueOnWrite, readTicket, updateTicket } from '../../shared/store/tickets';
 import { ValidationError } from '../../shared/domain/errors';
 import { MESSAGES } from '../../shared/domain/fields';
 import { idParam } from '../../shared/middleware';
@@ -31,7 +31,6 @@ export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, '
       read = again;
     }
     const updated = await updateTicket(read, changes).catch((error: unknown) => {
-      if (error instanceof MissingTicket) throw new NotFound();
       if (error instanceof MissingQueueOnWrite) throw new ValidationError({ queue: [MESSAGES.pkMissing(changes.queue)] });
       throw error;
     });

@@ -110,3 +110,10 @@ export class PreconditionFailed extends HttpError {
     super(412, { detail });
   }
 }
+
+/**
+ * The record a write was for is gone (deleted by another request between the read and the write):
+ * answered 404 Not found by the error middleware, in one place. Handlers that owe another answer
+ * (a 400 for a referenced record) catch it first.
+ */
+export class MissingRecord extends Error {}

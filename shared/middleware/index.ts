@@ -6,7 +6,7 @@
  */
 import middy from '@middy/core';
 import { allowedMethods, routeByHandler, type Permission } from '../api/routes';
-import { HttpError, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
+import { HttpError, MissingRecord, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
 import { logger } from '../observability';
 import { authenticate } from './auth';
@@ -56,6 +56,10 @@ function dependencyUnavailable(error: unknown): boolean {
 /** Errors become upstream's bodies; unknown ones a logged 500 without internals. */
 export function errorResponse(error: unknown): HttpResult {
   if (error instanceof HttpError) return json(error.status, error.body, error.headers);
+  if (error instanceof MissingRecord) {
+    const e = new NotFound();
+    return json(e.status, e.body, e.headers);
+  }
   const name = (error as Error)?.name;
   if (dependencyUnavailable(error)) {
     // Why, for the operator: the client sees only a retryable 503.

@@ -3,6 +3,7 @@
  * the same transaction. A queue that tickets use cannot be deleted: the ticket counts (kept from the
  * stream, store/ticket-counts.ts) say how many it has.
  */
+import { MissingRecord } from '../domain/errors';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Queue } from '../domain/records';
 import { config } from '../config';
@@ -15,7 +16,7 @@ import { readTotals } from './ticket-counts';
 
 export class DuplicateSlug extends Error {}
 export class QueueInUse extends Error {}
-export class MissingQueue extends Error {}
+export class MissingQueue extends MissingRecord {}
 
 function toQueue(item: Record<string, unknown>): Queue {
   return { id: item.id as number, title: item.title as string, slug: item.slug as string };

@@ -5,6 +5,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import type { TicketChanges } from '../domain/ticket';
+import { MissingRecord } from '../domain/errors';
 import { MAX_PAGE_DEPTH, PageTooDeep, pageWindow, type PageCursor, type PageLinks, type PageRequest, type PageWindow } from '../domain/pagination';
 import { subBlockCounts, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
@@ -23,7 +24,7 @@ type Item = Record<string, unknown>;
 /** The ticket changed between our read and our write (another writer won): read again and retry. */
 export class StaleTicket extends Error {}
 /** The ticket does not exist (any more). */
-export class MissingTicket extends Error {}
+export class MissingTicket extends MissingRecord {}
 /** The ticket's queue was deleted meanwhile. */
 export class MissingQueueOnWrite extends Error {}
 

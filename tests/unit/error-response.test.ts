@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { errorResponse } from '../../shared/middleware';
+import { MissingTicket } from '../../shared/store/tickets';
+import { MissingQueue } from '../../shared/store/queues';
 
 const cancelled = (...codes: string[]) =>
   new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: { httpStatusCode: 400 }, CancellationReasons: codes.map((Code) => ({ Code })) });
@@ -27,5 +29,16 @@ describe('errorResponse: failing dependencies are a retryable 503', () => {
     } finally {
       console.error = quiet;
     }
+  });
+});
+
+describe('errorResponse: a record gone between the read and the write', () => {
+  it.each([
+    ['a ticket', new MissingTicket()],
+    ['a queue', new MissingQueue()],
+  ])('%s is 404 Not found, in one place for every handler', (_, error) => {
+    const reply = errorResponse(error);
+    expect(reply.statusCode).toBe(404);
+    expect(JSON.parse(reply.body!)).toEqual({ detail: 'Not found.' });
   });
 });
