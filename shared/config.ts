@@ -36,6 +36,13 @@ export const config = {
   get corsOrigins() {
     return parseCorsOrigins(process.env.HELPDESK_CORS_ORIGINS);
   },
+  /**
+   * The API's public address behind the edge (infra/edge.ts sets it: `https://<edge domain>`), where
+   * the host a function sees is CloudFront's origin; undefined without an edge.
+   */
+  get publicUrl() {
+    return process.env.HELPDESK_PUBLIC_URL || undefined;
+  },
   /** Path-style S3 addressing, needed by the local S3 engine (there is no standard variable for it). */
   get s3ForcePathStyle() {
     return process.env.HELPDESK_S3_FORCE_PATH_STYLE === 'true';

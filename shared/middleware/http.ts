@@ -1,4 +1,5 @@
 /** The API Gateway HTTP API (payload format 2.0) event and result, and response helpers. */
+import { config } from '../config';
 import type { ParsedBody } from '../domain/body';
 import type { User } from '../domain/records';
 
@@ -74,7 +75,7 @@ export function header(event: HttpEvent, name: string): string | undefined {
 export function baseUrl(event: HttpEvent): string {
   // Behind the edge (infra/edge.ts) the host a function sees is CloudFront's origin, which refuses
   // requests that do not come through CloudFront: links name the edge's address.
-  if (process.env.HELPDESK_PUBLIC_URL) return process.env.HELPDESK_PUBLIC_URL;
+  if (config.publicUrl) return config.publicUrl;
   const proto = header(event, 'x-forwarded-proto') ?? 'https';
   const host = header(event, 'host') ?? event.requestContext.domainName;
   return `${proto}://${host}`;

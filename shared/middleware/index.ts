@@ -134,7 +134,8 @@ export function apiHandler(
     before: (request) => {
       const e = request.event;
       const refusal = crossOriginRefusal(
-        { method: e.requestContext.http.method, host: header(e, 'host'), origin: header(e, 'origin'), secFetchSite: header(e, 'sec-fetch-site') },
+        // Behind the edge the Host a function sees is CloudFront's origin; a browser's Origin names the edge.
+        { method: e.requestContext.http.method, host: config.publicUrl ? new URL(config.publicUrl).host : header(e, 'host'), origin: header(e, 'origin'), secFetchSite: header(e, 'sec-fetch-site') },
         config.corsOrigins,
       );
       if (refusal) throw new PermissionDenied(refusal);

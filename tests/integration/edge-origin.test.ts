@@ -55,4 +55,12 @@ describe('a request through the edge', () => {
     expect((await api.call('GET', '/api/', { headers: through })).body).toMatchObject({ tickets: `${EDGE_URL}/api/tickets/` });
     expect((await api.call('GET', '/api/tickets/', { headers: through, auth: null })).status).toBe(401);
   });
+
+  it("takes the edge's address as this API's own for cross-site checks (the Host it sees is CloudFront's origin)", async () => {
+    const ticket = { queue: 1, title: 'From the edge page', description: 'd', submitter_email: 'edge@example.com' };
+    const same = await api.call('POST', '/api/tickets/', { headers: { ...through, Origin: EDGE_URL }, json: ticket });
+    expect(same.status, same.text).toBe(201);
+    const other = await api.call('POST', '/api/tickets/', { headers: { ...through, Origin: 'https://evil.example' }, json: ticket });
+    expect(other.status).toBe(403);
+  });
 });
