@@ -93,13 +93,6 @@ function parseRecord(text: string): OwnerRecord | undefined {
   }
 }
 
-/** The data directory's owner, if a live process owns it (a stale file is ignored). */
-export function readOwner(dataDir: string): OwnerRecord | undefined {
-  const text = readRaw(endpointsPath(dataDir));
-  const record = text === undefined ? undefined : parseRecord(text);
-  return record && isAlive(record.pid) ? record : undefined;
-}
-
 /** Writes a whole file under a temporary name first, so readers never see half of it. */
 function writeTemp(path: string, record: OwnerRecord): string {
   const temp = `${path}.${process.pid}.tmp`;

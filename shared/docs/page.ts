@@ -92,9 +92,6 @@ function load(name: string, read: () => Buffer): Asset {
   return asset;
 }
 
-/** The names the page loads under /api/docs/. */
-export const ASSET_NAMES = [...DOCS_ASSETS.map((spec) => basename(spec)), 'init.js'];
-
 /** One of the page's files by name, or undefined for any other name. */
 export function docsAsset(name: string): Asset | undefined {
   if (name === 'init.js') return load(name, () => Buffer.from(INIT_SCRIPT));
