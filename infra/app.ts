@@ -45,7 +45,7 @@ export function buildHelpdesk(app: App, envName?: string): Helpdesk {
           description: `Helpdesk ${settings.name}: CloudFront and WAF in front of the API`,
         })
       : undefined;
-  if (edge) api.addDependency(edge);
+  if (edge) api.addStackDependency(edge);
 
   Tags.of(app).add('project', 'helpdesk');
   Tags.of(app).add('environment', settings.name);

@@ -78,7 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   errorLog?.mockRestore();
   await runtime?.stop();
-  console.log(`fault injection: ${injector?.injected} faults injected in ${stats.runs} runs over ${stats.steps} steps of ${stats.operations} operations`);
+  if (process.env.HELPDESK_TEST_FIGURES) console.log(`fault injection: ${injector?.injected} faults injected in ${stats.runs} runs over ${stats.steps} steps of ${stats.operations} operations`);
 });
 
 let warmedAt = 0;
