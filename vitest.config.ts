@@ -8,7 +8,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      // Log records go to stdout directly (past vitest's console capture): unit tests that drive
+      // error paths would print them into a green run.
+      { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], env: { POWERTOOLS_LOG_LEVEL: 'SILENT' } } },
       { extends: true, test: { name: 'infra', include: ['tests/infra/**/*.test.ts'] } },
       {
         extends: true,

@@ -61,7 +61,8 @@ describe('the route table and the document', () => {
   });
 
   it('every schema in it compiles as JSON Schema 2020-12', () => {
-    const strict = new Ajv2020({ strict: false });
+    // Formats are annotations in 2020-12; without ajv-formats Ajv would warn about each one.
+    const strict = new Ajv2020({ strict: false, validateFormats: false });
     strict.addSchema(withDef, 'doc.json', undefined, false);
     for (const id of Object.keys(withDef.components.schemas)) expect(() => strict.compile({ $ref: `doc.json#/components/schemas/${id}` }), id).not.toThrow();
     for (const [path, item] of Object.entries(withDef.paths)) {
