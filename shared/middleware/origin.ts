@@ -17,12 +17,14 @@ export const ORIGIN_HEADER = 'X-Origin-Verify';
 /** Where the secret is kept: the region of every CLOUDFRONT-scope resource. */
 const SECRET_REGION = 'us-east-1';
 
-let secret: Promise<string | undefined> | undefined;
+/** One read of the secret: a hung call answers 503 well before the function's timeout. */
+const SECRET_READ_TIMEOUT_MS = 2000;
 
 async function readSecret(): Promise<string | undefined> {
   const name = process.env.HELPDESK_ORIGIN_SECRET_NAME;
   if (!name) return process.env.HELPDESK_ORIGIN_SECRET || undefined;
-  // Secrets Manager's JSON API, signed with aws4fetch (as files.ts does S3): no SDK client in every bundle.
+  // Secrets Manager's JSON API, signed with aws4fetch (as files.ts does S3): no SDK client in every
+  // bundle. The signal goes to fetch itself, for the reason files.ts gives.
   const client = new AwsClient({
     accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
     secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
@@ -30,36 +32,42 @@ async function readSecret(): Promise<string | undefined> {
     region: SECRET_REGION,
     service: 'secretsmanager',
   });
-  const reply = await client.fetch(`https://secretsmanager.${SECRET_REGION}.amazonaws.com/`, {
+  const request = await client.sign(`https://secretsmanager.${SECRET_REGION}.amazonaws.com/`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'secretsmanager.GetSecretValue' },
     body: JSON.stringify({ SecretId: name }),
   });
+  const reply = await fetch(request, { signal: AbortSignal.timeout(SECRET_READ_TIMEOUT_MS) });
   if (!reply.ok) throw new Error(`origin secret not read: ${reply.status}`);
   return ((await reply.json()) as { SecretString?: string }).SecretString;
 }
 
-function expectedSecret(): Promise<string | undefined> {
-  secret ??= readSecret().catch((error: unknown) => {
-    secret = undefined; // read again on the next request
-    throw error;
-  });
-  return secret;
-}
-
 const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** The secret's digest, read once per warm function (again after a failed read); undefined: no edge. */
+let expected: Promise<Buffer | undefined> | undefined;
+function expectedDigest(): Promise<Buffer | undefined> {
+  expected ??= readSecret().then(
+    (secret) => (secret === undefined ? undefined : digest(secret)),
+    (error: unknown) => {
+      expected = undefined;
+      throw error;
+    },
+  );
+  return expected;
+}
 
 /** Throws 403 unless the request carries the edge's secret (when there is an edge). */
 export async function checkOrigin(sent: string | undefined): Promise<void> {
-  let expected: string | undefined;
+  let wanted: Buffer | undefined;
   try {
-    expected = await expectedSecret();
+    wanted = await expectedDigest();
   } catch {
     throw new ServiceUnavailable();
   }
-  if (expected === undefined) return;
+  if (wanted === undefined) return;
   // Compared as digests, in constant time whatever the lengths.
-  if (sent === undefined || !timingSafeEqual(digest(sent), digest(expected))) {
-    throw new PermissionDenied('Requests must come through the API\'s edge address.');
+  if (sent === undefined || !timingSafeEqual(digest(sent), wanted)) {
+    throw new PermissionDenied("Requests must come through the API's edge address.");
   }
 }
