@@ -204,7 +204,7 @@ function edgeSettings(settings: EnvironmentSettings, text: (key: string) => stri
   if (customDomain.domainName === domainName) throw fail(`domain (${domainName}) must differ from the API's own domain, its origin`);
   const rateLimitPer5Minutes = rate === undefined ? (settings.edge?.rateLimitPer5Minutes ?? DEFAULT_EDGE_RATE_LIMIT) : Number(rate);
   if (!Number.isInteger(rateLimitPer5Minutes) || rateLimitPer5Minutes < 10 || rateLimitPer5Minutes > 2_000_000_000) {
-    throw fail(`rate limit must be a whole number of requests per 5 minutes from 10 (AWS WAF's minimum), not ${rate}`);
+    throw fail(`rate limit must be a whole number of requests per 5 minutes from 10 (AWS WAF's minimum), not ${rate ?? rateLimitPer5Minutes}`);
   }
   return { domainName, certificateArn, rateLimitPer5Minutes };
 }

@@ -120,12 +120,6 @@ export function accessLine(method: string, url: string, status: number, ms: numb
   return `${method} ${url} ${status} ${Math.round(ms)} ms ${requestId ?? '-'}`;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], accessLog: boolean): Promise<void> {
-  const started = performance.now();
-  const answered = await answer(req, res, corsOrigins);
-  if (accessLog) console.log(accessLine((req.method ?? 'GET').toUpperCase(), req.url ?? '/', res.statusCode, performance.now() - started, answered));
-}
-
 /** Serves one request; returns the request id given to its handler, if one ran. */
 async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[]): Promise<string | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
@@ -159,11 +153,19 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
 /** `HELPDESK_CORS_ORIGINS`: comma-separated allowed origins (or `*`); unset or empty, CORS is off. */
 export function createLocalServer({ corsOrigins = parseCorsOrigins(process.env.HELPDESK_CORS_ORIGINS), accessLog = false } = {}): Server {
   return createServer((req, res) => {
-    handle(req, res, corsOrigins, accessLog).catch((error: Error) => {
-      console.error(JSON.stringify({ level: 'ERROR', message: 'local server error', error: error.message }));
-      if (!res.headersSent) send(res, 'GET', { statusCode: 500, headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json' }, body: '{"detail":"A server error occurred."}' });
-      else res.destroy();
-    });
+    const started = performance.now();
+    let requestId: string | undefined;
+    answer(req, res, corsOrigins)
+      .then(
+        (id) => void (requestId = id),
+        (error: Error) => {
+          console.error(JSON.stringify({ level: 'ERROR', message: 'local server error', error: error.message }));
+          if (!res.headersSent) send(res, 'GET', { statusCode: 500, headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json' }, body: '{"detail":"A server error occurred."}' });
+          else res.destroy();
+        },
+      )
+      // Every request gets its line, a failed one too.
+      .finally(() => accessLog && console.log(accessLine((req.method ?? 'GET').toUpperCase(), req.url ?? '/', res.statusCode, performance.now() - started, requestId)));
   }).on('clientError', (error: Error & { code?: string }, socket) => {
     // A request Node's parser refuses (an unknown method, bytes not allowed in a header, headers
     // too large): answered in the API's JSON error shape, with its headers, as API Gateway would.

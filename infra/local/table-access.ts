@@ -16,6 +16,9 @@ import type { Route } from '../../shared/api/routes';
 import { allows, grantsOf, tableRequests } from '../../shared/api/table-access';
 
 const routeInScope = new AsyncLocalStorage<Route>();
+/** Each route's grants, assembled once (the route records are module constants). */
+const grants = new WeakMap<Route, ReturnType<typeof grantsOf>>();
+const grantsOfRoute = (route: Route) => grants.get(route) ?? grants.set(route, grantsOf(route)).get(route)!;
 
 /** Runs `fn` as `route`'s function: its DynamoDB calls are checked against the route's grants. */
 export function asRoute<T>(route: Route, fn: () => Promise<T>): Promise<T> {
@@ -30,7 +33,7 @@ export function enforceTableGrants(client: DynamoDBDocumentClient): void {
       if (route) {
         for (const request of tableRequests(context.commandName ?? '', args.input as Record<string, unknown>)) {
           if (record) appendFileSync(record, `${JSON.stringify({ handler: route.handler, ...request })}\n`);
-          else if (!allows(grantsOf(route), request)) {
+          else if (!allows(grantsOfRoute(route), request)) {
             const on = request.index ? `index ${request.index}` : `partition ${request.partition}`;
             throw new DynamoDBServiceException({
               name: 'AccessDeniedException',

@@ -24,9 +24,9 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Pro
 type Key = Record<string, unknown>;
 
 /**
- * The items of `list` that exist (strongly consistent), in any order: one BatchGetItem per 100 keys
- * (each key once)
- * (DynamoDB's limit), sent at once, each repeated for the keys DynamoDB left unprocessed.
+ * The items of `list` that exist (strongly consistent), in any order: each key asked for once, one
+ * BatchGetItem per 100 keys (DynamoDB's limit), sent at once, each repeated for the keys DynamoDB
+ * left unprocessed.
  */
 export async function batchGet(list: Key[]): Promise<Item[]> {
   const items: Item[] = [];

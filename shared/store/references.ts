@@ -35,11 +35,12 @@ export async function loadReferences(ids: ReferenceIds, now = Date.now()): Promi
     const known = knownUsers.get(id);
     if (known && known.until > now) refs.users.set(id, known.summary);
   }
+  // batchGet asks for each key once, however often the ids repeat.
   const wanted = [
-    ...new Set(ids.queues.filter((id) => !refs.queues.has(id)).map((id) => JSON.stringify(keys.queue(id)))),
-    ...new Set(ids.users.filter((id) => !refs.users.has(id)).map((id) => JSON.stringify(keys.userById(id)))),
-    ...new Set(ids.tickets.map((id) => JSON.stringify(keys.ticket(id)))),
-  ].map((k) => JSON.parse(k) as Record<string, string>);
+    ...ids.queues.filter((id) => !refs.queues.has(id)).map((id) => keys.queue(id)),
+    ...ids.users.filter((id) => !refs.users.has(id)).map((id) => keys.userById(id)),
+    ...ids.tickets.map((id) => keys.ticket(id)),
+  ];
   for (const item of wanted.length ? await batchGet(wanted) : []) {
     const pk = String(item.PK);
     const id = item.id as number;
