@@ -82,7 +82,7 @@ export function tableRequests(commandName: string, input: Attributes): TableRequ
 /** IAM's `StringLike`: `*` matches any characters, `?` one. */
 function matches(pattern: string, value: string): boolean {
   const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${source}$`).test(value);
+  return new RegExp(`^${source}$`, 's').test(value); // `*` spans any character, newlines too, as IAM's does
 }
 
 /** Whether `grants` allow `request`. */

@@ -525,6 +525,15 @@ describe('hostile input regressions', () => {
     expect(JSON.parse(answer.text)).toEqual({ detail: expect.any(String) });
   });
 
+  it('a key holding a newline (a token for user "a\\nb", a login as one) is a 400/401, not a 500', async () => {
+    // The local runtime's grant check matched IAM's `*` with a regex `.*`, which stops at a newline.
+    const token = await send('POST', '/api/tokens/', json({ user: 'a\nb' }), JSON_TYPE);
+    expect(token.status).toBe(400);
+    expect(JSON.parse(token.text)).toEqual({ user: ['Object with username=a\nb does not exist.'] });
+    const login = await send('GET', '/api/tickets/', undefined, {}, basic('a\nb', 'whatever'));
+    expect(login.status).toBe(401);
+  });
+
   it('headers over Node\'s limit get a JSON 431 with the security headers', async () => {
     const answer = await send('GET', '/api/tickets/', undefined, { 'x-big': 'a'.repeat(20_000) });
     expect(answer.status).toBe(431);

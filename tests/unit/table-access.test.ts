@@ -32,6 +32,7 @@ describe('allows', () => {
     expect(allows(grants, { action: 'PutItem', partition: 'TICKET#12' })).toBe(false);
     expect(allows(grants, { action: 'Query', partition: 'TICKETS', index: 'gsi1' })).toBe(true);
     expect(allows(grants, { action: 'Query', partition: 'SUBMITTER#a@b', index: 'gsi3' })).toBe(false);
+    expect(allows(grants, { action: 'Query', partition: 'TICKET#1\n2' })).toBe(true); // `*` spans newlines too
   });
 });
 
