@@ -3,15 +3,13 @@
  * it (infra/bundling.ts): size of the minified ESM bundle, and the median time a fresh Node
  * process takes to import it (10 runs each).
  */
-import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { BUNDLE_ALIASES, BUNDLE_SETTINGS, bundleDefines } from '../infra/bundling';
+import { join } from 'node:path';
+import { bundleFunction } from '../infra/bundling';
 import { fallbackRoute, routes } from '../shared/api/routes';
 
-const ROOT = resolve(import.meta.dirname, '..');
 
 export interface BundleResult {
   handler: string;
@@ -31,17 +29,7 @@ export async function measureBundles(runs = 10): Promise<BundleResult[]> {
     const results: BundleResult[] = [];
     for (const handler of handlers) {
       const outfile = join(dir, `${handler.replace('/', '-')}.mjs`);
-      await build({
-        entryPoints: [join(ROOT, 'functions', `${handler}.ts`)],
-        outfile,
-        bundle: true,
-        logLevel: 'error',
-        alias: BUNDLE_ALIASES,
-        define: bundleDefines(handler),
-        ...BUNDLE_SETTINGS,
-        mainFields: [...BUNDLE_SETTINGS.mainFields],
-        banner: { js: BUNDLE_SETTINGS.banner },
-      });
+      await bundleFunction(handler, outfile);
       const probe = join(dir, `probe-${handler.replace('/', '-')}.mjs`);
       writeFileSync(
         probe,

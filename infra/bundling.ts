@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { fallbackRoute, routeFacts, routes } from '../shared/api/routes';
 
 /** An ESM bundle needs `require` for the CommonJS parts of its dependencies (toolchain.md). */
 export const ESM_REQUIRE_BANNER = "import{createRequire}from'module';const require=createRequire(import.meta.url);";
@@ -26,6 +27,12 @@ export const BUNDLE_SETTINGS = {
   platform: 'node',
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
+  /**
+   * Left out of every bundle (~15 KiB): the SDK imports its event-stream codec lazily, only for an
+   * operation that streams events, and none of DynamoDB's or SQS's does (S3 and Secrets Manager are
+   * called through aws4fetch).
+   */
+  external: ['@smithy/core/event-streams'],
 } as const;
 
 /** NodejsFunction's bundling options for every function of the stacks. */
@@ -39,8 +46,9 @@ export function lambdaBundling(handler: string, assets: readonly string[] = []):
     banner: BUNDLE_SETTINGS.banner,
     define: bundleDefines(handler),
     esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
-    // Bundle everything, the AWS SDK v3 included: smaller cold start than the runtime's copy.
-    externalModules: [],
+    // Bundle everything, the AWS SDK v3 included (smaller cold start than the runtime's copy), but
+    // what no function runs.
+    externalModules: [...BUNDLE_SETTINGS.external],
     forceDockerBundling: false,
     logLevel: LogLevel.WARNING,
     // Files the function reads at run time (the API reference page's renderer) go beside the bundle.
@@ -79,7 +87,36 @@ export function assetCommands(assets: readonly string[], outputDir: string): str
  */
 export const TRACED_HANDLERS: ReadonlySet<string> = new Set(['tickets/create', 'followups/create']);
 
-/** Compile-time constants of a function's bundle (shared/middleware/observe.ts reads this one). */
+/**
+ * Compile-time constants of a function's bundle: its route's facts, so that the bundle leaves the
+ * route table out (shared/middleware/index.ts); whether it has the Tracer (shared/middleware/observe.ts);
+ * and whether it can parse multipart bodies (shared/middleware/body.ts): only the methods that carry
+ * a body do (a POST without fields still fingerprints its body for an Idempotency-Key).
+ */
 export function bundleDefines(handler: string): Record<string, string> {
-  return { 'process.env.HELPDESK_TRACER': JSON.stringify(String(TRACED_HANDLERS.has(handler))) };
+  // Functions without a route (stream consumers, queue workers, schedules) parse no request.
+  const route = [...routes, fallbackRoute].find((r) => r.handler === handler);
+  const takesBody = route?.method === 'POST' || route?.method === 'PUT' || route?.method === 'PATCH';
+  return {
+    ...(route ? { 'process.env.HELPDESK_ROUTE_FACTS': JSON.stringify(JSON.stringify(routeFacts(route))) } : {}),
+    'process.env.HELPDESK_TRACER': JSON.stringify(String(TRACED_HANDLERS.has(handler))),
+    'process.env.HELPDESK_MULTIPART': JSON.stringify(String(takesBody)),
+  };
+}
+
+/** Bundles one function exactly as the stacks do, to `outfile` (the benchmark and a test measure it). */
+export async function bundleFunction(handler: string, outfile: string): Promise<void> {
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [fileURLToPath(new URL(`../functions/${handler}.ts`, import.meta.url))],
+    outfile,
+    bundle: true,
+    logLevel: 'error',
+    alias: BUNDLE_ALIASES,
+    define: bundleDefines(handler),
+    ...BUNDLE_SETTINGS,
+    mainFields: [...BUNDLE_SETTINGS.mainFields],
+    external: [...BUNDLE_SETTINGS.external],
+    banner: { js: BUNDLE_SETTINGS.banner },
+  });
 }

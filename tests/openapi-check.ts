@@ -1,12 +1,12 @@
 /**
- * Checks an API response against the OpenAPI document (shared/domain/openapi.ts): its status must
+ * Checks an API response against the OpenAPI document (shared/api/openapi.ts): its status must
  * be one the operation documents, and a JSON body must validate against that response's schema
  * (ajv, JSON Schema draft 2020-12, the dialect of OpenAPI 3.1). Used on every response of the
  * integration suite (tests/integration/openapi-setup.ts).
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { matchRoutes } from '../shared/api/routes';
-import { buildOpenApi, documentPath, type OpenApiDocument } from '../shared/domain/openapi';
+import { buildOpenApi, documentPath, type OpenApiDocument } from '../shared/api/openapi';
 
 /** The generic document (no custom field defined): tickets' `custom_*` keys are patternProperties. */
 export const OPENAPI: OpenApiDocument = buildOpenApi();

@@ -4,7 +4,7 @@
  */
 import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
-import { buildOpenApi, type OpenApiDocument } from '../../shared/domain/openapi';
+import { buildOpenApi, type OpenApiDocument } from '../../shared/api/openapi';
 import { visibleTo } from '../../shared/domain/custom-fields';
 import { listCustomFields } from '../../shared/store/custom-fields';
 import { config } from '../../shared/config';

@@ -1,12 +1,27 @@
 /**
- * The route table: the single source of truth for the API's operations. The CDK stack makes one
- * function and one API Gateway route per entry from it; the local server routes with it; the
- * middleware reads each route's permission and its path's `Allow` header from it.
+ * The route table: the one record of each operation. The CDK stack makes one function and one API
+ * Gateway route per entry; the local server routes with it; the middleware reads each route's
+ * permission and its path's `Allow` header from it; the OpenAPI document (openapi.ts), and so the
+ * docs page and docs/api.md, is generated from each entry's `doc` and the schemas it names.
  *
  * Paths are written without the trailing slash: API Gateway HTTP APIs (and the local server) answer
  * both forms. Every GET route also serves HEAD.
+ *
+ * A function's bundle has only its own route's `RouteFacts` (below), not this table. A `doc` names its
+ * response shape by id rather than importing the zod shapes, which only the generator and the tests
+ * load (shapes.ts).
  */
 
+import { customFieldFields, queueFields } from '../domain/admin';
+import { attachmentFields } from '../domain/attachment';
+import type { Fields, Mode } from '../domain/fields';
+import { followupEditFields, followupFields } from '../domain/followup';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_DEPTH, MAX_PAGE_SIZE } from '../domain/pagination';
+import type { ShapeId } from '../domain/shapes';
+import { ticketFields } from '../domain/ticket';
+import { tokenFields } from '../domain/tokens';
+import { userFields } from '../domain/user';
+import { DOCS_ASSETS } from '../docs/assets';
 import { GRANTS as G, type TableGrant } from './table-access';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -47,79 +62,408 @@ export interface Route {
    * `assets/` folder by the CDK stack (the local runtime reads them from node_modules).
    */
   assets?: readonly string[];
+  /** The OpenAPI description (every route but the fallback, which answers what the others do not). */
+  doc?: OperationDoc;
 }
 
-/** The reference page's renderer: Swagger UI's standalone bundle and style sheet, served by the API itself. */
-export const DOCS_ASSETS = ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'] as const;
+export type JsonSchema = Record<string, unknown>;
+
+/** A file part of a multipart body. */
+export interface FilePart {
+  name: string;
+  required: boolean;
+  /** The field name is repeated once per file. */
+  repeated?: boolean;
+  description: string;
+}
+
+/** A request body: the DRF-style fields that validate it, in their JSON, form and multipart variants. */
+export interface BodyDoc {
+  fields: Fields;
+  mode: Mode;
+  files?: FilePart[];
+  /** The body also takes `custom_<name>` keys (tickets). */
+  custom?: boolean;
+  /** Only multipart (a required file). */
+  multipartOnly?: boolean;
+}
+
+export interface SuccessDoc {
+  status: number;
+  description: string;
+  /** A response shape of shapes.ts (JSON), or a media type with a plain schema, or nothing (204, 302). */
+  shape?: ShapeId;
+  media?: Record<string, JsonSchema>;
+  headers?: Record<string, JsonSchema>;
+}
+
+/** What the OpenAPI document says of an operation beyond its method, path and permission. */
+export interface OperationDoc {
+  summary: string;
+  description?: string;
+  tag: string;
+  success: SuccessDoc;
+  body?: BodyDoc;
+  /** Takes `page` and `page_size`. */
+  paginated?: boolean;
+  query?: { name: string; description: string }[];
+  /** Error statuses beyond the ones every operation can answer. */
+  errors?: number[];
+  /** Answers 304 to a matching `If-None-Match`. */
+  notModified?: true;
+}
+
+
+export const TICKET_ETAG: Record<string, JsonSchema> = { ETag: { type: 'string', description: 'Strong ETag of the ticket; send it in If-Match to change only this version.' } };
+
+const json = (shape: ShapeId, status: number, description: string): SuccessDoc => ({ status, description, shape });
+const noContent: SuccessDoc = { status: 204, description: 'Deleted.' };
+
+const TICKET_FILE: FilePart = {
+  name: 'attachment',
+  required: false,
+  description: 'One file, attached to the opening followup. More files go to followups.',
+};
+const FOLLOWUP_FILES: FilePart = {
+  name: 'attachments',
+  required: false,
+  repeated: true,
+  description: 'Any number of files: repeat the field once per file.',
+};
 
 export const routes: readonly Route[] = [
-  { method: 'GET', path: '/api', handler: 'api/root', permission: 'authenticated', table: [], files: [] },
+  {
+    method: 'GET', path: '/api', handler: 'api/root', permission: 'authenticated', table: [], files: [],
+    doc: { tag: 'API', summary: 'Links to the resources', success: json('ApiRoot', 200, 'The resource URLs.') },
+  },
   // The OpenAPI document and the reference page rendered from it: authenticated like every route
   // (the page's 401 asks the browser for Basic credentials, which it then sends with the page's
   // own requests to the same origin).
-  { method: 'GET', path: '/api/openapi.json', handler: 'api/openapi', permission: 'authenticated', table: [...G.customFieldDefinitions], files: [] },
-  { method: 'GET', path: '/api/docs', handler: 'api/docs', permission: 'authenticated', table: [], files: [], negotiatesJson: false },
   {
-    method: 'GET',
-    path: '/api/docs/{asset}',
-    handler: 'api/docs-assets',
-    permission: 'authenticated',
-    table: [],
-    files: [],
-    negotiatesJson: false,
-    assets: DOCS_ASSETS,
+    method: 'GET', path: '/api/openapi.json', handler: 'api/openapi', permission: 'authenticated', table: [...G.customFieldDefinitions], files: [],
+    doc: {
+      tag: 'API',
+      summary: 'This OpenAPI document',
+      description: 'Generated from the route table and the schemas that validate requests and shape responses; includes the custom fields defined now.',
+      success: { status: 200, description: 'The OpenAPI 3.1 document.', media: { 'application/json': { type: 'object' } } },
+    },
   },
-  { method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.listTickets], files: [] },
-  { method: 'POST', path: '/api/tickets', handler: 'tickets/create', permission: 'staff', table: [...G.customFieldDefinitions, ...G.newIds, ...G.ticketReferences, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'] },
-  { method: 'GET', path: '/api/tickets/{id}', handler: 'tickets/get', permission: 'staff', table: [...G.customFieldDefinitions, ...G.readTickets], files: [] },
-  { method: 'PUT', path: '/api/tickets/{id}', handler: 'tickets/replace', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.writeTickets], files: [] },
-  { method: 'PATCH', path: '/api/tickets/{id}', handler: 'tickets/update', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.writeTickets], files: [] },
-  { method: 'DELETE', path: '/api/tickets/{id}', handler: 'tickets/delete', permission: 'staff', table: [...G.customFieldDefinitions, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups], files: ['delete'] },
   {
-    method: 'GET',
-    path: '/api/tickets/{id}/attachments/{attachmentId}',
-    handler: 'attachments/download',
-    permission: 'staff',
-    table: [...G.readTickets],
-    files: ['read'],
-    negotiatesJson: false,
+    method: 'GET', path: '/api/docs', handler: 'api/docs', permission: 'authenticated', table: [], files: [], negotiatesJson: false,
+    doc: {
+      tag: 'API',
+      summary: 'API reference page',
+      description: 'An HTML page (Swagger UI, served by this API) that renders /api/openapi.json.',
+      success: { status: 200, description: 'The page.', media: { 'text/html': { type: 'string' } } },
+    },
   },
-  { method: 'GET', path: '/api/followups', handler: 'followups/list', permission: 'staff', table: [...G.listRefs, ...G.readTickets], files: [] },
-  { method: 'POST', path: '/api/followups', handler: 'followups/create', permission: 'staff', table: [...G.newIds, ...G.userSummaries, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'] },
-  { method: 'GET', path: '/api/followups/{id}', handler: 'followups/get', permission: 'staff', table: [...G.readRefs, ...G.readTickets], files: [] },
-  { method: 'PUT', path: '/api/followups/{id}', handler: 'followups/replace', permission: 'staff', table: [...G.userSummaries, ...G.writeTickets, ...G.writeRefs], files: [] },
-  { method: 'PATCH', path: '/api/followups/{id}', handler: 'followups/update', permission: 'staff', table: [...G.userSummaries, ...G.writeTickets, ...G.writeRefs], files: [] },
-  { method: 'DELETE', path: '/api/followups/{id}', handler: 'followups/delete', permission: 'staff', table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups], files: ['delete'] },
-  { method: 'GET', path: '/api/followups-attachments', handler: 'attachments/list', permission: 'staff', table: [...G.listRefs, ...G.readTickets], files: [] },
-  { method: 'POST', path: '/api/followups-attachments', handler: 'attachments/create', permission: 'staff', table: [...G.newIds, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'] },
-  { method: 'GET', path: '/api/followups-attachments/{id}', handler: 'attachments/get', permission: 'staff', table: [...G.readRefs, ...G.readTickets], files: [] },
-  { method: 'DELETE', path: '/api/followups-attachments/{id}', handler: 'attachments/delete', permission: 'staff', table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups], files: ['delete'] },
-  { method: 'POST', path: '/api/users', handler: 'users/create', permission: 'staff', table: [...G.newIds, ...G.createUsers], files: [] },
-  { method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.ticketsBySubmitter, ...G.readQueues], files: [] },
-  { method: 'GET', path: '/api/user_tickets/{id}', handler: 'user-tickets/get', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.readTickets, ...G.readQueues], files: [] },
-  { method: 'GET', path: '/api/tokens', handler: 'tokens/list', permission: 'staff', table: [...G.readTokens], files: [] },
-  { method: 'POST', path: '/api/tokens', handler: 'tokens/create', permission: 'staff', table: [...G.newIds, ...G.writeTokens], files: [], answerHoldsSecret: true },
-  { method: 'DELETE', path: '/api/tokens/{id}', handler: 'tokens/revoke', permission: 'staff', table: [...G.writeTokens], files: [] },
-  { method: 'GET', path: '/api/queues', handler: 'queues/list', permission: 'superuser', table: [...G.readQueues], files: [] },
-  { method: 'POST', path: '/api/queues', handler: 'queues/create', permission: 'superuser', table: [...G.newIds, ...G.writeQueues], files: [] },
-  { method: 'GET', path: '/api/queues/{id}', handler: 'queues/get', permission: 'superuser', table: [...G.readQueues], files: [] },
-  { method: 'PATCH', path: '/api/queues/{id}', handler: 'queues/update', permission: 'superuser', table: [...G.writeQueues], files: [] },
-  { method: 'DELETE', path: '/api/queues/{id}', handler: 'queues/delete', permission: 'superuser', table: [...G.writeQueues, ...G.countsTotals], files: [] },
-  { method: 'GET', path: '/api/custom-fields', handler: 'custom-fields/list', permission: 'superuser', table: [...G.readCustomFields], files: [] },
-  { method: 'POST', path: '/api/custom-fields', handler: 'custom-fields/create', permission: 'superuser', table: [...G.writeCustomFields], files: [] },
-  { method: 'GET', path: '/api/custom-fields/{name}', handler: 'custom-fields/get', permission: 'superuser', table: [...G.readCustomFields], files: [] },
-  { method: 'PATCH', path: '/api/custom-fields/{name}', handler: 'custom-fields/update', permission: 'superuser', table: [...G.writeCustomFields], files: [] },
-  { method: 'DELETE', path: '/api/custom-fields/{name}', handler: 'custom-fields/delete', permission: 'superuser', table: [...G.writeCustomFields], files: [] },
-  { method: 'GET', path: '/api/webhook-deliveries', handler: 'webhook-deliveries/list', permission: 'staff', table: [...G.readDeliveries], files: [] },
-  { method: 'GET', path: '/api/webhook-deliveries/{id}', handler: 'webhook-deliveries/get', permission: 'staff', table: [...G.readDeliveries], files: [] },
   {
-    method: 'POST',
-    path: '/api/webhook-deliveries/{id}/redeliver',
-    handler: 'webhook-deliveries/redeliver',
-    permission: 'staff',
-    table: [...G.redeliver],
-    files: [],
-    queuesWebhooks: true,
+    method: 'GET', path: '/api/docs/{asset}', handler: 'api/docs-assets', permission: 'authenticated', table: [], files: [], negotiatesJson: false, assets: DOCS_ASSETS,
+    doc: {
+      tag: 'API',
+      summary: "The reference page's scripts and style sheet",
+      success: {
+        status: 200,
+        description: 'The file (gzip-encoded when the client accepts it).',
+        media: { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } },
+      },
+    },
+  },
+  {
+    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.listTickets], files: [],
+    doc: {
+      tag: 'Tickets',
+      summary: 'List tickets with their followups and attachments',
+      success: json('TicketPage', 200, 'A page of tickets, oldest first.'),
+      paginated: true,
+      query: [
+        { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`).' },
+        {
+          name: 'cursor',
+          description: `A position in the list, as the \`next\` and \`previous\` links carry it (opaque). Page numbers reach pages that start within ${MAX_PAGE_DEPTH.toLocaleString('en')} tickets of either end of the list (a deeper \`page\` answers 400); past that depth the links carry a cursor instead of a page number. An unknown cursor answers 404.`,
+        },
+      ],
+      errors: [400],
+    },
+  },
+  {
+    method: 'POST', path: '/api/tickets', handler: 'tickets/create', permission: 'staff', table: [...G.customFieldDefinitions, ...G.newIds, ...G.ticketReferences, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'],
+    doc: {
+      tag: 'Tickets',
+      summary: 'Create a ticket',
+      description:
+        'The ticket is always created OPEN (status 1) whatever is sent; resolution, on_hold and merged_to are validated and ignored; priority defaults to 3. An opening followup is created with it. One file may be attached with a multipart body.',
+      success: json('Ticket', 201, 'The created ticket.'),
+      body: { fields: ticketFields, mode: 'create', files: [TICKET_FILE], custom: true },
+    },
+  },
+  {
+    method: 'GET', path: '/api/tickets/{id}', handler: 'tickets/get', permission: 'staff', table: [...G.customFieldDefinitions, ...G.readTickets], files: [],
+    doc: {
+      tag: 'Tickets',
+      summary: 'Get a ticket',
+      description: 'With `If-None-Match` naming the current ETag, answers 304 without a body.',
+      success: { ...json('Ticket', 200, 'The ticket.'), headers: TICKET_ETAG },
+      notModified: true,
+    },
+  },
+  {
+    method: 'PUT', path: '/api/tickets/{id}', handler: 'tickets/replace', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.writeTickets], files: [],
+    doc: {
+      tag: 'Tickets',
+      summary: 'Replace a ticket (every required field)',
+      success: { ...json('Ticket', 200, 'The updated ticket.'), headers: TICKET_ETAG },
+      body: { fields: ticketFields, mode: 'replace', custom: true },
+      errors: [412],
+    },
+  },
+  {
+    method: 'PATCH', path: '/api/tickets/{id}', handler: 'tickets/update', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.writeTickets], files: [],
+    doc: {
+      tag: 'Tickets',
+      summary: 'Update some fields of a ticket',
+      success: { ...json('Ticket', 200, 'The updated ticket.'), headers: TICKET_ETAG },
+      body: { fields: ticketFields, mode: 'partial', custom: true },
+      errors: [412],
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/tickets/{id}', handler: 'tickets/delete', permission: 'staff', table: [...G.customFieldDefinitions, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups], files: ['delete'],
+    doc: {
+      tag: 'Tickets',
+      summary: 'Delete a ticket',
+      description: 'Also deletes its followups, attachments and files, and the tickets merged into it.',
+      success: noContent,
+      errors: [412],
+    },
+  },
+  {
+    method: 'GET', path: '/api/tickets/{id}/attachments/{attachmentId}', handler: 'attachments/download', permission: 'staff', table: [...G.readTickets], files: ['read'], negotiatesJson: false,
+    doc: {
+      tag: 'Attachments',
+      summary: "Download an attachment's file",
+      success: {
+        status: 302,
+        description: 'A redirect to a short-lived download link.',
+        headers: { Location: { type: 'string', format: 'uri' } },
+      },
+    },
+  },
+  {
+    method: 'GET', path: '/api/followups', handler: 'followups/list', permission: 'staff', table: [...G.listRefs, ...G.readTickets], files: [],
+    doc: {
+      tag: 'Followups',
+      summary: 'List followups',
+      success: json('FollowupPage', 200, 'A page of followups, by date.'),
+      paginated: true,
+    },
+  },
+  {
+    method: 'POST', path: '/api/followups', handler: 'followups/create', permission: 'staff', table: [...G.newIds, ...G.userSummaries, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'],
+    doc: {
+      tag: 'Followups',
+      summary: 'Create a followup on a ticket',
+      description: 'A `new_status` other than the ticket\'s changes the ticket\'s status (and resolution when resolved or closed).',
+      success: json('Followup', 201, 'The created followup.'),
+      body: { fields: followupFields, mode: 'create', files: [FOLLOWUP_FILES] },
+    },
+  },
+  {
+    method: 'GET', path: '/api/followups/{id}', handler: 'followups/get', permission: 'staff', table: [...G.readRefs, ...G.readTickets], files: [],
+    doc: { tag: 'Followups', summary: 'Get a followup', success: json('Followup', 200, 'The followup.') },
+  },
+  {
+    method: 'PUT', path: '/api/followups/{id}', handler: 'followups/replace', permission: 'staff', table: [...G.userSummaries, ...G.writeTickets, ...G.writeRefs], files: [],
+    doc: {
+      tag: 'Followups',
+      summary: 'Replace a followup',
+      success: json('Followup', 200, 'The updated followup.'),
+      body: { fields: followupEditFields, mode: 'replace' },
+    },
+  },
+  {
+    method: 'PATCH', path: '/api/followups/{id}', handler: 'followups/update', permission: 'staff', table: [...G.userSummaries, ...G.writeTickets, ...G.writeRefs], files: [],
+    doc: {
+      tag: 'Followups',
+      summary: 'Update some fields of a followup',
+      success: json('Followup', 200, 'The updated followup.'),
+      body: { fields: followupEditFields, mode: 'partial' },
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/followups/{id}', handler: 'followups/delete', permission: 'staff', table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups], files: ['delete'],
+    doc: { tag: 'Followups', summary: 'Delete a followup and its attachments', success: noContent },
+  },
+  {
+    method: 'GET', path: '/api/followups-attachments', handler: 'attachments/list', permission: 'staff', table: [...G.listRefs, ...G.readTickets], files: [],
+    doc: {
+      tag: 'Attachments',
+      summary: 'List followup attachments',
+      success: json('AttachmentPage', 200, 'A page of attachments, by file name.'),
+      paginated: true,
+    },
+  },
+  {
+    method: 'POST', path: '/api/followups-attachments', handler: 'attachments/create', permission: 'staff', table: [...G.newIds, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'],
+    doc: {
+      tag: 'Attachments',
+      summary: 'Attach a file to a followup',
+      description: '`filename`, `mime_type` and `size` default to the upload\'s name, the type guessed from it and its byte count.',
+      success: json('Attachment', 201, 'The attachment record.'),
+      body: {
+        fields: attachmentFields,
+        mode: 'create',
+        files: [{ name: 'file', required: true, description: 'The file.' }],
+        multipartOnly: true,
+      },
+    },
+  },
+  {
+    method: 'GET', path: '/api/followups-attachments/{id}', handler: 'attachments/get', permission: 'staff', table: [...G.readRefs, ...G.readTickets], files: [],
+    doc: { tag: 'Attachments', summary: 'Get an attachment record', success: json('Attachment', 200, 'The attachment record.') },
+  },
+  {
+    method: 'DELETE', path: '/api/followups-attachments/{id}', handler: 'attachments/delete', permission: 'staff', table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups], files: ['delete'],
+    doc: { tag: 'Attachments', summary: 'Delete an attachment and its file', success: noContent },
+  },
+  {
+    method: 'POST', path: '/api/users', handler: 'users/create', permission: 'staff', table: [...G.newIds, ...G.createUsers], files: [],
+    doc: {
+      tag: 'Users',
+      summary: 'Create a user',
+      description: 'An active user without staff rights.',
+      success: json('User', 201, 'The created user, without the password.'),
+      body: { fields: userFields, mode: 'create' },
+    },
+  },
+  {
+    method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.ticketsBySubmitter, ...G.readQueues], files: [],
+    doc: {
+      tag: 'User tickets',
+      summary: "The caller's own tickets",
+      description: 'Tickets whose submitter e-mail is the caller\'s, newest first.',
+      success: json('UserTicketPage', 200, 'A page of tickets.'),
+      paginated: true,
+    },
+  },
+  {
+    method: 'GET', path: '/api/user_tickets/{id}', handler: 'user-tickets/get', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.readTickets, ...G.readQueues], files: [],
+    doc: { tag: 'User tickets', summary: "One of the caller's own tickets", success: json('UserTicket', 200, 'The ticket.') },
+  },
+  {
+    method: 'GET', path: '/api/tokens', handler: 'tokens/list', permission: 'staff', table: [...G.readTokens], files: [],
+    doc: {
+      tag: 'API tokens',
+      summary: 'List API tokens',
+      description: "Staff see their own tokens, superusers everyone's. Keys are never shown again.",
+      success: json('ApiTokenPage', 200, 'A page of tokens.'),
+      paginated: true,
+    },
+  },
+  {
+    method: 'POST', path: '/api/tokens', handler: 'tokens/create', permission: 'staff', table: [...G.newIds, ...G.writeTokens], files: [], answerHoldsSecret: true,
+    doc: {
+      tag: 'API tokens',
+      summary: 'Create an API token',
+      description: 'For the caller, or (superusers) for the user named in `user`. Use it as `Authorization: Token <key>` where token authentication is enabled.',
+      success: json('CreatedApiToken', 201, 'The token, with its key (shown only now).'),
+      body: { fields: tokenFields, mode: 'create' },
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/tokens/{id}', handler: 'tokens/revoke', permission: 'staff', table: [...G.writeTokens], files: [],
+    doc: { tag: 'API tokens', summary: 'Revoke an API token', success: { status: 204, description: 'Revoked.' } },
+  },
+  {
+    method: 'GET', path: '/api/queues', handler: 'queues/list', permission: 'superuser', table: [...G.readQueues], files: [],
+    doc: { tag: 'Queues', summary: 'List queues', success: json('QueuePage', 200, 'A page of queues.'), paginated: true },
+  },
+  {
+    method: 'POST', path: '/api/queues', handler: 'queues/create', permission: 'superuser', table: [...G.newIds, ...G.writeQueues], files: [],
+    doc: {
+      tag: 'Queues',
+      summary: 'Create a queue',
+      success: json('Queue', 201, 'The created queue.'),
+      body: { fields: queueFields, mode: 'create' },
+    },
+  },
+  {
+    method: 'GET', path: '/api/queues/{id}', handler: 'queues/get', permission: 'superuser', table: [...G.readQueues], files: [],
+    doc: { tag: 'Queues', summary: 'Get a queue', success: json('Queue', 200, 'The queue.') },
+  },
+  {
+    method: 'PATCH', path: '/api/queues/{id}', handler: 'queues/update', permission: 'superuser', table: [...G.writeQueues], files: [],
+    doc: {
+      tag: 'Queues',
+      summary: 'Update a queue',
+      success: json('Queue', 200, 'The updated queue.'),
+      body: { fields: queueFields, mode: 'partial' },
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/queues/{id}', handler: 'queues/delete', permission: 'superuser', table: [...G.writeQueues, ...G.countsTotals], files: [],
+    doc: { tag: 'Queues', summary: 'Delete an unused queue', success: noContent, errors: [409] },
+  },
+  {
+    method: 'GET', path: '/api/custom-fields', handler: 'custom-fields/list', permission: 'superuser', table: [...G.readCustomFields], files: [],
+    doc: {
+      tag: 'Custom fields',
+      summary: 'List custom field definitions',
+      success: json('CustomFieldPage', 200, 'A page of definitions, in display order.'),
+      paginated: true,
+    },
+  },
+  {
+    method: 'POST', path: '/api/custom-fields', handler: 'custom-fields/create', permission: 'superuser', table: [...G.writeCustomFields], files: [],
+    doc: {
+      tag: 'Custom fields',
+      summary: 'Define a custom field',
+      success: json('CustomField', 201, 'The definition.'),
+      body: { fields: customFieldFields, mode: 'create' },
+    },
+  },
+  {
+    method: 'GET', path: '/api/custom-fields/{name}', handler: 'custom-fields/get', permission: 'superuser', table: [...G.readCustomFields], files: [],
+    doc: { tag: 'Custom fields', summary: 'Get a custom field definition', success: json('CustomField', 200, 'The definition.') },
+  },
+  {
+    method: 'PATCH', path: '/api/custom-fields/{name}', handler: 'custom-fields/update', permission: 'superuser', table: [...G.writeCustomFields], files: [],
+    doc: {
+      tag: 'Custom fields',
+      summary: 'Change a custom field definition (not its name)',
+      success: json('CustomField', 200, 'The definition.'),
+      body: { fields: customFieldFields, mode: 'partial' },
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/custom-fields/{name}', handler: 'custom-fields/delete', permission: 'superuser', table: [...G.writeCustomFields], files: [],
+    doc: { tag: 'Custom fields', summary: 'Delete a custom field definition', success: noContent },
+  },
+  {
+    method: 'GET', path: '/api/webhook-deliveries', handler: 'webhook-deliveries/list', permission: 'staff', table: [...G.readDeliveries], files: [],
+    doc: {
+      tag: 'Webhooks',
+      summary: 'The webhook delivery log, newest first',
+      description: 'Cursor pagination: follow `next`. Records expire 30 days after their event.',
+      success: json('WebhookDeliveryPage', 200, 'A page of deliveries.'),
+      query: [
+        { name: 'cursor', description: 'Where the page starts (from a `next` link).' },
+        { name: 'page_size', description: `Deliveries per page (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).` },
+      ],
+    },
+  },
+  {
+    method: 'GET', path: '/api/webhook-deliveries/{id}', handler: 'webhook-deliveries/get', permission: 'staff', table: [...G.readDeliveries], files: [],
+    doc: { tag: 'Webhooks', summary: 'One webhook delivery', success: json('WebhookDelivery', 200, 'The delivery.') },
+  },
+  {
+    method: 'POST', path: '/api/webhook-deliveries/{id}/redeliver', handler: 'webhook-deliveries/redeliver', permission: 'staff', table: [...G.redeliver], files: [], queuesWebhooks: true,
+    doc: {
+      tag: 'Webhooks',
+      summary: 'Send a delivery again',
+      description: 'A new round of attempts with the same `webhook-id` and body.',
+      success: json('WebhookDelivery', 202, 'The delivery, queued.'),
+    },
   },
 ];
 
@@ -175,6 +519,30 @@ export function matchRoutes(rawPath: string): PathMatch | undefined {
     if (params) return { path: route.path, params, routes: routes.filter((r) => r.path === route.path) };
   }
   return undefined;
+}
+
+/**
+ * What a function's middleware needs of its route at run time. A function's bundle has only this,
+ * compiled in (infra/bundling.ts), not the table: the table, with every route's docs and field
+ * sets, would add ~25 KiB to every bundle.
+ */
+export interface RouteFacts {
+  method: Route['method'];
+  permission: Permission;
+  /** The path's `Allow` header. */
+  allow: string[];
+  negotiatesJson: boolean;
+  answerHoldsSecret: boolean;
+}
+
+export function routeFacts(route: Route): RouteFacts {
+  return {
+    method: route.method,
+    permission: route.permission,
+    allow: allowedMethods(route.path),
+    negotiatesJson: route.negotiatesJson !== false,
+    answerHoldsSecret: route.answerHoldsSecret === true,
+  };
 }
 
 /** The methods a path answers, as its `Allow` header lists them (upstream's order). */

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { DOCS_ASSETS } from '../api/routes';
+import { DOCS_ASSETS } from './assets';
 
 export const DOCS_PATH = '/api/docs';
 

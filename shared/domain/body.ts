@@ -8,3 +8,11 @@ export interface ParsedBody {
 }
 
 export const EMPTY_BODY: ParsedBody = { kind: 'json', data: {}, files: [] };
+
+/** A repeated field becomes a list, appended in place (copying it each time was quadratic in the repeats). */
+export function addField(data: Record<string, unknown>, name: string, value: string): void {
+  const existing = data[name];
+  if (existing === undefined) data[name] = value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else data[name] = [existing, value];
+}

@@ -19,9 +19,34 @@ import type { attachmentView, followupView, ticketView } from './views';
 import type { deliveryView } from './webhooks';
 import type { createdTokenView } from './tokens';
 
+/** The component name of each shape below: routes name their responses by it (shared/api/routes.ts). */
+export type ShapeId =
+  | 'ErrorDetail'
+  | 'FieldErrors'
+  | 'Attachment'
+  | 'Followup'
+  | 'Ticket'
+  | 'User'
+  | 'UserTicket'
+  | 'Queue'
+  | 'CustomField'
+  | 'ApiRoot'
+  | 'RouteDescription'
+  | 'TicketPage'
+  | 'FollowupPage'
+  | 'AttachmentPage'
+  | 'UserTicketPage'
+  | 'QueuePage'
+  | 'CustomFieldPage'
+  | 'WebhookDelivery'
+  | 'WebhookDeliveryPage'
+  | 'ApiToken'
+  | 'CreatedApiToken'
+  | 'ApiTokenPage';
+
 /** What the JSON Schema of each component says beyond the zod schema (title, description). */
 export interface ShapeMeta {
-  id: string;
+  id: ShapeId;
   description?: string;
 }
 

@@ -5,7 +5,7 @@
  * action.
  */
 import middy from '@middy/core';
-import { allowedMethods, routeByHandler, type Permission } from '../api/routes';
+import type { Permission, RouteFacts } from '../api/routes';
 import { HttpError, MissingRecord, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
 import { logger } from '../observability';
@@ -26,6 +26,17 @@ export interface RouteInfo {
 }
 
 type Request = middy.Request<ApiEvent, HttpResult, Error>;
+
+/**
+ * A bundled function has its route's facts compiled in (infra/bundling.ts defines this variable), and
+ * its bundle leaves the route table out; unbundled (the local runtime, tests), they come from the table.
+ */
+const routeTable = process.env.HELPDESK_ROUTE_FACTS ? undefined : await import('../api/routes');
+
+function factsOf(handlerName: string): RouteFacts {
+  if (process.env.HELPDESK_ROUTE_FACTS) return JSON.parse(process.env.HELPDESK_ROUTE_FACTS) as RouteFacts;
+  return routeTable!.routeFacts(routeTable!.routeByHandler(handlerName));
+}
 
 const THROTTLING = new Set([
   'ProvisionedThroughputExceededException',
@@ -104,8 +115,8 @@ export function apiHandler(
   fn: (event: ApiEvent) => Promise<HttpResult>,
   resolveRoute?: (event: ApiEvent) => RouteInfo,
 ) {
-  const entry = routeByHandler(handlerName);
-  const fixed: RouteInfo = { permission: entry.permission, allow: allowedMethods(entry.path) };
+  const entry = factsOf(handlerName);
+  const fixed: RouteInfo = { permission: entry.permission, allow: entry.allow };
   const resolve = resolveRoute ?? (() => fixed);
 
   const responses: middy.MiddlewareObj<ApiEvent, HttpResult> = {
@@ -125,7 +136,7 @@ export function apiHandler(
     before: (request) => {
       if (!config.apiActive) throw new NotFound();
       (request.event as Routed)[ROUTE] = resolve(request.event);
-      if (entry.negotiatesJson !== false && !acceptsJson(header(request.event, 'accept'))) throw new NotAcceptable();
+      if (entry.negotiatesJson && !acceptsJson(header(request.event, 'accept'))) throw new NotAcceptable();
     },
   };
 
@@ -175,7 +186,7 @@ export function apiHandler(
     .use(body); // parses on first use (memoised): the handler, or a keyed POST's fingerprint
   // A POST route with Idempotency-Key: once per key (idempotency.ts). Not the fallback: a 404 or 405
   // has no effect to make once, and its function may not write keys (shared/api/table-access.ts).
-  if (entry.method === 'POST') chain.use(idempotency(handlerName, { answerHoldsSecret: entry.answerHoldsSecret === true }));
+  if (entry.method === 'POST') chain.use(idempotency(handlerName, { answerHoldsSecret: entry.answerHoldsSecret }));
   return chain.handler((event) => fn(event));
 }
 

@@ -7,7 +7,7 @@
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { routes } from '../../shared/api/routes';
-import { documentPath } from '../../shared/domain/openapi';
+import { documentPath } from '../../shared/api/openapi';
 
 const API = inject('apiUrl');
 const ADMIN = inject('admin');

@@ -12,7 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUNDLE_SETTINGS, assetCommands } from '../../infra/bundling';
-import { DOCS_ASSETS, routes } from '../../shared/api/routes';
+import { routes } from '../../shared/api/routes';
+import { DOCS_ASSETS } from '../../shared/docs/assets';
 
 const out = mkdtempSync(join(tmpdir(), 'docs-bundle-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -32,6 +33,7 @@ describe('docs assets in the bundle', () => {
       logLevel: 'silent',
       ...BUNDLE_SETTINGS,
       mainFields: [...BUNDLE_SETTINGS.mainFields],
+      external: [...BUNDLE_SETTINGS.external],
       banner: { js: BUNDLE_SETTINGS.banner },
     });
     // The temporary folder has no node_modules above it: the files can only come from assets/.

@@ -5,7 +5,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../shared/api/routes';
-import { documentPath } from '../../shared/domain/openapi';
+import { documentPath } from '../../shared/api/openapi';
 import { API, call, clientFor, unique } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 

@@ -1,32 +1,21 @@
 /**
- * The Tracer (and the X-Ray SDK) is in the bundles of TRACED_HANDLERS only, and such a bundle loads:
- * bundled as the stack bundles (infra/bundling.ts), then imported by a fresh Node process.
+ * The Tracer (and the X-Ray SDK) is in the bundles of TRACED_HANDLERS only, busboy only in those of
+ * routes that take a body, and such a bundle loads: bundled as the stack bundles (infra/bundling.ts),
+ * then imported by a fresh Node process.
  */
-import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUNDLE_ALIASES, BUNDLE_SETTINGS, TRACED_HANDLERS, bundleDefines } from '../../infra/bundling';
+import { TRACED_HANDLERS, bundleFunction } from '../../infra/bundling';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'helpdesk-bundling-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function bundle(handler: string): Promise<string> {
   const outfile = join(dir, `${handler.replace('/', '-')}.mjs`);
-  await build({
-    entryPoints: [join(ROOT, 'functions', `${handler}.ts`)],
-    outfile,
-    bundle: true,
-    logLevel: 'error',
-    alias: BUNDLE_ALIASES,
-    define: bundleDefines(handler),
-    ...BUNDLE_SETTINGS,
-    mainFields: [...BUNDLE_SETTINGS.mainFields],
-    banner: { js: BUNDLE_SETTINGS.banner },
-  });
+  await bundleFunction(handler, outfile);
   return outfile;
 }
 
@@ -39,15 +28,91 @@ describe('tracer in the bundles', () => {
     // A string of the X-Ray SDK's context handling.
     expect(readFileSync(traced, 'utf8')).toContain('AWS_XRAY_CONTEXT_MISSING');
     expect(readFileSync(plain, 'utf8')).not.toContain('AWS_XRAY_CONTEXT_MISSING');
+    // busboy's multipart parser, only where a route takes a body.
+    expect(readFileSync(traced, 'utf8')).toContain('Unexpected end of form');
+    expect(readFileSync(plain, 'utf8')).not.toContain('Unexpected end of form');
 
-    const probe = join(dir, 'probe.mjs');
-    writeFileSync(probe, `const m = await import(${JSON.stringify(traced)}); if (typeof m.handler !== 'function') process.exit(3);`);
-    const run = spawnSync(process.execPath, [probe], {
-      env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
+    expect(runBundle(traced, 'console.log(typeof m.handler)')).toBe('function');
   }, 120_000);
 });
+
+describe('route facts in the bundles', () => {
+  it('a bundle answers from its own route compiled in, without the route table', async () => {
+    const get = await bundle('tickets/get');
+    const docs = await bundle('api/docs');
+    // A summary from the table's docs: in no function's bundle but the fallback's and the document's.
+    expect(readFileSync(get, 'utf8')).not.toContain('List tickets with their followups');
+    // Before any storage call: a JSON route refuses an HTML-only Accept (406), a page route does not
+    // (it goes on to authentication: 401), and a GET's 405-style Allow is the path's.
+    const answer = (file: string, path: string, accept: string) =>
+      JSON.parse(runBundle(file, `const r = await m.handler(${eventSource(path, accept)}, { awsRequestId: 'r' }); console.log(JSON.stringify(r.statusCode))`));
+    expect(answer(get, '/api/tickets/1', 'text/html')).toBe(406);
+    expect(answer(docs, '/api/docs', 'text/html')).toBe(401);
+  }, 120_000);
+
+  it('a bundle calls DynamoDB without the SDK parts it leaves out (the event-stream codec)', async () => {
+    const get = await bundle('tickets/get');
+    // A stand-in DynamoDB that knows no user: Basic credentials are looked up (GetItem), the failure
+    // counted (UpdateItem), and the answer is 401: a whole SDK round trip, in and out.
+    const code = `
+      const { createServer } = await import('node:http');
+      const targets = [];
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => { targets.push(req.headers['x-amz-target']); res.setHeader('content-type', 'application/x-amz-json-1.0'); res.end('{}'); });
+      });
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      process.env.AWS_ENDPOINT_URL_DYNAMODB = 'http://127.0.0.1:' + server.address().port;
+      const m = await import(${JSON.stringify(get)});
+      const event = ${eventSource('/api/tickets/1', 'application/json')};
+      event.headers.authorization = 'Basic ' + Buffer.from('nobody:wrong').toString('base64');
+      const r = await m.handler(event, { awsRequestId: 'r' });
+      server.close();
+      console.log(JSON.stringify({ status: r.statusCode, targets }));`;
+    const { status, targets } = JSON.parse(runScript(code)) as { status: number; targets: string[] };
+    expect(status).toBe(401);
+    expect(targets).toContain('DynamoDB_20120810.GetItem');
+  }, 120_000);
+});
+
+/** Source of an API Gateway (HTTP API) event for `GET path` without credentials. */
+function eventSource(path: string, accept: string): string {
+  return JSON.stringify({
+    version: '2.0',
+    routeKey: `GET ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: { accept, host: 'example.com' },
+    requestContext: { http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '10.0.0.1', userAgent: 'test' }, requestId: 'r', routeKey: `GET ${path}`, stage: '$default', timeEpoch: 0 },
+    isBase64Encoded: false,
+  });
+}
+
+/** Runs `code` (with the bundle imported as `m`) in a fresh Node process; its standard output. */
+function runBundle(file: string, code: string): string {
+  return runScript(`const m = await import(${JSON.stringify(file)}); ${code}`);
+}
+
+/** Runs a module's source in a fresh Node process, with a function's environment; its standard output. */
+function runScript(source: string): string {
+  const probe = join(dir, `probe-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(probe, source);
+  const run = spawnSync(process.execPath, [probe], {
+    env: {
+      PATH: process.env.PATH,
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
+      TABLE_NAME: 'helpdesk',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return run.stdout.trim();
+}

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { routes } from '../../shared/api/routes';
 import type { CustomFieldDefinition } from '../../shared/domain/custom-fields';
 import { idField, integerField, choiceField, textField } from '../../shared/domain/fields';
-import { OPERATIONS, buildOpenApi, documentPath, fieldJsonSchema } from '../../shared/domain/openapi';
+import { buildOpenApi, documentPath, fieldJsonSchema } from '../../shared/api/openapi';
 import { customFieldView, queueView } from '../../shared/domain/admin';
 import { describeRoute } from '../../shared/domain/describe';
 import { ticketView } from '../../shared/domain/views';
@@ -33,12 +33,9 @@ ajv.addSchema(doc, 'openapi.json', undefined, false);
 const component = (id: string) => ajv.compile({ $ref: `openapi.json#/components/schemas/${id}` });
 
 describe('the route table and the document', () => {
-  it('every route has a description (a new route without one fails here)', () => {
-    for (const route of routes) expect(OPERATIONS[route.handler], `${route.method} ${route.path}: add ${route.handler} to OPERATIONS`).toBeDefined();
-  });
-
-  it('describes no handler that the route table does not have', () => {
-    expect(Object.keys(OPERATIONS).sort()).toEqual(routes.map((r) => r.handler).sort());
+  it('every route has a description (a new route without one fails here, as buildOpenApi does)', () => {
+    for (const route of routes) expect(route.doc, `${route.method} ${route.path}: give it a doc`).toBeDefined();
+    expect(() => buildOpenApi()).not.toThrow();
   });
 
   it('has one operation per route, and OPTIONS on every path', () => {
@@ -100,7 +97,7 @@ describe('the route table and the document', () => {
       expect('403' in responses, what).toBe(true);
       expect('406' in responses, what).toBe(route.negotiatesJson !== false);
       // Every write takes a body, but redeliver (a bodiless action).
-      const takesBody = ['POST', 'PUT', 'PATCH'].includes(route.method) && OPERATIONS[route.handler]!.body !== undefined;
+      const takesBody = ['POST', 'PUT', 'PATCH'].includes(route.method) && route.doc!.body !== undefined;
       expect(takesBody, what).toBe(['POST', 'PUT', 'PATCH'].includes(route.method) && route.handler !== 'webhook-deliveries/redeliver');
       for (const status of ['413', '415']) expect(status in responses, `${what} ${status}`).toBe(takesBody);
       // The ticket list's status filter is validated too.

@@ -3,6 +3,7 @@
  * - paths and methods from the route table (shared/api/routes.ts), each with its permission;
  * - request bodies from the DRF-style field definitions that validate them (fields.ts and the
  *   per-resource field sets), in their JSON, form and multipart variants;
+ * - summaries, tags and the rest from each route's `doc`;
  * - response bodies from the zod shapes (shapes.ts) through `z.toJSONSchema`;
  * - custom fields as `custom_<name>` keys (patternProperties), plus, when the caller passes the
  *   definitions of the deployment, one property per field currently defined.
@@ -11,90 +12,19 @@
  * express (`z.toJSONSchema` refuses transforms): their declared type, choices, bounds and
  * requiredness (the same data OPTIONS reports) give the request schemas instead.
  *
- * A route without an entry in OPERATIONS makes `buildOpenApi` throw (and a unit test fail).
+ * A route without a `doc` makes `buildOpenApi` throw (and a unit test fail).
  */
 import * as z from 'zod/mini';
-import { routes, type Permission, type Route } from '../api/routes';
-import { customFieldFields, queueFields } from './admin';
-import { attachmentFields } from './attachment';
-import { CUSTOM_PREFIX, sortDefinitions, type CustomFieldDefinition, type DataType } from './custom-fields';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_DEPTH, MAX_PAGE_SIZE } from './pagination';
-import { SLUG, type Field, type Fields, type Mode } from './fields';
-import { followupEditFields, followupFields } from './followup';
-import {
-  CUSTOM_KEY_PATTERN,
-  apiRootShape,
-  attachmentPage,
-  attachmentShape,
-  customFieldPage,
-  customFieldShape,
-  createdTokenShape,
-  deliveryPage,
-  deliveryShape,
-  tokenPage,
-  followupPage,
-  followupShape,
-  queuePage,
-  queueShape,
-  routeDescriptionShape,
-  shapes,
-  ticketPage,
-  ticketShape,
-  userShape,
-  userTicketPage,
-  userTicketShape,
-  withCustomFields,
-} from './shapes';
-import { ticketFields } from './ticket';
-import { tokenFields, type AuthenticationClass } from './tokens';
-import { userFields } from './user';
+import { CUSTOM_PREFIX, sortDefinitions, type CustomFieldDefinition, type DataType } from '../domain/custom-fields';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination';
+import { SLUG, type Field } from '../domain/fields';
+import { CUSTOM_KEY_PATTERN, shapes, withCustomFields, type ShapeId } from '../domain/shapes';
+import type { AuthenticationClass } from '../domain/tokens';
+import { routes, TICKET_ETAG, type BodyDoc, type JsonSchema, type OperationDoc, type Permission, type Route } from './routes';
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type OpenApiDocument = Record<string, any>;
-
-/** A file part of a multipart body. */
-interface FilePart {
-  name: string;
-  required: boolean;
-  /** The field name is repeated once per file. */
-  repeated?: boolean;
-  description: string;
-}
-
-interface BodyDoc {
-  fields: Fields;
-  mode: Mode;
-  files?: FilePart[];
-  /** The body also takes `custom_<name>` keys (tickets). */
-  custom?: boolean;
-  /** Only multipart (a required file). */
-  multipartOnly?: boolean;
-}
-
-interface SuccessDoc {
-  status: number;
-  description: string;
-  /** A zod shape (JSON), or a media type with a plain schema, or nothing (204, 302). */
-  shape?: z.core.$ZodType;
-  media?: Record<string, JsonSchema>;
-  headers?: Record<string, JsonSchema>;
-}
-
-export interface OperationDoc {
-  summary: string;
-  description?: string;
-  tag: string;
-  success: SuccessDoc;
-  body?: BodyDoc;
-  /** Takes `page` and `page_size`. */
-  paginated?: boolean;
-  query?: { name: string; description: string }[];
-  /** Error statuses beyond the ones every operation can answer. */
-  errors?: number[];
-  /** Answers 304 to a matching `If-None-Match`. */
-  notModified?: true;
-}
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -102,237 +32,6 @@ const IDEMPOTENCY_KEY = {
   required: false,
   description: 'Makes the POST safe to retry: the same key with the same request within 24 hours answers the first response again (header `Idempotent-Replayed: true`) without doing it twice.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
-};
-
-const TICKET_ETAG: Record<string, JsonSchema> = { ETag: { type: 'string', description: 'Strong ETag of the ticket; send it in If-Match to change only this version.' } };
-
-const json = (shape: z.core.$ZodType, status: number, description: string): SuccessDoc => ({ status, description, shape });
-const noContent: SuccessDoc = { status: 204, description: 'Deleted.' };
-
-const TICKET_FILE: FilePart = {
-  name: 'attachment',
-  required: false,
-  description: 'One file, attached to the opening followup. More files go to followups.',
-};
-const FOLLOWUP_FILES: FilePart = {
-  name: 'attachments',
-  required: false,
-  repeated: true,
-  description: 'Any number of files: repeat the field once per file.',
-};
-
-/** Everything about an operation that the route table and the shapes do not say, by handler. */
-export const OPERATIONS: Record<string, OperationDoc> = {
-  'api/root': { tag: 'API', summary: 'Links to the resources', success: json(apiRootShape, 200, 'The resource URLs.') },
-  'api/openapi': {
-    tag: 'API',
-    summary: 'This OpenAPI document',
-    description: 'Generated from the route table and the schemas that validate requests and shape responses; includes the custom fields defined now.',
-    success: { status: 200, description: 'The OpenAPI 3.1 document.', media: { 'application/json': { type: 'object' } } },
-  },
-  'api/docs': {
-    tag: 'API',
-    summary: 'API reference page',
-    description: 'An HTML page (Swagger UI, served by this API) that renders /api/openapi.json.',
-    success: { status: 200, description: 'The page.', media: { 'text/html': { type: 'string' } } },
-  },
-  'api/docs-assets': {
-    tag: 'API',
-    summary: "The reference page's scripts and style sheet",
-    success: {
-      status: 200,
-      description: 'The file (gzip-encoded when the client accepts it).',
-      media: { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } },
-    },
-  },
-  'tickets/list': {
-    tag: 'Tickets',
-    summary: 'List tickets with their followups and attachments',
-    success: json(ticketPage, 200, 'A page of tickets, oldest first.'),
-    paginated: true,
-    query: [
-      { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`).' },
-      {
-        name: 'cursor',
-        description: `A position in the list, as the \`next\` and \`previous\` links carry it (opaque). Page numbers reach pages that start within ${MAX_PAGE_DEPTH.toLocaleString('en')} tickets of either end of the list (a deeper \`page\` answers 400); past that depth the links carry a cursor instead of a page number. An unknown cursor answers 404.`,
-      },
-    ],
-    errors: [400],
-  },
-  'tickets/create': {
-    tag: 'Tickets',
-    summary: 'Create a ticket',
-    description:
-      'The ticket is always created OPEN (status 1) whatever is sent; resolution, on_hold and merged_to are validated and ignored; priority defaults to 3. An opening followup is created with it. One file may be attached with a multipart body.',
-    success: json(ticketShape, 201, 'The created ticket.'),
-    body: { fields: ticketFields, mode: 'create', files: [TICKET_FILE], custom: true },
-  },
-  'tickets/get': {
-    tag: 'Tickets',
-    summary: 'Get a ticket',
-    description: 'With `If-None-Match` naming the current ETag, answers 304 without a body.',
-    success: { ...json(ticketShape, 200, 'The ticket.'), headers: TICKET_ETAG },
-    notModified: true,
-  },
-  'tickets/replace': {
-    tag: 'Tickets',
-    summary: 'Replace a ticket (every required field)',
-    success: { ...json(ticketShape, 200, 'The updated ticket.'), headers: TICKET_ETAG },
-    body: { fields: ticketFields, mode: 'replace', custom: true },
-    errors: [412],
-  },
-  'tickets/update': {
-    tag: 'Tickets',
-    summary: 'Update some fields of a ticket',
-    success: { ...json(ticketShape, 200, 'The updated ticket.'), headers: TICKET_ETAG },
-    body: { fields: ticketFields, mode: 'partial', custom: true },
-    errors: [412],
-  },
-  'tickets/delete': {
-    tag: 'Tickets',
-    summary: 'Delete a ticket',
-    description: 'Also deletes its followups, attachments and files, and the tickets merged into it.',
-    success: noContent,
-    errors: [412],
-  },
-  'attachments/download': {
-    tag: 'Attachments',
-    summary: "Download an attachment's file",
-    success: {
-      status: 302,
-      description: 'A redirect to a short-lived download link.',
-      headers: { Location: { type: 'string', format: 'uri' } },
-    },
-  },
-  'followups/list': {
-    tag: 'Followups',
-    summary: 'List followups',
-    success: json(followupPage, 200, 'A page of followups, by date.'),
-    paginated: true,
-  },
-  'followups/create': {
-    tag: 'Followups',
-    summary: 'Create a followup on a ticket',
-    description: 'A `new_status` other than the ticket\'s changes the ticket\'s status (and resolution when resolved or closed).',
-    success: json(followupShape, 201, 'The created followup.'),
-    body: { fields: followupFields, mode: 'create', files: [FOLLOWUP_FILES] },
-  },
-  'followups/get': { tag: 'Followups', summary: 'Get a followup', success: json(followupShape, 200, 'The followup.') },
-  'followups/replace': {
-    tag: 'Followups',
-    summary: 'Replace a followup',
-    success: json(followupShape, 200, 'The updated followup.'),
-    body: { fields: followupEditFields, mode: 'replace' },
-  },
-  'followups/update': {
-    tag: 'Followups',
-    summary: 'Update some fields of a followup',
-    success: json(followupShape, 200, 'The updated followup.'),
-    body: { fields: followupEditFields, mode: 'partial' },
-  },
-  'followups/delete': { tag: 'Followups', summary: 'Delete a followup and its attachments', success: noContent },
-  'attachments/list': {
-    tag: 'Attachments',
-    summary: 'List followup attachments',
-    success: json(attachmentPage, 200, 'A page of attachments, by file name.'),
-    paginated: true,
-  },
-  'attachments/create': {
-    tag: 'Attachments',
-    summary: 'Attach a file to a followup',
-    description: '`filename`, `mime_type` and `size` default to the upload\'s name, the type guessed from it and its byte count.',
-    success: json(attachmentShape, 201, 'The attachment record.'),
-    body: {
-      fields: attachmentFields,
-      mode: 'create',
-      files: [{ name: 'file', required: true, description: 'The file.' }],
-      multipartOnly: true,
-    },
-  },
-  'attachments/get': { tag: 'Attachments', summary: 'Get an attachment record', success: json(attachmentShape, 200, 'The attachment record.') },
-  'attachments/delete': { tag: 'Attachments', summary: 'Delete an attachment and its file', success: noContent },
-  'users/create': {
-    tag: 'Users',
-    summary: 'Create a user',
-    description: 'An active user without staff rights.',
-    success: json(userShape, 201, 'The created user, without the password.'),
-    body: { fields: userFields, mode: 'create' },
-  },
-  'user-tickets/list': {
-    tag: 'User tickets',
-    summary: "The caller's own tickets",
-    description: 'Tickets whose submitter e-mail is the caller\'s, newest first.',
-    success: json(userTicketPage, 200, 'A page of tickets.'),
-    paginated: true,
-  },
-  'user-tickets/get': { tag: 'User tickets', summary: "One of the caller's own tickets", success: json(userTicketShape, 200, 'The ticket.') },
-  'queues/list': { tag: 'Queues', summary: 'List queues', success: json(queuePage, 200, 'A page of queues.'), paginated: true },
-  'queues/create': {
-    tag: 'Queues',
-    summary: 'Create a queue',
-    success: json(queueShape, 201, 'The created queue.'),
-    body: { fields: queueFields, mode: 'create' },
-  },
-  'queues/get': { tag: 'Queues', summary: 'Get a queue', success: json(queueShape, 200, 'The queue.') },
-  'queues/update': {
-    tag: 'Queues',
-    summary: 'Update a queue',
-    success: json(queueShape, 200, 'The updated queue.'),
-    body: { fields: queueFields, mode: 'partial' },
-  },
-  'queues/delete': { tag: 'Queues', summary: 'Delete an unused queue', success: noContent, errors: [409] },
-  'custom-fields/list': {
-    tag: 'Custom fields',
-    summary: 'List custom field definitions',
-    success: json(customFieldPage, 200, 'A page of definitions, in display order.'),
-    paginated: true,
-  },
-  'custom-fields/create': {
-    tag: 'Custom fields',
-    summary: 'Define a custom field',
-    success: json(customFieldShape, 201, 'The definition.'),
-    body: { fields: customFieldFields, mode: 'create' },
-  },
-  'custom-fields/get': { tag: 'Custom fields', summary: 'Get a custom field definition', success: json(customFieldShape, 200, 'The definition.') },
-  'custom-fields/update': {
-    tag: 'Custom fields',
-    summary: 'Change a custom field definition (not its name)',
-    success: json(customFieldShape, 200, 'The definition.'),
-    body: { fields: customFieldFields, mode: 'partial' },
-  },
-  'custom-fields/delete': { tag: 'Custom fields', summary: 'Delete a custom field definition', success: noContent },
-  'tokens/list': {
-    tag: 'API tokens',
-    summary: 'List API tokens',
-    description: "Staff see their own tokens, superusers everyone's. Keys are never shown again.",
-    success: json(tokenPage, 200, 'A page of tokens.'),
-    paginated: true,
-  },
-  'tokens/create': {
-    tag: 'API tokens',
-    summary: 'Create an API token',
-    description: 'For the caller, or (superusers) for the user named in `user`. Use it as `Authorization: Token <key>` where token authentication is enabled.',
-    success: json(createdTokenShape, 201, 'The token, with its key (shown only now).'),
-    body: { fields: tokenFields, mode: 'create' },
-  },
-  'tokens/revoke': { tag: 'API tokens', summary: 'Revoke an API token', success: { status: 204, description: 'Revoked.' } },
-  'webhook-deliveries/list': {
-    tag: 'Webhooks',
-    summary: 'The webhook delivery log, newest first',
-    description: 'Cursor pagination: follow `next`. Records expire 30 days after their event.',
-    success: json(deliveryPage, 200, 'A page of deliveries.'),
-    query: [
-      { name: 'cursor', description: 'Where the page starts (from a `next` link).' },
-      { name: 'page_size', description: `Deliveries per page (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).` },
-    ],
-  },
-  'webhook-deliveries/get': { tag: 'Webhooks', summary: 'One webhook delivery', success: json(deliveryShape, 200, 'The delivery.') },
-  'webhook-deliveries/redeliver': {
-    tag: 'Webhooks',
-    summary: 'Send a delivery again',
-    description: 'A new round of attempts with the same `webhook-id` and body.',
-    success: json(deliveryShape, 202, 'The delivery, queued.'),
-  },
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -351,8 +50,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'A storage service is briefly unavailable: retry.',
 };
 
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const idOf = (shape: z.core.$ZodType): string => {
+const ref = (id: ShapeId) => ({ $ref: `#/components/schemas/${id}` });
+const idOf = (shape: z.core.$ZodType): ShapeId => {
   const meta = shapes.get(shape);
   if (!meta) throw new Error('A response shape is not registered in shapes.ts');
   return meta.id;
@@ -539,12 +238,12 @@ const PERMISSION_NOTE: Record<Permission, string> = {
 };
 
 function operation(route: Route, defs: CustomFieldDefinition[]): JsonSchema {
-  const doc = OPERATIONS[route.handler];
-  if (!doc) throw new Error(`No OpenAPI description for ${route.method} ${route.path} (${route.handler}): add it to OPERATIONS`);
+  const doc = route.doc;
+  if (!doc) throw new Error(`No OpenAPI description for ${route.method} ${route.path} (${route.handler}): give its route a doc`);
   const { success } = doc;
   const responses: Record<string, JsonSchema> = {};
   const content = success.shape
-    ? { 'application/json': { schema: ref(idOf(success.shape)) } }
+    ? { 'application/json': { schema: ref(success.shape) } }
     : success.media
       ? Object.fromEntries(Object.entries(success.media).map(([type, schema]) => [type, { schema }]))
       : undefined;
@@ -642,6 +341,11 @@ export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
     const item = paths[documentPath(route.path)]!;
     item.options ??= optionsOperation(route.path);
   }
+  const schemas = componentSchemas(defs);
+  for (const route of routes) {
+    const shape = route.doc?.success.shape;
+    if (shape && !schemas[shape]) throw new Error(`${route.handler} answers the shape ${shape}, which shapes.ts does not register`);
+  }
   return {
     openapi: '3.1.0',
     info: {
@@ -655,11 +359,11 @@ export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
       ].join('\n\n'),
     },
     security: schemes.map((s) => ({ [s.name]: [] })),
-    tags: [...new Set(Object.values(OPERATIONS).map((doc) => doc.tag))].map((name) => ({ name })),
+    tags: [...new Set(routes.flatMap((route) => (route.doc ? [route.doc.tag] : [])))].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: Object.fromEntries(schemes.map((s) => [s.name, s.scheme])),
-      schemas: componentSchemas(defs),
+      schemas,
     },
   };
 }
