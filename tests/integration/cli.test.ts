@@ -1,5 +1,5 @@
 /**
- * The operator CLI (`npm run helpdesk -- <command>`, infra/cli.ts) run as a child process on a
+ * The operator CLI (`npm run helpdesk -- <command>`, cli/main.ts) run as a child process on a
  * temporary data directory: first on engines it starts itself, then while the local server runs on
  * the same directory (through `<dataDir>/endpoints.json`), checking over HTTP what it wrote.
  */
@@ -22,7 +22,7 @@ interface Result {
 function cli(args: string[], options: { input?: string; dataDir?: string } = {}): Promise<Result> {
   const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_DATA_DIR: options.dataDir ?? 'unused-by-this-test' };
   delete env.TABLE_NAME;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/cli.ts', ...args], { cwd: ROOT, env, stdio: 'pipe' });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { cwd: ROOT, env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -28,7 +28,7 @@ const callers: Record<'anonymous' | 'plain' | 'staff' | 'superuser', string | nu
 function cli(args: string[], input = ''): Promise<{ code: number | null; output: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_DATA_DIR: dataDir };
   delete env.TABLE_NAME;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/cli.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, env, stdio: 'pipe' });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, env, stdio: 'pipe' });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
