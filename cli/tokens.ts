@@ -49,7 +49,7 @@ export const revokeToken = command({
   name: 'revoke-token',
   args: ['id'],
   summary: 'revoke an API token by id',
-  description: 'Deletes an API token: its key stops working (within a minute on warm API functions).',
+  description: 'Deletes an API token: its key stops working at once (tokens are not cached).',
   examples: ['npm run helpdesk -- revoke-token 3'],
   async prepare(ctx) {
     const raw = ctx.args[0]!;

@@ -128,7 +128,7 @@ export const setPassword = command({
   name: 'set-password',
   args: ['username'],
   summary: "set a user's password (prompted or read from stdin)",
-  description: `Replaces the password of an existing user (changes reach warm API functions within a minute).\n${PASSWORD_NOTE}`,
+  description: `Replaces the password of an existing user (warm API functions notice within 5 s).\n${PASSWORD_NOTE}`,
   examples: ['npm run helpdesk -- set-password alice'],
   async prepare(ctx) {
     const username = usernameArgument(ctx);
@@ -161,7 +161,7 @@ export const deactivateUser = command({
   summary: 'make a user inactive (it can no longer authenticate)',
   description:
     'Marks a user inactive, as unticking "active" in Django\'s admin: its password and API tokens stop working ' +
-    '(within a minute on warm API functions). Nothing is deleted; activate-user undoes it.',
+    '(warm API functions notice within 5 s). Nothing is deleted; activate-user undoes it.',
   examples: ['npm run helpdesk -- deactivate-user alice'],
   prepare: setActive(false),
 });
