@@ -36,7 +36,7 @@ export const BUNDLE_SETTINGS = {
 } as const;
 
 /** NodejsFunction's bundling options for every function of the stacks. */
-export function lambdaBundling(handler: string, assets: readonly string[] = []): BundlingOptions {
+export function lambdaBundling(handler: string, assets: readonly string[] = [], traced = false): BundlingOptions {
   return {
     format: OutputFormat.ESM,
     minify: BUNDLE_SETTINGS.minify,
@@ -44,7 +44,7 @@ export function lambdaBundling(handler: string, assets: readonly string[] = []):
     sourceMap: false,
     mainFields: [...BUNDLE_SETTINGS.mainFields],
     banner: BUNDLE_SETTINGS.banner,
-    define: bundleDefines(handler),
+    define: bundleDefines(handler, traced),
     esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
     // Bundle everything, the AWS SDK v3 included (smaller cold start than the runtime's copy), but
     // what no function runs.
@@ -77,35 +77,25 @@ export function assetCommands(assets: readonly string[], outputDir: string): str
 }
 
 /**
- * The functions bundled with the Powertools Tracer (X-Ray subsegments for each DynamoDB call and S3
- * request): the two creates that store files with their records, where the breakdown of a slow
- * request (scrypt, transaction, S3 PUTs) is worth the cost. The Tracer brings the X-Ray SDK:
- * measured here, +205 KiB (to ~490 KiB, over the 300 KB bundle target of bench/report.ts) and
- * +67 ms of cold import in a bare probe (+230 ms in tickets/create on a busy machine). Every
- * function, these included, has Lambda's active tracing (invocation, init and overhead in X-Ray),
- * which adds nothing to the bundle. Add a handler here to look inside it for a while.
- */
-export const TRACED_HANDLERS: ReadonlySet<string> = new Set(['tickets/create', 'followups/create']);
-
-/**
  * Compile-time constants of a function's bundle: its route's facts, so that the bundle leaves the
- * route table out (shared/middleware/index.ts); whether it has the Tracer (shared/middleware/observe.ts);
+ * route table out (shared/middleware/index.ts); whether it has the Tracer (shared/middleware/observe.ts:
+ * EnvironmentSettings.tracedHandlers);
  * and whether it can parse multipart bodies (shared/middleware/body.ts): only the methods that carry
  * a body do (a POST without fields still fingerprints its body for an Idempotency-Key).
  */
-export function bundleDefines(handler: string): Record<string, string> {
+export function bundleDefines(handler: string, traced = false): Record<string, string> {
   // Functions without a route (stream consumers, queue workers, schedules) parse no request.
   const route = [...routes, fallbackRoute].find((r) => r.handler === handler);
   const takesBody = route?.method === 'POST' || route?.method === 'PUT' || route?.method === 'PATCH';
   return {
     ...(route ? { 'process.env.HELPDESK_ROUTE_FACTS': JSON.stringify(JSON.stringify(routeFacts(route))) } : {}),
-    'process.env.HELPDESK_TRACER': JSON.stringify(String(TRACED_HANDLERS.has(handler))),
+    'process.env.HELPDESK_TRACER': JSON.stringify(String(traced)),
     'process.env.HELPDESK_MULTIPART': JSON.stringify(String(takesBody)),
   };
 }
 
 /** Bundles one function exactly as the stacks do, to `outfile` (the benchmark and a test measure it). */
-export async function bundleFunction(handler: string, outfile: string): Promise<void> {
+export async function bundleFunction(handler: string, outfile: string, traced = false): Promise<void> {
   const { build } = await import('esbuild');
   await build({
     entryPoints: [fileURLToPath(new URL(`../functions/${handler}.ts`, import.meta.url))],
@@ -113,7 +103,7 @@ export async function bundleFunction(handler: string, outfile: string): Promise<
     bundle: true,
     logLevel: 'error',
     alias: BUNDLE_ALIASES,
-    define: bundleDefines(handler),
+    define: bundleDefines(handler, traced),
     ...BUNDLE_SETTINGS,
     mainFields: [...BUNDLE_SETTINGS.mainFields],
     external: [...BUNDLE_SETTINGS.external],

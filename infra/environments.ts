@@ -2,6 +2,8 @@
  * Per-environment settings, chosen with `-c env=<name>` (default `dev`). Everything that differs
  * between environments lives here; the stacks read nothing else.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseCorsOrigins } from './cors';
@@ -68,6 +70,14 @@ export interface EnvironmentSettings {
   /** Lowest level the functions log (POWERTOOLS_LOG_LEVEL); each request's line is INFO. */
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /**
+   * Functions (handler names, e.g. `tickets/create`) bundled with the Powertools Tracer: X-Ray
+   * subsegments for each DynamoDB call and S3 request inside them. None by default: the X-Ray SDK
+   * adds ~170 KiB and ~45 ms of cold start to a bundle (infra/bundling.ts), and Lambda's active
+   * tracing already traces every invocation. `-c traced=tickets/create,followups/create` turns it on
+   * for a deploy, to look inside a slow operation for a while.
+   */
+  tracedHandlers: readonly string[];
+  /**
    * Where the alarms (infra/monitoring.ts) send their notices by e-mail, or undefined for none (the
    * SNS topic is made either way, for other subscriptions). AWS e-mails a confirmation link first.
    * `-c alarmEmail=...` sets it at deploy time without committing an address.
@@ -124,6 +134,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     webhooks: NO_WEBHOOKS,
     corsOrigins: [],
     logLevel: 'DEBUG',
+    tracedHandlers: [],
   },
   staging: {
     name: 'staging',
@@ -137,6 +148,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     webhooks: NO_WEBHOOKS,
     corsOrigins: [],
     logLevel: 'INFO',
+    tracedHandlers: [],
   },
   prod: {
     name: 'prod',
@@ -151,6 +163,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     webhooks: NO_WEBHOOKS,
     corsOrigins: [],
     logLevel: 'INFO',
+    tracedHandlers: [],
   },
 };
 
@@ -184,9 +197,21 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
     ...settings,
     alarmEmail: text('alarmEmail') ?? settings.alarmEmail,
     corsOrigins: text('corsOrigins') !== undefined ? parseCorsOrigins(text('corsOrigins')) : parseCorsOrigins(settings.corsOrigins.join(',')),
+    tracedHandlers: text('traced') !== undefined ? parseHandlerList(settings.name, text('traced')!) : settings.tracedHandlers,
     customDomain,
     edge: edgeSettings(settings, text, customDomain),
   };
+}
+
+/** `-c traced=a/b,c/d`: handler names of functions/ (a typo would otherwise trace nothing, silently). */
+function parseHandlerList(environment: EnvironmentName, list: string): string[] {
+  const names = list.split(',').map((name) => name.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!/^[a-z-]+\/[a-z-]+$/.test(name) || !existsSync(fileURLToPath(new URL(`../functions/${name}.ts`, import.meta.url)))) {
+      throw new Error(`Environment "${environment}": traced names "${name}", which is no function (functions/<group>/<name>.ts, e.g. tickets/create)`);
+    }
+  }
+  return names;
 }
 
 function edgeSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined, customDomain: EnvironmentSettings['customDomain']): EdgeSettings | undefined {

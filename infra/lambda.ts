@@ -65,7 +65,7 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
     reservedConcurrentExecutions: props.reservedConcurrency,
     role,
     logGroup,
-    // X-Ray: every invocation is traced (sampled); the functions of TRACED_HANDLERS add subsegments.
+    // X-Ray: every invocation is traced (sampled); the functions of settings.tracedHandlers add subsegments.
     tracing: Tracing.ACTIVE,
     environment: {
       ...props.environment,
@@ -73,7 +73,7 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: settings.logLevel,
     },
-    bundling: lambdaBundling(props.handler, props.assets),
+    bundling: lambdaBundling(props.handler, props.assets, settings.tracedHandlers.includes(props.handler)),
   });
   Validations.of(role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',

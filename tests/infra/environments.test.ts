@@ -41,6 +41,14 @@ describe('environment settings', () => {
     expect(withContextOverrides(environments.prod, () => undefined)).toEqual(environments.prod);
   });
 
+  it('traces no function with the X-Ray SDK unless the deploy names some, and refuses a name that is no function', () => {
+    for (const settings of Object.values(environments)) expect(settings.tracedHandlers, settings.name).toEqual([]);
+    const traced = withContextOverrides(environments.prod, (key) => (key === 'traced' ? 'tickets/create, followups/create' : undefined));
+    expect(traced.tracedHandlers).toEqual(['tickets/create', 'followups/create']);
+    expect(() => withContextOverrides(environments.prod, (key) => (key === 'traced' ? 'tickets/craete' : undefined))).toThrow(/traced names "tickets\/craete", which is no function/);
+    expect(() => withContextOverrides(environments.prod, (key) => (key === 'traced' ? '../../x/y' : undefined))).toThrow(/which is no function/);
+  });
+
   it('refuses a domain without its certificate, or a certificate without its domain', () => {
     expect(() => synthApi('staging', { domainName: 'help.example.com' })).toThrow(/needs both domainName and certificateArn/);
     expect(() => synthApi('staging', { certificateArn: CERTIFICATE })).toThrow(/needs both domainName and certificateArn/);
