@@ -56,7 +56,7 @@ export interface EnvironmentSettings {
   /** `$default` stage throttling: steady requests per second and burst. */
   throttle: { rateLimit: number; burstLimit: number };
   /**
-   * Webhook receivers, upstream's settings (README "Webhooks"): comma-separated URLs, validated at
+   * Webhook receivers, upstream's settings (docs/webhooks.md): comma-separated URLs, validated at
    * synth (http(s) only, no link-local, metadata or loopback address). The signing secret is made
    * by the stack in Secrets Manager, never written here.
    */

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery on AWS (README "Webhooks"):
+ * Webhook delivery on AWS (docs/webhooks.md):
  *
  *   table stream ──(inserted outbox items only)──▶ Dispatch ──▶ Deliveries queue ──▶ Deliver ──▶ receivers
  *                                    │ failures after retries                 │ schedule spent
@@ -57,7 +57,7 @@ export class Webhooks extends Construct {
     });
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Not rotated automatically: every receiver must be given the new secret at the same time, so rotation is an operator step (README "Webhooks").',
+      reason: 'Not rotated automatically: every receiver must be given the new secret at the same time, so rotation is an operator step (docs/webhooks.md).',
     });
 
     // Deliver handles a batch in parallel: one receiver timeout, plus the table and SQS calls around it.

@@ -79,7 +79,7 @@ export function errorResponse(error: unknown): HttpResult {
     const e = new ServiceUnavailable();
     return json(e.status, e.body, e.headers);
   }
-  // No mapping of DynamoDB's "item size has exceeded" any more: the domain's limits (README,
+  // No mapping of DynamoDB's "item size has exceeded" any more: the domain's limits (docs/api.md,
   // "Limits") keep every record under 400 KB, so reaching it would be a bug, logged as one.
   logger.error('unhandled error', error instanceof Error ? error : String(error));
   return json(500, { detail: 'A server error occurred.' });

@@ -1,5 +1,5 @@
 /**
- * Every limit in the README's "Limits" table, at its edge: the largest value accepted, and the next
+ * Every limit in docs/api.md's "Limits" table, at its edge: the largest value accepted, and the next
  * one refused with its 4xx and upstream-shaped body, before anything is stored.
  */
 import { describe, expect, it } from 'vitest';
