@@ -2,16 +2,34 @@
  * The stateless stack: the HTTP API and one function per entry of the route table (plus the
  * fallback), each granted exactly the table and file access its route declares.
  *
+ * The route functions (each with its role, policy and invoke permissions) are made in nested stacks,
+ * one per group of resources (FUNCTION_GROUPS): a stack holds at most 500 resources, and one
+ * operation takes about eight, so a single stack would stop deploying a few features from now. The
+ * routes, their integrations and the functions' log groups stay in this stack, where they always
+ * were: regrouping replaces functions (stateless) but never a route (no moment without it) or a log.
+ *
  * cdk-nag (AwsSolutions, see infra/nag.ts) findings that are accepted rather than fixed are
  * acknowledged next to the construct they concern, each with its reason.
  */
-import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, NestedStack, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { ApiMapping, CorsHttpMethod, DomainName, HttpApi, HttpMethod, LogGroupLogDestination, SecurityPolicy, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  ApiMapping,
+  CorsHttpMethod,
+  DomainName,
+  HttpApi,
+  HttpIntegrationType,
+  HttpMethod,
+  HttpRouteIntegration,
+  LogGroupLogDestination,
+  PayloadFormatVersion,
+  SecurityPolicy,
+  type HttpRouteIntegrationConfig,
+  type HttpStage,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -35,6 +53,41 @@ const S3_ACTIONS: Record<FileAccess, string> = {
   write: 's3:PutObject',
   delete: 's3:DeleteObject',
 };
+
+/**
+ * The nested stack of each handler folder's functions. A new folder must be given a group here (the
+ * synth fails otherwise); each group stays well under the limit (tests/infra/stack.test.ts).
+ */
+export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
+  tickets: 'Tickets',
+  'user-tickets': 'Tickets',
+  followups: 'Followups',
+  attachments: 'Followups',
+  users: 'Admin',
+  tokens: 'Admin',
+  queues: 'Admin',
+  'custom-fields': 'Admin',
+  'webhook-deliveries': 'Admin',
+  api: 'Reference',
+};
+
+/**
+ * A Lambda proxy integration (payload 2.0) that, unlike HttpLambdaIntegration, adds no invoke
+ * permission of its own: HttpLambdaIntegration adds one per route, here beside the routes (two alike
+ * for each GET and its HEAD); the stack adds one per path instead, beside the function (allowInvoke).
+ */
+class LambdaProxyIntegration extends HttpRouteIntegration {
+  constructor(
+    id: string,
+    private readonly fn: NodejsFunction,
+  ) {
+    super(id);
+  }
+
+  bind(): HttpRouteIntegrationConfig {
+    return { type: HttpIntegrationType.AWS_PROXY, uri: this.fn.functionArn, payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 };
+  }
+}
 
 /** Construct id from the handler path: `tickets/list` -> `TicketsList`, `api/fallback` -> `ApiFallback`. */
 export function functionId(handler: string): string {
@@ -72,6 +125,9 @@ export class ApiStack extends Stack {
   readonly functions = new Map<string, NodejsFunction>();
   /** Dashboard, alarms and the alarm topic: `monitoring.addAlarm(alarm)` notifies the topic too. */
   readonly monitoring: Monitoring;
+  /** The nested stacks of the route functions, by group (FUNCTION_GROUPS). */
+  readonly groups = new Map<string, NestedStack>();
+  private readonly integrations = new Map<NodejsFunction, LambdaProxyIntegration>();
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     const { settings, table, bucket, ...stackProps } = props;
@@ -126,7 +182,7 @@ export class ApiStack extends Stack {
     const functionFor = (route: Route): NodejsFunction => {
       const existing = this.functions.get(route.handler);
       if (existing) return existing;
-      const fn = this.makeFunction(route, settings, table, bucket, webhooks);
+      const fn = this.makeFunction(this.groupOf(route.handler), route, settings, table, bucket, webhooks);
       this.functions.set(route.handler, fn);
       return fn;
     };
@@ -135,19 +191,16 @@ export class ApiStack extends Stack {
       const fn = functionFor(route);
       const methods = [HttpMethod[route.method]];
       if (route.method === 'GET') methods.push(HttpMethod.HEAD);
-      this.api.addRoutes({
-        path: route.path,
-        methods,
-        integration: new HttpLambdaIntegration(`${functionId(route.handler)}Integration`, fn),
-      });
+      this.api.addRoutes({ path: route.path, methods, integration: this.integrationOf(fn) });
+      this.allowInvoke(fn, route.path);
     }
 
     // Whatever no entry matches under /api: unknown paths (404), other methods on known paths (405),
     // OPTIONS. API Gateway prefers the more specific routes above, whatever their order.
     const fallback = functionFor(fallbackRoute);
-    const fallbackIntegration = new HttpLambdaIntegration(`${functionId(fallbackRoute.handler)}Integration`, fallback);
     for (const fallbackPath of FALLBACK_PATHS) {
-      this.api.addRoutes({ path: fallbackPath, methods: [HttpMethod.ANY], integration: fallbackIntegration });
+      this.api.addRoutes({ path: fallbackPath, methods: [HttpMethod.ANY], integration: this.integrationOf(fallback) });
+      this.allowInvoke(fallback, fallbackPath);
     }
 
     // The environment's own domain, when it has one: the same stage, at https://<domain>/api/.
@@ -179,8 +232,42 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
 
-  private makeFunction(route: Route, settings: EnvironmentSettings, table: ITable, bucket: IBucket, webhooks: Webhooks): NodejsFunction {
-    const fn = helpdeskFunction(this, functionId(route.handler), {
+  /** One integration per function, shared by its routes (GET and HEAD, the fallback's two paths). */
+  private integrationOf(fn: NodejsFunction): LambdaProxyIntegration {
+    let integration = this.integrations.get(fn);
+    if (!integration) {
+      integration = new LambdaProxyIntegration(`${fn.node.id}Integration`, fn);
+      this.integrations.set(fn, integration);
+    }
+    return integration;
+  }
+
+  /**
+   * Lets this API invoke `fn` for the routes of `path` (any method: GET and HEAD share one), made
+   * beside the function in its nested stack, where it counts against that stack's resources.
+   */
+  private allowInvoke(fn: NodejsFunction, path: string): void {
+    fn.addPermission(`Invoke${functionId(path)}`, {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: this.formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: `*/*${path}` }),
+    });
+  }
+
+  /** The nested stack of a handler's group, made on first use. */
+  private groupOf(handler: string): NestedStack {
+    const name = FUNCTION_GROUPS[handler.split('/')[0]!];
+    if (!name) throw new Error(`${handler}: its folder has no stack group (FUNCTION_GROUPS in infra/api-stack.ts)`);
+    let group = this.groups.get(name);
+    if (!group) {
+      group = new NestedStack(this, `${name}Functions`, { description: `Helpdesk: the functions of the ${name} routes` });
+      this.groups.set(name, group);
+    }
+    return group;
+  }
+
+  private makeFunction(scope: NestedStack, route: Route, settings: EnvironmentSettings, table: ITable, bucket: IBucket, webhooks: Webhooks): NodejsFunction {
+    const fn = helpdeskFunction(scope, functionId(route.handler), {
+      logScope: this,
       handler: route.handler,
       description: `${route.method} ${route.path} (${route.handler})`,
       settings,
@@ -201,7 +288,7 @@ export class ApiStack extends Stack {
     });
     if (settings.edge) {
       // Secrets Manager appends six characters to a secret's name in its ARN.
-      const secretArn = this.formatArn({ service: 'secretsmanager', region: EDGE_REGION, resource: 'secret', resourceName: `${originSecretName(settings.name)}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+      const secretArn = scope.formatArn({ service: 'secretsmanager', region: EDGE_REGION, resource: 'secret', resourceName: `${originSecretName(settings.name)}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
       fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }));
     }
     const role = fn.role!;
@@ -213,7 +300,7 @@ export class ApiStack extends Stack {
     if (actions.length > 0) {
       fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }));
       Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, this)}/${ATTACHMENT_PREFIX}*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, scope)}/${ATTACHMENT_PREFIX}*]`,
         reason:
           'Attachment objects of the one bucket only, and only the actions the route declares (no List, no bucket-level action): keys are attachments/<ticket>/<uuid>, made at run time, so no narrower ARN exists for a function that serves any ticket.',
       });

@@ -37,11 +37,17 @@ export interface HelpdeskFunctionProps {
   assets?: readonly string[];
   /** Reserved concurrency (EnvironmentSettings.writerConcurrency for table writers); none by default. */
   reservedConcurrency?: number;
+  /**
+   * Where the function's log group is made, when not beside it: the route functions live in nested
+   * stacks (infra/api-stack.ts) but keep their log groups in the API stack, where they always were,
+   * so that regrouping functions never deletes a log.
+   */
+  logScope?: Construct;
 }
 
 export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFunctionProps): NodejsFunction {
   const { settings } = props;
-  const logGroup = new LogGroup(scope, `${id}Logs`, {
+  const logGroup = new LogGroup(props.logScope ?? scope, `${id}Logs`, {
     retention: settings.logRetentionDays,
     removalPolicy: RemovalPolicy.DESTROY,
   });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
 import { addNagChecks } from '../../infra/nag';
 import { DEFAULT_EDGE_RATE_LIMIT } from '../../infra/environments';
-import { functionIn, roleStatements, templateApp, type Resource } from './template';
+import { apiTemplate, functionIn, roleStatements, templateApp, type Resource } from './template';
 
 const ORIGIN = { domainName: 'origin.helpdesk.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/origin' };
 const EDGE = { edgeDomainName: 'api.helpdesk.example.com', edgeCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/edge' };
@@ -15,7 +15,7 @@ const EDGE = { edgeDomainName: 'api.helpdesk.example.com', edgeCertificateArn: '
 function synth(context: Record<string, unknown>) {
   const app = templateApp('prod', context);
   const helpdesk = buildHelpdesk(app);
-  return { app, helpdesk, api: Template.fromStack(helpdesk.api), edge: helpdesk.edge && Template.fromStack(helpdesk.edge) };
+  return { app, helpdesk, api: apiTemplate(helpdesk.api), edge: helpdesk.edge && Template.fromStack(helpdesk.edge) };
 }
 
 describe('without an edge (the default)', () => {

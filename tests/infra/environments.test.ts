@@ -7,12 +7,12 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
 import { environments, withContextOverrides } from '../../infra/environments';
-import { templateApp } from './template';
+import { apiTemplate, templateApp } from './template';
 
 function synthApi(env: string, context: Record<string, string> = {}) {
   const app = templateApp(env, context);
   const helpdesk = buildHelpdesk(app);
-  return { helpdesk, api: Template.fromStack(helpdesk.api) };
+  return { helpdesk, api: apiTemplate(helpdesk.api) };
 }
 
 const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';

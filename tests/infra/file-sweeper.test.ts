@@ -2,13 +2,13 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
-import { actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
 
 let api: Template;
 let sweeperId: string;
 
 beforeAll(() => {
-  api = Template.fromStack(buildHelpdesk(templateApp()).api);
+  api = apiTemplate(buildHelpdesk(templateApp()).api);
   [sweeperId] = functionIn(api, 'FileSweeperSweepFiles');
 });
 

@@ -9,14 +9,14 @@ import { buildHelpdesk, type Helpdesk } from '../../infra/app';
 import { ALARM_THRESHOLDS, THROTTLED_REQUESTS_METRIC } from '../../infra/monitoring';
 import { fallbackRoute, routes } from '../../shared/api/routes';
 import { METRICS, SERVICE_NAME } from '../../shared/observability';
-import { templateApp } from './template';
+import { apiTemplate, templateApp } from './template';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
 function synth(env: string, context: Record<string, string> = {}): { helpdesk: Helpdesk; api: Template } {
   const app = templateApp(env, context);
   const helpdesk = buildHelpdesk(app);
-  return { helpdesk, api: Template.fromStack(helpdesk.api) };
+  return { helpdesk, api: apiTemplate(helpdesk.api) };
 }
 
 function resources(template: Template, type: string): [string, Resource][] {
@@ -165,7 +165,7 @@ describe('observability of the dev environment', () => {
       evaluationPeriods: 1,
     });
     other.api.monitoring.addAlarm(extra);
-    const template = Template.fromStack(other.api);
+    const template = apiTemplate(other.api);
     const topic = { Ref: other.api.getLogicalId(other.api.monitoring.alarmTopic.node.defaultChild as never) };
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', AlarmActions: [topic], OKActions: [topic] });
     const dashboard = resources(template, 'AWS::CloudWatch::Dashboard')[0]![1];

@@ -3,15 +3,16 @@
  * costs over a second per function, `npx cdk synth` covers it) and, except in the prod test, so is
  * aws-cdk-lib's built-in CloudFormation validation: each synth then takes well under a second.
  */
-import { App, type Stack } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { functionId } from '../../infra/api-stack';
+import { FUNCTION_GROUPS, functionId } from '../../infra/api-stack';
 import { buildHelpdesk, type Helpdesk } from '../../infra/app';
-import { fallbackRoute, routeByHandler, routes, type Route } from '../../shared/api/routes';
+import { FALLBACK_PATHS, fallbackRoute, routeByHandler, routes, type Route } from '../../shared/api/routes';
 import { grantsOf, writesTable } from '../../shared/api/table-access';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
+import { apiTemplate } from './template';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
@@ -29,12 +30,13 @@ function synth(env: string, { validate = false } = {}): { helpdesk: Helpdesk; da
     builtinCloudFormationValidation: validate,
   });
   const helpdesk = buildHelpdesk(app);
-  return { helpdesk, data: Template.fromStack(helpdesk.data), api: Template.fromStack(helpdesk.api) };
+  return { helpdesk, data: Template.fromStack(helpdesk.data), api: apiTemplate(helpdesk.api) };
 }
 
-function logicalId(stack: Stack, construct: { node: { defaultChild?: unknown } } | unknown): string {
-  const child = (construct as { node: { defaultChild?: unknown } }).node.defaultChild ?? construct;
-  return stack.getLogicalId(child as CfnFunction);
+/** A construct's logical id in its own stack (a route function's is its nested stack: infra/api-stack.ts). */
+function logicalId(construct: { node: { defaultChild?: unknown } } | unknown): string {
+  const child = ((construct as { node: { defaultChild?: unknown } }).node.defaultChild ?? construct) as CfnFunction;
+  return Stack.of(child).getLogicalId(child);
 }
 
 /** Every action the role's inline policies allow, with the resources of each statement. */
@@ -63,20 +65,20 @@ describe('dev environment', () => {
   function actionsOf(handler: string): string[] {
     const fn = helpdesk.api.functions.get(handler);
     if (!fn) throw new Error(`no function for ${handler}`);
-    return roleStatements(api, logicalId(helpdesk.api, fn.role)).flatMap((s) => s.actions);
+    return roleStatements(api, logicalId(fn.role)).flatMap((s) => s.actions);
   }
 
   /** Actions granted without an IAM condition. */
   function unconditionalActionsOf(handler: string): string[] {
     const fn = helpdesk.api.functions.get(handler)!;
-    return roleStatements(api, logicalId(helpdesk.api, fn.role)).flatMap((s) => (s.condition ? [] : s.actions));
+    return roleStatements(api, logicalId(fn.role)).flatMap((s) => (s.condition ? [] : s.actions));
   }
 
   it("grants each function its route's table grants and nothing else: actions by partition key pattern, Query by index", () => {
     const tableArn = { 'Fn::ImportValue': expect.stringContaining('Table') };
     for (const route of allRoutes) {
       const fn = helpdesk.api.functions.get(route.handler)!;
-      const statements = roleStatements(api, logicalId(helpdesk.api, fn.role)).filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
+      const statements = roleStatements(api, logicalId(fn.role)).filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
       const expected = grantsOf(route);
       const keyed = expected.filter((g) => 'keys' in g);
       const onTable = statements.filter((s) => s.condition);
@@ -158,7 +160,7 @@ describe('dev environment', () => {
     for (const role of roles) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     for (const route of allRoutes) {
       const fn = helpdesk.api.functions.get(route.handler)!;
-      const logStatements = roleStatements(api, logicalId(helpdesk.api, fn.role)).filter((s) =>
+      const logStatements = roleStatements(api, logicalId(fn.role)).filter((s) =>
         s.actions.some((a) => a.startsWith('logs:')),
       );
       expect(logStatements, route.handler).toHaveLength(1);
@@ -178,7 +180,7 @@ describe('dev environment', () => {
   it('in prod, reserves 25 executions for each function that writes the table, and none for the others', () => {
     const prod = synth('prod');
     const reserved = (fn: unknown) =>
-      (prod.api.findResources('AWS::Lambda::Function')[logicalId(prod.helpdesk.api, fn)] as Resource).Properties.ReservedConcurrentExecutions;
+      (prod.api.findResources('AWS::Lambda::Function')[logicalId(fn)] as Resource).Properties.ReservedConcurrentExecutions;
     for (const route of routes) expect(reserved(prod.helpdesk.api.functions.get(route.handler)), route.handler).toBe(writesTable(route) ? 25 : undefined);
     const total = Object.values(prod.api.findResources('AWS::Lambda::Function') as Record<string, Resource>).reduce(
       (sum, f) => sum + (f.Properties.ReservedConcurrentExecutions ?? 0),
@@ -225,17 +227,32 @@ describe('dev environment', () => {
 
     const expected = new Map<string, string>();
     for (const route of routes) {
-      const fnId = logicalId(helpdesk.api, helpdesk.api.functions.get(route.handler));
+      const fnId = logicalId(helpdesk.api.functions.get(route.handler));
       expected.set(`${route.method} ${route.path}`, fnId);
       if (route.method === 'GET') expected.set(`HEAD ${route.path}`, fnId);
     }
-    const fallbackId = logicalId(helpdesk.api, helpdesk.api.functions.get(fallbackRoute.handler));
+    const fallbackId = logicalId(helpdesk.api.functions.get(fallbackRoute.handler));
     expected.set('ANY /api/{proxy+}', fallbackId);
     expected.set('ANY /api', fallbackId);
 
     expect(apiRoutes).toHaveLength(expected.size);
     expect(Object.fromEntries(targetOf)).toEqual(Object.fromEntries(expected));
     expect(routes.every((r) => !r.path.endsWith('/'))).toBe(true);
+  });
+
+  it('lets the API invoke each function for its own paths only: one permission per path, GET and HEAD sharing it', () => {
+    const fromApi = Object.values(api.findResources('AWS::Lambda::Permission') as Record<string, Resource>).filter((p) => p.Properties.Principal === 'apigateway.amazonaws.com');
+    const pathsOf = new Map<string, string[]>();
+    for (const permission of fromApi) {
+      const parts = permission.Properties.SourceArn['Fn::Join'][1] as unknown[];
+      expect(parts.at(-2), 'this API').toEqual({ Ref: logicalId(helpdesk.api.api) });
+      const fn = permission.Properties.FunctionName['Fn::GetAtt'][0] as string;
+      pathsOf.set(fn, [...(pathsOf.get(fn) ?? []), (parts.at(-1) as string).replace(/^\/\*\/\*/, '')]);
+    }
+    const expected = new Map<string, string[]>();
+    for (const route of routes) expected.set(logicalId(helpdesk.api.functions.get(route.handler)), [route.path]);
+    expected.set(logicalId(helpdesk.api.functions.get(fallbackRoute.handler)), [...FALLBACK_PATHS]);
+    expect(Object.fromEntries(pathsOf)).toEqual(Object.fromEntries(expected));
   });
 
   it('serves the $default stage with the environment throttle, and outputs the URL, table and bucket', () => {
@@ -268,7 +285,7 @@ describe('dev environment', () => {
   it('scopes file permissions to the objects of the attachments bucket', () => {
     for (const route of allRoutes) {
       const fn = helpdesk.api.functions.get(route.handler)!;
-      for (const statement of roleStatements(api, logicalId(helpdesk.api, fn.role))) {
+      for (const statement of roleStatements(api, logicalId(fn.role))) {
         if (!statement.actions.some((a) => a.startsWith('s3:'))) continue;
         expect(statement.resources).toHaveLength(1);
         const resource = JSON.stringify(statement.resources[0]);
@@ -357,6 +374,41 @@ describe('dev environment', () => {
         ]),
       },
     });
+  });
+});
+
+describe('stack headroom', () => {
+  /** CloudFormation refuses a stack of more than 500 resources; a stack past 70% of it fails here. */
+  const LIMIT = 500;
+  const HEADROOM = 0.7;
+  const FULL = { domainName: 'help.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/api', edgeDomainName: 'api.example.com', edgeCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/edge', alarmEmail: 'ops@example.com' };
+
+  it.each([
+    { name: 'dev', env: 'dev', context: {} },
+    { name: 'prod', env: 'prod', context: {} },
+    { name: 'prod with a custom domain, the edge and alarm e-mail', env: 'prod', context: FULL },
+  ])('keeps every stack of $name, nested stacks included, within 70 percent of the 500-resource limit', ({ env, context }) => {
+    const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [], ...context }, builtinCloudFormationValidation: false });
+    buildHelpdesk(app);
+    const counts = Object.fromEntries(
+      app.node.findAll().filter((c): c is Stack => c instanceof Stack).map((stack) => [stack.node.path, Object.keys(Template.fromStack(stack).toJSON().Resources ?? {}).length]),
+    );
+    // The API stack, its nested stacks of route functions (one per group), the data stack, and the edge when asked for.
+    expect(Object.keys(counts).length).toBeGreaterThanOrEqual(6);
+    for (const [path, count] of Object.entries(counts)) expect(count, path).toBeLessThanOrEqual(LIMIT * HEADROOM);
+  });
+
+  it('puts every route function in the nested stack of its group, and the routes, integrations and log groups in the API stack', () => {
+    const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    const { api } = buildHelpdesk(app);
+    for (const route of [...routes, fallbackRoute]) {
+      const fn = api.functions.get(route.handler)!;
+      expect(Stack.of(fn).node.id, route.handler).toBe(`${FUNCTION_GROUPS[route.handler.split('/')[0]!]}Functions`);
+    }
+    const parent = Template.fromStack(api);
+    parent.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + routes.filter((r) => r.method === 'GET').length + FALLBACK_PATHS.length);
+    parent.resourceCountIs('AWS::Logs::LogGroup', routes.length + 2 + WORKER_FUNCTIONS);
+    parent.resourceCountIs('AWS::CloudFormation::Stack', new Set(Object.values(FUNCTION_GROUPS)).size);
   });
 });
 

@@ -1,6 +1,6 @@
 /** Helpers of the template tests: a fast app (no bundling, no validation), functions and their grants. */
-import { App } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
+import { App, NestedStack, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 
 export type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -26,3 +26,38 @@ export function roleStatements(template: Template, fnLogicalId: string): Record<
 }
 
 export const actions = (statements: Record<string, any>[]) => statements.flatMap((s) => [s.Action].flat() as string[]);
+
+/**
+ * The API stack and its nested stacks (the route functions: infra/api-stack.ts) as one template, as
+ * the tests read it: the resources of all side by side, with the wiring between them undone: a
+ * nested stack's parameter reads as what the API stack passes it (a function's table ARN as the
+ * import it is), and the API stack's read of a nested output as that output (a route's function).
+ */
+export function apiTemplate(api: Stack): Template {
+  const parent = Template.fromStack(api).toJSON() as { Resources: Record<string, Resource> };
+  const resources: Record<string, unknown> = { ...parent.Resources };
+  const outputs = new Map<string, Record<string, { Value: unknown }>>();
+  const rewrite = (value: unknown, replace: (node: Record<string, unknown>) => unknown): unknown => {
+    if (Array.isArray(value)) return value.map((v) => rewrite(v, replace));
+    if (value === null || typeof value !== 'object') return value;
+    const replaced = replace(value as Record<string, unknown>);
+    if (replaced !== undefined) return replaced;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewrite(v, replace)]));
+  };
+  for (const nested of api.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack)) {
+    const stackId = api.getLogicalId(nested.nestedStackResource as CfnElement);
+    const passed = (parent.Resources[stackId]!.Properties.Parameters ?? {}) as Record<string, unknown>;
+    const json = Template.fromStack(nested).toJSON() as { Resources: Record<string, Resource>; Outputs?: Record<string, { Value: unknown }> };
+    outputs.set(stackId, json.Outputs ?? {});
+    for (const [id, resource] of Object.entries(json.Resources)) {
+      if (id in resources) throw new Error(`logical id ${id} in both ${nested.node.path} and another stack`);
+      resources[id] = rewrite(resource, (node) => (typeof node.Ref === 'string' && Object.keys(node).length === 1 && node.Ref in passed ? passed[node.Ref] : undefined));
+    }
+  }
+  const fromOutputs = rewrite(resources, (node) => {
+    const getAtt = node['Fn::GetAtt'] as [string, string] | undefined;
+    const output = getAtt && outputs.get(getAtt[0]) && getAtt[1].startsWith('Outputs.') ? outputs.get(getAtt[0])![getAtt[1].slice('Outputs.'.length)] : undefined;
+    return output?.Value;
+  });
+  return Template.fromJSON({ ...parent, Resources: fromOutputs as Record<string, unknown> }, { skipCyclicalDependenciesCheck: true });
+}

@@ -3,13 +3,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
 import { COUNT_KEY_PATTERNS } from '../../shared/store/keys';
-import { actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
 
 let api: Template;
 let countId: string;
 
 beforeAll(() => {
-  api = Template.fromStack(buildHelpdesk(templateApp()).api);
+  api = apiTemplate(buildHelpdesk(templateApp()).api);
   [countId] = functionIn(api, 'TicketCountsCountTickets');
 });
 

@@ -3,7 +3,7 @@ import { TABLE_SCHEMA } from '../../shared/store/schema';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHelpdesk, type Helpdesk } from '../../infra/app';
-import { actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
 import { environments } from '../../infra/environments';
 import { DEFAULT_RETRY_DELAYS } from '../../shared/domain/webhooks';
 import { SPARE_RECEIVES } from '../../infra/webhooks';
@@ -14,7 +14,7 @@ let data: Template;
 
 beforeAll(() => {
   helpdesk = buildHelpdesk(templateApp());
-  api = Template.fromStack(helpdesk.api);
+  api = apiTemplate(helpdesk.api);
   data = Template.fromStack(helpdesk.data);
 });
 
