@@ -100,25 +100,10 @@ export const createUser = command({
     const staff = superuser || ctx.options.staff === true;
     const password = await readPassword();
     return async () => {
-      const [store, { hashPassword }, { storedDateTime }] = await Promise.all([
-        import('../shared/store/users'),
-        import('../shared/domain/password'),
-        import('../shared/domain/datetime'),
-      ]);
+      const [store, { newUserRecord }] = await Promise.all([import('../shared/store/users'), import('../shared/domain/user')]);
       const duplicate = `Cannot create user "${values.username}": ${domain.DUPLICATE_USERNAME}`;
-      const user = await unlessDuplicate(store.DuplicateUsername, duplicate, async () =>
-        store.createUser({
-          username: values.username,
-          first_name: values.first_name ?? '',
-          last_name: values.last_name ?? '',
-          email: values.email,
-          is_staff: staff,
-          is_superuser: superuser,
-          is_active: true,
-          password_hash: await hashPassword(password),
-          date_joined: storedDateTime(new Date()),
-        }),
-      );
+      const record = await newUserRecord(values, password, superuser ? 'superuser' : staff ? 'staff' : 'user');
+      const user = await unlessDuplicate(store.DuplicateUsername, duplicate, () => store.createUser(record));
       show(ctx, userSummary(user), `Created user "${user.username}" (id ${user.id}, ${roleOf(user)}).`);
     };
   },

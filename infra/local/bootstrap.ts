@@ -11,7 +11,7 @@ import { ensureQueue } from '../../shared/store/queues';
 import { backfillIfUncounted } from '../../shared/store/backfill';
 import { createUser, findUserByUsername, saveUser } from '../../shared/store/users';
 import { hashPassword } from '../../shared/domain/password';
-import { storedDateTime } from '../../shared/domain/datetime';
+import { newUserRecord } from '../../shared/domain/user';
 
 export async function ensureTable(client: DynamoDBClient): Promise<void> {
   const { partitionKey, sortKey, indexes, timeToLive, stream } = TABLE_SCHEMA;
@@ -85,17 +85,7 @@ async function ensureAdmin(): Promise<AdminAccount> {
     return { username };
   }
   const password = given || randomBytes(12).toString('base64url');
-  await createUser({
-    username,
-    first_name: '',
-    last_name: '',
-    email: '',
-    is_staff: true,
-    is_superuser: true,
-    is_active: true,
-    password_hash: await hashPassword(password),
-    date_joined: storedDateTime(new Date()),
-  });
+  await createUser(await newUserRecord({ username, email: '' }, password, 'superuser'));
   return { username, generatedPassword: given ? undefined : password };
 }
 

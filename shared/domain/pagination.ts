@@ -74,6 +74,12 @@ export function pageWindow(request: PageRequest, count: number): PageWindow {
   return { page, pages, offset, limit: Math.min(request.pageSize, Math.max(0, count - offset)) };
 }
 
+/** The page of `items` (a whole list, in its order) that `request` asks for, with its window. */
+export function pageOf<T>(request: PageRequest, items: readonly T[]): { window: PageWindow; page: T[] } {
+  const window = pageWindow(request, items.length);
+  return { window, page: items.slice(window.offset, window.offset + window.limit) };
+}
+
 /** Python's urlencode(quote_plus) for a query string, parameters sorted by name. */
 function encodeQuery(params: [string, string][]): string {
   const quote = (s: string) =>

@@ -2,7 +2,8 @@
 import type { ParsedBody } from './body';
 import { ValidationError } from './errors';
 import { emailField, textField, validateFields, type Parsed } from './fields';
-import { MIN_PASSWORD_LENGTH } from './password';
+import { storedDateTime } from './datetime';
+import { MIN_PASSWORD_LENGTH, hashPassword } from './password';
 import type { User } from './records';
 
 const USERNAME = {
@@ -31,4 +32,26 @@ export function parseUserBody(body: ParsedBody): NewUserInput {
 /** The answer to a user creation: the four non-secret fields, in upstream's order. */
 export function userView(user: Pick<User, 'first_name' | 'last_name' | 'username' | 'email'>) {
   return { first_name: user.first_name, last_name: user.last_name, username: user.username, email: user.email };
+}
+
+/** Who a new user is: a plain user (the only kind the API creates), staff, or a staff superuser. */
+export type NewUserRole = 'user' | 'staff' | 'superuser';
+
+/** The record of a new, active user joined now, its password hashed (the API, the CLI, the local admin). */
+export async function newUserRecord(
+  fields: { username: string; email: string; first_name?: string; last_name?: string },
+  password: string,
+  role: NewUserRole = 'user',
+): Promise<Omit<User, 'id'>> {
+  return {
+    username: fields.username,
+    first_name: fields.first_name ?? '',
+    last_name: fields.last_name ?? '',
+    email: fields.email,
+    is_staff: role !== 'user',
+    is_superuser: role === 'superuser',
+    is_active: true,
+    password_hash: await hashPassword(password),
+    date_joined: storedDateTime(new Date()),
+  };
 }

@@ -6,7 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import type { FollowupChanges } from '../domain/followup';
-import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
+import { pageOf, type PageRequest, type PageWindow } from '../domain/pagination';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys, type RefKind } from './keys';
@@ -62,8 +62,7 @@ export interface FollowupPage {
 /** Every followup, in id order (the order of their dates), one page at a time. */
 export async function listFollowups(request: PageRequest): Promise<FollowupPage> {
   const [refs, attachmentRefs] = await Promise.all([listRefs<{ id: number; ticket: number }>('followup'), listRefs<AttachmentLocation>('attachment')]);
-  const window = pageWindow(request, refs.length);
-  const page = refs.slice(window.offset, window.offset + window.limit);
+  const { window, page } = pageOf(request, refs);
   const onPage = new Set(page.map((f) => f.id));
   const attachmentKeys = attachmentRefs.filter((a) => onPage.has(a.followup)).map((a) => keys.attachment(a.ticket, a.id));
   const items = await batchGet([...page.map((f) => keys.followup(f.ticket, f.id)), ...attachmentKeys]);
@@ -198,8 +197,7 @@ export interface AttachmentPage {
 /** Every attachment record by file name (then id), one page at a time. */
 export async function listAttachments(request: PageRequest): Promise<AttachmentPage> {
   const index = (await listRefs<AttachmentLocation>('attachment')).sort(byFilename);
-  const window = pageWindow(request, index.length);
-  const page = index.slice(window.offset, window.offset + window.limit);
+  const { window, page } = pageOf(request, index);
   const items = await batchGet(page.map((a) => keys.attachment(a.ticket, a.id)));
   const byId = new Map(items.map((i) => [i.id as number, strip<Attachment>(i)]));
   return { count: index.length, window, attachments: page.flatMap((a) => (byId.has(a.id) ? [byId.get(a.id)!] : [])) };

@@ -10,6 +10,7 @@ import {
   numberedLinks,
   pageEnvelope,
   pageLink,
+  pageOf,
   pageWindow,
   parsePageRequest,
 } from '../../shared/domain/pagination';
@@ -79,6 +80,15 @@ describe('pageWindow', () => {
   it('a page past the end is "Invalid page."', () => {
     expect(() => pageWindow({ page: 4, pageSize: 1 }, 3)).toThrow(InvalidPage);
     expect(() => pageWindow({ page: 2, pageSize: 25 }, 0)).toThrow(InvalidPage);
+  });
+});
+
+describe('pageOf', () => {
+  it('slices the requested page out of a whole list, the last one short', () => {
+    const items = ['a', 'b', 'c', 'd', 'e'];
+    expect(pageOf({ page: 2, pageSize: 2 }, items)).toEqual({ window: { page: 2, pages: 3, offset: 2, limit: 2 }, page: ['c', 'd'] });
+    expect(pageOf({ page: 'last', pageSize: 2 }, items).page).toEqual(['e']);
+    expect(() => pageOf({ page: 4, pageSize: 2 }, items)).toThrow(InvalidPage);
   });
 });
 
