@@ -85,7 +85,7 @@ interface Command {
   required: string[];
   examples: string[];
   /** Checks and reads everything (password included) before connecting; returns the work to do. */
-  prepare(ctx: Context): Promise<() => Promise<void>>;
+  prepare(ctx: Context): (() => Promise<void>) | Promise<() => Promise<void>>;
 }
 
 const TARGET_OPTIONS: Record<string, OptionSpec> = {
@@ -179,7 +179,7 @@ const COMMANDS: Command[] = [
     options: { user: { type: 'string', value: 'USERNAME', help: "only this user's tokens" } },
     required: [],
     examples: ['npm run helpdesk -- list-tokens --user alice'],
-    prepare: async (ctx) => () => listTokensCommand(ctx),
+    prepare: (ctx) => () => listTokensCommand(ctx),
   },
   {
     name: 'revoke-token',
@@ -239,7 +239,7 @@ const COMMANDS: Command[] = [
     options: {},
     required: [],
     examples: ['npm run helpdesk -- list-users --json'],
-    prepare: async (ctx) => () => listUsersCommand(ctx),
+    prepare: (ctx) => () => listUsersCommand(ctx),
   },
   {
     name: 'list-queues',
@@ -249,7 +249,7 @@ const COMMANDS: Command[] = [
     options: {},
     required: [],
     examples: ['npm run helpdesk -- list-queues'],
-    prepare: async (ctx) => () => listQueuesCommand(ctx),
+    prepare: (ctx) => () => listQueuesCommand(ctx),
   },
   {
     name: 'list-custom-fields',
@@ -259,7 +259,7 @@ const COMMANDS: Command[] = [
     options: {},
     required: [],
     examples: ['npm run helpdesk -- list-custom-fields'],
-    prepare: async (ctx) => () => listCustomFieldsCommand(ctx),
+    prepare: (ctx) => () => listCustomFieldsCommand(ctx),
   },
 ];
 
@@ -516,7 +516,7 @@ async function connect(target: Target): Promise<() => Promise<void>> {
   if (target.kind === 'aws') {
     process.env.TABLE_NAME = target.table;
     if (target.region && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION) process.env.AWS_REGION = target.region;
-    return async () => undefined;
+    return () => Promise.resolve();
   }
   const { claimDataDir, useLocalEngines } = await import('./local/endpoints');
   let told = false;
@@ -536,7 +536,7 @@ async function connect(target: Target): Promise<() => Promise<void>> {
     // The server's table, whatever this shell's TABLE_NAME says.
     if (owned.accepted.tableName) process.env.TABLE_NAME = owned.accepted.tableName;
     useLocalEngines(owned.accepted);
-    return async () => undefined;
+    return () => Promise.resolve();
   }
   // No server runs on this directory: this command starts the engines, and stops them when done
   // (on Ctrl-C too, even while they start).
@@ -701,7 +701,7 @@ function usernameArgument(ctx: Context): string {
   });
 }
 
-async function prepareSetActive(ctx: Context, active: boolean) {
+function prepareSetActive(ctx: Context, active: boolean) {
   const username = usernameArgument(ctx);
   return async () => {
     const { findUserByUsername, saveUser } = await import('../shared/store/users');
@@ -713,7 +713,7 @@ async function prepareSetActive(ctx: Context, active: boolean) {
   };
 }
 
-async function prepareCreateToken(ctx: Context) {
+function prepareCreateToken(ctx: Context) {
   const username = usernameArgument(ctx);
   return async () => {
     const [{ findUserByUsername }, { createToken }, tokens, { storedDateTime }] = await Promise.all([
@@ -743,7 +743,7 @@ async function listTokensCommand(ctx: Context) {
   ctx.out(table(['ID', 'USER', 'PREFIX', 'CREATED'], tokens.map((t) => [t.id, t.user, `${t.prefix}...`, t.created])));
 }
 
-async function prepareRevokeToken(ctx: Context) {
+function prepareRevokeToken(ctx: Context) {
   const raw = ctx.args[0]!;
   if (!/^\d{1,15}$/.test(raw)) throw new UsageError(`The token id must be a number, not "${raw}".`);
   const id = Number(raw);
@@ -757,7 +757,7 @@ async function prepareRevokeToken(ctx: Context) {
   };
 }
 
-async function prepareCreateQueue(ctx: Context) {
+function prepareCreateQueue(ctx: Context) {
   const fields = validated('Invalid queue', { title: '--title', slug: '--slug' }, () =>
     domain.parseQueueBody(jsonBody({ title: ctx.options.title, slug: ctx.options.slug }), 'create'),
   ) as { title: string; slug: string };
@@ -788,7 +788,7 @@ const CUSTOM_FIELD_NAMES: Record<string, string> = {
   ordering: '--ordering',
 };
 
-async function prepareCreateCustomField(ctx: Context) {
+function prepareCreateCustomField(ctx: Context) {
   const o = ctx.options;
   const data: Record<string, unknown> = { name: o.name, label: o.label, data_type: o.type };
   if (o['help-text'] !== undefined) data.help_text = o['help-text'];

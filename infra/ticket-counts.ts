@@ -14,7 +14,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { COUNT_KEY_PATTERNS } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
-import { grantTable, helpdeskFunction } from './lambda';
+import { filterEquals, grantTable, helpdeskFunction } from './lambda';
 import { on } from '../shared/api/table-access';
 
 export interface TicketCountsProps {
@@ -49,8 +49,8 @@ export class TicketCounts extends Construct {
         retryAttempts: 10,
         onFailure: new SqsDlq(failures),
         filters: [
-          FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: FilterRule.isEqual('TICKET') } } } }),
-          FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.or('followup', 'attachment') } } } }),
+          FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: filterEquals('TICKET') } } } }),
+          FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.or('followup', 'attachment') } } } }),
         ],
       }),
     );

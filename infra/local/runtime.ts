@@ -39,7 +39,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   const owned =
     dataDir === 'memory'
       ? undefined
-      : await claimDataDir(dataDir, 'server', async (owner) => {
+      : await claimDataDir(dataDir, 'server', (owner) => {
           if (owner.owner === 'server') {
             throw new DataDirBusy(`${dataDir} is already used by the local server of process ${owner.pid}${owner.url ? ` (${owner.url})` : ''}.`);
           }

@@ -36,7 +36,6 @@ import {
   followupShape,
   queuePage,
   queueShape,
-  routeDescriptionShape,
   shapes,
   ticketPage,
   ticketShape,
@@ -360,7 +359,7 @@ const idOf = (shape: z.core.$ZodType): string => {
 
 function withNull(schema: JsonSchema, nullable: boolean): JsonSchema {
   if (!nullable) return schema;
-  if (Array.isArray(schema.enum)) return { ...schema, enum: [...schema.enum, null] };
+  if (Array.isArray(schema.enum)) return { ...schema, enum: [...(schema.enum as unknown[]), null] };
   if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
   return { anyOf: [schema, { type: 'null' }] };
 }

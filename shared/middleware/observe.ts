@@ -75,8 +75,8 @@ function requestLog(operation: string): Middleware {
 export function observe(operation: string): Middleware[] {
   return [
     // logEvent: false whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event carries credentials.
-    injectLambdaContext(logger, { logEvent: false, resetKeys: true }) as Middleware,
-    logMetrics(metrics, { captureColdStartMetric: true }) as Middleware,
+    injectLambdaContext(logger, { logEvent: false, resetKeys: true }),
+    logMetrics(metrics, { captureColdStartMetric: true }),
     ...(tracing ? [tracing.traceHandler()] : []),
     requestLog(operation),
   ];

@@ -43,5 +43,5 @@ export async function backfill(): Promise<{ tickets: number; refs: number }> {
 export async function backfillIfUncounted(): Promise<void> {
   if (await readTotals()) return;
   const first = await queryPages({ IndexName: 'gsi1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': keys.listAllPartition }, Limit: 1 }).next();
-  if (first.value?.length) await backfill();
+  if (!first.done && first.value.length > 0) await backfill();
 }

@@ -11,7 +11,7 @@ import { config } from '../config';
 import { dynamo } from './clients';
 import { keys, type RefKind } from './keys';
 import { byFilename, type AttachmentLocation } from '../domain/attachment-location';
-import { attachmentRefItem, followupItem, openingOf, strip, type ReadCollection } from './items';
+import { followupItem, openingOf, strip, type ReadCollection } from './items';
 import { batchGet, queryAll } from './query';
 import { MissingTicket, childDeletes, childPuts, put, readTicket } from './tickets';
 import { ConditionFailed, TransactionConflict, transact, type TransactItem } from './transact';

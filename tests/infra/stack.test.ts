@@ -12,8 +12,9 @@ import { buildHelpdesk, type Helpdesk } from '../../infra/app';
 import { fallbackRoute, routeByHandler, routes, type Route } from '../../shared/api/routes';
 import { grantsOf, writesTable } from '../../shared/api/table-access';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
+import type { Json } from '../json';
 
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Resource = { Type: string; Properties: Record<string, Json>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
 /**
  * Functions that serve no route: the webhook dispatcher and deliverer (infra/webhooks.ts) and the
@@ -32,7 +33,7 @@ function synth(env: string, { validate = false } = {}): { helpdesk: Helpdesk; da
   return { helpdesk, data: Template.fromStack(helpdesk.data), api: Template.fromStack(helpdesk.api) };
 }
 
-function logicalId(stack: Stack, construct: { node: { defaultChild?: unknown } } | unknown): string {
+function logicalId(stack: Stack, construct: unknown): string {
   const child = (construct as { node: { defaultChild?: unknown } }).node.defaultChild ?? construct;
   return stack.getLogicalId(child as CfnFunction);
 }
