@@ -8,14 +8,15 @@
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ChangeMessageVisibilityCommand, SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { config } from '../../shared/config';
 import { attemptDelivery } from '../../shared/webhooks/service';
 import { logger } from '../../shared/observability';
 import { webhookContext } from './context';
 
 const ctx = webhookContext();
 const sqs = new SQSClient({});
-const queueUrl = process.env.HELPDESK_WEBHOOK_QUEUE_URL!;
-const deadLetterUrl = process.env.HELPDESK_WEBHOOK_DEAD_LETTER_URL!;
+const queueUrl = config.webhooks.queueUrl!;
+const deadLetterUrl = config.webhooks.deadLetterUrl!;
 
 async function hideFor(receiptHandle: string, seconds: number): Promise<void> {
   await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));

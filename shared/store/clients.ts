@@ -7,6 +7,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
 
 /**
  * A call that hangs fails rather than running into the function's timeout (15 s): on AWS each
@@ -25,7 +26,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * function through this one client) is never taken for a hung call. The SDK's own connection and
  * request timeouts would start at the request's creation, queue time included.
  */
-const attemptMs = Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) || 2000;
+const attemptMs = config.dependencyTimeoutMs ?? 2000;
 const connectMs = attemptMs / 2;
 
 /**

@@ -2,6 +2,7 @@
  * Where deliveries wait for their next attempt. On AWS an SQS queue (HELPDESK_WEBHOOK_QUEUE_URL);
  * in the local runtime its in-process timers, registered at start.
  */
+import { config } from '../config';
 import type { DeliveryQueue } from './service';
 
 let local: DeliveryQueue | undefined;
@@ -18,7 +19,7 @@ let sqs: DeliveryQueue | undefined;
 
 export function deliveryQueue(): DeliveryQueue {
   if (local) return local;
-  const url = process.env.HELPDESK_WEBHOOK_QUEUE_URL;
+  const url = config.webhooks.queueUrl;
   if (!url) throw new Error('HELPDESK_WEBHOOK_QUEUE_URL is not set');
   sqs ??= sqsQueue(url);
   return sqs;
