@@ -3,6 +3,7 @@
  * in the local runtime its in-process timers, registered at start.
  */
 import { config } from '../config';
+import { sendMessage } from '../store/sqs';
 import type { DeliveryQueue } from './service';
 
 let local: DeliveryQueue | undefined;
@@ -26,12 +27,9 @@ export function deliveryQueue(): DeliveryQueue {
 }
 
 function sqsQueue(url: string): DeliveryQueue {
-  const sdk = import('@aws-sdk/client-sqs').then((m) => ({ m, client: new m.SQSClient({}) }));
   return {
     async enqueue(deliveryId, delaySeconds) {
-      const { m, client } = await sdk;
-      const delay = Math.min(delaySeconds, MAX_SQS_DELAY_SECONDS);
-      await client.send(new m.SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ delivery: deliveryId }), DelaySeconds: delay }));
+      await sendMessage(url, JSON.stringify({ delivery: deliveryId }), Math.min(delaySeconds, MAX_SQS_DELAY_SECONDS));
     },
   };
 }
