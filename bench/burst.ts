@@ -5,6 +5,7 @@
  * the answers by status (with what the 503s said), creates per second, p50/p99 latency, that every id
  * is distinct and every ticket stored, and how long the list's count took to become exact.
  */
+import type { ApiReply } from './scale';
 
 export interface BurstPart {
   requests: number;
@@ -24,12 +25,12 @@ export interface BurstResult {
   countExactAfterMs: number;
 }
 
-type Send = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+type Send = (method: string, path: string, body?: unknown) => Promise<ApiReply>;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const round = (n: number) => Math.round(n * 10) / 10;
 
-async function burst(count: number, send: (i: number) => Promise<{ status: number; body: any }>): Promise<{ part: BurstPart; replies: { status: number; body: any }[] }> {
+async function burst(count: number, send: (i: number) => Promise<ApiReply>): Promise<{ part: BurstPart; replies: ApiReply[] }> {
   const times: number[] = [];
   const started = performance.now();
   const replies = await Promise.all(
@@ -58,7 +59,7 @@ async function burst(count: number, send: (i: number) => Promise<{ status: numbe
 export async function measureBurst(send: Send, creates = 1000, followups = 200): Promise<BurstResult> {
   const run = `burst-${Date.now()}`;
   const ticket = (i: number) => ({ queue: 1, title: `${run}-${i}`, description: 'Burst', submitter_email: 'burst@example.com' });
-  const before = (await send('GET', '/api/tickets/?page_size=1')).body.count as number;
+  const before = (await send('GET', '/api/tickets/?page_size=1')).body.count;
   const c = await burst(creates, (i) => {
     if (i % 10) return send('POST', '/api/tickets/', ticket(i));
     const form = new FormData();
@@ -66,7 +67,7 @@ export async function measureBurst(send: Send, creates = 1000, followups = 200):
     form.append('attachment', new Blob([`log ${i}\n`], { type: 'text/plain' }), `log-${i}.txt`);
     return send('POST', '/api/tickets/', form);
   });
-  const target = c.replies.find((r) => r.status === 201)!.body.id as number;
+  const target = c.replies.find((r) => r.status === 201)!.body.id;
   const f = await burst(followups, (i) => send('POST', '/api/followups/', { ticket: target, title: `${run}-f${i}`, comment: 'Burst' }));
   const answered = performance.now();
   const expected = before + (c.part.statuses['201'] ?? 0);

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
 import { BUNDLE_BUDGET_BYTES, renderCost, renderReport, requestFloors, type Target } from './report';
-import { measureListCosts, type ListCosts } from './scale';
+import { measureListCosts, type ApiBody, type ApiReply, type ListCosts } from './scale';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
 
 const { values: args } = parseArgs({
@@ -96,7 +96,7 @@ globalThis.fetch = (input, init) => {
 const auth = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 const ADMIN_AUTH = auth(ADMIN.username, ADMIN.password);
 
-async function request(method: string, path: string, body?: unknown, authorization = ADMIN_AUTH): Promise<{ status: number; body: any }> {
+async function request(method: string, path: string, body?: unknown, authorization = ADMIN_AUTH): Promise<ApiReply> {
   const headers: Record<string, string> = { authorization };
   let payload: RequestInit['body'];
   if (body instanceof FormData) payload = body;
@@ -106,7 +106,7 @@ async function request(method: string, path: string, body?: unknown, authorizati
   }
   const res = await realFetch(`${API}${path}`, { method, headers, body: payload });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as ApiBody };
 }
 
 const ticketBody = (i: number) => ({ queue: 1, title: `Bench ${i}`, description: 'Benchmark', submitter_email: 'bench@example.com', priority: 3 });
@@ -240,7 +240,7 @@ const pool = (n: number) => seeded[n % seeded.length]!;
 // The tickets DELETE takes: as the API creates them (with their opening followup), so its write
 // units are those of deleting a ticket as it is first stored.
 const doomed: number[] = [];
-for (let i = 0; i < ITERATIONS * 3 + 10; i++) doomed.push((await request('POST', '/api/tickets/', ticketBody(i))).body.id as number);
+for (let i = 0; i < ITERATIONS * 3 + 10; i++) doomed.push((await request('POST', '/api/tickets/', ticketBody(i))).body.id);
 await counted();
 await request('POST', '/api/users/', { first_name: 'Plain', last_name: 'User', username: 'plain', email: 'plain@example.com', password: 'plain-password-1' });
 const PLAIN = auth('plain', 'plain-password-1');
@@ -291,7 +291,7 @@ const large = { tickets: scaleTickets, listPageP50: await listP50(scaleTickets),
 
 // Scale, simulated: the counts of millions of tickets, real ones only where the measured pages read.
 const simulatedTotal = Number(args['simulated-tickets']);
-const current = (await request('GET', '/api/tickets/?page_size=1')).body.count as number;
+const current = (await request('GET', '/api/tickets/?page_size=1')).body.count;
 log(`simulating ${simulatedTotal} tickets`);
 const extra = Math.max(0, simulatedTotal - current);
 await simulateTickets(extra, admin.id, [[0, 100], [extra - 200, extra]]);

@@ -24,9 +24,25 @@ export const LIST_PAGES: Record<string, string> = {
   'status 3, page 1': '/api/tickets/?status=3',
 };
 
+/** What the benchmarks read of the API's JSON bodies: a ticket, or a page of them. */
+export interface ApiBody {
+  id: number;
+  title: string;
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: unknown[];
+}
+
+/** One API reply: its status and JSON body (undefined when empty). */
+export interface ApiReply {
+  status: number;
+  body: ApiBody;
+}
+
 export interface ScaleProbe {
   /** Sends one GET and answers its status and body. */
-  get(path: string): Promise<{ status: number; body: any }>;
+  get(path: string): Promise<ApiReply>;
   /** Resets the wire counters and answers what one call of `run` cost. */
   count(run: () => Promise<unknown>): Promise<{ requests: number; readUnits: number }>;
   /** p50 latency of `iterations` sequential calls. */
@@ -37,7 +53,7 @@ export async function measureListCosts(probe: ScaleProbe): Promise<ListCosts> {
   const costs: ListCosts = {};
   const deepest = Math.floor(MAX_PAGE_DEPTH / DEFAULT_PAGE_SIZE) + 1;
   const deep = await probe.get(`/api/tickets/?page=${deepest}`);
-  const cursor = deep.status === 200 && /[?&]cursor=/.test(deep.body.next ?? '') ? new URL(deep.body.next as string) : undefined;
+  const cursor = deep.status === 200 && /[?&]cursor=/.test(deep.body.next ?? '') ? new URL(deep.body.next!) : undefined;
   const pages = { ...LIST_PAGES, ...(cursor ? { [`page ${deepest}`]: `/api/tickets/?page=${deepest}`, 'cursor page after it': cursor.pathname + cursor.search } : {}) };
   for (const [name, path] of Object.entries(pages)) {
     const reply = await probe.get(path); // warm

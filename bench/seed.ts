@@ -112,7 +112,7 @@ export async function simulateTickets(count: number, userId: number, real: [numb
   for (let id = first; id < first + count; id++) {
     const block = Math.floor(id / TICKET_BLOCK);
     let deltas = blocks.get(block);
-    if (!deltas) blocks.set(block, (deltas = new Map()));
+    if (!deltas) blocks.set(block, (deltas = new Map<string, number>()));
     const attribute = subBlockAttribute(id, status(id));
     deltas.set(attribute, (deltas.get(attribute) ?? 0) + 1);
     totals.set(`s${status(id)}`, (totals.get(`s${status(id)}`) ?? 0) + 1);

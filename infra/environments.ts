@@ -169,9 +169,12 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
 
 export const DEFAULT_ENVIRONMENT: EnvironmentName = 'dev';
 
+/** A context value as text: `-c` gives strings, cdk.json may give numbers or booleans. */
+const contextText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
 /** The settings for `name` (the `env` context value); throws on an unknown name. */
 export function environmentSettings(name: unknown = DEFAULT_ENVIRONMENT): EnvironmentSettings {
-  const key = name === undefined || name === null || name === '' ? DEFAULT_ENVIRONMENT : String(name);
+  const key = name === undefined || name === null || name === '' ? DEFAULT_ENVIRONMENT : contextText(name);
   if (!Object.hasOwn(environments, key)) {
     throw new Error(`Unknown environment "${key}" (-c env=...): expected one of ${Object.keys(environments).join(', ')}`);
   }
@@ -185,7 +188,7 @@ export function environmentSettings(name: unknown = DEFAULT_ENVIRONMENT): Enviro
 export function withContextOverrides(settings: EnvironmentSettings, context: (key: string) => unknown): EnvironmentSettings {
   const text = (key: string): string | undefined => {
     const value = context(key);
-    return value === undefined || value === null || value === '' ? undefined : String(value);
+    return value === undefined || value === null || value === '' ? undefined : contextText(value);
   };
   const domainName = text('domainName') ?? settings.customDomain?.domainName;
   const certificateArn = text('certificateArn') ?? settings.customDomain?.certificateArn;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, FilterRule, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -121,4 +121,9 @@ export function tablePolicy(grants: readonly TableGrant[], tableArn: string): Po
 /** Gives `fn` exactly `grants` on the table. */
 export function grantTable(fn: NodejsFunction, table: ITable, grants: readonly TableGrant[]): void {
   for (const statement of tablePolicy(grants, table.tableArn)) fn.addToRolePolicy(statement);
+}
+
+/** A stream filter's "equals" rule (FilterRule.isEqual, which aws-cdk-lib types as `any`). */
+export function filterEquals(value: string): unknown {
+  return FilterRule.isEqual(value);
 }

@@ -12,9 +12,9 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { COUNT_KEY_PATTERNS } from '../shared/store/keys';
+import { COUNT_KEY_PATTERNS, INDEXES, TICKET_SORT_KEY } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
-import { grantTable, helpdeskFunction } from './lambda';
+import { filterEquals, grantTable, helpdeskFunction } from './lambda';
 import { on } from '../shared/api/table-access';
 
 export interface TicketCountsProps {
@@ -37,7 +37,7 @@ export class TicketCounts extends Construct {
     });
     grantTable(count, table, [
       on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], ...COUNT_KEY_PATTERNS),
-      { index: 'gsi1' }, // the backfill reads every collection in id order
+      { index: INDEXES.gsi1.name }, // the backfill reads every collection in id order
     ]);
     const failures = new Queue(this, 'CountFailures', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     Validations.of(failures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue (batches the stream gave up on), watched by an alarm.' });
@@ -49,8 +49,8 @@ export class TicketCounts extends Construct {
         retryAttempts: 10,
         onFailure: new SqsDlq(failures),
         filters: [
-          FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: FilterRule.isEqual('TICKET') } } } }),
-          FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.or('followup', 'attachment') } } } }),
+          FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: filterEquals(TICKET_SORT_KEY) } } } }),
+          FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.or('followup', 'attachment') } } } }),
         ],
       }),
     );

@@ -16,7 +16,7 @@ import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-clo
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -25,7 +25,7 @@ import { parseWebhookSettings } from '../shared/domain/webhooks';
 import { PARTITIONS } from '../shared/store/keys';
 import { OUTBOX_ITEM_TYPE } from '../shared/store/outbox';
 import type { EnvironmentSettings } from './environments';
-import { grantTable, helpdeskFunction } from './lambda';
+import { filterEquals, grantTable, helpdeskFunction } from './lambda';
 import { on } from '../shared/api/table-access';
 
 /** Receives of a delivery message beyond one per attempt, before SQS gives up on it. */
@@ -114,7 +114,7 @@ export class Webhooks extends Construct {
         retryAttempts: 10,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(dispatchFailures),
-        filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.isEqual(OUTBOX_ITEM_TYPE) } } } })],
+        filters: [FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: filterEquals(OUTBOX_ITEM_TYPE) } } } })],
       }),
     );
 

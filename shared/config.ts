@@ -1,50 +1,161 @@
 /**
- * Configuration from the environment. The CDK stack sets these per environment; the local runtime
- * sets them from its defaults. AWS endpoints come from the SDK's own AWS_ENDPOINT_URL_DYNAMODB and
+ * The one module that reads the environment (lint keeps `process.env` out of every other file under
+ * functions/ and shared/). The CDK stack sets these per environment; the local runtime sets them
+ * from its defaults. AWS endpoints come from the SDK's own AWS_ENDPOINT_URL_DYNAMODB and
  * AWS_ENDPOINT_URL_S3, so handler code is identical locally and on AWS.
+ *
+ * Each setting is read and parsed once, the first time it is used, and kept: a function's
+ * environment does not change while it runs. Not at import: the local runtime and the benchmark
+ * import shared modules before they fill in the environment (infra/local/runtime.ts imports the
+ * webhook settings, bench/seed.ts the store, and only then does useLocalDefaults() set TABLE_NAME and
+ * the rest), and tests set it before they import what reads it. A setting that fails to parse is
+ * not kept: it throws again at its next use.
  */
-import { loginThrottleFrom } from './domain/login-throttle';
+import { loginThrottleFrom, type LoginThrottlePolicy } from './domain/login-throttle';
 import { parseAuthenticationClasses } from './domain/tokens';
 import { parseCorsOrigins } from './domain/cross-origin';
+import { parseUrlList, parseWebhookSettings, type WebhookEvent, type WebhookSettings } from './domain/webhooks';
+
+const env = (name: string): string | undefined => process.env[name];
 
 function required(name: string): string {
-  const value = process.env[name];
+  const value = env(name);
   if (!value) throw new Error(`Environment variable ${name} is not set`);
   return value;
 }
 
+/** A setting read on first use and kept from then on. */
+function once<T>(read: () => T): () => T {
+  let kept: { value: T } | undefined;
+  return () => (kept ??= { value: read() }).value;
+}
+
+/** The webhook receivers' variables (upstream's names), by event. */
+const WEBHOOK_URL_SETTING: Record<WebhookEvent, string> = {
+  'ticket.created': 'HELPDESK_NEW_TICKET_WEBHOOK_URLS',
+  'followup.created': 'HELPDESK_FOLLOWUP_WEBHOOK_URLS',
+};
+
+const settings = {
+  tableName: once(() => required('TABLE_NAME')),
+  bucketName: once(() => required('BUCKET_NAME')),
+  loginThrottle: once((): LoginThrottlePolicy => loginThrottleFrom(process.env)),
+  authenticationClasses: once(() => parseAuthenticationClasses(env('HELPDESK_AUTHENTICATION_CLASSES'))),
+  corsOrigins: once(() => parseCorsOrigins(env('HELPDESK_CORS_ORIGINS'))),
+  publicUrl: once(() => env('HELPDESK_PUBLIC_URL') || undefined),
+  s3ForcePathStyle: once(() => env('HELPDESK_S3_FORCE_PATH_STYLE') === 'true'),
+  environment: once(() => env('HELPDESK_ENVIRONMENT') || 'local'),
+  dependencyTimeoutMs: once(() => Number(env('HELPDESK_DEPENDENCY_TIMEOUT_MS')) || undefined),
+  originSecretName: once(() => env('HELPDESK_ORIGIN_SECRET_NAME') || undefined),
+  originSecret: once(() => env('HELPDESK_ORIGIN_SECRET') || undefined),
+  aws: once(() => ({
+    region: env('AWS_REGION') ?? 'us-east-1',
+    accessKeyId: env('AWS_ACCESS_KEY_ID') ?? '',
+    secretAccessKey: env('AWS_SECRET_ACCESS_KEY') ?? '',
+    sessionToken: env('AWS_SESSION_TOKEN'),
+    s3Endpoint: env('AWS_ENDPOINT_URL_S3') || undefined,
+  })),
+  webhookLoopbackAllowed: once(() => env('HELPDESK_WEBHOOK_ALLOW_LOOPBACK') === 'true'),
+  webhookSettings: once((): WebhookSettings => parseWebhookSettings(process.env, settings.webhookLoopbackAllowed())),
+  webhookUrlCounts: once(() => ({
+    'ticket.created': parseUrlList(env(WEBHOOK_URL_SETTING['ticket.created'])).length,
+    'followup.created': parseUrlList(env(WEBHOOK_URL_SETTING['followup.created'])).length,
+  })),
+  webhookSecretArn: once(() => env('HELPDESK_WEBHOOK_SECRET_ARN') || undefined),
+  webhookQueueUrl: once(() => env('HELPDESK_WEBHOOK_QUEUE_URL') || undefined),
+  webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
+};
+
 export const config = {
-  get tableName() {
-    return required('TABLE_NAME');
+  get tableName(): string {
+    return settings.tableName();
   },
-  get bucketName() {
-    return required('BUCKET_NAME');
+  get bucketName(): string {
+    return settings.bucketName();
   },
-  /** The API exists only when this is exactly `True` (spec; upstream v1.0.0). */
-  get apiActive() {
-    return process.env.HELPDESK_ACTIVATE_API_ENDPOINT === 'True';
+  /**
+   * The API exists only when this is exactly `True` (spec; upstream v1.0.0). Read at every request,
+   * not kept: tests switch the API off and on within one process (tests/unit/observe.test.ts).
+   */
+  get apiActive(): boolean {
+    return env('HELPDESK_ACTIVATE_API_ENDPOINT') === 'True';
   },
   /** Failed-login throttling (domain/login-throttle.ts): HELPDESK_LOGIN_* variables, else defaults. */
-  get loginThrottle() {
-    return loginThrottleFrom(process.env);
+  get loginThrottle(): LoginThrottlePolicy {
+    return settings.loginThrottle();
   },
   /** The authentication schemes tried in order (`basic`, `token`), as DRF's DEFAULT_AUTHENTICATION_CLASSES. */
   get authenticationClasses() {
-    return parseAuthenticationClasses(process.env.HELPDESK_AUTHENTICATION_CLASSES);
+    return settings.authenticationClasses();
   },
   /** Origins the CORS setting lists (HELPDESK_CORS_ORIGINS; the stack sets it from the environment's corsOrigins). */
   get corsOrigins() {
-    return parseCorsOrigins(process.env.HELPDESK_CORS_ORIGINS);
+    return settings.corsOrigins();
   },
   /**
    * The API's public address behind the edge (infra/edge.ts sets it: `https://<edge domain>`), where
    * the host a function sees is CloudFront's origin; undefined without an edge.
    */
-  get publicUrl() {
-    return process.env.HELPDESK_PUBLIC_URL || undefined;
+  get publicUrl(): string | undefined {
+    return settings.publicUrl();
   },
   /** Path-style S3 addressing, needed by the local S3 engine (there is no standard variable for it). */
-  get s3ForcePathStyle() {
-    return process.env.HELPDESK_S3_FORCE_PATH_STYLE === 'true';
+  get s3ForcePathStyle(): boolean {
+    return settings.s3ForcePathStyle();
+  },
+  /** The environment name the stack deploys (`dev`, `staging`, `prod`); `local` otherwise. */
+  get environment(): string {
+    return settings.environment();
+  },
+  /**
+   * HELPDESK_DEPENDENCY_TIMEOUT_MS: replaces the timeouts of calls to DynamoDB, S3 and SQS (the local
+   * runtime sets it high: store/clients.ts); undefined keeps the AWS ones.
+   */
+  get dependencyTimeoutMs(): number | undefined {
+    return settings.dependencyTimeoutMs();
+  },
+  /** The edge's origin secret (middleware/origin.ts): its name in Secrets Manager, or its value (local runtime, tests). */
+  get originSecretName(): string | undefined {
+    return settings.originSecretName();
+  },
+  get originSecret(): string | undefined {
+    return settings.originSecret();
+  },
+  /** The function's region and credentials (Lambda sets them; so does the local runtime), and the S3 endpoint locally. */
+  get aws() {
+    return settings.aws();
+  },
+  webhooks: {
+    /** Set only by the local runtime: receivers on this machine are fine there, never on AWS. */
+    get loopbackAllowed(): boolean {
+      return settings.webhookLoopbackAllowed();
+    },
+    /** The validated settings; throws WebhookSettingsError naming what is wrong (and throws again next time). */
+    get settings(): WebhookSettings {
+      return settings.webhookSettings();
+    },
+    /** How many receivers an event has (unvalidated: a write only asks whether anyone listens). */
+    receivers(event: WebhookEvent): number {
+      return settings.webhookUrlCounts()[event];
+    },
+    /** The signing secret's ARN in Secrets Manager (on AWS). */
+    get secretArn(): string | undefined {
+      return settings.webhookSecretArn();
+    },
+    /**
+     * The signing secret itself (`HELPDESK_WEBHOOK_SECRET`, locally). Read at each use, not kept: the
+     * local runtime sets it once its webhooks start, after the settings were read
+     * (infra/local/webhooks.ts); webhooks/settings.ts keeps the secret it read.
+     */
+    get secret(): string | undefined {
+      return env('HELPDESK_WEBHOOK_SECRET');
+    },
+    /** The SQS queue of deliveries waiting for their next attempt, and its dead-letter queue (AWS only). */
+    get queueUrl(): string | undefined {
+      return settings.webhookQueueUrl();
+    },
+    get deadLetterUrl(): string | undefined {
+      return settings.webhookDeadLetterUrl();
+    },
   },
 };

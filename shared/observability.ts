@@ -9,6 +9,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { config } from './config';
 
 export const SERVICE_NAME = 'helpdesk';
 
@@ -26,13 +27,11 @@ export const METRICS = {
   latency: 'Latency',
 } as const;
 
-/** The environment name the stack deploys (`dev`, `staging`, `prod`); `local` otherwise. */
-export const ENVIRONMENT = process.env.HELPDESK_ENVIRONMENT || 'local';
 
 export const logger = new Logger({ serviceName: SERVICE_NAME });
 
 export const metrics = new Metrics({
   namespace: METRICS.namespace,
   serviceName: SERVICE_NAME,
-  defaultDimensions: { [METRICS.dimensions.environment]: ENVIRONMENT },
+  defaultDimensions: { [METRICS.dimensions.environment]: config.environment },
 });

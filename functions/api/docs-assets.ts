@@ -4,7 +4,7 @@ import { header } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
 import { DOCS_CSP, docsAsset } from '../../shared/docs/page';
 
-export const handler = apiHandler('api/docs-assets', async (event) => {
+export const handler = apiHandler('api/docs-assets', (event) => {
   const asset = docsAsset(event.pathParameters?.asset ?? '');
   if (!asset) throw new NotFound();
   const gzip = /\bgzip\b/i.test(header(event, 'accept-encoding') ?? '');

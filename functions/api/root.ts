@@ -2,7 +2,7 @@
 import { apiHandler } from '../../shared/middleware';
 import { baseUrl, json } from '../../shared/middleware/http';
 
-export const handler = apiHandler('api/root', async (event) => {
+export const handler = apiHandler('api/root', (event) => {
   const api = `${baseUrl(event)}/api`;
   return json(200, {
     tickets: `${api}/tickets/`,

@@ -1,5 +1,5 @@
 /** PUT and PATCH of a ticket share everything but the mode (what is required). Not a handler itself. */
-import { NotFound, ServiceUnavailable } from '../../shared/domain/errors';
+import { NotFound } from '../../shared/domain/errors';
 import { ticketETag, ticketRevision } from '../../shared/domain/etag';
 import type { Mode } from '../../shared/domain/fields';
 import { parseTicketBody, planTicketUpdate, referencedIds } from '../../shared/domain/ticket';
@@ -16,9 +16,9 @@ import { retryWhileStale } from '../../shared/middleware/stale';
 
 export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, 'replace' | 'partial'>): Promise<HttpResult> {
   const id = idParam(event);
-  let [current, defs] = await Promise.all([readTicket(id), listCustomFields()]);
+  const [current, cached] = await Promise.all([readTicket(id), listCustomFields()]);
   if (!current) throw new NotFound();
-  defs = await checkIfMatch(event, current, defs); // 412 before the body is looked at (RFC 9110 §13.2.1)
+  const defs = await checkIfMatch(event, current, cached); // 412 before the body is looked at (RFC 9110 §13.2.1)
   const draft = parseTicketBody(await event.parseBody!(), mode, defs);
   delete draft.errors.attachment; // accepted and ignored on updates, as upstream
   const changes = planTicketUpdate(draft, await loadReferences(referencedIds(draft.values)), new Date(), current.ticket);

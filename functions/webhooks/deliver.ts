@@ -7,19 +7,15 @@
  * all its receives, spares included, are spent (infra/webhooks.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { ChangeMessageVisibilityCommand, SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { config } from '../../shared/config';
 import { attemptDelivery } from '../../shared/webhooks/service';
 import { logger } from '../../shared/observability';
+import { hideMessage, sendMessage } from '../../shared/store/sqs';
 import { webhookContext } from './context';
 
 const ctx = webhookContext();
-const sqs = new SQSClient({});
-const queueUrl = process.env.HELPDESK_WEBHOOK_QUEUE_URL!;
-const deadLetterUrl = process.env.HELPDESK_WEBHOOK_DEAD_LETTER_URL!;
-
-async function hideFor(receiptHandle: string, seconds: number): Promise<void> {
-  await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
-}
+const queueUrl = config.webhooks.queueUrl!;
+const deadLetterUrl = config.webhooks.deadLetterUrl!;
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
@@ -29,10 +25,10 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
         const { delivery } = JSON.parse(message.body) as { delivery: string };
         const result = await attemptDelivery(delivery, ctx);
         if (result.state === 'retry') {
-          await hideFor(message.receiptHandle, result.inSeconds);
+          await hideMessage(queueUrl, message.receiptHandle, result.inSeconds);
           batchItemFailures.push({ itemIdentifier: message.messageId });
         } else if (result.state === 'failed') {
-          await sqs.send(new SendMessageCommand({ QueueUrl: deadLetterUrl, MessageBody: message.body })); // then consumed here
+          await sendMessage(deadLetterUrl, message.body); // then consumed here
         }
       } catch (error) {
         logger.error('webhook delivery step failed', { messageId: message.messageId, error: (error as Error).message });

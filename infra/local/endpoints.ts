@@ -162,7 +162,7 @@ export class DataDirBusy extends Error {}
 export async function claimDataDir<T>(
   dataDir: string,
   owner: Owner,
-  accept: (record: OwnerRecord) => Promise<T | undefined>,
+  accept: (record: OwnerRecord) => T | undefined | Promise<T | undefined>,
   timeoutMs = 120_000,
 ): Promise<{ claim: Claim } | { accepted: T }> {
   mkdirSync(dataDir, { recursive: true });

@@ -16,7 +16,7 @@ export function fileSweepInterval(env: Record<string, string | undefined> = proc
 }
 
 export async function startLocalFileSweeper(intervalMs = fileSweepInterval()): Promise<LocalFileSweeper> {
-  if (intervalMs === 0) return { stop: async () => undefined };
+  if (intervalMs === 0) return { stop: () => Promise.resolve() };
   const { sweepFileCleanups } = await import('../../shared/store/file-cleanups');
   const { logger } = await import('../../shared/observability');
   let timer: NodeJS.Timeout | undefined;
@@ -30,7 +30,11 @@ export async function startLocalFileSweeper(intervalMs = fileSweepInterval()): P
     } catch (error) {
       logger.error('file sweep failed; trying again at the next pass', { error: (error as Error).message });
     }
-    if (!stopped) timer = setTimeout(() => (running = pass()), intervalMs);
+    if (!stopped) {
+      timer = setTimeout(() => {
+        running = pass();
+      }, intervalMs);
+    }
   };
   running = pass();
 

@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import { startEngines, type Engines } from './engines';
 import { webhookSettings } from '../../shared/webhooks/settings';
+import { config } from '../../shared/config';
 import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './endpoints';
 import type { LocalWebhooks } from './webhooks';
 import type { LocalTableStream } from './table-stream';
@@ -39,7 +40,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   const owned =
     dataDir === 'memory'
       ? undefined
-      : await claimDataDir(dataDir, 'server', async (owner) => {
+      : await claimDataDir(dataDir, 'server', (owner) => {
           if (owner.owner === 'server') {
             throw new DataDirBusy(`${dataDir} is already used by the local server of process ${owner.pid}${owner.url ? ` (${owner.url})` : ''}.`);
           }
@@ -83,7 +84,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const { port } = server.address() as { port: number };
     const activeServer = server;
     const url = `http://${host}:${port}`;
-    claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: process.env.TABLE_NAME });
+    claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: config.tableName });
     const activeWebhooks = webhooks;
     const activeSweeper = sweeper;
     const activeStream = stream;

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isPreflight, parseCorsOrigins, preflightHeaders, responseCorsHeaders } from '../cors';
+import { isPreflight, preflightHeaders, responseCorsHeaders } from '../cors';
+import { config } from '../../shared/config';
 import { fallbackRoute, matchRoutes, type Route } from '../../shared/api/routes';
 import { MAX_BODY_BYTES } from '../../shared/middleware/body';
 import { SECURITY_HEADERS, type HttpEvent, type HttpResult } from '../../shared/middleware/http';
@@ -151,7 +152,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
 }
 
 /** `HELPDESK_CORS_ORIGINS`: comma-separated allowed origins (or `*`); unset or empty, CORS is off. */
-export function createLocalServer({ corsOrigins = parseCorsOrigins(process.env.HELPDESK_CORS_ORIGINS), accessLog = false } = {}): Server {
+export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false } = {}): Server {
   return createServer((req, res) => {
     const started = performance.now();
     let requestId: string | undefined;

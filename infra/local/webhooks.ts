@@ -67,7 +67,12 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
     settings,
     allowLoopback: loopbackAllowed(),
     secret: webhookSecret,
-    queue: { enqueue: async (id, delaySeconds) => later(delaySeconds * 1000, () => deliver(id)) },
+    queue: {
+      enqueue: (id, delaySeconds) => {
+        later(delaySeconds * 1000, () => deliver(id));
+        return Promise.resolve();
+      },
+    },
   };
 
   async function deliver(id: string): Promise<void> {

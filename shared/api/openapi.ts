@@ -59,7 +59,7 @@ const idOf = (shape: z.core.$ZodType): ShapeId => {
 
 function withNull(schema: JsonSchema, nullable: boolean): JsonSchema {
   if (!nullable) return schema;
-  if (Array.isArray(schema.enum)) return { ...schema, enum: [...schema.enum, null] };
+  if (Array.isArray(schema.enum)) return { ...schema, enum: [...(schema.enum as unknown[]), null] };
   if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
   return { anyOf: [schema, { type: 'null' }] };
 }

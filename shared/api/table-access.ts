@@ -8,12 +8,12 @@
  * (infra/local/table-access.ts), so a test that reaches a call a route did not declare fails.
  */
 
-import { PARTITIONS } from '../store/keys';
+import { INDEXES, PARTITIONS, type IndexName } from '../store/keys';
 import type { Route } from './routes';
 
 /** The IAM actions the functions use (a transaction needs the action of each of its items). */
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
-export type IndexName = 'gsi1' | 'gsi2' | 'gsi3';
+export type { IndexName };
 
 /**
  * `actions` on the items whose partition key matches one of `keys` (IAM `StringLike` patterns:
@@ -125,10 +125,10 @@ export const GRANTS = {
   /** A webhook event written with the change it announces. */
   outbox: [on(['PutItem'], P.outbox)],
   countsTotals: [on(['Query'], P.counts)],
-  listTickets: [{ index: 'gsi1' }, { index: 'gsi2' }],
-  ticketsBySubmitter: [{ index: 'gsi3' }],
+  listTickets: [{ index: INDEXES.gsi1.name }, { index: INDEXES.gsi2.name }],
+  ticketsBySubmitter: [{ index: INDEXES.gsi3.name }],
   /** The staff-wide lists of followups and attachments (refs in gsi1). */
-  listRefs: [{ index: 'gsi1' }],
+  listRefs: [{ index: INDEXES.gsi1.name }],
   readQueues: [on(['GetItem', 'Query'], P.queues)],
   writeQueues: [on(['GetItem', 'Query', ...WRITE], P.queues)],
   readCustomFields: [on(['GetItem', 'Query'], P.customFields)],

@@ -4,7 +4,7 @@
  */
 import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
-import { DATA_TYPES, MAX_CUSTOM_VALUE_LENGTH, MAX_LIST_VALUES, MAX_LIST_VALUE_LENGTH, type CustomFieldDefinition, type DataType } from './custom-fields';
+import { DATA_TYPES, MAX_CUSTOM_VALUE_LENGTH, MAX_LIST_VALUES, MAX_LIST_VALUE_LENGTH, type CustomFieldDefinition } from './custom-fields';
 import { SLUG, booleanField, fieldSchema, pythonType, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
 import type { Queue } from './records';
 
@@ -98,7 +98,6 @@ export function parseCustomFieldBody(
   if (Object.keys(errors).length) throw new ValidationError(errors);
   const { key: _key, ...base } = current ?? { ...CUSTOM_FIELD_DEFAULTS, key: '' };
   const next = { ...base, ...values } as Omit<CustomFieldDefinition, 'key'>;
-  next.data_type = next.data_type as DataType;
   const problems = definitionErrors(next);
   if (Object.keys(problems).length) throw new ValidationError(problems);
   return next;

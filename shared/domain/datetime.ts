@@ -19,10 +19,10 @@ export function parseDateTime(input: string): string | null {
   const m = DATE_TIME.exec(input.trim());
   if (!m) return null;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
-  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as number[];
-  if (month! < 1 || month! > 12 || hour! > 23 || minute! > 59 || second! > 59) return null;
-  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
-  if (day! < 1 || day! > daysInMonth || year! < 1) return null;
+  const [year = NaN, month = NaN, day = NaN, hour = NaN, minute = NaN, second = NaN] = [y, mo, d, h, mi, s].map(Number);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth || year < 1) return null;
   let offsetMinutes = 0;
   if (zone && zone.toUpperCase() !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
@@ -33,8 +33,8 @@ export function parseDateTime(input: string): string | null {
     offsetMinutes = sign * (oh * 60 + om);
   }
   const local = new Date(0);
-  local.setUTCFullYear(year!, month! - 1, day!); // Date.UTC would read years 0-99 as 1900-1999
-  local.setUTCHours(hour!, minute!, second!, 0);
+  local.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0-99 as 1900-1999
+  local.setUTCHours(hour, minute, second, 0);
   const utc = new Date(local.getTime() - offsetMinutes * 60_000);
   if (Number.isNaN(utc.getTime())) return null;
   const micros = frac.padEnd(6, '0');

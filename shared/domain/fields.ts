@@ -64,12 +64,12 @@ type Ctx = { issues: { code: 'custom'; message: string; input: unknown }[]; valu
 
 function fail(ctx: Ctx, message: string): never {
   ctx.issues.push({ code: 'custom', message, input: ctx.value });
-  return z.NEVER as never;
+  return z.NEVER;
 }
 
 /** A field schema: any JSON value in, the parsed value out, or an issue with upstream's message. */
 export function fieldSchema<T>(parse: (raw: unknown, ctx: Ctx) => T): z.ZodMiniType<T> {
-  return z.pipe(z.unknown(), z.transform((raw, ctx) => parse(raw, ctx as unknown as Ctx))) as unknown as z.ZodMiniType<T>;
+  return z.pipe(z.unknown(), z.transform((raw, ctx) => parse(raw, ctx as unknown as Ctx)));
 }
 
 /** How a field treats form bodies, where every value is a string (DRF 3.3 rules). */

@@ -61,7 +61,7 @@ export function countChanges(records: TicketRecord[], counted: Map<number, Count
   const blockDeltas = (id: number) => {
     const block = Math.floor(id / TICKET_BLOCK);
     let deltas = changes.blocks.get(block);
-    if (!deltas) changes.blocks.set(block, (deltas = new Map()));
+    if (!deltas) changes.blocks.set(block, (deltas = new Map<string, number>()));
     return deltas;
   };
   const count = (id: number, state: { status: number; queue: number }, delta: number) => {

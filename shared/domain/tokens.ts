@@ -84,7 +84,7 @@ export const noSuchUser = (username: string) => `Object with username=${username
 export function tokenOwner(caller: User, body: ParsedBody): string {
   const { values, errors } = validateFields(tokenFields, body.data, 'create', body.kind);
   if (Object.keys(errors).length) throw new ValidationError(errors);
-  const requested = (values.user as string | null | undefined) ?? caller.username;
+  const requested = (values.user) ?? caller.username;
   if (requested !== caller.username && !caller.is_superuser) throw new PermissionDenied();
   return requested;
 }

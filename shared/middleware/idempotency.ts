@@ -88,14 +88,14 @@ export function idempotency(operation: string, options: { answerHoldsSecret: boo
       if (earlier.status === 'completed' && earlier.response) throw new Replay(earlier.response);
       throw new HttpError(409, { detail: 'A request with this Idempotency-Key is still being processed.' }, { 'Retry-After': '1' });
     },
-    after: async (request) => keep(request.event as Scoped, request.response!),
+    after: async (request) => keep(request.event, request.response!),
     onError: async (request) => {
       const error = request.error;
       const scope = (request.event as Scoped)[SCOPE];
       if (!scope) return;
       // A client error is the request's answer (kept); anything else changed nothing (freed).
-      if (error instanceof HttpError && error.status < 500) await keep(request.event as Scoped, { statusCode: error.status, headers: error.headers, body: JSON.stringify(error.body) });
-      else await keep(request.event as Scoped, { statusCode: 500 });
+      if (error instanceof HttpError && error.status < 500) await keep(request.event, { statusCode: error.status, headers: error.headers, body: JSON.stringify(error.body) });
+      else await keep(request.event, { statusCode: 500 });
     },
   };
 }

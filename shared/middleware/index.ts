@@ -71,7 +71,6 @@ export function errorResponse(error: unknown): HttpResult {
     const e = new NotFound();
     return json(e.status, e.body, e.headers);
   }
-  const name = (error as Error)?.name;
   if (dependencyUnavailable(error)) {
     // Why, for the operator: the client sees only a retryable 503.
     const e0 = error as { name?: string; code?: string; message?: string; CancellationReasons?: { Code?: string }[] };
@@ -112,7 +111,7 @@ type Routed = ApiEvent & { [ROUTE]?: RouteInfo };
  */
 export function apiHandler(
   handlerName: string,
-  fn: (event: ApiEvent) => Promise<HttpResult>,
+  fn: (event: ApiEvent) => HttpResult | Promise<HttpResult>,
   resolveRoute?: (event: ApiEvent) => RouteInfo,
 ) {
   const entry = factsOf(handlerName);
@@ -120,10 +119,10 @@ export function apiHandler(
   const resolve = resolveRoute ?? (() => fixed);
 
   const responses: middy.MiddlewareObj<ApiEvent, HttpResult> = {
-    after: (request) => finish(request as Request, (request.event as Routed)[ROUTE]),
+    after: (request) => finish(request, (request.event as Routed)[ROUTE]),
     onError: (request) => {
       request.response = errorResponse(request.error);
-      finish(request as Request, (request.event as Routed)[ROUTE]);
+      finish(request, (request.event as Routed)[ROUTE]);
     },
   };
 

@@ -21,6 +21,7 @@ type Middleware = middy.MiddlewareObj<ApiEvent, HttpResult>;
  * `"true"`, the others' with `"false"`, and esbuild then drops the import. Lambda's active tracing
  * traces every function without it. Unbundled (local runtime, tests) it is off unless asked for.
  */
+// eslint-disable-next-line no-restricted-properties -- a build-time constant (esbuild's define), not a setting: it must stay this expression
 const tracing = process.env.HELPDESK_TRACER === 'true' ? await import('./tracing') : undefined;
 
 /** The fields of a request's log line. */
@@ -75,8 +76,8 @@ function requestLog(operation: string): Middleware {
 export function observe(operation: string): Middleware[] {
   return [
     // logEvent: false whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event carries credentials.
-    injectLambdaContext(logger, { logEvent: false, resetKeys: true }) as Middleware,
-    logMetrics(metrics, { captureColdStartMetric: true }) as Middleware,
+    injectLambdaContext(logger, { logEvent: false, resetKeys: true }),
+    logMetrics(metrics, { captureColdStartMetric: true }),
     ...(tracing ? [tracing.traceHandler()] : []),
     requestLog(operation),
   ];

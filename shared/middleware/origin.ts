@@ -11,6 +11,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AwsClient } from 'aws4fetch';
 import { PermissionDenied, ServiceUnavailable } from '../domain/errors';
+import { config } from '../config';
 
 /** The header CloudFront adds to every request it forwards (infra/edge.ts). */
 export const ORIGIN_HEADER = 'X-Origin-Verify';
@@ -21,14 +22,15 @@ const SECRET_REGION = 'us-east-1';
 const SECRET_READ_TIMEOUT_MS = 2000;
 
 async function readSecret(): Promise<string | undefined> {
-  const name = process.env.HELPDESK_ORIGIN_SECRET_NAME;
-  if (!name) return process.env.HELPDESK_ORIGIN_SECRET || undefined;
+  const name = config.originSecretName;
+  if (!name) return config.originSecret;
   // Secrets Manager's JSON API, signed with aws4fetch (as files.ts does S3): no SDK client in every
   // bundle. The signal goes to fetch itself, for the reason files.ts gives.
+  const { accessKeyId, secretAccessKey, sessionToken } = config.aws;
   const client = new AwsClient({
-    accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
-    secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
-    sessionToken: process.env.AWS_SESSION_TOKEN,
+    accessKeyId,
+    secretAccessKey,
+    sessionToken,
     region: SECRET_REGION,
     service: 'secretsmanager',
   });

@@ -24,6 +24,8 @@ export function traceHandler(): middy.MiddlewareObj<ApiEvent, HttpResult> {
   return {
     before: capture.before,
     after: capture.after,
-    onError: (request) => ((request.response?.statusCode ?? 500) < 500 ? capture.after!(request) : capture.onError!(request)),
+    onError: async (request) => {
+      await ((request.response?.statusCode ?? 500) < 500 ? capture.after!(request) : capture.onError!(request));
+    },
   };
 }

@@ -8,7 +8,7 @@
  * (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
-import { keys } from './keys';
+import { keys, INDEXES, inIndex } from './keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';
 import { queryPages } from './query';
 import { applyTicketRecords, readTotals } from './ticket-counts';
@@ -19,7 +19,7 @@ import type { TicketRecord } from '../domain/ticket-counts';
 export async function backfill(): Promise<{ tickets: number; refs: number }> {
   let tickets = 0;
   let refs = 0;
-  for await (const page of queryPages({ IndexName: 'gsi1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': keys.listAllPartition } })) {
+  for await (const page of queryPages({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition } })) {
     const records: TicketRecord[] = page
       .filter((i) => i.type === 'ticket')
       .map((i) => ({ ticket: Number(i.id), version: Number(i.version ?? 0), state: { status: Number(i.status), queue: Number(i.queue) } }));
@@ -42,6 +42,6 @@ export async function backfill(): Promise<{ tickets: number; refs: number }> {
 /** The local runtime's start: a backfill when tickets exist but were never counted. */
 export async function backfillIfUncounted(): Promise<void> {
   if (await readTotals()) return;
-  const first = await queryPages({ IndexName: 'gsi1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': keys.listAllPartition }, Limit: 1 }).next();
-  if (first.value?.length) await backfill();
+  const first = await queryPages({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition }, Limit: 1 }).next();
+  if (!first.done && first.value.length > 0) await backfill();
 }

@@ -1,12 +1,14 @@
 /**
- * The DynamoDB client, built once per process (module scope) and reused across invocations. The S3
- * client lives in files.ts, so functions that touch no file do not bundle it.
+ * The DynamoDB client, built once per process (module scope) and reused across invocations, and the
+ * request handler (timeouts, sockets) of every AWS SDK client. The S3 client lives in files.ts and
+ * the SQS client in sqs.ts, so functions that touch no file and send no message do not bundle them.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
 
 /**
  * A call that hangs fails rather than running into the function's timeout (15 s): on AWS each
@@ -25,7 +27,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * function through this one client) is never taken for a hung call. The SDK's own connection and
  * request timeouts would start at the request's creation, queue time included.
  */
-const attemptMs = Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) || 2000;
+const attemptMs = config.dependencyTimeoutMs ?? 2000;
 const connectMs = attemptMs / 2;
 
 /**
@@ -58,7 +60,8 @@ class ConnectTimeoutHttpsAgent extends HttpsAgent {
   }
 }
 
-export const DYNAMO_TIMEOUTS = {
+/** The SDK clients' request handler: DynamoDB's here, SQS's in sqs.ts (the same timeouts, the same sockets). */
+export const SDK_REQUEST_HANDLER = {
   socketTimeout: attemptMs,
   httpAgent: new ConnectTimeoutHttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
   httpsAgent: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
@@ -67,6 +70,6 @@ export const DYNAMO_TIMEOUTS = {
 };
 export const DYNAMO_MAX_ATTEMPTS = 4;
 
-export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ requestHandler: DYNAMO_TIMEOUTS, maxAttempts: DYNAMO_MAX_ATTEMPTS }), {
+export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ requestHandler: SDK_REQUEST_HANDLER, maxAttempts: DYNAMO_MAX_ATTEMPTS }), {
   marshallOptions: { removeUndefinedValues: true },
 });

@@ -17,7 +17,7 @@
  *
  * Every step reads the table as it is now, so repeating one (a retried batch) is harmless.
  */
-import { keys, TICKET_PREFIX } from './keys';
+import { keys, TICKET_PREFIX, ITEM_IS_NEW, IN_PARTITION, INDEXES } from './keys';
 import { cleanupsOfDeleted } from './file-cleanups';
 import { batchGet, queryAll } from './query';
 import { put, rekeyStatus } from './tickets';
@@ -52,7 +52,7 @@ async function deleteLeftovers(items: Item[]): Promise<void> {
  * (a later status change) read a newer status than ours, and wins.
  */
 async function rekey(children: Item[], ticket: number, status: number): Promise<void> {
-  const stale = children.filter((c) => c.GSI2PK !== keys.listByStatusPartition(status));
+  const stale = children.filter((c) => c[INDEXES.gsi2.partitionKey] !== keys.listByStatusPartition(status));
   for (const child of stale) {
     const update = rekeyStatus({ PK: String(child.PK), SK: String(child.SK) }, ticket, status).Update!;
     try {
@@ -60,8 +60,8 @@ async function rekey(children: Item[], ticket: number, status: number): Promise<
         {
           Update: {
             ...update,
-            ConditionExpression: 'GSI2PK = :seen',
-            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': child.GSI2PK },
+            ConditionExpression: `${INDEXES.gsi2.partitionKey} = :seen`,
+            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': child[INDEXES.gsi2.partitionKey] },
           },
         },
       ]);
@@ -73,7 +73,7 @@ async function rekey(children: Item[], ticket: number, status: number): Promise<
 
 /** A ticket's whole partition, as it is now. */
 function partition(ticket: number): Promise<Item[]> {
-  return queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.ticketPartition(ticket) }, ConsistentRead: true });
+  return queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.ticketPartition(ticket) }, ConsistentRead: true });
 }
 
 export interface RepairWork {
@@ -135,7 +135,7 @@ export async function mendOpeningRefs({ created, deleted }: Openings): Promise<v
   const holders = missing.length ? await batchGet([...new Set(missing.map((f) => f.ticket))].map((t) => keys.ticket(t))) : [];
   const held = new Set(holders.map((t) => openingOf(t)?.id));
   const writes: TransactItem[] = [
-    ...missing.filter((f) => held.has(f.id)).map((f) => put(followupRefItem(f), 'attribute_not_exists(PK)')),
+    ...missing.filter((f) => held.has(f.id)).map((f) => put(followupRefItem(f), ITEM_IS_NEW)),
     ...deleted
       .filter((f) => refs.get(f.id) === f.ticket)
       .map(

@@ -7,7 +7,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys } from './keys';
+import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryAll } from './query';
 
 export const DEFINITIONS_TTL_MS = 60_000;
@@ -23,7 +23,7 @@ function strip(item: Record<string, unknown>): CustomFieldDefinition {
 
 export async function listCustomFields(options: { fresh?: boolean } = {}): Promise<CustomFieldDefinition[]> {
   if (!options.fresh && cached && cached.expires > Date.now()) return cached.defs;
-  const items = await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.customFieldPartition }, ConsistentRead: true });
+  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.customFieldPartition }, ConsistentRead: true });
   const defs = items.map(strip);
   cached = { defs, expires: Date.now() + DEFINITIONS_TTL_MS };
   return defs;
@@ -40,7 +40,7 @@ export async function saveCustomField(def: CustomFieldDefinition, create: boolea
       new PutCommand({
         TableName: config.tableName,
         Item: { ...keys.customField(def.name), ...def },
-        ConditionExpression: create ? 'attribute_not_exists(PK)' : 'attribute_exists(PK)',
+        ConditionExpression: create ? ITEM_IS_NEW : ITEM_EXISTS,
       }),
     );
   } catch (error) {
@@ -58,7 +58,7 @@ export async function saveCustomField(def: CustomFieldDefinition, create: boolea
 export async function deleteCustomField(name: string): Promise<boolean> {
   try {
     await dynamo.send(
-      new DeleteCommand({ TableName: config.tableName, Key: keys.customField(name), ConditionExpression: 'attribute_exists(PK)' }),
+      new DeleteCommand({ TableName: config.tableName, Key: keys.customField(name), ConditionExpression: ITEM_EXISTS }),
     );
     return true;
   } catch (error) {

@@ -7,7 +7,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { DELIVERY_RETENTION_DAYS, stuckBefore, type Delivery } from '../domain/webhooks';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys } from './keys';
+import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION, SORT_BELOW } from './keys';
 import { queryAll } from './query';
 import { isConditionFailure } from './transact';
 
@@ -29,7 +29,7 @@ export async function createDelivery(delivery: Delivery): Promise<boolean> {
       new PutCommand({
         TableName: config.tableName,
         Item: { ...keys.delivery(delivery.id), ...delivery, expires_at: expires },
-        ConditionExpression: 'attribute_not_exists(PK)',
+        ConditionExpression: ITEM_IS_NEW,
       }),
     );
     return true;
@@ -85,7 +85,7 @@ export async function requeueDelivery(id: string, now: Date): Promise<Delivery |
         TableName: config.tableName,
         Key: keys.delivery(id),
         UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt = :now, expires_at = :expires',
-        ConditionExpression: 'attribute_exists(PK) AND (#status <> :pending OR next_attempt < :stuck)',
+        ConditionExpression: `${ITEM_EXISTS} AND (#status <> :pending OR next_attempt < :stuck)`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':now': now.toISOString(), ':expires': expiresAt(now), ':stuck': stuckBefore(now) },
         ReturnValues: 'ALL_NEW',
@@ -107,8 +107,8 @@ export async function listDeliveries(limit: number, after?: string): Promise<{ d
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
-      KeyConditionExpression: after ? 'PK = :pk AND SK < :after' : 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.deliveriesPartition, ...(after ? { ':after': keys.delivery(after).SK } : {}) },
+      KeyConditionExpression: after ? SORT_BELOW : IN_PARTITION,
+      ExpressionAttributeValues: { ':pk': keys.deliveriesPartition, ...(after ? { ':sk': keys.delivery(after).SK } : {}) },
       ExpressionAttributeNames: LOG_NAMES,
       ProjectionExpression: Object.keys(LOG_NAMES).join(', '),
       ScanIndexForward: false,
@@ -122,7 +122,7 @@ export async function listDeliveries(limit: number, after?: string): Promise<{ d
 /** Every delivery still waiting for an attempt: what the local runtime resumes after a restart. */
 export async function pendingDeliveries(): Promise<Delivery[]> {
   const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk',
+    KeyConditionExpression: IN_PARTITION,
     FilterExpression: '#status = :pending',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: { ':pk': keys.deliveriesPartition, ':pending': 'pending' },

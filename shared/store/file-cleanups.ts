@@ -22,7 +22,7 @@ import { config } from '../config';
 import { dynamo } from './clients';
 import { deleteFiles, putFile } from './files';
 import { logger } from '../observability';
-import { keys } from './keys';
+import { keys, ITEM_EXISTS, SORT_UP_TO } from './keys';
 import { queryPages } from './query';
 import { isConditionFailure, type TransactItem } from './transact';
 
@@ -57,7 +57,7 @@ export function commitUploads(record: FileCleanup): TransactItem {
     Delete: {
       TableName: config.tableName,
       Key: record.key,
-      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(claimed_until)',
+      ConditionExpression: `${ITEM_EXISTS} AND attribute_not_exists(claimed_until)`,
     },
   };
 }
@@ -77,7 +77,7 @@ async function claim(record: FileCleanup, nowMs: number): Promise<boolean> {
         TableName: config.tableName,
         Key: record.key,
         UpdateExpression: 'SET claimed_until = :until',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(claimed_until) OR claimed_until < :now)',
+        ConditionExpression: `${ITEM_EXISTS} AND (attribute_not_exists(claimed_until) OR claimed_until < :now)`,
         ExpressionAttributeValues: { ':until': nowMs + CLAIM_MS, ':now': nowMs },
       }),
     );
@@ -121,8 +121,8 @@ export interface SweepResult {
 export async function sweepFileCleanups(now = new Date(), limit = 200): Promise<SweepResult> {
   const result: SweepResult = { finished: 0, unfinished: 0 };
   const due = queryPages({
-    KeyConditionExpression: 'PK = :pk AND SK <= :due',
-    ExpressionAttributeValues: { ':pk': keys.fileCleanupPartition, ':due': keys.fileCleanupsDueBy(now.toISOString()) },
+    KeyConditionExpression: SORT_UP_TO,
+    ExpressionAttributeValues: { ':pk': keys.fileCleanupPartition, ':sk': keys.fileCleanupsDueBy(now.toISOString()) },
     ConsistentRead: true,
     Limit: limit,
   });

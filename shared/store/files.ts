@@ -12,14 +12,9 @@ export const DOWNLOAD_LINK_SECONDS = 300;
 
 let client: AwsClient | undefined;
 function s3(): AwsClient {
-  // Lambda hands the function's credentials in these variables; the local runtime sets them too.
-  client ??= new AwsClient({
-    accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '',
-    secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '',
-    sessionToken: process.env.AWS_SESSION_TOKEN,
-    service: 's3',
-    region: process.env.AWS_REGION ?? 'us-east-1',
-  });
+  // Lambda hands the function's credentials in its environment; the local runtime sets them too.
+  const { accessKeyId, secretAccessKey, sessionToken, region } = config.aws;
+  client ??= new AwsClient({ accessKeyId, secretAccessKey, sessionToken, service: 's3', region });
   return client;
 }
 
@@ -29,9 +24,8 @@ const S3_RETRIES = 3;
 /** The object's URL: virtual-hosted on AWS, path-style on the local S3 engine. */
 function objectUrl(key: string): URL {
   const path = key.split('/').map(encodeURIComponent).join('/');
-  const endpoint = process.env.AWS_ENDPOINT_URL_S3;
-  if (endpoint && config.s3ForcePathStyle) return new URL(`${endpoint.replace(/\/$/, '')}/${config.bucketName}/${path}`);
-  const region = process.env.AWS_REGION ?? 'us-east-1';
+  const { s3Endpoint, region } = config.aws;
+  if (s3Endpoint && config.s3ForcePathStyle) return new URL(`${s3Endpoint.replace(/\/$/, '')}/${config.bucketName}/${path}`);
   return new URL(`https://${config.bucketName}.s3.${region}.amazonaws.com/${path}`);
 }
 
@@ -41,7 +35,7 @@ function objectUrl(key: string): URL {
  * HELPDESK_DEPENDENCY_TIMEOUT_MS replaces it (the local runtime's engines are slower: clients.ts).
  */
 export const S3_CALL_TIMEOUT_MS = 4000;
-const s3CallTimeoutMs = Number(process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS) || S3_CALL_TIMEOUT_MS;
+const s3CallTimeoutMs = config.dependencyTimeoutMs ?? S3_CALL_TIMEOUT_MS;
 
 /**
  * One S3 call, signed by aws4fetch, sent again after a 5xx or 429 (with jitter). A network failure

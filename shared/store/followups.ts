@@ -9,9 +9,9 @@ import type { FollowupChanges } from '../domain/followup';
 import { pageOf, type PageRequest, type PageWindow } from '../domain/pagination';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys, type RefKind } from './keys';
+import { keys, type RefKind, ITEM_EXISTS, ITEM_IS_NEW, INDEXES, inIndex } from './keys';
 import { byFilename, type AttachmentLocation } from '../domain/attachment-location';
-import { attachmentRefItem, followupItem, openingOf, strip, type ReadCollection } from './items';
+import { followupItem, openingOf, strip, type ReadCollection } from './items';
 import { batchGet, queryAll } from './query';
 import { MissingTicket, childDeletes, childPuts, put, readTicket } from './tickets';
 import { ConditionFailed, TransactionConflict, transact, type TransactItem } from './transact';
@@ -32,8 +32,8 @@ async function readRef<R extends { ticket: number }>(kind: RefKind, id: number):
 /** Every ref of a kind, in id order (gsi1: eventually consistent, as lists are). */
 async function listRefs<R>(kind: RefKind): Promise<R[]> {
   return (await queryAll({
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'GSI1PK = :pk',
+    IndexName: INDEXES.gsi1.name,
+    KeyConditionExpression: inIndex('gsi1'),
     ExpressionAttributeValues: { ':pk': keys.refListPartition(kind) },
   })) as R[];
 }
@@ -92,7 +92,7 @@ function collectionChange(ticket: number): TransactItem {
       TableName: config.tableName,
       Key: keys.ticket(ticket),
       UpdateExpression: 'ADD #version :one',
-      ConditionExpression: 'attribute_exists(PK)',
+      ConditionExpression: ITEM_EXISTS,
       ExpressionAttributeNames: { '#version': 'version' },
       ExpressionAttributeValues: { ':one': 1 },
     },
@@ -111,7 +111,7 @@ async function writeOut(found: FoundFollowup): Promise<FoundFollowup> {
     const { collection, followup } = found;
     try {
       await transact([
-        put(followupItem(followup, collection.ticket.status), 'attribute_not_exists(PK)'),
+        put(followupItem(followup, collection.ticket.status), ITEM_IS_NEW),
         {
           Update: {
             TableName: config.tableName,
@@ -144,12 +144,12 @@ export async function updateFollowup(found: FoundFollowup, changes: FollowupChan
   const next: Followup = { ...followup, ...changes };
   try {
     if (!target || target.id === followup.ticket) {
-      await transact([put(followupItem(next, collection.ticket.status), 'attribute_exists(PK)'), collectionChange(followup.ticket)]);
+      await transact([put(followupItem(next, collection.ticket.status), ITEM_EXISTS), collectionChange(followup.ticket)]);
     } else {
       const moved = attachments.map((a) => ({ ...a, ticket: target.id }));
       await transact([
         collectionChange(target.id),
-        { Delete: { TableName: config.tableName, Key: keys.followup(followup.ticket, followup.id), ConditionExpression: 'attribute_exists(PK)' } },
+        { Delete: { TableName: config.tableName, Key: keys.followup(followup.ticket, followup.id), ConditionExpression: ITEM_EXISTS } },
         ...attachments.map((a) => ({ Delete: { TableName: config.tableName, Key: keys.attachment(a.ticket, a.id) } })),
         collectionChange(followup.ticket),
         ...childPuts([next], moved, target.status), // the refs are overwritten with the new ticket
@@ -169,7 +169,7 @@ export async function deleteFollowup(found: FoundFollowup): Promise<FileCleanup[
   try {
     const [followupDelete, ...others] = childDeletes([followup], attachments);
     await transact([
-      { Delete: { ...followupDelete!.Delete!, ConditionExpression: 'attribute_exists(PK)' } },
+      { Delete: { ...followupDelete!.Delete!, ConditionExpression: ITEM_EXISTS } },
       ...others,
       collectionChange(followup.ticket),
       ...files.actions,
@@ -220,7 +220,7 @@ export async function addAttachment(ticket: Ticket, attachment: Attachment, file
           ExpressionAttributeValues: { ':id': attachment.followup },
         },
       }
-    : { ConditionCheck: { TableName: config.tableName, Key: keys.followup(ticket.id, attachment.followup), ConditionExpression: 'attribute_exists(PK)' } };
+    : { ConditionCheck: { TableName: config.tableName, Key: keys.followup(ticket.id, attachment.followup), ConditionExpression: ITEM_EXISTS } };
   try {
     await transact([
       followupExists,
@@ -239,7 +239,7 @@ export async function deleteAttachment(attachment: Attachment): Promise<FileClea
   try {
     const [recordDelete, refDelete] = childDeletes([], [attachment]);
     await transact([
-      { Delete: { ...recordDelete!.Delete!, ConditionExpression: 'attribute_exists(PK)' } },
+      { Delete: { ...recordDelete!.Delete!, ConditionExpression: ITEM_EXISTS } },
       refDelete!,
       collectionChange(attachment.ticket),
       ...files.actions,

@@ -5,7 +5,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys } from './keys';
+import { keys, ITEM_IS_NEW } from './keys';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** A request that holds a key longer than this (a crashed function) no longer blocks it. */
@@ -34,7 +34,7 @@ export async function claimKey(scope: string, fingerprint: string, now: Date): P
         TableName: config.tableName,
         Item: { ...keys.idempotencyKey(scope), fingerprint, status: 'in_progress', lock_until: t + LOCK_SECONDS, expires_at: t + IDEMPOTENCY_TTL_SECONDS },
         // Free, expired (TTL deletes late), or locked by a request that died.
-        ConditionExpression: 'attribute_not_exists(PK) OR expires_at < :now OR (#status = :progress AND lock_until < :now)',
+        ConditionExpression: `${ITEM_IS_NEW} OR expires_at < :now OR (#status = :progress AND lock_until < :now)`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':now': t, ':progress': 'in_progress' },
       }),

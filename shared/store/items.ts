@@ -1,12 +1,12 @@
 /** Turning records into table items and back; the attributes listed here never leave the store. */
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
-import { keys, type ItemType } from './keys';
+import { KEY_ATTRIBUTES, keys, type ItemType } from './keys';
 import { attachmentLocation, type AttachmentLocation } from '../domain/attachment-location';
 
 type Item = Record<string, unknown>;
 
 // `collection_size` is no longer written; tickets stored before still carry it. `opening`: below.
-const INTERNAL = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'type', 'collection_size', 'version', 'opening'];
+const INTERNAL = [...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening'];
 
 /**
  * A new ticket's `version`; every later write of the ticket item adds 1, and so does every edit or

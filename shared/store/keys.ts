@@ -1,5 +1,6 @@
 /**
- * The only place that spells partition and sort keys of the single table. See docs/data-model.md.
+ * The only place that spells the single table's keys: the key and index attribute names, the index
+ * names, the key conditions on them, and every partition and sort key value. See docs/data-model.md.
  *
  * A ticket's item collection (PK `TICKET#<id>`) holds the ticket, its followups, their attachment
  * records and merge pointers, so one Query reads a ticket whole. Ticket, followup and attachment
@@ -9,7 +10,44 @@
 /** Zero-padded ids sort as numbers in string keys. */
 const pad = (id: number) => String(id).padStart(12, '0');
 
+/** The table's key attributes (schema.ts builds the table from these and INDEXES). */
+export const KEY = { partition: 'PK', sort: 'SK' } as const;
+
+/** The global secondary indexes: each one's name and key attributes. */
+export const INDEXES = {
+  /** Every item of every ticket collection, in ticket id order: list pages without a filter. */
+  gsi1: { name: 'gsi1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+  /** The same items partitioned by their ticket's status: list pages filtered by `?status=`. */
+  gsi2: { name: 'gsi2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+  /** Ticket items by submitter e-mail (sparse): user_tickets. */
+  gsi3: { name: 'gsi3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
+} as const;
+export type IndexName = keyof typeof INDEXES;
+
+/** Every key attribute an item may carry, the indexes' included: never part of a record read back. */
+export const KEY_ATTRIBUTES: readonly string[] = [KEY.partition, KEY.sort, ...Object.values(INDEXES).flatMap((i) => [i.partitionKey, i.sortKey])];
+
+/** Condition of a write: the item is there (an update, a delete, a check). */
+export const ITEM_EXISTS = `attribute_exists(${KEY.partition})`;
+/** Condition of a write: no item has this key yet (a create). */
+export const ITEM_IS_NEW = `attribute_not_exists(${KEY.partition})`;
+
+/** Key conditions of a Query on the table: `:pk` is the partition, `:sk` the sort key bound. */
+export const IN_PARTITION = `${KEY.partition} = :pk`;
+export const SORT_BELOW = `${IN_PARTITION} AND ${KEY.sort} < :sk`;
+export const SORT_UP_TO = `${IN_PARTITION} AND ${KEY.sort} <= :sk`;
+export const SORT_BEGINS_WITH = `${IN_PARTITION} AND begins_with(${KEY.sort}, :sk)`;
+
+/** Key condition of a Query on an index: its partition `:pk`, and when `from` is given, sort keys from `:from` on (or below it). */
+export function inIndex(index: IndexName, from?: 'from' | 'below'): string {
+  const { partitionKey, sortKey } = INDEXES[index];
+  if (from === undefined) return `${partitionKey} = :pk`;
+  return `${partitionKey} = :pk AND ${sortKey} ${from === 'from' ? '>=' : '<'} :from`;
+}
+
 export const TICKET_PREFIX = 'TICKET#';
+/** The sort key of a ticket's own item in its collection (and the suffix of its list sort keys). */
+export const TICKET_SORT_KEY = 'TICKET';
 /** Partition key prefix of failed-login items: the only items every function may write. */
 export const LOGIN_PREFIX = 'LOGIN#';
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';
@@ -19,7 +57,7 @@ export type RefKind = 'followup' | 'attachment';
 
 export const keys = {
   ticketPartition: (ticket: number) => `${TICKET_PREFIX}${ticket}`,
-  ticket: (ticket: number) => ({ PK: `${TICKET_PREFIX}${ticket}`, SK: 'TICKET' }),
+  ticket: (ticket: number) => ({ PK: `${TICKET_PREFIX}${ticket}`, SK: TICKET_SORT_KEY }),
   followup: (ticket: number, id: number) => ({ PK: `${TICKET_PREFIX}${ticket}`, SK: `FOLLOWUP#${pad(id)}` }),
   attachment: (ticket: number, id: number) => ({ PK: `${TICKET_PREFIX}${ticket}`, SK: `ATTACHMENT#${pad(id)}` }),
   /** In ticket `target`'s collection: ticket `source` is merged into it (deleted with it). */
@@ -57,6 +95,7 @@ export const keys = {
   countsTotalsFirst: { PK: 'COUNTS#ticket', SK: '!TOTALS' },
   countsTotalsLast: { PK: 'COUNTS#ticket', SK: '~TOTALS' },
   countsBlock: (block: number) => ({ PK: 'COUNTS#ticket', SK: `BLOCK#${pad(block)}` }),
+  isCountsBlock: (sk: string) => sk.startsWith('BLOCK#'),
   blockNumber: (sk: string) => Number(sk.slice('BLOCK#'.length)),
   /**
    * What the counts hold of one ticket (its status and queue, and the ticket item version they
@@ -80,6 +119,8 @@ export const keys = {
   /** Queues share one partition, so one Query lists them; the slug item makes slugs unique. */
   queuePartition: 'QUEUES',
   queue: (id: number) => ({ PK: 'QUEUES', SK: `QUEUE#${pad(id)}` }),
+  /** The sort keys of queue items (not their slug items). */
+  queueSortPrefix: 'QUEUE#',
   queueSlug: (slug: string) => ({ PK: 'QUEUES', SK: `SLUG#${slug}` }),
   /** Custom field definitions share one partition, read whole (and cached) by every ticket handler. */
   customFieldPartition: 'CUSTOM_FIELDS',

@@ -7,7 +7,7 @@ import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookEvent } from '../domain/webhooks';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys } from './keys';
+import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryPages } from './query';
 import type { TransactItem } from './transact';
 
@@ -30,7 +30,7 @@ export function outboxPut(event: OutboxEvent): TransactItem {
     Put: {
       TableName: config.tableName,
       Item: { ...keys.outboxEvent(event.id), type: OUTBOX_ITEM_TYPE, ...event },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_IS_NEW,
     },
   };
 }
@@ -45,7 +45,7 @@ export async function pendingEvents(limit: number): Promise<OutboxEvent[]> {
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
-      KeyConditionExpression: 'PK = :pk',
+      KeyConditionExpression: IN_PARTITION,
       ExpressionAttributeValues: { ':pk': keys.outboxPartition },
       ConsistentRead: true,
       Limit: limit,
@@ -61,7 +61,7 @@ export async function pendingEvents(limit: number): Promise<OutboxEvent[]> {
 export async function eventsWrittenBefore(before: Date, limit: number): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];
   const pages = queryPages({
-    KeyConditionExpression: 'PK = :pk',
+    KeyConditionExpression: IN_PARTITION,
     FilterExpression: 'created < :before',
     ExpressionAttributeValues: { ':pk': keys.outboxPartition, ':before': before.toISOString() },
     ConsistentRead: true,

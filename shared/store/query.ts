@@ -5,7 +5,7 @@ import { dynamo } from './clients';
 type Item = Record<string, unknown>;
 
 /** The pages of a Query, one request each, as the caller asks for them (leaving the loop stops it). */
-export async function* queryPages(input: Omit<QueryCommandInput, 'TableName'>): AsyncGenerator<Item[]> {
+export async function* queryPages(input: Omit<QueryCommandInput, 'TableName'>): AsyncGenerator<Item[], void> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await dynamo.send(new QueryCommand({ TableName: config.tableName, ...input, ExclusiveStartKey }));

@@ -10,7 +10,7 @@ import { config } from '../config';
 import { dynamo } from './clients';
 import { reserveIds } from './counters';
 import { forgetQueue } from './references';
-import { keys } from './keys';
+import { keys, ITEM_EXISTS, ITEM_IS_NEW, SORT_BEGINS_WITH } from './keys';
 import { ConditionFailed, transact, type TransactItem } from './transact';
 import { readTotals } from './ticket-counts';
 
@@ -26,8 +26,8 @@ export async function listQueues(): Promise<Queue[]> {
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.queuePartition, ':prefix': 'QUEUE#' },
+      KeyConditionExpression: SORT_BEGINS_WITH,
+      ExpressionAttributeValues: { ':pk': keys.queuePartition, ':sk': keys.queueSortPrefix },
       ConsistentRead: true,
     }),
   );
@@ -44,7 +44,7 @@ function claimSlug(queue: Queue): TransactItem {
     Put: {
       TableName: config.tableName,
       Item: { ...keys.queueSlug(queue.slug), id: queue.id },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_IS_NEW,
     },
   };
 }
@@ -60,7 +60,7 @@ export async function createQueue(fields: Omit<Queue, 'id'>, id?: number): Promi
           Put: {
             TableName: config.tableName,
             Item: { ...keys.queue(queue.id), ...queue },
-            ConditionExpression: 'attribute_not_exists(PK)',
+            ConditionExpression: ITEM_IS_NEW,
           },
         },
       ]);
@@ -90,7 +90,7 @@ export async function updateQueue(current: Queue, changes: Partial<Omit<Queue, '
         TableName: config.tableName,
         Key: keys.queue(current.id),
         UpdateExpression: 'SET title = :title, slug = :slug',
-        ConditionExpression: 'attribute_exists(PK)',
+        ConditionExpression: ITEM_EXISTS,
         ExpressionAttributeValues: { ':title': next.title, ':slug': next.slug },
       },
     },
@@ -117,7 +117,7 @@ export async function deleteQueue(queue: Queue): Promise<void> {
   if (Number((await readTotals())?.[`q${queue.id}`] ?? 0) > 0) throw new QueueInUse();
   try {
     await transact([
-      { Delete: { TableName: config.tableName, Key: keys.queue(queue.id), ConditionExpression: 'attribute_exists(PK)' } },
+      { Delete: { TableName: config.tableName, Key: keys.queue(queue.id), ConditionExpression: ITEM_EXISTS } },
       { Delete: { TableName: config.tableName, Key: keys.queueSlug(queue.slug) } },
     ]);
   } catch (error) {

@@ -11,7 +11,7 @@ import type { References, ReferenceIds } from '../domain/ticket';
 import type { Ticket, UserSummary } from '../domain/records';
 import { strip } from './items';
 import { batchGet } from './query';
-import { keys } from './keys';
+import { keys, TICKET_PREFIX } from './keys';
 
 export const KNOWN_FOR_MS = 60_000;
 const knownQueues = new Map<number, number>(); // id → until
@@ -50,7 +50,7 @@ export async function loadReferences(ids: ReferenceIds, now = Date.now()): Promi
     } else if (pk === keys.usersPartition) {
       refs.users.set(id, item as unknown as UserSummary);
       knownUsers.set(id, { summary: item as unknown as UserSummary, until: now + KNOWN_FOR_MS });
-    } else if (pk.startsWith('TICKET#')) refs.tickets.set(id, strip<Ticket>(item));
+    } else if (pk.startsWith(TICKET_PREFIX)) refs.tickets.set(id, strip<Ticket>(item));
   }
   return refs;
 }

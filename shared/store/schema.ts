@@ -1,10 +1,12 @@
 /**
  * The single table's physical schema, shared by the CDK stack and the local runtime so both build
- * the same table. Key values are spelled only in keys.ts.
+ * the same table. Key attributes, index names and key values are spelled only in keys.ts.
  */
+import { INDEXES, KEY } from './keys';
+
 export const TABLE_SCHEMA = {
-  partitionKey: 'PK',
-  sortKey: 'SK',
+  partitionKey: KEY.partition,
+  sortKey: KEY.sort,
   /** Items with this attribute (epoch seconds) are removed by DynamoDB's TTL. */
   timeToLive: 'expires_at',
   /**
@@ -13,12 +15,6 @@ export const TABLE_SCHEMA = {
    * webhook dispatch (store/outbox.ts).
    */
   stream: 'NEW_AND_OLD_IMAGES',
-  indexes: [
-    /** Every item of every ticket collection, in ticket id order: list pages without a filter. */
-    { name: 'gsi1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
-    /** The same items partitioned by their ticket's status: list pages filtered by `?status=`. */
-    { name: 'gsi2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
-    /** Ticket items by submitter e-mail (sparse): user_tickets. */
-    { name: 'gsi3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
-  ],
+  /** What each index is for: keys.ts. */
+  indexes: [INDEXES.gsi1, INDEXES.gsi2, INDEXES.gsi3],
 } as const;

@@ -5,7 +5,7 @@
  * a retried batch: both consumers are idempotent.
  */
 import type { TicketRecord } from '../domain/ticket-counts';
-import { TICKET_PREFIX } from './keys';
+import { TICKET_PREFIX, TICKET_SORT_KEY } from './keys';
 import { applyTicketRecords } from './ticket-counts';
 import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
 import { openingOf } from './items';
@@ -23,7 +23,7 @@ export interface TableChange {
 /** The records the consumer needs (the stream filter on AWS says the same: infra/ticket-counts.ts). */
 export function isCountedChange(change: TableChange): boolean {
   if (!change.keys.PK.startsWith(TICKET_PREFIX)) return false;
-  if (change.keys.SK === 'TICKET') return true;
+  if (change.keys.SK === TICKET_SORT_KEY) return true;
   const type = change.newImage?.type;
   return change.eventName === 'INSERT' && (type === 'followup' || type === 'attachment');
 }
@@ -34,7 +34,7 @@ export async function applyTableChanges(changes: TableChange[]): Promise<void> {
   const added: Item[] = [];
   const openings: Openings = { created: [], deleted: [] };
   for (const change of changes.filter(isCountedChange)) {
-    if (change.keys.SK !== 'TICKET') {
+    if (change.keys.SK !== TICKET_SORT_KEY) {
       added.push(change.newImage!);
       continue;
     }

@@ -9,7 +9,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { TICKET_BLOCK, countChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
 import { dynamo } from './clients';
-import { keys } from './keys';
+import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { batchGet } from './query';
 import { ConditionFailed, transact, type TransactItem } from './transact';
 
@@ -70,7 +70,7 @@ function countTransaction(changes: ReturnType<typeof countChanges>, now: number)
         ...next,
         ...(next.status === 0 ? { expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS } : {}),
       },
-      ConditionExpression: previous ? '#version = :read' : 'attribute_not_exists(PK)',
+      ConditionExpression: previous ? '#version = :read' : ITEM_IS_NEW,
       ...(previous ? { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':read': previous.version } } : {}),
     },
   }));
@@ -114,7 +114,7 @@ export async function readCounts(from: 'first' | 'last', limit: number, startKey
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
-      KeyConditionExpression: 'PK = :pk',
+      KeyConditionExpression: IN_PARTITION,
       ExpressionAttributeValues: { ':pk': keys.countsPartition },
       ScanIndexForward: from === 'first',
       Limit: limit,

@@ -10,7 +10,7 @@ import { MAX_PAGE_DEPTH, PageTooDeep, pageWindow, type PageCursor, type PageLink
 import { subBlockCounts, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys } from './keys';
+import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION, INDEXES, inIndex, TICKET_SORT_KEY, type IndexName } from './keys';
 import { attachmentItem, attachmentRefItem, collectionsFrom, followupItem, followupRefItem, mergedItem, strip, ticketItem, type ReadCollection } from './items';
 import { readCounts } from './ticket-counts';
 import { outboxPut, type OutboxEvent } from './outbox';
@@ -31,7 +31,7 @@ export class MissingQueueOnWrite extends Error {}
 /** One Query reads a ticket whole (strongly consistent). */
 export async function readTicket(id: number): Promise<ReadCollection | undefined> {
   const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk',
+    KeyConditionExpression: IN_PARTITION,
     ExpressionAttributeValues: { ':pk': keys.ticketPartition(id) },
     ConsistentRead: true,
   });
@@ -66,8 +66,8 @@ export function rekeyStatus(key: { PK: string; SK: string }, ticket: number, sta
     Update: {
       TableName: config.tableName,
       Key: { PK: key.PK, SK: key.SK },
-      UpdateExpression: 'SET GSI2PK = :pk, GSI2SK = :sk',
-      ConditionExpression: 'attribute_exists(PK)',
+      UpdateExpression: `SET ${INDEXES.gsi2.partitionKey} = :pk, ${INDEXES.gsi2.sortKey} = :sk`,
+      ConditionExpression: ITEM_EXISTS,
       ExpressionAttributeValues: { ':pk': k.GSI2PK, ':sk': k.GSI2SK },
     },
   };
@@ -111,7 +111,7 @@ export async function createTicket(
   fileCommit?: TransactItem,
 ): Promise<TicketCollection> {
   const attachments = attachment ? [attachment] : [];
-  const ticketPut = put(ticketItem(ticket, opening), 'attribute_not_exists(PK)');
+  const ticketPut = put(ticketItem(ticket, opening), ITEM_IS_NEW);
   const openingRef = put(followupRefItem(opening));
   if (attachment || event || fileCommit) {
     await transact([ticketPut, openingRef, ...childPuts([], attachments, ticket.status), ...(event ? [outboxPut(event)] : []), ...(fileCommit ? [fileCommit] : [])]);
@@ -154,16 +154,16 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
   const status = fields.status ?? old.status;
   const statusChanged = status !== old.status;
   if (statusChanged) {
-    values[':gsi2pk'] = keys.listByStatus(status, id, 'TICKET').GSI2PK;
-    sets.push('GSI2PK = :gsi2pk');
+    values[':gsi2pk'] = keys.listByStatus(status, id, TICKET_SORT_KEY).GSI2PK;
+    sets.push(`${INDEXES.gsi2.partitionKey} = :gsi2pk`);
   }
   if (fields.submitter_email !== undefined && fields.submitter_email !== old.submitter_email) {
     if (fields.submitter_email) {
       values[':gsi3pk'] = keys.bySubmitter(fields.submitter_email, id).GSI3PK;
       values[':gsi3sk'] = keys.bySubmitter(fields.submitter_email, id).GSI3SK;
-      sets.push('GSI3PK = :gsi3pk', 'GSI3SK = :gsi3sk');
+      sets.push(`${INDEXES.gsi3.partitionKey} = :gsi3pk`, `${INDEXES.gsi3.sortKey} = :gsi3sk`);
     } else {
-      removes.push('GSI3PK', 'GSI3SK');
+      removes.push(INDEXES.gsi3.partitionKey, INDEXES.gsi3.sortKey);
     }
   }
   const essential: TransactItem[] = [
@@ -172,7 +172,7 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
         TableName: config.tableName,
         Key: keys.ticket(id),
         UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''} ADD #version :one`,
-        ConditionExpression: `attribute_exists(PK) AND #status = :status AND #queue = :queue AND attribute_exists(#custom) AND ${same.condition}`,
+        ConditionExpression: `${ITEM_EXISTS} AND #status = :status AND #queue = :queue AND attribute_exists(#custom) AND ${same.condition}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
@@ -181,7 +181,7 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
   const queueChanged = fields.queue !== undefined && fields.queue !== old.queue;
   // The new queue must exist when the ticket moves (only queue edits and deletes write that item).
   if (queueChanged) {
-    essential.push({ ConditionCheck: { TableName: config.tableName, Key: keys.queue(fields.queue!), ConditionExpression: 'attribute_exists(PK)' } });
+    essential.push({ ConditionCheck: { TableName: config.tableName, Key: keys.queue(fields.queue!), ConditionExpression: ITEM_EXISTS } });
   }
   const oldTarget = old.merged_to;
   const newTarget = fields.merged_to === undefined ? oldTarget : fields.merged_to;
@@ -227,15 +227,15 @@ export async function addFollowup(
       sets.push(`#f${i} = :v${i}`);
     });
     if (status !== ticket.status) {
-      values[':gsi2pk'] = keys.listByStatus(status, ticket.id, 'TICKET').GSI2PK;
-      sets.push('GSI2PK = :gsi2pk');
+      values[':gsi2pk'] = keys.listByStatus(status, ticket.id, TICKET_SORT_KEY).GSI2PK;
+      sets.push(`${INDEXES.gsi2.partitionKey} = :gsi2pk`);
     }
     essential.push({
       Update: {
         TableName: config.tableName,
         Key: keys.ticket(ticket.id),
         UpdateExpression: `SET ${sets.join(', ')} ADD #version :one`,
-        ConditionExpression: 'attribute_exists(PK) AND #status = :old',
+        ConditionExpression: `${ITEM_EXISTS} AND #status = :old`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
@@ -288,7 +288,7 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
         if (c === root) {
           const same = versionIs(root.version);
           Object.assign(action.Delete!, {
-            ConditionExpression: `attribute_exists(PK) AND ${same.condition}`,
+            ConditionExpression: `${ITEM_EXISTS} AND ${same.condition}`,
             ExpressionAttributeNames: same.names,
             ...(Object.keys(same.values).length ? { ExpressionAttributeValues: same.values } : {}),
           });
@@ -337,8 +337,7 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
  * complete. A ticket's own item sorts after its followups and attachments (`…#TICKET`): reading
  * forward a collection is complete at its ticket item; reading backward, at the next ticket item.
  */
-async function readCollections(index: 'gsi1' | 'gsi2', pk: string, from: number, wanted: number, forward = true): Promise<ReadCollection[]> {
-  const [pkName, skName] = index === 'gsi1' ? ['GSI1PK', 'GSI1SK'] : ['GSI2PK', 'GSI2SK'];
+async function readCollections(index: Extract<IndexName, 'gsi1' | 'gsi2'>, pk: string, from: number, wanted: number, forward = true): Promise<ReadCollection[]> {
   const items: Item[] = [];
   let tickets = 0;
   let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -346,8 +345,8 @@ async function readCollections(index: 'gsi1' | 'gsi2', pk: string, from: number,
     const page = await dynamo.send(
       new QueryCommand({
         TableName: config.tableName,
-        IndexName: index,
-        KeyConditionExpression: forward ? `${pkName} = :pk AND ${skName} >= :from` : `${pkName} = :pk AND ${skName} < :from`,
+        IndexName: INDEXES[index].name,
+        KeyConditionExpression: inIndex(index, forward ? 'from' : 'below'),
         ExpressionAttributeValues: { ':pk': pk, ':from': keys.listFrom(forward ? from : from + 1) },
         ScanIndexForward: forward,
         Limit: (wanted - tickets) * 4 + 8,
@@ -403,7 +402,7 @@ async function locatePage(statuses: Set<number> | undefined, window: PageWindow,
   let passed = 0; // tickets of the list between the end read from and the current run
   const target = from === 'first' ? window.offset : fromEnd; // reached when `passed` would exceed it
   for (;;) {
-    const blocks = read.items.filter((i) => String(i.SK).startsWith('BLOCK#'));
+    const blocks = read.items.filter((i) => keys.isCountsBlock(String(i.SK)));
     for (const block of blocks) {
       const runs = subBlockCounts(keys.blockNumber(String(block.SK)), block, statuses);
       if (from === 'last') runs.reverse();
@@ -485,8 +484,8 @@ async function listFromCursor(statuses: Set<number> | undefined, pageSize: numbe
 /** Tickets submitted from `email` (exact), newest first: gsi3, eventually consistent. */
 export async function ticketsBySubmitter(email: string): Promise<Ticket[]> {
   const items = await queryAll({
-    IndexName: 'gsi3',
-    KeyConditionExpression: 'GSI3PK = :pk',
+    IndexName: INDEXES.gsi3.name,
+    KeyConditionExpression: inIndex('gsi3'),
     ExpressionAttributeValues: { ':pk': keys.submitterPartition(email) },
     ScanIndexForward: false,
   });

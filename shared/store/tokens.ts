@@ -8,7 +8,7 @@ import type { ApiToken } from '../domain/tokens';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { reserveIds } from './counters';
-import { keys } from './keys';
+import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryAll } from './query';
 import { transact } from './transact';
 
@@ -26,7 +26,7 @@ export async function createToken(fields: Omit<ApiToken, 'id'>): Promise<ApiToke
       Put: {
         TableName: config.tableName,
         Item: { ...keys.token(token.key_hash), id, user: token.user, created: token.created },
-        ConditionExpression: 'attribute_not_exists(PK)',
+        ConditionExpression: ITEM_IS_NEW,
       },
     },
     { Put: { TableName: config.tableName, Item: { ...keys.tokenById(id), ...token } } },
@@ -47,7 +47,7 @@ export async function getToken(id: number): Promise<ApiToken | undefined> {
 /** Every token (of `user` only, when given), in id order: one Query of the summaries. */
 export async function listTokens(user?: string): Promise<ApiToken[]> {
   const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk',
+    KeyConditionExpression: IN_PARTITION,
     ExpressionAttributeValues: { ':pk': keys.tokensPartition },
     ConsistentRead: true,
   });

@@ -7,7 +7,7 @@ import type { User, UserSummary } from '../domain/records';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { reserveIds } from './counters';
-import { keys } from './keys';
+import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryAll } from './query';
 import { ConditionFailed, transact } from './transact';
 
@@ -26,7 +26,7 @@ function summaryOf(user: User): UserSummary & Record<string, unknown> {
 /** Every user's summary (no password hash), in id order. */
 export async function listUsers(): Promise<UserSummary[]> {
   const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk',
+    KeyConditionExpression: IN_PARTITION,
     ExpressionAttributeValues: { ':pk': keys.usersPartition },
     ConsistentRead: true,
   });
@@ -39,7 +39,7 @@ export async function createUser(fields: Omit<User, 'id'>): Promise<User> {
   const user: User = { id, ...fields };
   try {
     await transact([
-      { Put: { TableName: config.tableName, Item: { ...keys.user(user.username), ...user }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      { Put: { TableName: config.tableName, Item: { ...keys.user(user.username), ...user }, ConditionExpression: ITEM_IS_NEW } },
       { Put: { TableName: config.tableName, Item: summaryOf(user) } },
     ]);
   } catch (error) {
@@ -52,7 +52,7 @@ export async function createUser(fields: Omit<User, 'id'>): Promise<User> {
 /** Replaces a user's stored record (password, flags, names), keeping both items in step. */
 export async function saveUser(user: User): Promise<void> {
   await transact([
-    { Put: { TableName: config.tableName, Item: { ...keys.user(user.username), ...user }, ConditionExpression: 'attribute_exists(PK)' } },
+    { Put: { TableName: config.tableName, Item: { ...keys.user(user.username), ...user }, ConditionExpression: ITEM_EXISTS } },
     { Put: { TableName: config.tableName, Item: summaryOf(user) } },
   ]);
 }

@@ -2,6 +2,8 @@
  * Where deliveries wait for their next attempt. On AWS an SQS queue (HELPDESK_WEBHOOK_QUEUE_URL);
  * in the local runtime its in-process timers, registered at start.
  */
+import { config } from '../config';
+import { sendMessage } from '../store/sqs';
 import type { DeliveryQueue } from './service';
 
 let local: DeliveryQueue | undefined;
@@ -18,19 +20,16 @@ let sqs: DeliveryQueue | undefined;
 
 export function deliveryQueue(): DeliveryQueue {
   if (local) return local;
-  const url = process.env.HELPDESK_WEBHOOK_QUEUE_URL;
+  const url = config.webhooks.queueUrl;
   if (!url) throw new Error('HELPDESK_WEBHOOK_QUEUE_URL is not set');
   sqs ??= sqsQueue(url);
   return sqs;
 }
 
 function sqsQueue(url: string): DeliveryQueue {
-  const sdk = import('@aws-sdk/client-sqs').then((m) => ({ m, client: new m.SQSClient({}) }));
   return {
     async enqueue(deliveryId, delaySeconds) {
-      const { m, client } = await sdk;
-      const delay = Math.min(delaySeconds, MAX_SQS_DELAY_SECONDS);
-      await client.send(new m.SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ delivery: deliveryId }), DelaySeconds: delay }));
+      await sendMessage(url, JSON.stringify({ delivery: deliveryId }), Math.min(delaySeconds, MAX_SQS_DELAY_SECONDS));
     },
   };
 }

@@ -23,13 +23,13 @@ function guardedLookup(allowLoopback: boolean): RequestOptions['lookup'] {
   return ((hostname: string, options: LookupOptions, callback: (e: Error | null, a: string | LookupAddress[], f?: number) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
-      const list = addresses as LookupAddress[];
+      const list = addresses;
       const refused = list.map((a) => refusedAddress(a.address, allowLoopback)).find(Boolean);
       if (refused) return callback(Object.assign(new Error(`${hostname} resolves to ${refused}`), { code: 'EREFUSEDADDRESS' }), []);
       if (options.all) callback(null, list);
       else callback(null, list[0]!.address, list[0]!.family);
     });
-  }) as RequestOptions['lookup'];
+  });
 }
 
 export function postWebhook(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SendOutcome> {

@@ -3,27 +3,23 @@
  * environment locally (`HELPDESK_WEBHOOK_SECRET`), in Secrets Manager on AWS
  * (`HELPDESK_WEBHOOK_SECRET_ARN`, read once per process).
  */
-import { isWebhookSecret, newEventId, parseUrlList, parseWebhookSettings, type WebhookEvent, type WebhookSettings } from '../domain/webhooks';
+import { config } from '../config';
+import { isWebhookSecret, newEventId, type WebhookEvent, type WebhookSettings } from '../domain/webhooks';
 import type { OutboxEvent } from '../store/outbox';
 
 /** Set only by the local runtime: receivers on this machine are fine there, never on AWS. */
 export function loopbackAllowed(): boolean {
-  return process.env.HELPDESK_WEBHOOK_ALLOW_LOOPBACK === 'true';
+  return config.webhooks.loopbackAllowed;
 }
 
 /** The validated settings; throws WebhookSettingsError naming what is wrong. */
 export function webhookSettings(): WebhookSettings {
-  return parseWebhookSettings(process.env, loopbackAllowed());
+  return config.webhooks.settings;
 }
-
-const URL_SETTING: Record<WebhookEvent, string> = {
-  'ticket.created': 'HELPDESK_NEW_TICKET_WEBHOOK_URLS',
-  'followup.created': 'HELPDESK_FOLLOWUP_WEBHOOK_URLS',
-};
 
 /** Whether a write should record this event: only when someone listens (no cost otherwise). */
 export function eventWanted(event: WebhookEvent): boolean {
-  return parseUrlList(process.env[URL_SETTING[event]]).length > 0;
+  return config.webhooks.receivers(event) > 0;
 }
 
 let secret: Promise<string> | undefined;
@@ -37,8 +33,8 @@ export function webhookSecret(): Promise<string> {
 }
 
 async function readSecret(): Promise<string> {
-  const arn = process.env.HELPDESK_WEBHOOK_SECRET_ARN;
-  let value = process.env.HELPDESK_WEBHOOK_SECRET;
+  const arn = config.webhooks.secretArn;
+  let value = config.webhooks.secret;
   if (arn) {
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
     value = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }))).SecretString;

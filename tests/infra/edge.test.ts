@@ -8,6 +8,7 @@ import { buildHelpdesk } from '../../infra/app';
 import { addNagChecks } from '../../infra/nag';
 import { DEFAULT_EDGE_RATE_LIMIT } from '../../infra/environments';
 import { apiTemplate, functionIn, roleStatements, templateApp, type Resource } from './template';
+import type { Json } from '../json';
 
 const ORIGIN = { domainName: 'origin.helpdesk.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/origin' };
 const EDGE = { edgeDomainName: 'api.helpdesk.example.com', edgeCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/edge' };
@@ -42,7 +43,7 @@ describe('with an edge (-c edgeDomainName=... -c edgeCertificateArn=...)', () =>
     const acl = Object.values(edge!.findResources('AWS::WAFv2::WebACL') as Record<string, Resource>)[0]!.Properties;
     expect(acl.Scope).toBe('CLOUDFRONT');
     expect(acl.DefaultAction).toEqual({ Allow: {} });
-    const rules = acl.Rules as Record<string, any>[];
+    const rules = acl.Rules as Record<string, Json>[];
     expect(rules[0]).toMatchObject({ Name: 'RatePerAddress', Priority: 0, Action: { Block: {} }, Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: 2000, EvaluationWindowSec: 300 } } });
     expect(rules.slice(1).map((r) => r.Statement.ManagedRuleGroupStatement.Name)).toEqual([
       'AWSManagedRulesAmazonIpReputationList',
@@ -97,7 +98,7 @@ describe('with an edge (-c edgeDomainName=... -c edgeCertificateArn=...)', () =>
 describe('edge settings', () => {
   it('takes the default rate limit, and refuses what cannot work, saying why', () => {
     const acl = (c: Record<string, unknown>) => Object.values(synth(c).edge!.findResources('AWS::WAFv2::WebACL') as Record<string, Resource>)[0]!.Properties;
-    expect((acl({ ...ORIGIN, ...EDGE }).Rules as any[])[0].Statement.RateBasedStatement.Limit).toBe(DEFAULT_EDGE_RATE_LIMIT);
+    expect((acl({ ...ORIGIN, ...EDGE }).Rules as Json[])[0].Statement.RateBasedStatement.Limit).toBe(DEFAULT_EDGE_RATE_LIMIT);
     expect(() => synth({ ...EDGE })).toThrow(/needs the API's own domain as its origin/);
     expect(() => synth({ ...ORIGIN, edgeDomainName: EDGE.edgeDomainName })).toThrow(/needs both edgeDomainName and edgeCertificateArn/);
     expect(() => synth({ ...ORIGIN, ...EDGE, edgeCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/x' })).toThrow(/in us-east-1/);

@@ -10,8 +10,9 @@ import { ALARM_THRESHOLDS, THROTTLED_REQUESTS_METRIC } from '../../infra/monitor
 import { fallbackRoute, routes } from '../../shared/api/routes';
 import { METRICS, SERVICE_NAME } from '../../shared/observability';
 import { apiTemplate, templateApp } from './template';
+import type { Json } from '../json';
 
-type Resource = { Type: string; Properties: Record<string, any> };
+type Resource = { Type: string; Properties: Record<string, Json> };
 
 function synth(env: string, context: Record<string, string> = {}): { helpdesk: Helpdesk; api: Template } {
   const app = templateApp(env, context);
@@ -107,7 +108,7 @@ describe('observability of the dev environment', () => {
     expect(named.errors).toMatchObject({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: [apiId] }, Stat: 'Sum' });
 
     // A labelled metric is rendered in the `Metrics` form: one MetricStat.
-    const single = (props: Record<string, any>) => {
+    const single = (props: Record<string, Json>) => {
       expect(props.Metrics).toHaveLength(1);
       return props.Metrics[0].MetricStat as { Metric: { Namespace: string; MetricName: string; Dimensions?: unknown[] }; Stat: string; Period: number };
     };

@@ -13,8 +13,9 @@ import { FALLBACK_PATHS, fallbackRoute, routeByHandler, routes, type Route } fro
 import { grantsOf, writesTable } from '../../shared/api/table-access';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
 import { apiTemplate } from './template';
+import type { Json } from '../json';
 
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Resource = { Type: string; Properties: Record<string, Json>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
 /**
  * Functions that serve no route: the webhook dispatcher and deliverer (infra/webhooks.ts) and the
@@ -34,7 +35,7 @@ function synth(env: string, { validate = false } = {}): { helpdesk: Helpdesk; da
 }
 
 /** A construct's logical id in its own stack (a route function's is its nested stack: infra/api-stack.ts). */
-function logicalId(construct: { node: { defaultChild?: unknown } } | unknown): string {
+function logicalId(construct: unknown): string {
   const child = ((construct as { node: { defaultChild?: unknown } }).node.defaultChild ?? construct) as CfnFunction;
   return Stack.of(child).getLogicalId(child);
 }

@@ -1,8 +1,9 @@
 /** Helpers of the template tests: a fast app (no bundling, no validation), functions and their grants. */
 import { App, NestedStack, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { Json } from '../json';
 
-export type Resource = { Type: string; Properties: Record<string, any> };
+export type Resource = { Type: string; Properties: Record<string, Json> };
 
 /** An app that synthesises in well under a second: no bundling, no built-in CloudFormation validation. */
 export function templateApp(env = 'dev', context: Record<string, unknown> = {}): App {
@@ -17,15 +18,15 @@ export function functionIn(template: Template, id: string): [string, Resource] {
 }
 
 /** The statements of the inline policies attached to a function's role. */
-export function roleStatements(template: Template, fnLogicalId: string): Record<string, any>[] {
+export function roleStatements(template: Template, fnLogicalId: string): Record<string, Json>[] {
   const fn = template.findResources('AWS::Lambda::Function')[fnLogicalId] as Resource;
   const role = fn.Properties.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
     .filter((p) => (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: role })))
-    .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, any>[]);
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, Json>[]);
 }
 
-export const actions = (statements: Record<string, any>[]) => statements.flatMap((s) => [s.Action].flat() as string[]);
+export const actions = (statements: Record<string, Json>[]) => statements.flatMap((s) => [s.Action].flat() as string[]);
 
 /**
  * The API stack and its nested stacks (the route functions: infra/api-stack.ts) as one template, as

@@ -2,6 +2,9 @@
 import { request as httpRequest } from 'node:http';
 import { expect, inject } from 'vitest';
 import { checkResponse } from '../openapi-check';
+import type { Json } from '../json';
+
+export type { Json } from '../json';
 
 export const API = inject('apiUrl');
 export const ADMIN = inject('admin');
@@ -16,8 +19,7 @@ export interface Reply {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
+  body: Json;
 }
 
 /**
@@ -156,9 +158,6 @@ export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
 };
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Json = any;
 
 /** Every ticket the list answers for `query` (all pages, 100 per page). */
 export async function listAll(query = ''): Promise<Json[]> {

@@ -8,7 +8,7 @@
  * them (the upstream set of `beforeAll` from "custom values" on).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ID, DATE_TIME, TICKET_KEYS, VALID_TICKET, clientFor, expectedCase5Ticket, multipart, unique, type Json } from './client';
+import { DATE_TIME, TICKET_KEYS, VALID_TICKET, clientFor, expectedCase5Ticket, multipart, unique, type Json } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 let runtime: SpawnedRuntime | undefined;
@@ -233,7 +233,7 @@ describe('staff-only fields', () => {
       const ticket = (await api.createTicket({ submitter_email: user.email, [`custom_${open}`]: 'shown', [`custom_${secret}`]: 'internal note' })).body;
       expect(ticket[`custom_${secret}`]).toBe('internal note'); // staff see it
       const list = (await api.call('GET', '/api/user_tickets/', { auth: user.auth })).body.results as Json[];
-      const detail = (await api.call('GET', `/api/user_tickets/${ticket.id}/`, { auth: user.auth })).body as Json;
+      const detail = (await api.call('GET', `/api/user_tickets/${ticket.id}/`, { auth: user.auth })).body;
       expect(list.find((t) => t.id === ticket.id), JSON.stringify(list.find((t) => t.id === ticket.id))).toHaveProperty(`custom_${open}`, 'shown');
       for (const shown of [list.find((t) => t.id === ticket.id)!, detail]) {
         expect(shown).not.toHaveProperty(`custom_${secret}`);
@@ -330,7 +330,7 @@ describe('values on tickets', () => {
  * required, decimal 7 digits with 3 places, list Green, Blue, Red, Yellow). `ordering` keeps them
  * in upstream's order of types.
  */
-const UPSTREAM_FIELDS: Record<string, unknown>[] = [
+const UPSTREAM_FIELDS: ({ name: string } & Record<string, unknown>)[] = [
   { name: 'varchar', label: 'Character (single line)', data_type: 'varchar', max_length: 10 },
   { name: 'text', label: 'Text (multi-line)', data_type: 'text', max_length: 10 },
   { name: 'integer', label: 'Integer', data_type: 'integer', required: true },

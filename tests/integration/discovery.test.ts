@@ -84,7 +84,7 @@ describe('GET /api/', () => {
 
   it('every link answers', async () => {
     const root = (await call('GET', '/api/')).body;
-    for (const [name, url] of Object.entries(root) as [string, string][]) {
+    for (const [name, url] of Object.entries<string>(root)) {
       const reply = await fetch(url, { headers: { authorization: ADMIN_AUTH } });
       expect(reply.status, name).toBe(name === 'users' ? 405 : 200);
     }
@@ -135,7 +135,7 @@ describe('OPTIONS', () => {
       const key = `${method} ${path}`;
       const fields = actions[method];
       expect(Object.keys(fields), key).toEqual(ACTION_FIELDS[key]);
-      for (const [field, info] of Object.entries(fields) as [string, Json][]) {
+      for (const [field, info] of Object.entries<Json>(fields)) {
         expect(Object.keys(info).slice(0, 4), `${key} ${field}`).toEqual(['type', 'required', 'read_only', 'label']);
         expect(info.read_only).toBe(false);
         expect(typeof info.label).toBe('string');

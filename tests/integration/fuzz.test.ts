@@ -382,7 +382,7 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
       fc.asyncProperty(
         fc.oneof(
           fc.constantFrom('application/json; charset=latin1', 'application/JSON', 'multipart/mixed; boundary=x', 'multipart/form-data; boundary="unterminated', 'text/plain', 'application/x-www-form-urlencoded; charset=utf-16', '*/*', ';', 'application/json, text/plain'),
-          fc.string({ maxLength: 40 }).map((t) => t.replace(/[\r\n\u0000]/g, ' ')),
+          fc.string({ maxLength: 40 }).map((t) => t.replace(/[\r\n]/g, ' ').replaceAll('\0', ' ')),
         ),
         async (type) => {
           await expectSane('POST', '/api/tickets/', json(VALID_TICKET), { 'content-type': type });

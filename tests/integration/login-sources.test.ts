@@ -10,12 +10,13 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { basic, unique } from './client';
+import type { Json } from '../json';
 import { useOwnRuntime } from './own-runtime';
 
 const own = useOwnRuntime({ HELPDESK_AUTHENTICATION_CLASSES: 'basic,token', HELPDESK_LOGIN_FAILURES_PER_SOURCE: '20', HELPDESK_LOGIN_FAILURE_DELAY_MS: '0' });
 
 /** GET /api/user_tickets/ with `auth`, from loopback address `from` (127.0.0.x). */
-function from(address: string, auth: string): Promise<{ status: number; body: any }> {
+function from(address: string, auth: string): Promise<{ status: number; body: Json }> {
   const url = new URL('/api/user_tickets/', own.runtime.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, localAddress: address, headers: { authorization: auth } }, (res) => {

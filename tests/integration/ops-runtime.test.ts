@@ -10,7 +10,7 @@
  * or the body (`npm start` pretty-prints the same records).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, call } from './client';
+import { basic, call, type Json } from './client';
 import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 const ADMIN = { username: 'ops-admin', password: 'ops-admin-password-secret' };
@@ -46,12 +46,12 @@ const preflight = (origin: string, method = 'POST') => ({
 });
 
 /** The request records written so far: the output's lines that are JSON with message "request". */
-function requestRecords(): Record<string, any>[] {
+function requestRecords(): Record<string, Json>[] {
   return runtime!
     .output()
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, any>)
+    .map((line) => JSON.parse(line) as Record<string, Json>)
     .filter((record) => record.message === 'request');
 }
 
@@ -65,7 +65,7 @@ async function sendLogged(method: string, path: string, init: { auth?: boolean; 
 }
 
 /** Waits until `count` request records are out (the line is written after the response). */
-async function waitForRecords(count: number): Promise<Record<string, any>[]> {
+async function waitForRecords(count: number): Promise<Record<string, Json>[]> {
   const deadline = Date.now() + 10_000;
   while (requestRecords().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   return requestRecords();

@@ -5,8 +5,10 @@
  */
 import { BatchWriteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AwsClient } from 'aws4fetch';
+import type { Json } from '../json';
 
-type Item = Record<string, unknown>;
+/** A raw table item, read field by field. */
+type Item = Record<string, Json>;
 
 export interface State {
   /** `PK|SK` → the item. */

@@ -42,7 +42,7 @@ afterAll(async () => {
 
 const totals = async () => (await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.countsTotalsFirst, ConsistentRead: true }))).Item ?? {};
 const count = async (query = '') => (await api.call('GET', `/api/tickets/?page_size=1${query}`)).body.count as number;
-const ticket = async (fields: Json = {}) => (await api.createTicket(fields)).body as Json;
+const ticket = async (fields: Json = {}) => (await api.createTicket(fields)).body;
 const item = async (key: { PK: string; SK: string }) => (await dynamo.send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item;
 
 describe('ticket counts from the stream', () => {
@@ -190,7 +190,7 @@ describe('list pages in a large table (simulated)', () => {
   const get = async (query: string) => {
     const reply = await api.call('GET', `/api/tickets/?page_size=${PAGE}&${query}`);
     expect(reply.status, reply.text).toBe(200);
-    return reply.body as Json;
+    return reply.body;
   };
 
   it('count every ticket, and serve the last page from the end', async () => {

@@ -1,5 +1,5 @@
 /**
- * A dependency that hangs: the store's real DynamoDB and S3 clients, pointed at a loopback server
+ * A dependency that hangs: the store's real DynamoDB, S3 and SQS clients, pointed at a loopback server
  * that accepts connections and never answers, give up in time for the function to answer its JSON
  * 503 before its own 10 s timeout (and with the error names the error middleware maps to 503).
  */
@@ -19,6 +19,7 @@ beforeAll(async () => {
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     AWS_ENDPOINT_URL_S3: endpoint,
+    AWS_ENDPOINT_URL_SQS: endpoint,
     HELPDESK_S3_FORCE_PATH_STYLE: 'true',
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'test',
@@ -60,6 +61,15 @@ describe('a dependency that never answers', () => {
     expect(error.name).toBe('S3NetworkError');
     expect(ms).toBeGreaterThanOrEqual(S3_CALL_TIMEOUT_MS - 50);
     expect(ms).toBeLessThan(S3_CALL_TIMEOUT_MS + 1_500);
+  });
+
+  it('SQS: a TimeoutError after the SDK attempts (its default 3), on the same timeouts as DynamoDB', { timeout: 20_000 }, async () => {
+    const { sendMessage } = await import('../../shared/store/sqs');
+    const { error, ms } = await failure(() => sendMessage(`${process.env.AWS_ENDPOINT_URL_SQS}/123456789012/deliveries`, '{}'));
+    expect(error.name).toBe('TimeoutError');
+    expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(3);
+    expect(ms).toBeGreaterThanOrEqual(3 * 2_000);
+    expect(ms).toBeLessThan(8_000);
   });
 
   it('both are answered as a retryable 503', async () => {

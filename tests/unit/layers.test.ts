@@ -2,16 +2,20 @@
  * Code that runs in Lambda (functions/, shared/) never imports the infrastructure folder: the route
  * table and the table grants live in shared/api/, which the CDK stack and the local runtime read.
  * The operator CLI (cli/) loads the local runtime only where a command starts or joins its engines.
+ * (eslint.config.js holds the finer layer rules; this stays as the plainest check of the main one.)
+ *
+ * Dependencies: every package the project imports is declared, what Lambda code imports is in
+ * `dependencies` (types aside), and nothing declared goes unused.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
 
-function sources(folder: string): string[] {
+function sources(folder: string, extensions = ['.ts']): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
+    .filter((f) => extensions.some((e) => f.endsWith(e)))
     .map((f) => join(folder, f));
 }
 
@@ -37,5 +41,75 @@ describe('layers', () => {
     // A static import would load it for help and usage errors too: only types (erased) and import().
     const statics = [...readFileSync(join(ROOT, 'cli/target.ts'), 'utf8').matchAll(/^import (?!type )[^;]*from '\.\.\/infra\/local\/[^']*'/gm)];
     expect(statics.map((m) => m[0])).toEqual([]);
+  });
+});
+
+interface PackageImport {
+  file: string;
+  name: string;
+  typeOnly: boolean;
+}
+
+/** The packages a source imports: static imports and re-exports, side-effect imports, and dynamic imports. */
+function packageImports(file: string): PackageImport[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const found = [
+    ...[...text.matchAll(/^\s*(import|export)(\s+type)?\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm)].map((m) => ({ spec: m[3]!, typeOnly: !!m[2] })),
+    ...[...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => ({ spec: m[1]!, typeOnly: false })),
+    ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => ({ spec: m[1]!, typeOnly: false })),
+  ];
+  return found
+    .filter(({ spec }) => !spec.startsWith('.') && !spec.startsWith('node:'))
+    .map(({ spec, typeOnly }) => {
+      const parts = spec.split('/');
+      return { file, name: spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!, typeOnly };
+    });
+}
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const runtime = new Set(Object.keys(pkg.dependencies));
+const declared = new Set([...runtime, ...Object.keys(pkg.devDependencies)]);
+/** A package's declaration: itself, or its types (`aws-lambda` is `@types/aws-lambda`). */
+const declaration = (name: string) => (declared.has(name) ? name : declared.has(`@types/${name}`) ? `@types/${name}` : undefined);
+
+/** What Lambda runs: its code, and the credential provider infra/bundling.ts puts into every bundle. */
+const LAMBDA = [...sources('functions'), ...sources('shared'), 'infra/lambda-credentials.ts'];
+const ALL = [
+  ...LAMBDA,
+  ...['infra', 'tests', 'bench'].flatMap((folder) => sources(folder, ['.ts', '.mjs'])),
+  'eslint.config.js',
+  'vitest.config.ts',
+  'vitest.e2e.config.ts',
+];
+
+/** Declared for what no file imports: tools run by name, types, and files read by path. */
+const NOT_IMPORTED: Record<string, string> = {
+  'aws-cdk': 'the cdk CLI (npm run synth)',
+  tsx: 'runs the TypeScript entry points (npm start, cdk.json)',
+  typescript: 'tsc (npm run typecheck), and typescript-eslint',
+  node: 'the Node 22 that npm scripts run on',
+  '@types/node': 'tsconfig.json types',
+  '@types/busboy': "busboy's types",
+  'swagger-ui-dist': 'files read by path (shared/api/routes.ts DOCS_ASSETS)',
+};
+
+describe('dependencies', () => {
+  const used = ALL.flatMap(packageImports);
+
+  it('every package imported is declared', () => {
+    expect(used.filter((u) => !declaration(u.name)).map((u) => `${u.file}: ${u.name}`)).toEqual([]);
+  });
+
+  it('Lambda code imports runtime dependencies only (types aside)', () => {
+    const lambda = new Set(LAMBDA);
+    const offending = used.filter((u) => lambda.has(u.file) && !u.typeOnly && !runtime.has(u.name));
+    expect(offending.map((u) => `${u.file}: ${u.name}`)).toEqual([]);
+  });
+
+  it('every runtime dependency is used by Lambda code, and every declared package by something', () => {
+    const byLambda = new Set(used.filter((u) => LAMBDA.includes(u.file)).map((u) => declaration(u.name)));
+    const byAny = new Set(used.map((u) => declaration(u.name)));
+    expect([...runtime].filter((name) => !byLambda.has(name) && !(name in NOT_IMPORTED))).toEqual([]);
+    expect([...declared].filter((name) => !byAny.has(name) && !(name in NOT_IMPORTED))).toEqual([]);
   });
 });

@@ -3,8 +3,9 @@
  * and stderr get them: Powertools writes one JSON line per record there.
  */
 import middy from '@middy/core';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiEvent, HttpResult } from '../../shared/middleware/http';
+import type { Json } from '../json';
 
 // As on Lambda: compact JSON lines and metrics on (the local runtime sets POWERTOOLS_DEV=true).
 process.env.POWERTOOLS_DEV = 'false';
@@ -22,24 +23,22 @@ beforeAll(async () => {
 });
 
 let written: string[] = [];
-const originals = { stdout: process.stdout.write, stderr: process.stderr.write };
 beforeEach(() => {
   written = [];
   process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
   for (const stream of ['stdout', 'stderr'] as const) {
-    process[stream].write = ((chunk: string | Uint8Array) => {
+    vi.spyOn(process[stream], 'write').mockImplementation((chunk: string | Uint8Array) => {
       written.push(String(chunk));
       return true;
-    }) as typeof process.stdout.write;
+    });
   }
 });
 afterEach(() => {
-  process.stdout.write = originals.stdout;
-  process.stderr.write = originals.stderr;
+  vi.restoreAllMocks();
 });
 
 /** Every line written, parsed: each must be one whole JSON object. */
-function records(): Record<string, any>[] {
+function records(): Record<string, Json>[] {
   return written.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line));
 }
 const requestLines = () => records().filter((r) => r.message === 'request');
@@ -74,7 +73,7 @@ const context = (id: string) => ({ awsRequestId: id, functionName: 'helpdesk-api
 
 describe('one log line per request', () => {
   it('carries the request id, route, status, latency and cold-start flag, and no credentials, query or body', async () => {
-    const handler = apiHandler('api/root', async () => ({ statusCode: 200, body: '{}' }));
+    const handler = apiHandler('api/root', () => ({ statusCode: 200, body: '{}' }));
     const secret = 'Basic not-base64-password-secret';
     const first = await handler(event('GET', '/api/', 'GET /api', { authorization: secret }), context('lambda-1') as never);
     expect(first.statusCode).toBe(401);
@@ -106,14 +105,14 @@ describe('one log line per request', () => {
 
   it('logs the 404 of a switched-off API too', async () => {
     process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'False';
-    const handler = apiHandler('tickets/list', async () => ({ statusCode: 200 }));
+    const handler = apiHandler('tickets/list', () => ({ statusCode: 200 }));
     const response = await handler(event('GET', '/api/tickets/', 'GET /api/tickets'), context('lambda-3') as never);
     expect(response.statusCode).toBe(404);
     expect(requestLines()).toEqual([expect.objectContaining({ operation: 'tickets/list', route: 'GET /api/tickets', status: 404 })]);
   });
 
   it('emits the operation metrics as one EMF record per request', async () => {
-    const handler = apiHandler('tickets/get', async () => ({ statusCode: 200 }));
+    const handler = apiHandler('tickets/get', () => ({ statusCode: 200 }));
     await handler(event('GET', '/api/tickets/1', 'GET /api/tickets/{id}'), context('lambda-4') as never);
     const operation = emf().filter((r) => 'Requests' in r);
     expect(operation).toHaveLength(1);
@@ -141,7 +140,7 @@ describe('one log line per request', () => {
       .handler(() => {
         throw new TypeError('boom');
       });
-    const response = await handler(event('PATCH', '/api/tickets/3', 'PATCH /api/tickets/{id}'), context('lambda-5') as never);
+    const response = await handler(event('PATCH', '/api/tickets/3', 'PATCH /api/tickets/{id}'), context('lambda-5'));
     expect(response).toMatchObject({ statusCode: 500, body: '{"detail":"A server error occurred."}' });
 
     const errors = records().filter((r) => r.message === 'unhandled error');

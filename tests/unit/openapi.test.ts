@@ -9,6 +9,7 @@ import { customFieldView, queueView } from '../../shared/domain/admin';
 import { describeRoute } from '../../shared/domain/describe';
 import { ticketView } from '../../shared/domain/views';
 import { checkResponse } from '../openapi-check';
+import type { Json } from '../json';
 import { ticketRecord } from './fixtures';
 
 const DEF: CustomFieldDefinition = {
@@ -73,14 +74,14 @@ describe('the route table and the document', () => {
   });
 
   it('with token authentication on, offers both schemes in the configured order', () => {
-    const both = buildOpenApi({ authenticationClasses: ['token', 'basic'] }) as any;
+    const both = buildOpenApi({ authenticationClasses: ['token', 'basic'] }) as Json;
     expect(both.security).toEqual([{ tokenAuth: [] }, { basicAuth: [] }]);
     expect(both.components.securitySchemes.tokenAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
     expect(both.info.description).toContain('`Authorization: Token <key>`');
   });
 
   it('lists a tag for every tag an operation uses', () => {
-    const used = new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags)));
+    const used = new Set(Object.values(doc.paths).flatMap((item: Json) => Object.values(item).flatMap((op: Json) => op.tags)));
     expect(new Set(doc.tags.map((t: { name: string }) => t.name))).toEqual(used);
   });
 

@@ -14,10 +14,9 @@ afterEach(() => {
 describe('retryWhileStale', () => {
   it('tries again after a lost write, with the attempt number, until one lands', async () => {
     const seen: number[] = [];
-    const result = retryWhileStale(async (n) => {
+    const result = retryWhileStale((n) => {
       seen.push(n);
-      if (n < 3) throw new StaleTicket();
-      return 'stored';
+      return n < 3 ? Promise.reject(new StaleTicket()) : Promise.resolve('stored');
     });
     await vi.runAllTimersAsync();
     expect(await result).toBe('stored');
@@ -26,9 +25,9 @@ describe('retryWhileStale', () => {
 
   it(`answers 503 after ${WRITE_ATTEMPTS} lost writes`, async () => {
     let attempts = 0;
-    const result = retryWhileStale(async () => {
+    const result = retryWhileStale(() => {
       attempts++;
-      throw new StaleTicket();
+      return Promise.reject(new StaleTicket());
     });
     const settled = result.catch((error: unknown) => error);
     await vi.runAllTimersAsync();
@@ -37,13 +36,10 @@ describe('retryWhileStale', () => {
   });
 
   it('lets any other error through at once, and takes what counts as lost from the caller', async () => {
-    await expect(retryWhileStale(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(retryWhileStale(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     let attempts = 0;
     const result = retryWhileStale(
-      async () => {
-        if (++attempts === 1) throw new RangeError('lost');
-        return attempts;
-      },
+      () => (++attempts === 1 ? Promise.reject(new RangeError('lost')) : Promise.resolve(attempts)),
       (error) => error instanceof RangeError,
     );
     await vi.runAllTimersAsync();

@@ -23,9 +23,7 @@ describe('transact', () => {
   });
 
   it(`gives up after ${CONFLICT_ATTEMPTS} attempts with an error the API answers 503 with Retry-After`, async () => {
-    send.mockImplementation(async () => {
-      throw cancelled('TransactionConflict');
-    });
+    send.mockImplementation(() => Promise.reject(cancelled('TransactionConflict')));
     const error = await transact([]).catch((e: unknown) => e);
     expect(send).toHaveBeenCalledTimes(CONFLICT_ATTEMPTS);
     const response = errorResponse(error);
@@ -34,9 +32,7 @@ describe('transact', () => {
   });
 
   it('a failed condition is reported at once, with its positions, not retried', async () => {
-    send.mockImplementation(async () => {
-      throw cancelled('None', 'ConditionalCheckFailed', 'TransactionConflict');
-    });
+    send.mockImplementation(() => Promise.reject(cancelled('None', 'ConditionalCheckFailed', 'TransactionConflict')));
     const error = await transact([]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConditionFailed);
     expect((error as InstanceType<typeof ConditionFailed>).positions).toEqual([1]);

@@ -1,0 +1,179 @@
+/**
+ * Lint: typescript-eslint's type-checked recommended rules, and the layers as import boundaries.
+ *
+ * The layers (what runs in Lambda), each importing only those below it:
+ *
+ *   functions/<resource>/   handlers: parse → call the store or a service → map to a response
+ *   shared/middleware/      the chain every handler shares (auth, errors, bodies, idempotency)
+ *   shared/webhooks/        the webhook service (dispatch, delivery, its settings and queue)
+ *   shared/docs/            the reference page's assets
+ *   shared/store/           DynamoDB, S3 and SQS adapters; keys.ts spells every key
+ *   shared/observability.ts logger and metrics
+ *   shared/config.ts        the one module that reads the environment
+ *   shared/api/             the route table and each route's table grants (declarative data, read
+ *                           by the CDK stack and the local runtime too); of the store it reads
+ *                           keys.ts alone, the partitions its grants name
+ *   shared/domain/          pure rules and shapes: no AWS, no I/O, no environment (of shared/api it
+ *                           reads the route table, for the OpenAPI document)
+ *
+ * Nothing under functions/ or shared/ imports infra/, bench/ or tests/ (they import it). A handler
+ * may import a helper of its own resource folder (tickets/edit.ts), never another resource's.
+ *
+ * The boundaries are core `no-restricted-imports` patterns on the import specifier. Specifiers are
+ * relative, so the patterns assume the layout's depths: files sit directly in shared/, in
+ * shared/<layer>/ and in functions/<resource>/.
+ */
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+/** The shared/ layers and modules a file may be kept from. */
+const SHARED = ['api', 'docs', 'domain', 'middleware', 'store', 'webhooks', 'config', 'observability'];
+/** The project's folders that Lambda code never imports. */
+const OUTSIDE = ['infra', 'bench', 'tests', 'functions'];
+
+/** Patterns for `layers` of shared/, as spelled from a file at `depth` (1: shared/x.ts, 2: shared/<layer>/x.ts or functions/<r>/x.ts). */
+function sharedPatterns(layers, depth) {
+  const prefixes = depth === 1 ? ['./'] : ['../', '../../shared/'];
+  return layers.flatMap((layer) => prefixes.map((prefix) => `${prefix}${layer}`));
+}
+
+/** One `no-restricted-imports` setting (ESLint does not merge a rule's options across config blocks). */
+function boundaries({ files, depth, forbidden, outside = OUTSIDE, extraGroups = [], packages = [], message }) {
+  const groups = [
+    {
+      group: sharedPatterns(forbidden, depth),
+      message,
+    },
+    { group: outside.map((folder) => `**/${folder}`), message: 'Lambda code never imports infra/, bench/, tests/ or functions/ (they import it).' },
+    ...extraGroups,
+    ...packages,
+  ].filter((g) => g.group.length > 0);
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns: groups }] } };
+}
+
+/** AWS SDK clients live in shared/store (clients.ts, sqs.ts): elsewhere only their types. */
+const SDK_CLIENTS = {
+  group: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-sqs'],
+  allowTypeImports: true,
+  message: 'AWS clients are built once, in shared/store/clients.ts and shared/store/sqs.ts.',
+};
+
+/** What makes code impure: the domain stays free of AWS, Lambda and Middy. */
+const IMPURE = {
+  group: ['@aws-sdk/*', '@aws-lambda-powertools/*', '@middy/*', 'aws4fetch', 'aws-lambda', 'busboy'],
+  message: 'The domain is pure: no AWS, Lambda or Middy imports (they belong to shared/store or shared/middleware).',
+};
+
+const ALL_SHARED_BUT = (...allowed) => SHARED.filter((layer) => !allowed.includes(layer));
+
+export default defineConfig(
+  { ignores: ['node_modules/', 'cdk.out/', '.helpdesk-data/', 'coverage/'] },
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // `_name` marks what is left unused on purpose (a rest sibling that strips keys, an ignored parameter).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      // A `let` that a closure reads before its one assignment (a signal handler set up first) stays a `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly' } },
+  },
+  {
+    // Test bodies are `Json` (tests/integration/client.ts: `any` on purpose, so assertions read any
+    // field of a response); the rules that track `any` through code would flag every assertion.
+    files: ['tests/**'],
+    rules: {
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+
+  // The layers.
+  boundaries({
+    files: ['functions/**/*.ts'],
+    depth: 2,
+    forbidden: [],
+    extraGroups: [
+      // Another resource's folder (`../tickets/edit`): shared code goes to shared/.
+      { group: ['../*', '!../..'], message: "A handler imports its own resource's helpers only; what two resources share belongs in shared/." },
+    ],
+    packages: [SDK_CLIENTS],
+  }),
+  boundaries({
+    files: ['shared/middleware/**/*.ts'],
+    depth: 2,
+    forbidden: ['webhooks', 'docs'],
+    message: 'Middleware sits above the store and the domain, beside (not above) webhooks and docs.',
+    packages: [SDK_CLIENTS],
+  }),
+  boundaries({
+    files: ['shared/webhooks/**/*.ts'],
+    depth: 2,
+    forbidden: ['middleware', 'api', 'docs'],
+    message: 'The webhook service uses the store and the domain, never the HTTP middleware or the route table.',
+    packages: [SDK_CLIENTS],
+  }),
+  boundaries({
+    files: ['shared/docs/**/*.ts'],
+    depth: 2,
+    forbidden: ALL_SHARED_BUT('api', 'domain'),
+    message: 'The docs assets read the route table and the domain only.',
+    packages: [SDK_CLIENTS],
+  }),
+  boundaries({
+    files: ['shared/store/**/*.ts'],
+    depth: 2,
+    forbidden: ['middleware', 'webhooks', 'docs', 'api'],
+    message: 'The store sits below middleware, webhooks and the route table: it uses config, observability and the domain only.',
+  }),
+  boundaries({
+    files: ['shared/api/**/*.ts'],
+    depth: 2,
+    forbidden: ALL_SHARED_BUT('api', 'store'),
+    extraGroups: [{ group: ['../store/*', '!../store/keys'], message: 'The route table is declarative: of the store it reads keys.ts (the partitions its grants name) only.' }],
+    message: 'The route table is declarative: it imports keys.ts only.',
+    packages: [SDK_CLIENTS],
+  }),
+  boundaries({
+    files: ['shared/domain/**/*.ts'],
+    depth: 2,
+    forbidden: ALL_SHARED_BUT('domain', 'api'),
+    extraGroups: [{ group: ['../api/*', '!../api/routes'], message: 'Of shared/api the domain reads the route table (declarative data) only.' }],
+    message: 'The domain is pure: no store, middleware, webhooks, config or observability (they call it, with values).',
+    packages: [IMPURE],
+  }),
+  boundaries({
+    files: ['shared/config.ts'],
+    depth: 1,
+    forbidden: ALL_SHARED_BUT('domain'),
+    message: 'Config reads the environment and parses it with the domain: it imports nothing else.',
+    packages: [IMPURE],
+  }),
+  boundaries({
+    files: ['shared/observability.ts'],
+    depth: 1,
+    forbidden: ALL_SHARED_BUT('config'),
+    message: 'Observability is configured by config.ts and imports nothing else of shared/.',
+    packages: [SDK_CLIENTS],
+  }),
+
+  {
+    // One module reads the environment (a Lambda's never changes): everything else imports config.ts.
+    files: ['functions/**/*.ts', 'shared/**/*.ts'],
+    ignores: ['shared/config.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings from shared/config.ts.' }],
+    },
+  },
+);
