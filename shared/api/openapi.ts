@@ -20,7 +20,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination';
 import { SLUG, type Field } from '../domain/fields';
 import { CUSTOM_KEY_PATTERN, shapes, withCustomFields, type ShapeId } from '../domain/shapes';
 import type { AuthenticationClass } from '../domain/tokens';
-import { routes, TICKET_ETAG, type BodyDoc, type JsonSchema, type OperationDoc, type Permission, type Route } from './routes';
+import { routes, TAGS, TICKET_ETAG, type BodyDoc, type JsonSchema, type OperationDoc, type Permission, type Route, type Tag } from './routes';
 
 export type { JsonSchema };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -282,7 +282,7 @@ function optionsOperation(path: string): JsonSchema {
   for (const status of [401, 403, 404, 406, 503]) responses[String(status)] = errorResponse(status);
   return {
     operationId: `describe${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
-    tags: ['API'],
+    tags: ['API' satisfies Tag],
     summary: 'Describe this route',
     ...(pathParameters(path).length ? { parameters: pathParameters(path) } : {}),
     responses,
@@ -359,7 +359,7 @@ export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
       ].join('\n\n'),
     },
     security: schemes.map((s) => ({ [s.name]: [] })),
-    tags: [...new Set(routes.flatMap((route) => (route.doc ? [route.doc.tag] : [])))].map((name) => ({ name })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: Object.fromEntries(schemes.map((s) => [s.name, s.scheme])),
