@@ -358,6 +358,13 @@ export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
         'Tickets carry one `custom_<name>` key per custom field defined by the operator (/api/custom-fields/); this document lists the ones defined when it was served.',
       ].join('\n\n'),
     },
+    // Relative: the host that serves this document (the spec resolves a relative server URL against
+    // the document's own address). The local runtime and each deployment (its API Gateway address,
+    // its domain, the edge's) answer at hosts of their own and the document is built without a
+    // request, so this one URL is true wherever it is served; the paths carry the `/api` prefix.
+    // A client generated from a saved copy needs its base URL given (some generators take `/` for
+    // http://localhost).
+    servers: [{ url: '/', description: 'The host that serves this document.' }],
     security: schemes.map((s) => ({ [s.name]: [] })),
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,

@@ -79,6 +79,10 @@ describe('the route table and the document', () => {
     expect(both.info.description).toContain('`Authorization: Token <key>`');
   });
 
+  it('has one server, relative: the host that serves the document (local runtime and deployments alike)', () => {
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  });
+
   it('lists the tags the operations use, each with a description', () => {
     const used = new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags)));
     expect(new Set(doc.tags.map((t: { name: string }) => t.name))).toEqual(used);
