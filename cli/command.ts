@@ -36,7 +36,7 @@ export interface Command {
   required: string[];
   examples: string[];
   /** Checks and reads everything (password included) before connecting; returns the work to do. */
-  prepare(ctx: Context): Promise<() => Promise<void>>;
+  prepare(ctx: Context): (() => Promise<void>) | Promise<() => Promise<void>>;
 }
 
 type CommandSpec = Omit<Command, 'args' | 'options' | 'required' | 'prepare'> &
@@ -46,7 +46,7 @@ type CommandSpec = Omit<Command, 'args' | 'options' | 'required' | 'prepare'> &
 
 /** A command, with no arguments, options or required options unless it names them. */
 export function command(spec: CommandSpec): Command {
-  const prepare = 'run' in spec ? async (ctx: Context) => () => spec.run(ctx) : spec.prepare;
+  const prepare = 'run' in spec ? (ctx: Context) => () => spec.run(ctx) : spec.prepare;
   return { args: [], options: {}, required: [], ...spec, prepare };
 }
 

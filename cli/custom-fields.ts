@@ -46,7 +46,7 @@ export const createCustomField = command({
     'npm run helpdesk -- create-custom-field --name os --label "Operating system" --type list --list-values "Linux,macOS,Windows"',
     'npm run helpdesk -- create-custom-field --name cost --label Cost --type decimal --max-length 8 --decimal-places 2',
   ],
-  async prepare(ctx) {
+  prepare(ctx) {
     const o = ctx.options;
     const data: Record<string, unknown> = { name: o.name, label: o.label, data_type: o.type };
     if (o['help-text'] !== undefined) data.help_text = o['help-text'];

@@ -13,7 +13,7 @@ export const createQueue = command({
   },
   required: ['title', 'slug'],
   examples: ['npm run helpdesk -- create-queue --title "Billing" --slug billing'],
-  async prepare(ctx) {
+  prepare(ctx) {
     const fields = validated('Invalid queue', { title: '--title', slug: '--slug' }, () =>
       domain.parseQueueBody(jsonBody({ title: ctx.options.title, slug: ctx.options.slug }), 'create'),
     ) as { title: string; slug: string };

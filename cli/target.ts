@@ -68,7 +68,7 @@ export async function connect(target: Target): Promise<() => Promise<void>> {
   if (target.kind === 'local') return connectLocal(target.dataDir);
   process.env.TABLE_NAME = target.table;
   if (target.region && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION) process.env.AWS_REGION = target.region;
-  return async () => undefined;
+  return () => Promise.resolve();
 }
 
 async function answers(endpoint: string): Promise<boolean> {
@@ -101,7 +101,7 @@ async function connectLocal(dataDir: string): Promise<() => Promise<void>> {
     // The server's table, whatever this shell's TABLE_NAME says.
     if (owned.accepted.tableName) process.env.TABLE_NAME = owned.accepted.tableName;
     useLocalEngines(owned.accepted);
-    return async () => undefined;
+    return () => Promise.resolve();
   }
   // No server runs on this directory: this command starts the engines, and stops them when done
   // (on Ctrl-C too, even while they start).

@@ -11,7 +11,7 @@ export const createToken = command({
     'Creates an API token (Authorization: Token <key>, when HELPDESK_AUTHENTICATION_CLASSES lists token) and ' +
     'prints its key: the only time it is shown; only its hash is stored.',
   examples: ['npm run helpdesk -- create-token alice', 'npm run -s helpdesk -- create-token alice --json'],
-  async prepare(ctx) {
+  prepare(ctx) {
     const username = usernameArgument(ctx);
     return async () => {
       const [{ createToken }, tokens, { storedDateTime }] = await Promise.all([
@@ -51,7 +51,7 @@ export const revokeToken = command({
   summary: 'revoke an API token by id',
   description: 'Deletes an API token: its key stops working at once (tokens are not cached).',
   examples: ['npm run helpdesk -- revoke-token 3'],
-  async prepare(ctx) {
+  prepare(ctx) {
     const raw = ctx.args[0]!;
     if (!/^\d{1,15}$/.test(raw)) throw new UsageError(`The token id must be a number, not "${raw}".`);
     const id = Number(raw);

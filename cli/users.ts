@@ -7,7 +7,7 @@ import type { Field } from '../shared/domain/fields';
 import { MIN_PASSWORD_LENGTH } from '../shared/domain/password';
 import type { User, UserSummary } from '../shared/domain/records';
 import { command, Failure, UsageError, unlessDuplicate, type Context } from './command';
-import { domain, validated, validFields } from './rules';
+import { domain, validFields } from './rules';
 import { promptHidden, readFirstLine, show, showList, yesNo } from './terminal';
 
 /** How the command line names each field in a refusal. */
@@ -129,7 +129,7 @@ export const setPassword = command({
 
 /** deactivate-user and activate-user: the same write, to false or to true. */
 function setActive(active: boolean) {
-  return async (ctx: Context) => {
+  return (ctx: Context) => {
     const username = usernameArgument(ctx);
     return async () => {
       const { saveUser } = await import('../shared/store/users');

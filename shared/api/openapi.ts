@@ -20,7 +20,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination';
 import { SLUG, type Field } from '../domain/fields';
 import { CUSTOM_KEY_PATTERN, shapes, withCustomFields, type ShapeId } from '../domain/shapes';
 import type { AuthenticationClass } from '../domain/tokens';
-import { routes, TICKET_ETAG, type BodyDoc, type JsonSchema, type OperationDoc, type Permission, type Route } from './routes';
+import { routes, TAGS, TICKET_ETAG, type BodyDoc, type JsonSchema, type OperationDoc, type Permission, type Route, type Tag } from './routes';
 
 export type { JsonSchema };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -282,7 +282,7 @@ function optionsOperation(path: string): JsonSchema {
   for (const status of [401, 403, 404, 406, 503]) responses[String(status)] = errorResponse(status);
   return {
     operationId: `describe${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
-    tags: ['API'],
+    tags: ['API' satisfies Tag],
     summary: 'Describe this route',
     ...(pathParameters(path).length ? { parameters: pathParameters(path) } : {}),
     responses,
@@ -358,8 +358,15 @@ export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
         'Tickets carry one `custom_<name>` key per custom field defined by the operator (/api/custom-fields/); this document lists the ones defined when it was served.',
       ].join('\n\n'),
     },
+    // Relative: the host that serves this document (the spec resolves a relative server URL against
+    // the document's own address). The local runtime and each deployment (its API Gateway address,
+    // its domain, the edge's) answer at hosts of their own and the document is built without a
+    // request, so this one URL is true wherever it is served; the paths carry the `/api` prefix.
+    // A client generated from a saved copy needs its base URL given (some generators take `/` for
+    // http://localhost).
+    servers: [{ url: '/', description: 'The host that serves this document.' }],
     security: schemes.map((s) => ({ [s.name]: [] })),
-    tags: [...new Set(routes.flatMap((route) => (route.doc ? [route.doc.tag] : [])))].map((name) => ({ name })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: Object.fromEntries(schemes.map((s) => [s.name, s.scheme])),

@@ -97,11 +97,29 @@ export interface SuccessDoc {
   headers?: Record<string, JsonSchema>;
 }
 
+/**
+ * The OpenAPI document's tags, in its order, each with its description: every route's `doc.tag` is
+ * one of them.
+ */
+export const TAGS = {
+  API: 'The API itself: links to the resources, this OpenAPI document, its reference page, and OPTIONS on every path.',
+  Tickets: 'Support tickets, with their followups and attachments. Staff only.',
+  Attachments: 'Files attached to followups: their records, uploading and downloading. Staff only.',
+  Followups: 'Comments and status changes on tickets, with any files attached. Staff only.',
+  Users: 'Creating users. Staff only.',
+  'User tickets': "Any user's own tickets: those submitted under their e-mail address.",
+  'API tokens': "Keys for `Authorization: Token <key>` (where token authentication is on): staff manage their own, superusers everyone's.",
+  Queues: 'The queues that tickets belong to. Superusers only.',
+  'Custom fields': 'Definitions of the fields an operator adds to tickets (`custom_<name>`). Superusers only.',
+  Webhooks: 'The log of webhook deliveries, and sending one again. Staff only.',
+} as const;
+export type Tag = keyof typeof TAGS;
+
 /** What the OpenAPI document says of an operation beyond its method, path and permission. */
 export interface OperationDoc {
   summary: string;
   description?: string;
-  tag: string;
+  tag: Tag;
   success: SuccessDoc;
   body?: BodyDoc;
   /** Takes `page` and `page_size`. */

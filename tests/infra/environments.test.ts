@@ -3,7 +3,6 @@
  * environment states each setting, the command line (`-c key=value`) can give the operator's own
  * values, and a custom domain becomes an HTTP API domain name mapped to the stage.
  */
-import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
 import { environments, withContextOverrides } from '../../infra/environments';

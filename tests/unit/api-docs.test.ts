@@ -25,7 +25,7 @@ describe('docs/api.md', () => {
 
 describe('the generator', () => {
   const route: Route = { method: 'GET', path: '/api/things', handler: 'things/list', permission: 'staff', table: [], files: [] };
-  const described = (summary: string): Route => ({ ...route, doc: { tag: 'Things', summary, success: { status: 200, description: 'Things.' } } });
+  const described = (summary: string): Route => ({ ...route, doc: { tag: 'Tickets', summary, success: { status: 200, description: 'Things.' } } });
 
   it('escapes a summary that would break the table', () => {
     expect(routeTable([described('Things | and\nmore')])).toContain('| GET | `/api/things/` | staff | Things \\| and more |');

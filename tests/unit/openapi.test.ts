@@ -80,9 +80,14 @@ describe('the route table and the document', () => {
     expect(both.info.description).toContain('`Authorization: Token <key>`');
   });
 
-  it('lists a tag for every tag an operation uses', () => {
+  it('has one server, relative: the host that serves the document (local runtime and deployments alike)', () => {
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  });
+
+  it('lists the tags the operations use, each with a description', () => {
     const used = new Set(Object.values(doc.paths).flatMap((item: Json) => Object.values(item).flatMap((op: Json) => op.tags)));
     expect(new Set(doc.tags.map((t: { name: string }) => t.name))).toEqual(used);
+    for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/^\S.*\.$/);
   });
 
   it('asks for HTTP Basic on every operation and documents each error the chain can answer', () => {
