@@ -90,7 +90,8 @@ const NOT_IMPORTED: Record<string, string> = {
   node: 'the Node 22 that npm scripts run on',
   '@types/node': 'tsconfig.json types',
   '@types/busboy': "busboy's types",
-  'swagger-ui-dist': 'files read by path (shared/api/routes.ts DOCS_ASSETS)',
+  'swagger-ui-dist': 'files read by path (shared/docs/assets.ts DOCS_ASSETS)',
+  '@redocly/cli': 'the redocly CLI (npm run lint:openapi, scripts/openapi-lint.ts)',
 };
 
 describe('dependencies', () => {
