@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
+import { measureCpu, type CpuResult } from './cpu';
 import { BUNDLE_BUDGET_BYTES, renderCost, renderReport, requestFloors, type Target } from './report';
 import { measureListCosts, type ApiBody, type ApiReply, type ListCosts } from './scale';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
@@ -24,6 +25,7 @@ const { values: args } = parseArgs({
     'scale-tickets': { type: 'string', default: '20000' },
     'simulated-tickets': { type: 'string', default: '10000000' },
     burst: { type: 'boolean', default: false },
+    'cpu-requests': { type: 'string', default: '1000' },
     // For CI: request counts, capacity units and bundle sizes only (deterministic), checked against
     // the floors; nothing written, exit 1 if one is missed. Timings are not looked at.
     quick: { type: 'boolean', default: false },
@@ -32,16 +34,23 @@ const { values: args } = parseArgs({
 const QUICK = args.quick;
 const TICKETS = QUICK ? 200 : Number(args.tickets);
 const ITERATIONS = QUICK ? 2 : Number(args.iterations);
+const CPU_REQUESTS = Number(args['cpu-requests']);
 const log = (...m: unknown[]) => (args.json ? process.stderr.write(`${m.join(' ')}\n`) : console.log(...m));
 
 const REPORT = resolve(import.meta.dirname, '../docs/benchmarks.md');
 const previousReport = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '';
 
-// Bundles first, while nothing else runs: cold import times are sensitive to a busy machine.
+// Bundles and CPU first, while nothing else runs: cold imports and CPU time suffer on a busy machine.
 let bundles: BundleResult[] = [];
 if (!args['skip-bundles'] && !args.burst) {
   log(`bundling and importing each function (${QUICK ? 1 : 10} fresh processes each)`);
   bundles = await measureBundles(QUICK ? 1 : 10);
+}
+let cpu: CpuResult[] = [];
+if (!QUICK && !args.burst) {
+  log(`CPU per request: ${CPU_REQUESTS} warm requests of each operation, then as many profiled, in a server process of their own`);
+  cpu = await measureCpu(CPU_REQUESTS);
+  for (const c of cpu) log(`${c.operation.padEnd(18)} ${c.cpuMs} ms CPU per request`);
 }
 
 const ADMIN = { username: 'admin', password: 'bench-admin-password' };
@@ -312,6 +321,7 @@ const results = {
   serverRssMb: rssMb,
   scale,
   bundles,
+  cpu,
   seconds: round((Date.now() - started) / 1000, 0),
 };
 // The Bursts section comes from its own run (--burst, on a fresh runtime): kept as it was.

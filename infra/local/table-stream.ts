@@ -17,6 +17,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { config } from '../../shared/config';
+import { withoutSdkLogging } from '../../shared/store/clients';
 import { logger } from '../../shared/observability';
 import type { TableChange } from '../../shared/store/table-changes';
 
@@ -69,7 +70,8 @@ export interface LocalTableStream {
 
 export async function startLocalTableStream(intervalMs = streamPollInterval()): Promise<LocalTableStream> {
   const { applyTableChanges } = await import('../../shared/store/table-changes');
-  const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
+  // Polled every 50 ms: without the SDK's logger middleware, which copies every batch for a no-op logger.
+  const streams = withoutSdkLogging(new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }));
   const table = await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: config.tableName }));
   const streamArn = table.Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`The local table ${config.tableName} has no stream`);

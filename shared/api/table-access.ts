@@ -79,10 +79,17 @@ export function tableRequests(commandName: string, input: Attributes): TableRequ
   }
 }
 
-/** IAM's `StringLike`: `*` matches any characters, `?` one. */
+const compiled = new Map<string, RegExp>();
+
+/** IAM's `StringLike`: `*` matches any characters (newlines too, as IAM's does), `?` one. */
 function matches(pattern: string, value: string): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${source}$`, 's').test(value); // `*` spans any character, newlines too, as IAM's does
+  let re = compiled.get(pattern);
+  if (!re) {
+    const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    re = new RegExp(`^${source}$`, 's');
+    compiled.set(pattern, re);
+  }
+  return re.test(value);
 }
 
 /** Whether `grants` allow `request`. */

@@ -7,14 +7,14 @@
  * loads it.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { SDK_REQUEST_HANDLER } from './clients';
+import { SDK_REQUEST_HANDLER, withoutSdkLogging } from './clients';
 
 type Sdk = typeof import('@aws-sdk/client-sqs');
 
 let sqs: Promise<{ sdk: Sdk; client: SQSClient }> | undefined;
 
 function sqsClient(): Promise<{ sdk: Sdk; client: SQSClient }> {
-  sqs ??= import('@aws-sdk/client-sqs').then((sdk) => ({ sdk, client: new sdk.SQSClient({ requestHandler: SDK_REQUEST_HANDLER }) }));
+  sqs ??= import('@aws-sdk/client-sqs').then((sdk) => ({ sdk, client: withoutSdkLogging(new sdk.SQSClient({ requestHandler: SDK_REQUEST_HANDLER })) }));
   return sqs;
 }
 

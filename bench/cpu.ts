@@ -1,0 +1,103 @@
+/**
+ * CPU per request, per operation, of the process that serves the API (bench/cpu-server.ts, a child
+ * of this one: the client's own work is not counted), over `count` warm requests with 4 in flight
+ * after `warmup` more: user+system time of the server process divided by the requests. A second,
+ * profiled pass of the same requests splits that time by layer (bench/cpu-layers.ts); the profiler
+ * slows the process down, so the split is applied as shares of the unprofiled figure.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { CpuServerMessage, CpuServerReply } from './cpu-server';
+
+export interface CpuResult {
+  operation: string;
+  requests: number;
+  /** Milliseconds of CPU per request. */
+  cpuMs: number;
+  /** Milliseconds of CPU per request, by layer. */
+  layers: Record<string, number>;
+}
+
+interface Operation {
+  name: string;
+  /** The i-th request (i counts on across the warm-up and both passes). */
+  request: (i: number, tickets: number[]) => { method: string; path: string; body?: unknown };
+}
+
+const AUTH = `Basic ${Buffer.from('admin:bench-admin-password').toString('base64')}`;
+
+export const CPU_OPERATIONS: Operation[] = [
+  { name: 'GET one ticket', request: (i, t) => ({ method: 'GET', path: `/api/tickets/${t[(i * 7) % t.length]}/` }) },
+  { name: 'list page of 25', request: (i, t) => ({ method: 'GET', path: `/api/tickets/?page=${(i % Math.floor(t.length / 25)) + 1}` }) },
+  {
+    name: 'create (JSON)',
+    request: (i) => ({ method: 'POST', path: '/api/tickets/', body: { queue: 1, title: `CPU ${i}`, description: 'Benchmark', submitter_email: 'bench@example.com', priority: 3 } }),
+  },
+  { name: 'PATCH', request: (i, t) => ({ method: 'PATCH', path: `/api/tickets/${t[(i * 13) % t.length]}/`, body: { priority: (i % 5) + 1 } }) },
+];
+
+function call(server: ChildProcess, message: CpuServerMessage): Promise<CpuServerReply> {
+  return new Promise((resolve) => {
+    server.once('message', (reply: CpuServerReply) => resolve(reply));
+    server.send(message);
+  });
+}
+
+async function run(url: string, operation: Operation, tickets: number[], from: number, count: number, inFlight = 4): Promise<void> {
+  let next = from;
+  const end = from + count;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < end) {
+        const { method, path, body } = operation.request(next++, tickets);
+        const res = await fetch(`${url}${path}`, {
+          method,
+          headers: { authorization: AUTH, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        await res.arrayBuffer();
+        if (res.status >= 300) throw new Error(`${operation.name}: ${method} ${path} answered ${res.status}`);
+      }
+    }),
+  );
+}
+
+export async function measureCpu(count = 1000, warmup = 300): Promise<CpuResult[]> {
+  const server = fork(fileURLToPath(new URL('./cpu-server.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  try {
+    const ready = await new Promise<CpuServerReply>((resolve, reject) => {
+      server.once('message', resolve);
+      server.once('exit', (code) => reject(new Error(`the CPU benchmark's server exited (${code})`)));
+    });
+    if (ready.type !== 'ready') throw new Error('unexpected first message');
+    const results: CpuResult[] = [];
+    for (const operation of CPU_OPERATIONS) {
+      await run(ready.url, operation, ready.tickets, 0, warmup);
+      await call(server, { type: 'measure', profile: false });
+      await run(ready.url, operation, ready.tickets, warmup, count);
+      const plain = await call(server, { type: 'report', name: operation.name });
+      await call(server, { type: 'measure', profile: true });
+      await run(ready.url, operation, ready.tickets, warmup + count, count);
+      const profiled = await call(server, { type: 'report', name: operation.name });
+      if (plain.type !== 'report' || profiled.type !== 'report') throw new Error('unexpected reply');
+      const cpuMs = plain.cpuMicros / 1000 / count;
+      const layers = Object.fromEntries(Object.entries(profiled.layers ?? {}).map(([layer, share]) => [layer, Math.round(share * cpuMs * 1000) / 1000]));
+      results.push({ operation: operation.name, requests: count, cpuMs: Math.round(cpuMs * 1000) / 1000, layers });
+    }
+    return results;
+  } finally {
+    server.send({ type: 'stop' } satisfies CpuServerMessage);
+  }
+}
+
+// `npx tsx bench/cpu.ts [requests]`: this measurement alone (BENCH_CPU_PROFILES=<folder> keeps the profiles).
+const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
+if (isMain) {
+  for (const result of await measureCpu(Number(process.argv[2] ?? 1000))) {
+    console.log(`${result.operation.padEnd(18)} ${result.cpuMs.toFixed(3)} ms CPU/request over ${result.requests}`);
+    for (const [layer, ms] of Object.entries(result.layers)) console.log(`    ${ms.toFixed(3).padStart(7)} ms  ${layer}`);
+  }
+}
