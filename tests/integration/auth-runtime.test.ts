@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, basic, clientFor, createUser, unique, type Reply } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 import { attempt, expectThrottled, fail } from './throttle-helpers';
 
 const MARKER = `fault-${unique()}`;
@@ -34,6 +35,7 @@ function credential(username: string, password: string): string {
 
 beforeAll(async () => {
   runtime = await spawnApiRuntime({
+    ...onSharedEngines(),
     HELPDESK_AUTHENTICATION_CLASSES: 'token,basic',
     HELPDESK_LOGIN_FAILURE_WINDOW: '20',
     HELPDESK_LOGIN_FAILURES_BEFORE_DELAY: '2',

@@ -5,7 +5,8 @@
  *
  * A staff user who is not a superuser can only be made with the operator CLI, which works on a
  * data directory (not the shared runtime's in-memory one): so this file starts its own runtime on a
- * temporary directory. Also upstream's case 14 (a staff user's user_tickets), which needs one.
+ * temporary directory, through which the CLI finds that runtime's engines and table (a table of its
+ * own on the shared engines). Also upstream's case 14 (a staff user's user_tickets), which needs one.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, type Permission } from '../../shared/api/routes';
 import { ADMIN_AUTH, basic, clientFor, type Reply } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const STAFF = { username: 'test2', password: 'staff-password-1', email: 'staff@example.com' };
@@ -42,6 +44,7 @@ function cli(args: string[], input = ''): Promise<{ code: number | null; output:
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-permissions-'));
   runtime = await spawnApiRuntime({
+    ...onSharedEngines(),
     HELPDESK_DATA_DIR: dataDir,
   });
   api = clientFor(runtime.url);
