@@ -9,8 +9,9 @@ let runtime: SpawnedRuntime | undefined;
 
 export async function setup(project: TestProject) {
   // One DynamoDB Local (and one s3rver) for the whole run: the shared runtime's table is on it, and
-  // every runtime a file starts for itself gets a table and bucket of its own there (shared-engines.ts).
-  engines = await startEngines('memory');
+  // every runtime a file starts for itself gets a table and bucket of its own there, in a database
+  // of its own (shared-engines.ts).
+  engines = await startEngines('memory', { databasePerRegion: true });
   const { dynamoEndpoint, s3Endpoint } = engines;
   // Every file's requests come from 127.0.0.1, and many test wrong passwords on purpose: the limit
   // per source across usernames (50 by default) would soon refuse the whole suite. It is tested on
