@@ -289,7 +289,9 @@ describe('never blocking, never lost', () => {
       .split('\n')
       .filter((line) => line.includes('DynamoDBLocal') && line.includes(dir));
 
-  it.each(['stopped', 'killed outright (SIGKILL)'])('nothing is lost across a restart with deliveries pending: runtime %s', async (how) => {
+  // The two at once (each on a data directory and a receiver of its own): most of each is waiting for
+  // a DynamoDB Local of its own to start, twice.
+  it.concurrent.each(['stopped', 'killed outright (SIGKILL)'])('nothing is lost across a restart with deliveries pending: runtime %s', async (how) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-webhooks-'));
     const local = await startReceiver(() => 503);
     // Retries far apart: the delivery is still pending when the runtime stops.
