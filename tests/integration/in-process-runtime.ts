@@ -7,6 +7,7 @@
  */
 import { ADMIN } from './client';
 import { onSharedEngines } from './shared-engines';
+import { STREAM_POLL_MS } from './spawn-runtime';
 
 export type InProcessRuntime = Awaited<ReturnType<typeof import('../../infra/local/runtime').startLocalRuntime>>;
 
@@ -17,6 +18,7 @@ export async function startInProcessRuntime(env: Record<string, string> = {}): P
     HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
     HELPDESK_FILE_SWEEP_SECONDS: '0',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
+    HELPDESK_STREAM_POLL_MS: STREAM_POLL_MS,
     ...onSharedEngines(),
     ...env,
   });
