@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './tests/sequencer';
 
 export default defineConfig({
   test: {
@@ -7,6 +8,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     projects: [
       // Log records go to stdout directly (past vitest's console capture): unit tests that drive
       // error paths would print them into a green run.

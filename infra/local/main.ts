@@ -11,8 +11,17 @@ if (logFormat !== 'line' && logFormat !== 'json') {
   process.exit(1);
 }
 if (logFormat === 'line') process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+// `external`: the engines at AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_S3, started by another
+// process (the test run's shared pair), rather than engines of this server's own.
+const enginesSetting = process.env.HELPDESK_ENGINES ?? 'own';
+const [dynamoEndpoint, s3Endpoint] = [process.env.AWS_ENDPOINT_URL_DYNAMODB, process.env.AWS_ENDPOINT_URL_S3];
+if (enginesSetting !== 'own' && !(enginesSetting === 'external' && dynamoEndpoint && s3Endpoint)) {
+  console.error(`HELPDESK_ENGINES must be own, or external with AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_S3 set, not "${enginesSetting}"`);
+  process.exit(1);
+}
+const engines = enginesSetting === 'external' ? { dynamoEndpoint: dynamoEndpoint!, s3Endpoint: s3Endpoint! } : undefined;
 
-const runtime = await startLocalRuntime({ port, dataDir, accessLog: logFormat === 'line' }).catch((error: Error) => {
+const runtime = await startLocalRuntime({ port, dataDir, accessLog: logFormat === 'line', engines }).catch((error: Error) => {
   console.error(`Could not start the local API: ${error.message}`);
   process.exit(1);
 });

@@ -4,6 +4,7 @@
  */
 import type { Server } from 'node:http';
 import { startEngines, type Engines } from './engines';
+import type { EngineEndpoints } from './endpoints';
 import { webhookSettings } from '../../shared/webhooks/settings';
 import { config } from '../../shared/config';
 import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './endpoints';
@@ -17,6 +18,12 @@ export interface RuntimeOptions {
   dataDir?: string;
   /** One line per request on stdout (`npm start`'s default: HELPDESK_LOG_FORMAT=line). */
   accessLog?: boolean;
+  /**
+   * Engines another process started and keeps running (HELPDESK_ENGINES=external: a test run starts
+   * one pair for all its runtimes, each on a table and bucket of its own): used, never stopped.
+   * Without them the runtime starts its own.
+   */
+  engines?: EngineEndpoints;
 }
 
 export interface LocalRuntime {
@@ -49,7 +56,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   const claim = owned && 'claim' in owned ? owned.claim : undefined;
   let engines: Engines;
   try {
-    engines = await startEngines(dataDir);
+    engines = options.engines ? { ...options.engines, stop: async () => undefined } : await startEngines(dataDir);
   } catch (error) {
     claim?.release();
     throw error;

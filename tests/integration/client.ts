@@ -159,11 +159,11 @@ export const SECURITY_HEADERS = {
   'referrer-policy': 'same-origin',
 };
 
-/** Every ticket the list answers for `query` (all pages, 100 per page). */
-export async function listAll(query = ''): Promise<Json[]> {
+/** Every ticket the list answers for `query` (all pages, 100 per page), of the shared runtime or `base`. */
+export async function listAll(query = '', base?: string): Promise<Json[]> {
   const tickets: Json[] = [];
   for (let page = 1; ; page++) {
-    const reply = await call('GET', `/api/tickets/?page_size=100&page=${page}${query ? `&${query}` : ''}`);
+    const reply = await call('GET', `/api/tickets/?page_size=100&page=${page}${query ? `&${query}` : ''}`, { base });
     if (reply.status === 404 && page > 1) break; // the list shrank meanwhile
     if (reply.status !== 200) throw new Error(`list failed: ${reply.status} ${reply.text}`);
     tickets.push(...reply.body.results);

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, unique, type Json, type Reply } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 
 const CREATES = 200;
 /** All at once. */
@@ -20,7 +21,7 @@ let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
 
 beforeAll(async () => {
-  runtime = await spawnApiRuntime();
+  runtime = await spawnApiRuntime(onSharedEngines());
   api = clientFor(runtime.url);
 });
 

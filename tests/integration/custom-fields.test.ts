@@ -10,12 +10,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATE_TIME, TICKET_KEYS, VALID_TICKET, clientFor, expectedCase5Ticket, multipart, unique, type Json } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 
 let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
 
 beforeAll(async () => {
-  runtime = await spawnApiRuntime();
+  runtime = await spawnApiRuntime(onSharedEngines());
   api = clientFor(runtime.url);
 });
 

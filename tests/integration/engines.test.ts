@@ -2,27 +2,22 @@
  * The embedded engines answer this machine only (infra/local/engines.ts). DynamoDB Local listens on
  * every interface and checks no credentials; under the loopback-only Java policy a connection from
  * another address is closed unanswered, while the runtime's own, on loopback, are served.
+ *
+ * The engines checked are the run's shared pair, which global-setup.ts starts with `startEngines`
+ * as every runtime does (a second DynamoDB Local here would cost seconds and prove nothing more).
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loopbackOnlyJavaOptions, startEngines, type Engines } from '../../infra/local/engines';
+import { describe, expect, inject, it } from 'vitest';
+import { loopbackOnlyJavaOptions } from '../../infra/local/engines';
 
 /** An address of this machine that is not loopback, if it has one. */
 const outside = Object.values(networkInterfaces())
   .flat()
   .find((i) => i && !i.internal && i.family === 'IPv4')?.address;
 
-let engines: Engines;
-
-beforeAll(async () => {
-  engines = await startEngines('memory');
-}, 120_000);
-
-afterAll(async () => {
-  await engines?.stop();
-});
+const engines = inject('engines');
 
 const port = (endpoint: string) => new URL(endpoint).port;
 

@@ -1,11 +1,13 @@
 /**
- * A local runtime in the test's own process (in-memory engines, a free port), for files that reach
+ * A local runtime in the test's own process (a free port), for files that reach
  * the store's modules directly (fault injection, the stream consumer): requests still go over HTTP.
  * The file sweeper is off (its calls would interleave with what the file records), and only errors
  * are logged (a passing run prints nothing); `env` adds or overrides settings before the runtime
- * reads them.
+ * reads them. Its data is a table and a bucket of its own on the run's shared engines.
  */
 import { ADMIN } from './client';
+import { onSharedEngines } from './shared-engines';
+import { STREAM_POLL_MS } from './spawn-runtime';
 
 export type InProcessRuntime = Awaited<ReturnType<typeof import('../../infra/local/runtime').startLocalRuntime>>;
 
@@ -16,8 +18,11 @@ export async function startInProcessRuntime(env: Record<string, string> = {}): P
     HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
     HELPDESK_FILE_SWEEP_SECONDS: '0',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
+    HELPDESK_STREAM_POLL_MS: STREAM_POLL_MS,
+    ...onSharedEngines(),
     ...env,
   });
   const { startLocalRuntime } = await import('../../infra/local/runtime');
-  return startLocalRuntime({ dataDir: 'memory', port: 0 });
+  const engines = { dynamoEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!, s3Endpoint: process.env.AWS_ENDPOINT_URL_S3! };
+  return startLocalRuntime({ dataDir: 'memory', port: 0, engines });
 }

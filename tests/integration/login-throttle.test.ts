@@ -10,7 +10,7 @@ import { attempt, expectThrottled, fail } from './throttle-helpers';
 
 const INVALID = { detail: 'Invalid username/password.' };
 
-describe('with the default policy (shared runtime, usernames of its own)', () => {
+describe.concurrent('with the default policy (shared runtime, usernames of its own)', () => {
   it('10 failures lock the username: the right password then gets 429 with Retry-After, at once', { timeout: 180_000 }, async () => {
     const user = await createUser();
     const replies = await fail(user.username, 10);

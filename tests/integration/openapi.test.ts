@@ -8,6 +8,7 @@ import { routes } from '../../shared/api/routes';
 import { documentPath } from '../../shared/api/openapi';
 import { API, call, clientFor, unique } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 
 describe('GET /api/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document with an operation for every route', async () => {
@@ -42,7 +43,7 @@ describe('GET /api/openapi.json with custom fields defined', () => {
   let api: ReturnType<typeof clientFor>;
 
   beforeAll(async () => {
-    runtime = await spawnApiRuntime();
+    runtime = await spawnApiRuntime(onSharedEngines());
     api = clientFor(runtime.url);
   }, 200_000);
 

@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, call, type Json } from './client';
 import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 
 const ADMIN = { username: 'ops-admin', password: 'ops-admin-password-secret' };
 const APP = 'https://app.example.com';
@@ -21,6 +22,7 @@ let runtime: SpawnedRuntime | undefined;
 
 beforeAll(async () => {
   runtime = await spawnRuntime({
+    ...onSharedEngines(),
     HELPDESK_CORS_ORIGINS: `${APP}, http://localhost:5173`,
     HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
     POWERTOOLS_DEV: 'false',

@@ -5,7 +5,8 @@
  *
  * A staff user who is not a superuser can only be made with the operator CLI, which works on a
  * data directory (not the shared runtime's in-memory one): so this file starts its own runtime on a
- * temporary directory. Also upstream's case 14 (a staff user's user_tickets), which needs one.
+ * temporary directory, through which the CLI finds that runtime's engines and table (a table of its
+ * own on the shared engines). Also upstream's case 14 (a staff user's user_tickets), which needs one.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,18 +16,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, type Permission } from '../../shared/api/routes';
 import { ADMIN_AUTH, basic, clientFor, type Reply } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const STAFF = { username: 'test2', password: 'staff-password-1', email: 'staff@example.com' };
 
 let dataDir: string;
+let engines: Record<string, string>;
 let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
 const callers: Record<'anonymous' | 'plain' | 'staff' | 'superuser', string | null> = { anonymous: null, plain: '', staff: '', superuser: ADMIN_AUTH };
 
 /** Runs the operator CLI on this file's data directory. */
 function cli(args: string[], input = ''): Promise<{ code: number | null; output: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_DATA_DIR: dataDir };
+  // The runtime's endpoints and table are in the data directory; its region (its database in the
+  // shared DynamoDB Local) is given here.
+  const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_DATA_DIR: dataDir, AWS_REGION: engines.AWS_REGION };
   delete env.TABLE_NAME;
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, env, stdio: 'pipe' });
   let output = '';
@@ -41,9 +46,8 @@ function cli(args: string[], input = ''): Promise<{ code: number | null; output:
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-permissions-'));
-  runtime = await spawnApiRuntime({
-    HELPDESK_DATA_DIR: dataDir,
-  });
+  engines = onSharedEngines();
+  runtime = await spawnApiRuntime({ ...engines, HELPDESK_DATA_DIR: dataDir });
   api = clientFor(runtime.url);
   const created = await cli(['create-user', STAFF.username, '--email', STAFF.email, '--staff'], `${STAFF.password}\n`);
   if (created.code !== 0) throw new Error(`could not create the staff user with the CLI (${created.code}):\n${created.output}`);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic } from './client';
 import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 
 const ADMIN = { username: 'switch-admin', password: 'switch-admin-password' };
 
@@ -12,6 +13,7 @@ let runtime: SpawnedRuntime | undefined;
 
 beforeAll(async () => {
   runtime = await spawnRuntime({
+    ...onSharedEngines(),
     HELPDESK_ACTIVATE_API_ENDPOINT: 'False',
     HELPDESK_ADMIN_USERNAME: ADMIN.username,
     HELPDESK_ADMIN_PASSWORD: ADMIN.password,

@@ -7,12 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_AUTH, clientFor, unique, type Reply } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 
 let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
 
 beforeAll(async () => {
   runtime = await spawnApiRuntime({
+    ...onSharedEngines(),
     HELPDESK_AUTHENTICATION_CLASSES: 'basic,token',
   });
   api = clientFor(runtime.url);

@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, clientFor, form, unique, type Json } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { onSharedEngines } from './shared-engines';
 import { startReceiver, type Receiver, type Received } from './webhook-receiver';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -33,7 +34,7 @@ function runtimeEnv(url: string, extra: Record<string, string> = {}): Record<str
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  runtime = await spawnApiRuntime(runtimeEnv(receiver.url));
+  runtime = await spawnApiRuntime({ ...onSharedEngines(), ...runtimeEnv(receiver.url) });
   api = clientFor(runtime.url);
 });
 
@@ -290,7 +291,9 @@ describe('never blocking, never lost', () => {
       .split('\n')
       .filter((line) => line.includes('DynamoDBLocal') && line.includes(dir));
 
-  it.each(['stopped', 'killed outright (SIGKILL)'])('nothing is lost across a restart with deliveries pending: runtime %s', async (how) => {
+  // The two at once (each on a data directory and a receiver of its own): most of each is waiting for
+  // a DynamoDB Local of its own to start, twice.
+  it.concurrent.each(['stopped', 'killed outright (SIGKILL)'])('nothing is lost across a restart with deliveries pending: runtime %s', async (how) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-webhooks-'));
     const local = await startReceiver(() => 503);
     // Retries far apart: the delivery is still pending when the runtime stops.
@@ -349,7 +352,8 @@ describe('settings', () => {
   it('a signing secret the runtime generates is never printed: it says where it is (issue 13)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-secret-'));
     const { HELPDESK_WEBHOOK_SECRET: _given, ...env } = runtimeEnv('http://127.0.0.1:9');
-    const runtime = await spawnApiRuntime({ ...env, HELPDESK_DATA_DIR: dataDir });
+    // The secret's file is in the data directory; the table can be on the shared engines.
+    const runtime = await spawnApiRuntime({ ...onSharedEngines(), ...env, HELPDESK_DATA_DIR: dataDir });
     try {
       const secret = readFileSync(join(dataDir, 'webhook-secret'), 'utf8').trim();
       expect(secret).toMatch(/^whsec_/);
