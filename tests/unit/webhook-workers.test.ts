@@ -16,7 +16,7 @@ vi.mock('../../shared/store/outbox', async (original) => ({ ...(await original<o
 vi.mock('../../functions/webhooks/context', () => ({ webhookContext: () => ({ marker: 'ctx' }) }));
 vi.mock('@aws-sdk/client-sqs', async (original) => {
   const actual = await original<typeof import('@aws-sdk/client-sqs')>();
-  return { ...actual, SQSClient: class { send = sqsSend; } };
+  return { ...actual, SQSClient: class { send = sqsSend; middlewareStack = { remove: () => true }; } };
 });
 
 process.env.HELPDESK_WEBHOOK_QUEUE_URL = 'https://sqs.example/deliveries';
