@@ -77,8 +77,7 @@ describe('with HELPDESK_AUTHENTICATION_CLASSES=token,basic', () => {
   });
 });
 
-// Concurrent (each test has usernames of its own): the others run while one waits out a lockout.
-describe.concurrent('failed-login throttling with a lockout after 3 failures', () => {
+describe('failed-login throttling with a lockout after 3 failures', () => {
   it('unknown usernames are counted the same way: the answers do not tell which usernames exist', { timeout: 180_000 }, async () => {
     const known = await createUser({}, runtime!.url);
     const unknown = unique('nobody');
