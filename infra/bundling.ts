@@ -77,11 +77,11 @@ export function assetCommands(assets: readonly string[], outputDir: string): str
 }
 
 /**
- * Compile-time constants of a function's bundle: its route's facts, so that the bundle leaves the
- * route table out (shared/middleware/index.ts); whether it has the Tracer (shared/middleware/observe.ts:
- * EnvironmentSettings.tracedHandlers);
- * and whether it can parse multipart bodies (shared/middleware/body.ts): only the methods that carry
- * a body do (a POST without fields still fingerprints its body for an Idempotency-Key).
+ * Compile-time constants of a function's bundle:
+ * - its route's facts, so that the bundle leaves the route table out (shared/middleware/index.ts);
+ * - whether it has the Tracer (shared/middleware/observe.ts; EnvironmentSettings.tracedHandlers);
+ * - whether it can parse multipart bodies (shared/middleware/body.ts): only the methods that carry a
+ *   body do (a POST without fields still fingerprints its body for an Idempotency-Key).
  */
 export function bundleDefines(handler: string, traced = false): Record<string, string> {
   // Functions without a route (stream consumers, queue workers, schedules) parse no request.
