@@ -56,7 +56,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   const claim = owned && 'claim' in owned ? owned.claim : undefined;
   let engines: Engines;
   try {
-    engines = options.engines ? { ...options.engines, stop: async () => undefined } : await startEngines(dataDir);
+    engines = options.engines ? { ...options.engines, stop: () => Promise.resolve() } : await startEngines(dataDir);
   } catch (error) {
     claim?.release();
     throw error;
