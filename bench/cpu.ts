@@ -6,12 +6,15 @@
  * slows the process down, so the split is applied as shares of the unprofiled figure.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { CpuServerMessage, CpuServerReply } from './cpu-server';
 
 export interface CpuResult {
   operation: string;
   requests: number;
+  /** The machine's one-minute load average when the unprofiled pass ended: CPU time inflates on a busy machine. */
+  load: number;
   /** Milliseconds of CPU per request. */
   cpuMs: number;
   /** Milliseconds of CPU per request, by layer. */
@@ -79,13 +82,14 @@ export async function measureCpu(count = 1000, warmup = 300): Promise<CpuResult[
       await call(server, { type: 'measure', profile: false });
       await run(ready.url, operation, ready.tickets, warmup, count);
       const plain = await call(server, { type: 'report', name: operation.name });
+      const load = Math.round(loadavg()[0]! * 10) / 10;
       await call(server, { type: 'measure', profile: true });
       await run(ready.url, operation, ready.tickets, warmup + count, count);
       const profiled = await call(server, { type: 'report', name: operation.name });
       if (plain.type !== 'report' || profiled.type !== 'report') throw new Error('unexpected reply');
       const cpuMs = plain.cpuMicros / 1000 / count;
       const layers = Object.fromEntries(Object.entries(profiled.layers ?? {}).map(([layer, share]) => [layer, Math.round(share * cpuMs * 1000) / 1000]));
-      results.push({ operation: operation.name, requests: count, cpuMs: Math.round(cpuMs * 1000) / 1000, layers });
+      results.push({ operation: operation.name, requests: count, load, cpuMs: Math.round(cpuMs * 1000) / 1000, layers });
     }
     return results;
   } finally {

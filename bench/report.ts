@@ -71,6 +71,7 @@ function renderCpu(cpu: BenchResults['cpu']): string {
   const head = `| Layer | ${cpu.map((c) => c.operation).join(' | ')} |\n|---|${cpu.map(() => '---').join('|')}|`;
   const rows = layers.map((layer) => `| ${layer} | ${cpu.map((c) => (c.layers[layer] ?? 0).toFixed(3)).join(' | ')} |`).join('\n');
   const total = `| **all (ms CPU per request)** | ${cpu.map((c) => `**${c.cpuMs.toFixed(3)}**`).join(' | ')} |`;
+  const load = `| machine's load average (1 min) | ${cpu.map((c) => c.load.toFixed(1)).join(' | ')} |`;
   return `User and system time of a process that serves the API and nothing else (\`bench/cpu-server.ts\`:
 the local runtime in memory, logging a Powertools record and EMF metrics per request as on AWS; the
 table's stream, on AWS another function's work, not read meanwhile), divided by ${cpu[0]!.requests} warm requests of
@@ -82,8 +83,10 @@ their caller). Milliseconds per request:
 ${head}
 ${rows}
 ${total}
+${load}
 
-On AWS the first two layers change: the local adapter (the HTTP server that makes API Gateway events)
+CPU time grows on a busy machine (shared caches, two cores): read a figure with its load average, and
+compare runs at like loads. On AWS the first two layers change: the local adapter (the HTTP server that makes API Gateway events)
 is Lambda's runtime instead, and Node's socket work is TLS to DynamoDB instead of plain HTTP to
 DynamoDB Local. \`BENCH_CPU_PROFILES=<folder> npx tsx bench/cpu.ts\` keeps each profile for a closer look
 (Chrome DevTools, speedscope).`;
