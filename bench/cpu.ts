@@ -39,9 +39,15 @@ export const CPU_OPERATIONS: Operation[] = [
   { name: 'PATCH', request: (i, t) => ({ method: 'PATCH', path: `/api/tickets/${t[(i * 13) % t.length]}/`, body: { priority: (i % 5) + 1 } }) },
 ];
 
+/** Sends `message` and waits for the reply; fails, rather than waits for ever, if the server exits first. */
 function call(server: ChildProcess, message: CpuServerMessage): Promise<CpuServerReply> {
-  return new Promise((resolve) => {
-    server.once('message', (reply: CpuServerReply) => resolve(reply));
+  return new Promise((resolve, reject) => {
+    const exited = (code: number | null) => reject(new Error(`the CPU benchmark's server exited (${code})`));
+    server.once('exit', exited);
+    server.once('message', (reply: CpuServerReply) => {
+      server.off('exit', exited);
+      resolve(reply);
+    });
     server.send(message);
   });
 }
@@ -93,7 +99,7 @@ export async function measureCpu(count = 1000, warmup = 300): Promise<CpuResult[
     }
     return results;
   } finally {
-    server.send({ type: 'stop' } satisfies CpuServerMessage);
+    if (server.connected) server.send({ type: 'stop' } satisfies CpuServerMessage);
   }
 }
 

@@ -5,7 +5,6 @@
 import type { Server } from 'node:http';
 import { startEngines, type Engines } from './engines';
 import type { EngineEndpoints } from './endpoints';
-import { webhookSettings } from '../../shared/webhooks/settings';
 import { config } from '../../shared/config';
 import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './endpoints';
 import type { LocalWebhooks } from './webhooks';
@@ -40,7 +39,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   const dataDir = options.dataDir ?? '.helpdesk-data';
   // Settings errors first, before the engines take seconds to start.
   useLocalDefaults();
-  webhookSettings();
+  void config.webhooks.settings; // refuses to start on a bad receiver URL
   const sweepEvery = fileSweepInterval();
   // One process per data directory (DynamoDB Local's rule): wait for a CLI command to finish, refuse
   // a second server. `<dataDir>/endpoints.json` then tells the CLI where this server's engines are.

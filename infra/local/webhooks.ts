@@ -13,7 +13,8 @@ import { pendingDeliveries } from '../../shared/store/deliveries';
 import { pendingEvents } from '../../shared/store/outbox';
 import { attemptDelivery, dispatchEvent, type WebhookContext } from '../../shared/webhooks/service';
 import { useLocalDeliveryQueue } from '../../shared/webhooks/queue';
-import { loopbackAllowed, webhookSecret, webhookSettings } from '../../shared/webhooks/settings';
+import { config } from '../../shared/config';
+import { webhookSecret } from '../../shared/webhooks/settings';
 
 const POLL_MS = 200;
 /** After an error of our own (the engines busy, say): try that step again this much later. */
@@ -43,7 +44,7 @@ function ensureSecret(dataDir: string): string | undefined {
 }
 
 export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks> {
-  const settings = webhookSettings(); // refuses to start on a bad URL
+  const settings = config.webhooks.settings; // refuses to start on a bad URL
   const listening = Object.values(settings.urls).some((urls) => urls.length > 0);
   const resumed = await pendingDeliveries();
   const generated = listening || resumed.length ? ensureSecret(dataDir) : undefined;
@@ -65,7 +66,7 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
   };
   const ctx: WebhookContext = {
     settings,
-    allowLoopback: loopbackAllowed(),
+    allowLoopback: config.webhooks.loopbackAllowed,
     secret: webhookSecret,
     queue: {
       enqueue: (id, delaySeconds) => {
