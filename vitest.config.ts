@@ -26,7 +26,10 @@ class LongestFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    reporters: ['default', './tests/summary-reporter.ts'],
+    reporters: ['./tests/quiet-reporter.ts', './tests/summary-reporter.ts'],
+    // What a passing test logs is dropped, a failing test's shown with its failure
+    // (HELPDESK_TEST_FIGURES=1 asks for the figures some tests log, so it keeps them all).
+    silent: process.env.HELPDESK_TEST_FIGURES ? false : 'passed-only',
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
