@@ -22,13 +22,16 @@ export interface Reply {
   body: Json;
 }
 
+/** One list per process, whichever copy of this module a file imports (the fetch wrapper holds it). */
+const CONTRACT_FAILURES = Symbol.for('helpdesk.tests.contractFailures');
+
 /**
  * Every response is checked against the OpenAPI document (status documented for the operation,
  * JSON body valid against its schema): fetched ones by the setup file (openapi-setup.ts), which
  * wraps `fetch`, and those of `rawRequest` here. Problems collect here; the setup file fails the
  * test that made the call, after it ran.
  */
-export const contractFailures: string[] = [];
+export const contractFailures: string[] = ((globalThis as typeof globalThis & { [CONTRACT_FAILURES]?: string[] })[CONTRACT_FAILURES] ??= []);
 
 function checkContract(method: string, url: string, reply: Reply): Reply {
   contractFailures.push(...checkResponse({ method, url, status: reply.status, contentType: reply.headers.get('content-type'), text: reply.text, body: reply.body }));

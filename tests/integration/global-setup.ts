@@ -4,9 +4,6 @@ import { TEST_ADMIN, spawnApiRuntime, type SpawnedRuntime } from './spawn-runtim
 
 export const ADMIN = TEST_ADMIN;
 
-let engines: Engines | undefined;
-let runtime: SpawnedRuntime | undefined;
-
 /**
  * The JVM options of every DynamoDB Local the run starts (this one, and those that the CLI and the
  * webhook restart tests start on data directories, which inherit the variable): the client
@@ -16,33 +13,56 @@ let runtime: SpawnedRuntime | undefined;
  */
 const JVM_OPTIONS = '-XX:TieredStopAtLevel=1';
 
-export async function setup(project: TestProject) {
+interface Shared {
+  engines: Engines;
+  runtime: SpawnedRuntime;
+}
+
+async function start(): Promise<Shared> {
   process.env.JAVA_TOOL_OPTIONS = [process.env.JAVA_TOOL_OPTIONS, JVM_OPTIONS].filter(Boolean).join(' ');
   // One DynamoDB Local (and one s3rver) for the whole run: the shared runtime's table is on it, and
   // every runtime a file starts for itself gets a table and bucket of its own there, in a database
   // of its own (shared-engines.ts).
-  engines = await startEngines('memory', { databasePerRegion: true });
-  const { dynamoEndpoint, s3Endpoint } = engines;
+  const engines = await startEngines('memory', { databasePerRegion: true });
   // Every file's requests come from 127.0.0.1, and many test wrong passwords on purpose: the limit
   // per source across usernames (50 by default) would soon refuse the whole suite. It is tested on
   // runtimes of their own (login-sources.test.ts).
-  runtime = await spawnApiRuntime({
+  const runtime = await spawnApiRuntime({
     HELPDESK_LOGIN_FAILURES_PER_SOURCE: '1000000',
     HELPDESK_ENGINES: 'external',
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
-    AWS_ENDPOINT_URL_S3: s3Endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: engines.dynamoEndpoint,
+    AWS_ENDPOINT_URL_S3: engines.s3Endpoint,
   }).catch(async (error: Error) => {
-    await engines?.stop();
+    await engines.stop();
     throw error;
   });
+  return { engines, runtime };
+}
+
+/**
+ * Both integration projects (vitest.config.ts) name this setup, and vitest runs it once for each,
+ * in one process: the first starts the engines and the runtime, the last to tear down stops them.
+ */
+const RUN = Symbol.for('helpdesk.tests.sharedRuntime');
+const slot = globalThis as typeof globalThis & { [RUN]?: { shared: Promise<Shared>; users: number } };
+
+export async function setup(project: TestProject) {
+  const run = (slot[RUN] ??= { shared: start(), users: 0 });
+  run.users++;
+  const { engines, runtime } = await run.shared;
   project.provide('apiUrl', runtime.url);
   project.provide('admin', ADMIN);
-  project.provide('engines', { dynamoEndpoint, s3Endpoint });
+  project.provide('engines', { dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint });
+  project.provide('ownProcess', project.config.isolate !== false);
 }
 
 export async function teardown() {
-  await runtime?.stop();
-  await engines?.stop();
+  const run = slot[RUN];
+  if (!run || --run.users > 0) return;
+  slot[RUN] = undefined;
+  const { engines, runtime } = await run.shared;
+  await runtime.stop();
+  await engines.stop();
 }
 
 declare module 'vitest' {
@@ -51,5 +71,7 @@ declare module 'vitest' {
     admin: { username: string; password: string };
     /** The shared engines (shared-engines.ts). */
     engines: { dynamoEndpoint: string; s3Endpoint: string };
+    /** Whether each test file of the project runs in a process of its own (`isolate`). */
+    ownProcess: boolean;
   }
 }

@@ -5,6 +5,7 @@
  * are logged (a passing run prints nothing); `env` adds or overrides settings before the runtime
  * reads them. Its data is a table and a bucket of its own on the run's shared engines.
  */
+import { inject } from 'vitest';
 import { ADMIN } from './client';
 import { onSharedEngines } from './shared-engines';
 import { STREAM_POLL_MS } from './spawn-runtime';
@@ -12,6 +13,9 @@ import { STREAM_POLL_MS } from './spawn-runtime';
 export type InProcessRuntime = Awaited<ReturnType<typeof import('../../infra/local/runtime').startLocalRuntime>>;
 
 export async function startInProcessRuntime(env: Record<string, string> = {}): Promise<InProcessRuntime> {
+  if (!inject('ownProcess')) {
+    throw new Error('An in-process runtime changes its process for good: list this file in IN_PROCESS (vitest.config.ts).');
+  }
   Object.assign(process.env, {
     HELPDESK_ADMIN_USERNAME: ADMIN.username,
     HELPDESK_ADMIN_PASSWORD: ADMIN.password,

@@ -68,8 +68,7 @@ async function sendLogged(method: string, path: string, init: { auth?: boolean; 
 
 /** Waits until `count` request records are out (the line is written after the response). */
 async function waitForRecords(count: number): Promise<Record<string, Json>[]> {
-  const deadline = Date.now() + 10_000;
-  while (requestRecords().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await expect.poll(() => requestRecords().length, { timeout: 10_000, interval: 50 }).toBeGreaterThanOrEqual(count);
   return requestRecords();
 }
 

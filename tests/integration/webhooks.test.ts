@@ -162,12 +162,9 @@ describe('retries and the delivery log', () => {
     expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(250);
 
     const id = String(attempts[0]!.headers['webhook-id']);
-    let entry;
-    for (let i = 0; i < 40; i++) {
-      entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body;
-      if (entry.status === 'delivered') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    let entry: Json;
+    // The last attempt is recorded just after the receiver answers it.
+    await expect.poll(async () => (entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body).status, { timeout: 5000, interval: 50 }).toBe('delivered');
     expect(entry).toEqual({
       id,
       event: 'ticket.created',
@@ -195,12 +192,8 @@ describe('retries and the delivery log', () => {
     expect(early.body).toEqual({ detail: 'This delivery is still being attempted; send it again once it has succeeded or failed.' });
     const attempts = await receiver.waitFor(4, forTicket(created.id, '/new-b'));
     const id = String(attempts[0]!.headers['webhook-id']);
-    let entry;
-    for (let i = 0; i < 40; i++) {
-      entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body;
-      if (entry.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    let entry: Json;
+    await expect.poll(async () => (entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body).status, { timeout: 5000, interval: 50 }).toBe('failed');
     expect(entry).toMatchObject({ status: 'failed', attempts: 4, last_response_code: 503, next_attempt: null });
     await new Promise((r) => setTimeout(r, 700));
     expect(receiver.received.filter(forTicket(created.id, '/new-b'))).toHaveLength(4);
@@ -293,7 +286,8 @@ describe('never blocking, never lost', () => {
 
   // The two at once (each on a data directory and a receiver of its own): most of each is waiting for
   // a DynamoDB Local of its own to start, twice.
-  it.concurrent.each(['stopped', 'killed outright (SIGKILL)'])('nothing is lost across a restart with deliveries pending: runtime %s', async (how) => {
+  // (`expect` is the test's own, as concurrent tests need for expect.poll.)
+  it.concurrent.for(['stopped', 'killed outright (SIGKILL)'])('nothing is lost across a restart with deliveries pending: runtime %s', { timeout: 240_000 }, async (how, { expect }) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-webhooks-'));
     const local = await startReceiver(() => 503);
     // Retries far apart: the delivery is still pending when the runtime stops.
@@ -307,17 +301,14 @@ describe('never blocking, never lost', () => {
       const failed = await local.waitFor(1, forTicket(created.id, '/new-a'));
       // The attempt is recorded just after the receiver answers: wait for it, so the counts below are exact.
       const firstId = String(failed[0]!.headers['webhook-id']);
-      for (let i = 0; i < 100 && (await client.call('GET', `/api/webhook-deliveries/${firstId}/`)).body.attempts !== 1; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await expect.poll(async () => (await client.call('GET', `/api/webhook-deliveries/${firstId}/`)).body.attempts, { timeout: 5000, interval: 50 }).toBe(1);
       if (how === 'stopped') {
         await first.stop();
       } else {
         expect(enginesOf(dataDir)).toHaveLength(1);
         await first.kill();
         // Its DynamoDB Local goes too (a watchdog ends it within about a second): no JVM left behind.
-        for (let i = 0; i < 100 && enginesOf(dataDir).length; i++) await new Promise((r) => setTimeout(r, 100));
-        expect(enginesOf(dataDir)).toEqual([]);
+        await expect.poll(() => enginesOf(dataDir), { timeout: 10_000, interval: 100 }).toEqual([]);
       }
       first = undefined;
 
@@ -325,17 +316,14 @@ describe('never blocking, never lost', () => {
       second = await spawnApiRuntime(env);
       const delivered = await local.waitFor(2, forTicket(created.id, '/new-a'), 60_000);
       expect(delivered[1]!.headers['webhook-id']).toBe(failed[0]!.headers['webhook-id']);
-      const log = await clientFor(second.url).call('GET', `/api/webhook-deliveries/${String(failed[0]!.headers['webhook-id'])}/`);
-      expect(log.body).toMatchObject({ status: 'delivered', attempts: 2 });
+      // Each attempt is recorded just after the receiver answers it.
+      const restarted = clientFor(second.url);
+      const logged = async (id: string) => (await restarted.call('GET', `/api/webhook-deliveries/${id}/`)).body;
+      await expect.poll(() => logged(firstId), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'delivered', attempts: 2 });
       // The other receiver's delivery too, whether or not the first runtime had tried it yet.
-      const other = String(failed[0]!.headers['webhook-id']).replace(/_0$/, '_1');
+      const other = firstId.replace(/_0$/, '_1');
       await local.waitFor(1, (r) => forTicket(created.id, '/new-b')(r) && r.headers['webhook-id'] === other, 60_000);
-      let otherStatus;
-      for (let i = 0; i < 100 && otherStatus !== 'delivered'; i++) {
-        otherStatus = (await clientFor(second.url).call('GET', `/api/webhook-deliveries/${other}/`)).body.status;
-        if (otherStatus !== 'delivered') await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(otherStatus).toBe('delivered');
+      await expect.poll(async () => (await logged(other)).status, { timeout: 10_000, interval: 100 }).toBe('delivered');
     } catch (error) {
       console.log(`first runtime:\n${firstOutput()}\nsecond runtime:\n${second?.output()}`);
       throw error;
@@ -345,7 +333,7 @@ describe('never blocking, never lost', () => {
       await local.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 240_000);
+  });
 });
 
 describe('settings', () => {
