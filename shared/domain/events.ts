@@ -1,0 +1,46 @@
+/**
+ * Change events (issue 15): one for every change to a ticket, followup or attachment. They are the
+ * change feed's records (`GET /api/events/`) and what webhook subscriptions receive. Pure types and
+ * rules only; deriving them from the table's stream and storing them live in shared/store.
+ */
+
+/** Every event type, in the order the docs list them. */
+export const EVENT_TYPES = [
+  'ticket.created',
+  'ticket.updated',
+  'ticket.status_changed',
+  'ticket.deleted',
+  'followup.created',
+  'followup.updated',
+  'followup.deleted',
+  'attachment.created',
+  'attachment.deleted',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A field's value before and after an update (`ticket.updated`, `followup.updated`). */
+export interface FieldChange {
+  old: JsonValue;
+  new: JsonValue;
+}
+
+/**
+ * One change, as the feed lists it and a subscription receives it. `id` is stable: the same in the
+ * feed and on every delivery and retry, so a consumer deduplicates by it (delivery is at least once).
+ */
+export interface ChangeEvent {
+  id: string;
+  event: EventType;
+  /** When the change committed (ISO 8601 UTC). */
+  created: string;
+  ticket: number;
+  followup: number | null;
+  attachment: number | null;
+  /** The changed fields' old and new values, for the `*.updated` and `ticket.status_changed` events; else null. */
+  changes: Record<string, FieldChange> | null;
+  /** The record as staff see it after the change (before it, for a deletion). */
+  data: Record<string, JsonValue>;
+}
