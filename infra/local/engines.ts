@@ -77,7 +77,7 @@ function spawnDynamo(port: number, path: string | null, options: string | undefi
  * ~260 MB and the data directory. A watchdog shell ends it once this process is gone: it checks
  * both every second, and ends itself when the JVM exits first (a normal stop). None on Windows.
  */
-function endWithThisProcess(child: ChildProcess): void {
+export function endWithThisProcess(child: ChildProcess): void {
   if (process.platform === 'win32' || !child.pid) return;
   const [parent, jvm] = [process.pid, child.pid];
   const script = `while kill -0 ${parent} 2>/dev/null && kill -0 ${jvm} 2>/dev/null; do sleep 1; done; kill -0 ${parent} 2>/dev/null || kill ${jvm} 2>/dev/null`;
