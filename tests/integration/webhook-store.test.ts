@@ -94,7 +94,7 @@ describe('a subscription whose receiver keeps failing', () => {
       const api = clientFor(runtime.url);
       const created = await api.call('POST', '/api/webhooks/', { json: { url: `${receiver.url}/down`, events: ['ticket.updated'] } });
       expect(created.status).toBe(201);
-      const subscription = created.body as Json;
+      const subscription = created.body;
       const { attemptDelivery } = await import('../../shared/webhooks/service');
       const { config } = await import('../../shared/config');
       const ctx = {
@@ -113,7 +113,7 @@ describe('a subscription whose receiver keeps failing', () => {
         expect(await deliveries.createDelivery({ ...delivery(id, 'pending', 0), subscription: subscription.id, url: `${receiver.url}/down`, attempts: 0 })).toBe(true);
         return attemptDelivery(id, ctx, () => new Date(start + days * day));
       };
-      const shown = async () => (await api.call('GET', `/api/webhooks/${subscription.id}/`)).body as Json;
+      const shown = async () => (await api.call('GET', `/api/webhooks/${subscription.id}/`)).body;
 
       expect(await attemptAfter(0)).toEqual({ state: 'retry', inSeconds: 3600 });
       expect(await shown()).toMatchObject({ enabled: true, failing_since: new Date(start).toISOString() });
@@ -129,7 +129,7 @@ describe('a subscription whose receiver keeps failing', () => {
       const disabled = await shown();
       expect(disabled).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining(`${DISABLE_AFTER_DAYS} days`) });
 
-      const log = (await api.call('GET', '/api/webhook-deliveries/?page_size=100')).body as Json;
+      const log = (await api.call('GET', '/api/webhook-deliveries/?page_size=100')).body;
       const entries = log.results.filter((d: Json) => d.event === 'subscription.disabled');
       expect(entries).toEqual([expect.objectContaining({ subscription: subscription.id, status: 'failed', last_error: disabled.disabled_reason })]);
       // Disabled, it is sent nothing more: a pending delivery ends without an attempt.

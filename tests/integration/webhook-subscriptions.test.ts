@@ -51,7 +51,7 @@ afterAll(async () => {
 async function subscribe(path: string, events: EventType[], extra: Record<string, unknown> = {}): Promise<Json> {
   const reply = await api.call('POST', '/api/webhooks/', { json: { url: `${receiver.url}${path}`, events, ...extra } });
   expect(reply.status, reply.text).toBe(201);
-  return reply.body as Json;
+  return reply.body;
 }
 
 let sequence = 0;
@@ -93,7 +93,7 @@ describe('managing subscriptions', () => {
     const shown = await api.call('GET', `/api/webhooks/${created.id}/`);
     expect(shown.status).toBe(200);
     expect(shown.body).not.toHaveProperty('secret');
-    const listed = (await api.call('GET', '/api/webhooks/?page_size=100')).body as Json;
+    const listed = (await api.call('GET', '/api/webhooks/?page_size=100')).body;
     expect(JSON.stringify(listed)).not.toContain(created.secret);
     expect(listed.results.map((s: Json) => s.id)).toContain(created.id);
   });
@@ -111,7 +111,7 @@ describe('managing subscriptions', () => {
     for (const [body, field] of cases) {
       const reply = await api.call('POST', '/api/webhooks/', { json: body });
       expect(reply.status, JSON.stringify(body)).toBe(400);
-      expect(Object.keys(reply.body as Json)).toEqual([field]);
+      expect(Object.keys(reply.body)).toEqual([field]);
     }
     expect((await api.call('POST', '/api/webhooks/', { json: { url: 'http://10.0.0.8/', events: ['ticket.created'] } })).body.url[0]).toMatch(/private/);
     expect((await api.call('GET', '/api/webhooks/?page_size=100')).body.count).toBe(before);
@@ -124,7 +124,7 @@ describe('managing subscriptions', () => {
   });
 
   it("the environment's receivers are listed read-only, without their query strings; changing them is a 409", async () => {
-    const listed = (await api.call('GET', '/api/webhooks/?page_size=100')).body as Json;
+    const listed = (await api.call('GET', '/api/webhooks/?page_size=100')).body;
     const fromEnvironment = listed.results.filter((s: Json) => s.read_only);
     expect(fromEnvironment).toEqual([
       expect.objectContaining({
@@ -183,13 +183,13 @@ describe('deliveries', () => {
 
   it('a disabled subscription receives nothing; enabled again, it does', async () => {
     const off = await subscribe('/off', ['followup.deleted']);
-    const on = await subscribe('/on', ['followup.deleted']);
+    await subscribe('/on', ['followup.deleted']);
     const disabled = await api.call('PATCH', `/api/webhooks/${off.id}/`, { json: { enabled: false } });
     expect(disabled.body).toMatchObject({ enabled: false, disabled_reason: null });
     await writeChangeEvent('followup.deleted', { followup: 3 });
     // The event's deliveries are recorded in one dispatch: once one arrived, there is no other.
     await receiver.waitFor(1, at('/on'));
-    const log = (await api.call('GET', '/api/webhook-deliveries/?page_size=100')).body as Json;
+    const log = (await api.call('GET', '/api/webhook-deliveries/?page_size=100')).body;
     expect(log.results.filter((d: Json) => d.subscription === off.id)).toEqual([]);
     expect((await api.call('PATCH', `/api/webhooks/${off.id}/`, { json: { enabled: true } })).body.enabled).toBe(true);
     await writeChangeEvent('followup.deleted', { followup: 4 });
@@ -235,7 +235,7 @@ describe('ping', () => {
         server.close(() => done(port));
       });
     });
-    const nobody = (await api.call('POST', '/api/webhooks/', { json: { url: `http://127.0.0.1:${closedPort}/`, events: ['ticket.created'] } })).body as Json;
+    const nobody = (await api.call('POST', '/api/webhooks/', { json: { url: `http://127.0.0.1:${closedPort}/`, events: ['ticket.created'] } })).body;
     expect((await api.call('POST', `/api/webhooks/${nobody.id}/ping`)).body).toMatchObject({ delivered: false, status: null, error: expect.stringMatching(/ECONNREFUSED/) });
   });
 });

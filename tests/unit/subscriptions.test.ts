@@ -18,7 +18,7 @@ import { ValidationError } from '../../shared/domain/errors';
 import { DELIVERY_ID, isWebhookSecret } from '../../shared/domain/webhooks';
 
 const NOW = new Date('2026-11-25T12:00:00Z');
-const json = (data: Record<string, unknown>) => ({ kind: 'json' as const, data });
+const json = (data: Record<string, unknown>) => ({ kind: 'json' as const, data, files: [] });
 const sub = () => newSubscription({ url: 'https://hooks.example.com/in', events: ['ticket.created'] }, NOW);
 
 describe('subscription bodies', () => {
