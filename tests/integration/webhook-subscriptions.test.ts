@@ -5,7 +5,9 @@
  * `change-event`), and reach the subscriptions through the table's stream, as on AWS. Signatures
  * are checked with the `standardwebhooks` package, as a receiver would.
  */
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
@@ -277,5 +279,31 @@ describe('rotating the secret', () => {
     const reply = await api.call('POST', `/api/webhooks/${sub.id}/rotate-secret`, { json: { keep_previous_for: 8 * 24 * 3600 } });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ keep_previous_for: [expect.stringMatching(/less than or equal to 604800/)] });
+  });
+});
+
+describe('the example receiver (examples/webhook-receiver.ts, as the README tour runs it)', () => {
+  it("verifies a subscription's ping with its secret and refuses another's", async () => {
+    const sub = (await api.call('POST', '/api/webhooks/', { json: { url: 'http://127.0.0.1:9/', events: ['ticket.created'] } })).body;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/webhook-receiver.ts'], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, WEBHOOK_SECRET: sub.secret, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await expect.poll(() => /listening on (http:\S+)/.exec(output)?.[1], { timeout: 20_000 }).toBeDefined();
+      const url = /listening on (http:\S+)/.exec(output)![1]!;
+      expect((await api.call('PATCH', `/api/webhooks/${sub.id}/`, { json: { url } })).status).toBe(200);
+      expect((await api.call('POST', `/api/webhooks/${sub.id}/ping`)).body).toMatchObject({ delivered: true, status: 204 });
+      expect(output).toMatch(new RegExp(`verified webhook.ping msg_\\S+ \\{"subscription":"${sub.id}"\\}`));
+
+      const other = (await api.call('POST', '/api/webhooks/', { json: { url, events: ['ticket.created'] } })).body;
+      expect((await api.call('POST', `/api/webhooks/${other.id}/ping`)).body).toMatchObject({ delivered: false, status: 400 });
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
