@@ -35,7 +35,11 @@ export const createWebhook = command({
         import('../shared/config'),
       ]);
       const fields = validated('Invalid subscription', { url: '--url', events: '--events', description: '--description' }, () =>
-        subscriptions.parseSubscriptionBody(jsonBody({ url: ctx.options.url, events, description: ctx.options.description }), 'create', config.webhooks.loopbackAllowed),
+        subscriptions.parseSubscriptionBody(
+          jsonBody({ url: ctx.options.url, events, ...(ctx.options.description === undefined ? {} : { description: ctx.options.description }) }),
+          'create',
+          config.webhooks.loopbackAllowed,
+        ),
       ) as Pick<Subscription, 'url' | 'events'>;
       if ((await store.listSubscriptions()).length >= subscriptions.MAX_SUBSCRIPTIONS) throw new Failure(`There are ${subscriptions.MAX_SUBSCRIPTIONS} subscriptions already; delete one first.`);
       const subscription = subscriptions.newSubscription(fields, new Date());
