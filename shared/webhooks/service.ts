@@ -114,13 +114,15 @@ export async function attemptDelivery(id: string, ctx: WebhookContext, now = () 
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
   };
-  const outcome = await postWebhook(delivery.url, headers, delivery.body, { timeoutMs: ctx.settings.timeoutMs, allowLoopback: ctx.allowLoopback });
+  // A subscription's URL as it is now: a PATCH that moved the receiver moves its retries too.
+  const url = receiver.subscription?.url ?? delivery.url;
+  const outcome = await postWebhook(url, headers, delivery.body, { timeoutMs: ctx.settings.timeoutMs, allowLoopback: ctx.allowLoopback });
   const next = afterAttempt(delivery, outcome, ctx.settings.retryDelays, now());
   const { retryInSeconds, ...record } = next;
   if (!(await recordAttempt(delivery, record))) return { state: 'skipped' };
   if (receiver.subscription) await recordHealth(receiver.subscription, delivery, next.status === 'delivered', now());
   // The receiver's host only: a URL's path or query may hold its own secret (Slack-style hooks).
-  const entry = { delivery: delivery.id, host: new URL(delivery.url).host, attempt: next.attempts, status: outcome.status, error: outcome.error };
+  const entry = { delivery: delivery.id, host: new URL(url).host, attempt: next.attempts, status: outcome.status, error: outcome.error };
   if (next.status === 'pending') logger.warn('webhook attempt failed, will retry', entry);
   else if (next.status === 'failed') logger.error('webhook failed on every attempt of the schedule', entry);
   else logger.info('webhook delivered', entry);

@@ -139,6 +139,11 @@ describe('a subscription whose receiver keeps failing', () => {
       expect((await deliveries.getDelivery(`msg_${'0'.repeat(25)}${n}`))).toMatchObject({ status: 'failed', last_error: 'its subscription is disabled' });
       // Enabled again, it starts afresh.
       expect((await api.call('PATCH', `/api/webhooks/${subscription.id}/`, { json: { enabled: true } })).body).toMatchObject({ enabled: true, failing_since: null, disabled_reason: null });
+      // A delivery goes to the subscription's URL of the moment it is attempted.
+      receiver.behaviour = () => 204;
+      expect((await api.call('PATCH', `/api/webhooks/${subscription.id}/`, { json: { url: `${receiver.url}/moved` } })).status).toBe(200);
+      expect(await attemptAfter(3 + DISABLE_AFTER_DAYS + 2)).toEqual({ state: 'delivered' });
+      expect(receiver.received.at(-1)!.path).toBe('/moved');
     } finally {
       await receiver.stop();
     }
