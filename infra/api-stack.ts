@@ -68,6 +68,7 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   queues: 'Admin',
   'custom-fields': 'Admin',
   'webhook-deliveries': 'Admin',
+  'webhook-subscriptions': 'Admin',
   api: 'Reference',
 };
 

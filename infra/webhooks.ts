@@ -1,15 +1,16 @@
 /**
  * Webhook delivery on AWS (docs/webhooks.md):
  *
- *   table stream ──(inserted outbox items only)──▶ Dispatch ──▶ Deliveries queue ──▶ Deliver ──▶ receivers
+ *   table stream ──(inserted event items only)───▶ Dispatch ──▶ Deliveries queue ──▶ Deliver ──▶ receivers
  *                                    │ failures after retries                 │ schedule spent
  *                                    ▼                                         ▼
  *                             DispatchFailures queue                  DeliveriesDeadLetter queue
  *
  * A schedule also runs Dispatch every 15 minutes for events still in the outbox an hour after they
- * were written (the stream's retries spent), so none is stranded. Each failure queue has an alarm on
+ * were written (the stream's retries spent), so none is stranded. Event items are the outbox's
+ * (environment receivers) and the change events (subscriptions). Each failure queue has an alarm on
  * its first message. Dispatch may write only the outbox and the deliveries; Deliver may touch only
- * the deliveries and read the signing secret.
+ * the deliveries and subscriptions and read the signing secret.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -24,6 +25,7 @@ import { Construct } from 'constructs';
 import { parseWebhookSettings } from '../shared/domain/webhooks';
 import { PARTITIONS } from '../shared/store/keys';
 import { OUTBOX_ITEM_TYPE } from '../shared/store/outbox';
+import { CHANGE_EVENT_ITEM_TYPE } from '../shared/webhooks/change-events';
 import type { EnvironmentSettings } from './environments';
 import { filterEquals, grantTable, helpdeskFunction } from './lambda';
 import { on } from '../shared/api/table-access';
@@ -100,9 +102,9 @@ export class Webhooks extends Construct {
       timeout: Duration.seconds(30),
     });
     // The event's ticket, queue and custom field definitions (the payload), the outbox (stranded
-    // events), and the deliveries it makes.
+    // events), the subscriptions listening, and the deliveries it makes.
     grantTable(dispatch, table, [
-      on(['GetItem', 'Query'], PARTITIONS.ticket, PARTITIONS.queues, PARTITIONS.customFields, PARTITIONS.outbox, PARTITIONS.deliveries),
+      on(['GetItem', 'Query'], PARTITIONS.ticket, PARTITIONS.queues, PARTITIONS.customFields, PARTITIONS.outbox, PARTITIONS.deliveries, PARTITIONS.subscriptions),
       on(['PutItem', 'DeleteItem'], PARTITIONS.outbox, PARTITIONS.deliveries),
     ]);
     this.queue.grantSendMessages(dispatch);
@@ -114,7 +116,9 @@ export class Webhooks extends Construct {
         retryAttempts: 10,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(dispatchFailures),
-        filters: [FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: filterEquals(OUTBOX_ITEM_TYPE) } } } })],
+        filters: [OUTBOX_ITEM_TYPE, CHANGE_EVENT_ITEM_TYPE].map((type) =>
+          FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: filterEquals(type) } } } }),
+        ),
       }),
     );
 
@@ -133,7 +137,8 @@ export class Webhooks extends Construct {
       timeout: deliverTimeout,
     });
     deadLetters.grantSendMessages(deliver);
-    grantTable(deliver, table, [on(['GetItem', 'UpdateItem'], PARTITIONS.deliveries)]);
+    // Its deliveries; a subscription's secrets and health, and the log entry when it disables one.
+    grantTable(deliver, table, [on(['GetItem', 'UpdateItem', 'PutItem'], PARTITIONS.deliveries), on(['GetItem', 'UpdateItem'], PARTITIONS.subscriptions)]);
     this.secret.grantRead(deliver);
     deliver.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
 

@@ -1,6 +1,7 @@
 /**
  * The dispatcher. Its main trigger is a DynamoDB Stream consumer, filtered (by the event source
- * mapping) to inserted outbox items: each event becomes one queued delivery per receiver. A failing
+ * mapping) to inserted outbox items, each of which becomes one queued delivery per environment
+ * receiver, and inserted change event items, each one queued delivery per subscription listening. A failing
  * record is reported alone (partial batch response), retried by Lambda, and after that sent to the
  * failure queue (with an alarm). A schedule (infra/webhooks.ts) also runs it to dispatch what the
  * stream never did, so an event that stays in the outbox is still delivered: dispatching is
@@ -12,6 +13,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { eventFromItem, eventsWrittenBefore } from '../../shared/store/outbox';
 import { dispatchEvent, type WebhookContext } from '../../shared/webhooks/service';
 import { logger } from '../../shared/observability';
+import { changeEventFromItem, dispatchChangeEvent, isChangeEventItem } from '../../shared/webhooks/change-events';
 import { webhookContext } from './context';
 
 /** An event this old is one the stream gave up on (its retries take minutes, not an hour). */
@@ -31,7 +33,9 @@ async function dispatchStream(event: DynamoDBStreamEvent, ctx: WebhookContext): 
     const image = record.dynamodb?.NewImage;
     if (record.eventName !== 'INSERT' || !image) continue;
     try {
-      await dispatchEvent(eventFromItem(unmarshall(image as Record<string, AttributeValue>)), ctx);
+      const item = unmarshall(image as Record<string, AttributeValue>);
+      if (isChangeEventItem(item)) await dispatchChangeEvent(changeEventFromItem(item), ctx);
+      else await dispatchEvent(eventFromItem(item), ctx);
     } catch (error) {
       logger.error('webhook dispatch failed', { sequence: record.dynamodb?.SequenceNumber, error: (error as Error).message });
       // Stream records are ordered: report this one and stop, so it and everything after is retried.

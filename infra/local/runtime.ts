@@ -74,10 +74,11 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     (await import('./table-access')).enforceTableGrants(dynamo);
     const { bootstrap } = await import('./bootstrap');
     const admin = await bootstrap();
-    const { startLocalTableStream } = await import('./table-stream');
-    stream = await startLocalTableStream();
     const { startLocalWebhooks } = await import('./webhooks');
     webhooks = await startLocalWebhooks(dataDir);
+    const { startLocalTableStream } = await import('./table-stream');
+    const localWebhooks = webhooks;
+    stream = await startLocalTableStream(undefined, (changes) => localWebhooks.dispatchChanges(changes));
     const { startLocalFileSweeper } = await import('./file-sweeper');
     sweeper = await startLocalFileSweeper(sweepEvery);
     const { createLocalServer } = await import('./server');

@@ -68,7 +68,11 @@ export interface LocalTableStream {
   stop(): Promise<void>;
 }
 
-export async function startLocalTableStream(intervalMs = streamPollInterval()): Promise<LocalTableStream> {
+/**
+ * `alsoApply` gets each batch after the counts (the webhook dispatcher's change events, where AWS
+ * has the Dispatch function on the same stream); a failure there reads the batch again too.
+ */
+export async function startLocalTableStream(intervalMs = streamPollInterval(), alsoApply?: (changes: TableChange[]) => Promise<void>): Promise<LocalTableStream> {
   const { applyTableChanges } = await import('../../shared/store/table-changes');
   // Polled every 50 ms: without the SDK's logger middleware, which copies every batch for a no-op logger.
   const streams = withoutSdkLogging(new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }));
@@ -95,7 +99,11 @@ export async function startLocalTableStream(intervalMs = streamPollInterval()): 
       const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
       const records = batch.Records ?? [];
       if (!records.length) break;
-      await consumer.run(true, () => applyTableChanges(records.map(changeOf)));
+      const changes = records.map(changeOf);
+      await consumer.run(true, async () => {
+        await applyTableChanges(changes);
+        await alsoApply?.(changes);
+      });
       applied.set(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
       iterator = batch.NextShardIterator;
     }

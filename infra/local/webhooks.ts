@@ -1,6 +1,7 @@
 /**
  * Webhooks in the local runtime: the same dispatch and delivery code as the AWS functions, driven
- * in-process. A poller reads the outbox (where AWS has the DynamoDB Stream) and timers hold the
+ * in-process. A poller reads the outbox (where AWS has the DynamoDB Stream), the table stream's
+ * poller hands it the change events (subscriptions' events), and timers hold the
  * deliveries waiting for their next attempt (where AWS has SQS). Everything they need is in the
  * table, so a restart loses nothing: events still in the outbox are dispatched, and pending
  * deliveries are resumed at their recorded next attempt.
@@ -15,6 +16,8 @@ import { attemptDelivery, dispatchEvent, type WebhookContext } from '../../share
 import { useLocalDeliveryQueue } from '../../shared/webhooks/queue';
 import { config } from '../../shared/config';
 import { webhookSecret } from '../../shared/webhooks/settings';
+import { changeEventFromItem, dispatchChangeEvent, isChangeEventItem } from '../../shared/webhooks/change-events';
+import type { TableChange } from '../../shared/store/table-changes';
 
 const POLL_MS = 200;
 /** After an error of our own (the engines busy, say): try that step again this much later. */
@@ -23,6 +26,8 @@ const RECOVER_MS = 2000;
 export interface LocalWebhooks {
   /** Set when this start made the signing secret (printed once, as the admin password is). */
   generatedSecret?: string;
+  /** Dispatches the change events among a batch of the table's stream (the local stream poller calls it). */
+  dispatchChanges(changes: TableChange[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -110,6 +115,11 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
 
   return {
     generatedSecret: generated,
+    async dispatchChanges(changes) {
+      for (const change of changes) {
+        if (change.eventName === 'INSERT' && isChangeEventItem(change.newImage)) await dispatchChangeEvent(changeEventFromItem(change.newImage!), ctx);
+      }
+    },
     async stop() {
       stopped = true;
       useLocalDeliveryQueue(undefined);

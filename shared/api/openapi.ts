@@ -100,7 +100,10 @@ export function fieldJsonSchema(field: Field): JsonSchema {
       schema = { type: 'integer', ...bounds };
       break;
     case 'list':
-      schema = { type: 'array', items: { type: 'string' } };
+      schema = { type: 'array', items: meta.choices ? { enum: meta.choices.map((c) => c.value) } : { type: 'string' } };
+      break;
+    case 'url':
+      schema = { type: 'string', format: 'uri' };
       break;
     default:
       throw new Error(`No JSON Schema for field type ${meta.type}`);
@@ -171,7 +174,7 @@ function bodySchema(body: BodyDoc, defs: CustomFieldDefinition[], withFiles: boo
 function requestBody(body: BodyDoc, defs: CustomFieldDefinition[]): JsonSchema {
   const content: Record<string, JsonSchema> = {};
   if (!body.multipartOnly) {
-    content['application/json'] = { schema: bodySchema(body, defs, false) };
+    content['application/json'] = { schema: bodySchema(body, defs, false), ...(body.example ? { example: body.example } : {}) };
     content['application/x-www-form-urlencoded'] = { schema: bodySchema(body, defs, false) };
   }
   content['multipart/form-data'] = { schema: bodySchema(body, defs, true) };
@@ -243,7 +246,7 @@ function operation(route: Route, defs: CustomFieldDefinition[]): JsonSchema {
   const { success } = doc;
   const responses: Record<string, JsonSchema> = {};
   const content = success.shape
-    ? { 'application/json': { schema: ref(success.shape) } }
+    ? { 'application/json': { schema: ref(success.shape), ...(success.example ? { example: success.example } : {}) } }
     : success.media
       ? Object.fromEntries(Object.entries(success.media).map(([type, schema]) => [type, { schema }]))
       : undefined;

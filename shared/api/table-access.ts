@@ -145,6 +145,8 @@ export const GRANTS = {
   writeTokens: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.token, P.tokens)],
   readDeliveries: [on(['GetItem', 'Query'], P.deliveries)],
   redeliver: [on(['GetItem', 'UpdateItem'], P.deliveries)],
+  readSubscriptions: [on(['GetItem', 'Query'], P.subscriptions)],
+  writeSubscriptions: [on(['GetItem', 'Query', ...WRITE], P.subscriptions)],
 } satisfies Record<string, readonly TableGrant[]>;
 
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */

@@ -11,6 +11,7 @@ import { userFields } from './user';
 import { attachmentFields } from './attachment';
 import { customFieldFields, queueFields } from './admin';
 import { tokenFields } from './tokens';
+import { rotationFields, subscriptionFields } from './subscriptions';
 
 type Description = Record<string, unknown>;
 
@@ -84,6 +85,10 @@ function actionsFor(path: string, defs: CustomFieldDefinition[]): Description | 
       return { POST: describeFields(tokenFields) };
     case '/api/custom-fields':
       return { POST: describeFields(customFieldFields) };
+    case '/api/webhooks':
+      return { POST: describeFields(subscriptionFields) };
+    case '/api/webhooks/{id}/rotate-secret':
+      return { POST: describeFields(rotationFields) };
     default:
       return undefined;
   }
@@ -110,6 +115,10 @@ const NAMES: Record<string, string> = {
   '/api/queues/{id}': 'Queue Instance',
   '/api/custom-fields': 'Custom Field List',
   '/api/custom-fields/{name}': 'Custom Field Instance',
+  '/api/webhooks': 'Webhook Subscription List',
+  '/api/webhooks/{id}': 'Webhook Subscription Instance',
+  '/api/webhooks/{id}/rotate-secret': 'Webhook Subscription Rotate Secret',
+  '/api/webhooks/{id}/ping': 'Webhook Subscription Ping',
 };
 
 export function describeRoute(path: string, defs: CustomFieldDefinition[]): Description {

@@ -18,6 +18,8 @@ import type { userView } from './user';
 import type { attachmentView, followupView, ticketView } from './views';
 import type { deliveryView } from './webhooks';
 import type { createdTokenView } from './tokens';
+import { EVENT_TYPES } from './events';
+import type { PingResult, environmentSubscriptionViews, subscriptionView, subscriptionWithSecretView } from './subscriptions';
 
 /** The component name of each shape below: routes name their responses by it (shared/api/routes.ts). */
 export type ShapeId =
@@ -42,7 +44,11 @@ export type ShapeId =
   | 'WebhookDeliveryPage'
   | 'ApiToken'
   | 'CreatedApiToken'
-  | 'ApiTokenPage';
+  | 'ApiTokenPage'
+  | 'WebhookSubscription'
+  | 'WebhookSubscriptionWithSecret'
+  | 'WebhookSubscriptionPage'
+  | 'WebhookPing';
 
 /** What the JSON Schema of each component says beyond the zod schema (title, description). */
 export interface ShapeMeta {
@@ -223,10 +229,11 @@ shapes.add(customFieldPage, { id: 'CustomFieldPage' });
 /** A webhook delivery in the log (webhooks.ts `deliveryView`). */
 export const deliveryShape = z.object({
   id: z.string().check(z.regex(/^msg_/)),
-  event: z.enum(['ticket.created', 'followup.created']),
+  event: z.enum([...EVENT_TYPES, 'subscription.disabled']),
   url: text,
   ticket: id,
   followup: nullable(id),
+  subscription: nullable(text),
   status: z.enum(['pending', 'delivered', 'failed']),
   attempts: z.int().check(z.minimum(0)),
   last_response_code: nullable(z.int()),
@@ -248,6 +255,33 @@ shapes.add(createdTokenShape, { id: 'CreatedApiToken', description: 'The key is 
 export const tokenPage = pageOf(tokenShape);
 shapes.add(tokenPage, { id: 'ApiTokenPage' });
 
+/** A webhook subscription (subscriptions.ts `subscriptionView`): never its secrets. */
+export const subscriptionShape = z.object({
+  id: z.string().check(z.regex(/^(sub|env)_/)),
+  url: text,
+  events: z.array(z.enum(EVENT_TYPES)),
+  description: text,
+  enabled: z.boolean(),
+  read_only: z.boolean(),
+  source: text,
+  previous_secret_expires: nullable(text),
+  failing_since: nullable(text),
+  disabled_reason: nullable(text),
+  created: nullable(text),
+  modified: nullable(text),
+});
+shapes.add(subscriptionShape, {
+  id: 'WebhookSubscription',
+  description:
+    'A receiver and the events it gets. `read_only` ones come from the environment (`source` names the variable) and change only by redeploying.',
+});
+export const subscriptionWithSecretShape = z.object({ ...subscriptionShape.shape, secret: z.string().check(z.regex(/^whsec_/)) });
+shapes.add(subscriptionWithSecretShape, { id: 'WebhookSubscriptionWithSecret', description: 'The signing secret is shown only in this answer; give it to the receiver.' });
+export const subscriptionPage = pageOf(subscriptionShape);
+shapes.add(subscriptionPage, { id: 'WebhookSubscriptionPage' });
+export const pingShape = z.object({ id: z.string().check(z.regex(/^msg_/)), delivered: z.boolean(), status: nullable(z.int()), error: nullable(text) });
+shapes.add(pingShape, { id: 'WebhookPing', description: "What the receiver answered: `delivered` for a 2xx, else its `status` or the `error` (no answer)." });
+
 // Compile-time ties: each serialiser's output must be assignable to its declared shape (the custom
 // keys, and types the code keeps wider than the wire values, aside). A serialiser that adds, drops or retypes a key breaks `tsc --noEmit` here.
 type Fits<Actual, Shape> = Actual extends Shape ? true : never;
@@ -263,5 +297,9 @@ const tie6: Fits<ReturnType<typeof customFieldView>, Out<typeof customFieldShape
 const tie7: Fits<keyof ReturnType<typeof describeRoute>, string> = true;
 const tie8: Fits<keyof ReturnType<typeof pageEnvelope>, keyof Out<typeof ticketPage>> = true;
 const tie9: Fits<ReturnType<typeof deliveryView>, Out<typeof deliveryShape>> = true;
+const tieSubscription: Fits<Omit<ReturnType<typeof subscriptionView>, 'events'>, Omit<Out<typeof subscriptionShape>, 'events'>> = true;
+const tieEnvironment: Fits<Omit<ReturnType<typeof environmentSubscriptionViews>[number], 'events'>, Omit<Out<typeof subscriptionShape>, 'events'>> = true;
+const tieSecret: Fits<Omit<ReturnType<typeof subscriptionWithSecretView>, 'events'>, Omit<Out<typeof subscriptionWithSecretShape>, 'events'>> = true;
+const tiePing: Fits<PingResult, Out<typeof pingShape>> = true;
 const tie10: Fits<Omit<ReturnType<typeof createdTokenView>, 'created'>, Omit<Out<typeof createdTokenShape>, 'created'>> = true;
-void [tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10];
+void [tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing];

@@ -5,6 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
+import type { EventType } from './events';
 
 /** The two events upstream fires, under the names our delivery log shows. */
 export type WebhookEvent = 'ticket.created' | 'followup.created';
@@ -182,13 +183,19 @@ export function deliveryId(eventId: string, position: number): string {
   return `msg_${eventId.slice('evt_'.length)}_${position}`;
 }
 
-export const DELIVERY_ID = /^msg_[0-9a-z]{26}_\d{1,3}$/;
+/** A delivery's id: an environment receiver's ends in its position, a subscription's has no suffix (subscriptions.ts). */
+export const DELIVERY_ID = /^msg_[0-9a-z]{26}(?:_\d{1,3})?$/;
 
-/** Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret's key. */
-export function signatureHeaders(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
+/**
+ * Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret's
+ * key; with several secrets (a rotation's grace period), one signature each, space-separated.
+ */
+export function signatureHeaders(secrets: string | readonly string[], id: string, timestamp: number, body: string): Record<string, string> {
+  const signatures = (typeof secrets === 'string' ? [secrets] : secrets).map((secret) => {
+    const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+    return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+  });
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatures.join(' ') };
 }
 
 /** A secret in the Standard Webhooks form: `whsec_` and base64 of 24 to 64 random bytes. */
@@ -204,9 +211,12 @@ export function newWebhookSecret(): string {
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
+/** What a delivery log entry is about: an event, or a subscription the deliverer disabled. */
+export type DeliveryEvent = EventType | 'subscription.disabled';
+
 export interface Delivery {
   id: string;
-  event: WebhookEvent;
+  event: DeliveryEvent;
   event_id: string;
   url: string;
   ticket: number;
@@ -218,6 +228,8 @@ export interface Delivery {
   next_attempt: string | null;
   created: string;
   body: string;
+  /** The subscription it goes to (subscriptions.ts); null or absent for an environment receiver. */
+  subscription?: string | null;
 }
 
 /** What an attempt came to: a 2xx is delivered; anything else is retried while the schedule lasts. */
@@ -273,6 +285,7 @@ export function deliveryView(d: Delivery) {
     url: shownUrl(d.url),
     ticket: d.ticket,
     followup: d.followup,
+    subscription: d.subscription ?? null,
     status: d.status,
     attempts: d.attempts,
     last_response_code: d.last_response_code,

@@ -99,7 +99,7 @@ export async function requeueDelivery(id: string, now: Date): Promise<Delivery |
 }
 
 /** What the log shows (not the body); as attribute names, since some are DynamoDB reserved words. */
-const LOG_FIELDS = ['id', 'event', 'event_id', 'url', 'ticket', 'followup', 'status', 'attempts', 'last_response_code', 'last_error', 'next_attempt', 'created'];
+const LOG_FIELDS = ['id', 'event', 'event_id', 'url', 'ticket', 'followup', 'subscription', 'status', 'attempts', 'last_response_code', 'last_error', 'next_attempt', 'created'];
 const LOG_NAMES = Object.fromEntries(LOG_FIELDS.map((f, i) => [`#a${i}`, f]));
 
 /** A page of the delivery log, newest first, from after the delivery `after` (a cursor). */

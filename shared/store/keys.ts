@@ -152,6 +152,9 @@ export const keys = {
   deliveriesPartition: 'WEBHOOK_DELIVERIES',
   delivery: (id: string) => ({ PK: 'WEBHOOK_DELIVERIES', SK: `DELIVERY#${id}` }),
   deliveryFromSortKey: (sk: string) => sk.slice('DELIVERY#'.length),
+  /** Webhook subscriptions share one partition, in creation order: one Query lists them all. */
+  subscriptionsPartition: 'WEBHOOK_SUBSCRIPTIONS',
+  subscription: (id: string) => ({ PK: 'WEBHOOK_SUBSCRIPTIONS', SK: `SUBSCRIPTION#${id}` }),
 } as const;
 
 /**
@@ -176,6 +179,7 @@ export const PARTITIONS = {
   fileCleanups: keys.fileCleanupPartition,
   outbox: keys.outboxPartition,
   deliveries: keys.deliveriesPartition,
+  subscriptions: keys.subscriptionsPartition,
 } as const;
 
 /**

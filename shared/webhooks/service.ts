@@ -16,6 +16,7 @@ import { getQueue } from '../store/queues';
 import { readTicket } from '../store/tickets';
 import { logger } from '../observability';
 import { postWebhook } from './send';
+import { receiverOf, recordHealth } from './subscriptions';
 
 /** Where deliveries wait for their next attempt: SQS on AWS, timers in the local runtime. */
 /**
@@ -39,8 +40,7 @@ export interface WebhookContext {
 
 /**
  * Renders the event's payload once (the ticket as it stands now, just after the write), records one
- * delivery per receiver and queues each, then removes the event. A delivery found already there
- * (a repeated dispatch) is queued again only if no attempt was made yet: at least once, not twice.
+ * delivery per receiver and queues each (recordDeliveries), then removes the event.
  */
 export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Promise<void> {
   const urls = ctx.settings.urls[event.event];
@@ -51,36 +51,49 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
     } else {
       const queue = await getQueue(collection.ticket.queue);
       const shown = payloadCollection(collection, defs, ctx.settings.includePrivate);
-      let body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, shown.collection, shown.defs), queue?.slug ?? '', event.followup ?? undefined));
-      const size = Buffer.byteLength(body);
-      const tooLarge = size > MAX_STORED_PAYLOAD_BYTES;
-      if (tooLarge) {
-        logger.error('webhook payload too large to store; recorded as failed', { event: event.id, ticket: event.ticket, bytes: size });
-        body = '';
-      }
-      for (const [position, url] of urls.entries()) {
-        const delivery: Delivery = {
+      const body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, shown.collection, shown.defs), queue?.slug ?? '', event.followup ?? undefined));
+      const stored = storedPayload(body, { event: event.id, ticket: event.ticket });
+      await recordDeliveries(
+        urls.map((url, position) => ({
+          ...stored,
           id: deliveryId(event.id, position),
           event: event.event,
           event_id: event.id,
           url,
           ticket: event.ticket,
           followup: event.followup,
-          status: tooLarge ? 'failed' : 'pending',
           attempts: 0,
           last_response_code: null,
-          last_error: tooLarge ? `payload of ${size} bytes is over the ${MAX_STORED_PAYLOAD_BYTES} a delivery can hold` : null,
-          next_attempt: tooLarge ? null : new Date().toISOString(),
           created: event.created,
-          body,
-        };
-        const created = await createDelivery(delivery);
-        const existing = created ? undefined : await getDelivery(delivery.id);
-        if (created || (existing?.status === 'pending' && existing.attempts === 0)) await ctx.queue.enqueue(delivery.id, 0);
-      }
+        })),
+        ctx,
+      );
     }
   }
   await removeEvent(event.id);
+}
+
+/**
+ * A new delivery's payload and state: pending now, or, for a payload over MAX_STORED_PAYLOAD_BYTES,
+ * failed with an empty body and a `last_error` saying why.
+ */
+export function storedPayload(body: string, about: Record<string, unknown>): Pick<Delivery, 'body' | 'status' | 'last_error' | 'next_attempt'> {
+  const size = Buffer.byteLength(body);
+  if (size <= MAX_STORED_PAYLOAD_BYTES) return { body, status: 'pending', last_error: null, next_attempt: new Date().toISOString() };
+  logger.error('webhook payload too large to store; recorded as failed', { ...about, bytes: size });
+  return { body: '', status: 'failed', last_error: `payload of ${size} bytes is over the ${MAX_STORED_PAYLOAD_BYTES} a delivery can hold`, next_attempt: null };
+}
+
+/**
+ * Records each delivery and queues it. One found already there (a repeated dispatch) is queued
+ * again only if no attempt was made yet: at least once, not twice.
+ */
+export async function recordDeliveries(deliveries: Delivery[], ctx: Pick<WebhookContext, 'queue'>): Promise<void> {
+  for (const delivery of deliveries) {
+    const created = await createDelivery(delivery);
+    const existing = created ? undefined : await getDelivery(delivery.id);
+    if ((created && delivery.status === 'pending') || (existing?.status === 'pending' && existing.attempts === 0)) await ctx.queue.enqueue(delivery.id, 0);
+  }
 }
 
 export type AttemptResult = { state: 'delivered' | 'failed' | 'skipped' } | { state: 'retry'; inSeconds: number };
@@ -89,18 +102,27 @@ export type AttemptResult = { state: 'delivered' | 'failed' | 'skipped' } | { st
 export async function attemptDelivery(id: string, ctx: WebhookContext, now = () => new Date()): Promise<AttemptResult> {
   const delivery = await getDelivery(id);
   if (!delivery || delivery.status !== 'pending') return { state: 'skipped' };
+  const receiver = await receiverOf(delivery, ctx, now());
+  if ('gone' in receiver) {
+    // Nothing to send to: the delivery ends here, without the dead-letter queue's alarm.
+    await recordAttempt(delivery, { status: 'failed', attempts: delivery.attempts, last_response_code: null, last_error: receiver.gone, next_attempt: null });
+    return { state: 'skipped' };
+  }
   const timestamp = Math.floor(now().getTime() / 1000);
   const headers = {
-    ...signatureHeaders(await ctx.secret(), delivery.id, timestamp, delivery.body),
+    ...signatureHeaders(receiver.secrets, delivery.id, timestamp, delivery.body),
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
   };
-  const outcome = await postWebhook(delivery.url, headers, delivery.body, { timeoutMs: ctx.settings.timeoutMs, allowLoopback: ctx.allowLoopback });
+  // A subscription's URL as it is now: a PATCH that moved the receiver moves its retries too.
+  const url = receiver.subscription?.url ?? delivery.url;
+  const outcome = await postWebhook(url, headers, delivery.body, { timeoutMs: ctx.settings.timeoutMs, allowLoopback: ctx.allowLoopback });
   const next = afterAttempt(delivery, outcome, ctx.settings.retryDelays, now());
   const { retryInSeconds, ...record } = next;
   if (!(await recordAttempt(delivery, record))) return { state: 'skipped' };
+  if (receiver.subscription) await recordHealth(receiver.subscription, delivery, next.status === 'delivered', now());
   // The receiver's host only: a URL's path or query may hold its own secret (Slack-style hooks).
-  const entry = { delivery: delivery.id, host: new URL(delivery.url).host, attempt: next.attempts, status: outcome.status, error: outcome.error };
+  const entry = { delivery: delivery.id, host: new URL(url).host, attempt: next.attempts, status: outcome.status, error: outcome.error };
   if (next.status === 'pending') logger.warn('webhook attempt failed, will retry', entry);
   else if (next.status === 'failed') logger.error('webhook failed on every attempt of the schedule', entry);
   else logger.info('webhook delivered', entry);

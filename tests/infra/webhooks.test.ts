@@ -26,7 +26,7 @@ describe('webhook pipeline', () => {
     data.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: TABLE_SCHEMA.stream } });
   });
 
-  it('the dispatcher reads the stream filtered to inserted outbox items, with retries and a failure queue', () => {
+  it('the dispatcher reads the stream filtered to inserted outbox and change event items, with retries and a failure queue', () => {
     const [dispatchId] = functionByHandler('WebhooksDispatch');
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: dispatchId },
@@ -35,7 +35,9 @@ describe('webhook pipeline', () => {
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
       DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['webhook-event'] } } } }) }] },
+      FilterCriteria: {
+        Filters: ['webhook-event', 'change-event'].map((type) => ({ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [type] } } } }) })),
+      },
     });
   });
 
@@ -70,18 +72,18 @@ describe('webhook pipeline', () => {
     for (const a of alarms) expect(a.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
-  it('least privilege: the dispatcher writes only the outbox and the deliveries, the deliverer only the deliveries', () => {
+  it('least privilege: the dispatcher writes only the outbox and the deliveries, the deliverer only the deliveries and subscriptions', () => {
     const [dispatchId] = functionByHandler('WebhooksDispatch');
     const dispatch = statementsOf(dispatchId);
     const dispatchWrites = dispatch.filter((s) => [s.Action].flat().some((a: string) => /PutItem|DeleteItem|UpdateItem|BatchWrite/.test(a)));
     expect(dispatchWrites).toHaveLength(1);
     expect(dispatchWrites[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX', 'WEBHOOK_DELIVERIES'] } });
-    // It reads what a payload holds (the ticket, its queue, the custom field definitions), the outbox
-    // and its deliveries, by partition, and no index: nothing on the table without a key condition.
+    // It reads what a payload holds (the ticket, its queue, the custom field definitions), the outbox,
+    // the subscriptions and its deliveries, by partition, and no index: nothing without a key condition.
     const reads = dispatch.filter((s) => [s.Action].flat().some((a: string) => /GetItem|Query/.test(a)));
     expect(reads).toHaveLength(1);
     expect(reads[0]!.Action).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
-    expect(reads[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TICKET#*', 'QUEUES', 'CUSTOM_FIELDS', 'OUTBOX', 'WEBHOOK_DELIVERIES'] } });
+    expect(reads[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TICKET#*', 'QUEUES', 'CUSTOM_FIELDS', 'OUTBOX', 'WEBHOOK_DELIVERIES', 'WEBHOOK_SUBSCRIPTIONS'] } });
     expect(dispatch.filter((s) => JSON.stringify(s.Resource).includes('/index/'))).toEqual([]);
     expect(actions(dispatch)).toContain('sqs:SendMessage');
     expect(actions(dispatch)).not.toContain('secretsmanager:GetSecretValue');
@@ -91,9 +93,12 @@ describe('webhook pipeline', () => {
     const [deliverId] = functionByHandler('WebhooksDeliver');
     const deliver = statementsOf(deliverId);
     const table = deliver.filter((s) => [s.Action].flat().some((a: string) => a.startsWith('dynamodb:') && !a.includes('Stream')));
-    expect(table).toHaveLength(1);
-    expect(table[0]!.Action).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    expect(table[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WEBHOOK_DELIVERIES'] } });
+    // Its deliveries (a new one: the log entry of a subscription it disables), and a subscription's
+    // secrets and health.
+    expect(table.map((s) => [s.Action, s.Condition])).toEqual([
+      [['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WEBHOOK_DELIVERIES'] } }],
+      [['dynamodb:GetItem', 'dynamodb:UpdateItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WEBHOOK_SUBSCRIPTIONS'] } }],
+    ]);
     expect(actions(deliver)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage']));
     // It may send only to the dead-letter queue (a delivery whose schedule is spent).
     const sends = deliver.filter((s) => actions([s]).includes('sqs:SendMessage'));

@@ -10,11 +10,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
 import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
+import { startReceiver } from './webhook-receiver';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const COMMANDS = ['create-user', 'set-password', 'deactivate-user', 'activate-user', 'create-token', 'list-tokens', 'revoke-token', 'create-queue', 'create-custom-field', 'list-users', 'list-queues', 'list-custom-fields'];
+const COMMANDS = [
+  'create-user', 'set-password', 'deactivate-user', 'activate-user', 'create-token', 'list-tokens', 'revoke-token', 'create-queue', 'create-custom-field',
+  'create-webhook', 'ping-webhook', 'disable-webhook', 'list-users', 'list-queues', 'list-custom-fields', 'list-webhooks',
+];
 
 interface Result {
   code: number | null;
@@ -285,6 +290,43 @@ describe.sequential('on a data directory', () => {
       expect(inactive.status).toBe(401);
       expect(await inactive.json()).toEqual({ detail: 'User inactive or deleted.' });
       expect(id).toBeGreaterThan(0);
+    });
+
+    it('create-webhook, list-webhooks, ping-webhook, disable-webhook; checked over HTTP', { timeout: 60_000 }, async () => {
+      const receiver = await startReceiver((r) => (r.path === '/down' ? 503 : 200));
+      try {
+        const created = await cli(['create-webhook', '--url', `${receiver.url}/in`, '--events', 'ticket.created,ticket.updated', '--description', 'CLI', '--json'], { dataDir });
+        expect(created.code, created.stderr).toBe(0);
+        const subscription = JSON.parse(created.stdout);
+        expect(subscription).toMatchObject({ events: ['ticket.created', 'ticket.updated'], description: 'CLI', enabled: true, secret: expect.stringMatching(/^whsec_/) });
+        const refused = await cli(['create-webhook', '--url', 'http://169.254.169.254/', '--events', 'ticket.created'], { dataDir });
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toContain('--url');
+
+        const listed = await cli(['list-webhooks'], { dataDir });
+        expect(listed.stdout).toContain(subscription.id);
+        expect(listed.stdout).not.toContain(subscription.secret);
+
+        const pinged = await cli(['ping-webhook', subscription.id, '--json'], { dataDir });
+        expect(pinged.code, pinged.stderr).toBe(0);
+        expect(JSON.parse(pinged.stdout)).toMatchObject({ delivered: true, status: 200 });
+        const [ping] = await receiver.waitFor(1, (r) => r.path === '/in');
+        expect(new Webhook(subscription.secret).verify(ping!.body, ping!.headers as Record<string, string>)).toMatchObject({ type: 'webhook.ping' });
+
+        const downCreated = await cli(['create-webhook', '--url', `${receiver.url}/down`, '--events', 'ticket.created', '--json'], { dataDir });
+        expect(downCreated.code, downCreated.stderr).toBe(0);
+        const down = JSON.parse(downCreated.stdout);
+        const failing = await cli(['ping-webhook', down.id], { dataDir });
+        expect(failing.code).toBe(1);
+        expect(failing.stdout).toContain('503');
+
+        expect((await cli(['disable-webhook', subscription.id], { dataDir })).code).toBe(0);
+        const shown = await fetch(`${runtime.url}/api/webhooks/${subscription.id}/`, { headers: { authorization: basic('admin', ADMIN_PASSWORD) } });
+        expect(await shown.json()).toMatchObject({ id: subscription.id, enabled: false });
+        expect((await cli(['disable-webhook', 'env_new_ticket_0'], { dataDir })).stderr).toMatch(/redeploying/);
+      } finally {
+        await receiver.stop();
+      }
     });
 
     it('create-custom-field: a valid one is listed (without its internal key); an invalid one exits non-zero', { timeout: 60_000 }, async () => {

@@ -31,6 +31,10 @@ const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api/webhook-deliveries': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   '/api/webhook-deliveries/{id}': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   '/api/webhook-deliveries/{id}/redeliver': { allow: 'POST, OPTIONS', actions: [] },
+  '/api/webhooks': { allow: 'GET, POST, HEAD, OPTIONS', actions: ['POST'] },
+  '/api/webhooks/{id}': { allow: 'GET, PATCH, DELETE, HEAD, OPTIONS', actions: [] },
+  '/api/webhooks/{id}/rotate-secret': { allow: 'POST, OPTIONS', actions: ['POST'] },
+  '/api/webhooks/{id}/ping': { allow: 'POST, OPTIONS', actions: [] },
 };
 
 /** The writable fields OPTIONS describes, in order (no custom fields exist on this runtime). */
@@ -38,6 +42,8 @@ const ACTION_FIELDS: Record<string, string[]> = {
   'POST /api/tickets': ['queue', 'title', 'description', 'resolution', 'submitter_email', 'assigned_to', 'status', 'on_hold', 'priority', 'due_date', 'merged_to', 'attachment'],
   'PUT /api/tickets/{id}': ['queue', 'title', 'description', 'resolution', 'submitter_email', 'assigned_to', 'status', 'on_hold', 'priority', 'due_date', 'merged_to'],
   'POST /api/followups': ['ticket', 'user', 'title', 'comment', 'public', 'new_status', 'time_spent', 'attachments'],
+  'POST /api/webhooks': ['url', 'events', 'description', 'enabled'],
+  'POST /api/webhooks/{id}/rotate-secret': ['keep_previous_for'],
   'PUT /api/followups/{id}': ['ticket', 'user', 'title', 'comment', 'public', 'new_status', 'time_spent'],
   'POST /api/followups-attachments': ['followup', 'file', 'filename', 'mime_type', 'size'],
   'POST /api/users': ['first_name', 'last_name', 'username', 'email', 'password'],
@@ -56,6 +62,8 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
   'POST /api/queues': ['title', 'slug'],
   'POST /api/tokens': [],
   'POST /api/custom-fields': ['name', 'label', 'data_type'],
+  'POST /api/webhooks': ['url', 'events'],
+  'POST /api/webhooks/{id}/rotate-secret': [],
 };
 
 const fill = (path: string, values: Record<string, string | number>) => `${path.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? 99999999))}/`;

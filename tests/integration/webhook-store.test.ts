@@ -1,16 +1,20 @@
 /**
  * The webhook store's conditions and queries on a real engine: the outbox's sweep for stranded
  * events (`eventsWrittenBefore`, what the Dispatch function's schedule re-dispatches on AWS when the
- * stream gave up) and a redeliver's requeue (`requeueDelivery`: ended or stuck deliveries only). The
+ * stream gave up), a redeliver's requeue (`requeueDelivery`: ended or stuck deliveries only), and a
+ * subscription disabled after days of failures (the deliverer run with a clock of the test's). The
  * file runs its own runtime in-process (in-memory engines) to reach the store; with no webhook URL
  * set, the local poller dispatches nothing behind the test's back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessRuntime } from './in-process-runtime';
+import { clientFor, type Json } from './client';
+import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
+import { startReceiver } from './webhook-receiver';
+import { DISABLE_AFTER_DAYS } from '../../shared/domain/subscriptions';
 import type { OutboxEvent } from '../../shared/store/outbox';
 import { STUCK_AFTER_MS, type Delivery } from '../../shared/domain/webhooks';
 
-let runtime: { stop(): Promise<void> };
+let runtime: InProcessRuntime;
 let outbox: typeof import('../../shared/store/outbox');
 let transact: typeof import('../../shared/store/transact')['transact'];
 let deliveries: typeof import('../../shared/store/deliveries');
@@ -50,23 +54,23 @@ describe('stranded outbox events', () => {
   });
 });
 
-describe('requeueing a delivery (redeliver)', () => {
-  const delivery = (id: string, status: Delivery['status'], nextAttemptAgoMs: number | null): Delivery => ({
-    id,
-    event: 'ticket.created',
-    event_id: 'evt_x',
-    url: 'https://hooks.example/in',
-    ticket: 1,
-    followup: null,
-    status,
-    attempts: status === 'pending' ? 1 : 8,
-    last_response_code: 503,
-    last_error: null,
-    next_attempt: nextAttemptAgoMs === null ? null : new Date(Date.now() - nextAttemptAgoMs).toISOString(),
-    created: new Date().toISOString(),
-    body: '{}',
-  });
+const delivery = (id: string, status: Delivery['status'], nextAttemptAgoMs: number | null): Delivery => ({
+  id,
+  event: 'ticket.created',
+  event_id: 'evt_x',
+  url: 'https://hooks.example/in',
+  ticket: 1,
+  followup: null,
+  status,
+  attempts: status === 'pending' ? 1 : 8,
+  last_response_code: 503,
+  last_error: null,
+  next_attempt: nextAttemptAgoMs === null ? null : new Date(Date.now() - nextAttemptAgoMs).toISOString(),
+  created: new Date().toISOString(),
+  body: '{}',
+});
 
+describe('requeueing a delivery (redeliver)', () => {
   it('takes a failed or a stuck delivery, not one whose attempts are under way', async () => {
     const cases = [
       [delivery('msg_failed', 'failed', null), true],
@@ -80,5 +84,68 @@ describe('requeueing a delivery (redeliver)', () => {
       expect(requeued === undefined ? 'refused' : `${requeued.status} ${requeued.attempts}`, d.id).toBe(taken ? 'pending 0' : 'refused');
     }
     expect(await deliveries.requeueDelivery('msg_unknown', new Date())).toBeUndefined();
+  });
+});
+
+describe('a subscription whose receiver keeps failing', () => {
+  it(`is disabled after ${DISABLE_AFTER_DAYS} days of failures only, with an entry in the delivery log`, async () => {
+    const receiver = await startReceiver(() => 500);
+    try {
+      const api = clientFor(runtime.url);
+      const created = await api.call('POST', '/api/webhooks/', { json: { url: `${receiver.url}/down`, events: ['ticket.updated'] } });
+      expect(created.status).toBe(201);
+      const subscription = created.body;
+      const { attemptDelivery } = await import('../../shared/webhooks/service');
+      const { config } = await import('../../shared/config');
+      const ctx = {
+        settings: { ...config.webhooks.settings, retryDelays: [3600] },
+        allowLoopback: true,
+        secret: () => Promise.reject(new Error('a subscription signs with its own secret')),
+        queue: { enqueue: () => Promise.resolve() },
+      };
+      const start = Date.parse('2026-01-05T10:00:00Z');
+      const day = 86_400_000;
+      let n = 0;
+      /** One delivery to the subscription, attempted at `start` + `days`. */
+      const attemptAfter = async (days: number) => {
+        n += 1;
+        const id = `msg_${'0'.repeat(25)}${n}`;
+        expect(await deliveries.createDelivery({ ...delivery(id, 'pending', 0), subscription: subscription.id, url: `${receiver.url}/down`, attempts: 0 })).toBe(true);
+        return attemptDelivery(id, ctx, () => new Date(start + days * day));
+      };
+      const shown = async () => (await api.call('GET', `/api/webhooks/${subscription.id}/`)).body;
+
+      expect(await attemptAfter(0)).toEqual({ state: 'retry', inSeconds: 3600 });
+      expect(await shown()).toMatchObject({ enabled: true, failing_since: new Date(start).toISOString() });
+      // A success ends the run of failures; the count starts again at the next failure.
+      receiver.behaviour = () => 204;
+      expect(await attemptAfter(2)).toEqual({ state: 'delivered' });
+      expect((await shown()).failing_since).toBeNull();
+      receiver.behaviour = () => 500;
+      await attemptAfter(3);
+      await attemptAfter(3 + DISABLE_AFTER_DAYS - 0.01);
+      expect(await shown()).toMatchObject({ enabled: true, failing_since: new Date(start + 3 * day).toISOString() });
+      await attemptAfter(3 + DISABLE_AFTER_DAYS);
+      const disabled = await shown();
+      expect(disabled).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining(`${DISABLE_AFTER_DAYS} days`) });
+
+      const log = (await api.call('GET', '/api/webhook-deliveries/?page_size=100')).body;
+      const entries = log.results.filter((d: Json) => d.event === 'subscription.disabled');
+      expect(entries).toEqual([expect.objectContaining({ subscription: subscription.id, status: 'failed', last_error: disabled.disabled_reason })]);
+      // Disabled, it is sent nothing more: a pending delivery ends without an attempt.
+      const posts = receiver.received.length;
+      expect(await attemptAfter(3 + DISABLE_AFTER_DAYS + 1)).toEqual({ state: 'skipped' });
+      expect(receiver.received.length).toBe(posts);
+      expect((await deliveries.getDelivery(`msg_${'0'.repeat(25)}${n}`))).toMatchObject({ status: 'failed', last_error: 'its subscription is disabled' });
+      // Enabled again, it starts afresh.
+      expect((await api.call('PATCH', `/api/webhooks/${subscription.id}/`, { json: { enabled: true } })).body).toMatchObject({ enabled: true, failing_since: null, disabled_reason: null });
+      // A delivery goes to the subscription's URL of the moment it is attempted.
+      receiver.behaviour = () => 204;
+      expect((await api.call('PATCH', `/api/webhooks/${subscription.id}/`, { json: { url: `${receiver.url}/moved` } })).status).toBe(200);
+      expect(await attemptAfter(3 + DISABLE_AFTER_DAYS + 2)).toEqual({ state: 'delivered' });
+      expect(receiver.received.at(-1)!.path).toBe('/moved');
+    } finally {
+      await receiver.stop();
+    }
   });
 });

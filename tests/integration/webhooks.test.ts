@@ -170,6 +170,7 @@ describe('retries and the delivery log', () => {
       url: `${receiver.url}/new-a`,
       ticket: created.id,
       followup: null,
+      subscription: null,
       status: 'delivered',
       attempts: 3,
       last_response_code: 200,
@@ -216,7 +217,7 @@ describe('retries and the delivery log', () => {
     expect(first.status).toBe(200);
     expect(Object.keys(first.body)).toEqual(['next', 'previous', 'results']);
     expect(first.body.results).toHaveLength(2);
-    expect(Object.keys(first.body.results[0])).toEqual(['id', 'event', 'url', 'ticket', 'followup', 'status', 'attempts', 'last_response_code', 'last_error', 'next_attempt', 'created']);
+    expect(Object.keys(first.body.results[0])).toEqual(['id', 'event', 'url', 'ticket', 'followup', 'subscription', 'status', 'attempts', 'last_response_code', 'last_error', 'next_attempt', 'created']);
     const second = await api.call('GET', new URL(first.body.next).pathname + new URL(first.body.next).search);
     expect(second.status).toBe(200);
     const ids = [...first.body.results, ...second.body.results].map((d: { id: string }) => d.id);

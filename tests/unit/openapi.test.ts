@@ -102,9 +102,10 @@ describe('the route table and the document', () => {
       // Every operation: a permission, a cross-site write, or (behind the edge) a request around it.
       expect('403' in responses, what).toBe(true);
       expect('406' in responses, what).toBe(route.negotiatesJson !== false);
-      // Every write takes a body, but redeliver (a bodiless action).
+      // Every write takes a body, but the bodiless actions (redeliver, ping).
       const takesBody = ['POST', 'PUT', 'PATCH'].includes(route.method) && route.doc!.body !== undefined;
-      expect(takesBody, what).toBe(['POST', 'PUT', 'PATCH'].includes(route.method) && route.handler !== 'webhook-deliveries/redeliver');
+      const bodiless = ['webhook-deliveries/redeliver', 'webhook-subscriptions/ping'];
+      expect(takesBody, what).toBe(['POST', 'PUT', 'PATCH'].includes(route.method) && !bodiless.includes(route.handler));
       for (const status of ['413', '415']) expect(status in responses, `${what} ${status}`).toBe(takesBody);
       // The ticket list's status filter is validated too.
       // A POST also answers 400 for a malformed Idempotency-Key.

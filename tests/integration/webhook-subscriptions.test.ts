@@ -1,0 +1,309 @@
+/**
+ * Webhook subscriptions end to end (issue 15): a runtime of this file's own, with one environment
+ * receiver configured, and a real HTTP receiver on loopback. Subscriptions are made over HTTP;
+ * change events are written into the runtime's table as the change feed's items are (`type`
+ * `change-event`), and reach the subscriptions through the table's stream, as on AWS. Signatures
+ * are checked with the `standardwebhooks` package, as a receiver would.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientFor, unique, type Json } from './client';
+import { onSharedEngines } from './shared-engines';
+import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
+import { startReceiver, type Receiver, type Received } from './webhook-receiver';
+import type { ChangeEvent, EventType } from '../../shared/domain/events';
+
+const ENV_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+let receiver: Receiver;
+let runtime: SpawnedRuntime;
+let api: ReturnType<typeof clientFor>;
+let table: { client: DynamoDBDocumentClient; name: string };
+
+beforeAll(async () => {
+  receiver = await startReceiver((r) => (r.path.startsWith('/failing') ? 503 : 200));
+  const engines = onSharedEngines();
+  runtime = await spawnApiRuntime({
+    ...engines,
+    HELPDESK_NEW_TICKET_WEBHOOK_URLS: `${receiver.url}/env-new?token=abc`,
+    HELPDESK_WEBHOOK_SECRET: ENV_SECRET,
+    HELPDESK_WEBHOOK_TIMEOUT: '1',
+    HELPDESK_WEBHOOK_RETRY_DELAYS: '0.3,0.3',
+  });
+  api = clientFor(runtime.url);
+  const dynamo = new DynamoDBClient({
+    endpoint: engines.AWS_ENDPOINT_URL_DYNAMODB,
+    region: engines.AWS_REGION,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  table = { client: DynamoDBDocumentClient.from(dynamo), name: engines.TABLE_NAME! };
+});
+
+afterAll(async () => {
+  await runtime?.stop();
+  await receiver?.stop();
+  table?.client.destroy();
+});
+
+async function subscribe(path: string, events: EventType[], extra: Record<string, unknown> = {}): Promise<Json> {
+  const reply = await api.call('POST', '/api/webhooks/', { json: { url: `${receiver.url}${path}`, events, ...extra } });
+  expect(reply.status, reply.text).toBe(201);
+  return reply.body;
+}
+
+let sequence = 0;
+/** Writes a change event as the change feed does (one item, `type: change-event`); returns it. */
+async function writeChangeEvent(event: EventType, fields: Partial<ChangeEvent> = {}): Promise<ChangeEvent> {
+  sequence += 1;
+  const change: ChangeEvent = {
+    id: `evt_${Date.now().toString(36).padStart(10, '0')}${String(sequence).padStart(16, '0')}`,
+    event,
+    created: new Date().toISOString(),
+    ticket: 7,
+    followup: null,
+    attachment: null,
+    changes: null,
+    data: { id: 7, title: 'Printer on fire' },
+    ...fields,
+  };
+  // The key is the change feed's business (its own partition); the dispatcher reads `type` only.
+  await table.client.send(new PutCommand({ TableName: table.name, Item: { PK: 'TEST_EVENTS', SK: change.id, type: 'change-event', ...change } }));
+  return change;
+}
+
+const at = (path: string) => (r: Received) => r.path === path;
+
+function verifyWith(secret: string, r: Received): unknown {
+  return new Webhook(secret).verify(r.body, {
+    'webhook-id': String(r.headers['webhook-id']),
+    'webhook-timestamp': String(r.headers['webhook-timestamp']),
+    'webhook-signature': String(r.headers['webhook-signature']),
+  });
+}
+
+describe('managing subscriptions', () => {
+  it('a created subscription shows its secret once, and never again', async () => {
+    const created = await subscribe('/crm', ['ticket.updated', 'ticket.created'], { description: 'CRM sync' });
+    expect(created).toMatchObject({ url: `${receiver.url}/crm`, events: ['ticket.created', 'ticket.updated'], description: 'CRM sync', enabled: true, read_only: false });
+    expect(created.id).toMatch(/^sub_[0-9a-z]{26}$/);
+    expect(created.secret).toMatch(/^whsec_/);
+    const shown = await api.call('GET', `/api/webhooks/${created.id}/`);
+    expect(shown.status).toBe(200);
+    expect(shown.body).not.toHaveProperty('secret');
+    const listed = (await api.call('GET', '/api/webhooks/?page_size=100')).body;
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+    expect(listed.results.map((s: Json) => s.id)).toContain(created.id);
+  });
+
+  it('bad input is a 400 saying what is wrong, and nothing is created', async () => {
+    const before = (await api.call('GET', '/api/webhooks/?page_size=100')).body.count as number;
+    const cases: [unknown, string][] = [
+      [{ url: 'http://169.254.169.254/latest', events: ['ticket.created'] }, 'url'],
+      [{ url: 'ftp://hooks.example.com/', events: ['ticket.created'] }, 'url'],
+      [{ url: 'https://hooks.example.com/', events: [] }, 'events'],
+      [{ url: 'https://hooks.example.com/', events: ['ticket.exploded'] }, 'events'],
+      [{ url: 'https://hooks.example.com/', events: 'ticket.created' }, 'events'],
+      [{ events: ['ticket.created'] }, 'url'],
+    ];
+    for (const [body, field] of cases) {
+      const reply = await api.call('POST', '/api/webhooks/', { json: body });
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(Object.keys(reply.body)).toEqual([field]);
+    }
+    expect((await api.call('POST', '/api/webhooks/', { json: { url: 'http://10.0.0.8/', events: ['ticket.created'] } })).body.url[0]).toMatch(/private/);
+    expect((await api.call('GET', '/api/webhooks/?page_size=100')).body.count).toBe(before);
+  });
+
+  it('only superusers may see or manage subscriptions', async () => {
+    const user = await api.createUser();
+    expect((await api.call('GET', '/api/webhooks/', { auth: user.auth })).status).toBe(403);
+    expect((await api.call('POST', '/api/webhooks/', { auth: user.auth, json: { url: `${receiver.url}/x`, events: ['ticket.created'] } })).status).toBe(403);
+  });
+
+  it("the environment's receivers are listed read-only, without their query strings; changing them is a 409", async () => {
+    const listed = (await api.call('GET', '/api/webhooks/?page_size=100')).body;
+    const fromEnvironment = listed.results.filter((s: Json) => s.read_only);
+    expect(fromEnvironment).toEqual([
+      expect.objectContaining({
+        id: 'env_new_ticket_0',
+        url: `${receiver.url}/env-new?…`,
+        events: ['ticket.created'],
+        source: 'HELPDESK_NEW_TICKET_WEBHOOK_URLS',
+        enabled: true,
+      }),
+    ]);
+    expect((await api.call('GET', '/api/webhooks/env_new_ticket_0/')).body).toEqual(fromEnvironment[0]);
+    for (const [method, path, json] of [
+      ['PATCH', '/api/webhooks/env_new_ticket_0/', { enabled: false }],
+      ['DELETE', '/api/webhooks/env_new_ticket_0/', undefined],
+      ['POST', '/api/webhooks/env_new_ticket_0/rotate-secret', {}],
+    ] as const) {
+      const reply = await api.call(method, path, json === undefined ? {} : { json });
+      expect(reply.status, `${method} ${path}`).toBe(409);
+      expect(reply.body.detail).toMatch(/environment.*read-only/);
+    }
+    // ...and they keep working as before: a new ticket still reaches it, signed with the deployment's secret.
+    const ticket = (await api.createTicket({ title: unique('env') })).body;
+    const [r] = await receiver.waitFor(1, (x) => x.path.startsWith('/env-new') && JSON.parse(x.body).ticket?.id === ticket.id);
+    expect(verifyWith(ENV_SECRET, r!)).toMatchObject({ ticket: { id: ticket.id } });
+  });
+
+  it('unknown ids are 404; a deleted subscription is gone', async () => {
+    const created = await subscribe('/to-delete', ['ticket.deleted']);
+    expect((await api.call('DELETE', `/api/webhooks/${created.id}/`)).status).toBe(204);
+    expect((await api.call('GET', `/api/webhooks/${created.id}/`)).status).toBe(404);
+    expect((await api.call('DELETE', `/api/webhooks/${created.id}/`)).status).toBe(404);
+    expect((await api.call('PATCH', '/api/webhooks/sub_nope/', { json: { enabled: false } })).status).toBe(404);
+  });
+});
+
+describe('deliveries', () => {
+  it('a subscription receives the events it listens to, signed with its own secret, and the log names it', async () => {
+    const sub = await subscribe('/updates', ['ticket.updated']);
+    const other = await subscribe('/deletes', ['ticket.deleted']);
+    const event = await writeChangeEvent('ticket.updated', { changes: { title: { old: 'Printer', new: 'Printer on fire' } } });
+    const [r] = await receiver.waitFor(1, at('/updates'));
+    expect(verifyWith(sub.secret, r!)).toEqual({
+      type: 'ticket.updated',
+      timestamp: event.created,
+      data: { id: event.id, event: 'ticket.updated', created: event.created, ticket: 7, followup: null, attachment: null, changes: event.changes, data: event.data },
+    });
+    expect(() => verifyWith(other.secret, r!)).toThrow();
+    expect(() => verifyWith(ENV_SECRET, r!)).toThrow();
+    expect(r!.headers['webhook-id']).toMatch(/^msg_[0-9a-z]{26}$/);
+    // Recorded in the delivery log, delivered, with its subscription.
+    await expect
+      .poll(async () => (await api.call('GET', `/api/webhook-deliveries/${String(r!.headers['webhook-id'])}/`)).body, { timeout: 10_000 })
+      .toMatchObject({ event: 'ticket.updated', subscription: sub.id, status: 'delivered', attempts: 1 });
+    expect(receiver.received.filter(at('/deletes'))).toEqual([]);
+  });
+
+  it('a disabled subscription receives nothing; enabled again, it does', async () => {
+    const off = await subscribe('/off', ['followup.deleted']);
+    await subscribe('/on', ['followup.deleted']);
+    const disabled = await api.call('PATCH', `/api/webhooks/${off.id}/`, { json: { enabled: false } });
+    expect(disabled.body).toMatchObject({ enabled: false, disabled_reason: null });
+    await writeChangeEvent('followup.deleted', { followup: 3 });
+    // The event's deliveries are recorded in one dispatch: once one arrived, there is no other.
+    await receiver.waitFor(1, at('/on'));
+    const log = (await api.call('GET', '/api/webhook-deliveries/?page_size=100')).body;
+    expect(log.results.filter((d: Json) => d.subscription === off.id)).toEqual([]);
+    expect((await api.call('PATCH', `/api/webhooks/${off.id}/`, { json: { enabled: true } })).body.enabled).toBe(true);
+    await writeChangeEvent('followup.deleted', { followup: 4 });
+    await receiver.waitFor(1, at('/off'));
+    await receiver.waitFor(2, at('/on'));
+  });
+
+  it("a payload leaves out what only staff see: private followups' content and staff-only custom fields", async () => {
+    const sub = await subscribe('/private', ['followup.created', 'ticket.updated']);
+    const field = `internal_${unique('f').replace(/[^a-z0-9]/gi, '').slice(-8)}`;
+    expect((await api.call('POST', '/api/custom-fields/', { json: { name: field, label: 'Internal', data_type: 'varchar', max_length: 50, staff_only: true } })).status).toBe(201);
+    await writeChangeEvent('followup.created', { followup: 9, data: { id: 9, ticket: 7, public: false, comment: 'the safe code is 1234', title: 'Internal' } });
+    await writeChangeEvent('ticket.updated', {
+      changes: { [`custom_${field}`]: { old: null, new: 'vip' }, priority: { old: 3, new: 1 } },
+      data: { id: 7, priority: 1, [`custom_${field}`]: 'vip', followup_set: [{ id: 1, public: true }, { id: 9, public: false, comment: 'the safe code is 1234' }] },
+    });
+    const [followup, ticket] = await receiver.waitFor(2, at('/private'));
+    const payloads = [verifyWith(sub.secret, followup!), verifyWith(sub.secret, ticket!)] as Json[];
+    const byType = Object.fromEntries(payloads.map((p) => [p.type, p.data]));
+    expect(byType['followup.created'].data).toEqual({ id: 9, ticket: 7, public: false });
+    expect(byType['ticket.updated'].changes).toEqual({ priority: { old: 3, new: 1 } });
+    expect(byType['ticket.updated'].data).toEqual({ id: 7, priority: 1, followup_set: [{ id: 1, public: true }] });
+    expect(JSON.stringify(payloads)).not.toMatch(/1234|vip/);
+  });
+});
+
+describe('ping', () => {
+  it("reports the receiver's answer: a 2xx, a failure status, no answer", async () => {
+    const ok = await subscribe('/ping-ok', ['ticket.created']);
+    const pinged = await api.call('POST', `/api/webhooks/${ok.id}/ping`);
+    expect(pinged.status).toBe(200);
+    expect(pinged.body).toEqual({ id: expect.stringMatching(/^msg_/), delivered: true, status: 200, error: null });
+    const [r] = await receiver.waitFor(1, at('/ping-ok'));
+    expect(verifyWith(ok.secret, r!)).toEqual({ type: 'webhook.ping', timestamp: expect.any(String), data: { subscription: ok.id } });
+    expect(r!.headers['webhook-id']).toBe(pinged.body.id);
+
+    const failing = await subscribe('/failing', ['ticket.created']);
+    expect((await api.call('POST', `/api/webhooks/${failing.id}/ping`)).body).toMatchObject({ delivered: false, status: 503, error: null });
+
+    const closedPort = await new Promise<number>((done) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => done(port));
+      });
+    });
+    const nobody = (await api.call('POST', '/api/webhooks/', { json: { url: `http://127.0.0.1:${closedPort}/`, events: ['ticket.created'] } })).body;
+    expect((await api.call('POST', `/api/webhooks/${nobody.id}/ping`)).body).toMatchObject({ delivered: false, status: null, error: expect.stringMatching(/ECONNREFUSED/) });
+  });
+});
+
+describe('rotating the secret', () => {
+  it('signs with both secrets during the grace period, and with the new one only after it', async () => {
+    const sub = await subscribe('/rotating', ['ticket.created']);
+    const rotated = await api.call('POST', `/api/webhooks/${sub.id}/rotate-secret`, { json: { keep_previous_for: 2 } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(sub.secret);
+    expect(rotated.body.previous_secret_expires).toEqual(expect.any(String));
+    expect((await api.call('GET', `/api/webhooks/${sub.id}/`)).body).not.toHaveProperty('secret');
+
+    const during = await api.call('POST', `/api/webhooks/${sub.id}/ping`);
+    const [r] = await receiver.waitFor(1, (x) => x.headers['webhook-id'] === during.body.id);
+    expect(String(r!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifyWith(sub.secret, r!)).toMatchObject({ type: 'webhook.ping' });
+    expect(verifyWith(rotated.body.secret, r!)).toMatchObject({ type: 'webhook.ping' });
+
+    // Once the grace period is over, only the new secret signs.
+    let after: Received | undefined;
+    await expect
+      .poll(
+        async () => {
+          const ping = await api.call('POST', `/api/webhooks/${sub.id}/ping`);
+          [after] = await receiver.waitFor(1, (x) => x.headers['webhook-id'] === ping.body.id);
+          return String(after!.headers['webhook-signature']).split(' ').length;
+        },
+        { timeout: 10_000, interval: 500 },
+      )
+      .toBe(1);
+    expect(verifyWith(rotated.body.secret, after!)).toMatchObject({ type: 'webhook.ping' });
+    expect(() => verifyWith(sub.secret, after!)).toThrow();
+  });
+
+  it('rotation refuses a grace period out of range', async () => {
+    const sub = await subscribe('/rotating-bad', ['ticket.created']);
+    const reply = await api.call('POST', `/api/webhooks/${sub.id}/rotate-secret`, { json: { keep_previous_for: 8 * 24 * 3600 } });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ keep_previous_for: [expect.stringMatching(/less than or equal to 604800/)] });
+  });
+});
+
+describe('the example receiver (examples/webhook-receiver.ts, as the README tour runs it)', () => {
+  it("verifies a subscription's ping with its secret and refuses another's", async () => {
+    const sub = (await api.call('POST', '/api/webhooks/', { json: { url: 'http://127.0.0.1:9/', events: ['ticket.created'] } })).body;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/webhook-receiver.ts'], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, WEBHOOK_SECRET: sub.secret, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await expect.poll(() => /listening on (http:\S+)/.exec(output)?.[1], { timeout: 20_000 }).toBeDefined();
+      const url = /listening on (http:\S+)/.exec(output)![1]!;
+      expect((await api.call('PATCH', `/api/webhooks/${sub.id}/`, { json: { url } })).status).toBe(200);
+      expect((await api.call('POST', `/api/webhooks/${sub.id}/ping`)).body).toMatchObject({ delivered: true, status: 204 });
+      expect(output).toMatch(new RegExp(`verified webhook.ping msg_\\S+ \\{"subscription":"${sub.id}"\\}`));
+
+      const other = (await api.call('POST', '/api/webhooks/', { json: { url, events: ['ticket.created'] } })).body;
+      expect((await api.call('POST', `/api/webhooks/${other.id}/ping`)).body).toMatchObject({ delivered: false, status: 400 });
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
