@@ -18,7 +18,6 @@ import { logger } from '../observability';
 import { postWebhook } from './send';
 import { receiverOf, recordHealth } from './subscriptions';
 
-/** Where deliveries wait for their next attempt: SQS on AWS, timers in the local runtime. */
 /**
  * The largest payload a delivery record can hold (a DynamoDB item is at most 400 KB). A ticket
  * whose followups add up to more is recorded as a failed delivery saying so, rather than blocking
@@ -26,6 +25,7 @@ import { receiverOf, recordHealth } from './subscriptions';
  */
 export const MAX_STORED_PAYLOAD_BYTES = 350_000;
 
+/** Where deliveries wait for their next attempt: SQS on AWS, timers in the local runtime. */
 export interface DeliveryQueue {
   enqueue(deliveryId: string, delaySeconds: number): Promise<void>;
 }
