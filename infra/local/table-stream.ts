@@ -52,6 +52,7 @@ export function changeOf(record: StreamRecord): TableChange {
     keys: image(record.dynamodb!.Keys) as TableChange['keys'],
     newImage: image(record.dynamodb!.NewImage),
     oldImage: image(record.dynamodb!.OldImage),
+    stream: { id: record.eventID!, sequence: record.dynamodb!.SequenceNumber!, at: record.dynamodb!.ApproximateCreationDateTime?.getTime() ?? Date.now() },
   };
 }
 

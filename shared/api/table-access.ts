@@ -12,7 +12,7 @@ import { INDEXES, PARTITIONS, type IndexName } from '../store/keys';
 import type { Route } from './routes';
 
 /** The IAM actions the functions use (a transaction needs the action of each of its items). */
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchWriteItem';
 export type { IndexName };
 
 /**
@@ -68,6 +68,10 @@ export function tableRequests(commandName: string, input: Attributes): TableRequ
     case 'BatchGet':
       return Object.values(input.RequestItems as Record<string, { Keys: Attributes[] }>).flatMap(({ Keys }) =>
         Keys.map((Key) => ({ action: 'BatchGetItem' as const, partition: partitionOf({ Key }) })),
+      );
+    case 'BatchWrite':
+      return Object.values(input.RequestItems as Record<string, { PutRequest?: { Item: Attributes }; DeleteRequest?: { Key: Attributes } }[]>).flatMap((requests) =>
+        requests.map((r) => ({ action: 'BatchWriteItem' as const, partition: partitionOf({ Item: r.PutRequest?.Item, Key: r.DeleteRequest?.Key }) })),
       );
     case 'TransactWrite':
       return (input.TransactItems as Record<string, KeyedAction>[]).map((item) => {
@@ -147,6 +151,8 @@ export const GRANTS = {
   redeliver: [on(['GetItem', 'UpdateItem'], P.deliveries)],
   readSubscriptions: [on(['GetItem', 'Query'], P.subscriptions)],
   writeSubscriptions: [on(['GetItem', 'Query', ...WRITE], P.subscriptions)],
+  /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
+  readEvents: [on(['Query'], P.events)],
 } satisfies Record<string, readonly TableGrant[]>;
 
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */

@@ -155,6 +155,17 @@ export const keys = {
   /** Webhook subscriptions share one partition, in creation order: one Query lists them all. */
   subscriptionsPartition: 'WEBHOOK_SUBSCRIPTIONS',
   subscription: (id: string) => ({ PK: 'WEBHOOK_SUBSCRIPTIONS', SK: `SUBSCRIPTION#${id}` }),
+
+  /**
+   * The change feed (store/change-feed.ts): one item per change event in one partition, in order of
+   * `<time>#<stream sequence number:40>#<index>` (written only by the stream consumer).
+   */
+  eventsPartition: 'EVENTS',
+  changeEvent: (position: string) => ({ PK: 'EVENTS', SK: position }),
+  /** A change event's position in the feed: its time (ISO, ms), the stream record's sequence number, the event's index in that record. */
+  eventPosition: (time: string, sequence: string, index: number) => `${time}#${sequence.padStart(40, '0')}#${index}`,
+  /** What every position given out is checked against (a cursor names one). */
+  eventPositionPattern: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#\d{40}#\d$/,
 } as const;
 
 /**
@@ -180,6 +191,7 @@ export const PARTITIONS = {
   outbox: keys.outboxPartition,
   deliveries: keys.deliveriesPartition,
   subscriptions: keys.subscriptionsPartition,
+  events: keys.eventsPartition,
 } as const;
 
 /**

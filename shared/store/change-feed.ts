@@ -1,0 +1,111 @@
+/**
+ * The change feed (issue 15, `GET /api/events/`): every change event, in one partition (`EVENTS`)
+ * in commit order, kept EVENT_RETENTION_DAYS by TTL. Written by the table's stream consumer from
+ * the records of ticket, followup and attachment items (store/events-of.ts), never by a request:
+ * the stream has a record of a change exactly when it committed. Each item inserted here reaches
+ * the webhook dispatcher through the stream too (shared/webhooks/change-events.ts).
+ *
+ * Readers are served only what is older than the settle horizon (config.eventsSettleMs), and the
+ * consumer writes an event that it is late with at the current time instead (same id), so an event
+ * is never written behind a cursor already handed out: docs/data-model.md, "The change feed".
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import type { ChangeEvent } from '../domain/events';
+import { dynamo } from './clients';
+import { listCustomFields } from './custom-fields';
+import { eventsOf, type DerivedEvent } from './events-of';
+import { keys, SORT_BELOW, TICKET_PREFIX } from './keys';
+import { batchGet, batchWrite } from './query';
+import type { TableChange } from './table-changes';
+
+type Item = Record<string, unknown>;
+
+/** The `type` attribute of change event items (the stream filter's discriminator). */
+export const CHANGE_EVENT_ITEM_TYPE = 'change-event';
+
+/** How long the feed keeps an event (the table's TTL attribute, from the event's position in the feed). */
+export const EVENT_RETENTION_DAYS = 30;
+
+export function isChangeEventItem(item: Record<string, unknown> | undefined): boolean {
+  return item?.type === CHANGE_EVENT_ITEM_TYPE;
+}
+
+export function changeEventFromItem(item: Record<string, unknown>): ChangeEvent {
+  const { id, event, created, ticket, followup, attachment, changes, data } = item as unknown as ChangeEvent;
+  return { id, event, created, ticket, followup: followup ?? null, attachment: attachment ?? null, changes: changes ?? null, data: data ?? {} };
+}
+
+/**
+ * Where an event goes in the feed: at its stream record's time, unless that is more than half the
+ * settle horizon ago (a consumer late or retrying), then at `now`: readers have been served events up
+ * to `now - settleMs`, and the margin covers this write's own latency and clocks that differ a little.
+ */
+export function feedPosition(d: Pick<DerivedEvent, 'stream' | 'index'>, now: number, settleMs: number): { position: string; time: number } {
+  const time = d.stream.at >= now - settleMs / 2 ? d.stream.at : now;
+  return { position: keys.eventPosition(new Date(time).toISOString(), d.stream.sequence, d.index), time };
+}
+
+/** The feed's item of an event: the ChangeEvent's fields at top level (what the dispatcher reads). */
+export function changeEventItem(d: DerivedEvent, now: number, settleMs: number): Item {
+  const { position, time } = feedPosition(d, now, settleMs);
+  return { ...keys.changeEvent(position), type: CHANGE_EVENT_ITEM_TYPE, ...d.event, expires_at: Math.floor(time / 1000) + EVENT_RETENTION_DAYS * 86_400 };
+}
+
+const childDeletion = (d: DerivedEvent) => d.event.event === 'followup.deleted' || d.event.event === 'attachment.deleted';
+
+/**
+ * The stream consumer's part: derives the events of a batch of records and writes them, 25 to a
+ * BatchWriteItem. Idempotent: a retried batch puts the same items again (the same keys, unless the
+ * retry comes late: see feedPosition), which changes nothing and inserts nothing. Followups and
+ * attachments removed with their ticket (its deletion, or the consumer's own repair of leftovers)
+ * give no event: one BatchGet of those tickets tells whether they are gone.
+ */
+export async function recordChangeEvents(changes: TableChange[], now: () => number = Date.now): Promise<void> {
+  const relevant = changes.filter((c) => c.stream && c.keys.PK.startsWith(TICKET_PREFIX));
+  if (!relevant.length) return;
+  const ctx = { defs: await listCustomFields(), baseUrl: config.publicUrl ?? '' };
+  let derived = relevant.flatMap((c) => eventsOf(c, ctx));
+  const orphaned = [...new Set(derived.filter(childDeletion).map((d) => d.event.ticket))];
+  if (orphaned.length) {
+    const live = new Set((await batchGet(orphaned.map((t) => keys.ticket(t)))).map((t) => Number(t.id)));
+    derived = derived.filter((d) => !childDeletion(d) || live.has(d.event.ticket));
+  }
+  if (!derived.length) return;
+  const at = now();
+  await batchWrite(derived.map((d) => changeEventItem(d, at, config.eventsSettleMs)));
+}
+
+export interface FeedPage {
+  events: ChangeEvent[];
+  /** The position of the last event returned (undefined when none was). */
+  last: string | undefined;
+  /** Whether more events are readable now. */
+  more: boolean;
+}
+
+/**
+ * Up to `limit` events after position `after` (from the oldest kept without it), of those older than
+ * the settle horizon: one strongly consistent Query of the feed's partition, in position order.
+ */
+export async function readChangeEvents(after: string | undefined, limit: number, now: number = Date.now()): Promise<FeedPage> {
+  const horizon = new Date(now - config.eventsSettleMs).toISOString();
+  // Nothing is readable after a position at or past the horizon (and DynamoDB refuses a start key outside the key condition).
+  if (after !== undefined && after >= horizon) return { events: [], last: undefined, more: false };
+  const out = await dynamo.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      KeyConditionExpression: SORT_BELOW,
+      ExpressionAttributeValues: { ':pk': keys.eventsPartition, ':sk': horizon },
+      ...(after !== undefined ? { ExclusiveStartKey: keys.changeEvent(after) } : {}),
+      Limit: limit + 1,
+      ConsistentRead: true,
+    }),
+  );
+  const items = (out.Items ?? []).slice(0, limit);
+  return {
+    events: items.map(changeEventFromItem),
+    last: items.length ? String(items.at(-1)!.SK) : undefined,
+    more: (out.Items ?? []).length > limit || out.LastEvaluatedKey !== undefined,
+  };
+}
