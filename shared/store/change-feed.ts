@@ -11,7 +11,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import type { ChangeEvent } from '../domain/events';
+import { EVENT_RETENTION_DAYS, type ChangeEvent } from '../domain/events';
 import { dynamo } from './clients';
 import { listCustomFields } from './custom-fields';
 import { eventsOf, type DerivedEvent } from './events-of';
@@ -24,8 +24,6 @@ type Item = Record<string, unknown>;
 /** The `type` attribute of change event items (the stream filter's discriminator). */
 export const CHANGE_EVENT_ITEM_TYPE = 'change-event';
 
-/** How long the feed keeps an event (the table's TTL attribute, from the event's position in the feed). */
-export const EVENT_RETENTION_DAYS = 30;
 
 export function isChangeEventItem(item: Record<string, unknown> | undefined): boolean {
   return item?.type === CHANGE_EVENT_ITEM_TYPE;
@@ -74,6 +72,17 @@ export async function recordChangeEvents(changes: TableChange[], now: () => numb
   if (!derived.length) return;
   const at = now();
   await batchWrite(derived.map((d) => changeEventItem(d, at, config.eventsSettleMs)));
+}
+
+/** A cursor is opaque to clients: the position, base64url-encoded. */
+export function encodeFeedCursor(position: string): string {
+  return Buffer.from(position).toString('base64url');
+}
+
+/** The position a cursor names, or undefined when it is not one this feed gave out. */
+export function decodeFeedCursor(cursor: string): string | undefined {
+  const position = Buffer.from(cursor, 'base64url').toString();
+  return keys.eventPositionPattern.test(position) && encodeFeedCursor(position) === cursor ? position : undefined;
 }
 
 export interface FeedPage {

@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
+import { storedDateTime, wireDateTime } from '../domain/datetime';
 import type { ChangeEvent, EventType, FieldChange, JsonValue } from '../domain/events';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import { attachmentView, followupView, ticketView } from '../domain/views';
@@ -73,7 +74,9 @@ export function fieldChanges(before: Data, after: Data): Record<string, FieldCha
   return changes;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** An event's `created` in the API's wire form, from a stored date-time or the stream record's time. */
+const wire = (stored: string) => wireDateTime(stored)!;
+const iso = (ms: number) => wire(storedDateTime(new Date(ms)));
 
 export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[] {
   const { stream, eventName, newImage, oldImage } = change;
@@ -92,14 +95,14 @@ export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[]
     case 'ticket': {
       if (eventName === 'INSERT') {
         const item = newImage!;
-        add('ticket.created', strip<Ticket>(item).created ?? iso(stream.at), ticketData(item, ctx), {});
+        add('ticket.created', wire(strip<Ticket>(item).created), ticketData(item, ctx), {});
         const opening = openingOf(item);
-        if (opening) add('followup.created', opening.date, followupData(opening, ctx), { followup: opening.id });
+        if (opening) add('followup.created', wire(opening.date), followupData(opening, ctx), { followup: opening.id });
       } else if (eventName === 'MODIFY') {
         const after = ticketData(newImage!, ctx);
         const changes = fieldChanges(ticketData(oldImage!, ctx), after);
         if (!Object.keys(changes).length) break;
-        const created = strip<Ticket>(newImage!).modified ?? iso(stream.at);
+        const created = wire(strip<Ticket>(newImage!).modified);
         add('ticket.updated', created, after, {}, changes);
         if (changes.status) add('ticket.status_changed', created, after, {}, { status: changes.status });
       } else {
@@ -111,7 +114,7 @@ export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[]
       if (eventName === 'INSERT') {
         if (newImage![WRITTEN_OUT]) break; // announced with its ticket
         const f = strip<Followup>(newImage!);
-        add('followup.created', f.date, followupData(f, ctx), { followup: f.id });
+        add('followup.created', wire(f.date), followupData(f, ctx), { followup: f.id });
       } else if (eventName === 'MODIFY') {
         const f = strip<Followup>(newImage!);
         const after = followupData(f, ctx);
