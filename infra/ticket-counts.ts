@@ -12,10 +12,10 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { COUNT_KEY_PATTERNS, INDEXES, PARTITIONS, TICKET_SORT_KEY } from '../shared/store/keys';
+import { TICKET_SORT_KEY } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
 import { filterEquals, grantTable, helpdeskFunction } from './lambda';
-import { on } from '../shared/api/table-access';
+import { STREAM_CONSUMER_GRANTS } from '../shared/api/table-access';
 
 export interface TicketCountsProps {
   settings: EnvironmentSettings;
@@ -36,13 +36,7 @@ export class TicketCounts extends Construct {
       environment: { TABLE_NAME: table.tableName, ...(settings.edge ? { HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}` } : {}) },
       timeout: Duration.minutes(1),
     });
-    grantTable(count, table, [
-      on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], ...COUNT_KEY_PATTERNS),
-      // The change feed: its events, and the custom field definitions that name a ticket's `custom_<name>` keys.
-      on(['BatchWriteItem'], PARTITIONS.events),
-      on(['Query'], PARTITIONS.customFields),
-      { index: INDEXES.gsi1.name }, // the backfill reads every collection in id order
-    ]);
+    grantTable(count, table, STREAM_CONSUMER_GRANTS);
     const failures = new Queue(this, 'CountFailures', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     Validations.of(failures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue (batches the stream gave up on), watched by an alarm.' });
     count.addEventSource(

@@ -8,7 +8,7 @@
  * (infra/local/table-access.ts), so a test that reaches a call a route did not declare fails.
  */
 
-import { INDEXES, PARTITIONS, type IndexName } from '../store/keys';
+import { COUNT_KEY_PATTERNS, INDEXES, PARTITIONS, type IndexName } from '../store/keys';
 import type { Route } from './routes';
 
 /** The IAM actions the functions use (a transaction needs the action of each of its items). */
@@ -154,6 +154,20 @@ export const GRANTS = {
   /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
   readEvents: [on(['Query'], P.events)],
 } satisfies Record<string, readonly TableGrant[]>;
+
+/**
+ * The table stream consumer's grants (CountTickets on AWS: infra/ticket-counts.ts; the local
+ * runtime's stream poller is held to the same): the counts, counted states, ticket collections
+ * (repairs), refs and file cleanup records; Query of gsi1 (the backfill reads every collection in id
+ * order); the change feed, written in batches; the custom field definitions (an event's
+ * `custom_<name>` keys).
+ */
+export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
+  on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], ...COUNT_KEY_PATTERNS),
+  { index: INDEXES.gsi1.name },
+  on(['BatchWriteItem'], P.events),
+  on(['Query'], P.customFields),
+];
 
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
 export function grantsOf(route: Pick<Route, 'method' | 'table'>): TableGrant[] {
