@@ -112,6 +112,19 @@ describe('events for every change', () => {
     expect(events[2].data).toMatchObject({ id: attachment, ticket: ticket.id, followup, filename: 'log.txt' });
   });
 
+  it('a merge is ticket.updated of merged_to (its pointer in the target gives nothing); deleting the target deletes both', async () => {
+    const target = (await api.createTicket({ title: 'Target' })).body;
+    const source = (await api.createTicket({ title: 'Source' })).body;
+    const cursor = await end();
+    expect((await api.call('PATCH', `/api/tickets/${source.id}/`, { json: { merged_to: target.id } })).status).toBe(200);
+    const merged = await since(cursor, 1);
+    expect(kinds(merged.events)).toEqual([`ticket.updated ${source.id}`]);
+    expect(merged.events[0].changes).toEqual({ merged_to: { old: null, new: target.id } });
+    expect((await api.call('DELETE', `/api/tickets/${target.id}/`)).status).toBe(204);
+    const deleted = await since(merged.cursor, 2);
+    expect(kinds(deleted.events).sort()).toEqual([`ticket.deleted ${source.id}`, `ticket.deleted ${target.id}`].sort());
+  });
+
   it('a ticket deleted is ticket.deleted, without an event per followup removed with it', async () => {
     const ticket = (await api.createTicket({ title: 'Doomed' })).body;
     await api.call('POST', '/api/followups/', { json: { ticket: ticket.id, comment: 'One more' } });
