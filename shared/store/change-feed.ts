@@ -44,6 +44,11 @@ export function feedPosition(d: Pick<DerivedEvent, 'stream' | 'index'>, now: num
   return { position: keys.eventPosition(new Date(time).toISOString(), d.stream.sequence, d.index), time };
 }
 
+/** Where an event goes when it is written in time: its stream record's time, sequence number, index. */
+export function naturalPosition(d: Pick<DerivedEvent, 'stream' | 'index'>): string {
+  return keys.eventPosition(new Date(d.stream.at).toISOString(), d.stream.sequence, d.index);
+}
+
 /** The feed's item of an event: the ChangeEvent's fields at top level (what the dispatcher reads). */
 export function changeEventItem(d: DerivedEvent, now: number, settleMs: number): Item {
   const { position, time } = feedPosition(d, now, settleMs);
@@ -55,7 +60,9 @@ const childDeletion = (d: DerivedEvent) => d.event.event === 'followup.deleted' 
 /**
  * The stream consumer's part: derives the events of a batch of records and writes them, 25 to a
  * BatchWriteItem. Idempotent: a retried batch puts the same items again (the same keys, unless the
- * retry comes late: see feedPosition), which changes nothing and inserts nothing. Followups and
+ * retry comes late: see feedPosition), which changes nothing and inserts nothing; a late retry of
+ * events already written in time finds them there and writes nothing either (a restarted local
+ * runtime reads its stream again from the start). Followups and
  * attachments removed with their ticket (its deletion, or the consumer's own repair of leftovers)
  * give no event: one BatchGet of those tickets tells whether they are gone.
  */
@@ -71,7 +78,11 @@ export async function recordChangeEvents(changes: TableChange[], now: () => numb
   }
   if (!derived.length) return;
   const at = now();
-  await batchWrite(derived.map((d) => changeEventItem(d, at, config.eventsSettleMs)));
+  // An event that goes at `now` (late) may be a retry of one already written where it belongs: one
+  // BatchGet of those positions, and what is there (same id) is not written again.
+  const late = derived.filter((d) => feedPosition(d, at, config.eventsSettleMs).time !== d.stream.at);
+  const written = late.length ? new Set((await batchGet(late.map((d) => keys.changeEvent(naturalPosition(d))))).map((i) => String(i.id))) : new Set<string>();
+  await batchWrite(derived.filter((d) => !written.has(d.event.id)).map((d) => changeEventItem(d, at, config.eventsSettleMs)));
 }
 
 /** A cursor is opaque to clients: the position, base64url-encoded. */
