@@ -62,9 +62,9 @@ const childDeletion = (d: DerivedEvent) => d.event.event === 'followup.deleted' 
  * BatchWriteItem. Idempotent: a retried batch puts the same items again (the same keys, unless the
  * retry comes late: see feedPosition), which changes nothing and inserts nothing; a late retry of
  * events already written in time finds them there and writes nothing either (a restarted local
- * runtime reads its stream again from the start). Followups and
- * attachments removed with their ticket (its deletion, or the consumer's own repair of leftovers)
- * give no event: one BatchGet of those tickets tells whether they are gone.
+ * runtime reads its stream again from the start). Followups and attachments removed with their
+ * ticket (its deletion, or the consumer's own repair of leftovers) give no event: one BatchGet of
+ * those tickets tells whether they are gone.
  */
 export async function recordChangeEvents(changes: TableChange[], now: () => number = Date.now): Promise<void> {
   const relevant = changes.filter((c) => c.stream && c.keys.PK.startsWith(TICKET_PREFIX));
