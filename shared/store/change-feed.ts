@@ -14,8 +14,9 @@ import { config } from '../config';
 import { EVENT_RETENTION_DAYS, type ChangeEvent } from '../domain/events';
 import { dynamo } from './clients';
 import { listCustomFields } from './custom-fields';
-import { eventsOf, type DerivedEvent } from './events-of';
+import { eventsOf, type DerivedEvent, type EventContext } from './events-of';
 import { keys, SORT_BELOW, TICKET_PREFIX } from './keys';
+import { openingOf } from './items';
 import { batchGet, batchWrite } from './query';
 import type { TableChange } from './table-changes';
 
@@ -55,6 +56,38 @@ export function changeEventItem(d: DerivedEvent, now: number, settleMs: number):
   return { ...keys.changeEvent(position), type: CHANGE_EVENT_ITEM_TYPE, ...d.event, expires_at: Math.floor(time / 1000) + EVENT_RETENTION_DAYS * 86_400 };
 }
 
+/**
+ * The events of a batch, in stream order. An attachment's `public` is its followup's at that point
+ * of the stream (what the subscriptions' payload policy reads: a private followup's files are named
+ * by their ids only): from the batch's own followup and ticket images before it, else one BatchGet
+ * of those followups and their tickets (an opening followup its ticket item holds); a followup found
+ * nowhere (gone) counts as private.
+ */
+async function eventsOfBatch(changes: TableChange[], ctx: EventContext): Promise<DerivedEvent[]> {
+  const known = new Map<number, boolean>();
+  const learn = (item: Item | undefined) => {
+    if (item?.type === 'followup') known.set(Number(item.id), item.public === true);
+    const opening = item?.type === 'ticket' ? openingOf(item) : undefined;
+    if (opening) known.set(opening.id, opening.public);
+  };
+  const derived: DerivedEvent[] = [];
+  const unknown: DerivedEvent[] = [];
+  for (const change of changes) {
+    learn(change.oldImage);
+    learn(change.newImage);
+    for (const d of eventsOf(change, ctx)) {
+      derived.push(d);
+      if (d.event.attachment === null) continue;
+      const visible = known.get(d.event.followup!);
+      if (visible === undefined) unknown.push(d);
+      else d.event.data.public = visible;
+    }
+  }
+  if (unknown.length) (await batchGet(unknown.flatMap((d) => [keys.followup(d.event.ticket, d.event.followup!), keys.ticket(d.event.ticket)]))).forEach(learn);
+  for (const d of unknown) d.event.data.public = known.get(d.event.followup!) ?? false;
+  return derived;
+}
+
 const childDeletion = (d: DerivedEvent) => d.event.event === 'followup.deleted' || d.event.event === 'attachment.deleted';
 
 /**
@@ -70,7 +103,7 @@ export async function recordChangeEvents(changes: TableChange[], now: () => numb
   const relevant = changes.filter((c) => c.stream && c.keys.PK.startsWith(TICKET_PREFIX));
   if (!relevant.length) return;
   const ctx = { defs: await listCustomFields(), baseUrl: config.publicUrl ?? '' };
-  let derived = relevant.flatMap((c) => eventsOf(c, ctx));
+  let derived = await eventsOfBatch(relevant, ctx);
   const orphaned = [...new Set(derived.filter(childDeletion).map((d) => d.event.ticket))];
   if (orphaned.length) {
     const live = new Set((await batchGet(orphaned.map((t) => keys.ticket(t)))).map((t) => Number(t.id)));

@@ -107,7 +107,10 @@ describe('events for every change', () => {
     expect(kinds(events).slice(4).sort()).toEqual([`attachment.deleted ${ticket.id}/${followup}/a${attachment}`, `followup.deleted ${ticket.id}/${followup}`]);
     expect(events[0].changes).toEqual({ comment: { old: ticket.followup_set[0].comment, new: 'Edited opening' } });
     expect(events[3].changes).toEqual({ public: { old: true, new: false } });
-    expect(events[2].data).toMatchObject({ id: attachment, ticket: ticket.id, followup, filename: 'log.txt' });
+    // An attachment carries its followup's `public` (the subscriptions' payload policy reads it): the
+    // followup was public when the file came, private when it went.
+    expect(events[2].data).toMatchObject({ id: attachment, ticket: ticket.id, followup, filename: 'log.txt', public: true });
+    expect(events.find((e) => e.event === 'attachment.deleted').data).toMatchObject({ id: attachment, public: false });
   });
 
   it('a merge is ticket.updated of merged_to (its pointer in the target gives nothing); deleting the target deletes both', async () => {
