@@ -298,7 +298,7 @@ export const changeEventShape = z.object({
 shapes.add(changeEventShape, {
   id: 'ChangeEvent',
   description:
-    'One committed change. `id` is stable (the same in the feed and in every delivery: deduplicate by it). `changes`: for `*.updated` and `ticket.status_changed`, the changed fields with their `old` and `new` values. `data`: the ticket (without `followup_set`), followup (without `followupattachment_set`) or attachment record (with its `ticket`) as staff see it after the change, or before it for a deletion.',
+    'One committed change. `id` is stable (the same in the feed and in every delivery: deduplicate by it). `changes`: for `*.updated` and `ticket.status_changed`, the changed fields with their `old` and `new` values. `data`: the ticket (without `followup_set`), followup (without `followupattachment_set`) or attachment record (with its `ticket`, and the `public` of its followup) as staff see it after the change, or before it for a deletion.',
 });
 /** The change feed's page: DRF's cursor envelope, and `cursor`, the position after its last event. */
 export const changeEventPage = z.object({ next: nullable(url), previous: z.null(), cursor: nullable(text), results: z.array(changeEventShape) });
