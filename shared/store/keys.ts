@@ -52,11 +52,11 @@ export function inIndex(index: IndexName, from?: 'from' | 'below'): string {
 }
 
 /**
- * Key condition of a Query of gsi4 (listing records): its partition `:pk`, sort keys above `:lo`
- * (`gt`, or from it: `ge`), below `:hi`, or between `:lo` and `:hi` (both included).
+ * Key condition of a Query of an index's partition `:pk` (gsi4 listing records, gsi3 submitters):
+ * sort keys above `:lo` (`gt`, or from it: `ge`), below `:hi`, or between `:lo` and `:hi` (both included).
  */
-export function inListing(bound: 'none' | 'gt' | 'ge' | 'lt' | 'between'): string {
-  const { partitionKey: pk, sortKey: sk } = INDEXES.gsi4;
+export function inSortRange(index: IndexName, bound: 'none' | 'gt' | 'ge' | 'lt' | 'between'): string {
+  const { partitionKey: pk, sortKey: sk } = INDEXES[index];
   const ops = { none: '', gt: ` AND ${sk} > :lo`, ge: ` AND ${sk} >= :lo`, lt: ` AND ${sk} < :hi`, between: ` AND ${sk} BETWEEN :lo AND :hi` };
   return `${pk} = :pk${ops[bound]}`;
 }
@@ -132,8 +132,11 @@ export const keys = {
    * gsi4 keys.
    */
   listed: (ticket: number, dimension: ListingDimension) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
-  /** The ticket a listing record (as gsi4 returns its keys) belongs to. */
-  listedTicket: (pk: string) => Number(pk.slice(LISTED_PREFIX.length)),
+  /** The ticket of a gsi4 (or gsi3) sort key: its last 12 characters. */
+  ticketOfSortKey: (sk: string) => Number(sk.slice(-12)),
+  /** Whether `sk` has the form of a sort key of `dimension`'s partitions (a cursor's, say). */
+  isListingSortKey: (dimension: ListingDimension | 'submitter', sk: string) =>
+    TIME_DIMENSIONS.has(dimension as ListingDimension) ? /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#\d{12}$/.test(sk) : /^\d{12}$/.test(sk),
   /** gsi4 keys of a ticket's listing record: `value` is the queue, assignee (`none` for nobody) or priority, or the time. */
   listing: (dimension: ListingDimension, ticket: number, value: string) =>
     TIME_DIMENSIONS.has(dimension)

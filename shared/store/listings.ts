@@ -14,7 +14,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Ticket } from '../domain/records';
 import { dynamo } from './clients';
-import { keys, INDEXES, inListing, LISTING_DIMENSIONS, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension } from './keys';
+import { keys, INDEXES, inSortRange, LISTING_DIMENSIONS, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension } from './keys';
 import type { TableChange } from './table-changes';
 import { isConditionFailure } from './transact';
 
@@ -101,8 +101,9 @@ export function listingWritesOf(ticketItem: Item): ListingWrite[] {
   return listingWrites(Number(ticketItem.id), Number(ticketItem.version ?? 0), ticketItem, undefined);
 }
 
-/** Which gsi4 partition a filtered list reads, and the bounds of its sort keys. */
+/** Which partition of gsi4 (or gsi3) a filtered list reads, and the bounds of its sort keys. */
 export interface ListingQuery {
+  index: 'gsi3' | 'gsi4';
   partition: string;
   /** Sort keys from this one on (included). */
   from?: string;
@@ -114,8 +115,9 @@ export interface ListingQuery {
 }
 
 /**
- * The ticket ids of one page of a gsi4 partition (keys only, eventually consistent), in the
- * order asked for, with the sort key of each: one Query of at most `limit` entries.
+ * The ticket ids of one page of a gsi4 partition (keys only) or a gsi3 one, eventually
+ * consistent, in the order asked for, with the sort key of each (its last 12 characters are the
+ * ticket id): one Query of at most `limit` entries.
  */
 export async function readListing(query: ListingQuery, limit: number): Promise<{ ticket: number; key: string }[]> {
   // The Query reads in the list's order, or against it for a page before a cursor (then reversed).
@@ -130,17 +132,17 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
-      IndexName: INDEXES.gsi4.name,
-      KeyConditionExpression: inListing(bound),
+      IndexName: INDEXES[query.index].name,
+      KeyConditionExpression: inSortRange(query.index, bound),
       ExpressionAttributeValues: values,
       ScanIndexForward: query.ascending !== backwards,
       // BETWEEN includes its ends: the cursor's own entry comes back and is left out.
       Limit: limit + (bound === 'between' ? 2 : 0),
     }),
   );
-  const sortKey = INDEXES.gsi4.sortKey;
+  const sortKey = INDEXES[query.index].sortKey;
   const found = (out.Items ?? [])
-    .map((i) => ({ ticket: keys.listedTicket(String(i.PK)), key: String(i[sortKey]) }))
+    .map((i) => ({ ticket: keys.ticketOfSortKey(String(i[sortKey])), key: String(i[sortKey]) }))
     .filter((e) => e.key !== upper && e.key !== lowerExclusive)
     .slice(0, limit);
   return backwards ? found.reverse() : found;
