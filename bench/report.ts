@@ -1,6 +1,7 @@
 /** Renders the benchmark's results as docs/benchmarks.md. */
 import { environments } from '../infra/environments';
 import type { BenchResults } from './run';
+import type { ListCosts } from './scale';
 
 const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
 
@@ -24,6 +25,24 @@ export function requestFloors(o: BenchResults['operations'], listMeasured: strin
     ],
     ['PATCH: DynamoDB requests ≤ 2', `${o['PATCH']?.dynamodb}`, (o['PATCH']?.dynamodb ?? 9) <= 2],
     ['denied request: 0 requests after the first', `${o['denied (403)']?.dynamodb}`, o['denied (403)']?.dynamodb === 0],
+  ];
+}
+
+/**
+ * A filtered list page of 25 (issue 15 item 4; docs/data-model.md, "Filtered lists"): 1 Query of the
+ * filter's index for the page's ids, 1 Query per ticket of its collection (25), and the totals item
+ * where the list keeps a count. Read units: half a unit per Query of up to 4 KB (eventually
+ * consistent), 1 for the totals (strongly consistent). A list by `-id` reads as the upstream list does.
+ */
+export const FILTERED_PAGE_FLOORS = { requests: 27, readUnits: 14 };
+
+/** The floors of the filtered pages measured (`… next`: the page after, by its cursor). */
+export function filteredFloors(pages: ListCosts): Target[] {
+  const requests = Math.max(...Object.values(pages).map((p) => p.requests));
+  const readUnits = Math.max(...Object.values(pages).map((p) => p.readUnits));
+  return [
+    [`filtered list page: DynamoDB requests ≤ ${FILTERED_PAGE_FLOORS.requests}, every filter and ordering measured`, `at most ${requests}`, requests <= FILTERED_PAGE_FLOORS.requests],
+    [`filtered list page: read units ≤ ${FILTERED_PAGE_FLOORS.readUnits}`, `at most ${readUnits}`, readUnits <= FILTERED_PAGE_FLOORS.readUnits],
   ];
 }
 
