@@ -131,7 +131,20 @@ export function renderReport(r: BenchResults): string {
   const pageRows = pageNames
     .map((name) => `| ${name} | ${sizes.map((size) => (size.pages[name] ? `${size.pages[name].requests} / ${size.pages[name].readUnits} / ${size.pages[name].p50}` : '–')).join(' | ')} |`)
     .join('\n');
+  const filteredNames = [...new Set([...Object.keys(r.scale.small.filtered), ...Object.keys(r.scale.large.filtered)])];
+  const cell = (c: ListCosts[string] | undefined) => (c ? `${c.requests} / ${c.readUnits} / ${c.p50}` : '–');
+  const filteredRows = filteredNames.map((name) => `| ${name} | ${cell(r.scale.small.filtered[name])} | ${cell(r.scale.large.filtered[name])} |`).join('\n');
+  const checkRows = Object.entries(r.scale.large.filterChecks)
+    .map(([name, c]) => `| ${name} | ${c.expected.toLocaleString('en')} | ${c.listed.toLocaleString('en')} | ${c.exact ? 'yes' : '**no**'} | ${c.pages} | ${c.requests.toLocaleString('en')} |`)
+    .join('\n');
+  const checks = Object.values(r.scale.large.filterChecks);
   const targets: Target[] = [
+    ...filteredFloors({ ...r.scale.small.filtered, ...r.scale.large.filtered }),
+    [
+      `filters: each lists exactly the matching tickets, in order, at ${r.scale.large.tickets.toLocaleString('en')} tickets`,
+      `${checks.filter((c) => c.exact).length} of ${checks.length}`,
+      checks.length > 0 && checks.every((c) => c.exact),
+    ],
     ...requestFloors(o, `at most ${maxRequests} (at ${r.scale.huge.tickets.toLocaleString('en')} simulated tickets: ${Math.max(...Object.values(r.scale.huge.pages).map((p) => p.requests))})`, maxRequests),
     [
       `list page: read units flat from ${r.scale.small.tickets} to ${r.scale.huge.tickets.toLocaleString('en')} tickets (same page, within 0.5)`,
@@ -229,6 +242,26 @@ A page costs one Query of the counts partition from its nearer end (the totals, 
 page past the first the blocks up to it) and one Query of gsi1 (or of gsi2 per status asked for)
 from at most 24 tickets before the page; a cursor page reads no block. Nothing of it grows with the
 table (docs/data-model.md, "List pages at any size").
+
+### Filtered lists
+
+The filtered and reordered list pages (25 tickets; \`… next\`: the page after it, by its cursor),
+DynamoDB requests / read units / p50 ms at each size. A filtered page is one Query of the filter's
+index partition for the page's ids (gsi4 listing records; gsi3 for \`submitter_email\`), one Query
+per ticket of its collection, and the totals item where the list keeps a count; \`-id\` reads as the
+upstream list does (docs/data-model.md, "Filtered lists"). A page with fewer matches reads fewer
+collections.
+
+| Page | ${r.scale.small.tickets.toLocaleString('en')} tickets | ${r.scale.large.tickets.toLocaleString('en')} tickets |
+|---|---|---|
+${filteredRows}
+
+Each filter's whole list at ${r.scale.large.tickets.toLocaleString('en')} tickets, followed page by page (100 a page), against the
+tickets the table holds (read whole for the check only), compared in order:
+
+| Filter | Matching | Listed | Exactly, in order | Pages | DynamoDB requests |
+|---|---|---|---|---|---|
+${checkRows}
 
 ## Cold start: bundles
 
