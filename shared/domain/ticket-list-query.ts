@@ -47,6 +47,7 @@ export type TicketListQuery =
 
 const INTEGER = /^\d{1,15}$/;
 const WHOLE_NUMBER = 'Enter a whole number.';
+const EMAIL_MAX = 254;
 
 /** 400 in upstream's shape, saying which filters and orderings combine. */
 export class UnsupportedCombination extends HttpError {
@@ -95,6 +96,8 @@ export function parseTicketListQuery(query: Record<string, string | undefined>):
   const priority = given('priority');
   if (priority !== undefined && !PRIORITY_VALUES.some((p) => String(p) === priority)) errors.priority = [MESSAGES.choice(priority)];
   const email = given('submitter_email');
+  // A stored e-mail has at most 254 characters (the field's limit): a longer one matches nothing, and would not fit a key.
+  if (email !== undefined && email.length > EMAIL_MAX) errors.submitter_email = [MESSAGES.maxLength(EMAIL_MAX)];
   const updatedSince = time('updated_since');
   const createdSince = time('created_since');
   const rawOrdering = given('ordering');

@@ -40,11 +40,11 @@ describe('parseTicketListQuery', () => {
 
   it('bad values are field errors, all at once', () => {
     try {
-      parseTicketListQuery({ queue: '-1', priority: '0', updated_since: 'soon', ordering: 'title', status: 'nope' });
+      parseTicketListQuery({ queue: '-1', priority: '0', updated_since: 'soon', ordering: 'title', status: 'nope', submitter_email: `${'a'.repeat(250)}@b.cd` });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ValidationError);
-      expect(Object.keys((error as ValidationError).fields).sort()).toEqual(['ordering', 'priority', 'queue', 'status', 'updated_since']);
+      expect(Object.keys((error as ValidationError).fields).sort()).toEqual(['ordering', 'priority', 'queue', 'status', 'submitter_email', 'updated_since']);
     }
   });
 });
