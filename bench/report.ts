@@ -34,11 +34,11 @@ export function requestFloors(o: BenchResults['operations'], listMeasured: strin
  * where the list keeps a count. Read units: half a unit per Query of up to 4 KB (eventually
  * consistent), 1 for the totals (strongly consistent); a `submitter_email` page reads gsi3, which
  * projects whole ticket items (about 2 units for 26 of them: measured 14.5 in all). A list by `-id`
- * reads as the upstream list does. One request more is allowed, as the list page's floor allows: the
+ * reads as the upstream list does. One request (and a read unit) more is allowed, as the list page's floor allows: the
  * 60-second cache of the custom field definitions (or the 5-second one of the caller's user record)
  * may run out between the warm-up and the counted request on a slow machine.
  */
-export const FILTERED_PAGE_FLOORS = { requests: 28, readUnits: 15 };
+export const FILTERED_PAGE_FLOORS = { requests: 28, readUnits: 16 };
 
 /** The floors of the filtered pages measured (`… next`: the page after, by its cursor). */
 export function filteredFloors(pages: ListCosts): Target[] {
