@@ -9,6 +9,7 @@ import { TICKET_PREFIX, TICKET_SORT_KEY } from './keys';
 import { applyTicketRecords } from './ticket-counts';
 import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
 import { openingOf } from './items';
+import { applyListingChanges } from './listings';
 
 type Item = Record<string, unknown>;
 
@@ -54,4 +55,5 @@ export async function applyTableChanges(changes: TableChange[]): Promise<void> {
   const statusChanged = tickets.length ? await applyTicketRecords(tickets) : [];
   if (removed.length || statusChanged.length || added.length) await repairCollections({ removed, statusChanged, added });
   await mendOpeningRefs(openings);
+  await applyListingChanges(changes);
 }
