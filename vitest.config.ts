@@ -38,6 +38,7 @@ const IN_PROCESS = [
   'tests/integration/faults.test.ts',
   'tests/integration/table-grants.test.ts',
   'tests/integration/ticket-counts.test.ts',
+  'tests/integration/ticket-filters.test.ts',
   'tests/integration/webhook-store.test.ts',
 ];
 

@@ -133,7 +133,7 @@ export interface OperationDoc {
   body?: BodyDoc;
   /** Takes `page` and `page_size`. */
   paginated?: boolean;
-  query?: { name: string; description: string }[];
+  query?: { name: string; description: string; example?: string }[];
   /** Error statuses beyond the ones every operation can answer. */
   errors?: number[];
   /** Answers 304 to a matching `If-None-Match`. */
@@ -226,17 +226,33 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.listTickets], files: [],
+    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.listTickets, ...G.filteredTickets], files: [],
     doc: {
       tag: 'Tickets',
       summary: 'List tickets with their followups and attachments',
-      success: json('TicketPage', 200, 'A page of tickets, oldest first.'),
+      description:
+        'Without a filter or `ordering`, upstream\'s list: oldest first, by page number. Each filter is served by an index of its own and is given alone (`status` too); a combination no index serves answers 400 saying which combine. ' +
+        'A filtered list, or one ordered other than by `id`, is paged by cursor (`next` and `previous` links; `page` answers 400), and its `count` is null where no count is kept (`assigned_to`, `priority`, `submitter_email`, `updated_since`, `created_since`). ' +
+        'The filters other than `status` and `submitter_email` read listing records the table\'s stream keeps: a change shows in them within about a second.',
+      success: json('TicketPage', 200, 'A page of tickets, oldest first unless `ordering` says otherwise.'),
       paginated: true,
       query: [
-        { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`).' },
+        { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`). Orderings: `id`, `-id`.' },
+        { name: 'queue', description: 'Only tickets of this queue (its id). Orderings: `id`, `-id`.', example: '1' },
+        { name: 'assigned_to', description: 'Only tickets assigned to this user (their id), or `none`: unassigned tickets. Orderings: `id`, `-id`.', example: '2' },
+        { name: 'submitter_email', description: 'Only tickets with this submitter e-mail (exact). Orderings: `id`, `-id`.', example: 'someone@example.com' },
+        { name: 'priority', description: 'Only tickets of this priority (1 to 5). Orderings: `id`, `-id`.', example: '2' },
+        { name: 'updated_since', description: 'Only tickets modified at or after this ISO 8601 date-time (UTC without an offset). Orderings: `modified` (the default with this filter), `-modified`.', example: '2030-01-02T03:04:05Z' },
+        { name: 'created_since', description: 'Only tickets created at or after this ISO 8601 date-time (UTC without an offset). Orderings: `created` (the default with this filter), `-created`.', example: '2030-01-02T03:04:05Z' },
+        {
+          name: 'ordering',
+          description:
+            'The order: `id` (the default), `-id`, `created`, `-created`, `modified`, `-modified` (a leading `-` reverses it). `created` is its own order, not `id`: a ticket\'s creation time is taken before its id is given out, so two tickets created at once can have ids the other way round.',
+          example: '-modified',
+        },
         {
           name: 'cursor',
-          description: `A position in the list, as the \`next\` and \`previous\` links carry it (opaque). Page numbers reach pages that start within ${MAX_PAGE_DEPTH.toLocaleString('en')} tickets of either end of the list (a deeper \`page\` answers 400); past that depth the links carry a cursor instead of a page number. An unknown cursor answers 404.`,
+          description: `A position in the list, as the \`next\` and \`previous\` links carry it (opaque). Page numbers reach pages that start within ${MAX_PAGE_DEPTH.toLocaleString('en')} tickets of either end of the list (a deeper \`page\` answers 400); past that depth, and on filtered or reordered lists, the links carry a cursor instead of a page number. An unknown cursor answers 404.`,
         },
       ],
       errors: [400],

@@ -215,7 +215,8 @@ export function pageOf<T extends z.core.SomeType>(item: T) {
   return z.object({ count: z.int().check(z.minimum(0)), next: nullable(url), previous: nullable(url), results: z.array(item) });
 }
 
-export const ticketPage = pageOf(ticketShape);
+/** The ticket list's page: `count` is null for a filter whose count is not kept (routes.ts says which). */
+export const ticketPage = z.object({ count: nullable(z.int().check(z.minimum(0))), next: nullable(url), previous: nullable(url), results: z.array(ticketShape) });
 shapes.add(ticketPage, { id: 'TicketPage' });
 export const followupPage = pageOf(followupShape);
 shapes.add(followupPage, { id: 'FollowupPage' });

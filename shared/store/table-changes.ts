@@ -11,6 +11,7 @@ import { applyTicketRecords } from './ticket-counts';
 import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
 import { openingOf } from './items';
 import { recordChangeEvents } from './change-feed';
+import { applyListingChanges } from './listings';
 
 type Item = Record<string, unknown>;
 
@@ -68,6 +69,7 @@ export async function applyTableChanges(changes: TableChange[]): Promise<void> {
   const statusChanged = tickets.length ? await applyTicketRecords(tickets) : [];
   if (removed.length || statusChanged.length || added.length) await repairCollections({ removed, statusChanged, added });
   await mendOpeningRefs(openings);
+  await applyListingChanges(changes);
   // After the repairs: a followup they removed with its ticket is then known to be gone with it.
   await recordChangeEvents(changes);
 }
