@@ -51,12 +51,13 @@ export function filteredFloors(pages: ListCosts): Target[] {
 }
 
 /**
- * What `--quick` allows a bundle: today's largest (api/openapi, 353 KiB, which carries the document's
- * generator and every route's docs: the change feed's route took it from 349.6 to 352.9) and a small
- * margin, so that a change that grows a bundle fails CI. Issue 16's target is 300 KiB (the report's
- * "every bundle" row); this budget comes down as the bundles do.
+ * What `--quick` allows a bundle: today's largest (api/openapi, 355.9 KiB, which carries the
+ * document's generator and every route's docs: the list filters took it from 349.6 to 352.4, the
+ * change feed's route to 355.9) and a small margin, so that a change that grows a bundle fails CI.
+ * Issue 16's target is 300 KiB (the report's "every bundle" row); this budget comes down as the
+ * bundles do.
  */
-export const BUNDLE_BUDGET_BYTES = 356 * 1024;
+export const BUNDLE_BUDGET_BYTES = 358 * 1024;
 
 /** CPU per request targets (issue 16), milliseconds in the server's Node process, after warm-up. */
 export const CPU_TARGETS: Record<string, number> = { 'GET one ticket': 0.6, 'list page of 25': 1.5 };
