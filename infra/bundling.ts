@@ -3,8 +3,10 @@
  * bundles with the same settings to measure sizes and cold imports.
  */
 import { createRequire } from 'node:module';
+import { brotliCompressSync, constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { openApiTemplate } from '../shared/api/openapi';
 import { fallbackRoute, routeFacts, routes } from '../shared/api/routes';
 
 /** An ESM bundle needs `require` for the CommonJS parts of its dependencies (toolchain.md). */
@@ -81,7 +83,9 @@ export function assetCommands(assets: readonly string[], outputDir: string): str
  * - its route's facts, so that the bundle leaves the route table out (shared/middleware/index.ts);
  * - whether it has the Tracer (shared/middleware/observe.ts; EnvironmentSettings.tracedHandlers);
  * - whether it can parse multipart bodies (shared/middleware/body.ts): only the methods that carry a
- *   body do (a POST without fields still fingerprints its body for an Idempotency-Key).
+ *   body do (a POST without fields still fingerprints its body for an Idempotency-Key);
+ * - for the openapi function, the document's template (shared/api/openapi-template.ts), as base64 of
+ *   its JSON brotli-compressed (deterministic: the same routes give the same bundle).
  */
 export function bundleDefines(handler: string, traced = false): Record<string, string> {
   // Functions without a route (stream consumers, queue workers, schedules) parse no request.
@@ -91,7 +95,14 @@ export function bundleDefines(handler: string, traced = false): Record<string, s
     ...(route ? { 'process.env.HELPDESK_ROUTE_FACTS': JSON.stringify(JSON.stringify(routeFacts(route))) } : {}),
     'process.env.HELPDESK_TRACER': JSON.stringify(String(traced)),
     'process.env.HELPDESK_MULTIPART': JSON.stringify(String(takesBody)),
+    ...(handler === 'api/openapi' ? { 'process.env.HELPDESK_OPENAPI_TEMPLATE': JSON.stringify(packedOpenApiTemplate()) } : {}),
   };
+}
+
+let packedTemplate: string | undefined;
+function packedOpenApiTemplate(): string {
+  packedTemplate ??= brotliCompressSync(JSON.stringify(openApiTemplate()), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).toString('base64');
+  return packedTemplate;
 }
 
 /** Bundles one function exactly as the stacks do, to `outfile` (the benchmark and a test measure it). */
