@@ -31,7 +31,7 @@ export const BUNDLE_SETTINGS = {
   banner: ESM_REQUIRE_BANNER,
   /**
    * Left out of every bundle (~15 KiB): the SDK imports its event-stream codec lazily, only for an
-   * operation that streams events, and none of DynamoDB's or SQS's does (S3 and Secrets Manager are
+   * operation that streams events, and none of DynamoDB's does (S3, SQS and Secrets Manager are
    * called through aws4fetch).
    */
   external: ['@smithy/core/event-streams'],

@@ -1,0 +1,110 @@
+/**
+ * One call to an AWS service's JSON protocol (SQS, Secrets Manager), signed with aws4fetch (SigV4),
+ * which every bundle has anyway (S3 in files.ts, the edge secret in middleware/origin.ts): the SDK's
+ * clients for these services would add ~46 KiB to each function that sends a message or reads a
+ * secret, for one or two calls each.
+ *
+ * As the SDK's clients would: credentials from the function's environment, up to 3 attempts when
+ * the service answers 5xx or 429 or the connection fails (with jittered backoff), each attempt given
+ * HELPDESK_DEPENDENCY_TIMEOUT_MS (default 2 s, as store/clients.ts); a call that never got an answer
+ * throws a TimeoutError (or a NetworkingError with the socket's code), and an error the service
+ * answers is thrown with the error's name (`__type` without its namespace) and message.
+ */
+import { AwsClient } from 'aws4fetch';
+import { config } from '../config';
+
+export const AWS_JSON_ATTEMPTS = 3;
+const attemptMs = config.dependencyTimeoutMs ?? 2000;
+
+/** The services called this way: their signing name, endpoint prefix and JSON protocol version. */
+const SERVICES = {
+  sqs: { target: 'AmazonSQS', contentType: 'application/x-amz-json-1.0', endpoint: () => config.aws.sqsEndpoint },
+  secretsmanager: { target: 'secretsmanager', contentType: 'application/x-amz-json-1.1', endpoint: () => config.aws.secretsManagerEndpoint },
+} as const;
+export type AwsJsonService = keyof typeof SERVICES;
+
+const clients = new Map<string, AwsClient>();
+function signer(service: AwsJsonService, region: string): AwsClient {
+  const key = `${service} ${region}`;
+  let client = clients.get(key);
+  if (!client) {
+    const { accessKeyId, secretAccessKey, sessionToken } = config.aws;
+    client = new AwsClient({ accessKeyId, secretAccessKey, sessionToken, service, region, retries: 0 });
+    clients.set(key, client);
+  }
+  return client;
+}
+
+/** An error the service answered, with its name and HTTP status (as the SDK's exceptions carry them). */
+export class AwsServiceError extends Error {
+  constructor(name: string, message: string, readonly $metadata: { httpStatusCode: number }) {
+    super(message);
+    this.name = name;
+  }
+}
+
+const retryable = (status: number) => status >= 500 || status === 429;
+
+export interface AwsJsonOptions {
+  /** The service's region; the function's own by default. */
+  region?: string | undefined;
+  /** Attempts at most (AWS_JSON_ATTEMPTS by default). */
+  attempts?: number;
+  /** Milliseconds each attempt may take (HELPDESK_DEPENDENCY_TIMEOUT_MS, or 2 s, by default). */
+  timeoutMs?: number;
+}
+
+/** Calls `operation` (e.g. `SendMessage`) of `service` with `input`; the parsed answer. */
+export async function awsJsonCall<T = Record<string, unknown>>(service: AwsJsonService, operation: string, input: object, options: AwsJsonOptions = {}): Promise<T> {
+  const { region = config.aws.region, attempts = AWS_JSON_ATTEMPTS, timeoutMs = attemptMs } = options;
+  const { target, contentType, endpoint } = SERVICES[service];
+  // AWS_ENDPOINT_URL_SQS and AWS_ENDPOINT_URL_SECRETS_MANAGER replace the endpoint, as for the SDK.
+  const url = endpoint() ?? `https://${service}.${region}.amazonaws.com/`;
+  const body = JSON.stringify(input);
+  for (let attempt = 1; ; attempt++) {
+    let response: Response;
+    try {
+      const request = await signer(service, region).sign(url, {
+        method: 'POST',
+        headers: { 'Content-Type': contentType, 'X-Amz-Target': `${target}.${operation}` },
+        body,
+      });
+      // The signal goes to fetch itself, for the reason files.ts gives.
+      response = await fetch(request, { signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      if (attempt < attempts) {
+        await backoff(attempt);
+        continue;
+      }
+      // Named as the SDK's HTTP handler names them, which the error middleware answers with a 503.
+      const timedOut = (error as Error).name === 'TimeoutError';
+      throw Object.assign(new Error(`${service} ${operation} failed: ${(error as Error).message}`), {
+        name: timedOut ? 'TimeoutError' : 'NetworkingError',
+        code: ((error as Error).cause as { code?: string } | undefined)?.code,
+        $metadata: { attempts: attempt },
+        cause: error,
+      });
+    }
+    const text = await response.text();
+    if (response.ok) return (text ? JSON.parse(text) : {}) as T;
+    if (retryable(response.status) && attempt < attempts) {
+      await backoff(attempt);
+      continue;
+    }
+    let fault: { __type?: string; message?: string; Message?: string } = {};
+    try {
+      fault = JSON.parse(text) as typeof fault;
+    } catch {
+      // not JSON: the status names it
+    }
+    const name = fault.__type?.split('#').pop() || `HTTP${response.status}`;
+    throw new AwsServiceError(name, `${service} ${operation} failed: ${name}${fault.message ?? fault.Message ? `: ${fault.message ?? fault.Message}` : ''}`, {
+      httpStatusCode: response.status,
+    });
+  }
+}
+
+/** Full jitter, as the SDK's standard retry strategy: up to 100 ms, 200 ms ... */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, Math.random() * 100 * 2 ** (attempt - 1)));
+}
