@@ -22,6 +22,19 @@ export const BUNDLE_ALIASES: Record<string, string> = {
   '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
   // The DynamoDB client's endpoint-discovery cache: a Map-based LRU instead of mnemonist's (~7 KiB).
   'mnemonist/lru-cache': fileURLToPath(new URL('./lambda-lru-cache.ts', import.meta.url)),
+  /**
+   * node:http and node:https taken with process.getBuiltinModule (infra/builtins/), not imported: an
+   * ESM import of node:http builds the module's ESM facade, which reads every export, and reading its
+   * lazy `WebSocket`, `MessageEvent` and `CloseEvent` loads all of undici (fetch's HTTP client) and
+   * http2 and zlib with it. That was a fifth of a cold import (tickets/get: median 120 → 92 ms on a
+   * loaded machine); fetch, where a function calls it, loads undici on first use instead.
+   */
+  ...Object.fromEntries(
+    ['http', 'https'].flatMap((name) => {
+      const shim = fileURLToPath(new URL(`./builtins/${name}.ts`, import.meta.url));
+      return [[name, shim], [`node:${name}`, shim]];
+    }),
+  ),
 };
 
 export const BUNDLE_SETTINGS = {

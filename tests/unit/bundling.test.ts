@@ -71,6 +71,8 @@ describe('route facts in the bundles', () => {
     const { status, targets } = JSON.parse(runScript(code)) as { status: number; targets: string[] };
     expect(status).toBe(401);
     expect(targets).toContain('DynamoDB_20120810.GetItem');
+    // node:http comes from process.getBuiltinModule, not an ESM import (whose facade would load undici).
+    expect(readFileSync(get, 'utf8')).not.toMatch(/from\s*"node:https?"/);
   }, 120_000);
 });
 
