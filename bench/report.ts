@@ -61,9 +61,9 @@ Decided, by measured size and import:
 - **The OpenAPI document**: its template is built at bundling time and compiled into the openapi
   function brotli-compressed (shared/api/openapi-template.ts), decompressed once at module load,
   instead of the route table, the zod shapes and their JSON Schema generator: 343 → 283 KiB.
-- **SQS and Secrets Manager** through their JSON protocols signed with aws4fetch (shared/store/aws-json.ts),
-  which every bundle has for S3 and the edge secret, instead of their SDK clients: webhook redeliver
-  345 → 292 KiB.
+- **SQS and Secrets Manager** through their JSON protocols signed by the SDK's own SigV4 signer
+  (shared/store/aws-json.ts), which every bundle has for DynamoDB, instead of their SDK clients (and
+  the edge secret's read instead of aws4fetch, 7 KiB in every bundle): webhook redeliver 345 → 286 KiB.
 - **mnemonist's LRU** (the DynamoDB client's endpoint-discovery cache) replaced in bundles by a
   Map-based one (infra/lambda-lru-cache.ts): 7 KiB less in every bundle.
 - **node:http and node:https** taken with \`process.getBuiltinModule\` (infra/builtins/): an ESM import of

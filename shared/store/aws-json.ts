@@ -1,8 +1,9 @@
 /**
- * One call to an AWS service's JSON protocol (SQS, Secrets Manager), signed with aws4fetch (SigV4),
- * which every bundle has anyway (S3 in files.ts, the edge secret in middleware/origin.ts): the SDK's
- * clients for these services would add ~46 KiB to each function that sends a message or reads a
- * secret, for one or two calls each.
+ * One call to an AWS service's JSON protocol (SQS, Secrets Manager), signed (SigV4) by the SDK's own
+ * signer, @smithy/signature-v4, which every bundle has for DynamoDB: the SDK's clients for these
+ * services would add ~46 KiB to each function that sends a message or reads a secret, for one or
+ * two calls each, and aws4fetch (which files.ts uses for S3) 7 KiB to every function, since every
+ * function may read the edge secret (middleware/origin.ts).
  *
  * As the SDK's clients would: credentials from the function's environment, up to 3 attempts when
  * the service answers 5xx or 429 or the connection fails (with jittered backoff), each attempt given
@@ -10,7 +11,8 @@
  * throws a TimeoutError (or a NetworkingError with the socket's code), and an error the service
  * answers is thrown with the error's name (`__type` without its namespace) and message.
  */
-import { AwsClient } from 'aws4fetch';
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { config } from '../config';
 
 export const AWS_JSON_ATTEMPTS = 3;
@@ -23,16 +25,41 @@ const SERVICES = {
 } as const;
 export type AwsJsonService = keyof typeof SERVICES;
 
-const clients = new Map<string, AwsClient>();
-function signer(service: AwsJsonService, region: string): AwsClient {
-  const key = `${service} ${region}`;
-  let client = clients.get(key);
-  if (!client) {
-    const { accessKeyId, secretAccessKey, sessionToken } = config.aws;
-    client = new AwsClient({ accessKeyId, secretAccessKey, sessionToken, service, region, retries: 0 });
-    clients.set(key, client);
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+const bytes = (data: SourceData) =>
+  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+
+/** SHA-256 and its HMAC from node:crypto, in the shape the signer takes (@smithy/types' Checksum). */
+class Sha256 {
+  private hash: Hash | Hmac;
+  constructor(private readonly secret?: SourceData) {
+    this.hash = this.fresh();
   }
-  return client;
+  private fresh(): Hash | Hmac {
+    return this.secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(this.secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(bytes(data));
+  }
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(new Uint8Array(this.hash.digest()));
+  }
+  reset(): void {
+    this.hash = this.fresh();
+  }
+}
+
+const signers = new Map<string, SignatureV4>();
+function signer(service: AwsJsonService, region: string): SignatureV4 {
+  const key = `${service} ${region}`;
+  let signer = signers.get(key);
+  if (!signer) {
+    const { accessKeyId, secretAccessKey, sessionToken } = config.aws;
+    // No x-amz-content-sha256 header: only S3 asks for it (the body's hash is signed all the same).
+    signer = new SignatureV4({ service, region, credentials: { accessKeyId, secretAccessKey, sessionToken }, sha256: Sha256, applyChecksum: false });
+    signers.set(key, signer);
+  }
+  return signer;
 }
 
 /** An error the service answered, with its name and HTTP status (as the SDK's exceptions carry them). */
@@ -59,18 +86,24 @@ export async function awsJsonCall<T = Record<string, unknown>>(service: AwsJsonS
   const { region = config.aws.region, attempts = AWS_JSON_ATTEMPTS, timeoutMs = attemptMs } = options;
   const { target, contentType, endpoint } = SERVICES[service];
   // AWS_ENDPOINT_URL_SQS and AWS_ENDPOINT_URL_SECRETS_MANAGER replace the endpoint, as for the SDK.
-  const url = endpoint() ?? `https://${service}.${region}.amazonaws.com/`;
+  const url = new URL(endpoint() ?? `https://${service}.${region}.amazonaws.com/`);
   const body = JSON.stringify(input);
   for (let attempt = 1; ; attempt++) {
     let response: Response;
     try {
-      const request = await signer(service, region).sign(url, {
+      const signed = await signer(service, region).sign({
         method: 'POST',
-        headers: { 'Content-Type': contentType, 'X-Amz-Target': `${target}.${operation}` },
+        protocol: url.protocol,
+        hostname: url.hostname,
+        ...(url.port ? { port: Number(url.port) } : {}),
+        path: url.pathname,
+        query: {},
+        headers: { host: url.host, 'content-type': contentType, 'x-amz-target': `${target}.${operation}` },
         body,
       });
-      // The signal goes to fetch itself, for the reason files.ts gives.
-      response = await fetch(request, { signal: AbortSignal.timeout(timeoutMs) });
+      // Signed with the host, which fetch sends from the URL itself.
+      const { host: _host, ...headers } = signed.headers;
+      response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       if (attempt < attempts) {
         await backoff(attempt);

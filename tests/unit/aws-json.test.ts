@@ -3,6 +3,7 @@
  * request as the service expects it (endpoint, target, content type, SigV4), retries of 5xx and
  * network failures, and the service's error by name.
  */
+import { AwsClient } from 'aws4fetch';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 process.env.AWS_REGION = 'eu-west-1';
@@ -14,8 +15,8 @@ const { sendMessage } = await import('../../shared/store/sqs');
 
 const seen: Request[] = [];
 function answer(...replies: (Response | Error)[]) {
-  vi.stubGlobal('fetch', (request: Request) => {
-    seen.push(request);
+  vi.stubGlobal('fetch', (input: URL, init: RequestInit) => {
+    seen.push(new Request(input, init));
     const reply = replies.shift()!;
     return reply instanceof Error ? Promise.reject(reply) : Promise.resolve(reply);
   });
@@ -37,6 +38,25 @@ describe('awsJsonCall', () => {
     expect(request!.headers.get('authorization')).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request, /);
     expect(request!.headers.get('x-amz-security-token')).toBe('session');
     expect(await request!.json()).toEqual({ SecretId: 'arn' });
+  });
+
+  it("signs as aws4fetch does (files.ts's signer for S3, signing every header here as this signer does): the same Authorization at the same time", async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-25T18:00:00Z') });
+    try {
+      answer(new Response('{}'));
+      await awsJsonCall('sqs', 'SendMessage', { QueueUrl: 'q', MessageBody: 'm' });
+      const aws4 = new AwsClient({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'session', service: 'sqs', region: 'eu-west-1' });
+      const expected = await aws4.sign('https://sqs.eu-west-1.amazonaws.com/', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'AmazonSQS.SendMessage' },
+        body: JSON.stringify({ QueueUrl: 'q', MessageBody: 'm' }),
+        aws: { allHeaders: true },
+      });
+      expect(seen[0]!.headers.get('x-amz-date')).toBe(expected.headers.get('x-amz-date'));
+      expect(seen[0]!.headers.get('authorization')).toBe(expected.headers.get('authorization'));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('tries again after a 5xx or a failed connection, up to 3 attempts', async () => {

@@ -15,7 +15,8 @@ const sqsSend = vi.fn<(call: { operation: string; input: unknown }) => void>();
 vi.mock('../../shared/webhooks/service', () => ({ dispatchEvent, attemptDelivery }));
 vi.mock('../../shared/store/outbox', async (original) => ({ ...(await original<object>()), eventsWrittenBefore }));
 vi.mock('../../functions/webhooks/context', () => ({ webhookContext: () => ({ marker: 'ctx' }) }));
-vi.stubGlobal('fetch', async (request: Request) => {
+vi.stubGlobal('fetch', async (input: URL, init: RequestInit) => {
+  const request = new Request(input, init);
   sqsSend({ operation: request.headers.get('x-amz-target')!.replace('AmazonSQS.', ''), input: JSON.parse(await request.text()) });
   return new Response('{}', { status: 200, headers: { 'content-type': 'application/x-amz-json-1.0' } });
 });
