@@ -47,7 +47,7 @@ export const BUNDLE_SETTINGS = {
   /**
    * Left out of every bundle (~15 KiB): the SDK imports its event-stream codec lazily, only for an
    * operation that streams events, and none of DynamoDB's does (S3, SQS and Secrets Manager are
-   * called through aws4fetch).
+   * called through signed fetch calls: shared/store/sigv4.ts).
    */
   external: ['@smithy/core/event-streams'],
 } as const;

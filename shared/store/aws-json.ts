@@ -1,9 +1,7 @@
 /**
  * One call to an AWS service's JSON protocol (SQS, Secrets Manager), signed (SigV4) by the SDK's own
- * signer, @smithy/signature-v4, which every bundle has for DynamoDB: the SDK's clients for these
- * services would add ~46 KiB to each function that sends a message or reads a secret, for one or
- * two calls each, and aws4fetch (which files.ts uses for S3) 7 KiB to every function, since every
- * function may read the edge secret (middleware/origin.ts).
+ * signer (sigv4.ts), which every bundle has for DynamoDB: the SDK's clients for these services would
+ * add ~46 KiB to each function that sends a message or reads a secret, for one or two calls each.
  *
  * As the SDK's clients would: credentials from the function's environment, up to 3 attempts when
  * the service answers 5xx or 429 or the connection fails (with jittered backoff), each attempt given
@@ -11,9 +9,8 @@
  * throws a TimeoutError (or a NetworkingError with the socket's code), and an error the service
  * answers is thrown with the error's name (`__type` without its namespace) and message.
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { config } from '../config';
+import { awsSigner } from './sigv4';
 
 export const AWS_JSON_ATTEMPTS = 3;
 const attemptMs = config.dependencyTimeoutMs ?? 2000;
@@ -24,43 +21,6 @@ const SERVICES = {
   secretsmanager: { target: 'secretsmanager', contentType: 'application/x-amz-json-1.1', endpoint: () => config.aws.secretsManagerEndpoint },
 } as const;
 export type AwsJsonService = keyof typeof SERVICES;
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytes = (data: SourceData) =>
-  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-
-/** SHA-256 and its HMAC from node:crypto, in the shape the signer takes (@smithy/types' Checksum). */
-class Sha256 {
-  private hash: Hash | Hmac;
-  constructor(private readonly secret?: SourceData) {
-    this.hash = this.fresh();
-  }
-  private fresh(): Hash | Hmac {
-    return this.secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(this.secret));
-  }
-  update(data: SourceData): void {
-    this.hash.update(bytes(data));
-  }
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(new Uint8Array(this.hash.digest()));
-  }
-  reset(): void {
-    this.hash = this.fresh();
-  }
-}
-
-const signers = new Map<string, SignatureV4>();
-function signer(service: AwsJsonService, region: string): SignatureV4 {
-  const key = `${service} ${region}`;
-  let signer = signers.get(key);
-  if (!signer) {
-    const { accessKeyId, secretAccessKey, sessionToken } = config.aws;
-    // No x-amz-content-sha256 header: only S3 asks for it (the body's hash is signed all the same).
-    signer = new SignatureV4({ service, region, credentials: { accessKeyId, secretAccessKey, sessionToken }, sha256: Sha256, applyChecksum: false });
-    signers.set(key, signer);
-  }
-  return signer;
-}
 
 /** An error the service answered, with its name and HTTP status (as the SDK's exceptions carry them). */
 export class AwsServiceError extends Error {
@@ -91,7 +51,7 @@ export async function awsJsonCall<T = Record<string, unknown>>(service: AwsJsonS
   for (let attempt = 1; ; attempt++) {
     let response: Response;
     try {
-      const signed = await signer(service, region).sign({
+      const signed = await awsSigner(service, region).sign({
         method: 'POST',
         protocol: url.protocol,
         hostname: url.hostname,

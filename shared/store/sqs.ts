@@ -1,7 +1,7 @@
 /**
  * SQS, the only module that calls it (webhook deliveries waiting for their next attempt, and their
  * dead-letter queue: shared/webhooks/queue.ts, functions/webhooks/deliver.ts), through its JSON
- * protocol signed with aws4fetch (aws-json.ts: no SDK client in the bundles). The local runtime,
+ * protocol, signed (aws-json.ts: no SDK client in the bundles). The local runtime,
  * whose queue is in-process timers, never calls it.
  */
 import { awsJsonCall } from './aws-json';

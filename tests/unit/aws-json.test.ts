@@ -40,7 +40,7 @@ describe('awsJsonCall', () => {
     expect(await request!.json()).toEqual({ SecretId: 'arn' });
   });
 
-  it("signs as aws4fetch does (files.ts's signer for S3, signing every header here as this signer does): the same Authorization at the same time", async () => {
+  it('signs as aws4fetch does (signing every header, as this signer does): the same Authorization at the same time', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-25T18:00:00Z') });
     try {
       answer(new Response('{}'));
