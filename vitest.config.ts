@@ -31,12 +31,14 @@ class LongestFirst extends BaseSequencer {
  * its own. startInProcessRuntime refuses to run in a process shared with other files.
  */
 const IN_PROCESS = [
+  'tests/integration/change-feed.test.ts',
   'tests/integration/conflict-emulation.test.ts',
   'tests/integration/credential-sharing.test.ts',
   'tests/integration/edge-origin.test.ts',
   'tests/integration/faults.test.ts',
   'tests/integration/table-grants.test.ts',
   'tests/integration/ticket-counts.test.ts',
+  'tests/integration/ticket-filters.test.ts',
   'tests/integration/webhook-store.test.ts',
 ];
 

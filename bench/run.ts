@@ -12,8 +12,8 @@ import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
 import { measureCpu, type CpuResult } from './cpu';
-import { BUNDLE_BUDGET_BYTES, renderCost, renderReport, requestFloors, type Target } from './report';
-import { measureListCosts, type ApiBody, type ApiReply, type ListCosts } from './scale';
+import { BUNDLE_BUDGET_BYTES, filteredFloors, renderCost, renderReport, requestFloors, type Target } from './report';
+import { checkFilter, filteredPages, measureFilteredCosts, measureListCosts, type ApiBody, type ApiReply, type FilterCheck, type ListCosts } from './scale';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
 
 const { values: args } = parseArgs({
@@ -221,30 +221,69 @@ async function counted(): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-const listCosts = (): Promise<ListCosts> =>
-  measureListCosts({
-    get: (path) => request('GET', path),
-    count: async (run) => {
-      resetCounters();
-      await run();
-      return { requests: counters.dynamodb, readUnits: counters.readUnits };
-    },
-    p50: async (run) => (await latency(run, ITERATIONS, 1)).p50,
-  });
+const listCosts = (): Promise<ListCosts> => measureListCosts(probe);
+
+const probe = {
+  get: (path: string) => request('GET', path),
+  count: async (run: () => Promise<unknown>) => {
+    resetCounters();
+    await run();
+    return { requests: counters.dynamodb, readUnits: counters.readUnits };
+  },
+  p50: async (run: () => Promise<unknown>) => (await latency(run, ITERATIONS, 1)).p50,
+};
+// A second queue, so that `?queue=` lists some tickets of many (bench/seed.ts puts every seventh there).
+const secondQueue = (await request('POST', '/api/queues/', { title: 'Second', slug: 'second' })).body.id;
+const filtered = filteredPages(secondQueue, admin.id);
+
+/**
+ * Each filter's whole list at the large size against the tickets the table holds (read whole from
+ * gsi1 here, for the check only), compared in order.
+ */
+async function checkFilters(): Promise<Record<string, FilterCheck>> {
+  const { queryAll } = await import('../shared/store/query');
+  const { INDEXES, inIndex, keys } = await import('../shared/store/keys');
+  const all = (await queryAll({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition } }))
+    .filter((i) => i.type === 'ticket')
+    .map((i) => ({ id: Number(i.id), queue: Number(i.queue), assigned_to: i.assigned_to as number | null, priority: Number(i.priority), email: i.submitter_email as string | null, created: String(i.created), modified: String(i.modified) }));
+  type T = (typeof all)[number];
+  const ids = (list: T[]) => list.map((t) => t.id);
+  const byId = (a: T, b: T) => a.id - b.id;
+  const byTime = (f: 'created' | 'modified') => (a: T, b: T) => (a[f] < b[f] ? -1 : a[f] > b[f] ? 1 : a.id - b.id);
+  const createdSince = [...all].sort(byTime('created'))[Math.floor(all.length * 0.9)]!.created;
+  const updatedSince = [...all].sort(byTime('modified'))[Math.floor(all.length * 0.9)]!.modified;
+  const checks: [string, string, number[]][] = [
+    [`queue=${secondQueue}`, `/api/tickets/?queue=${secondQueue}`, ids(all.filter((t) => t.queue === secondQueue).sort(byId))],
+    [`assigned_to=${admin.id}`, `/api/tickets/?assigned_to=${admin.id}`, ids(all.filter((t) => t.assigned_to === admin.id).sort(byId))],
+    ['assigned_to=none, -id', '/api/tickets/?assigned_to=none&ordering=-id', ids(all.filter((t) => t.assigned_to == null).sort(byId)).reverse()],
+    ['priority=2', '/api/tickets/?priority=2', ids(all.filter((t) => t.priority === 2).sort(byId))],
+    ['submitter_email', '/api/tickets/?submitter_email=customer7%40example.com', ids(all.filter((t) => t.email === 'customer7@example.com').sort(byId))],
+    ['updated_since (the last 10%)', `/api/tickets/?updated_since=${encodeURIComponent(updatedSince)}`, ids(all.filter((t) => t.modified >= updatedSince).sort(byTime('modified')))],
+    ['created_since (the last 10%), -created', `/api/tickets/?created_since=${encodeURIComponent(createdSince)}&ordering=-created`, ids(all.filter((t) => t.created >= createdSince).sort(byTime('created'))).reverse()],
+    ['ordering=-id', '/api/tickets/?ordering=-id', ids([...all].sort(byId)).reverse()],
+    ['ordering=modified', '/api/tickets/?ordering=modified', ids([...all].sort(byTime('modified')))],
+  ];
+  const results: Record<string, FilterCheck> = {};
+  for (const [name, path, expected] of checks) results[name] = await checkFilter(probe, path, expected);
+  return results;
+}
 
 // Scale, small: list pages with 200 tickets.
 log('seeding 200 tickets');
-const seeded = await seedTickets(200, admin.id);
+const seeded = await seedTickets(200, admin.id, secondQueue);
 await counted();
+// The listing records the filtered lists read follow the stream too: applied up to now.
+await runtime.drainTableStream();
 const listP50 = async (count: number) => {
   const pages = Math.max(1, Math.floor(count / 25));
   await request('GET', '/api/tickets/');
   return (await latency((i) => request('GET', `/api/tickets/?page=${(i % pages) + 1}`), ITERATIONS, 1)).p50;
 };
-const small = { tickets: 200, listPageP50: await listP50(200), pages: await listCosts() };
+const small = { tickets: 200, listPageP50: await listP50(200), pages: await listCosts(), filtered: await measureFilteredCosts(probe, filtered) };
+for (const [name, c] of Object.entries(small.filtered)) log(`${name} at 200: ${c.requests} requests, ${c.readUnits} RRU`);
 
 log(`seeding to ${TICKETS} tickets`);
-seeded.push(...(await seedTickets(Math.max(0, TICKETS - 200), admin.id)));
+seeded.push(...(await seedTickets(Math.max(0, TICKETS - 200), admin.id, secondQueue)));
 const pool = (n: number) => seeded[n % seeded.length]!;
 // The tickets DELETE takes: as the API creates them (with their opening followup), so its write
 // units are those of deleting a ticket as it is first stored.
@@ -277,6 +316,7 @@ if (QUICK) {
   const listRequests = Math.max(...Object.values(small.pages).map((p) => p.requests));
   const checks: Target[] = [
     ...requestFloors(operations, `at most ${listRequests}`, listRequests),
+    ...filteredFloors(small.filtered),
     ...bundles.map((b): Target => [`bundle ${b.handler} ≤ ${BUNDLE_BUDGET_BYTES / 1024} KiB`, `${Math.round(b.bytes / 1024)} KiB`, b.bytes <= BUNDLE_BUDGET_BYTES]),
   ];
   await runtime.stop();
@@ -290,13 +330,22 @@ if (QUICK) {
 const scaleTickets = Number(args['scale-tickets']);
 log(`seeding to ${scaleTickets} tickets`);
 const total = seeded.length + doomed.length;
-if (scaleTickets > total) await seedTickets(scaleTickets - total, admin.id);
+if (scaleTickets > total) await seedTickets(scaleTickets - total, admin.id, secondQueue);
 await counted();
+await runtime.drainTableStream();
 await request('GET', '/api/tickets/?page=400'); // warm again: seeding outlasts the 60 s caches
 resetCounters();
 await request('GET', '/api/tickets/?page=400');
 const largeRequests = counters.dynamodb;
-const large = { tickets: scaleTickets, listPageP50: await listP50(scaleTickets), dynamodbRequests: largeRequests, pages: await listCosts() };
+const large = {
+  tickets: scaleTickets,
+  listPageP50: await listP50(scaleTickets),
+  dynamodbRequests: largeRequests,
+  pages: await listCosts(),
+  filtered: await measureFilteredCosts(probe, filtered),
+  filterChecks: await checkFilters(),
+};
+for (const [name, c] of Object.entries(large.filterChecks)) log(`${name}: ${c.listed} of ${c.expected} listed, ${c.exact ? 'exactly' : 'NOT exactly'}, ${c.pages} pages, ${c.requests} requests`);
 
 // Scale, simulated: the counts of millions of tickets, real ones only where the measured pages read.
 const simulatedTotal = Number(args['simulated-tickets']);

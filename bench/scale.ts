@@ -63,3 +63,64 @@ export async function measureListCosts(probe: ScaleProbe): Promise<ListCosts> {
   }
   return costs;
 }
+
+/**
+ * The filtered and reordered list pages (issue 15 item 4), measured at each size like LIST_PAGES but
+ * held to their own floor (FILTERED_PAGE_FLOORS in report.ts): one Query of the filter's index for
+ * the page's ids, then one Query per ticket of its collection.
+ */
+export function filteredPages(queue: number, user: number): Record<string, string> {
+  return {
+    [`queue=${queue}`]: `/api/tickets/?queue=${queue}`,
+    [`assigned_to=${user}`]: `/api/tickets/?assigned_to=${user}`,
+    'priority=2': '/api/tickets/?priority=2',
+    'submitter_email': '/api/tickets/?submitter_email=customer7%40example.com',
+    'updated_since': '/api/tickets/?updated_since=2020-01-01T00:00:00Z',
+    'created_since, -created': '/api/tickets/?created_since=2020-01-01T00:00:00Z&ordering=-created',
+    'ordering=-id': '/api/tickets/?ordering=-id',
+    'ordering=-modified': '/api/tickets/?ordering=-modified',
+  };
+}
+
+/** Each filtered page measured, and the page after it (its `next` cursor) as `… next`. */
+export async function measureFilteredCosts(probe: ScaleProbe, pages: Record<string, string>): Promise<ListCosts> {
+  const costs: ListCosts = {};
+  for (const [name, first] of Object.entries(pages)) {
+    const reply = await probe.get(first);
+    if (reply.status !== 200) throw new Error(`${first}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    const next = reply.body.next ? new URL(reply.body.next) : undefined;
+    for (const [label, path] of [[name, first], ...(next ? [[`${name} next`, next.pathname + next.search]] : [])] as [string, string][]) {
+      await probe.get(path); // warm
+      const { requests, readUnits } = await probe.count(() => probe.get(path));
+      costs[label] = { requests, readUnits: Math.round(readUnits * 100) / 100, p50: await probe.p50(() => probe.get(path)) };
+    }
+  }
+  return costs;
+}
+
+/** A filter's whole list, followed page by page, against the tickets the table holds that match it. */
+export interface FilterCheck {
+  expected: number;
+  listed: number;
+  exact: boolean;
+  pages: number;
+  requests: number;
+}
+
+/** Follows every page of `path` (100 a page) and compares the ids listed, in order, with `expected`. */
+export async function checkFilter(probe: ScaleProbe, path: string, expected: number[]): Promise<FilterCheck> {
+  const listed: number[] = [];
+  let pages = 0;
+  const { requests } = await probe.count(async () => {
+    let url: string | null = `${path}${path.includes('?') ? '&' : '?'}page_size=100`;
+    while (url) {
+      const reply = await probe.get(url);
+      if (reply.status !== 200) throw new Error(`${url}: ${reply.status} ${JSON.stringify(reply.body)}`);
+      listed.push(...(reply.body.results as { id: number }[]).map((t) => t.id));
+      pages++;
+      const next: string | null = reply.body.next;
+      url = next ? new URL(next).pathname + new URL(next).search : null;
+    }
+  });
+  return { expected: expected.length, listed: listed.length, exact: listed.length === expected.length && listed.every((id, i) => id === expected[i]), pages, requests };
+}

@@ -37,11 +37,15 @@ async function writeAll(items: Item[], parallel = 8): Promise<void> {
 
 /**
  * Adds `count` tickets in queue 1, each with an opening followup and one reply; every fifth reply
- * carries an attachment. Statuses cycle through 1-5 so that `?status=` has work to do.
+ * carries an attachment. Statuses cycle through 1-5 so that `?status=` has work to do, and so do
+ * the list filters: every seventh ticket is in `secondQueue` (when given), every tenth assigned to
+ * `userId`, priorities cycle through 1-4, submitters through 50 addresses, and creation times are a
+ * millisecond apart (every third ticket modified later, in the same order).
  */
-export async function seedTickets(count: number, userId: number): Promise<number[]> {
+export async function seedTickets(count: number, userId: number, secondQueue?: number): Promise<number[]> {
   const ids = await reserveIds({ ticket: count, followup: 2 * count, attachment: Math.ceil(count / 5) });
-  const now = storedDateTime(new Date());
+  const start = Date.now();
+  const now = storedDateTime(new Date(start));
   const items: Item[] = [];
   const objectKey = attachmentObjectKey(0, `bench-${randomUUID()}`);
   await putFile(objectKey, Buffer.from('benchmark attachment\n'), 'text/plain');
@@ -49,22 +53,23 @@ export async function seedTickets(count: number, userId: number): Promise<number
   for (let i = 0; i < count; i++) {
     const id = ids.ticket + i;
     const status = (i % 5) + 1;
+    const created = storedDateTime(new Date(start - count + i));
     const ticket: Ticket = {
       id,
-      queue: 1,
+      queue: secondQueue !== undefined && i % 7 === 0 ? secondQueue : 1,
       title: `Benchmark ticket ${id}`,
       description: 'Seeded by bench/seed.ts',
       resolution: null,
       submitter_email: `customer${i % 50}@example.com`,
-      assigned_to: null,
+      assigned_to: i % 10 === 0 ? userId : null,
       status,
       on_hold: false,
-      priority: 3,
+      priority: (i % 4) + 1,
       due_date: null,
       merged_to: null,
       secret_key: randomUUID(),
-      created: now,
-      modified: now,
+      created,
+      modified: i % 3 === 0 ? storedDateTime(new Date(start + i)) : created,
       custom: {},
     };
     const followups: Followup[] = [0, 1].map((n) => ({

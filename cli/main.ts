@@ -3,7 +3,7 @@
  * management commands (createsuperuser, changepassword, ...). `helpdesk --help` lists them.
  *
  * This file picks the command and prints help; one file per command group holds the commands
- * (users, tokens, queues, custom-fields, webhooks), target.ts where they work, rules.ts the API's field
+ * (users, tokens, queues, custom-fields, webhooks, events), target.ts where they work, rules.ts the API's field
  * rules that check every value before anything is written.
  *
  * Exit status: 0 done; 1 failed (refused by the field rules, duplicate, unknown user, AWS error);
@@ -17,6 +17,7 @@ import { chooseTarget, connect, describeAwsError } from './target';
 import { wrap } from './terminal';
 import { createToken, listTokens, revokeToken } from './tokens';
 import { createWebhook, disableWebhook, listWebhooks, pingWebhook } from './webhooks';
+import { tailEvents } from './events';
 import { activateUser, createUser, deactivateUser, listUsers, setPassword } from './users';
 
 const PROGRAM = 'helpdesk';
@@ -39,6 +40,7 @@ const COMMANDS: Command[] = [
   listQueues,
   listCustomFields,
   listWebhooks,
+  tailEvents,
 ];
 
 // ---------------------------------------------------------------------------------------------

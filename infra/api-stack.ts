@@ -69,6 +69,7 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   'custom-fields': 'Admin',
   'webhook-deliveries': 'Admin',
   'webhook-subscriptions': 'Admin',
+  events: 'Admin',
   api: 'Reference',
 };
 

@@ -3,7 +3,7 @@
  * when code changes, so an application deploy can never replace (or empty) the data.
  */
 import { Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../shared/store/schema';
@@ -41,6 +41,7 @@ export class DataStack extends Stack {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType[index.projection],
       });
     }
 

@@ -1,8 +1,8 @@
 /**
- * Ticket counts on AWS: a function on the table's stream, filtered to what it needs (ticket items,
- * and followups and attachments inserted), keeps the counts and mends collections
- * (shared/store/table-changes.ts). It is the only writer of the counts, so no request's transaction
- * shares an item with another's. Batches are retried, split on error, and after that go to a failure
+ * Ticket counts on AWS: a function on the table's stream, filtered to what it needs (ticket items;
+ * followups inserted, modified and removed; attachments inserted and removed), keeps the counts,
+ * mends collections and writes the change feed (shared/store/table-changes.ts). It is the only
+ * writer of the counts and of the feed, so no request's transaction shares an item with another's. Batches are retried, split on error, and after that go to a failure
  * queue with an alarm; the consumer is idempotent, so retries never double-count.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
@@ -12,10 +12,10 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { COUNT_KEY_PATTERNS, INDEXES, TICKET_SORT_KEY } from '../shared/store/keys';
+import { TICKET_SORT_KEY } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
 import { filterEquals, grantTable, helpdeskFunction } from './lambda';
-import { on } from '../shared/api/table-access';
+import { STREAM_CONSUMER_GRANTS } from '../shared/api/table-access';
 
 export interface TicketCountsProps {
   settings: EnvironmentSettings;
@@ -30,15 +30,13 @@ export class TicketCounts extends Construct {
     const { settings, table } = props;
     const count = helpdeskFunction(this, 'CountTickets', {
       handler: 'maintenance/count-tickets',
-      description: 'Keeps ticket counts from the table stream; mends collections; backfills on request',
+      description: 'Keeps ticket counts and the change feed from the table stream; mends collections; backfills on request',
       settings,
-      environment: { TABLE_NAME: table.tableName },
+      // The change feed's attachment links (`file`) are absolute behind the edge, else paths.
+      environment: { TABLE_NAME: table.tableName, ...(settings.edge ? { HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}` } : {}) },
       timeout: Duration.minutes(1),
     });
-    grantTable(count, table, [
-      on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], ...COUNT_KEY_PATTERNS),
-      { index: INDEXES.gsi1.name }, // the backfill reads every collection in id order
-    ]);
+    grantTable(count, table, STREAM_CONSUMER_GRANTS);
     const failures = new Queue(this, 'CountFailures', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     Validations.of(failures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue (batches the stream gave up on), watched by an alarm.' });
     count.addEventSource(
@@ -51,6 +49,9 @@ export class TicketCounts extends Construct {
         filters: [
           FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: filterEquals(TICKET_SORT_KEY) } } } }),
           FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.or('followup', 'attachment') } } } }),
+          // The change feed's followup.updated, followup.deleted and attachment.deleted.
+          FilterCriteria.filter({ eventName: FilterRule.or('MODIFY', 'REMOVE'), dynamodb: { OldImage: { type: { S: filterEquals('followup') } } } }),
+          FilterCriteria.filter({ eventName: filterEquals('REMOVE'), dynamodb: { OldImage: { type: { S: filterEquals('attachment') } } } }),
         ],
       }),
     );

@@ -67,7 +67,20 @@ const settings = {
   webhookSecretArn: once(() => env('HELPDESK_WEBHOOK_SECRET_ARN') || undefined),
   webhookQueueUrl: once(() => env('HELPDESK_WEBHOOK_QUEUE_URL') || undefined),
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
+  eventsSettleMs: once((): number => {
+    const raw = env('HELPDESK_EVENTS_SETTLE_MS');
+    if (raw === undefined || raw === '') return settings.environment() === 'local' ? EVENTS_SETTLE_MS.local : EVENTS_SETTLE_MS.aws;
+    if (!/^\d+$/.test(raw.trim())) throw new Error(`HELPDESK_EVENTS_SETTLE_MS must be a whole number of milliseconds, not "${raw}"`);
+    return Number(raw);
+  }),
 };
+
+/**
+ * The change feed's settle horizon by default (docs/data-model.md, "The change feed"): locally the
+ * stream is polled every 50 ms; on AWS Lambda polls it about four times a second, the consumer's
+ * batch takes well under a second, and a stream record's time is rounded down to the second.
+ */
+export const EVENTS_SETTLE_MS = { local: 5_000, aws: 10_000 } as const;
 
 export const config = {
   get tableName(): string {
@@ -127,6 +140,14 @@ export const config = {
   /** The function's region and credentials (Lambda sets them; so does the local runtime), and the S3 endpoint locally. */
   get aws() {
     return settings.aws();
+  },
+  /**
+   * HELPDESK_EVENTS_SETTLE_MS: the change feed serves only events older than this, and the stream
+   * consumer writes an event it is later than half of it with at the current time instead (so no
+   * reader's cursor ever passes an event written after it). Defaults: EVENTS_SETTLE_MS.
+   */
+  get eventsSettleMs(): number {
+    return settings.eventsSettleMs();
   },
   webhooks: {
     /** Set only by the local runtime: receivers on this machine are fine there, never on AWS. */

@@ -27,6 +27,7 @@ export async function handler(event: DynamoDBStreamEvent | { backfill: true }): 
         keys: unmarshall(record.dynamodb!.Keys as Image) as TableChange['keys'],
         newImage: record.dynamodb!.NewImage ? unmarshall(record.dynamodb!.NewImage as Image) : undefined,
         oldImage: record.dynamodb!.OldImage ? unmarshall(record.dynamodb!.OldImage as Image) : undefined,
+        stream: { id: record.eventID!, sequence: record.dynamodb!.SequenceNumber!, at: Number(record.dynamodb!.ApproximateCreationDateTime) * 1000 },
       }),
     ),
   );

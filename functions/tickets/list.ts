@@ -1,15 +1,17 @@
-/** GET /api/tickets/: a page of tickets with their followups and attachments. */
+/** GET /api/tickets/: a page of tickets with their followups and attachments, optionally filtered or ordered. */
 import { apiHandler } from '../../shared/middleware';
 import { baseUrl, queryParam } from '../../shared/middleware/http';
 import { pageRequest, pageResponse } from '../../shared/middleware/pages';
-import { parseStatusFilter } from '../../shared/domain/status-filter';
+import { FILTERS, parseTicketListQuery } from '../../shared/domain/ticket-list-query';
 import { ticketView } from '../../shared/domain/views';
 import { listCustomFields } from '../../shared/store/custom-fields';
-import { listTickets } from '../../shared/store/tickets';
+import { listTicketsBy } from '../../shared/store/filtered-lists';
+
+const PARAMETERS = ['status', 'ordering', ...FILTERS];
 
 export const handler = apiHandler('tickets/list', async (event) => {
-  const statuses = parseStatusFilter(queryParam(event, 'status'));
-  const [page, defs] = await Promise.all([listTickets(statuses, pageRequest(event, { cursors: true })), listCustomFields()]);
+  const query = parseTicketListQuery(Object.fromEntries(PARAMETERS.map((name) => [name, queryParam(event, name)])));
+  const [page, defs] = await Promise.all([listTicketsBy(query, pageRequest(event, { cursors: true })), listCustomFields()]);
   const base = baseUrl(event);
   return pageResponse(event, page.links, page.count, page.tickets.map((t) => ticketView(base, t, defs)));
 });

@@ -2,9 +2,10 @@
  * The deliverer: an SQS consumer making one attempt per message. A delivery to retry stays on the
  * queue, hidden until its next attempt (ChangeMessageVisibility, up to 12 hours), and is reported
  * as a batch item failure. Once the schedule is spent, the message is sent to the dead-letter queue
- * (whose alarm tells the operator) and removed from this one. A receive that made no attempt (an
- * error of our own) is retried after the visibility timeout; SQS dead-letters a message only when
- * all its receives, spares included, are spent (infra/webhooks.ts).
+ * (whose alarm tells the operator) and removed from this one; a subscription's delivery is only
+ * removed (its owner sees it in the delivery log: service.ts, AttemptResult). A receive that made
+ * no attempt (an error of our own) is retried after the visibility timeout; SQS dead-letters a
+ * message only when all its receives, spares included, are spent (infra/webhooks.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '../../shared/config';
@@ -27,7 +28,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
         if (result.state === 'retry') {
           await hideMessage(queueUrl, message.receiptHandle, result.inSeconds);
           batchItemFailures.push({ itemIdentifier: message.messageId });
-        } else if (result.state === 'failed') {
+        } else if (result.state === 'failed' && result.deadLetter) {
           await sendMessage(deadLetterUrl, message.body); // then consumed here
         }
       } catch (error) {

@@ -26,6 +26,28 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
     if (!current?.StreamEnabled || current.StreamViewType !== stream) {
       await client.send(new UpdateTableCommand({ TableName: config.tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: stream } }));
     }
+    // A data directory made before an index existed (gsi4: listing records) gets it added.
+    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+    for (const i of indexes.filter((index) => !present.has(index.name))) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: config.tableName,
+          AttributeDefinitions: [i.partitionKey, i.sortKey].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: {
+                IndexName: i.name,
+                KeySchema: [
+                  { AttributeName: i.partitionKey, KeyType: 'HASH' },
+                  { AttributeName: i.sortKey, KeyType: 'RANGE' },
+                ],
+                Projection: { ProjectionType: i.projection },
+              },
+            },
+          ],
+        }),
+      );
+    }
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
@@ -46,7 +68,7 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
           { AttributeName: i.partitionKey, KeyType: 'HASH' },
           { AttributeName: i.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: i.projection },
       })),
       StreamSpecification: { StreamEnabled: true, StreamViewType: stream },
     }),

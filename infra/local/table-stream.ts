@@ -20,6 +20,8 @@ import { config } from '../../shared/config';
 import { withoutSdkLogging } from '../../shared/store/clients';
 import { logger } from '../../shared/observability';
 import type { TableChange } from '../../shared/store/table-changes';
+import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
+import { asFunction } from './table-access';
 
 const consumer = new AsyncLocalStorage<true>();
 
@@ -52,6 +54,7 @@ export function changeOf(record: StreamRecord): TableChange {
     keys: image(record.dynamodb!.Keys) as TableChange['keys'],
     newImage: image(record.dynamodb!.NewImage),
     oldImage: image(record.dynamodb!.OldImage),
+    stream: { id: record.eventID!, sequence: record.dynamodb!.SequenceNumber!, at: record.dynamodb!.ApproximateCreationDateTime?.getTime() ?? Date.now() },
   };
 }
 
@@ -101,7 +104,8 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
       if (!records.length) break;
       const changes = records.map(changeOf);
       await consumer.run(true, async () => {
-        await applyTableChanges(changes);
+        // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
+        await asFunction('maintenance/count-tickets', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
         await alsoApply?.(changes);
       });
       applied.set(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);

@@ -226,7 +226,7 @@ function operation(route: Route): JsonSchema {
   const parameters = [
     ...pathParameters(route.path),
     ...(doc.paginated ? PAGE_PARAMETERS : []),
-    ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: { type: 'string' } })),
+    ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: { type: 'string' }, ...(q.example ? { example: q.example } : {}) })),
     ...(route.method === 'POST' ? [IDEMPOTENCY_KEY] : []),
   ];
   return {

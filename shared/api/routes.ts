@@ -22,6 +22,7 @@ import { ticketFields } from '../domain/ticket';
 import { tokenFields } from '../domain/tokens';
 import { DEFAULT_ROTATION_GRACE_SECONDS, DISABLE_AFTER_DAYS, MAX_SUBSCRIPTIONS, rotationFields, subscriptionFields } from '../domain/subscriptions';
 import { userFields } from '../domain/user';
+import { DEFAULT_FEED_PAGE, EVENT_RETENTION_DAYS, MAX_FEED_PAGE } from '../domain/events';
 import { DOCS_ASSETS } from '../docs/assets';
 import { GRANTS as G, type TableGrant } from './table-access';
 
@@ -116,6 +117,8 @@ export const TAGS = {
   'API tokens': "Keys for `Authorization: Token <key>` (where token authentication is on): staff manage their own, superusers everyone's.",
   Queues: 'The queues that tickets belong to. Superusers only.',
   'Custom fields': 'Definitions of the fields an operator adds to tickets (`custom_<name>`). Superusers only.',
+  Events:
+    'The change feed: every change to tickets, followups and attachments, in commit order, kept 30 days, so an integration that was down catches up without scanning tickets. Staff only.',
   Webhooks:
     'Webhook subscriptions: receivers of change events, each with its own signing secret (superusers only); the log of webhook deliveries, and sending one again (staff).',
 } as const;
@@ -130,7 +133,7 @@ export interface OperationDoc {
   body?: BodyDoc;
   /** Takes `page` and `page_size`. */
   paginated?: boolean;
-  query?: { name: string; description: string }[];
+  query?: { name: string; description: string; example?: string }[];
   /** Error statuses beyond the ones every operation can answer. */
   errors?: number[];
   /** Answers 304 to a matching `If-None-Match`. */
@@ -153,6 +156,20 @@ const SUBSCRIPTION_EXAMPLE = {
   disabled_reason: null,
   created: '2026-11-25T12:00:00.000Z',
   modified: '2026-11-25T12:00:00.000Z',
+};
+
+const CHANGE_EVENT_EXAMPLE = {
+  id: 'evt_3q2Xb0n9T1mZk8vR4cYw7LpA',
+  event: 'ticket.updated',
+  created: '2026-11-25T12:00:00.123456Z',
+  ticket: 42,
+  followup: null,
+  attachment: null,
+  changes: { priority: { old: 3, new: 1 }, assigned_to: { old: null, new: 7 } },
+  data: {
+    id: 42, queue: 1, title: 'Printer on fire', description: 'Third floor.', resolution: null, submitter_email: 'ann@example.com',
+    assigned_to: 7, status: 1, on_hold: false, priority: 1, due_date: null, merged_to: null,
+  },
 };
 
 const json = (shape: ShapeId, status: number, description: string): SuccessDoc => ({ status, description, shape });
@@ -209,17 +226,33 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.listTickets], files: [],
+    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.listTickets, ...G.filteredTickets], files: [],
     doc: {
       tag: 'Tickets',
       summary: 'List tickets with their followups and attachments',
-      success: json('TicketPage', 200, 'A page of tickets, oldest first.'),
+      description:
+        'Without a filter or `ordering`, upstream\'s list: oldest first, by page number. Each filter is served by an index of its own and is given alone (`status` too); a combination no index serves answers 400 saying which combine. ' +
+        'A filtered list, or one ordered other than by `id`, is paged by cursor (`next` and `previous` links; `page` answers 400), and its `count` is null where no count is kept (`assigned_to`, `priority`, `submitter_email`, `updated_since`, `created_since`). ' +
+        'The filters other than `status` and `submitter_email` read listing records the table\'s stream keeps: a change shows in them within about a second.',
+      success: json('TicketPage', 200, 'A page of tickets, oldest first unless `ordering` says otherwise.'),
       paginated: true,
       query: [
-        { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`).' },
+        { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`). Orderings: `id`, `-id`.' },
+        { name: 'queue', description: 'Only tickets of this queue (its id). Orderings: `id`, `-id`.', example: '1' },
+        { name: 'assigned_to', description: 'Only tickets assigned to this user (their id), or `none`: unassigned tickets. Orderings: `id`, `-id`.', example: '2' },
+        { name: 'submitter_email', description: 'Only tickets with this submitter e-mail (exact). Orderings: `id`, `-id`.', example: 'someone@example.com' },
+        { name: 'priority', description: 'Only tickets of this priority (1 to 5). Orderings: `id`, `-id`.', example: '2' },
+        { name: 'updated_since', description: 'Only tickets modified at or after this ISO 8601 date-time (UTC without an offset). Orderings: `modified` (the default with this filter), `-modified`.', example: '2030-01-02T03:04:05Z' },
+        { name: 'created_since', description: 'Only tickets created at or after this ISO 8601 date-time (UTC without an offset). Orderings: `created` (the default with this filter), `-created`.', example: '2030-01-02T03:04:05Z' },
+        {
+          name: 'ordering',
+          description:
+            'The order: `id` (the default), `-id`, `created`, `-created`, `modified`, `-modified` (a leading `-` reverses it). `created` is its own order, not `id`: a ticket\'s creation time is taken before its id is given out, so two tickets created at once can have ids the other way round.',
+          example: '-modified',
+        },
         {
           name: 'cursor',
-          description: `A position in the list, as the \`next\` and \`previous\` links carry it (opaque). Page numbers reach pages that start within ${MAX_PAGE_DEPTH.toLocaleString('en')} tickets of either end of the list (a deeper \`page\` answers 400); past that depth the links carry a cursor instead of a page number. An unknown cursor answers 404.`,
+          description: `A position in the list, as the \`next\` and \`previous\` links carry it (opaque). Page numbers reach pages that start within ${MAX_PAGE_DEPTH.toLocaleString('en')} tickets of either end of the list (a deeper \`page\` answers 400); past that depth, and on filtered or reordered lists, the links carry a cursor instead of a page number. An unknown cursor answers 404.`,
         },
       ],
       errors: [400],
@@ -502,6 +535,23 @@ export const routes: readonly Route[] = [
       summary: 'Send a delivery again',
       description: 'A new round of attempts with the same `webhook-id` and body.',
       success: json('WebhookDelivery', 202, 'The delivery, queued.'),
+    },
+  },
+  {
+    method: 'GET', path: '/api/events', handler: 'events/list', permission: 'staff', table: [...G.readEvents], files: [],
+    doc: {
+      tag: 'Events',
+      summary: 'The change feed: the change events after a cursor, oldest first',
+      description: `The same events webhook subscriptions receive (\`ticket.created\`, \`ticket.updated\` with the changed fields' old and new values, \`ticket.status_changed\`, \`ticket.deleted\`, \`followup.created\`/\`updated\`/\`deleted\`, \`attachment.created\`/\`deleted\`), in commit order, kept ${EVENT_RETENTION_DAYS} days. Start without \`after\` (the oldest event kept), then poll with \`?after=<cursor>\` from each answer: \`cursor\` is where this page ends, also when it is the last (\`next\` is then null). An event shows a few seconds after its change. At least once: an event may rarely be listed twice (the same \`id\`); deduplicate by \`id\`.`,
+      success: {
+        ...json('ChangeEventPage', 200, 'A page of events, oldest first.'),
+        example: { next: null, previous: null, cursor: 'MjAyNi0xMS0yNVQxMjowMDowMC4wMDBaIzAwMDAwMDAwMDAwMDAwNDk2NjM4OTEwMDAwMDAwMDAwMDAwMDAxMjMjMA', results: [CHANGE_EVENT_EXAMPLE] },
+      },
+      query: [
+        { name: 'after', description: 'A `cursor` from an earlier answer: the events after it. Without it, from the oldest event kept.' },
+        { name: 'limit', description: `Events per page (default ${DEFAULT_FEED_PAGE}, at most ${MAX_FEED_PAGE}).` },
+      ],
+      errors: [400],
     },
   },
   {

@@ -8,11 +8,11 @@
  * (infra/local/table-access.ts), so a test that reaches a call a route did not declare fails.
  */
 
-import { INDEXES, PARTITIONS, type IndexName } from '../store/keys';
+import { COUNT_KEY_PATTERNS, INDEXES, PARTITIONS, type IndexName } from '../store/keys';
 import type { Route } from './routes';
 
 /** The IAM actions the functions use (a transaction needs the action of each of its items). */
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchWriteItem';
 export type { IndexName };
 
 /**
@@ -68,6 +68,10 @@ export function tableRequests(commandName: string, input: Attributes): TableRequ
     case 'BatchGet':
       return Object.values(input.RequestItems as Record<string, { Keys: Attributes[] }>).flatMap(({ Keys }) =>
         Keys.map((Key) => ({ action: 'BatchGetItem' as const, partition: partitionOf({ Key }) })),
+      );
+    case 'BatchWrite':
+      return Object.values(input.RequestItems as Record<string, { PutRequest?: { Item: Attributes }; DeleteRequest?: { Key: Attributes } }[]>).flatMap((requests) =>
+        requests.map((r) => ({ action: 'BatchWriteItem' as const, partition: partitionOf({ Item: r.PutRequest?.Item, Key: r.DeleteRequest?.Key }) })),
       );
     case 'TransactWrite':
       return (input.TransactItems as Record<string, KeyedAction>[]).map((item) => {
@@ -133,6 +137,8 @@ export const GRANTS = {
   outbox: [on(['PutItem'], P.outbox)],
   countsTotals: [on(['Query'], P.counts)],
   listTickets: [{ index: INDEXES.gsi1.name }, { index: INDEXES.gsi2.name }],
+  /** Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), then each ticket's collection. */
+  filteredTickets: [{ index: INDEXES.gsi3.name }, { index: INDEXES.gsi4.name }, on(['Query'], P.ticket)],
   ticketsBySubmitter: [{ index: INDEXES.gsi3.name }],
   /** The staff-wide lists of followups and attachments (refs in gsi1). */
   listRefs: [{ index: INDEXES.gsi1.name }],
@@ -147,7 +153,23 @@ export const GRANTS = {
   redeliver: [on(['GetItem', 'UpdateItem'], P.deliveries)],
   readSubscriptions: [on(['GetItem', 'Query'], P.subscriptions)],
   writeSubscriptions: [on(['GetItem', 'Query', ...WRITE], P.subscriptions)],
+  /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
+  readEvents: [on(['Query'], P.events)],
 } satisfies Record<string, readonly TableGrant[]>;
+
+/**
+ * The table stream consumer's grants (CountTickets on AWS: infra/ticket-counts.ts; the local
+ * runtime's stream poller is held to the same): the counts, counted states, ticket collections
+ * (repairs), refs and file cleanup records; Query of gsi1 (the backfill reads every collection in id
+ * order); the change feed, written in batches (and a late event's position in time read first); the
+ * custom field definitions (an event's `custom_<name>` keys).
+ */
+export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
+  on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], ...COUNT_KEY_PATTERNS),
+  { index: INDEXES.gsi1.name },
+  on(['BatchGetItem', 'BatchWriteItem'], P.events),
+  on(['Query'], P.customFields),
+];
 
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
 export function grantsOf(route: Pick<Route, 'method' | 'table'>): TableGrant[] {

@@ -44,3 +44,10 @@ export interface ChangeEvent {
   /** The record as staff see it after the change (before it, for a deletion). */
   data: Record<string, JsonValue>;
 }
+
+/** The change feed's page size when `limit` is not given, and the most one page holds. */
+export const DEFAULT_FEED_PAGE = 100;
+export const MAX_FEED_PAGE = 1000;
+
+/** How long the change feed keeps an event (by TTL; docs/data-model.md). */
+export const EVENT_RETENTION_DAYS = 30;

@@ -22,17 +22,31 @@ export interface PageRequest {
  */
 export const MAX_PAGE_DEPTH = 10_000;
 
-export type PageCursor = { after: number } | { before: number };
+/**
+ * A position in a list: after or before a ticket id (id order), or after or before a sort key of a
+ * filtered list's index (a 12-digit id, or a stored date-time and id: store/listings.ts).
+ */
+export type IdCursor = { after: number } | { before: number };
+export type KeyCursor = { afterKey: string } | { beforeKey: string };
+export type PageCursor = IdCursor | KeyCursor;
+export const isIdCursor = (cursor: PageCursor): cursor is IdCursor => 'after' in cursor || 'before' in cursor;
 
 export function encodeCursor(cursor: PageCursor): string {
-  return Buffer.from('after' in cursor ? `a${cursor.after}` : `b${cursor.before}`).toString('base64url');
+  const text = 'after' in cursor ? `a${cursor.after}` : 'before' in cursor ? `b${cursor.before}` : 'afterKey' in cursor ? `A${cursor.afterKey}` : `B${cursor.beforeKey}`;
+  return Buffer.from(text).toString('base64url');
 }
+
+const ID_CURSOR = /^([ab])(\d{1,15})$/;
+const KEY_CURSOR = /^([AB])((?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#)?\d{12})$/;
 
 /** DRF's CursorPagination answers a cursor it did not make with 404 "Invalid cursor". */
 export function decodeCursor(value: string): PageCursor {
-  const m = /^([ab])(\d{1,15})$/.exec(/^[A-Za-z0-9_-]{1,24}$/.test(value) ? Buffer.from(value, 'base64url').toString('latin1') : '');
-  if (!m) throw new NotFound('Invalid cursor');
-  return m[1] === 'a' ? { after: Number(m[2]) } : { before: Number(m[2]) };
+  const text = /^[A-Za-z0-9_-]{1,64}$/.test(value) ? Buffer.from(value, 'base64url').toString('latin1') : '';
+  const id = ID_CURSOR.exec(text);
+  if (id) return id[1] === 'a' ? { after: Number(id[2]) } : { before: Number(id[2]) };
+  const key = KEY_CURSOR.exec(text);
+  if (key) return key[1] === 'A' ? { afterKey: key[2]! } : { beforeKey: key[2]! };
+  throw new NotFound('Invalid cursor');
 }
 
 /** 400: a page number too far from both ends of a large list (see MAX_PAGE_DEPTH). */
@@ -110,7 +124,8 @@ export interface PageLinks {
   previous: PageTarget | null;
 }
 
-export function pageEnvelope<T>(url: string, params: [string, string][], links: PageLinks, count: number, results: T[]) {
+/** `count` is null for a list that does not keep one (a filtered ticket list). */
+export function pageEnvelope<T>(url: string, params: [string, string][], links: PageLinks, count: number | null, results: T[]) {
   return {
     count,
     next: links.next === null ? null : pageLink(url, params, links.next),

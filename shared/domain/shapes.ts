@@ -18,7 +18,7 @@ import type { userView } from './user';
 import type { attachmentView, followupView, ticketView } from './views';
 import type { deliveryView } from './webhooks';
 import type { createdTokenView } from './tokens';
-import { EVENT_TYPES } from './events';
+import { EVENT_TYPES, type ChangeEvent } from './events';
 import type { PingResult, environmentSubscriptionViews, subscriptionView, subscriptionWithSecretView } from './subscriptions';
 
 /** The component name of each shape below: routes name their responses by it (shared/api/routes.ts). */
@@ -48,7 +48,9 @@ export type ShapeId =
   | 'WebhookSubscription'
   | 'WebhookSubscriptionWithSecret'
   | 'WebhookSubscriptionPage'
-  | 'WebhookPing';
+  | 'WebhookPing'
+  | 'ChangeEvent'
+  | 'ChangeEventPage';
 
 /** What the JSON Schema of each component says beyond the zod schema (title, description). */
 export interface ShapeMeta {
@@ -213,7 +215,8 @@ export function pageOf<T extends z.core.SomeType>(item: T) {
   return z.object({ count: z.int().check(z.minimum(0)), next: nullable(url), previous: nullable(url), results: z.array(item) });
 }
 
-export const ticketPage = pageOf(ticketShape);
+/** The ticket list's page: `count` is null for a filter whose count is not kept (routes.ts says which). */
+export const ticketPage = z.object({ count: nullable(z.int().check(z.minimum(0))), next: nullable(url), previous: nullable(url), results: z.array(ticketShape) });
 shapes.add(ticketPage, { id: 'TicketPage' });
 export const followupPage = pageOf(followupShape);
 shapes.add(followupPage, { id: 'FollowupPage' });
@@ -282,6 +285,30 @@ shapes.add(subscriptionPage, { id: 'WebhookSubscriptionPage' });
 export const pingShape = z.object({ id: z.string().check(z.regex(/^msg_/)), delivered: z.boolean(), status: nullable(z.int()), error: nullable(text) });
 shapes.add(pingShape, { id: 'WebhookPing', description: "What the receiver answered: `delivered` for a 2xx, else its `status` or the `error` (no answer)." });
 
+/** A change event (events.ts `ChangeEvent`): what the change feed lists and subscriptions receive. */
+export const changeEventShape = z.object({
+  id: z.string().check(z.regex(/^evt_/)),
+  event: z.enum(EVENT_TYPES),
+  created: text,
+  ticket: id,
+  followup: nullable(id),
+  attachment: nullable(id),
+  changes: nullable(z.record(z.string(), z.object({ old: z.unknown(), new: z.unknown() }))),
+  data: z.record(z.string(), z.unknown()),
+});
+shapes.add(changeEventShape, {
+  id: 'ChangeEvent',
+  description:
+    'One committed change. `id` is stable (the same in the feed and in every delivery: deduplicate by it). `changes`: for `*.updated` and `ticket.status_changed`, the changed fields with their `old` and `new` values. `data`: the ticket (without `followup_set`), followup (without `followupattachment_set`) or attachment record (with its `ticket`, and the `public` of its followup) as staff see it after the change, or before it for a deletion.',
+});
+/** The change feed's page: DRF's cursor envelope, and `cursor`, the position after its last event. */
+export const changeEventPage = z.object({ next: nullable(url), previous: z.null(), cursor: nullable(text), results: z.array(changeEventShape) });
+shapes.add(changeEventPage, {
+  id: 'ChangeEventPage',
+  description:
+    '`cursor`: the position after the last event of this page (the `after` sent when there is none; null only for an empty feed read from its start). Poll with `?after=<cursor>`: it never skips an event.',
+});
+
 // Compile-time ties: each serialiser's output must be assignable to its declared shape (the custom
 // keys, and types the code keeps wider than the wire values, aside). A serialiser that adds, drops or retypes a key breaks `tsc --noEmit` here.
 type Fits<Actual, Shape> = Actual extends Shape ? true : never;
@@ -301,5 +328,6 @@ const tieSubscription: Fits<Omit<ReturnType<typeof subscriptionView>, 'events'>,
 const tieEnvironment: Fits<Omit<ReturnType<typeof environmentSubscriptionViews>[number], 'events'>, Omit<Out<typeof subscriptionShape>, 'events'>> = true;
 const tieSecret: Fits<Omit<ReturnType<typeof subscriptionWithSecretView>, 'events'>, Omit<Out<typeof subscriptionWithSecretShape>, 'events'>> = true;
 const tiePing: Fits<PingResult, Out<typeof pingShape>> = true;
+const tieEvent: Fits<ChangeEvent, Out<typeof changeEventShape>> = true;
 const tie10: Fits<Omit<ReturnType<typeof createdTokenView>, 'created'>, Omit<Out<typeof createdTokenShape>, 'created'>> = true;
-void [tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing];
+void [tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];

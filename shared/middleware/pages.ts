@@ -12,7 +12,7 @@ export function pageRequest(event: HttpEvent, options: { cursors?: true } = {}):
 }
 
 /** The envelope of a page: links by page number from its window, or the links a list worked out. */
-export function pageResponse(event: HttpEvent, page: PageWindow | PageLinks, count: number, results: unknown[]): HttpResult {
+export function pageResponse(event: HttpEvent, page: PageWindow | PageLinks, count: number | null, results: unknown[]): HttpResult {
   const links = 'pages' in page ? numberedLinks(page) : page;
   return json(200, pageEnvelope(`${baseUrl(event)}${event.rawPath}`, queryPairs(event), links, count, results));
 }

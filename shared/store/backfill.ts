@@ -1,22 +1,26 @@
 /**
  * Brings a table written by an earlier version up to this one: ticket counts (store/ticket-counts.ts)
- * from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
+ * and listing records (store/listings.ts) from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
  * refs existed. Safe to run at any time and more than once: counts are applied through the same
  * idempotent path as the stream (a ticket's current version, which the stream's later records
- * supersede), refs are rewritten with what they already hold. The local runtime runs it at start
- * when there are tickets but no counts; on AWS it is one invocation of the CountTickets function
+ * supersede), listing records likewise (conditional on holding an older version), refs are rewritten with what they already hold. The local runtime runs it at start
+ * when there are tickets but no counts, or no listing records; on AWS it is one invocation of the CountTickets function
  * (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from './clients';
 import { keys, INDEXES, inIndex } from './keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';
 import { queryPages } from './query';
 import { applyTicketRecords, readTotals } from './ticket-counts';
+import { applyListingWrites, listingWritesOf } from './listings';
 import { transact } from './transact';
 import type { Attachment, Followup } from '../domain/records';
 import type { TicketRecord } from '../domain/ticket-counts';
 
-export async function backfill(): Promise<{ tickets: number; refs: number }> {
+export async function backfill(): Promise<{ tickets: number; refs: number; listings: number }> {
+  let listings = 0;
   let tickets = 0;
   let refs = 0;
   for await (const page of queryPages({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition } })) {
@@ -25,6 +29,9 @@ export async function backfill(): Promise<{ tickets: number; refs: number }> {
       .map((i) => ({ ticket: Number(i.id), version: Number(i.version ?? 0), state: { status: Number(i.status), queue: Number(i.queue) } }));
     if (records.length) await applyTicketRecords(records);
     tickets += records.length;
+    const writes = page.filter((i) => i.type === 'ticket').flatMap((i) => listingWritesOf(i));
+    await applyListingWrites(writes);
+    listings += writes.length;
     const refItems = page.flatMap((i) => {
       if (i.type === 'followup') return [followupRefItem(strip<Followup>(i))];
       if (i.type === 'attachment') return [attachmentRefItem(strip<Attachment>(i))];
@@ -36,12 +43,21 @@ export async function backfill(): Promise<{ tickets: number; refs: number }> {
     }
     refs += refItems.length;
   }
-  return { tickets, refs };
+  return { tickets, refs, listings };
 }
 
-/** The local runtime's start: a backfill when tickets exist but were never counted. */
+/**
+ * The local runtime's start: a backfill when tickets exist but were never counted, or the first
+ * ticket has no listing record (a table from before listing records).
+ */
 export async function backfillIfUncounted(): Promise<void> {
-  if (await readTotals()) return;
-  const first = await queryPages({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition }, Limit: 1 }).next();
-  if (!first.done && first.value.length > 0) await backfill();
+  const first = await queryPages({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition }, Limit: 25 }).next();
+  if (first.done || first.value.length === 0) return;
+  const ticket = first.value.find((i) => i.type === 'ticket');
+  if (!(await readTotals()) || (ticket && !(await hasListing(Number(ticket.id))))) await backfill();
+}
+
+async function hasListing(ticket: number): Promise<boolean> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.listed(ticket, 'created'), ConsistentRead: true }));
+  return out.Item !== undefined;
 }

@@ -11,7 +11,7 @@ import { config } from '../config';
 import { dynamo } from './clients';
 import { keys, type RefKind, ITEM_EXISTS, ITEM_IS_NEW, INDEXES, inIndex } from './keys';
 import { byFilename, type AttachmentLocation } from '../domain/attachment-location';
-import { followupItem, openingOf, strip, type ReadCollection } from './items';
+import { followupItem, openingOf, strip, WRITTEN_OUT, type ReadCollection } from './items';
 import { batchGet, queryAll } from './query';
 import { MissingTicket, childDeletes, childPuts, put, readTicket } from './tickets';
 import { ConditionFailed, TransactionConflict, transact, type TransactItem } from './transact';
@@ -111,7 +111,7 @@ async function writeOut(found: FoundFollowup): Promise<FoundFollowup> {
     const { collection, followup } = found;
     try {
       await transact([
-        put(followupItem(followup, collection.ticket.status), ITEM_IS_NEW),
+        put({ ...followupItem(followup, collection.ticket.status), [WRITTEN_OUT]: true }, ITEM_IS_NEW),
         {
           Update: {
             TableName: config.tableName,

@@ -5,8 +5,14 @@ import { attachmentLocation, type AttachmentLocation } from '../domain/attachmen
 
 type Item = Record<string, unknown>;
 
+/**
+ * Marks the item of an opening followup written out of its ticket item (followups.ts `writeOut`):
+ * its INSERT in the stream is no new followup (store/events-of.ts). The next edit's put drops it.
+ */
+export const WRITTEN_OUT = 'written_out';
+
 // `collection_size` is no longer written; tickets stored before still carry it. `opening`: below.
-const INTERNAL = new Set<string>([...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening']);
+const INTERNAL = new Set<string>([...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening', WRITTEN_OUT]);
 
 /**
  * A new ticket's `version`; every later write of the ticket item adds 1, and so does every edit or

@@ -16,11 +16,17 @@ export const KEY = { partition: 'PK', sort: 'SK' } as const;
 /** The global secondary indexes: each one's name and key attributes. */
 export const INDEXES = {
   /** Every item of every ticket collection, in ticket id order: list pages without a filter. */
-  gsi1: { name: 'gsi1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+  gsi1: { name: 'gsi1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
   /** The same items partitioned by their ticket's status: list pages filtered by `?status=`. */
-  gsi2: { name: 'gsi2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+  gsi2: { name: 'gsi2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
   /** Ticket items by submitter e-mail (sparse): user_tickets. */
-  gsi3: { name: 'gsi3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
+  gsi3: { name: 'gsi3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
+  /**
+   * Listing records (`LISTED#<id>`, kept by the stream consumer: store/listings.ts), keys only: a
+   * partition per filter value (queue, assignee, priority) in id order, and one each for every ticket
+   * by modified and by created time. List pages filtered by those, or ordered by time.
+   */
+  gsi4: { name: 'gsi4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
 } as const;
 export type IndexName = keyof typeof INDEXES;
 
@@ -45,9 +51,24 @@ export function inIndex(index: IndexName, from?: 'from' | 'below'): string {
   return `${partitionKey} = :pk AND ${sortKey} ${from === 'from' ? '>=' : '<'} :from`;
 }
 
+/**
+ * Key condition of a Query of an index's partition `:pk` (gsi4 listing records, gsi3 submitters):
+ * sort keys above `:lo` (`gt`, or from it: `ge`), below `:hi`, or between `:lo` and `:hi` (both included).
+ */
+export function inSortRange(index: IndexName, bound: 'none' | 'gt' | 'ge' | 'lt' | 'between'): string {
+  const { partitionKey: pk, sortKey: sk } = INDEXES[index];
+  const ops = { none: '', gt: ` AND ${sk} > :lo`, ge: ` AND ${sk} >= :lo`, lt: ` AND ${sk} < :hi`, between: ` AND ${sk} BETWEEN :lo AND :hi` };
+  return `${pk} = :pk${ops[bound]}`;
+}
+
 export const TICKET_PREFIX = 'TICKET#';
 /** The sort key of a ticket's own item in its collection (and the suffix of its list sort keys). */
 export const TICKET_SORT_KEY = 'TICKET';
+const LISTED_PREFIX = 'LISTED#';
+/** The dimensions a ticket has a listing record of (store/listings.ts). */
+export const LISTING_DIMENSIONS = ['queue', 'assigned', 'priority', 'modified', 'created'] as const;
+export type ListingDimension = (typeof LISTING_DIMENSIONS)[number];
+const TIME_DIMENSIONS: ReadonlySet<ListingDimension> = new Set(['modified', 'created']);
 /** Partition key prefix of failed-login items: the only items every function may write. */
 export const LOGIN_PREFIX = 'LOGIN#';
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';
@@ -104,6 +125,27 @@ export const keys = {
    */
   counted: (ticket: number) => ({ PK: `COUNTED#${ticket}`, SK: 'COUNTED' }),
 
+  /**
+   * A ticket's listing record of one dimension (store/listings.ts), written only by the stream
+   * consumer: in gsi4 under the partition of its value, sorted by id (`queue`, `assigned`,
+   * `priority`) or by time and id (`modified`, `created`). A deleted ticket's are tombstones without
+   * gsi4 keys.
+   */
+  listed: (ticket: number, dimension: ListingDimension) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
+  /** The ticket of a gsi4 (or gsi3) sort key: its last 12 characters. */
+  ticketOfSortKey: (sk: string) => Number(sk.slice(-12)),
+  /** Whether `sk` has the form of a sort key of `dimension`'s partitions (a cursor's, say). */
+  isListingSortKey: (dimension: ListingDimension | 'submitter', sk: string) =>
+    TIME_DIMENSIONS.has(dimension as ListingDimension) ? /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#\d{12}$/.test(sk) : /^\d{12}$/.test(sk),
+  /** gsi4 keys of a ticket's listing record: `value` is the queue, assignee (`none` for nobody) or priority, or the time. */
+  listing: (dimension: ListingDimension, ticket: number, value: string) =>
+    TIME_DIMENSIONS.has(dimension)
+      ? { GSI4PK: `LIST#${dimension}`, GSI4SK: `${value}#${pad(ticket)}` }
+      : { GSI4PK: `LIST#${dimension}#${value}`, GSI4SK: pad(ticket) },
+  listingPartition: (dimension: ListingDimension, value?: string) => (value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`),
+  /** The gsi4 sort key of a ticket id (partitions in id order), or of a time and id (the time ones). */
+  listingSortKey: (ticket: number, time?: string) => (time === undefined ? pad(ticket) : `${time}#${pad(ticket)}`),
+
   user: (username: string) => ({ PK: `USER#${username}`, SK: 'USER' }),
   /**
    * Failed logins of a username (known or not) from one source address (login-attempts.ts); expires
@@ -155,6 +197,17 @@ export const keys = {
   /** Webhook subscriptions share one partition, in creation order: one Query lists them all. */
   subscriptionsPartition: 'WEBHOOK_SUBSCRIPTIONS',
   subscription: (id: string) => ({ PK: 'WEBHOOK_SUBSCRIPTIONS', SK: `SUBSCRIPTION#${id}` }),
+
+  /**
+   * The change feed (store/change-feed.ts): one item per change event in one partition, in order of
+   * `<time>#<stream sequence number:40>#<index>` (written only by the stream consumer).
+   */
+  eventsPartition: 'EVENTS',
+  changeEvent: (position: string) => ({ PK: 'EVENTS', SK: position }),
+  /** A change event's position in the feed: its time (ISO, ms), the stream record's sequence number, the event's index in that record. */
+  eventPosition: (time: string, sequence: string, index: number) => `${time}#${sequence.padStart(40, '0')}#${index}`,
+  /** What every position given out is checked against (a cursor names one). */
+  eventPositionPattern: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#\d{40}#\d$/,
 } as const;
 
 /**
@@ -167,6 +220,7 @@ export const PARTITIONS = {
   attachmentRef: 'ATTACHMENT#*',
   counts: keys.countsPartition,
   counted: 'COUNTED#*',
+  listed: `${LISTED_PREFIX}*`,
   user: 'USER#*',
   loginAttempts: `${LOGIN_PREFIX}*`,
   users: keys.usersPartition,
@@ -180,13 +234,14 @@ export const PARTITIONS = {
   outbox: keys.outboxPartition,
   deliveries: keys.deliveriesPartition,
   subscriptions: keys.subscriptionsPartition,
+  events: keys.eventsPartition,
 } as const;
 
 /**
- * The partition keys the ticket counts consumer touches: the counts and counted states, ticket
+ * The partition keys the ticket counts consumer touches: the counts and counted states, listing records, ticket
  * collections (repairs), refs and file cleanup records.
  */
-export const COUNT_KEY_PATTERNS = [PARTITIONS.counts, PARTITIONS.counted, PARTITIONS.ticket, PARTITIONS.followupRef, PARTITIONS.attachmentRef, PARTITIONS.fileCleanups];
+export const COUNT_KEY_PATTERNS = [PARTITIONS.counts, PARTITIONS.counted, PARTITIONS.listed, PARTITIONS.ticket, PARTITIONS.followupRef, PARTITIONS.attachmentRef, PARTITIONS.fileCleanups];
 
 /** Every attachment object lives under this prefix (the functions may touch nothing else). */
 export const ATTACHMENT_PREFIX = 'attachments/';

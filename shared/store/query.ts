@@ -1,4 +1,4 @@
-import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { dynamo } from './clients';
 
@@ -45,4 +45,24 @@ export async function batchGet(list: Key[]): Promise<Item[]> {
     }),
   );
   return items;
+}
+
+/** How often a BatchWriteItem's unprocessed items are sent again (with a doubling pause) before the caller is failed. */
+const BATCH_WRITE_ATTEMPTS = 8;
+
+/**
+ * Puts `items` (plain puts: a repeated item is rewritten), 25 to a BatchWriteItem (DynamoDB's
+ * limit), the chunks one after another, each repeated for what DynamoDB left unprocessed (throttling)
+ * after a pause that doubles from 25 ms; throws when some are still unprocessed after that.
+ */
+export async function batchWrite(items: Item[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 25) {
+    let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 1; pending.length; attempt++) {
+      if (attempt > BATCH_WRITE_ATTEMPTS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${BATCH_WRITE_ATTEMPTS} attempts`);
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** (attempt - 2)));
+      const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }));
+      pending = (out.UnprocessedItems?.[config.tableName] ?? []) as typeof pending;
+    }
+  }
 }

@@ -16,5 +16,5 @@ export const TABLE_SCHEMA = {
    */
   stream: 'NEW_AND_OLD_IMAGES',
   /** What each index is for: keys.ts. */
-  indexes: [INDEXES.gsi1, INDEXES.gsi2, INDEXES.gsi3],
+  indexes: [INDEXES.gsi1, INDEXES.gsi2, INDEXES.gsi3, INDEXES.gsi4],
 } as const;

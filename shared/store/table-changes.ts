@@ -1,7 +1,8 @@
 /**
  * The table's stream as this API consumes it (functions/maintenance/count-tickets.ts on AWS, the
- * local runtime's stream poller): ticket items keep the counts (store/ticket-counts.ts), and the
- * same records drive the repairs of store/collection-repair.ts. Records may come twice, late, or in
+ * local runtime's stream poller): ticket items keep the counts (store/ticket-counts.ts), the same
+ * records drive the repairs of store/collection-repair.ts, and the records of ticket, followup and
+ * attachment items become the change feed's events (store/change-feed.ts). Records may come twice, late, or in
  * a retried batch: both consumers are idempotent.
  */
 import type { TicketRecord } from '../domain/ticket-counts';
@@ -9,6 +10,8 @@ import { TICKET_PREFIX, TICKET_SORT_KEY } from './keys';
 import { applyTicketRecords } from './ticket-counts';
 import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
 import { openingOf } from './items';
+import { recordChangeEvents } from './change-feed';
+import { applyListingChanges } from './listings';
 
 type Item = Record<string, unknown>;
 
@@ -18,6 +21,18 @@ export interface TableChange {
   keys: { PK: string; SK: string };
   newImage?: Item;
   oldImage?: Item;
+  /**
+   * Where the record is in the stream: its `eventID` (the same on every retry), its sequence number
+   * and its approximate creation time (epoch ms; on AWS rounded down to the second). The change
+   * feed's events are derived from it (store/change-feed.ts); a record without it gives none.
+   */
+  stream?: StreamPosition;
+}
+
+export interface StreamPosition {
+  id: string;
+  sequence: string;
+  at: number;
 }
 
 /** The records the consumer needs (the stream filter on AWS says the same: infra/ticket-counts.ts). */
@@ -54,4 +69,7 @@ export async function applyTableChanges(changes: TableChange[]): Promise<void> {
   const statusChanged = tickets.length ? await applyTicketRecords(tickets) : [];
   if (removed.length || statusChanged.length || added.length) await repairCollections({ removed, statusChanged, added });
   await mendOpeningRefs(openings);
+  await applyListingChanges(changes);
+  // After the repairs: a followup they removed with its ticket is then known to be gone with it.
+  await recordChangeEvents(changes);
 }

@@ -5,8 +5,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import type { TicketChanges } from '../domain/ticket';
-import { MissingRecord } from '../domain/errors';
-import { MAX_PAGE_DEPTH, PageTooDeep, pageWindow, type PageCursor, type PageLinks, type PageRequest, type PageWindow } from '../domain/pagination';
+import { MissingRecord, NotFound } from '../domain/errors';
+import { MAX_PAGE_DEPTH, PageTooDeep, isIdCursor, pageWindow, type IdCursor, type PageLinks, type PageRequest, type PageWindow } from '../domain/pagination';
 import { subBlockCounts, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
 import { dynamo } from './clients';
@@ -443,6 +443,7 @@ function numberedPageLinks(window: PageWindow, count: number, page: TicketCollec
  * listed before it is counted.
  */
 export async function listTickets(statuses: Set<number> | undefined, request: PageRequest): Promise<TicketPage> {
+  if (request.cursor && !isIdCursor(request.cursor)) throw new NotFound('Invalid cursor');
   if (request.cursor) return listFromCursor(statuses, request.pageSize, request.cursor);
   const fromEnd = request.page === 'last';
   const from: 'first' | 'last' = fromEnd ? 'last' : 'first';
@@ -460,7 +461,7 @@ export async function listTickets(statuses: Set<number> | undefined, request: Pa
 }
 
 /** A page after or before a cursor's ticket id: one more ticket is read to know whether there is a further page. */
-async function listFromCursor(statuses: Set<number> | undefined, pageSize: number, cursor: PageCursor): Promise<TicketPage> {
+async function listFromCursor(statuses: Set<number> | undefined, pageSize: number, cursor: IdCursor): Promise<TicketPage> {
   const forward = 'after' in cursor;
   const [countRead, found] = await Promise.all([
     readCounts('first', 1),
@@ -476,6 +477,33 @@ async function listFromCursor(statuses: Set<number> | undefined, pageSize: numbe
     links: {
       next: forward ? (more ? { after: last! } : null) : { after: last ?? cursor.before - 1 },
       previous: forward ? { before: first ?? cursor.after + 1 } : more ? { before: first! } : null,
+    },
+    tickets,
+  };
+}
+
+/** Above every ticket id (ids are 12 digits in the list keys). */
+const TOP_ID = 10 ** 12 - 2;
+
+/**
+ * One page of tickets in reverse id order (`ordering=-id`), optionally only some statuses: the
+ * same Query of gsi1 or gsi2 as listTickets, read downwards, paged by cursor (`next` goes to lower
+ * ids), and the totals item for `count`.
+ */
+export async function listTicketsDescending(statuses: Set<number> | undefined, pageSize: number, cursor?: IdCursor): Promise<TicketPage> {
+  const up = cursor !== undefined && 'after' in cursor;
+  const from = cursor === undefined ? TOP_ID : 'after' in cursor ? cursor.after + 1 : cursor.before - 1;
+  const [countRead, found] = await Promise.all([readCounts('first', 1), readPage(statuses, from, pageSize + 1, up)]);
+  const totals = countRead.items[0]?.SK === keys.countsTotalsFirst.SK ? countRead.items[0] : undefined;
+  const more = found.length > pageSize;
+  const tickets = (up ? found.slice(0, pageSize) : found.slice(-pageSize)).reverse();
+  const highest = tickets[0]?.ticket.id;
+  const lowest = tickets.at(-1)?.ticket.id;
+  return {
+    count: totalOf(totals, statuses),
+    links: {
+      next: up ? (lowest === undefined ? null : { before: lowest }) : more ? { before: lowest! } : null,
+      previous: up ? (more ? { after: highest! } : null) : cursor === undefined || highest === undefined ? null : { after: highest },
     },
     tickets,
   };

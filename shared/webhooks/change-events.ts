@@ -11,17 +11,8 @@ import { listCustomFields } from '../store/custom-fields';
 import { listeningSubscriptions } from '../store/subscriptions';
 import { recordDeliveries, storedPayload, type WebhookContext } from './service';
 
-/** The `type` attribute of change event items (the stream filter's discriminator). */
-export const CHANGE_EVENT_ITEM_TYPE = 'change-event';
-
-export function isChangeEventItem(item: Record<string, unknown> | undefined): boolean {
-  return item?.type === CHANGE_EVENT_ITEM_TYPE;
-}
-
-export function changeEventFromItem(item: Record<string, unknown>): ChangeEvent {
-  const { id, event, created, ticket, followup, attachment, changes, data } = item as unknown as ChangeEvent;
-  return { id, event, created, ticket, followup: followup ?? null, attachment: attachment ?? null, changes: changes ?? null, data: data ?? {} };
-}
+// The feed's items are the store's (store/change-feed.ts, which the stream consumer writes).
+export { CHANGE_EVENT_ITEM_TYPE, changeEventFromItem, isChangeEventItem } from '../store/change-feed';
 
 /**
  * Renders the payload once (the event as the feed shows it, under the payload policy) and records

@@ -96,7 +96,16 @@ export async function recordDeliveries(deliveries: Delivery[], ctx: Pick<Webhook
   }
 }
 
-export type AttemptResult = { state: 'delivered' | 'failed' | 'skipped' } | { state: 'retry'; inSeconds: number };
+/**
+ * `failed`: the schedule is spent. `deadLetter` says whether the operator's dead-letter queue (and
+ * its alarm) takes it: the environment's receivers are the operator's; a subscription's receiver is
+ * its owner's, whose failures the delivery log and the subscription's own health (failing_since,
+ * then automatic disabling) report, so a customer's receiver being down pages no one.
+ */
+export type AttemptResult =
+  | { state: 'delivered' | 'skipped' }
+  | { state: 'failed'; deadLetter: boolean }
+  | { state: 'retry'; inSeconds: number };
 
 /** One attempt at one delivery, recorded; says whether and when to try again. */
 export async function attemptDelivery(id: string, ctx: WebhookContext, now = () => new Date()): Promise<AttemptResult> {
@@ -126,5 +135,6 @@ export async function attemptDelivery(id: string, ctx: WebhookContext, now = () 
   if (next.status === 'pending') logger.warn('webhook attempt failed, will retry', entry);
   else if (next.status === 'failed') logger.error('webhook failed on every attempt of the schedule', entry);
   else logger.info('webhook delivered', entry);
-  return next.status === 'pending' ? { state: 'retry', inSeconds: retryInSeconds! } : { state: next.status };
+  if (next.status === 'pending') return { state: 'retry', inSeconds: retryInSeconds! };
+  return next.status === 'failed' ? { state: 'failed', deadLetter: !receiver.subscription } : { state: next.status };
 }

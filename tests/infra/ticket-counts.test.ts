@@ -2,7 +2,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
-import { COUNT_KEY_PATTERNS } from '../../shared/store/keys';
+import { COUNT_KEY_PATTERNS, PARTITIONS } from '../../shared/store/keys';
 import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
 
 let api: Template;
@@ -14,7 +14,7 @@ beforeAll(() => {
 });
 
 describe('ticket counts consumer', () => {
-  it('reads the table stream, filtered to ticket items and inserted followups and attachments, retried then dead-lettered', () => {
+  it('reads the table stream, filtered to ticket items and the followup and attachment records the counts and change feed need, retried then dead-lettered', () => {
     const mappings = Object.values(api.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>).filter(
       (m) => JSON.stringify(m.Properties.FunctionName).includes(countId),
     );
@@ -26,18 +26,23 @@ describe('ticket counts consumer', () => {
     expect(patterns).toEqual([
       { dynamodb: { Keys: { SK: { S: ['TICKET'] } } } },
       { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['followup', 'attachment'] } } } },
+      { eventName: ['MODIFY', 'REMOVE'], dynamodb: { OldImage: { type: { S: ['followup'] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
     ]);
   });
 
-  it('may touch only the counts, counted states, ticket collections, refs and file cleanup records', () => {
+  it('may touch only the counts, counted states, ticket collections, refs and file cleanup records, write the change feed and read the custom field definitions', () => {
     const isStream = (a: string) => ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'].includes(a);
     const table = roleStatements(api, countId).filter((s) => actions([s]).some((a) => a.startsWith('dynamodb:') && !isStream(a)));
     // The event source's own grant: reading the stream, nothing else.
     for (const s of roleStatements(api, countId).filter((s) => actions([s]).some(isStream))) expect(actions([s]).every(isStream)).toBe(true);
     const keyed = table.filter((s) => s.Condition);
-    expect(keyed).toHaveLength(1);
-    expect(keyed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': COUNT_KEY_PATTERNS } });
-    expect(actions(keyed).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    const leading = (s: (typeof keyed)[number]) => s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'];
+    expect(keyed.map(leading)).toEqual([COUNT_KEY_PATTERNS, [PARTITIONS.events], [PARTITIONS.customFields]]);
+    expect(actions([keyed[0]!]).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    // The feed's partition: written in batches (a late event's position read first), nothing else; the definitions: read.
+    expect(actions([keyed[1]!])).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
+    expect(actions([keyed[2]!])).toEqual(['dynamodb:Query']);
     // Without a key condition: only reading gsi1 (the backfill).
     for (const s of table.filter((s) => !s.Condition)) {
       expect(actions([s])).toEqual(['dynamodb:Query']);

@@ -18,7 +18,7 @@ import { startReceiver } from './webhook-receiver';
 const ROOT = resolve(import.meta.dirname, '../..');
 const COMMANDS = [
   'create-user', 'set-password', 'deactivate-user', 'activate-user', 'create-token', 'list-tokens', 'revoke-token', 'create-queue', 'create-custom-field',
-  'create-webhook', 'ping-webhook', 'disable-webhook', 'list-users', 'list-queues', 'list-custom-fields', 'list-webhooks',
+  'create-webhook', 'ping-webhook', 'disable-webhook', 'list-users', 'list-queues', 'list-custom-fields', 'list-webhooks', 'tail-events',
 ];
 
 interface Result {
@@ -33,8 +33,8 @@ interface Result {
  */
 let serverRegion: string | undefined;
 
-function cli(args: string[], options: { input?: string; dataDir?: string } = {}): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_DATA_DIR: options.dataDir ?? 'unused-by-this-test' };
+function cli(args: string[], options: { input?: string; dataDir?: string; env?: Record<string, string> } = {}): Promise<Result> {
+  const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_DATA_DIR: options.dataDir ?? 'unused-by-this-test', ...options.env };
   if (serverRegion) env.AWS_REGION = serverRegion;
   delete env.TABLE_NAME;
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { cwd: ROOT, env, stdio: 'pipe' });
@@ -327,6 +327,36 @@ describe.sequential('on a data directory', () => {
       } finally {
         await receiver.stop();
       }
+    });
+
+    it('tail-events prints the change feed, one line per event, and the cursor to continue from', { timeout: 60_000 }, async () => {
+      const created = await fetch(`${runtime.url}/api/tickets/`, {
+        method: 'POST',
+        headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
+        body: JSON.stringify({ queue: 1, title: 'Tailed', description: 'From the CLI test', submitter_email: 'tail@example.com' }),
+      });
+      const ticket = (await created.json()) as { id: number };
+      expect(created.status, JSON.stringify(ticket)).toBe(201);
+      // The horizon at 0: an event prints as soon as the runtime's stream consumer wrote it.
+      const settled = { HELPDESK_EVENTS_SETTLE_MS: '0' };
+      let lines: { event?: string; ticket?: number; cursor?: string }[] = [];
+      let output = '';
+      await expect
+        .poll(async () => {
+          const tailed = await cli(['tail-events', '--json'], { dataDir, env: settled });
+          output = tailed.stdout + tailed.stderr;
+          lines = tailed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+          return lines.some((l) => l.event === 'ticket.created' && l.ticket === ticket.id);
+        }, { timeout: 20_000, interval: 250, message: output })
+        .toBe(true);
+      const cursor = lines.at(-1)!.cursor!;
+      const human = await cli(['tail-events'], { dataDir, env: settled });
+      expect(human.code, human.stderr).toBe(0);
+      expect(human.stdout).toMatch(new RegExp(`ticket\\.created +ticket ${ticket.id}  evt_`));
+      expect(human.stdout).toContain(`--after ${cursor}`);
+      const idle = await cli(['tail-events', '--after', cursor, '--json'], { dataDir, env: settled });
+      expect(idle.stdout.trim()).toBe(JSON.stringify({ cursor }));
+      expect((await cli(['tail-events', '--after', 'nonsense'], { dataDir })).code).toBe(1);
     });
 
     it('create-custom-field: a valid one is listed (without its internal key); an invalid one exits non-zero', { timeout: 60_000 }, async () => {

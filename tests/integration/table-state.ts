@@ -80,7 +80,7 @@ export async function removeObjects(bucket: string, keys: Iterable<string>): Pro
  * records then find nothing counted).
  */
 export async function removeTickets(dynamo: DynamoDBDocumentClient, table: string, bucket: string, state: State): Promise<void> {
-  const doomed = [...state.items.values()].filter((i) => /^(TICKET|COUNTS|COUNTED|FOLLOWUP|ATTACHMENT)#/.test(String(i.PK)));
+  const doomed = [...state.items.values()].filter((i) => /^(TICKET|COUNTS|COUNTED|LISTED|FOLLOWUP|ATTACHMENT)#/.test(String(i.PK)));
   for (let i = 0; i < doomed.length; i += 25) {
     let pending: unknown[] = doomed.slice(i, i + 25).map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));
     while (pending.length) {
@@ -109,6 +109,7 @@ export function category(item: Item): string {
   const sk = String(item.SK);
   if (pk === 'COUNTER') return 'counter';
   if (pk.startsWith('COUNTS#') || pk.startsWith('COUNTED#')) return 'counts';
+  if (pk.startsWith('LISTED#')) return 'listing';
   if (pk.startsWith('FOLLOWUP#') || pk.startsWith('ATTACHMENT#')) return `ref:${pk.slice(0, pk.indexOf('#')).toLowerCase()}`;
   if (pk.startsWith('TICKET#')) return String(item.type);
   if (pk === 'QUEUES') return sk.startsWith('SLUG#') ? 'queue-slug' : 'queue';
@@ -142,13 +143,13 @@ export function diff(before: State, after: State): Diff {
 
 /**
  * What a write did, independent of ids: records added, removed and changed by kind, and files added
- * and removed. Id counters and ticket counts are left out (a count block is added or changed
- * depending on where ids fall); the invariants check the counts instead.
+ * and removed. Id counters, ticket counts and listing records are left out (a count block is added
+ * or changed depending on where ids fall); the invariants check them instead.
  */
 export function signature(before: State, after: State): string[] {
   const d = diff(before, after);
   const of = (action: string, keys: string[], state: State) =>
-    keys.map((k) => `${action} ${category(state.items.get(k)!)}`).filter((s) => !/ (counter|counts)$/.test(s));
+    keys.map((k) => `${action} ${category(state.items.get(k)!)}`).filter((s) => !/ (counter|counts|listing)$/.test(s));
   return [
     ...of('added', d.added, after),
     ...of('removed', d.removed, before),
@@ -230,6 +231,28 @@ export function invariantViolations(state: State): string[] {
     for (const key of new Set([...Object.keys(totals).filter((k) => /^[sq]\d+$/.test(k)), ...expectedTotals.keys()])) {
       if (Number(totals[key] ?? 0) !== (expectedTotals.get(key) ?? 0)) problems.push(`ticket totals ${sk} ${key}: ${String(totals[key] ?? 0)}, expected ${expectedTotals.get(key) ?? 0}`);
     }
+  }
+
+  // Listing records (kept from the stream): each live ticket's, with its values and gsi4 keys; none
+  // of another ticket but tombstones (no gsi4 keys).
+  const listingValues = (t: Item): Record<string, string> => ({
+    queue: String(t.queue),
+    assigned: t.assigned_to == null ? 'none' : String(t.assigned_to),
+    priority: String(t.priority),
+    modified: String(t.modified),
+    created: String(t.created),
+  });
+  for (const t of tickets.values()) {
+    for (const [dimension, value] of Object.entries(listingValues(t))) {
+      const l = state.items.get(`LISTED#${t.id}|${dimension}`);
+      const timed = dimension === 'modified' || dimension === 'created';
+      const pk = timed ? `LIST#${dimension}` : `LIST#${dimension}#${value}`;
+      const sk = timed ? `${value}#${pad(t.id as number)}` : pad(t.id as number);
+      if (!l || l.value !== value || l.GSI4PK !== pk || l.GSI4SK !== sk) problems.push(`ticket ${t.id}: listed in ${dimension} as ${stable(l)}`);
+    }
+  }
+  for (const l of items.filter((i) => String(i.PK).startsWith('LISTED#'))) {
+    if (!tickets.has(l.ticket as number) && l.GSI4PK !== undefined) problems.push(`${l.PK}|${l.SK}: listed, but the ticket does not exist`);
   }
 
   // Queues: slug claims.

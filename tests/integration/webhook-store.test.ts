@@ -87,6 +87,27 @@ describe('requeueing a delivery (redeliver)', () => {
   });
 });
 
+describe('a delivery whose schedule is spent', () => {
+  it("to an environment receiver goes to the operator's dead-letter queue (a subscription's does not: below)", async () => {
+    const receiver = await startReceiver(() => 503);
+    try {
+      const { attemptDelivery } = await import('../../shared/webhooks/service');
+      const { config } = await import('../../shared/config');
+      const ctx = {
+        settings: { ...config.webhooks.settings, retryDelays: [] },
+        allowLoopback: true,
+        secret: () => Promise.resolve('whsec_' + Buffer.alloc(32, 7).toString('base64')),
+        queue: { enqueue: () => Promise.resolve() },
+      };
+      expect(await deliveries.createDelivery({ ...delivery('msg_environment', 'pending', 0), url: `${receiver.url}/in`, attempts: 0 })).toBe(true);
+      expect(await attemptDelivery('msg_environment', ctx)).toEqual({ state: 'failed', deadLetter: true });
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
+
 describe('a subscription whose receiver keeps failing', () => {
   it(`is disabled after ${DISABLE_AFTER_DAYS} days of failures only, with an entry in the delivery log`, async () => {
     const receiver = await startReceiver(() => 500);
@@ -122,7 +143,9 @@ describe('a subscription whose receiver keeps failing', () => {
       expect(await attemptAfter(2)).toEqual({ state: 'delivered' });
       expect((await shown()).failing_since).toBeNull();
       receiver.behaviour = () => 500;
-      await attemptAfter(3);
+      // A schedule spent (one retry here): failed, and not the operator's dead letter to alarm on.
+      expect(await attemptAfter(3)).toEqual({ state: 'retry', inSeconds: 3600 });
+      expect(await attemptDelivery(`msg_${'0'.repeat(25)}${n}`, ctx, () => new Date(start + 3 * day + HOUR))).toEqual({ state: 'failed', deadLetter: false });
       await attemptAfter(3 + DISABLE_AFTER_DAYS - 0.01);
       expect(await shown()).toMatchObject({ enabled: true, failing_since: new Date(start + 3 * day).toISOString() });
       await attemptAfter(3 + DISABLE_AFTER_DAYS);

@@ -2,7 +2,8 @@
  * Webhook subscriptions end to end (issue 15): a runtime of this file's own, with one environment
  * receiver configured, and a real HTTP receiver on loopback. Subscriptions are made over HTTP;
  * change events are written into the runtime's table as the change feed's items are (`type`
- * `change-event`), and reach the subscriptions through the table's stream, as on AWS. Signatures
+ * `change-event`), and reach the subscriptions through the table's stream, as on AWS; and changes
+ * made over the API become such events through the stream consumer (store/change-feed.ts). Signatures
  * are checked with the `standardwebhooks` package, as a receiver would.
  */
 import { spawn } from 'node:child_process';
@@ -215,6 +216,30 @@ describe('deliveries', () => {
     expect(byType['ticket.updated'].changes).toEqual({ priority: { old: 3, new: 1 } });
     expect(byType['ticket.updated'].data).toEqual({ id: 7, priority: 1, followup_set: [{ id: 1, public: true }] });
     expect(JSON.stringify(payloads)).not.toMatch(/1234|vip/);
+  });
+});
+
+describe('changes made over the API', () => {
+  it('a subscription receives a signed ticket.updated for a PATCH, with the changed fields and the same event the feed lists', async () => {
+    const sub = await subscribe('/patched', ['ticket.updated', 'ticket.status_changed']);
+    const ticket = (await api.createTicket({ title: 'Printer', priority: 3 })).body;
+    expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { title: 'Printer on fire', priority: 1 } })).status).toBe(200);
+    const [r] = await receiver.waitFor(1, (x) => x.path === '/patched');
+    const payload = verifyWith(sub.secret, r!) as Json;
+    expect(payload).toMatchObject({
+      type: 'ticket.updated',
+      data: { event: 'ticket.updated', ticket: ticket.id, followup: null, changes: { title: { old: 'Printer', new: 'Printer on fire' }, priority: { old: 3, new: 1 } } },
+    });
+    expect(payload.data.data).toMatchObject({ id: ticket.id, title: 'Printer on fire', priority: 1 });
+    expect(payload.data.id).toMatch(/^evt_/);
+    expect(payload.timestamp).toBe(payload.data.created);
+    // No status change, no ticket.status_changed: one delivery only.
+    expect(receiver.received.filter(at('/patched'))).toHaveLength(1);
+    // The feed lists the same event (its horizon passes a few seconds after the change), staff-only
+    // custom fields included: the payload policy leaves them out of deliveries.
+    await expect
+      .poll(async () => ((await api.call('GET', '/api/events/?limit=1000')).body.results as Json[]).find((e) => e.id === payload.data.id), { timeout: 15_000, interval: 250 })
+      .toMatchObject(payload.data);
   });
 });
 

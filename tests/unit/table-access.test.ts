@@ -1,6 +1,6 @@
 /** What a DynamoDB call needs from IAM, and whether grants allow it (shared/api/table-access.ts). */
 import { describe, expect, it } from 'vitest';
-import { allows, grantsOf, tableRequests, writesTable, GRANTS } from '../../shared/api/table-access';
+import { allows, grantsOf, tableRequests, writesTable, GRANTS, STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { routeByHandler, routes } from '../../shared/api/routes';
 
 describe('tableRequests', () => {
@@ -20,7 +20,24 @@ describe('tableRequests', () => {
       { action: 'ConditionCheckItem', partition: 'QUEUES' },
       { action: 'DeleteItem', partition: 'FILE_CLEANUPS' },
     ]);
+    expect(tableRequests('BatchWriteCommand', { RequestItems: { t: [{ PutRequest: { Item: { PK: 'EVENTS', SK: 'a' } } }, { DeleteRequest: { Key: { PK: 'EVENTS', SK: 'b' } } }] } })).toEqual([
+      { action: 'BatchWriteItem', partition: 'EVENTS' },
+      { action: 'BatchWriteItem', partition: 'EVENTS' },
+    ]);
     expect(() => tableRequests('ScanCommand', {})).toThrow(/not a command the functions send/);
+  });
+});
+
+describe('the change feed grants', () => {
+  it('only the stream consumer writes the feed, in batches, and nothing else that way; only the feed route reads it', () => {
+    expect(allows(STREAM_CONSUMER_GRANTS, { action: 'BatchWriteItem', partition: 'EVENTS' })).toBe(true);
+    expect(allows(STREAM_CONSUMER_GRANTS, { action: 'BatchWriteItem', partition: 'TICKET#1' })).toBe(false);
+    expect(allows(STREAM_CONSUMER_GRANTS, { action: 'Query', partition: 'CUSTOM_FIELDS' })).toBe(true);
+    expect(allows(STREAM_CONSUMER_GRANTS, { action: 'PutItem', partition: 'CUSTOM_FIELDS' })).toBe(false);
+    for (const route of routes) {
+      expect(allows(grantsOf(route), { action: 'BatchWriteItem', partition: 'EVENTS' }), route.handler).toBe(false);
+      expect(allows(grantsOf(route), { action: 'Query', partition: 'EVENTS' }), route.handler).toBe(route.handler === 'events/list');
+    }
   });
 });
 

@@ -100,9 +100,15 @@ describe('deliver', () => {
   });
 
   it('a delivery whose schedule is spent goes to the dead-letter queue (its alarm) and leaves this one', async () => {
-    attemptDelivery.mockResolvedValue({ state: 'failed' });
+    attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
     expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [] });
     expect(sqsSend.mock.calls[0]![0]).toEqual({ operation: 'SendMessage', input: { QueueUrl: 'https://sqs.example/dead-letters', MessageBody: JSON.stringify({ delivery: 'd1' }) } });
+  });
+
+  it("a subscription's delivery whose schedule is spent only leaves the queue: no dead letter, no alarm", async () => {
+    attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: false });
+    expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [] });
+    expect(sqsSend).not.toHaveBeenCalled();
   });
 
   it('an error of our own reports the message for another receive; the others of the batch go on', async () => {

@@ -1,0 +1,36 @@
+/**
+ * GET /api/events/ (staff): the change feed, oldest first, after a cursor (store/change-feed.ts).
+ * DRF's cursor envelope `{next, previous, results}`, and `cursor`: where the next poll starts, also
+ * when this page is the last (an integration keeps it and asks again later).
+ */
+import { apiHandler } from '../../shared/middleware';
+import { baseUrl, json, queryParam } from '../../shared/middleware/http';
+import { ValidationError } from '../../shared/domain/errors';
+import { DEFAULT_FEED_PAGE, MAX_FEED_PAGE } from '../../shared/domain/events';
+import { decodeFeedCursor, encodeFeedCursor, readChangeEvents } from '../../shared/store/change-feed';
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_FEED_PAGE;
+  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1) throw new ValidationError({ limit: [`A whole number of events from 1 to ${MAX_FEED_PAGE}.`] });
+  return Math.min(Number(raw), MAX_FEED_PAGE);
+}
+
+export const handler = apiHandler('events/list', async (event) => {
+  const limit = parseLimit(queryParam(event, 'limit'));
+  const rawAfter = queryParam(event, 'after');
+  const after = rawAfter === undefined ? undefined : decodeFeedCursor(rawAfter);
+  if (rawAfter !== undefined && after === undefined) {
+    throw new ValidationError({ after: ['Not a cursor of this feed: pass the `cursor` of an earlier answer, or leave `after` out to start from the oldest event kept.'] });
+  }
+  const page = await readChangeEvents(after, limit);
+  const position = page.last ?? after;
+  const cursor = position === undefined ? null : encodeFeedCursor(position);
+  let next: string | null = null;
+  if (page.more && cursor) {
+    const url = new URL(`${baseUrl(event)}${event.rawPath}`);
+    url.searchParams.set('after', cursor);
+    if (queryParam(event, 'limit') !== undefined) url.searchParams.set('limit', String(limit));
+    next = url.toString();
+  }
+  return json(200, { next, previous: null, cursor, results: page.events });
+});

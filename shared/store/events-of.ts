@@ -1,0 +1,140 @@
+/**
+ * Change events from the table's stream (issue 15): what one stream record of a ticket, followup or
+ * attachment item means to an integration. Pure: the stream consumer (store/change-feed.ts) writes
+ * what this returns to the change feed, whose items the dispatcher sends to subscriptions.
+ *
+ * The records are the items' own writes, so a change committed is a record, and a record is a change
+ * committed: the stream is the outbox (docs/data-model.md, "The change feed"). What is not a change
+ * an integration can see gives no event:
+ * - MODIFYs of bookkeeping only: `version`, `modified`, index keys (a status change re-keying the
+ *   collection in gsi2, the consumer's own repairs), the opening followup leaving the ticket item;
+ * - the INSERT of an opening followup written out of its ticket item (marked `written_out`), which
+ *   was already announced with its ticket (`followup.created` beside `ticket.created`);
+ * - merge pointers and everything outside ticket collections.
+ * Followups and attachments removed with their ticket are left out by the consumer, which knows
+ * whether the ticket is gone (`ticket.deleted` says it).
+ */
+import { createHash } from 'node:crypto';
+import type { CustomFieldDefinition } from '../domain/custom-fields';
+import { storedDateTime, wireDateTime } from '../domain/datetime';
+import type { ChangeEvent, EventType, FieldChange, JsonValue } from '../domain/events';
+import type { Attachment, Followup, Ticket } from '../domain/records';
+import { attachmentView, followupView, ticketView } from '../domain/views';
+import { TICKET_PREFIX } from './keys';
+import { openingOf, strip, WRITTEN_OUT } from './items';
+import type { StreamPosition, TableChange } from './table-changes';
+
+type Item = Record<string, unknown>;
+type Data = Record<string, JsonValue>;
+
+/** An event and where it goes in the feed: its stream record's position and its index in that record. */
+export interface DerivedEvent {
+  event: ChangeEvent;
+  stream: StreamPosition;
+  index: number;
+}
+
+export interface EventContext {
+  /** The custom field definitions (a ticket's `custom_<name>` keys). */
+  defs: CustomFieldDefinition[];
+  /** The API's address for attachment links (`HELPDESK_PUBLIC_URL`); '' gives paths. */
+  baseUrl: string;
+}
+
+/** Stable across retries of the record: the same id on every delivery and in the feed. */
+export function eventId(stream: Pick<StreamPosition, 'id'>, index: number): string {
+  return `evt_${createHash('sha256').update(`${stream.id}#${index}`).digest('base64url').slice(0, 24)}`;
+}
+
+/** The ticket's fields as staff see them (GET without `followup_set`: followups have events of their own). */
+function ticketData(item: Item, ctx: EventContext): Data {
+  const { followup_set: _, ...fields } = ticketView(ctx.baseUrl, { ticket: strip<Ticket>(item), followups: [], attachments: [], mergedFrom: [] }, ctx.defs);
+  return fields;
+}
+
+/** A followup as staff see it (without `followupattachment_set`: attachments have events of their own). */
+function followupData(f: Followup, ctx: EventContext): Data {
+  const { followupattachment_set: _, ...fields } = followupView(ctx.baseUrl, f, []);
+  return fields;
+}
+
+/** An attachment record as staff see it, with its ticket (the view has its followup). */
+function attachmentData(a: Attachment, ctx: EventContext): Data {
+  return { ...attachmentView(ctx.baseUrl, a), ticket: a.ticket };
+}
+
+/** The fields whose values differ, with both values; keys in the order of the record after. */
+export function fieldChanges(before: Data, after: Data): Record<string, FieldChange> {
+  const changes: Record<string, FieldChange> = {};
+  for (const key of new Set([...Object.keys(after), ...Object.keys(before)])) {
+    const old = before[key] ?? null;
+    const now = after[key] ?? null;
+    if (JSON.stringify(old) !== JSON.stringify(now)) changes[key] = { old, new: now };
+  }
+  return changes;
+}
+
+/** An event's `created` in the API's wire form, from a stored date-time or the stream record's time. */
+const wire = (stored: string) => wireDateTime(stored)!;
+const iso = (ms: number) => wire(storedDateTime(new Date(ms)));
+
+export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[] {
+  const { stream, eventName, newImage, oldImage } = change;
+  if (!stream || !change.keys.PK.startsWith(TICKET_PREFIX)) return [];
+  const image = (newImage ?? oldImage)!;
+  const ticket = Number(change.keys.PK.slice(TICKET_PREFIX.length));
+  const out: DerivedEvent[] = [];
+  const add = (event: EventType, created: string, data: Data, ids: { followup?: number; attachment?: number }, changes: Record<string, FieldChange> | null = null) =>
+    out.push({
+      stream,
+      index: out.length,
+      event: { id: eventId(stream, out.length), event, created, ticket, followup: ids.followup ?? null, attachment: ids.attachment ?? null, changes, data },
+    });
+
+  switch (image.type) {
+    case 'ticket': {
+      if (eventName === 'INSERT') {
+        const item = newImage!;
+        add('ticket.created', wire(strip<Ticket>(item).created), ticketData(item, ctx), {});
+        const opening = openingOf(item);
+        if (opening) add('followup.created', wire(opening.date), followupData(opening, ctx), { followup: opening.id });
+      } else if (eventName === 'MODIFY') {
+        const after = ticketData(newImage!, ctx);
+        const changes = fieldChanges(ticketData(oldImage!, ctx), after);
+        if (!Object.keys(changes).length) break;
+        const created = wire(strip<Ticket>(newImage!).modified);
+        add('ticket.updated', created, after, {}, changes);
+        if (changes.status) add('ticket.status_changed', created, after, {}, { status: changes.status });
+      } else {
+        add('ticket.deleted', iso(stream.at), ticketData(oldImage!, ctx), {});
+      }
+      break;
+    }
+    case 'followup': {
+      if (eventName === 'INSERT') {
+        if (newImage![WRITTEN_OUT]) break; // announced with its ticket
+        const f = strip<Followup>(newImage!);
+        add('followup.created', wire(f.date), followupData(f, ctx), { followup: f.id });
+      } else if (eventName === 'MODIFY') {
+        const f = strip<Followup>(newImage!);
+        const after = followupData(f, ctx);
+        const changes = fieldChanges(followupData(strip<Followup>(oldImage!), ctx), after);
+        if (Object.keys(changes).length) add('followup.updated', iso(stream.at), after, { followup: f.id }, changes);
+      } else {
+        const f = strip<Followup>(oldImage!);
+        add('followup.deleted', iso(stream.at), followupData(f, ctx), { followup: f.id });
+      }
+      break;
+    }
+    case 'attachment': {
+      // An attachment record is never edited in place: its MODIFYs are re-keying.
+      if (eventName === 'MODIFY') break;
+      const a = strip<Attachment>((eventName === 'INSERT' ? newImage : oldImage)!);
+      add(eventName === 'INSERT' ? 'attachment.created' : 'attachment.deleted', iso(stream.at), attachmentData(a, ctx), { followup: a.followup, attachment: a.id });
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}

@@ -1,0 +1,165 @@
+/**
+ * Listing records: what the filtered and time-ordered ticket lists read (docs/data-model.md,
+ * "Filtered lists"). Each ticket has one small record per dimension (`LISTED#<id>` / queue,
+ * assigned, priority, modified, created), indexed keys-only in gsi4 under the partition of its value.
+ * They are written only by the stream consumer (store/table-changes.ts), never by a request, so the
+ * request path's write units do not grow; they lag a write by the stream's delay.
+ *
+ * Records come twice, late or out of order: each listing record carries the ticket item `version`
+ * it was written from, and a write is conditional on holding an older one, so the newest wins. A
+ * deleted ticket's records become tombstones (the largest version, no gsi4 keys, expiring after the
+ * stream's retention), so a late record cannot bring it back.
+ */
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import type { Ticket } from '../domain/records';
+import { dynamo } from './clients';
+import { keys, INDEXES, inSortRange, LISTING_DIMENSIONS, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension } from './keys';
+import type { TableChange } from './table-changes';
+import { isConditionFailure } from './transact';
+
+type Item = Record<string, unknown>;
+
+/** A deleted ticket's listing records: newer than any record of it. */
+const TOMBSTONE_VERSION = Number.MAX_SAFE_INTEGER;
+/** Tombstones outlive the stream's 24-hour retention, then go. */
+const TOMBSTONE_SECONDS = 2 * 86_400;
+/** Conditional PutItems sent at once by the consumer. */
+const PARALLEL_WRITES = 25;
+
+type ListedTicket = Pick<Ticket, 'id' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created'>;
+
+/** The value a ticket is listed under in one dimension (a time for the time dimensions). */
+export function listingValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): string {
+  switch (dimension) {
+    case 'queue':
+      return String(ticket.queue);
+    case 'assigned':
+      return ticket.assigned_to == null ? 'none' : String(ticket.assigned_to);
+    case 'priority':
+      return String(ticket.priority);
+    case 'modified':
+      return String(ticket.modified);
+    case 'created':
+      return String(ticket.created);
+  }
+}
+
+/** One listing write: a record of a live ticket (with its gsi4 keys) or a tombstone. */
+export interface ListingWrite {
+  ticket: number;
+  dimension: ListingDimension;
+  version: number;
+  value?: string;
+}
+
+/**
+ * The listing writes a change of a ticket item asks for: every dimension for a new ticket (or when
+ * the old image is unknown), the dimensions whose value changed for an update, tombstones for a delete.
+ */
+export function listingWrites(ticket: number, version: number, next: Item | undefined, previous: Item | undefined): ListingWrite[] {
+  if (!next) return LISTING_DIMENSIONS.map((dimension) => ({ ticket, dimension, version: TOMBSTONE_VERSION }));
+  return LISTING_DIMENSIONS.filter((d) => !previous || listingValue(previous, d) !== listingValue(next, d)).map((dimension) => ({
+    ticket,
+    dimension,
+    version,
+    value: listingValue(next, dimension),
+  }));
+}
+
+function listingItem(write: ListingWrite, now: number): Item {
+  const base = { ...keys.listed(write.ticket, write.dimension), ticket: write.ticket, version: write.version };
+  if (write.value === undefined) return { ...base, expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS };
+  return { ...base, ...keys.listing(write.dimension, write.ticket, write.value), value: write.value };
+}
+
+/** Writes each record unless the stored one is as new (1 conditional PutItem each; a refusal is the expected no-op). */
+export async function applyListingWrites(writes: ListingWrite[], now = Date.now()): Promise<void> {
+  for (let i = 0; i < writes.length; i += PARALLEL_WRITES) {
+    await Promise.all(
+      writes.slice(i, i + PARALLEL_WRITES).map((write) =>
+        dynamo
+          .send(
+            new PutCommand({
+              TableName: config.tableName,
+              Item: listingItem(write, now),
+              ConditionExpression: 'attribute_not_exists(#version) OR #version < :version',
+              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeValues: { ':version': write.version },
+            }),
+          )
+          .catch((error: unknown) => {
+            if (!isConditionFailure(error)) throw error;
+          }),
+      ),
+    );
+  }
+}
+
+/** A ticket's listing records from its item as stored (the backfill): every dimension. */
+export function listingWritesOf(ticketItem: Item): ListingWrite[] {
+  return listingWrites(Number(ticketItem.id), Number(ticketItem.version ?? 0), ticketItem, undefined);
+}
+
+/** Which partition of gsi4 (or gsi3) a filtered list reads, and the bounds of its sort keys. */
+export interface ListingQuery {
+  index: 'gsi3' | 'gsi4';
+  partition: string;
+  /** Sort keys from this one on (included). */
+  from?: string;
+  /** Sort keys after this one (a cursor). */
+  after?: string;
+  /** Sort keys before this one (a cursor). */
+  before?: string;
+  ascending: boolean;
+}
+
+/**
+ * The ticket ids of one page of a gsi4 partition (keys only) or a gsi3 one, eventually
+ * consistent, in the order asked for, with the sort key of each (its last 12 characters are the
+ * ticket id): one Query of at most `limit` entries.
+ */
+export async function readListing(query: ListingQuery, limit: number): Promise<{ ticket: number; key: string }[]> {
+  // The Query reads in the list's order, or against it for a page before a cursor (then reversed).
+  const backwards = query.before !== undefined;
+  const upper = query.ascending ? query.before : query.after;
+  const lowerExclusive = query.ascending ? query.after : query.before;
+  const lower = lowerExclusive ?? query.from;
+  const bound = lower !== undefined && upper !== undefined ? 'between' : lower !== undefined ? (lowerExclusive !== undefined ? 'gt' : 'ge') : upper !== undefined ? 'lt' : 'none';
+  const values: Item = { ':pk': query.partition };
+  if (lower !== undefined) values[':lo'] = lower;
+  if (upper !== undefined) values[':hi'] = upper;
+  const out = await dynamo.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      IndexName: INDEXES[query.index].name,
+      KeyConditionExpression: inSortRange(query.index, bound),
+      ExpressionAttributeValues: values,
+      ScanIndexForward: query.ascending !== backwards,
+      // BETWEEN includes its ends: the cursor's own entry comes back and is left out.
+      Limit: limit + (bound === 'between' ? 2 : 0),
+    }),
+  );
+  const sortKey = INDEXES[query.index].sortKey;
+  const found = (out.Items ?? [])
+    .map((i) => ({ ticket: keys.ticketOfSortKey(String(i[sortKey])), key: String(i[sortKey]) }))
+    .filter((e) => e.key !== upper && e.key !== lowerExclusive)
+    .slice(0, limit);
+  return backwards ? found.reverse() : found;
+}
+
+/**
+ * The stream consumer's part for listings (store/table-changes.ts): the writes the ticket items'
+ * changes ask for, in record order (a later record of a ticket carries a larger version, and the
+ * conditions keep the newest whatever the order).
+ */
+export async function applyListingChanges(changes: TableChange[]): Promise<void> {
+  const writes = changes
+    .filter((c) => c.keys.PK.startsWith(TICKET_PREFIX) && c.keys.SK === TICKET_SORT_KEY)
+    .flatMap((c) => {
+      const ticket = Number(c.keys.PK.slice(TICKET_PREFIX.length));
+      if (c.eventName === 'REMOVE') return listingWrites(ticket, TOMBSTONE_VERSION, undefined, undefined);
+      return listingWrites(ticket, Number(c.newImage?.version ?? 0), c.newImage, c.eventName === 'MODIFY' ? c.oldImage : undefined);
+    });
+  if (writes.length) await applyListingWrites(writes);
+}

@@ -1,0 +1,255 @@
+/**
+ * GET /api/tickets/ filters and ordering (issue 15 item 4, docs/data-model.md "Filtered lists"):
+ * each filter and ordering returns exactly the matching tickets in its order, across cursor pages;
+ * combinations no index serves, and bad values, answer 400; non-staff may not list.
+ *
+ * This file runs its own runtime in-process with the stream poller off (HELPDESK_STREAM_POLL_MS=0),
+ * on a table of its own: the listing records follow the stream, so each test drains it when it
+ * wants a change applied, and knows every ticket the table holds.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeleteCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ADMIN_ID, clientFor, type Json } from './client';
+import { startInProcessRuntime } from './in-process-runtime';
+
+let runtime: Awaited<ReturnType<typeof startInProcessRuntime>>;
+let api: ReturnType<typeof clientFor>;
+let dynamo: DynamoDBDocumentClient;
+let store: {
+  keys: typeof import('../../shared/store/keys').keys;
+  dimensions: typeof import('../../shared/store/keys').LISTING_DIMENSIONS;
+  backfill: typeof import('../../shared/store/backfill').backfill;
+};
+const table = () => process.env.TABLE_NAME!;
+
+/** Every ticket this file made, as last answered (the table holds only these). */
+const tickets = new Map<number, Json>();
+let queue: number;
+let agent: { id: number; auth: string };
+
+/** The ticket as answered, with its stored `created` and `modified` (the API does not show them, as upstream's). */
+async function remember(ticket: Json): Promise<Json> {
+  const item = (await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.ticket(ticket.id), ConsistentRead: true }))).Item!;
+  const known = { ...ticket, created: item.created, modified: item.modified };
+  tickets.set(ticket.id, known);
+  return known;
+}
+
+async function make(fields: Json): Promise<Json> {
+  return remember((await api.createTicket(fields)).body);
+}
+
+async function patch(id: number, fields: Json): Promise<Json> {
+  const reply = await api.call('PATCH', `/api/tickets/${id}/`, { json: fields });
+  expect(reply.status).toBe(200);
+  return remember(reply.body);
+}
+
+/** Every page of a list, following `next` from the first: the ids in the order listed. */
+async function listIds(query: string, pageSize = 3): Promise<{ ids: number[]; pages: Json[] }> {
+  const pages: Json[] = [];
+  let url: string | null = `${api.url}/api/tickets/?page_size=${pageSize}${query ? `&${query}` : ''}`;
+  while (url) {
+    const reply = await api.call('GET', url.slice(api.url.length));
+    expect(reply.status, reply.text).toBe(200);
+    pages.push(reply.body);
+    url = reply.body.next;
+    expect(pages.length).toBeLessThan(100);
+  }
+  return { ids: pages.flatMap((p) => p.results.map((t: Json) => t.id as number)), pages };
+}
+
+const all = () => [...tickets.values()];
+const byId = (a: Json, b: Json) => a.id - b.id;
+const byTime = (field: 'created' | 'modified') => (a: Json, b: Json) => (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : a.id - b.id);
+const idsOf = (list: Json[]) => list.map((t) => t.id as number);
+
+beforeAll(async () => {
+  runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
+  api = clientFor(runtime.url);
+  ({ dynamo } = await import('../../shared/store/clients'));
+  const keysModule = await import('../../shared/store/keys');
+  store = { keys: keysModule.keys, dimensions: keysModule.LISTING_DIMENSIONS, backfill: (await import('../../shared/store/backfill')).backfill };
+  queue = (await api.call('POST', '/api/queues/', { json: { title: 'Filtered', slug: 'filtered' } })).body.id;
+  const user = await api.call('POST', '/api/users/', { json: { first_name: 'A', last_name: 'Gent', username: 'agent', email: 'agent@example.com', password: 'a-password-1' } });
+  expect(user.status).toBe(201);
+  const stored = await (await import('../../shared/store/users')).findUserByUsername('agent');
+  agent = { id: stored!.id, auth: `Basic ${Buffer.from('agent:a-password-1').toString('base64')}` };
+  for (let i = 0; i < 14; i++) {
+    await make({
+      title: `t${i}`,
+      queue: i % 3 === 0 ? queue : 1,
+      priority: (i % 5) + 1,
+      assigned_to: i % 4 === 0 ? null : i % 4 === 1 ? ADMIN_ID : agent.id,
+      submitter_email: i % 2 ? 'odd@example.com' : 'even@example.com',
+    });
+  }
+  await runtime.drainTableStream();
+}, 120_000);
+
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+describe('filters return exactly the matching tickets, in id order, across cursor pages', () => {
+  it.each([
+    ['queue', () => `queue=${queue}`, (t: Json) => t.queue === queue],
+    ['queue 1', () => 'queue=1', (t: Json) => t.queue === 1],
+    ['assigned_to a user', () => `assigned_to=${agent.id}`, (t: Json) => t.assigned_to === agent.id],
+    ['assigned_to none', () => 'assigned_to=none', (t: Json) => t.assigned_to === null],
+    ['priority', () => 'priority=2', (t: Json) => t.priority === 2],
+    ['submitter_email', () => 'submitter_email=odd%40example.com', (t: Json) => t.submitter_email === 'odd@example.com'],
+  ])('%s', async (_, query, matches) => {
+    const expected = idsOf(all().filter(matches).sort(byId));
+    expect(expected.length).toBeGreaterThan(2);
+    const { ids, pages } = await listIds(query());
+    expect(ids).toEqual(expected);
+    const reversed = await listIds(`${query()}&ordering=-id`);
+    expect(reversed.ids).toEqual([...expected].reverse());
+    // count where the totals keep one (a queue), else null
+    expect(pages[0]!.count).toBe(query().startsWith('queue') ? expected.length : null);
+    // each ticket listed is the whole ticket, as GET shows it
+    const first = pages[0]!.results[0];
+    expect(first).toEqual((await api.call('GET', `/api/tickets/${first.id}/`)).body);
+    expect(first).not.toHaveProperty('modified');
+  });
+
+  it('previous links lead back over the same pages', async () => {
+    const { pages } = await listIds(`queue=1`, 2);
+    expect(pages.length).toBeGreaterThan(2);
+    expect(pages[0]!.previous).toBeNull();
+    for (let n = pages.length - 1; n > 0; n--) {
+      const back = await api.call('GET', pages[n]!.previous.slice(api.url.length));
+      expect(back.body.results.map((t: Json) => t.id)).toEqual(pages[n - 1]!.results.map((t: Json) => t.id));
+    }
+  });
+
+  it('a filter follows the stream: a change shows once it is drained, and a deleted ticket goes at once', async () => {
+    const moved = all().find((t) => t.queue === 1)!;
+    await patch(moved.id, { queue });
+    // Before the stream is applied the index still lists it under queue 1: the ticket as read no longer matches, so it is left out.
+    expect((await listIds('queue=1')).ids).not.toContain(moved.id);
+    expect((await listIds(`queue=${queue}`)).ids).not.toContain(moved.id);
+    await runtime.drainTableStream();
+    expect((await listIds(`queue=${queue}`)).ids).toContain(moved.id);
+
+    const gone = await make({ title: 'gone', queue, priority: 5 });
+    await runtime.drainTableStream();
+    expect((await listIds('priority=5')).ids).toContain(gone.id);
+    expect((await api.call('DELETE', `/api/tickets/${gone.id}/`)).status).toBe(204);
+    tickets.delete(gone.id);
+    expect((await listIds('priority=5')).ids).not.toContain(gone.id);
+    await runtime.drainTableStream();
+    expect((await listIds('priority=5')).ids).toEqual(idsOf(all().filter((t) => t.priority === 5).sort(byId)));
+  });
+});
+
+describe('orderings and the time filters', () => {
+  it('ordering=-id lists every ticket newest id first, with status too', async () => {
+    expect((await listIds('ordering=-id')).ids).toEqual(idsOf(all().sort(byId)).reverse());
+    const reply = await api.call('GET', '/api/tickets/?ordering=-id&page_size=2');
+    expect(reply.body.count).toBe(tickets.size);
+    await patch(all()[1]!.id, { status: 3 });
+    await runtime.drainTableStream();
+    expect((await listIds('status=3&ordering=-id')).ids).toEqual(idsOf(all().filter((t) => t.status === 3).sort(byId)).reverse());
+  });
+
+  it('ordering by created and modified, both ways', async () => {
+    await patch(all()[2]!.id, { priority: 1 }); // modified now: last by modified
+    await runtime.drainTableStream();
+    for (const field of ['created', 'modified'] as const) {
+      const expected = idsOf(all().sort(byTime(field)));
+      expect((await listIds(`ordering=${field}`)).ids).toEqual(expected);
+      expect((await listIds(`ordering=-${field}`)).ids).toEqual([...expected].reverse());
+    }
+  });
+
+  it('updated_since and created_since: the tickets at or after the time, in its order', async () => {
+    const sorted = all().sort(byTime('created'));
+    const since = sorted[5]!.created as string;
+    const created = idsOf(sorted.filter((t) => t.created >= since));
+    expect((await listIds(`created_since=${encodeURIComponent(since)}`)).ids).toEqual(created);
+    expect((await listIds(`created_since=${encodeURIComponent(since)}&ordering=-created`)).ids).toEqual([...created].reverse());
+
+    const before = await patch(all()[3]!.id, { title: 'touched' });
+    const touched = await patch(all()[7]!.id, { title: 'touched too' });
+    expect((await listIds(`updated_since=${encodeURIComponent(before.modified)}`)).ids).toEqual([]); // not applied yet
+    await runtime.drainTableStream();
+    expect((await listIds(`updated_since=${encodeURIComponent(before.modified)}`)).ids).toEqual([before.id, touched.id]);
+    expect((await listIds(`updated_since=${encodeURIComponent(before.modified)}&ordering=-modified`)).ids).toEqual([touched.id, before.id]);
+    // a date alone is midnight UTC; a future time lists nothing
+    expect((await listIds('updated_since=2000-01-01')).ids).toHaveLength(tickets.size);
+    expect((await listIds('updated_since=2999-01-01T00:00:00Z')).ids).toEqual([]);
+  });
+});
+
+describe('bad values and combinations no index serves: 400 in upstream\'s shape', () => {
+  it.each([
+    ['ordering=title', { ordering: ['"title" is not a valid choice. Use one of: id, -id, created, -created, modified, -modified.'] }],
+    ['queue=abc', { queue: ['Enter a whole number.'] }],
+    ['priority=9', { priority: ['"9" is not a valid choice.'] }],
+    ['assigned_to=me', { assigned_to: ['Enter a whole number. Or "none": unassigned tickets.'] }],
+    ['updated_since=yesterday', { updated_since: ['Enter a valid date/time.'] }],
+    ['created_since=2030-13-01', { created_since: ['Enter a valid date/time.'] }],
+    ['status=9', { status: ['"9" is not a valid choice.'] }],
+  ])('%s', async (query, body) => {
+    const reply = await api.call('GET', `/api/tickets/?${query}`);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual(body);
+  });
+
+  it.each([
+    ['queue=1&priority=2', 'The filters queue and priority were given together'],
+    ['status=1&assigned_to=1', 'The filters status and assigned_to were given together'],
+    ['updated_since=2030-01-01&created_since=2030-01-01', 'The filters updated_since and created_since were given together'],
+    ['queue=1&ordering=modified', 'The filter queue with ordering=modified'],
+    ['updated_since=2030-01-01&ordering=id', 'The filter updated_since with ordering=id'],
+    ['created_since=2030-01-01&ordering=-modified', 'The filter created_since with ordering=-modified'],
+    ['status=1&ordering=created', 'The filter status with ordering=created'],
+  ])('%s', async (query, start) => {
+    const reply = await api.call('GET', `/api/tickets/?${query}`);
+    expect(reply.status).toBe(400);
+    expect(Object.keys(reply.body)).toEqual(['detail']);
+    expect(reply.body.detail).toMatch(new RegExp(`^${start}: no index serves that combination\\. Each filter \\(status, queue, assigned_to, submitter_email, priority, updated_since, created_since\\) is served alone; ordering combines with`));
+  });
+
+  it('page numbers on a cursor-paged list, and cursors from another list', async () => {
+    const paged = await api.call('GET', '/api/tickets/?queue=1&page=2');
+    expect(paged.status).toBe(400);
+    expect(paged.body.detail).toMatch(/paged by cursor/);
+    const timeCursor = new URL((await api.call('GET', '/api/tickets/?ordering=modified&page_size=1')).body.next).searchParams.get('cursor')!;
+    const idCursor = new URL((await api.call('GET', '/api/tickets/?queue=1&page_size=1')).body.next).searchParams.get('cursor')!;
+    expect((await api.call('GET', `/api/tickets/?queue=1&cursor=${timeCursor}`)).status).toBe(404);
+    expect((await api.call('GET', `/api/tickets/?ordering=created&cursor=${idCursor}`)).status).toBe(404);
+    expect((await api.call('GET', `/api/tickets/?cursor=${idCursor}`)).status).toBe(404);
+    expect((await api.call('GET', '/api/tickets/?queue=1&cursor=nonsense')).body).toEqual({ detail: 'Invalid cursor' });
+  });
+});
+
+describe('permissions', () => {
+  it('non-staff may not list tickets, filtered or not; their own tickets stay theirs', async () => {
+    for (const query of ['', `?queue=${queue}`, '?submitter_email=odd%40example.com', '?ordering=-modified', `?assigned_to=${agent.id}`]) {
+      expect((await api.call('GET', `/api/tickets/${query}`, { auth: agent.auth })).status, query).toBe(403);
+    }
+    const own = await api.call('GET', '/api/user_tickets/', { auth: agent.auth });
+    expect(own.status).toBe(200);
+    expect(own.body.results).toEqual([]); // agent@example.com submitted none of them
+  });
+});
+
+describe('backfill', () => {
+  it('writes the listing records a table from before them lacks, and changes nothing on a second run', async () => {
+    const ticket = all()[4]!;
+    for (const dimension of store.dimensions) {
+      await dynamo.send(new DeleteCommand({ TableName: table(), Key: store.keys.listed(ticket.id, dimension) }));
+    }
+    expect((await listIds('ordering=created')).ids).not.toContain(ticket.id);
+    expect((await listIds(`priority=${ticket.priority}`)).ids).not.toContain(ticket.id);
+    const done = await store.backfill();
+    expect(done.listings).toBe(tickets.size * store.dimensions.length);
+    expect((await listIds('ordering=created')).ids).toEqual(idsOf(all().sort(byTime('created'))));
+    expect((await listIds(`priority=${ticket.priority}`)).ids).toContain(ticket.id);
+    await store.backfill();
+    expect((await listIds('ordering=modified')).ids).toEqual(idsOf(all().sort(byTime('modified'))));
+  });
+});
