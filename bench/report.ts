@@ -51,13 +51,61 @@ export function filteredFloors(pages: ListCosts): Target[] {
 }
 
 /**
- * What `--quick` allows a bundle: today's largest (api/openapi, 355.9 KiB, which carries the
- * document's generator and every route's docs: the list filters took it from 349.6 to 352.4, the
- * change feed's route to 355.9) and a small margin, so that a change that grows a bundle fails CI.
- * Issue 16's target is 300 KiB (the report's "every bundle" row); this budget comes down as the
- * bundles do.
+ * What `--quick` allows a bundle: today's largest (tickets/create, 309 KiB: a route that takes a body
+ * carries busboy) and a small margin, so that a change that grows a bundle fails CI. Issue 16's
+ * target is 300 KiB (the report's "every bundle" row); this budget comes down as the bundles do.
  */
-export const BUNDLE_BUDGET_BYTES = 358 * 1024;
+export const BUNDLE_BUDGET_BYTES = 312 * 1024;
+
+/** Issue 16's targets for every function: minified ESM bundle and median cold import. */
+export const BUNDLE_TARGET_BYTES = 300 * 1024;
+export const IMPORT_TARGET_MS = 40;
+
+/**
+ * What the bundles hold and what was decided about it (issue 16), measured with esbuild's metafile
+ * and fresh-process imports (bench/bundles.ts). Prose with the figures of the day it was decided:
+ * bundle sizes are deterministic, import times were taken on the loaded benchmark machine.
+ */
+const BUNDLE_DECISIONS = `What a bundle holds (esbuild's metafile, 2026-11-25). Every function shares a base of about
+262 KiB (tickets/get: 268): the SDK's DynamoDB client, about 175 KiB of it (@smithy/core 93,
+client-dynamodb 30 with its schemas and error classes, @aws-sdk/core 22, SigV4 9, the HTTP handler 7,
+lib-dynamodb and util-dynamodb 11); Powertools Logger and Metrics 32; zod 11; middy 2.5; the rest
+is ours (~35). A route that takes a body adds busboy (23 KiB with streamsearch) and its
+field rules.
+
+Decided, by measured size and import:
+
+- **X-Ray**: the Powertools Tracer with the X-Ray SDK adds 181 KiB (tickets/get 268 → 449 KiB) and
+  roughly doubles a cold import (median 90 → 159 ms, same machine, same load). No function bundles it
+  (\`tracedHandlers\` is empty in every environment, infra/environments.ts): Lambda's active tracing
+  (\`Tracing.ACTIVE\`, checked in tests/infra) traces every invocation without it. What is given up
+  is the per-DynamoDB-call subsegments inside a function; naming a function in \`tracedHandlers\`
+  brings them back for it (tests/unit/bundling.test.ts keeps that bundle loading).
+- **The OpenAPI document**: its template is built at bundling time and compiled into the openapi
+  function brotli-compressed (shared/api/openapi-template.ts), decompressed once at module load,
+  instead of the route table, the zod shapes and their JSON Schema generator: 356 → 274 KiB.
+- **SQS and Secrets Manager** through their JSON protocols (shared/store/aws-json.ts) instead of their
+  SDK clients, and S3, SQS and Secrets Manager signed by the SDK's own SigV4 signer
+  (shared/store/sigv4.ts), which every bundle has for DynamoDB, instead of aws4fetch (7 KiB in every
+  bundle; the same signatures, tests/unit/s3-signing.test.ts): webhook redeliver 345 → 286 KiB.
+- **mnemonist's LRU** (the DynamoDB client's endpoint-discovery cache) replaced in bundles by a
+  Map-based one (infra/lambda-lru-cache.ts): 7 KiB less in every bundle.
+- **node:http and node:https** taken with \`process.getBuiltinModule\` (infra/builtins/): an ESM import of
+  node:http builds its facade, which reads http's lazy WebSocket exports and so loads undici, http2
+  and zlib. tickets/get median import 120 → 92 ms on the loaded machine.
+- **The decoy hash** (verified against for an unknown username) is random salt and key in the stored
+  format, not a scrypt hash made at module load (~100 ms of CPU beside every cold start; on Lambda's
+  fraction of a vCPU it delayed the first request).
+- **busboy stays**, eagerly loaded: the product names it, and loading it lazily measured no gain
+  (tickets/update median import 68.2 ms eager, 69.1 ms lazy; a single-file bundle is as large
+  either way). So six routes that take a body are above 300 KiB: ticket create (309), replace and
+  update (307), followup create (306), and followup replace and update (300.01) (the table above).
+
+Not done: what remains of every bundle's base is the DynamoDB client. Calling DynamoDB's JSON
+protocol through signed fetch calls, as S3 and SQS are, would take about 165 KiB off every bundle and
+most of the "store and SDK" CPU layer: the one change left that reaches 300 KiB and the CPU targets,
+and a rewrite of every store call (and of the request counting the benchmark does on the SDK's
+middleware stack), left for its own change.`;
 
 /** CPU per request targets (issue 16), milliseconds in the server's Node process, after warm-up. */
 export const CPU_TARGETS: Record<string, number> = { 'GET one ticket': 0.6, 'list page of 25': 1.5 };
@@ -162,8 +210,8 @@ export function renderReport(r: BenchResults): string {
       const measured = r.cpu.find((c) => c.operation === operation)?.cpuMs;
       return [`CPU per request, ${operation} ≤ ${ms} ms`, measured === undefined ? 'not measured' : `${measured} ms`, measured !== undefined && measured <= ms];
     }),
-    ['every bundle ≤ 300 KB', kib(maxBundle), maxBundle <= 300 * 1000],
-    ['every median import ≤ 80 ms', `${maxImport} ms`, maxImport <= 80],
+    [`every bundle ≤ ${BUNDLE_TARGET_BYTES / 1024} KiB`, `${kib(maxBundle)} (${r.bundles.filter((b) => b.bytes > BUNDLE_TARGET_BYTES).length} of ${r.bundles.length} above)`, maxBundle <= BUNDLE_TARGET_BYTES],
+    [`every median import ≤ ${IMPORT_TARGET_MS} ms`, `${maxImport} ms`, maxImport <= IMPORT_TARGET_MS],
   ];
   const targetRows = targets.map(([what, value, ok]) => `| ${what} | ${value} | ${mark(ok)} |`).join('\n');
   return `# Benchmarks
@@ -279,6 +327,8 @@ import ${maxImport} ms.
 | Function | Bundle | Import ms (median) |
 |---|---|---|
 ${bundleRows}
+
+${BUNDLE_DECISIONS}
 
 ## Lambda settings
 

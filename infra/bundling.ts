@@ -3,8 +3,10 @@
  * bundles with the same settings to measure sizes and cold imports.
  */
 import { createRequire } from 'node:module';
+import { brotliCompressSync, constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { openApiTemplate } from '../shared/api/openapi';
 import { fallbackRoute, routeFacts, routes } from '../shared/api/routes';
 
 /** An ESM bundle needs `require` for the CommonJS parts of its dependencies (toolchain.md). */
@@ -18,6 +20,21 @@ export const ESM_REQUIRE_BANNER = "import{createRequire}from'module';const requi
  */
 export const BUNDLE_ALIASES: Record<string, string> = {
   '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
+  // The DynamoDB client's endpoint-discovery cache: a Map-based LRU instead of mnemonist's (~7 KiB).
+  'mnemonist/lru-cache': fileURLToPath(new URL('./lambda-lru-cache.ts', import.meta.url)),
+  /**
+   * node:http and node:https taken with process.getBuiltinModule (infra/builtins/), not imported: an
+   * ESM import of node:http builds the module's ESM facade, which reads every export, and reading its
+   * lazy `WebSocket`, `MessageEvent` and `CloseEvent` loads all of undici (fetch's HTTP client) and
+   * http2 and zlib with it. That was a fifth of a cold import (tickets/get: median 120 → 92 ms on a
+   * loaded machine); fetch, where a function calls it, loads undici on first use instead.
+   */
+  ...Object.fromEntries(
+    ['http', 'https'].flatMap((name) => {
+      const shim = fileURLToPath(new URL(`./builtins/${name}.ts`, import.meta.url));
+      return [[name, shim], [`node:${name}`, shim]];
+    }),
+  ),
 };
 
 export const BUNDLE_SETTINGS = {
@@ -29,8 +46,8 @@ export const BUNDLE_SETTINGS = {
   banner: ESM_REQUIRE_BANNER,
   /**
    * Left out of every bundle (~15 KiB): the SDK imports its event-stream codec lazily, only for an
-   * operation that streams events, and none of DynamoDB's or SQS's does (S3 and Secrets Manager are
-   * called through aws4fetch).
+   * operation that streams events, and none of DynamoDB's does (S3, SQS and Secrets Manager are
+   * called through signed fetch calls: shared/store/sigv4.ts).
    */
   external: ['@smithy/core/event-streams'],
 } as const;
@@ -81,7 +98,9 @@ export function assetCommands(assets: readonly string[], outputDir: string): str
  * - its route's facts, so that the bundle leaves the route table out (shared/middleware/index.ts);
  * - whether it has the Tracer (shared/middleware/observe.ts; EnvironmentSettings.tracedHandlers);
  * - whether it can parse multipart bodies (shared/middleware/body.ts): only the methods that carry a
- *   body do (a POST without fields still fingerprints its body for an Idempotency-Key).
+ *   body do (a POST without fields still fingerprints its body for an Idempotency-Key);
+ * - for the openapi function, the document's template (shared/api/openapi-template.ts), as base64 of
+ *   its JSON brotli-compressed (deterministic: the same routes give the same bundle).
  */
 export function bundleDefines(handler: string, traced = false): Record<string, string> {
   // Functions without a route (stream consumers, queue workers, schedules) parse no request.
@@ -91,7 +110,14 @@ export function bundleDefines(handler: string, traced = false): Record<string, s
     ...(route ? { 'process.env.HELPDESK_ROUTE_FACTS': JSON.stringify(JSON.stringify(routeFacts(route))) } : {}),
     'process.env.HELPDESK_TRACER': JSON.stringify(String(traced)),
     'process.env.HELPDESK_MULTIPART': JSON.stringify(String(takesBody)),
+    ...(handler === 'api/openapi' ? { 'process.env.HELPDESK_OPENAPI_TEMPLATE': JSON.stringify(packedOpenApiTemplate()) } : {}),
   };
+}
+
+let packedTemplate: string | undefined;
+function packedOpenApiTemplate(): string {
+  packedTemplate ??= brotliCompressSync(JSON.stringify(openApiTemplate()), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).toString('base64');
+  return packedTemplate;
 }
 
 /** Bundles one function exactly as the stacks do, to `outfile` (the benchmark and a test measure it). */

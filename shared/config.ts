@@ -54,6 +54,9 @@ const settings = {
     secretAccessKey: env('AWS_SECRET_ACCESS_KEY') ?? '',
     sessionToken: env('AWS_SESSION_TOKEN'),
     s3Endpoint: env('AWS_ENDPOINT_URL_S3') || undefined,
+    // As the SDK would take them (store/aws-json.ts calls these services without it).
+    sqsEndpoint: env('AWS_ENDPOINT_URL_SQS') || undefined,
+    secretsManagerEndpoint: env('AWS_ENDPOINT_URL_SECRETS_MANAGER') || undefined,
   })),
   webhookLoopbackAllowed: once(() => env('HELPDESK_WEBHOOK_ALLOW_LOOPBACK') === 'true'),
   webhookSettings: once((): WebhookSettings => parseWebhookSettings(process.env, settings.webhookLoopbackAllowed())),

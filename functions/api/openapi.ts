@@ -4,7 +4,8 @@
  */
 import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
-import { buildOpenApi, type OpenApiDocument } from '../../shared/api/openapi';
+import { finishOpenApi, type OpenApiDocument } from '../../shared/api/openapi-document';
+import { openApiTemplate } from '../../shared/api/openapi-template';
 import { visibleTo } from '../../shared/domain/custom-fields';
 import { listCustomFields } from '../../shared/store/custom-fields';
 import { config } from '../../shared/config';
@@ -15,6 +16,6 @@ let cached: { key: string; document: OpenApiDocument } | undefined;
 export const handler = apiHandler('api/openapi', async (event) => {
   const customFields = visibleTo(event.user!, await listCustomFields());
   const key = JSON.stringify(customFields);
-  if (cached?.key !== key) cached = { key, document: buildOpenApi({ customFields, authenticationClasses: config.authenticationClasses }) };
+  if (cached?.key !== key) cached = { key, document: finishOpenApi(openApiTemplate, { customFields, authenticationClasses: config.authenticationClasses }) };
   return json(200, cached.document);
 });

@@ -15,16 +15,14 @@
  * A route without a `doc` makes `buildOpenApi` throw (and a unit test fail).
  */
 import * as z from 'zod/mini';
-import { CUSTOM_PREFIX, sortDefinitions, type CustomFieldDefinition, type DataType } from '../domain/custom-fields';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination';
-import { SLUG, type Field } from '../domain/fields';
+import type { Field } from '../domain/fields';
 import { CUSTOM_KEY_PATTERN, shapes, withCustomFields, type ShapeId } from '../domain/shapes';
-import type { AuthenticationClass } from '../domain/tokens';
 import { routes, TAGS, TICKET_ETAG, type BodyDoc, type JsonSchema, type OperationDoc, type Permission, type Route, type Tag } from './routes';
 
-export type { JsonSchema };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type OpenApiDocument = Record<string, any>;
+import { finishOpenApi, type OpenApiDocument, type OpenApiOptions, type OpenApiTemplate } from './openapi-document';
+
+export type { JsonSchema, OpenApiDocument, OpenApiOptions };
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -112,40 +110,12 @@ export function fieldJsonSchema(field: Field): JsonSchema {
   return withNull(schema, field.nullable);
 }
 
-/** The JSON Schema of a custom field's value in a request, per its data type. */
-function customValueSchema(def: CustomFieldDefinition): JsonSchema {
-  const byType: Record<DataType, JsonSchema> = {
-    varchar: { type: 'string', ...(def.max_length != null ? { maxLength: def.max_length } : {}) },
-    text: { type: 'string', ...(def.max_length != null ? { maxLength: def.max_length } : {}) },
-    integer: { type: 'integer' },
-    decimal: { type: ['string', 'number'], description: `At most ${def.max_length ?? '?'} digits, ${def.decimal_places ?? 0} after the point.` },
-    list: { enum: [...def.list_values, ...(def.empty_selection_list ? [''] : [])] },
-    boolean: { type: 'boolean' },
-    date: { type: 'string', format: 'date' },
-    time: { type: 'string', format: 'time' },
-    datetime: { type: 'string', format: 'date-time' },
-    email: { type: 'string', format: 'email' },
-    url: { type: 'string', format: 'uri' },
-    ipaddress: { type: 'string', description: 'An IPv4 or IPv6 address.' },
-    slug: { type: 'string', pattern: SLUG.pattern.source },
-  };
-  const description = [def.label, def.help_text].filter(Boolean).join(': ');
-  const schema = byType[def.data_type];
-  return { ...schema, description: [description, schema.description].filter(Boolean).join(' ') };
-}
-
-/** How a ticket shows a custom field's value: numbers and booleans as such, the rest as text. */
-function customViewSchema(def: CustomFieldDefinition): JsonSchema {
-  const type = def.data_type === 'integer' ? 'integer' : def.data_type === 'boolean' ? 'boolean' : 'string';
-  return { type: [type, 'null'], description: def.label };
-}
-
 const ANY_CUSTOM_VALUE: JsonSchema = {
   type: ['string', 'number', 'boolean', 'null'],
   description: 'The value of a custom field (`custom_<name>`): its type is the field\'s (see /api/custom-fields).',
 };
 
-function bodySchema(body: BodyDoc, defs: CustomFieldDefinition[], withFiles: boolean): JsonSchema {
+function bodySchema(body: BodyDoc, withFiles: boolean): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [name, field] of Object.entries(body.fields)) {
@@ -160,24 +130,21 @@ function bodySchema(body: BodyDoc, defs: CustomFieldDefinition[], withFiles: boo
     }
   }
   const schema: JsonSchema = { type: 'object', properties };
+  // The custom fields defined now are added after these (openapi-document.ts).
   if (body.custom) {
-    for (const def of sortDefinitions(defs)) {
-      properties[`${CUSTOM_PREFIX}${def.name}`] = customValueSchema(def);
-      if (def.required && body.mode !== 'partial') required.push(`${CUSTOM_PREFIX}${def.name}`);
-    }
     schema.patternProperties = { [CUSTOM_KEY_PATTERN]: { ...ANY_CUSTOM_VALUE, description: 'A custom field; a name that is not defined is an error.' } };
   }
   if (required.length) schema.required = required;
   return schema;
 }
 
-function requestBody(body: BodyDoc, defs: CustomFieldDefinition[]): JsonSchema {
+function requestBody(body: BodyDoc): JsonSchema {
   const content: Record<string, JsonSchema> = {};
   if (!body.multipartOnly) {
-    content['application/json'] = { schema: bodySchema(body, defs, false), ...(body.example ? { example: body.example } : {}) };
-    content['application/x-www-form-urlencoded'] = { schema: bodySchema(body, defs, false) };
+    content['application/json'] = { schema: bodySchema(body, false), ...(body.example ? { example: body.example } : {}) };
+    content['application/x-www-form-urlencoded'] = { schema: bodySchema(body, false) };
   }
-  content['multipart/form-data'] = { schema: bodySchema(body, defs, true) };
+  content['multipart/form-data'] = { schema: bodySchema(body, true) };
   const notes = body.files?.length
     ? ` Files only in multipart/form-data: ${body.files.map((f) => `\`${f.name}\``).join(', ')}.`
     : '';
@@ -240,7 +207,7 @@ const PERMISSION_NOTE: Record<Permission, string> = {
   superuser: 'Superusers only.',
 };
 
-function operation(route: Route, defs: CustomFieldDefinition[]): JsonSchema {
+function operation(route: Route): JsonSchema {
   const doc = route.doc;
   if (!doc) throw new Error(`No OpenAPI description for ${route.method} ${route.path} (${route.handler}): give its route a doc`);
   const { success } = doc;
@@ -268,7 +235,7 @@ function operation(route: Route, defs: CustomFieldDefinition[]): JsonSchema {
     summary: doc.summary,
     description: [doc.description, PERMISSION_NOTE[route.permission]].filter(Boolean).join('\n\n'),
     ...(parameters.length ? { parameters } : {}),
-    ...(doc.body ? { requestBody: requestBody(doc.body, defs) } : {}),
+    ...(doc.body ? { requestBody: requestBody(doc.body) } : {}),
     responses,
   };
 }
@@ -292,15 +259,13 @@ function optionsOperation(path: string): JsonSchema {
   };
 }
 
-/** The component schemas: the zod shapes, with the custom field keys added where tickets carry them. */
-function componentSchemas(defs: CustomFieldDefinition[]): Record<string, JsonSchema> {
+/** The component schemas: the zod shapes, with the custom field keys allowed where tickets carry them. */
+function componentSchemas(): Record<string, JsonSchema> {
   const generated = z.toJSONSchema(shapes, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }).schemas as Record<string, JsonSchema>;
   const schemas: Record<string, JsonSchema> = {};
   for (const [id, { $schema: _schema, $id: _id, ...schema }] of Object.entries(generated)) schemas[id] = schema;
   for (const shape of withCustomFields) {
     const schema = schemas[idOf(shape)]!;
-    const properties = schema.properties as Record<string, JsonSchema>;
-    for (const def of sortDefinitions(defs)) properties[`${CUSTOM_PREFIX}${def.name}`] = customViewSchema(def);
     schema.patternProperties = { [CUSTOM_KEY_PATTERN]: ANY_CUSTOM_VALUE };
   }
   return schemas;
@@ -314,66 +279,40 @@ export function documentPath(routePath: string): string {
   return routePath === '/api/openapi.json' || routePath.startsWith('/api/docs') ? routePath : `${routePath}/`;
 }
 
-export interface OpenApiOptions {
-  /** The custom fields defined now: each becomes a property of tickets and ticket bodies. */
-  customFields?: CustomFieldDefinition[];
-  /** HELPDESK_AUTHENTICATION_CLASSES, in the order they are tried (default: Basic only). */
-  authenticationClasses?: readonly AuthenticationClass[];
-}
-
-const SECURITY_SCHEMES: Record<AuthenticationClass, { name: string; scheme: JsonSchema; says: string }> = {
-  basic: { name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' }, says: 'HTTP Basic (`Authorization: Basic <base64 of username:password>`)' },
-  token: {
-    name: 'tokenAuth',
-    scheme: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API token (POST /api/tokens/), sent as `Token <key>`.' },
-    says: 'an API token (`Authorization: Token <key>`)',
-  },
-};
-
-/** The whole document. Pure: the same inputs give the same document. */
-export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
-  const defs = options.customFields ?? [];
-  const schemes = (options.authenticationClasses ?? ['basic']).map((name) => SECURITY_SCHEMES[name]);
+/**
+ * The document's parts that no deployment changes (finishOpenApi adds the custom fields and the
+ * authentication schemes). Throws for a route without a `doc` or with a shape shapes.ts lacks.
+ */
+export function openApiTemplate(): OpenApiTemplate {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const customBodies: OpenApiTemplate['customBodies'] = [];
   for (const route of routes) {
     if (route.method === 'ANY') continue;
     const key = documentPath(route.path);
-    (paths[key] ??= {})[route.method.toLowerCase()] = operation(route, defs);
+    const method = route.method.toLowerCase();
+    (paths[key] ??= {})[method] = operation(route);
+    const body = route.doc?.body;
+    if (body?.custom) customBodies.push({ path: key, method, partial: body.mode === 'partial' });
   }
   for (const route of routes) {
     const item = paths[documentPath(route.path)]!;
     item.options ??= optionsOperation(route.path);
   }
-  const schemas = componentSchemas(defs);
+  const schemas = componentSchemas();
   for (const route of routes) {
     const shape = route.doc?.success.shape;
     if (shape && !schemas[shape]) throw new Error(`${route.handler} answers the shape ${shape}, which shapes.ts does not register`);
   }
   return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Helpdesk API',
-      version: '1',
-      description: [
-        'A REST API for support tickets, compatible on the wire with django-helpdesk\'s API.',
-        `Every request needs ${schemes.map((s) => s.says).join(', or ')}. Paths answer with and without the trailing slash; every GET also answers HEAD.`,
-        'Errors: `{"detail": "message"}`, or for validation (400) `{"<field>": ["message", ...]}`. Before any operation, the HTTP server itself may answer 400 (a request it cannot parse, such as an unknown method) or 431 (headers too large), with a `{"detail"}` body.',
-        'Tickets carry one `custom_<name>` key per custom field defined by the operator (/api/custom-fields/); this document lists the ones defined when it was served.',
-      ].join('\n\n'),
-    },
-    // Relative: the host that serves this document (the spec resolves a relative server URL against
-    // the document's own address). The local runtime and each deployment (its API Gateway address,
-    // its domain, the edge's) answer at hosts of their own and the document is built without a
-    // request, so this one URL is true wherever it is served; the paths carry the `/api` prefix.
-    // A client generated from a saved copy needs its base URL given (some generators take `/` for
-    // http://localhost).
-    servers: [{ url: '/', description: 'The host that serves this document.' }],
-    security: schemes.map((s) => ({ [s.name]: [] })),
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
-    components: {
-      securitySchemes: Object.fromEntries(schemes.map((s) => [s.name, s.scheme])),
-      schemas,
-    },
+    schemas,
+    customBodies,
+    customShapes: [...withCustomFields].map(idOf),
   };
+}
+
+/** The whole document. Pure: the same inputs give the same document. */
+export function buildOpenApi(options: OpenApiOptions = {}): OpenApiDocument {
+  return finishOpenApi(openApiTemplate(), options);
 }

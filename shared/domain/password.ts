@@ -32,11 +32,15 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
-/** A hash of a random password, verified against when the username is unknown, so both cases cost the same. */
-let decoy: Promise<string> | undefined;
-export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(randomBytes(16).toString('hex'));
-  return decoy;
+/**
+ * A stored hash that no password matches, verified against when the username is unknown, so both
+ * cases cost the same: one scrypt with SCRYPT_PARAMS. Its salt and key are random bytes (a password
+ * matches with a chance of 2^-256), so making it costs no hash: a hash made at module load took
+ * ~100 ms of CPU from every cold start (on Lambda's fraction of a vCPU, from the first request).
+ */
+export function decoyHash(): string {
+  const { N, r, p } = SCRYPT_PARAMS;
+  return `scrypt$${N}$${r}$${p}$${randomBytes(16).toString('base64')}$${randomBytes(KEY_LENGTH).toString('base64')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

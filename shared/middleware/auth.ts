@@ -86,7 +86,7 @@ function impossible({ username, password }: Credentials): boolean {
   return username === '' || username.length > 150 || username.includes('\0') || password.includes('\0');
 }
 
-/** Built as the module loads, so that the first unknown username costs the same as any other. */
+/** Made as the module loads (no hashing: password.ts), so that an unknown username costs as a known one. */
 const DECOY_HASH = decoyHash();
 
 /**
@@ -103,7 +103,7 @@ async function verifyBasic(credentials: Credentials, source: string): Promise<Us
   if (impossible(credentials)) {
     const fromSource = await takeAttempt(sourceKey, policy.sourceLockAfter, now, ends);
     if (!fromSource.taken) throw new Throttled(retryAfter(fromSource.expiresAt, now));
-    await verifyPassword(password, await DECOY_HASH);
+    await verifyPassword(password, DECOY_HASH);
     throw new NotAuthenticated(INVALID_CREDENTIALS);
   }
   const pairKey = keys.loginAttempts(username, source);
@@ -123,7 +123,7 @@ async function verifyBasic(credentials: Credentials, source: string): Promise<Us
   const user = read.value;
   const delay = delayFor(pair.before, policy);
   if (delay) await sleep(delay);
-  const valid = await verifyPassword(password, user?.password_hash ?? (await DECOY_HASH));
+  const valid = await verifyPassword(password, user?.password_hash ?? DECOY_HASH);
   if (!user || !valid || !user.is_active) throw new NotAuthenticated(INVALID_CREDENTIALS);
   await Promise.all([clearAttempts(pairKey), returnAttempt(sourceKey, now)]);
   return user;

@@ -9,7 +9,7 @@
  * tests set it). Neither set: no check.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AwsClient } from 'aws4fetch';
+import { awsJsonCall } from '../store/aws-json';
 import { PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
 
@@ -24,24 +24,9 @@ const SECRET_READ_TIMEOUT_MS = 2000;
 async function readSecret(): Promise<string | undefined> {
   const name = config.originSecretName;
   if (!name) return config.originSecret;
-  // Secrets Manager's JSON API, signed with aws4fetch (as files.ts does S3): no SDK client in every
-  // bundle. The signal goes to fetch itself, for the reason files.ts gives.
-  const { accessKeyId, secretAccessKey, sessionToken } = config.aws;
-  const client = new AwsClient({
-    accessKeyId,
-    secretAccessKey,
-    sessionToken,
-    region: SECRET_REGION,
-    service: 'secretsmanager',
-  });
-  const request = await client.sign(`https://secretsmanager.${SECRET_REGION}.amazonaws.com/`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'secretsmanager.GetSecretValue' },
-    body: JSON.stringify({ SecretId: name }),
-  });
-  const reply = await fetch(request, { signal: AbortSignal.timeout(SECRET_READ_TIMEOUT_MS) });
-  if (!reply.ok) throw new Error(`origin secret not read: ${reply.status}`);
-  return ((await reply.json()) as { SecretString?: string }).SecretString;
+  // Secrets Manager's JSON API, signed (store/aws-json.ts): no SDK client in every bundle. One attempt.
+  const answer = await awsJsonCall<{ SecretString?: string }>('secretsmanager', 'GetSecretValue', { SecretId: name }, { region: SECRET_REGION, attempts: 1, timeoutMs: SECRET_READ_TIMEOUT_MS });
+  return answer.SecretString;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

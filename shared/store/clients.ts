@@ -1,7 +1,7 @@
 /**
- * The DynamoDB client, built once per process (module scope) and reused across invocations, and the
- * request handler (timeouts, sockets) of every AWS SDK client. The S3 client lives in files.ts and
- * the SQS client in sqs.ts, so functions that touch no file and send no message do not bundle them.
+ * The DynamoDB client, built once per process (module scope) and reused across invocations, and its
+ * request handler (timeouts, sockets). S3 (files.ts), SQS (sqs.ts) and Secrets Manager are called
+ * without the SDK, through signed fetch calls (aws-json.ts), so no bundle carries their clients.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -60,7 +60,7 @@ class ConnectTimeoutHttpsAgent extends HttpsAgent {
   }
 }
 
-/** The SDK clients' request handler: DynamoDB's here, SQS's in sqs.ts (the same timeouts, the same sockets). */
+/** The SDK clients' request handler: DynamoDB's here, and the local runtime's stream reader. */
 export const SDK_REQUEST_HANDLER = {
   socketTimeout: attemptMs,
   httpAgent: new ConnectTimeoutHttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),

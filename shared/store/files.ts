@@ -1,24 +1,36 @@
 /**
- * Attachment files in the private bucket, through S3's REST API signed with aws4fetch (SigV4): the
- * full S3 client would add ~160 KB to every function that touches a file, for three calls.
- * Downloads go through short-lived presigned GETs.
+ * Attachment files in the private bucket, through S3's REST API signed with SigV4 by the SDK's own
+ * signer (sigv4.ts): the full S3 client would add ~160 KB to every function that touches a file, for
+ * three calls. Downloads go through short-lived presigned GETs.
  */
-import { AwsClient } from 'aws4fetch';
 import { config } from '../config';
 import { logger } from '../observability';
+import { awsSigner } from './sigv4';
 
 /** How long a download link stays valid. */
 export const DOWNLOAD_LINK_SECONDS = 300;
 
-let client: AwsClient | undefined;
-function s3(): AwsClient {
-  // Lambda hands the function's credentials in its environment; the local runtime sets them too.
-  const { accessKeyId, secretAccessKey, sessionToken, region } = config.aws;
-  client ??= new AwsClient({ accessKeyId, secretAccessKey, sessionToken, service: 's3', region });
-  return client;
+/** S3 takes the payload's hash as this when it is not signed (a body sent as it is, a presigned GET). */
+const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
+const CONTENT_SHA256 = 'x-amz-content-sha256';
+
+/** RFC 3986 escaping: encodeURIComponent leaves !'()* as they are. */
+const escape = (part: string) => encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** The request the signer signs for `url`: S3's canonical path is each segment of the key escaped once. */
+function toSign(url: URL, method: string, headers: Record<string, string>) {
+  return {
+    method,
+    protocol: url.protocol,
+    hostname: url.hostname,
+    ...(url.port ? { port: Number(url.port) } : {}),
+    path: decodeURIComponent(url.pathname).split('/').map(escape).join('/'),
+    query: Object.fromEntries(url.searchParams),
+    headers: { host: url.host, ...headers },
+  };
 }
 
-/** Retries of an S3 call that S3 answers with a 5xx or 429 (as aws4fetch's own loop, which s3Fetch replaces). */
+/** Retries of an S3 call that S3 answers with a 5xx or 429. */
 const S3_RETRIES = 3;
 
 /** The object's URL: virtual-hosted on AWS, path-style on the local S3 engine. */
@@ -38,21 +50,24 @@ export const S3_CALL_TIMEOUT_MS = 4000;
 const s3CallTimeoutMs = config.dependencyTimeoutMs ?? S3_CALL_TIMEOUT_MS;
 
 /**
- * One S3 call, signed by aws4fetch, sent again after a 5xx or 429 (with jitter). A network failure
- * or a call past its timeout rejects fetch: it becomes a named error, which the API answers with a
- * retryable 503.
+ * One S3 call, signed (the body unsigned, as S3 allows over HTTPS), sent again after a 5xx or 429
+ * (with jitter, signed again). A network failure or a call past its timeout rejects fetch: it
+ * becomes a named error, which the API answers with a retryable 503.
  *
- * The signal goes to fetch itself, not through aws4fetch's `fetch`: that wraps the call in a Request
- * of its own, and undici's Request follows a signal through a weak reference, so once the wrapper is
- * garbage-collected the abort no longer reaches the call (seen under load: a hung call outlived its
- * timeout by minutes).
+ * The signal goes to fetch itself, not to a Request made beforehand: undici's Request follows a
+ * signal through a weak reference, so once such a wrapper is garbage-collected the abort no longer
+ * reaches the call (seen under load with aws4fetch, which made one: a hung call outlived its timeout
+ * by minutes).
  */
-async function s3Fetch(url: URL, init: RequestInit, action: string): Promise<Response> {
+async function s3Fetch(url: URL, method: string, action: string, headers: Record<string, string> = {}, body?: Buffer): Promise<Response> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException(`S3 ${action} took over ${s3CallTimeoutMs} ms`, 'TimeoutError')), s3CallTimeoutMs);
   try {
     for (let attempt = 0; ; attempt++) {
-      const response = await fetch(await s3().sign(url.toString(), init), { signal: controller.signal });
+      const signed = await awsSigner('s3', config.aws.region).sign(toSign(url, method, { ...headers, [CONTENT_SHA256]: UNSIGNED_PAYLOAD }));
+      // Signed with the host, which fetch sends from the URL itself.
+      const { host: _host, ...sent } = signed.headers;
+      const response = await fetch(url, { method, headers: sent, ...(body ? { body } : {}), signal: controller.signal });
       if (attempt === S3_RETRIES || (response.status < 500 && response.status !== 429)) return response;
       await response.body?.cancel();
       await new Promise((done) => setTimeout(done, Math.random() * 50 * 2 ** attempt));
@@ -75,16 +90,12 @@ async function expectOk(response: Response, action: string): Promise<void> {
 }
 
 export async function putFile(key: string, data: Buffer, contentType: string): Promise<void> {
-  const response = await s3Fetch(
-    objectUrl(key),
-    { method: 'PUT', body: data, headers: { 'Content-Type': contentType, 'Content-Length': String(data.length) } },
-    'PutObject',
-  );
+  const response = await s3Fetch(objectUrl(key), 'PUT', 'PutObject', { 'content-type': contentType, 'content-length': String(data.length) }, data);
   await expectOk(response, 'PutObject');
 }
 
 async function deleteFile(key: string): Promise<void> {
-  const response = await s3Fetch(objectUrl(key), { method: 'DELETE' }, 'DeleteObject');
+  const response = await s3Fetch(objectUrl(key), 'DELETE', 'DeleteObject');
   if (response.status !== 404) await expectOk(response, 'DeleteObject');
 }
 
@@ -108,9 +119,15 @@ export function attachmentDisposition(filename: string): string {
 
 export async function presignDownload(key: string, filename: string, mimeType: string): Promise<string> {
   const url = objectUrl(key);
-  url.searchParams.set('X-Amz-Expires', String(DOWNLOAD_LINK_SECONDS));
   url.searchParams.set('response-content-disposition', attachmentDisposition(filename));
   url.searchParams.set('response-content-type', mimeType);
-  const signed = await s3().sign(url.toString(), { method: 'GET', aws: { signQuery: true } });
-  return signed.url;
+  // The payload's hash is UNSIGNED-PAYLOAD, taken from this header, which is neither signed nor put
+  // in the query: the browser that follows the link sends no such header. Only the host is signed.
+  const signed = await awsSigner('s3', config.aws.region).presign(toSign(url, 'GET', { [CONTENT_SHA256]: UNSIGNED_PAYLOAD }), {
+    expiresIn: DOWNLOAD_LINK_SECONDS,
+    unsignableHeaders: new Set([CONTENT_SHA256]),
+    unhoistableHeaders: new Set([CONTENT_SHA256]),
+  });
+  for (const [name, value] of Object.entries(signed.query ?? {})) url.searchParams.set(name, String(value));
+  return url.toString();
 }

@@ -3,9 +3,9 @@
  *
  * DynamoDB: a middleware on the document client's `middlewareStack`, at the `initialize` step, so
  * it runs before the SDK's retry middleware: an injected error is what the handler sees once the
- * SDK has given up. S3: the store signs its requests with aws4fetch, which calls the global `fetch`
- * at call time, so the test wraps `globalThis.fetch` for the S3 engine's host only; aws4fetch's own
- * retries of a 5xx go through the wrapper too, and every attempt of a faulted call fails.
+ * SDK has given up. S3: the store signs its requests itself and calls the global `fetch` at call
+ * time (shared/store/files.ts), so the test wraps `globalThis.fetch` for the S3 engine's host only;
+ * the store's retries of a 5xx go through the wrapper too, and every attempt of a faulted call fails.
  *
  * While armed, every DynamoDB command and every S3 call is a numbered step; a run records its steps,
  * and `faults` says which step numbers fail and how.
@@ -99,7 +99,7 @@ export class FaultInjector {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       if (!this.armed || new URL(url).host !== s3Host) return realFetch(input, init);
       const request = new Request(input, init);
-      // aws4fetch re-signs and re-sends a call after a 5xx: the same method and URL is the same step.
+      // The store re-signs and re-sends a call after a 5xx: the same method and URL is the same step.
       const call = `${request.method} ${request.url.split('?')[0]}`;
       let index = this.s3Calls.get(call);
       if (index === undefined) {

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundleFunction } from '../../infra/bundling';
+import { BUNDLE_SETTINGS, bundleDefines, bundleFunction } from '../../infra/bundling';
+import { buildOpenApi } from '../../shared/api/openapi';
 
 const dir = mkdtempSync(join(tmpdir(), 'helpdesk-bundling-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,6 +71,42 @@ describe('route facts in the bundles', () => {
     const { status, targets } = JSON.parse(runScript(code)) as { status: number; targets: string[] };
     expect(status).toBe(401);
     expect(targets).toContain('DynamoDB_20120810.GetItem');
+    // node:http comes from process.getBuiltinModule, not an ESM import (whose facade would load undici).
+    expect(readFileSync(get, 'utf8')).not.toMatch(/from\s*"node:https?"/);
+  }, 120_000);
+});
+
+describe('the OpenAPI template in its bundle', () => {
+  it('the openapi function carries the template compressed, not the route table, and it gives the same document', async () => {
+    const openapi = await bundle('api/openapi');
+    expect(readFileSync(openapi, 'utf8')).not.toContain('List tickets with their followups');
+    // The template module and the document's last step, bundled with the openapi function's constants.
+    const { build } = await import('esbuild');
+    const outfile = join(dir, 'openapi-document.mjs');
+    await build({
+      stdin: {
+        contents: `import { openApiTemplate } from './shared/api/openapi-template'; import { finishOpenApi } from './shared/api/openapi-document';
+          console.log(JSON.stringify(finishOpenApi(openApiTemplate, { customFields: JSON.parse(process.argv[2]), authenticationClasses: ['token', 'basic'] })));`,
+        resolveDir: join(import.meta.dirname, '../..'),
+        loader: 'ts',
+      },
+      outfile,
+      bundle: true,
+      logLevel: 'error',
+      define: bundleDefines('api/openapi'),
+      ...BUNDLE_SETTINGS,
+      mainFields: [...BUNDLE_SETTINGS.mainFields],
+      external: [...BUNDLE_SETTINGS.external],
+      banner: { js: BUNDLE_SETTINGS.banner },
+    });
+    expect(readFileSync(outfile, 'utf8')).not.toContain('List tickets with their followups');
+    const defs = [
+      { name: 'region', label: 'Region', data_type: 'list', list_values: ['EU', 'US'], required: true, ordering: 2 },
+      { name: 'seats', label: 'Seats', data_type: 'integer', list_values: [], required: false, ordering: 1 },
+    ];
+    const run = spawnSync(process.execPath, [outfile, JSON.stringify(defs)], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual(buildOpenApi({ customFields: defs as never, authenticationClasses: ['token', 'basic'] }));
   }, 120_000);
 });
 

@@ -1,5 +1,5 @@
 /**
- * A dependency that hangs: the store's real DynamoDB, S3 and SQS clients, pointed at a loopback server
+ * A dependency that hangs: the store's real DynamoDB, S3 and SQS clients (SQS's a signed fetch, store/aws-json.ts), pointed at a loopback server
  * that accepts connections and never answers, give up in time for the function to answer its JSON
  * 503 before its own 10 s timeout (and with the error names the error middleware maps to 503).
  */
@@ -64,9 +64,9 @@ describe.concurrent('a dependency that never answers', () => {
     expect(ms).toBeLessThan(S3_CALL_TIMEOUT_MS + 1_500);
   });
 
-  it('SQS: a TimeoutError after the SDK attempts (its default 3), on the same timeouts as DynamoDB', { timeout: 20_000 }, async () => {
+  it("SQS: a TimeoutError after 3 attempts (the SDK's default), on the same timeouts as DynamoDB", { timeout: 20_000 }, async () => {
     const { sendMessage } = await import('../../shared/store/sqs');
-    const { error, ms } = await failure(() => sendMessage(`${process.env.AWS_ENDPOINT_URL_SQS}/123456789012/deliveries`, '{}'));
+    const { error, ms } = await failure(() => sendMessage('https://sqs.us-east-1.amazonaws.com/123456789012/deliveries', '{}'));
     expect(error.name).toBe('TimeoutError');
     expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(3);
     expect(ms).toBeGreaterThanOrEqual(3 * 2_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCRYPT_PARAMS, hashPassword, verifyPassword } from '../../shared/domain/password';
+import { SCRYPT_PARAMS, decoyHash, hashPassword, verifyPassword } from '../../shared/domain/password';
 
 describe('password hashing', () => {
   it('round-trips and refuses wrong passwords; salts differ', async () => {
@@ -23,5 +23,16 @@ describe('password hashing', () => {
     expect(await verifyPassword('x', '')).toBe(false);
     expect(await verifyPassword('x', 'pbkdf2_sha256$1$salt$hash')).toBe(false);
     expect(await verifyPassword('x', 'scrypt$32768$8$1$$')).toBe(false);
+  });
+
+  it('the decoy for unknown usernames is a stored hash of the same parameters, made without hashing, that no password matches', async () => {
+    const real = await hashPassword('new-pass-123');
+    const decoy = decoyHash();
+    expect(decoy).not.toBe(decoyHash());
+    // The same shape as a real hash: scheme, parameters, salt and key of the same lengths, so verifying costs the same.
+    const shape = (h: string) => h.split('$').map((part, i) => (i < 4 ? part : Buffer.from(part, 'base64').length));
+    expect(shape(decoy)).toEqual(shape(real));
+    expect(await verifyPassword('new-pass-123', decoy)).toBe(false);
+    expect(await verifyPassword('', decoy)).toBe(false);
   });
 });

@@ -9,14 +9,16 @@ import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 const dispatchEvent = vi.fn();
 const attemptDelivery = vi.fn();
 const eventsWrittenBefore = vi.fn();
-const sqsSend = vi.fn();
+/** What the workers sent to SQS (its JSON protocol, through fetch: shared/store/sqs.ts): operation and input. */
+const sqsSend = vi.fn<(call: { operation: string; input: unknown }) => void>();
 
 vi.mock('../../shared/webhooks/service', () => ({ dispatchEvent, attemptDelivery }));
 vi.mock('../../shared/store/outbox', async (original) => ({ ...(await original<object>()), eventsWrittenBefore }));
 vi.mock('../../functions/webhooks/context', () => ({ webhookContext: () => ({ marker: 'ctx' }) }));
-vi.mock('@aws-sdk/client-sqs', async (original) => {
-  const actual = await original<typeof import('@aws-sdk/client-sqs')>();
-  return { ...actual, SQSClient: class { send = sqsSend; middlewareStack = { remove: () => true }; } };
+vi.stubGlobal('fetch', async (input: URL, init: RequestInit) => {
+  const request = new Request(input, init);
+  sqsSend({ operation: request.headers.get('x-amz-target')!.replace('AmazonSQS.', ''), input: JSON.parse(await request.text()) });
+  return new Response('{}', { status: 200, headers: { 'content-type': 'application/x-amz-json-1.0' } });
 });
 
 process.env.HELPDESK_WEBHOOK_QUEUE_URL = 'https://sqs.example/deliveries';
@@ -94,13 +96,13 @@ describe('deliver', () => {
     attemptDelivery.mockResolvedValue({ state: 'retry', inSeconds: 300 });
     expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
     expect(sqsSend).toHaveBeenCalledOnce();
-    expect(sqsSend.mock.calls[0]![0].input).toEqual({ QueueUrl: 'https://sqs.example/deliveries', ReceiptHandle: 'r0', VisibilityTimeout: 300 });
+    expect(sqsSend.mock.calls[0]![0]).toEqual({ operation: 'ChangeMessageVisibility', input: { QueueUrl: 'https://sqs.example/deliveries', ReceiptHandle: 'r0', VisibilityTimeout: 300 } });
   });
 
   it('a delivery whose schedule is spent goes to the dead-letter queue (its alarm) and leaves this one', async () => {
     attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
     expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [] });
-    expect(sqsSend.mock.calls[0]![0].input).toEqual({ QueueUrl: 'https://sqs.example/dead-letters', MessageBody: JSON.stringify({ delivery: 'd1' }) });
+    expect(sqsSend.mock.calls[0]![0]).toEqual({ operation: 'SendMessage', input: { QueueUrl: 'https://sqs.example/dead-letters', MessageBody: JSON.stringify({ delivery: 'd1' }) } });
   });
 
   it("a subscription's delivery whose schedule is spent only leaves the queue: no dead letter, no alarm", async () => {

@@ -1,0 +1,16 @@
+/**
+ * The OpenAPI document's template (openapi-document.ts), built once per process. The openapi
+ * function's bundle has it compiled in, brotli-compressed (infra/bundling.ts defines the variable
+ * below: ~20 KiB instead of the route table, the zod shapes and their JSON Schema generator, ~65
+ * KiB), and decompresses it at module load; unbundled (the local runtime, tests) it is built here
+ * from the route table.
+ */
+import { brotliDecompressSync } from 'node:zlib';
+import type { OpenApiTemplate } from './openapi-document';
+
+export const openApiTemplate: OpenApiTemplate =
+  // eslint-disable-next-line no-restricted-properties -- a build-time constant (esbuild's define), not a setting: it must stay this expression
+  process.env.HELPDESK_OPENAPI_TEMPLATE
+    ? // eslint-disable-next-line no-restricted-properties -- as above
+      (JSON.parse(brotliDecompressSync(Buffer.from(process.env.HELPDESK_OPENAPI_TEMPLATE, 'base64')).toString('utf8')) as OpenApiTemplate)
+    : (await import('./openapi')).openApiTemplate();

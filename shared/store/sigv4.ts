@@ -1,0 +1,58 @@
+/**
+ * SigV4 signing for the AWS calls made without an SDK client (S3 in files.ts, SQS and Secrets
+ * Manager in aws-json.ts), by the SDK's own signer, @smithy/signature-v4, which every bundle has for
+ * the DynamoDB client: no other signing library in any bundle. One signer per service and region,
+ * with the function's credentials (Lambda hands them in its environment; the local runtime sets them).
+ */
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { config } from '../config';
+
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+const bytes = (data: SourceData) =>
+  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+
+/** SHA-256 and its HMAC from node:crypto, in the shape the signer takes (@smithy/types' Checksum). */
+class Sha256 {
+  private hash: Hash | Hmac;
+  constructor(private readonly secret?: SourceData) {
+    this.hash = this.fresh();
+  }
+  private fresh(): Hash | Hmac {
+    return this.secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(this.secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(bytes(data));
+  }
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(new Uint8Array(this.hash.digest()));
+  }
+  reset(): void {
+    this.hash = this.fresh();
+  }
+}
+
+const signers = new Map<string, SignatureV4>();
+
+/**
+ * The signer of `service` in `region`. No x-amz-content-sha256 header is added (S3's callers set it
+ * themselves; other services do not ask for it), and S3's paths are signed as given (files.ts passes
+ * them in their canonical form).
+ */
+export function awsSigner(service: string, region: string): SignatureV4 {
+  const key = `${service} ${region}`;
+  let signer = signers.get(key);
+  if (!signer) {
+    const { accessKeyId, secretAccessKey, sessionToken } = config.aws;
+    signer = new SignatureV4({
+      service,
+      region,
+      credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
+      sha256: Sha256,
+      applyChecksum: false,
+      uriEscapePath: service !== 's3',
+    });
+    signers.set(key, signer);
+  }
+  return signer;
+}
