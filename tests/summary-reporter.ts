@@ -10,13 +10,15 @@ export default class SummaryReporter implements Reporter {
     let failed = errors.length;
     let skipped = 0;
     for (const module of modules) {
-      if (module.state() === 'failed' && ![...module.children.allTests()].length) failed++;
+      let failedTests = 0;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
+        else if (state === 'failed') failedTests++;
         else skipped++;
       }
+      // A file that failed outside its tests (an import, a beforeAll: its tests then skipped) is one failure.
+      failed += module.state() === 'failed' && !failedTests ? 1 : failedTests;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   }

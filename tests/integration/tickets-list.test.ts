@@ -1,5 +1,5 @@
 /** GET /api/tickets/: pagination (3.5, 1.f) and the status filter (5.2, 1.e). */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { API, TICKET_KEYS, VALID_TICKET, call, createTicket, form, listAll, unique, type Json } from './client';
 
 const INVALID_PAGE = { detail: 'Invalid page.' };
@@ -11,7 +11,11 @@ async function count(query = ''): Promise<number> {
   return reply.body.count;
 }
 
-/** Makes sure at least `n` tickets exist (other files may have created many already). */
+/**
+ * Makes sure at least `n` tickets exist and are counted (other files may have created many
+ * already). The count follows the table's stream, a moment behind a burst of creates: the pages
+ * the tests below check are numbered from it.
+ */
 async function ensureAtLeast(n: number): Promise<void> {
   let missing = n - (await count());
   while (missing > 0) {
@@ -19,6 +23,7 @@ async function ensureAtLeast(n: number): Promise<void> {
     await Promise.all(Array.from({ length: batch }, () => createTicket({ title: 'filler' })));
     missing -= batch;
   }
+  await vi.waitFor(async () => expect(await count()).toBeGreaterThanOrEqual(n), { timeout: 30_000, interval: 100 });
 }
 
 const ids = (results: Json[]) => results.map((t) => t.id as number);
