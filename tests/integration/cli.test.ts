@@ -309,8 +309,10 @@ describe.sequential('on a data directory', () => {
 
         const pinged = await cli(['ping-webhook', subscription.id, '--json'], { dataDir });
         expect(pinged.code, pinged.stderr).toBe(0);
-        expect(JSON.parse(pinged.stdout)).toMatchObject({ delivered: true, status: 200 });
-        const [ping] = await receiver.waitFor(1, (r) => r.path === '/in');
+        const pingAnswer = JSON.parse(pinged.stdout);
+        expect(pingAnswer).toMatchObject({ delivered: true, status: 200 });
+        // The ping, not a change event the subscription may receive meanwhile (tickets made above).
+        const [ping] = await receiver.waitFor(1, (r) => r.path === '/in' && r.headers['webhook-id'] === pingAnswer.id);
         expect(new Webhook(subscription.secret).verify(ping!.body, ping!.headers as Record<string, string>)).toMatchObject({ type: 'webhook.ping' });
 
         const downCreated = await cli(['create-webhook', '--url', `${receiver.url}/down`, '--events', 'ticket.created', '--json'], { dataDir });

@@ -143,7 +143,7 @@ export async function countsSettled(base?: string): Promise<number> {
     return last.count === page * 100 + last.results.length ? (last.count as number) : undefined;
   };
   let count: number | undefined;
-  await expect.poll(async () => (count = await settled()), { timeout: 5000, interval: 25 }).toBeDefined();
+  await expect.poll(async () => (count = await settled()), { timeout: 60_000, interval: 25 }).toBeDefined();
   return count!;
 }
 

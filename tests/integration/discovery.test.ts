@@ -35,6 +35,7 @@ const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api/webhooks/{id}': { allow: 'GET, PATCH, DELETE, HEAD, OPTIONS', actions: [] },
   '/api/webhooks/{id}/rotate-secret': { allow: 'POST, OPTIONS', actions: ['POST'] },
   '/api/webhooks/{id}/ping': { allow: 'POST, OPTIONS', actions: [] },
+  '/api/events': { allow: 'GET, HEAD, OPTIONS', actions: [] },
 };
 
 /** The writable fields OPTIONS describes, in order (no custom fields exist on this runtime). */
