@@ -25,7 +25,7 @@ type Item = Record<string, unknown>;
 /** The `type` attribute of change event items (the stream filter's discriminator). */
 export const CHANGE_EVENT_ITEM_TYPE = 'change-event';
 
-
+/** Whether a table item is a change event (what the dispatcher's stream filter lets through). */
 export function isChangeEventItem(item: Record<string, unknown> | undefined): boolean {
   return item?.type === CHANGE_EVENT_ITEM_TYPE;
 }
