@@ -173,7 +173,7 @@ export function renderReport(r: BenchResults): string {
         `| ${name} | ${o.status} | ${o.dynamodb} | ${o.s3} | ${o.readUnits} | ${o.writeUnits} | ${o.cpuMs} | ${o.c1.p50} | ${o.c1.p95} | ${o.c1.rps} | ${o.c8.p50} | ${o.c8.p95} | ${o.c8.rps} |`,
     )
     .join('\n');
-  const commandRows = ops.map(([name, o]) => `| ${name} | ${Object.entries(o.commands).map(([c, n]) => `${c.replace(/Command$/, '')} ×${n}`).join(', ') || '–'} |`).join('\n');
+  const commandRows = ops.map(([name, o]) => `| ${name} | ${Object.entries(o.commands).map(([c, n]) => `${c} ×${n}`).join(', ') || '–'} |`).join('\n');
   const bundleRows = r.bundles.map((b) => `| ${b.handler} | ${kib(b.bytes)} | ${b.importMs} |`).join('\n');
   const maxBundle = r.bundles.length ? Math.max(...r.bundles.map((b) => b.bytes)) : 0;
   const maxImport = r.bundles.length ? Math.max(...r.bundles.map((b) => b.importMs)) : 0;

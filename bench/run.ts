@@ -69,30 +69,26 @@ const { inStreamConsumer } = await import('../infra/local/table-stream');
 const { findUserByUsername } = await import('../shared/store/users');
 
 const counters = { dynamodb: 0, s3: 0, readUnits: 0, writeUnits: 0, commands: new Map<string, number>() };
-const READS = new Set(['GetCommand', 'QueryCommand', 'BatchGetCommand', 'ScanCommand', 'TransactGetCommand']);
+const READS = new Set(['GetItem', 'Query', 'BatchGetItem', 'Scan', 'TransactGetItems']);
 function resetCounters() {
   counters.dynamodb = counters.s3 = counters.readUnits = counters.writeUnits = 0;
   counters.commands.clear();
 }
-dynamo.middlewareStack.add(
-  (next, context) => async (args) => {
-    // The stream consumer's work (counts, repairs) is its own function's on AWS, not the request's.
-    if (inStreamConsumer()) return next(args);
-    counters.dynamodb++;
-    const name = context.commandName ?? '?';
-    counters.commands.set(name, (counters.commands.get(name) ?? 0) + 1);
-    (args.input as Record<string, unknown>).ReturnConsumedCapacity ??= 'TOTAL';
-    const out = await next(args);
-    const consumed = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
-    // DynamoDB Local reports only CapacityUnits: a command's kind says whether they are read or write units.
-    for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-      if (READS.has(name)) counters.readUnits += c.CapacityUnits ?? 0;
-      else counters.writeUnits += c.CapacityUnits ?? 0;
-    }
-    return out;
-  },
-  { step: 'initialize', name: 'benchCounter' },
-);
+dynamo.intercept(async ({ operation, input }, next) => {
+  // The stream consumer's work (counts, repairs) is its own function's on AWS, not the request's.
+  if (inStreamConsumer()) return next();
+  counters.dynamodb++;
+  counters.commands.set(operation, (counters.commands.get(operation) ?? 0) + 1);
+  input.ReturnConsumedCapacity ??= 'TOTAL';
+  const out = await next();
+  const consumed = out.ConsumedCapacity as { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
+  // DynamoDB Local reports only CapacityUnits: an operation's kind says whether they are read or write units.
+  for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
+    if (READS.has(operation)) counters.readUnits += c.CapacityUnits ?? 0;
+    else counters.writeUnits += c.CapacityUnits ?? 0;
+  }
+  return out;
+});
 const s3Host = new URL(process.env.AWS_ENDPOINT_URL_S3!).host;
 const realFetch = globalThis.fetch;
 globalThis.fetch = (input, init) => {

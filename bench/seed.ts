@@ -4,7 +4,7 @@
  * tickets take seconds instead of minutes; the stream consumer counts them as it counts any write.
  * Attachment records get a real (tiny) S3 object.
  */
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, UpdateCommand } from '../shared/store/dynamodb';
 import { randomUUID } from 'node:crypto';
 import { config } from '../shared/config';
 import { storedDateTime } from '../shared/domain/datetime';

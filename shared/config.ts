@@ -54,7 +54,8 @@ const settings = {
     secretAccessKey: env('AWS_SECRET_ACCESS_KEY') ?? '',
     sessionToken: env('AWS_SESSION_TOKEN'),
     s3Endpoint: env('AWS_ENDPOINT_URL_S3') || undefined,
-    // As the SDK would take them (store/aws-json.ts calls these services without it).
+    // As the SDK would take them (store/dynamodb.ts and store/aws-json.ts call these services without it).
+    dynamoEndpoint: env('AWS_ENDPOINT_URL_DYNAMODB') || undefined,
     sqsEndpoint: env('AWS_ENDPOINT_URL_SQS') || undefined,
     secretsManagerEndpoint: env('AWS_ENDPOINT_URL_SECRETS_MANAGER') || undefined,
   })),

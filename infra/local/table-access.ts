@@ -11,10 +11,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import type { Route } from '../../shared/api/routes';
 import { allows, grantsOf, tableRequests, type TableGrant } from '../../shared/api/table-access';
+import { DynamoDBServiceError, type DynamoDB } from '../../shared/store/dynamodb';
 
 /** The function whose calls are being made: its name (in refusals and records) and its grants. */
 interface Scope {
@@ -37,27 +36,23 @@ export function asFunction<T>(handler: string, grants: readonly TableGrant[], fn
   return inScope.run({ handler, grants }, fn);
 }
 
-export function enforceTableGrants(client: DynamoDBDocumentClient): void {
+export function enforceTableGrants(client: DynamoDB): void {
   const record = process.env.HELPDESK_RECORD_TABLE_ACCESS;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const scope = inScope.getStore();
-      if (scope) {
-        for (const request of tableRequests(context.commandName ?? '', args.input as Record<string, unknown>)) {
-          if (record) appendFileSync(record, `${JSON.stringify({ handler: scope.handler, ...request })}\n`);
-          else if (!allows(scope.grants, request)) {
-            const on = request.index ? `index ${request.index}` : `partition ${request.partition}`;
-            throw new DynamoDBServiceException({
-              name: 'AccessDeniedException',
-              $fault: 'client',
-              $metadata: { httpStatusCode: 400 },
-              message: `${scope.handler} is not authorized to perform dynamodb:${request.action} on ${on} (its grants: routes.ts, table-access.ts)`,
-            });
-          }
+  client.intercept((call, next) => {
+    const scope = inScope.getStore();
+    if (scope) {
+      for (const request of tableRequests(call.operation, call.input)) {
+        if (record) appendFileSync(record, `${JSON.stringify({ handler: scope.handler, ...request })}\n`);
+        else if (!allows(scope.grants, request)) {
+          const on = request.index ? `index ${request.index}` : `partition ${request.partition}`;
+          throw new DynamoDBServiceError(
+            'AccessDeniedException',
+            `${scope.handler} is not authorized to perform dynamodb:${request.action} on ${on} (its grants: routes.ts, table-access.ts)`,
+            { httpStatusCode: 400 },
+          );
         }
       }
-      return next(args);
-    },
-    { step: 'initialize', name: 'enforceTableGrants' },
-  );
+    }
+    return next();
+  });
 }

@@ -8,12 +8,11 @@
  *   `TransactionConflict` at that item's position and `None` elsewhere;
  * - a PutItem, UpdateItem or DeleteItem of such an item fails: `TransactionConflictException`.
  *
- * Neither is sent, so nothing is written, as on AWS; the SDK retries neither (on AWS neither is a
+ * Neither is sent, so nothing is written, as on AWS; the client retries neither (on AWS neither is a
  * retryable error either). A transaction holds its items from just before its request goes out to
  * its answer, each attempt on its own. On by default; HELPDESK_EMULATE_CONFLICTS=false turns it off.
  */
-import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBServiceError, type DynamoDB } from '../../shared/store/dynamodb';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
 
 type Attributes = Record<string, unknown>;
@@ -23,7 +22,7 @@ interface WriteAction {
   Item?: Attributes;
 }
 
-const $metadata = { httpStatusCode: 400, attempts: 1, totalRetryDelay: 0 };
+const $metadata = { httpStatusCode: 400 };
 
 /** Table and primary key of an item, as one string. */
 function itemKey(action: WriteAction): string {
@@ -42,32 +41,30 @@ export interface ConflictEmulation {
 }
 
 /**
- * Installs the rule on `client` (the shared document client). It sits inside the SDK's retry loop,
- * right before the request is sent, so time queued for a socket does not count as in flight.
+ * Installs the rule on `client` (the store's). It wraps each attempt, right before its request is
+ * signed and sent, so time queued for a socket does not count as in flight.
  */
-export function emulateTransactionConflicts(client: DynamoDBDocumentClient): ConflictEmulation {
+export function emulateTransactionConflicts(client: DynamoDB): ConflictEmulation {
   const held = new Map<string, number>(); // item → transactions in flight holding it
   const refused = { transactions: 0, writes: 0 };
-  const name = 'emulateTransactionConflicts';
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { TransactItems?: Record<string, WriteAction>[] } & WriteAction;
-      // The document client's names (TransactWriteCommand) or the low-level client's (TransactWriteItemsCommand).
-      const command = (context.commandName ?? '').replace(/(Items?)?Command$/, '');
-      if (command === 'TransactWrite' && input.TransactItems) {
-        const keys = input.TransactItems.map((item) => itemKey(Object.values(item)[0]!));
+  const remove = client.intercept(
+    async ({ operation, input }, next) => {
+      const { TransactItems } = input as { TransactItems?: Record<string, WriteAction>[] };
+      if (operation === 'TransactWriteItems' && TransactItems) {
+        const keys = TransactItems.map((item) => itemKey(Object.values(item)[0]!));
         if (keys.some((k) => held.has(k))) {
           refused.transactions++;
           const codes = keys.map((k) => (held.has(k) ? 'TransactionConflict' : 'None'));
-          throw new TransactionCanceledException({
-            message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
+          throw new DynamoDBServiceError(
+            'TransactionCanceledException',
+            `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
             $metadata,
-            CancellationReasons: codes.map((Code) => (Code === 'None' ? { Code } : { Code, Message: 'Transaction is ongoing for the item' })),
-          });
+            { CancellationReasons: codes.map((Code) => (Code === 'None' ? { Code } : { Code, Message: 'Transaction is ongoing for the item' })) },
+          );
         }
         for (const k of keys) held.set(k, (held.get(k) ?? 0) + 1);
         try {
-          return await next(args);
+          return await next();
         } finally {
           for (const k of keys) {
             const n = held.get(k)! - 1;
@@ -76,13 +73,13 @@ export function emulateTransactionConflicts(client: DynamoDBDocumentClient): Con
           }
         }
       }
-      if ((command === 'Put' || command === 'Update' || command === 'Delete') && held.has(itemKey(input))) {
+      if ((operation === 'PutItem' || operation === 'UpdateItem' || operation === 'DeleteItem') && held.has(itemKey(input))) {
         refused.writes++;
-        throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata });
+        throw new DynamoDBServiceError('TransactionConflictException', 'Transaction is ongoing for the item', $metadata);
       }
-      return next(args);
+      return next();
     },
-    { step: 'finalizeRequest', priority: 'low', name },
+    { eachAttempt: true },
   );
-  return { refused, remove: () => client.middlewareStack.remove(name) };
+  return { refused, remove };
 }

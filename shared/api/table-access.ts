@@ -49,37 +49,36 @@ const ACTION_OF: Record<string, TableAction> = {
 const partitionOf = (action: KeyedAction): string => String((action.Key ?? action.Item ?? {}).PK);
 
 /**
- * The permissions a call needs, from its command name (the document client's `GetCommand` or the
- * low-level `GetItemCommand`) and its input. Throws for a command no function is meant to send.
+ * The permissions a call needs, from its operation (`GetItem`, `Query` ...) and its input (the
+ * document client's, with native values). Throws for an operation no function is meant to call.
  */
-export function tableRequests(commandName: string, input: Attributes): TableRequest[] {
-  const command = commandName.replace(/(Items?)?Command$/, '');
-  switch (command) {
-    case 'Get':
-    case 'Put':
-    case 'Update':
-    case 'Delete':
-      return [{ action: ACTION_OF[command]!, partition: partitionOf(input) }];
+export function tableRequests(operation: string, input: Attributes): TableRequest[] {
+  switch (operation) {
+    case 'GetItem':
+    case 'PutItem':
+    case 'UpdateItem':
+    case 'DeleteItem':
+      return [{ action: operation, partition: partitionOf(input) }];
     case 'Query': {
       const values = (input.ExpressionAttributeValues ?? {}) as Attributes;
       const index = input.IndexName as string | undefined;
       return [{ action: 'Query', partition: String(values[':pk']), ...(index ? { index } : {}) }];
     }
-    case 'BatchGet':
+    case 'BatchGetItem':
       return Object.values(input.RequestItems as Record<string, { Keys: Attributes[] }>).flatMap(({ Keys }) =>
         Keys.map((Key) => ({ action: 'BatchGetItem' as const, partition: partitionOf({ Key }) })),
       );
-    case 'BatchWrite':
+    case 'BatchWriteItem':
       return Object.values(input.RequestItems as Record<string, { PutRequest?: { Item: Attributes }; DeleteRequest?: { Key: Attributes } }[]>).flatMap((requests) =>
         requests.map((r) => ({ action: 'BatchWriteItem' as const, partition: partitionOf({ Item: r.PutRequest?.Item, Key: r.DeleteRequest?.Key }) })),
       );
-    case 'TransactWrite':
+    case 'TransactWriteItems':
       return (input.TransactItems as Record<string, KeyedAction>[]).map((item) => {
         const [kind, action] = Object.entries(item)[0]!;
         return { action: ACTION_OF[kind]!, partition: partitionOf(action) };
       });
     default:
-      throw new Error(`${commandName} is not a command the functions send`);
+      throw new Error(`${operation} is not an operation the functions call`);
   }
 }
 

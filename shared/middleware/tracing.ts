@@ -1,18 +1,17 @@
 /**
  * X-Ray tracing inside a function, with the Powertools Tracer: a `## handler` subsegment with the
- * cold start and service annotations, and one subsegment per DynamoDB call and per S3 request
- * (S3 goes through `fetch`, which the Tracer follows). Only the functions that infra/bundling.ts
+ * cold start and service annotations, and one subsegment per DynamoDB call and per S3 request: the
+ * Tracer follows node:http, which the store's DynamoDB client calls (store/dynamodb.ts), and `fetch`,
+ * which S3's calls go through. Only the functions that infra/bundling.ts
  * names import this module (see observe.ts); Lambda's active tracing covers the others.
  */
 import type middy from '@middy/core';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { SERVICE_NAME } from '../observability';
-import { dynamo } from '../store/clients';
 import type { ApiEvent, HttpResult } from './http';
 
 export const tracer = new Tracer({ serviceName: SERVICE_NAME });
-tracer.captureAWSv3Client(dynamo);
 
 /**
  * `captureLambdaHandler` without the response (ticket data is not for traces) and without marking

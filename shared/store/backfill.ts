@@ -8,7 +8,7 @@
  * (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from './dynamodb';
 import { dynamo } from './clients';
 import { keys, INDEXES, inIndex } from './keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';

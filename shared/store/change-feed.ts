@@ -9,7 +9,7 @@
  * consumer writes an event that it is late with at the current time instead (same id), so an event
  * is never written behind a cursor already handed out: docs/data-model.md, "The change feed".
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from './dynamodb';
 import { config } from '../config';
 import { EVENT_RETENTION_DAYS, type ChangeEvent } from '../domain/events';
 import { dynamo } from './clients';

@@ -1,14 +1,13 @@
 /**
- * The DynamoDB client, built once per process (module scope) and reused across invocations, and its
- * request handler (timeouts, sockets). S3 (files.ts), SQS (sqs.ts) and Secrets Manager are called
- * without the SDK, through signed fetch calls (aws-json.ts), so no bundle carries their clients.
+ * The DynamoDB client (dynamodb.ts), built once per process (module scope) and reused across
+ * invocations, and its sockets and timeouts. S3 (files.ts), SQS (sqs.ts) and Secrets Manager are
+ * called through signed fetch calls (aws-json.ts): no bundle carries an SDK client.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { DynamoDB } from './dynamodb';
 
 /**
  * A call that hangs fails rather than running into the function's timeout (15 s): on AWS each
@@ -60,11 +59,16 @@ class ConnectTimeoutHttpsAgent extends HttpsAgent {
   }
 }
 
-/** The SDK clients' request handler: DynamoDB's here, and the local runtime's stream reader. */
+const agents = {
+  http: new ConnectTimeoutHttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+  https: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+};
+
+/** The same sockets and timeouts for an SDK client: the local runtime's stream reader. */
 export const SDK_REQUEST_HANDLER = {
   socketTimeout: attemptMs,
-  httpAgent: new ConnectTimeoutHttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
-  httpsAgent: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+  httpAgent: agents.http,
+  httpsAgent: agents.https,
   // The SDK warns when a request waited this long for a socket (it never does on Lambda).
   socketAcquisitionWarningTimeout: 30_000,
 };
@@ -81,6 +85,10 @@ export function withoutSdkLogging<T extends { middlewareStack: { remove(name: st
   return client;
 }
 
-export const dynamo = DynamoDBDocumentClient.from(withoutSdkLogging(new DynamoDBClient({ requestHandler: SDK_REQUEST_HANDLER, maxAttempts: DYNAMO_MAX_ATTEMPTS })), {
-  marshallOptions: { removeUndefinedValues: true },
-});
+export const dynamo = new DynamoDB(() => ({
+  endpoint: config.aws.dynamoEndpoint,
+  region: config.aws.region,
+  maxAttempts: DYNAMO_MAX_ATTEMPTS,
+  attemptMs,
+  agents,
+}));

@@ -1,5 +1,5 @@
 /** Integer ids, as upstream's, from one atomic counter item. */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from './dynamodb';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys } from './keys';

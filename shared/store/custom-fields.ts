@@ -3,7 +3,7 @@
  * function keeps them for DEFINITIONS_TTL_MS (a change made elsewhere shows within that time; one
  * made by this process at once).
  */
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from './dynamodb';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
 import { config } from '../config';
 import { dynamo } from './clients';

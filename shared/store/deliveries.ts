@@ -3,7 +3,7 @@
  * by time. Each item expires DELIVERY_RETENTION_DAYS after creation (TTL). Attempts are recorded
  * with a condition on the attempt count, so two workers racing on one delivery cannot both count.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from './dynamodb';
 import { DELIVERY_RETENTION_DAYS, stuckBefore, type Delivery } from '../domain/webhooks';
 import { config } from '../config';
 import { dynamo } from './clients';

@@ -16,7 +16,7 @@
  * files and their cleanup can never both succeed, even when a commit's outcome was unknown to its
  * caller (a timeout after DynamoDB applied it): the caller's claim then fails and the files stay.
  */
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from './dynamodb';
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import { dynamo } from './clients';

@@ -3,7 +3,7 @@
  * so a lookup is one GetItem plus one read of the ticket's collection, and a list page is one Query
  * of the refs (gsi1) per kind plus BatchGets of exactly the page's items.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from './dynamodb';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import type { FollowupChanges } from '../domain/followup';
 import { pageOf, type PageRequest, type PageWindow } from '../domain/pagination';

@@ -2,7 +2,7 @@
  * Idempotency keys: one item per (user, operation, key) that first locks the key for the request
  * running under it, then keeps its response for IDEMPOTENCY_TTL_SECONDS (DynamoDB TTL).
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys, ITEM_IS_NEW } from './keys';

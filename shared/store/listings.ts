@@ -10,7 +10,7 @@
  * deleted ticket's records become tombstones (the largest version, no gsi4 keys, expiring after the
  * stream's retention), so a late record cannot bring it back.
  */
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from './dynamodb';
 import { config } from '../config';
 import type { Ticket } from '../domain/records';
 import { dynamo } from './clients';

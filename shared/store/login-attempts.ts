@@ -6,7 +6,7 @@
  * its window and the table's TTL attribute; DynamoDB deletes expired items lazily (within days), so
  * an item whose window has ended counts as none, and the next attempt starts a new window.
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { isConditionFailure } from './transact';

@@ -3,7 +3,7 @@
  * so an event exists exactly when its change committed. The dispatcher (a DynamoDB Stream consumer
  * on AWS, a poller in the local runtime) turns each into deliveries, then removes it.
  */
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand } from './dynamodb';
 import type { WebhookEvent } from '../domain/webhooks';
 import { config } from '../config';
 import { dynamo } from './clients';

@@ -4,7 +4,7 @@
  * stream, store/ticket-counts.ts) say how many it has.
  */
 import { MissingRecord } from '../domain/errors';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from './dynamodb';
 import type { Queue } from '../domain/records';
 import { config } from '../config';
 import { dynamo } from './clients';

@@ -5,7 +5,7 @@
  * another function reaches it within that minute (at once in the same process: writes here forget
  * it). Signing secrets are stored as they are: signing needs them (docs/security.md).
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb';
 import type { EventType } from '../domain/events';
 import type { Subscription } from '../domain/subscriptions';
 import { config } from '../config';

@@ -5,7 +5,7 @@
  * delay (well under a second), and are exact: each ticket's counted state is stored beside the
  * counts (`COUNTED#<id>`), written in the same transaction, conditional on what was read.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from './dynamodb';
 import { config } from '../config';
 import { TICKET_BLOCK, countChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
 import { dynamo } from './clients';

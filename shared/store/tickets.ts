@@ -2,7 +2,7 @@
  * Tickets and their item collections: named access patterns over the single table.
  * See docs/data-model.md for the keys and the cost of each operation.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from './dynamodb';
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import type { TicketChanges } from '../domain/ticket';
 import { MissingRecord, NotFound } from '../domain/errors';

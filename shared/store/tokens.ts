@@ -3,7 +3,7 @@
  * and a summary under the integer id in the `TOKENS` partition (what lists and revocation read),
  * written and deleted together. The key itself is never stored.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from './dynamodb';
 import type { ApiToken } from '../domain/tokens';
 import { config } from '../config';
 import { dynamo } from './clients';

@@ -1,5 +1,5 @@
 /** Multi-item writes as DynamoDB transactions, and the errors they can end in. */
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from './dynamodb';
 import { dynamo } from './clients';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

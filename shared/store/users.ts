@@ -2,7 +2,7 @@
  * Users: the full record under the username (what authentication reads, one GetItem), and a small
  * summary under the integer id (what assignee checks read), written together.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from './dynamodb';
 import type { User, UserSummary } from '../domain/records';
 import { config } from '../config';
 import { dynamo } from './clients';

@@ -5,13 +5,13 @@
  * stream itself. The settle horizon is 0, so an event is readable as soon as it is written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDB } from '../../shared/store/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
 let api: ReturnType<typeof clientFor>;
-let dynamo: DynamoDBDocumentClient;
+let dynamo: DynamoDB;
 let recordChangeEvents: typeof import('../../shared/store/change-feed').recordChangeEvents;
 
 beforeAll(async () => {

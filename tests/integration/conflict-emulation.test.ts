@@ -6,12 +6,13 @@
  * items go through; the items are free again once the held transaction answers, success or not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { DynamoDB, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
 import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: { stop(): Promise<void> };
-let client: DynamoDBDocumentClient;
+let client: DynamoDB;
 let emulation: import('../../infra/local/transaction-conflicts').ConflictEmulation;
 const table = () => process.env.TABLE_NAME!;
 /** Answers of transactions whose ClientRequestToken is listed wait until released. */
@@ -19,19 +20,26 @@ const gates = new Map<string, { release: () => void; released: Promise<void> }>(
 
 beforeAll(async () => {
   runtime = await startInProcessRuntime();
-  client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+  // A client of its own: the runtime's would also enforce its functions' grants.
+  client = new DynamoDB(() => ({
+    endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+    region: process.env.AWS_REGION!,
+    maxAttempts: 1,
+    attemptMs: 30_000,
+    agents: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+  }));
   const { emulateTransactionConflicts } = await import('../../infra/local/transaction-conflicts');
   emulation = emulateTransactionConflicts(client);
-  // Inside the emulation (a later step): the request has been let through and holds its items.
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      const gate = gates.get(String((args.input as { ClientRequestToken?: string }).ClientRequestToken));
-      const answer = await next(args).catch((error: unknown) => ({ error }));
+  // Inside the emulation (added later, so inner): the request has been let through and holds its items.
+  client.intercept(
+    async ({ input }, next) => {
+      const gate = gates.get(String(input.ClientRequestToken));
+      const answer = await next().catch((error: unknown) => ({ error }));
       if (gate) await gate.released;
       if ('error' in answer) throw answer.error;
       return answer;
     },
-    { step: 'deserialize', name: 'gate' },
+    { eachAttempt: true },
   );
 }, 120_000);
 

@@ -4,12 +4,12 @@
  * cold runtime) once spent a minute of CPU on hashes. Counted on the wire, on an in-process runtime.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDB } from '../../shared/store/dynamodb';
 import { basic, clientFor } from './client';
 import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
 
 let runtime: InProcessRuntime;
-let dynamo: DynamoDBDocumentClient;
+let dynamo: DynamoDB;
 
 beforeAll(async () => {
   runtime = await startInProcessRuntime();
@@ -23,19 +23,16 @@ afterAll(async () => {
 it('20 concurrent requests with a credential not verified yet read its user once', async () => {
   const user = await clientFor(runtime.url).createUser();
   const userReads: string[] = [];
-  dynamo.middlewareStack.add(
-    (next, context) => async (args) => {
-      const key = (args.input as { Key?: { PK?: unknown } }).Key?.PK;
-      if (/^Get(Item)?Command$/.test(context.commandName ?? '') && JSON.stringify(key).includes(`USER#${user.username}`)) userReads.push(String(key));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countUserReads' },
-  );
+  const stopCounting = dynamo.intercept(({ operation, input }, next) => {
+    const key = (input as { Key?: { PK?: unknown } }).Key?.PK;
+    if (operation === 'GetItem' && JSON.stringify(key).includes(`USER#${user.username}`)) userReads.push(String(key));
+    return next();
+  });
   try {
     const replies = await Promise.all(Array.from({ length: 20 }, () => fetch(`${runtime.url}/api/user_tickets/`, { headers: { authorization: basic(user.username, 'a-password-1') } })));
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect(userReads).toHaveLength(1);
   } finally {
-    dynamo.middlewareStack.remove('countUserReads');
+    stopCounting();
   }
 });

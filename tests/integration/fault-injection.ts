@@ -1,21 +1,15 @@
 /**
  * Fault injection for the in-process local runtime (tests only; nothing here ships).
  *
- * DynamoDB: a middleware on the document client's `middlewareStack`, at the `initialize` step, so
- * it runs before the SDK's retry middleware: an injected error is what the handler sees once the
- * SDK has given up. S3: the store signs its requests itself and calls the global `fetch` at call
+ * DynamoDB: an interceptor around the store client's calls (shared/store/dynamodb.ts), outside its
+ * retries: an injected error is what the handler sees once the client has given up. S3: the store signs its requests itself and calls the global `fetch` at call
  * time (shared/store/files.ts), so the test wraps `globalThis.fetch` for the S3 engine's host only;
  * the store's retries of a 5xx go through the wrapper too, and every attempt of a faulted call fails.
  *
  * While armed, every DynamoDB command and every S3 call is a numbered step; a run records its steps,
  * and `faults` says which step numbers fail and how.
  */
-import {
-  InternalServerError,
-  ProvisionedThroughputExceededException,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBServiceError, type DynamoDB } from '../../shared/store/dynamodb';
 
 export type FaultKind = 'server' | 'network' | 'throttle' | 'lost-reply';
 /** The kinds a step is failed with in the per-step matrix (`lost-reply` is tested on its own). */
@@ -23,33 +17,31 @@ export const FAULT_KINDS: FaultKind[] = ['server', 'network', 'throttle'];
 
 export interface Step {
   service: 'dynamodb' | 's3';
-  /** `TransactWriteCommand`, `S3 PUT`, ... */
+  /** `TransactWriteItems`, `S3 PUT`, ... */
   label: string;
 }
 
 const $metadata = (httpStatusCode?: number) => ({ httpStatusCode, attempts: 3, totalRetryDelay: 0 });
 
-/** What the SDK hands the store after its retries, for each kind of fault. */
-function dynamoFault(kind: FaultKind, command: string): Error {
+/** What the store's client throws after its retries, for each kind of fault. */
+function dynamoFault(kind: FaultKind, operation: string): Error {
   if (kind === 'server') {
-    return new InternalServerError({ message: 'Internal server error (injected)', $metadata: $metadata(500) });
+    return new DynamoDBServiceError('InternalServerError', 'Internal server error (injected)', $metadata(500));
   }
   if (kind === 'network') {
-    // What the SDK's node:http handler rejects with when the connection drops.
+    // What node:http rejects with when the connection drops.
     return Object.assign(new Error('socket hang up (injected)'), { code: 'ECONNRESET', $metadata: $metadata() });
   }
-  if (command === 'TransactWriteCommand' || command === 'TransactWriteItemsCommand') {
+  if (operation === 'TransactWriteItems') {
     // A throttled transaction is cancelled with a per-item reason, not a throttling exception.
-    return new TransactionCanceledException({
-      message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [ThrottlingError] (injected)',
-      $metadata: $metadata(400),
-      CancellationReasons: [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }],
-    });
+    return new DynamoDBServiceError(
+      'TransactionCanceledException',
+      'Transaction cancelled, please refer cancellation reasons for specific reasons [ThrottlingError] (injected)',
+      $metadata(400),
+      { CancellationReasons: [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }] },
+    );
   }
-  return new ProvisionedThroughputExceededException({
-    message: 'The level of configured provisioned throughput for the table was exceeded (injected)',
-    $metadata: $metadata(400),
-  });
+  return new DynamoDBServiceError('ProvisionedThroughputExceededException', 'The level of configured provisioned throughput for the table was exceeded (injected)', $metadata(400));
 }
 
 function s3Fault(kind: Exclude<FaultKind, 'lost-reply'>): Response {
@@ -72,27 +64,23 @@ export class FaultInjector {
   private hit = new Set<number>();
   private s3Calls = new Map<string, number>();
 
-  constructor(dynamo: DynamoDBDocumentClient, s3Endpoint: string) {
-    dynamo.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (!this.armed) return next(args);
-        const command = context.commandName ?? '?';
-        const index = this.steps.push({ service: 'dynamodb', label: command }) - 1;
-        const fault = this.faults.get(index);
-        if (fault === 'lost-reply') {
-          // DynamoDB applies the command, but its answer never arrives: an outcome the caller cannot know.
-          this.count(index);
-          await this.track(() => next(args));
-          throw dynamoFault('network', command);
-        }
-        if (fault) {
-          this.count(index);
-          throw dynamoFault(fault, command);
-        }
-        return this.track(() => next(args));
-      },
-      { step: 'initialize', priority: 'high', name: 'testFaultInjector' },
-    );
+  constructor(dynamo: DynamoDB, s3Endpoint: string) {
+    dynamo.intercept(async ({ operation }, next) => {
+      if (!this.armed) return next();
+      const index = this.steps.push({ service: 'dynamodb', label: operation }) - 1;
+      const fault = this.faults.get(index);
+      if (fault === 'lost-reply') {
+        // DynamoDB applies the call, but its answer never arrives: an outcome the caller cannot know.
+        this.count(index);
+        await this.track(next);
+        throw dynamoFault('network', operation);
+      }
+      if (fault) {
+        this.count(index);
+        throw dynamoFault(fault, operation);
+      }
+      return this.track(next);
+    });
     const s3Host = new URL(s3Endpoint).host;
     const realFetch = globalThis.fetch;
     globalThis.fetch = async (input, init) => {

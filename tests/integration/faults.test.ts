@@ -12,7 +12,7 @@
  * compare exactly. How faults are injected: fault-injection.ts.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDB } from '../../shared/store/dynamodb';
 import { clientFor, multipart, unique, type CallOptions, type Reply } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 import { FAULT_KINDS, FaultInjector, type FaultKind, type Step } from './fault-injection';
@@ -42,7 +42,7 @@ interface Operation {
 let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
 let api: ReturnType<typeof clientFor>;
 let injector: FaultInjector;
-let dynamo: DynamoDBDocumentClient;
+let dynamo: DynamoDB;
 let clearCredentialCache: () => void;
 let forgetReferences: () => void;
 let listCustomFields: (o?: { fresh?: boolean }) => Promise<unknown>;
@@ -135,7 +135,7 @@ const OPERATIONS: Operation[] = [
   {
     name: 'ticket create (JSON, with assignee and custom field; the ticket item is the commit)',
     ok: 201,
-    commitStep: 'PutItemCommand',
+    commitStep: 'PutItem',
     setup: () => json('POST', '/api/tickets/', { ...TICKET, priority: 2, assigned_to: 1, custom_note: 'a note' }),
   },
   {
@@ -173,7 +173,7 @@ const OPERATIONS: Operation[] = [
   {
     name: 'ticket DELETE (alone, no files: the ticket item is the commit)',
     ok: 204,
-    commitStep: 'DeleteItemCommand',
+    commitStep: 'DeleteItem',
     setup: async () => ({ method: 'DELETE', path: `/api/tickets/${await plainTicket()}/`, options: {} }),
   },
   {
@@ -343,7 +343,7 @@ async function runWithFault(op: Operation, request: Request, before: State, step
   expect(injector.inFlight, `${context}: calls still running after the answer`).toBe(0);
   const after = await state();
 
-  const commit = steps.map((s) => s.label).lastIndexOf('TransactWriteItemsCommand');
+  const commit = steps.map((s) => s.label).lastIndexOf('TransactWriteItems');
   if (op.deletesFiles && at > commit) {
     // The records are gone (committed) when the file cleanup fails: the delete happened, so the
     // answer is its success. What it could not finish stays named by a cleanup record (no orphan),
@@ -396,9 +396,9 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
     const request = upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name }]);
     const recorded = await injector.run(new Map(), () => send(upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name }])));
     expect(recorded.result.status).toBe(201);
-    const commit = recorded.steps.findIndex((s) => s.label === 'TransactWriteItemsCommand');
+    const commit = recorded.steps.findIndex((s) => s.label === 'TransactWriteItems');
     // The cleanup record is written before the upload; the commit deletes it.
-    expect(recorded.steps.slice(commit - 2, commit + 1).map((s) => s.label)).toEqual(['PutItemCommand', 'S3 PUT', 'TransactWriteItemsCommand']);
+    expect(recorded.steps.slice(commit - 2, commit + 1).map((s) => s.label)).toEqual(['PutItem', 'S3 PUT', 'TransactWriteItems']);
     await warm();
     return { request, commit };
   }
@@ -414,7 +414,7 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
       ]),
       () => send(request),
     );
-    expect(steps.slice(commit).map((s) => s.label)).toEqual(['TransactWriteItemsCommand', 'UpdateItemCommand']);
+    expect(steps.slice(commit).map((s) => s.label)).toEqual(['TransactWriteItems', 'UpdateItem']);
     expectRetryable(reply, 'commit and cleanup failed');
     const after = await state();
     const d = diff(withoutCounter(before), withoutCounter(after));
@@ -456,8 +456,8 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
     expect(recorded.result.status).toBe(201);
     // The claim (PutItem) comes first; keeping the answer (UpdateItem) comes after the commit.
     const labels = recorded.steps.map((s) => s.label);
-    const keepAt = labels.lastIndexOf('UpdateItemCommand');
-    expect(keepAt).toBeGreaterThan(labels.lastIndexOf('TransactWriteItemsCommand'));
+    const keepAt = labels.lastIndexOf('UpdateItem');
+    expect(keepAt).toBeGreaterThan(labels.lastIndexOf('TransactWriteItems'));
 
     await warm();
     const before = await state();
@@ -480,8 +480,8 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
     const { result: reply, steps } = await injector.run(new Map<number, FaultKind>([[0, 'throttle']]), () => send(request));
     // The user read, and the attempt counted for the username from this source and for the source.
     const [first, ...rest] = steps.map((s) => s.label);
-    expect(first).toBe('GetItemCommand');
-    expect(rest.every((label) => label === 'UpdateItemCommand' || label === 'PutItemCommand'), rest.join()).toBe(true);
+    expect(first).toBe('GetItem');
+    expect(rest.every((label) => label === 'UpdateItem' || label === 'PutItem'), rest.join()).toBe(true);
     expectRetryable(reply, 'authentication read throttled');
     // The attempts counted were given back (their items may stay, at zero).
     const d = diff(withoutLoginAttempts(before), withoutLoginAttempts(await state()));

@@ -8,12 +8,12 @@
  * needs and its route lacks fails them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDB } from '../../shared/store/dynamodb';
 import { routeByHandler } from '../../shared/api/routes';
 import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
 
 let runtime: InProcessRuntime;
-let dynamo: DynamoDBDocumentClient;
+let dynamo: DynamoDB;
 let asRoute: typeof import('../../infra/local/table-access').asRoute;
 const TableName = () => process.env.TABLE_NAME!;
 

@@ -3,7 +3,7 @@
  * two states differ, and the invariants that tie items, indexes, counters and files together. For
  * the fault injection tests, which run their own in-process runtime: nothing else writes to it.
  */
-import { BatchWriteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, ScanCommand, type DynamoDB } from '../../shared/store/dynamodb';
 import { AwsClient } from 'aws4fetch';
 import type { Json } from '../json';
 
@@ -28,7 +28,7 @@ function stable(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export async function readState(dynamo: DynamoDBDocumentClient, table: string, bucket: string): Promise<State> {
+export async function readState(dynamo: DynamoDB, table: string, bucket: string): Promise<State> {
   const items = new Map<string, Item>();
   let ExclusiveStartKey: Item | undefined;
   do {
@@ -79,7 +79,7 @@ export async function removeObjects(bucket: string, keys: Iterable<string>): Pro
  * stream still carries the removed tickets' records: drain it first, and again after (their REMOVE
  * records then find nothing counted).
  */
-export async function removeTickets(dynamo: DynamoDBDocumentClient, table: string, bucket: string, state: State): Promise<void> {
+export async function removeTickets(dynamo: DynamoDB, table: string, bucket: string, state: State): Promise<void> {
   const doomed = [...state.items.values()].filter((i) => /^(TICKET|COUNTS|COUNTED|LISTED|FOLLOWUP|ATTACHMENT)#/.test(String(i.PK)));
   for (let i = 0; i < doomed.length; i += 25) {
     let pending: unknown[] = doomed.slice(i, i + 25).map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));

@@ -9,13 +9,13 @@
  * are applied and sees the consumer's work whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDB } from '../../shared/store/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
 let api: ReturnType<typeof clientFor>;
-let dynamo: DynamoDBDocumentClient;
+let dynamo: DynamoDB;
 let store: {
   applyTableChanges: typeof import('../../shared/store/table-changes').applyTableChanges;
   keys: typeof import('../../shared/store/keys').keys;
@@ -99,22 +99,19 @@ describe('ticket counts from the stream', () => {
     // A batch that fails part-way (its transaction refused) changed nothing; applied again, it counts once.
     const third = await ticket();
     let failed = false;
-    dynamo.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (!failed && /^TransactWrite(Items)?Command$/.test(context.commandName ?? '')) {
-          failed = true;
-          throw Object.assign(new Error('injected'), { name: 'InternalServerError', $metadata: {} });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failOneTransaction' },
-    );
+    const stopFailing = dynamo.intercept(({ operation }, next) => {
+      if (!failed && operation === 'TransactWriteItems') {
+        failed = true;
+        throw Object.assign(new Error('injected'), { name: 'InternalServerError', $metadata: {} });
+      }
+      return next();
+    });
     try {
       await expect(runtime.drainTableStream()).rejects.toThrow('injected');
       expect(await totals()).toEqual(settled);
       await runtime.drainTableStream();
     } finally {
-      dynamo.middlewareStack.remove('failOneTransaction');
+      stopFailing();
     }
     expect(failed).toBe(true);
     expect((await totals()).s1).toBe(Number(settled.s1) + 1);

@@ -8,13 +8,13 @@
  * wants a change applied, and knows every ticket the table holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, type DynamoDB } from '../../shared/store/dynamodb';
 import { ADMIN_ID, clientFor, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: Awaited<ReturnType<typeof startInProcessRuntime>>;
 let api: ReturnType<typeof clientFor>;
-let dynamo: DynamoDBDocumentClient;
+let dynamo: DynamoDB;
 let store: {
   keys: typeof import('../../shared/store/keys').keys;
   dimensions: typeof import('../../shared/store/keys').LISTING_DIMENSIONS;

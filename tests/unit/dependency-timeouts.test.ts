@@ -48,7 +48,7 @@ async function failure(call: () => Promise<unknown>): Promise<{ error: Error; ms
 describe.concurrent('a dependency that never answers', () => {
   it('DynamoDB: a TimeoutError after the SDK attempts, well within the function timeout', { timeout: 20_000 }, async () => {
     const { dynamo } = await import('../../shared/store/clients');
-    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { GetCommand } = await import('../../shared/store/dynamodb');
     const { error, ms } = await failure(() => dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: 'x', SK: 'y' } })));
     expect(error.name).toBe('TimeoutError');
     expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(4);

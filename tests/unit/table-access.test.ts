@@ -5,14 +5,14 @@ import { routeByHandler, routes } from '../../shared/api/routes';
 
 describe('tableRequests', () => {
   it('names one action per item, on its partition key, for every command the functions send', () => {
-    expect(tableRequests('GetCommand', { Key: { PK: 'USER#a', SK: 'USER' } })).toEqual([{ action: 'GetItem', partition: 'USER#a' }]);
-    expect(tableRequests('PutItemCommand', { Item: { PK: 'TICKET#1', SK: 'TICKET' } })).toEqual([{ action: 'PutItem', partition: 'TICKET#1' }]);
-    expect(tableRequests('QueryCommand', { IndexName: 'gsi2', ExpressionAttributeValues: { ':pk': 'TICKETS#STATUS#1' } })).toEqual([
+    expect(tableRequests('GetItem', { Key: { PK: 'USER#a', SK: 'USER' } })).toEqual([{ action: 'GetItem', partition: 'USER#a' }]);
+    expect(tableRequests('PutItem', { Item: { PK: 'TICKET#1', SK: 'TICKET' } })).toEqual([{ action: 'PutItem', partition: 'TICKET#1' }]);
+    expect(tableRequests('Query', { IndexName: 'gsi2', ExpressionAttributeValues: { ':pk': 'TICKETS#STATUS#1' } })).toEqual([
       { action: 'Query', partition: 'TICKETS#STATUS#1', index: 'gsi2' },
     ]);
-    expect(tableRequests('BatchGetCommand', { RequestItems: { t: { Keys: [{ PK: 'QUEUES' }, { PK: 'USERS' }] } } }).map((r) => r.partition)).toEqual(['QUEUES', 'USERS']);
+    expect(tableRequests('BatchGetItem', { RequestItems: { t: { Keys: [{ PK: 'QUEUES' }, { PK: 'USERS' }] } } }).map((r) => r.partition)).toEqual(['QUEUES', 'USERS']);
     expect(
-      tableRequests('TransactWriteCommand', {
+      tableRequests('TransactWriteItems', {
         TransactItems: [{ Put: { Item: { PK: 'TICKET#1' } } }, { ConditionCheck: { Key: { PK: 'QUEUES' } } }, { Delete: { Key: { PK: 'FILE_CLEANUPS' } } }],
       }),
     ).toEqual([
@@ -20,11 +20,11 @@ describe('tableRequests', () => {
       { action: 'ConditionCheckItem', partition: 'QUEUES' },
       { action: 'DeleteItem', partition: 'FILE_CLEANUPS' },
     ]);
-    expect(tableRequests('BatchWriteCommand', { RequestItems: { t: [{ PutRequest: { Item: { PK: 'EVENTS', SK: 'a' } } }, { DeleteRequest: { Key: { PK: 'EVENTS', SK: 'b' } } }] } })).toEqual([
+    expect(tableRequests('BatchWriteItem', { RequestItems: { t: [{ PutRequest: { Item: { PK: 'EVENTS', SK: 'a' } } }, { DeleteRequest: { Key: { PK: 'EVENTS', SK: 'b' } } }] } })).toEqual([
       { action: 'BatchWriteItem', partition: 'EVENTS' },
       { action: 'BatchWriteItem', partition: 'EVENTS' },
     ]);
-    expect(() => tableRequests('ScanCommand', {})).toThrow(/not a command the functions send/);
+    expect(() => tableRequests('Scan', {})).toThrow(/not an operation the functions call/);
   });
 });
 
