@@ -17,7 +17,7 @@ const LAYERS: [layer: string, pattern: RegExp][] = [
   ['auth', /\/shared\/middleware\/auth\.ts|\/shared\/domain\/(password|tokens|login-throttle|auth-header)\.ts|\/shared\/store\/(users|tokens|login-throttle)\.ts/],
   ['validation and body parsing', /\/zod\/|\/busboy\/|\/shared\/domain\/(fields|ticket|followup|user|admin|attachment|custom-fields|body)\.ts|\/shared\/middleware\/(body|multipart)\.ts/],
   ['serialisation', /\/shared\/domain\/(views|pagination|user-tickets|etag|describe|datetime)\.ts|\/shared\/middleware\/(http|pages)\.ts/],
-  ['store and SDK (marshalling, signing, HTTP)', /\/@aws-sdk\/|\/@smithy\/|\/@aws\/|\/aws4fetch\/|\/shared\/store\//],
+  ['store and AWS calls (marshalling, signing, HTTP)', /\/@aws-sdk\/|\/@smithy\/|\/@aws\/|\/aws4fetch\/|\/shared\/store\//],
   ['middleware chain', /\/@middy\/|\/shared\/middleware\/|\/shared\/api\//],
   ['handlers and domain rules', /\/functions\/|\/shared\/domain\//],
 ];

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --tickets N] [--json]`: the local runtime in memory, seeded; for each
- * operation its DynamoDB and S3 requests (counted on the wire: an SDK middleware on the DynamoDB
- * client, a fetch wrapper for S3), DynamoDB capacity units, and latency and throughput at 1 and 8
+ * operation its DynamoDB and S3 requests (counted on the wire: an interceptor on the store's
+ * DynamoDB client, a fetch wrapper for S3), DynamoDB capacity units, and latency and throughput at 1 and 8
  * requests in flight; the server's memory; list-page latency at 200 and 20,000 tickets; and each
  * function's bundle size and cold import time. Writes docs/benchmarks.md.
  */

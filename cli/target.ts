@@ -3,7 +3,8 @@
  * usual AWS credentials and region), or else the local data directory of `npm start`: through the
  * running server's engines when `<dataDir>/endpoints.json` names a live one, or on engines started
  * for the command. The environment the store reads is set before any store module is imported
- * (the SDK client is built when its module loads).
+ * (its settings are read once). Against AWS, the region and credentials are the AWS SDK's (its
+ * default chain: environment, profiles, SSO ...), resolved by an SDK client that makes no call.
  *
  * The local runtime (infra/local) is imported only in connectLocal, when a command works there.
  */
@@ -68,6 +69,15 @@ export async function connect(target: Target): Promise<() => Promise<void>> {
   if (target.kind === 'local') return connectLocal(target.dataDir);
   process.env.TABLE_NAME = target.table;
   if (target.region && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION) process.env.AWS_REGION = target.region;
+  // The store signs its own calls (shared/store/dynamodb.ts): it takes the SDK's resolution of both.
+  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+  const sdk = new DynamoDBClient({}).config;
+  try {
+    process.env.AWS_REGION = await sdk.region();
+  } catch (error) {
+    throw new Failure(`No AWS region: set AWS_REGION or a profile's region (${(error as Error).message}).`);
+  }
+  (await import('../shared/store/sigv4')).useCredentials(sdk.credentials);
   return () => Promise.resolve();
 }
 

@@ -13,15 +13,9 @@ import { fallbackRoute, routeFacts, routes } from '../shared/api/routes';
 export const ESM_REQUIRE_BANNER = "import{createRequire}from'module';const require=createRequire(import.meta.url);";
 
 /**
- * Lambda always hands a function its role's credentials in environment variables, so the SDK's
- * default provider chain (SSO, INI files, STS web identity, instance metadata: ~90 KB minified)
- * is replaced in bundles by the environment provider alone. Local runs are not bundled and keep
- * the full chain.
+ * Module replacements in every bundle (the local runtime is not bundled and imports the real ones).
  */
 export const BUNDLE_ALIASES: Record<string, string> = {
-  '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
-  // The DynamoDB client's endpoint-discovery cache: a Map-based LRU instead of mnemonist's (~7 KiB).
-  'mnemonist/lru-cache': fileURLToPath(new URL('./lambda-lru-cache.ts', import.meta.url)),
   /**
    * node:http and node:https taken with process.getBuiltinModule (infra/builtins/), not imported: an
    * ESM import of node:http builds the module's ESM facade, which reads every export, and reading its
@@ -44,12 +38,8 @@ export const BUNDLE_SETTINGS = {
   platform: 'node',
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
-  /**
-   * Left out of every bundle (~15 KiB): the SDK imports its event-stream codec lazily, only for an
-   * operation that streams events, and none of DynamoDB's does (S3, SQS and Secrets Manager are
-   * called through signed fetch calls: shared/store/sigv4.ts).
-   */
-  external: ['@smithy/core/event-streams'],
+  /** Nothing is left out: no function bundles an SDK client (shared/store/dynamodb.ts, aws-json.ts). */
+  external: [],
 } as const;
 
 /** NodejsFunction's bundling options for every function of the stacks. */
@@ -63,8 +53,7 @@ export function lambdaBundling(handler: string, assets: readonly string[] = [], 
     banner: BUNDLE_SETTINGS.banner,
     define: bundleDefines(handler, traced),
     esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
-    // Bundle everything, the AWS SDK v3 included (smaller cold start than the runtime's copy), but
-    // what no function runs.
+    // Bundle everything: nothing is taken from the runtime's copy of the AWS SDK.
     externalModules: [...BUNDLE_SETTINGS.external],
     forceDockerBundling: false,
     logLevel: LogLevel.WARNING,

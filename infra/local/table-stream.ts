@@ -17,11 +17,21 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { config } from '../../shared/config';
-import { withoutSdkLogging } from '../../shared/store/clients';
 import { logger } from '../../shared/observability';
 import type { TableChange } from '../../shared/store/table-changes';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
+
+/**
+ * Takes the SDK's logger middleware out of a client: nothing here logs through the SDK, yet with its
+ * default no-op logger the middleware still copies every input and output through the schema's
+ * sensitive-data filter to hand it to that no-op (measured: 12% of a list page's CPU, when the
+ * functions called DynamoDB through the SDK). Failures are logged by the caller all the same.
+ */
+export function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): boolean } }>(client: T): T {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
 
 const consumer = new AsyncLocalStorage<true>();
 

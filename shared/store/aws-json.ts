@@ -84,20 +84,33 @@ export async function awsJsonCall<T = Record<string, unknown>>(service: AwsJsonS
       await backoff(attempt);
       continue;
     }
-    let fault: { __type?: string; message?: string; Message?: string } = {};
-    try {
-      fault = JSON.parse(text) as typeof fault;
-    } catch {
-      // not JSON: the status names it
-    }
-    const name = fault.__type?.split('#').pop() || `HTTP${response.status}`;
-    throw new AwsServiceError(name, `${service} ${operation} failed: ${name}${fault.message ?? fault.Message ? `: ${fault.message ?? fault.Message}` : ''}`, {
+    const fault = serviceFault(response.status, text);
+    throw new AwsServiceError(fault.name, `${service} ${operation} failed: ${fault.name}${fault.message ? `: ${fault.message}` : ''}`, {
       httpStatusCode: response.status,
     });
   }
 }
 
-/** Full jitter, as the SDK's standard retry strategy: up to 100 ms, 200 ms ... */
+/**
+ * An error answer of a JSON protocol: its name (`__type` without its namespace, or the status when
+ * the body is not the service's), its message, and the body's other fields.
+ */
+export function serviceFault(status: number, text: string): { name: string; message: string | undefined; details: Record<string, unknown> } {
+  let fields: Record<string, unknown> = {};
+  try {
+    fields = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // not JSON (a proxy's page): the status names it
+  }
+  const { __type, message, Message, ...details } = fields as { __type?: string; message?: string; Message?: string };
+  return { name: __type?.split('#').pop() || `HTTP${status}`, message: message ?? Message, details };
+}
+
+/** Full jitter, as the SDK's standard retry strategy: up to `base` ms before the 2nd attempt, twice that before the 3rd ... */
+export function backoffMs(attempt: number, base = 100): number {
+  return Math.floor(Math.min(20_000, Math.random() * base * 2 ** (attempt - 1)));
+}
+
 function backoff(attempt: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, Math.random() * 100 * 2 ** (attempt - 1)));
+  return new Promise((done) => setTimeout(done, backoffMs(attempt)));
 }

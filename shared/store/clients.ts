@@ -12,9 +12,8 @@ import { DynamoDB } from './dynamodb';
 /**
  * A call that hangs fails rather than running into the function's timeout (15 s): on AWS each
  * attempt may take 1 s to connect (half the attempt's time) and then 2 s without a byte from
- * DynamoDB (which answers in milliseconds, so a silent connection is a hung one), and the attempts
- * are pinned at 4 (the SDK's
- * DynamoDB default, which a later SDK could change), so a TimeoutError reaches the error middleware
+ * DynamoDB (which answers in milliseconds, so a silent connection is a hung one), and a call makes
+ * at most 4 attempts (the SDK's DynamoDB default), so a TimeoutError reaches the error middleware
  * (a JSON 503 with Retry-After) after about 8 s at worst. HELPDESK_DEPENDENCY_TIMEOUT_MS replaces the
  * 2 s: the local runtime sets it high, its engines being far slower under load. Too short a timeout
  * would do harm: a write given up on may still commit, and a client retrying the 503 would then
@@ -23,8 +22,8 @@ import { DynamoDB } from './dynamodb';
  * Both timers run only while the call is on the wire: the connection timer while a socket is
  * connecting, the inactivity timer once it is connected. Neither runs while a request waits for a
  * free socket, so a burst of healthy requests queued in one process (the local runtime serves every
- * function through this one client) is never taken for a hung call. The SDK's own connection and
- * request timeouts would start at the request's creation, queue time included.
+ * function through this one client) is never taken for a hung call. A timer started with the
+ * request (an AbortSignal's, or the SDK's own timeouts) would count its queue time too.
  */
 const attemptMs = config.dependencyTimeoutMs ?? 2000;
 const connectMs = attemptMs / 2;
@@ -64,26 +63,7 @@ const agents = {
   https: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
 };
 
-/** The same sockets and timeouts for an SDK client: the local runtime's stream reader. */
-export const SDK_REQUEST_HANDLER = {
-  socketTimeout: attemptMs,
-  httpAgent: agents.http,
-  httpsAgent: agents.https,
-  // The SDK warns when a request waited this long for a socket (it never does on Lambda).
-  socketAcquisitionWarningTimeout: 30_000,
-};
 export const DYNAMO_MAX_ATTEMPTS = 4;
-
-/**
- * Takes the SDK's logger middleware out of a client: nothing here logs through the SDK, yet with its
- * default no-op logger the middleware still copies every input and output through the schema's
- * sensitive-data filter to hand it to that no-op (measured: 12% of a list page's CPU). Failures
- * reach the error middleware, which logs them, all the same.
- */
-export function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): boolean } }>(client: T): T {
-  client.middlewareStack.remove('loggerMiddleware');
-  return client;
-}
 
 export const dynamo = new DynamoDB(() => ({
   endpoint: config.aws.dynamoEndpoint,

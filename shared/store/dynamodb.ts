@@ -22,6 +22,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type * as Doc from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+import { backoffMs, serviceFault } from './aws-json';
 import { awsSigner } from './sigv4';
 
 type Item = Record<string, NativeAttributeValue>;
@@ -147,15 +148,8 @@ export class DynamoDBServiceError extends Error {
 }
 
 function serviceError(status: number, body: string, requestId: string | undefined): DynamoDBServiceError {
-  let fields: Wire = {};
-  try {
-    fields = JSON.parse(body) as Wire;
-  } catch {
-    // not JSON (a proxy's page): the status names it
-  }
-  const { __type, message, Message, ...details } = fields as { __type?: string; message?: string; Message?: string };
-  const name = __type?.split('#').pop() || `HTTP${status}`;
-  return new DynamoDBServiceError(name, message ?? Message ?? name, { httpStatusCode: status, ...(requestId ? { requestId } : {}) }, details);
+  const { name, message, details } = serviceFault(status, body);
+  return new DynamoDBServiceError(name, message ?? name, { httpStatusCode: status, ...(requestId ? { requestId } : {}) }, details);
 }
 
 // The SDK's classification (@smithy/service-error-classification): what a retry may cure.
@@ -258,7 +252,7 @@ export class DynamoDB {
           error.$metadata = { ...error.$metadata, attempts: attempt, totalRetryDelay };
           throw error;
         }
-        const delay = Math.floor(Math.min(20_000, Math.random() * 2 ** (attempt - 1) * base));
+        const delay = backoffMs(attempt, base);
         totalRetryDelay += delay;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }

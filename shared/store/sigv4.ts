@@ -32,7 +32,20 @@ class Sha256 {
   }
 }
 
+type Credentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
+
 const signers = new Map<string, SignatureV4>();
+let credentialSource: Credentials | undefined;
+
+/**
+ * Signs with `credentials` (a provider, asked at each signing) instead of the environment's: the CLI
+ * against a deployed table, whose credentials come from the SDK's default chain (profiles, SSO ...,
+ * cli/target.ts). A function's are always in its environment.
+ */
+export function useCredentials(credentials: Credentials): void {
+  credentialSource = credentials;
+  signers.clear();
+}
 
 /**
  * The signer of `service` in `region`. No x-amz-content-sha256 header is added (S3's callers set it
@@ -47,7 +60,7 @@ export function awsSigner(service: string, region: string): SignatureV4 {
     signer = new SignatureV4({
       service,
       region,
-      credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
+      credentials: credentialSource ?? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
       sha256: Sha256,
       applyChecksum: false,
       uriEscapePath: service !== 's3',

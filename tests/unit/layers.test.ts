@@ -72,8 +72,8 @@ const declared = new Set([...runtime, ...Object.keys(pkg.devDependencies)]);
 /** A package's declaration: itself, or its types (`aws-lambda` is `@types/aws-lambda`). */
 const declaration = (name: string) => (declared.has(name) ? name : declared.has(`@types/${name}`) ? `@types/${name}` : undefined);
 
-/** What Lambda runs: its code, and the credential provider infra/bundling.ts puts into every bundle. */
-const LAMBDA = [...sources('functions'), ...sources('shared'), 'infra/lambda-credentials.ts'];
+/** What Lambda runs: its code (every bundle is built from it and its dependencies). */
+const LAMBDA = [...sources('functions'), ...sources('shared')];
 const ALL = [
   ...LAMBDA,
   ...['infra', 'tests', 'bench'].flatMap((folder) => sources(folder, ['.ts', '.mjs'])),

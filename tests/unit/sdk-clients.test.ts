@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { withoutSdkLogging } from '../../shared/store/clients';
+import { withoutSdkLogging } from '../../infra/local/table-stream';
 
 describe('withoutSdkLogging', () => {
   it("takes the SDK's logger middleware (which filters every input and output for a no-op logger) out of a client, and nothing else", () => {

@@ -1,0 +1,226 @@
+/**
+ * The store's DynamoDB client (shared/store/dynamodb.ts) against a loopback server that answers as
+ * DynamoDB's JSON protocol does: the request DynamoDB expects (target, content type, SigV4,
+ * marshalled attribute values), outputs unmarshalled, the SDK's retry rules and error shapes, and
+ * the interceptors. The integration tests run every store call against DynamoDB Local itself.
+ */
+import { createServer, Agent, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
+
+process.env.AWS_REGION = 'eu-west-1';
+process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
+process.env.AWS_SECRET_ACCESS_KEY = 'secret';
+process.env.AWS_SESSION_TOKEN = 'session';
+
+interface Seen {
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+type Reply = { status: number; body: unknown } | 'hang up';
+const seen: Seen[] = [];
+let replies: Reply[] = [];
+
+const server = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    seen.push({ headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown> });
+    const reply = replies.shift() ?? { status: 200, body: {} };
+    if (reply === 'hang up') return request.socket.destroy();
+    response.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${seen.length}` });
+    response.end(JSON.stringify(reply.body));
+  });
+});
+
+let dynamo: DynamoDB;
+beforeAll(async () => {
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  dynamo = new DynamoDB(() => ({
+    endpoint,
+    region: 'eu-west-1',
+    maxAttempts: 4,
+    attemptMs: 2_000,
+    agents: { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+  }));
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((closed) => server.close(closed));
+});
+beforeEach(() => {
+  seen.length = 0;
+  replies = [];
+});
+
+const failure = (call: Promise<unknown>) => call.then(() => expect.fail('the call succeeded'), (error: unknown) => error as DynamoDBServiceError);
+
+describe('a call', () => {
+  it("posts the operation to DynamoDB's JSON protocol, signed for the region with the session token", async () => {
+    replies = [{ status: 200, body: { Item: { PK: { S: 'TICKET#1' }, n: { N: '7' }, tags: { L: [{ S: 'a' }] }, open: { BOOL: true } } } }];
+    const out = await dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: 'TICKET#1', SK: 'TICKET' }, ConsistentRead: true }));
+    expect(out.Item).toEqual({ PK: 'TICKET#1', n: 7, tags: ['a'], open: true });
+    const [{ headers, body }] = seen as [Seen];
+    expect(headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
+    expect(headers['content-type']).toBe('application/x-amz-json-1.0');
+    expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=.*x-amz-target.*, Signature=[0-9a-f]{64}$/);
+    expect(headers['x-amz-security-token']).toBe('session');
+    expect(body).toEqual({ TableName: 'helpdesk', Key: { PK: { S: 'TICKET#1' }, SK: { S: 'TICKET' } }, ConsistentRead: true });
+  });
+
+  it('marshals values, keys and items wherever the document client would, and leaves out undefined values', async () => {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: 't',
+        Key: { PK: 'A', SK: 'B' },
+        UpdateExpression: 'SET #s = :s, f = :f',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': 2, ':f': { x: [1, 'y'], gone: undefined } },
+      }),
+    );
+    await dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: 't', Item: { PK: 'A', n: 1 } } },
+          { ConditionCheck: { TableName: 't', Key: { PK: 'B' }, ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 'x' } } },
+        ],
+      }),
+    );
+    await dynamo.send(new BatchWriteCommand({ RequestItems: { t: [{ PutRequest: { Item: { PK: 'A' } } }, { DeleteRequest: { Key: { PK: 'B' } } }] } }));
+    await dynamo.send(new BatchGetCommand({ RequestItems: { t: { Keys: [{ PK: 'A' }], ConsistentRead: true } } }));
+    await dynamo.send(new QueryCommand({ TableName: 't', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'A' }, ExclusiveStartKey: { PK: 'A', SK: 'C' } }));
+    expect(seen.map((s) => s.body)).toEqual([
+      {
+        TableName: 't',
+        Key: { PK: { S: 'A' }, SK: { S: 'B' } },
+        UpdateExpression: 'SET #s = :s, f = :f',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': { N: '2' }, ':f': { M: { x: { L: [{ N: '1' }, { S: 'y' }] } } } },
+      },
+      {
+        TransactItems: [
+          { Put: { TableName: 't', Item: { PK: { S: 'A' }, n: { N: '1' } } } },
+          { ConditionCheck: { TableName: 't', Key: { PK: { S: 'B' } }, ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': { S: 'x' } } } },
+        ],
+      },
+      { RequestItems: { t: [{ PutRequest: { Item: { PK: { S: 'A' } } } }, { DeleteRequest: { Key: { PK: { S: 'B' } } } }] } },
+      { RequestItems: { t: { Keys: [{ PK: { S: 'A' } }], ConsistentRead: true } } },
+      { TableName: 't', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': { S: 'A' } }, ExclusiveStartKey: { PK: { S: 'A' }, SK: { S: 'C' } } },
+    ]);
+  });
+
+  it('unmarshals items, pages, batch answers and what a batch left unprocessed', async () => {
+    replies = [
+      { status: 200, body: { Items: [{ PK: { S: 'A' } }], Count: 1, LastEvaluatedKey: { PK: { S: 'A' }, SK: { S: 'Z' } }, ConsumedCapacity: { CapacityUnits: 0.5 } } },
+      { status: 200, body: { Responses: { t: [{ PK: { S: 'A' }, n: { N: '1' } }] }, UnprocessedKeys: { t: { Keys: [{ PK: { S: 'B' } }], ConsistentRead: true } } } },
+      { status: 200, body: { UnprocessedItems: { t: [{ PutRequest: { Item: { PK: { S: 'C' } } } }] } } },
+    ];
+    expect(await dynamo.send(new QueryCommand({ TableName: 't' }))).toEqual({
+      Items: [{ PK: 'A' }],
+      Count: 1,
+      LastEvaluatedKey: { PK: 'A', SK: 'Z' },
+      ConsumedCapacity: { CapacityUnits: 0.5 },
+    });
+    expect(await dynamo.send(new BatchGetCommand({ RequestItems: {} }))).toEqual({
+      Responses: { t: [{ PK: 'A', n: 1 }] },
+      UnprocessedKeys: { t: { Keys: [{ PK: 'B' }], ConsistentRead: true } },
+    });
+    expect(await dynamo.send(new BatchWriteCommand({ RequestItems: {} }))).toEqual({ UnprocessedItems: { t: [{ PutRequest: { Item: { PK: 'C' } } }] } });
+  });
+});
+
+describe('errors and retries', () => {
+  it("throws DynamoDB's error by name, with its message, status, request id and fields, without retrying it", async () => {
+    replies = [
+      {
+        status: 400,
+        body: {
+          __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+          Message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed]',
+          CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }],
+        },
+      },
+    ];
+    const error = await failure(dynamo.send(new TransactWriteCommand({ TransactItems: [] })));
+    expect(error).toBeInstanceOf(DynamoDBServiceError);
+    expect(error).toMatchObject({
+      name: 'TransactionCanceledException',
+      message: expect.stringContaining('[None, ConditionalCheckFailed]'),
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400, requestId: 'req-1', attempts: 1, totalRetryDelay: 0 },
+      CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }],
+    });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('tries a 5xx, a throttled call and a dropped connection again, up to 4 attempts in all', async () => {
+    replies = [
+      { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'boom' } },
+      { status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'slow down' } },
+      'hang up',
+      { status: 200, body: { Item: { PK: { S: 'A' } } } },
+    ];
+    expect((await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }))).Item).toEqual({ PK: 'A' });
+    expect(seen).toHaveLength(4);
+
+    seen.length = 0;
+    replies = Array.from({ length: 4 }, () => ({ status: 503, body: {} }));
+    const error = await failure(dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } })));
+    expect(error).toMatchObject({ name: 'HTTP503', $fault: 'server', $metadata: { httpStatusCode: 503, attempts: 4 } });
+    expect(seen).toHaveLength(4);
+  });
+
+  it('a conditional write that fails is not tried again', async () => {
+    replies = [{ status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' } }];
+    const error = await failure(dynamo.send(new UpdateCommand({ TableName: 't', Key: { PK: 'A' }, UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': 1 } })));
+    expect(error).toMatchObject({ name: 'ConditionalCheckFailedException', message: 'The conditional request failed' });
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('interceptors', () => {
+  it('wrap every call outside its retries, or every attempt, first added outermost, and come off again', async () => {
+    const order: string[] = [];
+    const removals = [
+      dynamo.intercept(async ({ operation }, next) => {
+        order.push(`call ${operation}`);
+        return next();
+      }),
+      dynamo.intercept(
+        async (_call, next) => {
+          order.push('attempt');
+          return next();
+        },
+        { eachAttempt: true },
+      ),
+      dynamo.intercept(async ({ input }, next) => {
+        input.ReturnConsumedCapacity = 'TOTAL'; // before the input is marshalled and sent
+        const out = await next();
+        return { ...out, seen: true };
+      }),
+    ];
+    replies = [{ status: 500, body: {} }, { status: 200, body: {} }];
+    expect(await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }))).toEqual({ seen: true });
+    expect(order).toEqual(['call GetItem', 'attempt', 'attempt']);
+    expect(seen.map((s) => s.body.ReturnConsumedCapacity)).toEqual(['TOTAL', 'TOTAL']);
+
+    for (const remove of removals) remove();
+    order.length = 0;
+    expect(await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }))).toEqual({});
+    expect(order).toEqual([]);
+  });
+
+  it('an interceptor that throws answers for the call, and nothing is sent', async () => {
+    const remove = dynamo.intercept(() => {
+      throw new DynamoDBServiceError('AccessDeniedException', 'not granted', { httpStatusCode: 400 });
+    });
+    try {
+      await expect(dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+      expect(seen).toEqual([]);
+    } finally {
+      remove();
+    }
+  });
+});
