@@ -17,6 +17,7 @@
  * benchmark (grants, conflict emulation, fault injection, request counting): nothing in a Lambda
  * bundle registers one.
  */
+import { randomUUID } from 'node:crypto';
 import type { Agent } from 'node:http';
 import http from 'node:http';
 import https from 'node:https';
@@ -101,6 +102,9 @@ function inputToWire(operation: DynamoOperation, input: Wire): Wire {
       return {
         ...input,
         TransactItems: (input.TransactItems as Record<string, Wire>[]).map((item) => mapValues(item, actionToWire)),
+        // As the SDK does (an idempotency token): the attempts of one call carry the same token, so
+        // an attempt retried after its answer was lost is taken by DynamoDB for the one it made.
+        ClientRequestToken: input.ClientRequestToken ?? randomUUID(),
       };
     default:
       return actionToWire(input);

@@ -86,6 +86,7 @@ describe('a call', () => {
           { Put: { TableName: 't', Item: { PK: 'A', n: 1 } } },
           { ConditionCheck: { TableName: 't', Key: { PK: 'B' }, ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 'x' } } },
         ],
+        ClientRequestToken: 'token-1',
       }),
     );
     await dynamo.send(new BatchWriteCommand({ RequestItems: { t: [{ PutRequest: { Item: { PK: 'A' } } }, { DeleteRequest: { Key: { PK: 'B' } } }] } }));
@@ -104,6 +105,7 @@ describe('a call', () => {
           { Put: { TableName: 't', Item: { PK: { S: 'A' }, n: { N: '1' } } } },
           { ConditionCheck: { TableName: 't', Key: { PK: { S: 'B' } }, ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': { S: 'x' } } } },
         ],
+        ClientRequestToken: 'token-1',
       },
       { RequestItems: { t: [{ PutRequest: { Item: { PK: { S: 'A' } } } }, { DeleteRequest: { Key: { PK: { S: 'B' } } } }] } },
       { RequestItems: { t: { Keys: [{ PK: { S: 'A' } }], ConsistentRead: true } } },
@@ -170,6 +172,20 @@ describe('errors and retries', () => {
     const error = await failure(dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } })));
     expect(error).toMatchObject({ name: 'HTTP503', $fault: 'server', $metadata: { httpStatusCode: 503, attempts: 4 } });
     expect(seen).toHaveLength(4);
+  });
+
+  it("a transaction's attempts carry one idempotency token (as the SDK's), so a retry after a lost answer is not applied twice", async () => {
+    replies = ['hang up', { status: 200, body: {} }];
+    await dynamo.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: 't', Item: { PK: 'A' } } }] }));
+    const tokens = seen.map((s) => s.body.ClientRequestToken);
+    expect(tokens).toHaveLength(2);
+    expect(tokens[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(tokens[1]).toBe(tokens[0]);
+
+    await dynamo.send(new TransactWriteCommand({ TransactItems: [] }));
+    expect(seen[2]!.body.ClientRequestToken).not.toBe(tokens[0]);
+    await dynamo.send(new TransactWriteCommand({ TransactItems: [], ClientRequestToken: 'given' }));
+    expect(seen[3]!.body.ClientRequestToken).toBe('given');
   });
 
   it('a conditional write that fails is not tried again', async () => {
