@@ -2,7 +2,9 @@
  * The server side of the CPU benchmark (bench/cpu.ts), in a process of its own so that its CPU time
  * is the API's alone: the local runtime in memory, as `npm start` serves it, logging as on AWS (a
  * Powertools JSON record and EMF metrics per request, to stdout), with nothing else running in it
- * (the table's stream is read only when asked: on AWS it is another function's work; no file sweeper).
+ * (the table's stream is read only when asked: on AWS it is another function's work; no file sweeper)
+ * and without the runtime's emulation of IAM's grants and DynamoDB's conflict rule (on AWS, IAM's
+ * and DynamoDB's work, not the function's).
  *
  * Driven over IPC: `measure` starts a window (CPU time, and with `profile` a V8 CPU profile),
  * `report` ends it and answers the CPU used and, from the profile, the self time of each layer.
@@ -26,7 +28,7 @@ const { startLocalRuntime } = await import('../infra/local/runtime');
 const { seedTickets } = await import('./seed');
 const { findUserByUsername } = await import('../shared/store/users');
 
-const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0, awsEmulation: false });
 const admin = (await findUserByUsername('admin'))!;
 const tickets = await seedTickets(Number(process.env.BENCH_CPU_TICKETS ?? 200), admin.id);
 await runtime.drainTableStream();

@@ -81,7 +81,8 @@ Decided, by measured size and import:
   lib-dynamodb 6, endpoint and credential resolution) and most of a request's CPU outside our code
   (schema-driven serialisation, a middleware stack of some 20 steps). Measured the same day on a quiet
   machine: tickets/create 309 → 152 KiB, tickets/get 268 → 109 KiB; the slowest median import
-  38 → 25 ms; CPU per request, GET 1.08 → 0.79 ms, list page 2.25 → 1.57 ms. Its tests:
+  38 → 25 ms; CPU per request (300 requests of warm-up, as the benchmark then measured), GET
+  1.08 → 0.79 ms, list page 2.25 → 1.57 ms. Its tests:
   tests/unit/dynamodb-client.test.ts, and every integration test against DynamoDB Local. The
   credential chain, the endpoint-discovery cache and the event-stream codec that bundles used to
   replace or leave out went with it.
@@ -146,10 +147,16 @@ function renderCpu(cpu: BenchResults['cpu']): string {
   const rows = layers.map((layer) => `| ${layer} | ${cpu.map((c) => (c.layers[layer] ?? 0).toFixed(3)).join(' | ')} |`).join('\n');
   const total = `| **all (ms CPU per request)** | ${cpu.map((c) => `**${c.cpuMs.toFixed(3)}**`).join(' | ')} |`;
   const load = `| machine's load average (1 min) | ${cpu.map((c) => c.load.toFixed(1)).join(' | ')} |`;
+  const warmup = `| warm-up rounds before (ms per request, in order) | ${cpu.map((c) => c.warmup.map((ms) => ms.toFixed(3)).join(' → ')).join(' | ')} |`;
   return `User and system time of a process that serves the API and nothing else (\`bench/cpu-server.ts\`:
 the local runtime in memory, logging a Powertools record and EMF metrics per request as on AWS; the
-table's stream, on AWS another function's work, not read meanwhile), divided by ${cpu[0]!.requests} warm requests of
-each operation sent with 4 in flight from the benchmark's own process, after 300 more. A second pass of the same
+table's stream, on AWS another function's work, not read meanwhile; the runtime's emulation of IAM's
+grants and DynamoDB's conflict rule off, being IAM's and DynamoDB's work on AWS), divided by
+${cpu[0]!.requests} warm requests of each operation sent with 4 in flight from the benchmark's own process.
+Warm means settled: V8 optimises a function's hot paths only after many calls, so the first
+thousands of requests cost more. Before it is measured, each operation runs rounds of
+${cpu[0]!.requests} requests, each measured, until a round is no more than 5% cheaper than the one
+before (the last row). A second pass of the same
 requests under V8's sampling profiler splits that time by layer: each sample counts for the innermost
 frame of a known layer on its stack (\`bench/cpu-layers.ts\`; Node's and builtins' frames count for
 their caller). Milliseconds per request:
@@ -158,6 +165,7 @@ ${head}
 ${rows}
 ${total}
 ${load}
+${warmup}
 
 CPU time grows on a busy machine (shared caches, two cores): read a figure with its load average, and
 compare runs at like loads. On AWS the first two layers change: the local adapter (the HTTP server that makes API Gateway events)

@@ -23,6 +23,13 @@ export interface RuntimeOptions {
    * Without them the runtime starts its own.
    */
   engines?: EngineEndpoints;
+  /**
+   * What AWS does that DynamoDB Local does not: IAM's table grants per function (table-access.ts)
+   * and the transaction conflict rule (transaction-conflicts.ts), applied by the runtime's client.
+   * On by default; the CPU benchmark turns it off, since on AWS that work is DynamoDB's and IAM's,
+   * not the function's.
+   */
+  awsEmulation?: boolean;
 }
 
 export interface LocalRuntime {
@@ -70,8 +77,9 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   try {
     const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
     const { dynamo } = await import('../../shared/store/clients');
-    if (emulationEnabled()) emulateTransactionConflicts(dynamo);
-    (await import('./table-access')).enforceTableGrants(dynamo);
+    const awsEmulation = options.awsEmulation ?? true;
+    if (awsEmulation && emulationEnabled()) emulateTransactionConflicts(dynamo);
+    if (awsEmulation) (await import('./table-access')).enforceTableGrants(dynamo);
     const { bootstrap } = await import('./bootstrap');
     const admin = await bootstrap();
     const { startLocalWebhooks } = await import('./webhooks');
@@ -82,7 +90,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const { startLocalFileSweeper } = await import('./file-sweeper');
     sweeper = await startLocalFileSweeper(sweepEvery);
     const { createLocalServer } = await import('./server');
-    server = createLocalServer({ accessLog: options.accessLog ?? false });
+    server = createLocalServer({ accessLog: options.accessLog ?? false, grants: options.awsEmulation ?? true });
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);

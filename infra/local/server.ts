@@ -122,7 +122,7 @@ export function accessLine(method: string, url: string, status: number, ms: numb
 }
 
 /** Serves one request; returns the request id given to its handler, if one ran. */
-async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[]): Promise<string | undefined> {
+async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], grants: boolean): Promise<string | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   const origin = req.headers.origin;
@@ -146,17 +146,22 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
   }
   const event = toEvent(req, body, route, params);
   const handler = await loadHandler(route);
-  const result = await asRoute(route, () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler }));
+  const invoke = () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
+  const result = await (grants ? asRoute(route, invoke) : invoke());
   send(res, method, { ...result, headers: { ...result.headers, ...cors } });
   return event.requestContext.requestId;
 }
 
-/** `HELPDESK_CORS_ORIGINS`: comma-separated allowed origins (or `*`); unset or empty, CORS is off. */
-export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false } = {}): Server {
+/**
+ * `corsOrigins`: HELPDESK_CORS_ORIGINS, comma-separated allowed origins (or `*`); unset or empty,
+ * CORS is off. `grants`: each handler's DynamoDB calls are held to its route's grants
+ * (table-access.ts); off only where the runtime does not enforce them (RuntimeOptions.awsEmulation).
+ */
+export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false, grants = true } = {}): Server {
   return createServer((req, res) => {
     const started = performance.now();
     let requestId: string | undefined;
-    answer(req, res, corsOrigins)
+    answer(req, res, corsOrigins, grants)
       .then(
         (id) => void (requestId = id),
         (error: Error) => {
