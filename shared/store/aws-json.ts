@@ -51,18 +51,8 @@ export async function awsJsonCall<T = Record<string, unknown>>(service: AwsJsonS
   for (let attempt = 1; ; attempt++) {
     let response: Response;
     try {
-      const signed = await awsSigner(service, region).sign({
-        method: 'POST',
-        protocol: url.protocol,
-        hostname: url.hostname,
-        ...(url.port ? { port: Number(url.port) } : {}),
-        path: url.pathname,
-        query: {},
-        headers: { host: url.host, 'content-type': contentType, 'x-amz-target': `${target}.${operation}` },
-        body,
-      });
       // Signed with the host, which fetch sends from the URL itself.
-      const { host: _host, ...headers } = signed.headers;
+      const { host: _host, ...headers } = await signedJsonPost(service, region, url, contentType, `${target}.${operation}`, body);
       response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       if (attempt < attempts) {
@@ -89,6 +79,21 @@ export async function awsJsonCall<T = Record<string, unknown>>(service: AwsJsonS
       httpStatusCode: response.status,
     });
   }
+}
+
+/** The headers of a POST of `body` to a JSON protocol's `url`, signed: `target` is its X-Amz-Target. */
+export async function signedJsonPost(service: string, region: string, url: URL, contentType: string, target: string, body: string): Promise<Record<string, string>> {
+  const signed = await awsSigner(service, region).sign({
+    method: 'POST',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    ...(url.port ? { port: Number(url.port) } : {}),
+    path: url.pathname,
+    query: {},
+    headers: { host: url.host, 'content-type': contentType, 'x-amz-target': target },
+    body,
+  });
+  return signed.headers;
 }
 
 /**

@@ -23,8 +23,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type * as Doc from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import { backoffMs, serviceFault } from './aws-json';
-import { awsSigner } from './sigv4';
+import { backoffMs, serviceFault, signedJsonPost } from './aws-json';
 
 type Item = Record<string, NativeAttributeValue>;
 type Wire = Record<string, unknown>;
@@ -33,40 +32,30 @@ type Output<T> = Omit<T, '$metadata'>;
 export type DynamoOperation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan' | 'BatchGetItem' | 'BatchWriteItem' | 'TransactWriteItems';
 
 /** A command of the document client: its operation, and its input with native values. */
-abstract class DynamoCommand<I extends object, O extends object> {
-  abstract readonly operation: DynamoOperation;
+export interface DynamoCommand<I extends object, O extends object> {
+  readonly operation: DynamoOperation;
+  readonly input: I;
   /** Only a type: what `send` resolves to. */
-  declare readonly output?: O;
-  constructor(readonly input: I) {}
+  readonly output?: O;
 }
 
-export class GetCommand extends DynamoCommand<Doc.GetCommandInput, Output<Doc.GetCommandOutput>> {
-  readonly operation = 'GetItem';
-}
-export class PutCommand extends DynamoCommand<Doc.PutCommandInput, Output<Doc.PutCommandOutput>> {
-  readonly operation = 'PutItem';
-}
-export class UpdateCommand extends DynamoCommand<Doc.UpdateCommandInput, Output<Doc.UpdateCommandOutput>> {
-  readonly operation = 'UpdateItem';
-}
-export class DeleteCommand extends DynamoCommand<Doc.DeleteCommandInput, Output<Doc.DeleteCommandOutput>> {
-  readonly operation = 'DeleteItem';
-}
-export class QueryCommand extends DynamoCommand<Doc.QueryCommandInput, Output<Doc.QueryCommandOutput>> {
-  readonly operation = 'Query';
-}
-export class ScanCommand extends DynamoCommand<Doc.ScanCommandInput, Output<Doc.ScanCommandOutput>> {
-  readonly operation = 'Scan';
-}
-export class BatchGetCommand extends DynamoCommand<Doc.BatchGetCommandInput, Output<Doc.BatchGetCommandOutput>> {
-  readonly operation = 'BatchGetItem';
-}
-export class BatchWriteCommand extends DynamoCommand<Doc.BatchWriteCommandInput, Output<Doc.BatchWriteCommandOutput>> {
-  readonly operation = 'BatchWriteItem';
-}
-export class TransactWriteCommand extends DynamoCommand<Doc.TransactWriteCommandInput, Output<Doc.TransactWriteCommandOutput>> {
-  readonly operation = 'TransactWriteItems';
-}
+/** The command class of `operation`: `new GetCommand(input)`, as with the SDK's document client. */
+const commandOf = <I extends object, O extends object>(operation: DynamoOperation) =>
+  class {
+    readonly operation = operation;
+    declare readonly output?: O;
+    constructor(readonly input: I) {}
+  } satisfies new (input: I) => DynamoCommand<I, O>;
+
+export const GetCommand = commandOf<Doc.GetCommandInput, Output<Doc.GetCommandOutput>>('GetItem');
+export const PutCommand = commandOf<Doc.PutCommandInput, Output<Doc.PutCommandOutput>>('PutItem');
+export const UpdateCommand = commandOf<Doc.UpdateCommandInput, Output<Doc.UpdateCommandOutput>>('UpdateItem');
+export const DeleteCommand = commandOf<Doc.DeleteCommandInput, Output<Doc.DeleteCommandOutput>>('DeleteItem');
+export const QueryCommand = commandOf<Doc.QueryCommandInput, Output<Doc.QueryCommandOutput>>('Query');
+export const ScanCommand = commandOf<Doc.ScanCommandInput, Output<Doc.ScanCommandOutput>>('Scan');
+export const BatchGetCommand = commandOf<Doc.BatchGetCommandInput, Output<Doc.BatchGetCommandOutput>>('BatchGetItem');
+export const BatchWriteCommand = commandOf<Doc.BatchWriteCommandInput, Output<Doc.BatchWriteCommandOutput>>('BatchWriteItem');
+export const TransactWriteCommand = commandOf<Doc.TransactWriteCommandInput, Output<Doc.TransactWriteCommandOutput>>('TransactWriteItems');
 export type QueryCommandInput = Doc.QueryCommandInput;
 export type TransactWriteCommandInput = Doc.TransactWriteCommandInput;
 
@@ -265,16 +254,7 @@ export class DynamoDB {
 
   private async post(operation: DynamoOperation, body: string): Promise<Wire> {
     const { url, options } = this.setup;
-    const signed = await awsSigner('dynamodb', options.region).sign({
-      method: 'POST',
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port ? { port: Number(url.port) } : {}),
-      path: url.pathname,
-      query: {},
-      headers: { host: url.host, 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}` },
-      body,
-    });
+    const signed = await signedJsonPost('dynamodb', options.region, url, 'application/x-amz-json-1.0', `DynamoDB_20120810.${operation}`, body);
     const secure = url.protocol === 'https:';
     const reply = await new Promise<{ status: number; text: string; requestId?: string }>((resolve, reject) => {
       // Called on the module at call time, so that X-Ray's capture of node:http (traced functions) sees it.
@@ -284,7 +264,7 @@ export class DynamoDB {
           hostname: url.hostname,
           port: url.port || (secure ? 443 : 80),
           path: url.pathname,
-          headers: { ...signed.headers, 'content-length': Buffer.byteLength(body) },
+          headers: { ...signed, 'content-length': Buffer.byteLength(body) },
           agent: secure ? options.agents.https : options.agents.http,
         },
         (response) => {
