@@ -23,12 +23,11 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { parseWebhookSettings } from '../shared/domain/webhooks';
-import { PARTITIONS } from '../shared/store/keys';
 import { OUTBOX_ITEM_TYPE } from '../shared/store/outbox';
 import { CHANGE_EVENT_ITEM_TYPE } from '../shared/webhooks/change-events';
 import type { EnvironmentSettings } from './environments';
 import { filterEquals, grantTable, helpdeskFunction } from './lambda';
-import { on } from '../shared/api/table-access';
+import { WEBHOOK_DELIVER_GRANTS, WEBHOOK_DISPATCH_GRANTS } from '../shared/api/table-access';
 
 /** Receives of a delivery message beyond one per attempt, before SQS gives up on it. */
 export const SPARE_RECEIVES = 5;
@@ -101,12 +100,7 @@ export class Webhooks extends Construct {
       environment,
       timeout: Duration.seconds(30),
     });
-    // The event's ticket, queue and custom field definitions (the payload), the outbox (stranded
-    // events), the subscriptions listening, and the deliveries it makes.
-    grantTable(dispatch, table, [
-      on(['GetItem', 'Query'], PARTITIONS.ticket, PARTITIONS.queues, PARTITIONS.customFields, PARTITIONS.outbox, PARTITIONS.deliveries, PARTITIONS.subscriptions),
-      on(['PutItem', 'DeleteItem'], PARTITIONS.outbox, PARTITIONS.deliveries),
-    ]);
+    grantTable(dispatch, table, WEBHOOK_DISPATCH_GRANTS);
     this.queue.grantSendMessages(dispatch);
     dispatch.addEventSource(
       new DynamoEventSource(table, {
@@ -137,8 +131,7 @@ export class Webhooks extends Construct {
       timeout: deliverTimeout,
     });
     deadLetters.grantSendMessages(deliver);
-    // Its deliveries; a subscription's secrets and health, and the log entry when it disables one.
-    grantTable(deliver, table, [on(['GetItem', 'UpdateItem', 'PutItem'], PARTITIONS.deliveries), on(['GetItem', 'UpdateItem'], PARTITIONS.subscriptions)]);
+    grantTable(deliver, table, WEBHOOK_DELIVER_GRANTS);
     this.secret.grantRead(deliver);
     deliver.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
 

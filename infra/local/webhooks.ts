@@ -4,7 +4,8 @@
  * poller hands it the change events (subscriptions' events), and timers hold the
  * deliveries waiting for their next attempt (where AWS has SQS). Everything they need is in the
  * table, so a restart loses nothing: events still in the outbox are dispatched, and pending
- * deliveries are resumed at their recorded next attempt.
+ * deliveries are resumed at their recorded next attempt. The dispatcher's and the deliveries' calls
+ * are held to the grants of their functions on AWS (webhooks/dispatch and webhooks/deliver).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,8 @@ import { config } from '../../shared/config';
 import { webhookSecret } from '../../shared/webhooks/settings';
 import { changeEventFromItem, dispatchChangeEvent, isChangeEventItem } from '../../shared/webhooks/change-events';
 import type { TableChange } from '../../shared/store/table-changes';
+import { WEBHOOK_DELIVER_GRANTS, WEBHOOK_DISPATCH_GRANTS } from '../../shared/api/table-access';
+import { asFunction } from './table-access';
 
 const POLL_MS = 200;
 /** After an error of our own (the engines busy, say): try that step again this much later. */
@@ -83,7 +86,7 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
 
   async function deliver(id: string): Promise<void> {
     try {
-      const result = await attemptDelivery(id, ctx);
+      const result = await asFunction('webhooks/deliver', WEBHOOK_DELIVER_GRANTS, () => attemptDelivery(id, ctx));
       if (result.state === 'retry') await ctx.queue.enqueue(id, result.inSeconds);
     } catch (error) {
       logger.error('webhook delivery step failed; retrying', { delivery: id, error: (error as Error).message });
@@ -94,9 +97,9 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
   async function poll(): Promise<void> {
     let wait = POLL_MS;
     try {
-      for (const event of await pendingEvents(25)) {
+      for (const event of await asFunction('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, () => pendingEvents(25))) {
         if (stopped) return;
-        await dispatchEvent(event, ctx);
+        await asFunction('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, () => dispatchEvent(event, ctx));
       }
     } catch (error) {
       logger.error('webhook dispatch failed; retrying', { error: (error as Error).message });
@@ -117,7 +120,9 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
     generatedSecret: generated,
     async dispatchChanges(changes) {
       for (const change of changes) {
-        if (change.eventName === 'INSERT' && isChangeEventItem(change.newImage)) await dispatchChangeEvent(changeEventFromItem(change.newImage!), ctx);
+        if (change.eventName === 'INSERT' && isChangeEventItem(change.newImage)) {
+          await asFunction('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, () => dispatchChangeEvent(changeEventFromItem(change.newImage!), ctx));
+        }
       }
     },
     async stop() {

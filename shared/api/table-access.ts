@@ -170,6 +170,22 @@ export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
   on(['Query'], P.customFields),
 ];
 
+/**
+ * The webhook dispatcher's grants (webhooks/dispatch, infra/webhooks.ts; the local runtime's
+ * dispatcher is held to the same): the event's ticket, queue and custom field definitions (the
+ * payload), the outbox (stranded events), the subscriptions listening, and the deliveries it makes.
+ */
+export const WEBHOOK_DISPATCH_GRANTS: readonly TableGrant[] = [
+  on(['GetItem', 'Query'], P.ticket, P.queues, P.customFields, P.outbox, P.deliveries, P.subscriptions),
+  on(['PutItem', 'DeleteItem'], P.outbox, P.deliveries),
+];
+
+/**
+ * The webhook delivery function's grants (webhooks/deliver, likewise): its deliveries; a
+ * subscription's secrets and health, and the log entry when it disables one.
+ */
+export const WEBHOOK_DELIVER_GRANTS: readonly TableGrant[] = [on(['GetItem', 'UpdateItem', 'PutItem'], P.deliveries), on(['GetItem', 'UpdateItem'], P.subscriptions)];
+
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
 export function grantsOf(route: Pick<Route, 'method' | 'table'>): TableGrant[] {
   return [...GRANTS.authenticate, ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []), ...route.table];
