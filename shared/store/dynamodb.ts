@@ -126,7 +126,8 @@ export interface DynamoMetadata {
 /** An error DynamoDB answered: its name and message, and the other fields of its body. */
 export class DynamoDBServiceError extends Error {
   readonly $fault: 'client' | 'server';
-  CancellationReasons?: { Code?: string; Message?: string; Item?: Item }[];
+  /** A cancelled transaction's reason per item (an `Item` here is in DynamoDB's attribute-value form). */
+  CancellationReasons?: { Code?: string; Message?: string; Item?: Wire }[];
   constructor(
     name: string,
     message: string,
@@ -224,7 +225,10 @@ export class DynamoDB {
   intercept(interceptor: DynamoInterceptor, { eachAttempt = false } = {}): () => void {
     const list = eachAttempt ? this.attempts : this.calls;
     list.push(interceptor);
-    return () => void list.splice(list.indexOf(interceptor), 1);
+    return () => {
+      const at = list.indexOf(interceptor);
+      if (at >= 0) list.splice(at, 1);
+    };
   }
 
   async send<I extends object, O extends object>(command: DynamoCommand<I, O>): Promise<O> {

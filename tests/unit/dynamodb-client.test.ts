@@ -222,7 +222,14 @@ describe('interceptors', () => {
     expect(order).toEqual(['call GetItem', 'attempt', 'attempt']);
     expect(seen.map((s) => s.body.ReturnConsumedCapacity)).toEqual(['TOTAL', 'TOTAL']);
 
-    for (const remove of removals) remove();
+    // One taken off (twice: nothing else comes off with it), then the others.
+    removals[2]!();
+    removals[2]!();
+    order.length = 0;
+    expect(await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }))).toEqual({});
+    expect(order).toEqual(['call GetItem', 'attempt']);
+    removals[0]!();
+    removals[1]!();
     order.length = 0;
     expect(await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }))).toEqual({});
     expect(order).toEqual([]);
