@@ -1,8 +1,8 @@
 /**
- * SigV4 signing for the AWS calls made without an SDK client (S3 in files.ts, SQS and Secrets
- * Manager in aws-json.ts), by the SDK's own signer, @smithy/signature-v4, which every bundle has for
- * the DynamoDB client: no other signing library in any bundle. One signer per service and region,
- * with the function's credentials (Lambda hands them in its environment; the local runtime sets them).
+ * SigV4 signing for every AWS call the functions make (DynamoDB in dynamodb.ts, S3 in files.ts, SQS
+ * and Secrets Manager in aws-json.ts: no SDK client in a bundle), by the SDK's own signer,
+ * @smithy/signature-v4. One signer per service and region, with the function's credentials (Lambda
+ * hands them in its environment; the local runtime sets them; the CLI may bring its own).
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
