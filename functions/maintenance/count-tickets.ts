@@ -6,13 +6,10 @@
  * their followups and attachments refs (docs/data-model.md, "Upgrading a table").
  */
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { logger } from '../../shared/observability';
 import { backfill } from '../../shared/store/backfill';
-import { applyTableChanges, type TableChange } from '../../shared/store/table-changes';
-
-type Image = Record<string, AttributeValue>;
+import { tableChangeOf } from '../../shared/store/stream-records';
+import { applyTableChanges } from '../../shared/store/table-changes';
 
 export async function handler(event: DynamoDBStreamEvent | { backfill: true }): Promise<unknown> {
   if (!('Records' in event)) {
@@ -20,16 +17,6 @@ export async function handler(event: DynamoDBStreamEvent | { backfill: true }): 
     logger.info('backfill done', done);
     return done;
   }
-  await applyTableChanges(
-    event.Records.map(
-      (record): TableChange => ({
-        eventName: record.eventName as TableChange['eventName'],
-        keys: unmarshall(record.dynamodb!.Keys as Image) as TableChange['keys'],
-        newImage: record.dynamodb!.NewImage ? unmarshall(record.dynamodb!.NewImage as Image) : undefined,
-        oldImage: record.dynamodb!.OldImage ? unmarshall(record.dynamodb!.OldImage as Image) : undefined,
-        stream: { id: record.eventID!, sequence: record.dynamodb!.SequenceNumber!, at: Number(record.dynamodb!.ApproximateCreationDateTime) * 1000 },
-      }),
-    ),
-  );
+  await applyTableChanges(event.Records.map(tableChangeOf));
   return {};
 }

@@ -12,12 +12,10 @@ import {
   DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
-  type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
+import { tableChangeOf } from '../../shared/store/stream-records';
 import type { TableChange } from '../../shared/store/table-changes';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
@@ -40,33 +38,6 @@ export const inStreamConsumer = (): boolean => consumer.getStore() === true;
 
 /** The stream is read this often: the counts lag a write by about this much. */
 const POLL_MS = 50;
-
-/**
- * The streams client turns an empty map (`{"M": {}}`, e.g. a ticket's `custom`) into `{}`, which
- * unmarshall refuses; Lambda's events carry the JSON as sent. Put the `M` back.
- */
-function restoreEmptyMaps(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(value).map(([name, attribute]) => {
-      const a = attribute as Record<string, unknown>;
-      if (!Object.keys(a).length) return [name, { M: {} }];
-      if (a.M) return [name, { M: restoreEmptyMaps(a.M as Record<string, unknown>) }];
-      if (a.L) return [name, { L: (a.L as Record<string, unknown>[]).map((item) => restoreEmptyMaps({ v: item }).v) }];
-      return [name, a];
-    }),
-  );
-}
-
-export function changeOf(record: StreamRecord): TableChange {
-  const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(restoreEmptyMaps(i) as Record<string, AttributeValue>) : undefined);
-  return {
-    eventName: record.eventName as TableChange['eventName'],
-    keys: image(record.dynamodb!.Keys) as TableChange['keys'],
-    newImage: image(record.dynamodb!.NewImage),
-    oldImage: image(record.dynamodb!.OldImage),
-    stream: { id: record.eventID!, sequence: record.dynamodb!.SequenceNumber!, at: record.dynamodb!.ApproximateCreationDateTime?.getTime() ?? Date.now() },
-  };
-}
 
 /** Polling: every POLL_MS, or HELPDESK_STREAM_POLL_MS (0: only when `drain` is called, for tests that step it). */
 export function streamPollInterval(env: Record<string, string | undefined> = process.env): number {
@@ -112,7 +83,7 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
       const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
       const records = batch.Records ?? [];
       if (!records.length) break;
-      const changes = records.map(changeOf);
+      const changes = records.map(tableChangeOf);
       await consumer.run(true, async () => {
         // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
         await asFunction('maintenance/count-tickets', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));

@@ -156,7 +156,7 @@ describe('the feed', () => {
     const ticket = (await api.createTicket({ title: 'Replayed' })).body;
     const first = await since(cursor, 2);
     // The stream records of that create, read back as the consumer got them.
-    const { changeOf } = await import('../../infra/local/table-stream');
+    const { tableChangeOf } = await import('../../shared/store/stream-records');
     const { DynamoDBStreamsClient, DescribeStreamCommand, GetShardIteratorCommand, GetRecordsCommand } = await import('@aws-sdk/client-dynamodb-streams');
     const { DescribeTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
     const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
@@ -167,7 +167,7 @@ describe('the feed', () => {
       records.push(...((await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }))).Records ?? []));
     }
     streams.destroy();
-    const again = records.map(changeOf).filter((c) => c.keys.PK === `TICKET#${ticket.id}`);
+    const again = records.map(tableChangeOf).filter((c) => c.keys.PK === `TICKET#${ticket.id}`);
     expect(again.length).toBeGreaterThan(0);
 
     // The consumer's clock is injected: at the records' own time every event is in time, and goes
