@@ -3,7 +3,7 @@
  * management commands (createsuperuser, changepassword, ...). `helpdesk --help` lists them.
  *
  * This file picks the command and prints help; one file per command group holds the commands
- * (users, tokens, queues, custom-fields, webhooks, events), target.ts where they work, rules.ts the API's field
+ * (users, tokens, queues, custom-fields, webhooks, events, stream), target.ts where they work, rules.ts the API's field
  * rules that check every value before anything is written.
  *
  * Exit status: 0 done; 1 failed (refused by the field rules, duplicate, unknown user, AWS error);
@@ -18,6 +18,7 @@ import { wrap } from './terminal';
 import { createToken, listTokens, revokeToken } from './tokens';
 import { createWebhook, disableWebhook, listWebhooks, pingWebhook } from './webhooks';
 import { tailEvents } from './events';
+import { replayStream } from './stream';
 import { activateUser, createUser, deactivateUser, listUsers, setPassword } from './users';
 
 const PROGRAM = 'helpdesk';
@@ -36,6 +37,7 @@ const COMMANDS: Command[] = [
   createWebhook,
   pingWebhook,
   disableWebhook,
+  replayStream,
   listUsers,
   listQueues,
   listCustomFields,

@@ -24,6 +24,8 @@ type Item = Record<string, unknown>;
 
 /** The `type` attribute of change event items (the stream filter's discriminator). */
 export const CHANGE_EVENT_ITEM_TYPE = 'change-event';
+/** The `type` of a late event's mark (keys.ts `lateEvent`), which no stream consumer acts on. */
+const LATE_EVENT_ITEM_TYPE = 'late-change-event';
 
 /** Whether a table item is a change event (what the dispatcher's stream filter lets through). */
 export function isChangeEventItem(item: Record<string, unknown> | undefined): boolean {
@@ -50,10 +52,13 @@ export function naturalPosition(d: Pick<DerivedEvent, 'stream' | 'index'>): stri
   return keys.eventPosition(new Date(d.stream.at).toISOString(), d.stream.sequence, d.index);
 }
 
+/** When an item written at `time` (ms) expires (TTL, seconds): the feed's retention. */
+const expiresAt = (time: number) => Math.floor(time / 1000) + EVENT_RETENTION_DAYS * 86_400;
+
 /** The feed's item of an event: the ChangeEvent's fields at top level (what the dispatcher reads). */
 export function changeEventItem(d: DerivedEvent, now: number, settleMs: number): Item {
   const { position, time } = feedPosition(d, now, settleMs);
-  return { ...keys.changeEvent(position), type: CHANGE_EVENT_ITEM_TYPE, ...d.event, expires_at: Math.floor(time / 1000) + EVENT_RETENTION_DAYS * 86_400 };
+  return { ...keys.changeEvent(position), type: CHANGE_EVENT_ITEM_TYPE, ...d.event, expires_at: expiresAt(time) };
 }
 
 /**
@@ -111,11 +116,18 @@ export async function recordChangeEvents(changes: TableChange[], now: () => numb
   }
   if (!derived.length) return;
   const at = now();
-  // An event that goes at `now` (late) may be a retry of one already written where it belongs: one
-  // BatchGet of those positions, and what is there (same id) is not written again.
+  // An event that goes at `now` (late) may be a retry, or a replay (cli/stream.ts), of one already
+  // written: where it belongs (in time), or at an earlier `now` (late, and marked by its id). One
+  // BatchGet of both, and what is there (same id) is not written again.
   const late = derived.filter((d) => feedPosition(d, at, config.eventsSettleMs).time !== d.stream.at);
-  const written = late.length ? new Set((await batchGet(late.map((d) => keys.changeEvent(naturalPosition(d))))).map((i) => String(i.id))) : new Set<string>();
-  await batchWrite(derived.filter((d) => !written.has(d.event.id)).map((d) => changeEventItem(d, at, config.eventsSettleMs)));
+  const written = late.length
+    ? new Set((await batchGet(late.flatMap((d) => [keys.changeEvent(naturalPosition(d)), keys.lateEvent(d.event.id)]))).map((i) => String(i.id)))
+    : new Set<string>();
+  const fresh = derived.filter((d) => !written.has(d.event.id));
+  await batchWrite(fresh.map((d) => changeEventItem(d, at, config.eventsSettleMs)));
+  // The marks after the events: a failure between them writes an event twice on a retry, never not at all.
+  const marks = fresh.filter((d) => late.includes(d)).map((d) => ({ ...keys.lateEvent(d.event.id), type: LATE_EVENT_ITEM_TYPE, id: d.event.id, expires_at: expiresAt(at) }));
+  if (marks.length) await batchWrite(marks);
 }
 
 /** A cursor is opaque to clients: the position, base64url-encoded. */

@@ -208,6 +208,12 @@ export const keys = {
   eventPosition: (time: string, sequence: string, index: number) => `${time}#${sequence.padStart(40, '0')}#${index}`,
   /** What every position given out is checked against (a cursor names one). */
   eventPositionPattern: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#\d{40}#\d$/,
+  /**
+   * The events written late (at the time of writing, not at their own place: change-feed.ts
+   * `feedPosition`), by id: where a late retry or a replay of their records finds them.
+   */
+  lateEventsPartition: 'EVENTS_LATE',
+  lateEvent: (id: string) => ({ PK: 'EVENTS_LATE', SK: id }),
 } as const;
 
 /**
@@ -235,6 +241,7 @@ export const PARTITIONS = {
   deliveries: keys.deliveriesPartition,
   subscriptions: keys.subscriptionsPartition,
   events: keys.eventsPartition,
+  lateEvents: keys.lateEventsPartition,
 } as const;
 
 /**

@@ -191,6 +191,42 @@ describe('the feed', () => {
     expect(await listed()).toEqual(placed);
   });
 
+  it('a batch that failed on AWS is replayed from its failure message (replay-stream): its events reach the feed once, even if the batch is applied again later', async () => {
+    const cursor = await end();
+    // Written, and not applied: as a batch that failed in CountTickets on every retry.
+    const ticket = (await api.createTicket({ title: 'Failed batch' })).body;
+    const { DynamoDBStreamsClient, DescribeStreamCommand, GetShardIteratorCommand, GetRecordsCommand } = await import('@aws-sdk/client-dynamodb-streams');
+    const { DescribeTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
+    const streamArn = (await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME }))).Table!.LatestStreamArn!;
+    const batches = [];
+    for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription!.Shards!) {
+      const iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+      const mine = ((await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }))).Records ?? []).filter((r) => r.dynamodb?.Keys?.PK?.S === `TICKET#${ticket.id}`);
+      if (mine.length) {
+        batches.push({ shardId: shard.ShardId!, startSequenceNumber: mine[0]!.dynamodb!.SequenceNumber!, endSequenceNumber: mine.at(-1)!.dynamodb!.SequenceNumber!, streamArn });
+      }
+    }
+    streams.destroy();
+    expect(batches.length).toBeGreaterThan(0);
+    // What `aws sqs receive-message` prints for the failure queue's messages.
+    const received = JSON.stringify({ Messages: batches.map((b) => ({ MessageId: 'm', Body: JSON.stringify({ version: '1.0', DDBStreamBatchInfo: { ...b, batchSize: 1 } }) })) });
+
+    const { failedBatches, replayBatch } = await import('../../cli/stream');
+    let replayed = 0;
+    for (const batch of failedBatches(received)) replayed += await replayBatch(batch);
+    expect(replayed).toBeGreaterThan(0);
+    const created = (events: Json[]) => events.filter((e) => e.event === 'ticket.created' && e.ticket === ticket.id);
+    await expect.poll(async () => created((await feed(cursor, 1000)).events).length).toBe(1);
+
+    // Replayed again, then read by the consumer as usual: still one event, and the ticket counted once.
+    for (const batch of failedBatches(received)) await replayBatch(batch);
+    await runtime.drainTableStream();
+    expect(created((await feed(cursor, 1000)).events)).toHaveLength(1);
+    const listed = await api.call('GET', `/api/tickets/?queue=${ticket.queue}&ordering=-id`);
+    expect(listed.body.results.filter((t: Json) => t.id === ticket.id)).toHaveLength(1);
+  });
+
   it('a bad cursor or limit is a 400 saying so; only staff may read the feed', async () => {
     for (const query of ['after=nonsense', 'after=MjAyNg', 'limit=0', 'limit=ten']) {
       const reply = await api.call('GET', `/api/events/?${query}`);

@@ -117,6 +117,7 @@ export function category(item: Item): string {
   if (pk.startsWith('USER#')) return 'user';
   if (pk === 'CUSTOM_FIELDS') return 'custom-field';
   if (pk === 'FILE_CLEANUPS') return 'file-cleanup';
+  if (pk === 'EVENTS_LATE') return 'late-event-mark';
   return `other:${pk}`;
 }
 
@@ -144,12 +145,13 @@ export function diff(before: State, after: State): Diff {
 /**
  * What a write did, independent of ids: records added, removed and changed by kind, and files added
  * and removed. Id counters, ticket counts and listing records are left out (a count block is added
- * or changed depending on where ids fall); the invariants check them instead.
+ * or changed depending on where ids fall); the invariants check them instead. So are late-event
+ * marks: the stream consumer writes one only for an event it writes late, which timing decides.
  */
 export function signature(before: State, after: State): string[] {
   const d = diff(before, after);
   const of = (action: string, keys: string[], state: State) =>
-    keys.map((k) => `${action} ${category(state.items.get(k)!)}`).filter((s) => !/ (counter|counts|listing)$/.test(s));
+    keys.map((k) => `${action} ${category(state.items.get(k)!)}`).filter((s) => !/ (counter|counts|listing|late-event-mark)$/.test(s));
   return [
     ...of('added', d.added, after),
     ...of('removed', d.removed, before),
