@@ -98,9 +98,10 @@ const childDeletion = (d: DerivedEvent) => d.event.event === 'followup.deleted' 
 /**
  * The stream consumer's part: derives the events of a batch of records and writes them, 25 to a
  * BatchWriteItem. Idempotent: a retried batch puts the same items again (the same keys, unless the
- * retry comes late: see feedPosition), which changes nothing and inserts nothing; a late retry of
- * events already written in time finds them there and writes nothing either (a restarted local
- * runtime reads its stream again from the start). Followups and attachments removed with their
+ * retry comes late: see feedPosition), which changes nothing and inserts nothing; a late retry or
+ * a replay (cli/stream.ts) of events already written, in time or late, finds them (at their place,
+ * or by their late mark) and writes nothing either (a restarted local runtime reads its stream
+ * again from the start). Followups and attachments removed with their
  * ticket (its deletion, or the consumer's own repair of leftovers) give no event: one BatchGet of
  * those tickets tells whether they are gone.
  */
