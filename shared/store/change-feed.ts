@@ -124,10 +124,9 @@ export async function recordChangeEvents(changes: TableChange[], now: () => numb
   const written = late.length
     ? new Set((await batchGet(late.flatMap((d) => [keys.changeEvent(naturalPosition(d)), keys.lateEvent(d.event.id)]))).map((i) => String(i.id)))
     : new Set<string>();
-  const fresh = derived.filter((d) => !written.has(d.event.id));
-  await batchWrite(fresh.map((d) => changeEventItem(d, at, config.eventsSettleMs)));
+  await batchWrite(derived.filter((d) => !written.has(d.event.id)).map((d) => changeEventItem(d, at, config.eventsSettleMs)));
   // The marks after the events: a failure between them writes an event twice on a retry, never not at all.
-  const marks = fresh.filter((d) => late.includes(d)).map((d) => ({ ...keys.lateEvent(d.event.id), type: LATE_EVENT_ITEM_TYPE, id: d.event.id, expires_at: expiresAt(at) }));
+  const marks = late.filter((d) => !written.has(d.event.id)).map((d) => ({ ...keys.lateEvent(d.event.id), type: LATE_EVENT_ITEM_TYPE, id: d.event.id, expires_at: expiresAt(at) }));
   if (marks.length) await batchWrite(marks);
 }
 

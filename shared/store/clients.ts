@@ -63,12 +63,10 @@ const agents = {
   https: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
 };
 
-export const DYNAMO_MAX_ATTEMPTS = 4;
-
 export const dynamo = new DynamoDB(() => ({
   endpoint: config.aws.dynamoEndpoint,
   region: config.aws.region,
-  maxAttempts: DYNAMO_MAX_ATTEMPTS,
+  maxAttempts: 4, // the worst case above (about 8 s) counts on it
   attemptMs,
   agents,
 }));
