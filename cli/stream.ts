@@ -22,8 +22,17 @@ export interface FailedBatch {
 }
 
 const BATCH_FIELDS = ['shardId', 'startSequenceNumber', 'endSequenceNumber', 'streamArn'] as const;
-const isBatch = (value: unknown): value is FailedBatch =>
-  !!value && typeof value === 'object' && BATCH_FIELDS.every((k) => typeof (value as Record<string, unknown>)[k] === 'string');
+const SEQUENCE_NUMBER = /^\d{1,40}$/;
+const isBatch = (value: unknown): value is FailedBatch => {
+  const fields = value as Record<string, unknown> | null;
+  return (
+    !!fields &&
+    typeof fields === 'object' &&
+    BATCH_FIELDS.every((k) => typeof fields[k] === 'string') &&
+    SEQUENCE_NUMBER.test(fields.startSequenceNumber as string) &&
+    SEQUENCE_NUMBER.test(fields.endSequenceNumber as string)
+  );
+};
 
 /**
  * The failed batches a file names: the output of `aws sqs receive-message` on the failure queue
@@ -51,7 +60,7 @@ export function failedBatches(text: string): FailedBatch[] {
   return bodies.map((body, i) => {
     const info = (body as { DDBStreamBatchInfo?: unknown } | null)?.DDBStreamBatchInfo;
     if (!isBatch(info)) {
-      throw new Failure(`Entry ${i + 1} of the batches file names no stream batch (DDBStreamBatchInfo with ${BATCH_FIELDS.join(', ')}).`);
+      throw new Failure(`Entry ${i + 1} of the batches file names no stream batch (DDBStreamBatchInfo with ${BATCH_FIELDS.join(', ')}, the sequence numbers in digits).`);
     }
     return { shardId: info.shardId, startSequenceNumber: info.startSequenceNumber, endSequenceNumber: info.endSequenceNumber, streamArn: info.streamArn };
   });

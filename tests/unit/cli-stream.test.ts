@@ -18,5 +18,6 @@ describe('failedBatches', () => {
     expect(() => failedBatches(JSON.stringify({ Messages: [{ Body: JSON.stringify(body) }, { Body: 'oops' }] }))).toThrow('Message 2 of the batches file has no JSON body.');
     expect(() => failedBatches(JSON.stringify([body, { DDBStreamBatchInfo: { ...info, endSequenceNumber: 140 } }]))).toThrow(/^Entry 2 of the batches file names no stream batch/);
     expect(() => failedBatches('null')).toThrow(/^Entry 1 /);
+    expect(() => failedBatches(JSON.stringify({ DDBStreamBatchInfo: { ...info, startSequenceNumber: '12abc' } }))).toThrow(/^Entry 1 .*sequence numbers in digits/);
   });
 });
