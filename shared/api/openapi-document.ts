@@ -97,6 +97,7 @@ export function finishOpenApi(template: OpenApiTemplate, options: OpenApiOptions
     info: {
       title: 'Helpdesk API',
       version: '1',
+      license: { name: 'MIT', identifier: 'MIT' },
       description: [
         'A REST API for support tickets, compatible on the wire with django-helpdesk\'s API.',
         `Every request needs ${schemes.map((s) => s.says).join(', or ')}. Paths answer with and without the trailing slash; every GET also answers HEAD.`,

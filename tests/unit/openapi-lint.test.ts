@@ -36,6 +36,16 @@ describe('the OpenAPI lint', () => {
     expect([...output.matchAll(/^\s+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]), output).toEqual(['tag-description']);
   });
 
+  it('fails on a document without its licence (info-license is on: the project is MIT)', () => {
+    const doc = buildOpenApi(LINTED);
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    delete doc.info.license;
+    delete doc.paths['/api/tickets/{id}/attachments/{attachmentId}/'];
+    const { status, output } = lintOpenApi(doc, { path: join(scratch, 'unlicensed.json') });
+    expect(status).not.toBe(0);
+    expect([...output.matchAll(/^\s+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]), output).toEqual(['info-license']);
+  });
+
   it("excuses only operations that answer no 2xx, and the download's redirect is one", () => {
     // The document of .redocly.lint-ignore.yaml's exceptions to operation-2xx-response.
     const ignore = readFileSync(resolve(import.meta.dirname, '../../.redocly.lint-ignore.yaml'), 'utf8');
