@@ -13,9 +13,12 @@
  *   functions require (shared/middleware/origin.ts): the API stack turns its default execute-api
  *   endpoint off, and its custom domain, the one way left around the firewall, refuses requests
  *   without the secret. The secret is generated in Secrets Manager here and reaches CloudFront by a
- *   CloudFormation dynamic reference, never through the template's text or this repository.
+ *   CloudFormation dynamic reference, never through the template's text or this repository; after a
+ *   rotation, the reference names the new version (EdgeSettings.originSecretVersion).
+ * - **The viewer's address** reaches the API in CloudFront-Viewer-Address, which the functions
+ *   believe only from a request that carries the secret (shared/domain/client-address.ts).
  */
-import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, SecretValue, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
@@ -45,6 +48,16 @@ export const originSecretName = (environment: string) => `helpdesk-${environment
 /** AWS managed rule groups, in evaluation order after the rate rule. */
 export const MANAGED_RULE_GROUPS = ['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesCommonRuleSet', 'AWSManagedRulesKnownBadInputsRuleSet'] as const;
 
+/**
+ * The secret's value for CloudFront's header, as a CloudFormation dynamic reference (never in the
+ * template's text). CloudFormation resolves one only when the resource holding it changes, so a new
+ * value in the secret alone never reaches CloudFront: naming the new version changes the reference,
+ * and with it the distribution, on the next deploy.
+ */
+export function originSecretValue(secret: Secret, versionId: string | undefined): string {
+  return (versionId ? SecretValue.secretsManager(secret.secretArn, { versionId }) : secret.secretValue).unsafeUnwrap();
+}
+
 export interface EdgeStackProps extends StackProps {
   settings: EnvironmentSettings;
   edge: EdgeSettings;
@@ -72,7 +85,7 @@ export class EdgeStack extends Stack {
     Validations.of(this.originSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Not a credential of any user: it proves a request came through CloudFront. Rotating it means redeploying the distribution (its header is set from the secret at deploy); a deploy with a new secret value replaces it in both places.',
+        'Not a credential of any user: it proves a request came through CloudFront, whose header is set from it at deploy. Rotation is a step of docs/operations.md (a new value, then a deploy naming its version with -c edgeOriginSecretVersion); the functions accept the previous value for a grace period meanwhile (shared/middleware/origin.ts).',
     });
 
     const managedRule = (name: (typeof MANAGED_RULE_GROUPS)[number], priority: number): CfnWebACL.RuleProperty => ({
@@ -121,12 +134,14 @@ export class EdgeStack extends Stack {
         origin: new HttpOrigin(originDomain, {
           protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
           originSslProtocols: [OriginSslPolicy.TLS_V1_2],
-          customHeaders: { [ORIGIN_HEADER]: this.originSecret.secretValue.unsafeUnwrap() },
+          customHeaders: { [ORIGIN_HEADER]: originSecretValue(this.originSecret, edge.originSecretVersion) },
         }),
         allowedMethods: AllowedMethods.ALLOW_ALL,
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
         // An API answer is per caller: nothing is cached, and so every viewer header but Host
-        // (Authorization among them) and the whole query string reach the API.
+        // (Authorization among them) and the whole query string reach the API. This managed policy
+        // also adds CloudFront's own headers, CloudFront-Viewer-Address among them: the failed-login
+        // throttle counts by it (shared/domain/client-address.ts).
         cachePolicy: CachePolicy.CACHING_DISABLED,
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         compress: false,

@@ -104,7 +104,8 @@ export interface EnvironmentSettings {
    * the default execute-api endpoint: clients use `domainName` only. Undefined: no edge (the stage
    * throttle is then the only limit before the functions). `-c edgeDomainName=... -c
    * edgeCertificateArn=...` set it at deploy time, `-c edgeRateLimit=<requests per 5 minutes per
-   * address>` its rate rule.
+   * address>` its rate rule, `-c edgeOriginSecretVersion=<VersionId>` the origin secret's version
+   * after a rotation.
    */
   edge?: EdgeSettings;
 }
@@ -114,6 +115,12 @@ export interface EdgeSettings {
   certificateArn: string;
   /** Requests per client address in any 5 minutes beyond which WAF blocks it (AWS's minimum is 10). */
   rateLimitPer5Minutes: number;
+  /**
+   * The version of the origin secret CloudFront sends (`-c edgeOriginSecretVersion=<VersionId>`),
+   * after a rotation (docs/operations.md): naming it changes the template, so the deploy updates
+   * the distribution's header. Undefined: the current version when the distribution last changed.
+   */
+  originSecretVersion?: string;
 }
 
 /** Requests per address per 5 minutes: well above the stage's per-second rate for one busy integration (1,000 a minute), well below a flood. */
@@ -221,8 +228,11 @@ function edgeSettings(settings: EnvironmentSettings, text: (key: string) => stri
   const domainName = text('edgeDomainName') ?? settings.edge?.domainName;
   const certificateArn = text('edgeCertificateArn') ?? settings.edge?.certificateArn;
   const rate = text('edgeRateLimit');
+  const originSecretVersion = text('edgeOriginSecretVersion') ?? settings.edge?.originSecretVersion;
   if (!domainName && !certificateArn) {
-    if (rate !== undefined) throw new Error(`Environment "${settings.name}": edgeRateLimit without an edge (-c edgeDomainName=... -c edgeCertificateArn=...)`);
+    for (const [key, value] of [['edgeRateLimit', rate], ['edgeOriginSecretVersion', originSecretVersion]] as const) {
+      if (value !== undefined) throw new Error(`Environment "${settings.name}": ${key} without an edge (-c edgeDomainName=... -c edgeCertificateArn=...)`);
+    }
     return undefined;
   }
   const fail = (why: string) => new Error(`Environment "${settings.name}": the edge ${why}`);
@@ -234,5 +244,9 @@ function edgeSettings(settings: EnvironmentSettings, text: (key: string) => stri
   if (!Number.isInteger(rateLimitPer5Minutes) || rateLimitPer5Minutes < 10 || rateLimitPer5Minutes > 2_000_000_000) {
     throw fail(`rate limit must be a whole number of requests per 5 minutes from 10 (AWS WAF's minimum), not ${rate ?? rateLimitPer5Minutes}`);
   }
-  return { domainName, certificateArn, rateLimitPer5Minutes };
+  // Secrets Manager's version ids are 32 to 64 characters (a UUID when it makes them).
+  if (originSecretVersion !== undefined && !/^[\w-]{32,64}$/.test(originSecretVersion)) {
+    throw fail(`origin secret version must be the VersionId Secrets Manager gave the new value (32 to 64 letters, digits or dashes), not ${originSecretVersion}`);
+  }
+  return { domainName, certificateArn, rateLimitPer5Minutes, ...(originSecretVersion ? { originSecretVersion } : {}) };
 }

@@ -64,7 +64,8 @@ describe('with an edge (-c edgeDomainName=... -c edgeCertificateArn=...)', () =>
     expect(behavior.ViewerProtocolPolicy).toBe('https-only');
     expect(behavior.AllowedMethods).toEqual(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']);
     expect(behavior.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad'); // CachingDisabled
-    expect(behavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac'); // AllViewerExceptHostHeader
+    // AllViewerExceptHostHeader: every viewer header but Host, and CloudFront's own, CloudFront-Viewer-Address among them (the login throttle's viewer).
+    expect(behavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
     const [origin] = config.Origins;
     expect(origin.DomainName).toBe(ORIGIN.domainName);
     expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
@@ -92,6 +93,29 @@ describe('with an edge (-c edgeDomainName=... -c edgeCertificateArn=...)', () =>
     app.synth();
     const report = checks.validateScope(app);
     expect(report.violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}`))).toEqual([]);
+  });
+});
+
+describe('the origin secret after a rotation (-c edgeOriginSecretVersion=<VersionId>)', () => {
+  const VERSION = 'a1b2c3d4-e5f6-4789-8abc-def012345678';
+  const header = (context: Record<string, unknown>) => {
+    const config = Object.values(synth(context).edge!.findResources('AWS::CloudFront::Distribution') as Record<string, Resource>)[0]!.Properties.DistributionConfig;
+    return JSON.stringify(config.Origins[0].OriginCustomHeaders);
+  };
+
+  it('names the version in the dynamic reference, so that the deploy changes the distribution and CloudFormation resolves the new value', () => {
+    const current = header({ ...ORIGIN, ...EDGE });
+    const pinned = header({ ...ORIGIN, ...EDGE, edgeOriginSecretVersion: VERSION });
+    // Unpinned: the current version, resolved only when the distribution changes for another reason.
+    expect(current).toMatch(/:SecretString:::\}\}/);
+    expect(pinned).toContain(`:SecretString:::${VERSION}}}`);
+    expect(pinned).not.toBe(current);
+    expect(header({ ...ORIGIN, ...EDGE, edgeOriginSecretVersion: 'b1b2c3d4-e5f6-4789-8abc-def012345678' })).not.toBe(pinned);
+  });
+
+  it('refuses a version that is no VersionId, or one without an edge', () => {
+    expect(() => synth({ ...ORIGIN, ...EDGE, edgeOriginSecretVersion: 'AWSCURRENT' })).toThrow(/VersionId Secrets Manager gave the new value/);
+    expect(() => synth({ ...ORIGIN, edgeOriginSecretVersion: VERSION })).toThrow(/edgeOriginSecretVersion without an edge/);
   });
 });
 
