@@ -38,6 +38,8 @@ export interface HttpResult {
 /** What the middleware chain adds to the event for the handler. */
 export interface ApiEvent extends HttpEvent {
   user?: User;
+  /** Who the request is from, as the failed-login throttle counts it (domain/client-address.ts). */
+  clientSource?: string;
   /** Parses the body on first call (after the handler's own lookups, as upstream orders its checks). */
   parseBody?: () => Promise<ParsedBody>;
 }

@@ -11,6 +11,7 @@ import { config } from '../config';
 import { logger } from '../observability';
 import { authenticate } from './auth';
 import { crossOriginRefusal } from '../domain/cross-origin';
+import { VIEWER_ADDRESS_HEADER, clientSource } from '../domain/client-address';
 import { parseBody } from './body';
 import { idempotency } from './idempotency';
 import { observe } from './observe';
@@ -130,9 +131,14 @@ export function apiHandler(
     },
   };
 
-  // First of all: behind the edge, a request that went around it learns nothing (origin.ts).
+  // First of all: behind the edge, a request that went around it learns nothing (origin.ts). One
+  // that came through it is from the viewer CloudFront names; any other, from its own source.
   const edgeOnly: middy.MiddlewareObj<ApiEvent, HttpResult> = {
-    before: (request) => checkOrigin(header(request.event, ORIGIN_HEADER)),
+    before: async (request) => {
+      const e = request.event;
+      const throughEdge = await checkOrigin(header(e, ORIGIN_HEADER));
+      e.clientSource = clientSource(e.requestContext.http.sourceIp, throughEdge ? header(e, VIEWER_ADDRESS_HEADER) : undefined);
+    },
   };
 
   const activationAndRoute: middy.MiddlewareObj<ApiEvent, HttpResult> = {
@@ -158,7 +164,7 @@ export function apiHandler(
 
   const authentication: middy.MiddlewareObj<ApiEvent, HttpResult> = {
     before: async (request) => {
-      request.event.user = await authenticate(header(request.event, 'authorization'), request.event.requestContext.http.sourceIp);
+      request.event.user = await authenticate(header(request.event, 'authorization'), request.event.clientSource);
     },
   };
 
