@@ -12,7 +12,7 @@
  * is checked (atomically: concurrent guesses never pass the limit) and given back when it succeeds,
  * which also clears the username's count from that source. API tokens are never throttled by this.
  * Pure rules: the store keeps the counts (store/login-attempts.ts) and the middleware applies them
- * (middleware/auth.ts).
+ * (middleware/auth.ts); which source a request is from is client-address.ts's rule.
  */
 
 export interface LoginThrottlePolicy {
