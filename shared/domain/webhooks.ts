@@ -148,23 +148,6 @@ export function parseWebhookSettings(env: Record<string, string | undefined>, al
   return { urls, includePrivate: includePrivate === 'true', timeoutMs: timeout * 1000, retryDelays };
 }
 
-/**
- * What a payload may show of a collection (see WebhookSettings.includePrivate): without private
- * followups (and their attachments) and without staff-only custom fields, unless included.
- */
-export function payloadCollection<C extends { followups: { id: number; public: boolean }[]; attachments: { followup: number }[] }, D extends { staff_only: boolean }>(
-  collection: C,
-  defs: D[],
-  includePrivate: boolean,
-): { collection: C; defs: D[] } {
-  if (includePrivate) return { collection, defs };
-  const shown = new Set(collection.followups.filter((f) => f.public).map((f) => f.id));
-  return {
-    collection: { ...collection, followups: collection.followups.filter((f) => shown.has(f.id)), attachments: collection.attachments.filter((a) => shown.has(a.followup)) },
-    defs: defs.filter((d) => !d.staff_only),
-  };
-}
-
 /** Upstream's payloads: the ticket as the API shows it, its queue's slug, and the new followup's id. */
 export function webhookPayload(event: WebhookEvent, ticket: unknown, queueSlug: string, followupId?: number): Record<string, unknown> {
   return event === 'followup.created' ? { ticket, queue_slug: queueSlug, followup_id: followupId } : { ticket, queue_slug: queueSlug };

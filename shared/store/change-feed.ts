@@ -11,7 +11,7 @@
  */
 import { QueryCommand } from './dynamodb';
 import { config } from '../config';
-import { EVENT_RETENTION_DAYS, type ChangeEvent } from '../domain/events';
+import { EVENT_RETENTION_DAYS, feedEvent, type ChangeEvent } from '../domain/events';
 import { dynamo } from './clients';
 import { listCustomFields } from './custom-fields';
 import { eventsOf, type DerivedEvent, type EventContext } from './events-of';
@@ -33,8 +33,18 @@ export function isChangeEventItem(item: Record<string, unknown> | undefined): bo
 }
 
 export function changeEventFromItem(item: Record<string, unknown>): ChangeEvent {
-  const { id, event, created, ticket, followup, attachment, changes, data } = item as unknown as ChangeEvent;
-  return { id, event, created, ticket, followup: followup ?? null, attachment: attachment ?? null, changes: changes ?? null, data: data ?? {} };
+  const { id, event, created, ticket, followup, attachment, changes, data, private_fields } = item as unknown as ChangeEvent;
+  return {
+    id,
+    event,
+    created,
+    ticket,
+    followup: followup ?? null,
+    attachment: attachment ?? null,
+    changes: changes ?? null,
+    data: data ?? {},
+    ...(private_fields ? { private_fields } : {}),
+  };
 }
 
 /**
@@ -169,7 +179,7 @@ export async function readChangeEvents(after: string | undefined, limit: number,
   );
   const items = (out.Items ?? []).slice(0, limit);
   return {
-    events: items.map(changeEventFromItem),
+    events: items.map((item) => feedEvent(changeEventFromItem(item))),
     last: items.length ? String(items.at(-1)!.SK) : undefined,
     more: (out.Items ?? []).length > limit || out.LastEvaluatedKey !== undefined,
   };

@@ -7,7 +7,8 @@
  * Both steps are idempotent: dispatching an event twice finds its deliveries already there, and an
  * attempt is recorded only if no other worker recorded one meanwhile. Delivery is at least once.
  */
-import { afterAttempt, deliveryId, payloadCollection, signatureHeaders, webhookPayload, USER_AGENT, type Delivery, type WebhookSettings } from '../domain/webhooks';
+import { disclosedCollection } from '../domain/disclosure';
+import { afterAttempt, deliveryId, signatureHeaders, webhookPayload, USER_AGENT, type Delivery, type WebhookSettings } from '../domain/webhooks';
 import { ticketView } from '../domain/views';
 import { listCustomFields } from '../store/custom-fields';
 import { createDelivery, getDelivery, recordAttempt } from '../store/deliveries';
@@ -50,7 +51,7 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
       logger.warn('webhook event dropped: its ticket was deleted before dispatch', { event: event.id, ticket: event.ticket });
     } else {
       const queue = await getQueue(collection.ticket.queue);
-      const shown = payloadCollection(collection, defs, ctx.settings.includePrivate);
+      const shown = disclosedCollection(collection, defs, ctx.settings.includePrivate);
       const body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, shown.collection, shown.defs), queue?.slug ?? '', event.followup ?? undefined));
       const stored = storedPayload(body, { event: event.id, ticket: event.ticket });
       await recordDeliveries(

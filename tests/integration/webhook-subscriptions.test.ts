@@ -243,6 +243,51 @@ describe('changes made over the API', () => {
   });
 });
 
+describe("private text and the resolution (issue 25)", () => {
+  it("a private followup's comment as the resolution reaches no subscriber; the feed shows it to staff", async () => {
+    const sub = await subscribe('/resolution', ['ticket.updated', 'ticket.status_changed']);
+    const ticket = (await api.createTicket({ title: unique('private-resolution'), priority: 3 })).body;
+    const note = unique('the-safe-code-is');
+    expect((await api.call('POST', '/api/followups/', { json: { ticket: ticket.id, title: 'Internal', comment: note, new_status: 3, public: false } })).status).toBe(201);
+    const [updated, statusChanged] = await receiver.waitFor(2, (x) => x.path === '/resolution' && JSON.parse(x.body).data.ticket === ticket.id);
+    const payloads = [verifyWith(sub.secret, updated!), verifyWith(sub.secret, statusChanged!)] as Json[];
+    const byType = Object.fromEntries(payloads.map((p) => [p.type, p.data]));
+    expect(byType['ticket.updated'].changes).toEqual({ status: { old: 1, new: 3 } });
+    expect(byType['ticket.updated'].data).toMatchObject({ status: 3, resolution: null });
+    expect(byType['ticket.status_changed'].data).toMatchObject({ status: 3, resolution: null });
+    expect(JSON.stringify(payloads)).not.toContain(note);
+    // Another private followup on the resolved ticket changes nothing a subscriber may see: nothing is sent.
+    const second = await api.call('POST', '/api/followups/', { json: { ticket: ticket.id, title: 'Note', comment: unique('internal-again') } });
+    expect(second.status).toBe(201);
+    // The feed (staff) lists both changes with the text, as GET shows staff, and without the policy's marks.
+    const feed = async () => ((await api.call('GET', '/api/events/?limit=1000')).body.results as Json[]).filter((e) => e.ticket === ticket.id && e.event === 'ticket.updated');
+    await expect.poll(async () => (await feed()).length, { timeout: 15_000, interval: 250 }).toBe(2);
+    const listed = await feed();
+    expect(listed[0]!.changes.resolution).toEqual({ old: null, new: note });
+    for (const e of listed) expect(e).not.toHaveProperty('private_fields');
+    // A visible change after it, in the stream behind it, is sent; the hidden one before it was not.
+    expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { priority: 1 } })).status).toBe(200);
+    const ofTicket = (x: Received) => x.path === '/resolution' && JSON.parse(x.body).data.ticket === ticket.id;
+    const all = await receiver.waitFor(3, ofTicket);
+    const changes = all.map((x) => JSON.stringify((verifyWith(sub.secret, x) as Json).data.changes)).sort();
+    expect(changes).toEqual([{ priority: { old: 3, new: 1 } }, { status: { old: 1, new: 3 } }, { status: { old: 1, new: 3 } }].map((c) => JSON.stringify(c)));
+    expect(receiver.received.filter(ofTicket)).toHaveLength(3);
+  });
+
+  it('a PATCH of a staff-only field alone sends subscribers nothing (issue 25)', async () => {
+    const sub = await subscribe('/staff-only-patch', ['ticket.updated']);
+    const field = `internal_${unique('p').replace(/[^a-z0-9]/gi, '').slice(-8)}`;
+    expect((await api.call('POST', '/api/custom-fields/', { json: { name: field, label: 'Internal', data_type: 'varchar', max_length: 50, staff_only: true } })).status).toBe(201);
+    const ticket = (await api.createTicket({ title: unique('staff-only'), priority: 3 })).body;
+    expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { [`custom_${field}`]: 'vip' } })).status).toBe(200);
+    expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { priority: 1 } })).status).toBe(200);
+    // The second change is sent; the first, in the stream before it, was not.
+    const [r] = await receiver.waitFor(1, (x) => x.path === '/staff-only-patch' && JSON.parse(x.body).data.ticket === ticket.id);
+    expect((verifyWith(sub.secret, r!) as Json).data.changes).toEqual({ priority: { old: 3, new: 1 } });
+    expect(receiver.received.filter((x) => x.path === '/staff-only-patch' && JSON.parse(x.body).data.ticket === ticket.id)).toHaveLength(1);
+  });
+});
+
 describe('ping', () => {
   it("reports the receiver's answer: a 2xx, a failure status, no answer", async () => {
     const ok = await subscribe('/ping-ok', ['ticket.created']);

@@ -12,7 +12,6 @@ import {
   newWebhookSecret,
   parseUrlList,
   parseWebhookSettings,
-  payloadCollection,
   refusedUrl,
   shownUrl,
   signatureHeaders,
@@ -29,27 +28,7 @@ describe('URL lists', () => {
   });
 });
 
-describe('payload policy', () => {
-  const collection = {
-    followups: [
-      { id: 1, public: true },
-      { id: 2, public: false },
-    ],
-    attachments: [
-      { id: 10, followup: 1 },
-      { id: 11, followup: 2 },
-    ],
-  };
-  const defs = [{ name: 'open', staff_only: false }, { name: 'internal', staff_only: true }];
-
-  it('leaves out private followups, their files and staff-only fields unless the operator includes them (issue 13)', () => {
-    const shown = payloadCollection(collection, defs, false);
-    expect(shown.collection.followups.map((f) => f.id)).toEqual([1]);
-    expect(shown.collection.attachments.map((a) => a.id)).toEqual([10]);
-    expect(shown.defs.map((d) => d.name)).toEqual(['open']);
-    expect(payloadCollection(collection, defs, true)).toEqual({ collection, defs });
-  });
-
+describe('the payload setting', () => {
   it('reads HELPDESK_WEBHOOK_INCLUDE_PRIVATE, and refuses anything but true or false', () => {
     expect(parseWebhookSettings({ HELPDESK_WEBHOOK_INCLUDE_PRIVATE: 'true' }, false).includePrivate).toBe(true);
     expect(() => parseWebhookSettings({ HELPDESK_WEBHOOK_INCLUDE_PRIVATE: 'yes' }, false)).toThrow(/INCLUDE_PRIVATE/);
