@@ -197,6 +197,10 @@ export const keys = {
   /** Webhook subscriptions share one partition, in creation order: one Query lists them all. */
   subscriptionsPartition: 'WEBHOOK_SUBSCRIPTIONS',
   subscription: (id: string) => ({ PK: 'WEBHOOK_SUBSCRIPTIONS', SK: `SUBSCRIPTION#${id}` }),
+  /** What the subscriptions' sort keys begin with (the partition also holds their count). */
+  subscriptionPrefix: 'SUBSCRIPTION#',
+  /** How many subscriptions there are, beside them: creates and deletes change it in their transaction. */
+  subscriptionCount: { PK: 'WEBHOOK_SUBSCRIPTIONS', SK: 'COUNT' },
 
   /**
    * The change feed (store/change-feed.ts): one item per change event in one partition, in order of

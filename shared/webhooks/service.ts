@@ -132,7 +132,7 @@ export async function attemptDelivery(id: string, ctx: WebhookContext, now = () 
   if (!(await recordAttempt(delivery, record))) return { state: 'skipped' };
   if (receiver.subscription) await recordHealth(receiver.subscription, delivery, next.status === 'delivered', now());
   // The receiver's host only: a URL's path or query may hold its own secret (Slack-style hooks).
-  const entry = { delivery: delivery.id, host: new URL(url).host, attempt: next.attempts, status: outcome.status, error: outcome.error };
+  const entry = { delivery: delivery.id, host: new URL(url).host, attempt: next.attempts, status: outcome.status, error: outcome.detail ?? outcome.error };
   if (next.status === 'pending') logger.warn('webhook attempt failed, will retry', entry);
   else if (next.status === 'failed') logger.error('webhook failed on every attempt of the schedule', entry);
   else logger.info('webhook delivered', entry);

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, unique, type Json } from './client';
@@ -184,6 +184,17 @@ describe('deliveries', () => {
     expect(receiver.received.filter(at('/deletes'))).toEqual([]);
   });
 
+  it("the delivery log shows a receiver's scheme, host and shortened path, not the secret a chat receiver keeps in it (issue 25)", async () => {
+    const sub = await subscribe('/services/T0001/B0001/chatsecret0123456789', ['attachment.deleted']);
+    await writeChangeEvent('attachment.deleted', { attachment: 5 });
+    const [r] = await receiver.waitFor(1, at('/services/T0001/B0001/chatsecret0123456789'));
+    await expect
+      .poll(async () => (await api.call('GET', `/api/webhook-deliveries/${String(r!.headers['webhook-id'])}/`)).body, { timeout: 10_000 })
+      .toMatchObject({ subscription: sub.id, url: `${receiver.url}/services/…` });
+    const log = (await api.call('GET', '/api/webhook-deliveries/?page_size=100')).body;
+    expect(JSON.stringify(log)).not.toContain('chatsecret');
+  });
+
   it('a disabled subscription receives nothing; enabled again, it does', async () => {
     const off = await subscribe('/off', ['followup.deleted']);
     await subscribe('/on', ['followup.deleted']);
@@ -308,7 +319,25 @@ describe('ping', () => {
       });
     });
     const nobody = (await api.call('POST', '/api/webhooks/', { json: { url: `http://127.0.0.1:${closedPort}/`, events: ['ticket.created'] } })).body;
-    expect((await api.call('POST', `/api/webhooks/${nobody.id}/ping`)).body).toMatchObject({ delivered: false, status: null, error: expect.stringMatching(/ECONNREFUSED/) });
+    // In words, not the socket's text (issue 25): no code, no address.
+    expect((await api.call('POST', `/api/webhooks/${nobody.id}/ping`)).body).toMatchObject({ delivered: false, status: null, error: 'connection refused' });
+  });
+
+  it('says a TLS failure in words (issue 25)', async () => {
+    // https to the plain-HTTP receiver: the handshake fails.
+    const tls = (await api.call('POST', '/api/webhooks/', { json: { url: `${receiver.url.replace('http:', 'https:')}/tls`, events: ['ticket.created'] } })).body;
+    const answer = (await api.call('POST', `/api/webhooks/${tls.id}/ping`)).body;
+    expect(answer).toMatchObject({ delivered: false, status: null, error: expect.stringMatching(/^TLS failed/) });
+    expect(answer.error).not.toMatch(/EPROTO|SSL|routines|127\.0\.0\.1/i);
+  });
+
+  it('a stored URL the rules now refuse is not sent to: an IP literal is checked again at send time (issue 25)', async () => {
+    const sub = await subscribe('/moved', ['ticket.created']);
+    // As a URL stored before a rule existed, or written around the API: a private address literal.
+    await table.client.send(
+      new UpdateCommand({ TableName: table.name, Key: { PK: 'WEBHOOK_SUBSCRIPTIONS', SK: `SUBSCRIPTION#${sub.id}` }, UpdateExpression: 'SET #url = :url', ExpressionAttributeNames: { '#url': 'url' }, ExpressionAttributeValues: { ':url': 'http://10.0.0.8:9001/in' } }),
+    );
+    expect((await api.call('POST', `/api/webhooks/${sub.id}/ping`)).body).toMatchObject({ delivered: false, status: null, error: 'not sent: a private or reserved address' });
   });
 });
 
@@ -375,5 +404,43 @@ describe('the example receiver (examples/webhook-receiver.ts, as the README tour
     } finally {
       child.kill('SIGTERM');
     }
+  });
+});
+
+describe('the limit of 100 subscriptions (issue 25)', () => {
+  it('holds under concurrent creates, and a delete makes room again', { timeout: 120_000 }, async () => {
+    // The environment's receivers are listed first, and are not subscriptions.
+    const count = async () => {
+      const page = (await api.call('GET', '/api/webhooks/?page_size=100')).body;
+      return (page.count as number) - (page.results as Json[]).filter((s) => s.read_only).length;
+    };
+    // Disabled fillers: they count, and receive nothing from the other tests' changes.
+    const filler = (i: number) => ({ json: { url: `${receiver.url}/filler-${i}`, events: ['ticket.created'], enabled: false } });
+    const made: string[] = [];
+    for (let start = await count(); start < 98; start += 10) {
+      const batch = await Promise.all(Array.from({ length: Math.min(10, 98 - start) }, (_, i) => api.call('POST', '/api/webhooks/', filler(start + i))));
+      for (const reply of batch) {
+        expect(reply.status, reply.text).toBe(201);
+        made.push(reply.body.id);
+      }
+    }
+    expect(await count()).toBe(98);
+    const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => api.call('POST', '/api/webhooks/', filler(1000 + i))));
+    const created = burst.filter((r) => r.status === 201);
+    made.push(...created.map((r) => r.body.id as string));
+    expect(created).toHaveLength(2);
+    for (const refused of burst.filter((r) => r.status !== 201)) {
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body).toEqual({ non_field_errors: [expect.stringMatching(/100 subscriptions already/)] });
+    }
+    expect(await count()).toBe(100);
+    // Without its count (subscriptions made before it was kept, or an operator deleting it), the
+    // count is rebuilt from a listing: still full.
+    await table.client.send(new DeleteCommand({ TableName: table.name, Key: { PK: 'WEBHOOK_SUBSCRIPTIONS', SK: 'COUNT' } }));
+    expect((await api.call('POST', '/api/webhooks/', filler(1999))).status).toBe(400);
+    expect((await api.call('DELETE', `/api/webhooks/${made.pop()}/`)).status).toBe(204);
+    expect((await api.call('POST', '/api/webhooks/', filler(2000))).status).toBe(201);
+    expect((await api.call('POST', '/api/webhooks/', filler(2001))).status).toBe(400);
+    await Promise.all(made.map((id) => api.call('DELETE', `/api/webhooks/${id}/`)));
   });
 });
