@@ -145,11 +145,16 @@ describe('the feed position', () => {
     expect(feedPosition(derived!, now, 0).time).toBe(now);
   });
 
-  it('cursors are opaque and checked: only positions the feed gives out decode', () => {
+  it('cursors are opaque and signed: only positions the feed gives out decode, with its key (issue 25)', () => {
+    const key = Buffer.alloc(32, 7);
     const { position } = feedPosition(derived!, stream.at, 5000);
-    expect(decodeFeedCursor(encodeFeedCursor(position))).toBe(position);
-    for (const bad of ['', 'abc', encodeFeedCursor('2026-11-25T12:00:01.000Z#12#0'), encodeFeedCursor(`${position}x`), `${encodeFeedCursor(position)}=`]) {
-      expect(decodeFeedCursor(bad)).toBeUndefined();
+    expect(decodeFeedCursor(encodeFeedCursor(position, key), key)).toBe(position);
+    expect(Buffer.from(encodeFeedCursor(position, key), 'base64url').toString()).not.toBe(position);
+    // A well-formed position far ahead, unsigned as cursors used to be, or signed with another key.
+    const ahead = keys.eventPosition('2099-01-01T00:00:00.000Z', '1', 0);
+    const forged = [Buffer.from(ahead).toString('base64url'), Buffer.from(`${ahead}.${'A'.repeat(22)}`).toString('base64url'), encodeFeedCursor(ahead, Buffer.alloc(32, 8))];
+    for (const bad of ['', 'abc', encodeFeedCursor('2026-11-25T12:00:01.000Z#12#0', key), encodeFeedCursor(`${position}x`, key), `${encodeFeedCursor(position, key)}=`, ...forged]) {
+      expect(decodeFeedCursor(bad, key)).toBeUndefined();
     }
   });
 });
