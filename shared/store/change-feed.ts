@@ -19,7 +19,7 @@ import { eventsOf, type DerivedEvent, type EventContext } from './events-of';
 import { keys, ITEM_IS_NEW, SORT_BELOW, TICKET_PREFIX } from './keys';
 import { openingOf } from './items';
 import { batchGet, batchWrite } from './query';
-import { isConditionFailure } from './transact';
+import { conditionHeld } from './transact';
 import type { TableChange } from './table-changes';
 
 type Item = Record<string, unknown>;
@@ -166,11 +166,8 @@ async function readCursorKey(): Promise<Buffer> {
   const get = () => dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.feedCursorKey, ConsistentRead: true }));
   let stored = (await get()).Item;
   if (!stored) {
-    await dynamo
-      .send(new PutCommand({ TableName: config.tableName, Item: { ...keys.feedCursorKey, key: randomBytes(32).toString('base64') }, ConditionExpression: ITEM_IS_NEW }))
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+    // Another first read may have put one meanwhile: then that one stands.
+    await conditionHeld(dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.feedCursorKey, key: randomBytes(32).toString('base64') }, ConditionExpression: ITEM_IS_NEW })));
     stored = (await get()).Item;
   }
   return Buffer.from(String(stored!.key), 'base64');

@@ -14,7 +14,7 @@ import { config } from '../config';
 import { dynamo } from './clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, KEY_ATTRIBUTES, SORT_BEGINS_WITH } from './keys';
 import { queryAll } from './query';
-import { isConditionFailure } from './transact';
+import { conditionHeld, isConditionFailure } from './transact';
 import { KNOWN_FOR_MS } from './references';
 
 type Item = Record<string, unknown>;
@@ -71,11 +71,8 @@ async function ensureCount(): Promise<void> {
   const stored = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.subscriptionCount, ConsistentRead: true }));
   if (!stored.Item) {
     const listed = (await listSubscriptions()).length;
-    await dynamo
-      .send(new PutCommand({ TableName: config.tableName, Item: { ...keys.subscriptionCount, count: listed }, ConditionExpression: ITEM_IS_NEW }))
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+    // Another request may have made it meanwhile: then that one stands.
+    await conditionHeld(dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.subscriptionCount, count: listed }, ConditionExpression: ITEM_IS_NEW })));
   }
   countExists = true;
 }
@@ -86,8 +83,8 @@ async function ensureCount(): Promise<void> {
  * limit, and, unlike a transaction, they queue rather than cancel each other.
  */
 async function addToCount(delta: 1 | -1, max?: number): Promise<boolean> {
-  try {
-    await dynamo.send(
+  return conditionHeld(
+    dynamo.send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys.subscriptionCount,
@@ -96,12 +93,8 @@ async function addToCount(delta: 1 | -1, max?: number): Promise<boolean> {
         ExpressionAttributeNames: { '#count': 'count' },
         ExpressionAttributeValues: { ':delta': delta, ...(max === undefined ? {} : { ':max': max }) },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -150,12 +143,7 @@ export async function saveSubscription(current: Subscription, next: Subscription
 export async function deleteSubscription(id: string): Promise<boolean> {
   forgetSubscriptions();
   await ensureCount();
-  try {
-    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.subscription(id), ConditionExpression: ITEM_EXISTS }));
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  if (!(await conditionHeld(dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.subscription(id), ConditionExpression: ITEM_EXISTS }))))) return false;
   await addToCount(-1);
   return true;
 }
