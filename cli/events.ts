@@ -26,10 +26,11 @@ export const tailEvents = command({
   examples: ['npm run helpdesk -- tail-events', 'npm run helpdesk -- tail-events --follow --after MjAyNi0xMS0yNVQxMjowMDowMC4wMDBa...'],
   prepare(ctx: Context) {
     return async () => {
-      const { decodeFeedCursor, encodeFeedCursor, readChangeEvents } = await import('../shared/store/change-feed');
+      const { decodeFeedCursor, encodeFeedCursor, feedCursorKey, readChangeEvents } = await import('../shared/store/change-feed');
       const { MAX_FEED_PAGE } = await import('../shared/domain/events');
       const raw = ctx.options.after === undefined ? undefined : String(ctx.options.after);
-      let position = raw === undefined ? undefined : decodeFeedCursor(raw);
+      const key = await feedCursorKey();
+      let position = raw === undefined ? undefined : decodeFeedCursor(raw, key);
       if (raw !== undefined && position === undefined) throw new Failure(`Not a cursor of the change feed: ${raw}`);
       let stopped = false;
       const stop = () => (stopped = true);
@@ -47,7 +48,7 @@ export const tailEvents = command({
       } finally {
         process.removeListener('SIGINT', stop);
       }
-      const cursor = position === undefined ? null : encodeFeedCursor(position);
+      const cursor = position === undefined ? null : encodeFeedCursor(position, key);
       ctx.out(ctx.json ? JSON.stringify({ cursor }) : cursor ? `Continue with: --after ${cursor}` : 'The feed is empty.');
     };
   },

@@ -41,9 +41,10 @@ export const createWebhook = command({
           config.webhooks.loopbackAllowed,
         ),
       ) as Pick<Subscription, 'url' | 'events'>;
-      if ((await store.listSubscriptions()).length >= subscriptions.MAX_SUBSCRIPTIONS) throw new Failure(`There are ${subscriptions.MAX_SUBSCRIPTIONS} subscriptions already; delete one first.`);
       const subscription = subscriptions.newSubscription(fields, new Date());
-      await store.createSubscription(subscription);
+      await store.createSubscription(subscription, subscriptions.MAX_SUBSCRIPTIONS).catch((error: unknown) => {
+        throw error instanceof store.TooManySubscriptions ? new Failure(`There are ${subscriptions.MAX_SUBSCRIPTIONS} subscriptions already; delete one first.`) : error;
+      });
       show(ctx, subscriptions.subscriptionWithSecretView(subscription), `Created subscription ${subscription.id}. Its signing secret (shown only now):\n${subscription.secret}`);
     };
   },

@@ -7,7 +7,7 @@ import { apiHandler } from '../../shared/middleware';
 import { baseUrl, json, queryParam } from '../../shared/middleware/http';
 import { ValidationError } from '../../shared/domain/errors';
 import { DEFAULT_FEED_PAGE, MAX_FEED_PAGE } from '../../shared/domain/events';
-import { decodeFeedCursor, encodeFeedCursor, readChangeEvents } from '../../shared/store/change-feed';
+import { decodeFeedCursor, encodeFeedCursor, feedCursorKey, readChangeEvents } from '../../shared/store/change-feed';
 
 function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_FEED_PAGE;
@@ -18,13 +18,14 @@ function parseLimit(raw: string | undefined): number {
 export const handler = apiHandler('events/list', async (event) => {
   const limit = parseLimit(queryParam(event, 'limit'));
   const rawAfter = queryParam(event, 'after');
-  const after = rawAfter === undefined ? undefined : decodeFeedCursor(rawAfter);
+  const key = await feedCursorKey();
+  const after = rawAfter === undefined ? undefined : decodeFeedCursor(rawAfter, key);
   if (rawAfter !== undefined && after === undefined) {
     throw new ValidationError({ after: ['Not a cursor of this feed: pass the `cursor` of an earlier answer, or leave `after` out to start from the oldest event kept.'] });
   }
   const page = await readChangeEvents(after, limit);
   const position = page.last ?? after;
-  const cursor = position === undefined ? null : encodeFeedCursor(position);
+  const cursor = position === undefined ? null : encodeFeedCursor(position, key);
   let next: string | null = null;
   if (page.more && cursor) {
     const url = new URL(`${baseUrl(event)}${event.rawPath}`);

@@ -5,7 +5,7 @@
  * engines are up, where they listen. The local server (`npm start`) and the operator CLI both use it:
  * the CLI talks to a running server's engines, or starts its own when none runs.
  */
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface EngineEndpoints {
@@ -96,7 +96,7 @@ function parseRecord(text: string): OwnerRecord | undefined {
 /** Writes a whole file under a temporary name first, so readers never see half of it. */
 function writeTemp(path: string, record: OwnerRecord): string {
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o644 });
+  writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   return temp;
 }
 
@@ -156,6 +156,19 @@ function removeStale(path: string, seen: string): void {
 export class DataDirBusy extends Error {}
 
 /**
+ * A data directory holds DynamoDB Local's database (password hashes, subscriptions' signing
+ * secrets), attachment files, the webhook secret and endpoints.json: its owner's only. The
+ * directory is made 0700, or made so when an earlier version left it readable to others (which
+ * covers what it already holds), and this process's umask keeps what it and the engines it starts
+ * create from now on (the JVM inherits the umask; s3rver runs in this process) 0600 and 0700.
+ */
+export function ownerOnlyDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  process.umask(process.umask(0o077) | 0o077);
+}
+
+/**
  * Waits until this process owns `dataDir`, or until `accept` takes the live owner's record (the
  * CLI accepts a running server's endpoints). `accept` may throw to give up at once.
  */
@@ -165,7 +178,7 @@ export async function claimDataDir<T>(
   accept: (record: OwnerRecord) => T | undefined | Promise<T | undefined>,
   timeoutMs = 120_000,
 ): Promise<{ claim: Claim } | { accepted: T }> {
-  mkdirSync(dataDir, { recursive: true });
+  ownerOnlyDataDir(dataDir);
   const path = endpointsPath(dataDir);
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ownerOnlyDataDir } from './endpoints';
 
 export interface Engines {
   dynamoEndpoint: string;
@@ -128,6 +129,7 @@ export async function startEngines(dataDir: string, options: EngineOptions = {})
   const inMemory = dataDir === 'memory';
   const s3Dir = inMemory ? mkdtempSync(join(tmpdir(), 'helpdesk-s3-')) : resolve(dataDir, 's3');
   const dynamoDir = inMemory ? null : resolve(dataDir, 'dynamodb');
+  if (!inMemory) ownerOnlyDataDir(dataDir);
   if (dynamoDir) mkdirSync(dynamoDir, { recursive: true });
   mkdirSync(s3Dir, { recursive: true });
 

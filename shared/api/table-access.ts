@@ -153,7 +153,7 @@ export const GRANTS = {
   readSubscriptions: [on(['GetItem', 'Query'], P.subscriptions)],
   writeSubscriptions: [on(['GetItem', 'Query', ...WRITE], P.subscriptions)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
-  readEvents: [on(['Query'], P.events)],
+  readEvents: [on(['Query'], P.events), on(['GetItem', 'PutItem'], P.feedCursorKey)],
 } satisfies Record<string, readonly TableGrant[]>;
 
 /**

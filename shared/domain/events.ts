@@ -43,6 +43,17 @@ export interface ChangeEvent {
   changes: Record<string, FieldChange> | null;
   /** The record as staff see it after the change (before it, for a deletion). */
   data: Record<string, JsonValue>;
+  /**
+   * The record's fields holding text only staff may see, before and after the change (a resolution
+   * that is a private followup's comment: disclosure.ts); absent when none. Kept with the event for
+   * the outbound policy; the feed does not list it (feedEvent).
+   */
+  private_fields?: { before: string[]; after: string[] };
+}
+
+/** An event as the change feed lists it: staff see the private text itself, so no marks of it. */
+export function feedEvent({ private_fields: _, ...event }: ChangeEvent): ChangeEvent {
+  return event;
 }
 
 /** The change feed's page size when `limit` is not given, and the most one page holds. */

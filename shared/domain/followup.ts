@@ -60,7 +60,7 @@ export interface FollowupRefs {
 export interface FollowupPlan {
   followup: Omit<Followup, 'id'>;
   /** What the followup changes on its ticket (only the keys that change). */
-  ticketChanges: Partial<Pick<Ticket, 'status' | 'resolution' | 'modified'>>;
+  ticketChanges: Partial<Pick<Ticket, 'status' | 'resolution' | 'resolution_private' | 'modified'>>;
 }
 
 /**
@@ -89,6 +89,8 @@ export function planFollowup(draft: FollowupDraft, refs: FollowupRefs, callerId:
   const comment = v.comment ?? null;
   if (status === STATUS.RESOLVED || (status === STATUS.CLOSED && ticket.resolution == null)) {
     ticketChanges.resolution = comment;
+    // Upstream copies a private followup's comment too: it stays staff's (domain/disclosure.ts).
+    ticketChanges.resolution_private = !(v.public ?? false);
   }
   // The comment becomes the ticket's resolution: the ticket must still fit one record.
   if (ticketChanges.resolution !== undefined) checkTicketSize({ ...ticket, resolution: ticketChanges.resolution });

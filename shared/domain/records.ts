@@ -19,6 +19,11 @@ export interface Ticket {
   title: string;
   description: string | null;
   resolution: string | null;
+  /**
+   * Whether `resolution` is a private followup's comment (upstream copies any resolving followup's
+   * comment there): then only staff may see it (disclosure.ts). Absent on tickets written before.
+   */
+  resolution_private?: boolean;
   submitter_email: string | null;
   assigned_to: number | null;
   status: number;
@@ -35,7 +40,7 @@ export interface Ticket {
 }
 
 /** The writable ticket fields, in upstream's order. */
-export type TicketFields = Omit<Ticket, 'id' | 'secret_key' | 'created' | 'modified' | 'custom'>;
+export type TicketFields = Omit<Ticket, 'id' | 'secret_key' | 'created' | 'modified' | 'custom' | 'resolution_private'>;
 
 export interface Followup {
   id: number;

@@ -6,9 +6,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { ParsedBody } from './body';
-import { CUSTOM_PREFIX } from './custom-fields';
+import { disclosedEvent } from './disclosure';
 import { ValidationError } from './errors';
-import { EVENT_TYPES, type ChangeEvent, type EventType, type JsonValue } from './events';
+import { EVENT_TYPES, type ChangeEvent, type EventType } from './events';
 import { booleanField, fieldSchema, integerField, pythonType, textField, validateFields, type Field, type Mode } from './fields';
 import { newWebhookSecret, refusedUrl, shownUrl, type WebhookEvent } from './webhooks';
 
@@ -242,17 +242,14 @@ export function environmentSubscriptionViews(urls: Record<WebhookEvent, string[]
   );
 }
 
-type Record_ = Record<string, JsonValue>;
-
 /**
  * The payload a subscription receives, Standard Webhooks style: `type`, `timestamp`, and as `data`
- * the event as the change feed lists it. What it shows follows docs/webhooks.md: without
- * `includePrivate`, staff-only custom fields are left out (values and changes), a ticket's private
- * followups (and their files) are dropped, and a private followup or its attachment (`public`
- * false in the event's record) is named by its ids only.
+ * the event as the change feed lists it, under the outbound policy (disclosure.ts `disclosedEvent`);
+ * undefined when nothing of the change may be shown (then nothing is sent).
  */
 export function subscriptionPayload(event: ChangeEvent, staffOnlyFields: readonly string[], includePrivate: boolean) {
-  const shown = includePrivate ? event : withoutPrivate(event, new Set(staffOnlyFields.map((name) => `${CUSTOM_PREFIX}${name}`)));
+  const shown = disclosedEvent(event, staffOnlyFields, includePrivate);
+  if (!shown) return undefined;
   return {
     type: event.event,
     timestamp: event.created,
@@ -267,16 +264,4 @@ export function subscriptionPayload(event: ChangeEvent, staffOnlyFields: readonl
       data: shown.data,
     },
   };
-}
-
-function withoutPrivate(event: ChangeEvent, hidden: Set<string>): ChangeEvent {
-  const visible = (record: Record_) => Object.fromEntries(Object.entries(record).filter(([key]) => !hidden.has(key)));
-  if (event.data.public === false) {
-    const ids = Object.fromEntries(['id', 'ticket', 'followup', 'public'].filter((k) => k in event.data).map((k) => [k, event.data[k]!]));
-    return { ...event, changes: null, data: ids };
-  }
-  const data = visible(event.data);
-  if (Array.isArray(data.followup_set)) data.followup_set = data.followup_set.filter((f) => (f as Record_).public !== false);
-  const changes = event.changes && Object.fromEntries(Object.entries(event.changes).filter(([key]) => !hidden.has(key)));
-  return { ...event, changes, data };
 }

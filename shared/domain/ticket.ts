@@ -202,7 +202,7 @@ export function planTicketCreation(draft: TicketDraft, refs: References, callerI
   return { ticket, opening };
 }
 
-export type TicketChanges = Partial<TicketFields> & { modified: string; custom: Ticket['custom'] };
+export type TicketChanges = Partial<TicketFields> & Pick<Ticket, 'resolution_private'> & { modified: string; custom: Ticket['custom'] };
 
 /**
  * PUT and PATCH of `current`: every writable field may change, with no workflow check and no side
@@ -211,6 +211,9 @@ export type TicketChanges = Partial<TicketFields> & { modified: string; custom: 
 export function planTicketUpdate(draft: TicketDraft, refs: References, now: Date, current: Ticket): TicketChanges {
   throwIfAny({ ...draft.errors, ...referenceErrors(draft.values, refs) });
   const changes: TicketChanges = { ...(draft.values as Partial<TicketFields>), modified: storedDateTime(now), custom: draft.custom };
+  // A resolution staff write is public (domain/disclosure.ts); the same text sent back, as a PUT
+  // of a ticket read before does, keeps what it was.
+  if (changes.resolution !== undefined && changes.resolution !== current.resolution) changes.resolution_private = false;
   checkTicketSize({ ...current, ...changes, custom: { ...current.custom, ...changes.custom } });
   return changes;
 }

@@ -74,6 +74,36 @@ for (const [network, prefix] of [
   ['2001::', 32],
 ] as const) PRIVATE.addSubnet(network, prefix, 'ipv6');
 
+/** An IPv6 address's eight 16-bit groups (a dotted IPv4 tail counts as two), or undefined. */
+function ipv6Groups(ip: string): number[] | undefined {
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
+  const text = dotted ? `${dotted[1]}${((+dotted[2]! << 8) | +dotted[3]!).toString(16)}:${((+dotted[4]! << 8) | +dotted[5]!).toString(16)}` : ip;
+  const [head, tail, ...more] = text.split('::');
+  if (more.length) return undefined;
+  const part = (p: string | undefined) => (p ? p.split(':').map((g) => parseInt(g, 16)) : []);
+  const [left, right] = [part(head), part(tail)];
+  const groups = tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, in the forms that reach an IPv4 host: mapped
+ * (::ffff:0:0/96), translated (::ffff:0:0:0/96, RFC 2765), compatible (::/96, but :: and ::1), and
+ * the well-known NAT64 prefix (64:ff9b::/96), dotted or (as URL normalises it) hex:
+ * ::ffff:169.254.169.254 = ::ffff:a9fe:a9fe = ::ffff:0:a9fe:a9fe reach the same host.
+ */
+function embeddedIpv4(ip: string): string | undefined {
+  const g = ipv6Groups(ip);
+  if (!g) return undefined;
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const carries =
+    (zero(0, 5) && g[5] === 0xffff) || // mapped
+    (zero(0, 4) && g[4] === 0xffff && g[5] === 0) || // translated
+    (zero(0, 6) && (g[6] !== 0 || g[7]! > 1)) || // compatible
+    (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)); // NAT64
+  return carries ? `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}` : undefined;
+}
+
 /** Why an address may not receive webhooks, or undefined when it may. */
 export function refusedAddress(address: string, allowLoopback: boolean): string | undefined {
   const ip = address.replace(/^\[|\]$/g, '').toLowerCase();
@@ -86,14 +116,11 @@ export function refusedAddress(address: string, allowLoopback: boolean): string 
     if (a === 100 && b === 100) return 'a cloud metadata address'; // Alibaba's 100.100.100.200
     if (PRIVATE.check(ip, 'ipv4')) return 'a private or reserved address';
   } else if (version === 6) {
-    // An IPv4 address inside IPv6 (mapped ::ffff:, compatible ::, NAT64 64:ff9b::), dotted or (as
-    // URL normalises it) hex: ::ffff:169.254.169.254 = ::ffff:a9fe:a9fe reaches the same host.
-    const embedded = /^(?:::ffff:|::|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(ip);
-    if (embedded) {
-      if (embedded[1]) return refusedAddress(embedded[1], allowLoopback);
-      const [high, low] = [parseInt(embedded[2]!, 16), parseInt(embedded[3]!, 16)];
-      return refusedAddress(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, allowLoopback);
-    }
+    const embedded = embeddedIpv4(ip);
+    if (embedded) return refusedAddress(embedded, allowLoopback);
+    const groups = ipv6Groups(ip);
+    // RFC 8215's local-use NAT64 prefix, 64:ff9b:1::/48: any IPv4 address may be inside, anywhere.
+    if (groups && groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) return 'a private or reserved address';
     if (/^fe[89ab]/.test(ip)) return 'a link-local address';
     if (/^fe[c-f]/.test(ip)) return 'a site-local address';
     if (ip === 'fd00:ec2::254') return 'a cloud metadata address';
@@ -124,6 +151,25 @@ export function refusedUrl(value: string, allowLoopback: boolean): string | unde
   return undefined;
 }
 
+/**
+ * Why a send got no answer, in the words a superuser needs (ping's answer, the delivery log's
+ * `last_error`), from the error's code: never the socket's or the TLS library's own text, and no
+ * distinction that would map a network (an address receivers may not have is never connected to,
+ * so nothing is learnt of its ports; unreachable, reset and the like are one "connection failed").
+ * The code itself goes to the logs only.
+ */
+export function sendFailure(code: string | undefined): string {
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timed out';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA' || code === 'EAI_FAIL') return 'DNS failed: the host name did not resolve';
+  if (code === REFUSED_ADDRESS) return 'not sent: the host name resolves to an address receivers may not have';
+  if (code && (code === 'EPROTO' || /^ERR_(TLS|SSL)_|CERT|^ERR_OSSL/.test(code))) return 'TLS failed: the connection could not be secured with a trusted certificate';
+  return 'connection failed';
+}
+
+/** The code of a connection refused because its host name resolves to an address receivers may not have. */
+export const REFUSED_ADDRESS = 'EREFUSEDADDRESS';
+
 /** Reads and validates the settings; throws WebhookSettingsError naming every bad entry. */
 export function parseWebhookSettings(env: Record<string, string | undefined>, allowLoopback: boolean): WebhookSettings {
   const urls = {
@@ -146,23 +192,6 @@ export function parseWebhookSettings(env: Record<string, string | undefined>, al
   if (includePrivate !== 'true' && includePrivate !== 'false') problems.push(`HELPDESK_WEBHOOK_INCLUDE_PRIVATE: ${includePrivate}: true or false`);
   if (problems.length) throw new WebhookSettingsError(`Invalid webhook settings:\n  ${problems.join('\n  ')}`);
   return { urls, includePrivate: includePrivate === 'true', timeoutMs: timeout * 1000, retryDelays };
-}
-
-/**
- * What a payload may show of a collection (see WebhookSettings.includePrivate): without private
- * followups (and their attachments) and without staff-only custom fields, unless included.
- */
-export function payloadCollection<C extends { followups: { id: number; public: boolean }[]; attachments: { followup: number }[] }, D extends { staff_only: boolean }>(
-  collection: C,
-  defs: D[],
-  includePrivate: boolean,
-): { collection: C; defs: D[] } {
-  if (includePrivate) return { collection, defs };
-  const shown = new Set(collection.followups.filter((f) => f.public).map((f) => f.id));
-  return {
-    collection: { ...collection, followups: collection.followups.filter((f) => shown.has(f.id)), attachments: collection.attachments.filter((a) => shown.has(a.followup)) },
-    defs: defs.filter((d) => !d.staff_only),
-  };
 }
 
 /** Upstream's payloads: the ticket as the API shows it, its queue's slug, and the new followup's id. */
@@ -264,14 +293,23 @@ export function mayRedeliver(d: Pick<Delivery, 'status' | 'next_attempt'>, now: 
   return d.status !== 'pending' || (d.next_attempt !== null && d.next_attempt < stuckBefore(now));
 }
 
+/** The longest path segment the delivery log shows whole; a longer one is cut to its first characters. */
+const SHOWN_SEGMENT = 12;
+
 /**
- * A receiver URL as the delivery log shows it: scheme, host and path. Its query string often holds a
- * receiver's token (`?token=...`), which staff reading the log need not see: it shows as `?…`.
+ * A receiver URL as the delivery log (staff) and the environment's receivers' list show it: scheme,
+ * host and a shortened path. Chat receivers keep their secret in the path
+ * (`https://hooks.slack.com/services/T0/B0/XXXX`) and others in the query (`?token=...`): only the
+ * path's first segment shows, cut to SHOWN_SEGMENT characters, then `/…` when more follows, and a
+ * query string as `?…`. The whole URL is its subscription's, which superusers see.
  */
 export function shownUrl(value: string): string {
   try {
     const url = new URL(value);
-    return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+    const [first = '', ...rest] = url.pathname.slice(1).split('/');
+    const segment = first.length > SHOWN_SEGMENT ? `${first.slice(0, SHOWN_SEGMENT / 2)}…` : first;
+    const more = rest.some(Boolean) ? '/…' : rest.length ? '/' : '';
+    return `${url.protocol}//${url.host}/${segment}${more}${url.search ? '?…' : ''}`;
   } catch {
     return '(not a URL)';
   }

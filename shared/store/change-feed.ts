@@ -9,15 +9,17 @@
  * consumer writes an event that it is late with at the current time instead (same id), so an event
  * is never written behind a cursor already handed out: docs/data-model.md, "The change feed".
  */
-import { QueryCommand } from './dynamodb';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand } from './dynamodb';
 import { config } from '../config';
-import { EVENT_RETENTION_DAYS, type ChangeEvent } from '../domain/events';
+import { EVENT_RETENTION_DAYS, feedEvent, type ChangeEvent } from '../domain/events';
 import { dynamo } from './clients';
 import { listCustomFields } from './custom-fields';
 import { eventsOf, type DerivedEvent, type EventContext } from './events-of';
-import { keys, SORT_BELOW, TICKET_PREFIX } from './keys';
+import { keys, ITEM_IS_NEW, SORT_BELOW, TICKET_PREFIX } from './keys';
 import { openingOf } from './items';
 import { batchGet, batchWrite } from './query';
+import { conditionHeld } from './transact';
 import type { TableChange } from './table-changes';
 
 type Item = Record<string, unknown>;
@@ -33,8 +35,18 @@ export function isChangeEventItem(item: Record<string, unknown> | undefined): bo
 }
 
 export function changeEventFromItem(item: Record<string, unknown>): ChangeEvent {
-  const { id, event, created, ticket, followup, attachment, changes, data } = item as unknown as ChangeEvent;
-  return { id, event, created, ticket, followup: followup ?? null, attachment: attachment ?? null, changes: changes ?? null, data: data ?? {} };
+  const { id, event, created, ticket, followup, attachment, changes, data, private_fields } = item as unknown as ChangeEvent;
+  return {
+    id,
+    event,
+    created,
+    ticket,
+    followup: followup ?? null,
+    attachment: attachment ?? null,
+    changes: changes ?? null,
+    data: data ?? {},
+    ...(private_fields ? { private_fields } : {}),
+  };
 }
 
 /**
@@ -130,15 +142,56 @@ export async function recordChangeEvents(changes: TableChange[], now: () => numb
   if (marks.length) await batchWrite(marks);
 }
 
-/** A cursor is opaque to clients: the position, base64url-encoded. */
-export function encodeFeedCursor(position: string): string {
-  return Buffer.from(position).toString('base64url');
+/** The size of a cursor's tag: 128 bits of HMAC-SHA256, base64url. */
+const TAG_LENGTH = 22;
+
+let cursorKey: Promise<Buffer> | undefined;
+
+/**
+ * The key cursors are signed with: 32 random bytes in the table (its own partition, which only the
+ * feed's route may read and write), made by the first read that finds none (a conditional put: two
+ * first reads at once keep the one that landed). Read once per process. The same on AWS and in the
+ * local runtime; deleting the item makes every cursor given out a 400 (the integrations then start
+ * again without `after`).
+ */
+export function feedCursorKey(): Promise<Buffer> {
+  cursorKey ??= readCursorKey().catch((error: unknown) => {
+    cursorKey = undefined; // read again next time
+    throw error;
+  });
+  return cursorKey;
+}
+
+async function readCursorKey(): Promise<Buffer> {
+  const get = () => dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.feedCursorKey, ConsistentRead: true }));
+  let stored = (await get()).Item;
+  if (!stored) {
+    // Another first read may have put one meanwhile: then that one stands.
+    await conditionHeld(dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.feedCursorKey, key: randomBytes(32).toString('base64') }, ConditionExpression: ITEM_IS_NEW })));
+    stored = (await get()).Item;
+  }
+  return Buffer.from(String(stored!.key), 'base64');
+}
+
+const cursorTag = (position: string, key: Buffer) => createHmac('sha256', key).update(position).digest('base64url').slice(0, TAG_LENGTH);
+
+/**
+ * A cursor is opaque to clients, and only the feed can make one: the position and its tag (an HMAC
+ * with the feed's key), base64url-encoded. A well-formed position the feed did not give out (one
+ * far ahead, which would leave its holder waiting for events forever) has no valid tag.
+ */
+export function encodeFeedCursor(position: string, key: Buffer): string {
+  return Buffer.from(`${position}.${cursorTag(position, key)}`).toString('base64url');
 }
 
 /** The position a cursor names, or undefined when it is not one this feed gave out. */
-export function decodeFeedCursor(cursor: string): string | undefined {
-  const position = Buffer.from(cursor, 'base64url').toString();
-  return keys.eventPositionPattern.test(position) && encodeFeedCursor(position) === cursor ? position : undefined;
+export function decodeFeedCursor(cursor: string, key: Buffer): string | undefined {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const dot = text.lastIndexOf('.');
+  const [position, tag] = [text.slice(0, dot), Buffer.from(text.slice(dot + 1))];
+  const expected = Buffer.from(cursorTag(position, key));
+  const signed = dot > 0 && tag.length === expected.length && timingSafeEqual(tag, expected);
+  return signed && keys.eventPositionPattern.test(position) && encodeFeedCursor(position, key) === cursor ? position : undefined;
 }
 
 export interface FeedPage {
@@ -169,7 +222,7 @@ export async function readChangeEvents(after: string | undefined, limit: number,
   );
   const items = (out.Items ?? []).slice(0, limit);
   return {
-    events: items.map(changeEventFromItem),
+    events: items.map((item) => feedEvent(changeEventFromItem(item))),
     last: items.length ? String(items.at(-1)!.SK) : undefined,
     more: (out.Items ?? []).length > limit || out.LastEvaluatedKey !== undefined,
   };

@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
 import { storedDateTime, wireDateTime } from '../domain/datetime';
+import { privateTicketFields } from '../domain/disclosure';
 import type { ChangeEvent, EventType, FieldChange, JsonValue } from '../domain/events';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import { attachmentView, followupView, ticketView } from '../domain/views';
@@ -74,6 +75,13 @@ export function fieldChanges(before: Data, after: Data): Record<string, FieldCha
   return changes;
 }
 
+/** The ticket fields holding staff-only text in the images, or undefined when neither has any. */
+function ticketPrivateFields(oldImage: Item | undefined, newImage: Item | undefined): { before: string[]; after: string[] } | undefined {
+  const before = oldImage ? privateTicketFields(strip<Ticket>(oldImage)) : [];
+  const after = newImage ? privateTicketFields(strip<Ticket>(newImage)) : [];
+  return before.length || after.length ? { before, after } : undefined;
+}
+
 /** An event's `created` in the API's wire form, from a stored date-time or the stream record's time. */
 const wire = (stored: string) => wireDateTime(stored)!;
 const iso = (ms: number) => wire(storedDateTime(new Date(ms)));
@@ -84,11 +92,23 @@ export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[]
   const image = (newImage ?? oldImage)!;
   const ticket = Number(change.keys.PK.slice(TICKET_PREFIX.length));
   const out: DerivedEvent[] = [];
+  // A ticket's fields holding text only staff may see, before and after (domain/disclosure.ts).
+  const privateFields = image.type === 'ticket' ? ticketPrivateFields(oldImage, newImage) : undefined;
   const add = (event: EventType, created: string, data: Data, ids: { followup?: number; attachment?: number }, changes: Record<string, FieldChange> | null = null) =>
     out.push({
       stream,
       index: out.length,
-      event: { id: eventId(stream, out.length), event, created, ticket, followup: ids.followup ?? null, attachment: ids.attachment ?? null, changes, data },
+      event: {
+        id: eventId(stream, out.length),
+        event,
+        created,
+        ticket,
+        followup: ids.followup ?? null,
+        attachment: ids.attachment ?? null,
+        changes,
+        data,
+        ...(privateFields ? { private_fields: privateFields } : {}),
+      },
     });
 
   switch (image.type) {

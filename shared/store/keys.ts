@@ -197,6 +197,10 @@ export const keys = {
   /** Webhook subscriptions share one partition, in creation order: one Query lists them all. */
   subscriptionsPartition: 'WEBHOOK_SUBSCRIPTIONS',
   subscription: (id: string) => ({ PK: 'WEBHOOK_SUBSCRIPTIONS', SK: `SUBSCRIPTION#${id}` }),
+  /** What the subscriptions' sort keys begin with (the partition also holds their count). */
+  subscriptionPrefix: 'SUBSCRIPTION#',
+  /** How many subscriptions there are, beside them: a create raises it before its write, a delete lowers it after. */
+  subscriptionCount: { PK: 'WEBHOOK_SUBSCRIPTIONS', SK: 'COUNT' },
 
   /**
    * The change feed (store/change-feed.ts): one item per change event in one partition, in order of
@@ -204,6 +208,9 @@ export const keys = {
    */
   eventsPartition: 'EVENTS',
   changeEvent: (position: string) => ({ PK: 'EVENTS', SK: position }),
+  /** The key the feed's cursors are signed with (made by the feed's first read), in a partition of its own. */
+  feedCursorKeyPartition: 'EVENTS_CURSOR_KEY',
+  feedCursorKey: { PK: 'EVENTS_CURSOR_KEY', SK: 'KEY' },
   /** A change event's position in the feed: its time (ISO, ms), the stream record's sequence number, the event's index in that record. */
   eventPosition: (time: string, sequence: string, index: number) => `${time}#${sequence.padStart(40, '0')}#${index}`,
   /** What every position given out is checked against (a cursor names one). */
@@ -241,6 +248,7 @@ export const PARTITIONS = {
   deliveries: keys.deliveriesPartition,
   subscriptions: keys.subscriptionsPartition,
   events: keys.eventsPartition,
+  feedCursorKey: keys.feedCursorKeyPartition,
   lateEvents: keys.lateEventsPartition,
 } as const;
 

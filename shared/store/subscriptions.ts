@@ -1,6 +1,8 @@
 /**
  * Webhook subscriptions: one item each in one partition (`WEBHOOK_SUBSCRIPTIONS`), in creation
- * order, so one Query lists them all (there are at most MAX_SUBSCRIPTIONS). The dispatcher keeps the
+ * order, so one Query lists them all (there are at most MAX_SUBSCRIPTIONS), beside their count
+ * (`COUNT`), which a create raises (conditionally) before it writes and a delete lowers after: the
+ * limit holds however many creates run at once (a listing then a write let 12 creates at 98 make 110). The dispatcher keeps the
  * list for KNOWN_FOR_MS per warm function, as store/references.ts keeps queues: a change made by
  * another function reaches it within that minute (at once in the same process: writes here forget
  * it). Signing secrets are stored as they are: signing needs them (docs/security.md).
@@ -10,9 +12,9 @@ import type { EventType } from '../domain/events';
 import type { Subscription } from '../domain/subscriptions';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION, KEY_ATTRIBUTES } from './keys';
+import { keys, ITEM_EXISTS, ITEM_IS_NEW, KEY_ATTRIBUTES, SORT_BEGINS_WITH } from './keys';
 import { queryAll } from './query';
-import { isConditionFailure } from './transact';
+import { conditionHeld, isConditionFailure } from './transact';
 import { KNOWN_FOR_MS } from './references';
 
 type Item = Record<string, unknown>;
@@ -34,7 +36,11 @@ export function forgetSubscriptions(): void {
 
 /** Every subscription, oldest first: one Query (strongly consistent). */
 export async function listSubscriptions(): Promise<Subscription[]> {
-  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.subscriptionsPartition }, ConsistentRead: true });
+  const items = await queryAll({
+    KeyConditionExpression: SORT_BEGINS_WITH,
+    ExpressionAttributeValues: { ':pk': keys.subscriptionsPartition, ':sk': keys.subscriptionPrefix },
+    ConsistentRead: true,
+  });
   return items.map(toSubscription);
 }
 
@@ -49,11 +55,68 @@ export async function getSubscription(id: string): Promise<Subscription | undefi
   return out.Item ? toSubscription(out.Item) : undefined;
 }
 
-export async function createSubscription(subscription: Subscription): Promise<void> {
-  forgetSubscriptions();
-  await dynamo.send(
-    new PutCommand({ TableName: config.tableName, Item: { ...keys.subscription(subscription.id), ...subscription }, ConditionExpression: ITEM_IS_NEW }),
+/** There are as many subscriptions as there may be. */
+export class TooManySubscriptions extends Error {}
+
+/** Whether this process has seen the count item (the API never deletes it; an operator may, to have it rebuilt). */
+let countExists = false;
+
+/**
+ * Makes the count item when there is none yet (subscriptions made before it was kept): from a
+ * listing, put only if no other request put one meanwhile. Any change to the subscriptions after
+ * the listing was made by a request that found the count there, or lost this race and counts after.
+ */
+async function ensureCount(): Promise<void> {
+  if (countExists) return;
+  const stored = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.subscriptionCount, ConsistentRead: true }));
+  if (!stored.Item) {
+    const listed = (await listSubscriptions()).length;
+    // Another request may have made it meanwhile: then that one stands.
+    await conditionHeld(dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.subscriptionCount, count: listed }, ConditionExpression: ITEM_IS_NEW })));
+  }
+  countExists = true;
+}
+
+/**
+ * Adds `delta` to the count, refused (false) when that would take it past `max`. A plain conditional
+ * update: DynamoDB applies those to one item one at a time, so concurrent creates never pass the
+ * limit, and, unlike a transaction, they queue rather than cancel each other.
+ */
+async function addToCount(delta: 1 | -1, max?: number): Promise<boolean> {
+  return conditionHeld(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.subscriptionCount,
+        UpdateExpression: 'ADD #count :delta',
+        ConditionExpression: `${ITEM_EXISTS}${max === undefined ? '' : ' AND #count < :max'}`,
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':delta': delta, ...(max === undefined ? {} : { ':max': max }) },
+      }),
+    ),
   );
+}
+
+/**
+ * Counts a new subscription, then stores it (uncounting it if that fails); TooManySubscriptions
+ * when there are `max` already. A process that dies between the two leaves the count one high,
+ * never low: the limit can only be stricter (docs/security.md).
+ */
+export async function createSubscription(subscription: Subscription, max: number): Promise<void> {
+  forgetSubscriptions();
+  await ensureCount();
+  if (!(await addToCount(1, max))) {
+    // At the limit, or the count is gone (deleted to have it rebuilt from a listing): look again.
+    countExists = false;
+    await ensureCount();
+    if (!(await addToCount(1, max))) throw new TooManySubscriptions();
+  }
+  try {
+    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.subscription(subscription.id), ...subscription }, ConditionExpression: ITEM_IS_NEW }));
+  } catch (error) {
+    await addToCount(-1);
+    throw error;
+  }
 }
 
 /** Replaces `current` with `next`, unless it changed since it was read (SubscriptionChanged) or is gone (false). */
@@ -76,16 +139,13 @@ export async function saveSubscription(current: Subscription, next: Subscription
   }
 }
 
-/** Deletes a subscription; false when there was none. Its deliveries stop at their next attempt. */
+/** Deletes a subscription, then uncounts it (no count: the next create rebuilds it); false when there was none. Its deliveries stop at their next attempt. */
 export async function deleteSubscription(id: string): Promise<boolean> {
   forgetSubscriptions();
-  try {
-    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.subscription(id), ConditionExpression: ITEM_EXISTS }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  await ensureCount();
+  if (!(await conditionHeld(dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.subscription(id), ConditionExpression: ITEM_EXISTS }))))) return false;
+  await addToCount(-1);
+  return true;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { GetCommand, QueryCommand } from './dynamodb';
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import type { TicketChanges } from '../domain/ticket';
+import type { FollowupPlan } from '../domain/followup';
 import { MissingRecord, NotFound } from '../domain/errors';
 import { MAX_PAGE_DEPTH, PageTooDeep, isIdCursor, pageWindow, type IdCursor, type PageLinks, type PageRequest, type PageWindow } from '../domain/pagination';
 import { subBlockCounts, totalOf } from '../domain/ticket-counts';
@@ -211,7 +212,7 @@ export async function addFollowup(
   ticket: Ticket,
   followup: Followup,
   attachments: Attachment[],
-  ticketChanges: Partial<Pick<Ticket, 'status' | 'resolution' | 'modified'>>,
+  ticketChanges: FollowupPlan['ticketChanges'],
   event?: OutboxEvent,
   fileCommit?: TransactItem,
 ): Promise<void> {

@@ -12,6 +12,17 @@ export function isConditionFailure(error: unknown): boolean {
   return (error as Error)?.name === 'ConditionalCheckFailedException';
 }
 
+/** Awaits a single conditional write: false when its condition did not hold. */
+export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /** A conditional check failed at the given positions of the transaction. */
 export class ConditionFailed extends Error {
   constructor(readonly positions: number[]) {

@@ -15,15 +15,18 @@ import { recordDeliveries, storedPayload, type WebhookContext } from './service'
 export { CHANGE_EVENT_ITEM_TYPE, changeEventFromItem, isChangeEventItem } from '../store/change-feed';
 
 /**
- * Renders the payload once (the event as the feed shows it, under the payload policy) and records
- * one delivery per subscription listening. Idempotent: a delivery's id is the event's and the
+ * Renders the payload once (the event as the feed shows it, under the outbound policy of
+ * domain/disclosure.ts) and records one delivery per subscription listening; none when the policy
+ * leaves nothing of the change to show. Idempotent: a delivery's id is the event's and the
  * subscription's, so a repeated dispatch finds it.
  */
 export async function dispatchChangeEvent(event: ChangeEvent, ctx: Pick<WebhookContext, 'queue' | 'settings'>): Promise<void> {
   const subscriptions = await listeningSubscriptions(event.event);
   if (!subscriptions.length) return;
   const staffOnly = ctx.settings.includePrivate ? [] : (await listCustomFields()).filter((d) => d.staff_only).map((d) => d.name);
-  const stored = storedPayload(JSON.stringify(subscriptionPayload(event, staffOnly, ctx.settings.includePrivate)), { event: event.id, ticket: event.ticket });
+  const payload = subscriptionPayload(event, staffOnly, ctx.settings.includePrivate);
+  if (!payload) return; // nothing of the change may be shown: nothing is sent
+  const stored = storedPayload(JSON.stringify(payload), { event: event.id, ticket: event.ticket });
   await recordDeliveries(
     subscriptions.map((subscription) => ({
       ...stored,

@@ -7,7 +7,8 @@
  * Both steps are idempotent: dispatching an event twice finds its deliveries already there, and an
  * attempt is recorded only if no other worker recorded one meanwhile. Delivery is at least once.
  */
-import { afterAttempt, deliveryId, payloadCollection, signatureHeaders, webhookPayload, USER_AGENT, type Delivery, type WebhookSettings } from '../domain/webhooks';
+import { disclosedCollection } from '../domain/disclosure';
+import { afterAttempt, deliveryId, signatureHeaders, webhookPayload, USER_AGENT, type Delivery, type WebhookSettings } from '../domain/webhooks';
 import { ticketView } from '../domain/views';
 import { listCustomFields } from '../store/custom-fields';
 import { createDelivery, getDelivery, recordAttempt } from '../store/deliveries';
@@ -50,7 +51,7 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
       logger.warn('webhook event dropped: its ticket was deleted before dispatch', { event: event.id, ticket: event.ticket });
     } else {
       const queue = await getQueue(collection.ticket.queue);
-      const shown = payloadCollection(collection, defs, ctx.settings.includePrivate);
+      const shown = disclosedCollection(collection, defs, ctx.settings.includePrivate);
       const body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, shown.collection, shown.defs), queue?.slug ?? '', event.followup ?? undefined));
       const stored = storedPayload(body, { event: event.id, ticket: event.ticket });
       await recordDeliveries(
@@ -131,7 +132,7 @@ export async function attemptDelivery(id: string, ctx: WebhookContext, now = () 
   if (!(await recordAttempt(delivery, record))) return { state: 'skipped' };
   if (receiver.subscription) await recordHealth(receiver.subscription, delivery, next.status === 'delivered', now());
   // The receiver's host only: a URL's path or query may hold its own secret (Slack-style hooks).
-  const entry = { delivery: delivery.id, host: new URL(url).host, attempt: next.attempts, status: outcome.status, error: outcome.error };
+  const entry = { delivery: delivery.id, host: new URL(url).host, attempt: next.attempts, status: outcome.status, error: outcome.detail ?? outcome.error };
   if (next.status === 'pending') logger.warn('webhook attempt failed, will retry', entry);
   else if (next.status === 'failed') logger.error('webhook failed on every attempt of the schedule', entry);
   else logger.info('webhook delivered', entry);

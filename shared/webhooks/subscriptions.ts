@@ -68,6 +68,8 @@ export async function pingSubscription(subscription: Subscription, options: Send
     'user-agent': USER_AGENT,
   };
   const outcome = await postWebhook(subscription.url, headers, body, options);
+  // The answer says what failed in words; the error's own code and text are for the logs.
+  if (outcome.detail) logger.info('webhook ping got no answer', { subscription: subscription.id, host: new URL(subscription.url).host, error: outcome.detail });
   const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
   return { id, delivered, status: outcome.status ?? null, error: outcome.error ?? null };
 }

@@ -238,6 +238,21 @@ describe('the feed', () => {
     expect((await api.call('GET', '/api/events/', { auth: null })).status).toBe(401);
   });
 
+  it('a cursor the feed did not give out is a 400, even a well-formed position far ahead (issue 25)', async () => {
+    const given = await end();
+    expect(given).not.toBeNull();
+    // What a cursor used to be (the position, base64url) names a position: one far ahead answered
+    // 200 and echoed it, and its holder never saw another event.
+    const position = Buffer.from(given!, 'base64url').toString();
+    const ahead = position.replace(/^\d{4}/, '2099');
+    for (const forged of [Buffer.from(ahead).toString('base64url'), Buffer.from(ahead.replace(/\.[\w-]+$/, '.AAAAAAAAAAAAAAAAAAAAAA')).toString('base64url'), Buffer.from(position.replace(/\.[\w-]+$/, '')).toString('base64url')]) {
+      const reply = await api.call('GET', `/api/events/?after=${forged}`);
+      expect(reply.status, forged).toBe(400);
+      expect(reply.body).toEqual({ after: [expect.stringMatching(/^Not a cursor of this feed/)] });
+    }
+    expect((await api.call('GET', `/api/events/?after=${given}`)).status).toBe(200);
+  });
+
   it('items live in their own partition with a 30-day TTL', async () => {
     await end();
     const { Items } = await dynamo.send(new QueryCommand({ TableName: process.env.TABLE_NAME, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'EVENTS' }, Limit: 1 }));

@@ -6,7 +6,7 @@
  * the CLI's: the server's endpoints reach the CLI through endpoints.json all the same.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,7 @@ const ADMIN_PASSWORD = 'admin-cli-password';
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-cli-'));
+  chmodSync(dataDir, 0o755); // as an earlier version left it: readable by anyone on the machine
   const ownerFile = join(dataDir, 'endpoints.json');
   selfStarted = cli(['create-queue', '--title', 'Billing', '--slug', 'billing', '--json'], { dataDir });
   await until(() => existsSync(ownerFile) && JSON.parse(readFileSync(ownerFile, 'utf8')).owner === 'cli', selfStarted);
@@ -142,6 +143,9 @@ describe.sequential('on a data directory', () => {
     expect(stderr).not.toContain('Waiting');
     // Its DynamoDB Local kept the data in the directory, not in memory.
     expect(statSync(join(dataDir, 'dynamodb', 'shared-local-instance.db')).size).toBeGreaterThan(0);
+    // Owner-only (issue 25): the directory (made so though it was not), what the engines made in it.
+    const mode = (...path: string[]) => (statSync(join(dataDir, ...path)).mode & 0o777).toString(8);
+    expect([mode(), mode('dynamodb'), mode('s3'), mode('dynamodb', 'shared-local-instance.db')]).toEqual(['700', '700', '700', '600']);
   });
 
   it('refuses invalid values before starting anything', async () => {
@@ -157,6 +161,7 @@ describe.sequential('on a data directory', () => {
       runtime = await starting!;
       const record = JSON.parse(readFileSync(join(dataDir, 'endpoints.json'), 'utf8'));
       expect(record).toMatchObject({ owner: 'server', url: runtime.url });
+      expect((statSync(join(dataDir, 'endpoints.json')).mode & 0o777).toString(8)).toBe('600');
       expect(record.pid).toBeGreaterThan(0);
       expect(record.dynamoEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     });

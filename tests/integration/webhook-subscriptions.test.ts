@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, unique, type Json } from './client';
@@ -184,6 +184,17 @@ describe('deliveries', () => {
     expect(receiver.received.filter(at('/deletes'))).toEqual([]);
   });
 
+  it("the delivery log shows a receiver's scheme, host and shortened path, not the secret a chat receiver keeps in it (issue 25)", async () => {
+    const sub = await subscribe('/services/T0001/B0001/chatsecret0123456789', ['attachment.deleted']);
+    await writeChangeEvent('attachment.deleted', { attachment: 5 });
+    const [r] = await receiver.waitFor(1, at('/services/T0001/B0001/chatsecret0123456789'));
+    await expect
+      .poll(async () => (await api.call('GET', `/api/webhook-deliveries/${String(r!.headers['webhook-id'])}/`)).body, { timeout: 10_000 })
+      .toMatchObject({ subscription: sub.id, url: `${receiver.url}/services/…` });
+    const log = (await api.call('GET', '/api/webhook-deliveries/?page_size=100')).body;
+    expect(JSON.stringify(log)).not.toContain('chatsecret');
+  });
+
   it('a disabled subscription receives nothing; enabled again, it does', async () => {
     const off = await subscribe('/off', ['followup.deleted']);
     await subscribe('/on', ['followup.deleted']);
@@ -243,6 +254,51 @@ describe('changes made over the API', () => {
   });
 });
 
+describe("private text and the resolution (issue 25)", () => {
+  it("a private followup's comment as the resolution reaches no subscriber; the feed shows it to staff", async () => {
+    const sub = await subscribe('/resolution', ['ticket.updated', 'ticket.status_changed']);
+    const ticket = (await api.createTicket({ title: unique('private-resolution'), priority: 3 })).body;
+    const note = unique('the-safe-code-is');
+    expect((await api.call('POST', '/api/followups/', { json: { ticket: ticket.id, title: 'Internal', comment: note, new_status: 3, public: false } })).status).toBe(201);
+    const [updated, statusChanged] = await receiver.waitFor(2, (x) => x.path === '/resolution' && JSON.parse(x.body).data.ticket === ticket.id);
+    const payloads = [verifyWith(sub.secret, updated!), verifyWith(sub.secret, statusChanged!)] as Json[];
+    const byType = Object.fromEntries(payloads.map((p) => [p.type, p.data]));
+    expect(byType['ticket.updated'].changes).toEqual({ status: { old: 1, new: 3 } });
+    expect(byType['ticket.updated'].data).toMatchObject({ status: 3, resolution: null });
+    expect(byType['ticket.status_changed'].data).toMatchObject({ status: 3, resolution: null });
+    expect(JSON.stringify(payloads)).not.toContain(note);
+    // Another private followup on the resolved ticket changes nothing a subscriber may see: nothing is sent.
+    const second = await api.call('POST', '/api/followups/', { json: { ticket: ticket.id, title: 'Note', comment: unique('internal-again') } });
+    expect(second.status).toBe(201);
+    // The feed (staff) lists both changes with the text, as GET shows staff, and without the policy's marks.
+    const feed = async () => ((await api.call('GET', '/api/events/?limit=1000')).body.results as Json[]).filter((e) => e.ticket === ticket.id && e.event === 'ticket.updated');
+    await expect.poll(async () => (await feed()).length, { timeout: 15_000, interval: 250 }).toBe(2);
+    const listed = await feed();
+    expect(listed[0]!.changes.resolution).toEqual({ old: null, new: note });
+    for (const e of listed) expect(e).not.toHaveProperty('private_fields');
+    // A visible change after it, in the stream behind it, is sent; the hidden one before it was not.
+    expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { priority: 1 } })).status).toBe(200);
+    const ofTicket = (x: Received) => x.path === '/resolution' && JSON.parse(x.body).data.ticket === ticket.id;
+    const all = await receiver.waitFor(3, ofTicket);
+    const changes = all.map((x) => JSON.stringify((verifyWith(sub.secret, x) as Json).data.changes)).sort();
+    expect(changes).toEqual([{ priority: { old: 3, new: 1 } }, { status: { old: 1, new: 3 } }, { status: { old: 1, new: 3 } }].map((c) => JSON.stringify(c)));
+    expect(receiver.received.filter(ofTicket)).toHaveLength(3);
+  });
+
+  it('a PATCH of a staff-only field alone sends subscribers nothing (issue 25)', async () => {
+    const sub = await subscribe('/staff-only-patch', ['ticket.updated']);
+    const field = `internal_${unique('p').replace(/[^a-z0-9]/gi, '').slice(-8)}`;
+    expect((await api.call('POST', '/api/custom-fields/', { json: { name: field, label: 'Internal', data_type: 'varchar', max_length: 50, staff_only: true } })).status).toBe(201);
+    const ticket = (await api.createTicket({ title: unique('staff-only'), priority: 3 })).body;
+    expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { [`custom_${field}`]: 'vip' } })).status).toBe(200);
+    expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { priority: 1 } })).status).toBe(200);
+    // The second change is sent; the first, in the stream before it, was not.
+    const [r] = await receiver.waitFor(1, (x) => x.path === '/staff-only-patch' && JSON.parse(x.body).data.ticket === ticket.id);
+    expect((verifyWith(sub.secret, r!) as Json).data.changes).toEqual({ priority: { old: 3, new: 1 } });
+    expect(receiver.received.filter((x) => x.path === '/staff-only-patch' && JSON.parse(x.body).data.ticket === ticket.id)).toHaveLength(1);
+  });
+});
+
 describe('ping', () => {
   it("reports the receiver's answer: a 2xx, a failure status, no answer", async () => {
     const ok = await subscribe('/ping-ok', ['ticket.created']);
@@ -263,7 +319,25 @@ describe('ping', () => {
       });
     });
     const nobody = (await api.call('POST', '/api/webhooks/', { json: { url: `http://127.0.0.1:${closedPort}/`, events: ['ticket.created'] } })).body;
-    expect((await api.call('POST', `/api/webhooks/${nobody.id}/ping`)).body).toMatchObject({ delivered: false, status: null, error: expect.stringMatching(/ECONNREFUSED/) });
+    // In words, not the socket's text (issue 25): no code, no address.
+    expect((await api.call('POST', `/api/webhooks/${nobody.id}/ping`)).body).toMatchObject({ delivered: false, status: null, error: 'connection refused' });
+  });
+
+  it('says a TLS failure in words (issue 25)', async () => {
+    // https to the plain-HTTP receiver: the handshake fails.
+    const tls = (await api.call('POST', '/api/webhooks/', { json: { url: `${receiver.url.replace('http:', 'https:')}/tls`, events: ['ticket.created'] } })).body;
+    const answer = (await api.call('POST', `/api/webhooks/${tls.id}/ping`)).body;
+    expect(answer).toMatchObject({ delivered: false, status: null, error: expect.stringMatching(/^TLS failed/) });
+    expect(answer.error).not.toMatch(/EPROTO|SSL|routines|127\.0\.0\.1/i);
+  });
+
+  it('a stored URL the rules now refuse is not sent to: an IP literal is checked again at send time (issue 25)', async () => {
+    const sub = await subscribe('/moved', ['ticket.created']);
+    // As a URL stored before a rule existed, or written around the API: a private address literal.
+    await table.client.send(
+      new UpdateCommand({ TableName: table.name, Key: { PK: 'WEBHOOK_SUBSCRIPTIONS', SK: `SUBSCRIPTION#${sub.id}` }, UpdateExpression: 'SET #url = :url', ExpressionAttributeNames: { '#url': 'url' }, ExpressionAttributeValues: { ':url': 'http://10.0.0.8:9001/in' } }),
+    );
+    expect((await api.call('POST', `/api/webhooks/${sub.id}/ping`)).body).toMatchObject({ delivered: false, status: null, error: 'not sent: a private or reserved address' });
   });
 });
 
@@ -330,5 +404,43 @@ describe('the example receiver (examples/webhook-receiver.ts, as the README tour
     } finally {
       child.kill('SIGTERM');
     }
+  });
+});
+
+describe('the limit of 100 subscriptions (issue 25)', () => {
+  it('holds under concurrent creates, and a delete makes room again', { timeout: 120_000 }, async () => {
+    // The environment's receivers are listed first, and are not subscriptions.
+    const count = async () => {
+      const page = (await api.call('GET', '/api/webhooks/?page_size=100')).body;
+      return (page.count as number) - (page.results as Json[]).filter((s) => s.read_only).length;
+    };
+    // Disabled fillers: they count, and receive nothing from the other tests' changes.
+    const filler = (i: number) => ({ json: { url: `${receiver.url}/filler-${i}`, events: ['ticket.created'], enabled: false } });
+    const made: string[] = [];
+    for (let start = await count(); start < 98; start += 10) {
+      const batch = await Promise.all(Array.from({ length: Math.min(10, 98 - start) }, (_, i) => api.call('POST', '/api/webhooks/', filler(start + i))));
+      for (const reply of batch) {
+        expect(reply.status, reply.text).toBe(201);
+        made.push(reply.body.id);
+      }
+    }
+    expect(await count()).toBe(98);
+    const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => api.call('POST', '/api/webhooks/', filler(1000 + i))));
+    const created = burst.filter((r) => r.status === 201);
+    made.push(...created.map((r) => r.body.id as string));
+    expect(created).toHaveLength(2);
+    for (const refused of burst.filter((r) => r.status !== 201)) {
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body).toEqual({ non_field_errors: [expect.stringMatching(/100 subscriptions already/)] });
+    }
+    expect(await count()).toBe(100);
+    // Without its count (subscriptions made before it was kept, or an operator deleting it), the
+    // count is rebuilt from a listing: still full.
+    await table.client.send(new DeleteCommand({ TableName: table.name, Key: { PK: 'WEBHOOK_SUBSCRIPTIONS', SK: 'COUNT' } }));
+    expect((await api.call('POST', '/api/webhooks/', filler(1999))).status).toBe(400);
+    expect((await api.call('DELETE', `/api/webhooks/${made.pop()}/`)).status).toBe(204);
+    expect((await api.call('POST', '/api/webhooks/', filler(2000))).status).toBe(201);
+    expect((await api.call('POST', '/api/webhooks/', filler(2001))).status).toBe(400);
+    await Promise.all(made.map((id) => api.call('DELETE', `/api/webhooks/${id}/`)));
   });
 });

@@ -116,6 +116,30 @@ describe('payloads and signatures', () => {
     expect(JSON.stringify(payload)).not.toContain('secret.txt');
   });
 
+  it("a private followup's text never leaves as the resolution it becomes (issue 25)", async () => {
+    const created = (await api.createTicket({ title: unique('wh') })).body;
+    const note = unique('the-safe-code-is');
+    // A private followup that resolves the ticket: upstream copies its comment into the resolution.
+    const resolving = await api.call('POST', '/api/followups/', { json: { ticket: created.id, title: 'Internal', comment: note, new_status: 3, public: false } });
+    expect(resolving.status).toBe(201);
+    // Staff still see it, as upstream shows them.
+    expect((await api.call('GET', `/api/tickets/${created.id}/`)).body.resolution).toBe(note);
+    const [r] = await receiver.waitFor(1, (x) => forTicket(created.id, '/followup')(x) && payloadOf(x).followup_id === resolving.body.id);
+    const payload = verify(r!) as Json;
+    expect(payload.ticket).toMatchObject({ status: 3, resolution: null });
+    expect(JSON.stringify(payload)).not.toContain(note);
+    // Any followup on a resolved ticket overwrites the resolution: a public one shows, a private one hides it again.
+    const done = unique('Replaced the fuser');
+    const answer = await api.call('POST', '/api/followups/', { json: { ticket: created.id, title: 'Done', comment: done, public: true } });
+    const [shown] = await receiver.waitFor(1, (x) => forTicket(created.id, '/followup')(x) && payloadOf(x).followup_id === answer.body.id);
+    expect((verify(shown!) as Json).ticket.resolution).toBe(done);
+    const again = unique('internal-again');
+    const hidden = await api.call('POST', '/api/followups/', { json: { ticket: created.id, title: 'Note', comment: again } });
+    const [last] = await receiver.waitFor(1, (x) => forTicket(created.id, '/followup')(x) && payloadOf(x).followup_id === hidden.body.id);
+    expect((verify(last!) as Json).ticket.resolution).toBeNull();
+    expect(last!.body).not.toContain(again);
+  });
+
   it('a failed write sends nothing', async () => {
     const title = unique('never');
     const before = receiver.received.length;

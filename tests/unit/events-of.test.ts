@@ -1,12 +1,13 @@
 /** Change events from stream records (shared/store/events-of.ts) and their place in the feed (change-feed.ts). */
 import { describe, expect, it } from 'vitest';
 import type { CustomFieldDefinition } from '../../shared/domain/custom-fields';
+import { feedEvent } from '../../shared/domain/events';
 import type { Attachment, Followup, Ticket } from '../../shared/domain/records';
 import { eventId, eventsOf, type EventContext } from '../../shared/store/events-of';
 import { attachmentItem, followupItem, ticketItem, WRITTEN_OUT } from '../../shared/store/items';
 import { keys } from '../../shared/store/keys';
 import type { TableChange } from '../../shared/store/table-changes';
-import { changeEventItem, decodeFeedCursor, encodeFeedCursor, feedPosition } from '../../shared/store/change-feed';
+import { changeEventFromItem, changeEventItem, decodeFeedCursor, encodeFeedCursor, feedPosition } from '../../shared/store/change-feed';
 
 const defs: CustomFieldDefinition[] = [
   { name: 'region', key: 'k1', label: 'Region', help_text: '', data_type: 'varchar', max_length: 20, decimal_places: null, empty_selection_list: false, list_values: [], required: false, staff_only: true, ordering: 1 },
@@ -56,6 +57,20 @@ describe('events of a ticket record', () => {
     expect(events[0]!.event.changes).toEqual({ status: { old: 1, new: 3 }, priority: { old: 3, new: 1 }, custom_region: { old: 'north', new: 'south' } });
     expect(events[0]!.event.created).toBe('2026-11-25T12:05:00Z');
     expect(events[1]!.event.changes).toEqual({ status: { old: 1, new: 3 } });
+  });
+
+  it("a resolution that is a private followup's comment is marked on the events, before and after, and the feed does not list the mark", () => {
+    const before = { ...ticketItem(ticket), version: 4 };
+    const after = { ...before, version: 5, status: 3, resolution: 'the safe code is 1234', resolution_private: true };
+    const events = eventsOf(record('MODIFY', before, after), ctx);
+    expect(events.map((d) => d.event.private_fields)).toEqual([
+      { before: [], after: ['resolution'] },
+      { before: [], after: ['resolution'] },
+    ]);
+    expect(eventsOf(record('REMOVE', after), ctx)[0]!.event.private_fields).toEqual({ before: ['resolution'], after: [] });
+    expect(eventsOf(record('MODIFY', before, { ...before, version: 5, priority: 1 }), ctx)[0]!.event).not.toHaveProperty('private_fields');
+    expect(feedEvent(events[0]!.event)).not.toHaveProperty('private_fields');
+    expect(changeEventFromItem(changeEventItem(events[0]!, stream.at, 5000)).private_fields).toEqual({ before: [], after: ['resolution'] });
   });
 
   it('bookkeeping alone gives no event: version, modified, index keys, the opening followup written out', () => {
@@ -130,11 +145,16 @@ describe('the feed position', () => {
     expect(feedPosition(derived!, now, 0).time).toBe(now);
   });
 
-  it('cursors are opaque and checked: only positions the feed gives out decode', () => {
+  it('cursors are opaque and signed: only positions the feed gives out decode, with its key (issue 25)', () => {
+    const key = Buffer.alloc(32, 7);
     const { position } = feedPosition(derived!, stream.at, 5000);
-    expect(decodeFeedCursor(encodeFeedCursor(position))).toBe(position);
-    for (const bad of ['', 'abc', encodeFeedCursor('2026-11-25T12:00:01.000Z#12#0'), encodeFeedCursor(`${position}x`), `${encodeFeedCursor(position)}=`]) {
-      expect(decodeFeedCursor(bad)).toBeUndefined();
+    expect(decodeFeedCursor(encodeFeedCursor(position, key), key)).toBe(position);
+    expect(Buffer.from(encodeFeedCursor(position, key), 'base64url').toString()).not.toBe(position);
+    // A well-formed position far ahead, unsigned as cursors used to be, or signed with another key.
+    const ahead = keys.eventPosition('2099-01-01T00:00:00.000Z', '1', 0);
+    const forged = [Buffer.from(ahead).toString('base64url'), Buffer.from(`${ahead}.${'A'.repeat(22)}`).toString('base64url'), encodeFeedCursor(ahead, Buffer.alloc(32, 8))];
+    for (const bad of ['', 'abc', encodeFeedCursor('2026-11-25T12:00:01.000Z#12#0', key), encodeFeedCursor(`${position}x`, key), `${encodeFeedCursor(position, key)}=`, ...forged]) {
+      expect(decodeFeedCursor(bad, key)).toBeUndefined();
     }
   });
 });

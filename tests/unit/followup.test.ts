@@ -97,7 +97,7 @@ describe('planFollowup', () => {
     const { followup, ticketChanges } = plan({ title: 'Resolving', comment: 'resolved now', public: true, new_status: 3 });
     expect(followup.title).toBe('Resolving and Resolved');
     expect(followup.new_status).toBe(3);
-    expect(ticketChanges).toEqual({ status: 3, resolution: 'resolved now', modified: '2030-01-02T03:04:05.000000Z' });
+    expect(ticketChanges).toEqual({ status: 3, resolution: 'resolved now', resolution_private: false, modified: '2030-01-02T03:04:05.000000Z' });
   });
 
   it('a null title with a status change gets the ticket title and the suffix', () => {
@@ -146,7 +146,7 @@ describe('planFollowup', () => {
     it('any followup on a Resolved ticket overwrites the resolution', () => {
       const { followup, ticketChanges } = plan({ title: 'note', comment: 'later note' }, ticket({ status: 3, resolution: 'Fixed it' }));
       expect(followup.new_status).toBeNull();
-      expect(ticketChanges).toEqual({ resolution: 'later note', modified: '2030-01-02T03:04:05.000000Z' });
+      expect(ticketChanges).toEqual({ resolution: 'later note', resolution_private: true, modified: '2030-01-02T03:04:05.000000Z' });
     });
 
     it('any followup on a Closed ticket without resolution sets it', () => {

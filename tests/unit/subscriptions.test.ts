@@ -108,7 +108,7 @@ describe('deliveries and payloads', () => {
       timestamp: event.created,
       data: { ...event, changes: { title: { old: 'a', new: 'b' } }, data: { id: 4, title: 'b', followup_set: [{ id: 1, public: true }] } },
     });
-    expect(subscriptionPayload(event, ['tier'], true).data).toEqual(event);
+    expect(subscriptionPayload(event, ['tier'], true)?.data).toEqual(event);
   });
 });
 

@@ -12,8 +12,8 @@ import {
   newWebhookSecret,
   parseUrlList,
   parseWebhookSettings,
-  payloadCollection,
   refusedUrl,
+  sendFailure,
   shownUrl,
   signatureHeaders,
   webhookPayload,
@@ -29,27 +29,7 @@ describe('URL lists', () => {
   });
 });
 
-describe('payload policy', () => {
-  const collection = {
-    followups: [
-      { id: 1, public: true },
-      { id: 2, public: false },
-    ],
-    attachments: [
-      { id: 10, followup: 1 },
-      { id: 11, followup: 2 },
-    ],
-  };
-  const defs = [{ name: 'open', staff_only: false }, { name: 'internal', staff_only: true }];
-
-  it('leaves out private followups, their files and staff-only fields unless the operator includes them (issue 13)', () => {
-    const shown = payloadCollection(collection, defs, false);
-    expect(shown.collection.followups.map((f) => f.id)).toEqual([1]);
-    expect(shown.collection.attachments.map((a) => a.id)).toEqual([10]);
-    expect(shown.defs.map((d) => d.name)).toEqual(['open']);
-    expect(payloadCollection(collection, defs, true)).toEqual({ collection, defs });
-  });
-
+describe('the payload setting', () => {
   it('reads HELPDESK_WEBHOOK_INCLUDE_PRIVATE, and refuses anything but true or false', () => {
     expect(parseWebhookSettings({ HELPDESK_WEBHOOK_INCLUDE_PRIVATE: 'true' }, false).includePrivate).toBe(true);
     expect(() => parseWebhookSettings({ HELPDESK_WEBHOOK_INCLUDE_PRIVATE: 'yes' }, false)).toThrow(/INCLUDE_PRIVATE/);
@@ -59,7 +39,34 @@ describe('payload policy', () => {
 describe('the delivery log', () => {
   it('shows a receiver URL without its query string, where tokens hide (issue 13)', () => {
     expect(shownUrl('https://hooks.example.com/in?token=s3cret&x=1')).toBe('https://hooks.example.com/in?…');
-    expect(shownUrl('https://hooks.example.com:8443/a/b')).toBe('https://hooks.example.com:8443/a/b');
+    expect(shownUrl('https://hooks.example.com:8443/a')).toBe('https://hooks.example.com:8443/a');
+  });
+
+  it("shows only the path's first segment, shortened, where chat receivers keep their secret (issue 25)", () => {
+    expect(shownUrl('https://hooks.slack.com/services/T0001/B0001/XXXXXXXXXXXXXXXXXXXXXXXX')).toBe('https://hooks.slack.com/services/…');
+    expect(shownUrl('https://discord.com/api/webhooks/123456/abcdef-token')).toBe('https://discord.com/api/…');
+    expect(shownUrl('https://hooks.example.com/0f3c9a7b2d5e4f60a1b2c3d4e5f6a7b8')).toBe('https://hooks.example.com/0f3c9a…');
+    expect(shownUrl('https://hooks.example.com/')).toBe('https://hooks.example.com/');
+    expect(shownUrl('https://hooks.example.com/in/')).toBe('https://hooks.example.com/in/');
+    expect(shownUrl('not a url')).toBe('(not a URL)');
+  });
+});
+
+describe('why a send failed (issue 25)', () => {
+  it('in words, never the raw error, with the network-mapping distinctions folded', () => {
+    expect(sendFailure('ECONNREFUSED')).toBe('connection refused');
+    expect(sendFailure('ETIMEDOUT')).toMatch(/^timed out/);
+    expect(sendFailure('ENOTFOUND')).toMatch(/^DNS failed/);
+    expect(sendFailure('EAI_AGAIN')).toMatch(/^DNS failed/);
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER']) expect(sendFailure(code)).toMatch(/^TLS failed/);
+    expect(sendFailure('EREFUSEDADDRESS')).toMatch(/^not sent: .*may not have$/);
+    for (const code of ['EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', undefined]) expect(sendFailure(code)).toBe('connection failed');
+  });
+
+  it('public addresses in IPv6 forms stay allowed', () => {
+    expect(refusedUrl('https://[::ffff:808:808]/', false)).toBeUndefined();
+    expect(refusedUrl('https://[2606:4700::1111]/', false)).toBeUndefined();
+    expect(refusedUrl('https://[64:ff9b::808:808]/', false)).toBeUndefined();
   });
 });
 
@@ -84,6 +91,13 @@ describe('receiver URLs', () => {
     ['http://[::a9fe:a9fe]/', 'a link-local or cloud metadata address'],
     ['http://[64:ff9b::169.254.169.254]/', 'a link-local or cloud metadata address'],
     ['http://[fec0::1]/', 'a site-local address'],
+    // Issue 25: IPv4-translated (RFC 2765) and RFC 8215's local-use NAT64 prefix.
+    ['http://[::ffff:0:a9fe:a9fe]/', 'a link-local or cloud metadata address'],
+    ['http://[::ffff:0:169.254.169.254]/', 'a link-local or cloud metadata address'],
+    ['http://[::ffff:0:a00:1]/', 'a private or reserved address'],
+    ['http://[64:ff9b:1::a9fe:a9fe]/', 'a private or reserved address'],
+    ['http://[64:ff9b:1:ab::8.8.8.8]/', 'a private or reserved address'],
+    ['http://[0:0:0:0:0:ffff:a9fe:a9fe]/', 'a link-local or cloud metadata address'],
     ['http://metadata.google.internal/', 'a cloud metadata host'],
     ['http://metadata.google.internal./', 'a cloud metadata host'],
     ['http://2852039166/', 'a link-local or cloud metadata address'], // 169.254.169.254 as one number
