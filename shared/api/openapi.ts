@@ -367,7 +367,7 @@ function componentSchemas(): Record<string, JsonSchema> {
     const schema = schemas[idOf(shape)]!;
     delete schema.additionalProperties;
     schema.propertyNames = { anyOf: [{ enum: Object.keys(schema.properties as object) }, { pattern: CUSTOM_KEY_PATTERN }] };
-    schema.description = `${String(schema.description ?? '')} ${CUSTOM_SHAPE_NOTE}`.trim();
+    schema.description = [schema.description, CUSTOM_SHAPE_NOTE].filter((part) => typeof part === 'string').join(' ');
   }
   // `false`: openapi-typescript types it `detail?: never`, so a `detail` check tells FieldErrors from ErrorDetail.
   schemas.FieldErrors!.properties = { [FIELD_ERRORS_EXCLUDE]: false };
@@ -398,11 +398,11 @@ function webhookOperations(): Record<string, JsonSchema> {
   const camel = (type: string) => type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase());
   return {
     ...Object.fromEntries(
-      EVENT_TYPES.map((type) => [type, post(`A \`${type}\` event`, `Posted to each subscription to \`${type}\`, with \`"type": "${type}"\`.`, 'WebhookEventPayload', `${camel(type)}Webhook`)]),
+      EVENT_TYPES.map((type) => [type, post(`A \`${type}\` event`, `Posted to each subscription to \`${type}\`, with \`"type": "${type}"\`.`, 'WebhookEventPayload', camel(type))]),
     ),
-    'webhook.ping': post('A test event', 'Posted by `POST /api/webhooks/{id}/ping`; not retried and not in the delivery log.', 'WebhookPingPayload', 'webhookPingWebhook'),
-    'new-ticket': post("Upstream's new-ticket webhook", 'Posted to each URL of `HELPDESK_NEW_TICKET_WEBHOOK_URLS` when a ticket is created.', 'NewTicketWebhookPayload', 'newTicketWebhook'),
-    'new-followup': post("Upstream's new-followup webhook", 'Posted to each URL of `HELPDESK_FOLLOWUP_WEBHOOK_URLS` when a followup is created.', 'NewFollowupWebhookPayload', 'newFollowupWebhook'),
+    'webhook.ping': post('A test event', 'Posted by `POST /api/webhooks/{id}/ping`; not retried and not in the delivery log.', 'WebhookPingPayload', 'webhookPing'),
+    'new-ticket': post("Upstream's new-ticket webhook", 'Posted to each URL of `HELPDESK_NEW_TICKET_WEBHOOK_URLS` when a ticket is created.', 'NewTicketWebhookPayload', 'newTicket'),
+    'new-followup': post("Upstream's new-followup webhook", 'Posted to each URL of `HELPDESK_FOLLOWUP_WEBHOOK_URLS` when a followup is created.', 'NewFollowupWebhookPayload', 'newFollowup'),
   };
 }
 

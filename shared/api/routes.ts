@@ -169,8 +169,8 @@ const SUBSCRIPTION_EXAMPLE = {
   previous_secret_expires: null,
   failing_since: null,
   disabled_reason: null,
-  created: '2026-11-25T12:00:00.000Z',
-  modified: '2026-11-25T12:00:00.000Z',
+  created: '2026-11-25T12:00:00.012345Z',
+  modified: '2026-11-25T12:00:00.012345Z',
 };
 
 const CHANGE_EVENT_EXAMPLE = {
@@ -694,7 +694,7 @@ export const routes: readonly Route[] = [
       tag: 'Webhooks',
       summary: "Replace a subscription's signing secret",
       description: `The old secret keeps signing beside the new one (two \`v1,\` signatures in \`webhook-signature\`) for \`keep_previous_for\` seconds (default ${DEFAULT_ROTATION_GRACE_SECONDS}, i.e. a day; 0 stops it at once), so the receiver can switch without missing a delivery.`,
-      success: { ...json('WebhookSubscriptionWithSecret', 200, 'The subscription, with its new secret (shown only now).'), example: { ...SUBSCRIPTION_EXAMPLE, previous_secret_expires: '2026-11-26T12:00:00.000Z', secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' } },
+      success: { ...json('WebhookSubscriptionWithSecret', 200, 'The subscription, with its new secret (shown only now).'), example: { ...SUBSCRIPTION_EXAMPLE, previous_secret_expires: '2026-11-26T12:00:00Z', secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' } },
       body: { fields: rotationFields, mode: 'create', examples: { json: { hour: { summary: 'Keep the old secret an hour', value: { keep_previous_for: 3600 } } } } },
       errors: [409],
     },

@@ -254,8 +254,8 @@ export const deliveryShape = z.object({
   attempts: z.int().check(z.minimum(0)),
   last_response_code: nullable(z.int()),
   last_error: nullable(text),
-  next_attempt: nullable(text),
-  created: text,
+  next_attempt: nullable(dateTime),
+  created: dateTime,
 });
 shapes.add(deliveryShape, { id: 'WebhookDelivery', description: 'One webhook delivery: its `id` is the `webhook-id` the receiver gets.' });
 /** DRF's cursor page envelope: the log grows at the front, so it pages by cursor, not number. */
@@ -280,11 +280,11 @@ export const subscriptionShape = z.object({
   enabled: z.boolean(),
   read_only: z.boolean(),
   source: text,
-  previous_secret_expires: nullable(text),
-  failing_since: nullable(text),
+  previous_secret_expires: nullable(dateTime),
+  failing_since: nullable(dateTime),
   disabled_reason: nullable(text),
-  created: nullable(text),
-  modified: nullable(text),
+  created: nullable(dateTime),
+  modified: nullable(dateTime),
 });
 shapes.add(subscriptionShape, {
   id: 'WebhookSubscription',
@@ -302,7 +302,7 @@ shapes.add(pingShape, { id: 'WebhookPing', description: "What the receiver answe
 export const changeEventShape = z.object({
   id: z.string().check(z.regex(/^evt_/)),
   event: z.enum(EVENT_TYPES),
-  created: text,
+  created: dateTime,
   ticket: id,
   followup: nullable(id),
   attachment: nullable(id),
