@@ -23,7 +23,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination';
 import type { Field } from '../domain/fields';
 import { EVENT_TYPES } from '../domain/events';
 import { CUSTOM_KEY_PATTERN, FIELD_ERRORS_EXCLUDE, shapes, withCustomFields, type ShapeId } from '../domain/shapes';
-import { routes, TAGS, TICKET_ETAG, type BodyDoc, type Examples, type JsonSchema, type OperationDoc, type Permission, type Route, type Tag } from './routes';
+import { CHANGE_EVENT_EXAMPLE, routes, TAGS, TICKET_ETAG, type BodyDoc, type Examples, type JsonSchema, type OperationDoc, type Permission, type Route, type Tag } from './routes';
 
 import { finishOpenApi, type OpenApiDocument, type OpenApiOptions, type OpenApiTemplate } from './openapi-document';
 
@@ -384,13 +384,13 @@ const CUSTOM_SHAPE_NOTE =
  */
 function webhookOperations(): Record<string, JsonSchema> {
   const signed = 'Signed as Standard Webhooks say: headers `webhook-id`, `webhook-timestamp` (seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256>`); verify before trusting the body.';
-  const post = (summary: string, description: string, shape: ShapeId, operationId: string): JsonSchema => ({
+  const post = (summary: string, description: string, shape: ShapeId, operationId: string, example?: unknown): JsonSchema => ({
     post: {
       operationId,
       summary,
       description: `${description} ${signed}`,
       tags: ['Webhooks' satisfies Tag],
-      requestBody: { required: true, content: { 'application/json': { schema: ref(shape) } } },
+      requestBody: { required: true, content: { 'application/json': { schema: ref(shape), ...(example ? { example } : {}) } } },
       responses: { '2XX': { description: 'Received: any 2xx counts as delivered (deduplicate by `webhook-id`: delivery is at least once).' }, default: { description: 'Anything else is retried on the schedule (not for a ping).' } },
       security: [],
     },
@@ -398,9 +398,16 @@ function webhookOperations(): Record<string, JsonSchema> {
   const camel = (type: string) => type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase());
   return {
     ...Object.fromEntries(
-      EVENT_TYPES.map((type) => [type, post(`A \`${type}\` event`, `Posted to each subscription to \`${type}\`, with \`"type": "${type}"\`.`, 'WebhookEventPayload', camel(type))]),
+      EVENT_TYPES.map((type) => {
+        const example = type === CHANGE_EVENT_EXAMPLE.event ? { type, timestamp: CHANGE_EVENT_EXAMPLE.created, data: CHANGE_EVENT_EXAMPLE } : undefined;
+        return [type, post(`A \`${type}\` event`, `Posted to each subscription to \`${type}\`, with \`"type": "${type}"\`.`, 'WebhookEventPayload', camel(type), example)];
+      }),
     ),
-    'webhook.ping': post('A test event', 'Posted by `POST /api/webhooks/{id}/ping`; not retried and not in the delivery log.', 'WebhookPingPayload', 'webhookPing'),
+    'webhook.ping': post('A test event', 'Posted by `POST /api/webhooks/{id}/ping`; not retried and not in the delivery log.', 'WebhookPingPayload', 'webhookPing', {
+      type: 'webhook.ping',
+      timestamp: '2026-11-25T12:00:00.250000Z',
+      data: { subscription: 'sub_mi2vsq0w3a9f1c6e7b2d405812' },
+    }),
     'new-ticket': post("Upstream's new-ticket webhook", 'Posted to each URL of `HELPDESK_NEW_TICKET_WEBHOOK_URLS` when a ticket is created.', 'NewTicketWebhookPayload', 'newTicket'),
     'new-followup': post("Upstream's new-followup webhook", 'Posted to each URL of `HELPDESK_FOLLOWUP_WEBHOOK_URLS` when a followup is created.', 'NewFollowupWebhookPayload', 'newFollowup'),
   };

@@ -173,7 +173,8 @@ const SUBSCRIPTION_EXAMPLE = {
   modified: '2026-11-25T12:00:00.012345Z',
 };
 
-const CHANGE_EVENT_EXAMPLE = {
+/** A change event, as the feed lists it and (in its payload) a subscription receives it. */
+export const CHANGE_EVENT_EXAMPLE = {
   id: 'evt_3q2Xb0n9T1mZk8vR4cYw7LpA',
   event: 'ticket.updated',
   created: '2026-11-25T12:00:00.123456Z',
