@@ -206,20 +206,9 @@ const PAGE_PARAMETERS: JsonSchema[] = [
 ];
 
 /** Conditional request headers (tickets): what their ETag answers are for. */
-const IF_MATCH = {
-  name: 'If-Match',
-  in: 'header',
-  required: false,
-  description: "The ticket's ETag from an earlier answer: the change is made only if the ticket is still that version, else 412.",
-  schema: { type: 'string' },
-};
-const IF_NONE_MATCH = {
-  name: 'If-None-Match',
-  in: 'header',
-  required: false,
-  description: "The ticket's ETag from an earlier answer: 304 without a body if it is still current.",
-  schema: { type: 'string' },
-};
+const etagHeader = (name: string, outcome: string) => ({ name, in: 'header', required: false, description: `The ticket's ETag from an earlier answer: ${outcome}.`, schema: { type: 'string' } });
+const IF_MATCH = etagHeader('If-Match', 'the change is made only if the ticket is still that version, else 412');
+const IF_NONE_MATCH = etagHeader('If-None-Match', '304 without a body if it is still current');
 
 /**
  * The error answers, one named response per status (`components.responses`): generated clients get
