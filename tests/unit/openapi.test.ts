@@ -11,6 +11,7 @@ import { ticketView } from '../../shared/domain/views';
 import { checkResponse } from '../openapi-check';
 import type { Json } from '../json';
 import { ticketRecord } from './fixtures';
+import { EVENT_TYPES } from '../../shared/domain/events';
 
 const DEF: CustomFieldDefinition = {
   name: 'colour',
@@ -116,6 +117,33 @@ describe('the route table and the document', () => {
       expect('400' in responses, what).toBe(takesBody || route.method === 'POST' || ['tickets/list', 'events/list'].includes(route.handler));
       if (takesBody) expect(responses['400'].content['application/json'].schema).toEqual({ anyOf: [{ $ref: '#/components/schemas/FieldErrors' }, { $ref: '#/components/schemas/ErrorDetail' }] });
     }
+  });
+});
+
+describe('for generated clients', () => {
+  it('describes what receivers are posted: every event type, the ping, and upstream\'s two payloads, each checkable against its schema', () => {
+    expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES, 'webhook.ping', 'new-ticket', 'new-followup']);
+    const payload = component('WebhookEventPayload');
+    const event = { id: 'evt_1', event: 'ticket.created', created: '2026-11-25T12:00:00.250311Z', ticket: 1, followup: null, attachment: null, changes: null, data: {} };
+    expect(payload({ type: 'ticket.created', timestamp: event.created, data: event })).toBe(true);
+    // One date-time form: milliseconds (JavaScript's toISOString) are not it.
+    expect(payload({ type: 'ticket.created', timestamp: '2026-11-25T12:00:00.250Z', data: event })).toBe(false);
+    expect(component('WebhookPingPayload')({ type: 'webhook.ping', timestamp: '2026-11-25T12:00:00Z', data: { subscription: 'sub_1' } })).toBe(true);
+  });
+
+  it('errors are named responses, one per status; FieldErrors can never hold `detail`', () => {
+    expect(doc.paths['/api/tickets/{id}/'].get.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+    expect(doc.components.responses.NotFound.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorDetail' });
+    expect(component('FieldErrors')({ detail: ['x'] })).toBe(false);
+  });
+
+  it('a Ticket has no catch-all for custom fields, and still validates with any custom_ key', () => {
+    const ticket = doc.components.schemas.Ticket;
+    expect(ticket.patternProperties).toBeUndefined();
+    expect(ticket.additionalProperties).toBeUndefined();
+    const view = ticketView('https://api.example', { ticket: ticketRecord({ custom: { k1: 'red' } }), followups: [], attachments: [], mergedFrom: [] }, [DEF]);
+    expect(component('Ticket')(view)).toBe(true);
+    expect(component('Ticket')({ ...view, submiter_email: 'x' })).toBe(false);
   });
 });
 
