@@ -3,6 +3,8 @@
  * package, then prints the event. Run it with the subscription's secret:
  *
  *   WEBHOOK_SECRET=whsec_... npx tsx examples/webhook-receiver.ts      (listens on 127.0.0.1:4000, or PORT)
+ *
+ * typed-client/receiver.ts is the same receiver typed from the OpenAPI document's `webhooks`.
  */
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';

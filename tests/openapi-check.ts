@@ -6,7 +6,7 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { matchRoutes } from '../shared/api/routes';
-import { buildOpenApi, documentPath, type OpenApiDocument } from '../shared/api/openapi';
+import { buildOpenApi, documentPath, OPTIONS_PATH, type OpenApiDocument } from '../shared/api/openapi';
 
 /** The generic document (no custom field defined): tickets' `custom_*` keys are patternProperties. */
 export const OPENAPI: OpenApiDocument = buildOpenApi();
@@ -61,17 +61,22 @@ export function checkResponse(r: CheckedResponse): string[] {
   if (method === 'options' && r.status === 204) return r.text === '' ? [] : [`${what}: a preflight with a body`];
   // Unknown paths: 404 before authentication (any method).
   if (!match) return detailOnly(new Set([404, ...parserMay]));
-  const docPath = documentPath(match.path);
+  // OPTIONS is the same on every path: the document shows it once, on /api/.
+  const docPath = documentPath(method === 'options' ? OPTIONS_PATH : match.path);
   const operation = OPENAPI_METHODS.has(method) ? OPENAPI.paths[docPath]?.[method] : undefined;
   if (!operation) return detailOnly(new Set([...UNDOCUMENTED_METHOD, ...parserMay]));
-  const response = operation.responses[String(r.status)];
-  if (!response) return [`${what}: status not documented for ${method.toUpperCase()} ${docPath} (documented: ${Object.keys(operation.responses).join(', ')})`];
+  const documented = operation.responses[String(r.status)];
+  if (!documented) return [`${what}: status not documented for ${method.toUpperCase()} ${docPath} (documented: ${Object.keys(operation.responses).join(', ')})`];
+  // Errors are named responses (components.responses), referred to by $ref.
+  const named = typeof documented.$ref === 'string' ? (documented.$ref as string).split('/').pop()! : undefined;
+  const response = named ? OPENAPI.components.responses[named] : documented;
   if (r.method.toUpperCase() === 'HEAD') return [];
   const content = response.content as Record<string, unknown> | undefined;
   if (!content) return r.text === '' ? [] : [`${what}: documented without a body, got ${r.text.slice(0, 100)}`];
   if (!content[mediaType]) return [`${what}: Content-Type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`];
   if (mediaType !== 'application/json') return [];
-  const validate = validatorAt(`openapi.json#${pointer('', 'paths', docPath, method, 'responses', String(r.status), 'content', 'application/json', 'schema')}`);
+  const at = named ? pointer('', 'components', 'responses', named) : pointer('', 'paths', docPath, method, 'responses', String(r.status));
+  const validate = validatorAt(`openapi.json#${at}/content/application~1json/schema`);
   if (validate(r.body)) return [];
   const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
   return [`${what}: body does not match the document: ${errors.join('; ')}`];

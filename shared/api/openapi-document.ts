@@ -17,6 +17,10 @@ export type OpenApiDocument = Record<string, any>;
 export interface OpenApiTemplate {
   tags: JsonSchema[];
   paths: Record<string, Record<string, JsonSchema>>;
+  /** What receivers are posted (the document's `webhooks`). */
+  webhooks: Record<string, JsonSchema>;
+  /** The error answers, by name (`components.responses`). */
+  responses: Record<string, JsonSchema>;
   schemas: Record<string, JsonSchema>;
   /** The operations whose request bodies take custom fields, and whether a required one is required there. */
   customBodies: { path: string; method: string; partial: boolean }[];
@@ -53,6 +57,26 @@ function customValueSchema(def: CustomFieldDefinition): JsonSchema {
   return { ...schema, description: [description, schema.description].filter(Boolean).join(' ') };
 }
 
+/** A value of a custom field for the examples of bodies that require it. */
+function customExampleValue(def: CustomFieldDefinition): unknown {
+  const byType: Record<DataType, unknown> = {
+    varchar: 'text',
+    text: 'text',
+    integer: 1,
+    decimal: '1.5',
+    list: def.list_values[0] ?? '',
+    boolean: true,
+    date: '2026-01-02',
+    time: '12:00:00',
+    datetime: '2026-01-02T12:00:00Z',
+    email: 'someone@example.com',
+    url: 'https://example.com/',
+    ipaddress: '192.0.2.1',
+    slug: 'a-slug',
+  };
+  return byType[def.data_type];
+}
+
 /** How a ticket shows a custom field's value: numbers and booleans as such, the rest as text. */
 function customViewSchema(def: CustomFieldDefinition): JsonSchema {
   const type = def.data_type === 'integer' ? 'integer' : def.data_type === 'boolean' ? 'boolean' : 'string';
@@ -77,12 +101,15 @@ export function finishOpenApi(template: OpenApiTemplate, options: OpenApiOptions
     // Request bodies: one property per field after the declared ones (and the files), required after theirs.
     for (const { path, method, partial } of template.customBodies) {
       const body = paths[path]![method]!.requestBody as { content: Record<string, { schema: JsonSchema }> };
-      for (const media of Object.values(body.content)) {
+      for (const media of Object.values(body.content) as { schema: JsonSchema; examples?: Record<string, { value: Record<string, unknown> }> }[]) {
         const properties = media.schema.properties as Record<string, JsonSchema>;
         const required = (media.schema.required as string[] | undefined) ?? [];
         for (const def of defs) {
           properties[`${CUSTOM_PREFIX}${def.name}`] = customValueSchema(def);
-          if (def.required && !partial) required.push(`${CUSTOM_PREFIX}${def.name}`);
+          if (!def.required || partial) continue;
+          required.push(`${CUSTOM_PREFIX}${def.name}`);
+          // The examples stay valid bodies of this deployment.
+          for (const example of Object.values(media.examples ?? {})) example.value[`${CUSTOM_PREFIX}${def.name}`] = customExampleValue(def);
         }
         if (required.length) media.schema.required = required;
       }
@@ -115,8 +142,10 @@ export function finishOpenApi(template: OpenApiTemplate, options: OpenApiOptions
     security: schemes.map((s) => ({ [s.name]: [] })),
     tags: structuredClone(template.tags),
     paths,
+    webhooks: structuredClone(template.webhooks),
     components: {
       securitySchemes: Object.fromEntries(schemes.map((s) => [s.name, s.scheme])),
+      responses: structuredClone(template.responses),
       schemas,
     },
   };

@@ -88,8 +88,23 @@ export interface BodyDoc {
   custom?: boolean;
   /** Only multipart (a required file). */
   multipartOnly?: boolean;
-  /** An example JSON body, shown by the docs page. */
-  example?: Record<string, unknown>;
+  /** Example bodies by media type, shown by the docs page. */
+  examples?: { json?: Examples; multipart?: Examples };
+  /** What the document says of a field where its choices or type say too little. */
+  fieldNotes?: Record<string, string>;
+  /** A sentence added to the body's description. */
+  note?: string;
+}
+
+/** Named examples of a body (OpenAPI `examples`). */
+export type Examples = Record<string, { summary: string; value: unknown }>;
+
+/** A query parameter: text unless its `schema` says otherwise. */
+export interface QueryDoc {
+  name: string;
+  description: string;
+  schema?: JsonSchema;
+  example?: string | number;
 }
 
 export interface SuccessDoc {
@@ -133,7 +148,7 @@ export interface OperationDoc {
   body?: BodyDoc;
   /** Takes `page` and `page_size`. */
   paginated?: boolean;
-  query?: { name: string; description: string; example?: string }[];
+  query?: QueryDoc[];
   /** Error statuses beyond the ones every operation can answer. */
   errors?: number[];
   /** Answers 304 to a matching `If-None-Match`. */
@@ -154,11 +169,12 @@ const SUBSCRIPTION_EXAMPLE = {
   previous_secret_expires: null,
   failing_since: null,
   disabled_reason: null,
-  created: '2026-11-25T12:00:00.000Z',
-  modified: '2026-11-25T12:00:00.000Z',
+  created: '2026-11-25T12:00:00.012345Z',
+  modified: '2026-11-25T12:00:00.012345Z',
 };
 
-const CHANGE_EVENT_EXAMPLE = {
+/** A change event, as the feed lists it and (in its payload) a subscription receives it. */
+export const CHANGE_EVENT_EXAMPLE = {
   id: 'evt_3q2Xb0n9T1mZk8vR4cYw7LpA',
   event: 'ticket.updated',
   created: '2026-11-25T12:00:00.123456Z',
@@ -172,8 +188,62 @@ const CHANGE_EVENT_EXAMPLE = {
   },
 };
 
+const ATTACHMENT_EXAMPLE = {
+  id: 7,
+  followup: 12,
+  file: 'https://helpdesk.example.com/api/tickets/42/attachments/7',
+  filename: 'screenshot.png',
+  mime_type: 'image/png',
+  size: 48213,
+};
+
+const FOLLOWUP_EXAMPLE = {
+  id: 12,
+  ticket: 42,
+  user: 2,
+  title: 'Comment and Resolved',
+  comment: 'Replaced the fuser; printing again.',
+  public: true,
+  new_status: 3,
+  time_spent: null,
+  followupattachment_set: [ATTACHMENT_EXAMPLE],
+  date: '2026-11-25T12:30:00.250311Z',
+  message_id: null,
+};
+
+const TICKET_EXAMPLE = {
+  id: 42,
+  queue: 1,
+  title: 'Printer on fire',
+  description: 'Third floor, by the window.',
+  resolution: null,
+  submitter_email: 'ann@example.com',
+  assigned_to: null,
+  status: 1,
+  on_hold: false,
+  priority: 3,
+  due_date: null,
+  merged_to: null,
+  followup_set: [{ ...FOLLOWUP_EXAMPLE, id: 11, user: 1, title: 'Ticket Opened', comment: 'Third floor, by the window.', public: true, new_status: null, followupattachment_set: [], date: '2026-11-25T12:00:00Z' }],
+};
+
+const TICKET_BODY_EXAMPLES: BodyDoc['examples'] = {
+  json: { ticket: { summary: 'A ticket', value: { queue: 1, title: 'Printer on fire', description: 'Third floor, by the window.', submitter_email: 'ann@example.com', priority: 2 } } },
+  multipart: {
+    withFile: {
+      summary: 'A ticket with a file (`attachment`): each field a part',
+      value: { queue: 1, title: 'Printer on fire', description: 'Third floor, by the window.', submitter_email: 'ann@example.com', attachment: '(the file)' },
+    },
+  },
+};
+
 const json = (shape: ShapeId, status: number, description: string): SuccessDoc => ({ status, description, shape });
 const noContent: SuccessDoc = { status: 204, description: 'Deleted.' };
+
+/** Upstream reports a missing or empty `description` under `body` (its model field's name): kept as it is. */
+const DESCRIPTION_ERROR_NOTE = 'An empty or null `description` is reported under the key `body` (`{"body": ["This field is required."]}`), as upstream does.';
+
+const NEW_STATUS_NOTE = "The ticket's new status: 1 Open, 2 Reopened, 3 Resolved, 4 Closed, 5 Duplicate (null or the ticket's own: no change).";
 
 const TICKET_FILE: FilePart = {
   name: 'attachment',
@@ -232,16 +302,21 @@ export const routes: readonly Route[] = [
       summary: 'List tickets with their followups and attachments',
       description:
         'Without a filter or `ordering`, upstream\'s list: oldest first, by page number. Each filter is served by an index of its own and is given alone (`status` too); a combination no index serves answers 400 saying which combine. ' +
-        'A filtered list, or one ordered other than by `id`, is paged by cursor (`next` and `previous` links; `page` answers 400), and its `count` is null where no count is kept (`assigned_to`, `priority`, `submitter_email`, `updated_since`, `created_since`). ' +
+        '`status` alone keeps page numbers. A list filtered otherwise, or ordered other than by `id`, is paged by cursor: follow its `next` and `previous` links; `page` there may only be 1 (the first page, as without it), any other page answers 400. Its `count` is null where no count is kept (`assigned_to`, `priority`, `submitter_email`, `updated_since`, `created_since`). ' +
         'The filters other than `status` and `submitter_email` read listing records the table\'s stream keeps: a change shows in them within about a second.',
       success: json('TicketPage', 200, 'A page of tickets, oldest first unless `ordering` says otherwise.'),
       paginated: true,
       query: [
         { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`). Orderings: `id`, `-id`.' },
-        { name: 'queue', description: 'Only tickets of this queue (its id). Orderings: `id`, `-id`.', example: '1' },
-        { name: 'assigned_to', description: 'Only tickets assigned to this user (their id), or `none`: unassigned tickets. Orderings: `id`, `-id`.', example: '2' },
+        { name: 'queue', description: 'Only tickets of this queue (its id). Orderings: `id`, `-id`.', schema: { type: 'integer', minimum: 1 }, example: 1 },
+        {
+          name: 'assigned_to',
+          description: 'Only tickets assigned to this user (their id), or `none`: unassigned tickets. Orderings: `id`, `-id`.',
+          schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['none'] }] },
+          example: 2,
+        },
         { name: 'submitter_email', description: 'Only tickets with this submitter e-mail (exact). Orderings: `id`, `-id`.', example: 'someone@example.com' },
-        { name: 'priority', description: 'Only tickets of this priority (1 to 5). Orderings: `id`, `-id`.', example: '2' },
+        { name: 'priority', description: 'Only tickets of this priority (1 Critical to 5 Very Low). Orderings: `id`, `-id`.', schema: { type: 'integer', enum: [1, 2, 3, 4, 5] }, example: 2 },
         { name: 'updated_since', description: 'Only tickets modified at or after this ISO 8601 date-time (UTC without an offset). Orderings: `modified` (the default with this filter), `-modified`.', example: '2030-01-02T03:04:05Z' },
         { name: 'created_since', description: 'Only tickets created at or after this ISO 8601 date-time (UTC without an offset). Orderings: `created` (the default with this filter), `-created`.', example: '2030-01-02T03:04:05Z' },
         {
@@ -265,8 +340,8 @@ export const routes: readonly Route[] = [
       summary: 'Create a ticket',
       description:
         'The ticket is always created OPEN (status 1) whatever is sent; resolution, on_hold and merged_to are validated and ignored; priority defaults to 3. An opening followup is created with it. One file may be attached with a multipart body.',
-      success: json('Ticket', 201, 'The created ticket.'),
-      body: { fields: ticketFields, mode: 'create', files: [TICKET_FILE], custom: true },
+      success: { ...json('Ticket', 201, 'The created ticket.'), example: TICKET_EXAMPLE },
+      body: { fields: ticketFields, mode: 'create', files: [TICKET_FILE], custom: true, examples: TICKET_BODY_EXAMPLES, note: DESCRIPTION_ERROR_NOTE },
     },
   },
   {
@@ -275,7 +350,7 @@ export const routes: readonly Route[] = [
       tag: 'Tickets',
       summary: 'Get a ticket',
       description: 'With `If-None-Match` naming the current ETag, answers 304 without a body.',
-      success: { ...json('Ticket', 200, 'The ticket.'), headers: TICKET_ETAG },
+      success: { ...json('Ticket', 200, 'The ticket.'), headers: TICKET_ETAG, example: TICKET_EXAMPLE },
       notModified: true,
     },
   },
@@ -285,7 +360,7 @@ export const routes: readonly Route[] = [
       tag: 'Tickets',
       summary: 'Replace a ticket (every required field)',
       success: { ...json('Ticket', 200, 'The updated ticket.'), headers: TICKET_ETAG },
-      body: { fields: ticketFields, mode: 'replace', custom: true },
+      body: { fields: ticketFields, mode: 'replace', custom: true, note: DESCRIPTION_ERROR_NOTE },
       errors: [412],
     },
   },
@@ -295,7 +370,7 @@ export const routes: readonly Route[] = [
       tag: 'Tickets',
       summary: 'Update some fields of a ticket',
       success: { ...json('Ticket', 200, 'The updated ticket.'), headers: TICKET_ETAG },
-      body: { fields: ticketFields, mode: 'partial', custom: true },
+      body: { fields: ticketFields, mode: 'partial', custom: true, note: DESCRIPTION_ERROR_NOTE, examples: { json: { change: { summary: 'Assign and raise the priority', value: { assigned_to: 2, priority: 1 } } } } },
       errors: [412],
     },
   },
@@ -314,9 +389,12 @@ export const routes: readonly Route[] = [
     doc: {
       tag: 'Attachments',
       summary: "Download an attachment's file",
+      description:
+        'Answers 302: `Location` is a short-lived link to the file itself (on AWS, an S3 presigned URL; it needs no credentials). ' +
+        'A fetch-based client follows the redirect by default and receives the file, of its own type, not JSON: read it as bytes (openapi-fetch: `parseAs: \'blob\'` or `\'arrayBuffer\'`), or send the request with `redirect: \'manual\'` to get the link.',
       success: {
         status: 302,
-        description: 'A redirect to a short-lived download link.',
+        description: 'A redirect to a short-lived download link (no body).',
         headers: { Location: { type: 'string', format: 'uri' } },
       },
     },
@@ -336,13 +414,27 @@ export const routes: readonly Route[] = [
       tag: 'Followups',
       summary: 'Create a followup on a ticket',
       description: 'A `new_status` other than the ticket\'s changes the ticket\'s status (and resolution when resolved or closed).',
-      success: json('Followup', 201, 'The created followup.'),
-      body: { fields: followupFields, mode: 'create', files: [FOLLOWUP_FILES] },
+      success: { ...json('Followup', 201, 'The created followup.'), example: FOLLOWUP_EXAMPLE },
+      body: {
+        fields: followupFields,
+        mode: 'create',
+        files: [FOLLOWUP_FILES],
+        fieldNotes: { new_status: NEW_STATUS_NOTE },
+        examples: {
+          json: { comment: { summary: 'A public comment', value: { ticket: 42, title: null, comment: 'We are on it.', public: true } } },
+          multipart: {
+            resolveWithFiles: {
+              summary: 'A comment with two files that resolves the ticket (repeat `attachments` once per file)',
+              value: { ticket: 42, title: null, comment: 'Replaced the fuser; printing again.', public: true, new_status: 3, attachments: ['(a file)', '(another file)'] },
+            },
+          },
+        },
+      },
     },
   },
   {
     method: 'GET', path: '/api/followups/{id}', handler: 'followups/get', permission: 'staff', table: [...G.readRefs, ...G.readTickets], files: [],
-    doc: { tag: 'Followups', summary: 'Get a followup', success: json('Followup', 200, 'The followup.') },
+    doc: { tag: 'Followups', summary: 'Get a followup', success: { ...json('Followup', 200, 'The followup.'), example: FOLLOWUP_EXAMPLE } },
   },
   {
     method: 'PUT', path: '/api/followups/{id}', handler: 'followups/replace', permission: 'staff', table: [...G.userSummaries, ...G.writeTickets, ...G.writeRefs], files: [],
@@ -350,7 +442,7 @@ export const routes: readonly Route[] = [
       tag: 'Followups',
       summary: 'Replace a followup',
       success: json('Followup', 200, 'The updated followup.'),
-      body: { fields: followupEditFields, mode: 'replace' },
+      body: { fields: followupEditFields, mode: 'replace', fieldNotes: { new_status: NEW_STATUS_NOTE } },
     },
   },
   {
@@ -359,7 +451,7 @@ export const routes: readonly Route[] = [
       tag: 'Followups',
       summary: 'Update some fields of a followup',
       success: json('Followup', 200, 'The updated followup.'),
-      body: { fields: followupEditFields, mode: 'partial' },
+      body: { fields: followupEditFields, mode: 'partial', fieldNotes: { new_status: NEW_STATUS_NOTE } },
     },
   },
   {
@@ -404,8 +496,12 @@ export const routes: readonly Route[] = [
       tag: 'Users',
       summary: 'Create a user',
       description: 'An active user without staff rights.',
-      success: json('User', 201, 'The created user, without the password.'),
-      body: { fields: userFields, mode: 'create' },
+      success: { ...json('User', 201, 'The created user, without the password.'), example: { first_name: 'Ann', last_name: 'Lee', username: 'ann', email: 'ann@example.com' } },
+      body: {
+        fields: userFields,
+        mode: 'create',
+        examples: { json: { user: { summary: 'A user', value: { first_name: 'Ann', last_name: 'Lee', username: 'ann', email: 'ann@example.com', password: 'correct horse battery staple' } } } },
+      },
     },
   },
   {
@@ -520,7 +616,7 @@ export const routes: readonly Route[] = [
       success: json('WebhookDeliveryPage', 200, 'A page of deliveries.'),
       query: [
         { name: 'cursor', description: 'Where the page starts (from a `next` link).' },
-        { name: 'page_size', description: `Deliveries per page (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).` },
+        { name: 'page_size', description: `Deliveries per page (default ${DEFAULT_PAGE_SIZE}; more than ${MAX_PAGE_SIZE} counts as ${MAX_PAGE_SIZE}; below 1, the default).`, schema: { type: 'integer' } },
       ],
     },
   },
@@ -549,7 +645,7 @@ export const routes: readonly Route[] = [
       },
       query: [
         { name: 'after', description: 'A `cursor` from an earlier answer: the events after it. Without it, from the oldest event kept.' },
-        { name: 'limit', description: `Events per page (default ${DEFAULT_FEED_PAGE}, at most ${MAX_FEED_PAGE}).` },
+        { name: 'limit', description: `Events per page (default ${DEFAULT_FEED_PAGE}; more than ${MAX_FEED_PAGE} counts as ${MAX_FEED_PAGE}; below 1 answers 400).`, schema: { type: 'integer', minimum: 1 } },
       ],
       errors: [400],
     },
@@ -571,7 +667,7 @@ export const routes: readonly Route[] = [
       summary: 'Subscribe a receiver to change events',
       description: `The URL must be https (http only to this machine in the local runtime) and not a private, link-local or metadata address; it is checked again at each connection. At most ${MAX_SUBSCRIPTIONS} subscriptions. Each event is posted as \`{"type", "timestamp", "data"}\`, signed with the subscription's own secret (Standard Webhooks).`,
       success: { ...json('WebhookSubscriptionWithSecret', 201, 'The subscription, with its signing secret (shown only now).'), example: { ...SUBSCRIPTION_EXAMPLE, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } },
-      body: { fields: subscriptionFields, mode: 'create', example: { url: 'https://hooks.example.com/helpdesk', events: ['ticket.created', 'ticket.updated'], description: 'CRM sync' } },
+      body: { fields: subscriptionFields, mode: 'create', examples: { json: { subscribe: { summary: 'Subscribe to new and changed tickets', value: { url: 'https://hooks.example.com/helpdesk', events: ['ticket.created', 'ticket.updated'], description: 'CRM sync' } } } } },
     },
   },
   {
@@ -585,7 +681,7 @@ export const routes: readonly Route[] = [
       summary: 'Change, disable or enable a webhook subscription',
       description: `\`{"enabled": false}\` disables it (its pending deliveries end at their next attempt); \`{"enabled": true}\` enables it again. A subscription whose receiver answered only failures for ${DISABLE_AFTER_DAYS} days is disabled by the deliverer (\`disabled_reason\`). The environment's receivers answer 409.`,
       success: { ...json('WebhookSubscription', 200, 'The changed subscription.'), example: { ...SUBSCRIPTION_EXAMPLE, enabled: false } },
-      body: { fields: subscriptionFields, mode: 'partial', example: { enabled: false } },
+      body: { fields: subscriptionFields, mode: 'partial', examples: { json: { disable: { summary: 'Disable it', value: { enabled: false } } } } },
       errors: [409],
     },
   },
@@ -599,8 +695,8 @@ export const routes: readonly Route[] = [
       tag: 'Webhooks',
       summary: "Replace a subscription's signing secret",
       description: `The old secret keeps signing beside the new one (two \`v1,\` signatures in \`webhook-signature\`) for \`keep_previous_for\` seconds (default ${DEFAULT_ROTATION_GRACE_SECONDS}, i.e. a day; 0 stops it at once), so the receiver can switch without missing a delivery.`,
-      success: { ...json('WebhookSubscriptionWithSecret', 200, 'The subscription, with its new secret (shown only now).'), example: { ...SUBSCRIPTION_EXAMPLE, previous_secret_expires: '2026-11-26T12:00:00.000Z', secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' } },
-      body: { fields: rotationFields, mode: 'create', example: { keep_previous_for: 3600 } },
+      success: { ...json('WebhookSubscriptionWithSecret', 200, 'The subscription, with its new secret (shown only now).'), example: { ...SUBSCRIPTION_EXAMPLE, previous_secret_expires: '2026-11-26T12:00:00Z', secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' } },
+      body: { fields: rotationFields, mode: 'create', examples: { json: { hour: { summary: 'Keep the old secret an hour', value: { keep_previous_for: 3600 } } } } },
       errors: [409],
     },
   },

@@ -54,3 +54,11 @@ export function wireDateTime(stored: string | null | undefined): string | null {
   if (stored == null) return null;
   return stored.replace(/\.0{6}Z$/, 'Z');
 }
+
+/**
+ * The wire form of a moment kept as JavaScript writes it (`toISOString()`, three fraction digits:
+ * webhook subscriptions and deliveries): the same form as every other date-time of the API.
+ */
+export function wireIsoDateTime(iso: string | null): string | null {
+  return iso === null ? null : wireDateTime(iso.replace(/\.(\d{3})Z$/, '.$1000Z'));
+}

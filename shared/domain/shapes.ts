@@ -50,7 +50,11 @@ export type ShapeId =
   | 'WebhookSubscriptionPage'
   | 'WebhookPing'
   | 'ChangeEvent'
-  | 'ChangeEventPage';
+  | 'ChangeEventPage'
+  | 'WebhookEventPayload'
+  | 'WebhookPingPayload'
+  | 'NewTicketWebhookPayload'
+  | 'NewFollowupWebhookPayload';
 
 /** What the JSON Schema of each component says beyond the zod schema (title, description). */
 export interface ShapeMeta {
@@ -92,8 +96,10 @@ export const fieldErrors = z.record(z.string(), fieldMessages);
 shapes.add(fieldErrors, {
   id: 'FieldErrors',
   description:
-    'Validation errors (400): each field that failed, in the resource\'s field order, with its messages (`{"title": ["This field is required."]}`); `non_field_errors` for a body that is not an object; for repeated file fields, messages by file index (`{"attachments": {"0": ["The submitted file is empty."]}}`).',
+    'Validation errors (400): each field that failed, in the resource\'s field order, with its messages (`{"title": ["This field is required."]}`); `non_field_errors` for a body that is not an object; for repeated file fields, messages by file index (`{"attachments": {"0": ["The submitted file is empty."]}}`). A ticket\'s empty or null `description` is reported under `body`, as upstream. Never a `detail` key: that is ErrorDetail.',
 });
+/** FieldErrors never has a `detail` key (openapi.ts states it, so that generated types narrow on it). */
+export const FIELD_ERRORS_EXCLUDE = 'detail';
 
 export const attachmentShape = z.object({
   id,
@@ -229,6 +235,13 @@ shapes.add(queuePage, { id: 'QueuePage' });
 export const customFieldPage = pageOf(customFieldShape);
 shapes.add(customFieldPage, { id: 'CustomFieldPage' });
 
+/**
+ * `previous` of a forward-only cursor page: always null on the wire (DRF's envelope), typed as the
+ * other pages' link so that generators keep it (`{"type": "null"}` alone is dropped by some) and one
+ * page type fits every list.
+ */
+const cursorPrevious = z.nullable(url).register(z.globalRegistry, { description: 'Always null: this list pages forward only.' });
+
 /** A webhook delivery in the log (webhooks.ts `deliveryView`). */
 export const deliveryShape = z.object({
   id: z.string().check(z.regex(/^msg_/)),
@@ -241,12 +254,12 @@ export const deliveryShape = z.object({
   attempts: z.int().check(z.minimum(0)),
   last_response_code: nullable(z.int()),
   last_error: nullable(text),
-  next_attempt: nullable(text),
-  created: text,
+  next_attempt: nullable(dateTime),
+  created: dateTime,
 });
 shapes.add(deliveryShape, { id: 'WebhookDelivery', description: 'One webhook delivery: its `id` is the `webhook-id` the receiver gets.' });
 /** DRF's cursor page envelope: the log grows at the front, so it pages by cursor, not number. */
-export const deliveryPage = z.object({ next: nullable(url), previous: z.null(), results: z.array(deliveryShape) });
+export const deliveryPage = z.object({ next: nullable(url), previous: cursorPrevious, results: z.array(deliveryShape) });
 shapes.add(deliveryPage, { id: 'WebhookDeliveryPage' });
 
 /** An API token as listed: never its key. */
@@ -267,11 +280,11 @@ export const subscriptionShape = z.object({
   enabled: z.boolean(),
   read_only: z.boolean(),
   source: text,
-  previous_secret_expires: nullable(text),
-  failing_since: nullable(text),
+  previous_secret_expires: nullable(dateTime),
+  failing_since: nullable(dateTime),
   disabled_reason: nullable(text),
-  created: nullable(text),
-  modified: nullable(text),
+  created: nullable(dateTime),
+  modified: nullable(dateTime),
 });
 shapes.add(subscriptionShape, {
   id: 'WebhookSubscription',
@@ -289,7 +302,7 @@ shapes.add(pingShape, { id: 'WebhookPing', description: "What the receiver answe
 export const changeEventShape = z.object({
   id: z.string().check(z.regex(/^evt_/)),
   event: z.enum(EVENT_TYPES),
-  created: text,
+  created: dateTime,
   ticket: id,
   followup: nullable(id),
   attachment: nullable(id),
@@ -302,12 +315,31 @@ shapes.add(changeEventShape, {
     'One committed change. `id` is stable (the same in the feed and in every delivery: deduplicate by it). `changes`: for `*.updated` and `ticket.status_changed`, the changed fields with their `old` and `new` values. `data`: the ticket (without `followup_set`), followup (without `followupattachment_set`) or attachment record (with its `ticket`, and the `public` of its followup) as staff see it after the change, or before it for a deletion.',
 });
 /** The change feed's page: DRF's cursor envelope, and `cursor`, the position after its last event. */
-export const changeEventPage = z.object({ next: nullable(url), previous: z.null(), cursor: nullable(text), results: z.array(changeEventShape) });
+export const changeEventPage = z.object({ next: nullable(url), previous: cursorPrevious, cursor: nullable(text), results: z.array(changeEventShape) });
 shapes.add(changeEventPage, {
   id: 'ChangeEventPage',
   description:
     '`cursor`: the position after the last event of this page (the `after` sent when there is none; null only for an empty feed read from its start). Poll with `?after=<cursor>`: it never skips an event.',
 });
+
+/**
+ * What a subscription's receiver is posted (subscriptions.ts `subscriptionPayload`): Standard
+ * Webhooks' envelope around the change event. The document's `webhooks` name one per event type.
+ */
+export const webhookEventPayloadShape = z.object({ type: z.enum(EVENT_TYPES), timestamp: dateTime, data: changeEventShape });
+shapes.add(webhookEventPayloadShape, {
+  id: 'WebhookEventPayload',
+  description:
+    '`type` is the event type, `timestamp` when the change committed, `data` the event as the change feed lists it (with staff-only custom fields and private followups left out unless the deployment includes them: docs/webhooks.md).',
+});
+/** What `POST /api/webhooks/{id}/ping` posts (webhooks/subscriptions.ts). */
+export const webhookPingPayloadShape = z.object({ type: z.literal('webhook.ping'), timestamp: dateTime, data: z.object({ subscription: text }) });
+shapes.add(webhookPingPayloadShape, { id: 'WebhookPingPayload', description: 'A test event: `data.subscription` is the subscription pinged.' });
+/** Upstream's payloads, posted to the environment's receivers (webhooks.ts `webhookPayload`). */
+export const newTicketWebhookShape = z.object({ ticket: ticketShape, queue_slug: text });
+shapes.add(newTicketWebhookShape, { id: 'NewTicketWebhookPayload', description: "Upstream's new-ticket payload: the ticket as its submitter could see it, and its queue's slug." });
+export const newFollowupWebhookShape = z.object({ ticket: ticketShape, queue_slug: text, followup_id: id });
+shapes.add(newFollowupWebhookShape, { id: 'NewFollowupWebhookPayload', description: "Upstream's new-followup payload: the ticket, its queue's slug, and the new followup's id." });
 
 // Compile-time ties: each serialiser's output must be assignable to its declared shape (the custom
 // keys, and types the code keeps wider than the wire values, aside). A serialiser that adds, drops or retypes a key breaks `tsc --noEmit` here.

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ParsedBody } from './body';
 import { disclosedEvent } from './disclosure';
 import { ValidationError } from './errors';
+import { wireIsoDateTime } from './datetime';
 import { EVENT_TYPES, type ChangeEvent, type EventType } from './events';
 import { booleanField, fieldSchema, integerField, pythonType, textField, validateFields, type Field, type Mode } from './fields';
 import { newWebhookSecret, refusedUrl, shownUrl, type WebhookEvent } from './webhooks';
@@ -192,11 +193,11 @@ export function subscriptionView(s: Subscription) {
     enabled: s.enabled,
     read_only: false,
     source: 'api',
-    previous_secret_expires: s.previous_secret_expires,
-    failing_since: s.failing_since,
+    previous_secret_expires: wireIsoDateTime(s.previous_secret_expires),
+    failing_since: wireIsoDateTime(s.failing_since),
     disabled_reason: s.disabled_reason,
-    created: s.created as string | null,
-    modified: s.modified as string | null,
+    created: wireIsoDateTime(s.created),
+    modified: wireIsoDateTime(s.modified),
   };
 }
 

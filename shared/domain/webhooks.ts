@@ -6,6 +6,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { EventType } from './events';
+import { wireIsoDateTime } from './datetime';
 
 /** The two events upstream fires, under the names our delivery log shows. */
 export type WebhookEvent = 'ticket.created' | 'followup.created';
@@ -328,7 +329,7 @@ export function deliveryView(d: Delivery) {
     attempts: d.attempts,
     last_response_code: d.last_response_code,
     last_error: d.last_error,
-    next_attempt: d.next_attempt,
-    created: d.created,
+    next_attempt: wireIsoDateTime(d.next_attempt),
+    created: wireIsoDateTime(d.created)!,
   };
 }

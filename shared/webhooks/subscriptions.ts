@@ -2,6 +2,7 @@
  * What the deliverer and the API do with a subscription when sending: whom a delivery goes to and
  * with which secrets, the receiver's health after an attempt (auto-disable), and a ping.
  */
+import { storedDateTime, wireDateTime } from '../domain/datetime';
 import { receiverHealth, signingSecrets, subscriptionDeliveryId, type PingResult, type Subscription } from '../domain/subscriptions';
 import { deliveryId, newEventId, signatureHeaders, USER_AGENT, type Delivery } from '../domain/webhooks';
 import { createDelivery } from '../store/deliveries';
@@ -61,7 +62,8 @@ export async function recordHealth(subscription: Subscription, delivery: Deliver
  */
 export async function pingSubscription(subscription: Subscription, options: SendOptions, now = new Date()): Promise<PingResult> {
   const id = subscriptionDeliveryId({ id: newEventId(now), created: now.toISOString() }, subscription.id);
-  const body = JSON.stringify({ type: 'webhook.ping', timestamp: now.toISOString(), data: { subscription: subscription.id } });
+  // `timestamp` in the API's date-time form, as a change event's `created` is.
+  const body = JSON.stringify({ type: 'webhook.ping', timestamp: wireDateTime(storedDateTime(now)), data: { subscription: subscription.id } });
   const headers = {
     ...signatureHeaders(signingSecrets(subscription, now), id, Math.floor(now.getTime() / 1000), body),
     'content-type': 'application/json',
