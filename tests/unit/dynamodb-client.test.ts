@@ -6,7 +6,9 @@
  */
 import { createServer, Agent, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { StandardRetryStrategy } from '@smithy/util-retry';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DYNAMODB_RETRIES } from '../../shared/store/clients';
 import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
 
 process.env.AWS_REGION = 'eu-west-1';
@@ -41,9 +43,9 @@ beforeAll(async () => {
   dynamo = new DynamoDB(() => ({
     endpoint,
     region: 'eu-west-1',
-    maxAttempts: 4,
-    attemptMs: 2_000,
-    agents: { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+    retryStrategy: new StandardRetryStrategy(DYNAMODB_RETRIES),
+    maxAttempts: DYNAMODB_RETRIES.maxAttempts,
+    transport: { attemptMs: 2_000, agents: { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } },
   }));
 });
 afterAll(async () => {
