@@ -117,13 +117,19 @@ export class EndpointNotSupported extends Error {
   override name = 'EndpointNotSupported';
 }
 
+/** AWS_USE_FIPS_ENDPOINT and AWS_USE_DUALSTACK_ENDPOINT, as the SDK reads them. */
+export interface EndpointVariants {
+  useFipsEndpoint: boolean;
+  useDualstackEndpoint: boolean;
+}
+
 /**
  * The endpoint of `service` (its host prefix: `dynamodb`, `sqs`, `secretsmanager`) in `region`:
  * `explicit` (AWS_ENDPOINT_URL_<SERVICE>) when set, as for the SDK; otherwise the regional one.
  */
-export function serviceEndpoint(service: string, region: string, explicit: string | undefined): URL {
+export function serviceEndpoint(service: string, region: string, explicit: string | undefined, variants: EndpointVariants = config.aws): URL {
   if (explicit) return new URL(explicit);
-  const { useFipsEndpoint, useDualstackEndpoint } = config.aws;
+  const { useFipsEndpoint, useDualstackEndpoint } = variants;
   const variant = useFipsEndpoint ? 'AWS_USE_FIPS_ENDPOINT' : useDualstackEndpoint ? 'AWS_USE_DUALSTACK_ENDPOINT' : undefined;
   const variable = `AWS_ENDPOINT_URL_${service === 'secretsmanager' ? 'SECRETS_MANAGER' : service.toUpperCase()}`;
   if (variant) {

@@ -9,12 +9,17 @@ import { Agent as HttpsAgent } from 'node:https';
 import { StandardRetryStrategy } from '@smithy/util-retry';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DYNAMODB_RETRIES } from '../../shared/store/clients';
-import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
+import * as Sdk from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
+import { serviceEndpoint } from '../../shared/store/aws-request';
 
 process.env.AWS_REGION = 'eu-west-1';
 process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
 process.env.AWS_SECRET_ACCESS_KEY = 'secret';
 process.env.AWS_SESSION_TOKEN = 'session';
+// As in Lambda: the function's name and runtime, and the invocation's trace (set per test below).
+process.env.AWS_LAMBDA_FUNCTION_NAME = 'helpdesk-tickets-get';
+process.env.AWS_EXECUTION_ENV = 'AWS_Lambda_nodejs22.x';
 
 interface Seen {
   headers: IncomingHttpHeaders;
@@ -132,6 +137,90 @@ describe('a call', () => {
       UnprocessedKeys: { t: { Keys: [{ PK: 'B' }], ConsistentRead: true } },
     });
     expect(await dynamo.send(new BatchWriteCommand({ RequestItems: {} }))).toEqual({ UnprocessedItems: { t: [{ PutRequest: { Item: { PK: 'C' } } }] } });
+  });
+});
+
+describe('binary attributes', () => {
+  it("are sent as base64, as the SDK's JSON protocol sends blobs, wherever they are (Buffer, Uint8Array, a set, nested)", async () => {
+    const bytes = new Uint8Array([0, 1, 254, 255]);
+    await dynamo.send(
+      new PutCommand({
+        TableName: 't',
+        Item: { PK: 'A', raw: bytes, buffer: Buffer.from('hi'), set: new Set([bytes, new Uint8Array([7])]), nested: { list: [bytes.subarray(2)] } },
+        ConditionExpression: 'raw <> :b',
+        ExpressionAttributeValues: { ':b': new Uint8Array([9]) },
+      }),
+    );
+    expect(seen[0]!.body).toEqual({
+      TableName: 't',
+      Item: { PK: { S: 'A' }, raw: { B: 'AAH+/w==' }, buffer: { B: 'aGk=' }, set: { BS: ['AAH+/w==', 'Bw=='] }, nested: { M: { list: { L: [{ B: '/v8=' }] } } } },
+      ConditionExpression: 'raw <> :b',
+      ExpressionAttributeValues: { ':b': { B: 'CQ==' } },
+    });
+  });
+
+  it('come back as Uint8Array, as from the SDK client, in items, keys and nested values', async () => {
+    replies = [
+      {
+        status: 200,
+        body: {
+          Items: [{ PK: { B: 'AAH+/w==' }, set: { BS: ['Bw=='] }, nested: { M: { B: { L: [{ B: '/v8=' }] } } }, text: { S: 'B' } }],
+          LastEvaluatedKey: { PK: { B: 'AAH+/w==' } },
+        },
+      },
+    ];
+    const out = await dynamo.send(new QueryCommand({ TableName: 't' }));
+    expect(out.Items).toEqual([{ PK: new Uint8Array([0, 1, 254, 255]), set: new Set([new Uint8Array([7])]), nested: { B: [new Uint8Array([254, 255])] }, text: 'B' }]);
+    expect(out.LastEvaluatedKey).toEqual({ PK: new Uint8Array([0, 1, 254, 255]) });
+  });
+
+  it('a Blob (which cannot be read at once) is refused before anything is sent', async () => {
+    await expect(dynamo.send(new PutCommand({ TableName: 't', Item: { PK: 'A', file: new Blob(['x']) } }))).rejects.toThrow(/A Blob cannot be sent as a DynamoDB binary attribute/);
+    expect(seen).toEqual([]);
+  });
+});
+
+describe('headers for AWS support and X-Ray', () => {
+  it("a User-Agent in the SDK's format, the SDK's invocation id and attempt, and in Lambda the invocation's trace header", async () => {
+    process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
+    replies = [{ status: 500, body: {} }, { status: 200, body: {} }];
+    await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }));
+    process.env._X_AMZN_TRACE_ID = 'Root=1-00000000-000000000000000000000001;Sampled=0';
+    await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }));
+    delete process.env._X_AMZN_TRACE_ID;
+
+    const [first, retry, next] = seen.map((s) => s.headers) as [IncomingHttpHeaders, IncomingHttpHeaders, IncomingHttpHeaders];
+    expect(first['user-agent']).toMatch(/^helpdesk-api ua\/2\.1 os\/\S+ lang\/js md\/nodejs#\d+\.\d+\.\d+ api\/dynamodb exec-env\/AWS_Lambda_nodejs22\.x$/);
+    expect(first['x-amzn-trace-id']).toBe('Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1');
+    expect(retry['x-amzn-trace-id']).toBe(first['x-amzn-trace-id']);
+    expect(next['x-amzn-trace-id']).toBe('Root=1-00000000-000000000000000000000001;Sampled=0');
+    expect([first, retry, next].map((h) => h['amz-sdk-request'])).toEqual(['attempt=1; max=4', 'attempt=2; max=4', 'attempt=1; max=4']);
+    expect(retry['amz-sdk-invocation-id']).toBe(first['amz-sdk-invocation-id']);
+    expect(next['amz-sdk-invocation-id']).not.toBe(first['amz-sdk-invocation-id']);
+    // Neither is signed (the SDK's signer leaves both out: X-Ray may rewrite the trace header on the way).
+    expect(first.authorization).not.toMatch(/user-agent|x-amzn-trace-id/);
+  });
+});
+
+describe('endpoints', () => {
+  const sdkEndpoint = (region: string) => new Sdk.DynamoDBClient({ region }).config.endpointProvider({ Region: region, UseFIPS: false, UseDualStack: false }).url.href;
+  const standard = { useFipsEndpoint: false, useDualstackEndpoint: false };
+
+  it("is the SDK client's regional endpoint in the aws, aws-cn and aws-us-gov partitions", () => {
+    for (const region of ['us-east-1', 'eu-west-1', 'ap-southeast-5', 'me-central-1', 'il-central-1', 'mx-central-1', 'ca-west-1', 'cn-north-1', 'cn-northwest-1', 'us-gov-west-1', 'us-gov-east-1']) {
+      expect(serviceEndpoint('dynamodb', region, undefined, standard).href, region).toBe(sdkEndpoint(region));
+    }
+  });
+
+  it('refuses other partitions, FIPS and dual-stack with a message that names the way out; an explicit endpoint always works', () => {
+    for (const region of ['us-iso-east-1', 'us-isob-east-1', 'eu-isoe-west-1', 'us-isof-south-1', 'mars-1']) {
+      expect(() => serviceEndpoint('dynamodb', region, undefined, standard), region).toThrow(/not in a partition .* set AWS_ENDPOINT_URL_DYNAMODB to the endpoint instead/);
+    }
+    expect(() => serviceEndpoint('dynamodb', 'us-east-1', undefined, { ...standard, useFipsEndpoint: true })).toThrow(
+      "AWS_USE_FIPS_ENDPOINT=true is not supported by the store's dynamodb client (it has no endpoint rules); set AWS_ENDPOINT_URL_DYNAMODB to the endpoint instead.",
+    );
+    expect(() => serviceEndpoint('secretsmanager', 'us-east-1', undefined, { ...standard, useDualstackEndpoint: true })).toThrow(/AWS_USE_DUALSTACK_ENDPOINT=true .* set AWS_ENDPOINT_URL_SECRETS_MANAGER/);
+    expect(serviceEndpoint('dynamodb', 'us-east-1', 'https://dynamodb-fips.us-east-1.amazonaws.com', { useFipsEndpoint: true, useDualstackEndpoint: true }).href).toBe('https://dynamodb-fips.us-east-1.amazonaws.com/');
   });
 });
 
