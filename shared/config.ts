@@ -64,7 +64,6 @@ const settings = {
     // The SDK's User-Agent sections: Lambda's runtime, and an operator's application id.
     executionEnv: env('AWS_EXECUTION_ENV') || undefined,
     userAgentAppId: env('AWS_SDK_UA_APP_ID') || undefined,
-    lambdaFunctionName: env('AWS_LAMBDA_FUNCTION_NAME') || undefined,
   })),
   webhookLoopbackAllowed: once(() => env('HELPDESK_WEBHOOK_ALLOW_LOOPBACK') === 'true'),
   webhookSettings: once((): WebhookSettings => parseWebhookSettings(process.env, settings.webhookLoopbackAllowed())),
@@ -155,6 +154,10 @@ export const config = {
    */
   get lambdaTraceId(): string | undefined {
     return env('_X_AMZN_TRACE_ID') || undefined;
+  },
+  /** The Lambda function this process serves (AWS_LAMBDA_FUNCTION_NAME); undefined outside Lambda. Read at each use. */
+  get lambdaFunctionName(): string | undefined {
+    return env('AWS_LAMBDA_FUNCTION_NAME') || undefined;
   },
   /**
    * HELPDESK_EVENTS_SETTLE_MS: the change feed serves only events older than this, and the stream

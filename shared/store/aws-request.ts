@@ -189,7 +189,7 @@ function userAgent(api: string): string {
 /** Lambda's trace header for the invocation being served, as the SDK adds it (only inside Lambda). */
 function traceHeader(): Record<string, string> {
   const traceId = config.lambdaTraceId;
-  return config.aws.lambdaFunctionName && traceId ? { 'x-amzn-trace-id': traceId } : {};
+  return config.lambdaFunctionName && traceId ? { 'x-amzn-trace-id': traceId } : {};
 }
 
 /** The SDK's threshold for a clock taken to be off (isClockSkewed in @aws-sdk/core). */

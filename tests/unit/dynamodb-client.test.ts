@@ -7,7 +7,7 @@
 import { createServer, Agent, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { StandardRetryStrategy } from '@smithy/util-retry';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DYNAMODB_RETRIES } from '../../shared/store/clients';
 import * as Sdk from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
@@ -221,6 +221,22 @@ describe('endpoints', () => {
     );
     expect(() => serviceEndpoint('secretsmanager', 'us-east-1', undefined, { ...standard, useDualstackEndpoint: true })).toThrow(/AWS_USE_DUALSTACK_ENDPOINT=true .* set AWS_ENDPOINT_URL_SECRETS_MANAGER/);
     expect(serviceEndpoint('dynamodb', 'us-east-1', 'https://dynamodb-fips.us-east-1.amazonaws.com', { useFipsEndpoint: true, useDualstackEndpoint: true }).href).toBe('https://dynamodb-fips.us-east-1.amazonaws.com/');
+  });
+
+  it("in Lambda, such a setting fails the function's init (the store's import), not its first request", async () => {
+    const saved = { ...process.env };
+    vi.resetModules();
+    try {
+      Object.assign(process.env, { AWS_USE_FIPS_ENDPOINT: 'true', AWS_REGION: 'us-east-1' });
+      delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+      await expect(import('../../shared/store/clients')).rejects.toThrow(/AWS_USE_FIPS_ENDPOINT=true is not supported/);
+      vi.resetModules();
+      process.env.AWS_USE_FIPS_ENDPOINT = 'false';
+      await expect(import('../../shared/store/clients')).resolves.toHaveProperty('dynamo');
+    } finally {
+      process.env = saved;
+      vi.resetModules();
+    }
   });
 });
 
