@@ -186,10 +186,19 @@ function userAgent(api: string): string {
   return sections.map((s) => s.replace(/[^!$%&'*+\-.^_`|~\w#/]/g, '-')).join(' ');
 }
 
-/** Lambda's trace header for the invocation being served, as the SDK adds it (only inside Lambda). */
-function traceHeader(): Record<string, string> {
+const userAgents = new Map<string, string>();
+
+/**
+ * The User-Agent (made at first use: the environment is not read at import, config.ts) and, inside
+ * Lambda, the trace header of the invocation being served, as the SDK's recursion-detection step adds
+ * it. The signer leaves both unsigned (X-Ray may rewrite the trace header on the way), so S3's calls
+ * (files.ts) add them to headers signed without them.
+ */
+export function callHeaders(api: string): Record<string, string> {
+  let agent = userAgents.get(api);
+  if (!agent) userAgents.set(api, (agent = userAgent(api)));
   const traceId = config.lambdaTraceId;
-  return config.lambdaFunctionName && traceId ? { 'x-amzn-trace-id': traceId } : {};
+  return { 'user-agent': agent, ...(config.lambdaFunctionName && traceId ? { 'x-amzn-trace-id': traceId } : {}) };
 }
 
 /** The SDK's threshold for a clock taken to be off (isClockSkewed in @aws-sdk/core). */
@@ -228,8 +237,6 @@ export interface AwsTransport {
  */
 export class AwsService {
   private clockOffsetMs = 0;
-  /** Made at the first call: the environment is not read at import (config.ts). */
-  private userAgent?: string;
 
   constructor(
     /** The signing name (`dynamodb`, `sqs`, `secretsmanager`). */
@@ -261,10 +268,9 @@ export class AwsService {
           host: url.host,
           'content-type': contentType,
           'x-amz-target': target,
-          'user-agent': (this.userAgent ??= userAgent(this.api)),
           'amz-sdk-invocation-id': post.invocationId,
           'amz-sdk-request': `attempt=${post.attempt}; max=${post.maxAttempts}`,
-          ...traceHeader(),
+          ...callHeaders(this.api),
         },
         body,
       },
