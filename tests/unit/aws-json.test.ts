@@ -4,30 +4,13 @@
  * content type, SigV4 as aws4fetch signs it), the SDK's retries of 5xx and dropped connections, and
  * the service's error by name.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startAwsStandIn, type Seen } from './aws-stand-in';
 
-interface Seen {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-type Reply = { status: number; body?: string } | 'hang up';
-const seen: Seen[] = [];
-let replies: Reply[] = [];
-const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    seen.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
-    const reply = replies.shift() ?? { status: 200, body: '{}' };
-    if (reply === 'hang up') return request.socket.destroy();
-    response.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.1' });
-    response.end(reply.body ?? '');
-  });
-});
-await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+const aws = await startAwsStandIn();
+const { seen } = aws;
+const endpoint = `${aws.endpoint}/`;
 
 Object.assign(process.env, {
   AWS_REGION: 'eu-west-1',
@@ -42,16 +25,13 @@ const { sendMessage } = await import('../../shared/store/sqs');
 
 beforeEach(() => {
   seen.length = 0;
-  replies = [];
+  aws.replies = [];
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((closed) => server.close(closed));
-});
+afterAll(() => aws.close());
 
 describe('awsJsonCall', () => {
   it('posts the input to the service, signed for the region, with its target and JSON version', async () => {
-    replies = [{ status: 200, body: '{"SecretString":"s3cret"}' }];
+    aws.replies = [{ status: 200, body: '{"SecretString":"s3cret"}' }];
     expect(await awsJsonCall('secretsmanager', 'GetSecretValue', { SecretId: 'arn' })).toEqual({ SecretString: 's3cret' });
     const [{ headers, body }] = seen as [Seen];
     expect(headers['x-amz-target']).toBe('secretsmanager.GetSecretValue');
@@ -59,7 +39,7 @@ describe('awsJsonCall', () => {
     expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request, /);
     expect(headers['x-amz-security-token']).toBe('session');
     expect(headers['user-agent']).toMatch(/^helpdesk-api ua\/2\.1 .* api\/secrets_manager/);
-    expect(JSON.parse(body)).toEqual({ SecretId: 'arn' });
+    expect(body).toEqual({ SecretId: 'arn' });
   });
 
   it('signs as aws4fetch does (every header): the same Authorization at the same time', async () => {
@@ -87,25 +67,25 @@ describe('awsJsonCall', () => {
   });
 
   it('tries again after a 5xx or a dropped connection, up to 3 attempts, with one invocation id', async () => {
-    replies = [{ status: 503 }, 'hang up', { status: 200, body: '{}' }];
+    aws.replies = [{ status: 503 }, 'hang up', { status: 200, body: '{}' }];
     expect(await awsJsonCall('sqs', 'SendMessage', {})).toEqual({});
     expect(seen.map((s) => s.headers['amz-sdk-request'])).toEqual(['attempt=1; max=3', 'attempt=2; max=3', 'attempt=3; max=3']);
     expect(new Set(seen.map((s) => s.headers['amz-sdk-invocation-id'])).size).toBe(1);
 
     seen.length = 0;
-    replies = [{ status: 500 }, { status: 500 }, { status: 500 }];
+    aws.replies = [{ status: 500 }, { status: 500 }, { status: 500 }];
     await expect(awsJsonCall('sqs', 'SendMessage', {})).rejects.toMatchObject({ name: 'HTTP500', $metadata: { httpStatusCode: 500 } });
     expect(seen).toHaveLength(3);
   });
 
   it("throws the service's error by name, without retrying a 4xx; one attempt when asked", async () => {
-    replies = [{ status: 400, body: JSON.stringify({ __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' }) }];
+    aws.replies = [{ status: 400, body: JSON.stringify({ __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' }) }];
     const error = await awsJsonCall('sqs', 'SendMessage', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AwsServiceError);
     expect(error).toMatchObject({ name: 'QueueDoesNotExist', message: 'sqs SendMessage failed: QueueDoesNotExist: The specified queue does not exist.' });
     expect(seen).toHaveLength(1);
 
-    replies = ['hang up'];
+    aws.replies = ['hang up'];
     await expect(awsJsonCall('secretsmanager', 'GetSecretValue', {}, { attempts: 1 })).rejects.toMatchObject({ name: 'NetworkingError', code: 'ECONNRESET' });
     expect(seen).toHaveLength(2);
   });
@@ -113,12 +93,12 @@ describe('awsJsonCall', () => {
 
 describe('SQS', () => {
   it("signs for the queue's own region, with the SQS JSON protocol", async () => {
-    replies = [{ status: 200, body: '{"MessageId":"1"}' }];
+    aws.replies = [{ status: 200, body: '{"MessageId":"1"}' }];
     await sendMessage('https://sqs.us-east-2.amazonaws.com/123456789012/deliveries', '{"delivery":"d1"}', 60);
     const [{ headers, body }] = seen as [Seen];
     expect(headers['x-amz-target']).toBe('AmazonSQS.SendMessage');
     expect(headers['content-type']).toBe('application/x-amz-json-1.0');
     expect(headers.authorization).toContain('/us-east-2/sqs/aws4_request');
-    expect(JSON.parse(body)).toEqual({ QueueUrl: 'https://sqs.us-east-2.amazonaws.com/123456789012/deliveries', MessageBody: '{"delivery":"d1"}', DelaySeconds: 60 });
+    expect(body).toEqual({ QueueUrl: 'https://sqs.us-east-2.amazonaws.com/123456789012/deliveries', MessageBody: '{"delivery":"d1"}', DelaySeconds: 60 });
   });
 });

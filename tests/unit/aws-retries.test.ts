@@ -13,9 +13,10 @@ import { Agent as HttpsAgent } from 'node:https';
 import * as Sdk from '@aws-sdk/client-dynamodb';
 import { StandardRetryStrategy } from '@smithy/util-retry';
 import type { RetryErrorType, RetryStrategyV2, StandardRetryToken } from '@smithy/types';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { DYNAMODB_RETRIES } from '../../shared/store/clients';
 import { DynamoDB, GetCommand } from '../../shared/store/dynamodb';
+import { startAwsStandIn, type Reply } from './aws-stand-in';
 
 process.env.AWS_REGION = 'eu-west-1';
 process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
@@ -23,41 +24,16 @@ process.env.AWS_SECRET_ACCESS_KEY = 'secret';
 delete process.env.AWS_SESSION_TOKEN;
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
 
-interface Answer {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-const seen: IncomingHttpHeaders[] = [];
-/** How the server answers the next requests (then 200 `{}`). */
-let answers: Answer[] = [];
-/** A fixed answer for every request, when set (a brownout). */
-let always: Answer | undefined;
-
-const server = createServer((request, response) => {
-  request.resume();
-  request.on('end', () => {
-    seen.push(request.headers);
-    const answer = always ?? answers.shift() ?? { status: 200, body: {} };
-    response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0', ...answer.headers });
-    response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {}));
-  });
-});
-let endpoint: string;
+const aws = await startAwsStandIn();
+const { seen } = aws;
 const transport = { attemptMs: 2_000, agents: { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } };
 
-beforeAll(async () => {
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((closed) => server.close(closed));
-});
+const endpoint = aws.endpoint;
+afterAll(() => aws.close());
 beforeEach(() => {
   seen.length = 0;
-  answers = [];
-  always = undefined;
+  aws.replies = [];
+  aws.always = undefined;
 });
 
 /** A strategy that records what it is told of each failure and never retries. */
@@ -95,11 +71,11 @@ const clients = {
 };
 
 /** What each client's strategy is told of the failure of one call. */
-async function classified(answer: Answer | undefined, fail?: () => Error, url?: string): Promise<{ sdk: RetryErrorType[]; ours: RetryErrorType[] }> {
+async function classified(answer: Reply | undefined, fail?: () => Error, url?: string): Promise<{ sdk: RetryErrorType[]; ours: RetryErrorType[] }> {
   const result = { sdk: [] as RetryErrorType[], ours: [] as RetryErrorType[] };
   for (const which of ['sdk', 'ours'] as const) {
     const { strategy, told } = recording();
-    if (answer) answers = [answer];
+    if (answer) aws.replies = [answer];
     await clients[which](strategy, fail, url)().catch(() => undefined);
     result[which] = told;
   }
@@ -113,8 +89,8 @@ const MODELED = Object.entries(Sdk)
   .filter(([, value]) => typeof value === 'function' && value.prototype instanceof Sdk.DynamoDBServiceException)
   .map(([name]) => name);
 
-const ANSWERS: [string, Answer][] = [
-  ...MODELED.map((name): [string, Answer] => [name, { status: name === 'InternalServerError' ? 500 : 400, body: typed(name) }]),
+const ANSWERS: [string, Reply][] = [
+  ...MODELED.map((name): [string, Reply] => [name, { status: name === 'InternalServerError' ? 500 : 400, body: typed(name) }]),
   ['a 500 without a body the service wrote', { status: 500, body: '<html>oops</html>' }],
   ['502', { status: 502, body: '' }],
   ['503', { status: 503, body: typed('ServiceUnavailable') }],
@@ -186,7 +162,7 @@ describe("the SDK's retry strategy", () => {
   });
 
   it('a brownout (every answer a 500) costs as many requests as with the SDK client: the retry budget runs out', async () => {
-    always = { status: 500, body: typed('InternalServerError') };
+    aws.always = { status: 500, body: typed('InternalServerError') };
     const calls = 15;
     const requests = { sdk: 0, ours: 0 };
     for (const which of ['sdk', 'ours'] as const) {
@@ -205,9 +181,9 @@ describe("the SDK's retry strategy", () => {
 describe('clock skew, against the SDK client', () => {
   const skewMs = 10 * 60_000;
   /** The server's clock is 10 minutes ahead: it refuses a request signed more than 5 minutes off. */
-  function skewedAnswers() {
+  function skewedReplys() {
     const serverNow = new Date(Date.now() + skewMs).toUTCString();
-    answers = [
+    aws.replies = [
       { status: 400, body: typed('InvalidSignatureException', 'Signature not yet current: 20261127T100000Z is still later than ...'), headers: { date: serverNow } },
       { status: 200, body: {}, headers: { date: serverNow } },
     ];
@@ -218,10 +194,10 @@ describe('clock skew, against the SDK client', () => {
     const offsets: Record<string, number[]> = {};
     for (const which of ['sdk', 'ours'] as const) {
       seen.length = 0;
-      skewedAnswers();
+      skewedReplys();
       const started = Date.now();
       await clients[which]()();
-      offsets[which] = seen.map((headers) => Math.abs(Math.round((signedAt(headers) - started) / 60_000)));
+      offsets[which] = seen.map(({ headers }) => Math.abs(Math.round((signedAt(headers) - started) / 60_000)));
     }
     expect(offsets.sdk).toEqual([0, 10]);
     expect(offsets.ours).toEqual(offsets.sdk);

@@ -4,7 +4,7 @@
  * marshalled attribute values), outputs unmarshalled, the SDK's retry rules and error shapes, and
  * the interceptors. The integration tests run every store call against DynamoDB Local itself.
  */
-import { createServer, Agent, type IncomingHttpHeaders } from 'node:http';
+import { Agent, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { StandardRetryStrategy } from '@smithy/util-retry';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,6 +12,7 @@ import { DYNAMODB_RETRIES } from '../../shared/store/clients';
 import * as Sdk from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
 import { serviceEndpoint } from '../../shared/store/aws-request';
+import { startAwsStandIn, type Seen } from './aws-stand-in';
 
 process.env.AWS_REGION = 'eu-west-1';
 process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
@@ -21,52 +22,30 @@ process.env.AWS_SESSION_TOKEN = 'session';
 process.env.AWS_LAMBDA_FUNCTION_NAME = 'helpdesk-tickets-get';
 process.env.AWS_EXECUTION_ENV = 'AWS_Lambda_nodejs22.x';
 
-interface Seen {
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-type Reply = { status: number; body: unknown } | 'hang up';
-const seen: Seen[] = [];
-let replies: Reply[] = [];
-
-const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    seen.push({ headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown> });
-    const reply = replies.shift() ?? { status: 200, body: {} };
-    if (reply === 'hang up') return request.socket.destroy();
-    response.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${seen.length}` });
-    response.end(JSON.stringify(reply.body));
-  });
-});
+const aws = await startAwsStandIn();
+const { seen } = aws;
 
 let dynamo: DynamoDB;
-beforeAll(async () => {
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+beforeAll(() => {
   dynamo = new DynamoDB(() => ({
-    endpoint,
+    endpoint: aws.endpoint,
     region: 'eu-west-1',
     retryStrategy: new StandardRetryStrategy(DYNAMODB_RETRIES),
     maxAttempts: DYNAMODB_RETRIES.maxAttempts,
     transport: { attemptMs: 2_000, agents: { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } },
   }));
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((closed) => server.close(closed));
-});
+afterAll(() => aws.close());
 beforeEach(() => {
   seen.length = 0;
-  replies = [];
+  aws.replies = [];
 });
 
 const failure = (call: Promise<unknown>) => call.then(() => expect.fail('the call succeeded'), (error: unknown) => error as DynamoDBServiceError);
 
 describe('a call', () => {
   it("posts the operation to DynamoDB's JSON protocol, signed for the region with the session token", async () => {
-    replies = [{ status: 200, body: { Item: { PK: { S: 'TICKET#1' }, n: { N: '7' }, tags: { L: [{ S: 'a' }] }, open: { BOOL: true } } } }];
+    aws.replies = [{ status: 200, body: { Item: { PK: { S: 'TICKET#1' }, n: { N: '7' }, tags: { L: [{ S: 'a' }] }, open: { BOOL: true } } } }];
     const out = await dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: 'TICKET#1', SK: 'TICKET' }, ConsistentRead: true }));
     expect(out.Item).toEqual({ PK: 'TICKET#1', n: 7, tags: ['a'], open: true });
     const [{ headers, body }] = seen as [Seen];
@@ -121,7 +100,7 @@ describe('a call', () => {
   });
 
   it('unmarshals items, pages, batch answers and what a batch left unprocessed', async () => {
-    replies = [
+    aws.replies = [
       { status: 200, body: { Items: [{ PK: { S: 'A' } }], Count: 1, LastEvaluatedKey: { PK: { S: 'A' }, SK: { S: 'Z' } }, ConsumedCapacity: { CapacityUnits: 0.5 } } },
       { status: 200, body: { Responses: { t: [{ PK: { S: 'A' }, n: { N: '1' } }] }, UnprocessedKeys: { t: { Keys: [{ PK: { S: 'B' } }], ConsistentRead: true } } } },
       { status: 200, body: { UnprocessedItems: { t: [{ PutRequest: { Item: { PK: { S: 'C' } } } }] } } },
@@ -160,7 +139,7 @@ describe('binary attributes', () => {
   });
 
   it('come back as Uint8Array, as from the SDK client, in items, keys and nested values', async () => {
-    replies = [
+    aws.replies = [
       {
         status: 200,
         body: {
@@ -183,7 +162,7 @@ describe('binary attributes', () => {
 describe('headers for AWS support and X-Ray', () => {
   it("a User-Agent in the SDK's format, the SDK's invocation id and attempt, and in Lambda the invocation's trace header", async () => {
     process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
-    replies = [{ status: 500, body: {} }, { status: 200, body: {} }];
+    aws.replies = [{ status: 500, body: {} }, { status: 200, body: {} }];
     await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }));
     process.env._X_AMZN_TRACE_ID = 'Root=1-00000000-000000000000000000000001;Sampled=0';
     await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }));
@@ -242,7 +221,7 @@ describe('endpoints', () => {
 
 describe('errors and retries', () => {
   it("throws DynamoDB's error by name, with its message, status, request id and fields, without retrying it", async () => {
-    replies = [
+    aws.replies = [
       {
         status: 400,
         body: {
@@ -265,7 +244,7 @@ describe('errors and retries', () => {
   });
 
   it('tries a 5xx, a throttled call and a dropped connection again, up to 4 attempts in all', async () => {
-    replies = [
+    aws.replies = [
       { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'boom' } },
       { status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'slow down' } },
       'hang up',
@@ -275,14 +254,14 @@ describe('errors and retries', () => {
     expect(seen).toHaveLength(4);
 
     seen.length = 0;
-    replies = Array.from({ length: 4 }, () => ({ status: 503, body: {} }));
+    aws.replies = Array.from({ length: 4 }, () => ({ status: 503, body: {} }));
     const error = await failure(dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } })));
     expect(error).toMatchObject({ name: 'HTTP503', $fault: 'server', $metadata: { httpStatusCode: 503, attempts: 4 } });
     expect(seen).toHaveLength(4);
   });
 
   it("a transaction's attempts carry one idempotency token (as the SDK's), so a retry after a lost answer is not applied twice", async () => {
-    replies = ['hang up', { status: 200, body: {} }];
+    aws.replies = ['hang up', { status: 200, body: {} }];
     await dynamo.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: 't', Item: { PK: 'A' } } }] }));
     const tokens = seen.map((s) => s.body.ClientRequestToken);
     expect(tokens).toHaveLength(2);
@@ -296,7 +275,7 @@ describe('errors and retries', () => {
   });
 
   it('a conditional write that fails is not tried again', async () => {
-    replies = [{ status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' } }];
+    aws.replies = [{ status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' } }];
     const error = await failure(dynamo.send(new UpdateCommand({ TableName: 't', Key: { PK: 'A' }, UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': 1 } })));
     expect(error).toMatchObject({ name: 'ConditionalCheckFailedException', message: 'The conditional request failed' });
     expect(seen).toHaveLength(1);
@@ -324,7 +303,7 @@ describe('interceptors', () => {
         return { ...out, seen: true };
       }),
     ];
-    replies = [{ status: 500, body: {} }, { status: 200, body: {} }];
+    aws.replies = [{ status: 500, body: {} }, { status: 200, body: {} }];
     expect(await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }))).toEqual({ seen: true });
     expect(order).toEqual(['call GetItem', 'attempt', 'attempt']);
     expect(seen.map((s) => s.body.ReturnConsumedCapacity)).toEqual(['TOTAL', 'TOTAL']);
