@@ -25,11 +25,18 @@ import https, { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 import { platform, release } from 'node:os';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';
-import type { RetryErrorType, RetryStrategyV2, SdkError } from '@smithy/types';
+import type { StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
 import { awsSigner } from './sigv4';
 
 // --- retries ------------------------------------------------------------------------------------
+
+/** The SDK's retry strategy interface (@smithy/types' RetryStrategyV2), as its standard strategy has it. */
+export type RetryStrategy = Pick<StandardRetryStrategy, 'acquireInitialRetryToken' | 'refreshRetryTokenForRetry' | 'recordSuccess'>;
+type RetryErrorInfo = Parameters<RetryStrategy['refreshRetryTokenForRetry']>[1];
+/** THROTTLING, TRANSIENT, SERVER_ERROR or CLIENT_ERROR. */
+export type RetryErrorType = RetryErrorInfo['errorType'];
+type SdkError = NonNullable<RetryErrorInfo['error']>;
 
 /** What the SDK's retry middleware tells its strategy an error is (its own order of the checks). */
 export function retryErrorType(error: Error): RetryErrorType {
@@ -64,7 +71,7 @@ const asError = (thrown: unknown): CallError => (thrown instanceof Error ? throw
  * or the budget is empty, and waits the backoff itself), a success paid back into the budget. The
  * error that ends the call carries `$metadata.attempts` and `totalRetryDelay`, as the SDK's does.
  */
-export async function withRetries<T>(strategy: RetryStrategyV2, attempt: (number: number) => Promise<T>): Promise<T> {
+export async function withRetries<T>(strategy: RetryStrategy, attempt: (number: number) => Promise<T>): Promise<T> {
   let token = await strategy.acquireInitialRetryToken('');
   let totalRetryDelay = 0;
   for (;;) {

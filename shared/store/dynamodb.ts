@@ -21,8 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import type * as Doc from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import type { RetryStrategyV2 } from '@smithy/types';
-import { AwsService, serviceEndpoint, serviceFault, withRetries, type AwsReply, type AwsTransport, type CallMetadata } from './aws-request';
+import { AwsService, serviceEndpoint, serviceFault, withRetries, type AwsReply, type AwsTransport, type CallMetadata, type RetryStrategy } from './aws-request';
 
 type Item = Record<string, NativeAttributeValue>;
 type Wire = Record<string, unknown>;
@@ -198,7 +197,7 @@ export interface DynamoOptions {
   endpoint: string | undefined;
   region: string;
   /** The SDK's retry strategy (clients.ts: its standard one, with the DynamoDB client's settings). */
-  retryStrategy: RetryStrategyV2;
+  retryStrategy: RetryStrategy;
   /** Attempts at most, as the strategy counts them (sent in each attempt's amz-sdk-request header). */
   maxAttempts: number;
   /** Keep-alive agents (their connection timeouts and socket limits) and each attempt's inactivity timeout: clients.ts. */

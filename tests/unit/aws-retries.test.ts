@@ -12,9 +12,9 @@ import { createServer, Agent, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import * as Sdk from '@aws-sdk/client-dynamodb';
 import { StandardRetryStrategy } from '@smithy/util-retry';
-import type { RetryErrorType, RetryStrategyV2, StandardRetryToken } from '@smithy/types';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { DYNAMODB_RETRIES } from '../../shared/store/clients';
+import type { RetryErrorType, RetryStrategy } from '../../shared/store/aws-request';
 import { DynamoDB, GetCommand } from '../../shared/store/dynamodb';
 import { startAwsStandIn, type Reply } from './aws-stand-in';
 
@@ -37,10 +37,10 @@ beforeEach(() => {
 });
 
 /** A strategy that records what it is told of each failure and never retries. */
-function recording(): { strategy: RetryStrategyV2; told: RetryErrorType[] } {
+function recording(): { strategy: RetryStrategy; told: RetryErrorType[] } {
   const told: RetryErrorType[] = [];
-  const token: StandardRetryToken = { getRetryCount: () => 0, getRetryDelay: () => 0, getRetryCost: () => undefined };
-  const strategy: RetryStrategyV2 = {
+  const token: Awaited<ReturnType<RetryStrategy['acquireInitialRetryToken']>> = { getRetryCount: () => 0, getRetryDelay: () => 0, getRetryCost: () => undefined };
+  const strategy: RetryStrategy = {
     acquireInitialRetryToken: () => Promise.resolve(token),
     refreshRetryTokenForRetry: (_token, info) => {
       told.push(info.errorType);
@@ -53,7 +53,7 @@ function recording(): { strategy: RetryStrategyV2; told: RetryErrorType[] } {
 
 /** Each client's GetItem, its retries decided by `strategy`; `fail` (when given) throws in place of the network. */
 const clients = {
-  sdk(strategy?: RetryStrategyV2, fail?: () => Error, url = endpoint) {
+  sdk(strategy?: RetryStrategy, fail?: () => Error, url = endpoint) {
     const client = new Sdk.DynamoDBClient({
       region: 'eu-west-1',
       endpoint: url,
@@ -63,7 +63,7 @@ const clients = {
     });
     return () => client.send(new Sdk.GetItemCommand({ TableName: 't', Key: { PK: { S: 'a' } } }));
   },
-  ours(strategy: RetryStrategyV2 = new StandardRetryStrategy(DYNAMODB_RETRIES), fail?: () => Error, url = endpoint) {
+  ours(strategy: RetryStrategy = new StandardRetryStrategy(DYNAMODB_RETRIES), fail?: () => Error, url = endpoint) {
     const client = new DynamoDB(() => ({ endpoint: url, region: 'eu-west-1', retryStrategy: strategy, maxAttempts: DYNAMODB_RETRIES.maxAttempts, transport }));
     if (fail) client.intercept(() => Promise.reject(fail()), { eachAttempt: true });
     return () => client.send(new GetCommand({ TableName: 't', Key: { PK: 'a' } }));
