@@ -16,7 +16,8 @@ import { config } from '../config';
 import { AwsService, serviceEndpoint, serviceFault, withRetries, type AwsReply } from './aws-request';
 import { transport } from './clients';
 
-export const AWS_JSON_ATTEMPTS = DEFAULT_MAX_ATTEMPTS;
+/** The SDK clients' default, as SQS's and Secrets Manager's would have it. */
+const AWS_JSON_ATTEMPTS = DEFAULT_MAX_ATTEMPTS;
 
 /** An error the service answered, with its name and HTTP status (as the SDK's exceptions carry them). */
 export class AwsServiceError extends Error {
