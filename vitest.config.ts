@@ -35,6 +35,7 @@ const IN_PROCESS = [
   'tests/integration/conflict-emulation.test.ts',
   'tests/integration/credential-sharing.test.ts',
   'tests/integration/edge-origin.test.ts',
+  'tests/integration/store-client.test.ts',
   'tests/integration/faults.test.ts',
   'tests/integration/table-grants.test.ts',
   'tests/integration/ticket-counts.test.ts',

@@ -51,11 +51,12 @@ export function filteredFloors(pages: ListCosts): Target[] {
 }
 
 /**
- * What `--quick` allows a bundle: today's largest (tickets/create, 152 KiB: a route that takes a body
- * carries busboy) and a small margin, so that a change that grows a bundle fails CI. Issue 16's
- * target is 300 KiB (the report's "every bundle" row); this budget comes down as the bundles do.
+ * What `--quick` allows a bundle: today's largest (tickets/create, 160 KiB: a route that takes a body
+ * carries busboy; 152 before the store's client took the SDK's retry strategy, issue 25) and a small
+ * margin, so that a change that grows a bundle fails CI. Issue 16's target is 300 KiB (the report's
+ * "every bundle" row); this budget comes down as the bundles do.
  */
-export const BUNDLE_BUDGET_BYTES = 160 * 1024;
+export const BUNDLE_BUDGET_BYTES = 168 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;
@@ -97,6 +98,11 @@ Decided, by measured size and import:
   function brotli-compressed (shared/api/openapi-template.ts), decompressed once at module load,
   instead of the route table, the zod shapes and their JSON Schema generator (356 → 274 KiB when the
   SDK was still in every bundle).
+- **The SDK's retry strategy and error classification** in the store's client (issue 25: its retry
+  budget, delays and DNS failures, held to the SDK's client by tests/unit/aws-retries.test.ts): +7 KiB
+  in every bundle (tickets/create 152 → 160 KiB, tickets/get 109 → 116), of which 4 are @smithy/core's
+  retry files, taken from the files that define them (infra/bundled/): through the package's index
+  they brought the SDK's retry middleware and its date and UUID helpers, 7 KiB more, unused.
 - **SQS and Secrets Manager** through their JSON protocols (shared/store/aws-json.ts) instead of their
   SDK clients, and every AWS call signed by one SigV4 signer (shared/store/sigv4.ts) instead of
   aws4fetch (the same signatures, tests/unit/s3-signing.test.ts).

@@ -14,6 +14,7 @@ import { measureBundles, type BundleResult } from './bundles';
 import { measureCpu, type CpuResult } from './cpu';
 import { BUNDLE_BUDGET_BYTES, filteredFloors, renderCost, renderReport, requestFloors, type Target } from './report';
 import { checkFilter, filteredPages, measureFilteredCosts, measureListCosts, type ApiBody, type ApiReply, type FilterCheck, type ListCosts } from './scale';
+import { INITIAL_RETRY_TOKENS } from '@smithy/util-retry';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
 
 const { values: args } = parseArgs({
@@ -198,8 +199,27 @@ const admin = (await findUserByUsername(ADMIN.username))!;
 if (args.burst) {
   // On the runtime just started: nothing before it, as a fresh `npm start`.
   log('burst: 1,000 creates at once, then 200 followups on one ticket at once');
+  // What the store client's retry strategy did meanwhile: its retries, and how low its budget went.
+  const { dynamoRetryStrategy } = await import('../shared/store/clients');
+  const retries = { calls: 0, attempts: 0, lowestBudget: dynamoRetryStrategy.getCapacity() };
+  dynamo.intercept(async (_call, next) => {
+    retries.calls++;
+    return next();
+  });
+  dynamo.intercept(
+    async (_call, next) => {
+      retries.attempts++;
+      try {
+        return await next();
+      } finally {
+        retries.lowestBudget = Math.min(retries.lowestBudget, dynamoRetryStrategy.getCapacity());
+      }
+    },
+    { eachAttempt: true },
+  );
   const burst = await measureBurst(request);
   log(JSON.stringify(burst));
+  log(`DynamoDB retries: ${retries.attempts - retries.calls} in ${retries.calls} calls; the retry budget's lowest point ${retries.lowestBudget} of ${INITIAL_RETRY_TOKENS}`);
   await runtime.stop();
   writeFileSync(REPORT, withBurstSection(previousReport, renderBurst(burst, new Date().toISOString())));
   log('wrote the Bursts section of docs/benchmarks.md');

@@ -29,6 +29,9 @@ export const BUNDLE_ALIASES: Record<string, string> = {
       return [[name, shim], [`node:${name}`, shim]];
     }),
   ),
+  /** The SDK's retry strategy and error classification without the retry middleware (infra/bundled/). */
+  '@smithy/util-retry': fileURLToPath(new URL('./bundled/smithy-retry.js', import.meta.url)),
+  '@smithy/service-error-classification': fileURLToPath(new URL('./bundled/smithy-error-classification.js', import.meta.url)),
 };
 
 export const BUNDLE_SETTINGS = {

@@ -58,6 +58,12 @@ const settings = {
     dynamoEndpoint: env('AWS_ENDPOINT_URL_DYNAMODB') || undefined,
     sqsEndpoint: env('AWS_ENDPOINT_URL_SQS') || undefined,
     secretsManagerEndpoint: env('AWS_ENDPOINT_URL_SECRETS_MANAGER') || undefined,
+    // The SDK's endpoint variants (store/aws-request.ts refuses them: no endpoint rules in a bundle).
+    useFipsEndpoint: env('AWS_USE_FIPS_ENDPOINT') === 'true',
+    useDualstackEndpoint: env('AWS_USE_DUALSTACK_ENDPOINT') === 'true',
+    // The SDK's User-Agent sections: Lambda's runtime, and an operator's application id.
+    executionEnv: env('AWS_EXECUTION_ENV') || undefined,
+    userAgentAppId: env('AWS_SDK_UA_APP_ID') || undefined,
   })),
   webhookLoopbackAllowed: once(() => env('HELPDESK_WEBHOOK_ALLOW_LOOPBACK') === 'true'),
   webhookSettings: once((): WebhookSettings => parseWebhookSettings(process.env, settings.webhookLoopbackAllowed())),
@@ -141,6 +147,17 @@ export const config = {
   /** The function's region and credentials (Lambda sets them; so does the local runtime), and the S3 endpoint locally. */
   get aws() {
     return settings.aws();
+  },
+  /**
+   * The X-Ray trace of the invocation being served (`_X_AMZN_TRACE_ID`): read at each use, not kept,
+   * as Lambda sets it anew for every invocation.
+   */
+  get lambdaTraceId(): string | undefined {
+    return env('_X_AMZN_TRACE_ID') || undefined;
+  },
+  /** The Lambda function this process serves (AWS_LAMBDA_FUNCTION_NAME); undefined outside Lambda. Read at each use. */
+  get lambdaFunctionName(): string | undefined {
+    return env('AWS_LAMBDA_FUNCTION_NAME') || undefined;
   },
   /**
    * HELPDESK_EVENTS_SETTLE_MS: the change feed serves only events older than this, and the stream

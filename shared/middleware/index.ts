@@ -16,6 +16,7 @@ import { parseBody } from './body';
 import { idempotency } from './idempotency';
 import { observe } from './observe';
 import { ORIGIN_HEADER, checkOrigin } from './origin';
+import { isRetryableFailure } from '../store/aws-request';
 import { SECURITY_HEADERS, header, json, type ApiEvent, type HttpResult } from './http';
 
 export type { ApiEvent, HttpResult } from './http';
@@ -43,17 +44,14 @@ function factsOf(handlerName: string): RouteFacts {
   return routeTable!.routeFacts(routeTable!.routeByHandler(handlerName));
 }
 
-const THROTTLING = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'SlowDown',
-  'TransactionConflictException',
-]);
+/**
+ * Failures named by this project rather than by the SDK: a plain write meeting a transaction in
+ * flight (DynamoDB's TransactionConflictException, which the SDK does not retry: the store does,
+ * store/transact.ts) and an S3 call whose fetch rejected (store/files.ts).
+ */
+const OUR_RETRYABLE = new Set(['TransactionConflictException', 'S3NetworkError']);
 /** Why DynamoDB cancels a transaction when trying again may succeed (any other reason is final). */
 const RETRYABLE_CANCELLATIONS = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded']);
-/** Network failures, as the SDK's HTTP handler and files.ts report them. */
-const UNREACHABLE = new Set(['TimeoutError', 'S3NetworkError', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
 
 /**
  * A dependency that is throttling, failing (5xx after the SDK's retries) or unreachable. Every write
@@ -63,7 +61,9 @@ const UNREACHABLE = new Set(['TimeoutError', 'S3NetworkError', 'ECONNREFUSED', '
 function dependencyUnavailable(error: unknown): boolean {
   const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; CancellationReasons?: { Code?: string }[] };
   if (!e) return false;
-  if (THROTTLING.has(e.name ?? '') || UNREACHABLE.has(e.name ?? '') || UNREACHABLE.has(e.code ?? '')) return true;
+  // Throttling and transient failures as the SDK classifies them (timeouts, dropped connections, DNS
+  // and routing failures, in the error or its cause), which the store's clients retried first.
+  if (isRetryableFailure(e) || OUR_RETRYABLE.has(e.name ?? '')) return true;
   if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;
   // A transaction throttled or in conflict with another is cancelled, with the reason per item.
   return e.name === 'TransactionCanceledException' && (e.CancellationReasons ?? []).some((r) => RETRYABLE_CANCELLATIONS.has(r?.Code ?? ''));

@@ -1,12 +1,11 @@
 /**
  * The DynamoDB client (dynamodb.ts), built once per process (module scope) and reused across
- * invocations, and its sockets and timeouts. S3 (files.ts), SQS (sqs.ts) and Secrets Manager are
- * called through signed fetch calls (aws-json.ts): no bundle carries an SDK client.
+ * invocations, and the sockets and timeouts it shares with SQS and Secrets Manager (aws-json.ts).
+ * S3 (files.ts) is called through signed fetch calls: no bundle carries an SDK client.
  */
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-import type { Socket } from 'node:net';
+import { StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
+import { connectTimeoutAgents, serviceEndpoint } from './aws-request';
 import { DynamoDB } from './dynamodb';
 
 /**
@@ -36,37 +35,30 @@ const connectMs = attemptMs / 2;
  */
 const MAX_SOCKETS = 50;
 
-function armConnectTimeout(socket: Socket): Socket {
-  if (!socket.connecting) return socket;
-  const timer = setTimeout(() => {
-    socket.destroy(Object.assign(new Error(`connection not established within ${connectMs} ms`), { name: 'TimeoutError', code: 'ETIMEDOUT' }));
-  }, connectMs);
-  socket.once('connect', () => clearTimeout(timer));
-  socket.once('close', () => clearTimeout(timer));
-  return socket;
-}
+export const agents = connectTimeoutAgents(connectMs, MAX_SOCKETS);
+export const transport = { agents, attemptMs };
 
-class ConnectTimeoutHttpAgent extends HttpAgent {
-  override createConnection(...args: Parameters<HttpAgent['createConnection']>) {
-    return armConnectTimeout(super.createConnection(...args) as Socket);
-  }
-}
-
-class ConnectTimeoutHttpsAgent extends HttpsAgent {
-  override createConnection(...args: Parameters<HttpsAgent['createConnection']>) {
-    return armConnectTimeout(super.createConnection(...args) as Socket);
-  }
-}
-
-const agents = {
-  http: new ConnectTimeoutHttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
-  https: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
-};
+/**
+ * The SDK DynamoDB client's retry settings: 4 attempts (the worst case above, about 8 s, counts on
+ * it) and a 25 ms backoff base (throttling: the strategy's own, 1 s), as @aws-sdk/client-dynamodb
+ * resolves them (tests/unit/aws-retries.test.ts compares); the strategy keeps the retry budget of
+ * the process (docs/operations.md, "Retries").
+ */
+export const DYNAMODB_RETRIES = { maxAttempts: 4, baseDelay: 25 };
+/** The strategy, and with it the process's retry budget (the burst benchmark reports its lowest point). */
+export const dynamoRetryStrategy = new StandardRetryStrategy(DYNAMODB_RETRIES);
 
 export const dynamo = new DynamoDB(() => ({
   endpoint: config.aws.dynamoEndpoint,
   region: config.aws.region,
-  maxAttempts: 4, // the worst case above (about 8 s) counts on it
-  attemptMs,
-  agents,
+  retryStrategy: dynamoRetryStrategy,
+  maxAttempts: DYNAMODB_RETRIES.maxAttempts,
+  transport,
 }));
+
+/**
+ * In Lambda the environment is complete at init: an endpoint setting the store's clients do not
+ * implement (FIPS, dual-stack, a region outside the partitions they know) fails the function's init
+ * with its message, rather than its first request. Elsewhere it is refused at the first call.
+ */
+if (config.lambdaFunctionName) serviceEndpoint('dynamodb', config.aws.region, config.aws.dynamoEndpoint);

@@ -6,24 +6,22 @@
  * serialisation, a middleware stack of some 20 steps, each copying the input); docs/benchmarks.md
  * has the figures.
  *
- * As the SDK's client does: credentials from the function's environment; the standard retry
- * strategy (up to `maxAttempts`, full-jitter backoff from 100 ms, or 500 ms for throttling; 5xx,
- * throttling, timeouts and dropped connections are retried, nothing else); a service error thrown
- * with the service's name (`ConditionalCheckFailedException` ...), message, `$metadata` and the
- * fields its body carries (`CancellationReasons`); a call that got no answer thrown as the SDK's HTTP
- * handler throws it (a `TimeoutError`, or the socket's error with its `code`).
+ * As the SDK's client does: credentials from the function's environment; the SDK's own retry
+ * strategy and error classification, clock-skew correction, endpoint, User-Agent and trace header
+ * (aws-request.ts, held to the SDK's client by tests/unit/aws-retries.test.ts); binary attributes
+ * (`Uint8Array`, `Buffer`) sent and received as base64, as the SDK's JSON protocol does; a service
+ * error thrown with the service's name (`ConditionalCheckFailedException` ...), message, `$metadata`
+ * and the fields its body carries (`CancellationReasons`); a call that got no answer thrown as the
+ * SDK's HTTP handler throws it (a `TimeoutError`, or the socket's error with its `code`).
  *
  * `intercept` takes the place of the SDK's middleware stack for the local runtime, the tests and the
  * benchmark (grants, conflict emulation, fault injection, request counting): nothing in a Lambda
  * bundle registers one.
  */
 import { randomUUID } from 'node:crypto';
-import type { Agent } from 'node:http';
-import http from 'node:http';
-import https from 'node:https';
 import type * as Doc from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import { backoffMs, serviceFault, signedJsonPost } from './aws-json';
+import { AwsService, serviceEndpoint, serviceFault, withRetries, type AwsReply, type AwsTransport, type CallMetadata, type RetryStrategy } from './aws-request';
 
 type Item = Record<string, NativeAttributeValue>;
 type Wire = Record<string, unknown>;
@@ -100,6 +98,38 @@ function inputToWire(operation: DynamoOperation, input: Wire): Wire {
   }
 }
 
+/**
+ * The request's JSON: binary values (a `B`, or a member of a `BS`, as marshall leaves them) as
+ * base64, as the SDK's JSON protocol sends blobs (JSON.stringify would spell a Uint8Array as an
+ * object of its bytes). A Blob (which marshall also takes) cannot be read synchronously: refused.
+ */
+function requestBody(wire: Wire): string {
+  return JSON.stringify(wire, function (this: Record<string, unknown>, key: string, value: unknown) {
+    const original = this[key]; // before Buffer's toJSON
+    if (ArrayBuffer.isView(original)) return Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64');
+    if (original instanceof ArrayBuffer) return Buffer.from(original).toString('base64');
+    if (typeof Blob !== 'undefined' && original instanceof Blob) throw new TypeError(`A Blob cannot be sent as a DynamoDB binary attribute (at ${JSON.stringify(key)}): pass a Uint8Array.`);
+    return value;
+  });
+}
+
+/** An attribute value with its binaries (base64 on the wire) as Uint8Array, as the SDK's client returns them. */
+function binariesDecoded(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(binariesDecoded);
+  const attribute = value as Record<string, unknown>;
+  if (typeof attribute.B === 'string') return { B: fromBase64(attribute.B) };
+  if (Array.isArray(attribute.BS)) return { BS: (attribute.BS as string[]).map(fromBase64) };
+  return mapValues(attribute, binariesDecoded);
+}
+const fromBase64 = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
+
+/** The answer's JSON; its binaries decoded only when it may have any (most answers have none). */
+function responseBody(text: string): Wire {
+  const wire = JSON.parse(text) as Wire;
+  return text.includes('"B') ? (binariesDecoded(wire) as Wire) : wire;
+}
+
 function outputFromWire(wire: Wire): Wire {
   const out = { ...wire };
   if (wire.Item) out.Item = fromWire(wire.Item);
@@ -116,16 +146,13 @@ function outputFromWire(wire: Wire): Wire {
 
 // --- errors -------------------------------------------------------------------------------------
 
-export interface DynamoMetadata {
-  httpStatusCode?: number;
-  requestId?: string;
-  attempts?: number;
-  totalRetryDelay?: number;
-}
+export type DynamoMetadata = CallMetadata;
 
 /** An error DynamoDB answered: its name and message, and the other fields of its body. */
 export class DynamoDBServiceError extends Error {
   readonly $fault: 'client' | 'server';
+  /** The retryable trait of DynamoDB's model, as the SDK's exception classes carry it. */
+  readonly $retryable?: { throttling?: boolean };
   /** A cancelled transaction's reason per item (an `Item` here is in DynamoDB's attribute-value form). */
   CancellationReasons?: { Code?: string; Message?: string; Item?: Wire }[];
   constructor(
@@ -137,44 +164,22 @@ export class DynamoDBServiceError extends Error {
     super(message);
     this.name = name;
     this.$fault = ($metadata.httpStatusCode ?? 500) >= 500 ? 'server' : 'client';
+    if (MODELED_RETRYABLE.has(name)) this.$retryable = {};
     Object.assign(this, details);
   }
 }
 
-function serviceError(status: number, body: string, requestId: string | undefined): DynamoDBServiceError {
-  const { name, message, details } = serviceFault(status, body);
-  return new DynamoDBServiceError(name, message ?? name, { httpStatusCode: status, ...(requestId ? { requestId } : {}) }, details);
-}
+/**
+ * DynamoDB's errors that its model marks `@retryable` (the SDK's classes give them `$retryable`,
+ * which its classification retries): tests/unit/aws-retries.test.ts goes through every error class
+ * of the SDK's DynamoDB client, so one added there fails the test until it is added here.
+ */
+const MODELED_RETRYABLE = new Set(['ReplicatedWriteConflictException']);
 
-// The SDK's classification (@smithy/service-error-classification): what a retry may cure.
-const THROTTLING = new Set([
-  'BandwidthLimitExceeded',
-  'EC2ThrottledException',
-  'LimitExceededException',
-  'PriorRequestNotComplete',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-  'ThrottledException',
-  'Throttling',
-  'ThrottlingException',
-  'TooManyRequestsException',
-  'TransactionInProgressException',
-]);
-const TRANSIENT = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
-const TRANSIENT_STATUS = new Set([500, 502, 503, 504]);
-const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
-
-type CallError = Error & { code?: string; $metadata?: DynamoMetadata };
-
-/** The backoff base when `error` may be cured by trying again (ms), or undefined when it may not. */
-function retryDelayBase(error: CallError): number | undefined {
-  const status = error.$metadata?.httpStatusCode;
-  if (THROTTLING.has(error.name) || status === 429) return 500;
-  if (TRANSIENT.has(error.name) || TRANSIENT_STATUS.has(status ?? 0) || CONNECTION_CODES.has(error.code ?? '')) return 100;
-  return undefined;
+function serviceError({ status, text, headers }: AwsReply): DynamoDBServiceError {
+  const { name, message, details } = serviceFault(status, text);
+  const requestId = headers['x-amzn-requestid'];
+  return new DynamoDBServiceError(name, message ?? name, { httpStatusCode: status, ...(typeof requestId === 'string' ? { requestId } : {}) }, details);
 }
 
 // --- the client ---------------------------------------------------------------------------------
@@ -191,28 +196,31 @@ export interface DynamoOptions {
   /** The endpoint (AWS_ENDPOINT_URL_DYNAMODB), or DynamoDB's in the region. */
   endpoint: string | undefined;
   region: string;
+  /** The SDK's retry strategy (clients.ts: its standard one, with the DynamoDB client's settings). */
+  retryStrategy: RetryStrategy;
+  /** Attempts at most, as the strategy counts them (sent in each attempt's amz-sdk-request header). */
   maxAttempts: number;
-  /** Milliseconds an attempt may go without a byte from DynamoDB once its socket is connected. */
-  attemptMs: number;
-  /** Keep-alive agents (their connection timeouts and socket limits: clients.ts). */
-  agents: { http: Agent; https: Agent };
+  /** Keep-alive agents (their connection timeouts and socket limits) and each attempt's inactivity timeout: clients.ts. */
+  transport: AwsTransport;
 }
 
 export class DynamoDB {
   private resolved?: { options: DynamoOptions; url: URL };
   private readonly calls: DynamoInterceptor[] = [];
   private readonly attempts: DynamoInterceptor[] = [];
+  private readonly service = new AwsService('dynamodb', 'dynamodb', serviceError);
 
   /**
    * `settings` are read at the first call, not when the client is built (at import): the local
-   * runtime and the benchmark import the store before they set the endpoint.
+   * runtime and the benchmark import the store before they set the endpoint. An endpoint setting
+   * this client does not implement (FIPS, dual-stack, an unknown partition) is refused there.
    */
   constructor(private readonly settings: () => DynamoOptions) {}
 
   private get setup() {
     if (!this.resolved) {
       const options = this.settings();
-      this.resolved = { options, url: new URL(options.endpoint ?? `https://dynamodb.${options.region}.amazonaws.com/`) };
+      this.resolved = { options, url: serviceEndpoint('dynamodb', options.region, options.endpoint) };
     }
     return this.resolved;
   }
@@ -236,60 +244,16 @@ export class DynamoDB {
     return (await chain(this.calls, call, () => this.withRetries(call))) as O;
   }
 
-  private async withRetries(call: DynamoCall): Promise<Wire> {
-    const body = JSON.stringify(inputToWire(call.operation, call.input));
-    let totalRetryDelay = 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await chain(this.attempts, call, async () => outputFromWire(await this.post(call.operation, body)));
-      } catch (caught) {
-        const error = caught as CallError;
-        const base = retryDelayBase(error);
-        if (base === undefined || attempt >= this.setup.options.maxAttempts) {
-          error.$metadata = { ...error.$metadata, attempts: attempt, totalRetryDelay };
-          throw error;
-        }
-        const delay = backoffMs(attempt, base);
-        totalRetryDelay += delay;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
-  }
-
-  private async post(operation: DynamoOperation, body: string): Promise<Wire> {
-    const { url, options } = this.setup;
-    const signed = await signedJsonPost('dynamodb', options.region, url, 'application/x-amz-json-1.0', `DynamoDB_20120810.${operation}`, body);
-    const secure = url.protocol === 'https:';
-    const reply = await new Promise<{ status: number; text: string; requestId?: string }>((resolve, reject) => {
-      // Called on the module at call time, so that X-Ray's capture of node:http (traced functions) sees it.
-      const request = (secure ? https : http).request(
-        {
-          method: 'POST',
-          hostname: url.hostname,
-          port: url.port || (secure ? 443 : 80),
-          path: url.pathname,
-          headers: { ...signed, 'content-length': Buffer.byteLength(body) },
-          agent: secure ? options.agents.https : options.agents.http,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('error', reject);
-          response.on('end', () => {
-            const requestId = response.headers['x-amzn-requestid'];
-            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ...(typeof requestId === 'string' ? { requestId } : {}) });
-          });
-        },
-      );
-      // The SDK's socket timeout: counted while the request is on a socket, not while it queues for one.
-      request.setTimeout(options.attemptMs, () => {
-        request.destroy(Object.assign(new Error(`Connection timed out after ${options.attemptMs} ms`), { name: 'TimeoutError' }));
-      });
-      request.on('error', reject);
-      request.end(body);
-    });
-    if (reply.status >= 200 && reply.status < 300) return JSON.parse(reply.text) as Wire;
-    throw serviceError(reply.status, reply.text, reply.requestId);
+  private withRetries(call: DynamoCall): Promise<Wire> {
+    const { options, url } = this.setup;
+    const body = requestBody(inputToWire(call.operation, call.input));
+    const invocationId = AwsService.invocationId();
+    return withRetries(options.retryStrategy, (attempt) =>
+      chain(this.attempts, call, async () => {
+        const post = { url, region: options.region, contentType: 'application/x-amz-json-1.0', target: `DynamoDB_20120810.${call.operation}`, body, invocationId, attempt, maxAttempts: options.maxAttempts };
+        return outputFromWire(responseBody(await this.service.send(post, options.transport)));
+      }),
+    );
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { config } from '../config';
 import { logger } from '../observability';
+import { callHeaders } from './aws-request';
 import { awsSigner } from './sigv4';
 
 /** How long a download link stays valid. */
@@ -67,7 +68,7 @@ async function s3Fetch(url: URL, method: string, action: string, headers: Record
       const signed = await awsSigner('s3', config.aws.region).sign(toSign(url, method, { ...headers, [CONTENT_SHA256]: UNSIGNED_PAYLOAD }));
       // Signed with the host, which fetch sends from the URL itself.
       const { host: _host, ...sent } = signed.headers;
-      const response = await fetch(url, { method, headers: sent, ...(body ? { body } : {}), signal: controller.signal });
+      const response = await fetch(url, { method, headers: { ...sent, ...callHeaders('s3') }, ...(body ? { body } : {}), signal: controller.signal });
       if (attempt === S3_RETRIES || (response.status < 500 && response.status !== 429)) return response;
       await response.body?.cancel();
       await new Promise((done) => setTimeout(done, Math.random() * 50 * 2 ** attempt));

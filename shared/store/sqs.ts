@@ -6,9 +6,9 @@
  */
 import { awsJsonCall } from './aws-json';
 
-/** The queue's region: the one in its URL (https://sqs.<region>.amazonaws.com/<account>/<name>). */
+/** The queue's region: the one in its URL (https://sqs.<region>.amazonaws.com[.cn]/<account>/<name>). */
 function regionOf(queueUrl: string): string | undefined {
-  return /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com\//.exec(queueUrl)?.[1];
+  return /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\//.exec(queueUrl)?.[1];
 }
 
 /** Sends one message, delayed by `delaySeconds` (SQS allows up to 900) when given. */

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { StandardRetryStrategy } from '@smithy/util-retry';
 import { DynamoDB, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -24,9 +25,9 @@ beforeAll(async () => {
   client = new DynamoDB(() => ({
     endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
     region: process.env.AWS_REGION!,
+    retryStrategy: new StandardRetryStrategy(1),
     maxAttempts: 1,
-    attemptMs: 30_000,
-    agents: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+    transport: { attemptMs: 30_000, agents: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } },
   }));
   const { emulateTransactionConflicts } = await import('../../infra/local/transaction-conflicts');
   emulation = emulateTransactionConflicts(client);

@@ -1,5 +1,6 @@
 /**
- * A dependency that hangs: the store's real DynamoDB, S3 and SQS clients (SQS's a signed fetch, store/aws-json.ts), pointed at a loopback server
+ * A dependency that hangs: the store's real DynamoDB, S3, SQS and Secrets Manager clients (SQS and
+ * Secrets Manager through store/aws-json.ts, on DynamoDB's sockets), pointed at a loopback server
  * that accepts connections and never answers, give up in time for the function to answer its JSON
  * 503 before its own 10 s timeout (and with the error names the error middleware maps to 503).
  */
@@ -20,6 +21,8 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     AWS_ENDPOINT_URL_S3: endpoint,
     AWS_ENDPOINT_URL_SQS: endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
+    HELPDESK_WEBHOOK_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:webhooks-AbCdEf',
     HELPDESK_S3_FORCE_PATH_STYLE: 'true',
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'test',
@@ -68,6 +71,16 @@ describe.concurrent('a dependency that never answers', () => {
     const { sendMessage } = await import('../../shared/store/sqs');
     const { error, ms } = await failure(() => sendMessage('https://sqs.us-east-1.amazonaws.com/123456789012/deliveries', '{}'));
     expect(error.name).toBe('TimeoutError');
+    expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(3);
+    expect(ms).toBeGreaterThanOrEqual(3 * 2_000);
+    expect(ms).toBeLessThan(8_000);
+  });
+
+  it("Secrets Manager (the webhook secret): a TimeoutError after 3 attempts, on the same sockets and timeouts as DynamoDB", { timeout: 20_000 }, async () => {
+    const { webhookSecret } = await import('../../shared/webhooks/settings');
+    const { error, ms } = await failure(() => webhookSecret());
+    expect(error.name).toBe('TimeoutError');
+    expect(error.message).toMatch(/^secretsmanager GetSecretValue failed: /);
     expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(3);
     expect(ms).toBeGreaterThanOrEqual(3 * 2_000);
     expect(ms).toBeLessThan(8_000);

@@ -4,62 +4,48 @@
  * marshalled attribute values), outputs unmarshalled, the SDK's retry rules and error shapes, and
  * the interceptors. The integration tests run every store call against DynamoDB Local itself.
  */
-import { createServer, Agent, type IncomingHttpHeaders } from 'node:http';
+import { Agent, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
+import { StandardRetryStrategy } from '@smithy/util-retry';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DYNAMODB_RETRIES } from '../../shared/store/clients';
+import * as Sdk from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
+import { serviceEndpoint } from '../../shared/store/aws-request';
+import { startAwsStandIn, type Seen } from './aws-stand-in';
 
 process.env.AWS_REGION = 'eu-west-1';
 process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
 process.env.AWS_SECRET_ACCESS_KEY = 'secret';
 process.env.AWS_SESSION_TOKEN = 'session';
+// As in Lambda: the function's name and runtime, and the invocation's trace (set per test below).
+process.env.AWS_LAMBDA_FUNCTION_NAME = 'helpdesk-tickets-get';
+process.env.AWS_EXECUTION_ENV = 'AWS_Lambda_nodejs22.x';
 
-interface Seen {
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-type Reply = { status: number; body: unknown } | 'hang up';
-const seen: Seen[] = [];
-let replies: Reply[] = [];
-
-const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    seen.push({ headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown> });
-    const reply = replies.shift() ?? { status: 200, body: {} };
-    if (reply === 'hang up') return request.socket.destroy();
-    response.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${seen.length}` });
-    response.end(JSON.stringify(reply.body));
-  });
-});
+const aws = await startAwsStandIn();
+const { seen } = aws;
 
 let dynamo: DynamoDB;
-beforeAll(async () => {
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+beforeAll(() => {
   dynamo = new DynamoDB(() => ({
-    endpoint,
+    endpoint: aws.endpoint,
     region: 'eu-west-1',
-    maxAttempts: 4,
-    attemptMs: 2_000,
-    agents: { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+    retryStrategy: new StandardRetryStrategy(DYNAMODB_RETRIES),
+    maxAttempts: DYNAMODB_RETRIES.maxAttempts,
+    transport: { attemptMs: 2_000, agents: { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } },
   }));
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((closed) => server.close(closed));
-});
+afterAll(() => aws.close());
 beforeEach(() => {
   seen.length = 0;
-  replies = [];
+  aws.replies = [];
 });
 
 const failure = (call: Promise<unknown>) => call.then(() => expect.fail('the call succeeded'), (error: unknown) => error as DynamoDBServiceError);
 
 describe('a call', () => {
   it("posts the operation to DynamoDB's JSON protocol, signed for the region with the session token", async () => {
-    replies = [{ status: 200, body: { Item: { PK: { S: 'TICKET#1' }, n: { N: '7' }, tags: { L: [{ S: 'a' }] }, open: { BOOL: true } } } }];
+    aws.replies = [{ status: 200, body: { Item: { PK: { S: 'TICKET#1' }, n: { N: '7' }, tags: { L: [{ S: 'a' }] }, open: { BOOL: true } } } }];
     const out = await dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: 'TICKET#1', SK: 'TICKET' }, ConsistentRead: true }));
     expect(out.Item).toEqual({ PK: 'TICKET#1', n: 7, tags: ['a'], open: true });
     const [{ headers, body }] = seen as [Seen];
@@ -114,7 +100,7 @@ describe('a call', () => {
   });
 
   it('unmarshals items, pages, batch answers and what a batch left unprocessed', async () => {
-    replies = [
+    aws.replies = [
       { status: 200, body: { Items: [{ PK: { S: 'A' } }], Count: 1, LastEvaluatedKey: { PK: { S: 'A' }, SK: { S: 'Z' } }, ConsumedCapacity: { CapacityUnits: 0.5 } } },
       { status: 200, body: { Responses: { t: [{ PK: { S: 'A' }, n: { N: '1' } }] }, UnprocessedKeys: { t: { Keys: [{ PK: { S: 'B' } }], ConsistentRead: true } } } },
       { status: 200, body: { UnprocessedItems: { t: [{ PutRequest: { Item: { PK: { S: 'C' } } } }] } } },
@@ -133,9 +119,109 @@ describe('a call', () => {
   });
 });
 
+describe('binary attributes', () => {
+  it("are sent as base64, as the SDK's JSON protocol sends blobs, wherever they are (Buffer, Uint8Array, a set, nested)", async () => {
+    const bytes = new Uint8Array([0, 1, 254, 255]);
+    await dynamo.send(
+      new PutCommand({
+        TableName: 't',
+        Item: { PK: 'A', raw: bytes, buffer: Buffer.from('hi'), set: new Set([bytes, new Uint8Array([7])]), nested: { list: [bytes.subarray(2)] } },
+        ConditionExpression: 'raw <> :b',
+        ExpressionAttributeValues: { ':b': new Uint8Array([9]) },
+      }),
+    );
+    expect(seen[0]!.body).toEqual({
+      TableName: 't',
+      Item: { PK: { S: 'A' }, raw: { B: 'AAH+/w==' }, buffer: { B: 'aGk=' }, set: { BS: ['AAH+/w==', 'Bw=='] }, nested: { M: { list: { L: [{ B: '/v8=' }] } } } },
+      ConditionExpression: 'raw <> :b',
+      ExpressionAttributeValues: { ':b': { B: 'CQ==' } },
+    });
+  });
+
+  it('come back as Uint8Array, as from the SDK client, in items, keys and nested values', async () => {
+    aws.replies = [
+      {
+        status: 200,
+        body: {
+          Items: [{ PK: { B: 'AAH+/w==' }, set: { BS: ['Bw=='] }, nested: { M: { B: { L: [{ B: '/v8=' }] } } }, text: { S: 'B' } }],
+          LastEvaluatedKey: { PK: { B: 'AAH+/w==' } },
+        },
+      },
+    ];
+    const out = await dynamo.send(new QueryCommand({ TableName: 't' }));
+    expect(out.Items).toEqual([{ PK: new Uint8Array([0, 1, 254, 255]), set: new Set([new Uint8Array([7])]), nested: { B: [new Uint8Array([254, 255])] }, text: 'B' }]);
+    expect(out.LastEvaluatedKey).toEqual({ PK: new Uint8Array([0, 1, 254, 255]) });
+  });
+
+  it('a Blob (which cannot be read at once) is refused before anything is sent', async () => {
+    await expect(dynamo.send(new PutCommand({ TableName: 't', Item: { PK: 'A', file: new Blob(['x']) } }))).rejects.toThrow(/A Blob cannot be sent as a DynamoDB binary attribute/);
+    expect(seen).toEqual([]);
+  });
+});
+
+describe('headers for AWS support and X-Ray', () => {
+  it("a User-Agent in the SDK's format, the SDK's invocation id and attempt, and in Lambda the invocation's trace header", async () => {
+    process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
+    aws.replies = [{ status: 500, body: {} }, { status: 200, body: {} }];
+    await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }));
+    process.env._X_AMZN_TRACE_ID = 'Root=1-00000000-000000000000000000000001;Sampled=0';
+    await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }));
+    delete process.env._X_AMZN_TRACE_ID;
+
+    const [first, retry, next] = seen.map((s) => s.headers) as [IncomingHttpHeaders, IncomingHttpHeaders, IncomingHttpHeaders];
+    expect(first['user-agent']).toMatch(/^helpdesk-api ua\/2\.1 os\/\S+ lang\/js md\/nodejs#\d+\.\d+\.\d+ api\/dynamodb exec-env\/AWS_Lambda_nodejs22\.x$/);
+    expect(first['x-amzn-trace-id']).toBe('Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1');
+    expect(retry['x-amzn-trace-id']).toBe(first['x-amzn-trace-id']);
+    expect(next['x-amzn-trace-id']).toBe('Root=1-00000000-000000000000000000000001;Sampled=0');
+    expect([first, retry, next].map((h) => h['amz-sdk-request'])).toEqual(['attempt=1; max=4', 'attempt=2; max=4', 'attempt=1; max=4']);
+    expect(retry['amz-sdk-invocation-id']).toBe(first['amz-sdk-invocation-id']);
+    expect(next['amz-sdk-invocation-id']).not.toBe(first['amz-sdk-invocation-id']);
+    // Neither is signed (the SDK's signer leaves both out: X-Ray may rewrite the trace header on the way).
+    expect(first.authorization).not.toMatch(/user-agent|x-amzn-trace-id/);
+  });
+});
+
+describe('endpoints', () => {
+  const sdkEndpoint = (region: string) => new Sdk.DynamoDBClient({ region }).config.endpointProvider({ Region: region, UseFIPS: false, UseDualStack: false }).url.href;
+  const standard = { useFipsEndpoint: false, useDualstackEndpoint: false };
+
+  it("is the SDK client's regional endpoint in the aws, aws-cn and aws-us-gov partitions", () => {
+    for (const region of ['us-east-1', 'eu-west-1', 'ap-southeast-5', 'me-central-1', 'il-central-1', 'mx-central-1', 'ca-west-1', 'cn-north-1', 'cn-northwest-1', 'us-gov-west-1', 'us-gov-east-1']) {
+      expect(serviceEndpoint('dynamodb', region, undefined, standard).href, region).toBe(sdkEndpoint(region));
+    }
+  });
+
+  it('refuses other partitions, FIPS and dual-stack with a message that names the way out; an explicit endpoint always works', () => {
+    for (const region of ['us-iso-east-1', 'us-isob-east-1', 'eu-isoe-west-1', 'us-isof-south-1', 'mars-1']) {
+      expect(() => serviceEndpoint('dynamodb', region, undefined, standard), region).toThrow(/not in a partition .* set AWS_ENDPOINT_URL_DYNAMODB to the endpoint instead/);
+    }
+    expect(() => serviceEndpoint('dynamodb', 'us-east-1', undefined, { ...standard, useFipsEndpoint: true })).toThrow(
+      "AWS_USE_FIPS_ENDPOINT=true is not supported by the store's dynamodb client (it has no endpoint rules); set AWS_ENDPOINT_URL_DYNAMODB to the endpoint instead.",
+    );
+    expect(() => serviceEndpoint('secretsmanager', 'us-east-1', undefined, { ...standard, useDualstackEndpoint: true })).toThrow(/AWS_USE_DUALSTACK_ENDPOINT=true .* set AWS_ENDPOINT_URL_SECRETS_MANAGER/);
+    expect(serviceEndpoint('dynamodb', 'us-east-1', 'https://dynamodb-fips.us-east-1.amazonaws.com', { useFipsEndpoint: true, useDualstackEndpoint: true }).href).toBe('https://dynamodb-fips.us-east-1.amazonaws.com/');
+  });
+
+  it("in Lambda, such a setting fails the function's init (the store's import), not its first request", async () => {
+    const saved = { ...process.env };
+    vi.resetModules();
+    try {
+      Object.assign(process.env, { AWS_USE_FIPS_ENDPOINT: 'true', AWS_REGION: 'us-east-1' });
+      delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+      await expect(import('../../shared/store/clients')).rejects.toThrow(/AWS_USE_FIPS_ENDPOINT=true is not supported/);
+      vi.resetModules();
+      process.env.AWS_USE_FIPS_ENDPOINT = 'false';
+      await expect(import('../../shared/store/clients')).resolves.toHaveProperty('dynamo');
+    } finally {
+      process.env = saved;
+      vi.resetModules();
+    }
+  });
+});
+
 describe('errors and retries', () => {
   it("throws DynamoDB's error by name, with its message, status, request id and fields, without retrying it", async () => {
-    replies = [
+    aws.replies = [
       {
         status: 400,
         body: {
@@ -158,7 +244,7 @@ describe('errors and retries', () => {
   });
 
   it('tries a 5xx, a throttled call and a dropped connection again, up to 4 attempts in all', async () => {
-    replies = [
+    aws.replies = [
       { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'boom' } },
       { status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'slow down' } },
       'hang up',
@@ -168,14 +254,14 @@ describe('errors and retries', () => {
     expect(seen).toHaveLength(4);
 
     seen.length = 0;
-    replies = Array.from({ length: 4 }, () => ({ status: 503, body: {} }));
+    aws.replies = Array.from({ length: 4 }, () => ({ status: 503, body: {} }));
     const error = await failure(dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } })));
     expect(error).toMatchObject({ name: 'HTTP503', $fault: 'server', $metadata: { httpStatusCode: 503, attempts: 4 } });
     expect(seen).toHaveLength(4);
   });
 
   it("a transaction's attempts carry one idempotency token (as the SDK's), so a retry after a lost answer is not applied twice", async () => {
-    replies = ['hang up', { status: 200, body: {} }];
+    aws.replies = ['hang up', { status: 200, body: {} }];
     await dynamo.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: 't', Item: { PK: 'A' } } }] }));
     const tokens = seen.map((s) => s.body.ClientRequestToken);
     expect(tokens).toHaveLength(2);
@@ -189,7 +275,7 @@ describe('errors and retries', () => {
   });
 
   it('a conditional write that fails is not tried again', async () => {
-    replies = [{ status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' } }];
+    aws.replies = [{ status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' } }];
     const error = await failure(dynamo.send(new UpdateCommand({ TableName: 't', Key: { PK: 'A' }, UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': 1 } })));
     expect(error).toMatchObject({ name: 'ConditionalCheckFailedException', message: 'The conditional request failed' });
     expect(seen).toHaveLength(1);
@@ -217,7 +303,7 @@ describe('interceptors', () => {
         return { ...out, seen: true };
       }),
     ];
-    replies = [{ status: 500, body: {} }, { status: 200, body: {} }];
+    aws.replies = [{ status: 500, body: {} }, { status: 200, body: {} }];
     expect(await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }))).toEqual({ seen: true });
     expect(order).toEqual(['call GetItem', 'attempt', 'attempt']);
     expect(seen.map((s) => s.body.ReturnConsumedCapacity)).toEqual(['TOTAL', 'TOTAL']);

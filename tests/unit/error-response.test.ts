@@ -15,6 +15,10 @@ describe('errorResponse: failing dependencies are a retryable 503', () => {
     ['a dropped DynamoDB connection', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })],
     ['S3 throttling', Object.assign(new Error('S3 PutObject failed: SlowDown'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } })],
     ['a 5xx after the retries', Object.assign(new Error('internal'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } })],
+    // DNS and routing failures, which the SDK retries (these were a 500).
+    ...['EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH'].map((code): [string, Error] => [code, Object.assign(new Error(`getaddrinfo ${code}`), { code })]),
+    ['a failure whose cause is a dropped connection', new Error('secretsmanager GetSecretValue failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) })],
+    ['a plain write meeting a transaction', Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException', $metadata: { httpStatusCode: 400 } })],
   ])('%s', (_, error) => {
     const reply = errorResponse(error);
     expect(reply.statusCode).toBe(503);

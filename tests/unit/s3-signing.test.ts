@@ -46,6 +46,8 @@ describe('S3 signatures', () => {
     expect(put!.headers.get('x-amz-security-token')).toBe('session');
     expect(put!.headers.get('authorization')).toBe(expected.headers.get('authorization'));
     expect(Buffer.from(await put!.arrayBuffer()).toString()).toBe('%PDF');
+    // As the SDK's client sends it, unsigned (the store's other AWS calls: dynamodb-client.test.ts).
+    expect(put!.headers.get('user-agent')).toMatch(/^helpdesk-api ua\/2\.1 .* api\/s3( |$)/);
   });
 
   it('DELETE: the same Authorization as aws4fetch', async () => {

@@ -3,32 +3,32 @@
  * report to Lambda and send to SQS for each outcome. The dispatch and delivery service they call is
  * covered over HTTP by tests/integration/webhooks.test.ts; here it is replaced to choose outcomes.
  */
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startAwsStandIn } from './aws-stand-in';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 
 const dispatchEvent = vi.fn();
 const attemptDelivery = vi.fn();
 const eventsWrittenBefore = vi.fn();
-/** What the workers sent to SQS (its JSON protocol, through fetch: shared/store/sqs.ts): operation and input. */
-const sqsSend = vi.fn<(call: { operation: string; input: unknown }) => void>();
+/** SQS: a loopback stand-in for its JSON protocol (shared/store/sqs.ts), which answers `{}`. */
+const sqs = await startAwsStandIn();
+/** What the workers sent to SQS: operation and input. */
+const sqsSent = () => sqs.seen.map(({ headers, body }) => ({ operation: String(headers['x-amz-target']).replace('AmazonSQS.', ''), input: body }));
 
 vi.mock('../../shared/webhooks/service', () => ({ dispatchEvent, attemptDelivery }));
 vi.mock('../../shared/store/outbox', async (original) => ({ ...(await original<object>()), eventsWrittenBefore }));
 vi.mock('../../functions/webhooks/context', () => ({ webhookContext: () => ({ marker: 'ctx' }) }));
-vi.stubGlobal('fetch', async (input: URL, init: RequestInit) => {
-  const request = new Request(input, init);
-  sqsSend({ operation: request.headers.get('x-amz-target')!.replace('AmazonSQS.', ''), input: JSON.parse(await request.text()) });
-  return new Response('{}', { status: 200, headers: { 'content-type': 'application/x-amz-json-1.0' } });
-});
-
+process.env.AWS_ENDPOINT_URL_SQS = sqs.endpoint;
 process.env.HELPDESK_WEBHOOK_QUEUE_URL = 'https://sqs.example/deliveries';
 process.env.HELPDESK_WEBHOOK_DEAD_LETTER_URL = 'https://sqs.example/dead-letters';
 const { handler: dispatch, STRANDED_AFTER_MS } = await import('../../functions/webhooks/dispatch');
 const { handler: deliver } = await import('../../functions/webhooks/deliver');
 
 beforeEach(() => {
-  for (const f of [dispatchEvent, attemptDelivery, eventsWrittenBefore, sqsSend]) f.mockReset();
+  for (const f of [dispatchEvent, attemptDelivery, eventsWrittenBefore]) f.mockReset();
+  sqs.seen.length = 0;
 });
+afterAll(() => sqs.close());
 
 const outboxImage = (id: string) => ({
   PK: { S: 'OUTBOX' },
@@ -89,26 +89,26 @@ describe('deliver', () => {
   it('a delivered or skipped message is consumed', async () => {
     attemptDelivery.mockResolvedValueOnce({ state: 'delivered' }).mockResolvedValueOnce({ state: 'skipped' });
     expect(await deliver(sqsEvent(['d1', 'd2']))).toEqual({ batchItemFailures: [] });
-    expect(sqsSend).not.toHaveBeenCalled();
+    expect(sqsSent()).toEqual([]);
   });
 
   it('a retry hides the message until its next attempt and reports it, so SQS keeps it', async () => {
     attemptDelivery.mockResolvedValue({ state: 'retry', inSeconds: 300 });
     expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
-    expect(sqsSend).toHaveBeenCalledOnce();
-    expect(sqsSend.mock.calls[0]![0]).toEqual({ operation: 'ChangeMessageVisibility', input: { QueueUrl: 'https://sqs.example/deliveries', ReceiptHandle: 'r0', VisibilityTimeout: 300 } });
+    expect(sqsSent()).toHaveLength(1);
+    expect(sqsSent()[0]).toEqual({ operation: 'ChangeMessageVisibility', input: { QueueUrl: 'https://sqs.example/deliveries', ReceiptHandle: 'r0', VisibilityTimeout: 300 } });
   });
 
   it('a delivery whose schedule is spent goes to the dead-letter queue (its alarm) and leaves this one', async () => {
     attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
     expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [] });
-    expect(sqsSend.mock.calls[0]![0]).toEqual({ operation: 'SendMessage', input: { QueueUrl: 'https://sqs.example/dead-letters', MessageBody: JSON.stringify({ delivery: 'd1' }) } });
+    expect(sqsSent()[0]).toEqual({ operation: 'SendMessage', input: { QueueUrl: 'https://sqs.example/dead-letters', MessageBody: JSON.stringify({ delivery: 'd1' }) } });
   });
 
   it("a subscription's delivery whose schedule is spent only leaves the queue: no dead letter, no alarm", async () => {
     attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: false });
     expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [] });
-    expect(sqsSend).not.toHaveBeenCalled();
+    expect(sqsSent()).toEqual([]);
   });
 
   it('an error of our own reports the message for another receive; the others of the batch go on', async () => {
