@@ -160,14 +160,16 @@ export const GRANTS = {
  * The table stream consumer's grants (CountTickets on AWS: infra/ticket-counts.ts; the local
  * runtime's stream poller is held to the same): the counts, counted states, ticket collections
  * (repairs), refs and file cleanup records; Query of gsi1 (the backfill reads every collection in id
- * order); the change feed, written in batches (and, for a late event, its own position and its
- * late-event mark read first, the mark written after it); the
+ * order); listing records, written in batches (store/listings.ts putListings); the change feed,
+ * written in batches (and, for a late event, its own position and its late-event mark read first,
+ * the mark written after it); the
  * custom field definitions (an event's `custom_<name>` keys).
  */
 export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
   on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], ...COUNT_KEY_PATTERNS),
   { index: INDEXES.gsi1.name },
   on(['BatchGetItem', 'BatchWriteItem'], P.events, P.lateEvents),
+  on(['BatchWriteItem'], P.listed),
   on(['Query'], P.customFields),
 ];
 

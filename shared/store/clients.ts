@@ -6,6 +6,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { config } from '../config';
 import { DynamoDB } from './dynamodb';
 
@@ -58,9 +59,35 @@ class ConnectTimeoutHttpsAgent extends HttpsAgent {
   }
 }
 
-const agents = {
+const newAgents = () => ({
   http: new ConnectTimeoutHttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
   https: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+});
+const sharedAgents = newAgents();
+
+/**
+ * Sockets of their own for work that must not queue behind the requests: the local runtime runs
+ * the stream consumer in the same process as every route, and a burst's requests fill the shared
+ * pool's queue (hundreds deep), where each of the consumer's calls waited its turn: measured, a
+ * stream batch of 3 records took 34 s during a burst of 500 creates, and the counts stalled
+ * (docs/data-model.md, "The stream consumer"). On AWS each function is a process of its own anyway.
+ */
+const rooms = new AsyncLocalStorage<ReturnType<typeof newAgents>>();
+const roomAgents = new Map<string, ReturnType<typeof newAgents>>();
+export function withOwnSockets<T>(room: string, work: () => Promise<T>): Promise<T> {
+  let agents = roomAgents.get(room);
+  if (!agents) roomAgents.set(room, (agents = newAgents()));
+  return rooms.run(agents, work);
+}
+
+/** Read at each call (dynamodb.ts): the sockets of the caller's room, else the shared ones. */
+const agents = {
+  get http() {
+    return (rooms.getStore() ?? sharedAgents).http;
+  },
+  get https() {
+    return (rooms.getStore() ?? sharedAgents).https;
+  },
 };
 
 export const dynamo = new DynamoDB(() => ({

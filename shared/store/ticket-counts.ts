@@ -7,7 +7,7 @@
  */
 import { QueryCommand } from './dynamodb';
 import { config } from '../config';
-import { TICKET_BLOCK, countChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
+import { TICKET_BLOCK, countChanges, type CountChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
 import { dynamo } from './clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { batchGet } from './query';
@@ -81,29 +81,50 @@ function countTransaction(changes: ReturnType<typeof countChanges>, now: number)
   return items;
 }
 
+/** The tickets whose counted state a transaction is about to move, from what to what. */
+export type CountedMoves = CountChanges['counted'];
+
 /**
  * Applies stream records of ticket items to the counts, exactly once per change whatever the
  * records' repetition. Returns the live tickets whose counted status changed (their collections
  * may need re-keying: store/collection-repair.ts).
+ *
+ * `beforeCommit` gets, before the transactions, the tickets they move (those whose records are
+ * newer than what is counted): what else is kept per ticket version (listing records) is written
+ * then, so each transaction, conditional on the counted states read, commits it; a retry after a
+ * failure in between writes it again.
+ *
+ * Round trips, which a burst makes slow (each waits behind the burst's requests): the counted
+ * states of the whole batch are read at once and `beforeCommit` gets all its tickets at once; only
+ * the transactions go one after another (they share the totals). A transaction whose condition
+ * fails (another consumer moved one of its tickets) reads its tickets again, up to ROUNDS times.
  */
-export async function applyTicketRecords(records: TicketRecord[]): Promise<number[]> {
+export async function applyTicketRecords(records: TicketRecord[], beforeCommit?: (moves: CountedMoves) => Promise<void>): Promise<number[]> {
   const statusChanged: number[] = [];
-  for (const ids of chunks([...new Set(records.map((r) => r.ticket))])) {
+  const commit = async (changes: CountChanges) => {
+    await transact(countTransaction(changes, Date.now()));
+    for (const { ticket, next, previous } of changes.counted) {
+      if (previous && previous.status !== 0 && next.status !== 0 && previous.status !== next.status) statusChanged.push(ticket);
+    }
+  };
+  const counted = await readCounted([...new Set(records.map((r) => r.ticket))]);
+  const moving = countChanges(records, counted).counted;
+  if (!moving.length) return statusChanged;
+  await beforeCommit?.(moving);
+  for (const ids of chunks(moving.map((m) => m.ticket))) {
     const chunk = new Set(ids);
     const mine = records.filter((r) => chunk.has(r.ticket));
-    for (let round = 1; ; round++) {
-      const changes = countChanges(mine, await readCounted([...chunk]));
-      if (!changes.counted.length) break;
+    let changes = countChanges(mine, counted);
+    for (let round = 1; changes.counted.length; round++) {
       try {
-        await transact(countTransaction(changes, Date.now()));
-        for (const { ticket, next, previous } of changes.counted) {
-          if (previous && previous.status !== 0 && next.status !== 0 && previous.status !== next.status) statusChanged.push(ticket);
-        }
+        await commit(changes);
         break;
       } catch (error) {
-        // Another consumer (a retried batch, another shard's) changed a counted state since the read.
+        // Another consumer (a retried batch, a replay) changed a counted state since the read.
         if (!(error instanceof ConditionFailed) || round === ROUNDS) throw error;
       }
+      changes = countChanges(mine, await readCounted(ids));
+      if (changes.counted.length) await beforeCommit?.(changes.counted);
     }
   }
   return statusChanged;
