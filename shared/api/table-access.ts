@@ -136,8 +136,11 @@ export const GRANTS = {
   outbox: [on(['PutItem'], P.outbox)],
   countsTotals: [on(['Query'], P.counts)],
   listTickets: [{ index: INDEXES.gsi1.name }, { index: INDEXES.gsi2.name }],
-  /** Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), then each ticket's collection. */
-  filteredTickets: [{ index: INDEXES.gsi3.name }, { index: INDEXES.gsi4.name }, on(['Query'], P.ticket)],
+  /**
+   * Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), the ticket items
+   * of the entries read when filters remain to be checked (BatchGetItem), then each ticket's collection.
+   */
+  filteredTickets: [{ index: INDEXES.gsi3.name }, { index: INDEXES.gsi4.name }, on(['Query', 'BatchGetItem'], P.ticket)],
   ticketsBySubmitter: [{ index: INDEXES.gsi3.name }],
   /** The staff-wide lists of followups and attachments (refs in gsi1). */
   listRefs: [{ index: INDEXES.gsi1.name }],

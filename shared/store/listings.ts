@@ -30,21 +30,29 @@ const TOMBSTONE_SECONDS = 2 * 86_400;
 /** Conditional PutItems sent at once by the consumer. */
 const PARALLEL_WRITES = 25;
 
-type ListedTicket = Pick<Ticket, 'id' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created'>;
+type ListedTicket = Pick<Ticket, 'id' | 'status' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created'>;
 
-/** The value a ticket is listed under in one dimension (a time for the time dimensions). */
+const assigneeOf = (ticket: Partial<ListedTicket>) => (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to));
+
+/** The value a ticket is listed under in one dimension (a time for the time dimensions; `<status>#…` for the agent views). */
 export function listingValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): string {
   switch (dimension) {
     case 'queue':
       return String(ticket.queue);
     case 'assigned':
-      return ticket.assigned_to == null ? 'none' : String(ticket.assigned_to);
+      return assigneeOf(ticket);
     case 'priority':
       return String(ticket.priority);
     case 'modified':
       return String(ticket.modified);
     case 'created':
       return String(ticket.created);
+    case 'status-queue':
+      return `${ticket.status}#${ticket.queue}`;
+    case 'status-assigned':
+      return `${ticket.status}#${assigneeOf(ticket)}`;
+    case 'status-queue-assigned':
+      return `${ticket.status}#${ticket.queue}#${assigneeOf(ticket)}`;
   }
 }
 

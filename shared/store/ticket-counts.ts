@@ -7,7 +7,7 @@
  */
 import { QueryCommand } from './dynamodb';
 import { config } from '../config';
-import { TICKET_BLOCK, countChanges, type CountChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
+import { TICKET_BLOCK, countChanges, type CountChanges, type Counted, type CountedState, type TicketRecord } from '../domain/ticket-counts';
 import { dynamo } from './clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { batchGet } from './query';
@@ -42,10 +42,26 @@ const ROUNDS = 5;
 /** A deleted ticket's tombstone outlives the stream's 24-hour retention, then goes. */
 const TOMBSTONE_SECONDS = 2 * 86_400;
 
+/** What the counts keep of a ticket item (a stream image, or the item as stored). */
+export function countedStateOf(ticket: Item): CountedState {
+  return {
+    status: Number(ticket.status),
+    queue: Number(ticket.queue),
+    assigned: ticket.assigned_to == null ? 'none' : String(Number(ticket.assigned_to)),
+    priority: Number(ticket.priority),
+  };
+}
+
 async function readCounted(tickets: number[]): Promise<Map<number, Counted>> {
   const counted = new Map<number, Counted>();
   for (const item of await batchGet(tickets.map((id) => keys.counted(id)))) {
-    counted.set(Number(item.ticket), { status: Number(item.status), queue: Number(item.queue), version: Number(item.version) });
+    counted.set(Number(item.ticket), {
+      status: Number(item.status),
+      queue: Number(item.queue),
+      ...(item.assigned === undefined ? {} : { assigned: item.assigned as string }),
+      ...(item.priority === undefined ? {} : { priority: Number(item.priority) }),
+      version: Number(item.version),
+    });
   }
   return counted;
 }
