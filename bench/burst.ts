@@ -1,10 +1,14 @@
 /**
- * Bursts (`npm run bench -- --burst`, and part of every full run): on a freshly started local
- * runtime, with DynamoDB's transaction conflict rule emulated (its default), 1,000 creates sent at
- * once (one in ten multipart with a small file), then 200 followups on one ticket at once. Records
- * the answers by status (with what the 503s said), creates per second, p50/p99 latency, that every id
- * is distinct and every ticket stored, and how long the list's count took to become exact.
+ * Bursts (`npm run bench -- --burst`): on a freshly started local runtime, with DynamoDB's
+ * transaction conflict rule emulated (its default), 500 creates sent at once (one in ten multipart
+ * with a small file), then 200 followups on one ticket at once (issue 24's burst). Records the
+ * answers by status, creates per second, p50/p99 latency, that every id is distinct and every ticket
+ * stored, how long after the last answer the list's count and the agent views (their counts and
+ * their last ticket) were exact, and the stream consumer's time per phase and per batch
+ * (store/consumer-timings.ts).
  */
+import { cpus, loadavg } from 'node:os';
+import type { ConsumerTimings } from '../shared/store/consumer-timings';
 import type { ApiReply } from './scale';
 
 export interface BurstPart {
@@ -23,6 +27,18 @@ export interface BurstResult {
   stored: number;
   /** Milliseconds from the last answer until the list's count was exact. */
   countExactAfterMs: number;
+  /** Milliseconds from the last answer until the agent views (status × queue, status × assignee) were exact: their counts and their newest ticket. */
+  listsExactAfterMs: number;
+  /** The stream consumer's work from the first create on. */
+  consumer: ConsumerTimings;
+  /** The machine's 1-minute load average and cores when the burst began: other work on it slows every figure. */
+  load: { average: number; cores: number };
+}
+
+/** The consumer's timings, read in the runtime's own process. */
+export interface TimingsProbe {
+  reset(): void;
+  read(): ConsumerTimings;
 }
 
 type Send = (method: string, path: string, body?: unknown) => Promise<ApiReply>;
@@ -56,10 +72,14 @@ async function burst(count: number, send: (i: number) => Promise<ApiReply>): Pro
   return { part, replies };
 }
 
-export async function measureBurst(send: Send, creates = 1000, followups = 200): Promise<BurstResult> {
+export async function measureBurst(send: Send, timings: TimingsProbe, creates = 500, followups = 200): Promise<BurstResult> {
   const run = `burst-${Date.now()}`;
   const ticket = (i: number) => ({ queue: 1, title: `${run}-${i}`, description: 'Burst', submitter_email: 'burst@example.com' });
-  const before = (await send('GET', '/api/tickets/?page_size=1')).body.count;
+  const count = async (query: string) => (await send('GET', `/api/tickets/?page_size=1&ordering=-id${query}`)).body;
+  const before = (await count('')).count;
+  const viewsBefore = { queue: (await count('&status=1&queue=1')).count, unassigned: (await count('&status=1&assigned_to=none')).count };
+  timings.reset();
+  const load = { average: Math.round(loadavg()[0]! * 10) / 10, cores: cpus().length };
   const c = await burst(creates, (i) => {
     if (i % 10) return send('POST', '/api/tickets/', ticket(i));
     const form = new FormData();
@@ -67,20 +87,27 @@ export async function measureBurst(send: Send, creates = 1000, followups = 200):
     form.append('attachment', new Blob([`log ${i}\n`], { type: 'text/plain' }), `log-${i}.txt`);
     return send('POST', '/api/tickets/', form);
   });
-  const target = c.replies.find((r) => r.status === 201)!.body.id;
-  const f = await burst(followups, (i) => send('POST', '/api/followups/', { ticket: target, title: `${run}-f${i}`, comment: 'Burst' }));
+  const made = c.replies.filter((r) => r.status === 201).map((r) => r.body.id);
+  const f = await burst(followups, (i) => send('POST', '/api/followups/', { ticket: made[0], title: `${run}-f${i}`, comment: 'Burst' }));
   const answered = performance.now();
-  const expected = before + (c.part.statuses['201'] ?? 0);
-  while ((await send('GET', '/api/tickets/?page_size=1')).body.count !== expected) {
-    if (performance.now() - answered > 120_000) throw new Error(`the list's count did not reach ${expected}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const countExactAfterMs = Math.round(performance.now() - answered);
+  const newest = Math.max(...made);
+  const waitFor = async (what: string, exact: () => Promise<boolean>) => {
+    while (!(await exact())) {
+      if (performance.now() - answered > 120_000) throw new Error(`${what} did not become exact in 120 s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return Math.round(performance.now() - answered);
+  };
+  const countExactAfterMs = await waitFor("the list's count", async () => (await count('')).count === before + made.length);
+  const listsExactAfterMs = await waitFor('the agent views', async () => {
+    const [queue, unassigned] = await Promise.all([count('&status=1&queue=1'), count('&status=1&assigned_to=none')]);
+    return queue.count === viewsBefore.queue + made.length && unassigned.count === viewsBefore.unassigned + made.length && (queue.results as { id: number }[])[0]?.id === newest && (unassigned.results as { id: number }[])[0]?.id === newest;
+  });
   let stored = 0;
   for (const [i, r] of c.replies.entries()) {
     if (r.status === 201 && (await send('GET', `/api/tickets/${r.body.id}/`)).body.title === `${run}-${i}`) stored++;
   }
-  return { creates: c.part, followups: f.part, stored, countExactAfterMs };
+  return { creates: c.part, followups: f.part, stored, countExactAfterMs, listsExactAfterMs, consumer: timings.read(), load };
 }
 
 export const BURST_START = '<!-- burst:start -->';
@@ -94,17 +121,29 @@ export function renderBurst(r: BurstResult, date: string): string {
 
 Measured by \`npm run bench -- --burst\` on ${date.slice(0, 10)}, on a freshly started local runtime with
 DynamoDB's transaction conflict rule emulated (infra/local/transaction-conflicts.ts): every request
-sent at once, no client retries.
+sent at once, no client retries. The machine's load average was ${r.load.average} on ${r.load.cores} cores as it began
+(the engines, the runtime and the client share them: a load above the cores slows every figure).
 
 | Burst | Requests | Answers | Distinct ids | Per second | p50 ms | p99 ms |
 |---|---|---|---|---|---|---|
 ${row('ticket creates (1 in 10 multipart with a file)', r.creates)}
 ${row('followups on one ticket', r.followups)}
 
-${r.stored} of ${r.creates.requests} tickets read back as created; the list's \`count\` was exact ${r.countExactAfterMs} ms
-after the last answer (the counts follow the table's stream; the consumer works through the
-burst's records after it). The first requests of a cold runtime also pay its warm-up (one password
-hash, DynamoDB Local's JIT).
+${r.stored} of ${r.creates.requests} tickets read back as created. After the last answer, the list's \`count\` was exact
+in ${r.countExactAfterMs} ms, and the agent views (\`?status=1&queue=1\`, \`?status=1&assigned_to=none\`: their
+counts and their newest ticket) in ${r.listsExactAfterMs} ms; they follow the table's stream. The first
+requests of a cold runtime also pay its warm-up (one password hash, DynamoDB Local's JIT).
+
+The stream consumer during the burst: ${r.consumer.records} records in ${r.consumer.batches} batches (largest
+${Math.max(0, ...r.consumer.log.map((b) => b.records))}, longest ${Math.round(Math.max(0, ...r.consumer.log.map((b) => b.ms)))} ms), ${r.consumer.retries} retried, ${Math.round(r.consumer.readMs)} ms reading the
+stream. Its time per phase (consumers run at once per batch; \`counts\` includes \`listings\`, written
+before each counts transaction):
+
+| Phase | Calls | Total ms | Longest ms |
+|---|---|---|---|
+${Object.entries(r.consumer.phases)
+  .map(([name, p]) => `| ${name} | ${p.calls} | ${Math.round(p.ms)} | ${Math.round(p.maxMs)} |`)
+  .join('\n')}
 
 Before issue 12 every create's transaction held items that every create shares (the ticket index
 block, the queue's count, the followup and attachment index blocks) and every followup held its

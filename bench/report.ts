@@ -470,6 +470,14 @@ export function renderCost(r: BenchResults): string {
     monthlyRequests += requests;
     return `| ${name} | ${perTicket} | ${requests.toLocaleString('en')} | ${usd(cost)} |`;
   }).join('\n');
+  // The stream consumer's writes per change (counts, listing records, change events): DynamoDB only
+  // (its Lambda runs once per batch of up to 100 records: a share of a cent per million changes).
+  const consumerDollars = (c: { readUnits: number; writeUnits: number }) => c.readUnits * PRICES.dynamoPerMillionReadUnits + c.writeUnits * PRICES.dynamoPerMillionWriteUnits;
+  const consumerRows = Object.entries(r.consumer)
+    .map(([name, c]) => `| ${name} | ${c.requests} | ${c.readUnits} | ${c.writeUnits} | ${usd(consumerDollars(c))} | ${usd(perMillion(r.operations[name]!).total)} | **${usd(perMillion(r.operations[name]!).total + consumerDollars(c))}** |`)
+    .join('\n');
+  const consumerMonthly = ticketsPerMonth * (consumerDollars(r.consumer['create (JSON)']) + 2.2 * consumerDollars(r.consumer.PATCH)) / 1e6;
+  monthly += consumerMonthly;
   // Storage after a year: ~4 KB of items per ticket (ticket, followups, index share), 20% with a 200 KB file.
   const tableGb = (ticketsPerMonth * 12 * 4 * 1024) / 1024 ** 3;
   const filesGb = (ticketsPerMonth * 12 * 0.2 * 200 * 1024) / 1024 ** 3;
@@ -498,6 +506,7 @@ five is created with a file).
 | Operation | Per ticket | Requests a month | Cost a month |
 |---|---|---|---|
 ${lines}
+| stream consumer (each create and PATCH/PUT above: its counts, listing records, change events) | | | ${usd(consumerMonthly)} |
 | **Requests** | | | **${usd(monthly)}** |
 
 Storage after a year (360,000 tickets: about ${tableGb.toFixed(1)} GB of items, ${filesGb.toFixed(1)} GB of files): ${usd(storage)} a
@@ -509,6 +518,19 @@ function on the table's stream: per ticket write it adds one Lambda invocation s
 to 100 records) and under 1 write unit in bursts, about 8 for a lone write (its transaction rewrites
 the count block and both totals items); stream reads by Lambda are free. A list page's read units do
 not grow with the table (docs/benchmarks.md, "Scale").
+
+## What the stream consumer writes per change
+
+Off the request path, the table's stream consumer (CountTickets on AWS) keeps, per change, the
+counts, the listing records the filtered lists read (eight per ticket: queue, assignee, priority,
+modified, created and the three agent views; a PATCH rewrites those whose value changed and
+\`modified\`) and the change events. Measured by the bench for one change alone (the stream drained
+before and after it), so a lone write pays the whole counts transaction (the block and both totals
+items); in a burst the tickets of a batch share it (docs/data-model.md, "The stream consumer").
+
+| Change | Consumer requests | Read units | Write units | DynamoDB per million | The request itself, per million | Together |
+|---|---|---|---|---|---|---|
+${consumerRows}
 
 ## The optional edge
 

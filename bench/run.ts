@@ -75,19 +75,30 @@ function resetCounters() {
   counters.dynamodb = counters.s3 = counters.readUnits = counters.writeUnits = 0;
   counters.commands.clear();
 }
+/** The stream consumer's own (its function's on AWS, not the request's): measured per change by consumerCost. */
+const consumerCounters = { dynamodb: 0, readUnits: 0, writeUnits: 0 };
+const unitsOf = (operation: string, out: Record<string, unknown>, into: { readUnits: number; writeUnits: number }) => {
+  const consumed = out.ConsumedCapacity as { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
+  // DynamoDB Local reports only CapacityUnits: an operation's kind says whether they are read or write units.
+  for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
+    if (READS.has(operation)) into.readUnits += c.CapacityUnits ?? 0;
+    else into.writeUnits += c.CapacityUnits ?? 0;
+  }
+};
 dynamo.intercept(async ({ operation, input }, next) => {
-  // The stream consumer's work (counts, repairs) is its own function's on AWS, not the request's.
-  if (inStreamConsumer()) return next();
+  // The stream consumer's work (counts, listings, repairs, the change feed) is its own function's on AWS, not the request's.
+  if (inStreamConsumer()) {
+    consumerCounters.dynamodb++;
+    input.ReturnConsumedCapacity ??= 'TOTAL';
+    const out = await next();
+    unitsOf(operation, out, consumerCounters);
+    return out;
+  }
   counters.dynamodb++;
   counters.commands.set(operation, (counters.commands.get(operation) ?? 0) + 1);
   input.ReturnConsumedCapacity ??= 'TOTAL';
   const out = await next();
-  const consumed = out.ConsumedCapacity as { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
-  // DynamoDB Local reports only CapacityUnits: an operation's kind says whether they are read or write units.
-  for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-    if (READS.has(operation)) counters.readUnits += c.CapacityUnits ?? 0;
-    else counters.writeUnits += c.CapacityUnits ?? 0;
-  }
+  unitsOf(operation, out, counters);
   return out;
 });
 const s3Host = new URL(process.env.AWS_ENDPOINT_URL_S3!).host;
@@ -198,7 +209,8 @@ const admin = (await findUserByUsername(ADMIN.username))!;
 
 if (args.burst) {
   // On the runtime just started: nothing before it, as a fresh `npm start`.
-  log('burst: 1,000 creates at once, then 200 followups on one ticket at once');
+  log('burst: 500 creates at once, then 200 followups on one ticket at once');
+  const { consumerTimings, resetConsumerTimings } = await import('../shared/store/consumer-timings');
   // What the store client's retry strategy did meanwhile: its retries, and how low its budget went.
   const { dynamoRetryStrategy } = await import('../shared/store/clients');
   const retries = { calls: 0, attempts: 0, lowestBudget: dynamoRetryStrategy.getCapacity() };
@@ -217,7 +229,7 @@ if (args.burst) {
     },
     { eachAttempt: true },
   );
-  const burst = await measureBurst(request);
+  const burst = await measureBurst(request, { reset: resetConsumerTimings, read: consumerTimings });
   log(JSON.stringify(burst));
   log(`DynamoDB retries: ${retries.attempts - retries.calls} in ${retries.calls} calls; the retry budget's lowest point ${retries.lowestBudget} of ${INITIAL_RETRY_TOKENS}`);
   await runtime.stop();
@@ -327,6 +339,25 @@ const operations: Record<string, OperationResult> = {
 };
 const rssMb = round(process.memoryUsage().rss / 1024 / 1024, 0);
 
+/**
+ * What the stream consumer does for one change (its requests and capacity units: counts, listing
+ * records, repairs, change events), each measured alone: the stream drained before and after it.
+ */
+async function consumerCost(run: () => Promise<unknown>): Promise<{ requests: number; readUnits: number; writeUnits: number }> {
+  await runtime.drainTableStream();
+  Object.assign(consumerCounters, { dynamodb: 0, readUnits: 0, writeUnits: 0 });
+  await run();
+  await runtime.drainTableStream();
+  return { requests: consumerCounters.dynamodb, readUnits: round(consumerCounters.readUnits, 2), writeUnits: round(consumerCounters.writeUnits, 2) };
+}
+const spare = (await request('POST', '/api/tickets/', ticketBody(0))).body.id;
+const consumer = {
+  'create (JSON)': await consumerCost(() => request('POST', '/api/tickets/', ticketBody(1))),
+  'PATCH': await consumerCost(() => request('PATCH', `/api/tickets/${spare}/`, { priority: 4 })),
+  'DELETE': await consumerCost(() => request('DELETE', `/api/tickets/${spare}/`)),
+};
+for (const [name, c] of Object.entries(consumer)) log(`stream consumer per ${name}: ${c.requests} requests, ${c.readUnits} RRU, ${c.writeUnits} WRU`);
+
 if (QUICK) {
   // The floors that counts decide, and the bundle budget: what CI holds every change to.
   const listRequests = Math.max(...Object.values(small.pages).map((p) => p.requests));
@@ -383,6 +414,7 @@ const results = {
   tickets: TICKETS,
   iterations: ITERATIONS,
   operations,
+  consumer,
   serverRssMb: rssMb,
   scale,
   bundles,

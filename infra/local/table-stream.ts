@@ -16,9 +16,11 @@ import {
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
 import { tableChangeOf } from '../../shared/store/stream-records';
+import { withOwnSockets } from '../../shared/store/clients';
 import type { TableChange } from '../../shared/store/table-changes';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
+import { recordBatch, recordRead, recordRetry, timedPhase } from '../../shared/store/consumer-timings';
 
 /**
  * Takes the SDK's logger middleware out of a client: nothing here logs through the SDK, yet with its
@@ -63,14 +65,21 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
   const table = await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: config.tableName }));
   const streamArn = table.Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`The local table ${config.tableName} has no stream`);
-  /** The last record applied, per shard: where the next read starts. */
+  /** The last record applied, per shard: where a read starts again after a failed batch. */
   const applied = new Map<string, string>();
+  /**
+   * Where the next read of each open shard starts: the iterator the last read returned, kept from one
+   * poll to the next, so that a poll is one GetRecords rather than three calls (each of which waits
+   * behind a burst's requests in DynamoDB Local: measured, docs/data-model.md "The stream consumer").
+   */
+  const iterators = new Map<string, string>();
   const closed = new Set<string>();
+  let shards: string[] = [];
+  let describedAt = 0;
 
-  /** Reads one shard until it has nothing more for now; a failed batch stops it, to be read again next time. */
-  async function readShard(shardId: string): Promise<void> {
+  const iteratorAfterApplied = async (shardId: string) => {
     const after = applied.get(shardId);
-    let iterator = (
+    return (
       await streams.send(
         new GetShardIteratorCommand({
           StreamArn: streamArn,
@@ -79,28 +88,63 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
         }),
       )
     ).ShardIterator;
-    while (iterator) {
-      const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+  };
+
+  const getRecords = async (iterator: string) => {
+    const read = performance.now();
+    const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+    recordRead(performance.now() - read);
+    return batch;
+  };
+
+  /**
+   * Reads one shard until it has nothing more for now, reading each next batch while the one before
+   * is applied; a failed batch stops it, to be read again (from the last record applied) next time.
+   */
+  async function readShard(shardId: string): Promise<void> {
+    const iterator = iterators.get(shardId) ?? (await iteratorAfterApplied(shardId));
+    iterators.delete(shardId);
+    if (!iterator) return void closed.add(shardId);
+    let batch = await getRecords(iterator).catch(async () => getRecords((await iteratorAfterApplied(shardId))!));
+    for (;;) {
       const records = batch.Records ?? [];
-      if (!records.length) break;
+      const next = batch.NextShardIterator;
+      if (!records.length) {
+        if (next) iterators.set(shardId, next);
+        else closed.add(shardId);
+        return;
+      }
+      const applying = performance.now();
       const changes = records.map(tableChangeOf);
-      await consumer.run(true, async () => {
-        // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
-        await asFunction('maintenance/count-tickets', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
-        await alsoApply?.(changes);
-      });
+      const reading = next ? getRecords(next) : undefined;
+      // Not awaited when the batch fails (its iterator is dropped): its failure is of no interest then.
+      reading?.catch(() => undefined);
+      // Sockets of its own, as its own function has on AWS: not queued behind a burst's requests.
+      await withOwnSockets('stream consumer', () =>
+        consumer.run(true, async () => {
+          // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
+          await asFunction('maintenance/count-tickets', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
+          if (alsoApply) await timedPhase('webhook dispatch', () => alsoApply(changes));
+        }),
+      );
+      recordBatch(applying, records.length);
       applied.set(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
-      iterator = batch.NextShardIterator;
+      if (!reading) return void closed.add(shardId);
+      batch = await reading;
     }
-    if (!iterator) closed.add(shardId);
   }
 
   // One drain at a time: the poller's and a test's share the positions.
   let draining: Promise<void> = Promise.resolve();
   const drainOnce = async () => {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    // Listed parents first: a child shard's records come after its parent's.
-    for (const shard of StreamDescription?.Shards ?? []) if (!closed.has(shard.ShardId!)) await readShard(shard.ShardId!);
+    // The shards are listed again every second, or when one closed (its child has the next records).
+    if (!shards.length || Date.now() - describedAt > 1000 || shards.some((id) => closed.has(id))) {
+      const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+      describedAt = Date.now();
+      // Listed parents first: a child shard's records come after its parent's.
+      shards = (StreamDescription?.Shards ?? []).map((shard) => shard.ShardId!).filter((id) => !closed.has(id));
+    }
+    for (const shardId of shards) if (!closed.has(shardId)) await readShard(shardId);
   };
   const drain = () => (draining = draining.catch(() => undefined).then(drainOnce));
 
@@ -113,6 +157,7 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
         await drain();
       } catch (error) {
         logger.error('table stream batch failed; reading it again in a second', { error: (error as Error).message });
+        recordRetry();
         pause = 1000;
       }
       await new Promise<void>((resolve) => {

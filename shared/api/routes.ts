@@ -301,24 +301,25 @@ export const routes: readonly Route[] = [
       tag: 'Tickets',
       summary: 'List tickets with their followups and attachments',
       description:
-        'Without a filter or `ordering`, upstream\'s list: oldest first, by page number. Each filter is served by an index of its own and is given alone (`status` too); a combination no index serves answers 400 saying which combine. ' +
-        '`status` alone keeps page numbers. A list filtered otherwise, or ordered other than by `id`, is paged by cursor: follow its `next` and `previous` links; `page` there may only be 1 (the first page, as without it), any other page answers 400. Its `count` is null where no count is kept (`assigned_to`, `priority`, `submitter_email`, `updated_since`, `created_since`). ' +
-        'The filters other than `status` and `submitter_email` read listing records the table\'s stream keeps: a change shows in them within about a second.',
+        'Without a filter or `ordering` (or with `status` alone), upstream\'s list: oldest first, by page number. Filters combine freely, each optional: the agent views `status` × `queue`, `status` × `assigned_to` and `status` × `queue` × `assigned_to` are served by index partitions of their own (several statuses are merged), as are `queue`, `assigned_to`, `priority` and `submitter_email` alone, and every ticket by `created` or `modified`. ' +
+        'Any other combination reads the most selective of those and checks the other filters on the tickets, at most 100 entries a page: such a page may hold fewer tickets than `page_size` (even none) and still have a `next` link; no matching ticket is ever skipped. `ordering` by `id` or `-id` needs a filter other than `updated_since` and `created_since` (or none); `created`, `-created`, `modified` and `-modified` combine with any filters. ' +
+        'A filtered list, or one ordered other than by `id`, is paged by cursor (`next` and `previous` links; `page` there may only be 1, the first page as without it: any other page answers 400). `count` is exact for every list an index serves whole (none, `status`, `queue`, `assigned_to`, `priority`, and the agent views), and null where filters are checked on the tickets, for `submitter_email`, and with `updated_since` or `created_since`. ' +
+        'The filters other than `status` alone and `submitter_email` read listing records the table\'s stream keeps: a change shows in them within about a second.',
       success: json('TicketPage', 200, 'A page of tickets, oldest first unless `ordering` says otherwise.'),
       paginated: true,
       query: [
-        { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`). Orderings: `id`, `-id`.' },
-        { name: 'queue', description: 'Only tickets of this queue (its id). Orderings: `id`, `-id`.', schema: { type: 'integer', minimum: 1 }, example: 1 },
+        { name: 'status', description: 'Only these states: comma-separated ids or names (`1,2` or `open,reopened`). Combines with every filter and ordering.' },
+        { name: 'queue', description: 'Only tickets of this queue (its id). With `status` (and `assigned_to`), an agent view with a partition and an exact count of its own.', schema: { type: 'integer', minimum: 1 }, example: 1 },
         {
           name: 'assigned_to',
-          description: 'Only tickets assigned to this user (their id), or `none`: unassigned tickets. Orderings: `id`, `-id`.',
+          description: 'Only tickets assigned to this user (their id), or `none`: unassigned tickets. With `status` (and `queue`), an agent view with a partition and an exact count of its own.',
           schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['none'] }] },
           example: 2,
         },
-        { name: 'submitter_email', description: 'Only tickets with this submitter e-mail (exact). Orderings: `id`, `-id`.', example: 'someone@example.com' },
-        { name: 'priority', description: 'Only tickets of this priority (1 Critical to 5 Very Low). Orderings: `id`, `-id`.', schema: { type: 'integer', enum: [1, 2, 3, 4, 5] }, example: 2 },
-        { name: 'updated_since', description: 'Only tickets modified at or after this ISO 8601 date-time (UTC without an offset). Orderings: `modified` (the default with this filter), `-modified`.', example: '2030-01-02T03:04:05Z' },
-        { name: 'created_since', description: 'Only tickets created at or after this ISO 8601 date-time (UTC without an offset). Orderings: `created` (the default with this filter), `-created`.', example: '2030-01-02T03:04:05Z' },
+        { name: 'submitter_email', description: 'Only tickets with this submitter e-mail (exact).', example: 'someone@example.com' },
+        { name: 'priority', description: 'Only tickets of this priority (1 Critical to 5 Very Low).', schema: { type: 'integer', enum: [1, 2, 3, 4, 5] }, example: 2 },
+        { name: 'updated_since', description: 'Only tickets modified at or after this ISO 8601 date-time (UTC without an offset). The default ordering is `modified` when no other filter but `status` is given.', example: '2030-01-02T03:04:05Z' },
+        { name: 'created_since', description: 'Only tickets created at or after this ISO 8601 date-time (UTC without an offset). The default ordering is `created` when no other filter but `status` is given.', example: '2030-01-02T03:04:05Z' },
         {
           name: 'ordering',
           description:

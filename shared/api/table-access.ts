@@ -136,8 +136,11 @@ export const GRANTS = {
   outbox: [on(['PutItem'], P.outbox)],
   countsTotals: [on(['Query'], P.counts)],
   listTickets: [{ index: INDEXES.gsi1.name }, { index: INDEXES.gsi2.name }],
-  /** Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), then each ticket's collection. */
-  filteredTickets: [{ index: INDEXES.gsi3.name }, { index: INDEXES.gsi4.name }, on(['Query'], P.ticket)],
+  /**
+   * Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), the ticket items
+   * of the entries read when filters remain to be checked (BatchGetItem), then each ticket's collection.
+   */
+  filteredTickets: [{ index: INDEXES.gsi3.name }, { index: INDEXES.gsi4.name }, on(['Query', 'BatchGetItem'], P.ticket)],
   ticketsBySubmitter: [{ index: INDEXES.gsi3.name }],
   /** The staff-wide lists of followups and attachments (refs in gsi1). */
   listRefs: [{ index: INDEXES.gsi1.name }],
@@ -160,14 +163,16 @@ export const GRANTS = {
  * The table stream consumer's grants (CountTickets on AWS: infra/ticket-counts.ts; the local
  * runtime's stream poller is held to the same): the counts, counted states, ticket collections
  * (repairs), refs and file cleanup records; Query of gsi1 (the backfill reads every collection in id
- * order); the change feed, written in batches (and, for a late event, its own position and its
- * late-event mark read first, the mark written after it); the
+ * order); listing records, written in batches (store/listings.ts putListings); the change feed,
+ * written in batches (and, for a late event, its own position and its late-event mark read first,
+ * the mark written after it); the
  * custom field definitions (an event's `custom_<name>` keys).
  */
 export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
   on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], ...COUNT_KEY_PATTERNS),
   { index: INDEXES.gsi1.name },
   on(['BatchGetItem', 'BatchWriteItem'], P.events, P.lateEvents),
+  on(['BatchWriteItem'], P.listed),
   on(['Query'], P.customFields),
 ];
 

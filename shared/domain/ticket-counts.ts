@@ -10,11 +10,21 @@ export const TICKET_BLOCK = 1000;
 export const TICKET_SUB_BLOCK = 25;
 
 /** What the counts hold of one ticket. A deleted ticket keeps a tombstone (`DELETED_VERSION`). */
-export interface Counted {
-  status: number;
-  queue: number;
+export interface Counted extends CountedState {
   /** The ticket item's `version` this state comes from. */
   version: number;
+}
+
+/**
+ * What a ticket is counted by: status and queue (every count), and for the agent views' counts its
+ * assignee (`none`: nobody) and priority. A state counted before those were kept has neither: it
+ * was counted without them, so it is uncounted without them too.
+ */
+export interface CountedState {
+  status: number;
+  queue: number;
+  assigned?: string;
+  priority?: number;
 }
 
 /** Later than any version: a deleted ticket is never counted again by a late record. */
@@ -24,7 +34,7 @@ export const DELETED_VERSION = Number.MAX_SAFE_INTEGER;
 export interface TicketRecord {
   ticket: number;
   version: number;
-  state?: { status: number; queue: number };
+  state?: CountedState;
 }
 
 export interface CountChanges {
@@ -64,9 +74,8 @@ export function countChanges(records: TicketRecord[], counted: Map<number, Count
     if (!deltas) changes.blocks.set(block, (deltas = new Map<string, number>()));
     return deltas;
   };
-  const count = (id: number, state: { status: number; queue: number }, delta: number) => {
-    add(changes.totals, `s${state.status}`, delta);
-    add(changes.totals, `q${state.queue}`, delta);
+  const count = (id: number, state: CountedState, delta: number) => {
+    for (const attribute of totalsAttributes(state)) add(changes.totals, attribute, delta);
     add(blockDeltas(id), subBlockAttribute(id, state.status), delta);
   };
   for (const record of latestPerTicket(records)) {
@@ -75,7 +84,7 @@ export function countChanges(records: TicketRecord[], counted: Map<number, Count
     const live = previous && previous.version !== DELETED_VERSION ? previous : undefined;
     if (live) count(record.ticket, live, -1);
     if (record.state) count(record.ticket, record.state, +1);
-    const next: Counted = record.state ? { ...record.state, version: record.version } : { status: 0, queue: 0, version: DELETED_VERSION };
+    const next: Counted = record.state ? { ...definedOf(record.state), version: record.version } : { status: 0, queue: 0, version: DELETED_VERSION };
     changes.counted.push({ ticket: record.ticket, next, previous });
   }
   for (const [key, delta] of changes.totals) if (delta === 0) changes.totals.delete(key);
@@ -84,6 +93,22 @@ export function countChanges(records: TicketRecord[], counted: Map<number, Count
     if (!deltas.size) changes.blocks.delete(block);
   }
   return changes;
+}
+
+const definedOf = (state: CountedState): CountedState => Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined)) as unknown as CountedState;
+
+/**
+ * The totals attributes a ticket in `state` counts in: `s<status>`, `q<queue>`, and, where the
+ * state has them, `a<assignee>`, `p<priority>` and the agent views' `sq<status>_<queue>`,
+ * `sa<status>_<assignee>`, `sqa<status>_<queue>_<assignee>` (domain/ticket-list-query.ts
+ * countAttributes reads them).
+ */
+export function totalsAttributes(state: CountedState): string[] {
+  const { status: s, queue: q, assigned: a, priority: p } = state;
+  const attributes = [`s${s}`, `q${q}`];
+  if (p !== undefined) attributes.push(`p${p}`);
+  if (a !== undefined) attributes.push(`a${a}`, `sq${s}_${q}`, `sa${s}_${a}`, `sqa${s}_${q}_${a}`);
+  return attributes;
 }
 
 /** Live tickets per sub-block (by its first id) of one block item, only the given statuses. */

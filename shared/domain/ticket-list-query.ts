@@ -1,7 +1,7 @@
 /**
  * The ticket list's filters and ordering (`GET /api/tickets/`): which list a query asks for, and
- * which index serves it (docs/data-model.md, "Filtered lists"). Each filter is served alone by an
- * index of its own; a combination no index serves is a 400 that says which ones combine.
+ * which index serves it (docs/data-model.md, "Filtered lists"). Filters combine: the most selective
+ * index partition serves a list, and what it does not serve is checked on the tickets it reads.
  */
 import { parseDateTime } from './datetime';
 import { HttpError, ValidationError } from './errors';
@@ -12,38 +12,41 @@ import { parseStatusFilter } from './status-filter';
 export const ORDERINGS = ['id', '-id', 'created', '-created', 'modified', '-modified'] as const;
 export type Ordering = (typeof ORDERINGS)[number];
 
-/** The filters with an index of their own (besides `status`), in the order the docs list them. */
+/** The filters besides `status`, in the order the docs list them. */
 export const FILTERS = ['queue', 'assigned_to', 'submitter_email', 'priority', 'updated_since', 'created_since'] as const;
 export type Filter = (typeof FILTERS)[number];
 
-/** The orderings each filter combines with (its index's order); the first is its default. */
-export const ORDERINGS_OF: Record<Filter | 'status' | 'none', readonly Ordering[]> = {
-  none: ORDERINGS,
-  status: ['id', '-id'],
-  queue: ['id', '-id'],
-  assigned_to: ['id', '-id'],
-  submitter_email: ['id', '-id'],
-  priority: ['id', '-id'],
-  updated_since: ['modified', '-modified'],
-  created_since: ['created', '-created'],
-};
+/** What a list asks for, every filter optional; any of them combine. */
+export interface TicketFilters {
+  statuses?: Set<number>;
+  queue?: string;
+  /** A user id, or `none`: unassigned. */
+  assignee?: string;
+  priority?: string;
+  email?: string;
+  createdSince?: string;
+  updatedSince?: string;
+}
+
+/** The listing dimensions a list may read (store/listings.ts keeps one record per ticket in each). */
+export type ListedDimension = 'queue' | 'assigned' | 'priority' | 'modified' | 'created' | 'status-queue' | 'status-assigned' | 'status-queue-assigned';
+
+/**
+ * Where a list's entries come from: gsi4 partitions of one dimension (one per status for the
+ * status views: several statuses are merged in id order), or gsi3 for a submitter.
+ */
+export type ListingSource = { dimension: ListedDimension; values?: string[]; since?: string } | { dimension: 'submitter'; email: string };
 
 /** What a list query asks for, and so which index reads it. */
 export type TicketListQuery =
   /** gsi1, or gsi2 per status: the upstream list (id order: page numbers), or in reverse (`-id`). */
   | { kind: 'ids'; statuses?: Set<number>; ascending: boolean }
-  /** gsi4, one partition: tickets of one queue, assignee or priority (id order), or all by a time. */
-  | {
-      kind: 'listing';
-      dimension: 'queue' | 'assigned' | 'priority' | 'modified' | 'created';
-      /** The queue, assignee (`none`: nobody) or priority listed; none for the time dimensions. */
-      value?: string;
-      /** The time dimensions: entries from this stored date-time on. */
-      since?: string;
-      ascending: boolean;
-    }
-  /** gsi3: the tickets of one submitter e-mail, in id order. */
-  | { kind: 'submitter'; email: string; ascending: boolean };
+  /**
+   * Listing records (gsi4) or gsi3: `source` holds exactly the tickets of the filters it serves, in
+   * the order asked for; `residual` are the filters it does not serve, checked on each ticket read
+   * (within a read budget per page: store/filtered-lists.ts). `filters` are all of them.
+   */
+  | { kind: 'listing'; source: ListingSource; residual: TicketFilters; filters: TicketFilters; ascending: boolean };
 
 const INTEGER = /^\d{1,15}$/;
 const WHOLE_NUMBER = 'Enter a whole number.';
@@ -54,11 +57,36 @@ export class UnsupportedCombination extends HttpError {
   constructor(given: string) {
     super(400, {
       detail:
-        `${given}: no index serves that combination. Each filter (status, ${FILTERS.join(', ')}) is served alone; ` +
-        `ordering combines with status, queue, assigned_to, submitter_email and priority as id or -id, with updated_since as modified or -modified, ` +
-        `with created_since as created or -created, and without a filter as any of ${ORDERINGS.join(', ')}.`,
+        `${given}: no index serves that combination. Filters (status, ${FILTERS.join(', ')}) combine freely; ` +
+        `ordering by id or -id needs a filter other than updated_since and created_since (or none, or status alone), ` +
+        `and created, -created, modified and -modified combine with any filters.`,
     });
   }
+}
+
+/**
+ * The source that serves `filters` in `ordering`, the most selective first: the agent views
+ * (status × queue × assignee, status × queue, status × assignee) have partitions of their own;
+ * then queue, assignee, submitter, priority; in time order, the time partition (from the `since`
+ * of its own dimension). What the source does not serve is left as `residual`.
+ */
+function planListing(filters: TicketFilters, ordering: 'id' | 'created' | 'modified'): { source: ListingSource; residual: TicketFilters } | undefined {
+  const { statuses, queue, assignee, priority, email, createdSince, updatedSince } = filters;
+  const rest = (...served: (keyof TicketFilters)[]): TicketFilters =>
+    Object.fromEntries(Object.entries(filters).filter(([k, v]) => v !== undefined && !served.includes(k as keyof TicketFilters)));
+  const perStatus = (value: string) => [...statuses!].sort((a, b) => a - b).map((s) => `${s}#${value}`);
+  if (ordering !== 'id') {
+    const since = ordering === 'created' ? createdSince : updatedSince;
+    return { source: { dimension: ordering, ...(since ? { since } : {}) }, residual: rest(ordering === 'created' ? 'createdSince' : 'updatedSince') };
+  }
+  if (statuses && queue !== undefined && assignee !== undefined) return { source: { dimension: 'status-queue-assigned', values: perStatus(`${queue}#${assignee}`) }, residual: rest('statuses', 'queue', 'assignee') };
+  if (statuses && queue !== undefined) return { source: { dimension: 'status-queue', values: perStatus(queue) }, residual: rest('statuses', 'queue') };
+  if (statuses && assignee !== undefined) return { source: { dimension: 'status-assigned', values: perStatus(assignee) }, residual: rest('statuses', 'assignee') };
+  if (queue !== undefined) return { source: { dimension: 'queue', values: [queue] }, residual: rest('queue') };
+  if (assignee !== undefined) return { source: { dimension: 'assigned', values: [assignee] }, residual: rest('assignee') };
+  if (email !== undefined) return { source: { dimension: 'submitter', email }, residual: rest('email') };
+  if (priority !== undefined) return { source: { dimension: 'priority', values: [priority] }, residual: rest('priority') };
+  return undefined;
 }
 
 /** The list `query` (the request's query parameters) asks for; a bad value or combination is a 400. */
@@ -105,52 +133,65 @@ export function parseTicketListQuery(query: Record<string, string | undefined>):
   if (rawOrdering !== undefined && !ordering) errors.ordering = [`${MESSAGES.choice(rawOrdering)} Use one of: ${ORDERINGS.join(', ')}.`];
   if (Object.keys(errors).length) throw new ValidationError(errors);
 
-  const filters = [...(statuses ? ['status' as const] : []), ...FILTERS.filter((f) => given(f) !== undefined)];
-  if (filters.length > 1) throw new UnsupportedCombination(`The filters ${filters.join(' and ')} were given together`);
-  const filter = filters[0] ?? 'none';
-  const allowed = ORDERINGS_OF[filter];
-  if (ordering && !allowed.includes(ordering)) {
-    throw new UnsupportedCombination(filter === 'none' ? `ordering=${ordering}` : `The filter ${filter} with ordering=${ordering}`);
-  }
-  const order = ordering ?? allowed[0]!;
+  const filters: TicketFilters = Object.fromEntries(
+    Object.entries({ statuses, queue: queue === undefined ? undefined : String(queue), assignee, priority, email, createdSince, updatedSince }).filter(([, v]) => v !== undefined),
+  );
+  const others = Object.keys(filters).filter((k) => k !== 'statuses');
+  // Without a time filter, the default order is id's; with one (and nothing else to order by id), its time's.
+  const order = ordering ?? (others.length && others.every((k) => k.endsWith('Since')) ? (createdSince ? 'created' : 'modified') : 'id');
   const ascending = !order.startsWith('-');
-  switch (filter) {
-    case 'none':
-    case 'status':
-      if (order === 'id' || order === '-id') return { kind: 'ids', ...(statuses ? { statuses } : {}), ascending };
-      return { kind: 'listing', dimension: order.replace('-', '') as 'created' | 'modified', ascending };
-    case 'queue':
-      return { kind: 'listing', dimension: 'queue', value: String(queue), ascending };
-    case 'assigned_to':
-      return { kind: 'listing', dimension: 'assigned', value: assignee!, ascending };
-    case 'priority':
-      return { kind: 'listing', dimension: 'priority', value: priority!, ascending };
-    case 'submitter_email':
-      return { kind: 'submitter', email: email!, ascending };
-    case 'updated_since':
-      return { kind: 'listing', dimension: 'modified', since: updatedSince!, ascending };
-    case 'created_since':
-      return { kind: 'listing', dimension: 'created', since: createdSince!, ascending };
-  }
+  const key = order.replace('-', '') as 'id' | 'created' | 'modified';
+  // Upstream's list: id order, by status or not: gsi1 / gsi2, page numbers.
+  if (key === 'id' && !others.length) return { kind: 'ids', ...(statuses ? { statuses } : {}), ascending };
+  const plan = planListing(filters, key);
+  if (!plan) throw new UnsupportedCombination(`The filters ${Object.keys(filters).map(parameterOf).join(' and ')} with ordering=${order}`);
+  return { kind: 'listing', ...plan, filters, ascending };
+}
+
+const PARAMETER: Record<keyof TicketFilters, string> = {
+  statuses: 'status',
+  queue: 'queue',
+  assignee: 'assigned_to',
+  priority: 'priority',
+  email: 'submitter_email',
+  createdSince: 'created_since',
+  updatedSince: 'updated_since',
+};
+const parameterOf = (k: string) => PARAMETER[k as keyof TicketFilters];
+
+/**
+ * Whether a ticket as read matches `filters`: the residual filters its source does not serve, or
+ * all of them (the indexes follow the stream, so an entry can be a moment behind a change: such a
+ * ticket is left out, and shows under its new entry).
+ */
+export function matchesFilters(filters: TicketFilters, ticket: Ticket): boolean {
+  const { statuses, queue, assignee, priority, email, createdSince, updatedSince } = filters;
+  if (statuses && !statuses.has(ticket.status)) return false;
+  if (queue !== undefined && String(ticket.queue) !== queue) return false;
+  if (assignee !== undefined && (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to)) !== assignee) return false;
+  if (priority !== undefined && String(ticket.priority) !== priority) return false;
+  if (email !== undefined && ticket.submitter_email !== email) return false;
+  if (createdSince !== undefined && ticket.created < createdSince) return false;
+  if (updatedSince !== undefined && ticket.modified < updatedSince) return false;
+  return true;
+}
+
+/** Whether a ticket as read still matches every filter of the list it was listed in. */
+export function stillMatches(query: TicketListQuery, ticket: Ticket): boolean {
+  if (query.kind === 'ids') return !query.statuses || query.statuses.has(ticket.status);
+  return matchesFilters(query.filters, ticket);
 }
 
 /**
- * Whether a ticket as read still matches the filter its index entry was listed under: the indexes
- * follow the stream, so an entry can be a moment behind a change (such a ticket is left out).
+ * The attribute names of the totals item (store/ticket-counts.ts) whose sum is the list's `count`,
+ * or undefined where no count is kept: a list whose source holds exactly its tickets (no residual
+ * filter, no `since` bound) of a dimension the counts are kept by.
  */
-export function stillMatches(query: TicketListQuery, ticket: Ticket): boolean {
-  if (query.kind === 'ids') return !query.statuses || query.statuses.has(ticket.status);
-  if (query.kind === 'submitter') return ticket.submitter_email === query.email;
-  switch (query.dimension) {
-    case 'queue':
-      return String(ticket.queue) === query.value;
-    case 'assigned':
-      return (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to)) === query.value;
-    case 'priority':
-      return String(ticket.priority) === query.value;
-    case 'modified':
-      return query.since === undefined || ticket.modified >= query.since;
-    case 'created':
-      return query.since === undefined || ticket.created >= query.since;
-  }
+export function countAttributes(query: TicketListQuery): string[] | 'all' | undefined {
+  if (query.kind === 'ids') return query.statuses ? [...query.statuses].map((s) => `s${s}`) : 'all';
+  const { source, residual } = query;
+  if (Object.keys(residual).length || source.dimension === 'submitter' || source.since !== undefined) return undefined;
+  const prefix: Partial<Record<ListedDimension, string>> = { queue: 'q', assigned: 'a', priority: 'p', 'status-queue': 'sq', 'status-assigned': 'sa', 'status-queue-assigned': 'sqa' };
+  if (source.dimension === 'created' || source.dimension === 'modified') return 'all';
+  return source.values!.map((v) => `${prefix[source.dimension]}${v.replaceAll('#', '_')}`);
 }

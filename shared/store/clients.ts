@@ -3,9 +3,10 @@
  * invocations, and the sockets and timeouts it shares with SQS and Secrets Manager (aws-json.ts).
  * S3 (files.ts) is called through signed fetch calls: no bundle carries an SDK client.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
-import { connectTimeoutAgents, serviceEndpoint } from './aws-request';
+import { connectTimeoutAgents, serviceEndpoint, type AwsAgents } from './aws-request';
 import { DynamoDB } from './dynamodb';
 
 /**
@@ -35,9 +36,6 @@ const connectMs = attemptMs / 2;
  */
 const MAX_SOCKETS = 50;
 
-export const agents = connectTimeoutAgents(connectMs, MAX_SOCKETS);
-export const transport = { agents, attemptMs };
-
 /**
  * The SDK DynamoDB client's retry settings: 4 attempts (the worst case above, about 8 s, counts on
  * it) and a 25 ms backoff base (throttling: the strategy's own, 1 s), as @aws-sdk/client-dynamodb
@@ -47,6 +45,35 @@ export const transport = { agents, attemptMs };
 export const DYNAMODB_RETRIES = { maxAttempts: 4, baseDelay: 25 };
 /** The strategy, and with it the process's retry budget (the burst benchmark reports its lowest point). */
 export const dynamoRetryStrategy = new StandardRetryStrategy(DYNAMODB_RETRIES);
+
+const newAgents = () => connectTimeoutAgents(connectMs, MAX_SOCKETS);
+const sharedAgents = newAgents();
+
+/**
+ * Sockets of their own for work that must not queue behind the requests: the local runtime runs
+ * the stream consumer in the same process as every route, and a burst's requests fill the shared
+ * pool's queue (hundreds deep), where each of the consumer's calls waited its turn: measured, a
+ * stream batch of 3 records took 34 s during a burst of 500 creates, and the counts stalled
+ * (docs/data-model.md, "The stream consumer"). On AWS each function is a process of its own anyway.
+ */
+const rooms = new AsyncLocalStorage<AwsAgents>();
+const roomAgents = new Map<string, AwsAgents>();
+export function withOwnSockets<T>(room: string, work: () => Promise<T>): Promise<T> {
+  let agents = roomAgents.get(room);
+  if (!agents) roomAgents.set(room, (agents = newAgents()));
+  return rooms.run(agents, work);
+}
+
+/** Read at each call (dynamodb.ts, aws-json.ts): the sockets of the caller's room, else the shared ones. */
+export const agents: AwsAgents = {
+  get http() {
+    return (rooms.getStore() ?? sharedAgents).http;
+  },
+  get https() {
+    return (rooms.getStore() ?? sharedAgents).https;
+  },
+};
+export const transport = { agents, attemptMs };
 
 export const dynamo = new DynamoDB(() => ({
   endpoint: config.aws.dynamoEndpoint,

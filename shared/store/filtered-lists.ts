@@ -7,14 +7,14 @@
  */
 import { HttpError, NotFound } from '../domain/errors';
 import { isIdCursor, type PageLinks, type PageRequest } from '../domain/pagination';
-import { stillMatches, type TicketListQuery } from '../domain/ticket-list-query';
+import { countAttributes, matchesFilters, stillMatches, type ListingSource, type TicketFilters, type TicketListQuery } from '../domain/ticket-list-query';
 import { totalOf } from '../domain/ticket-counts';
-import type { TicketCollection } from '../domain/records';
-import { queryAll } from './query';
-import { collectionsFrom, type ReadCollection } from './items';
+import type { Ticket, TicketCollection } from '../domain/records';
+import { batchGet, queryAll } from './query';
+import { collectionsFrom, strip, type ReadCollection } from './items';
 import { keys, IN_PARTITION } from './keys';
 import { readListing, type ListingQuery } from './listings';
-import { readCounts } from './ticket-counts';
+import { readTotals } from './ticket-counts';
 import { listTickets, listTicketsDescending, type TicketPage } from './tickets';
 
 /** A page of a list whose `count` is not kept (a filter without a count of its own: null). */
@@ -31,6 +31,28 @@ export class CursorPagedList extends HttpError {
   }
 }
 
+/**
+ * Index entries a page reads at most when filters remain to be checked on the tickets (the list's
+ * source does not serve them all): the page shows the matches among them, and its `next` link
+ * continues after the last entry read, so a page may be short, never missing a match.
+ */
+export const CHECK_BUDGET = 100;
+
+/** The gsi4 / gsi3 partitions a source reads: one per value (several statuses: one each, merged in id order). */
+function partitionsOf(source: ListingSource): { index: 'gsi3' | 'gsi4'; partition: string; from?: string }[] {
+  if (source.dimension === 'submitter') return [{ index: 'gsi3', partition: keys.submitterPartition(source.email) }];
+  if (!source.values) return [{ index: 'gsi4', partition: keys.listingPartition(source.dimension), ...(source.since ? { from: source.since } : {}) }];
+  return source.values.map((value) => ({ index: 'gsi4', partition: keys.listingPartition(source.dimension, value) }));
+}
+
+/** Up to `limit` entries of the partitions, merged in the list's order (one Query each, at once). */
+async function readMerged(listings: ListingQuery[], limit: number, ascending: boolean, backwards: boolean): Promise<{ ticket: number; key: string }[]> {
+  const pages = await Promise.all(listings.map((l) => readListing(l, limit)));
+  if (pages.length === 1) return pages[0]!;
+  const merged = pages.flat().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) * (ascending ? 1 : -1));
+  return backwards ? merged.slice(-limit) : merged.slice(0, limit);
+}
+
 /** The ticket list `query` asks for, one page of it. */
 export async function listTicketsBy(query: TicketListQuery, request: PageRequest): Promise<TicketPage | FilteredPage> {
   if (query.kind === 'ids' && query.ascending) return listTickets(query.statuses, request);
@@ -39,50 +61,63 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
     if (request.cursor && !isIdCursor(request.cursor)) throw new NotFound('Invalid cursor');
     return listTicketsDescending(query.statuses, request.pageSize, request.cursor);
   }
+  const { source, ascending } = query;
   const cursor = request.cursor;
-  const dimension = query.kind === 'submitter' ? 'submitter' : query.dimension;
-  if (cursor && (isIdCursor(cursor) || !keys.isListingSortKey(dimension, 'afterKey' in cursor ? cursor.afterKey : cursor.beforeKey))) {
+  if (cursor && (isIdCursor(cursor) || !keys.isListingSortKey(source.dimension, 'afterKey' in cursor ? cursor.afterKey : cursor.beforeKey))) {
     throw new NotFound('Invalid cursor');
   }
-  const listing: ListingQuery = {
-    ...(query.kind === 'submitter'
-      ? { index: 'gsi3', partition: keys.submitterPartition(query.email) }
-      : { index: 'gsi4', partition: keys.listingPartition(query.dimension, query.value), ...(query.since ? { from: query.since } : {}) }),
-    ascending: query.ascending,
+  const backwards = cursor !== undefined && 'beforeKey' in cursor;
+  const listings: ListingQuery[] = partitionsOf(source).map((p) => ({
+    ...p,
+    ascending,
     ...(cursor && 'afterKey' in cursor ? { after: cursor.afterKey } : {}),
     ...(cursor && 'beforeKey' in cursor ? { before: cursor.beforeKey } : {}),
-  };
-  const [entries, count] = await Promise.all([readListing(listing, request.pageSize + 1), countOf(query)]);
-  const backwards = cursor !== undefined && 'beforeKey' in cursor;
-  const more = entries.length > request.pageSize;
-  const shown = backwards ? entries.slice(-request.pageSize) : entries.slice(0, request.pageSize);
-  const first = shown[0]?.key;
-  const last = shown.at(-1)?.key;
+  }));
+  const checking = Object.keys(query.residual).length > 0;
+  const limit = checking ? Math.max(CHECK_BUDGET, request.pageSize + 1) : request.pageSize + 1;
+  const [entries, count] = await Promise.all([readMerged(listings, limit, ascending, backwards), countOf(query)]);
+  // Fewer than asked for: nothing further in the direction read.
+  const exhausted = entries.length < limit;
+  const candidates = checking ? await withResidualMatches(entries, query.residual) : entries;
+  const shown = backwards ? candidates.slice(-request.pageSize) : candidates.slice(0, request.pageSize);
+  const beyond = candidates.length > request.pageSize;
+  // The far end of the page: its last match when there are more, else the last entry read when the budget ran out first.
+  const farKey = beyond ? (backwards ? shown[0]!.key : shown.at(-1)!.key) : exhausted ? undefined : backwards ? entries[0]!.key : entries.at(-1)!.key;
+  const nearKey = (backwards ? shown.at(-1)?.key : shown[0]?.key) ?? (backwards ? entries.at(-1)?.key : entries[0]?.key);
   const collections = await readCollections(shown.map((e) => e.ticket));
+  const timeDimension = source.dimension === 'created' || source.dimension === 'modified' ? source.dimension : undefined;
   const tickets = shown.flatMap(({ ticket, key }) => {
     const c = collections.get(ticket);
     // The index follows the stream: an entry of a ticket deleted or changed a moment ago is left out
     // (a changed time shows under its new entry).
     if (!c || !stillMatches(query, c.ticket)) return [];
-    if (query.kind === 'listing' && (query.dimension === 'modified' || query.dimension === 'created') && key !== keys.listingSortKey(ticket, c.ticket[query.dimension])) return [];
+    if (timeDimension && key !== keys.listingSortKey(ticket, c.ticket[timeDimension])) return [];
     return [c];
   });
   return {
     count,
     links: {
-      next: backwards ? (last === undefined ? null : { afterKey: last }) : more ? { afterKey: last! } : null,
-      previous: backwards ? (more ? { beforeKey: first! } : null) : cursor === undefined || first === undefined ? null : { beforeKey: first },
+      next: backwards ? (nearKey === undefined ? null : { afterKey: nearKey }) : farKey === undefined ? null : { afterKey: farKey },
+      previous: backwards ? (farKey === undefined ? null : { beforeKey: farKey }) : cursor === undefined || nearKey === undefined ? null : { beforeKey: nearKey },
     },
     tickets,
   };
 }
 
-/** The list's `count` where the totals keep it (every ticket, one queue); null where they do not. */
+/** The entries whose ticket, as stored now, matches `residual`: one BatchGetItem of their ticket items per 100. */
+async function withResidualMatches(entries: { ticket: number; key: string }[], residual: TicketFilters): Promise<{ ticket: number; key: string }[]> {
+  const items = await batchGet(entries.map((e) => keys.ticket(e.ticket)));
+  const matching = new Set(items.filter((i) => matchesFilters(residual, strip<Ticket>(i))).map((i) => Number(i.id)));
+  return entries.filter((e) => matching.has(e.ticket));
+}
+
+/** The list's `count` where the totals keep it (domain/ticket-list-query.ts countAttributes); null where they do not. */
 async function countOf(query: TicketListQuery): Promise<number | null> {
-  if (query.kind !== 'listing' || query.since !== undefined || query.dimension === 'assigned' || query.dimension === 'priority') return null;
-  const { items } = await readCounts('first', 1);
-  const totals = items[0]?.SK === keys.countsTotalsFirst.SK ? items[0] : undefined;
-  return query.dimension === 'queue' ? Math.max(0, Number(totals?.[`q${query.value}`] ?? 0)) : totalOf(totals, undefined);
+  const attributes = countAttributes(query);
+  if (attributes === undefined) return null;
+  const totals = await readTotals();
+  if (attributes === 'all') return totalOf(totals, undefined);
+  return attributes.reduce((sum, a) => sum + Math.max(0, Number(totals?.[a] ?? 0)), 0);
 }
 
 /** The tickets' collections: one Query each (eventually consistent), at once. */

@@ -66,7 +66,7 @@ export const TICKET_PREFIX = 'TICKET#';
 export const TICKET_SORT_KEY = 'TICKET';
 const LISTED_PREFIX = 'LISTED#';
 /** The dimensions a ticket has a listing record of (store/listings.ts). */
-export const LISTING_DIMENSIONS = ['queue', 'assigned', 'priority', 'modified', 'created'] as const;
+export const LISTING_DIMENSIONS = ['queue', 'assigned', 'priority', 'modified', 'created', 'status-queue', 'status-assigned', 'status-queue-assigned'] as const;
 export type ListingDimension = (typeof LISTING_DIMENSIONS)[number];
 const TIME_DIMENSIONS: ReadonlySet<ListingDimension> = new Set(['modified', 'created']);
 /** Partition key prefix of failed-login items: the only items every function may write. */

@@ -17,6 +17,9 @@ import { dynamo } from './clients';
 import { keys, INDEXES, inSortRange, LISTING_DIMENSIONS, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension } from './keys';
 import type { TableChange } from './table-changes';
 import { isConditionFailure } from './transact';
+import { batchWrite } from './query';
+import { DELETED_VERSION } from '../domain/ticket-counts';
+import type { CountedMoves } from './ticket-counts';
 
 type Item = Record<string, unknown>;
 
@@ -27,21 +30,29 @@ const TOMBSTONE_SECONDS = 2 * 86_400;
 /** Conditional PutItems sent at once by the consumer. */
 const PARALLEL_WRITES = 25;
 
-type ListedTicket = Pick<Ticket, 'id' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created'>;
+type ListedTicket = Pick<Ticket, 'id' | 'status' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created'>;
 
-/** The value a ticket is listed under in one dimension (a time for the time dimensions). */
+const assigneeOf = (ticket: Partial<ListedTicket>) => (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to));
+
+/** The value a ticket is listed under in one dimension (a time for the time dimensions; `<status>#…` for the agent views). */
 export function listingValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): string {
   switch (dimension) {
     case 'queue':
       return String(ticket.queue);
     case 'assigned':
-      return ticket.assigned_to == null ? 'none' : String(ticket.assigned_to);
+      return assigneeOf(ticket);
     case 'priority':
       return String(ticket.priority);
     case 'modified':
       return String(ticket.modified);
     case 'created':
       return String(ticket.created);
+    case 'status-queue':
+      return `${ticket.status}#${ticket.queue}`;
+    case 'status-assigned':
+      return `${ticket.status}#${assigneeOf(ticket)}`;
+    case 'status-queue-assigned':
+      return `${ticket.status}#${ticket.queue}#${assigneeOf(ticket)}`;
   }
 }
 
@@ -149,17 +160,36 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
 }
 
 /**
- * The stream consumer's part for listings (store/table-changes.ts): the writes the ticket items'
- * changes ask for, in record order (a later record of a ticket carries a larger version, and the
- * conditions keep the newest whatever the order).
+ * The stream consumer's part for listings (store/table-changes.ts): the writes that bring the listing
+ * records of the tickets the counts are about to move (`moves`: store/ticket-counts.ts) to their
+ * latest record in `changes`. Those records are newer than what the counts hold, so these writes
+ * need no condition of their own: the counts transaction that follows is conditional on the counted
+ * states read, and commits them (a late or repeated record moves nothing, so writes nothing). For
+ * an update, the dimensions changed since the counted version (the records' versions follow on from
+ * it: each one's change); else, or when a record between is missing, every dimension.
  */
-export async function applyListingChanges(changes: TableChange[]): Promise<void> {
-  const writes = changes
-    .filter((c) => c.keys.PK.startsWith(TICKET_PREFIX) && c.keys.SK === TICKET_SORT_KEY)
-    .flatMap((c) => {
-      const ticket = Number(c.keys.PK.slice(TICKET_PREFIX.length));
-      if (c.eventName === 'REMOVE') return listingWrites(ticket, TOMBSTONE_VERSION, undefined, undefined);
-      return listingWrites(ticket, Number(c.newImage?.version ?? 0), c.newImage, c.eventName === 'MODIFY' ? c.oldImage : undefined);
-    });
-  if (writes.length) await applyListingWrites(writes);
+export function listingWritesOfMoves(moves: CountedMoves, changes: TableChange[]): ListingWrite[] {
+  const byTicket = new Map<number, TableChange[]>();
+  for (const c of changes) {
+    if (!c.keys.PK.startsWith(TICKET_PREFIX) || c.keys.SK !== TICKET_SORT_KEY) continue;
+    const ticket = Number(c.keys.PK.slice(TICKET_PREFIX.length));
+    byTicket.set(ticket, [...(byTicket.get(ticket) ?? []), c]);
+  }
+  return moves.flatMap(({ ticket, next, previous }) => {
+    if (next.version === DELETED_VERSION) return listingWrites(ticket, TOMBSTONE_VERSION, undefined, undefined);
+    const since = (byTicket.get(ticket) ?? [])
+      .filter((c) => c.eventName !== 'REMOVE' && Number(c.newImage?.version ?? 0) > (previous?.version ?? -1))
+      .sort((a, b) => Number(a.newImage!.version ?? 0) - Number(b.newImage!.version ?? 0));
+    const latest = since.at(-1)?.newImage;
+    if (!latest) return [];
+    const continuous = previous !== undefined && since.every((c, i) => c.eventName === 'MODIFY' && c.oldImage && Number(c.newImage!.version ?? 0) === previous.version + 1 + i);
+    if (!continuous) return listingWrites(ticket, next.version, latest, undefined);
+    const changed = new Set(since.flatMap((c) => listingWrites(ticket, next.version, c.newImage, c.oldImage).map((w) => w.dimension)));
+    return listingWrites(ticket, next.version, latest, undefined).filter((w) => changed.has(w.dimension));
+  });
+}
+
+/** Writes listing records as they are (BatchWriteItem, 25 a request): the consumer's, gated by the counts (listingWritesOfMoves). */
+export async function putListings(writes: ListingWrite[], now = Date.now()): Promise<void> {
+  if (writes.length) await batchWrite(writes.map((w) => listingItem(w, now)));
 }

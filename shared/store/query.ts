@@ -50,19 +50,29 @@ export async function batchGet(list: Key[]): Promise<Item[]> {
 /** How often a BatchWriteItem's unprocessed items are sent again (with a doubling pause) before the caller is failed. */
 const BATCH_WRITE_ATTEMPTS = 8;
 
+/** BatchWriteItem requests in flight at once: measured on DynamoDB Local, 4 at once write an item in 0.6 ms, one at a time in 1.1 ms, a PutItem each in 2.5–3 ms. */
+const BATCH_WRITES_IN_FLIGHT = 4;
+
 /**
  * Puts `items` (plain puts: a repeated item is rewritten), 25 to a BatchWriteItem (DynamoDB's
- * limit), the chunks one after another, each repeated for what DynamoDB left unprocessed (throttling)
- * after a pause that doubles from 25 ms; throws when some are still unprocessed after that.
+ * limit), up to BATCH_WRITES_IN_FLIGHT chunks at once, each repeated for what DynamoDB left
+ * unprocessed (throttling) after a pause that doubles from 25 ms; throws when some are still
+ * unprocessed after that.
  */
 export async function batchWrite(items: Item[]): Promise<void> {
-  for (let i = 0; i < items.length; i += 25) {
-    let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+  const chunks: Item[][] = [];
+  for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
+  const writeChunk = async (chunk: Item[]) => {
+    let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 1; pending.length; attempt++) {
       if (attempt > BATCH_WRITE_ATTEMPTS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${BATCH_WRITE_ATTEMPTS} attempts`);
       if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** (attempt - 2)));
       const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }));
       pending = (out.UnprocessedItems?.[config.tableName] ?? []) as typeof pending;
     }
-  }
+  };
+  const workers = Array.from({ length: Math.min(BATCH_WRITES_IN_FLIGHT, chunks.length) }, async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) await writeChunk(chunk);
+  });
+  await Promise.all(workers);
 }

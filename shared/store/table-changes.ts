@@ -1,17 +1,21 @@
 /**
  * The table's stream as this API consumes it (functions/maintenance/count-tickets.ts on AWS, the
- * local runtime's stream poller): ticket items keep the counts (store/ticket-counts.ts), the same
- * records drive the repairs of store/collection-repair.ts, and the records of ticket, followup and
- * attachment items become the change feed's events (store/change-feed.ts). Records may come twice, late, or in
- * a retried batch: both consumers are idempotent.
+ * local runtime's stream poller, cli/stream.ts's replay): each batch of records goes to every
+ * consumer in STREAM_CONSUMERS at once. A consumer is a module of its own that keeps something
+ * derived from the records (counts and listings, the change feed, …); each is idempotent on its own
+ * (records come twice, late, or in a retried batch), and none waits for another, so a batch takes
+ * as long as its slowest consumer, not their sum (measured: docs/data-model.md, "The stream
+ * consumer"). A batch fails when any consumer fails, after all have finished: the whole batch is
+ * then retried, which the others, being idempotent, take as a repeat.
  */
 import type { TicketRecord } from '../domain/ticket-counts';
 import { TICKET_PREFIX, TICKET_SORT_KEY } from './keys';
-import { applyTicketRecords } from './ticket-counts';
+import { applyTicketRecords, countedStateOf } from './ticket-counts';
 import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
 import { openingOf } from './items';
 import { recordChangeEvents } from './change-feed';
-import { applyListingChanges } from './listings';
+import { listingWritesOfMoves, putListings } from './listings';
+import { timedPhase } from './consumer-timings';
 
 type Item = Record<string, unknown>;
 
@@ -35,7 +39,18 @@ export interface StreamPosition {
   at: number;
 }
 
-/** The records the consumer needs (the stream filter on AWS says the same: infra/ticket-counts.ts). */
+/**
+ * A consumer of the table's changes: gets every batch (all its records, in stream order; it picks
+ * what it needs) and must be idempotent: a batch may come again, whole or split, and a record late.
+ * Its work is timed under its name (store/consumer-timings.ts, reported by `npm run bench -- --burst`).
+ * Its grants are the stream function's (shared/api/table-access.ts STREAM_CONSUMER_GRANTS).
+ */
+export interface StreamConsumer {
+  name: string;
+  apply(changes: TableChange[]): Promise<void>;
+}
+
+/** The records the ticket state consumer needs (the stream filter on AWS says the same: infra/ticket-counts.ts). */
 export function isCountedChange(change: TableChange): boolean {
   if (!change.keys.PK.startsWith(TICKET_PREFIX)) return false;
   if (change.keys.SK === TICKET_SORT_KEY) return true;
@@ -43,7 +58,12 @@ export function isCountedChange(change: TableChange): boolean {
   return change.eventName === 'INSERT' && (type === 'followup' || type === 'attachment');
 }
 
-export async function applyTableChanges(changes: TableChange[]): Promise<void> {
+/**
+ * Ticket state: the counts and the listing records (written before the counts transaction that
+ * commits them: store/listings.ts listingWritesOfMoves), then the collection repairs the counted
+ * status changes call for; the opening followups' refs meanwhile.
+ */
+async function applyTicketState(changes: TableChange[]): Promise<void> {
   const tickets: TicketRecord[] = [];
   const removed: number[] = [];
   const added: Item[] = [];
@@ -63,13 +83,36 @@ export async function applyTableChanges(changes: TableChange[]): Promise<void> {
       const image = change.newImage!;
       const opening = change.eventName === 'INSERT' && openingOf(image);
       if (opening) openings.created.push(opening);
-      tickets.push({ ticket, version: Number(image.version ?? 0), state: { status: Number(image.status), queue: Number(image.queue) } });
+      tickets.push({ ticket, version: Number(image.version ?? 0), state: countedStateOf(image) });
     }
   }
-  const statusChanged = tickets.length ? await applyTicketRecords(tickets) : [];
-  if (removed.length || statusChanged.length || added.length) await repairCollections({ removed, statusChanged, added });
-  await mendOpeningRefs(openings);
-  await applyListingChanges(changes);
-  // After the repairs: a followup they removed with its ticket is then known to be gone with it.
-  await recordChangeEvents(changes);
+  const countsAndRepairs = async () => {
+    // 'counts' includes 'listings': the listing records are written inside it, before each counts transaction.
+    const statusChanged = tickets.length
+      ? await timedPhase('counts', () => applyTicketRecords(tickets, (moves) => timedPhase('listings', () => putListings(listingWritesOfMoves(moves, changes)))))
+      : [];
+    if (removed.length || statusChanged.length || added.length) await timedPhase('repairs', () => repairCollections({ removed, statusChanged, added }));
+  };
+  await settled([countsAndRepairs(), timedPhase('opening refs', () => mendOpeningRefs(openings))]);
+}
+
+/**
+ * The consumers of every batch. To add one (a mail notifier, say): a module exporting a
+ * StreamConsumer, listed here, with the table grants it needs added to STREAM_CONSUMER_GRANTS and
+ * its records to the stream filter of infra/ticket-counts.ts.
+ */
+export const STREAM_CONSUMERS: readonly StreamConsumer[] = [
+  { name: 'ticket state', apply: applyTicketState },
+  // Followups and attachments removed with their ticket give no event: it reads whether their ticket is still there.
+  { name: 'change feed', apply: recordChangeEvents },
+];
+
+/** Waits for every one, then fails with the first failure: nothing of a failed batch is still running when it is read again. */
+async function settled(work: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+export async function applyTableChanges(changes: TableChange[], consumers: readonly StreamConsumer[] = STREAM_CONSUMERS): Promise<void> {
+  await settled(consumers.map((c) => timedPhase(c.name, () => c.apply(changes))));
 }

@@ -7,7 +7,7 @@
  */
 import { QueryCommand } from './dynamodb';
 import { config } from '../config';
-import { TICKET_BLOCK, countChanges, type Counted, type TicketRecord } from '../domain/ticket-counts';
+import { TICKET_BLOCK, countChanges, type CountChanges, type Counted, type CountedState, type TicketRecord } from '../domain/ticket-counts';
 import { dynamo } from './clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { batchGet } from './query';
@@ -42,10 +42,26 @@ const ROUNDS = 5;
 /** A deleted ticket's tombstone outlives the stream's 24-hour retention, then goes. */
 const TOMBSTONE_SECONDS = 2 * 86_400;
 
+/** What the counts keep of a ticket item (a stream image, or the item as stored). */
+export function countedStateOf(ticket: Item): CountedState {
+  return {
+    status: Number(ticket.status),
+    queue: Number(ticket.queue),
+    assigned: ticket.assigned_to == null ? 'none' : String(Number(ticket.assigned_to)),
+    priority: Number(ticket.priority),
+  };
+}
+
 async function readCounted(tickets: number[]): Promise<Map<number, Counted>> {
   const counted = new Map<number, Counted>();
   for (const item of await batchGet(tickets.map((id) => keys.counted(id)))) {
-    counted.set(Number(item.ticket), { status: Number(item.status), queue: Number(item.queue), version: Number(item.version) });
+    counted.set(Number(item.ticket), {
+      status: Number(item.status),
+      queue: Number(item.queue),
+      ...(item.assigned === undefined ? {} : { assigned: item.assigned as string }),
+      ...(item.priority === undefined ? {} : { priority: Number(item.priority) }),
+      version: Number(item.version),
+    });
   }
   return counted;
 }
@@ -81,29 +97,50 @@ function countTransaction(changes: ReturnType<typeof countChanges>, now: number)
   return items;
 }
 
+/** The tickets whose counted state a transaction is about to move, from what to what. */
+export type CountedMoves = CountChanges['counted'];
+
 /**
  * Applies stream records of ticket items to the counts, exactly once per change whatever the
  * records' repetition. Returns the live tickets whose counted status changed (their collections
  * may need re-keying: store/collection-repair.ts).
+ *
+ * `beforeCommit` gets, before the transactions, the tickets they move (those whose records are
+ * newer than what is counted): what else is kept per ticket version (listing records) is written
+ * then, so each transaction, conditional on the counted states read, commits it; a retry after a
+ * failure in between writes it again.
+ *
+ * Round trips, which a burst makes slow (each waits behind the burst's requests): the counted
+ * states of the whole batch are read at once and `beforeCommit` gets all its tickets at once; only
+ * the transactions go one after another (they share the totals). A transaction whose condition
+ * fails (another consumer moved one of its tickets) reads its tickets again, up to ROUNDS times.
  */
-export async function applyTicketRecords(records: TicketRecord[]): Promise<number[]> {
+export async function applyTicketRecords(records: TicketRecord[], beforeCommit?: (moves: CountedMoves) => Promise<void>): Promise<number[]> {
   const statusChanged: number[] = [];
-  for (const ids of chunks([...new Set(records.map((r) => r.ticket))])) {
+  const commit = async (changes: CountChanges) => {
+    await transact(countTransaction(changes, Date.now()));
+    for (const { ticket, next, previous } of changes.counted) {
+      if (previous && previous.status !== 0 && next.status !== 0 && previous.status !== next.status) statusChanged.push(ticket);
+    }
+  };
+  const counted = await readCounted([...new Set(records.map((r) => r.ticket))]);
+  const moving = countChanges(records, counted).counted;
+  if (!moving.length) return statusChanged;
+  await beforeCommit?.(moving);
+  for (const ids of chunks(moving.map((m) => m.ticket))) {
     const chunk = new Set(ids);
     const mine = records.filter((r) => chunk.has(r.ticket));
-    for (let round = 1; ; round++) {
-      const changes = countChanges(mine, await readCounted([...chunk]));
-      if (!changes.counted.length) break;
+    let changes = countChanges(mine, counted);
+    for (let round = 1; changes.counted.length; round++) {
       try {
-        await transact(countTransaction(changes, Date.now()));
-        for (const { ticket, next, previous } of changes.counted) {
-          if (previous && previous.status !== 0 && next.status !== 0 && previous.status !== next.status) statusChanged.push(ticket);
-        }
+        await commit(changes);
         break;
       } catch (error) {
-        // Another consumer (a retried batch, another shard's) changed a counted state since the read.
+        // Another consumer (a retried batch, a replay) changed a counted state since the read.
         if (!(error instanceof ConditionFailed) || round === ROUNDS) throw error;
       }
+      changes = countChanges(mine, await readCounted(ids));
+      if (changes.counted.length) await beforeCommit?.(changes.counted);
     }
   }
   return statusChanged;

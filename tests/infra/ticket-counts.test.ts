@@ -38,11 +38,13 @@ describe('ticket counts consumer', () => {
     for (const s of roleStatements(api, countId).filter((s) => actions([s]).some(isStream))) expect(actions([s]).every(isStream)).toBe(true);
     const keyed = table.filter((s) => s.Condition);
     const leading = (s: (typeof keyed)[number]) => s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'];
-    expect(keyed.map(leading)).toEqual([COUNT_KEY_PATTERNS, [PARTITIONS.events, PARTITIONS.lateEvents], [PARTITIONS.customFields]]);
+    expect(keyed.map(leading)).toEqual([COUNT_KEY_PATTERNS, [PARTITIONS.events, PARTITIONS.lateEvents], [PARTITIONS.listed], [PARTITIONS.customFields]]);
     expect(actions([keyed[0]!]).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     // The feed's partition and its late-event marks: written in batches (a late event's position and mark read first), nothing else; the definitions: read.
     expect(actions([keyed[1]!])).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
-    expect(actions([keyed[2]!])).toEqual(['dynamodb:Query']);
+    // Listing records: written in batches too (before the counts transaction that commits them).
+    expect(actions([keyed[2]!])).toEqual(['dynamodb:BatchWriteItem']);
+    expect(actions([keyed[3]!])).toEqual(['dynamodb:Query']);
     // Without a key condition: only reading gsi1 (the backfill).
     for (const s of table.filter((s) => !s.Condition)) {
       expect(actions([s])).toEqual(['dynamodb:Query']);

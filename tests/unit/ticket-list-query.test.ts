@@ -1,41 +1,67 @@
 /** The ticket list's filters and ordering: which index a query asks for, and the 400s (domain/ticket-list-query.ts). */
 import { describe, expect, it } from 'vitest';
-import { ORDERINGS, ORDERINGS_OF, parseTicketListQuery, stillMatches, UnsupportedCombination } from '../../shared/domain/ticket-list-query';
+import { countAttributes, ORDERINGS, parseTicketListQuery, stillMatches, UnsupportedCombination } from '../../shared/domain/ticket-list-query';
 import { ValidationError } from '../../shared/domain/errors';
 import type { Ticket } from '../../shared/domain/records';
 
 describe('parseTicketListQuery', () => {
-  it('no parameter is upstream\'s list: id order, ascending', () => {
+  const source = (query: Record<string, string>) => {
+    const parsed = parseTicketListQuery(query);
+    return parsed.kind === 'listing' ? { source: parsed.source, residual: Object.keys(parsed.residual).sort(), ascending: parsed.ascending } : parsed;
+  };
+
+  it("no parameter, or status alone in id order, is upstream's list (gsi1 / gsi2)", () => {
     expect(parseTicketListQuery({})).toEqual({ kind: 'ids', ascending: true });
     expect(parseTicketListQuery({ queue: ' ', ordering: '' })).toEqual({ kind: 'ids', ascending: true });
-  });
-
-  it('each filter names its index partition, with its default ordering', () => {
     expect(parseTicketListQuery({ status: '1,3', ordering: '-id' })).toEqual({ kind: 'ids', statuses: new Set([1, 3]), ascending: false });
-    expect(parseTicketListQuery({ queue: '007' })).toEqual({ kind: 'listing', dimension: 'queue', value: '7', ascending: true });
-    expect(parseTicketListQuery({ assigned_to: 'None' })).toEqual({ kind: 'listing', dimension: 'assigned', value: 'none', ascending: true });
-    expect(parseTicketListQuery({ assigned_to: '12', ordering: '-id' })).toEqual({ kind: 'listing', dimension: 'assigned', value: '12', ascending: false });
-    expect(parseTicketListQuery({ priority: '5' })).toEqual({ kind: 'listing', dimension: 'priority', value: '5', ascending: true });
-    expect(parseTicketListQuery({ submitter_email: 'a@b.c' })).toEqual({ kind: 'submitter', email: 'a@b.c', ascending: true });
-    expect(parseTicketListQuery({ updated_since: '2030-01-02T03:04:05+01:00' })).toEqual({ kind: 'listing', dimension: 'modified', since: '2030-01-02T02:04:05.000000Z', ascending: true });
-    expect(parseTicketListQuery({ created_since: '2030-01-02', ordering: '-created' })).toEqual({ kind: 'listing', dimension: 'created', since: '2030-01-02T00:00:00.000000Z', ascending: false });
-    expect(parseTicketListQuery({ ordering: '-modified' })).toEqual({ kind: 'listing', dimension: 'modified', ascending: false });
   });
 
-  it('every ordering a filter combines with parses; any other is a 400 that says what combines', () => {
-    for (const [filter, allowed] of Object.entries(ORDERINGS_OF)) {
-      const query: Record<string, string> = filter === 'none' ? {} : { [filter]: filter.endsWith('since') ? '2030-01-01' : filter === 'submitter_email' ? 'a@b.c' : '1' };
-      for (const ordering of ORDERINGS) {
-        const parse = () => parseTicketListQuery({ ...query, ordering });
-        if (allowed.includes(ordering)) expect(parse).not.toThrow();
-        else expect(parse).toThrow(UnsupportedCombination);
-      }
+  it('each filter alone names its partition, with its default ordering', () => {
+    expect(source({ queue: '007' })).toEqual({ source: { dimension: 'queue', values: ['7'] }, residual: [], ascending: true });
+    expect(source({ assigned_to: 'None' })).toEqual({ source: { dimension: 'assigned', values: ['none'] }, residual: [], ascending: true });
+    expect(source({ assigned_to: '12', ordering: '-id' })).toEqual({ source: { dimension: 'assigned', values: ['12'] }, residual: [], ascending: false });
+    expect(source({ priority: '5' })).toEqual({ source: { dimension: 'priority', values: ['5'] }, residual: [], ascending: true });
+    expect(source({ submitter_email: 'a@b.c' })).toEqual({ source: { dimension: 'submitter', email: 'a@b.c' }, residual: [], ascending: true });
+    expect(source({ updated_since: '2030-01-02T03:04:05+01:00' })).toEqual({ source: { dimension: 'modified', since: '2030-01-02T02:04:05.000000Z' }, residual: [], ascending: true });
+    expect(source({ created_since: '2030-01-02', ordering: '-created' })).toEqual({ source: { dimension: 'created', since: '2030-01-02T00:00:00.000000Z' }, residual: [], ascending: false });
+    expect(source({ ordering: '-modified' })).toEqual({ source: { dimension: 'modified' }, residual: [], ascending: false });
+  });
+
+  it('the agent views have partitions of their own, one per status asked for', () => {
+    expect(source({ status: 'open,reopened', queue: '2' })).toEqual({ source: { dimension: 'status-queue', values: ['1#2', '2#2'] }, residual: [], ascending: true });
+    expect(source({ status: '1', assigned_to: 'none', ordering: '-id' })).toEqual({ source: { dimension: 'status-assigned', values: ['1#none'] }, residual: [], ascending: false });
+    expect(source({ status: '3', queue: '2', assigned_to: '7' })).toEqual({ source: { dimension: 'status-queue-assigned', values: ['3#2#7'] }, residual: [], ascending: true });
+  });
+
+  it('any other combination reads the most selective partition and checks the rest on the tickets', () => {
+    expect(source({ status: '1', queue: '2', priority: '3', submitter_email: 'a@b.c' })).toEqual({ source: { dimension: 'status-queue', values: ['1#2'] }, residual: ['email', 'priority'], ascending: true });
+    expect(source({ queue: '2', assigned_to: '7' })).toEqual({ source: { dimension: 'queue', values: ['2'] }, residual: ['assignee'], ascending: true });
+    expect(source({ status: '1', priority: '3' })).toEqual({ source: { dimension: 'priority', values: ['3'] }, residual: ['statuses'], ascending: true });
+    expect(source({ status: '1', queue: '2', ordering: 'modified' })).toEqual({ source: { dimension: 'modified' }, residual: ['queue', 'statuses'], ascending: true });
+    expect(source({ queue: '2', updated_since: '2030-01-01' })).toEqual({ source: { dimension: 'queue', values: ['2'] }, residual: ['updatedSince'], ascending: true });
+    expect(source({ created_since: '2030-01-01', updated_since: '2030-01-01' })).toEqual({ source: { dimension: 'created', since: '2030-01-01T00:00:00.000000Z' }, residual: ['updatedSince'], ascending: true });
+  });
+
+  it('id order with only time filters (besides status) has no partition: a 400 that says what combines', () => {
+    expect(() => parseTicketListQuery({ status: '1', created_since: '2030-01-01', ordering: 'id' })).toThrow(UnsupportedCombination);
+    expect(() => parseTicketListQuery({ updated_since: '2030-01-01', ordering: '-id' })).toThrow('The filters updated_since with ordering=-id');
+  });
+
+  it('every ordering combines with every filter but those', () => {
+    for (const filter of ['status', 'queue', 'assigned_to', 'submitter_email', 'priority']) {
+      for (const ordering of ORDERINGS) expect(() => parseTicketListQuery({ [filter]: filter === 'submitter_email' ? 'a@b.c' : '1', ordering })).not.toThrow();
     }
   });
 
-  it('two filters are a 400 naming both', () => {
-    expect(() => parseTicketListQuery({ queue: '1', submitter_email: 'a@b.c' })).toThrow('The filters queue and submitter_email were given together');
-    expect(() => parseTicketListQuery({ status: '1', created_since: '2030-01-01' })).toThrow('The filters status and created_since were given together');
+  it('the counts kept: the agent views, one queue, assignee or priority, and every ticket; null with anything to check', () => {
+    expect(countAttributes(parseTicketListQuery({ status: '1,2', queue: '3' }))).toEqual(['sq1_3', 'sq2_3']);
+    expect(countAttributes(parseTicketListQuery({ status: '1', assigned_to: 'none' }))).toEqual(['sa1_none']);
+    expect(countAttributes(parseTicketListQuery({ status: '1', queue: '3', assigned_to: '4' }))).toEqual(['sqa1_3_4']);
+    expect(countAttributes(parseTicketListQuery({ priority: '2' }))).toEqual(['p2']);
+    expect(countAttributes(parseTicketListQuery({ ordering: 'created' }))).toBe('all');
+    expect(countAttributes(parseTicketListQuery({ status: '1' }))).toEqual(['s1']);
+    expect(countAttributes(parseTicketListQuery({ queue: '3', priority: '2' }))).toBeUndefined();
+    expect(countAttributes(parseTicketListQuery({ created_since: '2030-01-01' }))).toBeUndefined();
   });
 
   it('bad values are field errors, all at once', () => {
@@ -60,5 +86,7 @@ describe('stillMatches', () => {
     expect(stillMatches(parseTicketListQuery({ updated_since: '2030-02-01' }), ticket)).toBe(true);
     expect(stillMatches(parseTicketListQuery({ created_since: '2030-01-02' }), ticket)).toBe(false);
     expect(stillMatches(parseTicketListQuery({ status: '2' }), ticket)).toBe(false);
+    expect(stillMatches(parseTicketListQuery({ status: '1', queue: '2', assigned_to: 'none', priority: '4' }), ticket)).toBe(true);
+    expect(stillMatches(parseTicketListQuery({ status: '1', queue: '2', assigned_to: 'none', priority: '3' }), ticket)).toBe(false);
   });
 });

@@ -1,0 +1,42 @@
+/** Which listing records the stream consumer writes for the tickets the counts move (store/listings.ts listingWritesOfMoves). */
+import { describe, expect, it } from 'vitest';
+import { listingWritesOfMoves } from '../../shared/store/listings';
+import { LISTING_DIMENSIONS } from '../../shared/store/keys';
+import { DELETED_VERSION } from '../../shared/domain/ticket-counts';
+import type { TableChange } from '../../shared/store/table-changes';
+
+const ticket = (version: number, fields: Record<string, unknown> = {}) => ({
+  id: 7, version, status: 1, queue: 2, assigned_to: null, priority: 3, created: '2030-01-01T00:00:00.000000Z', modified: `2030-01-0${version}T00:00:00.000000Z`, ...fields,
+});
+const keys = { PK: 'TICKET#7', SK: 'TICKET' };
+const insert = (v: number): TableChange => ({ eventName: 'INSERT', keys, newImage: ticket(v) });
+const modify = (v: number, fields: Record<string, unknown>, before: Record<string, unknown> = {}): TableChange => ({ eventName: 'MODIFY', keys, oldImage: ticket(v - 1, before), newImage: ticket(v, fields) });
+const counted = (version: number) => ({ status: 1, queue: 2, version });
+const dimensions = (writes: { dimension: string }[]) => writes.map((w) => w.dimension).sort();
+
+describe('listingWritesOfMoves', () => {
+  it('a new ticket: every dimension, at its version', () => {
+    const writes = listingWritesOfMoves([{ ticket: 7, next: counted(1), previous: undefined }], [insert(1)]);
+    expect(dimensions(writes)).toEqual([...LISTING_DIMENSIONS].sort());
+    expect(writes.find((w) => w.dimension === 'status-queue-assigned')).toMatchObject({ version: 1, value: '1#2#none' });
+  });
+
+  it('updates following on from the counted version: the dimensions they changed, from the latest', () => {
+    const changes = [modify(2, { status: 3 }), modify(3, { status: 3, queue: 5 }, { status: 3 })];
+    const writes = listingWritesOfMoves([{ ticket: 7, next: counted(3), previous: counted(1) }], changes);
+    expect(dimensions(writes)).toEqual(['modified', 'queue', 'status-assigned', 'status-queue', 'status-queue-assigned']);
+    expect(writes.find((w) => w.dimension === 'status-queue')).toMatchObject({ version: 3, value: '3#5' });
+  });
+
+  it('a record missing between the counted version and these: every dimension', () => {
+    const writes = listingWritesOfMoves([{ ticket: 7, next: counted(4), previous: counted(1) }], [modify(4, { priority: 1 })]);
+    expect(dimensions(writes)).toEqual([...LISTING_DIMENSIONS].sort());
+  });
+
+  it('records not newer than the counted state write nothing; a deletion writes tombstones', () => {
+    expect(listingWritesOfMoves([{ ticket: 7, next: counted(3), previous: counted(3) }], [modify(3, {})])).toEqual([]);
+    const gone = listingWritesOfMoves([{ ticket: 7, next: { status: 0, queue: 0, version: DELETED_VERSION }, previous: counted(3) }], [{ eventName: 'REMOVE', keys, oldImage: ticket(3) }]);
+    expect(dimensions(gone)).toEqual([...LISTING_DIMENSIONS].sort());
+    expect(gone.every((w) => w.value === undefined)).toBe(true);
+  });
+});
