@@ -1,7 +1,8 @@
 /**
  * A loopback server standing in for an AWS JSON-protocol service (DynamoDB, SQS, Secrets Manager) in
  * the store clients' unit tests: records each request (headers, JSON body) and answers as told, in
- * order (`replies`), or always the same (`always`), else 200 `{}`.
+ * order (`replies`), or always the same (`always`), or as `answer` computes from the request body
+ * (a service holding state), else 200 `{}`.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 
@@ -16,6 +17,7 @@ export interface AwsStandIn {
   readonly seen: Seen[];
   replies: Reply[];
   always: Reply | undefined;
+  answer: ((body: Record<string, unknown>) => Reply) | undefined;
   readonly endpoint: string;
   close(): Promise<void>;
 }
@@ -25,8 +27,9 @@ export async function startAwsStandIn(): Promise<AwsStandIn> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      stand.seen.push({ headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown> });
-      const reply = stand.always ?? stand.replies.shift() ?? { status: 200, body: {} };
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
+      stand.seen.push({ headers: request.headers, body });
+      const reply = stand.always ?? stand.replies.shift() ?? stand.answer?.(body) ?? { status: 200, body: {} };
       if (reply === 'hang up') return request.socket.destroy();
       response.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${stand.seen.length}`, ...reply.headers });
       response.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {}));
@@ -37,6 +40,7 @@ export async function startAwsStandIn(): Promise<AwsStandIn> {
     seen: [],
     replies: [],
     always: undefined,
+    answer: undefined,
     endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     close: async () => {
       server.closeAllConnections();

@@ -2,15 +2,19 @@
  * The edge's origin secret as the functions read it from Secrets Manager (shared/middleware/origin.ts),
  * through a rotation (docs/operations.md): read again every few minutes, the previous value accepted
  * for a grace period after a new one became current (or until its label is removed), and a failed
- * read after a good one not turned into refusals. Secrets Manager is stood in for by a fetch that
- * answers GetSecretValue from a table of versions, as the service does (no local engine exists).
+ * read after a good one not turned into refusals. Secrets Manager is stood in for by a loopback
+ * server (./aws-stand-in) that answers GetSecretValue from a table of versions, as the service does
+ * (no local engine exists). Only Date is faked: the sockets are real.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startAwsStandIn, type Reply } from './aws-stand-in';
 
 process.env.AWS_REGION = 'eu-west-1';
 process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
 process.env.AWS_SECRET_ACCESS_KEY = 'secret';
 process.env.HELPDESK_ORIGIN_SECRET_NAME = 'helpdesk-test-origin-verify';
+const secretsManager = await startAwsStandIn();
+process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secretsManager.endpoint;
 const { checkOrigin, ROTATION_GRACE_MS, SECRET_CACHE_MS } = await import('../../shared/middleware/origin');
 
 const START = Date.parse('2026-11-27T10:00:00Z');
@@ -21,25 +25,26 @@ const reads: string[] = [];
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(START);
-  vi.stubGlobal('fetch', (_url: URL, init: RequestInit) => Promise.resolve(answer(init)));
+  secretsManager.answer = answer;
 });
 
-/** GetSecretValue, as Secrets Manager answers it for `versions`. */
-function answer(init: RequestInit): Response {
-  const { SecretId, VersionStage } = JSON.parse(init.body as string) as { SecretId: string; VersionStage: 'AWSCURRENT' | 'AWSPREVIOUS' };
+/** GetSecretValue, as Secrets Manager answers it for `versions` (a read: one call; the origin check makes one attempt). */
+function answer(body: Record<string, unknown>): Reply {
+  const { SecretId, VersionStage } = body as { SecretId: string; VersionStage: 'AWSCURRENT' | 'AWSPREVIOUS' };
   reads.push(VersionStage);
-  if (!versions) return new Response('{"__type":"InternalServiceError","message":"down"}', { status: 500 });
+  if (!versions) return { status: 500, body: { __type: 'InternalServiceError', message: 'down' } };
   const version = versions[VersionStage];
   if (SecretId !== process.env.HELPDESK_ORIGIN_SECRET_NAME || !version) {
-    return new Response(`{"__type":"ResourceNotFoundException","message":"Secrets Manager can't find the specified secret value for staging label: ${VersionStage}"}`, { status: 400 });
+    return { status: 400, body: { __type: 'ResourceNotFoundException', message: `Secrets Manager can't find the specified secret value for staging label: ${VersionStage}` } };
   }
-  return new Response(JSON.stringify({ Name: SecretId, VersionId: `v-${version.SecretString}`, VersionStages: [VersionStage], ...version }));
+  return { status: 200, body: { Name: SecretId, VersionId: `v-${version.SecretString}`, VersionStages: [VersionStage], ...version } };
 }
 
 afterEach(() => {
   vi.useRealTimers();
-  vi.unstubAllGlobals();
 });
+
+afterAll(() => secretsManager.close());
 
 const at = (ms: number) => vi.setSystemTime(START + ms);
 const accepts = (value: string | undefined) =>

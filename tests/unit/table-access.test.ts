@@ -1,6 +1,7 @@
 /** What a DynamoDB call needs from IAM, and whether grants allow it (shared/api/table-access.ts). */
 import { describe, expect, it } from 'vitest';
-import { allows, grantsOf, tableRequests, writesTable, GRANTS, STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
+import { allows, grantsOf, tableRequests, writesTable, GRANTS, STREAM_CONSUMER_GRANTS, type TableGrant } from '../../shared/api/table-access';
+import { keys } from '../../shared/store/keys';
 import { routeByHandler, routes } from '../../shared/api/routes';
 
 describe('tableRequests', () => {
@@ -73,7 +74,18 @@ describe('the route grants', () => {
   });
 
   it('reads write nothing of their own; GET routes are readers', () => {
-    for (const route of routes.filter((r) => r.method === 'GET')) expect(writesTable(route), route.handler).toBe(false);
+    // The one exception: the change feed's first read makes the key its cursors are signed with
+    // (store/change-feed.ts feedCursorKey), one conditional PutItem on that key's own partition.
+    const cursorKeyGrant = (grant: TableGrant) => 'actions' in grant && grant.keys.every((k) => k === keys.feedCursorKeyPartition);
+    for (const route of routes.filter((r) => r.method === 'GET')) {
+      const table = route.handler === 'events/list' ? route.table.filter((grant) => !cursorKeyGrant(grant)) : route.table;
+      expect(writesTable({ table }), route.handler).toBe(false);
+    }
+    const feed = grantsOf(routeByHandler('events/list'));
+    expect(allows(feed, { action: 'PutItem', partition: keys.feedCursorKeyPartition })).toBe(true);
+    for (const action of ['UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const) {
+      expect(allows(feed, { action, partition: keys.feedCursorKeyPartition }), action).toBe(false);
+    }
     expect(writesTable(routeByHandler('tickets/create'))).toBe(true);
     expect(writesTable(routeByHandler('webhook-deliveries/redeliver'))).toBe(true);
   });
