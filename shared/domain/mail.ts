@@ -73,8 +73,11 @@ export type MailTransportName = (typeof MAIL_TRANSPORTS)[number];
 
 export interface MailSettings {
   transport: MailTransportName;
-  /** The sender of a queue without an address of its own (HELPDESK_MAIL_FROM: `name <address>` or an address). */
-  defaultFrom: { name: string; address: string };
+  /**
+   * The sender of a queue without an address of its own (HELPDESK_MAIL_FROM: `name <address>` or an
+   * address); unset, such a queue sends from `<slug>@localhost` (the local runtime's mailbox).
+   */
+  defaultFrom: { name: string; address: string } | undefined;
   /** Kinds switched off for every queue (HELPDESK_MAIL_DISABLED_KINDS, comma-separated). */
   disabledKinds: ReadonlySet<MailKind>;
   /**
@@ -118,10 +121,11 @@ export function parseMailSettings(env: Record<string, string | undefined>): Mail
   const updates = env.HELPDESK_MAIL_ON_TICKET_UPDATES ?? 'false';
   if (updates !== 'true' && updates !== 'false') throw new MailSettingsError(`HELPDESK_MAIL_ON_TICKET_UPDATES must be true or false, not "${updates}"`);
   if (transport === 'smtp' && !env.HELPDESK_SMTP_URL) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=smtp needs HELPDESK_SMTP_URL');
+  if (transport === 'ses' && !env.HELPDESK_MAIL_FROM) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=ses needs HELPDESK_MAIL_FROM (a verified sender of the SES identity)');
   if (transport === 'mailbox' && !env.HELPDESK_MAILBOX_DIR) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=mailbox needs HELPDESK_MAILBOX_DIR');
   return {
     transport,
-    defaultFrom: parseSender(env.HELPDESK_MAIL_FROM || 'Helpdesk <helpdesk@localhost>'),
+    defaultFrom: env.HELPDESK_MAIL_FROM ? parseSender(env.HELPDESK_MAIL_FROM) : undefined,
     disabledKinds: new Set(kinds as MailKind[]),
     onTicketUpdates: updates === 'true',
     smtpUrl: env.HELPDESK_SMTP_URL || undefined,
@@ -129,3 +133,26 @@ export function parseMailSettings(env: Record<string, string | undefined>): Mail
     configurationSet: env.HELPDESK_SES_CONFIGURATION_SET || undefined,
   };
 }
+
+/** A mail as its queue names it (an SQS message's body, a local timer's). */
+export interface MailRef {
+  ticket: number;
+  id: string;
+}
+
+/**
+ * The pauses before each new attempt at a mail the transport did not accept (seconds): after the
+ * last, it is `failed` (and on AWS its message goes to the dead-letter queue, which alarms).
+ */
+export const MAIL_RETRY_DELAYS = [5, 30, 120, 600] as const;
+
+/** What one attempt at a mail came to. */
+export type SendResult = { state: 'sent' | 'suppressed' | 'skipped' | 'failed' } | { state: 'retry'; inSeconds: number };
+
+/** After a failed attempt (`attempts` made so far): when to try again, or undefined when that was the last. */
+export function retryDelay(attempts: number, delays: readonly number[] = MAIL_RETRY_DELAYS): number | undefined {
+  return delays[attempts - 1];
+}
+
+/** Upstream's HELPDESK_MAX_EMAIL_ATTACHMENT_SIZE: a followup's file is attached only below this; larger ones are linked. */
+export const MAX_EMAIL_ATTACHMENT_BYTES = 512_000;
