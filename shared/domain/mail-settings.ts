@@ -143,6 +143,7 @@ export const ticketCcFields = {
   can_update: booleanField(),
 };
 
+export const ALREADY_CC = "This is on the ticket's CC list already.";
 export const ONE_OF_EMAIL_OR_USER = 'Give either an e-mail address or a user, not both.';
 
 /** The new CC entry of a POST: exactly one of `email` and `user`. The store checks the user exists. */

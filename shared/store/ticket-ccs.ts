@@ -57,6 +57,11 @@ export async function removeTicketCc(ticket: number, id: number): Promise<boolea
   return true;
 }
 
+/** Whether user `id` exists (its summary item), for a user entry. */
+export async function userExists(id: number): Promise<boolean> {
+  return (await batchGet([keys.userById(id)])).length > 0;
+}
+
 /**
  * The addresses the ticket's CC list stands for when mailing (for the sender): each address entry,
  * and each user entry's current address (a user without one, or deleted, is skipped). Lower case,
