@@ -23,7 +23,8 @@ import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';
 import { readTicket } from '../store/tickets';
 import type { TableChange } from '../store/table-changes';
-import { queueMailOf } from './queue-settings';
+import { ccAddresses } from '../domain/mail-settings';
+import { ticketCcAddresses } from '../store/ticket-ccs';
 
 export interface MailQueue {
   enqueue(ref: MailRef, delaySeconds: number): Promise<void>;
@@ -36,7 +37,7 @@ interface Mailable {
   queue: number;
   /** The followup whose text and files the mail carries (a new ticket's opening one). */
   followup: number | null;
-  stream: { id: string; at: number };
+  stream: { id: string; at: number; sequence: string };
 }
 
 const facts = (t: Ticket) => ({ status: t.status, submitter_email: t.submitter_email, assigned_to: t.assigned_to });
@@ -83,21 +84,20 @@ async function byFollowup(ticket: number, after: Ticket): Promise<boolean> {
   return !!collection?.followups.some((f) => f.date === after.modified && f.new_status === after.status);
 }
 
-/** Who a change's mail may go to, from its queue, its assignee and its acting user. */
+/** Who a change's mail may go to, from its queue, the ticket's CC list, its assignee and its acting user. */
 async function audienceOf(m: Mailable, queue: Queue | undefined, settings: MailSettings): Promise<MailAudience> {
-  const q = queueMailOf(queue);
   const assignee = m.change.ticket.assigned_to;
   const users = [assignee, m.change.actor].filter((u): u is number => u !== null);
-  const refs = users.length ? await loadReferences({ queues: [], users, tickets: [] }) : undefined;
+  const [refs, ticketCc] = await Promise.all([users.length ? loadReferences({ queues: [], users, tickets: [] }) : undefined, ticketCcAddresses(m.ticket)]);
   const emailOf = (user: number | null) => (user === null ? null : refs?.users.get(user)?.email || null);
   return {
-    queueAddress: q.email_address,
-    newTicketCc: q.new_ticket_cc,
-    updatedTicketCc: q.updated_ticket_cc,
-    ticketCc: [],
+    queueAddress: queue?.email_address ?? null,
+    newTicketCc: ccAddresses(queue?.new_ticket_cc),
+    updatedTicketCc: ccAddresses(queue?.updated_ticket_cc),
+    ticketCc,
     assigneeEmail: emailOf(assignee),
     actorEmail: emailOf(m.change.actor),
-    disabled: new Set([...settings.disabledKinds, ...q.disabled_mail]),
+    disabled: new Set([...settings.disabledKinds, ...(queue?.disabled_mail ?? [])]),
     onTicketUpdates: settings.onTicketUpdates,
   };
 }
@@ -118,7 +118,7 @@ export async function queueMailFor(changes: TableChange[], queue: MailQueue, set
     const at = new Date(m.stream.at).toISOString();
     for (const { kind, recipient } of planned) {
       const mail: MailRecord = {
-        id: mailId(m.stream.at, m.stream.id, kind, recipient),
+        id: mailId(m.stream, kind, recipient),
         ticket: m.ticket,
         followup: m.followup,
         kind,
