@@ -117,7 +117,8 @@ export async function queueMailFor(changes: TableChange[], queue: MailQueue, set
     if (!m) return;
     if (!queues.has(m.queue)) queues.set(m.queue, getQueue(m.queue));
     const planned = planMail(m.change, await audienceOf(m, await queues.get(m.queue), settings));
-    const at = new Date(m.stream.at).toISOString();
+    // The log shows when a mail was queued; its id keeps the change's place in the stream.
+    const at = new Date().toISOString();
     for (const { kind, recipient } of planned) {
       const mail: MailRecord = {
         id: mailId(m.stream, kind, recipient),
