@@ -14,6 +14,7 @@
 import { loginThrottleFrom, type LoginThrottlePolicy } from './domain/login-throttle';
 import { parseAuthenticationClasses } from './domain/tokens';
 import { parseCorsOrigins } from './domain/cross-origin';
+import { parseMailSettings, type MailSettings } from './domain/mail';
 import { parseUrlList, parseWebhookSettings, type WebhookEvent, type WebhookSettings } from './domain/webhooks';
 
 const env = (name: string): string | undefined => process.env[name];
@@ -58,6 +59,7 @@ const settings = {
     dynamoEndpoint: env('AWS_ENDPOINT_URL_DYNAMODB') || undefined,
     sqsEndpoint: env('AWS_ENDPOINT_URL_SQS') || undefined,
     secretsManagerEndpoint: env('AWS_ENDPOINT_URL_SECRETS_MANAGER') || undefined,
+    sesEndpoint: env('AWS_ENDPOINT_URL_SESV2') || undefined,
   })),
   webhookLoopbackAllowed: once(() => env('HELPDESK_WEBHOOK_ALLOW_LOOPBACK') === 'true'),
   webhookSettings: once((): WebhookSettings => parseWebhookSettings(process.env, settings.webhookLoopbackAllowed())),
@@ -68,6 +70,9 @@ const settings = {
   webhookSecretArn: once(() => env('HELPDESK_WEBHOOK_SECRET_ARN') || undefined),
   webhookQueueUrl: once(() => env('HELPDESK_WEBHOOK_QUEUE_URL') || undefined),
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
+  mailSettings: once((): MailSettings => parseMailSettings(process.env)),
+  mailSecretArn: once(() => env('HELPDESK_MAIL_SECRET_ARN') || undefined),
+  mailQueueUrl: once(() => env('HELPDESK_MAIL_QUEUE_URL') || undefined),
   eventsSettleMs: once((): number => {
     const raw = env('HELPDESK_EVENTS_SETTLE_MS');
     if (raw === undefined || raw === '') return settings.environment() === 'local' ? EVENTS_SETTLE_MS.local : EVENTS_SETTLE_MS.aws;
@@ -181,6 +186,24 @@ export const config = {
     },
     get deadLetterUrl(): string | undefined {
       return settings.webhookDeadLetterUrl();
+    },
+  },
+  mail: {
+    /** The validated mail settings (domain/mail.ts `parseMailSettings`); throws naming what is wrong. */
+    get settings(): MailSettings {
+      return settings.mailSettings();
+    },
+    /** The threading secret's ARN in Secrets Manager (on AWS). */
+    get secretArn(): string | undefined {
+      return settings.mailSecretArn();
+    },
+    /** The threading secret itself (`HELPDESK_MAIL_SECRET`, locally): read at each use, as the webhook secret is. */
+    get secret(): string | undefined {
+      return env('HELPDESK_MAIL_SECRET');
+    },
+    /** The SQS queue of mails to send (AWS only). */
+    get queueUrl(): string | undefined {
+      return settings.mailQueueUrl();
     },
   },
 };

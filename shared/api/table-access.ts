@@ -196,6 +196,25 @@ export const WEBHOOK_DISPATCH_GRANTS: readonly TableGrant[] = [
  */
 export const WEBHOOK_DELIVER_GRANTS: readonly TableGrant[] = [on(['GetItem', 'UpdateItem', 'PutItem'], P.deliveries), on(['GetItem', 'UpdateItem'], P.subscriptions)];
 
+/**
+ * The mail consumer's grants (mail/queue on AWS, infra/mail.ts; the local runtime's is held to the
+ * same): a followup's ticket, the settings check of a PUT or PATCH (the ticket's followups), the
+ * queue and the users a change names, and the mail log it records queued mails in.
+ */
+export const MAIL_QUEUE_GRANTS: readonly TableGrant[] = [on(['Query'], P.ticket), on(['GetItem'], P.queues), on(['BatchGetItem'], P.users), on(['GetItem', 'PutItem'], P.mail)];
+
+/**
+ * The mail sender's grants (mail/send): the mail log (claim, outcome, the thread's earlier mails),
+ * the Message-IDs it records, and what a mail is rendered from: the ticket, its queue, its assignee.
+ */
+export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
+  on(['GetItem', 'Query', 'UpdateItem'], P.mail),
+  on(['PutItem'], P.messageIds),
+  on(['Query'], P.ticket),
+  on(['GetItem'], P.queues),
+  on(['BatchGetItem'], P.users),
+];
+
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
 export function grantsOf(route: Pick<Route, 'method' | 'table'>): TableGrant[] {
   return [...GRANTS.authenticate, ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []), ...route.table];

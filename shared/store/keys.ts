@@ -71,6 +71,9 @@ export type ListingDimension = (typeof LISTING_DIMENSIONS)[number];
 const TIME_DIMENSIONS: ReadonlySet<ListingDimension> = new Set(['modified', 'created']);
 /** Partition key prefix of failed-login items: the only items every function may write. */
 export const LOGIN_PREFIX = 'LOGIN#';
+const MAIL_PREFIX = 'MAIL#';
+const MAIL_SORT_PREFIX = 'MAIL#';
+const MESSAGE_ID_PREFIX = 'MESSAGE_ID#';
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';
 
 /** The kinds of record found by their own id through a ref item. */
@@ -216,6 +219,23 @@ export const keys = {
   lateEvent: (id: string) => ({ PK: 'EVENTS_LATE', SK: id }),
 
   /**
+   * A ticket's mail log (store/mail-log.ts): one item per mail, that is per (change, kind,
+   * recipient), in a partition of the ticket's own (not its collection: reading a ticket never
+   * reads its mail), sorted by `<commit time>#<hash>` (domain/mail.ts `mailId`), so one Query
+   * lists the ticket's mail in order. The item's conditional put is what makes a change mailed
+   * once to an address, whoever retries.
+   */
+  mailPartition: (ticket: number) => `${MAIL_PREFIX}${ticket}`,
+  mail: (ticket: number, id: string) => ({ PK: `${MAIL_PREFIX}${ticket}`, SK: `${MAIL_SORT_PREFIX}${id}` }),
+  mailIdOfSortKey: (sk: string) => sk.slice(MAIL_SORT_PREFIX.length),
+  /**
+   * A sent mail's Message-ID (as the recipient sees it: on SES the one SES assigned) and the mail it
+   * is (ticket, mail id): what mail in looks a reply's In-Reply-To and References up by, and what
+   * SES's events name a mail by.
+   */
+  messageId: (messageId: string) => ({ PK: `${MESSAGE_ID_PREFIX}${messageId}`, SK: 'MESSAGE_ID' }),
+
+  /**
    * A ticket's CC list (upstream's TicketCC, store/ticket-ccs.ts): a partition per ticket, one item
    * per address or user, so each is on the list once (the sort key is the uniqueness claim).
    */
@@ -259,6 +279,8 @@ export const PARTITIONS = {
   ticketCc: 'CC#*',
   suppressions: keys.suppressionPartition,
   templateOverrides: keys.templateOverridePartition,
+  mail: `${MAIL_PREFIX}*`,
+  messageIds: `${MESSAGE_ID_PREFIX}*`,
 } as const;
 
 /**
