@@ -6,6 +6,7 @@
  */
 import type { MailStatus } from './mail';
 import { storedDateTime } from './datetime';
+import { sesMessageId } from './mail-threading';
 import type { Suppression } from './mail-settings';
 
 /** The detail types the configuration set's rule passes on (infra/mail.ts). */
@@ -76,6 +77,35 @@ export function parseSesEvent(event: unknown): SesMailEvent | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The Message-ID the recipient saw: SES's id at its region's host. An id with an `@` is a whole
+ * Message-ID already (SES's ids never have one): the local stand-in's events name the mailbox's mails so.
+ */
+export function messageIdOf(event: Pick<SesMailEvent, 'sesMessageId' | 'region'>): string {
+  if (event.sesMessageId.includes('@')) return `<${event.sesMessageId.replace(/^<|>$/g, '')}>`;
+  return sesMessageId(event.sesMessageId, event.region);
+}
+
+export type SimulatedEventType = 'bounce' | 'complaint' | 'delivery' | 'reject';
+
+/**
+ * An SES event as EventBridge delivers it, for the local stand-in (`npm run helpdesk -- ses-event`)
+ * and tests: a permanent bounce, a complaint, a delivery or a rejection of the mail `messageId`
+ * (a whole Message-ID, `<...>`) to `recipient`. The fields are those SES documents for its events.
+ */
+export function simulatedSesEvent(type: SimulatedEventType, messageId: string, recipient: string, at = new Date()): Record<string, unknown> {
+  const time = at.toISOString();
+  const detailType = { bounce: 'Email Bounced', complaint: 'Email Complaint Received', delivery: 'Email Delivered', reject: 'Email Rejected' }[type];
+  const mail = { timestamp: time, source: 'helpdesk@localhost', messageId: messageId.replace(/^<|>$/g, ''), destination: [recipient], tags: { 'ses:configuration-set': ['local'] } };
+  const detail = {
+    bounce: { eventType: 'Bounce', bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: recipient, action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown (simulated)' }], timestamp: time } },
+    complaint: { eventType: 'Complaint', complaint: { complainedRecipients: [{ emailAddress: recipient }], complaintFeedbackType: 'abuse', timestamp: time } },
+    delivery: { eventType: 'Delivery', delivery: { timestamp: time, recipients: [recipient], smtpResponse: '250 2.0.0 OK (simulated)' } },
+    reject: { eventType: 'Reject', reject: { reason: 'Bad content (simulated)' } },
+  }[type];
+  return { version: '0', id: `local-${at.getTime()}`, 'detail-type': detailType, source: 'aws.ses', account: '000000000000', time, region: 'local', resources: [], detail: { ...detail, mail } };
 }
 
 /** The suppression entries of an event, as stored. */

@@ -7,8 +7,7 @@
  *
  * Idempotent: EventBridge delivers at least once, and a repeated event writes the same values again.
  */
-import { parseSesEvent, suppressionsOf } from '../domain/ses-events';
-import { sesMessageId } from '../domain/mail-threading';
+import { messageIdOf, parseSesEvent, suppressionsOf } from '../domain/ses-events';
 import { logger } from '../observability';
 import { mailOfMessageId, recordMailStatus } from '../store/mail-log';
 import { suppress } from '../store/suppressions';
@@ -22,7 +21,7 @@ export async function recordSesEvent(raw: unknown): Promise<SesEventOutcome> {
     logger.warn('SES event not understood: dropped', { detailType: (raw as { 'detail-type'?: unknown } | null)?.['detail-type'] });
     return 'ignored';
   }
-  const messageId = sesMessageId(event.sesMessageId, event.region);
+  const messageId = messageIdOf(event);
   // The suppressions first: they protect recipients even when the log has forgotten the mail.
   for (const entry of suppressionsOf(event, messageId)) await suppress(entry);
   const mail = await mailOfMessageId(messageId);
