@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, unique, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
+import type { MailRecord } from '../../shared/domain/mail';
 
 const mailbox = mkdtempSync(join(tmpdir(), 'mail-events-'));
 let runtime: { url: string; stop(): Promise<void> };
@@ -44,12 +45,12 @@ afterAll(async () => {
 });
 
 /** The ticket's mail to `address`, once it has been sent. */
-async function sentMailTo(ticket: number, address: string): Promise<Json> {
-  let sent: Json | undefined;
+async function sentMailTo(ticket: number, address: string): Promise<MailRecord> {
+  let sent: MailRecord | undefined;
   await expect
     .poll(async () => (sent = (await ticketMail(ticket)).find((m) => m.recipient === address && m.message_id)), { timeout: 30_000, interval: 100 })
     .toBeDefined();
-  return sent as Json;
+  return sent!;
 }
 
 describe('a simulated SES bounce', () => {
@@ -58,7 +59,7 @@ describe('a simulated SES bounce', () => {
     const ticket = (await api.createTicket({ submitter_email: address })).body.id as number;
     const mail = await sentMailTo(ticket, address);
 
-    await record(simulatedSesEvent('bounce', mail.message_id as string, address.toUpperCase()));
+    await record(simulatedSesEvent('bounce', mail.message_id!, address.toUpperCase()));
 
     const list = await api.call('GET', '/api/mail/suppressions/?page_size=1000');
     const entry = (list.body.results as Json[]).find((s) => s.address === address);
@@ -71,7 +72,7 @@ describe('a simulated SES bounce', () => {
       .toMatchObject({ data: { recipient: address, status: 'bounced', kind: mail.kind }, changes: { status: { new: 'bounced' } } });
 
     // The event again (EventBridge delivers at least once): the same state, no error.
-    await record(simulatedSesEvent('bounce', mail.message_id as string, address));
+    await record(simulatedSesEvent('bounce', mail.message_id!, address));
     expect((await api.call('DELETE', `/api/mail/suppressions/${encodeURIComponent(address.toUpperCase())}/`)).status).toBe(204);
     expect(((await api.call('GET', '/api/mail/suppressions/?page_size=1000')).body.results as Json[]).some((s) => s.address === address)).toBe(false);
   });
@@ -80,7 +81,7 @@ describe('a simulated SES bounce', () => {
     const address = `${unique('fine')}@example.com`;
     const ticket = (await api.createTicket({ submitter_email: address })).body.id as number;
     const mail = await sentMailTo(ticket, address);
-    await record(simulatedSesEvent('delivery', mail.message_id as string, address));
+    await record(simulatedSesEvent('delivery', mail.message_id!, address));
     expect((await ticketMail(ticket)).find((m) => m.id === mail.id)?.status).toBe('delivered');
     const stranger = `${unique('stranger')}@example.com`;
     await record(simulatedSesEvent('bounce', '<never-sent@example.com>', stranger));
