@@ -71,7 +71,8 @@ export type ListingDimension = (typeof LISTING_DIMENSIONS)[number];
 const TIME_DIMENSIONS: ReadonlySet<ListingDimension> = new Set(['modified', 'created']);
 /** Partition key prefix of failed-login items: the only items every function may write. */
 export const LOGIN_PREFIX = 'LOGIN#';
-const MAIL_PREFIX = 'MAIL#';
+/** Partition key prefix of a ticket's mail log (the change feed reads its bounces from the stream). */
+export const MAIL_PREFIX = 'MAIL#';
 const MAIL_SORT_PREFIX = 'MAIL#';
 const MESSAGE_ID_PREFIX = 'MESSAGE_ID#';
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';
