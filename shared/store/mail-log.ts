@@ -109,38 +109,34 @@ export async function recordSent(mail: MailRecord, outcome: { status: 'sent' | '
       }),
     );
   }
+  await endAttempt(mail, {
+    status: outcome.status,
+    subject: outcome.subject,
+    message_id: outcome.messageId,
+    sent: outcome.status === 'sent' ? at : null,
+    updated: at,
+    error: outcome.error ?? null,
+  });
+}
+
+/** Sets `fields` on a mail this sender claimed (its attempt count unchanged since), and ends the claim. */
+async function endAttempt(mail: MailRecord, fields: Partial<Record<keyof MailRecord, unknown>>): Promise<void> {
+  const entries = Object.entries(fields);
   await dynamo.send(
     new UpdateCommand({
       TableName: config.tableName,
       Key: keys.mail(mail.ticket, mail.id),
-      UpdateExpression: 'SET #status = :status, subject = :subject, message_id = :id, sent = :sent, updated = :at, #error = :error REMOVE lease_until',
+      UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')} REMOVE lease_until`,
       ConditionExpression: `${ITEM_EXISTS} AND attempts = :attempts`,
-      ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-      ExpressionAttributeValues: {
-        ':status': outcome.status,
-        ':subject': outcome.subject,
-        ':id': outcome.messageId,
-        ':sent': outcome.status === 'sent' ? at : null,
-        ':at': at,
-        ':error': outcome.error ?? null,
-        ':attempts': mail.attempts,
-      },
+      ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+      ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])), ':attempts': mail.attempts },
     }),
   );
 }
 
 /** Records a failed attempt: back to queued for the next one, or failed for good (`final`). */
 export async function recordFailedAttempt(mail: MailRecord, error: string, final: boolean, now: Date): Promise<void> {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys.mail(mail.ticket, mail.id),
-      UpdateExpression: 'SET #status = :status, updated = :at, #error = :error REMOVE lease_until',
-      ConditionExpression: `${ITEM_EXISTS} AND attempts = :attempts`,
-      ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-      ExpressionAttributeValues: { ':status': final ? 'failed' : 'queued', ':at': now.toISOString(), ':error': error.slice(0, 500), ':attempts': mail.attempts },
-    }),
-  );
+  await endAttempt(mail, { status: final ? 'failed' : 'queued', updated: now.toISOString(), error: error.slice(0, 500) });
 }
 
 /** What a sent Message-ID is: its ticket and mail (one GetItem), or undefined for one this helpdesk never sent. */
