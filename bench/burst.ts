@@ -10,6 +10,7 @@
 import { cpus, loadavg } from 'node:os';
 import type { ConsumerTimings } from '../shared/store/consumer-timings';
 import type { ApiReply } from './scale';
+import { withSection } from './report';
 
 export interface BurstPart {
   requests: number;
@@ -155,8 +156,5 @@ ${BURST_END}`;
 
 /** Replaces the burst section of the report, or appends it. */
 export function withBurstSection(report: string, section: string): string {
-  const start = report.indexOf(BURST_START);
-  const end = report.indexOf(BURST_END);
-  if (start >= 0 && end > start) return report.slice(0, start) + section + report.slice(end + BURST_END.length);
-  return `${report.trimEnd()}\n\n${section}\n`;
+  return withSection(report, BURST_START, BURST_END, section);
 }

@@ -38,6 +38,7 @@ import type { EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
 import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
+import { Mail } from './mail';
 import { FileSweeper } from './file-sweeper';
 import { TicketCounts } from './ticket-counts';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
@@ -71,6 +72,9 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   'webhook-subscriptions': 'Admin',
   events: 'Admin',
   api: 'Reference',
+  'ticket-cc': 'Mail',
+  'mail-suppressions': 'Mail',
+  'ticket-emails': 'Mail',
 };
 
 /**
@@ -230,6 +234,8 @@ export class ApiStack extends Stack {
     webhooks.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new FileSweeper(this, 'FileSweeper', { settings, table, bucket }).alarm);
     this.monitoring.addAlarm(new TicketCounts(this, 'TicketCounts', { settings, table }).alarm);
+    // Mail out only where the environment turns it on: otherwise no SES resource at all.
+    if (settings.mail) new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'SNS topic of the alarms: subscribe to it' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }

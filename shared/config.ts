@@ -14,6 +14,7 @@
 import { loginThrottleFrom, type LoginThrottlePolicy } from './domain/login-throttle';
 import { parseAuthenticationClasses } from './domain/tokens';
 import { parseCorsOrigins } from './domain/cross-origin';
+import { parseMailSettings, type MailSettings } from './domain/mail';
 import { parseUrlList, parseWebhookSettings, type WebhookEvent, type WebhookSettings } from './domain/webhooks';
 
 const env = (name: string): string | undefined => process.env[name];
@@ -64,6 +65,7 @@ const settings = {
     // The SDK's User-Agent sections: Lambda's runtime, and an operator's application id.
     executionEnv: env('AWS_EXECUTION_ENV') || undefined,
     userAgentAppId: env('AWS_SDK_UA_APP_ID') || undefined,
+    sesEndpoint: env('AWS_ENDPOINT_URL_SESV2') || undefined,
   })),
   webhookLoopbackAllowed: once(() => env('HELPDESK_WEBHOOK_ALLOW_LOOPBACK') === 'true'),
   webhookSettings: once((): WebhookSettings => parseWebhookSettings(process.env, settings.webhookLoopbackAllowed())),
@@ -74,6 +76,9 @@ const settings = {
   webhookSecretArn: once(() => env('HELPDESK_WEBHOOK_SECRET_ARN') || undefined),
   webhookQueueUrl: once(() => env('HELPDESK_WEBHOOK_QUEUE_URL') || undefined),
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
+  mailSettings: once((): MailSettings => parseMailSettings(process.env)),
+  mailSecretArn: once(() => env('HELPDESK_MAIL_SECRET_ARN') || undefined),
+  mailQueueUrl: once(() => env('HELPDESK_MAIL_QUEUE_URL') || undefined),
   eventsSettleMs: once((): number => {
     const raw = env('HELPDESK_EVENTS_SETTLE_MS');
     if (raw === undefined || raw === '') return settings.environment() === 'local' ? EVENTS_SETTLE_MS.local : EVENTS_SETTLE_MS.aws;
@@ -198,6 +203,24 @@ export const config = {
     },
     get deadLetterUrl(): string | undefined {
       return settings.webhookDeadLetterUrl();
+    },
+  },
+  mail: {
+    /** The validated mail settings (domain/mail.ts `parseMailSettings`); throws naming what is wrong. */
+    get settings(): MailSettings {
+      return settings.mailSettings();
+    },
+    /** The threading secret's ARN in Secrets Manager (on AWS). */
+    get secretArn(): string | undefined {
+      return settings.mailSecretArn();
+    },
+    /** The threading secret itself (`HELPDESK_MAIL_SECRET`, locally): read at each use, as the webhook secret is. */
+    get secret(): string | undefined {
+      return env('HELPDESK_MAIL_SECRET');
+    },
+    /** The SQS queue of mails to send (AWS only). */
+    get queueUrl(): string | undefined {
+      return settings.mailQueueUrl();
     },
   },
 };

@@ -155,6 +155,17 @@ export const GRANTS = {
   redeliver: [on(['GetItem', 'UpdateItem'], P.deliveries)],
   readSubscriptions: [on(['GetItem', 'Query'], P.subscriptions)],
   writeSubscriptions: [on(['GetItem', 'Query', ...WRITE], P.subscriptions)],
+  /** A ticket's CC list (store/ticket-ccs.ts): its ticket is read first; a user entry's user is checked. */
+  readTicketCcs: [on(['Query'], P.ticketCc), on(['GetItem', 'Query'], P.ticket)],
+  writeTicketCcs: [on(['Query', 'PutItem', 'DeleteItem'], P.ticketCc), on(['GetItem', 'Query'], P.ticket), on(['UpdateItem'], P.counters), on(['BatchGetItem'], P.users)],
+  /** The suppression list (store/suppressions.ts). */
+  readSuppressions: [on(['Query', 'BatchGetItem'], P.suppressions)],
+  writeSuppressions: [on(['Query', 'BatchGetItem', 'DeleteItem'], P.suppressions)],
+  /** Mail template overrides (store/template-overrides.ts), and the queue an override names. */
+  readTemplateOverrides: [on(['Query'], P.templateOverrides)],
+  writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
+  /** A ticket's mail log (store/mail-log.ts). */
+  readMailLog: [on(['Query'], P.mail)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
   readEvents: [on(['Query'], P.events), on(['GetItem', 'PutItem'], P.feedCursorKey)],
 } satisfies Record<string, readonly TableGrant[]>;
@@ -191,6 +202,39 @@ export const WEBHOOK_DISPATCH_GRANTS: readonly TableGrant[] = [
  * subscription's secrets and health, and the log entry when it disables one.
  */
 export const WEBHOOK_DELIVER_GRANTS: readonly TableGrant[] = [on(['GetItem', 'UpdateItem', 'PutItem'], P.deliveries), on(['GetItem', 'UpdateItem'], P.subscriptions)];
+
+/**
+ * The mail consumer's grants (mail/queue on AWS, infra/mail.ts; the local runtime's is held to the
+ * same): a followup's ticket, the settings check of a PUT or PATCH (the ticket's followups), the
+ * queue, the ticket's CC list and the users a change names, and the mail log it records queued mails in.
+ */
+export const MAIL_QUEUE_GRANTS: readonly TableGrant[] = [
+  on(['Query'], P.ticket, P.ticketCc),
+  on(['GetItem'], P.queues),
+  on(['BatchGetItem'], P.users),
+  on(['GetItem', 'PutItem'], P.mail),
+];
+
+/**
+ * The mail sender's grants (mail/send): the mail log (claim, outcome, the thread's earlier mails),
+ * the Message-IDs it records, what a mail is rendered from (the ticket, its queue, its assignee, the
+ * template overrides), and the suppression list.
+ */
+export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
+  on(['GetItem', 'Query', 'UpdateItem'], P.mail),
+  on(['PutItem'], P.messageIds),
+  on(['Query'], P.ticket, P.templateOverrides),
+  on(['GetItem'], P.queues),
+  on(['BatchGetItem'], P.users),
+  // The suppression list, checked before every mail (store/suppressions.ts `suppressedAmong`).
+  on(['BatchGetItem'], P.suppressions),
+];
+
+/**
+ * The SES event recorder's grants (mail/record-event, infra/mail.ts; the local stand-in is held to
+ * the same): the Message-ID's item (which mail), that mail's log entry, and the suppression list.
+ */
+export const MAIL_EVENT_GRANTS: readonly TableGrant[] = [on(['GetItem'], P.messageIds), on(['UpdateItem'], P.mail), on(['PutItem'], P.suppressions)];
 
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
 export function grantsOf(route: Pick<Route, 'method' | 'table'>): TableGrant[] {

@@ -119,6 +119,9 @@ const PARTITIONS = [
   { name: 'aws-us-gov', regions: /^us-gov-\w+-\d+$/, suffix: 'amazonaws.com' },
 ];
 
+/** The SDK's endpoint variable names where they are not the host prefix's (SES v2's host is `email`). */
+const ENDPOINT_VARIABLES: Record<string, string> = { secretsmanager: 'SECRETS_MANAGER', email: 'SESV2' };
+
 /** An endpoint setting this client does not implement: thrown at the first call, before any request. */
 export class EndpointNotSupported extends Error {
   override name = 'EndpointNotSupported';
@@ -138,7 +141,7 @@ export function serviceEndpoint(service: string, region: string, explicit: strin
   if (explicit) return new URL(explicit);
   const { useFipsEndpoint, useDualstackEndpoint } = variants;
   const variant = useFipsEndpoint ? 'AWS_USE_FIPS_ENDPOINT' : useDualstackEndpoint ? 'AWS_USE_DUALSTACK_ENDPOINT' : undefined;
-  const variable = `AWS_ENDPOINT_URL_${service === 'secretsmanager' ? 'SECRETS_MANAGER' : service.toUpperCase()}`;
+  const variable = `AWS_ENDPOINT_URL_${ENDPOINT_VARIABLES[service] ?? service.toUpperCase()}`;
   if (variant) {
     throw new EndpointNotSupported(`${variant}=true is not supported by the store's ${service} client (it has no endpoint rules); set ${variable} to the endpoint instead.`);
   }
@@ -223,8 +226,8 @@ export interface AwsPost {
   url: URL;
   region: string;
   contentType: string;
-  /** The X-Amz-Target header (`DynamoDB_20120810.GetItem`, `AmazonSQS.SendMessage` ...). */
-  target: string;
+  /** The X-Amz-Target header (`DynamoDB_20120810.GetItem`, `AmazonSQS.SendMessage` ...); none for a REST JSON API (SES v2), whose path names the operation. */
+  target?: string;
   body: string;
   /** The call's invocation id (one for all its attempts) and which attempt of how many this is. */
   invocationId: string;
@@ -274,7 +277,7 @@ export class AwsService {
         headers: {
           host: url.host,
           'content-type': contentType,
-          'x-amz-target': target,
+          ...(target ? { 'x-amz-target': target } : {}),
           'amz-sdk-invocation-id': post.invocationId,
           'amz-sdk-request': `attempt=${post.attempt}; max=${post.maxAttempts}`,
           ...callHeaders(this.api),

@@ -71,6 +71,10 @@ export type ListingDimension = (typeof LISTING_DIMENSIONS)[number];
 const TIME_DIMENSIONS: ReadonlySet<ListingDimension> = new Set(['modified', 'created']);
 /** Partition key prefix of failed-login items: the only items every function may write. */
 export const LOGIN_PREFIX = 'LOGIN#';
+/** Partition key prefix of a ticket's mail log (the change feed reads its bounces from the stream). */
+export const MAIL_PREFIX = 'MAIL#';
+const MAIL_SORT_PREFIX = 'MAIL#';
+const MESSAGE_ID_PREFIX = 'MESSAGE_ID#';
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';
 
 /** The kinds of record found by their own id through a ref item. */
@@ -172,7 +176,7 @@ export const keys = {
   /** Token summaries (never the key) share one partition, so one Query lists them. */
   tokensPartition: 'TOKENS',
   tokenById: (id: number) => ({ PK: 'TOKENS', SK: `TOKEN#${pad(id)}` }),
-  /** One item holds every id counter (`ticket`, `followup`, `attachment`, `user`, `queue`, `token`). */
+  /** One item holds every id counter (`ticket`, `followup`, `attachment`, `user`, `queue`, `token`, `ticket_cc`). */
   counters: { PK: 'COUNTER', SK: 'COUNTER' },
 
   /** One POST's Idempotency-Key, scoped to its user and operation (expires after a day). */
@@ -221,6 +225,37 @@ export const keys = {
    */
   lateEventsPartition: 'EVENTS_LATE',
   lateEvent: (id: string) => ({ PK: 'EVENTS_LATE', SK: id }),
+
+  /**
+   * A ticket's mail log (store/mail-log.ts): one item per mail, that is per (change, kind,
+   * recipient), in a partition of the ticket's own (not its collection: reading a ticket never
+   * reads its mail), sorted by `<commit time>#<hash>` (domain/mail.ts `mailId`), so one Query
+   * lists the ticket's mail in order. The item's conditional put is what makes a change mailed
+   * once to an address, whoever retries.
+   */
+  mailPartition: (ticket: number) => `${MAIL_PREFIX}${ticket}`,
+  mail: (ticket: number, id: string) => ({ PK: `${MAIL_PREFIX}${ticket}`, SK: `${MAIL_SORT_PREFIX}${id}` }),
+  mailIdOfSortKey: (sk: string) => sk.slice(MAIL_SORT_PREFIX.length),
+  /**
+   * A sent mail's Message-ID (as the recipient sees it: on SES the one SES assigned) and the mail it
+   * is (ticket, mail id): what mail in looks a reply's In-Reply-To and References up by, and what
+   * SES's events name a mail by.
+   */
+  messageId: (messageId: string) => ({ PK: `${MESSAGE_ID_PREFIX}${messageId}`, SK: 'MESSAGE_ID' }),
+
+  /**
+   * A ticket's CC list (upstream's TicketCC, store/ticket-ccs.ts): a partition per ticket, one item
+   * per address or user, so each is on the list once (the sort key is the uniqueness claim).
+   */
+  ticketCcPartition: (ticket: number) => `CC#${ticket}`,
+  ticketCcAddress: (ticket: number, email: string) => ({ PK: `CC#${ticket}`, SK: `EMAIL#${email}` }),
+  ticketCcUser: (ticket: number, user: number) => ({ PK: `CC#${ticket}`, SK: `USER#${pad(user)}` }),
+  /** The suppression list (store/suppressions.ts): one partition, one item per (lower-case) address. */
+  suppressionPartition: 'SUPPRESSED',
+  suppression: (address: string) => ({ PK: 'SUPPRESSED', SK: `ADDRESS#${address}` }),
+  /** Operators' mail template overrides (store/template-overrides.ts): one partition, read whole; queue 0 is every queue. */
+  templateOverridePartition: 'MAIL_TEMPLATES',
+  templateOverride: (kind: string, queue: number | null) => ({ PK: 'MAIL_TEMPLATES', SK: `TEMPLATE#${kind}#${pad(queue ?? 0)}` }),
 } as const;
 
 /**
@@ -250,6 +285,11 @@ export const PARTITIONS = {
   events: keys.eventsPartition,
   feedCursorKey: keys.feedCursorKeyPartition,
   lateEvents: keys.lateEventsPartition,
+  mail: `${MAIL_PREFIX}*`,
+  messageIds: `${MESSAGE_ID_PREFIX}*`,
+  ticketCc: 'CC#*',
+  suppressions: keys.suppressionPartition,
+  templateOverrides: keys.templateOverridePartition,
 } as const;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * A loopback server standing in for an AWS JSON-protocol service (DynamoDB, SQS, Secrets Manager) in
+ * A loopback server standing in for an AWS JSON-protocol service (DynamoDB, SQS, Secrets Manager, SES v2) in
  * the store clients' unit tests: records each request (headers, JSON body) and answers as told, in
  * order (`replies`), or always the same (`always`), or as `answer` computes from the request body
  * (a service holding state), else 200 `{}`.
@@ -7,6 +7,8 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 
 export interface Seen {
+  /** The request's path (REST JSON APIs such as SES v2 name the operation there). */
+  path: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
 }
@@ -28,7 +30,7 @@ export async function startAwsStandIn(): Promise<AwsStandIn> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
-      stand.seen.push({ headers: request.headers, body });
+      stand.seen.push({ path: request.url ?? '', headers: request.headers, body });
       const reply = stand.always ?? stand.replies.shift() ?? stand.answer?.(body) ?? { status: 200, body: {} };
       if (reply === 'hang up') return request.socket.destroy();
       response.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${stand.seen.length}`, ...reply.headers });
