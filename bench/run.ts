@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
 import { measureCpu, type CpuResult } from './cpu';
-import { BUNDLE_BUDGET_BYTES, filteredFloors, renderCost, renderReport, requestFloors, type Target } from './report';
+import { BUNDLE_BUDGET_BYTES, MAIL_END, MAIL_START, filteredFloors, renderCost, renderReport, requestFloors, withSection, type Target } from './report';
 import { checkFilter, filteredPages, measureFilteredCosts, measureListCosts, type ApiBody, type ApiReply, type FilterCheck, type ListCosts } from './scale';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
 
@@ -371,7 +371,10 @@ const results = {
 };
 // The Bursts section comes from its own run (--burst, on a fresh runtime): kept as it was.
 const burstSection = previousReport.includes(BURST_START) ? previousReport.slice(previousReport.indexOf(BURST_START), previousReport.indexOf(BURST_END) + BURST_END.length) : '';
-writeFileSync(REPORT, burstSection ? withBurstSection(renderReport(results), burstSection) : renderReport(results));
+// So does the Mail out section (bench/mail.ts).
+const mailSection = previousReport.includes(MAIL_START) ? previousReport.slice(previousReport.indexOf(MAIL_START), previousReport.indexOf(MAIL_END) + MAIL_END.length) : '';
+const report = burstSection ? withBurstSection(renderReport(results), burstSection) : renderReport(results);
+writeFileSync(REPORT, mailSection ? withSection(report, MAIL_START, MAIL_END, mailSection) : report);
 writeFileSync(resolve(import.meta.dirname, '../docs/cost.md'), renderCost(results));
 if (args.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 else log(`wrote docs/benchmarks.md (${results.seconds} s)`);

@@ -75,6 +75,7 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   'ticket-cc': 'Mail',
   'mail-suppressions': 'Mail',
   'mail-templates': 'Mail',
+  'ticket-emails': 'Mail',
 };
 
 /**

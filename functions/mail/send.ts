@@ -2,7 +2,7 @@
  * The mail sender on AWS (infra/mail.ts): one attempt per message of the mail queue
  * (shared/mail/send-mail.ts). A mail to try again stays on the queue, hidden until its next attempt,
  * and is reported as a batch item failure; SQS dead-letters a message whose receives are all spent
- * (the dead-letter queue alarms). The suppression list is checked before every mail.
+ * (the dead-letter queue alarms).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '../../shared/config';
@@ -12,14 +12,12 @@ import { mailSecret } from '../../shared/mail/secret';
 import { sendMail, type SenderContext } from '../../shared/mail/send-mail';
 import { transportFor } from '../../shared/mail/transports';
 import { hideMessage } from '../../shared/store/sqs';
-import { suppressedAmong } from '../../shared/store/suppressions';
 
 const settings = config.mail.settings;
 const ctx: SenderContext = {
   transport: transportFor(settings)!,
   settings,
   secret: mailSecret,
-  isSuppressed: async (address) => (await suppressedAmong([address])).size > 0,
 };
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {

@@ -8,31 +8,17 @@
  */
 import { createHash } from 'node:crypto';
 
-/** What each template is for, upstream's names (django-helpdesk's templates/helpdesk/email templates). */
-export const MAIL_KINDS = [
-  'newticket_submitter',
-  'newticket_cc',
-  'assigned_owner',
-  'updated_submitter',
-  'updated_owner',
-  'updated_cc',
-  'resolved_submitter',
-  'resolved_owner',
-  'resolved_cc',
-  'closed_submitter',
-  'closed_owner',
-  'closed_cc',
-  'assigned_submitter',
-  'assigned_cc',
-] as const;
-export type MailKind = (typeof MAIL_KINDS)[number];
+// The kinds (upstream's template names) are the mail settings' (they switch them off, per queue).
+import { MAIL_KINDS, type MailKind } from './mail-settings';
+import { storedDateTime, wireDateTime } from './datetime';
+export { MAIL_KINDS, type MailKind };
 
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 /** One mail as the log keeps it (store/mail-log.ts), and as GET /api/tickets/{id}/emails/ shows it. */
 export interface MailRecord {
-  /** `<commit time>#<hash of change, kind, recipient>` (mailId): sorts by time, the same on every retry. */
+  /** `<commit time>#<stream sequence>#<hash of change, kind, recipient>` (mailId): sorts in commit order, the same on every retry. */
   id: string;
   ticket: number;
   /** The followup the change added, when it added one (its text and files are the mail's). */
@@ -46,7 +32,7 @@ export interface MailRecord {
   /** The Message-ID the recipient sees (on SES: the one SES assigned), once sent. */
   message_id: string | null;
   attempts: number;
-  /** When it was queued (the change's commit time), sent, and last changed status (ISO 8601 UTC). */
+  /** When it was queued, sent, and last changed status (ISO 8601 UTC). */
   created: string;
   sent: string | null;
   updated: string;
@@ -55,13 +41,14 @@ export interface MailRecord {
 }
 
 /**
- * A mail's id: the change's commit time (so the log sorts by time) and a hash of the change's id
- * (its stream record's, the same on every retry), the kind and the recipient (lowercased: one
- * address, one mail per change).
+ * A mail's id: where its change is in the stream (the record's time and sequence number: the
+ * table's stream times are whole seconds, the sequence orders records within one), so the log sorts
+ * in commit order, and a hash of the record's id (the same on every retry), the kind and the
+ * recipient (lowercased: one address, one mail per change and kind).
  */
-export function mailId(committedAt: number, change: string, kind: MailKind, recipient: string): string {
-  const hash = createHash('sha256').update(`${change}\n${kind}\n${recipient.toLowerCase()}`).digest('base64url').slice(0, 22);
-  return `${new Date(committedAt).toISOString()}#${hash}`;
+export function mailId(change: { at: number; sequence: string; id: string }, kind: MailKind, recipient: string): string {
+  const hash = createHash('sha256').update(`${change.id}\n${kind}\n${recipient.toLowerCase()}`).digest('base64url').slice(0, 16);
+  return `${new Date(change.at).toISOString()}#${change.sequence.padStart(40, '0')}#${hash}`;
 }
 
 /** The statuses after which the sender has nothing more to do. */
@@ -156,3 +143,23 @@ export function retryDelay(attempts: number, delays: readonly number[] = MAIL_RE
 
 /** Upstream's HELPDESK_MAX_EMAIL_ATTACHMENT_SIZE: a followup's file is attached only below this; larger ones are linked. */
 export const MAX_EMAIL_ATTACHMENT_BYTES = 512_000;
+
+const wire = (iso: string) => wireDateTime(storedDateTime(new Date(iso)))!;
+
+/** A mail as GET /api/tickets/{id}/emails/ shows it (times in the API's wire form). */
+export function mailView(m: MailRecord) {
+  return {
+    id: m.id,
+    kind: m.kind,
+    recipients: [m.recipient],
+    subject: m.subject,
+    status: m.status,
+    message_id: m.message_id,
+    followup: m.followup,
+    attempts: m.attempts,
+    created: wire(m.created),
+    sent: m.sent ? wire(m.sent) : null,
+    updated: wire(m.updated),
+    error: m.error,
+  };
+}

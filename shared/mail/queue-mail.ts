@@ -15,7 +15,6 @@ import { planMail } from '../domain/mail-recipients';
 import { mailId, type MailRecord, type MailRef, type MailSettings } from '../domain/mail';
 import { STATUS, type Followup, type Queue, type Ticket } from '../domain/records';
 import { config } from '../config';
-import { logger } from '../observability';
 import { TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
 import { openingOf, strip, WRITTEN_OUT } from '../store/items';
 import { getMail, queueMail } from '../store/mail-log';
@@ -23,7 +22,8 @@ import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';
 import { readTicket } from '../store/tickets';
 import type { TableChange } from '../store/table-changes';
-import { queueMailOf } from './queue-settings';
+import { ccAddresses } from '../domain/mail-settings';
+import { ticketCcAddresses } from '../store/ticket-ccs';
 
 export interface MailQueue {
   enqueue(ref: MailRef, delaySeconds: number): Promise<void>;
@@ -36,7 +36,7 @@ interface Mailable {
   queue: number;
   /** The followup whose text and files the mail carries (a new ticket's opening one). */
   followup: number | null;
-  stream: { id: string; at: number };
+  stream: { id: string; at: number; sequence: string };
 }
 
 const facts = (t: Ticket) => ({ status: t.status, submitter_email: t.submitter_email, assigned_to: t.assigned_to });
@@ -83,21 +83,20 @@ async function byFollowup(ticket: number, after: Ticket): Promise<boolean> {
   return !!collection?.followups.some((f) => f.date === after.modified && f.new_status === after.status);
 }
 
-/** Who a change's mail may go to, from its queue, its assignee and its acting user. */
+/** Who a change's mail may go to, from its queue, the ticket's CC list, its assignee and its acting user. */
 async function audienceOf(m: Mailable, queue: Queue | undefined, settings: MailSettings): Promise<MailAudience> {
-  const q = queueMailOf(queue);
   const assignee = m.change.ticket.assigned_to;
   const users = [assignee, m.change.actor].filter((u): u is number => u !== null);
-  const refs = users.length ? await loadReferences({ queues: [], users, tickets: [] }) : undefined;
+  const [refs, ticketCc] = await Promise.all([users.length ? loadReferences({ queues: [], users, tickets: [] }) : undefined, ticketCcAddresses(m.ticket)]);
   const emailOf = (user: number | null) => (user === null ? null : refs?.users.get(user)?.email || null);
   return {
-    queueAddress: q.email_address,
-    newTicketCc: q.new_ticket_cc,
-    updatedTicketCc: q.updated_ticket_cc,
-    ticketCc: [],
+    queueAddress: queue?.email_address ?? null,
+    newTicketCc: ccAddresses(queue?.new_ticket_cc),
+    updatedTicketCc: ccAddresses(queue?.updated_ticket_cc),
+    ticketCc,
     assigneeEmail: emailOf(assignee),
     actorEmail: emailOf(m.change.actor),
-    disabled: new Set([...settings.disabledKinds, ...q.disabled_mail]),
+    disabled: new Set([...settings.disabledKinds, ...(queue?.disabled_mail ?? [])]),
     onTicketUpdates: settings.onTicketUpdates,
   };
 }
@@ -106,19 +105,23 @@ async function audienceOf(m: Mailable, queue: Queue | undefined, settings: MailS
  * The entry point: the mails of a batch of the table's stream, recorded and queued. Throws when a
  * write or the queue fails, for the batch to be retried (which changes nothing already done).
  */
+/** Changes worked on at once: a batch's tickets are independent (each mail's id is its own), and a burst's batch is large. */
+const CONCURRENCY = 16;
+
 export async function queueMailFor(changes: TableChange[], queue: MailQueue, settings: MailSettings = config.mail.settings): Promise<void> {
   if (settings.transport === 'off') return;
   const tickets = new Map<number, Promise<Ticket | undefined>>();
   const queues = new Map<number, Promise<Queue | undefined>>();
-  for (const change of changes) {
+  const one = async (change: TableChange) => {
     const m = await mailableOf(change, settings, tickets);
-    if (!m) continue;
+    if (!m) return;
     if (!queues.has(m.queue)) queues.set(m.queue, getQueue(m.queue));
     const planned = planMail(m.change, await audienceOf(m, await queues.get(m.queue), settings));
-    const at = new Date(m.stream.at).toISOString();
+    // The log shows when a mail was queued; its id keeps the change's place in the stream.
+    const at = new Date().toISOString();
     for (const { kind, recipient } of planned) {
       const mail: MailRecord = {
-        id: mailId(m.stream.at, m.stream.id, kind, recipient),
+        id: mailId(m.stream, kind, recipient),
         ticket: m.ticket,
         followup: m.followup,
         kind,
@@ -138,6 +141,13 @@ export async function queueMailFor(changes: TableChange[], queue: MailQueue, set
       const again = created ? undefined : await getMail(mail.ticket, mail.id);
       if (created || again?.status === 'queued' || again?.status === 'sending') await queue.enqueue({ ticket: mail.ticket, id: mail.id }, 0);
     }
-    if (planned.length) logger.debug('mail queued', { ticket: m.ticket, mails: planned.length });
-  }
+  };
+  // Every change is worked on even when one fails (its batch is retried whole, which is idempotent).
+  let failure: Error | undefined;
+  let next = 0;
+  const worker = async () => {
+    while (next < changes.length) await one(changes[next++]!).catch((error: unknown) => (failure ??= error instanceof Error ? error : new Error(String(error))));
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, changes.length) }, worker));
+  if (failure) throw failure;
 }

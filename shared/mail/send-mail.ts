@@ -11,7 +11,7 @@
  */
 import { retryDelay, MAX_EMAIL_ATTACHMENT_BYTES, type MailRecord, type MailRef, type MailKind, type SendResult, type MailSettings } from '../domain/mail';
 import { AUTO_SUBMITTED_HEADERS, ownMessageId, replyAddress, splitAddress, threadHeaders, threadRoot } from '../domain/mail-threading';
-import { effectiveTemplate, renderMail, ticketTag, type MailTemplate, type MailTemplateContext } from '../domain/mail-templates';
+import { effectiveTemplate, renderMail, ticketTag, type MailTemplateContext } from '../domain/mail-templates';
 import { PRIORITY_LABELS, STATUS_LABELS, type Attachment, type Followup, type Queue, type TicketCollection } from '../domain/records';
 import { displayName } from '../domain/ticket';
 import { logger } from '../observability';
@@ -20,8 +20,9 @@ import { claimMail, getMail, recordFailedAttempt, recordSent, ticketMail } from 
 import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';
 import { readTicket } from '../store/tickets';
+import { suppressedAmong } from '../store/suppressions';
+import { readTemplateOverrides } from '../store/template-overrides';
 import { composeMail } from './compose';
-import { queueMailOf } from './queue-settings';
 import type { MailTransport } from './transports';
 
 /** How long a mail's link to a file too large to attach stays valid (SigV4's longest: 7 days). */
@@ -31,15 +32,11 @@ export interface SenderContext {
   transport: MailTransport;
   settings: Pick<MailSettings, 'defaultFrom'>;
   secret: () => Promise<string>;
-  /** An operator's override of a kind's template (the mail settings' store), if any. */
-  templateOverride?: (kind: MailKind) => Promise<Partial<MailTemplate> | undefined>;
-  /** Whether an address is on the suppression list (the mail settings' store). */
-  isSuppressed?: (address: string) => Promise<boolean>;
   retryDelays?: readonly number[];
 }
 
 /** The From of a queue's mail: its title and address, or the default sender's address (`<slug>@localhost` when none is set). */
-export function senderOf(queue: Pick<Queue, 'title' | 'slug'> & { email_address: string | null }, ctx: Pick<SenderContext, 'settings'>) {
+export function senderOf(queue: Pick<Queue, 'title' | 'slug' | 'email_address'>, ctx: Pick<SenderContext, 'settings'>) {
   const address = queue.email_address ?? ctx.settings.defaultFrom?.address ?? `${queue.slug}@localhost`;
   return { name: queue.title, address };
 }
@@ -102,20 +99,22 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
       return { state: 'failed' };
     }
     const queue = await getQueue(collection.ticket.queue);
-    const q = queueMailOf(queue);
-    const from = senderOf({ title: queue?.title ?? 'Helpdesk', slug: queue?.slug ?? 'helpdesk', email_address: q.email_address }, ctx);
+    const from = senderOf(queue ?? { title: 'Helpdesk', slug: 'helpdesk', email_address: null }, ctx);
     const files = await filesOf(followup ? collection.attachments.filter((a) => a.followup === followup.id) : []);
-    const rendered = renderMail(effectiveTemplate(mail.kind, await ctx.templateOverride?.(mail.kind)), await contextOf(mail, collection, queue, followup, files.linked));
-    if (await ctx.isSuppressed?.(mail.recipient)) {
+    const overrides = await readTemplateOverrides(mail.kind, collection.ticket.queue);
+    const rendered = renderMail(effectiveTemplate(mail.kind, overrides), await contextOf(mail, collection, queue, followup, files.linked));
+    if ((await suppressedAmong([mail.recipient])).size) {
       await recordSent(mail, { status: 'suppressed', subject: rendered.subject, messageId: null, error: 'the address is on the suppression list' }, now());
       return { state: 'suppressed' };
     }
     const secret = await ctx.secret();
     const domain = splitAddress(from.address)!.domain;
+    // The thread as this recipient has it: the mails sent to them about the ticket, in the order sent.
     const previous = (await ticketMail(mail.ticket))
-      .filter((m) => m.id < mail.id && m.message_id && m.recipient.toLowerCase() === mail.recipient.toLowerCase())
+      .filter((m) => m.id !== mail.id && m.message_id && m.sent && m.recipient.toLowerCase() === mail.recipient.toLowerCase())
+      .sort((a, b) => (a.sent! < b.sent! ? -1 : a.sent! > b.sent! ? 1 : 0))
       .map((m) => m.message_id!);
-    const messageId = ownMessageId(mail.ticket, mail.id.slice(mail.id.indexOf('#') + 1).replace(/[^A-Za-z0-9]/g, ''), domain);
+    const messageId = ownMessageId(mail.ticket, mail.id.slice(mail.id.lastIndexOf('#') + 1).replace(/[^A-Za-z0-9]/g, ''), domain);
     const raw = await composeMail({
       from,
       to: mail.recipient,

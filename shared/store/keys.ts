@@ -277,11 +277,11 @@ export const PARTITIONS = {
   subscriptions: keys.subscriptionsPartition,
   events: keys.eventsPartition,
   lateEvents: keys.lateEventsPartition,
+  mail: `${MAIL_PREFIX}*`,
+  messageIds: `${MESSAGE_ID_PREFIX}*`,
   ticketCc: 'CC#*',
   suppressions: keys.suppressionPartition,
   templateOverrides: keys.templateOverridePartition,
-  mail: `${MAIL_PREFIX}*`,
-  messageIds: `${MESSAGE_ID_PREFIX}*`,
 } as const;
 
 /**
