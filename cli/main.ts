@@ -3,7 +3,7 @@
  * management commands (createsuperuser, changepassword, ...). `helpdesk --help` lists them.
  *
  * This file picks the command and prints help; one file per command group holds the commands
- * (users, tokens, queues, custom-fields, webhooks, events, stream), target.ts where they work, rules.ts the API's field
+ * (users, tokens, queues, mail-settings, custom-fields, webhooks, events, stream), target.ts where they work, rules.ts the API's field
  * rules that check every value before anything is written.
  *
  * Exit status: 0 done; 1 failed (refused by the field rules, duplicate, unknown user, AWS error);
@@ -11,7 +11,8 @@
  */
 import { asksForHelp, Failure, Interrupted, parseCommandLine, TARGET_OPTIONS, UsageError, type Command, type OptionSpec } from './command';
 import { createCustomField, listCustomFields } from './custom-fields';
-import { createQueue, listQueues } from './queues';
+import { createQueue, listQueues, updateQueue } from './queues';
+import { listSuppressions, sesEvent, unsuppress } from './mail-settings';
 import { loadDomain } from './rules';
 import { chooseTarget, connect, describeAwsError } from './target';
 import { wrap } from './terminal';
@@ -34,6 +35,9 @@ const COMMANDS: Command[] = [
   listTokens,
   revokeToken,
   createQueue,
+  updateQueue,
+  unsuppress,
+  sesEvent,
   createCustomField,
   createWebhook,
   pingWebhook,
@@ -41,6 +45,7 @@ const COMMANDS: Command[] = [
   replayStream,
   listUsers,
   listQueues,
+  listSuppressions,
   listCustomFields,
   listWebhooks,
   tailEvents,

@@ -74,6 +74,7 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   api: 'Reference',
   'ticket-cc': 'Mail',
   'mail-suppressions': 'Mail',
+  'mail-templates': 'Mail',
   'ticket-emails': 'Mail',
 };
 

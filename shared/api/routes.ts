@@ -23,6 +23,7 @@ import { tokenFields } from '../domain/tokens';
 import { DEFAULT_ROTATION_GRACE_SECONDS, DISABLE_AFTER_DAYS, MAX_SUBSCRIPTIONS, rotationFields, subscriptionFields } from '../domain/subscriptions';
 import { userFields } from '../domain/user';
 import { ticketCcFields } from '../domain/mail-settings';
+import { templateOverrideFields } from '../domain/template-overrides';
 import { DEFAULT_FEED_PAGE, EVENT_RETENTION_DAYS, MAX_FEED_PAGE } from '../domain/events';
 import { DOCS_ASSETS } from '../docs/assets';
 import { GRANTS as G, type TableGrant } from './table-access';
@@ -132,7 +133,7 @@ export const TAGS = {
   'User tickets': "Any user's own tickets: those submitted under their e-mail address.",
   'API tokens': "Keys for `Authorization: Token <key>` (where token authentication is on): staff manage their own, superusers everyone's.",
   Queues: 'The queues that tickets belong to, with their mail settings. Superusers only.',
-  Mail: "Who else hears of a ticket (its CC list, staff), and the addresses mail no longer goes to (the suppression list, superusers).",
+  Mail: "Who else hears of a ticket (its CC list, staff); the addresses mail no longer goes to (the suppression list) and the mail templates' overrides (superusers).",
   'Custom fields': 'Definitions of the fields an operator adds to tickets (`custom_<name>`). Superusers only.',
   Events:
     'The change feed: every change to tickets, followups and attachments, in commit order, kept 30 days, so an integration that was down catches up without scanning tickets. Staff only.',
@@ -617,6 +618,43 @@ export const routes: readonly Route[] = [
   {
     method: 'DELETE', path: '/api/mail/suppressions/{address}', handler: 'mail-suppressions/delete', permission: 'superuser', table: [...G.writeSuppressions], files: [],
     doc: { tag: 'Mail', summary: 'Take an address off the suppression list', description: 'Any case; `@` may be percent-encoded.', success: { status: 204, description: 'Mail goes to the address again.' } },
+  },
+  {
+    method: 'GET', path: '/api/mail/templates', handler: 'mail-templates/list', permission: 'superuser', table: [...G.readTemplateOverrides], files: [],
+    doc: { tag: 'Mail', summary: 'The mail template overrides', success: json('MailTemplateOverridePage', 200, 'A page of overrides, by kind (the global one first).'), paginated: true },
+  },
+  {
+    method: 'GET', path: '/api/mail/templates/{kind}', handler: 'mail-templates/get', permission: 'superuser', table: [...G.readTemplateOverrides], files: [],
+    doc: {
+      tag: 'Mail',
+      summary: "A mail kind's template, as mails are rendered with it",
+      description: 'The default with the overridden parts; `?queue=<id>` for one queue\'s mails (its override over the global one). `kind`: one of upstream\'s template names (`newticket_submitter`, `resolved_cc`, ...).',
+      success: json('MailTemplate', 200, 'The template and which parts are overridden.'),
+      query: [{ name: 'queue', description: "A queue's id: the template its mails use.", example: '1' }],
+      errors: [400],
+    },
+  },
+  {
+    method: 'PUT', path: '/api/mail/templates/{kind}', handler: 'mail-templates/put', permission: 'superuser', table: [...G.writeTemplateOverrides], files: [],
+    doc: {
+      tag: 'Mail',
+      summary: "Override a mail kind's subject, text or HTML",
+      description:
+        'For every queue, or for `queue`. Parts left out keep the default. Templates name values as `{{ ticket.title }}` (HTML-escaped in `html`) and sections as `{{#comment}}...{{/comment}}`; an unknown name, an unclosed section, or a subject without `{{ ticket.tag }}` (upstream\'s `[queue-id]`, which replies are threaded by) is refused. Mails use it within a minute.',
+      success: json('MailTemplateOverride', 200, 'The override as kept.'),
+      body: { fields: templateOverrideFields, mode: 'partial', example: { subject: '{{ ticket.tag }} We got your request: {{ ticket.title }}' } },
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/mail/templates/{kind}', handler: 'mail-templates/delete', permission: 'superuser', table: [...G.writeTemplateOverrides], files: [],
+    doc: {
+      tag: 'Mail',
+      summary: 'Reset a mail kind to its default',
+      description: 'The global override, or with `?queue=<id>` that queue\'s.',
+      success: { status: 204, description: 'Reset.' },
+      query: [{ name: 'queue', description: "A queue's id: reset its override only.", example: '1' }],
+      errors: [400],
+    },
   },
   {
     method: 'GET', path: '/api/custom-fields', handler: 'custom-fields/list', permission: 'superuser', table: [...G.readCustomFields], files: [],

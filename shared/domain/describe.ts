@@ -117,6 +117,8 @@ const NAMES: Record<string, string> = {
   '/api/tickets/{id}/cc': 'Ticket CC List',
   '/api/tickets/{id}/cc/{ccId}': 'Ticket CC Instance',
   '/api/mail/suppressions': 'Suppression List',
+  '/api/mail/templates': 'Mail Template List',
+  '/api/mail/templates/{kind}': 'Mail Template Instance',
   '/api/mail/suppressions/{address}': 'Suppression Instance',
   '/api/queues': 'Queue List',
   '/api/queues/{id}': 'Queue Instance',

@@ -11,6 +11,7 @@ import * as z from 'zod/mini';
 import type { customFieldView } from './admin';
 import { DATA_TYPES } from './custom-fields';
 import type { queueView } from './admin';
+import type { effectiveTemplateView, templateOverrideView } from './template-overrides';
 import { MAIL_KINDS, SUPPRESSION_REASONS, type suppressionView, type ticketCcView } from './mail-settings';
 import { MAIL_STATUSES, type mailView } from './mail';
 import type { describeRoute } from './describe';
@@ -45,6 +46,9 @@ export type ShapeId =
   | 'TicketCcPage'
   | 'Suppression'
   | 'SuppressionPage'
+  | 'MailTemplate'
+  | 'MailTemplateOverride'
+  | 'MailTemplateOverridePage'
   | 'TicketEmail'
   | 'TicketEmailPage'
   | 'CustomFieldPage'
@@ -202,6 +206,12 @@ shapes.add(ticketCcShape, {
   description: "One entry of a ticket's CC list (upstream's TicketCC): an `email` address, or a `user` (mailed at the user's address as it is when mailing).",
 });
 
+const mailKind = z.enum(MAIL_KINDS);
+export const templateOverrideShape = z.object({ kind: mailKind, queue: nullable(id), subject: nullable(text), text: nullable(text), html: nullable(text), updated: dateTime });
+shapes.add(templateOverrideShape, { id: 'MailTemplateOverride', description: 'An operator\'s parts of a mail kind\'s template, for every queue (`queue` null) or one; a null part keeps the one below it.' });
+export const mailTemplateShape = z.object({ kind: mailKind, queue: nullable(id), subject: text, text, html: text, overridden: z.array(z.enum(['subject', 'text', 'html'])) });
+shapes.add(mailTemplateShape, { id: 'MailTemplate', description: 'The template a kind\'s mails are rendered with: the default and the overridden parts (`overridden`).' });
+
 export const suppressionShape = z.object({ address: text, reason: z.enum(SUPPRESSION_REASONS), detail: text, since: dateTime, message_id: nullable(text) });
 shapes.add(suppressionShape, {
   id: 'Suppression',
@@ -289,6 +299,8 @@ shapes.add(ticketCcPage, { id: 'TicketCcPage' });
 export const ticketEmailPage = pageOf(ticketEmailShape);
 shapes.add(ticketEmailPage, { id: 'TicketEmailPage' });
 export const suppressionPage = pageOf(suppressionShape);
+export const templateOverridePage = pageOf(templateOverrideShape);
+shapes.add(templateOverridePage, { id: 'MailTemplateOverridePage' });
 shapes.add(suppressionPage, { id: 'SuppressionPage' });
 export const customFieldPage = pageOf(customFieldShape);
 shapes.add(customFieldPage, { id: 'CustomFieldPage' });
@@ -412,6 +424,8 @@ const tie4: Fits<Omit<ReturnType<typeof userTicketView>, 'queue'>, Omit<Out<type
 const tie5: Fits<ReturnType<typeof queueView>, Out<typeof queueShape>> = true;
 const tieCc: Fits<ReturnType<typeof ticketCcView>, Out<typeof ticketCcShape>> = true;
 const tieSuppression: Fits<Omit<ReturnType<typeof suppressionView>, 'since'>, Omit<Out<typeof suppressionShape>, 'since'>> = true;
+const tieTemplate: Fits<Omit<ReturnType<typeof effectiveTemplateView>, 'overridden'>, Omit<Out<typeof mailTemplateShape>, 'overridden'>> = true;
+const tieOverride: Fits<Omit<ReturnType<typeof templateOverrideView>, 'updated'>, Omit<Out<typeof templateOverrideShape>, 'updated'>> = true;
 const tieEmail: Fits<ReturnType<typeof mailView>, Out<typeof ticketEmailShape>> = true;
 const tie6: Fits<ReturnType<typeof customFieldView>, Out<typeof customFieldShape>> = true;
 const tie7: Fits<keyof ReturnType<typeof describeRoute>, string> = true;
@@ -423,4 +437,4 @@ const tieSecret: Fits<Omit<ReturnType<typeof subscriptionWithSecretView>, 'event
 const tiePing: Fits<PingResult, Out<typeof pingShape>> = true;
 const tieEvent: Fits<ChangeEvent, Out<typeof changeEventShape>> = true;
 const tie10: Fits<Omit<ReturnType<typeof createdTokenView>, 'created'>, Omit<Out<typeof createdTokenShape>, 'created'>> = true;
-void [tieCc, tieSuppression, tieEmail, tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];
+void [tieTemplate, tieOverride, tieCc, tieSuppression, tieEmail, tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];

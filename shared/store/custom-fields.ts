@@ -7,26 +7,23 @@ import { DeleteCommand, PutCommand } from './dynamodb';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
-import { queryAll } from './query';
+import { keys, ITEM_EXISTS, ITEM_IS_NEW } from './keys';
+import { cachedPartition } from './query';
 
 export const DEFINITIONS_TTL_MS = 60_000;
 
 export class DuplicateFieldName extends Error {}
 
-let cached: { defs: CustomFieldDefinition[]; expires: number } | undefined;
 
 function strip(item: Record<string, unknown>): CustomFieldDefinition {
   const { PK: _pk, SK: _sk, ...def } = item;
   return def as unknown as CustomFieldDefinition;
 }
 
+const definitions = cachedPartition(keys.customFieldPartition, DEFINITIONS_TTL_MS, strip);
+
 export async function listCustomFields(options: { fresh?: boolean } = {}): Promise<CustomFieldDefinition[]> {
-  if (!options.fresh && cached && cached.expires > Date.now()) return cached.defs;
-  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.customFieldPartition }, ConsistentRead: true });
-  const defs = items.map(strip);
-  cached = { defs, expires: Date.now() + DEFINITIONS_TTL_MS };
-  return defs;
+  return definitions.read(options);
 }
 
 export async function getCustomField(name: string): Promise<CustomFieldDefinition | undefined> {
@@ -47,7 +44,7 @@ export async function saveCustomField(def: CustomFieldDefinition, create: boolea
     if ((error as Error).name === 'ConditionalCheckFailedException' && create) throw new DuplicateFieldName();
     throw error;
   } finally {
-    cached = undefined;
+    definitions.forget();
   }
 }
 
@@ -65,6 +62,6 @@ export async function deleteCustomField(name: string): Promise<boolean> {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;
     throw error;
   } finally {
-    cached = undefined;
+    definitions.forget();
   }
 }

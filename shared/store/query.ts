@@ -1,6 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from './dynamodb';
 import { config } from '../config';
 import { dynamo } from './clients';
+import { IN_PARTITION } from './keys';
 
 type Item = Record<string, unknown>;
 
@@ -19,6 +20,25 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Pro
   const items: Item[] = [];
   for await (const page of queryPages(input)) items.push(...page);
   return items;
+}
+
+/**
+ * A small partition read whole (strongly consistent) and kept `ttlMs` per warm function: a change
+ * made elsewhere shows within that time; one made by this process at once (its writer calls `forget`).
+ */
+export function cachedPartition<T>(partition: string, ttlMs: number, toRecord: (item: Item) => T) {
+  let cached: { records: T[]; expires: number } | undefined;
+  return {
+    async read(options: { fresh?: boolean } = {}): Promise<T[]> {
+      if (!options.fresh && cached && cached.expires > Date.now()) return cached.records;
+      const records = (await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': partition }, ConsistentRead: true })).map(toRecord);
+      cached = { records, expires: Date.now() + ttlMs };
+      return records;
+    },
+    forget(): void {
+      cached = undefined;
+    },
+  };
 }
 
 type Key = Record<string, unknown>;

@@ -8,11 +8,10 @@ import type { MailKind } from '../domain/mail-settings';
 import { effectiveOverride, type TemplateOverride, type TemplatePart } from '../domain/template-overrides';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { IN_PARTITION, ITEM_EXISTS, keys } from './keys';
-import { queryAll } from './query';
+import { ITEM_EXISTS, keys } from './keys';
+import { cachedPartition } from './query';
 
 export const OVERRIDES_TTL_MS = 60_000;
-let cached: { overrides: TemplateOverride[]; expires: number } | undefined;
 
 function toOverride(item: Record<string, unknown>): TemplateOverride {
   return {
@@ -26,12 +25,10 @@ function toOverride(item: Record<string, unknown>): TemplateOverride {
 }
 
 /** Every override, global ones first per kind (the sort key's order). */
+const overrides = cachedPartition(keys.templateOverridePartition, OVERRIDES_TTL_MS, toOverride);
+
 export async function listTemplateOverrides(options: { fresh?: boolean } = {}): Promise<TemplateOverride[]> {
-  if (!options.fresh && cached && cached.expires > Date.now()) return cached.overrides;
-  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.templateOverridePartition }, ConsistentRead: true });
-  const overrides = items.map(toOverride);
-  cached = { overrides, expires: Date.now() + OVERRIDES_TTL_MS };
-  return overrides;
+  return overrides.read(options);
 }
 
 /** The overridden parts of `kind` for a mail of `queue` (for the sender); parts absent keep their default. */
@@ -43,7 +40,7 @@ export async function saveTemplateOverride(override: TemplateOverride): Promise<
   try {
     await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.templateOverride(override.kind, override.queue), ...override } }));
   } finally {
-    cached = undefined;
+    overrides.forget();
   }
 }
 
@@ -56,6 +53,6 @@ export async function deleteTemplateOverride(kind: MailKind, queue: number | nul
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;
     throw error;
   } finally {
-    cached = undefined;
+    overrides.forget();
   }
 }

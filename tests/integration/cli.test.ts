@@ -17,8 +17,8 @@ import { startReceiver } from './webhook-receiver';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const COMMANDS = [
-  'create-user', 'set-password', 'deactivate-user', 'activate-user', 'create-token', 'list-tokens', 'revoke-token', 'create-queue', 'create-custom-field',
-  'create-webhook', 'ping-webhook', 'disable-webhook', 'list-users', 'list-queues', 'list-custom-fields', 'list-webhooks', 'tail-events',
+  'create-user', 'set-password', 'deactivate-user', 'activate-user', 'create-token', 'list-tokens', 'revoke-token', 'create-queue', 'update-queue', 'unsuppress', 'ses-event', 'create-custom-field',
+  'create-webhook', 'ping-webhook', 'disable-webhook', 'list-users', 'list-queues', 'list-suppressions', 'list-custom-fields', 'list-webhooks', 'tail-events',
 ];
 
 interface Result {
@@ -186,6 +186,27 @@ describe.sequential('on a data directory', () => {
       expect(slugs).toEqual(['support', 'sales']);
       expect(duplicate.code).toBe(1);
       expect(duplicate.stderr).toContain('a queue with slug "sales" already exists');
+    });
+
+    it("update-queue sets a queue's mail settings (refusing bad ones); ses-event bounce suppresses, list-suppressions shows it, unsuppress clears it", { timeout: 120_000 }, async () => {
+      const [updated, bad, bounced, explode] = await Promise.all([
+        cli(['update-queue', '1', '--email-address', 'help@example.com', '--new-ticket-cc', 'a@example.com,b@example.com', '--disabled-mail', 'updated_cc'], { dataDir }),
+        cli(['update-queue', '1', '--new-ticket-cc', 'not-an-address'], { dataDir }),
+        cli(['ses-event', 'bounce', '--message-id', '<nothing-sent@localhost>', '--recipient', 'Gone@Example.com'], { dataDir }),
+        cli(['ses-event', 'explode', '--message-id', 'x', '--recipient', 'a@b.c'], { dataDir }),
+      ]);
+      expect(updated.code, updated.stderr).toBe(0);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('--new-ticket-cc: Enter valid e-mail addresses separated by commas.');
+      expect(bounced.code, bounced.stderr).toBe(0);
+      expect(explode.code).toBe(1);
+      const [queues, listed] = await Promise.all([cli(['list-queues', '--json'], { dataDir }), cli(['list-suppressions', '--json'], { dataDir })]);
+      expect((JSON.parse(queues.stdout) as { id: number }[]).find((q) => q.id === 1)).toMatchObject({ email_address: 'help@example.com', new_ticket_cc: 'a@example.com, b@example.com', disabled_mail: ['updated_cc'] });
+      expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ address: 'gone@example.com', reason: 'bounce' })]);
+      expect((await cli(['unsuppress', 'gone@example.com'], { dataDir })).code).toBe(0);
+      const [after, again] = await Promise.all([cli(['list-suppressions'], { dataDir }), cli(['unsuppress', 'gone@example.com'], { dataDir })]);
+      expect(after.stdout).toContain('No suppressed addresses.');
+      expect(again.code).toBe(1);
     });
 
     it('create-user (password on stdin), list-users, duplicate, set-password; checked over HTTP', { timeout: 60_000 }, async () => {

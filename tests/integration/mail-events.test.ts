@@ -3,7 +3,7 @@
  * mailbox (mail-out's pipeline); an EventBridge-shaped SES bounce for that mail (domain/ses-events.ts
  * `simulatedSesEvent`, the local stand-in for SES) goes through the recorder's handler, held to its
  * AWS grants. Then the address is on the suppression list (and a superuser can take it off), the
- * mail's log entry says bounced, and the change feed has `mail.bounced`.
+ * mail shows as bounced on the ticket's email list, and the change feed has `mail.bounced`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +54,7 @@ async function sentMailTo(ticket: number, address: string): Promise<MailRecord> 
 }
 
 describe('a simulated SES bounce', () => {
-  it('suppresses the address, marks the mail bounced, and is a mail.bounced change event; a superuser can clear the address', async () => {
+  it('suppresses the address, shows the mail bounced on the ticket\'s email list, and is a mail.bounced change event; a superuser can clear the address', async () => {
     const address = `${unique('bouncy')}@example.com`;
     const ticket = (await api.createTicket({ submitter_email: address })).body.id as number;
     const mail = await sentMailTo(ticket, address);
@@ -66,6 +66,10 @@ describe('a simulated SES bounce', () => {
     expect(entry).toMatchObject({ address, reason: 'bounce', message_id: mail.message_id });
     expect(entry!.detail).toMatch(/Permanent bounce.*550 5\.1\.1/);
     expect((await ticketMail(ticket)).find((m) => m.id === mail.id)).toMatchObject({ status: 'bounced', error: expect.stringMatching(/Permanent bounce/) });
+    // As staff see it: the ticket's email list.
+    const emails = await api.call('GET', `/api/tickets/${ticket}/emails/`);
+    expect(emails.status, emails.text).toBe(200);
+    expect((emails.body.results as Json[]).find((m) => m.id === mail.id)).toMatchObject({ recipients: [address], status: 'bounced', kind: mail.kind });
 
     await expect
       .poll(async () => ((await api.call('GET', '/api/events/?limit=1000')).body.results as Json[]).find((e) => e.event === 'mail.bounced' && e.ticket === ticket), { timeout: 30_000, interval: 200 })
