@@ -10,6 +10,7 @@ import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './
 import type { LocalWebhooks } from './webhooks';
 import type { LocalTableStream } from './table-stream';
 import { fileSweepInterval, type LocalFileSweeper } from './file-sweeper';
+import type { LocalSmtp } from './smtp';
 
 export interface RuntimeOptions {
   port?: number;
@@ -30,11 +31,21 @@ export interface RuntimeOptions {
    * not the function's.
    */
   awsEmulation?: boolean;
+  /**
+   * SMTP for mail in (smtp.ts) on this port of the runtime's host (0: a free one); undefined: no
+   * SMTP. When `smtpFallback` is set and the port is taken, a free one is used instead.
+   */
+  smtpPort?: number;
+  smtpFallback?: boolean;
 }
 
 export interface LocalRuntime {
   url: string;
   admin: { username: string; generatedPassword?: string };
+  /** The SMTP port mail in listens on, when it does. */
+  smtpPort?: number;
+  /** Set when the SMTP port asked for was taken and a free one is used instead. */
+  smtpPortTaken?: number;
   /** The webhook signing secret, when this start generated it. */
   generatedWebhookSecret?: string;
   /** Applies the table's stream up to now (tests that set HELPDESK_STREAM_POLL_MS=0 step it by hand). */
@@ -74,6 +85,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   let webhooks: LocalWebhooks | undefined;
   let sweeper: LocalFileSweeper | undefined;
   let stream: LocalTableStream | undefined;
+  let smtp: LocalSmtp | undefined;
   try {
     const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
     const { dynamo } = await import('../../shared/store/clients');
@@ -97,6 +109,16 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
       server!.listen(options.port ?? 3000, host, () => resolve());
     });
     const { port } = server.address() as { port: number };
+    let smtpPortTaken: number | undefined;
+    if (options.smtpPort !== undefined) {
+      const { startLocalSmtp } = await import('./smtp');
+      smtp = await startLocalSmtp(options.smtpPort, undefined, host).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EADDRINUSE' || !options.smtpFallback) throw error;
+        smtpPortTaken = options.smtpPort;
+        return startLocalSmtp(0, undefined, host);
+      });
+    }
+    const activeSmtp = smtp;
     const activeServer = server;
     const url = `http://${host}:${port}`;
     claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: config.tableName });
@@ -107,6 +129,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
       url,
       admin,
       generatedWebhookSecret: webhooks.generatedSecret,
+      smtpPort: activeSmtp?.port,
+      smtpPortTaken,
       drainTableStream: () => activeStream.drain(),
       async stop() {
         claim?.publish(undefined); // stopping: a CLI waits rather than use engines on their way out
@@ -114,6 +138,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
           activeServer.close(() => resolve());
           activeServer.closeIdleConnections();
         });
+        await activeSmtp?.stop();
         await activeWebhooks.stop();
         await activeSweeper.stop();
         await activeStream.stop();
@@ -123,6 +148,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     };
   } catch (error) {
     server?.close();
+    await smtp?.stop();
     await webhooks?.stop();
     await sweeper?.stop();
     await stream?.stop();
