@@ -6,6 +6,7 @@
  *   functions/<resource>/   handlers: parse → call the store or a service → map to a response
  *   shared/middleware/      the chain every handler shares (auth, errors, bodies, idempotency)
  *   shared/webhooks/        the webhook service (dispatch, delivery, its settings and queue)
+ *   shared/mail/            the mail service (who gets what, templates, composing, sending)
  *   shared/docs/            the reference page's assets
  *   shared/store/           DynamoDB, S3 and SQS adapters; keys.ts spells every key
  *   shared/observability.ts logger and metrics
@@ -28,7 +29,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 /** The shared/ layers and modules a file may be kept from. */
-const SHARED = ['api', 'docs', 'domain', 'middleware', 'store', 'webhooks', 'config', 'observability'];
+const SHARED = ['api', 'docs', 'domain', 'middleware', 'store', 'webhooks', 'mail', 'config', 'observability'];
 /** The project's folders that Lambda code never imports. */
 const OUTSIDE = ['infra', 'bench', 'tests', 'functions'];
 
@@ -113,15 +114,22 @@ export default defineConfig(
   boundaries({
     files: ['shared/middleware/**/*.ts'],
     depth: 2,
-    forbidden: ['webhooks', 'docs'],
-    message: 'Middleware sits above the store and the domain, beside (not above) webhooks and docs.',
+    forbidden: ['webhooks', 'mail', 'docs'],
+    message: 'Middleware sits above the store and the domain, beside (not above) webhooks, mail and docs.',
     packages: [SDK_CLIENTS],
   }),
   boundaries({
     files: ['shared/webhooks/**/*.ts'],
     depth: 2,
-    forbidden: ['middleware', 'api', 'docs'],
+    forbidden: ['middleware', 'api', 'docs', 'mail'],
     message: 'The webhook service uses the store and the domain, never the HTTP middleware or the route table.',
+    packages: [SDK_CLIENTS],
+  }),
+  boundaries({
+    files: ['shared/mail/**/*.ts'],
+    depth: 2,
+    forbidden: ['middleware', 'api', 'docs', 'webhooks'],
+    message: 'The mail service uses the store and the domain, never the HTTP middleware, the route table or the webhook service.',
     packages: [SDK_CLIENTS],
   }),
   boundaries({
@@ -134,8 +142,8 @@ export default defineConfig(
   boundaries({
     files: ['shared/store/**/*.ts'],
     depth: 2,
-    forbidden: ['middleware', 'webhooks', 'docs', 'api'],
-    message: 'The store sits below middleware, webhooks and the route table: it uses config, observability and the domain only.',
+    forbidden: ['middleware', 'webhooks', 'mail', 'docs', 'api'],
+    message: 'The store sits below middleware, webhooks, mail and the route table: it uses config, observability and the domain only.',
   }),
   boundaries({
     files: ['shared/api/**/*.ts'],

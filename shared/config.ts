@@ -14,6 +14,7 @@
 import { loginThrottleFrom, type LoginThrottlePolicy } from './domain/login-throttle';
 import { parseAuthenticationClasses } from './domain/tokens';
 import { parseCorsOrigins } from './domain/cross-origin';
+import { parseMailSettings, type MailSettings } from './domain/mail';
 import { parseUrlList, parseWebhookSettings, type WebhookEvent, type WebhookSettings } from './domain/webhooks';
 
 const env = (name: string): string | undefined => process.env[name];
@@ -70,13 +71,15 @@ const settings = {
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
   mailBucket: once((): string => env('HELPDESK_MAIL_BUCKET') || required('BUCKET_NAME')),
   mailDomain: once(() => (env('HELPDESK_MAIL_DOMAIN') || 'localhost').toLowerCase()),
-  mailFrom: once(() => env('HELPDESK_MAIL_FROM')?.toLowerCase() || undefined),
   mailTicketsPerSenderHour: once((): number => {
     const raw = env('HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR');
     if (raw === undefined || raw === '') return MAIL_IN_TICKETS_PER_SENDER_HOUR;
     if (!/^\d+$/.test(raw.trim())) throw new Error(`HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR must be a whole number, not "${raw}"`);
     return Number(raw);
   }),
+  mailSettings: once((): MailSettings => parseMailSettings(process.env)),
+  mailSecretArn: once(() => env('HELPDESK_MAIL_SECRET_ARN') || undefined),
+  mailQueueUrl: once(() => env('HELPDESK_MAIL_QUEUE_URL') || undefined),
   eventsSettleMs: once((): number => {
     const raw = env('HELPDESK_EVENTS_SETTLE_MS');
     if (raw === undefined || raw === '') return settings.environment() === 'local' ? EVENTS_SETTLE_MS.local : EVENTS_SETTLE_MS.aws;
@@ -174,9 +177,9 @@ export const config = {
     get domain(): string {
       return settings.mailDomain();
     },
-    /** The address the helpdesk sends from (HELPDESK_MAIL_FROM), one of its own for loop detection. */
-    get fromAddress(): string | undefined {
-      return settings.mailFrom();
+    /** The address the helpdesk sends from (HELPDESK_MAIL_FROM's address), one of its own for loop detection. */
+    get fromAddress(): string {
+      return settings.mailSettings().defaultFrom.address.toLowerCase();
     },
     /** HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR, default MAIL_IN_TICKETS_PER_SENDER_HOUR. */
     get ticketsPerSenderHour(): number {
@@ -214,6 +217,24 @@ export const config = {
     },
     get deadLetterUrl(): string | undefined {
       return settings.webhookDeadLetterUrl();
+    },
+  },
+  mail: {
+    /** The validated mail settings (domain/mail.ts `parseMailSettings`); throws naming what is wrong. */
+    get settings(): MailSettings {
+      return settings.mailSettings();
+    },
+    /** The threading secret's ARN in Secrets Manager (on AWS). */
+    get secretArn(): string | undefined {
+      return settings.mailSecretArn();
+    },
+    /** The threading secret itself (`HELPDESK_MAIL_SECRET`, locally): read at each use, as the webhook secret is. */
+    get secret(): string | undefined {
+      return env('HELPDESK_MAIL_SECRET');
+    },
+    /** The SQS queue of mails to send (AWS only). */
+    get queueUrl(): string | undefined {
+      return settings.mailQueueUrl();
     },
   },
 };

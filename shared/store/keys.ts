@@ -73,6 +73,9 @@ const TIME_DIMENSIONS: ReadonlySet<ListingDimension> = new Set(['modified', 'cre
 export const LOGIN_PREFIX = 'LOGIN#';
 /** Partition key prefix of the inbound mail records (store/inbound-mail.ts). */
 const MAIL_IN_PREFIX = 'MAIL_IN#';
+const MAIL_PREFIX = 'MAIL#';
+const MAIL_SORT_PREFIX = 'MAIL#';
+const MESSAGE_ID_PREFIX = 'MESSAGE_ID#';
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';
 
 /** The kinds of record found by their own id through a ref item. */
@@ -228,6 +231,22 @@ export const keys = {
   mailProblem: (id: string) => ({ PK: 'MAIL_IN_PROBLEMS', SK: id }),
   /** New tickets from one sender within one hour (the rate limit; expires with the hour). */
   mailSenderHour: (sender: string, hour: string) => ({ PK: `${MAIL_IN_PREFIX}SENDER#${sender}`, SK: `HOUR#${hour}` }),
+  /**
+   * A ticket's mail log (store/mail-log.ts): one item per mail, that is per (change, kind,
+   * recipient), in a partition of the ticket's own (not its collection: reading a ticket never
+   * reads its mail), sorted by `<commit time>#<hash>` (domain/mail.ts `mailId`), so one Query
+   * lists the ticket's mail in order. The item's conditional put is what makes a change mailed
+   * once to an address, whoever retries.
+   */
+  mailPartition: (ticket: number) => `${MAIL_PREFIX}${ticket}`,
+  mail: (ticket: number, id: string) => ({ PK: `${MAIL_PREFIX}${ticket}`, SK: `${MAIL_SORT_PREFIX}${id}` }),
+  mailIdOfSortKey: (sk: string) => sk.slice(MAIL_SORT_PREFIX.length),
+  /**
+   * A sent mail's Message-ID (as the recipient sees it: on SES the one SES assigned) and the mail it
+   * is (ticket, mail id): what mail in looks a reply's In-Reply-To and References up by, and what
+   * SES's events name a mail by.
+   */
+  messageId: (messageId: string) => ({ PK: `${MESSAGE_ID_PREFIX}${messageId}`, SK: 'MESSAGE_ID' }),
 } as const;
 
 /**
@@ -258,6 +277,8 @@ export const PARTITIONS = {
   lateEvents: keys.lateEventsPartition,
   inboundMail: `${MAIL_IN_PREFIX}*`,
   mailProblems: keys.mailProblemsPartition,
+  mail: `${MAIL_PREFIX}*`,
+  messageIds: `${MESSAGE_ID_PREFIX}*`,
 } as const;
 
 /**
