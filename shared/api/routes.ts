@@ -22,6 +22,7 @@ import { ticketFields } from '../domain/ticket';
 import { tokenFields } from '../domain/tokens';
 import { DEFAULT_ROTATION_GRACE_SECONDS, DISABLE_AFTER_DAYS, MAX_SUBSCRIPTIONS, rotationFields, subscriptionFields } from '../domain/subscriptions';
 import { userFields } from '../domain/user';
+import { ticketCcFields } from '../domain/mail-settings';
 import { DEFAULT_FEED_PAGE, EVENT_RETENTION_DAYS, MAX_FEED_PAGE } from '../domain/events';
 import { DOCS_ASSETS } from '../docs/assets';
 import { GRANTS as G, type TableGrant } from './table-access';
@@ -115,7 +116,8 @@ export const TAGS = {
   Users: 'Creating users. Staff only.',
   'User tickets': "Any user's own tickets: those submitted under their e-mail address.",
   'API tokens': "Keys for `Authorization: Token <key>` (where token authentication is on): staff manage their own, superusers everyone's.",
-  Queues: 'The queues that tickets belong to. Superusers only.',
+  Queues: 'The queues that tickets belong to, with their mail settings. Superusers only.',
+  Mail: "Who else hears of a ticket (its CC list, staff), and the addresses mail no longer goes to (the suppression list, superusers).",
   'Custom fields': 'Definitions of the fields an operator adds to tickets (`custom_<name>`). Superusers only.',
   Events:
     'The change feed: every change to tickets, followups and attachments, in commit order, kept 30 days, so an integration that was down catches up without scanning tickets. Staff only.',
@@ -322,6 +324,24 @@ export const routes: readonly Route[] = [
     },
   },
   {
+    method: 'GET', path: '/api/tickets/{id}/cc', handler: 'ticket-cc/list', permission: 'staff', table: [...G.readTicketCcs], files: [],
+    doc: { tag: 'Mail', summary: "A ticket's CC list", success: json('TicketCcPage', 200, 'A page of CC entries, in the order they were added.'), paginated: true },
+  },
+  {
+    method: 'POST', path: '/api/tickets/{id}/cc', handler: 'ticket-cc/create', permission: 'staff', table: [...G.writeTicketCcs], files: [],
+    doc: {
+      tag: 'Mail',
+      summary: "Add an address or a user to a ticket's CC list",
+      description: "Either `email` or `user` (a user's id: mailed at the user's address as it is when mailing). CC addresses hear of the ticket's public changes, as upstream's TicketCC.",
+      success: json('TicketCc', 201, 'The new entry.'),
+      body: { fields: ticketCcFields, mode: 'partial', example: { email: 'manager@example.com' } },
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/tickets/{id}/cc/{ccId}', handler: 'ticket-cc/delete', permission: 'staff', table: [...G.writeTicketCcs], files: [],
+    doc: { tag: 'Mail', summary: "Remove an entry from a ticket's CC list", success: noContent },
+  },
+  {
     method: 'GET', path: '/api/followups', handler: 'followups/list', permission: 'staff', table: [...G.listRefs, ...G.readTickets], files: [],
     doc: {
       tag: 'Followups',
@@ -475,6 +495,20 @@ export const routes: readonly Route[] = [
   {
     method: 'DELETE', path: '/api/queues/{id}', handler: 'queues/delete', permission: 'superuser', table: [...G.writeQueues, ...G.countsTotals], files: [],
     doc: { tag: 'Queues', summary: 'Delete an unused queue', success: noContent, errors: [409] },
+  },
+  {
+    method: 'GET', path: '/api/mail/suppressions', handler: 'mail-suppressions/list', permission: 'superuser', table: [...G.readSuppressions], files: [],
+    doc: {
+      tag: 'Mail',
+      summary: 'The suppression list',
+      description: 'Addresses no mail goes to: put there when a mail to them bounced hard or was marked as spam (the mail service\'s events). Mail to them is logged as `suppressed`, not sent.',
+      success: json('SuppressionPage', 200, 'A page of suppressed addresses, in address order.'),
+      paginated: true,
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/mail/suppressions/{address}', handler: 'mail-suppressions/delete', permission: 'superuser', table: [...G.writeSuppressions], files: [],
+    doc: { tag: 'Mail', summary: 'Take an address off the suppression list', description: 'Any case; `@` may be percent-encoded.', success: { status: 204, description: 'Mail goes to the address again.' } },
   },
   {
     method: 'GET', path: '/api/custom-fields', handler: 'custom-fields/list', permission: 'superuser', table: [...G.readCustomFields], files: [],

@@ -152,6 +152,15 @@ export const GRANTS = {
   redeliver: [on(['GetItem', 'UpdateItem'], P.deliveries)],
   readSubscriptions: [on(['GetItem', 'Query'], P.subscriptions)],
   writeSubscriptions: [on(['GetItem', 'Query', ...WRITE], P.subscriptions)],
+  /** A ticket's CC list (store/ticket-ccs.ts): its ticket is read first; a user entry's user is checked. */
+  readTicketCcs: [on(['Query'], P.ticketCc), on(['GetItem', 'Query'], P.ticket)],
+  writeTicketCcs: [on(['Query', 'PutItem', 'DeleteItem'], P.ticketCc), on(['GetItem', 'Query'], P.ticket), on(['UpdateItem'], P.counters), on(['BatchGetItem'], P.users)],
+  /** The suppression list (store/suppressions.ts). */
+  readSuppressions: [on(['Query', 'BatchGetItem'], P.suppressions)],
+  writeSuppressions: [on(['Query', 'BatchGetItem', 'DeleteItem'], P.suppressions)],
+  /** Mail template overrides (store/template-overrides.ts), and the queue an override names. */
+  readTemplateOverrides: [on(['Query'], P.templateOverrides)],
+  writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
   readEvents: [on(['Query'], P.events)],
 } satisfies Record<string, readonly TableGrant[]>;

@@ -7,14 +7,18 @@ import { ValidationError, type FieldErrors } from './errors';
 import { DATA_TYPES, MAX_CUSTOM_VALUE_LENGTH, MAX_LIST_VALUES, MAX_LIST_VALUE_LENGTH, type CustomFieldDefinition } from './custom-fields';
 import { SLUG, booleanField, fieldSchema, pythonType, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
 import type { Queue } from './records';
+import { queueMailFields, titleProblem } from './mail-settings';
 
 export const DUPLICATE_SLUG = 'queue with this slug already exists.';
 export const DUPLICATE_FIELD_NAME = 'custom field with this name already exists.';
 
 
+/** A queue's fields: upstream's title and slug, and its mail settings (mail-settings.ts). */
 export const queueFields = {
-  title: textField({ required: true, maxLength: 100 }),
+  // The title is the display name of the queue's From: header: no line breaks.
+  title: textField({ required: true, maxLength: 100, check: titleProblem }),
   slug: textField({ required: true, maxLength: 50, match: SLUG }),
+  ...queueMailFields,
 };
 
 export function parseQueueBody(body: ParsedBody, mode: Mode): Partial<Omit<Queue, 'id'>> {
@@ -23,7 +27,15 @@ export function parseQueueBody(body: ParsedBody, mode: Mode): Partial<Omit<Queue
   return values as Partial<Omit<Queue, 'id'>>;
 }
 
-export const queueView = (q: Queue) => ({ id: q.id, title: q.title, slug: q.slug });
+export const queueView = (q: Queue) => ({
+  id: q.id,
+  title: q.title,
+  slug: q.slug,
+  email_address: q.email_address,
+  new_ticket_cc: q.new_ticket_cc,
+  updated_ticket_cc: q.updated_ticket_cc,
+  disabled_mail: q.disabled_mail,
+});
 
 const listOfStrings: Field<string[]> = {
   schema: fieldSchema((raw, ctx): string[] => {

@@ -10,6 +10,7 @@ import { followupEditFields, followupFields } from './followup';
 import { userFields } from './user';
 import { attachmentFields } from './attachment';
 import { customFieldFields, queueFields } from './admin';
+import { ticketCcFields } from './mail-settings';
 import { tokenFields } from './tokens';
 import { rotationFields, subscriptionFields } from './subscriptions';
 
@@ -83,6 +84,8 @@ function actionsFor(path: string, defs: CustomFieldDefinition[]): Description | 
       return { POST: describeFields(queueFields) };
     case '/api/tokens':
       return { POST: describeFields(tokenFields) };
+    case '/api/tickets/{id}/cc':
+      return { POST: describeFields(ticketCcFields) };
     case '/api/custom-fields':
       return { POST: describeFields(customFieldFields) };
     case '/api/webhooks':
@@ -111,6 +114,10 @@ const NAMES: Record<string, string> = {
   '/api/user_tickets/{id}': 'User Ticket Instance',
   '/api/tokens': 'Token List',
   '/api/tokens/{id}': 'Token Instance',
+  '/api/tickets/{id}/cc': 'Ticket CC List',
+  '/api/tickets/{id}/cc/{ccId}': 'Ticket CC Instance',
+  '/api/mail/suppressions': 'Suppression List',
+  '/api/mail/suppressions/{address}': 'Suppression Instance',
   '/api/queues': 'Queue List',
   '/api/queues/{id}': 'Queue Instance',
   '/api/custom-fields': 'Custom Field List',

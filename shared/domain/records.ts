@@ -1,4 +1,5 @@
 /** The stored shapes of the resources, as the store reads and writes them. */
+import type { QueueMailSettings } from './mail-settings';
 
 export const STATUS = { OPEN: 1, REOPENED: 2, RESOLVED: 3, CLOSED: 4, DUPLICATE: 5 } as const;
 export const STATUS_LABELS: Record<number, string> = {
@@ -87,7 +88,7 @@ export interface User {
 /** What other records need to know about a user: enough to name and check an assignee. */
 export type UserSummary = Pick<User, 'id' | 'username' | 'first_name' | 'last_name' | 'email' | 'is_active' | 'is_staff' | 'is_superuser'>;
 
-export interface Queue {
+export interface Queue extends QueueMailSettings {
   id: number;
   title: string;
   slug: string;

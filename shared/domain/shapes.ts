@@ -11,6 +11,7 @@ import * as z from 'zod/mini';
 import type { customFieldView } from './admin';
 import { DATA_TYPES } from './custom-fields';
 import type { queueView } from './admin';
+import { MAIL_KINDS, SUPPRESSION_REASONS, type suppressionView, type ticketCcView } from './mail-settings';
 import type { describeRoute } from './describe';
 import type { pageEnvelope } from './pagination';
 import type { userTicketView } from './user-tickets';
@@ -39,6 +40,10 @@ export type ShapeId =
   | 'AttachmentPage'
   | 'UserTicketPage'
   | 'QueuePage'
+  | 'TicketCc'
+  | 'TicketCcPage'
+  | 'Suppression'
+  | 'SuppressionPage'
   | 'CustomFieldPage'
   | 'WebhookDelivery'
   | 'WebhookDeliveryPage'
@@ -167,8 +172,32 @@ shapes.add(userTicketShape, {
 });
 withCustomFields.add(userTicketShape);
 
-export const queueShape = z.object({ id, title: text, slug: text });
-shapes.add(queueShape, { id: 'Queue' });
+export const queueShape = z.object({
+  id,
+  title: text,
+  slug: text,
+  email_address: nullable(text),
+  new_ticket_cc: nullable(text),
+  updated_ticket_cc: nullable(text),
+  disabled_mail: z.array(z.enum(MAIL_KINDS)),
+});
+shapes.add(queueShape, {
+  id: 'Queue',
+  description:
+    '`email_address`: the From: of the queue\'s mail ("<title> <address>"; null: the deployment\'s sender). `new_ticket_cc`, `updated_ticket_cc`: comma-separated addresses told of new tickets, of every change. `disabled_mail`: the mail kinds (templates) this queue sends none of.',
+});
+
+export const ticketCcShape = z.object({ id, ticket: id, user: nullable(id), email: nullable(text), can_view: z.boolean(), can_update: z.boolean() });
+shapes.add(ticketCcShape, {
+  id: 'TicketCc',
+  description: "One entry of a ticket's CC list (upstream's TicketCC): an `email` address, or a `user` (mailed at the user's address as it is when mailing).",
+});
+
+export const suppressionShape = z.object({ address: text, reason: z.enum(SUPPRESSION_REASONS), detail: text, since: dateTime, message_id: nullable(text) });
+shapes.add(suppressionShape, {
+  id: 'Suppression',
+  description: 'An address no mail goes to: it bounced hard, or its owner marked a mail as spam. `message_id`: the mail service\'s id of the mail that did.',
+});
 
 export const customFieldShape = z.object({
   name: text,
@@ -226,6 +255,10 @@ export const userTicketPage = pageOf(userTicketShape);
 shapes.add(userTicketPage, { id: 'UserTicketPage' });
 export const queuePage = pageOf(queueShape);
 shapes.add(queuePage, { id: 'QueuePage' });
+export const ticketCcPage = pageOf(ticketCcShape);
+shapes.add(ticketCcPage, { id: 'TicketCcPage' });
+export const suppressionPage = pageOf(suppressionShape);
+shapes.add(suppressionPage, { id: 'SuppressionPage' });
 export const customFieldPage = pageOf(customFieldShape);
 shapes.add(customFieldPage, { id: 'CustomFieldPage' });
 
@@ -320,6 +353,8 @@ const tie2: Fits<Omit<ReturnType<typeof ticketView>, 'status' | 'priority' | 'fo
 const tie3: Fits<ReturnType<typeof userView>, Out<typeof userShape>> = true;
 const tie4: Fits<Omit<ReturnType<typeof userTicketView>, 'queue'>, Omit<Out<typeof userTicketShape>, 'queue'>> = true;
 const tie5: Fits<ReturnType<typeof queueView>, Out<typeof queueShape>> = true;
+const tieCc: Fits<ReturnType<typeof ticketCcView>, Out<typeof ticketCcShape>> = true;
+const tieSuppression: Fits<Omit<ReturnType<typeof suppressionView>, 'since'>, Omit<Out<typeof suppressionShape>, 'since'>> = true;
 const tie6: Fits<ReturnType<typeof customFieldView>, Out<typeof customFieldShape>> = true;
 const tie7: Fits<keyof ReturnType<typeof describeRoute>, string> = true;
 const tie8: Fits<keyof ReturnType<typeof pageEnvelope>, keyof Out<typeof ticketPage>> = true;
@@ -330,4 +365,4 @@ const tieSecret: Fits<Omit<ReturnType<typeof subscriptionWithSecretView>, 'event
 const tiePing: Fits<PingResult, Out<typeof pingShape>> = true;
 const tieEvent: Fits<ChangeEvent, Out<typeof changeEventShape>> = true;
 const tie10: Fits<Omit<ReturnType<typeof createdTokenView>, 'created'>, Omit<Out<typeof createdTokenShape>, 'created'>> = true;
-void [tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];
+void [tieCc, tieSuppression, tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];

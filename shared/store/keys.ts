@@ -177,7 +177,7 @@ export const keys = {
   /** Token summaries (never the key) share one partition, so one Query lists them. */
   tokensPartition: 'TOKENS',
   tokenById: (id: number) => ({ PK: 'TOKENS', SK: `TOKEN#${pad(id)}` }),
-  /** One item holds every id counter (`ticket`, `followup`, `attachment`, `user`, `queue`, `token`). */
+  /** One item holds every id counter (`ticket`, `followup`, `attachment`, `user`, `queue`, `token`, `ticket_cc`). */
   counters: { PK: 'COUNTER', SK: 'COUNTER' },
 
   /** One POST's Idempotency-Key, scoped to its user and operation (expires after a day). */
@@ -247,6 +247,19 @@ export const keys = {
    * SES's events name a mail by.
    */
   messageId: (messageId: string) => ({ PK: `${MESSAGE_ID_PREFIX}${messageId}`, SK: 'MESSAGE_ID' }),
+  /**
+   * A ticket's CC list (upstream's TicketCC, store/ticket-ccs.ts): a partition per ticket, one item
+   * per address or user, so each is on the list once (the sort key is the uniqueness claim).
+   */
+  ticketCcPartition: (ticket: number) => `CC#${ticket}`,
+  ticketCcAddress: (ticket: number, email: string) => ({ PK: `CC#${ticket}`, SK: `EMAIL#${email}` }),
+  ticketCcUser: (ticket: number, user: number) => ({ PK: `CC#${ticket}`, SK: `USER#${pad(user)}` }),
+  /** The suppression list (store/suppressions.ts): one partition, one item per (lower-case) address. */
+  suppressionPartition: 'SUPPRESSED',
+  suppression: (address: string) => ({ PK: 'SUPPRESSED', SK: `ADDRESS#${address}` }),
+  /** Operators' mail template overrides (store/template-overrides.ts): one partition, read whole; queue 0 is every queue. */
+  templateOverridePartition: 'MAIL_TEMPLATES',
+  templateOverride: (kind: string, queue: number | null) => ({ PK: 'MAIL_TEMPLATES', SK: `TEMPLATE#${kind}#${pad(queue ?? 0)}` }),
 } as const;
 
 /**
@@ -279,6 +292,9 @@ export const PARTITIONS = {
   mailProblems: keys.mailProblemsPartition,
   mail: `${MAIL_PREFIX}*`,
   messageIds: `${MESSAGE_ID_PREFIX}*`,
+  ticketCc: 'CC#*',
+  suppressions: keys.suppressionPartition,
+  templateOverrides: keys.templateOverridePartition,
 } as const;
 
 /**

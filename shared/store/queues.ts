@@ -6,6 +6,7 @@
 import { MissingRecord } from '../domain/errors';
 import { GetCommand, QueryCommand } from './dynamodb';
 import type { Queue } from '../domain/records';
+import { QUEUE_MAIL_DEFAULTS, queueMailSettings, type QueueMailSettings } from '../domain/mail-settings';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { reserveIds } from './counters';
@@ -14,13 +15,18 @@ import { keys, ITEM_EXISTS, ITEM_IS_NEW, SORT_BEGINS_WITH } from './keys';
 import { ConditionFailed, transact, type TransactItem } from './transact';
 import { readTotals } from './ticket-counts';
 
+const MAIL_ATTRIBUTES = Object.keys(QUEUE_MAIL_DEFAULTS) as (keyof QueueMailSettings)[];
+
 export class DuplicateSlug extends Error {}
 export class QueueInUse extends Error {}
 export class MissingQueue extends MissingRecord {}
 
 function toQueue(item: Record<string, unknown>): Queue {
-  return { id: item.id as number, title: item.title as string, slug: item.slug as string };
+  return { id: item.id as number, title: item.title as string, slug: item.slug as string, ...queueMailSettings(item) };
 }
+
+/** What a new queue needs: title and slug; its mail settings default to none (QUEUE_MAIL_DEFAULTS). */
+export type NewQueue = Pick<Queue, 'title' | 'slug'> & Partial<QueueMailSettings>;
 
 export async function listQueues(): Promise<Queue[]> {
   const out = await dynamo.send(
@@ -50,9 +56,9 @@ function claimSlug(queue: Queue): TransactItem {
 }
 
 /** Creates a queue with the next id (or `id`, when given and free). */
-export async function createQueue(fields: Omit<Queue, 'id'>, id?: number): Promise<Queue> {
+export async function createQueue(fields: NewQueue, id?: number): Promise<Queue> {
   for (let attempt = 1; ; attempt++) {
-    const queue: Queue = { id: id ?? (await reserveIds({ queue: 1 })).queue, ...fields };
+    const queue: Queue = { id: id ?? (await reserveIds({ queue: 1 })).queue, ...QUEUE_MAIL_DEFAULTS, ...fields };
     try {
       await transact([
         claimSlug(queue),
@@ -76,7 +82,7 @@ export async function createQueue(fields: Omit<Queue, 'id'>, id?: number): Promi
 }
 
 /** Creates the queue unless one with this id exists already; returns whether it did. */
-export async function ensureQueue(queue: Queue): Promise<boolean> {
+export async function ensureQueue(queue: NewQueue & Pick<Queue, 'id'>): Promise<boolean> {
   if (await getQueue(queue.id)) return false;
   await createQueue({ title: queue.title, slug: queue.slug }, queue.id);
   return true;
@@ -89,9 +95,14 @@ export async function updateQueue(current: Queue, changes: Partial<Omit<Queue, '
       Update: {
         TableName: config.tableName,
         Key: keys.queue(current.id),
-        UpdateExpression: 'SET title = :title, slug = :slug',
+        UpdateExpression: `SET title = :title, slug = :slug, ${MAIL_ATTRIBUTES.map((a) => `#${a} = :${a}`).join(', ')}`,
         ConditionExpression: ITEM_EXISTS,
-        ExpressionAttributeValues: { ':title': next.title, ':slug': next.slug },
+        ExpressionAttributeNames: Object.fromEntries(MAIL_ATTRIBUTES.map((a) => [`#${a}`, a])),
+        ExpressionAttributeValues: {
+          ':title': next.title,
+          ':slug': next.slug,
+          ...Object.fromEntries(MAIL_ATTRIBUTES.map((a) => [`:${a}`, next[a]])),
+        },
       },
     },
   ];

@@ -18,6 +18,8 @@ const countsSettled = () => own.api.countsSettled();
 const REQUIRED = ['This field is required.'];
 const SLUG_MESSAGE = 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.';
 const DUPLICATE = { slug: ['queue with this slug already exists.'] };
+const QUEUE_KEYS = ['id', 'title', 'slug', 'email_address', 'new_ticket_cc', 'updated_ticket_cc', 'disabled_mail'];
+const NO_MAIL_SETTINGS = { email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [] };
 
 async function createQueue(overrides: Record<string, unknown> = {}): Promise<Json> {
   const slug = unique('q');
@@ -38,13 +40,13 @@ async function allQueues(): Promise<Json[]> {
 }
 
 describe('creating and reading queues', () => {
-  it('POST answers 201 with id, title and slug; GET answers the same', async () => {
+  it('POST answers 201 with id, title, slug and the mail settings; GET answers the same', async () => {
     const slug = unique('q');
     const reply = await call('POST', '/api/queues/', { json: { title: 'Billing', slug } });
     expect(reply.status).toBe(201);
     expect(reply.headers.get('location')).toBeNull();
-    expect(Object.keys(reply.body)).toEqual(['id', 'title', 'slug']);
-    expect(reply.body).toEqual({ id: reply.body.id, title: 'Billing', slug });
+    expect(Object.keys(reply.body)).toEqual(QUEUE_KEYS);
+    expect(reply.body).toEqual({ id: reply.body.id, title: 'Billing', slug, ...NO_MAIL_SETTINGS });
     expect(reply.body.id).toBeGreaterThan(1);
     const got = await call('GET', `/api/queues/${reply.body.id}/`);
     expect(got.status).toBe(200);
@@ -60,8 +62,8 @@ describe('creating and reading queues', () => {
     expect(page.body.results).toHaveLength(1);
     expect(page.body.next).toBe(`${own.runtime.url}/api/queues/?page=2&page_size=1`);
     const queues = await allQueues();
-    expect(queues).toEqual(expect.arrayContaining([{ id: 1, title: expect.any(String), slug: expect.any(String) }, a, b]));
-    for (const q of queues) expect(Object.keys(q)).toEqual(['id', 'title', 'slug']);
+    expect(queues).toEqual(expect.arrayContaining([{ id: 1, title: expect.any(String), slug: expect.any(String), ...NO_MAIL_SETTINGS }, a, b]));
+    for (const q of queues) expect(Object.keys(q)).toEqual(QUEUE_KEYS);
   });
 
   it('a new queue takes tickets, and its slug shows in user_tickets', async () => {
@@ -118,7 +120,7 @@ describe('changing queues', () => {
     const slug = unique('q');
     const patched = await call('PATCH', `/api/queues/${queue.id}/`, { json: { title: 'Renamed', slug } });
     expect(patched.status).toBe(200);
-    expect(patched.body).toEqual({ id: queue.id, title: 'Renamed', slug });
+    expect(patched.body).toEqual({ id: queue.id, title: 'Renamed', slug, ...NO_MAIL_SETTINGS });
     expect((await call('GET', `/api/queues/${queue.id}`)).body).toEqual(patched.body);
     const reuse = await createQueue({ slug: queue.slug });
     expect(reuse.slug).toBe(queue.slug);
@@ -155,6 +157,57 @@ describe('changing queues', () => {
     expect(reply.status).toBe(405);
     expect(reply.body).toEqual({ detail: 'Method "PUT" not allowed.' });
     expect(reply.headers.get('allow')).toBe('GET, PATCH, DELETE, HEAD, OPTIONS');
+  });
+});
+
+describe("a queue's mail settings", () => {
+  it('POST and PATCH set the sender address, the CC lists (normalised) and the kinds switched off; blank clears', async () => {
+    const queue = await createQueue({
+      email_address: 'support@example.com',
+      new_ticket_cc: ' a@example.com,b@example.com ,',
+      disabled_mail: ['updated_cc', 'newticket_cc', 'updated_cc'],
+    });
+    expect(queue).toMatchObject({ email_address: 'support@example.com', new_ticket_cc: 'a@example.com, b@example.com', updated_ticket_cc: null, disabled_mail: ['newticket_cc', 'updated_cc'] });
+    const patched = await call('PATCH', `/api/queues/${queue.id}/`, { json: { updated_ticket_cc: 'c@example.com', new_ticket_cc: '', email_address: null, disabled_mail: [] } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toEqual({ ...queue, ...NO_MAIL_SETTINGS, updated_ticket_cc: 'c@example.com' });
+    expect((await call('GET', `/api/queues/${queue.id}/`)).body).toEqual(patched.body);
+    const titled = await call('PATCH', `/api/queues/${queue.id}/`, { json: { title: 'Kept settings' } });
+    expect(titled.body).toEqual({ ...patched.body, title: 'Kept settings' });
+  });
+
+  it('a form body sends disabled_mail as one comma-separated value', async () => {
+    const slug = unique('q');
+    const reply = await call('POST', '/api/queues/', { body: `title=Form&slug=${slug}&disabled_mail=closed_cc,resolved_cc&updated_ticket_cc=x%40example.com`, contentType: 'application/x-www-form-urlencoded' });
+    expect(reply.status, reply.text).toBe(201);
+    expect(reply.body).toMatchObject({ disabled_mail: ['resolved_cc', 'closed_cc'], updated_ticket_cc: 'x@example.com' });
+  });
+
+  it('bad addresses, line breaks (header injection), long lists and unknown kinds are 400s naming the field, and change nothing', async () => {
+    const queue = await createQueue();
+    const bad = await call('PATCH', `/api/queues/${queue.id}/`, {
+      json: {
+        title: 'Evil\r\nBcc: victim@example.com',
+        email_address: 'support@example.com\nBcc: x@example.com',
+        new_ticket_cc: 'ok@example.com, not-an-address',
+        updated_ticket_cc: 'a@example.com\r\nBcc: b@example.com',
+        disabled_mail: ['newticket_cc', 'no_such_kind'],
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({
+      title: ['Line breaks are not allowed.'],
+      email_address: ['Enter a valid email address.'],
+      new_ticket_cc: ['Enter valid e-mail addresses separated by commas. "not-an-address" is not one.'],
+      updated_ticket_cc: ['Line breaks are not allowed.'],
+      disabled_mail: ['"no_such_kind" is not a valid choice.'],
+    });
+    const long = await call('PATCH', `/api/queues/${queue.id}/`, { json: { new_ticket_cc: Array.from({ length: 20 }, (_, i) => `person${i}@example.com`).join(',') } });
+    expect(long.status).toBe(400);
+    expect(long.body).toEqual({ new_ticket_cc: ['Ensure this field has no more than 200 characters.'] });
+    const notList = await call('PATCH', `/api/queues/${queue.id}/`, { json: { disabled_mail: 5 } });
+    expect(notList.body).toEqual({ disabled_mail: ['Expected a list of items but got type "int".'] });
+    expect((await call('GET', `/api/queues/${queue.id}/`)).body).toEqual(queue);
   });
 });
 

@@ -6,6 +6,7 @@ import type { CustomFieldDefinition } from '../../shared/domain/custom-fields';
 import { idField, integerField, choiceField, textField } from '../../shared/domain/fields';
 import { buildOpenApi, documentPath, fieldJsonSchema } from '../../shared/api/openapi';
 import { customFieldView, queueView } from '../../shared/domain/admin';
+import { QUEUE_MAIL_DEFAULTS } from '../../shared/domain/mail-settings';
 import { describeRoute } from '../../shared/domain/describe';
 import { ticketView } from '../../shared/domain/views';
 import { checkResponse } from '../openapi-check';
@@ -187,7 +188,7 @@ describe('response shapes, from zod', () => {
   });
 
   it('queues, custom fields and route descriptions match their shapes', () => {
-    expect(component('Queue')(queueView({ id: 1, title: 'T', slug: 's' }))).toBe(true);
+    expect(component('Queue')(queueView({ id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS }))).toBe(true);
     expect(component('CustomField')(customFieldView(DEF))).toBe(true);
     expect(component('RouteDescription')(describeRoute('/api/tickets', [DEF]))).toBe(true);
   });
@@ -203,7 +204,7 @@ describe('response shapes, from zod', () => {
 describe('checkResponse (what the integration client runs on every reply)', () => {
   const base = { contentType: 'application/json', text: '{}' };
   it('accepts a documented status and body', () => {
-    expect(checkResponse({ ...base, method: 'GET', url: 'http://h/api/queues/1', status: 200, body: { id: 1, title: 'T', slug: 's' } })).toEqual([]);
+    expect(checkResponse({ ...base, method: 'GET', url: 'http://h/api/queues/1', status: 200, body: { id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS } })).toEqual([]);
     expect(checkResponse({ ...base, method: 'DELETE', url: 'http://h/api/queues/1/', status: 204, contentType: null, text: '', body: undefined })).toEqual([]);
   });
   it('flags an undocumented status, a wrong body, an undocumented media type', () => {

@@ -1,0 +1,22 @@
+/**
+ * POST /api/tickets/{id}/cc/ (staff): puts an address (`email`) or a user (`user`, their id) on the
+ * ticket's CC list; each once.
+ */
+import { apiHandler, idParam } from '../../shared/middleware';
+import { json } from '../../shared/middleware/http';
+import { NotFound, ValidationError } from '../../shared/domain/errors';
+import { MESSAGES } from '../../shared/domain/fields';
+import { ALREADY_CC, parseTicketCcBody, ticketCcView } from '../../shared/domain/mail-settings';
+import { getTicket } from '../../shared/store/tickets';
+import { addTicketCc, DuplicateCc, userExists } from '../../shared/store/ticket-ccs';
+
+export const handler = apiHandler('ticket-cc/create', async (event) => {
+  const ticket = idParam(event);
+  if (!(await getTicket(ticket))) throw new NotFound();
+  const entry = parseTicketCcBody(await event.parseBody!());
+  if (entry.user !== null && !(await userExists(entry.user))) throw new ValidationError({ user: [MESSAGES.pkMissing(entry.user)] });
+  const cc = await addTicketCc(ticket, entry).catch((error) => {
+    throw error instanceof DuplicateCc ? new ValidationError({ [entry.user !== null ? 'user' : 'email']: [ALREADY_CC] }) : error;
+  });
+  return json(201, ticketCcView(cc));
+});

@@ -1,0 +1,10 @@
+/** DELETE /api/tickets/{id}/cc/{ccId}/ (staff): takes one entry off the ticket's CC list. */
+import { apiHandler, idParam } from '../../shared/middleware';
+import { noContent } from '../../shared/middleware/http';
+import { NotFound } from '../../shared/domain/errors';
+import { removeTicketCc } from '../../shared/store/ticket-ccs';
+
+export const handler = apiHandler('ticket-cc/delete', async (event) => {
+  if (!(await removeTicketCc(idParam(event), idParam(event, 'ccId')))) throw new NotFound();
+  return noContent();
+});

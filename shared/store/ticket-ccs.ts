@@ -1,0 +1,76 @@
+/**
+ * A ticket's CC list (upstream's TicketCC): a small partition per ticket (keys.ts `ticketCc*`), one
+ * item per address or user, so a second add of either is refused by its key. Staff manage it through
+ * /api/tickets/{id}/cc/; the mail sender reads it with `ticketCcAddresses`.
+ *
+ * Deleting a ticket leaves its CC partition behind (a few small items nothing reads: the ticket's
+ * routes answer 404 first).
+ */
+import { DeleteCommand, PutCommand } from './dynamodb';
+import type { TicketCc } from '../domain/mail-settings';
+import { config } from '../config';
+import { dynamo } from './clients';
+import { reserveIds } from './counters';
+import { IN_PARTITION, ITEM_IS_NEW, keys } from './keys';
+import { batchGet, queryAll } from './query';
+
+export class DuplicateCc extends Error {}
+
+const keyOf = (cc: Pick<TicketCc, 'ticket' | 'email' | 'user'>) =>
+  cc.user !== null ? keys.ticketCcUser(cc.ticket, cc.user) : keys.ticketCcAddress(cc.ticket, cc.email!);
+
+function toTicketCc(item: Record<string, unknown>): TicketCc {
+  return {
+    id: item.id as number,
+    ticket: item.ticket as number,
+    user: (item.user as number | null) ?? null,
+    email: (item.email as string | null) ?? null,
+    can_view: item.can_view === true,
+    can_update: item.can_update === true,
+  };
+}
+
+/** The ticket's CC entries, in id order (the order they were added). */
+export async function listTicketCcs(ticket: number): Promise<TicketCc[]> {
+  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.ticketCcPartition(ticket) }, ConsistentRead: true });
+  return items.map(toTicketCc).sort((a, b) => a.id - b.id);
+}
+
+/** Adds an entry (an address or a user, not both); throws DuplicateCc when that one is on the list. */
+export async function addTicketCc(ticket: number, entry: Omit<TicketCc, 'id' | 'ticket'>): Promise<TicketCc> {
+  const { ticket_cc: id } = await reserveIds({ ticket_cc: 1 });
+  const cc: TicketCc = { id, ticket, ...entry };
+  try {
+    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keyOf(cc), ...cc }, ConditionExpression: ITEM_IS_NEW }));
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw new DuplicateCc();
+    throw error;
+  }
+  return cc;
+}
+
+/** Removes entry `id` of the ticket's list; false when there is none. */
+export async function removeTicketCc(ticket: number, id: number): Promise<boolean> {
+  const cc = (await listTicketCcs(ticket)).find((c) => c.id === id);
+  if (!cc) return false;
+  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keyOf(cc) }));
+  return true;
+}
+
+/** Whether user `id` exists (its summary item), for a user entry. */
+export async function userExists(id: number): Promise<boolean> {
+  return (await batchGet([keys.userById(id)])).length > 0;
+}
+
+/**
+ * The addresses the ticket's CC list stands for when mailing (for the sender): each address entry,
+ * and each user entry's current address (a user without one, or deleted, is skipped). Lower case,
+ * each once.
+ */
+export async function ticketCcAddresses(ticket: number): Promise<string[]> {
+  const entries = await listTicketCcs(ticket);
+  const users = entries.filter((c) => c.user !== null).map((c) => keys.userById(c.user!));
+  const summaries = users.length ? await batchGet(users) : [];
+  const addresses = [...entries.map((c) => c.email), ...summaries.map((u) => u.email as string | undefined)];
+  return [...new Set(addresses.filter((a): a is string => !!a).map((a) => a.toLowerCase()))];
+}
