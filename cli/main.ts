@@ -19,6 +19,7 @@ import { createToken, listTokens, revokeToken } from './tokens';
 import { createWebhook, disableWebhook, listWebhooks, pingWebhook } from './webhooks';
 import { tailEvents } from './events';
 import { replayStream } from './stream';
+import { listMailProblems, retryMail } from './mail-in';
 import { activateUser, createUser, deactivateUser, listUsers, setPassword } from './users';
 
 const PROGRAM = 'helpdesk';
@@ -38,11 +39,13 @@ const COMMANDS: Command[] = [
   pingWebhook,
   disableWebhook,
   replayStream,
+  retryMail,
   listUsers,
   listQueues,
   listCustomFields,
   listWebhooks,
   tailEvents,
+  listMailProblems,
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ import { INBOUND_MAIL_PREFIX } from '../../shared/store/keys';
 import { listQueues } from '../../shared/store/queues';
 import { ingest, type IngestResult } from '../../shared/mail-in/ingest';
 import type { MailInHooks } from '../../shared/mail-in/hooks';
+import { MAIL_IN_GRANTS } from '../../shared/api/table-access';
+import { asFunction } from './table-access';
 
 export interface LocalSmtp {
   port: number;
@@ -72,7 +74,8 @@ export async function startLocalSmtp(port: number, hooks?: MailInHooks, host = '
           const rawKey = inboundKey(receivedAt);
           await putFile(rawKey, raw, 'message/rfc822', config.mailIn.bucket);
           const recipients = session.envelope.rcptTo.map((r) => r.address);
-          return answer(await ingest({ raw, rawKey, recipients, receivedAt }, hooks));
+          // Held to the AWS function's grants, as the API's handlers are to theirs (table-access.ts).
+          return answer(await asFunction('mail-in/ingest', MAIL_IN_GRANTS, () => ingest({ raw, rawKey, recipients, receivedAt }, hooks)));
         })
         .then(
           (message) => callback(null, message),

@@ -25,9 +25,10 @@ import { listQueues } from '../store/queues';
 import { MissingTicket, StaleTicket, addFollowup, createTicket, getTicket } from '../store/tickets';
 import { listUsers } from '../store/users';
 import { retryWhileStale } from '../middleware/stale';
+import type { TransactItem } from '../store/transact';
 import { webhookEventFor } from '../webhooks/settings';
 import { MailRefused, parseMail, type ParsedMail } from './parse';
-import { defaultHooks, type MailInHooks } from './hooks';
+import { storeHooks, type MailInHooks } from './hooks';
 
 export interface Delivery {
   raw: Buffer;
@@ -54,7 +55,7 @@ export const MAIL_PROBLEM_METRIC = 'MailInProblems';
 type QueueWithAddress = Queue & { email_address?: string | null };
 
 /** Runs the ingest; whatever goes wrong is kept as a problem (raw, listed, re-runnable), counted and logged. */
-export async function ingest(delivery: Delivery, hooks: MailInHooks = defaultHooks): Promise<IngestResult> {
+export async function ingest(delivery: Delivery, hooks: MailInHooks = storeHooks): Promise<IngestResult> {
   const received = (delivery.receivedAt ?? new Date()).toISOString();
   let mail: ParsedMail | undefined;
   const problem = async (kind: MailProblem['kind'], reason: string) => {
@@ -81,10 +82,12 @@ async function apply(
   problem: (kind: MailProblem['kind'], reason: string) => Promise<MailProblem>,
 ): Promise<IngestResult> {
   const seen = await findInbound(mail.messageId);
-  if (seen) return { outcome: 'duplicate', record: seen };
+  // A held message is recorded as held; only an operator's release applies it after all.
+  if (seen && !(delivery.release && seen.outcome === 'held')) return { outcome: 'duplicate', record: seen };
 
   const queues = (await listQueues()) as QueueWithAddress[];
   const { queueByAddress, own } = addressBook(queues, config.mailIn.domain, config.mailIn.fromAddress);
+  const notes: string[] = [];
   const record = (outcome: InboundRecord['outcome'], notes: string[], ticket: number | null = null, followup: number | null = null): InboundRecord => ({
     message_id: mail.messageId,
     outcome,
@@ -96,6 +99,8 @@ async function apply(
     notes,
   });
 
+  const recordPut = (outcome: 'ticket' | 'followup', ticket: number, followup: number) => inboundRecordPut(record(outcome, notes, ticket, followup), delivery.release === true);
+
   const verdict = classify({ headers: mail.headers, from: mail.from, subject: mail.subject, partTypes: mail.parts.map((p) => p.mimeType), ownAddresses: own, verdicts: delivery.verdicts });
   if (verdict.action === 'drop') {
     await recordInbound(record('dropped', [verdict.reason]));
@@ -103,7 +108,7 @@ async function apply(
   }
   if (verdict.action === 'bounce') {
     const failed = permanentFailures(mail.deliveryStatus ?? '');
-    if (failed.length) await hooks.suppress(failed, `bounce ${mail.messageId}`);
+    if (failed.length) await hooks.suppress(failed, `delivery status report ${mail.messageId}`);
     const reason = `${verdict.reason}; permanent failures: ${failed.join(', ') || 'none'}`;
     await recordInbound(record('bounce', [reason]));
     return { outcome: 'bounce', reason };
@@ -112,7 +117,7 @@ async function apply(
     await recordInbound(record('held', [verdict.reason]));
     return { outcome: 'held', reason: verdict.reason, problem: await problem('held', verdict.reason) };
   }
-  const notes = verdict.action === 'accept' ? [...verdict.notes] : [`released by an operator: ${verdict.reason}`];
+  notes.push(...(verdict.action === 'accept' ? verdict.notes : [`released by an operator: ${verdict.reason}`]));
   if (mail.undecodable) notes.push(`${mail.undecodable} characters could not be decoded (shown as U+FFFD)`);
 
   const addressed = [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc];
@@ -125,8 +130,7 @@ async function apply(
 
   const target = await route(mail, addressed, queues, users, hooks);
   if (target) {
-    const applied = await applyFollowup(target, letter, sender, files, notes, record, hooks, ccs);
-    return applied;
+    return applyFollowup(target, letter, sender, files, notes, recordPut, hooks, ccs);
   }
   if (!queue) {
     const reason = `no queue answers at ${delivery.recipients.join(', ') || mail.to.join(', ') || 'the recipients'}`;
@@ -145,7 +149,7 @@ async function apply(
   const uploads = newAttachments(ticket.id, opening.id, ids.attachment, files);
   const event = webhookEventFor('ticket.created', ticket.id, null, config.publicUrl ?? '');
   const written = await writeOnce(mail.messageId, () =>
-    withFiles(uploads.files, (fileCommit) => createTicket(ticket, opening, uploads.records, event, fileCommit, [inboundRecordPut(record('ticket', notes, ticket.id, opening.id))])),
+    withFiles(uploads.files, (fileCommit) => createTicket(ticket, opening, uploads.records, event, fileCommit, [recordPut('ticket', ticket.id, opening.id)])),
   );
   if (written !== true) return written;
   if (ccs.length) await hooks.addTicketCcs(ticket.id, ccs);
@@ -159,7 +163,7 @@ async function apply(
  */
 async function route(mail: ParsedMail, addressed: string[], queues: QueueWithAddress[], users: UserSummary[], hooks: MailInHooks): Promise<Ticket | undefined> {
   let id: number | undefined;
-  for (const address of addressed) id ??= hooks.ticketOfReplyAddress(address);
+  for (const address of addressed) id ??= await hooks.ticketOfReplyAddress(address);
   if (id === undefined && mail.threadIds.length) id = (await hooks.ticketOfSentMessageIds(mail.threadIds)) ?? (await ticketOfReceived(mail.threadIds));
   let ticket = id === undefined ? undefined : await getTicket(id);
   if (!ticket) ticket = await taggedTicket(mail, queues, users, hooks);
@@ -187,7 +191,7 @@ async function applyFollowup(
   sender: UserSummary | undefined,
   files: UploadedFile[],
   notes: string[],
-  record: (outcome: InboundRecord['outcome'], notes: string[], ticket?: number | null, followup?: number | null) => InboundRecord,
+  recordPut: (outcome: 'followup', ticket: number, followup: number) => TransactItem,
   hooks: MailInHooks,
   ccs: string[],
 ): Promise<IngestResult> {
@@ -203,9 +207,7 @@ async function applyFollowup(
           if (attempt > 1) ticket = (await getTicket(ticket.id)) ?? ticket;
           const plan = planMailFollowup(letter, ticket, sender?.id ?? null, new Date());
           reopened = plan.ticketChanges.status !== undefined;
-          await addFollowup(ticket, { id: ids.followup, ...plan.followup }, uploads.records, plan.ticketChanges, event, fileCommit, [
-            inboundRecordPut(record('followup', notes, ticket.id, ids.followup)),
-          ]);
+          await addFollowup(ticket, { id: ids.followup, ...plan.followup }, uploads.records, plan.ticketChanges, event, fileCommit, [recordPut('followup', ticket.id, ids.followup)]);
         },
         (error) => error instanceof StaleTicket,
       ),

@@ -29,9 +29,22 @@ export interface InboundRecord {
 
 const idHash = (messageId: string) => createHash('sha256').update(messageId).digest('hex');
 
-/** The record's write, conditional on the Message-ID being new: one action of the applying transaction. */
-export function inboundRecordPut(record: InboundRecord): TransactItem {
-  return { Put: { TableName: config.tableName, Item: { ...keys.inboundMessage(idHash(record.message_id)), ...record }, ConditionExpression: ITEM_IS_NEW } };
+/**
+ * The record's write, conditional on the Message-ID being new (or, for a held message an operator
+ * releases, on its being held): one action of the applying transaction.
+ */
+export function inboundRecordPut(record: InboundRecord, releasing = false): TransactItem {
+  const Item = { ...keys.inboundMessage(idHash(record.message_id)), ...record };
+  if (!releasing) return { Put: { TableName: config.tableName, Item, ConditionExpression: ITEM_IS_NEW } };
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item,
+      ConditionExpression: `${ITEM_IS_NEW} OR #outcome = :held`,
+      ExpressionAttributeNames: { '#outcome': 'outcome' },
+      ExpressionAttributeValues: { ':held': 'held' },
+    },
+  };
 }
 
 /** Records a message that created nothing (dropped, held, a bounce); false if its Message-ID was recorded already. */

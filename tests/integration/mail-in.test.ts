@@ -9,11 +9,34 @@
 import { describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
 import { unique, type Json } from './client';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { useOwnRuntime } from './own-runtime';
+import { onSharedEngines } from './shared-engines';
+import { LOCAL_ENV_DEFAULTS } from '../../infra/local/endpoints';
+import { replyAddress } from '../../shared/domain/mail-threading';
 import { appleMailReply, compose, dsnBounce, foldedSubject, gmailReply, legacyCharset, nestedBomb, newMessageId, outlookReply, outOfOffice } from '../fixtures/mail/corpus';
 
 const RATE = 3;
-const own = useOwnRuntime({ HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR: String(RATE), HELPDESK_MAIL_FROM: 'helpdesk@localhost' });
+const SECRET = 'mail-in-test-secret-0123456789abcdefghijklmnop';
+/** The runtime's table and bucket, which the CLI is pointed at too. */
+const engines = onSharedEngines('mail-in');
+const own = useOwnRuntime({ ...engines, HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR: String(RATE), HELPDESK_MAIL_FROM: 'Helpdesk <helpdesk@localhost>', HELPDESK_MAIL_SECRET: SECRET });
+
+/** `npm run helpdesk -- <args> --json` on the runtime's table (as on a deployed one: --table). */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { TABLE_NAME: table, ...env } = engines;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args, '--json', '--table', table!], {
+    cwd: resolve(import.meta.dirname, '../..'),
+    env: { ...process.env, ...LOCAL_ENV_DEFAULTS, ...env, HELPDESK_MAIL_SECRET: SECRET, HELPDESK_DATA_DIR: '', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
+}
 
 interface Sent {
   accepted: boolean;
@@ -98,6 +121,15 @@ describe('a new message to a queue', () => {
     expect(Buffer.from(await (await fetch(link.headers.get('location')!)).arrayBuffer())).toEqual(pdf);
   });
 
+  it("puts its Cc and other To addresses on the ticket's CC list, not the queue's own", async () => {
+    const queue = await newQueue();
+    const sent = await send(await compose({ from: 'lead@example.com', to: `${queue.address}, Ops <ops@example.com>`, cc: `Bob <BOB@example.com>, ${queue.address}` }), [queue.address], 'lead@example.com');
+    const ccs = await own.api.call('GET', `/api/tickets/${sent.ticket}/cc`);
+    expect(ccs.status, ccs.text).toBe(200);
+    const listed = (Array.isArray(ccs.body) ? ccs.body : ccs.body.results).map((c: Json) => c.email).sort();
+    expect(listed).toEqual(['bob@example.com', 'ops@example.com']);
+  });
+
   it('without a text part takes the HTML turned into text, and keeps the HTML as a file', async () => {
     const queue = await newQueue();
     const sent = await send(await compose({ from: 'html@example.com', to: queue.address, subject: 'HTML only' }, { text: undefined, html: '<div>Line one<br>Line &amp; two</div><script>alert(1)</script>' }), [queue.address]);
@@ -156,6 +188,27 @@ describe('a reply', () => {
     expect((await ticket(first.id)).followup_set[1].comment).toBe('Can someone come by?');
   });
 
+  it('joins its ticket by its verified Reply-To address; a forged one opens a ticket of its own', async () => {
+    const queue = await newQueue();
+    const from = `${unique('r')}@example.com`;
+    const first = await mailTicket(queue, from);
+    const address = replyAddress(queue.address, first.id, SECRET);
+    const answered = await send(await compose({ from, to: address, subject: 'Re: no tag, no thread headers' }, { text: 'By the reply address.' }), [address], from);
+    expect(answered.ticket).toBe(first.id);
+    const forged = address.replace(/\.([a-z2-7]+)@/, '.aaaaaaaaaaaaaaaa@');
+    const guessed = await send(await compose({ from: 'guesser@evil.example', to: forged }, { text: 'Guessed.' }), [forged], 'guesser@evil.example');
+    expect(guessed.ticket).not.toBe(first.id);
+    expect((await ticket(first.id)).followup_set.map((f: Json) => f.comment)).toEqual(['Hello, the printer on floor 2 is jammed again.', 'By the reply address.']);
+  });
+
+  it('joins its ticket by the subject tag from one of its CCs', async () => {
+    const queue = await newQueue();
+    const cc = `${unique('cc')}@example.com`;
+    const sent = await send(await compose({ from: 'owner@example.com', to: queue.address, cc }), [queue.address], 'owner@example.com');
+    const reply = await send(await compose({ from: cc, to: queue.address, subject: `Re: [${queue.slug}-${sent.ticket}] A question` }, { text: 'Me too.' }), [queue.address], cc);
+    expect(reply.ticket).toBe(sent.ticket);
+  });
+
   it("from a stranger using someone else's subject tag opens a ticket of its own", async () => {
     const queue = await newQueue();
     const first = await mailTicket(queue, `${unique('owner')}@example.com`);
@@ -205,10 +258,13 @@ describe('what creates nothing', () => {
     expect(sent.response).toMatch(/dropped \(auto-reply/);
   });
 
-  it('a bounce (DSN), whose failed recipient is named for the suppression list', async () => {
+  it('a bounce (DSN), whose failed recipient goes on the suppression list', async () => {
     const queue = await newQueue();
     const sent = await createsNoTicket(queue, () => send(dsnBounce({ from: 'mailer-daemon@mx.example.com', to: queue.address }, 'gone@example.com', newMessageId('localhost')), [queue.address], ''));
     expect(sent.response).toMatch(/bounce .*permanent failures: gone@example\.com/);
+    const list = await own.api.call('GET', '/api/mail/suppressions');
+    expect(list.status, list.text).toBe(200);
+    expect((Array.isArray(list.body) ? list.body : list.body.results).map((x: Json) => x.address)).toContain('gone@example.com');
   });
 
   it('list mail', async () => {
@@ -232,6 +288,18 @@ describe('what creates nothing', () => {
     for (let i = 0; i <= RATE; i++) results.push(await send(await compose({ from, to: queue.address, subject: `Auto ${i}` }), [queue.address], from));
     expect(results.slice(0, RATE).every((r) => r.ticket !== undefined)).toBe(true);
     expect(results[RATE]!.response).toMatch(/held \(rate/);
+
+    // Kept for operators: listed by the CLI, and released by it into a ticket.
+    const listed = await cli(['list-mail-problems']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const problem = JSON.parse(listed.stdout).find((p: Json) => p.sender === from);
+    expect(problem).toMatchObject({ kind: 'held', reason: expect.stringMatching(/^rate/) });
+    const retried = await cli(['retry-mail', problem.id, '--release']);
+    expect(retried.code, retried.stderr).toBe(0);
+    const applied = JSON.parse(retried.stdout);
+    expect(applied.outcome).toBe('ticket');
+    expect((await ticket(applied.ticket)).title).toBe(`Auto ${RATE}`);
+    expect(JSON.parse((await cli(['list-mail-problems'])).stdout).map((p: Json) => p.id)).not.toContain(problem.id);
   });
 });
 
