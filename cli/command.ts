@@ -35,6 +35,8 @@ export interface Command {
   options: Record<string, OptionSpec>;
   required: string[];
   examples: string[];
+  /** Works on the data directory's files alone: nothing is connected (no engines started). */
+  offline?: boolean;
   /** Checks and reads everything (password included) before connecting; returns the work to do. */
   prepare(ctx: Context): (() => Promise<void>) | Promise<() => Promise<void>>;
 }

@@ -18,6 +18,7 @@ import { wrap } from './terminal';
 import { createToken, listTokens, revokeToken } from './tokens';
 import { createWebhook, disableWebhook, listWebhooks, pingWebhook } from './webhooks';
 import { tailEvents } from './events';
+import { mail } from './mail';
 import { replayStream } from './stream';
 import { listMailProblems, retryMail } from './mail-in';
 import { activateUser, createUser, deactivateUser, listUsers, setPassword } from './users';
@@ -46,6 +47,7 @@ const COMMANDS: Command[] = [
   listWebhooks,
   tailEvents,
   listMailProblems,
+  mail,
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -133,6 +135,10 @@ async function main(argv: string[]): Promise<number> {
   const target = chooseTarget(ctx.options);
   await loadDomain();
   const work = await command.prepare(ctx);
+  if (command.offline) {
+    await work();
+    return 0;
+  }
   const close = await connect(target);
   try {
     await work();

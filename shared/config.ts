@@ -59,6 +59,7 @@ const settings = {
     dynamoEndpoint: env('AWS_ENDPOINT_URL_DYNAMODB') || undefined,
     sqsEndpoint: env('AWS_ENDPOINT_URL_SQS') || undefined,
     secretsManagerEndpoint: env('AWS_ENDPOINT_URL_SECRETS_MANAGER') || undefined,
+    sesEndpoint: env('AWS_ENDPOINT_URL_SESV2') || undefined,
   })),
   webhookLoopbackAllowed: once(() => env('HELPDESK_WEBHOOK_ALLOW_LOOPBACK') === 'true'),
   webhookSettings: once((): WebhookSettings => parseWebhookSettings(process.env, settings.webhookLoopbackAllowed())),
@@ -178,8 +179,8 @@ export const config = {
       return settings.mailDomain();
     },
     /** The address the helpdesk sends from (HELPDESK_MAIL_FROM's address), one of its own for loop detection. */
-    get fromAddress(): string {
-      return settings.mailSettings().defaultFrom.address.toLowerCase();
+    get fromAddress(): string | undefined {
+      return settings.mailSettings().defaultFrom?.address.toLowerCase();
     },
     /** HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR, default MAIL_IN_TICKETS_PER_SENDER_HOUR. */
     get ticketsPerSenderHour(): number {

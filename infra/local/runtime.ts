@@ -8,6 +8,7 @@ import type { EngineEndpoints } from './endpoints';
 import { config } from '../../shared/config';
 import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './endpoints';
 import type { LocalWebhooks } from './webhooks';
+import type { LocalMail } from './mail';
 import type { LocalTableStream } from './table-stream';
 import { fileSweepInterval, type LocalFileSweeper } from './file-sweeper';
 import type { LocalSmtp } from './smtp';
@@ -48,6 +49,8 @@ export interface LocalRuntime {
   smtpPortTaken?: number;
   /** The webhook signing secret, when this start generated it. */
   generatedWebhookSecret?: string;
+  /** The folder sent mail is captured in (`<data dir>/mailbox`), when mail is captured. */
+  mailboxDir?: string;
   /** Applies the table's stream up to now (tests that set HELPDESK_STREAM_POLL_MS=0 step it by hand). */
   drainTableStream(): Promise<void>;
   stop(): Promise<void>;
@@ -83,6 +86,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
 
   let server: Server | undefined;
   let webhooks: LocalWebhooks | undefined;
+  let mail: LocalMail | undefined;
   let sweeper: LocalFileSweeper | undefined;
   let stream: LocalTableStream | undefined;
   let smtp: LocalSmtp | undefined;
@@ -96,9 +100,14 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const admin = await bootstrap();
     const { startLocalWebhooks } = await import('./webhooks');
     webhooks = await startLocalWebhooks(dataDir);
+    mail = (await import('./mail')).startLocalMail(dataDir);
     const { startLocalTableStream } = await import('./table-stream');
     const localWebhooks = webhooks;
-    stream = await startLocalTableStream(undefined, (changes) => localWebhooks.dispatchChanges(changes));
+    const localMail = mail;
+    stream = await startLocalTableStream(undefined, async (changes) => {
+      await localWebhooks.dispatchChanges(changes);
+      await localMail.queueChanges(changes);
+    });
     const { startLocalFileSweeper } = await import('./file-sweeper');
     sweeper = await startLocalFileSweeper(sweepEvery);
     const { createLocalServer } = await import('./server');
@@ -125,12 +134,14 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const activeWebhooks = webhooks;
     const activeSweeper = sweeper;
     const activeStream = stream;
+    const activeMail = mail;
     return {
       url,
       admin,
       generatedWebhookSecret: webhooks.generatedSecret,
       smtpPort: activeSmtp?.port,
       smtpPortTaken,
+      mailboxDir: mail.mailboxDir,
       drainTableStream: () => activeStream.drain(),
       async stop() {
         claim?.publish(undefined); // stopping: a CLI waits rather than use engines on their way out
@@ -142,6 +153,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
         await activeWebhooks.stop();
         await activeSweeper.stop();
         await activeStream.stop();
+        await activeMail.stop();
         await engines.stop();
         claim?.release();
       },
@@ -152,6 +164,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     await webhooks?.stop();
     await sweeper?.stop();
     await stream?.stop();
+    await mail?.stop();
     await engines.stop();
     claim?.release();
     throw error;

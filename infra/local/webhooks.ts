@@ -7,8 +7,6 @@
  * deliveries are resumed at their recorded next attempt. The dispatcher's and the deliveries' calls
  * are held to the grants of their functions on AWS (webhooks/dispatch and webhooks/deliver).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { newWebhookSecret } from '../../shared/domain/webhooks';
 import { logger } from '../../shared/observability';
 import { pendingDeliveries } from '../../shared/store/deliveries';
@@ -21,6 +19,7 @@ import { changeEventFromItem, dispatchChangeEvent, isChangeEventItem } from '../
 import type { TableChange } from '../../shared/store/table-changes';
 import { WEBHOOK_DELIVER_GRANTS, WEBHOOK_DISPATCH_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
+import { ensureLocalSecret } from './secrets';
 
 const POLL_MS = 200;
 /** After an error of our own (the engines busy, say): try that step again this much later. */
@@ -35,21 +34,7 @@ export interface LocalWebhooks {
 }
 
 /** HELPDESK_WEBHOOK_SECRET, else one kept in the data directory (made on first use). */
-function ensureSecret(dataDir: string): string | undefined {
-  if (process.env.HELPDESK_WEBHOOK_SECRET) return undefined;
-  const file = dataDir === 'memory' ? undefined : join(dataDir, 'webhook-secret');
-  if (file && existsSync(file)) {
-    process.env.HELPDESK_WEBHOOK_SECRET = readFileSync(file, 'utf8').trim();
-    return undefined;
-  }
-  const secret = newWebhookSecret();
-  if (file) {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  }
-  process.env.HELPDESK_WEBHOOK_SECRET = secret;
-  return secret;
-}
+const ensureSecret = (dataDir: string) => ensureLocalSecret(dataDir, 'HELPDESK_WEBHOOK_SECRET', 'webhook-secret', newWebhookSecret);
 
 export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks> {
   const settings = config.webhooks.settings; // refuses to start on a bad URL

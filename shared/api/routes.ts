@@ -342,6 +342,17 @@ export const routes: readonly Route[] = [
     doc: { tag: 'Mail', summary: "Remove an entry from a ticket's CC list", success: noContent },
   },
   {
+    method: 'GET', path: '/api/tickets/{id}/emails', handler: 'ticket-emails/list', permission: 'staff', table: [...G.readTickets, ...G.readMailLog], files: [],
+    doc: {
+      tag: 'Mail',
+      summary: 'The mail sent about a ticket',
+      description:
+        "Every notification about the ticket, oldest first: kind, recipients, subject, status and times. A mail is listed once it is queued (within about a second of the change that causes it) and its status follows it: sent, then delivered, bounced or complained as the mail service reports (on AWS).",
+      success: json('TicketEmailPage', 200, 'A page of mails, oldest first.'),
+      paginated: true,
+    },
+  },
+  {
     method: 'GET', path: '/api/followups', handler: 'followups/list', permission: 'staff', table: [...G.listRefs, ...G.readTickets], files: [],
     doc: {
       tag: 'Followups',

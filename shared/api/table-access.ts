@@ -161,6 +161,8 @@ export const GRANTS = {
   /** Mail template overrides (store/template-overrides.ts), and the queue an override names. */
   readTemplateOverrides: [on(['Query'], P.templateOverrides)],
   writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
+  /** A ticket's mail log (store/mail-log.ts). */
+  readMailLog: [on(['Query'], P.mail)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
   readEvents: [on(['Query'], P.events)],
 } satisfies Record<string, readonly TableGrant[]>;
@@ -215,6 +217,31 @@ export const MAIL_IN_GRANTS: readonly TableGrant[] = [
   on(['Query', 'PutItem'], P.ticketCc),
   on(['BatchGetItem'], P.users),
   on(['PutItem'], P.suppressions),
+];
+
+/**
+ * The mail consumer's grants (mail/queue on AWS, infra/mail.ts; the local runtime's is held to the
+ * same): a followup's ticket, the settings check of a PUT or PATCH (the ticket's followups), the
+ * queue, the ticket's CC list and the users a change names, and the mail log it records queued mails in.
+ */
+export const MAIL_QUEUE_GRANTS: readonly TableGrant[] = [
+  on(['Query'], P.ticket, P.ticketCc),
+  on(['GetItem'], P.queues),
+  on(['BatchGetItem'], P.users),
+  on(['GetItem', 'PutItem'], P.mail),
+];
+
+/**
+ * The mail sender's grants (mail/send): the mail log (claim, outcome, the thread's earlier mails),
+ * the Message-IDs it records, what a mail is rendered from (the ticket, its queue, its assignee, the
+ * template overrides), and the suppression list.
+ */
+export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
+  on(['GetItem', 'Query', 'UpdateItem'], P.mail),
+  on(['PutItem'], P.messageIds),
+  on(['Query'], P.ticket, P.templateOverrides),
+  on(['GetItem'], P.queues),
+  on(['BatchGetItem'], P.users, P.suppressions),
 ];
 
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */

@@ -8,31 +8,17 @@
  */
 import { createHash } from 'node:crypto';
 
-/** What each template is for, upstream's names (django-helpdesk's templates/helpdesk/email templates). */
-export const MAIL_KINDS = [
-  'newticket_submitter',
-  'newticket_cc',
-  'assigned_owner',
-  'updated_submitter',
-  'updated_owner',
-  'updated_cc',
-  'resolved_submitter',
-  'resolved_owner',
-  'resolved_cc',
-  'closed_submitter',
-  'closed_owner',
-  'closed_cc',
-  'assigned_submitter',
-  'assigned_cc',
-] as const;
-export type MailKind = (typeof MAIL_KINDS)[number];
+// The kinds (upstream's template names) are the mail settings' (they switch them off, per queue).
+import { MAIL_KINDS, type MailKind } from './mail-settings';
+import { storedDateTime, wireDateTime } from './datetime';
+export { MAIL_KINDS, type MailKind };
 
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 /** One mail as the log keeps it (store/mail-log.ts), and as GET /api/tickets/{id}/emails/ shows it. */
 export interface MailRecord {
-  /** `<commit time>#<hash of change, kind, recipient>` (mailId): sorts by time, the same on every retry. */
+  /** `<commit time>#<stream sequence>#<hash of change, kind, recipient>` (mailId): sorts in commit order, the same on every retry. */
   id: string;
   ticket: number;
   /** The followup the change added, when it added one (its text and files are the mail's). */
@@ -55,13 +41,14 @@ export interface MailRecord {
 }
 
 /**
- * A mail's id: the change's commit time (so the log sorts by time) and a hash of the change's id
- * (its stream record's, the same on every retry), the kind and the recipient (lowercased: one
- * address, one mail per change).
+ * A mail's id: where its change is in the stream (the record's time and sequence number: the
+ * table's stream times are whole seconds, the sequence orders records within one), so the log sorts
+ * in commit order, and a hash of the record's id (the same on every retry), the kind and the
+ * recipient (lowercased: one address, one mail per change and kind).
  */
-export function mailId(committedAt: number, change: string, kind: MailKind, recipient: string): string {
-  const hash = createHash('sha256').update(`${change}\n${kind}\n${recipient.toLowerCase()}`).digest('base64url').slice(0, 22);
-  return `${new Date(committedAt).toISOString()}#${hash}`;
+export function mailId(change: { at: number; sequence: string; id: string }, kind: MailKind, recipient: string): string {
+  const hash = createHash('sha256').update(`${change.id}\n${kind}\n${recipient.toLowerCase()}`).digest('base64url').slice(0, 16);
+  return `${new Date(change.at).toISOString()}#${change.sequence.padStart(40, '0')}#${hash}`;
 }
 
 /** The statuses after which the sender has nothing more to do. */
@@ -73,8 +60,11 @@ export type MailTransportName = (typeof MAIL_TRANSPORTS)[number];
 
 export interface MailSettings {
   transport: MailTransportName;
-  /** The sender of a queue without an address of its own (HELPDESK_MAIL_FROM: `name <address>` or an address). */
-  defaultFrom: { name: string; address: string };
+  /**
+   * The sender of a queue without an address of its own (HELPDESK_MAIL_FROM: `name <address>` or an
+   * address); unset, such a queue sends from `<slug>@localhost` (the local runtime's mailbox).
+   */
+  defaultFrom: { name: string; address: string } | undefined;
   /** Kinds switched off for every queue (HELPDESK_MAIL_DISABLED_KINDS, comma-separated). */
   disabledKinds: ReadonlySet<MailKind>;
   /**
@@ -118,14 +108,58 @@ export function parseMailSettings(env: Record<string, string | undefined>): Mail
   const updates = env.HELPDESK_MAIL_ON_TICKET_UPDATES ?? 'false';
   if (updates !== 'true' && updates !== 'false') throw new MailSettingsError(`HELPDESK_MAIL_ON_TICKET_UPDATES must be true or false, not "${updates}"`);
   if (transport === 'smtp' && !env.HELPDESK_SMTP_URL) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=smtp needs HELPDESK_SMTP_URL');
+  if (transport === 'ses' && !env.HELPDESK_MAIL_FROM) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=ses needs HELPDESK_MAIL_FROM (a verified sender of the SES identity)');
   if (transport === 'mailbox' && !env.HELPDESK_MAILBOX_DIR) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=mailbox needs HELPDESK_MAILBOX_DIR');
   return {
     transport,
-    defaultFrom: parseSender(env.HELPDESK_MAIL_FROM || 'Helpdesk <helpdesk@localhost>'),
+    defaultFrom: env.HELPDESK_MAIL_FROM ? parseSender(env.HELPDESK_MAIL_FROM) : undefined,
     disabledKinds: new Set(kinds as MailKind[]),
     onTicketUpdates: updates === 'true',
     smtpUrl: env.HELPDESK_SMTP_URL || undefined,
     mailboxDir: env.HELPDESK_MAILBOX_DIR || undefined,
     configurationSet: env.HELPDESK_SES_CONFIGURATION_SET || undefined,
+  };
+}
+
+/** A mail as its queue names it (an SQS message's body, a local timer's). */
+export interface MailRef {
+  ticket: number;
+  id: string;
+}
+
+/**
+ * The pauses before each new attempt at a mail the transport did not accept (seconds): after the
+ * last, it is `failed` (and on AWS its message goes to the dead-letter queue, which alarms).
+ */
+export const MAIL_RETRY_DELAYS = [5, 30, 120, 600] as const;
+
+/** What one attempt at a mail came to. */
+export type SendResult = { state: 'sent' | 'suppressed' | 'skipped' | 'failed' } | { state: 'retry'; inSeconds: number };
+
+/** After a failed attempt (`attempts` made so far): when to try again, or undefined when that was the last. */
+export function retryDelay(attempts: number, delays: readonly number[] = MAIL_RETRY_DELAYS): number | undefined {
+  return delays[attempts - 1];
+}
+
+/** Upstream's HELPDESK_MAX_EMAIL_ATTACHMENT_SIZE: a followup's file is attached only below this; larger ones are linked. */
+export const MAX_EMAIL_ATTACHMENT_BYTES = 512_000;
+
+const wire = (iso: string) => wireDateTime(storedDateTime(new Date(iso)))!;
+
+/** A mail as GET /api/tickets/{id}/emails/ shows it (times in the API's wire form). */
+export function mailView(m: MailRecord) {
+  return {
+    id: m.id,
+    kind: m.kind,
+    recipients: [m.recipient],
+    subject: m.subject,
+    status: m.status,
+    message_id: m.message_id,
+    followup: m.followup,
+    attempts: m.attempts,
+    created: wire(m.created),
+    sent: m.sent ? wire(m.sent) : null,
+    updated: wire(m.updated),
+    error: m.error,
   };
 }

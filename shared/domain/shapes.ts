@@ -12,6 +12,7 @@ import type { customFieldView } from './admin';
 import { DATA_TYPES } from './custom-fields';
 import type { queueView } from './admin';
 import { MAIL_KINDS, SUPPRESSION_REASONS, type suppressionView, type ticketCcView } from './mail-settings';
+import { MAIL_STATUSES, type mailView } from './mail';
 import type { describeRoute } from './describe';
 import type { pageEnvelope } from './pagination';
 import type { userTicketView } from './user-tickets';
@@ -44,6 +45,8 @@ export type ShapeId =
   | 'TicketCcPage'
   | 'Suppression'
   | 'SuppressionPage'
+  | 'TicketEmail'
+  | 'TicketEmailPage'
   | 'CustomFieldPage'
   | 'WebhookDelivery'
   | 'WebhookDeliveryPage'
@@ -199,6 +202,26 @@ shapes.add(suppressionShape, {
   description: 'An address no mail goes to: it bounced hard, or its owner marked a mail as spam. `message_id`: the mail service\'s id of the mail that did.',
 });
 
+export const ticketEmailShape = z.object({
+  id: text,
+  kind: z.enum(MAIL_KINDS),
+  recipients: z.array(text),
+  subject: nullable(text),
+  status: z.enum(MAIL_STATUSES),
+  message_id: nullable(text),
+  followup: nullable(id),
+  attempts: z.int().check(z.minimum(0)),
+  created: dateTime,
+  sent: nullable(dateTime),
+  updated: dateTime,
+  error: nullable(text),
+});
+shapes.add(ticketEmailShape, {
+  id: 'TicketEmail',
+  description:
+    "One mail the helpdesk sent (or is sending) about the ticket: its kind (upstream's template name), recipients, subject (once composed), status (`queued`, `sending`, `sent`, `delivered`, `bounced`, `complained`, `suppressed`, `failed`) and times; `message_id` is the Message-ID the recipient sees, `error` why it failed, bounced or was suppressed.",
+});
+
 export const customFieldShape = z.object({
   name: text,
   label: text,
@@ -257,6 +280,8 @@ export const queuePage = pageOf(queueShape);
 shapes.add(queuePage, { id: 'QueuePage' });
 export const ticketCcPage = pageOf(ticketCcShape);
 shapes.add(ticketCcPage, { id: 'TicketCcPage' });
+export const ticketEmailPage = pageOf(ticketEmailShape);
+shapes.add(ticketEmailPage, { id: 'TicketEmailPage' });
 export const suppressionPage = pageOf(suppressionShape);
 shapes.add(suppressionPage, { id: 'SuppressionPage' });
 export const customFieldPage = pageOf(customFieldShape);
@@ -355,6 +380,7 @@ const tie4: Fits<Omit<ReturnType<typeof userTicketView>, 'queue'>, Omit<Out<type
 const tie5: Fits<ReturnType<typeof queueView>, Out<typeof queueShape>> = true;
 const tieCc: Fits<ReturnType<typeof ticketCcView>, Out<typeof ticketCcShape>> = true;
 const tieSuppression: Fits<Omit<ReturnType<typeof suppressionView>, 'since'>, Omit<Out<typeof suppressionShape>, 'since'>> = true;
+const tieEmail: Fits<ReturnType<typeof mailView>, Out<typeof ticketEmailShape>> = true;
 const tie6: Fits<ReturnType<typeof customFieldView>, Out<typeof customFieldShape>> = true;
 const tie7: Fits<keyof ReturnType<typeof describeRoute>, string> = true;
 const tie8: Fits<keyof ReturnType<typeof pageEnvelope>, keyof Out<typeof ticketPage>> = true;
@@ -365,4 +391,4 @@ const tieSecret: Fits<Omit<ReturnType<typeof subscriptionWithSecretView>, 'event
 const tiePing: Fits<PingResult, Out<typeof pingShape>> = true;
 const tieEvent: Fits<ChangeEvent, Out<typeof changeEventShape>> = true;
 const tie10: Fits<Omit<ReturnType<typeof createdTokenView>, 'created'>, Omit<Out<typeof createdTokenShape>, 'created'>> = true;
-void [tieCc, tieSuppression, tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];
+void [tieCc, tieSuppression, tieEmail, tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];

@@ -95,7 +95,7 @@ export async function putFile(key: string, data: Buffer, contentType: string, bu
   await expectOk(response, 'PutObject');
 }
 
-/** An object's bytes (a received message, read back by the mail ingest). */
+/** An object's bytes: a followup's small files (the mail sender attaches them), a received message (the mail ingest, from the mail bucket). */
 export async function getFile(key: string, bucket?: string): Promise<Buffer> {
   const response = await s3Fetch(objectUrl(key, bucket), 'GET', 'GetObject');
   if (!response.ok) await expectOk(response, 'GetObject');
@@ -125,14 +125,15 @@ export function attachmentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-export async function presignDownload(key: string, filename: string, mimeType: string): Promise<string> {
+/** A presigned GET of an attachment, valid `expiresIn` seconds (DOWNLOAD_LINK_SECONDS, or a mail's longer link). */
+export async function presignDownload(key: string, filename: string, mimeType: string, expiresIn = DOWNLOAD_LINK_SECONDS): Promise<string> {
   const url = objectUrl(key);
   url.searchParams.set('response-content-disposition', attachmentDisposition(filename));
   url.searchParams.set('response-content-type', mimeType);
   // The payload's hash is UNSIGNED-PAYLOAD, taken from this header, which is neither signed nor put
   // in the query: the browser that follows the link sends no such header. Only the host is signed.
   const signed = await awsSigner('s3', config.aws.region).presign(toSign(url, 'GET', { [CONTENT_SHA256]: UNSIGNED_PAYLOAD }), {
-    expiresIn: DOWNLOAD_LINK_SECONDS,
+    expiresIn,
     unsignableHeaders: new Set([CONTENT_SHA256]),
     unhoistableHeaders: new Set([CONTENT_SHA256]),
   });

@@ -247,6 +247,7 @@ export const keys = {
    * SES's events name a mail by.
    */
   messageId: (messageId: string) => ({ PK: `${MESSAGE_ID_PREFIX}${messageId}`, SK: 'MESSAGE_ID' }),
+
   /**
    * A ticket's CC list (upstream's TicketCC, store/ticket-ccs.ts): a partition per ticket, one item
    * per address or user, so each is on the list once (the sort key is the uniqueness claim).

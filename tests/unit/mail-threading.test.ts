@@ -103,11 +103,17 @@ describe('thread root and headers', () => {
 });
 
 describe('mail ids', () => {
-  it('are the same for a change, kind and address however often asked, and sort by time', () => {
-    const a = mailId(Date.UTC(2026, 0, 2), 'change-1', 'newticket_submitter', 'Ann@Example.com');
-    expect(a).toBe(mailId(Date.UTC(2026, 0, 2), 'change-1', 'newticket_submitter', 'ann@example.com'));
-    expect(a).not.toBe(mailId(Date.UTC(2026, 0, 2), 'change-1', 'newticket_cc', 'ann@example.com'));
-    expect(a).not.toBe(mailId(Date.UTC(2026, 0, 2), 'change-2', 'newticket_submitter', 'ann@example.com'));
-    expect(a < mailId(Date.UTC(2026, 0, 3), 'change-0', 'newticket_submitter', 'ann@example.com')).toBe(true);
+  const change = (at: number, sequence: string, id = 'change-1') => ({ at, sequence, id });
+  it('are the same for a change, kind and address however often asked', () => {
+    const a = mailId(change(Date.UTC(2026, 0, 2), '100'), 'newticket_submitter', 'Ann@Example.com');
+    expect(a).toBe(mailId(change(Date.UTC(2026, 0, 2), '100'), 'newticket_submitter', 'ann@example.com'));
+    expect(a).not.toBe(mailId(change(Date.UTC(2026, 0, 2), '100'), 'newticket_cc', 'ann@example.com'));
+    expect(a).not.toBe(mailId(change(Date.UTC(2026, 0, 2), '100', 'change-2'), 'newticket_submitter', 'ann@example.com'));
+  });
+
+  it('sort in commit order: by time, then by the stream sequence within one second', () => {
+    const t = Date.UTC(2026, 0, 2);
+    const ids = [mailId(change(t, '99'), 'closed_cc', 'z@x'), mailId(change(t, '100'), 'assigned_cc', 'a@x'), mailId(change(t + 1000, '5'), 'assigned_cc', 'a@x')];
+    expect([...ids].sort()).toEqual(ids);
   });
 });

@@ -1,0 +1,143 @@
+/**
+ * The mail consumer of the table's stream (issue 22): records in, queued mails out. Self-contained,
+ * with one entry point (`queueMailFor`), so it plugs into whichever stream dispatch runs it (the
+ * local runtime's poller; on AWS a function of its own on the stream: infra/mail.ts).
+ *
+ * Each committed change that mails (a ticket created, a followup added, and with the setting a PUT
+ * or PATCH that resolves, closes or reassigns) gives one mail per recipient (domain/mail-recipients.ts),
+ * recorded in the mail log by a conditional put keyed by (stream record, kind, recipient) and then
+ * queued. A retried batch finds its mails recorded and queues again only those still `queued` (the
+ * sender's claim makes a second message a no-op): at least once to the queue, once to the address.
+ * Nothing here runs on the request path: a request's writes and latency are what they were.
+ */
+import type { MailChange, MailAudience } from '../domain/mail-recipients';
+import { planMail } from '../domain/mail-recipients';
+import { mailId, type MailRecord, type MailRef, type MailSettings } from '../domain/mail';
+import { STATUS, type Followup, type Queue, type Ticket } from '../domain/records';
+import { config } from '../config';
+import { logger } from '../observability';
+import { TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
+import { openingOf, strip, WRITTEN_OUT } from '../store/items';
+import { getMail, queueMail } from '../store/mail-log';
+import { getQueue } from '../store/queues';
+import { loadReferences } from '../store/references';
+import { readTicket } from '../store/tickets';
+import type { TableChange } from '../store/table-changes';
+import { ccAddresses } from '../domain/mail-settings';
+import { ticketCcAddresses } from '../store/ticket-ccs';
+
+export interface MailQueue {
+  enqueue(ref: MailRef, delaySeconds: number): Promise<void>;
+}
+
+/** A change that mails, with the ids it needs: the record's, the followup's and the acting user's. */
+interface Mailable {
+  change: MailChange;
+  ticket: number;
+  queue: number;
+  /** The followup whose text and files the mail carries (a new ticket's opening one). */
+  followup: number | null;
+  stream: { id: string; at: number; sequence: string };
+}
+
+const facts = (t: Ticket) => ({ status: t.status, submitter_email: t.submitter_email, assigned_to: t.assigned_to });
+
+/** What a record means to mail, if anything (the ticket a followup was added to is read, once per batch). */
+async function mailableOf(change: TableChange, settings: MailSettings, tickets: Map<number, Promise<Ticket | undefined>>): Promise<Mailable | undefined> {
+  const { stream, newImage, oldImage, eventName } = change;
+  if (!stream || !change.keys.PK.startsWith(TICKET_PREFIX) || !newImage) return undefined;
+  const id = Number(change.keys.PK.slice(TICKET_PREFIX.length));
+  if (newImage.type === 'ticket' && change.keys.SK === TICKET_SORT_KEY) {
+    const ticket = strip<Ticket>(newImage);
+    if (eventName === 'INSERT') {
+      const opening = openingOf(newImage);
+      return { change: { type: 'created', ticket: facts(ticket), actor: opening?.user ?? null }, ticket: id, queue: ticket.queue, followup: opening?.id ?? null, stream };
+    }
+    if (eventName !== 'MODIFY' || !settings.onTicketUpdates || !oldImage) return undefined;
+    const before = strip<Ticket>(oldImage);
+    const final = ticket.status !== before.status && (ticket.status === STATUS.RESOLVED || ticket.status === STATUS.CLOSED);
+    const reassigned = ticket.assigned_to !== null && ticket.assigned_to !== before.assigned_to;
+    if (!final && !reassigned) return undefined;
+    // A followup that resolves or closes writes the ticket too: that change mails as the followup.
+    if (!reassigned && (await byFollowup(id, ticket))) return undefined;
+    return { change: { type: 'updated', ticket: facts(ticket), actor: null, before: facts(before) }, ticket: id, queue: ticket.queue, followup: null, stream };
+  }
+  if (newImage.type === 'followup' && eventName === 'INSERT' && !newImage[WRITTEN_OUT]) {
+    const f = strip<Followup>(newImage);
+    if (!tickets.has(id)) tickets.set(id, readTicket(id).then((c) => c?.ticket));
+    const ticket = await tickets.get(id);
+    if (!ticket) return undefined; // deleted since: nobody to tell about it
+    return {
+      change: { type: 'followup', ticket: facts(ticket), actor: f.user, followup: { public: f.public, comment: f.comment, new_status: f.new_status } },
+      ticket: id,
+      queue: ticket.queue,
+      followup: f.id,
+      stream,
+    };
+  }
+  return undefined;
+}
+
+/** Whether the ticket's latest change came with a followup that made it (its date and status). */
+async function byFollowup(ticket: number, after: Ticket): Promise<boolean> {
+  const collection = await readTicket(ticket);
+  return !!collection?.followups.some((f) => f.date === after.modified && f.new_status === after.status);
+}
+
+/** Who a change's mail may go to, from its queue, the ticket's CC list, its assignee and its acting user. */
+async function audienceOf(m: Mailable, queue: Queue | undefined, settings: MailSettings): Promise<MailAudience> {
+  const assignee = m.change.ticket.assigned_to;
+  const users = [assignee, m.change.actor].filter((u): u is number => u !== null);
+  const [refs, ticketCc] = await Promise.all([users.length ? loadReferences({ queues: [], users, tickets: [] }) : undefined, ticketCcAddresses(m.ticket)]);
+  const emailOf = (user: number | null) => (user === null ? null : refs?.users.get(user)?.email || null);
+  return {
+    queueAddress: queue?.email_address ?? null,
+    newTicketCc: ccAddresses(queue?.new_ticket_cc),
+    updatedTicketCc: ccAddresses(queue?.updated_ticket_cc),
+    ticketCc,
+    assigneeEmail: emailOf(assignee),
+    actorEmail: emailOf(m.change.actor),
+    disabled: new Set([...settings.disabledKinds, ...(queue?.disabled_mail ?? [])]),
+    onTicketUpdates: settings.onTicketUpdates,
+  };
+}
+
+/**
+ * The entry point: the mails of a batch of the table's stream, recorded and queued. Throws when a
+ * write or the queue fails, for the batch to be retried (which changes nothing already done).
+ */
+export async function queueMailFor(changes: TableChange[], queue: MailQueue, settings: MailSettings = config.mail.settings): Promise<void> {
+  if (settings.transport === 'off') return;
+  const tickets = new Map<number, Promise<Ticket | undefined>>();
+  const queues = new Map<number, Promise<Queue | undefined>>();
+  for (const change of changes) {
+    const m = await mailableOf(change, settings, tickets);
+    if (!m) continue;
+    if (!queues.has(m.queue)) queues.set(m.queue, getQueue(m.queue));
+    const planned = planMail(m.change, await audienceOf(m, await queues.get(m.queue), settings));
+    const at = new Date(m.stream.at).toISOString();
+    for (const { kind, recipient } of planned) {
+      const mail: MailRecord = {
+        id: mailId(m.stream, kind, recipient),
+        ticket: m.ticket,
+        followup: m.followup,
+        kind,
+        recipient,
+        status: 'queued',
+        subject: null,
+        message_id: null,
+        attempts: 0,
+        created: at,
+        sent: null,
+        updated: at,
+        error: null,
+      };
+      const created = await queueMail(mail);
+      // Recorded before (a retried batch, a restart reading the stream again): queued again unless
+      // settled; the sender's claim lets one attempt through (a `sending` one once its lease ran out).
+      const again = created ? undefined : await getMail(mail.ticket, mail.id);
+      if (created || again?.status === 'queued' || again?.status === 'sending') await queue.enqueue({ ticket: mail.ticket, id: mail.id }, 0);
+    }
+    if (planned.length) logger.debug('mail queued', { ticket: m.ticket, mails: planned.length });
+  }
+}
