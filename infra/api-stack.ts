@@ -39,6 +39,7 @@ import { grantTable, helpdeskFunction } from './lambda';
 import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
 import { FileSweeper } from './file-sweeper';
+import { MailIn } from './mail-in';
 import { TicketCounts } from './ticket-counts';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import { grantsOf, writesTable } from '../shared/api/table-access';
@@ -70,6 +71,10 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   'webhook-deliveries': 'Admin',
   'webhook-subscriptions': 'Admin',
   events: 'Admin',
+  // The mail branches' routes (merged here for synth; their branches may add the same lines).
+  'ticket-cc': 'Tickets',
+  'ticket-emails': 'Tickets',
+  'mail-suppressions': 'Admin',
   api: 'Reference',
 };
 
@@ -229,6 +234,7 @@ export class ApiStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
     webhooks.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new FileSweeper(this, 'FileSweeper', { settings, table, bucket }).alarm);
+    if (settings.mailIn) new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new TicketCounts(this, 'TicketCounts', { settings, table }).alarm);
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'SNS topic of the alarms: subscribe to it' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });

@@ -15,7 +15,7 @@ import { addressBook, classify, attachmentName, permanentFailures, planMailFollo
 import type { Queue, Ticket, UploadedFile, UserSummary } from '../domain/records';
 import { parseCustomValues } from '../domain/custom-fields';
 import { config } from '../config';
-import { logger, metrics } from '../observability';
+import { logger, METRICS, metrics } from '../observability';
 import { newAttachments } from '../store/attachments';
 import { reserveIds } from '../store/counters';
 import { listCustomFields } from '../store/custom-fields';
@@ -49,9 +49,6 @@ export type IngestResult =
   | { outcome: 'dropped' | 'bounce'; reason: string }
   | { outcome: 'held' | 'refused' | 'failed'; reason: string; problem: MailProblem };
 
-/** The metric every message that is kept as a problem adds to (alarmed on AWS: infra/mail-in.ts). */
-export const MAIL_PROBLEM_METRIC = 'MailInProblems';
-
 type QueueWithAddress = Queue & { email_address?: string | null };
 
 /** Runs the ingest; whatever goes wrong is kept as a problem (raw, listed, re-runnable), counted and logged. */
@@ -59,7 +56,7 @@ export async function ingest(delivery: Delivery, hooks: MailInHooks = storeHooks
   const received = (delivery.receivedAt ?? new Date()).toISOString();
   let mail: ParsedMail | undefined;
   const problem = async (kind: MailProblem['kind'], reason: string) => {
-    metrics.addMetric(MAIL_PROBLEM_METRIC, 'Count', 1);
+    metrics.addMetric(METRICS.mailInProblems, 'Count', 1);
     logger.warn('inbound mail kept for operators', { kind, reason, rawKey: delivery.rawKey });
     return keepProblem({ kind, reason, raw_key: delivery.rawKey, message_id: mail?.messageId ?? null, sender: mail?.from ?? '', received, recipients: delivery.recipients });
   };
