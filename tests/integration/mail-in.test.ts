@@ -6,11 +6,14 @@
  * A message that creates nothing is shown to have created nothing by the ticket ids: a ticket sent
  * right before it and one right after it have consecutive ids (ticket ids come from one counter).
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
 import { unique, type Json } from './client';
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import PostalMime from 'postal-mime';
 import { useOwnRuntime } from './own-runtime';
 import { onSharedEngines } from './shared-engines';
 import { LOCAL_ENV_DEFAULTS } from '../../infra/local/endpoints';
@@ -21,7 +24,10 @@ const RATE = 3;
 const SECRET = 'mail-in-test-secret-0123456789abcdefghijklmnop';
 /** The runtime's table and bucket, which the CLI is pointed at too. */
 const engines = onSharedEngines('mail-in');
-const own = useOwnRuntime({ ...engines, HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR: String(RATE), HELPDESK_MAIL_FROM: 'Helpdesk <helpdesk@localhost>', HELPDESK_MAIL_SECRET: SECRET });
+/** Where the runtime's outbound mail (issue 22) is captured: acknowledgements, replies are read from here. */
+const mailbox = mkdtempSync(join(tmpdir(), 'helpdesk-mail-in-'));
+afterAll(() => rmSync(mailbox, { recursive: true, force: true }));
+const own = useOwnRuntime({ ...engines, HELPDESK_MAILBOX_DIR: mailbox, HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR: String(RATE), HELPDESK_MAIL_FROM: 'Helpdesk <helpdesk@localhost>', HELPDESK_MAIL_SECRET: SECRET });
 
 /** `npm run helpdesk -- <args> --json` on the runtime's table (as on a deployed one: --table). */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -158,7 +164,37 @@ describe('a new message to a queue', () => {
   });
 });
 
+/** The captured outbound mails to `to`, once there are `count`. */
+async function mailsTo(to: string, count: number) {
+  let found: Awaited<ReturnType<typeof PostalMime.parse>>[] = [];
+  await expect
+    .poll(
+      async () => {
+        const all = await Promise.all(readdirSync(mailbox).filter((f) => f.endsWith('.eml')).map((f) => PostalMime.parse(readFileSync(join(mailbox, f)))));
+        found = all.filter((m) => (m.to ?? []).some((a) => a.address === to));
+        return found.length;
+      },
+      { timeout: 15_000, interval: 200 },
+    )
+    .toBeGreaterThanOrEqual(count);
+  return found;
+}
+
 describe('a reply', () => {
+  it('to the acknowledgement in the local mailbox lands on its ticket (Reply-To and In-Reply-To as sent)', async () => {
+    const queue = await newQueue();
+    const from = `${unique('ack')}@example.com`;
+    const first = await mailTicket(queue, from);
+    const [ack] = await mailsTo(from, 1);
+    expect(ack!.subject).toContain(`[${queue.slug}-${first.id}]`);
+    const replyTo = ack!.replyTo?.[0]?.address;
+    expect(replyTo).toMatch(new RegExp(`^helpdesk\\+${first.id}\\.[a-z2-7]+@localhost$`));
+    const sent = await send(gmailReply({ from, to: replyTo!, subject: `Re: ${ack!.subject}`, inReplyTo: ack!.messageId }, 'Thanks for the quick answer.'), [replyTo!], from);
+    expect(sent.ticket).toBe(first.id);
+    expect((await ticket(first.id)).followup_set.at(-1).comment).toBe('Thanks for the quick answer.');
+  });
+
+
   it('joins its ticket by In-Reply-To (Gmail), with the quoted history stripped', async () => {
     const queue = await newQueue();
     const from = `${unique('g')}@gmail.example`;
