@@ -6,6 +6,7 @@
  * is distinct and every ticket stored, and how long the list's count took to become exact.
  */
 import type { ApiReply } from './scale';
+import { withMarkedSection } from './report';
 
 export interface BurstPart {
   requests: number;
@@ -116,8 +117,5 @@ ${BURST_END}`;
 
 /** Replaces the burst section of the report, or appends it. */
 export function withBurstSection(report: string, section: string): string {
-  const start = report.indexOf(BURST_START);
-  const end = report.indexOf(BURST_END);
-  if (start >= 0 && end > start) return report.slice(0, start) + section + report.slice(end + BURST_END.length);
-  return `${report.trimEnd()}\n\n${section}\n`;
+  return withMarkedSection(report, BURST_START, BURST_END, section);
 }

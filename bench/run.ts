@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
 import { measureCpu, type CpuResult } from './cpu';
-import { BUNDLE_BUDGET_BYTES, filteredFloors, renderCost, renderReport, requestFloors, type Target } from './report';
+import { BUNDLE_BUDGET_BYTES, MAIL_IN_END, MAIL_IN_START, filteredFloors, renderCost, renderReport, requestFloors, withMarkedSection, type Target } from './report';
 import { checkFilter, filteredPages, measureFilteredCosts, measureListCosts, type ApiBody, type ApiReply, type FilterCheck, type ListCosts } from './scale';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
 
@@ -369,9 +369,13 @@ const results = {
   cpu,
   seconds: round((Date.now() - started) / 1000, 0),
 };
-// The Bursts section comes from its own run (--burst, on a fresh runtime): kept as it was.
-const burstSection = previousReport.includes(BURST_START) ? previousReport.slice(previousReport.indexOf(BURST_START), previousReport.indexOf(BURST_END) + BURST_END.length) : '';
-writeFileSync(REPORT, burstSection ? withBurstSection(renderReport(results), burstSection) : renderReport(results));
+// The Bursts and Mail in sections come from their own runs (--burst; bench/mail-in.ts): kept as they were.
+const kept = (start: string, end: string) => (previousReport.includes(start) ? previousReport.slice(previousReport.indexOf(start), previousReport.indexOf(end) + end.length) : '');
+const burstSection = kept(BURST_START, BURST_END);
+const mailInSection = kept(MAIL_IN_START, MAIL_IN_END);
+let report = burstSection ? withBurstSection(renderReport(results), burstSection) : renderReport(results);
+if (mailInSection) report = withMarkedSection(report, MAIL_IN_START, MAIL_IN_END, mailInSection);
+writeFileSync(REPORT, report);
 writeFileSync(resolve(import.meta.dirname, '../docs/cost.md'), renderCost(results));
 if (args.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 else log(`wrote docs/benchmarks.md (${results.seconds} s)`);
