@@ -14,7 +14,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import PostalMime from 'postal-mime';
+import { createServer } from 'node:net';
 import { useOwnRuntime } from './own-runtime';
+import { spawnApiRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
 import { LOCAL_ENV_DEFAULTS } from '../../infra/local/endpoints';
 import { replyAddress } from '../../shared/domain/mail-threading';
@@ -357,4 +359,20 @@ describe('refusals', () => {
     expect(sent).toMatchObject({ accepted: false, code: 554 });
     expect(sent.response).toMatch(/nested deeper than 20/);
   });
+});
+
+describe('npm start with port 2525 taken', () => {
+  it('listens for mail on a free port instead, and says so', async () => {
+    // Hold 2525 (unless something else already does: then that is the case under test anyway).
+    const holder = createServer();
+    await new Promise<void>((done) => holder.once('error', () => done()).listen(2525, '127.0.0.1', () => done()));
+    const runtime = await spawnApiRuntime({ ...onSharedEngines('mail-in-port'), HELPDESK_SMTP_PORT: '' });
+    try {
+      expect(runtime.smtpPort).not.toBe(2525);
+      expect(runtime.output()).toContain(`SMTP port 2525 is taken: using ${runtime.smtpPort}`);
+    } finally {
+      await runtime.stop();
+      holder.close();
+    }
+  }, 120_000);
 });
