@@ -36,6 +36,7 @@ const IN_PROCESS = [
   'tests/integration/credential-sharing.test.ts',
   'tests/integration/edge-origin.test.ts',
   'tests/integration/faults.test.ts',
+  'tests/integration/mail-events.test.ts',
   'tests/integration/mail-out.test.ts',
   'tests/integration/table-grants.test.ts',
   'tests/integration/ticket-counts.test.ts',

@@ -6,7 +6,7 @@
  * is distinct and every ticket stored, and how long the list's count took to become exact.
  */
 import type { ApiReply } from './scale';
-import { withMarkedSection } from './report';
+import { withSection } from './report';
 
 export interface BurstPart {
   requests: number;
@@ -117,5 +117,5 @@ ${BURST_END}`;
 
 /** Replaces the burst section of the report, or appends it. */
 export function withBurstSection(report: string, section: string): string {
-  return withMarkedSection(report, BURST_START, BURST_END, section);
+  return withSection(report, BURST_START, BURST_END, section);
 }

@@ -10,7 +10,7 @@ import { fork } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { renderMailIn, withMarkedSection, MAIL_IN_START, MAIL_IN_END, type MailInResult } from './report';
+import { renderMailIn, withSection, MAIL_IN_START, MAIL_IN_END, type MailInResult } from './report';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const REPORT = resolve(ROOT, 'docs/benchmarks.md');
@@ -68,7 +68,7 @@ if (process.argv[2] === '--engines') {
 
   const results = [await measure('plain (text and HTML parts, a quoted reply)', 100), await measure('with a 5 MB attachment', 10, Buffer.alloc(5 * 1024 * 1024, 7))];
   const report = readFileSync(REPORT, 'utf8');
-  writeFileSync(REPORT, withMarkedSection(report, MAIL_IN_START, MAIL_IN_END, renderMailIn(results, new Date().toISOString())));
+  writeFileSync(REPORT, withSection(report, MAIL_IN_START, MAIL_IN_END, renderMailIn(results, new Date().toISOString())));
   log('wrote the Mail in section of docs/benchmarks.md');
   child.disconnect();
   process.exit(0);

@@ -38,6 +38,7 @@ import type { EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
 import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
+import { Mail } from './mail';
 import { FileSweeper } from './file-sweeper';
 import { MailIn } from './mail-in';
 import { TicketCounts } from './ticket-counts';
@@ -76,6 +77,8 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   'ticket-emails': 'Tickets',
   'mail-suppressions': 'Admin',
   api: 'Reference',
+  'ticket-cc': 'Mail',
+  'mail-suppressions': 'Mail',
 };
 
 /**
@@ -236,6 +239,8 @@ export class ApiStack extends Stack {
     this.monitoring.addAlarm(new FileSweeper(this, 'FileSweeper', { settings, table, bucket }).alarm);
     if (settings.mailIn) new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new TicketCounts(this, 'TicketCounts', { settings, table }).alarm);
+    // Mail out only where the environment turns it on: otherwise no SES resource at all.
+    if (settings.mail) new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'SNS topic of the alarms: subscribe to it' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }

@@ -109,6 +109,26 @@ export interface EnvironmentSettings {
   edge?: EdgeSettings;
   /** Mail in through SES; undefined (the default everywhere): no receiving. */
   mailIn?: MailInSettings;
+  /**
+   * Mail out through Amazon SES (infra/mail.ts, docs/operations.md "Mail"), or undefined: off, and
+   * no SES resource is made (the default, so a deploy needs no SES set-up). `-c mailFrom=...` (and
+   * `-c mailDomain=...`, `-c mailHostedZoneId=... -c mailHostedZoneName=...`) turn it on at deploy
+   * time; `-c mail=off` turns off what this file turns on.
+   */
+  mail?: MailEnvironment;
+}
+
+export interface MailEnvironment {
+  /** The default sender (HELPDESK_MAIL_FROM): `Name <address>` or an address, at `domain` when it is given. */
+  from: string;
+  /** The sending domain: an SES domain identity with Easy DKIM. Without it, the `from` address alone is the identity (SES mails it a link to click). */
+  domain?: string;
+  /** The Route 53 public hosted zone of `domain`: the stack writes the DKIM records there. Without it they are stack outputs, for the operator's DNS. */
+  hostedZone?: { id: string; name: string };
+  /** HELPDESK_MAIL_ON_TICKET_UPDATES: PUT and PATCH mail status and assignment changes too. */
+  onTicketUpdates?: boolean;
+  /** HELPDESK_MAIL_DISABLED_KINDS: mail kinds no queue sends. */
+  disabledKinds?: readonly string[];
 }
 
 /**
@@ -219,6 +239,38 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
     customDomain,
     edge: edgeSettings(settings, text, customDomain),
     mailIn: mailInSettings(settings, text),
+    mail: mailSettings(settings, text),
+  };
+}
+
+const SENDER = /^(?:[^<>\r\n]*<)?([^\s<>@]+@([a-z0-9-]+(?:\.[a-z0-9-]+)+))>?$/i;
+
+/** The environment's mail, with `-c mail=off`, `-c mailFrom`, `-c mailDomain`, `-c mailHostedZoneId`/`Name` applied and checked. */
+function mailSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined): MailEnvironment | undefined {
+  const fail = (why: string) => new Error(`Environment "${settings.name}": mail ${why}`);
+  const switched = text('mail');
+  if (switched !== undefined && switched !== 'off' && switched !== 'on') throw fail(`is -c mail=on or -c mail=off, not "${switched}"`);
+  if (switched === 'off') return undefined;
+  const from = text('mailFrom') ?? settings.mail?.from;
+  const domain = text('mailDomain') ?? settings.mail?.domain;
+  const zoneId = text('mailHostedZoneId') ?? settings.mail?.hostedZone?.id;
+  const zoneName = text('mailHostedZoneName') ?? settings.mail?.hostedZone?.name;
+  if (!from) {
+    if (switched === 'on' || domain || zoneId || zoneName) throw fail('needs a sender: -c mailFrom="Support <support@example.com>"');
+    return undefined;
+  }
+  const sender = SENDER.exec(from.trim());
+  if (!sender) throw fail(`sender must be "Name <address>" or an address, not ${JSON.stringify(from)}`);
+  const senderDomain = sender[2]!.toLowerCase();
+  if (domain && senderDomain !== domain.toLowerCase() && !senderDomain.endsWith(`.${domain.toLowerCase()}`)) throw fail(`sender ${sender[1]} is not at the sending domain ${domain}`);
+  if (Boolean(zoneId) !== Boolean(zoneName)) throw fail('hosted zone needs both its id and its name (-c mailHostedZoneId=... -c mailHostedZoneName=...)');
+  if (zoneId && !domain) throw fail('hosted zone needs the sending domain it holds (-c mailDomain=...)');
+  if (zoneName && domain && domain.toLowerCase() !== zoneName.toLowerCase() && !domain.toLowerCase().endsWith(`.${zoneName.toLowerCase()}`)) throw fail(`domain ${domain} is not in the hosted zone ${zoneName}`);
+  return {
+    ...settings.mail,
+    from: from.trim(),
+    ...(domain ? { domain } : {}),
+    ...(zoneId && zoneName ? { hostedZone: { id: zoneId, name: zoneName } } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { TICKET_SORT_KEY } from '../shared/store/keys';
+import { MAIL_PREFIX, TICKET_SORT_KEY } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
 import { filterEquals, grantTable, helpdeskFunction } from './lambda';
 import { STREAM_CONSUMER_GRANTS } from '../shared/api/table-access';
@@ -52,6 +52,8 @@ export class TicketCounts extends Construct {
           // The change feed's followup.updated, followup.deleted and attachment.deleted.
           FilterCriteria.filter({ eventName: FilterRule.or('MODIFY', 'REMOVE'), dynamodb: { OldImage: { type: { S: filterEquals('followup') } } } }),
           FilterCriteria.filter({ eventName: filterEquals('REMOVE'), dynamodb: { OldImage: { type: { S: filterEquals('attachment') } } } }),
+          // The change feed's mail.bounced and mail.complained (a mail log entry's status: store/events-of.ts).
+          FilterCriteria.filter({ eventName: filterEquals('MODIFY'), dynamodb: { Keys: { PK: { S: [{ prefix: MAIL_PREFIX }] } }, NewImage: { status: { S: FilterRule.or('bounced', 'complained') } } } }),
         ],
       }),
     );

@@ -241,8 +241,16 @@ export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
   on(['PutItem'], P.messageIds),
   on(['Query'], P.ticket, P.templateOverrides),
   on(['GetItem'], P.queues),
-  on(['BatchGetItem'], P.users, P.suppressions),
+  on(['BatchGetItem'], P.users),
+  // The suppression list, checked before every mail (store/suppressions.ts `suppressedAmong`).
+  on(['BatchGetItem'], P.suppressions),
 ];
+
+/**
+ * The SES event recorder's grants (mail/record-event, infra/mail.ts; the local stand-in is held to
+ * the same): the Message-ID's item (which mail), that mail's log entry, and the suppression list.
+ */
+export const MAIL_EVENT_GRANTS: readonly TableGrant[] = [on(['GetItem'], P.messageIds), on(['UpdateItem'], P.mail), on(['PutItem'], P.suppressions)];
 
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
 export function grantsOf(route: Pick<Route, 'method' | 'table'>): TableGrant[] {

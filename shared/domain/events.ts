@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'followup.deleted',
   'attachment.created',
   'attachment.deleted',
+  'mail.bounced',
+  'mail.complained',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -8,6 +8,7 @@
 import { ValidationError } from './errors';
 import { MESSAGES, booleanField, emailField, fieldSchema, idField, isEmail, pythonStr, pythonType, textField, validateFields, type Field } from './fields';
 import type { ParsedBody } from './body';
+import { wireDateTime } from './datetime';
 
 /**
  * Upstream's mail templates, one per kind of notification (its `templated_email` names): who gets
@@ -177,4 +178,4 @@ export interface Suppression {
 /** The form every suppression lookup uses. */
 export const suppressionAddress = (address: string) => address.trim().toLowerCase();
 
-export const suppressionView = (s: Suppression) => ({ address: s.address, reason: s.reason, detail: s.detail, since: s.since, message_id: s.message_id });
+export const suppressionView = (s: Suppression) => ({ address: s.address, reason: s.reason, detail: s.detail, since: wireDateTime(s.since)!, message_id: s.message_id });

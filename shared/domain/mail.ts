@@ -32,7 +32,7 @@ export interface MailRecord {
   /** The Message-ID the recipient sees (on SES: the one SES assigned), once sent. */
   message_id: string | null;
   attempts: number;
-  /** When it was queued (the change's commit time), sent, and last changed status (ISO 8601 UTC). */
+  /** When it was queued, sent, and last changed status (ISO 8601 UTC). */
   created: string;
   sent: string | null;
   updated: string;

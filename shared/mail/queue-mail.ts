@@ -15,7 +15,6 @@ import { planMail } from '../domain/mail-recipients';
 import { mailId, type MailRecord, type MailRef, type MailSettings } from '../domain/mail';
 import { STATUS, type Followup, type Queue, type Ticket } from '../domain/records';
 import { config } from '../config';
-import { logger } from '../observability';
 import { TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
 import { openingOf, strip, WRITTEN_OUT } from '../store/items';
 import { getMail, queueMail } from '../store/mail-log';
@@ -106,16 +105,20 @@ async function audienceOf(m: Mailable, queue: Queue | undefined, settings: MailS
  * The entry point: the mails of a batch of the table's stream, recorded and queued. Throws when a
  * write or the queue fails, for the batch to be retried (which changes nothing already done).
  */
+/** Changes worked on at once: a batch's tickets are independent (each mail's id is its own), and a burst's batch is large. */
+const CONCURRENCY = 16;
+
 export async function queueMailFor(changes: TableChange[], queue: MailQueue, settings: MailSettings = config.mail.settings): Promise<void> {
   if (settings.transport === 'off') return;
   const tickets = new Map<number, Promise<Ticket | undefined>>();
   const queues = new Map<number, Promise<Queue | undefined>>();
-  for (const change of changes) {
+  const one = async (change: TableChange) => {
     const m = await mailableOf(change, settings, tickets);
-    if (!m) continue;
+    if (!m) return;
     if (!queues.has(m.queue)) queues.set(m.queue, getQueue(m.queue));
     const planned = planMail(m.change, await audienceOf(m, await queues.get(m.queue), settings));
-    const at = new Date(m.stream.at).toISOString();
+    // The log shows when a mail was queued; its id keeps the change's place in the stream.
+    const at = new Date().toISOString();
     for (const { kind, recipient } of planned) {
       const mail: MailRecord = {
         id: mailId(m.stream, kind, recipient),
@@ -138,6 +141,13 @@ export async function queueMailFor(changes: TableChange[], queue: MailQueue, set
       const again = created ? undefined : await getMail(mail.ticket, mail.id);
       if (created || again?.status === 'queued' || again?.status === 'sending') await queue.enqueue({ ticket: mail.ticket, id: mail.id }, 0);
     }
-    if (planned.length) logger.debug('mail queued', { ticket: m.ticket, mails: planned.length });
-  }
+  };
+  // Every change is worked on even when one fails (its batch is retried whole, which is idempotent).
+  let failure: Error | undefined;
+  let next = 0;
+  const worker = async () => {
+    while (next < changes.length) await one(changes[next++]!).catch((error: unknown) => (failure ??= error instanceof Error ? error : new Error(String(error))));
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, changes.length) }, worker));
+  if (failure) throw failure;
 }

@@ -81,8 +81,11 @@ export async function awsJsonCall<T = Record<string, unknown>>(service: AwsJsonS
   }
 }
 
-/** The headers of a POST of `body` to a JSON protocol's `url`, signed: `target` is its X-Amz-Target. */
-export async function signedJsonPost(service: string, region: string, url: URL, contentType: string, target: string, body: string): Promise<Record<string, string>> {
+/**
+ * The headers of a POST of `body` to a JSON protocol's `url`, signed: `target` is its X-Amz-Target
+ * (none for a REST JSON API such as SES v2's, whose path names the operation).
+ */
+export async function signedJsonPost(service: string, region: string, url: URL, contentType: string, target: string | undefined, body: string): Promise<Record<string, string>> {
   const signed = await awsSigner(service, region).sign({
     method: 'POST',
     protocol: url.protocol,
@@ -90,7 +93,7 @@ export async function signedJsonPost(service: string, region: string, url: URL, 
     ...(url.port ? { port: Number(url.port) } : {}),
     path: url.pathname,
     query: {},
-    headers: { host: url.host, 'content-type': contentType, 'x-amz-target': target },
+    headers: { host: url.host, 'content-type': contentType, ...(target ? { 'x-amz-target': target } : {}) },
     body,
   });
   return signed.headers;

@@ -14,7 +14,7 @@ import { config } from '../config';
 import { EVENT_RETENTION_DAYS, type ChangeEvent } from '../domain/events';
 import { dynamo } from './clients';
 import { listCustomFields } from './custom-fields';
-import { eventsOf, type DerivedEvent, type EventContext } from './events-of';
+import { eventsOf, isMailStatusEvent, type DerivedEvent, type EventContext } from './events-of';
 import { keys, SORT_BELOW, TICKET_PREFIX } from './keys';
 import { openingOf } from './items';
 import { batchGet, batchWrite } from './query';
@@ -106,7 +106,7 @@ const childDeletion = (d: DerivedEvent) => d.event.event === 'followup.deleted' 
  * those tickets tells whether they are gone.
  */
 export async function recordChangeEvents(changes: TableChange[], now: () => number = Date.now): Promise<void> {
-  const relevant = changes.filter((c) => c.stream && c.keys.PK.startsWith(TICKET_PREFIX));
+  const relevant = changes.filter((c) => c.stream && (c.keys.PK.startsWith(TICKET_PREFIX) || isMailStatusEvent(c)));
   if (!relevant.length) return;
   const ctx = { defs: await listCustomFields(), baseUrl: config.publicUrl ?? '' };
   let derived = await eventsOfBatch(relevant, ctx);

@@ -20,7 +20,8 @@ import { storedDateTime, wireDateTime } from '../domain/datetime';
 import type { ChangeEvent, EventType, FieldChange, JsonValue } from '../domain/events';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import { attachmentView, followupView, ticketView } from '../domain/views';
-import { TICKET_PREFIX } from './keys';
+import { MAIL_PREFIX, TICKET_PREFIX } from './keys';
+import type { MailRecord } from '../domain/mail';
 import { openingOf, strip, WRITTEN_OUT } from './items';
 import type { StreamPosition, TableChange } from './table-changes';
 
@@ -78,8 +79,38 @@ export function fieldChanges(before: Data, after: Data): Record<string, FieldCha
 const wire = (stored: string) => wireDateTime(stored)!;
 const iso = (ms: number) => wire(storedDateTime(new Date(ms)));
 
+/** Statuses of a mail log entry that are events: the mail service's word that a mail did not reach its recipient. */
+const MAIL_EVENTS: Readonly<Record<string, EventType>> = { bounced: 'mail.bounced', complained: 'mail.complained' };
+
+/** Whether a record is a mail log entry turning bounced or complained (SES's events, recorded by shared/mail/ses-events.ts). */
+export function isMailStatusEvent(change: TableChange): boolean {
+  const status = change.newImage?.status;
+  return change.eventName === 'MODIFY' && change.keys.PK.startsWith(MAIL_PREFIX) && typeof status === 'string' && status in MAIL_EVENTS && change.oldImage?.status !== status;
+}
+
+/** `mail.bounced` / `mail.complained`: the mail as GET /api/tickets/{id}/emails/ lists it. */
+function mailEvent(change: TableChange): DerivedEvent[] {
+  const mail = strip<MailRecord>(change.newImage!);
+  const data: Data = {
+    id: mail.id,
+    kind: mail.kind,
+    recipient: mail.recipient,
+    status: mail.status,
+    subject: mail.subject,
+    message_id: mail.message_id,
+    error: mail.error,
+    created: mail.created,
+    sent: mail.sent,
+    updated: mail.updated,
+  };
+  const stream = change.stream!;
+  const event: ChangeEvent = { id: eventId(stream, 0), event: MAIL_EVENTS[mail.status]!, created: iso(stream.at), ticket: mail.ticket, followup: mail.followup, attachment: null, changes: { status: { old: (change.oldImage?.status as string | undefined) ?? null, new: mail.status } }, data };
+  return [{ stream, index: 0, event }];
+}
+
 export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[] {
   const { stream, eventName, newImage, oldImage } = change;
+  if (stream && isMailStatusEvent(change)) return mailEvent(change);
   if (!stream || !change.keys.PK.startsWith(TICKET_PREFIX)) return [];
   const image = (newImage ?? oldImage)!;
   const ticket = Number(change.keys.PK.slice(TICKET_PREFIX.length));

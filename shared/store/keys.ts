@@ -73,7 +73,8 @@ const TIME_DIMENSIONS: ReadonlySet<ListingDimension> = new Set(['modified', 'cre
 export const LOGIN_PREFIX = 'LOGIN#';
 /** Partition key prefix of the inbound mail records (store/inbound-mail.ts). */
 const MAIL_IN_PREFIX = 'MAIL_IN#';
-const MAIL_PREFIX = 'MAIL#';
+/** Partition key prefix of a ticket's mail log (the change feed reads its bounces from the stream). */
+export const MAIL_PREFIX = 'MAIL#';
 const MAIL_SORT_PREFIX = 'MAIL#';
 const MESSAGE_ID_PREFIX = 'MESSAGE_ID#';
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';

@@ -6,8 +6,7 @@
  * else is thrown with the service's error name (MessageRejected, AccountSuspendedException ...).
  */
 import { config } from '../config';
-import { AwsServiceError, backoffMs, serviceFault } from './aws-json';
-import { awsSigner } from './sigv4';
+import { AwsServiceError, backoffMs, serviceFault, signedJsonPost } from './aws-json';
 
 const ATTEMPTS = 3;
 const attemptMs = config.dependencyTimeoutMs ?? 5000;
@@ -32,17 +31,7 @@ export async function sendRawEmail(email: RawEmail): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     let response: Response;
     try {
-      const signed = await awsSigner('ses', region).sign({
-        method: 'POST',
-        protocol: url.protocol,
-        hostname: url.hostname,
-        ...(url.port ? { port: Number(url.port) } : {}),
-        path: url.pathname,
-        query: {},
-        headers: { host: url.host, 'content-type': 'application/json' },
-        body,
-      });
-      const { host: _host, ...headers } = signed.headers;
+      const { host: _host, ...headers } = await signedJsonPost('ses', region, url, 'application/json', undefined, body);
       response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(attemptMs) });
     } catch (error) {
       if (attempt < ATTEMPTS) {

@@ -11,7 +11,7 @@ import { addNagChecks } from '../../infra/nag';
 import { MAIL_IN_GRANTS } from '../../shared/api/table-access';
 import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
 
-const ON = { mailInRecipients: 'support@example.org,example.net', mailDomain: 'example.org' };
+const ON = { mailInRecipients: 'support@example.org,example.net' };
 
 function mailInApi(env = 'dev'): Template {
   return apiTemplate(buildHelpdesk(templateApp(env, ON)).api);

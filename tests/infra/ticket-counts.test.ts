@@ -28,6 +28,8 @@ describe('ticket counts consumer', () => {
       { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['followup', 'attachment'] } } } },
       { eventName: ['MODIFY', 'REMOVE'], dynamodb: { OldImage: { type: { S: ['followup'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
+      // mail.bounced and mail.complained: a mail log entry's status.
+      { eventName: ['MODIFY'], dynamodb: { Keys: { PK: { S: [{ prefix: 'MAIL#' }] } }, NewImage: { status: { S: ['bounced', 'complained'] } } } },
     ]);
   });
 

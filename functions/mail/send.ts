@@ -1,0 +1,40 @@
+/**
+ * The mail sender on AWS (infra/mail.ts): one attempt per message of the mail queue
+ * (shared/mail/send-mail.ts). A mail to try again stays on the queue, hidden until its next attempt,
+ * and is reported as a batch item failure; SQS dead-letters a message whose receives are all spent
+ * (the dead-letter queue alarms). The sender checks the suppression list before every mail.
+ */
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { config } from '../../shared/config';
+import type { MailRef } from '../../shared/domain/mail';
+import { logger } from '../../shared/observability';
+import { mailSecret } from '../../shared/mail/secret';
+import { sendMail, type SenderContext } from '../../shared/mail/send-mail';
+import { transportFor } from '../../shared/mail/transports';
+import { hideMessage } from '../../shared/store/sqs';
+
+const settings = config.mail.settings;
+const ctx: SenderContext = {
+  transport: transportFor(settings)!,
+  settings,
+  secret: mailSecret,
+};
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  await Promise.all(
+    event.Records.map(async (message) => {
+      try {
+        const result = await sendMail(JSON.parse(message.body) as MailRef, ctx);
+        if (result.state === 'retry') {
+          await hideMessage(config.mail.queueUrl!, message.receiptHandle, result.inSeconds);
+          batchItemFailures.push({ itemIdentifier: message.messageId });
+        }
+      } catch (error) {
+        logger.error('mail step failed', { messageId: message.messageId, error: (error as Error).message });
+        batchItemFailures.push({ itemIdentifier: message.messageId });
+      }
+    }),
+  );
+  return { batchItemFailures };
+}
