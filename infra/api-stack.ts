@@ -72,13 +72,10 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   'webhook-deliveries': 'Admin',
   'webhook-subscriptions': 'Admin',
   events: 'Admin',
-  // The mail branches' routes (merged here for synth; their branches may add the same lines).
-  'ticket-cc': 'Tickets',
-  'ticket-emails': 'Tickets',
-  'mail-suppressions': 'Admin',
   api: 'Reference',
   'ticket-cc': 'Mail',
   'mail-suppressions': 'Mail',
+  'ticket-emails': 'Mail',
 };
 
 /**
