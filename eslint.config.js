@@ -7,6 +7,7 @@
  *   shared/middleware/      the chain every handler shares (auth, errors, bodies, idempotency)
  *   shared/webhooks/        the webhook service (dispatch, delivery, its settings and queue)
  *   shared/mail/            the mail service (who gets what, templates, composing, sending)
+ *   shared/mail-in/         the mail ingest (parse, classify, route, apply), what every way in runs
  *   shared/docs/            the reference page's assets
  *   shared/store/           DynamoDB, S3 and SQS adapters; keys.ts spells every key
  *   shared/observability.ts logger and metrics
@@ -29,7 +30,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 /** The shared/ layers and modules a file may be kept from. */
-const SHARED = ['api', 'docs', 'domain', 'middleware', 'store', 'webhooks', 'mail', 'config', 'observability'];
+const SHARED = ['api', 'docs', 'domain', 'middleware', 'store', 'webhooks', 'mail', 'mail-in', 'config', 'observability'];
 /** The project's folders that Lambda code never imports. */
 const OUTSIDE = ['infra', 'bench', 'tests', 'functions'];
 
@@ -125,6 +126,13 @@ export default defineConfig(
     depth: 2,
     forbidden: ['middleware', 'api', 'docs', 'mail'],
     message: 'The webhook service uses the store and the domain, never the HTTP middleware or the route table.',
+    packages: [SDK_CLIENTS],
+  }),
+  boundaries({
+    files: ['shared/mail-in/**/*.ts'],
+    depth: 2,
+    forbidden: ['api', 'docs'],
+    message: 'The mail ingest writes through the store as a handler does (the stale-write retry of middleware included), never through the route table.',
     packages: [SDK_CLIENTS],
   }),
   boundaries({

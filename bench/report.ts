@@ -560,6 +560,34 @@ is data transfer AWS does not charge).
 `;
 }
 
+export const MAIL_IN_START = '<!-- mail-in:start -->';
+export const MAIL_IN_END = '<!-- mail-in:end -->';
+
+export interface MailInResult {
+  message: string;
+  bytes: number;
+  messages: number;
+  cpuMs: number;
+  ms: number;
+}
+
+/** The "Mail in" section (bench/mail-in.ts): the ingest's CPU and time per message. */
+export function renderMailIn(results: MailInResult[], date: string): string {
+  return `${MAIL_IN_START}
+## Mail in
+
+Measured by \`npx tsx bench/mail-in.ts\` on ${date.slice(0, 10)}: the mail ingest (shared/mail-in/ingest.ts) run
+in-process on messages that each open a ticket, one after another, after as many to warm up; the
+engines run in another process, so the CPU is the ingest's own (parse, rules, its DynamoDB and S3
+calls' client side), as the AWS function would spend it.
+
+| Message | Size | Messages | CPU ms per message | ms per message |
+|---|---|---|---|---|
+${results.map((r) => `| ${r.message} | ${(r.bytes / 1024).toFixed(0)} KiB | ${r.messages} | ${r.cpuMs} | ${r.ms} |`).join('\n')}
+${MAIL_IN_END}`;
+}
+
+
 // --- Mail out (bench/mail.ts: its own run, on a fresh runtime) ------------------------------------
 
 export const MAIL_START = '<!-- mail:start -->';

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
 import { measureCpu, type CpuResult } from './cpu';
-import { BUNDLE_BUDGET_BYTES, MAIL_END, MAIL_START, filteredFloors, renderCost, renderReport, requestFloors, withSection, type Target } from './report';
+import { BUNDLE_BUDGET_BYTES, MAIL_END, MAIL_IN_END, MAIL_IN_START, MAIL_START, filteredFloors, renderCost, renderReport, requestFloors, withSection, type Target } from './report';
 import { checkFilter, filteredPages, measureFilteredCosts, measureListCosts, type ApiBody, type ApiReply, type FilterCheck, type ListCosts } from './scale';
 import { INITIAL_RETRY_TOKENS } from '@smithy/util-retry';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
@@ -421,12 +421,16 @@ const results = {
   cpu,
   seconds: round((Date.now() - started) / 1000, 0),
 };
-// The Bursts section comes from its own run (--burst, on a fresh runtime): kept as it was.
-const burstSection = previousReport.includes(BURST_START) ? previousReport.slice(previousReport.indexOf(BURST_START), previousReport.indexOf(BURST_END) + BURST_END.length) : '';
-// So does the Mail out section (bench/mail.ts).
-const mailSection = previousReport.includes(MAIL_START) ? previousReport.slice(previousReport.indexOf(MAIL_START), previousReport.indexOf(MAIL_END) + MAIL_END.length) : '';
-const report = burstSection ? withBurstSection(renderReport(results), burstSection) : renderReport(results);
-writeFileSync(REPORT, mailSection ? withSection(report, MAIL_START, MAIL_END, mailSection) : report);
+// The Bursts, Mail out and Mail in sections come from their own runs (--burst; bench/mail.ts;
+// bench/mail-in.ts): kept as they were.
+const kept = (start: string, end: string) => (previousReport.includes(start) ? previousReport.slice(previousReport.indexOf(start), previousReport.indexOf(end) + end.length) : '');
+const burstSection = kept(BURST_START, BURST_END);
+let report = burstSection ? withBurstSection(renderReport(results), burstSection) : renderReport(results);
+for (const [start, end] of [[MAIL_START, MAIL_END], [MAIL_IN_START, MAIL_IN_END]] as const) {
+  const section = kept(start, end);
+  if (section) report = withSection(report, start, end, section);
+}
+writeFileSync(REPORT, report);
 writeFileSync(resolve(import.meta.dirname, '../docs/cost.md'), renderCost(results));
 if (args.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 else log(`wrote docs/benchmarks.md (${results.seconds} s)`);

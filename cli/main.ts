@@ -21,6 +21,7 @@ import { createWebhook, disableWebhook, listWebhooks, pingWebhook } from './webh
 import { tailEvents } from './events';
 import { mail } from './mail';
 import { replayStream } from './stream';
+import { listMailProblems, retryMail } from './mail-in';
 import { activateUser, createUser, deactivateUser, listUsers, setPassword } from './users';
 
 const PROGRAM = 'helpdesk';
@@ -43,12 +44,14 @@ const COMMANDS: Command[] = [
   pingWebhook,
   disableWebhook,
   replayStream,
+  retryMail,
   listUsers,
   listQueues,
   listSuppressions,
   listCustomFields,
   listWebhooks,
   tailEvents,
+  listMailProblems,
   mail,
 ];
 

@@ -40,6 +40,7 @@ import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
 import { Mail } from './mail';
 import { FileSweeper } from './file-sweeper';
+import { MailIn } from './mail-in';
 import { TicketCounts } from './ticket-counts';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import { grantsOf, writesTable } from '../shared/api/table-access';
@@ -234,6 +235,7 @@ export class ApiStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
     webhooks.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new FileSweeper(this, 'FileSweeper', { settings, table, bucket }).alarm);
+    if (settings.mailIn) new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new TicketCounts(this, 'TicketCounts', { settings, table }).alarm);
     // Mail out only where the environment turns it on: otherwise no SES resource at all.
     if (settings.mail) new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));

@@ -108,6 +108,8 @@ export interface EnvironmentSettings {
    * after a rotation.
    */
   edge?: EdgeSettings;
+  /** Mail in through SES; undefined (the default everywhere): no receiving. */
+  mailIn?: MailInSettings;
   /**
    * Mail out through Amazon SES (infra/mail.ts, docs/operations.md "Mail"), or undefined: off, and
    * no SES resource is made (the default, so a deploy needs no SES set-up). `-c mailFrom=...` (and
@@ -128,6 +130,19 @@ export interface MailEnvironment {
   onTicketUpdates?: boolean;
   /** HELPDESK_MAIL_DISABLED_KINDS: mail kinds no queue sends. */
   disabledKinds?: readonly string[];
+}
+
+/**
+ * Mail in through SES (infra/mail-in.ts): off unless set. `recipients` are the addresses or domains
+ * the receipt rule takes (the queues' addresses, or their domain); `domain` is where a queue without
+ * an address of its own answers (`<slug>@<domain>`); `from` the helpdesk's sender (its own mail is
+ * never taken in). Only in a region where SES receives mail (docs/operations.md). `-c
+ * mailInRecipients=support@example.com,example.org -c mailDomain=example.org` set it at deploy time.
+ */
+export interface MailInSettings {
+  recipients: readonly string[];
+  domain: string;
+  from?: string;
 }
 
 export interface EdgeSettings {
@@ -230,6 +245,7 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
     tracedHandlers: text('traced') !== undefined ? parseHandlerList(settings.name, text('traced')!) : settings.tracedHandlers,
     customDomain,
     edge: edgeSettings(settings, text, customDomain),
+    mailIn: mailInSettings(settings, text),
     mail: mailSettings(settings, text),
   };
 }
@@ -274,6 +290,15 @@ function parseHandlerList(environment: EnvironmentName, list: string): string[] 
     }
   }
   return names;
+}
+
+function mailInSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined): MailInSettings | undefined {
+  const recipients = text('mailInRecipients')?.split(',').map((r) => r.trim().toLowerCase()).filter(Boolean) ?? settings.mailIn?.recipients;
+  if (!recipients?.length) return undefined;
+  const domain = text('mailDomain') ?? settings.mailIn?.domain ?? recipients.map((r) => r.split('@').pop()!).find(Boolean)!;
+  const bad = recipients.find((r) => !/^([^@\s]+@)?[a-z0-9.-]+\.[a-z]{2,}$/.test(r));
+  if (bad) throw new Error(`Environment "${settings.name}": mailInRecipients must be addresses or domains, not "${bad}"`);
+  return { recipients, domain, from: text('mailFrom') ?? settings.mailIn?.from };
 }
 
 function edgeSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined, customDomain: EnvironmentSettings['customDomain']): EdgeSettings | undefined {

@@ -76,6 +76,14 @@ const settings = {
   webhookSecretArn: once(() => env('HELPDESK_WEBHOOK_SECRET_ARN') || undefined),
   webhookQueueUrl: once(() => env('HELPDESK_WEBHOOK_QUEUE_URL') || undefined),
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
+  mailBucket: once((): string => env('HELPDESK_MAIL_BUCKET') || required('BUCKET_NAME')),
+  mailDomain: once(() => (env('HELPDESK_MAIL_DOMAIN') || 'localhost').toLowerCase()),
+  mailTicketsPerSenderHour: once((): number => {
+    const raw = env('HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR');
+    if (raw === undefined || raw === '') return MAIL_IN_TICKETS_PER_SENDER_HOUR;
+    if (!/^\d+$/.test(raw.trim())) throw new Error(`HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR must be a whole number, not "${raw}"`);
+    return Number(raw);
+  }),
   mailSettings: once((): MailSettings => parseMailSettings(process.env)),
   mailSecretArn: once(() => env('HELPDESK_MAIL_SECRET_ARN') || undefined),
   mailQueueUrl: once(() => env('HELPDESK_MAIL_QUEUE_URL') || undefined),
@@ -93,6 +101,12 @@ const settings = {
  * batch takes well under a second, and a stream record's time is rounded down to the second.
  */
 export const EVENTS_SETTLE_MS = { local: 5_000, aws: 10_000 } as const;
+
+/**
+ * New tickets one sender may open by mail in an hour: enough for a person, and a runaway
+ * autoresponder that slips past the header checks makes a handful of tickets, not thousands.
+ */
+export const MAIL_IN_TICKETS_PER_SENDER_HOUR = 5;
 
 export const config = {
   get tableName(): string {
@@ -171,6 +185,24 @@ export const config = {
    */
   get eventsSettleMs(): number {
     return settings.eventsSettleMs();
+  },
+  mailIn: {
+    /** The bucket of received raw messages (HELPDESK_MAIL_BUCKET; locally the attachments bucket, under `inbound/`). */
+    get bucket(): string {
+      return settings.mailBucket();
+    },
+    /** Where a queue without an address of its own answers: `<slug>@<domain>` (HELPDESK_MAIL_DOMAIN, default `localhost`). */
+    get domain(): string {
+      return settings.mailDomain();
+    },
+    /** The address the helpdesk sends from (HELPDESK_MAIL_FROM's address), one of its own for loop detection. */
+    get fromAddress(): string | undefined {
+      return settings.mailSettings().defaultFrom?.address.toLowerCase();
+    },
+    /** HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR, default MAIL_IN_TICKETS_PER_SENDER_HOUR. */
+    get ticketsPerSenderHour(): number {
+      return settings.mailTicketsPerSenderHour();
+    },
   },
   webhooks: {
     /** Set only by the local runtime: receivers on this machine are fine there, never on AWS. */

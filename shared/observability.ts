@@ -25,6 +25,8 @@ export const METRICS = {
   clientErrors: 'ClientErrors',
   /** From the first middleware in to the last one out, in milliseconds. */
   latency: 'Latency',
+  /** Received mail kept for operators, failed or held (shared/mail-in/ingest.ts; alarmed: infra/mail-in.ts). */
+  mailInProblems: 'MailInProblems',
 } as const;
 
 

@@ -1,6 +1,9 @@
 /** `npm start`: the whole API on this machine, on embedded engines. */
 import { startLocalRuntime } from './runtime';
 
+/** Where `npm start` listens for mail unless HELPDESK_SMTP_PORT says otherwise. */
+const DEFAULT_SMTP_PORT = 2525;
+
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = process.env.HELPDESK_DATA_DIR ?? '.helpdesk-data';
 // `line`: one line per request (method, path, status, ms, request id), and the functions' records
@@ -21,12 +24,23 @@ if (enginesSetting !== 'own' && !(enginesSetting === 'external' && dynamoEndpoin
 }
 const engines = enginesSetting === 'external' ? { dynamoEndpoint: dynamoEndpoint!, s3Endpoint: s3Endpoint! } : undefined;
 
-const runtime = await startLocalRuntime({ port, dataDir, accessLog: logFormat === 'line', engines }).catch((error: Error) => {
+// Mail in (docs/local.md): SMTP on loopback. 2525 by default, and a free port when that one is taken
+// (another helpdesk, a mail catcher); a port set explicitly must be free; 0 picks a free one.
+const smtpSetting = process.env.HELPDESK_SMTP_PORT ?? '';
+if (smtpSetting !== '' && !(/^\d+$/.test(smtpSetting) && Number(smtpSetting) < 65536)) {
+  console.error(`HELPDESK_SMTP_PORT must be a port number (0 picks a free one), not "${smtpSetting}"`);
+  process.exit(1);
+}
+const smtpPort = smtpSetting === '' ? DEFAULT_SMTP_PORT : Number(smtpSetting);
+
+const runtime = await startLocalRuntime({ port, dataDir, accessLog: logFormat === 'line', engines, smtpPort, smtpFallback: smtpSetting === '' }).catch((error: Error) => {
   console.error(`Could not start the local API: ${error.message}`);
   process.exit(1);
 });
 
 console.log(`Helpdesk API listening on ${runtime.url}/api/`);
+if (runtime.smtpPortTaken !== undefined) console.log(`SMTP port ${runtime.smtpPortTaken} is taken: using ${runtime.smtpPort} (set HELPDESK_SMTP_PORT to choose)`);
+console.log(`Mail in: SMTP listening on 127.0.0.1:${runtime.smtpPort} (a queue answers at <slug>@${process.env.HELPDESK_MAIL_DOMAIN || 'localhost'})`);
 console.log(`Data: ${dataDir === 'memory' ? 'in memory (lost on exit)' : dataDir}`);
 if (process.env.HELPDESK_ACTIVATE_API_ENDPOINT !== 'True') {
   console.log('HELPDESK_ACTIVATE_API_ENDPOINT is not True: every API route answers 404.');

@@ -11,6 +11,7 @@ import type { LocalWebhooks } from './webhooks';
 import type { LocalMail } from './mail';
 import type { LocalTableStream } from './table-stream';
 import { fileSweepInterval, type LocalFileSweeper } from './file-sweeper';
+import type { LocalSmtp } from './smtp';
 
 export interface RuntimeOptions {
   port?: number;
@@ -31,11 +32,21 @@ export interface RuntimeOptions {
    * not the function's.
    */
   awsEmulation?: boolean;
+  /**
+   * SMTP for mail in (smtp.ts) on this port of the runtime's host (0: a free one); undefined: no
+   * SMTP. When `smtpFallback` is set and the port is taken, a free one is used instead.
+   */
+  smtpPort?: number;
+  smtpFallback?: boolean;
 }
 
 export interface LocalRuntime {
   url: string;
   admin: { username: string; generatedPassword?: string };
+  /** The SMTP port mail in listens on, when it does. */
+  smtpPort?: number;
+  /** Set when the SMTP port asked for was taken and a free one is used instead. */
+  smtpPortTaken?: number;
   /** The webhook signing secret, when this start generated it. */
   generatedWebhookSecret?: string;
   /** The folder sent mail is captured in (`<data dir>/mailbox`), when mail is captured. */
@@ -78,6 +89,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   let mail: LocalMail | undefined;
   let sweeper: LocalFileSweeper | undefined;
   let stream: LocalTableStream | undefined;
+  let smtp: LocalSmtp | undefined;
   try {
     const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
     const { dynamo } = await import('../../shared/store/clients');
@@ -106,6 +118,16 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
       server!.listen(options.port ?? 3000, host, () => resolve());
     });
     const { port } = server.address() as { port: number };
+    let smtpPortTaken: number | undefined;
+    if (options.smtpPort !== undefined) {
+      const { startLocalSmtp } = await import('./smtp');
+      smtp = await startLocalSmtp(options.smtpPort, undefined, host).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EADDRINUSE' || !options.smtpFallback) throw error;
+        smtpPortTaken = options.smtpPort;
+        return startLocalSmtp(0, undefined, host);
+      });
+    }
+    const activeSmtp = smtp;
     const activeServer = server;
     const url = `http://${host}:${port}`;
     claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: config.tableName });
@@ -117,6 +139,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
       url,
       admin,
       generatedWebhookSecret: webhooks.generatedSecret,
+      smtpPort: activeSmtp?.port,
+      smtpPortTaken,
       mailboxDir: mail.mailboxDir,
       drainTableStream: () => activeStream.drain(),
       async stop() {
@@ -125,6 +149,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
           activeServer.close(() => resolve());
           activeServer.closeIdleConnections();
         });
+        await activeSmtp?.stop();
         await activeWebhooks.stop();
         await activeSweeper.stop();
         await activeStream.stop();
@@ -135,6 +160,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     };
   } catch (error) {
     server?.close();
+    await smtp?.stop();
     await webhooks?.stop();
     await sweeper?.stop();
     await stream?.stop();

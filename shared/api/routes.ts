@@ -642,7 +642,7 @@ export const routes: readonly Route[] = [
       description:
         'For every queue, or for `queue`. Parts left out keep the default. Templates name values as `{{ ticket.title }}` (HTML-escaped in `html`) and sections as `{{#comment}}...{{/comment}}`; an unknown name, an unclosed section, or a subject without `{{ ticket.tag }}` (upstream\'s `[queue-id]`, which replies are threaded by) is refused. Mails use it within a minute.',
       success: json('MailTemplateOverride', 200, 'The override as kept.'),
-      body: { fields: templateOverrideFields, mode: 'partial', example: { subject: '{{ ticket.tag }} We got your request: {{ ticket.title }}' } },
+      body: { fields: templateOverrideFields, mode: 'partial', examples: { json: { subject: { summary: 'A friendlier subject', value: { subject: '{{ ticket.tag }} We got your request: {{ ticket.title }}' } } } } },
     },
   },
   {

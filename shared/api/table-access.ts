@@ -204,6 +204,27 @@ export const WEBHOOK_DISPATCH_GRANTS: readonly TableGrant[] = [
 export const WEBHOOK_DELIVER_GRANTS: readonly TableGrant[] = [on(['GetItem', 'UpdateItem', 'PutItem'], P.deliveries), on(['GetItem', 'UpdateItem'], P.subscriptions)];
 
 /**
+ * The mail ingest's grants (mail-in/ingest on AWS, infra/mail-in.ts; the local SMTP server's ingest
+ * is held to the same): its own records, problems and sender counts; queues, users and custom
+ * fields (routing and the new ticket's fields); ticket collections, refs, ids, file cleanups and the
+ * outbox (the writes of a ticket or followup, as the API's); the sent Message-IDs (threading), the
+ * ticket CC lists and the suppression list (bounces).
+ */
+export const MAIL_IN_GRANTS: readonly TableGrant[] = [
+  on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], P.inboundMail, P.mailProblems),
+  on(['Query'], P.queues, P.users, P.customFields),
+  ...GRANTS.writeTickets,
+  ...GRANTS.writeRefs,
+  ...GRANTS.newIds,
+  ...GRANTS.fileCleanups,
+  ...GRANTS.outbox,
+  on(['GetItem'], P.messageIds),
+  on(['Query', 'PutItem'], P.ticketCc),
+  on(['BatchGetItem'], P.users),
+  on(['PutItem'], P.suppressions),
+];
+
+/**
  * The mail consumer's grants (mail/queue on AWS, infra/mail.ts; the local runtime's is held to the
  * same): a followup's ticket, the settings check of a PUT or PATCH (the ticket's followups), the
  * queue, the ticket's CC list and the users a change names, and the mail log it records queued mails in.

@@ -35,11 +35,11 @@ function toSign(url: URL, method: string, headers: Record<string, string>) {
 const S3_RETRIES = 3;
 
 /** The object's URL: virtual-hosted on AWS, path-style on the local S3 engine. */
-function objectUrl(key: string): URL {
+function objectUrl(key: string, bucket = config.bucketName): URL {
   const path = key.split('/').map(encodeURIComponent).join('/');
   const { s3Endpoint, region } = config.aws;
-  if (s3Endpoint && config.s3ForcePathStyle) return new URL(`${s3Endpoint.replace(/\/$/, '')}/${config.bucketName}/${path}`);
-  return new URL(`https://${config.bucketName}.s3.${region}.amazonaws.com/${path}`);
+  if (s3Endpoint && config.s3ForcePathStyle) return new URL(`${s3Endpoint.replace(/\/$/, '')}/${bucket}/${path}`);
+  return new URL(`https://${bucket}.s3.${region}.amazonaws.com/${path}`);
 }
 
 /**
@@ -90,9 +90,17 @@ async function expectOk(response: Response, action: string): Promise<void> {
   throw Object.assign(new Error(`S3 ${action} failed: ${code}`), { name: code, $metadata: { httpStatusCode: response.status } });
 }
 
-export async function putFile(key: string, data: Buffer, contentType: string): Promise<void> {
-  const response = await s3Fetch(objectUrl(key), 'PUT', 'PutObject', { 'content-type': contentType, 'content-length': String(data.length) }, data);
+/** Stores an object (in the attachments bucket unless `bucket` names another: the mail bucket). */
+export async function putFile(key: string, data: Buffer, contentType: string, bucket?: string): Promise<void> {
+  const response = await s3Fetch(objectUrl(key, bucket), 'PUT', 'PutObject', { 'content-type': contentType, 'content-length': String(data.length) }, data);
   await expectOk(response, 'PutObject');
+}
+
+/** An object's bytes: a followup's small files (the mail sender attaches them), a received message (the mail ingest, from the mail bucket). */
+export async function getFile(key: string, bucket?: string): Promise<Buffer> {
+  const response = await s3Fetch(objectUrl(key, bucket), 'GET', 'GetObject');
+  if (!response.ok) await expectOk(response, 'GetObject');
+  return Buffer.from(await response.arrayBuffer());
 }
 
 async function deleteFile(key: string): Promise<void> {
@@ -116,13 +124,6 @@ export async function deleteFiles(keys: string[]): Promise<string[]> {
 export function attachmentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
-}
-
-/** An object's bytes (the mail sender attaches a followup's small files). */
-export async function getFile(key: string): Promise<Buffer> {
-  const response = await s3Fetch(objectUrl(key), 'GET', 'GetObject');
-  if (!response.ok) await expectOk(response, 'GetObject');
-  return Buffer.from(await response.arrayBuffer());
 }
 
 /** A presigned GET of an attachment, valid `expiresIn` seconds (DOWNLOAD_LINK_SECONDS, or a mail's longer link). */

@@ -71,6 +71,8 @@ export type ListingDimension = (typeof LISTING_DIMENSIONS)[number];
 const TIME_DIMENSIONS: ReadonlySet<ListingDimension> = new Set(['modified', 'created']);
 /** Partition key prefix of failed-login items: the only items every function may write. */
 export const LOGIN_PREFIX = 'LOGIN#';
+/** Partition key prefix of the inbound mail records (store/inbound-mail.ts). */
+const MAIL_IN_PREFIX = 'MAIL_IN#';
 /** Partition key prefix of a ticket's mail log (the change feed reads its bounces from the stream). */
 export const MAIL_PREFIX = 'MAIL#';
 const MAIL_SORT_PREFIX = 'MAIL#';
@@ -227,6 +229,17 @@ export const keys = {
   lateEvent: (id: string) => ({ PK: 'EVENTS_LATE', SK: id }),
 
   /**
+   * Inbound mail (store/inbound-mail.ts): one record per received Message-ID (by its SHA-256, so any
+   * length fits a key), written in the transaction that applies the message, so a message delivered
+   * twice is applied once; what it became (ticket, followup, dropped, held) is on it.
+   */
+  inboundMessage: (idHash: string) => ({ PK: `${MAIL_IN_PREFIX}${idHash}`, SK: 'MESSAGE' }),
+  /** Messages that failed or wait for review, in one partition in order of arrival (the operators' list). */
+  mailProblemsPartition: 'MAIL_IN_PROBLEMS',
+  mailProblem: (id: string) => ({ PK: 'MAIL_IN_PROBLEMS', SK: id }),
+  /** New tickets from one sender within one hour (the rate limit; expires with the hour). */
+  mailSenderHour: (sender: string, hour: string) => ({ PK: `${MAIL_IN_PREFIX}SENDER#${sender}`, SK: `HOUR#${hour}` }),
+  /**
    * A ticket's mail log (store/mail-log.ts): one item per mail, that is per (change, kind,
    * recipient), in a partition of the ticket's own (not its collection: reading a ticket never
    * reads its mail), sorted by `<commit time>#<hash>` (domain/mail.ts `mailId`), so one Query
@@ -285,6 +298,8 @@ export const PARTITIONS = {
   events: keys.eventsPartition,
   feedCursorKey: keys.feedCursorKeyPartition,
   lateEvents: keys.lateEventsPartition,
+  inboundMail: `${MAIL_IN_PREFIX}*`,
+  mailProblems: keys.mailProblemsPartition,
   mail: `${MAIL_PREFIX}*`,
   messageIds: `${MESSAGE_ID_PREFIX}*`,
   ticketCc: 'CC#*',
@@ -305,3 +320,6 @@ export const ATTACHMENT_PREFIX = 'attachments/';
 export function attachmentObjectKey(ticket: number, uuid: string): string {
   return `${ATTACHMENT_PREFIX}${ticket}/${uuid}`;
 }
+
+/** Raw received messages live under this prefix of the mail bucket (SES's S3 action writes there too). */
+export const INBOUND_MAIL_PREFIX = 'inbound/';

@@ -96,8 +96,9 @@ export function childDeletes(followups: Followup[], attachments: Attachment[]): 
 }
 
 /**
- * Stores a new ticket with its opening followup, optional attachment and webhook event (`fileCommit`
- * commits the attachment's uploaded file: store/file-cleanups.ts). The ticket item holds its opening
+ * Stores a new ticket with its opening followup, its attachments (one from the API, any number from
+ * mail) and webhook event (`fileCommit` commits the uploaded files: store/file-cleanups.ts; `also`
+ * adds the caller's own actions, such as the received mail's record). The ticket item holds its opening
  * followup (items.ts `ticketItem`), so a plain create is one conditional PutItem, and then the
  * followup's ref; with an attachment or an event, everything goes in one transaction. Either way only
  * items of this ticket are written, so concurrent creates never conflict; the counts follow from
@@ -107,15 +108,22 @@ export function childDeletes(followups: Followup[], attachments: Attachment[]): 
 export async function createTicket(
   ticket: Ticket,
   opening: Followup,
-  attachment?: Attachment,
+  attachments: Attachment[] = [],
   event?: OutboxEvent,
   fileCommit?: TransactItem,
+  also: TransactItem[] = [],
 ): Promise<TicketCollection> {
-  const attachments = attachment ? [attachment] : [];
   const ticketPut = put(ticketItem(ticket, opening), ITEM_IS_NEW);
   const openingRef = put(followupRefItem(opening));
-  if (attachment || event || fileCommit) {
-    await transact([ticketPut, openingRef, ...childPuts([], attachments, ticket.status), ...(event ? [outboxPut(event)] : []), ...(fileCommit ? [fileCommit] : [])]);
+  if (attachments.length || event || fileCommit || also.length) {
+    await transact([
+      ticketPut,
+      openingRef,
+      ...childPuts([], attachments, ticket.status),
+      ...(event ? [outboxPut(event)] : []),
+      ...(fileCommit ? [fileCommit] : []),
+      ...also,
+    ]);
   } else {
     // The ticket is the commit: once it is stored the create has happened. Its ref only finds the
     // opening followup by id; should that write fail, the stream consumer writes it from the
@@ -201,7 +209,7 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
 }
 
 /**
- * Adds a followup (and its attachments and webhook event) to a ticket, atomically. Only a followup
+ * Adds a followup (and its attachments, webhook event and the caller's `also` actions) to a ticket, atomically. Only a followup
  * that changes the ticket (its status, its resolution) writes the ticket item, conditional on the
  * status it was planned with (StaleTicket when that changed: plan again); any other followup's
  * transaction holds only its own items, so followups on one ticket never conflict. A followup
@@ -215,6 +223,7 @@ export async function addFollowup(
   ticketChanges: FollowupPlan['ticketChanges'],
   event?: OutboxEvent,
   fileCommit?: TransactItem,
+  also: TransactItem[] = [],
 ): Promise<void> {
   const status = ticketChanges.status ?? ticket.status;
   const essential: TransactItem[] = [];
@@ -242,7 +251,7 @@ export async function addFollowup(
       },
     });
   }
-  essential.push(...childPuts([followup], attachments, status), ...(event ? [outboxPut(event)] : []), ...(fileCommit ? [fileCommit] : []));
+  essential.push(...childPuts([followup], attachments, status), ...(event ? [outboxPut(event)] : []), ...(fileCommit ? [fileCommit] : []), ...also);
   let rest: TransactItem[] = [];
   if (status !== ticket.status) {
     const existing = await readTicket(ticket.id);

@@ -29,6 +29,8 @@ export function spawnApiRuntime(env: Record<string, string> = {}): Promise<Spawn
 
 export interface SpawnedRuntime {
   url: string;
+  /** Where its SMTP server (mail in) listens. */
+  smtpPort: number;
   output: () => string;
   /** Ctrl-C: a clean stop. */
   stop(): Promise<void>;
@@ -43,8 +45,9 @@ export async function spawnRuntime(env: Record<string, string> = {}): Promise<Sp
     cwd: ROOT,
     // Request log lines (and `npm start`'s access lines) only where a test reads them: nobody reads
     // the others, and writes to a pipe are synchronous on Linux. The table's stream is read every
-    // STREAM_POLL_MS rather than every 50 ms: see there.
-    env: { ...process.env, PORT: '0', HELPDESK_DATA_DIR: 'memory', POWERTOOLS_LOG_LEVEL: 'WARN', HELPDESK_LOG_FORMAT: 'json', HELPDESK_STREAM_POLL_MS: STREAM_POLL_MS, ...env },
+    // STREAM_POLL_MS rather than every 50 ms: see there. Mail in listens on a free port, never on
+    // `npm start`'s 2525.
+    env: { ...process.env, PORT: '0', HELPDESK_SMTP_PORT: '0', HELPDESK_DATA_DIR: 'memory', POWERTOOLS_LOG_LEVEL: 'WARN', HELPDESK_LOG_FORMAT: 'json', HELPDESK_STREAM_POLL_MS: STREAM_POLL_MS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -58,8 +61,9 @@ export async function spawnRuntime(env: Record<string, string> = {}): Promise<Sp
       fail(new Error(`local runtime did not start in 180 s:\n${output}`));
     }, 180_000);
     child.stdout!.on('data', () => {
+      // The API's line, then mail in's (printed right after it).
       const m = /listening on (http:\/\/[^/\s]+)/.exec(output);
-      if (m) {
+      if (m && /SMTP listening on/.test(output)) {
         clearTimeout(timer);
         done(m[1]!);
       }
@@ -75,5 +79,6 @@ export async function spawnRuntime(env: Record<string, string> = {}): Promise<Sp
       child.once('exit', () => done());
       child.kill(signal);
     });
-  return { url, output: () => output, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+  const smtpPort = Number(/SMTP listening on [^:\s]+:(\d+)/.exec(output)?.[1]);
+  return { url, smtpPort, output: () => output, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }

@@ -1,0 +1,75 @@
+/**
+ * `npx tsx bench/mail-in.ts`: the mail ingest's CPU and time per message (shared/mail-in/ingest.ts),
+ * as the AWS function spends them: a plain message that opens a ticket, and one with a 5 MB
+ * attachment (parsed, uploaded to S3, recorded). The engines (DynamoDB Local, s3rver) run in a child
+ * process, so this process's CPU is the ingest's own (its S3 and DynamoDB calls' client side
+ * included), not the engines'. Writes the "Mail in" section of docs/benchmarks.md (kept by the full
+ * `npm run bench`).
+ */
+import { fork } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { renderMailIn, withSection, MAIL_IN_START, MAIL_IN_END, type MailInResult } from './report';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const REPORT = resolve(ROOT, 'docs/benchmarks.md');
+const log = (text: string) => process.stderr.write(`${text}\n`);
+
+// The engines in a child process: it prints their endpoints, and stops them when this one ends.
+if (process.argv[2] === '--engines') {
+  const { startEngines } = await import('../infra/local/engines');
+  const engines = await startEngines('memory');
+  process.send!({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint });
+  process.on('disconnect', () => void engines.stop().then(() => process.exit(0)));
+} else {
+  const child = fork(import.meta.filename, ['--engines'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const endpoints = await new Promise<{ dynamoEndpoint: string; s3Endpoint: string }>((done) => child.once('message', (m) => done(m as never)));
+  const { useLocalEngines } = await import('../infra/local/endpoints');
+  useLocalEngines(endpoints);
+  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+  process.env.HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR = '1000000';
+  const { bootstrap } = await import('../infra/local/bootstrap');
+  await bootstrap();
+  const { ingest } = await import('../shared/mail-in/ingest');
+
+  let n = 0;
+  const message = (attachment?: Buffer) =>
+    new MailComposer({
+      from: `sender${n}@example.com`,
+      to: 'support@localhost',
+      subject: `Bench ${n}`,
+      messageId: `<bench.${n++}.${Date.now()}@example.com>`,
+      text: 'The printer on floor 2 is jammed again.\n\nOn Mon, someone wrote:\n> earlier text',
+      html: '<p>The printer on floor 2 is jammed again.</p>',
+      attachments: attachment ? [{ filename: 'scan.pdf', content: attachment, contentType: 'application/pdf' }] : [],
+    })
+      .compile()
+      .build();
+
+  async function measure(name: string, count: number, attachment?: Buffer): Promise<MailInResult> {
+    const raws = await Promise.all(Array.from({ length: count * 2 }, () => message(attachment)));
+    const run = async (batch: Buffer[]) => {
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      for (const raw of batch) {
+        const result = await ingest({ raw, rawKey: 'inbound/bench', recipients: ['support@localhost'] });
+        if (result.outcome !== 'ticket') throw new Error(`bench message became ${result.outcome}`);
+      }
+      const used = process.cpuUsage(cpu);
+      return { cpuMs: (used.user + used.system) / 1000 / batch.length, ms: (performance.now() - started) / batch.length };
+    };
+    await run(raws.slice(0, count)); // warm-up
+    const measured = await run(raws.slice(count));
+    const result = { message: name, bytes: raws[0]!.length, messages: count, cpuMs: Math.round(measured.cpuMs * 10) / 10, ms: Math.round(measured.ms * 10) / 10 };
+    log(JSON.stringify(result));
+    return result;
+  }
+
+  const results = [await measure('plain (text and HTML parts, a quoted reply)', 100), await measure('with a 5 MB attachment', 10, Buffer.alloc(5 * 1024 * 1024, 7))];
+  const report = readFileSync(REPORT, 'utf8');
+  writeFileSync(REPORT, withSection(report, MAIL_IN_START, MAIL_IN_END, renderMailIn(results, new Date().toISOString())));
+  log('wrote the Mail in section of docs/benchmarks.md');
+  child.disconnect();
+  process.exit(0);
+}

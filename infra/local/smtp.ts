@@ -1,0 +1,99 @@
+/**
+ * The local runtime's way in for mail (docs/local.md, "Mail in"): an SMTP server on loopback that
+ * accepts mail for the queues' addresses, stores each message raw in the local S3 as SES's S3 action
+ * would (the mail bucket, under `inbound/`), and runs the same ingest as the AWS function
+ * (shared/mail-in/ingest.ts). Any mail client or library can send to it; nothing leaves the machine.
+ *
+ * No AUTH and no STARTTLS: it listens on loopback only. A message over the 40 MB limit is refused
+ * while it is sent (552); one the ingest refuses (MIME nesting, header size, parts) is answered 554
+ * with the reason, and kept for operators like every problem.
+ */
+import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
+import { randomUUID } from 'node:crypto';
+import { config } from '../../shared/config';
+import { MAX_MESSAGE_BYTES, addressBook, withoutTag } from '../../shared/domain/mail-in';
+import { putFile } from '../../shared/store/files';
+import { INBOUND_MAIL_PREFIX } from '../../shared/store/keys';
+import { listQueues } from '../../shared/store/queues';
+import { ingest, type IngestResult } from '../../shared/mail-in/ingest';
+import type { MailInHooks } from '../../shared/mail-in/hooks';
+import { MAIL_IN_GRANTS } from '../../shared/api/table-access';
+import { asFunction } from './table-access';
+
+export interface LocalSmtp {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** An SMTP reply: `responseCode` is what the client sees. */
+const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+
+/** The key a received message is kept under: by date, as a listing of the bucket reads. */
+export function inboundKey(now: Date): string {
+  return `${INBOUND_MAIL_PREFIX}${now.toISOString().slice(0, 10)}/${randomUUID()}`;
+}
+
+async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The SMTP answer to an ingest's outcome: accepted unless the message itself was refused. */
+function answer(result: IngestResult): string {
+  if (result.outcome === 'refused') throw smtpError(554, `5.6.0 Message refused: ${result.reason}`);
+  if (result.outcome === 'ticket' || result.outcome === 'followup') return `Accepted: ${result.outcome} on ticket ${result.ticket}`;
+  if (result.outcome === 'duplicate') return 'Accepted: already received';
+  return `Accepted: ${result.outcome} (${result.reason})`;
+}
+
+/** The addresses mail is accepted for: the queues' and the helpdesk's sender (plus-addressed replies to it). */
+async function ownAddresses(): Promise<Set<string>> {
+  return addressBook(await listQueues(), config.mailIn.domain, config.mailIn.fromAddress).own;
+}
+
+export async function startLocalSmtp(port: number, hooks?: MailInHooks, host = '127.0.0.1'): Promise<LocalSmtp> {
+  const server = new SMTPServer({
+    logger: false,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    authOptional: true,
+    size: MAX_MESSAGE_BYTES,
+    rejectOversized: true,
+    banner: 'helpdesk local mail in',
+    onRcptTo(address, _session, callback) {
+      ownAddresses().then(
+        (own) => callback(own.has(withoutTag(address.address)) ? null : smtpError(550, `5.1.1 No queue answers at ${address.address}`)),
+        (error: Error) => callback(smtpError(451, `4.3.0 Try again later: ${error.message}`)),
+      );
+    },
+    onData(stream, session, callback) {
+      const receivedAt = new Date();
+      readAll(stream)
+        .then(async (raw) => {
+          if (stream.sizeExceeded) throw smtpError(552, `5.3.4 Message over the ${MAX_MESSAGE_BYTES}-byte limit`);
+          const rawKey = inboundKey(receivedAt);
+          await putFile(rawKey, raw, 'message/rfc822', config.mailIn.bucket);
+          const recipients = session.envelope.rcptTo.map((r) => r.address);
+          // Held to the AWS function's grants, as the API's handlers are to theirs (table-access.ts).
+          return answer(await asFunction('mail-in/ingest', MAIL_IN_GRANTS, () => ingest({ raw, rawKey, recipients, receivedAt }, hooks)));
+        })
+        .then(
+          (message) => callback(null, message),
+          (error: Error & { responseCode?: number }) => callback(error.responseCode ? error : smtpError(451, `4.3.0 Not stored: ${error.message}`)),
+        );
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', () => undefined); // a client's broken connection is its own problem
+  const address = server.server.address() as { port: number };
+  return {
+    port: address.port,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

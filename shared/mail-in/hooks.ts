@@ -1,0 +1,65 @@
+/**
+ * What the ingest reads and writes of the outbound mail and the mail settings (issue 22): the
+ * verified reply address and thread root (domain/mail-threading.ts, keyed by the mail secret), the
+ * Message-IDs the helpdesk sent (store/mail-log.ts), a ticket's CC list (store/ticket-ccs.ts) and
+ * the suppression list (store/suppressions.ts). An interface, so that a test can stand in for one.
+ */
+import { ticketOfReplyAddress, ticketOfThreadRoot } from '../domain/mail-threading';
+import { storedDateTime } from '../domain/datetime';
+import { logger } from '../observability';
+import { ticketOfMessageId } from '../store/mail-log';
+import { suppress } from '../store/suppressions';
+import { DuplicateCc, addTicketCc, ticketCcAddresses } from '../store/ticket-ccs';
+import { mailSecret } from '../mail/secret';
+
+export interface MailInHooks {
+  /** The ticket a plus-addressed reply address names, once its tag is verified (undefined: none, or forged). */
+  ticketOfReplyAddress(address: string): Promise<number | undefined>;
+  /** The ticket of the latest of these Message-IDs that the helpdesk sent (or its verified thread root). */
+  ticketOfSentMessageIds(ids: string[]): Promise<number | undefined>;
+  /** A ticket's CC addresses (lowercase). */
+  ticketCcs(ticket: number): Promise<string[]>;
+  /** Adds addresses to a ticket's CC list (the queue's own already left out), as upstream's create_ticket_cc. */
+  addTicketCcs(ticket: number, addresses: string[]): Promise<void>;
+  /** Puts addresses that bounced for good on the suppression list. */
+  suppress(addresses: string[], detail: string): Promise<void>;
+}
+
+/** The mail secret, or undefined where none is set (then no reply address or root verifies). */
+async function secretOrNone(): Promise<string | undefined> {
+  try {
+    return await mailSecret();
+  } catch (error) {
+    logger.warn('mail secret unavailable: reply addresses and thread roots are not verified', { error: String(error) });
+    return undefined;
+  }
+}
+
+export const storeHooks: MailInHooks = {
+  async ticketOfReplyAddress(address) {
+    if (!address.includes('+')) return undefined;
+    const secret = await secretOrNone();
+    return secret ? ticketOfReplyAddress(address, secret) : undefined;
+  },
+  async ticketOfSentMessageIds(ids) {
+    const secret = await secretOrNone();
+    for (const id of [...ids].reverse()) {
+      const ticket = (secret ? ticketOfThreadRoot(id, secret) : undefined) ?? (await ticketOfMessageId(id));
+      if (ticket !== undefined) return ticket;
+    }
+    return undefined;
+  },
+  ticketCcs: (ticket) => ticketCcAddresses(ticket),
+  async addTicketCcs(ticket, addresses) {
+    const present = new Set(await ticketCcAddresses(ticket));
+    for (const email of addresses.filter((a) => !present.has(a))) {
+      await addTicketCc(ticket, { email, user: null, can_view: true, can_update: false }).catch((error: unknown) => {
+        if (!(error instanceof DuplicateCc)) throw error;
+      });
+    }
+  },
+  async suppress(addresses, detail) {
+    const since = storedDateTime(new Date());
+    for (const address of addresses) await suppress({ address, reason: 'bounce', detail, since, message_id: null });
+  },
+};

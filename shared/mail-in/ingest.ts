@@ -1,0 +1,253 @@
+/**
+ * The one ingest every way in runs (SES on AWS, the IMAP poller, the local SMTP server): a received
+ * message, already stored raw, becomes a ticket or a followup, or is dropped, held or kept as a
+ * problem, and what it became is recorded by its Message-ID (docs/email.md, "Email in").
+ *
+ *   parse (parse.ts: limits) → classify (domain rules) → route (reply address, thread ids, subject
+ *   tag with a sender check; merged tickets to their target) → apply through the store's own ticket
+ *   and followup writes, with the Message-ID record in the same transaction (a redelivery applies
+ *   nothing: SES and IMAP both deliver twice at times).
+ *
+ * Tickets and followups are written as the API writes them (store/tickets.ts), so the change feed,
+ * webhooks and the outbound mail (driven by the table's stream) see them as their own events.
+ */
+import { addressBook, classify, attachmentName, permanentFailures, planMailFollowup, planMailTicket, subjectTags, withoutTag, HTML_BODY_FILENAME, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES, type Letter, type Verdicts } from '../domain/mail-in';
+import type { Queue, Ticket, UploadedFile, UserSummary } from '../domain/records';
+import { parseCustomValues } from '../domain/custom-fields';
+import { config } from '../config';
+import { logger, METRICS, metrics } from '../observability';
+import { newAttachments } from '../store/attachments';
+import { reserveIds } from '../store/counters';
+import { listCustomFields } from '../store/custom-fields';
+import { withFiles } from '../store/file-cleanups';
+import { countNewTicket, findInbound, inboundRecordPut, keepProblem, recordInbound, ticketOfReceived, type InboundRecord, type MailProblem } from '../store/inbound-mail';
+import { listQueues } from '../store/queues';
+import { MissingTicket, StaleTicket, addFollowup, createTicket, getTicket } from '../store/tickets';
+import { listUsers } from '../store/users';
+import { retryWhileStale } from '../middleware/stale';
+import type { TransactItem } from '../store/transact';
+import { webhookEventFor } from '../webhooks/settings';
+import { MailRefused, parseMail, type ParsedMail } from './parse';
+import { storeHooks, type MailInHooks } from './hooks';
+
+export interface Delivery {
+  raw: Buffer;
+  /** Where the raw message is kept in the mail bucket (stored before the ingest runs). */
+  rawKey: string;
+  /** The envelope recipients (SMTP RCPT TO, SES's receipt recipients). */
+  recipients: string[];
+  verdicts?: Verdicts;
+  receivedAt?: Date;
+  /** An operator releases a held message: its hold (spam, DMARC, rate) no longer applies. */
+  release?: boolean;
+}
+
+export type IngestResult =
+  | { outcome: 'ticket'; ticket: number; followup: number; notes: string[] }
+  | { outcome: 'followup'; ticket: number; followup: number; reopened: boolean; notes: string[] }
+  | { outcome: 'duplicate'; record: InboundRecord }
+  | { outcome: 'dropped' | 'bounce'; reason: string }
+  | { outcome: 'held' | 'refused' | 'failed'; reason: string; problem: MailProblem };
+
+type QueueWithAddress = Queue & { email_address?: string | null };
+
+/** Runs the ingest; whatever goes wrong is kept as a problem (raw, listed, re-runnable), counted and logged. */
+export async function ingest(delivery: Delivery, hooks: MailInHooks = storeHooks): Promise<IngestResult> {
+  const received = (delivery.receivedAt ?? new Date()).toISOString();
+  let mail: ParsedMail | undefined;
+  const problem = async (kind: MailProblem['kind'], reason: string) => {
+    metrics.addMetric(METRICS.mailInProblems, 'Count', 1);
+    logger.warn('inbound mail kept for operators', { kind, reason, rawKey: delivery.rawKey });
+    return keepProblem({ kind, reason, raw_key: delivery.rawKey, message_id: mail?.messageId ?? null, sender: mail?.from ?? '', received, recipients: delivery.recipients });
+  };
+  try {
+    mail = await parseMail(delivery.raw);
+    return await apply(mail, delivery, hooks, received, problem);
+  } catch (error) {
+    if (error instanceof MailRefused) return { outcome: 'refused', reason: error.message, problem: await problem('failed', `refused: ${error.message}`) };
+    const reason = `failed: ${(error as Error).message ?? String(error)}`;
+    logger.error('inbound mail not applied', { error: String(error), rawKey: delivery.rawKey });
+    return { outcome: 'failed', reason, problem: await problem('failed', reason) };
+  }
+}
+
+async function apply(
+  mail: ParsedMail,
+  delivery: Delivery,
+  hooks: MailInHooks,
+  received: string,
+  problem: (kind: MailProblem['kind'], reason: string) => Promise<MailProblem>,
+): Promise<IngestResult> {
+  const seen = await findInbound(mail.messageId);
+  // A held message is recorded as held; only an operator's release applies it after all.
+  if (seen && !(delivery.release && seen.outcome === 'held')) return { outcome: 'duplicate', record: seen };
+
+  const queues = (await listQueues()) as QueueWithAddress[];
+  const { queueByAddress, own } = addressBook(queues, config.mailIn.domain, config.mailIn.fromAddress);
+  const notes: string[] = [];
+  const record = (outcome: InboundRecord['outcome'], notes: string[], ticket: number | null = null, followup: number | null = null): InboundRecord => ({
+    message_id: mail.messageId,
+    outcome,
+    ticket,
+    followup,
+    raw_key: delivery.rawKey,
+    sender: mail.from,
+    received,
+    notes,
+  });
+
+  const recordPut = (outcome: 'ticket' | 'followup', ticket: number, followup: number) => inboundRecordPut(record(outcome, notes, ticket, followup), delivery.release === true);
+
+  const verdict = classify({ headers: mail.headers, from: mail.from, subject: mail.subject, partTypes: mail.parts.map((p) => p.mimeType), ownAddresses: own, verdicts: delivery.verdicts });
+  if (verdict.action === 'drop') {
+    await recordInbound(record('dropped', [verdict.reason]));
+    return { outcome: 'dropped', reason: verdict.reason };
+  }
+  if (verdict.action === 'bounce') {
+    const failed = permanentFailures(mail.deliveryStatus ?? '');
+    if (failed.length) await hooks.suppress(failed, `delivery status report ${mail.messageId}`);
+    const reason = `${verdict.reason}; permanent failures: ${failed.join(', ') || 'none'}`;
+    await recordInbound(record('bounce', [reason]));
+    return { outcome: 'bounce', reason };
+  }
+  if (verdict.action === 'hold' && !delivery.release) {
+    await recordInbound(record('held', [verdict.reason]));
+    return { outcome: 'held', reason: verdict.reason, problem: await problem('held', verdict.reason) };
+  }
+  notes.push(...(verdict.action === 'accept' ? verdict.notes : [`released by an operator: ${verdict.reason}`]));
+  if (mail.undecodable) notes.push(`${mail.undecodable} characters could not be decoded (shown as U+FFFD)`);
+
+  const addressed = [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc];
+  const queue = addressed.map((a) => queueByAddress.get(withoutTag(a))).find((q) => q !== undefined);
+  const users = await listUsers();
+  const sender = users.find((u) => u.is_active && u.email.toLowerCase() === mail.from);
+  const letter: Letter = { sender: mail.from, subject: mail.subject, body: mail.body, messageId: mail.messageId, priority: mail.priority };
+  const ccs = [...new Set([...mail.to, ...mail.cc])].filter((a) => !own.has(withoutTag(a)) && a !== mail.from);
+  const files = filesOf(mail, notes);
+
+  const target = await route(mail, addressed, queues, users, hooks);
+  if (target) {
+    return applyFollowup(target, letter, sender, files, notes, recordPut, hooks, ccs);
+  }
+  if (!queue) {
+    const reason = `no queue answers at ${delivery.recipients.join(', ') || mail.to.join(', ') || 'the recipients'}`;
+    return { outcome: 'refused', reason, problem: await problem('failed', `refused: ${reason}`) };
+  }
+  if (!delivery.release && (await countNewTicket(mail.from, new Date(received))) > config.mailIn.ticketsPerSenderHour) {
+    const reason = `rate: over ${config.mailIn.ticketsPerSenderHour} new tickets from ${mail.from} in an hour`;
+    await recordInbound(record('held', [reason]));
+    return { outcome: 'held', reason, problem: await problem('held', reason) };
+  }
+  const defs = await listCustomFields();
+  const plan = planMailTicket(letter, queue.id, parseCustomValues(defs, {}, 'create', 'json').values, sender?.id ?? null, new Date(received));
+  const ids = await reserveIds({ ticket: 1, followup: 1, attachment: files.length });
+  const ticket: Ticket = { id: ids.ticket, ...plan.ticket };
+  const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
+  const uploads = newAttachments(ticket.id, opening.id, ids.attachment, files);
+  const event = webhookEventFor('ticket.created', ticket.id, null, config.publicUrl ?? '');
+  const written = await writeOnce(mail.messageId, () =>
+    withFiles(uploads.files, (fileCommit) => createTicket(ticket, opening, uploads.records, event, fileCommit, [recordPut('ticket', ticket.id, opening.id)])),
+  );
+  if (written !== true) return written;
+  if (ccs.length) await hooks.addTicketCcs(ticket.id, ccs);
+  return { outcome: 'ticket', ticket: ticket.id, followup: opening.id, notes };
+}
+
+/**
+ * The ticket a reply belongs to, or undefined for a new one: its verified reply address, then the
+ * thread's Message-IDs (sent or received), then a subject tag when the sender may write to that
+ * ticket. A merged ticket is followed to its target.
+ */
+async function route(mail: ParsedMail, addressed: string[], queues: QueueWithAddress[], users: UserSummary[], hooks: MailInHooks): Promise<Ticket | undefined> {
+  let id: number | undefined;
+  for (const address of addressed) id ??= await hooks.ticketOfReplyAddress(address);
+  if (id === undefined && mail.threadIds.length) id = (await hooks.ticketOfSentMessageIds(mail.threadIds)) ?? (await ticketOfReceived(mail.threadIds));
+  let ticket = id === undefined ? undefined : await getTicket(id);
+  if (!ticket) ticket = await taggedTicket(mail, queues, users, hooks);
+  for (let hops = 0; ticket?.merged_to != null && hops < 10; hops++) ticket = await getTicket(ticket.merged_to);
+  return ticket;
+}
+
+/** Upstream's `[<slug>-<id>]`, honoured only from the ticket's submitter, one of its CCs, or staff. */
+async function taggedTicket(mail: ParsedMail, queues: QueueWithAddress[], users: UserSummary[], hooks: MailInHooks): Promise<Ticket | undefined> {
+  for (const tag of subjectTags(mail.subject)) {
+    const queue = queues.find((q) => q.slug === tag.slug);
+    const ticket = queue ? await getTicket(tag.ticket) : undefined;
+    if (!ticket || ticket.queue !== queue!.id) continue;
+    const staff = users.some((u) => u.is_active && u.is_staff && u.email.toLowerCase() === mail.from);
+    const known = staff || ticket.submitter_email?.toLowerCase() === mail.from || (await hooks.ticketCcs(ticket.id)).includes(mail.from);
+    if (known) return ticket;
+    logger.info('subject tag ignored: the sender is not on the ticket', { ticket: ticket.id });
+  }
+  return undefined;
+}
+
+async function applyFollowup(
+  found: Ticket,
+  letter: Letter,
+  sender: UserSummary | undefined,
+  files: UploadedFile[],
+  notes: string[],
+  recordPut: (outcome: 'followup', ticket: number, followup: number) => TransactItem,
+  hooks: MailInHooks,
+  ccs: string[],
+): Promise<IngestResult> {
+  let ticket = found;
+  const ids = await reserveIds({ followup: 1, attachment: files.length });
+  const uploads = newAttachments(ticket.id, ids.followup, ids.attachment, files);
+  const event = webhookEventFor('followup.created', ticket.id, ids.followup, config.publicUrl ?? '');
+  let reopened = false;
+  const written = await writeOnce(letter.messageId, () =>
+    withFiles(uploads.files, (fileCommit) =>
+      retryWhileStale(
+        async (attempt) => {
+          if (attempt > 1) ticket = (await getTicket(ticket.id)) ?? ticket;
+          const plan = planMailFollowup(letter, ticket, sender?.id ?? null, new Date());
+          reopened = plan.ticketChanges.status !== undefined;
+          await addFollowup(ticket, { id: ids.followup, ...plan.followup }, uploads.records, plan.ticketChanges, event, fileCommit, [recordPut('followup', ticket.id, ids.followup)]);
+        },
+        (error) => error instanceof StaleTicket,
+      ),
+    ),
+  );
+  if (written !== true) return written;
+  if (ccs.length) await hooks.addTicketCcs(ticket.id, ccs);
+  return { outcome: 'followup', ticket: ticket.id, followup: ids.followup, reopened, notes };
+}
+
+/**
+ * Runs a write that carries the Message-ID's record; when it fails, the record says whether another
+ * delivery of the same message won meanwhile (then this one is a duplicate, its uploads abandoned).
+ */
+async function writeOnce(messageId: string, write: () => Promise<unknown>): Promise<true | IngestResult> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    const seen = await findInbound(messageId);
+    if (seen) return { outcome: 'duplicate', record: seen };
+    if (error instanceof MissingTicket) throw new Error('the ticket was deleted while the reply was applied', { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * The message's files as the followup's attachments: its attachments and inline images, and the HTML
+ * body kept as upstream keeps it. Files over the limits stay out (said in the notes; the raw message
+ * keeps them).
+ */
+function filesOf(mail: ParsedMail, notes: string[]): UploadedFile[] {
+  const files: UploadedFile[] = [];
+  let total = 0;
+  const add = (filename: string, contentType: string, data: Buffer) => {
+    if (data.length > MAX_ATTACHMENT_BYTES || total + data.length > MAX_ATTACHMENTS_BYTES) {
+      notes.push(`attachment ${filename} (${data.length} bytes) not stored: over the ${data.length > MAX_ATTACHMENT_BYTES ? 'per-file' : 'per-message'} limit; it is in the kept message`);
+      return;
+    }
+    total += data.length;
+    files.push({ field: 'attachments', filename, contentType, data });
+  };
+  mail.parts.forEach((part, i) => add(attachmentName(i + 1, part.filename, part.mimeType), part.mimeType, part.data));
+  if (mail.html) add(HTML_BODY_FILENAME, 'text/html', Buffer.from(mail.html, 'utf8'));
+  return files;
+}

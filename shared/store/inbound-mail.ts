@@ -1,0 +1,134 @@
+/**
+ * Inbound mail records (docs/email.md, "Email in"; docs/data-model.md): the record of each received
+ * Message-ID and what it became, the operators' list of messages that failed or wait for review,
+ * and the per-sender count of new tickets.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb';
+import { config } from '../config';
+import { dynamo } from './clients';
+import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
+import { batchGet, queryAll } from './query';
+import { isConditionFailure, type TransactItem } from './transact';
+
+/** What a received message became. */
+export type InboundOutcome = 'ticket' | 'followup' | 'dropped' | 'held' | 'bounce' | 'failed';
+
+export interface InboundRecord {
+  message_id: string;
+  outcome: InboundOutcome;
+  ticket: number | null;
+  followup: number | null;
+  /** The raw message's key in the mail bucket. */
+  raw_key: string;
+  sender: string;
+  received: string;
+  /** Why it was dropped or held; authentication failures and decoding notes of an applied one. */
+  notes: string[];
+}
+
+const idHash = (messageId: string) => createHash('sha256').update(messageId).digest('hex');
+
+/**
+ * The record's write, conditional on the Message-ID being new (or, for a held message an operator
+ * releases, on its being held): one action of the applying transaction.
+ */
+export function inboundRecordPut(record: InboundRecord, releasing = false): TransactItem {
+  const Item = { ...keys.inboundMessage(idHash(record.message_id)), ...record };
+  if (!releasing) return { Put: { TableName: config.tableName, Item, ConditionExpression: ITEM_IS_NEW } };
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item,
+      ConditionExpression: `${ITEM_IS_NEW} OR #outcome = :held`,
+      ExpressionAttributeNames: { '#outcome': 'outcome' },
+      ExpressionAttributeValues: { ':held': 'held' },
+    },
+  };
+}
+
+/** Records a message that created nothing (dropped, held, a bounce); false if its Message-ID was recorded already. */
+export async function recordInbound(record: InboundRecord): Promise<boolean> {
+  try {
+    await dynamo.send(new PutCommand(inboundRecordPut(record).Put!));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+function toRecord(item: Record<string, unknown>): InboundRecord {
+  const { PK: _pk, SK: _sk, ...record } = item;
+  return record as unknown as InboundRecord;
+}
+
+/** The record of a Message-ID (strongly consistent), if it was received before. */
+export async function findInbound(messageId: string): Promise<InboundRecord | undefined> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.inboundMessage(idHash(messageId)), ConsistentRead: true }));
+  return out.Item ? toRecord(out.Item) : undefined;
+}
+
+/** The ticket of the latest of `ids` that was received and applied (a reply referencing an earlier message of its thread). */
+export async function ticketOfReceived(ids: string[]): Promise<number | undefined> {
+  if (!ids.length) return undefined;
+  const found = new Map((await batchGet(ids.map((id) => keys.inboundMessage(idHash(id))))).map((i) => [i.message_id as string, toRecord(i)]));
+  for (const id of [...ids].reverse()) {
+    const ticket = found.get(id)?.ticket;
+    if (typeof ticket === 'number') return ticket;
+  }
+  return undefined;
+}
+
+/**
+ * Counts one more new ticket from `sender` in the hour of `now`; returns the count so far (this one
+ * included). A plain ADD: exact under concurrency, and it expires with the hour after.
+ */
+export async function countNewTicket(sender: string, now: Date): Promise<number> {
+  const hour = now.toISOString().slice(0, 13);
+  const out = await dynamo.send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.mailSenderHour(sender, hour),
+      UpdateExpression: 'ADD tickets :one SET expires_at = :expires',
+      ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(now.getTime() / 1000) + 2 * 3600 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(out.Attributes?.tickets ?? 1);
+}
+
+/** A message that could not be applied (`failed`) or waits for an operator (`held`): kept raw, listed, re-runnable. */
+export interface MailProblem {
+  id: string;
+  kind: 'failed' | 'held';
+  reason: string;
+  raw_key: string;
+  message_id: string | null;
+  sender: string;
+  received: string;
+  /** The envelope recipients, as delivered. */
+  recipients: string[];
+  attempts: number;
+}
+
+/** Keeps a problem; its id sorts by arrival. */
+export async function keepProblem(problem: Omit<MailProblem, 'id' | 'attempts'>, attempts = 1): Promise<MailProblem> {
+  const kept: MailProblem = { id: `${problem.received}#${randomUUID().slice(0, 8)}`, attempts, ...problem };
+  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.mailProblem(kept.id), ...kept } }));
+  return kept;
+}
+
+export async function listProblems(): Promise<MailProblem[]> {
+  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.mailProblemsPartition }, ConsistentRead: true });
+  return items.map((i) => toRecord(i) as unknown as MailProblem);
+}
+
+export async function getProblem(id: string): Promise<MailProblem | undefined> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.mailProblem(id), ConsistentRead: true }));
+  return out.Item ? (toRecord(out.Item) as unknown as MailProblem) : undefined;
+}
+
+export async function removeProblem(id: string): Promise<void> {
+  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.mailProblem(id) }));
+}

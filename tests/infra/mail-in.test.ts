@@ -1,0 +1,91 @@
+/**
+ * Template tests of mail in on AWS (infra/mail-in.ts): off by default; with it on, the receipt rule
+ * set and its activation, the encrypted bucket with its lifecycle, the ingest function and its
+ * least-privilege grants, the alarms; and cdk-nag clean.
+ */
+import type { PolicyViolation } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { buildHelpdesk } from '../../infra/app';
+import { addNagChecks } from '../../infra/nag';
+import { MAIL_IN_GRANTS } from '../../shared/api/table-access';
+import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+
+const ON = { mailInRecipients: 'support@example.org,example.net' };
+
+function mailInApi(env = 'dev'): Template {
+  return apiTemplate(buildHelpdesk(templateApp(env, ON)).api);
+}
+
+describe('mail in on AWS', () => {
+  it('is off unless an environment names its recipients', () => {
+    for (const env of ['dev', 'staging', 'prod']) {
+      const api = apiTemplate(buildHelpdesk(templateApp(env)).api);
+      expect(Object.keys(api.findResources('AWS::SES::ReceiptRuleSet'))).toEqual([]);
+    }
+  });
+
+  it('has a rule set whose rule scans, stores the message raw, then runs the ingest, and a custom resource that activates it', () => {
+    const api = mailInApi();
+    const [ingestId] = functionIn(api, 'MailInIngest');
+    api.resourceCountIs('AWS::SES::ReceiptRuleSet', 1);
+    const rule = Object.values(api.findResources('AWS::SES::ReceiptRule') as Record<string, Resource>)[0]!.Properties.Rule;
+    expect(rule).toMatchObject({ Enabled: true, ScanEnabled: true, TlsPolicy: 'Require', Recipients: ['support@example.org', 'example.net'] });
+    expect(rule.Actions.map((a: Record<string, unknown>) => Object.keys(a)[0])).toEqual(['S3Action', 'LambdaAction']);
+    expect(rule.Actions[0].S3Action.ObjectKeyPrefix).toBe('inbound/');
+    expect(JSON.stringify(rule.Actions[1].LambdaAction.FunctionArn)).toContain(ingestId);
+    const activation = Object.values(api.findResources('Custom::AWS') as Record<string, Resource>);
+    expect(activation).toHaveLength(1);
+    expect(JSON.stringify(activation[0]!.Properties.Create)).toContain('setActiveReceiptRuleSet');
+    expect(JSON.stringify(activation[0]!.Properties.Delete)).toContain('setActiveReceiptRuleSet');
+  });
+
+  it('keeps messages in a private, encrypted bucket that expires them', () => {
+    const api = mailInApi();
+    const buckets = Object.entries(api.findResources('AWS::S3::Bucket') as Record<string, Resource>).filter(([id]) => id.startsWith('MailInMessages'));
+    expect(buckets).toHaveLength(1);
+    const props = buckets[0]![1].Properties;
+    expect(props.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(props.PublicAccessBlockConfiguration).toMatchObject({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(props.LifecycleConfiguration.Rules[0]).toMatchObject({ Prefix: 'inbound/', ExpirationInDays: 90, Status: 'Enabled' });
+  });
+
+  it('gives the ingest its table grants, read of the messages and write of attachments only', () => {
+    const api = mailInApi();
+    const [ingestId] = functionIn(api, 'MailInIngest');
+    const statements = roleStatements(api, ingestId).filter((s) => !actions([s]).some((a) => a.startsWith('logs:') || a.startsWith('xray:')));
+    const table = statements.filter((s) => actions([s]).some((a) => a.startsWith('dynamodb:')));
+    expect(table).toHaveLength(MAIL_IN_GRANTS.length);
+    for (const s of table) expect(s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'].length).toBeGreaterThan(0);
+    const files = statements.filter((s) => actions([s]).some((a) => a.startsWith('s3:')));
+    const writes = files.filter((s) => actions([s]).includes('s3:PutObject'));
+    expect(actions(writes).sort()).toEqual(['s3:DeleteObject', 's3:PutObject']);
+    expect(JSON.stringify(writes[0]!.Resource)).toMatch(/\/attachments\/\*"\]\]\}$/);
+    const reads = files.filter((s) => !writes.includes(s));
+    expect(actions(reads).every((a) => a.startsWith('s3:Get') || a.startsWith('s3:List'))).toBe(true);
+    expect(JSON.stringify(reads)).toContain('/inbound/*');
+    expect(statements.length).toBe(table.length + files.length);
+  });
+
+  it('alarms on mail kept for operators and on a failing ingest', () => {
+    const api = mailInApi();
+    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>);
+    expect(alarms.filter((a) => a.Properties.MetricName === 'MailInProblems')).toHaveLength(1);
+    const [ingestId] = functionIn(api, 'MailInIngest');
+    expect(alarms.filter((a) => a.Properties.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(ingestId))).toHaveLength(1);
+  });
+
+  it('refuses recipients that are neither addresses nor domains', () => {
+    expect(() => buildHelpdesk(templateApp('dev', { mailInRecipients: 'not an address' }))).toThrow(/mailInRecipients/);
+  });
+
+  it.each(['dev', 'prod'])('leaves no unacknowledged cdk-nag finding in %s', (env) => {
+    const app = templateApp(env, ON);
+    buildHelpdesk(app);
+    const checks = addNagChecks(app);
+    app.synth();
+    const report = checks.validateScope(app);
+    const findings = report.violations.flatMap((v: PolicyViolation) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}: ${v.description}`));
+    expect(findings).toEqual([]);
+  });
+});

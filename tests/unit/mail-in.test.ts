@@ -1,0 +1,153 @@
+/** The inbound mail rules (shared/domain/mail-in.ts) and the parser's limits (shared/mail-in/parse.ts), on a corpus of header shapes. */
+import { describe, expect, it } from 'vitest';
+import { classify, cleanSubject, headerMap, htmlToText, messageIds, permanentFailures, planMailFollowup, priorityOf, subjectTags, withoutTag, type MailFacts } from '../../shared/domain/mail-in';
+import { MailRefused, parseMail } from '../../shared/mail-in/parse';
+import { dsnBounce, legacyCharset, nestedBomb } from '../fixtures/mail/corpus';
+import { ticketRecord } from './fixtures';
+
+const OWN = new Set(['support@localhost', 'helpdesk@localhost']);
+
+function facts(headers: Record<string, string>, overrides: Partial<MailFacts> = {}): MailFacts {
+  return { headers: headerMap(Object.entries(headers).map(([key, value]) => ({ key, value }))), from: 'person@example.com', subject: 'Hi', partTypes: [], ownAddresses: OWN, ...overrides };
+}
+
+describe('classify', () => {
+  it('accepts a letter', () => {
+    expect(classify(facts({}))).toEqual({ action: 'accept', notes: [] });
+  });
+
+  // What auto-replies, out-of-office answers and list mail carry, as Exchange, Gmail, Zimbra,
+  // mailing list managers and vacation programs write them.
+  const dropped: [string, Record<string, string>, RegExp][] = [
+    ['RFC 3834 auto-replied', { 'Auto-Submitted': 'auto-replied' }, /auto-reply/],
+    ['RFC 3834 auto-generated', { 'Auto-Submitted': 'auto-generated' }, /auto-reply/],
+    ['Zimbra vacation', { 'Auto-Submitted': 'auto-replied (vacation)' }, /auto-reply/],
+    ['Precedence bulk', { Precedence: 'bulk' }, /Precedence/],
+    ['Precedence junk', { Precedence: 'junk' }, /Precedence/],
+    ['Precedence list', { Precedence: 'list' }, /Precedence/],
+    ['Precedence auto_reply', { Precedence: 'auto_reply' }, /Precedence/],
+    ['X-Autoreply', { 'X-Autoreply': 'yes' }, /x-autoreply/],
+    ['X-Autorespond', { 'X-Autorespond': 'Out of office' }, /x-autorespond/],
+    ['X-Auto-Response-Suppress All (Exchange OOF)', { 'X-Auto-Response-Suppress': 'All' }, /X-Auto-Response-Suppress/],
+    ['X-Auto-Response-Suppress DR, AutoReply', { 'X-Auto-Response-Suppress': 'DR, AutoReply' }, /X-Auto-Response-Suppress/],
+    ['List-Id', { 'List-Id': '<dev.lists.example.org>' }, /list mail/],
+    ['List-Unsubscribe', { 'List-Unsubscribe': '<mailto:leave@example.org>' }, /list mail/],
+  ];
+  it.each(dropped)('drops %s', (_name, headers, reason) => {
+    const verdict = classify(facts(headers));
+    expect(verdict.action).toBe('drop');
+    expect(verdict.action === 'drop' && verdict.reason).toMatch(reason);
+  });
+
+  it('keeps Auto-Submitted: no, and X-Auto-Response-Suppress values that are not auto-replies', () => {
+    expect(classify(facts({ 'Auto-Submitted': 'no', 'X-Auto-Response-Suppress': 'RN, NRN' })).action).toBe('accept');
+  });
+
+  it('drops mailer-daemon and postmaster senders', () => {
+    expect(classify(facts({}, { from: 'MAILER-DAEMON@mx.example.com'.toLowerCase() })).action).toBe('drop');
+    expect(classify(facts({}, { from: 'postmaster@example.com' })).action).toBe('drop');
+  });
+
+  it("drops the helpdesk's own mail (loops), by From and by X-Loop", () => {
+    expect(classify(facts({}, { from: 'support@localhost' }))).toMatchObject({ action: 'drop', reason: expect.stringMatching(/^loop/) });
+    expect(classify(facts({ 'X-Loop': 'helpdesk@localhost' }))).toMatchObject({ action: 'drop', reason: expect.stringMatching(/^loop/) });
+  });
+
+  it('knows a DSN by its report type or its delivery-status part', () => {
+    expect(classify(facts({ 'Content-Type': 'multipart/report; report-type=delivery-status; boundary="x"' })).action).toBe('bounce');
+    expect(classify(facts({}, { partTypes: ['text/plain', 'message/delivery-status'] })).action).toBe('bounce');
+  });
+
+  it("follows SES's verdicts: virus dropped; spam and DMARC under reject held; SPF and DKIM failures noted", () => {
+    expect(classify(facts({}, { verdicts: { virus: 'FAIL' } })).action).toBe('drop');
+    expect(classify(facts({}, { verdicts: { spam: 'FAIL' } })).action).toBe('hold');
+    expect(classify(facts({}, { verdicts: { dmarc: 'FAIL', dmarcPolicy: 'REJECT' } })).action).toBe('hold');
+    expect(classify(facts({}, { verdicts: { dmarc: 'FAIL', dmarcPolicy: 'none', spf: 'FAIL', dkim: 'FAIL' } }))).toEqual({
+      action: 'accept',
+      notes: ['SPF failed', 'DKIM failed', 'DMARC failed'],
+    });
+  });
+});
+
+describe('permanentFailures', () => {
+  it('names only the recipients that failed for good', () => {
+    const report = [
+      'Reporting-MTA: dns; mx.example.com',
+      '',
+      'Final-Recipient: rfc822; Gone@Example.com',
+      'Action: failed',
+      'Status: 5.1.1',
+      '',
+      'Final-Recipient: rfc822;<later@example.com>',
+      'Action: delayed',
+      'Status: 4.4.1',
+      '',
+      'Original-Recipient: rfc822; full@example.com',
+      'Action: failed',
+      'Status: 4.2.2',
+    ].join('\r\n');
+    expect(permanentFailures(report)).toEqual(['gone@example.com']);
+  });
+});
+
+describe('the letter', () => {
+  it.each([
+    ['Re: Printer', 'Printer'],
+    ['RE: Fwd: AW: SV: Printer', 'Printer'],
+    ['Re[2]: Printer', 'Printer'],
+    ['Automatic reply: Printer', 'Printer'],
+    ['  ', 'Comment from e-mail'],
+    ['Regarding the printer', 'Regarding the printer'],
+  ])('title of %j is %j', (subject, title) => expect(cleanSubject(subject)).toBe(title));
+
+  it('finds subject tags anywhere, with their slug and id', () => {
+    expect(subjectTags('Re: [it-support-42] Printer [sales-7]')).toEqual([
+      { slug: 'it-support', ticket: 42 },
+      { slug: 'sales', ticket: 7 },
+    ]);
+  });
+
+  it("takes upstream's priorities (Priority, Importance) and X-Priority 1 or 2", () => {
+    const p = (h: Record<string, string>) => priorityOf(headerMap(Object.entries(h).map(([key, value]) => ({ key, value }))));
+    expect([p({ Importance: 'High' }), p({ Priority: 'urgent' }), p({ 'X-Priority': '1 (Highest)' }), p({ 'X-Priority': '3' }), p({})]).toEqual([2, 2, 2, 3, 3]);
+  });
+
+  it('reads thread ids in order, once each', () => {
+    expect(messageIds('<a@x>', '<b@x> <a@x>\r\n <c@x>')).toEqual(['<a@x>', '<b@x>', '<c@x>']);
+  });
+
+  it('turns HTML into readable text, scripts and styles gone', () => {
+    expect(htmlToText('<style>p{}</style><p>One &lt;two&gt;</p><p>&#8364;&#x263A;</p><script>x()</script>')).toBe('One <two>\n€☺');
+  });
+
+  it('reads a plus-addressed reply address as its base address', () => {
+    expect(withoutTag('Support+42.abc@Localhost')).toBe('support@localhost');
+  });
+
+  it('reopens a closed ticket, and only a closed one', () => {
+    const letter = { sender: 'a@example.com', subject: 'Re: x', body: 'again', messageId: '<m@x>', priority: 3 };
+    expect(planMailFollowup(letter, ticketRecord({ status: 4 }), null, new Date()).ticketChanges).toMatchObject({ status: 2 });
+    expect(planMailFollowup(letter, ticketRecord({ status: 3 }), null, new Date()).ticketChanges).toEqual({});
+  });
+});
+
+describe('parseMail', () => {
+  const e = { from: 'a@example.com', to: 'support@localhost' };
+
+  it('refuses MIME nested past the limit, and reads what is within it', async () => {
+    await expect(parseMail(nestedBomb(e, 60))).rejects.toThrow(MailRefused);
+    expect((await parseMail(nestedBomb(e, 5))).body).toBe('core');
+  });
+
+  it('keeps the delivery-status part of a bounce apart from the files', async () => {
+    const mail = await parseMail(dsnBounce(e, 'gone@example.com', '<sent@localhost>'));
+    expect(permanentFailures(mail.deliveryStatus!)).toEqual(['gone@example.com']);
+    expect(mail.parts.map((p) => p.mimeType)).not.toContain('message/delivery-status');
+  });
+
+  it('reads an unknown charset as Latin-1 (readable), and counts bytes that fit no charset instead of passing them off as text', async () => {
+    expect((await parseMail(legacyCharset(e, 'x-unknown-charset', Buffer.from([0x43, 0x61, 0x66, 0xe9])))).body).toBe('Café');
+    const broken = await parseMail(legacyCharset(e, 'utf-8', Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x20, 0x41])));
+    expect(broken).toMatchObject({ body: 'Caf\uFFFD A', undecodable: 1 });
+  });
+});
