@@ -5,7 +5,7 @@
  * limit holds however many creates run at once (a listing then a write let 12 creates at 98 make 110). The dispatcher keeps the
  * list for KNOWN_FOR_MS per warm function, as store/references.ts keeps queues: a change made by
  * another function reaches it within that minute (at once in the same process: writes here forget
- * it). Signing secrets are stored as they are: signing needs them (docs/security.md).
+ * it once they are made, so a dispatch that listed meanwhile does not keep the old list). Signing secrets are stored as they are: signing needs them (docs/security.md).
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb';
 import type { EventType } from '../domain/events';
@@ -32,7 +32,10 @@ let known: { subscriptions: Subscription[]; until: number } | undefined;
 /** This function's copy of the list is stale (it changed a subscription, or a test wants a fresh read). */
 export function forgetSubscriptions(): void {
   known = undefined;
+  generation++;
 }
+/** Counts the forgets, so that a listing read across one is used but not kept. */
+let generation = 0;
 
 /** Every subscription, oldest first: one Query (strongly consistent). */
 export async function listSubscriptions(): Promise<Subscription[]> {
@@ -46,8 +49,14 @@ export async function listSubscriptions(): Promise<Subscription[]> {
 
 /** The enabled subscriptions listening to `event`: the dispatcher's read, from this function's copy while it is fresh. */
 export async function listeningSubscriptions(event: EventType, now = Date.now()): Promise<Subscription[]> {
-  if (!known || known.until <= now) known = { subscriptions: await listSubscriptions(), until: now + KNOWN_FOR_MS };
-  return known.subscriptions.filter((s) => s.enabled && s.events.includes(event));
+  let list = known && known.until > now ? known.subscriptions : undefined;
+  if (!list) {
+    const before = generation;
+    list = await listSubscriptions();
+    // A write forgot the list while this one was read: it may predate that write, so it is not kept.
+    if (generation === before) known = { subscriptions: list, until: now + KNOWN_FOR_MS };
+  }
+  return list.filter((s) => s.enabled && s.events.includes(event));
 }
 
 export async function getSubscription(id: string): Promise<Subscription | undefined> {
@@ -103,7 +112,15 @@ async function addToCount(delta: 1 | -1, max?: number): Promise<boolean> {
  * never low: the limit can only be stricter (docs/security.md).
  */
 export async function createSubscription(subscription: Subscription, max: number): Promise<void> {
-  forgetSubscriptions();
+  try {
+    await countAndStore(subscription, max);
+  } finally {
+    // After the write: a dispatch that read the list while it was under way would keep it without this one.
+    forgetSubscriptions();
+  }
+}
+
+async function countAndStore(subscription: Subscription, max: number): Promise<void> {
   await ensureCount();
   if (!(await addToCount(1, max))) {
     // At the limit, or the count is gone (deleted to have it rebuilt from a listing): look again.
@@ -121,7 +138,6 @@ export async function createSubscription(subscription: Subscription, max: number
 
 /** Replaces `current` with `next`, unless it changed since it was read (SubscriptionChanged) or is gone (false). */
 export async function saveSubscription(current: Subscription, next: Subscription): Promise<boolean> {
-  forgetSubscriptions();
   try {
     await dynamo.send(
       new PutCommand({
@@ -136,16 +152,21 @@ export async function saveSubscription(current: Subscription, next: Subscription
     if (!isConditionFailure(error)) throw error;
     if (await getSubscription(current.id)) throw new SubscriptionChanged();
     return false;
+  } finally {
+    forgetSubscriptions();
   }
 }
 
 /** Deletes a subscription, then uncounts it (no count: the next create rebuilds it); false when there was none. Its deliveries stop at their next attempt. */
 export async function deleteSubscription(id: string): Promise<boolean> {
-  forgetSubscriptions();
-  await ensureCount();
-  if (!(await conditionHeld(dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.subscription(id), ConditionExpression: ITEM_EXISTS }))))) return false;
-  await addToCount(-1);
-  return true;
+  try {
+    await ensureCount();
+    if (!(await conditionHeld(dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.subscription(id), ConditionExpression: ITEM_EXISTS }))))) return false;
+    await addToCount(-1);
+    return true;
+  } finally {
+    forgetSubscriptions();
+  }
 }
 
 /**
