@@ -92,6 +92,11 @@ const NOT_IMPORTED: Record<string, string> = {
   '@types/busboy': "busboy's types",
   'swagger-ui-dist': 'files read by path (shared/docs/assets.ts DOCS_ASSETS)',
   '@redocly/cli': 'the redocly CLI (npm run lint:openapi, scripts/openapi-lint.ts)',
+  '@types/nodemailer': "nodemailer's types",
+  '@types/smtp-server': "smtp-server's types",
+  'openapi-typescript': 'generates the typed client example\'s types (scripts/typed-clients.ts)',
+  '@hey-api/openapi-ts': 'generates the second typed client (scripts/typed-clients.ts)',
+  'openapi-fetch': 'the typed client example (examples/typed-client, compiled and run by scripts/typed-clients.ts)',
 };
 
 describe('dependencies', () => {
