@@ -36,6 +36,14 @@ const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api/webhooks/{id}/rotate-secret': { allow: 'POST, OPTIONS', actions: ['POST'] },
   '/api/webhooks/{id}/ping': { allow: 'POST, OPTIONS', actions: [] },
   '/api/events': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/tickets/{id}/cc': { allow: 'GET, POST, HEAD, OPTIONS', actions: ['POST'] },
+  '/api/tickets/{id}/cc/{ccId}': { allow: 'DELETE, OPTIONS', actions: [] },
+  '/api/tickets/{id}/emails': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/mail/suppressions': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/mail/suppressions/{address}': { allow: 'DELETE, OPTIONS', actions: [] },
+  '/api/mail/templates': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  // OPTIONS describes the bodies of the routes describe.ts lists; a template's PUT is not among them.
+  '/api/mail/templates/{kind}': { allow: 'GET, PUT, DELETE, HEAD, OPTIONS', actions: [] },
 };
 
 /** The writable fields OPTIONS describes, in order (no custom fields exist on this runtime). */
@@ -48,8 +56,9 @@ const ACTION_FIELDS: Record<string, string[]> = {
   'PUT /api/followups/{id}': ['ticket', 'user', 'title', 'comment', 'public', 'new_status', 'time_spent'],
   'POST /api/followups-attachments': ['followup', 'file', 'filename', 'mime_type', 'size'],
   'POST /api/users': ['first_name', 'last_name', 'username', 'email', 'password'],
-  'POST /api/queues': ['title', 'slug'],
+  'POST /api/queues': ['title', 'slug', 'email_address', 'new_ticket_cc', 'updated_ticket_cc', 'disabled_mail'],
   'POST /api/tokens': ['user'],
+  'POST /api/tickets/{id}/cc': ['email', 'user', 'can_view', 'can_update'],
   'POST /api/custom-fields': ['name', 'label', 'help_text', 'data_type', 'max_length', 'decimal_places', 'empty_selection_list', 'list_values', 'required', 'staff_only', 'ordering'],
 };
 
@@ -65,6 +74,7 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
   'POST /api/custom-fields': ['name', 'label', 'data_type'],
   'POST /api/webhooks': ['url', 'events'],
   'POST /api/webhooks/{id}/rotate-secret': [],
+  'POST /api/tickets/{id}/cc': [],
 };
 
 const fill = (path: string, values: Record<string, string | number>) => `${path.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? 99999999))}/`;

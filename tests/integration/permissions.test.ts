@@ -136,9 +136,9 @@ describe('superusers', () => {
     expect(refused.status).toBe(403);
     const created = await api.call('POST', '/api/queues/', { json: { title: 'First', slug: 'first' } });
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toEqual({ id: 2, title: 'First', slug: 'first' });
+    expect(created.body).toEqual({ id: 2, title: 'First', slug: 'first', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [] });
     const list = await api.call('GET', '/api/queues/');
-    expect(list.body.results).toEqual([{ id: 1, title: 'Support', slug: 'support' }, created.body]);
+    expect(list.body.results).toEqual([{ id: 1, title: 'Support', slug: 'support', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [] }, created.body]);
   });
 });
 
@@ -172,7 +172,7 @@ describe('staff users who are not superusers', () => {
     ] as const) {
       expect((await api.call(method, path, { auth, json })).status, `${method} ${path}`).toBe(403);
     }
-    expect((await api.call('GET', '/api/queues/1/')).body).toEqual({ id: 1, title: 'Support', slug: 'support' });
+    expect((await api.call('GET', '/api/queues/1/')).body).toEqual({ id: 1, title: 'Support', slug: 'support', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [] });
     expect((await api.call('GET', '/api/custom-fields/')).body.count).toBe(0);
   });
 
