@@ -154,6 +154,7 @@ describe.sequential('on a data directory', () => {
     expect(stderr).toContain('--list-values: A list field needs at least one value.');
   });
 
+  // Concurrent tests: one that polls takes `expect` from its own context (the global one may be bound to another test then).
   describe.concurrent('while the local server runs on it', () => {
     let runtime: SpawnedRuntime;
 
@@ -264,7 +265,7 @@ describe.sequential('on a data directory', () => {
       expect(accepted.status).toBe(200);
     });
 
-    it('a deactivation reaches a credential the runtime already verified within seconds, not a minute (issue 13)', { timeout: 60_000 }, async () => {
+    it('a deactivation reaches a credential the runtime already verified within seconds, not a minute (issue 13)', { timeout: 60_000 }, async ({ expect }) => {
       expect((await cli(['create-user', 'fay', '--email', 'fay@example.com', '--staff'], { dataDir, input: 'fay-password-1\n' })).code).toBe(0);
       const request = () => fetch(`${runtime.url}/api/tickets/?page_size=1`, { headers: { authorization: basic('fay', 'fay-password-1') } });
       expect((await request()).status).toBe(200); // verified, and remembered for 60 s
@@ -357,7 +358,7 @@ describe.sequential('on a data directory', () => {
       }
     });
 
-    it('tail-events prints the change feed, one line per event, and the cursor to continue from', { timeout: 60_000 }, async () => {
+    it('tail-events prints the change feed, one line per event, and the cursor to continue from', { timeout: 60_000 }, async ({ expect }) => {
       const created = await fetch(`${runtime.url}/api/tickets/`, {
         method: 'POST',
         headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
