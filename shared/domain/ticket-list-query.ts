@@ -9,8 +9,11 @@ import { MESSAGES } from './fields';
 import { PRIORITY_VALUES, type Ticket } from './records';
 import { parseStatusFilter } from './status-filter';
 
-export const ORDERINGS = ['id', '-id', 'created', '-created', 'modified', '-modified'] as const;
-export type Ordering = (typeof ORDERINGS)[number];
+/** What a list may be ordered by (`-` before one: its reverse). */
+export const ORDERING_FIELDS = ['id', 'created', 'modified', 'priority', 'due_date'] as const;
+export type OrderingField = (typeof ORDERING_FIELDS)[number];
+export const ORDERINGS = ORDERING_FIELDS.flatMap((f) => [f, `-${f}`] as const);
+export type Ordering = OrderingField | `-${OrderingField}`;
 
 /** The filters besides `status`, in the order the docs list them. */
 export const FILTERS = ['queue', 'assigned_to', 'submitter_email', 'priority', 'updated_since', 'created_since'] as const;
@@ -28,8 +31,41 @@ export interface TicketFilters {
   updatedSince?: string;
 }
 
-/** The listing dimensions a list may read (store/listings.ts keeps one record per ticket in each). */
-export type ListedDimension = 'queue' | 'assigned' | 'priority' | 'modified' | 'created' | 'status-queue' | 'status-assigned' | 'status-queue-assigned';
+/** The agent views: status × queue, status × assignee, status × queue × assignee (a partition per combination of values). */
+export const AGENT_VIEWS = ['status-queue', 'status-assigned', 'status-queue-assigned'] as const;
+export type AgentView = (typeof AGENT_VIEWS)[number];
+/** The orders a listing partition is sorted by besides id (`due`: `due_date`, none last ascending). */
+export const LISTING_ORDERS = ['created', 'modified', 'priority', 'due'] as const;
+export type ListingOrder = 'id' | (typeof LISTING_ORDERS)[number];
+
+/**
+ * The listing dimensions (store/listings.ts keeps one record per ticket in each): by filter value in
+ * id order (`queue`, `assigned`, `priority`, the agent views), every ticket in one partition by a
+ * time (`created`, `modified`) or by priority or due date (`all@priority`, `all@due`), and each agent
+ * view in every other order (`<view>@<order>`).
+ */
+export const LISTED_DIMENSIONS = [
+  'queue',
+  'assigned',
+  'priority',
+  'modified',
+  'created',
+  'all@priority',
+  'all@due',
+  ...AGENT_VIEWS,
+  ...AGENT_VIEWS.flatMap((view) => LISTING_ORDERS.map((order) => `${view}@${order}` as const)),
+] as const;
+export type ListedDimension = (typeof LISTED_DIMENSIONS)[number];
+
+/** What a dimension's partitions are sorted by: id alone, or a value then id. */
+export function orderOf(dimension: ListedDimension): ListingOrder {
+  if (dimension === 'created' || dimension === 'modified') return dimension;
+  const at = dimension.indexOf('@');
+  return at < 0 ? 'id' : (dimension.slice(at + 1) as ListingOrder);
+}
+
+/** Whether a dimension has one partition for every ticket (no filter value in its partition key). */
+export const isWholeTableDimension = (dimension: ListedDimension) => dimension === 'created' || dimension === 'modified' || dimension.startsWith('all@');
 
 /**
  * Where a list's entries come from: gsi4 partitions of one dimension (one per status for the
@@ -59,29 +95,39 @@ export class UnsupportedCombination extends HttpError {
       detail:
         `${given}: no index serves that combination. Filters (status, ${FILTERS.join(', ')}) combine freely; ` +
         `ordering by id or -id needs a filter other than updated_since and created_since (or none, or status alone), ` +
-        `and created, -created, modified and -modified combine with any filters.`,
+        `and every other ordering (${ORDERINGS.filter((o) => !o.endsWith('id')).join(', ')}) combines with any filters.`,
     });
   }
 }
 
+const ORDER_OF_FIELD: Record<OrderingField, ListingOrder> = { id: 'id', created: 'created', modified: 'modified', priority: 'priority', due_date: 'due' };
+
 /**
- * The source that serves `filters` in `ordering`, the most selective first: the agent views
- * (status × queue × assignee, status × queue, status × assignee) have partitions of their own;
- * then queue, assignee, submitter, priority; in time order, the time partition (from the `since`
- * of its own dimension). What the source does not serve is left as `residual`.
+ * The source that serves `filters` in `order`, the most selective first: the agent views
+ * (status × queue × assignee, status × queue, status × assignee) have partitions of their own in
+ * every order (a time order from the `since` of its own time); then, in id order, queue, assignee,
+ * submitter, priority; in any other order the whole-table partition of that order. What the source
+ * does not serve is left as `residual`.
  */
-function planListing(filters: TicketFilters, ordering: 'id' | 'created' | 'modified'): { source: ListingSource; residual: TicketFilters } | undefined {
-  const { statuses, queue, assignee, priority, email, createdSince, updatedSince } = filters;
+function planListing(filters: TicketFilters, order: ListingOrder): { source: ListingSource; residual: TicketFilters } | undefined {
+  const { statuses, queue, assignee, priority, email } = filters;
   const rest = (...served: (keyof TicketFilters)[]): TicketFilters =>
     Object.fromEntries(Object.entries(filters).filter(([k, v]) => v !== undefined && !served.includes(k as keyof TicketFilters)));
   const perStatus = (value: string) => [...statuses!].sort((a, b) => a - b).map((s) => `${s}#${value}`);
-  if (ordering !== 'id') {
-    const since = ordering === 'created' ? createdSince : updatedSince;
-    return { source: { dimension: ordering, ...(since ? { since } : {}) }, residual: rest(ordering === 'created' ? 'createdSince' : 'updatedSince') };
-  }
-  if (statuses && queue !== undefined && assignee !== undefined) return { source: { dimension: 'status-queue-assigned', values: perStatus(`${queue}#${assignee}`) }, residual: rest('statuses', 'queue', 'assignee') };
-  if (statuses && queue !== undefined) return { source: { dimension: 'status-queue', values: perStatus(queue) }, residual: rest('statuses', 'queue') };
-  if (statuses && assignee !== undefined) return { source: { dimension: 'status-assigned', values: perStatus(assignee) }, residual: rest('statuses', 'assignee') };
+  // A time order reads its partitions from its own `since` on: that filter is then served too.
+  const sinceFilter: 'createdSince' | 'updatedSince' | undefined = order === 'created' ? 'createdSince' : order === 'modified' ? 'updatedSince' : undefined;
+  const since = sinceFilter && filters[sinceFilter];
+  const bounded = since ? { since } : {};
+  const ordered = (view: AgentView | 'all'): ListedDimension =>
+    (order === 'id' ? view : view === 'all' && (order === 'created' || order === 'modified') ? order : `${view}@${order}`) as ListedDimension;
+  const agentView = (view: AgentView, value: string, ...served: (keyof TicketFilters)[]) => ({
+    source: { dimension: ordered(view), values: perStatus(value), ...bounded },
+    residual: rest('statuses', ...served, ...(since ? [sinceFilter] : [])),
+  });
+  if (statuses && queue !== undefined && assignee !== undefined) return agentView('status-queue-assigned', `${queue}#${assignee}`, 'queue', 'assignee');
+  if (statuses && queue !== undefined) return agentView('status-queue', queue, 'queue');
+  if (statuses && assignee !== undefined) return agentView('status-assigned', assignee, 'assignee');
+  if (order !== 'id') return { source: { dimension: ordered('all'), ...bounded }, residual: rest(...(since ? [sinceFilter] : [])) };
   if (queue !== undefined) return { source: { dimension: 'queue', values: [queue] }, residual: rest('queue') };
   if (assignee !== undefined) return { source: { dimension: 'assigned', values: [assignee] }, residual: rest('assignee') };
   if (email !== undefined) return { source: { dimension: 'submitter', email }, residual: rest('email') };
@@ -140,7 +186,7 @@ export function parseTicketListQuery(query: Record<string, string | undefined>):
   // Without a time filter, the default order is id's; with one (and nothing else to order by id), its time's.
   const order = ordering ?? (others.length && others.every((k) => k.endsWith('Since')) ? (createdSince ? 'created' : 'modified') : 'id');
   const ascending = !order.startsWith('-');
-  const key = order.replace('-', '') as 'id' | 'created' | 'modified';
+  const key = ORDER_OF_FIELD[order.replace('-', '') as OrderingField];
   // Upstream's list: id order, by status or not: gsi1 / gsi2, page numbers.
   if (key === 'id' && !others.length) return { kind: 'ids', ...(statuses ? { statuses } : {}), ascending };
   const plan = planListing(filters, key);
@@ -191,7 +237,9 @@ export function countAttributes(query: TicketListQuery): string[] | 'all' | unde
   if (query.kind === 'ids') return query.statuses ? [...query.statuses].map((s) => `s${s}`) : 'all';
   const { source, residual } = query;
   if (Object.keys(residual).length || source.dimension === 'submitter' || source.since !== undefined) return undefined;
-  const prefix: Partial<Record<ListedDimension, string>> = { queue: 'q', assigned: 'a', priority: 'p', 'status-queue': 'sq', 'status-assigned': 'sa', 'status-queue-assigned': 'sqa' };
-  if (source.dimension === 'created' || source.dimension === 'modified') return 'all';
-  return source.values!.map((v) => `${prefix[source.dimension]}${v.replaceAll('#', '_')}`);
+  if (isWholeTableDimension(source.dimension)) return 'all';
+  const prefix: Record<string, string> = { queue: 'q', assigned: 'a', priority: 'p', 'status-queue': 'sq', 'status-assigned': 'sa', 'status-queue-assigned': 'sqa' };
+  // Every order of a view counts the same tickets: its id order's counts.
+  const view = source.dimension.split('@')[0]!;
+  return source.values!.map((v) => `${prefix[view]}${v.replaceAll('#', '_')}`);
 }
