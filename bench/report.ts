@@ -507,7 +507,7 @@ five is created with a file).
 | Operation | Per ticket | Requests a month | Cost a month |
 |---|---|---|---|
 ${lines}
-| stream consumer (each create and PATCH/PUT above: its counts, listing records, change events) | | | ${usd(consumerMonthly)} |
+| stream consumer (each create and PATCH/PUT above: its counts, listing records, page snapshots, change events) | | | ${usd(consumerMonthly)} |
 | **Requests** | | | **${usd(monthly)}** |
 
 Storage after a year (360,000 tickets: about ${tableGb.toFixed(1)} GB of items, ${filesGb.toFixed(1)} GB of files): ${usd(storage)} a

@@ -244,12 +244,13 @@ if (args.burst) {
 
 /** Waits until the stream's consumer has counted every ticket: the count equals the tickets the last page ends with. */
 async function counted(): Promise<void> {
-  const deadline = Date.now() + 600_000;
+  // Each new ticket costs the consumer 22 listing records and a page snapshot: seeding 20,000 takes minutes on a busy machine.
+  const deadline = Date.now() + 1_800_000;
   for (;;) {
     const last = (await request('GET', '/api/tickets/?page_size=100&page=last')).body;
     const before = last.previous ? Number(new URL(last.previous).searchParams.get('page') ?? 1) * 100 : 0;
     if (last.count === before + last.results.length) return;
-    if (Date.now() > deadline) throw new Error('the ticket counts did not catch up in 10 minutes');
+    if (Date.now() > deadline) throw new Error('the ticket counts did not catch up in 30 minutes');
     await new Promise((r) => setTimeout(r, 100));
   }
 }

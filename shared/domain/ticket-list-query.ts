@@ -8,6 +8,9 @@ import { HttpError, ValidationError } from './errors';
 import { MESSAGES } from './fields';
 import { PRIORITY_VALUES, type Ticket } from './records';
 import { parseStatusFilter } from './status-filter';
+import { isWholeTableDimension, type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
+
+export { AGENT_VIEWS, isWholeTableDimension, LISTED_DIMENSIONS, LISTING_ORDERS, orderOf, type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
 
 /** What a list may be ordered by (`-` before one: its reverse). */
 export const ORDERING_FIELDS = ['id', 'created', 'modified', 'priority', 'due_date'] as const;
@@ -30,42 +33,6 @@ export interface TicketFilters {
   createdSince?: string;
   updatedSince?: string;
 }
-
-/** The agent views: status × queue, status × assignee, status × queue × assignee (a partition per combination of values). */
-export const AGENT_VIEWS = ['status-queue', 'status-assigned', 'status-queue-assigned'] as const;
-export type AgentView = (typeof AGENT_VIEWS)[number];
-/** The orders a listing partition is sorted by besides id (`due`: `due_date`, none last ascending). */
-export const LISTING_ORDERS = ['created', 'modified', 'priority', 'due'] as const;
-export type ListingOrder = 'id' | (typeof LISTING_ORDERS)[number];
-
-/**
- * The listing dimensions (store/listings.ts keeps one record per ticket in each): by filter value in
- * id order (`queue`, `assigned`, `priority`, the agent views), every ticket in one partition by a
- * time (`created`, `modified`) or by priority or due date (`all@priority`, `all@due`), and each agent
- * view in every other order (`<view>@<order>`).
- */
-export const LISTED_DIMENSIONS = [
-  'queue',
-  'assigned',
-  'priority',
-  'modified',
-  'created',
-  'all@priority',
-  'all@due',
-  ...AGENT_VIEWS,
-  ...AGENT_VIEWS.flatMap((view) => LISTING_ORDERS.map((order) => `${view}@${order}` as const)),
-] as const;
-export type ListedDimension = (typeof LISTED_DIMENSIONS)[number];
-
-/** What a dimension's partitions are sorted by: id alone, or a value then id. */
-export function orderOf(dimension: ListedDimension): ListingOrder {
-  if (dimension === 'created' || dimension === 'modified') return dimension;
-  const at = dimension.indexOf('@');
-  return at < 0 ? 'id' : (dimension.slice(at + 1) as ListingOrder);
-}
-
-/** Whether a dimension has one partition for every ticket (no filter value in its partition key). */
-export const isWholeTableDimension = (dimension: ListedDimension) => dimension === 'created' || dimension === 'modified' || dimension.startsWith('all@');
 
 /**
  * Where a list's entries come from: gsi4 partitions of one dimension (one per status for the

@@ -11,7 +11,7 @@ import { isIdCursor, type PageLinks, type PageRequest } from '../domain/paginati
 import { countAttributes, matchesFilters, stillMatches, type ListingSource, type TicketListQuery } from '../domain/ticket-list-query';
 import { totalOf } from '../domain/ticket-counts';
 import type { TicketCollection } from '../domain/records';
-import { keys, orderOf } from './keys';
+import { isListingSortKey, keys, orderOf } from './keys';
 import { readListing, sortValue, type ListingQuery } from './listings';
 import { readPageCollections } from './page-snapshots';
 import { readTotals } from './ticket-counts';
@@ -64,7 +64,7 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   }
   const { source, ascending } = query;
   const cursor = request.cursor;
-  if (cursor && (isIdCursor(cursor) || !keys.isListingSortKey(source.dimension, 'afterKey' in cursor ? cursor.afterKey : cursor.beforeKey))) {
+  if (cursor && (isIdCursor(cursor) || !isListingSortKey(source.dimension, 'afterKey' in cursor ? cursor.afterKey : cursor.beforeKey))) {
     throw new NotFound('Invalid cursor');
   }
   const backwards = cursor !== undefined && 'beforeKey' in cursor;

@@ -7,7 +7,7 @@
  * items also carry GSI keys that lay every collection out in id order (gsi1) and by status (gsi2).
  */
 
-import { isWholeTableDimension, LISTED_DIMENSIONS, orderOf, type ListedDimension, type ListingOrder } from '../domain/ticket-list-query';
+import { isWholeTableDimension, LISTED_DIMENSIONS, orderOf, type ListedDimension, type ListingOrder } from '../domain/listing-dimensions';
 
 export { isWholeTableDimension, orderOf };
 
@@ -73,15 +73,18 @@ const LISTED_PREFIX = 'LISTED#';
 export const LISTING_DIMENSIONS = LISTED_DIMENSIONS;
 export type ListingDimension = ListedDimension;
 export type { ListingOrder };
-const TIME = String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z`;
-/** The form of a sort key of each order's partitions (a cursor's, checked before it is used). */
+/** The form of a sort key of each order's partitions (a cursor's, checked before it is used): a stored date-time, a priority digit, a due date or `~`, then the id. */
 const SORT_KEY_FORMS: Record<ListingOrder, RegExp> = {
   id: /^\d{12}$/,
-  created: new RegExp(`^${TIME}#\\d{12}$`),
-  modified: new RegExp(`^${TIME}#\\d{12}$`),
+  created: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#\d{12}$/,
+  modified: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#\d{12}$/,
   priority: /^\d#\d{12}$/,
-  due: new RegExp(`^(${TIME}|~)#\\d{12}$`),
+  due: /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z|~)#\d{12}$/,
 };
+/** Whether `sk` has the form of a sort key of `dimension`'s partitions (a cursor's, say). Outside `keys`, so that the functions that do not list leave it out of their bundles. */
+export function isListingSortKey(dimension: ListingDimension | 'submitter', sk: string): boolean {
+  return SORT_KEY_FORMS[dimension === 'submitter' ? 'id' : orderOf(dimension)].test(sk);
+}
 /** Partition key prefix of failed-login items: the only items every function may write. */
 export const LOGIN_PREFIX = 'LOGIN#';
 /** Partition key prefix of the inbound mail records (store/inbound-mail.ts). */
@@ -153,8 +156,6 @@ export const keys = {
   listed: (ticket: number, dimension: ListingDimension) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
   /** The ticket of a gsi4 (or gsi3) sort key: its last 12 characters. */
   ticketOfSortKey: (sk: string) => Number(sk.slice(-12)),
-  /** Whether `sk` has the form of a sort key of `dimension`'s partitions (a cursor's, say). */
-  isListingSortKey: (dimension: ListingDimension | 'submitter', sk: string) => SORT_KEY_FORMS[dimension === 'submitter' ? 'id' : orderOf(dimension)].test(sk),
   /**
    * gsi4 keys of a ticket's listing record: `value` is the filter value of its partition (queue,
    * assignee, `none` for nobody, priority, `<status>#…` for the agent views; none for the
