@@ -18,13 +18,14 @@
  */
 import { ImapFlow, type SearchObject } from 'imapflow';
 import { createHash } from 'node:crypto';
-import { MAX_HEADER_BYTES, MAX_MESSAGE_BYTES, messageIds } from '../domain/mail-in';
+import { MAX_HEADER_BYTES, MAX_MESSAGE_BYTES } from '../domain/mail-in';
 import { config } from '../config';
 import { logger, METRICS, metrics } from '../observability';
 import { putFile } from '../store/files';
 import { findInbound, keepProblem, recordInbound } from '../store/inbound-mail';
 import { imapMessageKey } from '../store/keys';
 import { ingest as runIngest, type Delivery, type IngestResult } from './ingest';
+import { parseMail } from './parse';
 import type { ImapMailbox } from '../domain/mail-in-imap';
 import { deploymentSecret } from '../store/secrets';
 
@@ -100,22 +101,23 @@ export async function pollMailbox(mailbox: ImapMailbox, password: string, option
     if (mailbox.after === 'move' && !(await client.list()).some((m) => m.path === mailbox.processed)) await client.mailboxCreate(mailbox.processed);
     const lock = await client.getMailboxLock(mailbox.mailbox);
     try {
-      const query: SearchObject = mailbox.after === 'seen' ? { seen: false, deleted: false } : { deleted: false };
-      const uids = ((await client.search(query, { uid: true })) || []).sort((a, b) => a - b);
+      const base: SearchObject = mailbox.after === 'seen' ? { seen: false, deleted: false } : { deleted: false };
+      const regular = (await client.search({ ...base, smaller: MAX_MESSAGE_BYTES + 1 }, { uid: true })) || [];
+      // An oversized message the helpdesk kept as a problem is \Flagged, and passed over from then on.
+      const oversized = new Set((await client.search({ ...base, larger: MAX_MESSAGE_BYTES, flagged: false }, { uid: true })) || []);
+      const uids = [...regular, ...oversized].sort((a, b) => a - b);
       for (const [index, uid] of uids.entries()) {
         const done = Object.values(report.outcomes).reduce((sum, n) => sum + n, 0) + report.oversized;
         if (done >= limits.messages || Date.now() - started >= limits.millis) {
           report.remaining = uids.length - index;
           break;
         }
-        const meta = await client.fetchOne(String(uid), { uid: true, size: true }, { uid: true });
-        if (!meta) continue; // expunged meanwhile (another client)
-        if ((meta.size ?? 0) > MAX_MESSAGE_BYTES) {
-          if (await keepOversized(client, mailbox, uid, meta.size!, store)) report.oversized++;
+        if (oversized.has(uid)) {
+          if (await keepOversized(client, mailbox, uid, store)) report.oversized++;
           continue;
         }
         const message = await client.fetchOne(String(uid), { uid: true, source: true, internalDate: true }, { uid: true });
-        if (!message || !message.source) continue;
+        if (!message || !message.source) continue; // expunged meanwhile (another client)
         const raw = message.source;
         const rawKey = imapMessageKey(sha256(raw));
         await store(rawKey, raw);
@@ -145,25 +147,32 @@ async function markDone(client: ImapFlow, mailbox: ImapMailbox, uid: number): Pr
 }
 
 /**
- * A message over the size limit: never downloaded whole (a run's memory is bounded by the limit).
- * Its header is kept with a problem (counted, alarmed, listed) and the message stays in the mailbox,
- * \Seen and \Flagged, for an operator to fetch with a mail client; never deleted or moved. Its
- * Message-ID (or its header's hash) is recorded, so later runs pass over it. True when newly kept.
+ * A message over the size limit (the server's SEARCH LARGER): never downloaded whole, so a run's
+ * memory is bounded by the limit. Its header is kept with a problem (counted, alarmed, listed) and
+ * the message stays in the mailbox, \Seen and \Flagged, for an operator to fetch with a mail
+ * client; never deleted or moved. Later runs pass over it (\Flagged), and its Message-ID (or its
+ * header's hash) is recorded, so that one unflagged by a person is not reported twice. True when newly kept.
  */
-async function keepOversized(client: ImapFlow, mailbox: ImapMailbox, uid: number, size: number, store: (key: string, raw: Buffer) => Promise<void>): Promise<boolean> {
-  const fetched = (await client.fetchOne(String(uid), { uid: true, headers: true, internalDate: true }, { uid: true })) || undefined;
+async function keepOversized(client: ImapFlow, mailbox: ImapMailbox, uid: number, store: (key: string, raw: Buffer) => Promise<void>): Promise<boolean> {
+  const fetched = (await client.fetchOne(String(uid), { uid: true, size: true, headers: true, internalDate: true }, { uid: true })) || undefined;
+  const size = fetched?.size ?? MAX_MESSAGE_BYTES + 1;
   const header = (fetched?.headers ?? Buffer.alloc(0)).subarray(0, MAX_HEADER_BYTES);
-  const messageId = messageIds(/^message-id:[ \t]*(.*(?:\r?\n[ \t].*)*)/im.exec(header.toString('latin1'))?.[1])[0] ?? `<${sha256(header)}@oversized.no-message-id>`;
-  if (await findInbound(messageId)) return false;
+  // Its header alone, read as the ingest reads a message: the Message-ID (or the header's hash) and the sender.
+  const { messageId, from: sender } = await parseMail(header).catch(() => ({ messageId: `<${sha256(header)}@no-message-id>`, from: '' }));
+  const flag = async () => must('flag \\Seen \\Flagged', client.messageFlagsAdd(String(uid), ['\\Seen', '\\Flagged'], { uid: true }));
+  if (await findInbound(messageId)) {
+    await flag();
+    return false;
+  }
   const rawKey = imapMessageKey(sha256(header));
-  await client.messageFlagsAdd(String(uid), ['\\Seen', '\\Flagged'], { uid: true });
   await store(rawKey, header);
   const received = (fetched?.internalDate instanceof Date ? fetched.internalDate : new Date()).toISOString();
-  const sender = /^from:.*?<?([^\s<>@]+@[^\s<>]+)>?\s*$/im.exec(header.toString('latin1'))?.[1]?.toLowerCase() ?? '';
   const reason = `refused: message of ${size} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit; only its header is kept here, the message stays in ${mailbox.user}'s ${mailbox.mailbox} (UID ${uid}, flagged)`;
   metrics.addMetric(METRICS.mailInProblems, 'Count', 1);
   logger.warn('inbound mail kept for operators', { kind: 'failed', reason, rawKey });
+  // Kept, then recorded, then flagged: a run that stops in between reports it again, never not at all.
   await keepProblem({ kind: 'failed', reason, raw_key: rawKey, message_id: messageId, sender, received, recipients: [mailbox.recipient] });
   await recordInbound({ message_id: messageId, outcome: 'failed', ticket: null, followup: null, raw_key: rawKey, sender, received, notes: [reason] });
+  await flag();
   return true;
 }

@@ -20,6 +20,7 @@ declare module 'hoodiecrow-imap' {
     listen(port: number, host: string, callback: () => void): void;
     close(callback?: () => void): void;
     getMailbox(path: string): Mailbox | undefined;
+    appendMessage(mailbox: string, flags: string[], internaldate: Date, raw: string): void;
     getCommandHandler(command: string): CommandHandler;
     setCommandHandler(command: string, handler: CommandHandler): void;
   }

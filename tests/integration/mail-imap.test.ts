@@ -21,6 +21,8 @@ import { mailCli, mailsTo } from './mail-helpers';
 import { useOwnRuntime } from './own-runtime';
 import { onSharedEngines } from './shared-engines';
 import { MAX_MESSAGE_BYTES } from '../../shared/domain/mail-in';
+import { parseImapUrl } from '../../shared/domain/mail-in-imap';
+import { pollMailbox } from '../../shared/mail-in/imap';
 import { compose, gmailReply } from '../fixtures/mail/corpus';
 
 const SECRET = 'mail-imap-test-secret-0123456789abcdefghijklmnop';
@@ -132,11 +134,16 @@ describe('a mailbox polled over IMAP', () => {
   it(`keeps a message over ${MAX_MESSAGE_BYTES} bytes as a problem, left in the mailbox flagged, and goes on with the next`, async () => {
     const from = `${unique('huge')}@example.com`;
     const line = `${'x'.repeat(998)}\r\n`;
-    const body = Buffer.from(line.repeat(Math.ceil((MAX_MESSAGE_BYTES + 1) / line.length)));
-    await deliver(Buffer.concat([Buffer.from(`From: ${from}\r\nTo: ${queueAddress}\r\nSubject: A huge scan\r\nMessage-ID: <${unique('huge')}@example.com>\r\n\r\n`), body]));
+    const body = line.repeat(Math.ceil((MAX_MESSAGE_BYTES + 1) / line.length));
+    // Put in by the server itself, as the provider delivers: 41 MB through the test server's APPEND takes it a minute.
+    server.appendMessage('INBOX', [], new Date(), `From: Hugo <${from}>\r\nTo: ${queueAddress}\r\nSubject: A huge scan\r\nMessage-ID: <${unique('huge')}@example.com>\r\n\r\n${body}`);
     const after = `${unique('after')}@example.com`;
     await deliver(await compose({ from: after, to: queueAddress, subject: 'After the huge one' }, { text: 'Small.' }));
     await processedFrom(after);
+    // A later run passes over it: still one problem.
+    const later = `${unique('later')}@example.com`;
+    await deliver(await compose({ from: later, to: queueAddress, subject: 'Later still' }, { text: 'Small too.' }));
+    await processedFrom(later);
     const huge = messagesIn('INBOX').find((m) => m.raw.includes(from));
     expect(huge?.flags).toEqual(expect.arrayContaining(['\\Seen', '\\Flagged']));
     expect(await ticketsOf(from)).toEqual([]);
@@ -159,5 +166,43 @@ describe('a mailbox polled over IMAP', () => {
     expect((await ticketsOf(from)).map((t) => t.id)).toEqual([ticket!.id]);
     const reply = await own.api.call('GET', `/api/tickets/${ticket!.id}/`);
     expect(reply.body.followup_set.at(-1).comment).toBe('It works again, thanks.');
+  });
+});
+
+describe('a run that cannot go on', () => {
+  /** A mailbox of its own, in plain text on loopback (the one place the poller allows it), holding one message. */
+  async function plainMailbox() {
+    const local = hoodiecrow({
+      plugins: ['ID', 'UIDPLUS', 'MOVE'],
+      users: { [USER]: { password: PASSWORD } },
+      storage: { INBOX: { messages: [{ raw: 'From: ann@example.com\r\nTo: support@example.com\r\nSubject: Stuck\r\nMessage-ID: <stuck@example.com>\r\n\r\nHello.\r\n', flags: [] }] }, '': { folders: {} } },
+    });
+    await new Promise<void>((done) => local.listen(0, '127.0.0.1', done));
+    const url = `imap://${encodeURIComponent(USER)}@127.0.0.1:${(local.server.address() as AddressInfo).port}/INBOX`;
+    return { local, mailbox: parseImapUrl(url), close: () => new Promise<void>((done) => local.close(() => done())) };
+  }
+
+  it('when the raw message cannot be stored, leaves the message unmarked in its folder', async () => {
+    const { local, mailbox, close } = await plainMailbox();
+    try {
+      const ingested: unknown[] = [];
+      const run = pollMailbox(mailbox, PASSWORD, { store: () => Promise.reject(new Error('S3 is down')), ingest: (delivery) => Promise.reject(new Error(`not reached: ${ingested.push(delivery)}`)) });
+      await expect(run).rejects.toThrow('S3 is down');
+      expect(ingested).toEqual([]);
+      expect(local.getMailbox('INBOX')!.messages.map((m) => m.flags)).toEqual([[]]);
+      expect(local.getMailbox('Processed')!.messages).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('refuses a wrong app password, touching nothing', async () => {
+    const { local, mailbox, close } = await plainMailbox();
+    try {
+      await expect(pollMailbox(mailbox, 'not-the-password')).rejects.toThrow();
+      expect(local.getMailbox('INBOX')!.messages.map((m) => m.flags)).toEqual([[]]);
+    } finally {
+      await close();
+    }
   });
 });
