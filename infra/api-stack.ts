@@ -41,6 +41,7 @@ import { Webhooks } from './webhooks';
 import { Mail } from './mail';
 import { FileSweeper } from './file-sweeper';
 import { MailIn } from './mail-in';
+import { MailImap } from './mail-imap';
 import { TicketCounts } from './ticket-counts';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import { grantsOf, writesTable } from '../shared/api/table-access';
@@ -238,7 +239,12 @@ export class ApiStack extends Stack {
     if (settings.mailIn) new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new TicketCounts(this, 'TicketCounts', { settings, table }).alarm);
     // Mail out only where the environment turns it on: otherwise no SES resource at all.
-    if (settings.mail) new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    const mail = settings.mail ? new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }) : undefined;
+    mail?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    if (settings.mailImap) {
+      const imap = new MailImap(this, 'MailImap', { settings, mailImap: settings.mailImap, table, bucket, mailSecret: mail?.secret, problemsAlarmed: settings.mailIn !== undefined });
+      imap.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    }
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'SNS topic of the alarms: subscribe to it' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }

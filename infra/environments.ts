@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseCorsOrigins } from './cors';
+import { parseImapUrl } from '../shared/domain/mail-in-imap';
 
 export type EnvironmentName = 'dev' | 'staging' | 'prod';
 
@@ -110,6 +111,8 @@ export interface EnvironmentSettings {
   edge?: EdgeSettings;
   /** Mail in through SES; undefined (the default everywhere): no receiving. */
   mailIn?: MailInSettings;
+  /** Mail in from an IMAP mailbox, polled every minute (infra/mail-imap.ts); undefined (the default everywhere): none. */
+  mailImap?: MailImapSettings;
   /**
    * Mail out through Amazon SES (infra/mail.ts, docs/operations.md "Mail"), or undefined: off, and
    * no SES resource is made (the default, so a deploy needs no SES set-up). `-c mailFrom=...` (and
@@ -142,6 +145,23 @@ export interface MailEnvironment {
 export interface MailInSettings {
   recipients: readonly string[];
   domain: string;
+  from?: string;
+}
+
+/**
+ * Mail in from an IMAP mailbox (infra/mail-imap.ts; docs/email.md, "Receiving from a mailbox"): off
+ * unless set. `url` is HELPDESK_IMAP_URL (host, port, user, folder, and after `?` the address the
+ * mailbox receives for, whose queue takes new mail, and what is done with a processed message),
+ * checked at synth by the same parser the function uses; `passwordSecretArn` the full ARN of the
+ * Secrets Manager secret whose value is the mailbox's app password (made by the operator, never in
+ * the repo). `-c mailImapUrl=imaps://support%40example.com@imap.gmail.com/INBOX -c
+ * mailImapPasswordArn=arn:aws:secretsmanager:...` set it at deploy time; `domain` and `from` as for
+ * SES (`-c mailDomain`, `-c mailFrom`).
+ */
+export interface MailImapSettings {
+  url: string;
+  passwordSecretArn: string;
+  domain?: string;
   from?: string;
 }
 
@@ -246,6 +266,7 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
     customDomain,
     edge: edgeSettings(settings, text, customDomain),
     mailIn: mailInSettings(settings, text),
+    mailImap: mailImapSettings(settings, text),
     mail: mailSettings(settings, text),
   };
 }
@@ -299,6 +320,25 @@ function mailInSettings(settings: EnvironmentSettings, text: (key: string) => st
   const bad = recipients.find((r) => !/^([^@\s]+@)?[a-z0-9.-]+\.[a-z]{2,}$/.test(r));
   if (bad) throw new Error(`Environment "${settings.name}": mailInRecipients must be addresses or domains, not "${bad}"`);
   return { recipients, domain, from: text('mailFrom') ?? settings.mailIn?.from };
+}
+
+const SECRET_ARN = /^arn:aws[\w-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/;
+
+function mailImapSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined): MailImapSettings | undefined {
+  const url = text('mailImapUrl') ?? settings.mailImap?.url;
+  const passwordSecretArn = text('mailImapPasswordArn') ?? settings.mailImap?.passwordSecretArn;
+  if (!url && !passwordSecretArn) return undefined;
+  const fail = (why: string) => new Error(`Environment "${settings.name}": the IMAP mailbox ${why}`);
+  if (!url || !passwordSecretArn) throw fail('needs both its URL and its password secret (-c mailImapUrl=imaps://... -c mailImapPasswordArn=arn:aws:secretsmanager:...)');
+  try {
+    parseImapUrl(url);
+  } catch (error) {
+    throw fail((error as Error).message);
+  }
+  if (!SECRET_ARN.test(passwordSecretArn)) throw fail(`password secret must be a Secrets Manager secret's full ARN (ending in -<6 characters>), not ${passwordSecretArn}`);
+  const domain = text('mailDomain') ?? settings.mailImap?.domain;
+  const from = text('mailFrom') ?? settings.mailImap?.from;
+  return { url, passwordSecretArn, ...(domain ? { domain } : {}), ...(from ? { from } : {}) };
 }
 
 function edgeSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined, customDomain: EnvironmentSettings['customDomain']): EdgeSettings | undefined {

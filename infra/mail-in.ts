@@ -10,24 +10,21 @@
  * abandoned uploads), and on the table only what MAIL_IN_GRANTS names. Alarms: any message kept as
  * a problem (failed or held), and the function failing (then SES's retries are running out).
  */
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket, type IBucket } from 'aws-cdk-lib/aws-s3';
+import type { Bucket, CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { ReceiptRuleSet, TlsPolicy } from 'aws-cdk-lib/aws-ses';
 import { Lambda as LambdaAction, LambdaInvocationType, S3 as S3Action } from 'aws-cdk-lib/aws-ses-actions';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { MAIL_IN_GRANTS } from '../shared/api/table-access';
 import { ATTACHMENT_PREFIX, INBOUND_MAIL_PREFIX } from '../shared/store/keys';
-import { METRICS, SERVICE_NAME } from '../shared/observability';
 import type { EnvironmentSettings, MailInSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
 import { nagImportedArn } from './nag';
-
-/** How long raw received messages are kept (problems are re-run from them; tickets keep their own copies of what they show). */
-export const MAIL_RETENTION = Duration.days(90);
+import { mailProblemsAlarm, receivedMailBucket } from './mail-in-storage';
 
 export interface MailInProps {
   settings: EnvironmentSettings;
@@ -47,19 +44,7 @@ export class MailIn extends Construct {
     const { settings, mailIn, table, bucket } = props;
     const stack = Stack.of(this);
 
-    this.bucket = new Bucket(this, 'Messages', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      encryption: BucketEncryption.S3_MANAGED,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{ id: 'received-messages', prefix: INBOUND_MAIL_PREFIX, expiration: MAIL_RETENTION, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
-      removalPolicy: settings.removalPolicy,
-      autoDeleteObjects: settings.removalPolicy === RemovalPolicy.DESTROY,
-    });
-    Validations.of(this.bucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason: 'Only SES writes here and only the ingest function reads; every message it receives is in the table as a record (and in CloudTrail data events where enabled). Access logs would double every write.',
-    });
+    this.bucket = receivedMailBucket(this, 'Messages', settings, 'SES');
 
     const ingest = helpdeskFunction(this, 'Ingest', {
       handler: 'mail-in/ingest',
@@ -122,22 +107,8 @@ export class MailIn extends Construct {
     Validations.of(stack).acknowledge({ id: 'AwsSolutions-L1', reason: "The custom resource's provider function (AwsCustomResource) runs on the runtime CDK chooses for it." });
     Validations.of(stack).acknowledge({ id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason: "The custom resource's provider function (AwsCustomResource) logs with AWS's basic execution role." });
 
-    const problems = new Metric({
-      namespace: METRICS.namespace,
-      metricName: METRICS.mailInProblems,
-      dimensionsMap: { service: SERVICE_NAME, [METRICS.dimensions.environment]: settings.name },
-      statistic: 'Sum',
-      period: Duration.minutes(5),
-    });
     this.alarms = [
-      new Alarm(this, 'ProblemsAlarm', {
-        alarmDescription: `Helpdesk ${settings.name}: received mail was kept for operators (failed or held): npm run helpdesk -- list-mail-problems`,
-        metric: problems,
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
+      mailProblemsAlarm(this, 'ProblemsAlarm', settings),
       new Alarm(this, 'FailingAlarm', {
         alarmDescription: `Helpdesk ${settings.name}: the mail ingest is failing (SES retries the invocation, then gives up)`,
         metric: ingest.metricErrors({ period: Duration.minutes(5) }),

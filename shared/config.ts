@@ -15,6 +15,8 @@ import { loginThrottleFrom, type LoginThrottlePolicy } from './domain/login-thro
 import { parseAuthenticationClasses } from './domain/tokens';
 import { parseCorsOrigins } from './domain/cross-origin';
 import { parseMailSettings, type MailSettings } from './domain/mail';
+import { parseImapUrl, type ImapMailbox } from './domain/mail-in-imap';
+import { readFileSync } from 'node:fs';
 import { parseUrlList, parseWebhookSettings, type WebhookEvent, type WebhookSettings } from './domain/webhooks';
 
 const env = (name: string): string | undefined => process.env[name];
@@ -85,6 +87,9 @@ const settings = {
     return Number(raw);
   }),
   mailSettings: once((): MailSettings => parseMailSettings(process.env)),
+  imapMailbox: once((): ImapMailbox | undefined => (env('HELPDESK_IMAP_URL') ? parseImapUrl(env('HELPDESK_IMAP_URL')!) : undefined)),
+  imapPasswordArn: once(() => env('HELPDESK_IMAP_PASSWORD_ARN') || undefined),
+  imapPassword: once(() => env('HELPDESK_IMAP_PASSWORD') || (env('HELPDESK_IMAP_PASSWORD_FILE') ? readFileSync(env('HELPDESK_IMAP_PASSWORD_FILE')!, 'utf8') : undefined)),
   mailSecretArn: once(() => env('HELPDESK_MAIL_SECRET_ARN') || undefined),
   mailQueueUrl: once(() => env('HELPDESK_MAIL_QUEUE_URL') || undefined),
   eventsSettleMs: once((): number => {
@@ -202,6 +207,18 @@ export const config = {
     /** HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR, default MAIL_IN_TICKETS_PER_SENDER_HOUR. */
     get ticketsPerSenderHour(): number {
       return settings.mailTicketsPerSenderHour();
+    },
+    /** The IMAP mailbox mail is taken from (HELPDESK_IMAP_URL), or undefined for none; throws ImapSettingsError on a bad one. */
+    get imap(): ImapMailbox | undefined {
+      return settings.imapMailbox();
+    },
+    /** Secrets Manager's ARN of the mailbox's app password (AWS). */
+    get imapPasswordArn(): string | undefined {
+      return settings.imapPasswordArn();
+    },
+    /** The mailbox's app password locally: HELPDESK_IMAP_PASSWORD, or the file HELPDESK_IMAP_PASSWORD_FILE names. */
+    get imapPassword(): string | undefined {
+      return settings.imapPassword();
     },
   },
   webhooks: {

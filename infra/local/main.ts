@@ -1,5 +1,6 @@
 /** `npm start`: the whole API on this machine, on embedded engines. */
 import { startLocalRuntime } from './runtime';
+import { DEFAULT_IMAP_POLL_SECONDS } from './imap';
 
 /** Where `npm start` listens for mail unless HELPDESK_SMTP_PORT says otherwise. */
 const DEFAULT_SMTP_PORT = 2525;
@@ -41,6 +42,7 @@ const runtime = await startLocalRuntime({ port, dataDir, accessLog: logFormat ==
 console.log(`Helpdesk API listening on ${runtime.url}/api/`);
 if (runtime.smtpPortTaken !== undefined) console.log(`SMTP port ${runtime.smtpPortTaken} is taken: using ${runtime.smtpPort} (set HELPDESK_SMTP_PORT to choose)`);
 console.log(`Mail in: SMTP listening on 127.0.0.1:${runtime.smtpPort} (a queue answers at <slug>@${process.env.HELPDESK_MAIL_DOMAIN || 'localhost'})`);
+if (runtime.imapMailbox) console.log(`Mail in: polling the mailbox ${runtime.imapMailbox} (HELPDESK_IMAP_URL) every ${process.env.HELPDESK_IMAP_POLL_SECONDS ?? DEFAULT_IMAP_POLL_SECONDS} s`);
 console.log(`Data: ${dataDir === 'memory' ? 'in memory (lost on exit)' : dataDir}`);
 if (process.env.HELPDESK_ACTIVATE_API_ENDPOINT !== 'True') {
   console.log('HELPDESK_ACTIVATE_API_ENDPOINT is not True: every API route answers 404.');

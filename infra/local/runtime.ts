@@ -12,6 +12,8 @@ import type { LocalMail } from './mail';
 import type { LocalTableStream } from './table-stream';
 import { fileSweepInterval, type LocalFileSweeper } from './file-sweeper';
 import type { LocalSmtp } from './smtp';
+import type { Repeating } from './repeat';
+import { imapPollInterval } from './imap';
 
 export interface RuntimeOptions {
   port?: number;
@@ -45,6 +47,8 @@ export interface LocalRuntime {
   admin: { username: string; generatedPassword?: string };
   /** The SMTP port mail in listens on, when it does. */
   smtpPort?: number;
+  /** The IMAP mailbox polled for mail (HELPDESK_IMAP_URL, without its password), when one is. */
+  imapMailbox?: string;
   /** Set when the SMTP port asked for was taken and a free one is used instead. */
   smtpPortTaken?: number;
   /** The webhook signing secret, when this start generated it. */
@@ -62,6 +66,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   useLocalDefaults();
   void config.webhooks.settings; // refuses to start on a bad receiver URL
   const sweepEvery = fileSweepInterval();
+  const imapEvery = imapPollInterval();
+  void config.mailIn.imap; // refuses to start on a bad HELPDESK_IMAP_URL
   // One process per data directory (DynamoDB Local's rule): wait for a CLI command to finish, refuse
   // a second server. `<dataDir>/endpoints.json` then tells the CLI where this server's engines are.
   const owned =
@@ -90,6 +96,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   let sweeper: LocalFileSweeper | undefined;
   let stream: LocalTableStream | undefined;
   let smtp: LocalSmtp | undefined;
+  let imap: Repeating | undefined;
   try {
     const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
     const { dynamo } = await import('../../shared/store/clients');
@@ -129,7 +136,9 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
         return startLocalSmtp(0, undefined, host);
       });
     }
+    imap = await (await import('./imap')).startLocalImapPoller(imapEvery);
     const activeSmtp = smtp;
+    const activeImap = imap;
     const activeServer = server;
     const url = `http://${host}:${port}`;
     claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: config.tableName });
@@ -143,6 +152,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
       generatedWebhookSecret: webhooks.generatedSecret,
       smtpPort: activeSmtp?.port,
       smtpPortTaken,
+      imapMailbox: config.mailIn.imap && process.env.HELPDESK_IMAP_URL,
       mailboxDir: mail.mailboxDir,
       drainTableStream: () => activeStream.drain(),
       async stop() {
@@ -152,6 +162,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
           activeServer.closeIdleConnections();
         });
         await activeSmtp?.stop();
+        await activeImap?.stop();
         await activeWebhooks.stop();
         await activeSweeper.stop();
         await activeStream.stop();
@@ -163,6 +174,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   } catch (error) {
     server?.close();
     await smtp?.stop();
+    await imap?.stop();
     await webhooks?.stop();
     await sweeper?.stop();
     await stream?.stop();

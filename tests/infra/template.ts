@@ -1,5 +1,7 @@
 /** Helpers of the template tests: a fast app (no bundling, no validation), functions and their grants. */
-import { App, NestedStack, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { App, NestedStack, type CfnElement, type PolicyViolation, type Stack } from 'aws-cdk-lib';
+import { buildHelpdesk } from '../../infra/app';
+import { addNagChecks } from '../../infra/nag';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { Json } from '../json';
 
@@ -61,4 +63,13 @@ export function apiTemplate(api: Stack): Template {
     return output?.Value;
   });
   return Template.fromJSON({ ...parent, Resources: fromOutputs as Record<string, unknown> }, { skipCyclicalDependenciesCheck: true });
+}
+
+/** The cdk-nag findings left unacknowledged in the whole helpdesk of `env` with `context`, after a synth as `cdk synth` runs it. */
+export function nagFindings(env: string, context: Record<string, unknown> = {}): string[] {
+  const app = templateApp(env, context);
+  buildHelpdesk(app);
+  const checks = addNagChecks(app);
+  app.synth();
+  return checks.validateScope(app).violations.flatMap((v: PolicyViolation) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}: ${v.description}`));
 }

@@ -9,16 +9,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
 import { unique, type Json } from './client';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mailCli, mailsTo as mailsToIn } from './mail-helpers';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import PostalMime from 'postal-mime';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { useOwnRuntime } from './own-runtime';
 import { spawnApiRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
-import { LOCAL_ENV_DEFAULTS } from '../../infra/local/endpoints';
 import { replyAddress } from '../../shared/domain/mail-threading';
 import { appleMailReply, compose, dsnBounce, foldedSubject, gmailReply, legacyCharset, nestedBomb, newMessageId, outlookReply, outOfOffice } from '../fixtures/mail/corpus';
 
@@ -31,20 +29,7 @@ const mailbox = mkdtempSync(join(tmpdir(), 'helpdesk-mail-in-'));
 afterAll(() => rmSync(mailbox, { recursive: true, force: true }));
 const own = useOwnRuntime({ ...engines, HELPDESK_MAILBOX_DIR: mailbox, HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR: String(RATE), HELPDESK_MAIL_FROM: 'Helpdesk <helpdesk@localhost>', HELPDESK_MAIL_SECRET: SECRET });
 
-/** `npm run helpdesk -- <args> --json` on the runtime's table (as on a deployed one: --table). */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { TABLE_NAME: table, ...env } = engines;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args, '--json', '--table', table!], {
-    cwd: resolve(import.meta.dirname, '../..'),
-    env: { ...process.env, ...LOCAL_ENV_DEFAULTS, ...env, HELPDESK_MAIL_SECRET: SECRET, HELPDESK_DATA_DIR: '', POWERTOOLS_LOG_LEVEL: 'ERROR' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
-}
+const cli = (args: string[]) => mailCli(engines, SECRET, args);
 
 interface Sent {
   accepted: boolean;
@@ -167,20 +152,7 @@ describe('a new message to a queue', () => {
 });
 
 /** The captured outbound mails to `to`, once there are `count`. */
-async function mailsTo(to: string, count: number) {
-  let found: Awaited<ReturnType<typeof PostalMime.parse>>[] = [];
-  await expect
-    .poll(
-      async () => {
-        const all = await Promise.all(readdirSync(mailbox).filter((f) => f.endsWith('.eml')).map((f) => PostalMime.parse(readFileSync(join(mailbox, f)))));
-        found = all.filter((m) => (m.to ?? []).some((a) => a.address === to));
-        return found.length;
-      },
-      { timeout: 15_000, interval: 200 },
-    )
-    .toBeGreaterThanOrEqual(count);
-  return found;
-}
+const mailsTo = (to: string, count: number) => mailsToIn(mailbox, to, count);
 
 describe('a reply', () => {
   it('to the acknowledgement in the local mailbox lands on its ticket (Reply-To and In-Reply-To as sent)', async () => {
