@@ -51,12 +51,13 @@ export function filteredFloors(pages: ListCosts): Target[] {
 }
 
 /**
- * What `--quick` allows a bundle: today's largest (tickets/create, 160 KiB: a route that takes a body
- * carries busboy; 152 before the store's client took the SDK's retry strategy, issue 25) and a small
+ * What `--quick` allows a bundle: today's largest (tickets/create, 170 KiB: a route that takes a body
+ * carries busboy; 152 before the store's client took the SDK's retry strategy, issue 25; 168 before
+ * the reservation in a ticket's queue, issue 24: store/queue-reservations.ts, +1.8 KiB) and a small
  * margin, so that a change that grows a bundle fails CI. Issue 16's target is 300 KiB (the report's
  * "every bundle" row); this budget comes down as the bundles do.
  */
-export const BUNDLE_BUDGET_BYTES = 168 * 1024;
+export const BUNDLE_BUDGET_BYTES = 172 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;

@@ -13,7 +13,7 @@ export const WRITTEN_OUT = 'written_out';
 
 /**
  * On a ticket item: the `version` written by the last write that took a reservation in the ticket's
- * queue (a create, a move: store/queues.ts `reserveInQueue`). The stream consumer counts a record
+ * queue (a create, a move: store/queue-reservations.ts `reserveInQueue`). The stream consumer counts a record
  * whose version it is as an arrival in the queue (domain/queue-delete.ts).
  */
 export const RESERVATION_VERSION = 'reservation_version';

@@ -5,7 +5,6 @@
  * the stream, store/ticket-counts.ts) say how many tickets it has and how many of those writes they
  * hold (docs/data-model.md, "Deleting a queue").
  */
-import { MissingRecord, ServiceUnavailable } from '../domain/errors';
 import { GetCommand, QueryCommand } from './dynamodb';
 import type { Queue } from '../domain/records';
 import { QUEUE_MAIL_DEFAULTS, queueMailSettings, type QueueMailSettings } from '../domain/mail-settings';
@@ -14,7 +13,8 @@ import { dynamo } from './clients';
 import { reserveIds } from './counters';
 import { forgetQueue } from './references';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, SORT_BEGINS_WITH } from './keys';
-import { ConditionFailed, refusedWhole, transact, type TransactItem } from './transact';
+import { ConditionFailed, transact, type TransactItem } from './transact';
+import { CLOSED_UNTIL, CLOSE_MS, MissingQueue, OPEN, POLL_MS, RESERVED, pause, readQueueItem } from './queue-reservations';
 import { readTotals } from './ticket-counts';
 import { arrivalsAttribute, queueDeleteDecision } from '../domain/queue-delete';
 import { logger } from '../observability';
@@ -23,7 +23,7 @@ const MAIL_ATTRIBUTES = Object.keys(QUEUE_MAIL_DEFAULTS) as (keyof QueueMailSett
 
 export class DuplicateSlug extends Error {}
 export class QueueInUse extends Error {}
-export class MissingQueue extends MissingRecord {}
+export { MissingQueue };
 
 function toQueue(item: Record<string, unknown>): Queue {
   return { id: item.id as number, title: item.title as string, slug: item.slug as string, ...queueMailSettings(item) };
@@ -125,95 +125,8 @@ export async function updateQueue(current: Queue, changes: Partial<Omit<Queue, '
   return next;
 }
 
-/** The queue item's own bookkeeping attributes (never part of the record: `toQueue` leaves them out). */
-const RESERVED = { '#reserved': 'reserved' };
-const LAST_RESERVED = { '#lastReserved': 'last_reserved' };
-const CLOSED_UNTIL = { '#closedUntil': 'closed_until' };
-const OPEN = `(attribute_not_exists(#closedUntil) OR #closedUntil < :now)`;
-
-/** A delete's close lapses by itself after this (a delete that died holding it); creates wait for it at most so long. */
-export const CLOSE_MS = 8_000;
 /** How long a delete waits for the counts to take in the writes that reserved in the queue (they are under a second behind). */
 export const SETTLE_MS = 3_000;
-const POLL_MS = 50;
-
-const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-/** The queue stayed closed by deletes longer than one delete holds it (503: try again). */
-export class QueueClosed extends ServiceUnavailable {}
-
-async function readQueueItem(id: number): Promise<Record<string, unknown> | undefined> {
-  return (await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.queue(id), ConsistentRead: true }))).Item;
-}
-
-/**
- * Takes a reservation in queue `id` for a write that puts a ticket into it (a create, a move): a
- * plain `ADD` on the queue item, conditional on the queue existing and not being closed by a delete
- * (docs/data-model.md, "Deleting a queue"). Plain writes of one item queue rather than conflict, as
- * the id counter's do. While a delete holds the queue closed it waits for the delete's answer: the
- * queue gone (MissingQueue) or open again. The write that follows marks its ticket item
- * (`RESERVATION_VERSION`), so that the stream consumer counts it as an arrival.
- */
-export async function reserveInQueue(id: number): Promise<void> {
-  const giveUpAt = Date.now() + CLOSE_MS;
-  for (;;) {
-    const now = Date.now();
-    try {
-      await transact([
-        {
-          Update: {
-            TableName: config.tableName,
-            Key: keys.queue(id),
-            UpdateExpression: 'ADD #reserved :one SET #lastReserved = :now',
-            ConditionExpression: `${ITEM_EXISTS} AND ${OPEN}`,
-            ExpressionAttributeNames: { ...RESERVED, ...LAST_RESERVED, ...CLOSED_UNTIL },
-            ExpressionAttributeValues: { ':one': 1, ':now': now },
-          },
-        },
-      ]);
-      return;
-    } catch (error) {
-      if (!(error instanceof ConditionFailed)) throw error;
-    }
-    const item = await readQueueItem(id);
-    if (!item) throw new MissingQueue();
-    if (Date.now() >= giveUpAt) throw new QueueClosed();
-    await pause(Math.min(4 * POLL_MS, Math.max(0, Number(item.closed_until) - Date.now())));
-  }
-}
-
-/** Gives back a reservation whose write surely did not happen (transact.ts `refusedWhole`). */
-export async function releaseReservation(id: number): Promise<void> {
-  await transact([
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.queue(id),
-        UpdateExpression: 'ADD #reserved :minusOne',
-        ConditionExpression: ITEM_EXISTS,
-        ExpressionAttributeNames: RESERVED,
-        ExpressionAttributeValues: { ':minusOne': -1 },
-      },
-    },
-  ]).catch((error: unknown) => {
-    // Not given back: the queue's delete takes it as given up after RESERVATION_GIVEN_UP_MS.
-    if (!(error instanceof ConditionFailed)) logger.warn('queue reservation not given back', { queue: id, error: String(error) });
-  });
-}
-
-/**
- * Runs `write` (one write that puts a ticket into queue `id`) under a reservation in it, given back
- * when the write surely applied nothing. Throws MissingQueue when there is no such queue.
- */
-export async function withReservation<T>(id: number, write: () => Promise<T>): Promise<T> {
-  await reserveInQueue(id);
-  try {
-    return await write();
-  } catch (error) {
-    if (refusedWhole(error)) await releaseReservation(id);
-    throw error;
-  }
-}
 
 /** The queue is being deleted by another request. */
 export class QueueBeingDeleted extends Error {}

@@ -19,7 +19,7 @@ import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
 import { queryAll } from './query';
 import { logger } from '../observability';
 import { ConditionFailed, MAX_TRANSACTION_ITEMS, transact, transactEssentialFirst, type TransactItem } from './transact';
-import { MissingQueue, withReservation } from './queues';
+import { MissingQueue, withReservation } from './queue-reservations';
 
 type Item = Record<string, unknown>;
 
@@ -30,7 +30,7 @@ export class MissingTicket extends MissingRecord {}
 /** The queue a write puts the ticket into does not exist (any more). */
 export class MissingQueueOnWrite extends Error {}
 
-/** Runs `write`, which puts a ticket into `queue`, under a reservation in it (store/queues.ts). */
+/** Runs `write`, which puts a ticket into `queue`, under a reservation in it (store/queue-reservations.ts). */
 async function inQueue(queue: number, write: () => Promise<void>): Promise<void> {
   await withReservation(queue, write).catch((error: unknown) => {
     throw error instanceof MissingQueue ? new MissingQueueOnWrite(`queue ${queue} does not exist`) : error;
@@ -111,7 +111,7 @@ export function childDeletes(followups: Followup[], attachments: Attachment[]): 
  * followup's ref; with an attachment or an event, everything goes in one transaction. Either way only
  * items of this ticket are written, so concurrent creates never conflict; the counts follow from
  * the stream (store/ticket-counts.ts). The write holds a reservation in the ticket's queue
- * (store/queues.ts), so the queue is not deleted under it: MissingQueueOnWrite when it is gone.
+ * (store/queue-reservations.ts), so the queue is not deleted under it: MissingQueueOnWrite when it is gone.
  */
 export async function createTicket(
   ticket: Ticket,

@@ -154,7 +154,7 @@ describe('deleting a queue: reservations and the arrivals counted (docs/data-mod
   });
 
   it('a reservation whose write was refused is given back; one whose write may have happened is kept, and given up after its time', async () => {
-    const { withReservation } = await import('../../shared/store/queues');
+    const { withReservation } = await import('../../shared/store/queue-reservations');
     const { transact } = await import('../../shared/store/transact');
     const { ITEM_IS_NEW } = await import('../../shared/store/keys');
     const { RESERVATION_GIVEN_UP_MS } = await import('../../shared/domain/queue-delete');
