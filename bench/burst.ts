@@ -8,6 +8,7 @@
  * (store/consumer-timings.ts).
  */
 import { cpus, loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ConsumerTimings } from '../shared/store/consumer-timings';
 import type { ApiReply } from './scale';
 import { withSection } from './report';
@@ -30,8 +31,12 @@ export interface BurstResult {
   countExactAfterMs: number;
   /** Milliseconds from the last answer until the agent views (status × queue, status × assignee) were exact: their counts and their newest ticket. */
   listsExactAfterMs: number;
-  /** The stream consumer's work from the first create on. */
+  /** The stream consumer's work from the first create on (to the views' exact counts). */
   consumer: ConsumerTimings;
+  /** Lone creates after the burst, one at a time: milliseconds from each 201 until the list's count and the agent views were exact. */
+  lone: { writes: number; p50: number; max: number };
+  /** How late the runtime's event loop ran its timers during the burst (to the views' exact counts), ms: a call's answer waits as long to be read. */
+  eventLoopDelay: { p50: number; p99: number; max: number };
   /** The machine's 1-minute load average and cores when the burst began: other work on it slows every figure. */
   load: { average: number; cores: number };
 }
@@ -43,6 +48,11 @@ export interface TimingsProbe {
 }
 
 type Send = (method: string, path: string, body?: unknown) => Promise<ApiReply>;
+
+/** The consumer's batches listed in the report, the longest. */
+const SLOWEST_BATCHES = 10;
+/** Lone creates measured after the burst. */
+const LONE_WRITES = 10;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -80,6 +90,8 @@ export async function measureBurst(send: Send, timings: TimingsProbe, creates = 
   const before = (await count('')).count;
   const viewsBefore = { queue: (await count('&status=1&queue=1')).count, unassigned: (await count('&status=1&assigned_to=none')).count };
   timings.reset();
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const load = { average: Math.round(loadavg()[0]! * 10) / 10, cores: cpus().length };
   const c = await burst(creates, (i) => {
     if (i % 10) return send('POST', '/api/tickets/', ticket(i));
@@ -100,15 +112,33 @@ export async function measureBurst(send: Send, timings: TimingsProbe, creates = 
     return Math.round(performance.now() - answered);
   };
   const countExactAfterMs = await waitFor("the list's count", async () => (await count('')).count === before + made.length);
-  const listsExactAfterMs = await waitFor('the agent views', async () => {
+  const viewsExact = async (added: number, newestId: number) => {
     const [queue, unassigned] = await Promise.all([count('&status=1&queue=1'), count('&status=1&assigned_to=none')]);
-    return queue.count === viewsBefore.queue + made.length && unassigned.count === viewsBefore.unassigned + made.length && (queue.results as { id: number }[])[0]?.id === newest && (unassigned.results as { id: number }[])[0]?.id === newest;
-  });
+    return queue.count === viewsBefore.queue + added && unassigned.count === viewsBefore.unassigned + added && (queue.results as { id: number }[])[0]?.id === newestId && (unassigned.results as { id: number }[])[0]?.id === newestId;
+  };
+  const listsExactAfterMs = await waitFor('the agent views', () => viewsExact(made.length, newest));
+  const consumer = timings.read();
+  loopDelay.disable();
+  const eventLoopDelay = { p50: Math.round(loopDelay.percentile(50) / 1e6), p99: Math.round(loopDelay.percentile(99) / 1e6), max: Math.round(loopDelay.max / 1e6) };
+  // A lone write once the burst is applied: the lag of the stream alone (the poll interval, one batch).
+  const lags: number[] = [];
+  for (let i = 0; i < LONE_WRITES; i++) {
+    const reply = await send('POST', '/api/tickets/', ticket(creates + i));
+    const created = performance.now();
+    const added = made.length + i + 1;
+    while (!((await count('')).count === before + added && (await viewsExact(added, reply.body.id)))) {
+      if (performance.now() - created > 120_000) throw new Error('a lone create did not show in 120 s');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    lags.push(performance.now() - created);
+  }
+  lags.sort((a, b) => a - b);
+  const lone = { writes: LONE_WRITES, p50: Math.round(percentile(lags, 50)), max: Math.round(lags.at(-1) ?? 0) };
   let stored = 0;
   for (const [i, r] of c.replies.entries()) {
     if (r.status === 201 && (await send('GET', `/api/tickets/${r.body.id}/`)).body.title === `${run}-${i}`) stored++;
   }
-  return { creates: c.part, followups: f.part, stored, countExactAfterMs, listsExactAfterMs, consumer: timings.read(), load };
+  return { creates: c.part, followups: f.part, stored, countExactAfterMs, listsExactAfterMs, consumer, lone, eventLoopDelay, load };
 }
 
 export const BURST_START = '<!-- burst:start -->';
@@ -135,6 +165,9 @@ in ${r.countExactAfterMs} ms, and the agent views (\`?status=1&queue=1\`, \`?sta
 counts and their newest ticket) in ${r.listsExactAfterMs} ms; they follow the table's stream. The first
 requests of a cold runtime also pay its warm-up (one password hash, DynamoDB Local's JIT).
 
+A lone create after the burst (${r.lone.writes}, one at a time): its count and the agent views were exact
+${r.lone.p50} ms after its 201 (median; at most ${r.lone.max} ms); the local stream is polled every 50 ms.
+
 The stream consumer during the burst: ${r.consumer.records} records in ${r.consumer.batches} batches (largest
 ${Math.max(0, ...r.consumer.log.map((b) => b.records))}, longest ${Math.round(Math.max(0, ...r.consumer.log.map((b) => b.ms)))} ms), ${r.consumer.retries} retried, ${Math.round(r.consumer.readMs)} ms reading the
 stream. Its time per phase (consumers run at once per batch; \`counts\` includes \`listings\`, written
@@ -145,6 +178,28 @@ before each counts transaction):
 ${Object.entries(r.consumer.phases)
   .map(([name, p]) => `| ${name} | ${p.calls} | ${Math.round(p.ms)} | ${Math.round(p.maxMs)} |`)
   .join('\n')}
+
+Where the DynamoDB calls spent their time, per socket pool (attempts answered; "queued": waiting for
+a socket of the pool, "wire": from the socket to the answer, mostly inside DynamoDB Local). The
+routes' calls were held back ${r.consumer.admission.waits} times for the consumer's (infra/local/consumer-first.ts),
+${Math.round(r.consumer.admission.ms / Math.max(1, r.consumer.admission.waits))} ms each on average, at most ${Math.round(r.consumer.admission.maxMs)} ms:
+
+| Pool | Calls | Queued ms (mean / max) | Wire ms (mean / max) |
+|---|---|---|---|
+${Object.entries(r.consumer.calls)
+  .map(([pool, c]) => `| ${pool} | ${c.calls} | ${Math.round(c.queuedMs / c.calls)} / ${Math.round(c.maxQueuedMs)} | ${Math.round(c.wireMs / c.calls)} / ${Math.round(c.maxWireMs)} |`)
+  .join('\n')}
+
+The runtime, the engines' client and the benchmark's client share one Node process: its event loop
+ran timers ${r.eventLoopDelay.p50} ms late at the median, ${r.eventLoopDelay.p99} ms at p99, ${r.eventLoopDelay.max} ms at most, and an answer
+that arrived waited as long to be read ("wire" above includes it). The consumer's ${SLOWEST_BATCHES} longest
+batches (when each began, from the first create; its records, wall time and DynamoDB calls):
+${r.consumer.log
+  .toSorted((a, b) => b.ms - a.ms)
+  .slice(0, SLOWEST_BATCHES)
+  .toSorted((a, b) => a.at - b.at)
+  .map((b) => `${Math.round((b.at - r.consumer.since) / 100) / 10} s: ${b.records} records, ${Math.round(b.ms)} ms, ${b.calls} calls`)
+  .join('; ')}.
 
 Before issue 12 every create's transaction held items that every create shares (the ticket index
 block, the queue's count, the followup and attachment index blocks) and every followup held its

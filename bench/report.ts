@@ -29,16 +29,17 @@ export function requestFloors(o: BenchResults['operations'], listMeasured: strin
 }
 
 /**
- * A filtered list page of 25 (issue 15 item 4; docs/data-model.md, "Filtered lists"): 1 Query of the
- * filter's index for the page's ids, 1 Query per ticket of its collection (25), and the totals item
- * where the list keeps a count. Read units: half a unit per Query of up to 4 KB (eventually
- * consistent), 1 for the totals (strongly consistent); a `submitter_email` page reads gsi3, which
- * projects whole ticket items (about 2 units for 26 of them: measured 14.5 in all). A list by `-id`
- * reads as the upstream list does. One request (and a read unit) more is allowed, as the list page's floor allows: the
- * 60-second cache of the custom field definitions (or the 5-second one of the caller's user record)
- * may run out between the warm-up and the counted request on a slow machine.
+ * A filtered list page of 25 (issue 15 item 4, issue 24; docs/data-model.md, "Filtered lists"): 1
+ * Query of the filter's index for the page's ids (per status asked for: the pages measured here ask
+ * for none or one), 1 BatchGetItem of their page snapshots, and the totals item where the list keeps
+ * a count: 3; one more is allowed, as the list page's floor allows (the 60-second cache of the custom
+ * field definitions, or the 5-second one of the caller's user record, may run out between the
+ * warm-up and the counted request on a slow machine), and one for a ticket without a snapshot. Read
+ * units: half a unit per snapshot of up to 4 KB (eventually consistent), half for the index Query, 1
+ * for the totals (strongly consistent); a `submitter_email` page reads gsi3, which projects whole
+ * ticket items (about 2 units for 26 of them). A list by `-id` reads as the upstream list does.
  */
-export const FILTERED_PAGE_FLOORS = { requests: 28, readUnits: 16 };
+export const FILTERED_PAGE_FLOORS = { requests: 5, readUnits: 16 };
 
 /** The floors of the filtered pages measured (`… next`: the page after, by its cursor). */
 export function filteredFloors(pages: ListCosts): Target[] {
@@ -473,7 +474,7 @@ export function renderCost(r: BenchResults): string {
     monthlyRequests += requests;
     return `| ${name} | ${perTicket} | ${requests.toLocaleString('en')} | ${usd(cost)} |`;
   }).join('\n');
-  // The stream consumer's writes per change (counts, listing records, change events): DynamoDB only
+  // The stream consumer's writes per change (counts, listing records, page snapshots, change events): DynamoDB only
   // (its Lambda runs once per batch of up to 100 records: a share of a cent per million changes).
   const consumerDollars = (c: { readUnits: number; writeUnits: number }) => c.readUnits * PRICES.dynamoPerMillionReadUnits + c.writeUnits * PRICES.dynamoPerMillionWriteUnits;
   const consumerRows = Object.entries(r.consumer)
@@ -509,7 +510,7 @@ five is created with a file).
 | Operation | Per ticket | Requests a month | Cost a month |
 |---|---|---|---|
 ${lines}
-| stream consumer (each create and PATCH/PUT above: its counts, listing records, change events) | | | ${usd(consumerMonthly)} |
+| stream consumer (each create and PATCH/PUT above: its counts, listing records, page snapshots, change events) | | | ${usd(consumerMonthly)} |
 | **Requests** | | | **${usd(monthly)}** |
 
 Storage after a year (360,000 tickets: about ${tableGb.toFixed(1)} GB of items, ${filesGb.toFixed(1)} GB of files): ${usd(storage)} a
@@ -525,9 +526,13 @@ not grow with the table (docs/benchmarks.md, "Scale").
 ## What the stream consumer writes per change
 
 Off the request path, the table's stream consumer (CountTickets on AWS) keeps, per change, the
-counts, the listing records the filtered lists read (eight per ticket: queue, assignee, priority,
-modified, created and the three agent views; a PATCH rewrites those whose value changed and
-\`modified\`) and the change events. Measured by the bench for one change alone (the stream drained
+counts, the listing records the filtered lists read (22 per ticket: queue, assignee, priority,
+modified, created, every ticket by priority and by due date, and the three agent views in each of
+their five orders; a PATCH rewrites those whose place changed: \`modified\`'s five at least, a
+status, queue or assignee change every order of the agent views it is part of), each ticket's page
+snapshot (one Query of its collection and one put) and the change events. Why the records are worth
+their writes: every agent view in every ordering is then a page of 3–5 requests and about 14 read
+units at any table size, with an exact count (docs/data-model.md, "Filtered lists"). Measured by the bench for one change alone (the stream drained
 before and after it), so a lone write pays the whole counts transaction (the block and both totals
 items); in a burst the tickets of a batch share it (docs/data-model.md, "The stream consumer").
 

@@ -5,7 +5,7 @@
  * requests in flight; the server's memory; list-page latency at 200 and 20,000 tickets; and each
  * function's bundle size and cold import time. Writes docs/benchmarks.md.
  */
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
@@ -14,6 +14,7 @@ import { measureBundles, type BundleResult } from './bundles';
 import { measureCpu, type CpuResult } from './cpu';
 import { BUNDLE_BUDGET_BYTES, MAIL_END, MAIL_IN_END, MAIL_IN_START, MAIL_START, filteredFloors, renderCost, renderReport, requestFloors, withSection, type Target } from './report';
 import { checkFilter, filteredPages, measureFilteredCosts, measureListCosts, type ApiBody, type ApiReply, type FilterCheck, type ListCosts } from './scale';
+import { combinations, LISTS_END, LISTS_START, measureLists, renderLists, type Combination, type SeededTicket } from './lists';
 import { INITIAL_RETRY_TOKENS } from '@smithy/util-retry';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
 
@@ -26,6 +27,9 @@ const { values: args } = parseArgs({
     'scale-tickets': { type: 'string', default: '20000' },
     'simulated-tickets': { type: 'string', default: '10000000' },
     burst: { type: 'boolean', default: false },
+    // The filtered lists alone: every combination in every ordering at 200, --scale-tickets and
+    // --simulated-tickets (bench/lists.ts); writes their section of docs/benchmarks.md.
+    lists: { type: 'boolean', default: false },
     'cpu-requests': { type: 'string', default: '1000' },
     // For CI: request counts, capacity units and bundle sizes only (deterministic), checked against
     // the floors; nothing written, exit 1 if one is missed. Timings are not looked at.
@@ -43,12 +47,12 @@ const previousReport = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '';
 
 // Bundles and CPU first, while nothing else runs: cold imports and CPU time suffer on a busy machine.
 let bundles: BundleResult[] = [];
-if (!args['skip-bundles'] && !args.burst) {
+if (!args['skip-bundles'] && !args.burst && !args.lists) {
   log(`bundling and importing each function (${QUICK ? 1 : 10} fresh processes each)`);
   bundles = await measureBundles(QUICK ? 1 : 10);
 }
 let cpu: CpuResult[] = [];
-if (!QUICK && !args.burst) {
+if (!QUICK && !args.burst && !args.lists) {
   log(`CPU per request: ${CPU_REQUESTS} warm requests of each operation, then as many profiled, in a server process of their own`);
   cpu = await measureCpu(CPU_REQUESTS);
   for (const c of cpu) log(`${c.operation.padEnd(18)} ${c.cpuMs} ms CPU per request`);
@@ -240,12 +244,13 @@ if (args.burst) {
 
 /** Waits until the stream's consumer has counted every ticket: the count equals the tickets the last page ends with. */
 async function counted(): Promise<void> {
-  const deadline = Date.now() + 600_000;
+  // Each new ticket costs the consumer 22 listing records and a page snapshot: seeding 20,000 takes minutes on a busy machine.
+  const deadline = Date.now() + 1_800_000;
   for (;;) {
     const last = (await request('GET', '/api/tickets/?page_size=100&page=last')).body;
     const before = last.previous ? Number(new URL(last.previous).searchParams.get('page') ?? 1) * 100 : 0;
     if (last.count === before + last.results.length) return;
-    if (Date.now() > deadline) throw new Error('the ticket counts did not catch up in 10 minutes');
+    if (Date.now() > deadline) throw new Error('the ticket counts did not catch up in 30 minutes');
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -268,12 +273,27 @@ const filtered = filteredPages(secondQueue, admin.id);
  * Each filter's whole list at the large size against the tickets the table holds (read whole from
  * gsi1 here, for the check only), compared in order.
  */
-async function checkFilters(): Promise<Record<string, FilterCheck>> {
+/** Every ticket the table holds, as the filters see it (read whole from gsi1: for the checks only). */
+async function readSeeded(): Promise<SeededTicket[]> {
   const { queryAll } = await import('../shared/store/query');
   const { INDEXES, inIndex, keys } = await import('../shared/store/keys');
-  const all = (await queryAll({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition } }))
+  return (await queryAll({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition } }))
     .filter((i) => i.type === 'ticket')
-    .map((i) => ({ id: Number(i.id), queue: Number(i.queue), assigned_to: i.assigned_to as number | null, priority: Number(i.priority), email: i.submitter_email as string | null, created: String(i.created), modified: String(i.modified) }));
+    .map((i) => ({
+      id: Number(i.id),
+      status: Number(i.status),
+      queue: Number(i.queue),
+      assigned_to: i.assigned_to as number | null,
+      priority: Number(i.priority),
+      email: i.submitter_email as string | null,
+      created: String(i.created),
+      modified: String(i.modified),
+      due_date: (i.due_date as string | null) ?? null,
+    }));
+}
+
+async function checkFilters(): Promise<Record<string, FilterCheck>> {
+  const all = await readSeeded();
   type T = (typeof all)[number];
   const ids = (list: T[]) => list.map((t) => t.id);
   const byId = (a: T, b: T) => a.id - b.id;
@@ -294,6 +314,49 @@ async function checkFilters(): Promise<Record<string, FilterCheck>> {
   const results: Record<string, FilterCheck> = {};
   for (const [name, path, expected] of checks) results[name] = await checkFilter(probe, path, expected);
   return results;
+}
+
+if (args.lists) {
+  /** Every combination in every ordering at the table's size now; `follow` says which lists are followed to their end. */
+  const measureAt = async (simulated: boolean, follow: (c: Combination, ordering: string) => boolean) => {
+    const all = await readSeeded();
+    const at = (f: 'created' | 'modified') => all.map((t) => t[f]).sort()[Math.floor(all.length * 0.9)]!;
+    const combos = combinations(secondQueue, admin.id, { created: at('created'), updated: at('modified') });
+    const tickets = (await request('GET', '/api/tickets/?page_size=1')).body.count;
+    const results = await measureLists(probe, all, combos, follow);
+    log(`lists at ${tickets}: ${results.length} pages measured; at most ${Math.max(...results.filter((r) => r.view).map((r) => r.requests))} requests for an agent view; ${results.filter((r) => r.check && !r.check.exact).length} lists not exact`);
+    return { tickets, simulated, results };
+  };
+  log('lists: seeding 200 tickets');
+  await seedTickets(200, admin.id, secondQueue);
+  await counted();
+  await runtime.drainTableStream();
+  const sizes = [await measureAt(false, () => true)];
+  const scaleTickets = Number(args['scale-tickets']);
+  log(`lists: seeding to ${scaleTickets} tickets`);
+  await seedTickets(scaleTickets - 200, admin.id, secondQueue);
+  await counted();
+  await runtime.drainTableStream();
+  // Followed: every agent view in every ordering, the others in id order, and one whole-table walk.
+  sizes.push(await measureAt(false, (c, ordering) => c.view || ordering === 'id' || (c.name === 'no filter' && ordering === '-due_date')));
+  const changed = (await request('POST', '/api/tickets/', ticketBody(0))).body.id;
+  const listConsumer = {
+    'create (JSON)': await consumerCost(() => request('POST', '/api/tickets/', ticketBody(1))),
+    'PATCH (priority)': await consumerCost(() => request('PATCH', `/api/tickets/${changed}/`, { priority: 4 })),
+    'PATCH (status)': await consumerCost(() => request('PATCH', `/api/tickets/${changed}/`, { status: 3 })),
+    'DELETE': await consumerCost(() => request('DELETE', `/api/tickets/${changed}/`)),
+  };
+  for (const [name, c] of Object.entries(listConsumer)) log(`stream consumer per ${name}: ${c.requests} requests, ${c.readUnits} RRU, ${c.writeUnits} WRU`);
+  const simulatedTotal = Number(args['simulated-tickets']);
+  const extra = Math.max(0, simulatedTotal - scaleTickets);
+  log(`lists: simulating ${simulatedTotal} tickets`);
+  await simulateTickets(extra, admin.id, [[0, 100], [extra - 200, extra]]);
+  sizes.push(await measureAt(true, () => false));
+  await runtime.stop();
+  const load = loadavg().map((l) => l.toFixed(1)).join(', ');
+  writeFileSync(REPORT, withSection(previousReport, LISTS_START, LISTS_END, renderLists(sizes, listConsumer, new Date().toISOString(), load)));
+  log('wrote the Filtered lists section of docs/benchmarks.md');
+  process.exit(0);
 }
 
 // Scale, small: list pages with 200 tickets.

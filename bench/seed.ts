@@ -39,8 +39,9 @@ async function writeAll(items: Item[], parallel = 8): Promise<void> {
  * Adds `count` tickets in queue 1, each with an opening followup and one reply; every fifth reply
  * carries an attachment. Statuses cycle through 1-5 so that `?status=` has work to do, and so do
  * the list filters: every seventh ticket is in `secondQueue` (when given), every tenth assigned to
- * `userId`, priorities cycle through 1-4, submitters through 50 addresses, and creation times are a
- * millisecond apart (every third ticket modified later, in the same order).
+ * `userId`, priorities cycle through 1-4, submitters through 50 addresses, three in four have a due
+ * date (days apart, out of id order), and creation times are a millisecond apart (every third
+ * ticket modified later, in the same order).
  */
 export async function seedTickets(count: number, userId: number, secondQueue?: number): Promise<number[]> {
   const ids = await reserveIds({ ticket: count, followup: 2 * count, attachment: Math.ceil(count / 5) });
@@ -65,7 +66,8 @@ export async function seedTickets(count: number, userId: number, secondQueue?: n
       status,
       on_hold: false,
       priority: (i % 4) + 1,
-      due_date: null,
+      // Three in four due, in an order of their own (a day apart, cycling); the fourth not.
+      due_date: i % 4 === 3 ? null : storedDateTime(new Date(start + ((i * 7919) % 997) * 86_400_000)),
       merged_to: null,
       secret_key: randomUUID(),
       created,

@@ -94,6 +94,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
     const { dynamo } = await import('../../shared/store/clients');
     const awsEmulation = options.awsEmulation ?? true;
+    // Outermost of the attempt interceptors: a call held back for the consumer's is not yet in flight for the conflict rule.
+    (await import('./consumer-first')).admitConsumerFirst(dynamo, (await import('./table-stream')).inStreamConsumer);
     if (awsEmulation && emulationEnabled()) emulateTransactionConflicts(dynamo);
     if (awsEmulation) (await import('./table-access')).enforceTableGrants(dynamo);
     const { bootstrap } = await import('./bootstrap');

@@ -20,7 +20,7 @@ import { withOwnSockets } from '../../shared/store/clients';
 import type { TableChange } from '../../shared/store/table-changes';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
-import { recordBatch, recordRead, recordRetry, timedPhase } from '../../shared/store/consumer-timings';
+import { CONSUMER_POOL, recordBatch, recordRead, recordRetry, startBatch, timedPhase } from '../../shared/store/consumer-timings';
 
 /**
  * Takes the SDK's logger middleware out of a client: nothing here logs through the SDK, yet with its
@@ -114,13 +114,13 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
         else closed.add(shardId);
         return;
       }
-      const applying = performance.now();
+      const applying = startBatch();
       const changes = records.map(tableChangeOf);
       const reading = next ? getRecords(next) : undefined;
       // Not awaited when the batch fails (its iterator is dropped): its failure is of no interest then.
       reading?.catch(() => undefined);
       // Sockets of its own, as its own function has on AWS: not queued behind a burst's requests.
-      await withOwnSockets('stream consumer', () =>
+      await withOwnSockets(CONSUMER_POOL, () =>
         consumer.run(true, async () => {
           // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
           await asFunction('maintenance/count-tickets', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));

@@ -19,6 +19,7 @@ import { followupEditFields, followupFields } from '../domain/followup';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_DEPTH, MAX_PAGE_SIZE } from '../domain/pagination';
 import type { ShapeId } from '../domain/shapes';
 import { ticketFields } from '../domain/ticket';
+import { ORDERINGS } from '../domain/ticket-list-query';
 import { tokenFields } from '../domain/tokens';
 import { DEFAULT_ROTATION_GRACE_SECONDS, DISABLE_AFTER_DAYS, MAX_SUBSCRIPTIONS, rotationFields, subscriptionFields } from '../domain/subscriptions';
 import { userFields } from '../domain/user';
@@ -304,10 +305,12 @@ export const routes: readonly Route[] = [
       tag: 'Tickets',
       summary: 'List tickets with their followups and attachments',
       description:
-        'Without a filter or `ordering`, upstream\'s list: oldest first, by page number; `status` alone keeps page numbers. Filters combine freely, each optional: the agent views `status` × `queue`, `status` × `assigned_to` and `status` × `queue` × `assigned_to` are served by index partitions of their own (several statuses are merged), as are `queue`, `assigned_to`, `priority` and `submitter_email` alone, and every ticket by `created` or `modified`. ' +
-        'Any other combination reads the most selective of those and checks the other filters on the tickets, at most 100 entries a page: such a page may hold fewer tickets than `page_size` (even none) and still have a `next` link; no matching ticket is ever skipped. `ordering` by `id` or `-id` needs a filter other than `updated_since` and `created_since` (or none); `created`, `-created`, `modified` and `-modified` combine with any filters. ' +
-        'A filtered list, or one ordered other than by `id`, is paged by cursor (`next` and `previous` links; `page` there may only be 1, the first page as without it: any other page answers 400). `count` is exact for every list an index serves whole (none, `status`, `queue`, `assigned_to`, `priority`, and the agent views), and null where filters are checked on the tickets, for `submitter_email`, and with `updated_since` or `created_since`. ' +
-        'The filters other than `status` alone and `submitter_email` read listing records the table\'s stream keeps: a change shows in them within about a second.',
+        'Without a filter or `ordering`, upstream\'s list: oldest first, by page number; `status` alone keeps page numbers. Filters combine freely, each optional, and every combination takes every `ordering`. ' +
+        'The agent views `status` × `queue`, `status` × `assigned_to` and `status` × `queue` × `assigned_to` are served in each of the ten orderings by index partitions of their own (several statuses are merged): a page reads one index partition per status, the page\'s tickets at once and the counts, whatever the table\'s size, with an exact `count`. ' +
+        'So are `queue`, `assigned_to`, `priority` and `submitter_email` alone in `id` order, and every ticket by `created`, `modified`, `priority` or `due_date`. ' +
+        'Any other combination reads the most selective of those in the order asked for and checks the other filters on the tickets, at most 100 entries a page: such a page may hold fewer tickets than `page_size` (even none) and still have a `next` link; no matching ticket is ever skipped. The one combination not served: `ordering` by `id` or `-id` with no filter but `updated_since`, `created_since` and `status` (400, saying what combines). ' +
+        'A filtered list, or one ordered other than by `id`, is paged by cursor (`next` and `previous` links; `page` there may only be 1, the first page as without it: any other page answers 400). `count` is exact for every list an index serves whole (none, `status`, `queue`, `assigned_to`, `priority`, the agent views in every ordering, and every ticket in any ordering), and null where filters are checked on the tickets, for `submitter_email`, and with `updated_since` or `created_since`. ' +
+        'The filters other than `status` alone read listing records and ticket snapshots the table\'s stream keeps: a change (a new followup too) shows in them within about a second, and a ticket deleted a moment ago may still be listed.',
       success: json('TicketPage', 200, 'A page of tickets, oldest first unless `ordering` says otherwise.'),
       paginated: true,
       query: [
@@ -326,8 +329,9 @@ export const routes: readonly Route[] = [
         {
           name: 'ordering',
           description:
-            'The order: `id` (the default), `-id`, `created`, `-created`, `modified`, `-modified` (a leading `-` reverses it). `created` is its own order, not `id`: a ticket\'s creation time is taken before its id is given out, so two tickets created at once can have ids the other way round.',
-          example: '-modified',
+            'The order: `id` (the default), `created`, `modified`, `priority` (1 Critical first), `due_date` (tickets without a due date last, as PostgreSQL sorts nulls), each reversed by a leading `-` (`-due_date`: undated first). Ties go by id in the same direction. Combines with every filter. `created` is its own order, not `id`: a ticket\'s creation time is taken before its id is given out, so two tickets created at once can have ids the other way round.',
+          schema: { type: 'string', enum: [...ORDERINGS] },
+          example: '-priority',
         },
         {
           name: 'cursor',

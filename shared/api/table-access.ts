@@ -139,10 +139,10 @@ export const GRANTS = {
   countsTotals: [on(['Query'], P.counts)],
   listTickets: [{ index: INDEXES.gsi1.name }, { index: INDEXES.gsi2.name }],
   /**
-   * Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), the ticket items
-   * of the entries read when filters remain to be checked (BatchGetItem), then each ticket's collection.
+   * Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), their page
+   * snapshots (`LISTED#<id>` / `PAGE`, BatchGetItem), and the collection of a ticket without one (Query).
    */
-  filteredTickets: [{ index: INDEXES.gsi3.name }, { index: INDEXES.gsi4.name }, on(['Query', 'BatchGetItem'], P.ticket)],
+  filteredTickets: [{ index: INDEXES.gsi3.name }, { index: INDEXES.gsi4.name }, on(['BatchGetItem'], P.listed), on(['Query'], P.ticket)],
   ticketsBySubmitter: [{ index: INDEXES.gsi3.name }],
   /** The staff-wide lists of followups and attachments (refs in gsi1). */
   listRefs: [{ index: INDEXES.gsi1.name }],
@@ -176,7 +176,8 @@ export const GRANTS = {
  * The table stream consumer's grants (CountTickets on AWS: infra/ticket-counts.ts; the local
  * runtime's stream poller is held to the same): the counts, counted states, ticket collections
  * (repairs), refs and file cleanup records; Query of gsi1 (the backfill reads every collection in id
- * order); listing records, written in batches (store/listings.ts putListings); the change feed,
+ * order); listing records and page snapshots, written in batches (store/listings.ts putListings,
+ * store/page-snapshots.ts); the change feed,
  * written in batches (and, for a late event, its own position and its late-event mark read first,
  * the mark written after it); the
  * custom field definitions (an event's `custom_<name>` keys).

@@ -24,7 +24,7 @@ export const MAX_PAGE_DEPTH = 10_000;
 
 /**
  * A position in a list: after or before a ticket id (id order), or after or before a sort key of a
- * filtered list's index (a 12-digit id, or a stored date-time and id: store/listings.ts).
+ * filtered list's index (a 12-digit id, or a stored date-time, a priority or `~` and id: store/listings.ts).
  */
 export type IdCursor = { after: number } | { before: number };
 export type KeyCursor = { afterKey: string } | { beforeKey: string };
@@ -37,7 +37,8 @@ export function encodeCursor(cursor: PageCursor): string {
 }
 
 const ID_CURSOR = /^([ab])(\d{1,15})$/;
-const KEY_CURSOR = /^([AB])((?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#)?\d{12})$/;
+// A sort key's value before the id: a stored date-time, a priority digit, or `~` (no due date).
+const KEY_CURSOR = /^([AB])((?:(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z|\d|~)#)?\d{12})$/;
 
 /** DRF's CursorPagination answers a cursor it did not make with 404 "Invalid cursor". */
 export function decodeCursor(value: string): PageCursor {

@@ -8,9 +8,15 @@ import { HttpError, ValidationError } from './errors';
 import { MESSAGES } from './fields';
 import { PRIORITY_VALUES, type Ticket } from './records';
 import { parseStatusFilter } from './status-filter';
+import { isWholeTableDimension, type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
 
-export const ORDERINGS = ['id', '-id', 'created', '-created', 'modified', '-modified'] as const;
-export type Ordering = (typeof ORDERINGS)[number];
+export { AGENT_VIEWS, isWholeTableDimension, LISTED_DIMENSIONS, LISTING_ORDERS, orderOf, type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
+
+/** What a list may be ordered by (`-` before one: its reverse). */
+export const ORDERING_FIELDS = ['id', 'created', 'modified', 'priority', 'due_date'] as const;
+export type OrderingField = (typeof ORDERING_FIELDS)[number];
+export const ORDERINGS = ORDERING_FIELDS.flatMap((f) => [f, `-${f}`] as const);
+export type Ordering = OrderingField | `-${OrderingField}`;
 
 /** The filters besides `status`, in the order the docs list them. */
 export const FILTERS = ['queue', 'assigned_to', 'submitter_email', 'priority', 'updated_since', 'created_since'] as const;
@@ -27,9 +33,6 @@ export interface TicketFilters {
   createdSince?: string;
   updatedSince?: string;
 }
-
-/** The listing dimensions a list may read (store/listings.ts keeps one record per ticket in each). */
-export type ListedDimension = 'queue' | 'assigned' | 'priority' | 'modified' | 'created' | 'status-queue' | 'status-assigned' | 'status-queue-assigned';
 
 /**
  * Where a list's entries come from: gsi4 partitions of one dimension (one per status for the
@@ -59,29 +62,39 @@ export class UnsupportedCombination extends HttpError {
       detail:
         `${given}: no index serves that combination. Filters (status, ${FILTERS.join(', ')}) combine freely; ` +
         `ordering by id or -id needs a filter other than updated_since and created_since (or none, or status alone), ` +
-        `and created, -created, modified and -modified combine with any filters.`,
+        `and every other ordering (${ORDERINGS.filter((o) => !o.endsWith('id')).join(', ')}) combines with any filters.`,
     });
   }
 }
 
+const ORDER_OF_FIELD: Record<OrderingField, ListingOrder> = { id: 'id', created: 'created', modified: 'modified', priority: 'priority', due_date: 'due' };
+
 /**
- * The source that serves `filters` in `ordering`, the most selective first: the agent views
- * (status × queue × assignee, status × queue, status × assignee) have partitions of their own;
- * then queue, assignee, submitter, priority; in time order, the time partition (from the `since`
- * of its own dimension). What the source does not serve is left as `residual`.
+ * The source that serves `filters` in `order`, the most selective first: the agent views
+ * (status × queue × assignee, status × queue, status × assignee) have partitions of their own in
+ * every order (a time order from the `since` of its own time); then, in id order, queue, assignee,
+ * submitter, priority; in any other order the whole-table partition of that order. What the source
+ * does not serve is left as `residual`.
  */
-function planListing(filters: TicketFilters, ordering: 'id' | 'created' | 'modified'): { source: ListingSource; residual: TicketFilters } | undefined {
-  const { statuses, queue, assignee, priority, email, createdSince, updatedSince } = filters;
+function planListing(filters: TicketFilters, order: ListingOrder): { source: ListingSource; residual: TicketFilters } | undefined {
+  const { statuses, queue, assignee, priority, email } = filters;
   const rest = (...served: (keyof TicketFilters)[]): TicketFilters =>
     Object.fromEntries(Object.entries(filters).filter(([k, v]) => v !== undefined && !served.includes(k as keyof TicketFilters)));
   const perStatus = (value: string) => [...statuses!].sort((a, b) => a - b).map((s) => `${s}#${value}`);
-  if (ordering !== 'id') {
-    const since = ordering === 'created' ? createdSince : updatedSince;
-    return { source: { dimension: ordering, ...(since ? { since } : {}) }, residual: rest(ordering === 'created' ? 'createdSince' : 'updatedSince') };
-  }
-  if (statuses && queue !== undefined && assignee !== undefined) return { source: { dimension: 'status-queue-assigned', values: perStatus(`${queue}#${assignee}`) }, residual: rest('statuses', 'queue', 'assignee') };
-  if (statuses && queue !== undefined) return { source: { dimension: 'status-queue', values: perStatus(queue) }, residual: rest('statuses', 'queue') };
-  if (statuses && assignee !== undefined) return { source: { dimension: 'status-assigned', values: perStatus(assignee) }, residual: rest('statuses', 'assignee') };
+  // A time order reads its partitions from its own `since` on: that filter is then served too.
+  const sinceFilter: 'createdSince' | 'updatedSince' | undefined = order === 'created' ? 'createdSince' : order === 'modified' ? 'updatedSince' : undefined;
+  const since = sinceFilter && filters[sinceFilter];
+  const bounded = since ? { since } : {};
+  const ordered = (view: AgentView | 'all'): ListedDimension =>
+    (order === 'id' ? view : view === 'all' && (order === 'created' || order === 'modified') ? order : `${view}@${order}`) as ListedDimension;
+  const agentView = (view: AgentView, value: string, ...served: (keyof TicketFilters)[]) => ({
+    source: { dimension: ordered(view), values: perStatus(value), ...bounded },
+    residual: rest('statuses', ...served, ...(since ? [sinceFilter] : [])),
+  });
+  if (statuses && queue !== undefined && assignee !== undefined) return agentView('status-queue-assigned', `${queue}#${assignee}`, 'queue', 'assignee');
+  if (statuses && queue !== undefined) return agentView('status-queue', queue, 'queue');
+  if (statuses && assignee !== undefined) return agentView('status-assigned', assignee, 'assignee');
+  if (order !== 'id') return { source: { dimension: ordered('all'), ...bounded }, residual: rest(...(since ? [sinceFilter] : [])) };
   if (queue !== undefined) return { source: { dimension: 'queue', values: [queue] }, residual: rest('queue') };
   if (assignee !== undefined) return { source: { dimension: 'assigned', values: [assignee] }, residual: rest('assignee') };
   if (email !== undefined) return { source: { dimension: 'submitter', email }, residual: rest('email') };
@@ -140,7 +153,7 @@ export function parseTicketListQuery(query: Record<string, string | undefined>):
   // Without a time filter, the default order is id's; with one (and nothing else to order by id), its time's.
   const order = ordering ?? (others.length && others.every((k) => k.endsWith('Since')) ? (createdSince ? 'created' : 'modified') : 'id');
   const ascending = !order.startsWith('-');
-  const key = order.replace('-', '') as 'id' | 'created' | 'modified';
+  const key = ORDER_OF_FIELD[order.replace('-', '') as OrderingField];
   // Upstream's list: id order, by status or not: gsi1 / gsi2, page numbers.
   if (key === 'id' && !others.length) return { kind: 'ids', ...(statuses ? { statuses } : {}), ascending };
   const plan = planListing(filters, key);
@@ -191,7 +204,9 @@ export function countAttributes(query: TicketListQuery): string[] | 'all' | unde
   if (query.kind === 'ids') return query.statuses ? [...query.statuses].map((s) => `s${s}`) : 'all';
   const { source, residual } = query;
   if (Object.keys(residual).length || source.dimension === 'submitter' || source.since !== undefined) return undefined;
-  const prefix: Partial<Record<ListedDimension, string>> = { queue: 'q', assigned: 'a', priority: 'p', 'status-queue': 'sq', 'status-assigned': 'sa', 'status-queue-assigned': 'sqa' };
-  if (source.dimension === 'created' || source.dimension === 'modified') return 'all';
-  return source.values!.map((v) => `${prefix[source.dimension]}${v.replaceAll('#', '_')}`);
+  if (isWholeTableDimension(source.dimension)) return 'all';
+  const prefix: Record<string, string> = { queue: 'q', assigned: 'a', priority: 'p', 'status-queue': 'sq', 'status-assigned': 'sa', 'status-queue-assigned': 'sqa' };
+  // Every order of a view counts the same tickets: its id order's counts.
+  const view = source.dimension.split('@')[0]!;
+  return source.values!.map((v) => `${prefix[view]}${v.replaceAll('#', '_')}`);
 }

@@ -239,6 +239,12 @@ export interface AwsTransport {
   agents: AwsAgents;
   /** Milliseconds an attempt may go without a byte once its socket is connected. */
   attemptMs: number;
+  /**
+   * Told of each attempt that got an answer: how long it waited for a socket of the pool (and for it
+   * to connect), and how long it then took on the wire (the service's own time, plus the network).
+   * The local runtime's burst benchmark reads where a call's time goes (store/consumer-timings.ts).
+   */
+  timed?: (queuedMs: number, wireMs: number) => void;
 }
 
 /**
@@ -263,7 +269,7 @@ export class AwsService {
   }
 
   /** Sends `post` once: its 2xx answer's text, or the service's error (or the socket's). */
-  async send(post: AwsPost, { agents, attemptMs }: AwsTransport): Promise<string> {
+  async send(post: AwsPost, { agents, attemptMs, timed }: AwsTransport): Promise<string> {
     const { url, region, contentType, target, body } = post;
     const offsetAtSigning = this.clockOffsetMs;
     const signed = await awsSigner(this.signingName, region).sign(
@@ -288,6 +294,8 @@ export class AwsService {
     );
     const sentAt = Date.now();
     const secure = url.protocol === 'https:';
+    const queuedAt = performance.now();
+    let onWireAt: number | undefined;
     const reply = await new Promise<AwsReply>((resolve, reject) => {
       // Called on the module at call time, so that X-Ray's capture of node:http (traced functions) sees it.
       const request = (secure ? https : http).request(
@@ -311,8 +319,18 @@ export class AwsService {
         request.destroy(Object.assign(new Error(`Connection timed out after ${attemptMs} ms`), { name: 'TimeoutError' }));
       });
       request.on('error', reject);
+      if (timed) {
+        request.once('socket', (socket: Socket) => {
+          if (!socket.connecting) onWireAt = performance.now();
+          else socket.once('connect', () => (onWireAt = performance.now()));
+        });
+      }
       request.end(body);
     });
+    if (timed) {
+      const answeredAt = performance.now();
+      timed((onWireAt ?? answeredAt) - queuedAt, answeredAt - (onWireAt ?? answeredAt));
+    }
     this.sampleClock(reply, sentAt);
     if (reply.status >= 200 && reply.status < 300) return reply.text;
     const error = this.errorOf(reply);

@@ -1,6 +1,6 @@
 /**
  * Brings a table written by an earlier version up to this one: ticket counts (store/ticket-counts.ts)
- * and listing records (store/listings.ts) from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
+ * and listing records (store/listings.ts) and page snapshots (store/page-snapshots.ts) from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
  * refs existed. Safe to run at any time and more than once: counts are applied through the same
  * idempotent path as the stream (a ticket's current version, which the stream's later records
  * supersede), listing records likewise (conditional on holding an older version), refs are rewritten with what they already hold. The local runtime runs it at start
@@ -15,6 +15,7 @@ import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';
 import { queryPages } from './query';
 import { applyTicketRecords, readTotals, ticketRecordOf } from './ticket-counts';
 import { applyListingWrites, listingWritesOf } from './listings';
+import { writePageSnapshots } from './page-snapshots';
 import { transact } from './transact';
 import type { Attachment, Followup } from '../domain/records';
 import type { TicketRecord } from '../domain/ticket-counts';
@@ -31,6 +32,7 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
     tickets += records.length;
     const writes = page.filter((i) => i.type === 'ticket').flatMap((i) => listingWritesOf(i));
     await applyListingWrites(writes);
+    await writePageSnapshots(records.map((r) => r.ticket));
     listings += writes.length;
     const refItems = page.flatMap((i) => {
       if (i.type === 'followup') return [followupRefItem(strip<Followup>(i))];

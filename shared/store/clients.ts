@@ -8,6 +8,7 @@ import { StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
 import { connectTimeoutAgents, serviceEndpoint, type AwsAgents } from './aws-request';
 import { DynamoDB } from './dynamodb';
+import { recordCall } from './consumer-timings';
 
 /**
  * A call that hangs fails rather than running into the function's timeout (15 s): on AWS each
@@ -56,24 +57,30 @@ const sharedAgents = newAgents();
  * stream batch of 3 records took 34 s during a burst of 500 creates, and the counts stalled
  * (docs/data-model.md, "The stream consumer"). On AWS each function is a process of its own anyway.
  */
-const rooms = new AsyncLocalStorage<AwsAgents>();
-const roomAgents = new Map<string, AwsAgents>();
-export function withOwnSockets<T>(room: string, work: () => Promise<T>): Promise<T> {
-  let agents = roomAgents.get(room);
-  if (!agents) roomAgents.set(room, (agents = newAgents()));
-  return rooms.run(agents, work);
+interface Room {
+  name: string;
+  agents: AwsAgents;
+}
+const rooms = new AsyncLocalStorage<Room>();
+const roomsByName = new Map<string, Room>();
+export function withOwnSockets<T>(name: string, work: () => Promise<T>): Promise<T> {
+  let room = roomsByName.get(name);
+  if (!room) roomsByName.set(name, (room = { name, agents: newAgents() }));
+  return rooms.run(room, work);
 }
 
 /** Read at each call (dynamodb.ts, aws-json.ts): the sockets of the caller's room, else the shared ones. */
 export const agents: AwsAgents = {
   get http() {
-    return (rooms.getStore() ?? sharedAgents).http;
+    return (rooms.getStore()?.agents ?? sharedAgents).http;
   },
   get https() {
-    return (rooms.getStore() ?? sharedAgents).https;
+    return (rooms.getStore()?.agents ?? sharedAgents).https;
   },
 };
-export const transport = { agents, attemptMs };
+/** Outside Lambda, each call's wait for a socket and time on the wire, per room (the burst benchmark reads them). */
+const timed = config.lambdaFunctionName ? undefined : (queuedMs: number, wireMs: number) => recordCall(rooms.getStore()?.name ?? 'shared', queuedMs, wireMs);
+export const transport = { agents, attemptMs, ...(timed ? { timed } : {}) };
 
 export const dynamo = new DynamoDB(() => ({
   endpoint: config.aws.dynamoEndpoint,

@@ -1,19 +1,19 @@
 /**
  * The ticket list with a filter or an ordering other than upstream's (domain/ticket-list-query.ts):
  * a named access pattern per filter (docs/data-model.md, "Filtered lists"), never a Scan and never a
- * page set filtered in memory. A filtered page is one Query of the filter's index partition for
- * the page's ticket ids (gsi4 listing records, or gsi3 for a submitter) and one Query per ticket of
- * its collection, all at once; paged by cursor (a position in the index's order).
+ * page set filtered in memory. A filtered page is one Query of the filter's index partition (per
+ * status asked for) for the page's ticket ids (gsi4 listing records, or gsi3 for a submitter) and
+ * one BatchGetItem of their page snapshots (store/page-snapshots.ts); paged by cursor (a position
+ * in the index's order).
  */
 import { HttpError, NotFound } from '../domain/errors';
 import { isIdCursor, type PageLinks, type PageRequest } from '../domain/pagination';
-import { countAttributes, matchesFilters, stillMatches, type ListingSource, type TicketFilters, type TicketListQuery } from '../domain/ticket-list-query';
+import { countAttributes, matchesFilters, stillMatches, type ListingSource, type TicketListQuery } from '../domain/ticket-list-query';
 import { totalOf } from '../domain/ticket-counts';
-import type { Ticket, TicketCollection } from '../domain/records';
-import { batchGet, queryAll } from './query';
-import { collectionsFrom, strip, type ReadCollection } from './items';
-import { keys, IN_PARTITION } from './keys';
-import { readListing, type ListingQuery } from './listings';
+import type { TicketCollection } from '../domain/records';
+import { isListingSortKey, keys, orderOf } from './keys';
+import { readListing, sortValue, type ListingQuery } from './listings';
+import { readPageCollections } from './page-snapshots';
 import { readTotals } from './ticket-counts';
 import { listTickets, listTicketsDescending, type TicketPage } from './tickets';
 
@@ -38,11 +38,12 @@ export class CursorPagedList extends HttpError {
  */
 export const CHECK_BUDGET = 100;
 
-/** The gsi4 / gsi3 partitions a source reads: one per value (several statuses: one each, merged in id order). */
+/** The gsi4 / gsi3 partitions a source reads: one per value (several statuses: one each, merged in the list's order). */
 function partitionsOf(source: ListingSource): { index: 'gsi3' | 'gsi4'; partition: string; from?: string }[] {
   if (source.dimension === 'submitter') return [{ index: 'gsi3', partition: keys.submitterPartition(source.email) }];
-  if (!source.values) return [{ index: 'gsi4', partition: keys.listingPartition(source.dimension), ...(source.since ? { from: source.since } : {}) }];
-  return source.values.map((value) => ({ index: 'gsi4', partition: keys.listingPartition(source.dimension, value) }));
+  const from = source.since ? { from: source.since } : {};
+  if (!source.values) return [{ index: 'gsi4', partition: keys.listingPartition(source.dimension), ...from }];
+  return source.values.map((value) => ({ index: 'gsi4', partition: keys.listingPartition(source.dimension, value), ...from }));
 }
 
 /** Up to `limit` entries of the partitions, merged in the list's order (one Query each, at once). */
@@ -63,7 +64,7 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   }
   const { source, ascending } = query;
   const cursor = request.cursor;
-  if (cursor && (isIdCursor(cursor) || !keys.isListingSortKey(source.dimension, 'afterKey' in cursor ? cursor.afterKey : cursor.beforeKey))) {
+  if (cursor && (isIdCursor(cursor) || !isListingSortKey(source.dimension, 'afterKey' in cursor ? cursor.afterKey : cursor.beforeKey))) {
     throw new NotFound('Invalid cursor');
   }
   const backwards = cursor !== undefined && 'beforeKey' in cursor;
@@ -78,20 +79,22 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   const [entries, count] = await Promise.all([readMerged(listings, limit, ascending, backwards), countOf(query)]);
   // Fewer than asked for: nothing further in the direction read.
   const exhausted = entries.length < limit;
-  const candidates = checking ? await withResidualMatches(entries, query.residual) : entries;
+  // Checking reads the snapshots of every entry (to check the filters on), else of the page's only.
+  const read = checking ? await readPageCollections(entries.map((e) => e.ticket)) : undefined;
+  const candidates = read ? entries.filter((e) => { const c = read.get(e.ticket); return c !== undefined && matchesFilters(query.residual, c.ticket); }) : entries;
   const shown = backwards ? candidates.slice(-request.pageSize) : candidates.slice(0, request.pageSize);
   const beyond = candidates.length > request.pageSize;
   // The far end of the page: its last match when there are more, else the last entry read when the budget ran out first.
   const farKey = beyond ? (backwards ? shown[0]!.key : shown.at(-1)!.key) : exhausted ? undefined : backwards ? entries[0]!.key : entries.at(-1)!.key;
   const nearKey = (backwards ? shown.at(-1)?.key : shown[0]?.key) ?? (backwards ? entries.at(-1)?.key : entries[0]?.key);
-  const collections = await readCollections(shown.map((e) => e.ticket));
-  const timeDimension = source.dimension === 'created' || source.dimension === 'modified' ? source.dimension : undefined;
+  const collections = read ?? (await readPageCollections(shown.map((e) => e.ticket)));
+  const order = source.dimension === 'submitter' ? 'id' : orderOf(source.dimension);
   const tickets = shown.flatMap(({ ticket, key }) => {
     const c = collections.get(ticket);
     // The index follows the stream: an entry of a ticket deleted or changed a moment ago is left out
-    // (a changed time shows under its new entry).
+    // (a changed sort value shows under its new entry).
     if (!c || !stillMatches(query, c.ticket)) return [];
-    if (timeDimension && key !== keys.listingSortKey(ticket, c.ticket[timeDimension])) return [];
+    if (key !== keys.listingSortKey(ticket, sortValue(c.ticket, order))) return [];
     return [c];
   });
   return {
@@ -104,13 +107,6 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   };
 }
 
-/** The entries whose ticket, as stored now, matches `residual`: one BatchGetItem of their ticket items per 100. */
-async function withResidualMatches(entries: { ticket: number; key: string }[], residual: TicketFilters): Promise<{ ticket: number; key: string }[]> {
-  const items = await batchGet(entries.map((e) => keys.ticket(e.ticket)));
-  const matching = new Set(items.filter((i) => matchesFilters(residual, strip<Ticket>(i))).map((i) => Number(i.id)));
-  return entries.filter((e) => matching.has(e.ticket));
-}
-
 /** The list's `count` where the totals keep it (domain/ticket-list-query.ts countAttributes); null where they do not. */
 async function countOf(query: TicketListQuery): Promise<number | null> {
   const attributes = countAttributes(query);
@@ -118,10 +114,4 @@ async function countOf(query: TicketListQuery): Promise<number | null> {
   const totals = await readTotals();
   if (attributes === 'all') return totalOf(totals, undefined);
   return attributes.reduce((sum, a) => sum + Math.max(0, Number(totals?.[a] ?? 0)), 0);
-}
-
-/** The tickets' collections: one Query each (eventually consistent), at once. */
-async function readCollections(tickets: number[]): Promise<Map<number, ReadCollection>> {
-  const pages = await Promise.all(tickets.map((ticket) => queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.ticketPartition(ticket) } })));
-  return collectionsFrom(pages.flat());
 }

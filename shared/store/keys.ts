@@ -7,6 +7,10 @@
  * items also carry GSI keys that lay every collection out in id order (gsi1) and by status (gsi2).
  */
 
+import { isWholeTableDimension, LISTED_DIMENSIONS, orderOf, type ListedDimension, type ListingOrder } from '../domain/listing-dimensions';
+
+export { isWholeTableDimension, orderOf };
+
 /** Zero-padded ids sort as numbers in string keys. */
 const pad = (id: number) => String(id).padStart(12, '0');
 
@@ -65,10 +69,22 @@ export const TICKET_PREFIX = 'TICKET#';
 /** The sort key of a ticket's own item in its collection (and the suffix of its list sort keys). */
 export const TICKET_SORT_KEY = 'TICKET';
 const LISTED_PREFIX = 'LISTED#';
-/** The dimensions a ticket has a listing record of (store/listings.ts). */
-export const LISTING_DIMENSIONS = ['queue', 'assigned', 'priority', 'modified', 'created', 'status-queue', 'status-assigned', 'status-queue-assigned'] as const;
-export type ListingDimension = (typeof LISTING_DIMENSIONS)[number];
-const TIME_DIMENSIONS: ReadonlySet<ListingDimension> = new Set(['modified', 'created']);
+/** The dimensions a ticket has a listing record of (store/listings.ts; domain/ticket-list-query.ts says which list reads which). */
+export const LISTING_DIMENSIONS = LISTED_DIMENSIONS;
+export type ListingDimension = ListedDimension;
+export type { ListingOrder };
+/** The form of a sort key of each order's partitions (a cursor's, checked before it is used): a stored date-time, a priority digit, a due date or `~`, then the id. */
+const SORT_KEY_FORMS: Record<ListingOrder, RegExp> = {
+  id: /^\d{12}$/,
+  created: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#\d{12}$/,
+  modified: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#\d{12}$/,
+  priority: /^\d#\d{12}$/,
+  due: /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z|~)#\d{12}$/,
+};
+/** Whether `sk` has the form of a sort key of `dimension`'s partitions (a cursor's, say). Outside `keys`, so that the functions that do not list leave it out of their bundles. */
+export function isListingSortKey(dimension: ListingDimension | 'submitter', sk: string): boolean {
+  return SORT_KEY_FORMS[dimension === 'submitter' ? 'id' : orderOf(dimension)].test(sk);
+}
 /** Partition key prefix of failed-login items: the only items every function may write. */
 export const LOGIN_PREFIX = 'LOGIN#';
 /** Partition key prefix of the inbound mail records (store/inbound-mail.ts). */
@@ -140,17 +156,24 @@ export const keys = {
   listed: (ticket: number, dimension: ListingDimension) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
   /** The ticket of a gsi4 (or gsi3) sort key: its last 12 characters. */
   ticketOfSortKey: (sk: string) => Number(sk.slice(-12)),
-  /** Whether `sk` has the form of a sort key of `dimension`'s partitions (a cursor's, say). */
-  isListingSortKey: (dimension: ListingDimension | 'submitter', sk: string) =>
-    TIME_DIMENSIONS.has(dimension as ListingDimension) ? /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#\d{12}$/.test(sk) : /^\d{12}$/.test(sk),
-  /** gsi4 keys of a ticket's listing record: `value` is the queue, assignee (`none` for nobody) or priority, or the time. */
-  listing: (dimension: ListingDimension, ticket: number, value: string) =>
-    TIME_DIMENSIONS.has(dimension)
-      ? { GSI4PK: `LIST#${dimension}`, GSI4SK: `${value}#${pad(ticket)}` }
-      : { GSI4PK: `LIST#${dimension}#${value}`, GSI4SK: pad(ticket) },
+  /**
+   * gsi4 keys of a ticket's listing record: `value` is the filter value of its partition (queue,
+   * assignee, `none` for nobody, priority, `<status>#…` for the agent views; none for the
+   * whole-table dimensions), `sort` what the partition is sorted by before the id (a time, a
+   * priority, a due date or `~`; none in id order).
+   */
+  listing: (dimension: ListingDimension, ticket: number, value: string | undefined, sort: string | undefined) => ({
+    GSI4PK: value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
+    GSI4SK: sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`,
+  }),
   listingPartition: (dimension: ListingDimension, value?: string) => (value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`),
-  /** The gsi4 sort key of a ticket id (partitions in id order), or of a time and id (the time ones). */
-  listingSortKey: (ticket: number, time?: string) => (time === undefined ? pad(ticket) : `${time}#${pad(ticket)}`),
+  /** The gsi4 sort key of a ticket id (partitions in id order), or of a sort value and id. */
+  listingSortKey: (ticket: number, sort?: string) => (sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`),
+  /**
+   * A ticket's page snapshot (store/page-snapshots.ts): its collection as a list page shows it, kept
+   * by the stream consumer, so a filtered page reads its tickets in one BatchGetItem.
+   */
+  pageSnapshot: (ticket: number) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: 'PAGE' }),
 
   user: (username: string) => ({ PK: `USER#${username}`, SK: 'USER' }),
   /**

@@ -14,7 +14,7 @@ import { PutCommand, QueryCommand } from './dynamodb';
 import { config } from '../config';
 import type { Ticket } from '../domain/records';
 import { dynamo } from './clients';
-import { keys, INDEXES, inSortRange, LISTING_DIMENSIONS, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension } from './keys';
+import { keys, INDEXES, inSortRange, isWholeTableDimension, LISTING_DIMENSIONS, orderOf, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension, type ListingOrder } from './keys';
 import type { TableChange } from './table-changes';
 import { isConditionFailure } from './transact';
 import { batchWrite } from './query';
@@ -30,58 +30,83 @@ const TOMBSTONE_SECONDS = 2 * 86_400;
 /** Conditional PutItems sent at once by the consumer. */
 const PARALLEL_WRITES = 25;
 
-type ListedTicket = Pick<Ticket, 'id' | 'status' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created'>;
+type ListedTicket = Pick<Ticket, 'id' | 'status' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created' | 'due_date'>;
 
 const assigneeOf = (ticket: Partial<ListedTicket>) => (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to));
 
-/** The value a ticket is listed under in one dimension (a time for the time dimensions; `<status>#…` for the agent views). */
-export function listingValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): string {
-  switch (dimension) {
+/** Where a ticket is listed in one dimension: its partition's value (none: the whole-table ones) and its sort value before the id (none: id order). */
+export interface ListingPlace {
+  value?: string;
+  sort?: string;
+}
+
+/** The value a ticket sorts by in an order (`~`, after every date, for no due date: last ascending, first descending, as PostgreSQL puts nulls). */
+export function sortValue(ticket: Partial<ListedTicket>, order: ListingOrder): string | undefined {
+  switch (order) {
+    case 'id':
+      return undefined;
+    case 'created':
+    case 'modified':
+      return String(ticket[order]);
+    case 'priority':
+      return String(ticket.priority);
+    case 'due':
+      return ticket.due_date ? String(ticket.due_date) : '~';
+  }
+}
+
+/** The filter value of a ticket's partition in a view (`<status>#…` for the agent views). */
+function viewValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): string | undefined {
+  if (isWholeTableDimension(dimension)) return undefined;
+  switch (dimension.split('@')[0]) {
     case 'queue':
       return String(ticket.queue);
     case 'assigned':
       return assigneeOf(ticket);
     case 'priority':
       return String(ticket.priority);
-    case 'modified':
-      return String(ticket.modified);
-    case 'created':
-      return String(ticket.created);
     case 'status-queue':
       return `${ticket.status}#${ticket.queue}`;
     case 'status-assigned':
       return `${ticket.status}#${assigneeOf(ticket)}`;
-    case 'status-queue-assigned':
+    default:
       return `${ticket.status}#${ticket.queue}#${assigneeOf(ticket)}`;
   }
 }
 
-/** One listing write: a record of a live ticket (with its gsi4 keys) or a tombstone. */
+/** Where a ticket is listed in one dimension. */
+export function listingPlace(ticket: Partial<ListedTicket>, dimension: ListingDimension): ListingPlace {
+  const value = viewValue(ticket, dimension);
+  const sort = sortValue(ticket, orderOf(dimension));
+  return { ...(value === undefined ? {} : { value }), ...(sort === undefined ? {} : { sort }) };
+}
+
+const samePlace = (a: ListingPlace, b: ListingPlace) => a.value === b.value && a.sort === b.sort;
+
+/** One listing write: a record of a live ticket (with its gsi4 keys: `place`) or a tombstone. */
 export interface ListingWrite {
   ticket: number;
   dimension: ListingDimension;
   version: number;
-  value?: string;
+  place?: ListingPlace;
 }
 
 /**
  * The listing writes a change of a ticket item asks for: every dimension for a new ticket (or when
- * the old image is unknown), the dimensions whose value changed for an update, tombstones for a delete.
+ * the old image is unknown), the dimensions whose place changed for an update, tombstones for a delete.
  */
 export function listingWrites(ticket: number, version: number, next: Item | undefined, previous: Item | undefined): ListingWrite[] {
   if (!next) return LISTING_DIMENSIONS.map((dimension) => ({ ticket, dimension, version: TOMBSTONE_VERSION }));
-  return LISTING_DIMENSIONS.filter((d) => !previous || listingValue(previous, d) !== listingValue(next, d)).map((dimension) => ({
-    ticket,
-    dimension,
-    version,
-    value: listingValue(next, dimension),
-  }));
+  return LISTING_DIMENSIONS.flatMap((dimension) => {
+    const place = listingPlace(next, dimension);
+    return previous && samePlace(listingPlace(previous, dimension), place) ? [] : [{ ticket, dimension, version, place }];
+  });
 }
 
 function listingItem(write: ListingWrite, now: number): Item {
   const base = { ...keys.listed(write.ticket, write.dimension), ticket: write.ticket, version: write.version };
-  if (write.value === undefined) return { ...base, expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS };
-  return { ...base, ...keys.listing(write.dimension, write.ticket, write.value), value: write.value };
+  if (write.place === undefined) return { ...base, expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS };
+  return { ...base, ...keys.listing(write.dimension, write.ticket, write.place.value, write.place.sort) };
 }
 
 /** Writes each record unless the stored one is as new (1 conditional PutItem each; a refusal is the expected no-op). */

@@ -44,11 +44,11 @@ export function cachedPartition<T>(partition: string, ttlMs: number, toRecord: (
 type Key = Record<string, unknown>;
 
 /**
- * The items of `list` that exist (strongly consistent), in any order: each key asked for once, one
- * BatchGetItem per 100 keys (DynamoDB's limit), sent at once, each repeated for the keys DynamoDB
- * left unprocessed.
+ * The items of `list` that exist (strongly consistent unless `consistent` is false: half the read
+ * units), in any order: each key asked for once, one BatchGetItem per 100 keys (DynamoDB's limit),
+ * sent at once, each repeated for the keys DynamoDB left unprocessed.
  */
-export async function batchGet(list: Key[]): Promise<Item[]> {
+export async function batchGet(list: Key[], { consistent = true }: { consistent?: boolean } = {}): Promise<Item[]> {
   const items: Item[] = [];
   const chunks: Key[][] = [];
   // DynamoDB refuses a request that names one key twice.
@@ -58,7 +58,7 @@ export async function batchGet(list: Key[]): Promise<Item[]> {
     chunks.map(async (chunk) => {
       let pending = chunk;
       while (pending.length) {
-        const out = await dynamo.send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }));
+        const out = await dynamo.send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: consistent } } }));
         items.push(...(out.Responses?.[config.tableName] ?? []));
         pending = (out.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Key[];
       }
@@ -74,16 +74,18 @@ const BATCH_WRITE_ATTEMPTS = 8;
 const BATCH_WRITES_IN_FLIGHT = 4;
 
 /**
- * Puts `items` (plain puts: a repeated item is rewritten), 25 to a BatchWriteItem (DynamoDB's
+ * Puts `items` and deletes the items at `deletes` (plain writes: a repeated one is rewritten), 25 to a BatchWriteItem (DynamoDB's
  * limit), up to BATCH_WRITES_IN_FLIGHT chunks at once, each repeated for what DynamoDB left
  * unprocessed (throttling) after a pause that doubles from 25 ms; throws when some are still
  * unprocessed after that.
  */
-export async function batchWrite(items: Item[]): Promise<void> {
-  const chunks: Item[][] = [];
-  for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
-  const writeChunk = async (chunk: Item[]) => {
-    let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+export async function batchWrite(items: Item[], deletes: Key[] = []): Promise<void> {
+  type Request = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
+  const requests: Request[] = [...items.map((Item) => ({ PutRequest: { Item } })), ...deletes.map((Key) => ({ DeleteRequest: { Key } }))];
+  const chunks: Request[][] = [];
+  for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+  const writeChunk = async (chunk: Request[]) => {
+    let pending = chunk;
     for (let attempt = 1; pending.length; attempt++) {
       if (attempt > BATCH_WRITE_ATTEMPTS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${BATCH_WRITE_ATTEMPTS} attempts`);
       if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** (attempt - 2)));

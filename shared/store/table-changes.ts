@@ -16,6 +16,7 @@ import { openingOf } from './items';
 import { recordChangeEvents } from './change-feed';
 import { listingWritesOfMoves, putListings } from './listings';
 import { timedPhase } from './consumer-timings';
+import { refreshPageSnapshots } from './page-snapshots';
 
 type Item = Record<string, unknown>;
 
@@ -61,7 +62,8 @@ export function isCountedChange(change: TableChange): boolean {
 /**
  * Ticket state: the counts and the listing records (written before the counts transaction that
  * commits them: store/listings.ts listingWritesOfMoves), then the collection repairs the counted
- * status changes call for; the opening followups' refs meanwhile.
+ * status changes call for; the opening followups' refs and the page snapshots
+ * (store/page-snapshots.ts) meanwhile.
  */
 async function applyTicketState(changes: TableChange[]): Promise<void> {
   const tickets: TicketRecord[] = [];
@@ -93,7 +95,7 @@ async function applyTicketState(changes: TableChange[]): Promise<void> {
       : [];
     if (removed.length || statusChanged.length || added.length) await timedPhase('repairs', () => repairCollections({ removed, statusChanged, added }));
   };
-  await settled([countsAndRepairs(), timedPhase('opening refs', () => mendOpeningRefs(openings))]);
+  await settled([countsAndRepairs(), timedPhase('opening refs', () => mendOpeningRefs(openings)), timedPhase('page snapshots', () => refreshPageSnapshots(changes))]);
 }
 
 /**

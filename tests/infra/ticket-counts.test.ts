@@ -21,6 +21,8 @@ describe('ticket counts consumer', () => {
     expect(mappings).toHaveLength(1);
     const m = mappings[0]!.Properties;
     expect(m).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRetryAttempts: 10 });
+    // Measured (docs/data-model.md, "The stream consumer"): batches of up to 500, none held back for a window, one at a time per shard.
+    expect(m).toMatchObject({ BatchSize: 500, MaximumBatchingWindowInSeconds: 0, ParallelizationFactor: 1 });
     expect(m.DestinationConfig.OnFailure.Destination).toBeDefined();
     const patterns = (m.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
     expect(patterns).toEqual([

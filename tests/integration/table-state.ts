@@ -109,7 +109,7 @@ export function category(item: Item): string {
   const sk = String(item.SK);
   if (pk === 'COUNTER') return 'counter';
   if (pk.startsWith('COUNTS#') || pk.startsWith('COUNTED#')) return 'counts';
-  if (pk.startsWith('LISTED#')) return 'listing';
+  if (pk.startsWith('LISTED#')) return sk === 'PAGE' ? 'page-snapshot' : 'listing';
   if (pk.startsWith('FOLLOWUP#') || pk.startsWith('ATTACHMENT#')) return `ref:${pk.slice(0, pk.indexOf('#')).toLowerCase()}`;
   if (pk.startsWith('TICKET#')) return String(item.type);
   if (pk === 'QUEUES') return sk.startsWith('SLUG#') ? 'queue-slug' : 'queue';
@@ -235,26 +235,38 @@ export function invariantViolations(state: State): string[] {
     }
   }
 
-  // Listing records (kept from the stream): each live ticket's, with its values and gsi4 keys; none
-  // of another ticket but tombstones (no gsi4 keys).
-  const listingValues = (t: Item): Record<string, string> => ({
-    queue: String(t.queue),
-    assigned: t.assigned_to == null ? 'none' : String(t.assigned_to),
-    priority: String(t.priority),
-    modified: String(t.modified),
-    created: String(t.created),
-  });
+  // Listing records (kept from the stream): each live ticket's, with its gsi4 keys, in every view
+  // and order; none of another ticket but tombstones (no gsi4 keys).
+  const listed = (t: Item): Record<string, { value?: string; sort?: string }> => {
+    const assigned = t.assigned_to == null ? 'none' : String(t.assigned_to);
+    const sorts: Record<string, string> = { created: String(t.created), modified: String(t.modified), priority: String(t.priority), due: t.due_date == null ? '~' : String(t.due_date) };
+    const views: Record<string, string> = { 'status-queue': `${t.status}#${t.queue}`, 'status-assigned': `${t.status}#${assigned}`, 'status-queue-assigned': `${t.status}#${t.queue}#${assigned}` };
+    return {
+      queue: { value: String(t.queue) },
+      assigned: { value: assigned },
+      priority: { value: String(t.priority) },
+      modified: { sort: sorts.modified },
+      created: { sort: sorts.created },
+      'all@priority': { sort: sorts.priority },
+      'all@due': { sort: sorts.due },
+      ...Object.fromEntries(Object.entries(views).flatMap(([view, value]) => [[view, { value }], ...Object.entries(sorts).map(([order, sort]) => [`${view}@${order}`, { value, sort }])])),
+    };
+  };
   for (const t of tickets.values()) {
-    for (const [dimension, value] of Object.entries(listingValues(t))) {
+    for (const [dimension, { value, sort }] of Object.entries(listed(t))) {
       const l = state.items.get(`LISTED#${t.id}|${dimension}`);
-      const timed = dimension === 'modified' || dimension === 'created';
-      const pk = timed ? `LIST#${dimension}` : `LIST#${dimension}#${value}`;
-      const sk = timed ? `${value}#${pad(t.id as number)}` : pad(t.id as number);
-      if (!l || l.value !== value || l.GSI4PK !== pk || l.GSI4SK !== sk) problems.push(`ticket ${t.id}: listed in ${dimension} as ${stable(l)}`);
+      const pk = value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`;
+      const sk = sort === undefined ? pad(t.id as number) : `${sort}#${pad(t.id as number)}`;
+      if (!l || l.GSI4PK !== pk || l.GSI4SK !== sk) problems.push(`ticket ${t.id}: listed in ${dimension} as ${stable(l)}`);
     }
+    // Its page snapshot: its collection's items as stored (a collection over 8 KB has none).
+    const snapshot = state.items.get(`LISTED#${t.id}|PAGE`);
+    const collection = items.filter((i) => i.PK === `TICKET#${t.id}`).map((i) => `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`);
+    const kept = snapshot && (JSON.parse(String(snapshot.items)) as Item[]).map((i) => `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`);
+    if (snapshot ? stable(kept!.sort()) !== stable(collection.sort()) : JSON.stringify(collection).length < 8192) problems.push(`ticket ${t.id}: page snapshot ${snapshot ? 'is not its collection' : 'missing'}`);
   }
   for (const l of items.filter((i) => String(i.PK).startsWith('LISTED#'))) {
-    if (!tickets.has(l.ticket as number) && l.GSI4PK !== undefined) problems.push(`${l.PK}|${l.SK}: listed, but the ticket does not exist`);
+    if (!tickets.has(l.ticket as number) && (l.GSI4PK !== undefined || l.SK === 'PAGE')) problems.push(`${l.PK}|${l.SK}: listed, but the ticket does not exist`);
   }
 
   // Queues: slug claims.

@@ -18,14 +18,24 @@ describe('listingWritesOfMoves', () => {
   it('a new ticket: every dimension, at its version', () => {
     const writes = listingWritesOfMoves([{ ticket: 7, next: counted(1), previous: undefined }], [insert(1)]);
     expect(dimensions(writes)).toEqual([...LISTING_DIMENSIONS].sort());
-    expect(writes.find((w) => w.dimension === 'status-queue-assigned')).toMatchObject({ version: 1, value: '1#2#none' });
+    expect(writes.find((w) => w.dimension === 'status-queue-assigned')).toMatchObject({ version: 1, place: { value: '1#2#none' } });
+    expect(writes.find((w) => w.dimension === 'status-queue@due')).toMatchObject({ place: { value: '1#2', sort: '~' } });
+    expect(writes.find((w) => w.dimension === 'all@priority')).toMatchObject({ place: { sort: '3' } });
   });
 
   it('updates following on from the counted version: the dimensions they changed, from the latest', () => {
     const changes = [modify(2, { status: 3 }), modify(3, { status: 3, queue: 5 }, { status: 3 })];
     const writes = listingWritesOfMoves([{ ticket: 7, next: counted(3), previous: counted(1) }], changes);
-    expect(dimensions(writes)).toEqual(['modified', 'queue', 'status-assigned', 'status-queue', 'status-queue-assigned']);
-    expect(writes.find((w) => w.dimension === 'status-queue')).toMatchObject({ version: 3, value: '3#5' });
+    // A status or queue move moves every order of the agent views it is part of.
+    expect(dimensions(writes)).toEqual(['modified', 'queue', ...LISTING_DIMENSIONS.filter((d) => d.startsWith('status-'))].sort());
+    expect(writes.find((w) => w.dimension === 'status-queue')).toMatchObject({ version: 3, place: { value: '3#5' } });
+  });
+
+  it('a change of what a list is sorted by: the records of that order only (and modified)', () => {
+    const writes = listingWritesOfMoves([{ ticket: 7, next: counted(2), previous: counted(1) }], [modify(2, { priority: 1, due_date: '2031-01-01T00:00:00.000000Z' })]);
+    const views = ['status-queue', 'status-assigned', 'status-queue-assigned'];
+    expect(dimensions(writes)).toEqual(['all@due', 'all@priority', 'modified', 'priority', ...views.flatMap((v) => [`${v}@due`, `${v}@modified`, `${v}@priority`])].sort());
+    expect(writes.find((w) => w.dimension === 'status-assigned@priority')).toMatchObject({ place: { value: '1#none', sort: '1' } });
   });
 
   it('a record missing between the counted version and these: every dimension', () => {
@@ -37,6 +47,6 @@ describe('listingWritesOfMoves', () => {
     expect(listingWritesOfMoves([{ ticket: 7, next: counted(3), previous: counted(3) }], [modify(3, {})])).toEqual([]);
     const gone = listingWritesOfMoves([{ ticket: 7, next: { status: 0, queue: 0, version: DELETED_VERSION }, previous: counted(3) }], [{ eventName: 'REMOVE', keys, oldImage: ticket(3) }]);
     expect(dimensions(gone)).toEqual([...LISTING_DIMENSIONS].sort());
-    expect(gone.every((w) => w.value === undefined)).toBe(true);
+    expect(gone.every((w) => w.place === undefined)).toBe(true);
   });
 });

@@ -33,11 +33,25 @@ describe('parseTicketListQuery', () => {
     expect(source({ status: '3', queue: '2', assigned_to: '7' })).toEqual({ source: { dimension: 'status-queue-assigned', values: ['3#2#7'] }, residual: [], ascending: true });
   });
 
+  it('the agent views in every ordering, from their own partitions (a time order from its own since on)', () => {
+    expect(source({ status: '1', queue: '2', ordering: 'modified' })).toEqual({ source: { dimension: 'status-queue@modified', values: ['1#2'] }, residual: [], ascending: true });
+    expect(source({ status: '1,3', assigned_to: 'none', ordering: '-due_date' })).toEqual({ source: { dimension: 'status-assigned@due', values: ['1#none', '3#none'] }, residual: [], ascending: false });
+    expect(source({ status: '1', queue: '2', assigned_to: '7', ordering: 'priority' })).toEqual({ source: { dimension: 'status-queue-assigned@priority', values: ['1#2#7'] }, residual: [], ascending: true });
+    expect(source({ status: '1', queue: '2', created_since: '2030-01-01', ordering: '-created' })).toEqual({
+      source: { dimension: 'status-queue@created', values: ['1#2'], since: '2030-01-01T00:00:00.000000Z' },
+      residual: [],
+      ascending: false,
+    });
+    expect(source({ status: '1', queue: '2', created_since: '2030-01-01', ordering: 'priority' })).toEqual({ source: { dimension: 'status-queue@priority', values: ['1#2'] }, residual: ['createdSince'], ascending: true });
+  });
+
   it('any other combination reads the most selective partition and checks the rest on the tickets', () => {
     expect(source({ status: '1', queue: '2', priority: '3', submitter_email: 'a@b.c' })).toEqual({ source: { dimension: 'status-queue', values: ['1#2'] }, residual: ['email', 'priority'], ascending: true });
     expect(source({ queue: '2', assigned_to: '7' })).toEqual({ source: { dimension: 'queue', values: ['2'] }, residual: ['assignee'], ascending: true });
     expect(source({ status: '1', priority: '3' })).toEqual({ source: { dimension: 'priority', values: ['3'] }, residual: ['statuses'], ascending: true });
-    expect(source({ status: '1', queue: '2', ordering: 'modified' })).toEqual({ source: { dimension: 'modified' }, residual: ['queue', 'statuses'], ascending: true });
+    expect(source({ queue: '2', ordering: 'modified' })).toEqual({ source: { dimension: 'modified' }, residual: ['queue'], ascending: true });
+    expect(source({ status: '1', ordering: '-priority' })).toEqual({ source: { dimension: 'all@priority' }, residual: ['statuses'], ascending: false });
+    expect(source({ assigned_to: '4', ordering: 'due_date' })).toEqual({ source: { dimension: 'all@due' }, residual: ['assignee'], ascending: true });
     expect(source({ queue: '2', updated_since: '2030-01-01' })).toEqual({ source: { dimension: 'queue', values: ['2'] }, residual: ['updatedSince'], ascending: true });
     expect(source({ created_since: '2030-01-01', updated_since: '2030-01-01' })).toEqual({ source: { dimension: 'created', since: '2030-01-01T00:00:00.000000Z' }, residual: ['updatedSince'], ascending: true });
   });
@@ -59,6 +73,11 @@ describe('parseTicketListQuery', () => {
     expect(countAttributes(parseTicketListQuery({ status: '1', queue: '3', assigned_to: '4' }))).toEqual(['sqa1_3_4']);
     expect(countAttributes(parseTicketListQuery({ priority: '2' }))).toEqual(['p2']);
     expect(countAttributes(parseTicketListQuery({ ordering: 'created' }))).toBe('all');
+    expect(countAttributes(parseTicketListQuery({ ordering: '-due_date' }))).toBe('all');
+    // Every ordering of an agent view: its id order's count.
+    expect(countAttributes(parseTicketListQuery({ status: '1,2', queue: '3', ordering: '-priority' }))).toEqual(['sq1_3', 'sq2_3']);
+    expect(countAttributes(parseTicketListQuery({ status: '1', queue: '3', assigned_to: '4', ordering: 'modified' }))).toEqual(['sqa1_3_4']);
+    expect(countAttributes(parseTicketListQuery({ status: '1', queue: '3', created_since: '2030-01-01', ordering: 'created' }))).toBeUndefined();
     expect(countAttributes(parseTicketListQuery({ status: '1' }))).toEqual(['s1']);
     expect(countAttributes(parseTicketListQuery({ queue: '3', priority: '2' }))).toBeUndefined();
     expect(countAttributes(parseTicketListQuery({ created_since: '2030-01-01' }))).toBeUndefined();
