@@ -19,9 +19,9 @@ export function requestFloors(o: BenchResults['operations'], listMeasured: strin
     ['list page: DynamoDB requests ≤ 3, every page measured, at every size', listMeasured, listRequests <= 3],
     ['write units: JSON create ≤ 8, PATCH ≤ 4, DELETE ≤ 8', `${o['create (JSON)']?.writeUnits}, ${o['PATCH']?.writeUnits}, ${o['DELETE']?.writeUnits}`, (o['create (JSON)']?.writeUnits ?? 99) <= 8 && (o['PATCH']?.writeUnits ?? 99) <= 4 && (o['DELETE']?.writeUnits ?? 99) <= 8],
     [
-      'create: DynamoDB requests ≤ 3 (+1 with files: their cleanup record), 1 S3 PUT per file',
+      'create: DynamoDB requests ≤ 4 (the reservation in its queue among them; +1 with files: their cleanup record), 1 S3 PUT per file',
       `${o['create (JSON)']?.dynamodb}, ${o['create with attachment']?.dynamodb} + ${o['create with attachment']?.s3} S3`,
-      (o['create (JSON)']?.dynamodb ?? 9) <= 3 && (o['create with attachment']?.dynamodb ?? 9) <= 4 && o['create with attachment']?.s3 === 1,
+      (o['create (JSON)']?.dynamodb ?? 9) <= 4 && (o['create with attachment']?.dynamodb ?? 9) <= 5 && o['create with attachment']?.s3 === 1,
     ],
     ['PATCH: DynamoDB requests ≤ 2', `${o['PATCH']?.dynamodb}`, (o['PATCH']?.dynamodb ?? 9) <= 2],
     ['denied request: 0 requests after the first', `${o['denied (403)']?.dynamodb}`, o['denied (403)']?.dynamodb === 0],
@@ -52,12 +52,13 @@ export function filteredFloors(pages: ListCosts): Target[] {
 }
 
 /**
- * What `--quick` allows a bundle: today's largest (tickets/create, 160 KiB: a route that takes a body
- * carries busboy; 152 before the store's client took the SDK's retry strategy, issue 25) and a small
+ * What `--quick` allows a bundle: today's largest (tickets/create, 170 KiB: a route that takes a body
+ * carries busboy; 152 before the store's client took the SDK's retry strategy, issue 25; 168 before
+ * the reservation in a ticket's queue, issue 24: store/queue-reservations.ts, +1.8 KiB) and a small
  * margin, so that a change that grows a bundle fails CI. Issue 16's target is 300 KiB (the report's
  * "every bundle" row); this budget comes down as the bundles do.
  */
-export const BUNDLE_BUDGET_BYTES = 168 * 1024;
+export const BUNDLE_BUDGET_BYTES = 172 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;
@@ -274,9 +275,11 @@ Write units, where they come from (docs/data-model.md, "Write units"). Measured 
 DynamoDB Local: a plain write of a small item bills 1 unit plus 1 per index entry, and the same write
 in a transaction bills twice that. A ticket item has three index entries (gsi1, gsi2, gsi3), a ref
 one. A JSON create is one conditional \`PutItem\` of the ticket item, which holds its opening
-followup (1 + 3), then the followup's ref (1 + 1), and the id counter's \`ADD\` (1): 7. A DELETE of a
+followup (1 + 3), then the followup's ref (1 + 1), the id counter's \`ADD\` (1) and the reservation in
+its queue (1, an \`ADD\` on the queue item: docs/data-model.md, "Deleting a queue"): 8. A DELETE of a
 ticket as the API stores it removes the same two items, 6. A PATCH of the ticket's fields is one
-plain conditional \`UpdateItem\`, (1 + 3) = 4. Before, a create wrote the ticket, the opening followup
+plain conditional \`UpdateItem\`, (1 + 3) = 4; one that moves the ticket to another queue adds the
+reservation there (1). Before, a create wrote the ticket, the opening followup
 as its own item and the ref in one transaction, 2 · (4 + 3 + 2) + 1 = 19, and a DELETE removed them
 in one, 18. A create reads nothing before it writes when its queue and assignee are known to the
 function (kept 60 s, as the custom field definitions are).

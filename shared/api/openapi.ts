@@ -22,6 +22,7 @@ import * as z from 'zod/mini';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination';
 import type { Field } from '../domain/fields';
 import { EVENT_TYPES } from '../domain/events';
+import { QUEUE_DELETE_REFUSALS } from '../domain/queue-delete';
 import { CUSTOM_KEY_PATTERN, FIELD_ERRORS_EXCLUDE, shapes, withCustomFields, type ShapeId } from '../domain/shapes';
 import { CHANGE_EVENT_EXAMPLE, routes, TAGS, TICKET_ETAG, type BodyDoc, type Examples, type JsonSchema, type OperationDoc, type Permission, type Route, type Tag } from './routes';
 
@@ -229,7 +230,14 @@ const ERROR_RESPONSES: Record<number, { name: string; examples: Examples }> = {
   403: { name: 'Forbidden', examples: { permission: { summary: 'Not allowed', value: { detail: 'You do not have permission to perform this action.' } } } },
   404: { name: 'NotFound', examples: { missing: { summary: 'No such record', value: { detail: 'Not found.' } }, page: { summary: 'Past the last page', value: { detail: 'Invalid page.' } } } },
   406: { name: 'NotAcceptable', examples: { accept: { summary: 'No JSON accepted', value: { detail: 'Could not satisfy the request Accept header.' } } } },
-  409: { name: 'Conflict', examples: { inUse: { summary: 'In use', value: { detail: 'This queue still has tickets.' } } } },
+  409: {
+    name: 'Conflict',
+    examples: {
+      inUse: { summary: 'A queue in use', value: { detail: QUEUE_DELETE_REFUSALS.inUse } },
+      filling: { summary: 'Tickets on their way into a queue', value: { detail: QUEUE_DELETE_REFUSALS.filling } },
+      beingDeleted: { summary: 'A queue another request is deleting', value: { detail: QUEUE_DELETE_REFUSALS.beingDeleted } },
+    },
+  },
   412: { name: 'PreconditionFailed', examples: { changed: { summary: 'Changed since', value: { detail: 'Precondition failed: the ticket has changed since the given ETag.' } } } },
   413: { name: 'ContentTooLarge', examples: { large: { summary: 'Too large', value: { detail: 'Request body too large.' } } } },
   415: { name: 'UnsupportedMediaType', examples: { type: { summary: 'Not JSON, a form or multipart', value: { detail: 'Unsupported media type "text/plain" in request.' } } } },

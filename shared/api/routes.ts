@@ -342,7 +342,7 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'POST', path: '/api/tickets', handler: 'tickets/create', permission: 'staff', table: [...G.customFieldDefinitions, ...G.newIds, ...G.ticketReferences, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'],
+    method: 'POST', path: '/api/tickets', handler: 'tickets/create', permission: 'staff', table: [...G.customFieldDefinitions, ...G.newIds, ...G.ticketReferences, ...G.queueReservations, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.outbox], files: ['write', 'delete'],
     doc: {
       tag: 'Tickets',
       summary: 'Create a ticket',
@@ -363,7 +363,7 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'PUT', path: '/api/tickets/{id}', handler: 'tickets/replace', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.writeTickets], files: [],
+    method: 'PUT', path: '/api/tickets/{id}', handler: 'tickets/replace', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.queueReservations, ...G.writeTickets], files: [],
     doc: {
       tag: 'Tickets',
       summary: 'Replace a ticket (every required field)',
@@ -373,7 +373,7 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'PATCH', path: '/api/tickets/{id}', handler: 'tickets/update', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.writeTickets], files: [],
+    method: 'PATCH', path: '/api/tickets/{id}', handler: 'tickets/update', permission: 'staff', table: [...G.customFieldDefinitions, ...G.ticketReferences, ...G.queueReservations, ...G.writeTickets], files: [],
     doc: {
       tag: 'Tickets',
       summary: 'Update some fields of a ticket',
@@ -607,7 +607,14 @@ export const routes: readonly Route[] = [
   },
   {
     method: 'DELETE', path: '/api/queues/{id}', handler: 'queues/delete', permission: 'superuser', table: [...G.writeQueues, ...G.countsTotals], files: [],
-    doc: { tag: 'Queues', summary: 'Delete an unused queue', success: noContent, errors: [409] },
+    doc: {
+      tag: 'Queues',
+      summary: 'Delete an unused queue',
+      description:
+        'Answers 409 while tickets are in the queue, or while tickets created in it or moved to it a moment ago are not yet counted (the delete waits up to 3 s for them; try again). Creates and moves into the queue wait while the delete decides, then go ahead or answer 400 (no such queue).',
+      success: noContent,
+      errors: [409],
+    },
   },
   {
     method: 'GET', path: '/api/mail/suppressions', handler: 'mail-suppressions/list', permission: 'superuser', table: [...G.readSuppressions], files: [],

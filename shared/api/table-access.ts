@@ -129,7 +129,9 @@ export const GRANTS = {
   writeRefs: [on(['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'], P.followupRef, P.attachmentRef)],
   userSummaries: [on(['BatchGetItem'], P.users)],
   /** What a ticket names: its queue, its assignee (user summaries), its merge target. */
-  ticketReferences: [on(['BatchGetItem'], P.queues, P.users, P.ticket), on(['ConditionCheckItem'], P.queues)],
+  ticketReferences: [on(['BatchGetItem'], P.queues, P.users, P.ticket)],
+  /** A reservation in the queue a write puts a ticket into (store/queues.ts `reserveInQueue`; read when refused). */
+  queueReservations: [on(['UpdateItem', 'GetItem'], P.queues)],
   /** The record of files that may have no attachment record yet (store/file-cleanups.ts). */
   fileCleanups: [on(WRITE, P.fileCleanups)],
   /** A webhook event written with the change it announces. */
@@ -215,6 +217,7 @@ export const MAIL_IN_GRANTS: readonly TableGrant[] = [
   on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], P.inboundMail, P.mailProblems),
   on(['Query'], P.queues, P.users, P.customFields),
   ...GRANTS.writeTickets,
+  ...GRANTS.queueReservations,
   ...GRANTS.writeRefs,
   ...GRANTS.newIds,
   ...GRANTS.fileCleanups,

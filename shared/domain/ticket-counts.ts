@@ -4,6 +4,7 @@
  * where page N starts. Pure rules: from what the counts hold of each ticket and what the stream says
  * it is now, the changes to apply, so that a duplicate, late or replayed record changes nothing.
  */
+import { arrivalsAttribute } from './queue-delete';
 
 /** Ticket ids per count block item, and per sub-block (one count per status) inside it. */
 export const TICKET_BLOCK = 1000;
@@ -35,12 +36,14 @@ export interface TicketRecord {
   ticket: number;
   version: number;
   state?: CountedState;
+  /** The write of this version took a reservation in the ticket's queue (a create, a move: domain/queue-delete.ts). */
+  reserved?: boolean;
 }
 
 export interface CountChanges {
   /** The new state of each ticket to store, with the state it replaces (undefined: never counted). */
   counted: { ticket: number; next: Counted; previous: Counted | undefined }[];
-  /** Deltas of the totals: `s<status>` and `q<queue>`. */
+  /** Deltas of the totals: `s<status>`, `q<queue>`, ... and `arr<queue>` (writes that reserved in the queue, counted once each). */
   totals: Map<string, number>;
   /** Deltas per block number, per attribute `c<sub-block>_<status>`. */
   blocks: Map<number, Map<string, number>>;
@@ -61,6 +64,18 @@ export function latestPerTicket(records: TicketRecord[]): TicketRecord[] {
   return [...latest.values()];
 }
 
+/** Per ticket, the versions whose write took a reservation, with the queue reserved in (repeated records once). */
+function reservingWritesPerTicket(records: TicketRecord[]): Map<number, Map<number, number>> {
+  const writes = new Map<number, Map<number, number>>();
+  for (const r of records) {
+    if (!r.reserved || !r.state) continue;
+    let versions = writes.get(r.ticket);
+    if (!versions) writes.set(r.ticket, (versions = new Map<number, number>()));
+    versions.set(r.version, r.state.queue);
+  }
+  return writes;
+}
+
 /**
  * The changes that bring the counts from `counted` (what they hold now, by ticket) to what the
  * records say. A record not newer than what is counted is ignored: stream records may come twice,
@@ -78,12 +93,19 @@ export function countChanges(records: TicketRecord[], counted: Map<number, Count
     for (const attribute of totalsAttributes(state)) add(changes.totals, attribute, delta);
     add(blockDeltas(id), subBlockAttribute(id, state.status), delta);
   };
+  const reservingWrites = reservingWritesPerTicket(records);
   for (const record of latestPerTicket(records)) {
     const previous = counted.get(record.ticket);
     if (previous && previous.version >= record.version) continue;
     const live = previous && previous.version !== DELETED_VERSION ? previous : undefined;
     if (live) count(record.ticket, live, -1);
     if (record.state) count(record.ticket, record.state, +1);
+    // Every write that reserved and is newer than the counted state, not only the latest: a create
+    // moved on at once is one arrival too. The counted state moves past them in the same
+    // transaction, so each is counted once.
+    for (const [version, queue] of reservingWrites.get(record.ticket) ?? []) {
+      if (!previous || version > previous.version) add(changes.totals, arrivalsAttribute(queue), +1);
+    }
     const next: Counted = record.state ? { ...definedOf(record.state), version: record.version } : { status: 0, queue: 0, version: DELETED_VERSION };
     changes.counted.push({ ticket: record.ticket, next, previous });
   }

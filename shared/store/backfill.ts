@@ -13,7 +13,7 @@ import { dynamo } from './clients';
 import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from './keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';
 import { queryPages } from './query';
-import { applyTicketRecords, countedStateOf, readTotals } from './ticket-counts';
+import { applyTicketRecords, readTotals, ticketRecordOf } from './ticket-counts';
 import { applyListingWrites, listingWritesOf } from './listings';
 import { writePageSnapshots } from './page-snapshots';
 import { transact } from './transact';
@@ -27,7 +27,7 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
   for await (const page of queryPages({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition } })) {
     const records: TicketRecord[] = page
       .filter((i) => i.type === 'ticket')
-      .map((i) => ({ ticket: Number(i.id), version: Number(i.version ?? 0), state: countedStateOf(i) }));
+      .map((i) => ticketRecordOf(i));
     if (records.length) await applyTicketRecords(records);
     tickets += records.length;
     const writes = page.filter((i) => i.type === 'ticket').flatMap((i) => listingWritesOf(i));

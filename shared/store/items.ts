@@ -11,8 +11,15 @@ type Item = Record<string, unknown>;
  */
 export const WRITTEN_OUT = 'written_out';
 
+/**
+ * On a ticket item: the `version` written by the last write that took a reservation in the ticket's
+ * queue (a create, a move: store/queue-reservations.ts `reserveInQueue`). The stream consumer counts a record
+ * whose version it is as an arrival in the queue (domain/queue-delete.ts).
+ */
+export const RESERVATION_VERSION = 'reservation_version';
+
 // `collection_size` is no longer written; tickets stored before still carry it. `opening`: below.
-const INTERNAL = new Set<string>([...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening', WRITTEN_OUT]);
+const INTERNAL = new Set<string>([...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening', WRITTEN_OUT, RESERVATION_VERSION]);
 
 /**
  * A new ticket's `version`; every later write of the ticket item adds 1, and so does every edit or
@@ -53,6 +60,7 @@ export function ticketItem(ticket: Ticket, opening?: Followup): Item {
     ...submitter,
     type: 'ticket' satisfies ItemType,
     version: FIRST_VERSION,
+    [RESERVATION_VERSION]: FIRST_VERSION,
     ...ticket,
     ...(inline ? { opening: inline } : {}),
   };

@@ -1,9 +1,10 @@
 /**
  * Queues: one partition, so one Query lists them. Slugs are unique through a claim item written in
- * the same transaction. A queue that tickets use cannot be deleted: the ticket counts (kept from the
- * stream, store/ticket-counts.ts) say how many it has.
+ * the same transaction. A queue that tickets use, or that a write is putting a ticket into, cannot be
+ * deleted: writes into a queue take a reservation on its item first, and the ticket counts (kept from
+ * the stream, store/ticket-counts.ts) say how many tickets it has and how many of those writes they
+ * hold (docs/data-model.md, "Deleting a queue").
  */
-import { MissingRecord } from '../domain/errors';
 import { GetCommand, QueryCommand } from './dynamodb';
 import type { Queue } from '../domain/records';
 import { QUEUE_MAIL_DEFAULTS, queueMailSettings, type QueueMailSettings } from '../domain/mail-settings';
@@ -13,13 +14,16 @@ import { reserveIds } from './counters';
 import { forgetQueue } from './references';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, SORT_BEGINS_WITH } from './keys';
 import { ConditionFailed, transact, type TransactItem } from './transact';
+import { CLOSED_UNTIL, CLOSE_MS, MissingQueue, OPEN, POLL_MS, RESERVED, pause, readQueueItem } from './queue-reservations';
 import { readTotals } from './ticket-counts';
+import { arrivalsAttribute, queueDeleteDecision } from '../domain/queue-delete';
+import { logger } from '../observability';
 
 const MAIL_ATTRIBUTES = Object.keys(QUEUE_MAIL_DEFAULTS) as (keyof QueueMailSettings)[];
 
 export class DuplicateSlug extends Error {}
 export class QueueInUse extends Error {}
-export class MissingQueue extends MissingRecord {}
+export { MissingQueue };
 
 function toQueue(item: Record<string, unknown>): Queue {
   return { id: item.id as number, title: item.title as string, slug: item.slug as string, ...queueMailSettings(item) };
@@ -57,6 +61,9 @@ function claimSlug(queue: Queue): TransactItem {
 
 /** Creates a queue with the next id (or `id`, when given and free). */
 export async function createQueue(fields: NewQueue, id?: number): Promise<Queue> {
+  // A queue made again under an id used before (the bootstrap's queue 1) starts its reservations at
+  // the arrivals the counts hold for that id, so that the two are equal when settled (domain/queue-delete.ts).
+  const arrived = id === undefined ? 0 : Number((await readTotals())?.[arrivalsAttribute(id)] ?? 0);
   for (let attempt = 1; ; attempt++) {
     const queue: Queue = { id: id ?? (await reserveIds({ queue: 1 })).queue, ...QUEUE_MAIL_DEFAULTS, ...fields };
     try {
@@ -65,7 +72,7 @@ export async function createQueue(fields: NewQueue, id?: number): Promise<Queue>
         {
           Put: {
             TableName: config.tableName,
-            Item: { ...keys.queue(queue.id), ...queue },
+            Item: { ...keys.queue(queue.id), ...queue, ...(arrived ? { reserved: arrived } : {}) },
             ConditionExpression: ITEM_IS_NEW,
           },
         },
@@ -118,23 +125,106 @@ export async function updateQueue(current: Queue, changes: Partial<Omit<Queue, '
   return next;
 }
 
+/** How long a delete waits for the counts to take in the writes that reserved in the queue (they are under a second behind). */
+export const SETTLE_MS = 3_000;
+
+/** The queue is being deleted by another request. */
+export class QueueBeingDeleted extends Error {}
+/** Writes that reserved in the queue are not all in the counts yet (SETTLE_MS passed). */
+export class QueueFilling extends Error {}
+
 /**
- * Deletes a queue no ticket uses, by the ticket counts: they follow the stream, so a ticket created
- * in the last moment (well under a second) may not be counted yet, and keeps the deleted queue's id
- * (docs/data-model.md, "Queues"). `ticket_count` on queue items is from an earlier version, which
- * kept it in every ticket write's transaction.
+ * Deletes a queue no ticket uses, nor is on its way into (docs/data-model.md, "Deleting a queue"):
+ * closes it to new reservations; reads, until they settle or SETTLE_MS passes, the reservations on
+ * the queue item and the ticket counts (live tickets, arrivals), which follow the stream; deletes it
+ * when domain/queue-delete.ts says so, conditional on the reservations read and the close still
+ * held. Otherwise reopens it and throws QueueInUse or QueueFilling. `ticket_count` on queue items
+ * is from an earlier version, which kept it in every ticket write's transaction.
  */
 export async function deleteQueue(queue: Queue): Promise<void> {
-  if (Number((await readTotals())?.[`q${queue.id}`] ?? 0) > 0) throw new QueueInUse();
+  const closedUntil = Date.now() + CLOSE_MS;
   try {
     await transact([
-      { Delete: { TableName: config.tableName, Key: keys.queue(queue.id), ConditionExpression: ITEM_EXISTS } },
-      { Delete: { TableName: config.tableName, Key: keys.queueSlug(queue.slug) } },
+      {
+        Update: {
+          TableName: config.tableName,
+          Key: keys.queue(queue.id),
+          UpdateExpression: 'SET #closedUntil = :until',
+          ConditionExpression: `${ITEM_EXISTS} AND ${OPEN}`,
+          ExpressionAttributeNames: CLOSED_UNTIL,
+          ExpressionAttributeValues: { ':until': closedUntil, ':now': Date.now() },
+        },
+      },
     ]);
   } catch (error) {
-    if (error instanceof ConditionFailed) throw new MissingQueue();
+    if (!(error instanceof ConditionFailed)) throw error;
+    throw (await readQueueItem(queue.id)) ? new QueueBeingDeleted() : new MissingQueue();
+  }
+  try {
+    const settleBy = Date.now() + SETTLE_MS;
+    for (;;) {
+      // The queue item first: from the close on, its reservations only fall and the arrivals only grow.
+      const item = await readQueueItem(queue.id);
+      if (!item) throw new MissingQueue();
+      const totals = await readTotals();
+      const reserved = Number(item.reserved ?? 0);
+      const decision = queueDeleteDecision({
+        reserved,
+        ...(item.last_reserved === undefined ? {} : { lastReserved: Number(item.last_reserved) }),
+        arrived: Number(totals?.[arrivalsAttribute(queue.id)] ?? 0),
+        live: Number(totals?.[`q${queue.id}`] ?? 0),
+        now: Date.now(),
+      });
+      if (decision === 'in-use') throw new QueueInUse();
+      if (decision === 'delete' && (await deleteClosed(queue, closedUntil, reserved))) return;
+      if (Date.now() >= settleBy) throw new QueueFilling();
+      await pause(POLL_MS);
+    }
+  } catch (error) {
+    await reopen(queue.id, closedUntil);
     throw error;
   } finally {
     forgetQueue(queue.id);
   }
+}
+
+/** Deletes the queue and its slug if it still holds `reserved` reservations under this delete's close; false when not. */
+async function deleteClosed(queue: Queue, closedUntil: number, reserved: number): Promise<boolean> {
+  try {
+    await transact([
+      {
+        Delete: {
+          TableName: config.tableName,
+          Key: keys.queue(queue.id),
+          ConditionExpression: `#closedUntil = :until AND ${reserved ? '#reserved = :reserved' : '(attribute_not_exists(#reserved) OR #reserved = :reserved)'}`,
+          ExpressionAttributeNames: { ...CLOSED_UNTIL, ...RESERVED },
+          ExpressionAttributeValues: { ':until': closedUntil, ':reserved': reserved },
+        },
+      },
+      { Delete: { TableName: config.tableName, Key: keys.queueSlug(queue.slug) } },
+    ]);
+    return true;
+  } catch (error) {
+    // A reservation given back meanwhile (or the close lapsed and one was taken): look again.
+    if (error instanceof ConditionFailed) return false;
+    throw error;
+  }
+}
+
+/** Lifts this delete's close, if it still holds. */
+async function reopen(id: number, closedUntil: number): Promise<void> {
+  await transact([
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: keys.queue(id),
+        UpdateExpression: 'REMOVE #closedUntil',
+        ConditionExpression: '#closedUntil = :until',
+        ExpressionAttributeNames: CLOSED_UNTIL,
+        ExpressionAttributeValues: { ':until': closedUntil },
+      },
+    },
+  ]).catch((error: unknown) => {
+    if (!(error instanceof ConditionFailed)) logger.warn('queue close not lifted: it lapses by itself', { queue: id, error: String(error) });
+  });
 }

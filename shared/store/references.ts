@@ -4,8 +4,8 @@
  * custom field definitions are (they are configuration: users are never deleted or renamed through
  * the API, queues rarely deleted), so a create that names a known queue and assignee reads nothing
  * before its write (docs/data-model.md, "Access patterns"). A queue deleted by another function may
- * still be accepted by this one for that minute; a ticket update checks its new queue in its own
- * transaction, a create keeps the queue's id (docs/data-model.md, "Queues"). Tickets are always read.
+ * still pass this check for that minute: the write itself takes a reservation in the queue, which
+ * finds it gone (store/queue-reservations.ts `reserveInQueue`; docs/data-model.md, "Deleting a queue"). Tickets are always read.
  */
 import type { References, ReferenceIds } from '../domain/ticket';
 import type { Ticket, UserSummary } from '../domain/records';

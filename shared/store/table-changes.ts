@@ -10,7 +10,7 @@
  */
 import type { TicketRecord } from '../domain/ticket-counts';
 import { TICKET_PREFIX, TICKET_SORT_KEY } from './keys';
-import { applyTicketRecords, countedStateOf } from './ticket-counts';
+import { applyTicketRecords, ticketRecordOf } from './ticket-counts';
 import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
 import { openingOf } from './items';
 import { recordChangeEvents } from './change-feed';
@@ -85,7 +85,7 @@ async function applyTicketState(changes: TableChange[]): Promise<void> {
       const image = change.newImage!;
       const opening = change.eventName === 'INSERT' && openingOf(image);
       if (opening) openings.created.push(opening);
-      tickets.push({ ticket, version: Number(image.version ?? 0), state: countedStateOf(image) });
+      tickets.push({ ...ticketRecordOf(image), ticket });
     }
   }
   const countsAndRepairs = async () => {

@@ -10,6 +10,7 @@ import { config } from '../config';
 import { TICKET_BLOCK, countChanges, type CountChanges, type Counted, type CountedState, type TicketRecord } from '../domain/ticket-counts';
 import { dynamo } from './clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
+import { RESERVATION_VERSION } from './items';
 import { batchGet } from './query';
 import { ConditionFailed, transact, type TransactItem } from './transact';
 
@@ -50,6 +51,12 @@ export function countedStateOf(ticket: Item): CountedState {
     assigned: ticket.assigned_to == null ? 'none' : String(Number(ticket.assigned_to)),
     priority: Number(ticket.priority),
   };
+}
+
+/** What a ticket item (a stream image, or the item as stored) says to the counts: its state at its version, and whether that version's write reserved in its queue. */
+export function ticketRecordOf(ticket: Item): TicketRecord {
+  const version = Number(ticket.version ?? 0);
+  return { ticket: Number(ticket.id), version, state: countedStateOf(ticket), ...(version > 0 && Number(ticket[RESERVATION_VERSION]) === version ? { reserved: true } : {}) };
 }
 
 async function readCounted(tickets: number[]): Promise<Map<number, Counted>> {

@@ -12,13 +12,14 @@ import { subBlockCounts, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION, INDEXES, inIndex, TICKET_SORT_KEY, type IndexName } from './keys';
-import { attachmentItem, attachmentRefItem, collectionsFrom, followupItem, followupRefItem, mergedItem, strip, ticketItem, type ReadCollection } from './items';
+import { attachmentItem, attachmentRefItem, collectionsFrom, followupItem, followupRefItem, mergedItem, strip, ticketItem, RESERVATION_VERSION, type ReadCollection } from './items';
 import { readCounts } from './ticket-counts';
 import { outboxPut, type OutboxEvent } from './outbox';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
 import { queryAll } from './query';
 import { logger } from '../observability';
-import { ConditionFailed, transact, transactEssentialFirst, type TransactItem } from './transact';
+import { ConditionFailed, MAX_TRANSACTION_ITEMS, transact, transactEssentialFirst, type TransactItem } from './transact';
+import { MissingQueue, withReservation } from './queue-reservations';
 
 type Item = Record<string, unknown>;
 
@@ -26,8 +27,15 @@ type Item = Record<string, unknown>;
 export class StaleTicket extends Error {}
 /** The ticket does not exist (any more). */
 export class MissingTicket extends MissingRecord {}
-/** The ticket's queue was deleted meanwhile. */
+/** The queue a write puts the ticket into does not exist (any more). */
 export class MissingQueueOnWrite extends Error {}
+
+/** Runs `write`, which puts a ticket into `queue`, under a reservation in it (store/queue-reservations.ts). */
+async function inQueue(queue: number, write: () => Promise<void>): Promise<void> {
+  await withReservation(queue, write).catch((error: unknown) => {
+    throw error instanceof MissingQueue ? new MissingQueueOnWrite(`queue ${queue} does not exist`) : error;
+  });
+}
 
 /** One Query reads a ticket whole (strongly consistent). */
 export async function readTicket(id: number): Promise<ReadCollection | undefined> {
@@ -102,8 +110,8 @@ export function childDeletes(followups: Followup[], attachments: Attachment[]): 
  * followup (items.ts `ticketItem`), so a plain create is one conditional PutItem, and then the
  * followup's ref; with an attachment or an event, everything goes in one transaction. Either way only
  * items of this ticket are written, so concurrent creates never conflict; the counts follow from
- * the stream (store/ticket-counts.ts). The queue was read before: a queue deleted in between leaves
- * the ticket with its id (docs/data-model.md, "Queues").
+ * the stream (store/ticket-counts.ts). The write holds a reservation in the ticket's queue
+ * (store/queue-reservations.ts), so the queue is not deleted under it: MissingQueueOnWrite when it is gone.
  */
 export async function createTicket(
   ticket: Ticket,
@@ -115,20 +123,14 @@ export async function createTicket(
 ): Promise<TicketCollection> {
   const ticketPut = put(ticketItem(ticket, opening), ITEM_IS_NEW);
   const openingRef = put(followupRefItem(opening));
-  if (attachments.length || event || fileCommit || also.length) {
-    await transact([
-      ticketPut,
-      openingRef,
-      ...childPuts([], attachments, ticket.status),
-      ...(event ? [outboxPut(event)] : []),
-      ...(fileCommit ? [fileCommit] : []),
-      ...also,
-    ]);
-  } else {
+  const whole = attachments.length || event || fileCommit || also.length;
+  const commit = () =>
+    transact(whole ? [ticketPut, openingRef, ...childPuts([], attachments, ticket.status), ...(event ? [outboxPut(event)] : []), ...(fileCommit ? [fileCommit] : []), ...also] : [ticketPut]);
+  await inQueue(ticket.queue, commit);
+  if (!whole) {
     // The ticket is the commit: once it is stored the create has happened. Its ref only finds the
     // opening followup by id; should that write fail, the stream consumer writes it from the
     // ticket's INSERT (store/collection-repair.ts), and the answer is still the 201.
-    await transact([ticketPut]);
     await transact([openingRef]).catch((error: unknown) => logger.warn('opening followup ref not written: the stream consumer will', { ticket: ticket.id, error: String(error) }));
   }
   return { ticket, followups: [opening], attachments, mergedFrom: [] };
@@ -136,7 +138,8 @@ export async function createTicket(
 
 /**
  * Applies `changes` to a ticket read as `current` with one update expression of the sent fields,
- * keeping the indexes, the queue counts and the merge pointers in step. The write is conditional on
+ * keeping the indexes and the merge pointers in step; a move holds a reservation in its new queue
+ * (MissingQueueOnWrite when it is gone). The write is conditional on
  * the version read, so the result (returned, with its new version) is exactly what is stored: throws
  * StaleTicket when anything wrote to the collection meanwhile (the caller reads again and retries,
  * so concurrent updates of different fields both land, or answers 412 to an If-Match).
@@ -162,6 +165,13 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
   });
   const status = fields.status ?? old.status;
   const statusChanged = status !== old.status;
+  // A move takes a reservation in the new queue (below), and marks the write that holds it.
+  const queueChanged = fields.queue !== undefined && fields.queue !== old.queue;
+  if (queueChanged) {
+    names['#reservation'] = RESERVATION_VERSION;
+    values[':reservation'] = current.version + 1;
+    sets.push('#reservation = :reservation');
+  }
   if (statusChanged) {
     values[':gsi2pk'] = keys.listByStatus(status, id, TICKET_SORT_KEY).GSI2PK;
     sets.push(`${INDEXES.gsi2.partitionKey} = :gsi2pk`);
@@ -187,22 +197,19 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
       },
     },
   ];
-  const queueChanged = fields.queue !== undefined && fields.queue !== old.queue;
-  // The new queue must exist when the ticket moves (only queue edits and deletes write that item).
-  if (queueChanged) {
-    essential.push({ ConditionCheck: { TableName: config.tableName, Key: keys.queue(fields.queue!), ConditionExpression: ITEM_EXISTS } });
-  }
   const oldTarget = old.merged_to;
   const newTarget = fields.merged_to === undefined ? oldTarget : fields.merged_to;
   if (newTarget !== oldTarget) {
     if (oldTarget != null) essential.push({ Delete: { TableName: config.tableName, Key: keys.mergedFrom(oldTarget, id) } });
     if (newTarget != null && newTarget !== id) essential.push(put(mergedItem(newTarget, id)));
   }
+  const writes = [...essential, ...(statusChanged ? rekeyCollection(current, status) : [])];
   try {
-    await transactEssentialFirst(essential, statusChanged ? rekeyCollection(current, status) : []);
+    const commit = () => transact(writes.slice(0, MAX_TRANSACTION_ITEMS));
+    await (queueChanged ? inQueue(fields.queue!, commit) : commit());
+    await transactEssentialFirst([], writes.slice(MAX_TRANSACTION_ITEMS));
   } catch (error) {
     if (error instanceof ConditionFailed && error.positions.includes(0)) throw new StaleTicket();
-    if (error instanceof ConditionFailed && queueChanged && error.positions.includes(1)) throw new MissingQueueOnWrite();
     throw error;
   }
   return { ...current, ticket: { ...old, ...fields, custom: { ...old.custom, ...custom } }, version: current.version + 1 };

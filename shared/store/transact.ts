@@ -1,6 +1,7 @@
 /** Multi-item writes as DynamoDB transactions, and the errors they can end in. */
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from './dynamodb';
 import { dynamo } from './clients';
+import { retryErrorType } from './aws-request';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -25,17 +26,20 @@ export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
 
 /** A conditional check failed at the given positions of the transaction. */
 export class ConditionFailed extends Error {
-  constructor(readonly positions: number[]) {
-    super(`Condition failed at ${positions.join(', ')}`);
+  constructor(
+    readonly positions: number[],
+    options?: ErrorOptions,
+  ) {
+    super(`Condition failed at ${positions.join(', ')}`, options);
   }
 }
 
 function asConditionFailed(error: unknown): ConditionFailed | undefined {
   const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
-  if (e?.name === 'ConditionalCheckFailedException') return new ConditionFailed([0]);
+  if (e?.name === 'ConditionalCheckFailedException') return new ConditionFailed([0], { cause: error });
   if (e?.name !== 'TransactionCanceledException' || !e.CancellationReasons) return undefined;
   const positions = e.CancellationReasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
-  return positions.length ? new ConditionFailed(positions) : undefined;
+  return positions.length ? new ConditionFailed(positions, { cause: error }) : undefined;
 }
 
 /**
@@ -51,6 +55,24 @@ function isConflict(error: unknown): boolean {
   const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
   if (e?.name === 'TransactionConflictException') return true; // a plain write meeting a transaction in flight
   return e?.name === 'TransactionCanceledException' && !!e.CancellationReasons?.some((r) => r.Code === 'TransactionConflict');
+}
+
+/**
+ * Whether a write that ended in `error` surely applied nothing: DynamoDB refused it (a condition, a
+ * conflict, throttling). Not a server error or a lost connection: the write may have been applied.
+ * Nor a plain write's failed condition after the client's retries: an earlier attempt may have been
+ * applied and its answer lost, and the retry met its own write (a transaction's attempts carry one
+ * token, so a retry of one that was applied succeeds).
+ */
+export function refusedWhole(error: unknown): boolean {
+  if (error instanceof TransactionConflict) return true;
+  if (error instanceof ConditionFailed) {
+    const cause = error.cause as { name?: string; $metadata?: { attempts?: number } } | undefined;
+    return cause?.name === 'TransactionCanceledException' || (cause?.$metadata?.attempts ?? 1) <= 1;
+  }
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] } | undefined;
+  if (e?.name === 'TransactionCanceledException') return !!e.CancellationReasons?.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded');
+  return error instanceof Error && retryErrorType(error) === 'THROTTLING';
 }
 
 /**

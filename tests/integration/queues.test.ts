@@ -267,6 +267,80 @@ describe('deleting queues', () => {
   });
 });
 
+describe('deleting a queue while tickets go into it (issue 24: no ticket is ever left in a deleted queue)', () => {
+  const TICKET = { title: 't', description: 'd', submitter_email: 'race@example.com' };
+
+  /**
+   * Sends `writes` at once, and the DELETE of `queue` once `after` of them have answered (0: with
+   * them), so that it meets the others in flight; then checks what each answered against what is
+   * stored: a DELETE that answered 204 had no write succeed into the queue, and every ticket that
+   * went into it is there, in a queue that exists.
+   */
+  async function race(queue: Json, writes: (() => Promise<{ status: number; body: Json }>)[], after: number) {
+    let answered = 0;
+    let sendDelete!: () => void;
+    const deleteSent = new Promise<void>((resolve) => (sendDelete = resolve));
+    const deleted = deleteSent.then(() => call('DELETE', `/api/queues/${queue.id}/`));
+    if (after === 0) sendDelete();
+    const answers = await Promise.all(
+      writes.map((write) =>
+        write().then((answer) => {
+          if (++answered === after) sendDelete();
+          return answer;
+        }),
+      ),
+    );
+    const { status, body } = await deleted;
+    expect([204, 409], body?.detail).toContain(status);
+    for (const a of answers) expect([200, 201, 400], JSON.stringify(a.body)).toContain(a.status);
+    const into = answers.filter((a) => a.status !== 400);
+    if (status === 204) {
+      expect(into).toEqual([]);
+      expect((await call('GET', `/api/queues/${queue.id}/`)).status).toBe(404);
+    } else {
+      expect((await call('GET', `/api/queues/${queue.id}/`)).status).toBe(200);
+    }
+    for (const a of answers.filter((a) => a.status === 400)) expect(a.body).toEqual({ queue: [`Invalid pk "${queue.id}" - object does not exist.`] });
+    for (const a of into) expect((await call('GET', `/api/tickets/${a.body.id}/`)).body.queue).toBe(queue.id);
+    return { deleted: status, into: into.length };
+  }
+
+  it('a DELETE right after a create in the queue answers 409, without waiting for the counts', async () => {
+    const queue = await createQueue();
+    await createTicket({ queue: queue.id });
+    const refused = await call('DELETE', `/api/queues/${queue.id}/`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ detail: 'This queue still has tickets: move or delete them before deleting the queue.' });
+    expect((await call('GET', `/api/queues/${queue.id}/`)).status).toBe(200);
+  });
+
+  it('creates and a DELETE at once, repeated: either the DELETE answers 409 or no create got into the queue', async () => {
+    for (const after of [0, 1, 2, 4, 0, 1, 6, 11]) {
+      const queue = await createQueue();
+      const creates = Array.from({ length: 12 }, () => () => call('POST', '/api/tickets/', { json: { queue: queue.id, ...TICKET } }));
+      const outcome = await race(queue, creates, after);
+      // Sent once a create had answered, the DELETE met its ticket, which the counts may not hold yet.
+      if (after > 0) expect(outcome.deleted).toBe(409);
+    }
+  });
+
+  it('PATCHes moving tickets into the queue and a DELETE at once: the same', async () => {
+    const tickets: number[] = [];
+    for (let i = 0; i < 8; i++) tickets.push((await createTicket()).body.id);
+    for (let round = 0; round < 5; round++) {
+      const queue = await createQueue();
+      const moves = tickets.map((id) => () => call('PATCH', `/api/tickets/${id}/`, { json: { queue: queue.id } }));
+      const after = [0, 1, 2, 4, 7][round]!;
+      const outcome = await race(queue, moves, after);
+      if (after > 0) expect(outcome.deleted).toBe(409);
+      if (outcome.deleted === 409) {
+        // Move them back out, so that the next round's queue starts with none of them in it.
+        for (const id of tickets) expect((await call('PATCH', `/api/tickets/${id}/`, { json: { queue: 1 } })).status).toBe(200);
+      }
+    }
+  });
+});
+
 describe('who may manage queues', () => {
   it('a plain user gets 403 and an anonymous caller 401 on every queue operation', async () => {
     const queue = await createQueue();

@@ -9,7 +9,7 @@
  * are applied and sees the consumer's work whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/store/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -116,6 +116,83 @@ describe('ticket counts from the stream', () => {
     expect(failed).toBe(true);
     expect((await totals()).s1).toBe(Number(settled.s1) + 1);
     expect(await item(store.keys.counted(third.id as number))).toMatchObject({ status: 1, version: 1 });
+  });
+});
+
+describe('deleting a queue: reservations and the arrivals counted (docs/data-model.md, "Deleting a queue")', () => {
+  const FILLING = { detail: 'Tickets are being created in or moved to this queue: try again in a moment.' };
+  const IN_USE = { detail: 'This queue still has tickets: move or delete them before deleting the queue.' };
+  const newQueue = async () => (await api.call('POST', '/api/queues/', { json: { title: 'Reserved', slug: `reserved-${Date.now()}-${Math.random().toString(36).slice(2)}` } })).body;
+  const queueItem = async (id: number) => (await item(store.keys.queue(id)))!;
+  const deleteQueue = (id: number) => api.call('DELETE', `/api/queues/${id}/`);
+
+  it('a create or a move the counts do not hold yet: 409 "being created" (the queue reopened), then 409 "in use" once they do', async () => {
+    await runtime.drainTableStream();
+    const queue = await newQueue();
+    const created = await ticket({ queue: queue.id });
+    expect(await queueItem(queue.id)).toMatchObject({ reserved: 1 });
+    const refused = await deleteQueue(queue.id);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual(FILLING);
+    expect((await queueItem(queue.id)).closed_until).toBeUndefined();
+    expect((await ticket({ queue: queue.id })).queue).toBe(queue.id); // open again
+
+    await runtime.drainTableStream();
+    expect(await totals()).toMatchObject({ [`q${queue.id}`]: 2, [`arr${queue.id}`]: 2 });
+    expect((await deleteQueue(queue.id)).body).toEqual(IN_USE);
+
+    // Moved out (not counted yet: still in use by the counts), and one moved in (not counted: filling).
+    const other = await newQueue();
+    for (const t of await Promise.all([created, ticket()])) {
+      expect((await api.call('PATCH', `/api/tickets/${t.id}/`, { json: { queue: other.id } })).status).toBe(200);
+    }
+    expect((await deleteQueue(queue.id)).body).toEqual(IN_USE);
+    expect((await deleteQueue(other.id)).body).toEqual(FILLING);
+    await runtime.drainTableStream();
+    expect(await totals()).toMatchObject({ [`q${other.id}`]: 2, [`arr${other.id}`]: 2, [`arr${queue.id}`]: 2 });
+    expect((await deleteQueue(other.id)).body).toEqual(IN_USE);
+  });
+
+  it('a reservation whose write was refused is given back; one whose write may have happened is kept, and given up after its time', async () => {
+    const { withReservation } = await import('../../shared/store/queue-reservations');
+    const { transact } = await import('../../shared/store/transact');
+    const { ITEM_IS_NEW } = await import('../../shared/store/keys');
+    const { RESERVATION_GIVEN_UP_MS } = await import('../../shared/domain/queue-delete');
+    await runtime.drainTableStream();
+    const queue = await newQueue();
+    const existing = await ticket();
+    // A create whose ticket put is refused (its condition): nothing was written, the reservation goes back.
+    const refusedPut = () => transact([{ Put: { TableName: table(), Item: { ...store.keys.ticket(existing.id as number) }, ConditionExpression: ITEM_IS_NEW } }]);
+    await expect(withReservation(queue.id as number, refusedPut)).rejects.toThrow('Condition failed');
+    expect((await queueItem(queue.id)).reserved).toBe(0);
+    expect((await deleteQueue(queue.id)).status).toBe(204);
+
+    // A write that failed without saying whether it happened (a timeout, a crash): kept.
+    const kept = await newQueue();
+    await expect(withReservation(kept.id as number, () => Promise.reject(new Error('socket hang up')))).rejects.toThrow('socket hang up');
+    expect((await queueItem(kept.id)).reserved).toBe(1);
+    expect((await deleteQueue(kept.id)).body).toEqual(FILLING);
+    // Older than any writer runs: given up, and the empty queue goes.
+    await dynamo.send(
+      new UpdateCommand({ TableName: table(), Key: store.keys.queue(kept.id as number), UpdateExpression: 'SET last_reserved = :then', ExpressionAttributeValues: { ':then': Date.now() - RESERVATION_GIVEN_UP_MS - 1000 } }),
+    );
+    expect((await deleteQueue(kept.id)).status).toBe(204);
+  });
+
+  it('a create into a queue another request is deleting waits for its answer: 400 once it is gone', async () => {
+    await runtime.drainTableStream();
+    const queue = await newQueue();
+    // Held closed, as a delete does while it decides (DELETE then answers 409 "being deleted").
+    await dynamo.send(
+      new UpdateCommand({ TableName: table(), Key: store.keys.queue(queue.id as number), UpdateExpression: 'SET closed_until = :until', ExpressionAttributeValues: { ':until': Date.now() + 5000 } }),
+    );
+    expect((await deleteQueue(queue.id)).body).toEqual({ detail: 'This queue is being deleted by another request.' });
+    const waiting = api.call('POST', '/api/tickets/', { json: { queue: queue.id, title: 't', description: 'd', submitter_email: 'w@example.com' } });
+    await expect.poll(async () => (await queueItem(queue.id)).reserved ?? 0).toBe(0); // nothing reserved while closed
+    await dynamo.send(new DeleteCommand({ TableName: table(), Key: store.keys.queue(queue.id as number) }));
+    const answer = await waiting;
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ queue: [`Invalid pk "${queue.id}" - object does not exist.`] });
   });
 });
 

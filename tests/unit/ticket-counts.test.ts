@@ -59,16 +59,31 @@ describe('ticket counts from stream records', () => {
     expect(Object.fromEntries(changes.totals)).toEqual({ s4: 1, q1: 1 });
   });
 
+  it('count each write that reserved in a queue once, every one of a batch, not only the latest', () => {
+    const created = { ticket: 3, version: 1, state: state(1, 7), reserved: true };
+    const moved = { ticket: 3, version: 2, state: state(1, 8), reserved: true };
+    const movedBack = { ticket: 3, version: 3, state: state(1, 7), reserved: true };
+    const patched = { ticket: 3, version: 4, state: state(2, 7) };
+    const batch = countChanges([created, moved, created, movedBack, patched], new Map());
+    expect(Object.fromEntries(batch.totals)).toEqual({ s2: 1, q7: 1, arr7: 2, arr8: 1 });
+    // Counted up to version 2 already: only the later move is new.
+    const later = countChanges([moved, movedBack, patched], new Map([[3, { status: 1, queue: 8, version: 2 }]]));
+    expect(Object.fromEntries(later.totals)).toEqual({ s1: -1, q8: -1, s2: 1, q7: 1, arr7: 1 });
+    // A create deleted within the batch still arrived.
+    expect(Object.fromEntries(countChanges([created, { ticket: 3, version: 0 }], new Map()).totals)).toEqual({ arr7: 1 });
+  });
+
   it('end exact whatever the order, repetition and batching of the records (property)', () => {
-    // Each ticket's history: created, some status changes, maybe deleted; versions increase.
+    // Each ticket's history: created, some changes of status or queue, maybe deleted; versions
+    // increase; the create and each move reserved in their queue.
     const history = fc.record({
-      statuses: fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 4 }),
+      steps: fc.array(fc.record({ status: fc.integer({ min: 1, max: 5 }), queue: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 4 }),
       deleted: fc.boolean(),
     });
     fc.assert(
       fc.property(fc.array(history, { minLength: 1, maxLength: 8 }), fc.infiniteStream(fc.nat()), (histories, choices) => {
         const records: TicketRecord[] = histories.flatMap((h, ticket) => [
-          ...h.statuses.map((status, i) => ({ ticket, version: i + 1, state: state(status) })),
+          ...h.steps.map(({ status, queue }, i) => ({ ticket, version: i + 1, state: state(status, queue), ...(i === 0 || h.steps[i - 1]!.queue !== queue ? { reserved: true } : {}) })),
           ...(h.deleted ? [{ ticket, version: 0 }] : []),
         ]);
         // Per ticket in order (as a stream shard delivers them), interleaved, each possibly twice.
@@ -90,8 +105,17 @@ describe('ticket counts from stream records', () => {
         }
         apply(model, delivered); // a whole replay changes nothing
         const expected = new Map<string, number>();
-        for (const h of histories) if (!h.deleted) expected.set(`s${h.statuses.at(-1)}`, (expected.get(`s${h.statuses.at(-1)}`) ?? 0) + 1);
+        const bump = (key: string) => expected.set(key, (expected.get(key) ?? 0) + 1);
+        for (const h of histories) {
+          if (!h.deleted) bump(`s${h.steps.at(-1)!.status}`);
+          if (!h.deleted) bump(`q${h.steps.at(-1)!.queue}`);
+        }
+        for (const r of records) if (r.reserved) bump(`arr${r.state!.queue}`);
         for (let s = 1; s <= 5; s++) expect(model.totals.get(`s${s}`) ?? 0).toBe(expected.get(`s${s}`) ?? 0);
+        for (let q = 1; q <= 3; q++) {
+          expect(model.totals.get(`q${q}`) ?? 0).toBe(expected.get(`q${q}`) ?? 0);
+          expect(model.totals.get(`arr${q}`) ?? 0).toBe(expected.get(`arr${q}`) ?? 0);
+        }
       }),
       { numRuns: 200 },
     );

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 const send = vi.hoisted(() => vi.fn());
 vi.mock('../../shared/store/clients', () => ({ dynamo: { send } }));
 
-const { CONFLICT_ATTEMPTS, ConditionFailed, transact } = await import('../../shared/store/transact');
+const { CONFLICT_ATTEMPTS, ConditionFailed, refusedWhole, transact } = await import('../../shared/store/transact');
 const { errorResponse } = await import('../../shared/middleware/index');
 
 function cancelled(...codes: string[]): Error {
@@ -37,5 +37,28 @@ describe('transact', () => {
     expect(error).toBeInstanceOf(ConditionFailed);
     expect((error as InstanceType<typeof ConditionFailed>).positions).toEqual([1]);
     expect(send).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('refusedWhole: whether a failed write surely applied nothing (a queue reservation is given back then)', () => {
+  const failure = async (error: Error, items = 2) => {
+    send.mockImplementation(() => Promise.reject(error));
+    return transact(Array.from({ length: items }, () => ({ Put: { TableName: 't', Item: {} } }))).catch((e: unknown) => e);
+  };
+  const withAttempts = (error: Error, attempts: number) => Object.assign(error, { $metadata: { attempts } });
+
+  it('a refusal: a failed condition, a conflict, throttling', async () => {
+    expect(refusedWhole(await failure(cancelled('ConditionalCheckFailed', 'None')))).toBe(true);
+    expect(refusedWhole(await failure(cancelled('TransactionConflict')))).toBe(true);
+    expect(refusedWhole(await failure(withAttempts(Object.assign(new Error('c'), { name: 'ConditionalCheckFailedException' }), 1), 1))).toBe(true);
+    expect(refusedWhole(await failure(cancelled('ThrottlingError')))).toBe(true);
+    expect(refusedWhole(withAttempts(Object.assign(new Error('t'), { name: 'ProvisionedThroughputExceededException', $fault: 'client' }), 4))).toBe(true);
+  });
+
+  it('not when the write may have happened: a server error, a lost connection, a plain write whose retry failed its condition', async () => {
+    expect(refusedWhole(Object.assign(new Error('s'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }))).toBe(false);
+    expect(refusedWhole(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toBe(false);
+    expect(refusedWhole(await failure(withAttempts(Object.assign(new Error('c'), { name: 'ConditionalCheckFailedException' }), 2), 1))).toBe(false);
+    expect(refusedWhole(new Error('anything else'))).toBe(false);
   });
 });
