@@ -10,12 +10,14 @@ import type { MailRef } from '../../shared/domain/mail';
 import { logger } from '../../shared/observability';
 import { mailSecret } from '../../shared/mail/secret';
 import { sendMail, type SenderContext } from '../../shared/mail/send-mail';
-import { transportFor } from '../../shared/mail/transports';
+import { sesTransport } from '../../shared/mail/transports';
 import { hideMessage } from '../../shared/store/sqs';
 
 const settings = config.mail.settings;
+// On AWS the stack sets the transport to SES (infra/mail.ts). Not transportFor: its SMTP transport
+// would bundle all of nodemailer (its SMTP client, pool, DKIM, OAuth2: 100 KiB) into this function.
 const ctx: SenderContext = {
-  transport: transportFor(settings)!,
+  transport: sesTransport(settings.configurationSet),
   settings,
   secret: mailSecret,
 };
