@@ -87,6 +87,7 @@ const settings = {
   mailSettings: once((): MailSettings => parseMailSettings(process.env)),
   mailSecretArn: once(() => env('HELPDESK_MAIL_SECRET_ARN') || undefined),
   mailQueueUrl: once(() => env('HELPDESK_MAIL_QUEUE_URL') || undefined),
+  mailDeadLetterUrl: once(() => env('HELPDESK_MAIL_DEAD_LETTER_URL') || undefined),
   eventsSettleMs: once((): number => {
     const raw = env('HELPDESK_EVENTS_SETTLE_MS');
     if (raw === undefined || raw === '') return settings.environment() === 'local' ? EVENTS_SETTLE_MS.local : EVENTS_SETTLE_MS.aws;
@@ -253,6 +254,10 @@ export const config = {
     /** The SQS queue of mails to send (AWS only). */
     get queueUrl(): string | undefined {
       return settings.mailQueueUrl();
+    },
+    /** Its dead-letter queue, where a mail that failed on every attempt is put (AWS only: it alarms). */
+    get deadLetterUrl(): string | undefined {
+      return settings.mailDeadLetterUrl();
     },
   },
 };

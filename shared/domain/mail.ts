@@ -79,6 +79,12 @@ export interface MailSettings {
   mailboxDir: string | undefined;
   /** HELPDESK_SES_CONFIGURATION_SET (transport `ses`). */
   configurationSet: string | undefined;
+  /**
+   * HELPDESK_MAIL_RETRY_DELAYS (seconds, comma-separated; default MAIL_RETRY_DELAYS): the pauses
+   * before each new attempt. The local runtime's (and its tests'); the stack keeps the default,
+   * which its queue's redrive count is made for (infra/mail.ts).
+   */
+  retryDelays: readonly number[];
 }
 
 export class MailSettingsError extends Error {}
@@ -110,6 +116,8 @@ export function parseMailSettings(env: Record<string, string | undefined>): Mail
   if (transport === 'smtp' && !env.HELPDESK_SMTP_URL) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=smtp needs HELPDESK_SMTP_URL');
   if (transport === 'ses' && !env.HELPDESK_MAIL_FROM) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=ses needs HELPDESK_MAIL_FROM (a verified sender of the SES identity)');
   if (transport === 'mailbox' && !env.HELPDESK_MAILBOX_DIR) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=mailbox needs HELPDESK_MAILBOX_DIR');
+  const retryDelays = env.HELPDESK_MAIL_RETRY_DELAYS ? env.HELPDESK_MAIL_RETRY_DELAYS.split(',').map((d) => Number(d.trim())) : MAIL_RETRY_DELAYS;
+  if (retryDelays.some((d) => !(d >= 0 && d <= 3600))) throw new MailSettingsError(`HELPDESK_MAIL_RETRY_DELAYS must be seconds between 0 and 3600, comma-separated, not "${env.HELPDESK_MAIL_RETRY_DELAYS}"`);
   return {
     transport,
     defaultFrom: env.HELPDESK_MAIL_FROM ? parseSender(env.HELPDESK_MAIL_FROM) : undefined,
@@ -118,6 +126,7 @@ export function parseMailSettings(env: Record<string, string | undefined>): Mail
     smtpUrl: env.HELPDESK_SMTP_URL || undefined,
     mailboxDir: env.HELPDESK_MAILBOX_DIR || undefined,
     configurationSet: env.HELPDESK_SES_CONFIGURATION_SET || undefined,
+    retryDelays,
   };
 }
 
@@ -129,12 +138,16 @@ export interface MailRef {
 
 /**
  * The pauses before each new attempt at a mail the transport did not accept (seconds): after the
- * last, it is `failed` (and on AWS its message goes to the dead-letter queue, which alarms).
+ * last, it is `failed`: listed for operators (store/mail-log.ts `listFailedMail`) and, on AWS, its
+ * message put on the dead-letter queue, which alarms (functions/mail/send.ts).
  */
 export const MAIL_RETRY_DELAYS = [5, 30, 120, 600] as const;
 
-/** What one attempt at a mail came to. */
-export type SendResult = { state: 'sent' | 'suppressed' | 'skipped' | 'failed' } | { state: 'retry'; inSeconds: number };
+/**
+ * What one attempt at a mail came to. `deadLetter`: it failed on every attempt (not for a reason of
+ * its own, as a deleted ticket), so it goes to the dead-letter queue, which alarms (AWS).
+ */
+export type SendResult = { state: 'sent' | 'suppressed' | 'skipped' } | { state: 'failed'; deadLetter: boolean } | { state: 'retry'; inSeconds: number };
 
 /** After a failed attempt (`attempts` made so far): when to try again, or undefined when that was the last. */
 export function retryDelay(attempts: number, delays: readonly number[] = MAIL_RETRY_DELAYS): number | undefined {

@@ -30,9 +30,8 @@ export const MAIL_LINK_SECONDS = 7 * 86_400;
 
 export interface SenderContext {
   transport: MailTransport;
-  settings: Pick<MailSettings, 'defaultFrom'>;
+  settings: Pick<MailSettings, 'defaultFrom' | 'retryDelays'>;
   secret: () => Promise<string>;
-  retryDelays?: readonly number[];
 }
 
 /** The From of a queue's mail: its title and address, or the default sender's address (`<slug>@localhost` when none is set). */
@@ -90,13 +89,13 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
     const collection = await readTicket(mail.ticket);
     if (!collection) {
       await recordFailedAttempt(mail, 'the ticket was deleted before its mail was sent', true, now());
-      return { state: 'failed' };
+      return { state: 'failed', deadLetter: false };
     }
     const followup = collection.followups.find((f) => f.id === mail.followup);
     // Defence in depth: a private followup's mail (none is planned) reaches no submitter or CC.
     if (followup && !followup.public && kindAudience(mail.kind) !== 'owner') {
       await recordFailedAttempt(mail, 'a private followup is not mailed', true, now());
-      return { state: 'failed' };
+      return { state: 'failed', deadLetter: false };
     }
     const queue = await getQueue(collection.ticket.queue);
     const from = senderOf(queue ?? { title: 'Helpdesk', slug: 'helpdesk', email_address: null }, ctx);
@@ -132,12 +131,12 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
     logger.info('mail sent', { ticket: mail.ticket, mail: mail.id, kind: mail.kind });
     return { state: 'sent' };
   } catch (error) {
-    const delay = retryDelay(mail.attempts, ctx.retryDelays);
+    const delay = retryDelay(mail.attempts, ctx.settings.retryDelays);
     const message = `${(error as Error).name}: ${(error as Error).message}`;
     await recordFailedAttempt(mail, message, delay === undefined, now());
     if (delay === undefined) {
       logger.error('mail failed on every attempt', { ticket: mail.ticket, mail: mail.id, error: message });
-      return { state: 'failed' };
+      return { state: 'failed', deadLetter: true };
     }
     logger.warn('mail attempt failed, will retry', { ticket: mail.ticket, mail: mail.id, attempt: mail.attempts, error: message });
     return { state: 'retry', inSeconds: delay };
