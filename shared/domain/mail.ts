@@ -8,10 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 
-// The kinds (upstream's template names) are the mail settings' (they switch them off, per queue).
-import { MAIL_KINDS, type MailKind } from './mail-settings';
+// The kinds (upstream's template names): one list, the mail settings' (they switch them off, per queue).
+import { isMailKind, MAIL_KINDS, type MailKind } from './mail-settings';
 import { storedDateTime, wireDateTime } from './datetime';
-export { MAIL_KINDS, type MailKind };
 
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
@@ -109,7 +108,7 @@ export function parseMailSettings(env: Record<string, string | undefined>): Mail
   const transport = (env.HELPDESK_MAIL_TRANSPORT || 'off').trim() as MailTransportName;
   if (!MAIL_TRANSPORTS.includes(transport)) throw new MailSettingsError(`HELPDESK_MAIL_TRANSPORT must be one of ${MAIL_TRANSPORTS.join(', ')}, not "${transport}"`);
   const kinds = (env.HELPDESK_MAIL_DISABLED_KINDS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
-  const unknown = kinds.filter((k) => !(MAIL_KINDS as readonly string[]).includes(k));
+  const unknown = kinds.filter((k) => !isMailKind(k));
   if (unknown.length) throw new MailSettingsError(`HELPDESK_MAIL_DISABLED_KINDS names no such kind: ${unknown.join(', ')} (kinds: ${MAIL_KINDS.join(', ')})`);
   const updates = env.HELPDESK_MAIL_ON_TICKET_UPDATES ?? 'false';
   if (updates !== 'true' && updates !== 'false') throw new MailSettingsError(`HELPDESK_MAIL_ON_TICKET_UPDATES must be true or false, not "${updates}"`);

@@ -9,7 +9,8 @@
  * followup (domain/mail-recipients.ts), and here again only a public followup's comment is put in;
  * the ticket's stored `resolution` is never read (a private followup that resolved may have set it).
  */
-import { retryDelay, MAX_EMAIL_ATTACHMENT_BYTES, type MailRecord, type MailRef, type MailKind, type SendResult, type MailSettings } from '../domain/mail';
+import { retryDelay, MAX_EMAIL_ATTACHMENT_BYTES, type MailRecord, type MailRef, type SendResult, type MailSettings } from '../domain/mail';
+import type { MailKind } from '../domain/mail-settings';
 import { AUTO_SUBMITTED_HEADERS, ownMessageId, replyAddress, splitAddress, threadHeaders, threadRoot } from '../domain/mail-threading';
 import { effectiveTemplate, renderMail, ticketTag, type MailTemplateContext } from '../domain/mail-templates';
 import { PRIORITY_LABELS, STATUS_LABELS, type Attachment, type Followup, type Queue, type TicketCollection } from '../domain/records';
