@@ -54,9 +54,12 @@ export function filteredFloors(pages: ListCosts): Target[] {
  * What `--quick` allows a bundle: today's largest (tickets/create, 160 KiB: a route that takes a body
  * carries busboy; 152 before the store's client took the SDK's retry strategy, issue 25) and a small
  * margin, so that a change that grows a bundle fails CI. Issue 16's target is 300 KiB (the report's
- * "every bundle" row); this budget comes down as the bundles do.
+ * "every bundle" row); this budget comes down as the bundles do. 168 → 169 KiB (2026-11-27): the
+ * mail settings' retry schedule and dead-letter queue, the failed-mail key and a ticket write's
+ * `updated_by` (issue 22) are +555 bytes in every route's bundle (tickets/create 172,025 → 172,581
+ * bytes; the budget had 7 bytes left).
  */
-export const BUNDLE_BUDGET_BYTES = 168 * 1024;
+export const BUNDLE_BUDGET_BYTES = 169 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;
