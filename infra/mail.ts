@@ -60,6 +60,8 @@ export class Mail extends Construct {
   readonly alarms: Alarm[] = [];
   readonly identity: EmailIdentity;
   readonly configurationSet: ConfigurationSet;
+  /** The threading secret (Reply-To tags, thread roots): mail in verifies replies with it (infra/mail-in.ts). */
+  readonly secret: Secret;
 
   constructor(scope: Construct, id: string, props: MailProps) {
     super(scope, id);
@@ -101,10 +103,10 @@ export class Mail extends Construct {
     });
 
     // Threading tags (Reply-To, thread roots) are keyed by this secret: made here, never in the repo.
-    const secret = new Secret(this, 'MailSecret', {
+    const secret = (this.secret = new Secret(this, 'MailSecret', {
       description: `Mail threading secret (helpdesk ${settings.name}): keys the Reply-To tags`,
       generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
-    });
+    }));
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason: 'Not rotated automatically: a new secret makes every reply to an earlier mail unthreadable, so rotation is an operator step (docs/operations.md, "Mail").',
