@@ -9,18 +9,17 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
 import { unique, type Json } from './client';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import PostalMime from 'postal-mime';
 import { createServer } from 'node:net';
 import { useOwnRuntime } from './own-runtime';
 import { spawnApiRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
-import { LOCAL_ENV_DEFAULTS } from '../../infra/local/endpoints';
+import { cliOnTable } from './table-cli';
 import { replyAddress } from '../../shared/domain/mail-threading';
-import { appleMailReply, compose, dsnBounce, foldedSubject, gmailReply, legacyCharset, nestedBomb, newMessageId, outlookReply, outOfOffice } from '../fixtures/mail/corpus';
+import { appleMailReply, compose, dsnBounce, foldedSubject, gmailReply, legacyCharset, misdeclaredUtf8, nestedBomb, newMessageId, outlookReply, outOfOffice } from '../fixtures/mail/corpus';
 
 const RATE = 3;
 const SECRET = 'mail-in-test-secret-0123456789abcdefghijklmnop';
@@ -32,19 +31,7 @@ afterAll(() => rmSync(mailbox, { recursive: true, force: true }));
 const own = useOwnRuntime({ ...engines, HELPDESK_MAILBOX_DIR: mailbox, HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR: String(RATE), HELPDESK_MAIL_FROM: 'Helpdesk <helpdesk@localhost>', HELPDESK_MAIL_SECRET: SECRET });
 
 /** `npm run helpdesk -- <args> --json` on the runtime's table (as on a deployed one: --table). */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { TABLE_NAME: table, ...env } = engines;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args, '--json', '--table', table!], {
-    cwd: resolve(import.meta.dirname, '../..'),
-    env: { ...process.env, ...LOCAL_ENV_DEFAULTS, ...env, HELPDESK_MAIL_SECRET: SECRET, HELPDESK_DATA_DIR: '', POWERTOOLS_LOG_LEVEL: 'ERROR' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
-}
+const cli = (args: string[]) => cliOnTable(engines, [...args, '--json'], { env: { HELPDESK_MAIL_SECRET: SECRET } });
 
 interface Sent {
   accepted: boolean;
@@ -156,6 +143,15 @@ describe('a new message to a queue', () => {
     for (const [charset, body, text] of cases) {
       const sent = await send(legacyCharset({ from: 'intl@example.com', to: queue.address }, charset, body), [queue.address]);
       expect((await ticket(sent.ticket!)).description, charset).toBe(text);
+    }
+  });
+
+  it('reads a Windows-1252 body sent as UTF-8 (or unlabelled) as the characters it is, and notes it, never storing U+FFFD', async () => {
+    const queue = await newQueue();
+    for (const charset of ['utf-8', undefined]) {
+      const sent = await send(misdeclaredUtf8({ from: 'old-client@example.com', to: queue.address }, charset), [queue.address]);
+      expect(sent.response, String(charset)).toContain('1 text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252');
+      expect((await ticket(sent.ticket!)).description, String(charset)).toBe('Café naïve €');
     }
   });
 

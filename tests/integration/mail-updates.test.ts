@@ -51,7 +51,7 @@ describe('PUT and PATCH with the setting on', () => {
 
   it('never mails the caller: a staff member who resolves or takes a ticket by PATCH is not told of it', { timeout: 60_000 }, async () => {
     // A staff member with an address (POST /api/users/ makes users without staff rights).
-    const made = await cliOnTable(engines, ['create-user', 'bea', '--email', 'bea@example.com', '--staff', '--json'], 'bea-password-1\n');
+    const made = await cliOnTable(engines, ['create-user', 'bea', '--email', 'bea@example.com', '--staff', '--json'], { input: 'bea-password-1\n' });
     expect(made.code, made.stderr).toBe(0);
     const bea = JSON.parse(made.stdout) as { id: number };
     const auth = basic('bea', 'bea-password-1');
