@@ -1,6 +1,7 @@
 /**
- * The CLI (`npm run helpdesk`) on a test runtime's table, as an operator runs it against a deployed
- * one (`--table`): a process of its own, on the run's shared engines with the runtime's own table.
+ * The CLI (`npm run helpdesk`) in a process of its own (`runCli`), and on a test runtime's table as an
+ * operator runs it against a deployed one (`cliOnTable`, `--table`): on the run's shared engines with
+ * the runtime's own table.
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -16,12 +17,17 @@ export function cliOnTable(
   const env: NodeJS.ProcessEnv = { ...process.env, ...LOCAL_ENV_DEFAULTS, ...engines, POWERTOOLS_LOG_LEVEL: 'ERROR', ...options.env };
   delete env.HELPDESK_DATA_DIR;
   delete env.TABLE_NAME;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args, '--table', engines.TABLE_NAME!], { cwd: resolve(import.meta.dirname, '../..'), env, stdio: 'pipe' });
+  return runCli([...args, '--table', engines.TABLE_NAME!], env, options.input);
+}
+
+/** The CLI in a process of its own with exactly `env`: its exit code and output, once it ends. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { cwd: resolve(import.meta.dirname, '../..'), env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  child.stdin.end(options.input ?? '');
+  child.stdin.end(input);
   return new Promise((done, fail) => {
     child.once('error', fail);
     child.once('close', (code) => done({ code, stdout, stderr }));
