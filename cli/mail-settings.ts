@@ -1,5 +1,5 @@
 /**
- * The mail settings' commands: list-suppressions, unsuppress, and ses-event (the local stand-in for
+ * The mail settings' commands: list-suppressions, unsuppress, list-failed-mail, and ses-event (the local stand-in for
  * Amazon SES's events: one as EventBridge delivers it, run through the recorder, on the target table).
  */
 import { command, Failure } from './command';
@@ -27,6 +27,27 @@ export const unsuppress = command({
     const { unsuppress } = await import('../shared/store/suppressions');
     if (!(await unsuppress(ctx.args[0]!))) throw new Failure(`"${ctx.args[0]}" is not on the suppression list.`);
     show(ctx, { address: ctx.args[0] }, `Mail goes to ${ctx.args[0]} again.`);
+  },
+});
+
+export const listFailedMail = command({
+  name: 'list-failed-mail',
+  summary: 'list the mails that failed on every attempt',
+  description:
+    'Mails the sender gave up on after its attempts (SMTP or SES refusing them), or that had nobody left to tell (the ticket ' +
+    'deleted first), oldest first: ticket, kind, recipient, attempts and the last error. On AWS each one that failed on every ' +
+    'attempt also raised the mail dead-letter alarm. GET /api/tickets/{id}/emails/ shows the ticket\'s whole mail log.',
+  examples: ['npm run helpdesk -- list-failed-mail', 'npm run helpdesk -- list-failed-mail --table helpdesk-prod-Table --json'],
+  async run(ctx) {
+    const { listFailedMail } = await import('../shared/store/mail-log');
+    showList(ctx, await listFailedMail(), 'No failed mail.', ['TICKET', 'FAILED', 'KIND', 'RECIPIENT', 'ATTEMPTS', 'ERROR'], (m) => [
+      String(m.ticket),
+      m.failed,
+      m.kind,
+      m.recipient,
+      String(m.attempts),
+      m.error,
+    ]);
   },
 });
 

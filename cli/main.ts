@@ -12,7 +12,7 @@
 import { asksForHelp, Failure, Interrupted, parseCommandLine, TARGET_OPTIONS, UsageError, type Command, type OptionSpec } from './command';
 import { createCustomField, listCustomFields } from './custom-fields';
 import { createQueue, listQueues, updateQueue } from './queues';
-import { listSuppressions, sesEvent, unsuppress } from './mail-settings';
+import { listFailedMail, listSuppressions, sesEvent, unsuppress } from './mail-settings';
 import { loadDomain } from './rules';
 import { chooseTarget, connect, describeAwsError } from './target';
 import { wrap } from './terminal';
@@ -52,6 +52,7 @@ const COMMANDS: Command[] = [
   listWebhooks,
   tailEvents,
   listMailProblems,
+  listFailedMail,
   mail,
 ];
 

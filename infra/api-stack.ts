@@ -236,10 +236,11 @@ export class ApiStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
     webhooks.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new FileSweeper(this, 'FileSweeper', { settings, table, bucket }).alarm);
-    if (settings.mailIn) new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
-    this.monitoring.addAlarm(new TicketCounts(this, 'TicketCounts', { settings, table }).alarm);
     // Mail out only where the environment turns it on: otherwise no SES resource at all.
     const mail = settings.mail ? new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }) : undefined;
+    // Mail in verifies replies' Reply-To tags with mail out's secret (when there is mail out, there are tags).
+    if (settings.mailIn) new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket, mailSecret: mail?.secret }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    this.monitoring.addAlarm(new TicketCounts(this, 'TicketCounts', { settings, table }).alarm);
     mail?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     if (settings.mailImap) {
       const imap = new MailImap(this, 'MailImap', { settings, mailImap: settings.mailImap, table, bucket, mailSecret: mail?.secret, problemsAlarmed: settings.mailIn !== undefined });

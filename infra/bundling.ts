@@ -112,10 +112,10 @@ function packedOpenApiTemplate(): string {
   return packedTemplate;
 }
 
-/** Bundles one function exactly as the stacks do, to `outfile` (the benchmark and a test measure it). */
-export async function bundleFunction(handler: string, outfile: string, traced = false): Promise<void> {
+/** Bundles one function exactly as the stacks do, to `outfile` (the benchmark and a test measure it); esbuild's metafile of it. */
+export async function bundleFunction(handler: string, outfile: string, traced = false): Promise<import('esbuild').Metafile> {
   const { build } = await import('esbuild');
-  await build({
+  const result = await build({
     entryPoints: [fileURLToPath(new URL(`../functions/${handler}.ts`, import.meta.url))],
     outfile,
     bundle: true,
@@ -126,5 +126,7 @@ export async function bundleFunction(handler: string, outfile: string, traced = 
     mainFields: [...BUNDLE_SETTINGS.mainFields],
     external: [...BUNDLE_SETTINGS.external],
     banner: { js: BUNDLE_SETTINGS.banner },
+    metafile: true,
   });
+  return result.metafile;
 }

@@ -15,6 +15,7 @@ import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-clo
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Bucket, CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { ReceiptRuleSet, TlsPolicy } from 'aws-cdk-lib/aws-ses';
 import { Lambda as LambdaAction, LambdaInvocationType, S3 as S3Action } from 'aws-cdk-lib/aws-ses-actions';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
@@ -32,6 +33,8 @@ export interface MailInProps {
   table: ITable;
   /** The attachments bucket (the data stack's). */
   bucket: IBucket;
+  /** Mail out's threading secret, when mail out is on: replies' Reply-To tags verify with it. */
+  mailSecret?: ISecret;
 }
 
 export class MailIn extends Construct {
@@ -56,11 +59,13 @@ export class MailIn extends Construct {
         HELPDESK_MAIL_BUCKET: this.bucket.bucketName,
         HELPDESK_MAIL_DOMAIN: mailIn.domain,
         ...(mailIn.from ? { HELPDESK_MAIL_FROM: mailIn.from } : {}),
+        ...(props.mailSecret ? { HELPDESK_MAIL_SECRET_ARN: props.mailSecret.secretArn } : {}),
       },
       // A 40 MB message with its attachments: read, parsed, uploaded.
       timeout: Duration.minutes(2),
     });
     grantTable(ingest, table, MAIL_IN_GRANTS);
+    props.mailSecret?.grantRead(ingest);
     this.bucket.grantRead(ingest, `${INBOUND_MAIL_PREFIX}*`);
     ingest.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }));
     Validations.of(ingest.role!).acknowledge({

@@ -3,7 +3,7 @@
  * mail on (EnvironmentSettings.mail):
  *
  *   table stream ──(ticket items, new followups)──▶ QueueMail ──▶ Mail queue ──▶ SendMail ──▶ SES v2 (configuration set)
- *                                                   │ failures                │ receives spent
+ *                                                   │ failures                │ every attempt failed, or receives spent
  *                                                   ▼                         ▼
  *                                             QueueFailures             MailDeadLetter
  *   SES events (bounce, complaint, delivery, reject) ──▶ EventBridge default bus ──▶ rule ──▶ RecordMailEvent ──▶ mail log, suppression list
@@ -60,7 +60,7 @@ export class Mail extends Construct {
   readonly alarms: Alarm[] = [];
   readonly identity: EmailIdentity;
   readonly configurationSet: ConfigurationSet;
-  /** The threading secret (Reply-To tags), which the mail-in functions verify replies with. */
+  /** The threading secret (Reply-To tags, thread roots): mail in (SES and IMAP) verifies replies with it. */
   readonly secret: Secret;
 
   constructor(scope: Construct, id: string, props: MailProps) {
@@ -120,6 +120,7 @@ export class Mail extends Construct {
       HELPDESK_SES_CONFIGURATION_SET: this.configurationSet.configurationSetName,
       HELPDESK_MAIL_SECRET_ARN: secret.secretArn,
       HELPDESK_MAIL_QUEUE_URL: mailQueue.queueUrl,
+      HELPDESK_MAIL_DEAD_LETTER_URL: deadLetters.queueUrl,
       ...(mail.onTicketUpdates ? { HELPDESK_MAIL_ON_TICKET_UPDATES: 'true' } : {}),
       ...(mail.disabledKinds?.length ? { HELPDESK_MAIL_DISABLED_KINDS: mail.disabledKinds.join(',') } : {}),
     };
@@ -157,6 +158,8 @@ export class Mail extends Construct {
     grantTable(sendMail, table, MAIL_SEND_GRANTS);
     mailQueue.grantSendMessages(sendMail);
     mailQueue.grantConsumeMessages(sendMail);
+    // A mail that failed on every attempt is put on the dead-letter queue by the sender (its alarm).
+    deadLetters.grantSendMessages(sendMail);
     secret.grantRead(sendMail);
     sendMail.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }));
     Validations.of(sendMail.role!).acknowledge({

@@ -92,6 +92,7 @@ const settings = {
   imapPassword: once(() => env('HELPDESK_IMAP_PASSWORD') || (env('HELPDESK_IMAP_PASSWORD_FILE') ? readFileSync(env('HELPDESK_IMAP_PASSWORD_FILE')!, 'utf8') : undefined)),
   mailSecretArn: once(() => env('HELPDESK_MAIL_SECRET_ARN') || undefined),
   mailQueueUrl: once(() => env('HELPDESK_MAIL_QUEUE_URL') || undefined),
+  mailDeadLetterUrl: once(() => env('HELPDESK_MAIL_DEAD_LETTER_URL') || undefined),
   eventsSettleMs: once((): number => {
     const raw = env('HELPDESK_EVENTS_SETTLE_MS');
     if (raw === undefined || raw === '') return settings.environment() === 'local' ? EVENTS_SETTLE_MS.local : EVENTS_SETTLE_MS.aws;
@@ -270,6 +271,10 @@ export const config = {
     /** The SQS queue of mails to send (AWS only). */
     get queueUrl(): string | undefined {
       return settings.mailQueueUrl();
+    },
+    /** Its dead-letter queue, where a mail that failed on every attempt is put (AWS only: it alarms). */
+    get deadLetterUrl(): string | undefined {
+      return settings.mailDeadLetterUrl();
     },
   },
 };

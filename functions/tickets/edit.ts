@@ -30,7 +30,7 @@ export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, '
       await checkIfMatch(event, again, defs);
       read = again;
     }
-    const updated = await updateTicket(read, changes).catch((error: unknown) => {
+    const updated = await updateTicket(read, changes, event.user!.id).catch((error: unknown) => {
       if (error instanceof MissingQueueOnWrite) throw new ValidationError({ queue: [MESSAGES.pkMissing(changes.queue)] });
       throw error;
     });

@@ -42,7 +42,8 @@ async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
 /** The SMTP answer to an ingest's outcome: accepted unless the message itself was refused. */
 function answer(result: IngestResult): string {
   if (result.outcome === 'refused') throw smtpError(554, `5.6.0 Message refused: ${result.reason}`);
-  if (result.outcome === 'ticket' || result.outcome === 'followup') return `Accepted: ${result.outcome} on ticket ${result.ticket}`;
+  // The message record's notes too (SPF, a charset read otherwise than labelled...): what a developer's mail client shows.
+  if (result.outcome === 'ticket' || result.outcome === 'followup') return `Accepted: ${result.outcome} on ticket ${result.ticket}${result.notes.length ? ` (${result.notes.join('; ')})` : ''}`;
   if (result.outcome === 'duplicate') return 'Accepted: already received';
   return `Accepted: ${result.outcome} (${result.reason})`;
 }

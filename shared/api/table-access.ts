@@ -247,7 +247,8 @@ export const MAIL_QUEUE_GRANTS: readonly TableGrant[] = [
  */
 export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
   on(['GetItem', 'Query', 'UpdateItem'], P.mail),
-  on(['PutItem'], P.messageIds),
+  // A mail that failed for good is listed for operators (store/mail-log.ts `recordFailedAttempt`).
+  on(['PutItem'], P.messageIds, P.failedMail),
   on(['Query'], P.ticket, P.templateOverrides),
   on(['GetItem'], P.queues),
   on(['BatchGetItem'], P.users),

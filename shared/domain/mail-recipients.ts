@@ -17,7 +17,7 @@
  * settings switch off, globally or for the queue (an address whose kind is off may still get a later
  * role's mail, as upstream's `Ticket.send`). Pure: the caller reads the records.
  */
-import type { MailKind } from './mail';
+import type { MailKind } from './mail-settings';
 import { isPlainAddress } from './mail';
 import { STATUS } from './records';
 

@@ -10,7 +10,7 @@
  * HELPDESK_EMAIL_SUBJECT_TEMPLATE requires: mail in finds a ticket by it too). The subject is made
  * one line of printable text whatever the values hold, so nothing can inject a header.
  */
-import type { MailKind } from './mail';
+import type { MailKind } from './mail-settings';
 
 export interface MailTemplate {
   subject: string;

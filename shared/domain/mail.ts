@@ -8,10 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 
-// The kinds (upstream's template names) are the mail settings' (they switch them off, per queue).
-import { MAIL_KINDS, type MailKind } from './mail-settings';
+// The kinds (upstream's template names): one list, the mail settings' (they switch them off, per queue).
+import { isMailKind, MAIL_KINDS, type MailKind } from './mail-settings';
 import { storedDateTime, wireDateTime } from './datetime';
-export { MAIL_KINDS, type MailKind };
 
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
@@ -79,6 +78,12 @@ export interface MailSettings {
   mailboxDir: string | undefined;
   /** HELPDESK_SES_CONFIGURATION_SET (transport `ses`). */
   configurationSet: string | undefined;
+  /**
+   * HELPDESK_MAIL_RETRY_DELAYS (seconds, comma-separated; default MAIL_RETRY_DELAYS): the pauses
+   * before each new attempt. The local runtime's (and its tests'); the stack keeps the default,
+   * which its queue's redrive count is made for (infra/mail.ts).
+   */
+  retryDelays: readonly number[];
 }
 
 export class MailSettingsError extends Error {}
@@ -103,13 +108,15 @@ export function parseMailSettings(env: Record<string, string | undefined>): Mail
   const transport = (env.HELPDESK_MAIL_TRANSPORT || 'off').trim() as MailTransportName;
   if (!MAIL_TRANSPORTS.includes(transport)) throw new MailSettingsError(`HELPDESK_MAIL_TRANSPORT must be one of ${MAIL_TRANSPORTS.join(', ')}, not "${transport}"`);
   const kinds = (env.HELPDESK_MAIL_DISABLED_KINDS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
-  const unknown = kinds.filter((k) => !(MAIL_KINDS as readonly string[]).includes(k));
+  const unknown = kinds.filter((k) => !isMailKind(k));
   if (unknown.length) throw new MailSettingsError(`HELPDESK_MAIL_DISABLED_KINDS names no such kind: ${unknown.join(', ')} (kinds: ${MAIL_KINDS.join(', ')})`);
   const updates = env.HELPDESK_MAIL_ON_TICKET_UPDATES ?? 'false';
   if (updates !== 'true' && updates !== 'false') throw new MailSettingsError(`HELPDESK_MAIL_ON_TICKET_UPDATES must be true or false, not "${updates}"`);
   if (transport === 'smtp' && !env.HELPDESK_SMTP_URL) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=smtp needs HELPDESK_SMTP_URL');
   if (transport === 'ses' && !env.HELPDESK_MAIL_FROM) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=ses needs HELPDESK_MAIL_FROM (a verified sender of the SES identity)');
   if (transport === 'mailbox' && !env.HELPDESK_MAILBOX_DIR) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=mailbox needs HELPDESK_MAILBOX_DIR');
+  const retryDelays = env.HELPDESK_MAIL_RETRY_DELAYS ? env.HELPDESK_MAIL_RETRY_DELAYS.split(',').map((d) => Number(d.trim())) : MAIL_RETRY_DELAYS;
+  if (retryDelays.some((d) => !(d >= 0 && d <= 3600))) throw new MailSettingsError(`HELPDESK_MAIL_RETRY_DELAYS must be seconds between 0 and 3600, comma-separated, not "${env.HELPDESK_MAIL_RETRY_DELAYS}"`);
   return {
     transport,
     defaultFrom: env.HELPDESK_MAIL_FROM ? parseSender(env.HELPDESK_MAIL_FROM) : undefined,
@@ -118,6 +125,7 @@ export function parseMailSettings(env: Record<string, string | undefined>): Mail
     smtpUrl: env.HELPDESK_SMTP_URL || undefined,
     mailboxDir: env.HELPDESK_MAILBOX_DIR || undefined,
     configurationSet: env.HELPDESK_SES_CONFIGURATION_SET || undefined,
+    retryDelays,
   };
 }
 
@@ -129,12 +137,16 @@ export interface MailRef {
 
 /**
  * The pauses before each new attempt at a mail the transport did not accept (seconds): after the
- * last, it is `failed` (and on AWS its message goes to the dead-letter queue, which alarms).
+ * last, it is `failed`: listed for operators (store/mail-log.ts `listFailedMail`) and, on AWS, its
+ * message put on the dead-letter queue, which alarms (functions/mail/send.ts).
  */
 export const MAIL_RETRY_DELAYS = [5, 30, 120, 600] as const;
 
-/** What one attempt at a mail came to. */
-export type SendResult = { state: 'sent' | 'suppressed' | 'skipped' | 'failed' } | { state: 'retry'; inSeconds: number };
+/**
+ * What one attempt at a mail came to. `deadLetter`: it failed on every attempt (not for a reason of
+ * its own, as a deleted ticket), so it goes to the dead-letter queue, which alarms (AWS).
+ */
+export type SendResult = { state: 'sent' | 'suppressed' | 'skipped' } | { state: 'failed'; deadLetter: boolean } | { state: 'retry'; inSeconds: number };
 
 /** After a failed attempt (`attempts` made so far): when to try again, or undefined when that was the last. */
 export function retryDelay(attempts: number, delays: readonly number[] = MAIL_RETRY_DELAYS): number | undefined {

@@ -23,7 +23,7 @@ import { withFiles } from '../store/file-cleanups';
 import { countNewTicket, findInbound, inboundRecordPut, keepProblem, recordInbound, ticketOfReceived, type InboundRecord, type MailProblem } from '../store/inbound-mail';
 import { listQueues } from '../store/queues';
 import { MissingTicket, StaleTicket, addFollowup, createTicket, getTicket } from '../store/tickets';
-import { listUsers } from '../store/users';
+import { usersWithEmail } from '../store/users';
 import { retryWhileStale } from '../middleware/stale';
 import type { TransactItem } from '../store/transact';
 import { webhookEventFor } from '../webhooks/settings';
@@ -116,10 +116,11 @@ async function apply(
   }
   notes.push(...(verdict.action === 'accept' ? verdict.notes : [`released by an operator: ${verdict.reason}`]));
   if (mail.undecodable) notes.push(`${mail.undecodable} characters could not be decoded (shown as U+FFFD)`);
+  if (mail.misdeclared) notes.push(`${mail.misdeclared} text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252`);
 
   const addressed = [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc];
   const queue = addressed.map((a) => queueByAddress.get(withoutTag(a))).find((q) => q !== undefined);
-  const users = await listUsers();
+  const users = await usersWithEmail(mail.from);
   const sender = users.find((u) => u.is_active && u.email.toLowerCase() === mail.from);
   const letter: Letter = { sender: mail.from, subject: mail.subject, body: mail.body, messageId: mail.messageId, priority: mail.priority };
   const ccs = [...new Set([...mail.to, ...mail.cc])].filter((a) => !own.has(withoutTag(a)) && a !== mail.from);

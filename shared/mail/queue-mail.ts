@@ -16,7 +16,7 @@ import { mailId, type MailRecord, type MailRef, type MailSettings } from '../dom
 import { STATUS, type Followup, type Queue, type Ticket } from '../domain/records';
 import { config } from '../config';
 import { TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
-import { openingOf, strip, WRITTEN_OUT } from '../store/items';
+import { openingOf, strip, UPDATED_BY, WRITTEN_OUT } from '../store/items';
 import { getMail, queueMail } from '../store/mail-log';
 import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';
@@ -59,7 +59,9 @@ async function mailableOf(change: TableChange, settings: MailSettings, tickets: 
     if (!final && !reassigned) return undefined;
     // A followup that resolves or closes writes the ticket too: that change mails as the followup.
     if (!reassigned && (await byFollowup(id, ticket))) return undefined;
-    return { change: { type: 'updated', ticket: facts(ticket), actor: null, before: facts(before) }, ticket: id, queue: ticket.queue, followup: null, stream };
+    // The caller of the PUT or PATCH (store/items.ts UPDATED_BY), never mailed about their own change.
+    const actor = typeof newImage[UPDATED_BY] === 'number' ? newImage[UPDATED_BY] : null;
+    return { change: { type: 'updated', ticket: facts(ticket), actor, before: facts(before) }, ticket: id, queue: ticket.queue, followup: null, stream };
   }
   if (newImage.type === 'followup' && eventName === 'INSERT' && !newImage[WRITTEN_OUT]) {
     const f = strip<Followup>(newImage);

@@ -9,7 +9,8 @@
  * followup (domain/mail-recipients.ts), and here again only a public followup's comment is put in;
  * the ticket's stored `resolution` is never read (a private followup that resolved may have set it).
  */
-import { retryDelay, MAX_EMAIL_ATTACHMENT_BYTES, type MailRecord, type MailRef, type MailKind, type SendResult, type MailSettings } from '../domain/mail';
+import { retryDelay, MAX_EMAIL_ATTACHMENT_BYTES, type MailRecord, type MailRef, type SendResult, type MailSettings } from '../domain/mail';
+import type { MailKind } from '../domain/mail-settings';
 import { AUTO_SUBMITTED_HEADERS, ownMessageId, replyAddress, splitAddress, threadHeaders, threadRoot } from '../domain/mail-threading';
 import { effectiveTemplate, renderMail, ticketTag, type MailTemplateContext } from '../domain/mail-templates';
 import { PRIORITY_LABELS, STATUS_LABELS, type Attachment, type Followup, type Queue, type TicketCollection } from '../domain/records';
@@ -30,9 +31,8 @@ export const MAIL_LINK_SECONDS = 7 * 86_400;
 
 export interface SenderContext {
   transport: MailTransport;
-  settings: Pick<MailSettings, 'defaultFrom'>;
+  settings: Pick<MailSettings, 'defaultFrom' | 'retryDelays'>;
   secret: () => Promise<string>;
-  retryDelays?: readonly number[];
 }
 
 /** The From of a queue's mail: its title and address, or the default sender's address (`<slug>@localhost` when none is set). */
@@ -90,13 +90,13 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
     const collection = await readTicket(mail.ticket);
     if (!collection) {
       await recordFailedAttempt(mail, 'the ticket was deleted before its mail was sent', true, now());
-      return { state: 'failed' };
+      return { state: 'failed', deadLetter: false };
     }
     const followup = collection.followups.find((f) => f.id === mail.followup);
     // Defence in depth: a private followup's mail (none is planned) reaches no submitter or CC.
     if (followup && !followup.public && kindAudience(mail.kind) !== 'owner') {
       await recordFailedAttempt(mail, 'a private followup is not mailed', true, now());
-      return { state: 'failed' };
+      return { state: 'failed', deadLetter: false };
     }
     const queue = await getQueue(collection.ticket.queue);
     const from = senderOf(queue ?? { title: 'Helpdesk', slug: 'helpdesk', email_address: null }, ctx);
@@ -132,12 +132,12 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
     logger.info('mail sent', { ticket: mail.ticket, mail: mail.id, kind: mail.kind });
     return { state: 'sent' };
   } catch (error) {
-    const delay = retryDelay(mail.attempts, ctx.retryDelays);
+    const delay = retryDelay(mail.attempts, ctx.settings.retryDelays);
     const message = `${(error as Error).name}: ${(error as Error).message}`;
     await recordFailedAttempt(mail, message, delay === undefined, now());
     if (delay === undefined) {
       logger.error('mail failed on every attempt', { ticket: mail.ticket, mail: mail.id, error: message });
-      return { state: 'failed' };
+      return { state: 'failed', deadLetter: true };
     }
     logger.warn('mail attempt failed, will retry', { ticket: mail.ticket, mail: mail.id, attempt: mail.attempts, error: message });
     return { state: 'retry', inSeconds: delay };

@@ -44,7 +44,7 @@ export function smtpTransport(url: string): MailTransport {
   let transport: Promise<import('nodemailer').Transporter> | undefined;
   return {
     async send(raw, envelope) {
-      // Loaded on first use: the SMTP client is the local runtime's, never in a Lambda bundle's path.
+      // Loaded on first use: the SMTP client is the local runtime's (functions/mail/send.ts takes SES's alone).
       transport ??= import('nodemailer').then((n) => n.createTransport(url));
       await (await transport).sendMail({ envelope: { from: envelope.from, to: [envelope.to] }, raw });
       return envelope.messageId;

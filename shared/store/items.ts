@@ -18,8 +18,16 @@ export const WRITTEN_OUT = 'written_out';
  */
 export const RESERVATION_VERSION = 'reservation_version';
 
+/**
+ * The user whose PUT or PATCH last wrote a ticket item (tickets.ts `updateTicket`): the mail
+ * consumer reads it from the stream record's new image, so that the acting user is never mailed
+ * about their own change (domain/mail-recipients.ts). A few bytes on the item the request writes
+ * anyway: no write of its own. Not part of the record.
+ */
+export const UPDATED_BY = 'updated_by';
+
 // `collection_size` is no longer written; tickets stored before still carry it. `opening`: below.
-const INTERNAL = new Set<string>([...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening', WRITTEN_OUT, RESERVATION_VERSION]);
+const INTERNAL = new Set<string>([...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening', WRITTEN_OUT, RESERVATION_VERSION, UPDATED_BY]);
 
 /**
  * A new ticket's `version`; every later write of the ticket item adds 1, and so does every edit or

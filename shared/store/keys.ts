@@ -273,6 +273,12 @@ export const keys = {
   mail: (ticket: number, id: string) => ({ PK: `${MAIL_PREFIX}${ticket}`, SK: `${MAIL_SORT_PREFIX}${id}` }),
   mailIdOfSortKey: (sk: string) => sk.slice(MAIL_SORT_PREFIX.length),
   /**
+   * The mails that ended `failed` (store/mail-log.ts `listFailedMail`), in one partition in commit
+   * order: what an operator lists (CLI `failed-mail`) where AWS also dead-letters and alarms.
+   */
+  failedMailPartition: 'MAIL_FAILED',
+  failedMail: (ticket: number, id: string) => ({ PK: 'MAIL_FAILED', SK: `${id}#${pad(ticket)}` }),
+  /**
    * A sent mail's Message-ID (as the recipient sees it: on SES the one SES assigned) and the mail it
    * is (ticket, mail id): what mail in looks a reply's In-Reply-To and References up by, and what
    * SES's events name a mail by.
@@ -324,6 +330,7 @@ export const PARTITIONS = {
   inboundMail: `${MAIL_IN_PREFIX}*`,
   mailProblems: keys.mailProblemsPartition,
   mail: `${MAIL_PREFIX}*`,
+  failedMail: keys.failedMailPartition,
   messageIds: `${MESSAGE_ID_PREFIX}*`,
   ticketCc: 'CC#*',
   suppressions: keys.suppressionPartition,

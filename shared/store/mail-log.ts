@@ -10,7 +10,8 @@
  *   for the thread's previous Message-IDs;
  * - a Message-ID's ticket and mail: one GetItem (`mailOfMessageId`), for mail in (a reply's
  *   In-Reply-To and References) and for SES's events (which name the Message-ID SES assigned);
- * - a mail's status from a provider's event (`recordMailStatus`).
+ * - a mail's status from a provider's event (`recordMailStatus`);
+ * - the mails that failed for good, for operators: one Query of their partition (`listFailedMail`).
  */
 import { GetCommand, PutCommand, UpdateCommand } from './dynamodb';
 import { config } from '../config';
@@ -134,9 +135,36 @@ async function endAttempt(mail: MailRecord, fields: Partial<Record<keyof MailRec
   );
 }
 
-/** Records a failed attempt: back to queued for the next one, or failed for good (`final`). */
+/**
+ * Records a failed attempt: back to queued for the next one, or failed for good (`final`), which
+ * also lists it for operators (`listFailedMail`) first: a failure between the two leaves the mail
+ * claimed, and the claim's next taker ends it again.
+ */
 export async function recordFailedAttempt(mail: MailRecord, error: string, final: boolean, now: Date): Promise<void> {
-  await endAttempt(mail, { status: final ? 'failed' : 'queued', updated: now.toISOString(), error: error.slice(0, 500) });
+  const fields = { updated: now.toISOString(), error: error.slice(0, 500) };
+  if (final) {
+    const failed: FailedMail = { ticket: mail.ticket, mail: mail.id, kind: mail.kind, recipient: mail.recipient, attempts: mail.attempts, failed: fields.updated, error: fields.error };
+    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.failedMail(mail.ticket, mail.id), ...failed, expires_at: expiresAt(fields.updated) } }));
+  }
+  await endAttempt(mail, { status: final ? 'failed' : 'queued', ...fields });
+}
+
+/** A mail that failed for good, as operators list it (the mail log keeps the rest of it). */
+export interface FailedMail {
+  ticket: number;
+  mail: string;
+  kind: string;
+  recipient: string;
+  attempts: number;
+  /** When it failed (ISO 8601 UTC). */
+  failed: string;
+  error: string;
+}
+
+/** Every mail that failed for good in the log's retention, oldest change first (one Query of their partition). */
+export async function listFailedMail(): Promise<FailedMail[]> {
+  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.failedMailPartition }, ConsistentRead: true });
+  return items.map(({ PK: _pk, SK: _sk, expires_at: _ttl, ...failed }) => failed as unknown as FailedMail);
 }
 
 /** What a sent Message-ID is: its ticket and mail (one GetItem), or undefined for one this helpdesk never sent. */

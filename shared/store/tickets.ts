@@ -12,7 +12,7 @@ import { subBlockCounts, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
 import { dynamo } from './clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION, INDEXES, inIndex, TICKET_SORT_KEY, type IndexName } from './keys';
-import { attachmentItem, attachmentRefItem, collectionsFrom, followupItem, followupRefItem, mergedItem, strip, ticketItem, RESERVATION_VERSION, type ReadCollection } from './items';
+import { attachmentItem, attachmentRefItem, collectionsFrom, followupItem, followupRefItem, mergedItem, strip, ticketItem, RESERVATION_VERSION, UPDATED_BY, type ReadCollection } from './items';
 import { readCounts } from './ticket-counts';
 import { outboxPut, type OutboxEvent } from './outbox';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
@@ -142,16 +142,17 @@ export async function createTicket(
  * (MissingQueueOnWrite when it is gone). The write is conditional on
  * the version read, so the result (returned, with its new version) is exactly what is stored: throws
  * StaleTicket when anything wrote to the collection meanwhile (the caller reads again and retries,
- * so concurrent updates of different fields both land, or answers 412 to an If-Match).
+ * so concurrent updates of different fields both land, or answers 412 to an If-Match). `actor`,
+ * the caller, is recorded on the item (items.ts `UPDATED_BY`) for the mail consumer.
  */
-export async function updateTicket(current: ReadCollection, changes: TicketChanges): Promise<ReadCollection> {
+export async function updateTicket(current: ReadCollection, changes: TicketChanges, actor: number): Promise<ReadCollection> {
   const id = current.ticket.id;
   const old = current.ticket;
   const { custom, ...fields } = changes;
   const same = versionIs(current.version);
-  const names: Record<string, string> = { '#status': 'status', '#queue': 'queue', '#custom': 'custom', ...same.names };
-  const values: Record<string, unknown> = { ':status': old.status, ':queue': old.queue, ':one': 1, ...same.values };
-  const sets: string[] = [];
+  const names: Record<string, string> = { '#status': 'status', '#queue': 'queue', '#custom': 'custom', '#by': UPDATED_BY, ...same.names };
+  const values: Record<string, unknown> = { ':status': old.status, ':queue': old.queue, ':one': 1, ':by': actor, ...same.values };
+  const sets: string[] = ['#by = :by'];
   const removes: string[] = [];
   Object.entries(fields).forEach(([field, value], i) => {
     names[`#f${i}`] = field;

@@ -33,6 +33,32 @@ export async function listUsers(): Promise<UserSummary[]> {
   return items.map(({ PK: _pk, SK: _sk, ...summary }) => summary as unknown as UserSummary);
 }
 
+/**
+ * How long `usersWithEmail` keeps the users' summaries per process (warm function): a user created,
+ * deactivated or made staff counts for mail in within it.
+ */
+export const USERS_BY_EMAIL_TTL_MS = 60_000;
+let usersByEmail: { at: number; users: Promise<Map<string, UserSummary[]>> } | undefined;
+
+/**
+ * The users whose address is `email` (any case): what mail in looks its sender up by (are they a
+ * user, are they staff?) for every message. The users' partition (`listUsers`, about 29 summaries a
+ * read unit) read at most once per USERS_BY_EMAIL_TTL_MS per process, not once per message.
+ */
+export async function usersWithEmail(email: string, now = Date.now()): Promise<UserSummary[]> {
+  if (!usersByEmail || now - usersByEmail.at > USERS_BY_EMAIL_TTL_MS) {
+    const users = listUsers().then((all) => {
+      const byEmail = new Map<string, UserSummary[]>();
+      for (const user of all) if (user.email) byEmail.set(user.email.toLowerCase(), [...(byEmail.get(user.email.toLowerCase()) ?? []), user]);
+      return byEmail;
+    });
+    usersByEmail = { at: now, users };
+    // A failed read is not kept: the next message reads again.
+    users.catch(() => usersByEmail?.users === users && (usersByEmail = undefined));
+  }
+  return (await usersByEmail.users).get(email.toLowerCase()) ?? [];
+}
+
 /** Creates a user; the username is unique through a conditional write. */
 export async function createUser(fields: Omit<User, 'id'>): Promise<User> {
   const { user: id } = await reserveIds({ user: 1 });

@@ -10,6 +10,7 @@ import { MAIL_IN_GRANTS } from '../../shared/api/table-access';
 import { apiTemplate, actions, functionIn, nagFindings, roleStatements, templateApp, type Resource } from './template';
 
 const ON = { mailInRecipients: 'support@example.org,example.net' };
+const MAIL_OUT_ON = { mailFrom: 'Support <support@example.org>', mailDomain: 'example.org' };
 
 function mailInApi(env = 'dev'): Template {
   return apiTemplate(buildHelpdesk(templateApp(env, ON)).api);
@@ -73,11 +74,28 @@ describe('mail in on AWS', () => {
     expect(alarms.filter((a) => a.Properties.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(ingestId))).toHaveLength(1);
   });
 
+  it("with mail out on, the ingest may read mail out's threading secret, named by its ARN, and nothing else of Secrets Manager", () => {
+    const api = apiTemplate(buildHelpdesk(templateApp('dev', { ...ON, ...MAIL_OUT_ON })).api);
+    const [ingestId, ingest] = functionIn(api, 'MailInIngest');
+    const [secretId] = Object.keys(api.findResources('AWS::SecretsManager::Secret')).filter((id) => id.startsWith('MailMailSecret'));
+    expect(secretId).toBeDefined();
+    expect(ingest.Properties.Environment.Variables.HELPDESK_MAIL_SECRET_ARN).toEqual({ Ref: secretId });
+    const reads = roleStatements(api, ingestId).filter((s) => actions([s]).some((a) => a.startsWith('secretsmanager:')));
+    expect(reads.flatMap((s) => [s.Resource].flat())).toEqual([{ Ref: secretId }]);
+    // Without mail out there are no tags to verify, and no secret.
+    const [, alone] = functionIn(mailInApi(), 'MailInIngest');
+    expect(alone.Properties.Environment.Variables.HELPDESK_MAIL_SECRET_ARN).toBeUndefined();
+  });
+
   it('refuses recipients that are neither addresses nor domains', () => {
     expect(() => buildHelpdesk(templateApp('dev', { mailInRecipients: 'not an address' }))).toThrow(/mailInRecipients/);
   });
 
-  it.each(['dev', 'prod'])('leaves no unacknowledged cdk-nag finding in %s', (env) => {
-    expect(nagFindings(env, ON)).toEqual([]);
+  it.each([
+    ['dev', ON],
+    ['prod', ON],
+    ['prod with mail out', { ...ON, ...MAIL_OUT_ON }],
+  ])('leaves no unacknowledged cdk-nag finding in %s', (env, context) => {
+    expect(nagFindings(env.split(' ')[0], context)).toEqual([]);
   });
 });

@@ -93,6 +93,18 @@ describe('mail on', () => {
     expect(queues.map((q) => q.Properties.RedrivePolicy.maxReceiveCount)).toContain(MAIL_ATTEMPTS + SPARE_MAIL_RECEIVES);
   });
 
+  it('the sender puts a mail that failed on every attempt on the dead-letter queue, which alarms', () => {
+    const [sender, fn] = functionIn(api, 'MailSendMail');
+    const mailQueue = Object.entries(api.findResources('AWS::SQS::Queue') as Record<string, Resource>).find(([id, q]) => id.startsWith('MailMailQueue') && q.Properties.RedrivePolicy)![1];
+    const deadLetter = mailQueue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+    expect(fn.Properties.Environment.Variables.HELPDESK_MAIL_DEAD_LETTER_URL).toEqual({ Ref: deadLetter });
+    const sends = roleStatements(api, sender).filter((s) => actions([s]).includes('sqs:SendMessage'));
+    expect(sends.flatMap((s) => [s.Resource].flat())).toContainEqual({ 'Fn::GetAtt': [deadLetter, 'Arn'] });
+    const alarm = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).find((a) => String(a.Properties.AlarmDescription).includes('mails could not be sent'))!;
+    expect(JSON.stringify(alarm.Properties.Dimensions)).toContain(deadLetter);
+    expect(alarm.Properties).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
   it('each failure queue has an alarm on its first message', () => {
     const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).map((a) => String(a.Properties.AlarmDescription));
     for (const what of ['mails could not be sent', 'could not be turned into mails', 'SES events (bounces, complaints) could not be recorded']) {

@@ -5,17 +5,16 @@
  * server uses the run's shared engines (a table of its own), so the file starts one DynamoDB Local,
  * the CLI's: the server's endpoints reach the CLI through endpoints.json all the same.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { spawnRuntime, type SpawnedRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
 import { startReceiver } from './webhook-receiver';
+import { runCli } from './table-cli';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const COMMANDS = [
   'create-user', 'set-password', 'deactivate-user', 'activate-user', 'create-token', 'list-tokens', 'revoke-token', 'create-queue', 'update-queue', 'unsuppress', 'ses-event', 'create-custom-field',
   'create-webhook', 'ping-webhook', 'disable-webhook', 'list-users', 'list-queues', 'list-suppressions', 'list-custom-fields', 'list-webhooks', 'tail-events',
@@ -37,16 +36,7 @@ function cli(args: string[], options: { input?: string; dataDir?: string; env?: 
   const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_DATA_DIR: options.dataDir ?? 'unused-by-this-test', ...options.env };
   if (serverRegion) env.AWS_REGION = serverRegion;
   delete env.TABLE_NAME;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { cwd: ROOT, env, stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  child.stdin.end(options.input ?? '');
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runCli(args, env, options.input);
 }
 
 /** Resolves when `check` holds, or rejects when `settled` settles first or the time is up. */

@@ -18,7 +18,7 @@ import { useOwnRuntime } from './own-runtime';
 import { spawnApiRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
 import { replyAddress } from '../../shared/domain/mail-threading';
-import { appleMailReply, compose, dsnBounce, foldedSubject, gmailReply, legacyCharset, nestedBomb, newMessageId, outlookReply, outOfOffice } from '../fixtures/mail/corpus';
+import { appleMailReply, compose, dsnBounce, foldedSubject, gmailReply, legacyCharset, misdeclaredUtf8, nestedBomb, newMessageId, outlookReply, outOfOffice } from '../fixtures/mail/corpus';
 
 const RATE = 3;
 const SECRET = 'mail-in-test-secret-0123456789abcdefghijklmnop';
@@ -141,6 +141,15 @@ describe('a new message to a queue', () => {
     for (const [charset, body, text] of cases) {
       const sent = await send(legacyCharset({ from: 'intl@example.com', to: queue.address }, charset, body), [queue.address]);
       expect((await ticket(sent.ticket!)).description, charset).toBe(text);
+    }
+  });
+
+  it('reads a Windows-1252 body sent as UTF-8 (or unlabelled) as the characters it is, and notes it, never storing U+FFFD', async () => {
+    const queue = await newQueue();
+    for (const charset of ['utf-8', undefined]) {
+      const sent = await send(misdeclaredUtf8({ from: 'old-client@example.com', to: queue.address }, charset), [queue.address]);
+      expect(sent.response, String(charset)).toContain('1 text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252');
+      expect((await ticket(sent.ticket!)).description, String(charset)).toBe('Café naïve €');
     }
   });
 

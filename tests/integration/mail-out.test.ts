@@ -237,3 +237,29 @@ describe('delivery', () => {
     }
   });
 });
+
+describe('mail in on the same runtime', () => {
+  it("looks its senders up without reading every user for every message: the users' partition once a minute", async () => {
+    const [{ dynamo }, { ingest }, { compose }] = await Promise.all([import('../../shared/store/clients'), import('../../shared/mail-in/ingest'), import('../fixtures/mail/corpus')]);
+    const ticket = (await api.createTicket({ queue: queue.id, title: 'Tagged', submitter_email: 'tagged@example.com' })).body;
+    const subject = `Re: [${queue.slug}-${ticket.id}] Tagged`;
+    const message = async (from: string, n: number) =>
+      ingest({ raw: await compose({ from, to: 'support@example.com', subject }), rawKey: `inbound/lookup-${n}`, recipients: ['support@example.com'] });
+    let userReads = 0;
+    const remove = dynamo.intercept(async ({ operation, input }, next) => {
+      if (operation === 'Query' && JSON.stringify(input).includes('"USERS"')) userReads += 1;
+      return next();
+    });
+    try {
+      // Staff write into a ticket by its subject tag; a stranger with the same tag opens one of their own.
+      const fromStaff = await message(agent.email, 1);
+      const fromStranger = await message('stranger@example.com', 2);
+      expect(fromStaff).toMatchObject({ outcome: 'followup', ticket: ticket.id });
+      expect(fromStranger).toMatchObject({ outcome: 'ticket' });
+      expect((fromStranger as { ticket: number }).ticket).not.toBe(ticket.id);
+      expect(userReads).toBe(1);
+    } finally {
+      remove();
+    }
+  });
+});

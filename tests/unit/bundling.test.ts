@@ -4,7 +4,7 @@
  * then imported by a fresh Node process.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -151,3 +151,22 @@ function runScript(source: string): string {
   expect(run.status).toBe(0);
   return run.stdout.trim();
 }
+
+describe('every deployed function is measured', () => {
+  it('the benchmark bundles every function the stacks make, workers too, and mail/send holds no SMTP client', async () => {
+    const { deployedHandlers } = await import('../../bench/bundles');
+    const measured = new Set(deployedHandlers().map((h) => h.handler));
+    // Every `handler: '...'` the infra passes to helpdeskFunction (a route's comes from the route table).
+    const infra = ['file-sweeper', 'mail', 'mail-in', 'ticket-counts', 'webhooks'].flatMap((file) =>
+      [...readFileSync(new URL(`../../infra/${file}.ts`, import.meta.url), 'utf8').matchAll(/handler: '([^']+)'/g)].map((m) => m[1]!),
+    );
+    expect(infra.length).toBeGreaterThan(6);
+    for (const handler of infra) expect(measured, handler).toContain(handler);
+
+    const send = await bundle('mail/send');
+    // nodemailer's SMTP client (a string of its connection code): only the local runtime sends by SMTP.
+    expect(readFileSync(send, 'utf8')).not.toContain('Greeting never received');
+    const { bundleBudget } = await import('../../bench/report');
+    expect(statSync(send).size).toBeLessThanOrEqual(bundleBudget({ route: false }));
+  }, 120_000);
+});

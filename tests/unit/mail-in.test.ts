@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { classify, cleanSubject, headerMap, htmlToText, messageIds, permanentFailures, planMailFollowup, priorityOf, subjectTags, withoutTag, type MailFacts } from '../../shared/domain/mail-in';
 import { MailRefused, parseMail } from '../../shared/mail-in/parse';
-import { dsnBounce, legacyCharset, nestedBomb } from '../fixtures/mail/corpus';
+import { dsnBounce, legacyCharset, misdeclaredUtf8, nestedBomb } from '../fixtures/mail/corpus';
 import { ticketRecord } from './fixtures';
 
 const OWN = new Set(['support@localhost', 'helpdesk@localhost']);
@@ -147,7 +147,16 @@ describe('parseMail', () => {
 
   it('reads an unknown charset as Latin-1 (readable), and counts bytes that fit no charset instead of passing them off as text', async () => {
     expect((await parseMail(legacyCharset(e, 'x-unknown-charset', Buffer.from([0x43, 0x61, 0x66, 0xe9])))).body).toBe('Café');
-    const broken = await parseMail(legacyCharset(e, 'utf-8', Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x20, 0x41])));
-    expect(broken).toMatchObject({ body: 'Caf\uFFFD A', undecodable: 1 });
+    // A Shift_JIS lead byte with nothing after it: no character.
+    const broken = await parseMail(legacyCharset(e, 'shift_jis', Buffer.from([0x41, 0x20, 0x82])));
+    expect(broken).toMatchObject({ body: 'A \uFFFD', undecodable: 1, misdeclared: 0 });
+  });
+
+  it('reads a part labelled UTF-8 (or unlabelled) that is not UTF-8 as Windows-1252, and counts it; real UTF-8 stays UTF-8', async () => {
+    for (const charset of ['utf-8', 'UTF8', undefined]) {
+      expect(await parseMail(misdeclaredUtf8(e, charset)), String(charset)).toMatchObject({ body: 'Café naïve €', undecodable: 0, misdeclared: 1 });
+    }
+    const utf8 = await parseMail(legacyCharset(e, 'utf-8', Buffer.from('Café naïve €')));
+    expect(utf8).toMatchObject({ body: 'Café naïve €', undecodable: 0, misdeclared: 0 });
   });
 });

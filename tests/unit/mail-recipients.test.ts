@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planMail, type MailAudience, type MailChange, type TicketFacts } from '../../shared/domain/mail-recipients';
 import { STATUS } from '../../shared/domain/records';
-import type { MailKind } from '../../shared/domain/mail';
+import type { MailKind } from '../../shared/domain/mail-settings';
 
 const ticket: TicketFacts = { status: STATUS.OPEN, submitter_email: 'sub@example.com', assigned_to: 7 };
 const audience: MailAudience = {

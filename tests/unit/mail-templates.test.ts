@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAIL_KINDS } from '../../shared/domain/mail';
+import { MAIL_KINDS } from '../../shared/domain/mail-settings';
 import { MAIL_TEMPLATE_NAMES, defaultTemplate, effectiveTemplate, headerSafe, renderMail, templateProblem, ticketTag, type MailTemplateContext } from '../../shared/domain/mail-templates';
 
 const context = (over: Partial<MailTemplateContext> = {}): MailTemplateContext => ({
