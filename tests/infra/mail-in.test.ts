@@ -96,6 +96,6 @@ describe('mail in on AWS', () => {
     ['prod', ON],
     ['prod with mail out', { ...ON, ...MAIL_OUT_ON }],
   ])('leaves no unacknowledged cdk-nag finding in %s', (env, context) => {
-    expect(nagFindings(env.split(' ')[0], context)).toEqual([]);
+    expect(nagFindings(env.split(' ')[0]!, context)).toEqual([]);
   });
 });
