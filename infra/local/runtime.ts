@@ -102,7 +102,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const { dynamo } = await import('../../shared/store/clients');
     const awsEmulation = options.awsEmulation ?? true;
     // Outermost of the attempt interceptors: a call held back for the consumer's is not yet in flight for the conflict rule.
-    (await import('./consumer-first')).admitConsumerFirst(dynamo, (await import('./table-stream')).inStreamConsumer);
+    const { inStreamConsumer, streamConsumerBacklog } = await import('./table-stream');
+    (await import('./consumer-first')).admitConsumerFirst(dynamo, inStreamConsumer, streamConsumerBacklog);
     if (awsEmulation && emulationEnabled()) emulateTransactionConflicts(dynamo);
     if (awsEmulation) (await import('./table-access')).enforceTableGrants(dynamo);
     const { bootstrap } = await import('./bootstrap');

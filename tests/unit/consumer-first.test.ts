@@ -3,7 +3,7 @@ import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { StandardRetryStrategy } from '@smithy/util-retry';
 import { describe, expect, it } from 'vitest';
-import { admitConsumerFirst } from '../../infra/local/consumer-first';
+import { admitConsumerFirst, type ConsumerBacklog } from '../../infra/local/consumer-first';
 import { DynamoDB, GetCommand } from '../../shared/store/dynamodb';
 import { DYNAMODB_RETRIES } from '../../shared/store/clients';
 
@@ -11,7 +11,7 @@ import { DYNAMODB_RETRIES } from '../../shared/store/clients';
  * A client whose calls never leave the process: the innermost interceptor holds each one on "the
  * wire" until the test answers it, and says who is there.
  */
-function heldClient() {
+function heldClient(backlog?: ConsumerBacklog) {
   const dynamo = new DynamoDB(() => ({
     endpoint: 'http://127.0.0.1:9',
     region: 'eu-west-1',
@@ -21,7 +21,7 @@ function heldClient() {
   }));
   const consumer = new AsyncLocalStorage<true>();
   const isConsumer = () => consumer.getStore() === true;
-  admitConsumerFirst(dynamo, isConsumer, { limit: 3, whileConsumerBusy: 1 });
+  admitConsumerFirst(dynamo, isConsumer, backlog, { limit: 3, whileConsumerBusy: 1, whileConsumerBehind: 0 });
   const onWire: { name: string; answer: () => void }[] = [];
   dynamo.intercept(
     async ({ input }, _next) => {
@@ -66,5 +66,25 @@ describe('the local runtime admits the consumer’s DynamoDB calls first', () =>
     answer('c4');
     answer('r3');
     await Promise.all([first, ...consumed, ...later]);
+  });
+
+  it('admits no route call while the consumer has records read and not applied, and the waiting ones once it has caught up', async () => {
+    let behind = false;
+    let caughtUp = () => undefined as void;
+    const { call, answer, names } = heldClient({ behind: () => behind, onCaughtUp: (listener) => (caughtUp = listener) });
+    const first = call('r1');
+    await expect.poll(names).toEqual(['r1']);
+    behind = true;
+    const later = [call('r2'), call('r3')];
+    answer('r1');
+    await first;
+    // Nothing new goes on the wire while the consumer is behind: the writes it has yet to apply come first.
+    expect(names()).toEqual([]);
+    behind = false;
+    caughtUp();
+    await expect.poll(names).toEqual(['r2', 'r3']);
+    answer('r2');
+    answer('r3');
+    await Promise.all(later);
   });
 });
