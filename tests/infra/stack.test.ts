@@ -103,13 +103,13 @@ describe('dev environment', () => {
     }
   });
 
-  it('lets a read-only route write nothing but failed-login counts (and a POST its Idempotency-Key), and tickets/list read only its list indexes and (filtered pages) the page\'s ticket collections', () => {
+  it('lets a read-only route write nothing but failed-login counts (and a POST its Idempotency-Key), and tickets/list read only its list indexes and (filtered pages) the page\'s snapshots and ticket collections', () => {
     const writes = (handler: string) =>
       grantsOf(routeByHandler(handler)).flatMap((g) => ('keys' in g && g.actions.some((a) => ['PutItem', 'UpdateItem', 'DeleteItem'].includes(a)) ? g.keys : []));
     for (const route of allRoutes.filter((r) => !writesTable(r))) {
       expect(writes(route.handler), route.handler).toEqual(route.method === 'POST' ? ['LOGIN#*', 'IDEMPOTENCY#*'] : ['LOGIN#*']);
     }
-    expect(grantsOf(routeByHandler('tickets/list')).flatMap((g) => ('keys' in g ? g.keys : [g.index]))).toEqual(['USER#*', 'TOKEN#*', 'LOGIN#*', 'CUSTOM_FIELDS', 'COUNTS#ticket', 'gsi1', 'gsi2', 'gsi3', 'gsi4', 'TICKET#*']);
+    expect(grantsOf(routeByHandler('tickets/list')).flatMap((g) => ('keys' in g ? g.keys : [g.index]))).toEqual(['USER#*', 'TOKEN#*', 'LOGIN#*', 'CUSTOM_FIELDS', 'COUNTS#ticket', 'gsi1', 'gsi2', 'gsi3', 'gsi4', 'LISTED#*', 'TICKET#*']);
   });
 
   it('names the stacks after the environment', () => {
