@@ -52,15 +52,16 @@ export function filteredFloors(pages: ListCosts): Target[] {
 }
 
 /**
- * What `--quick` allows a bundle: today's largest (tickets/create, about 171 KiB: a route that takes a
+ * What `--quick` allows a bundle: today's largest (tickets/create, 173 KiB: a route that takes a
  * body carries busboy; 152 before the store's client took the SDK's retry strategy, issue 25; 168
  * before issues 22 and 24 added the mail settings' retry schedule and dead-letter queue, the
- * failed-mail key and a ticket write's `updated_by` (+555 bytes in every route) and the reservation in
- * a ticket's queue, store/queue-reservations.ts, +1.8 KiB) and a small margin, so that a change that
- * grows a bundle fails CI. Issue 16's target is 300 KiB (the report's "every bundle" row); this budget
- * comes down as the bundles do.
+ * failed-mail key and a ticket write's `updated_by` (+555 bytes in every route), the reservation in
+ * a ticket's queue (store/queue-reservations.ts, +1.8 KiB) and the listing dimensions' names; each
+ * branch was within 172 alone, 173.0 KiB merged) and a small margin, so that a change that grows a
+ * bundle fails CI. Issue 16's target is 300 KiB (the report's "every bundle" row); this budget comes
+ * down as the bundles do.
  */
-export const BUNDLE_BUDGET_BYTES = 172 * 1024;
+export const BUNDLE_BUDGET_BYTES = 174 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;
@@ -72,7 +73,17 @@ export const IMPORT_TARGET_MS = 40;
  * the target itself. Today's largest worker: mail/send, 254 KiB (nodemailer's composer, 81 KiB of it
  * its MIME type table).
  */
-export const bundleBudget = (bundle: { route: boolean }) => (bundle.route ? BUNDLE_BUDGET_BYTES : BUNDLE_TARGET_BYTES);
+export const bundleBudget = (bundle: { route: boolean; handler: string }) => (bundle.route ? BUNDLE_BUDGET_BYTES : (WORKER_EXCEPTIONS[bundle.handler] ?? BUNDLE_TARGET_BYTES));
+
+/**
+ * Workers held to a budget of their own, above the target, and why. mail-in/poll (IMAP mail in,
+ * issue 23): 1,305 KiB, of which imapflow's charset and MIME code is most (iconv-lite 481 KiB, libmime
+ * 174, imapflow 171, encoding-japanese 87; `npx tsx bench/bundles.ts --why mail-in/poll`): no
+ * well-kept IMAP client comes without them, and the function runs once a minute on a schedule with
+ * one execution reserved, so its cold start delays no request. It misses issue 16's 300 KiB target,
+ * which the report's "every bundle" row says; this budget keeps it from growing unseen.
+ */
+export const WORKER_EXCEPTIONS: Record<string, number> = { 'mail-in/poll': 1340 * 1024 };
 
 /**
  * What the bundles hold and what was decided about it (issue 16), measured with esbuild's metafile
