@@ -8,17 +8,16 @@
  * temporary directory, through which the CLI finds that runtime's engines and table (a table of its
  * own on the shared engines). Also upstream's case 14 (a staff user's user_tickets), which needs one.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, type Permission } from '../../shared/api/routes';
 import { ADMIN_AUTH, basic, clientFor, type Reply } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
+import { runCli } from './table-cli';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const STAFF = { username: 'test2', password: 'staff-password-1', email: 'staff@example.com' };
 
 let dataDir: string;
@@ -28,20 +27,13 @@ let api: ReturnType<typeof clientFor>;
 const callers: Record<'anonymous' | 'plain' | 'staff' | 'superuser', string | null> = { anonymous: null, plain: '', staff: '', superuser: ADMIN_AUTH };
 
 /** Runs the operator CLI on this file's data directory. */
-function cli(args: string[], input = ''): Promise<{ code: number | null; output: string }> {
+async function cli(args: string[], input = ''): Promise<{ code: number | null; output: string }> {
   // The runtime's endpoints and table are in the data directory; its region (its database in the
   // shared DynamoDB Local) is given here.
   const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_DATA_DIR: dataDir, AWS_REGION: engines.AWS_REGION };
   delete env.TABLE_NAME;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, env, stdio: 'pipe' });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  child.stdin.end(input);
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, output }));
-  });
+  const { code, stdout, stderr } = await runCli([...args, '--data-dir', dataDir], env, input);
+  return { code, output: stdout + stderr };
 }
 
 beforeAll(async () => {
