@@ -43,8 +43,9 @@ function asConditionFailed(error: unknown): ConditionFailed | undefined {
 }
 
 /**
- * Another transaction or write held one of the items (DynamoDB cancels rather than waits: many
- * creates at once all touch the queue's count and the same ticket index block). Named as the SDK's
+ * Another transaction or write held one of the items (DynamoDB cancels rather than waits: two
+ * writes of one ticket at once, or the stream consumer's counts transactions on the totals items).
+ * No request's transaction holds an item that all requests share (docs/data-model.md). Named as the SDK's
  * throttling errors are, so that a request that gives up answers 503 with Retry-After.
  */
 export class TransactionConflict extends Error {
