@@ -4,7 +4,7 @@
  * index partition serves a list, and what it does not serve is checked on the tickets it reads.
  */
 import { parseDateTime } from './datetime';
-import { HttpError, ValidationError } from './errors';
+import { ValidationError } from './errors';
 import { MESSAGES } from './fields';
 import { PRIORITY_VALUES, type Ticket } from './records';
 import { parseStatusFilter } from './status-filter';
@@ -55,28 +55,17 @@ const INTEGER = /^\d{1,15}$/;
 const WHOLE_NUMBER = 'Enter a whole number.';
 const EMAIL_MAX = 254;
 
-/** 400 in upstream's shape, saying which filters and orderings combine. */
-export class UnsupportedCombination extends HttpError {
-  constructor(given: string) {
-    super(400, {
-      detail:
-        `${given}: no index serves that combination. Filters (status, ${FILTERS.join(', ')}) combine freely; ` +
-        `ordering by id or -id needs a filter other than updated_since and created_since (or none, or status alone), ` +
-        `and every other ordering (${ORDERINGS.filter((o) => !o.endsWith('id')).join(', ')}) combines with any filters.`,
-    });
-  }
-}
-
 const ORDER_OF_FIELD: Record<OrderingField, ListingOrder> = { id: 'id', created: 'created', modified: 'modified', priority: 'priority', due_date: 'due' };
 
 /**
  * The source that serves `filters` in `order`, the most selective first: the agent views
  * (status × queue × assignee, status × queue, status × assignee) have partitions of their own in
  * every order (a time order from the `since` of its own time); then, in id order, queue, assignee,
- * submitter, priority; in any other order the whole-table partition of that order. What the source
- * does not serve is left as `residual`.
+ * submitter, priority, else (only time filters, with or without status) every priority partition
+ * merged; in any other order the whole-table partition of that order. What the source does not
+ * serve is left as `residual`.
  */
-function planListing(filters: TicketFilters, order: ListingOrder): { source: ListingSource; residual: TicketFilters } | undefined {
+function planListing(filters: TicketFilters, order: ListingOrder): { source: ListingSource; residual: TicketFilters } {
   const { statuses, queue, assignee, priority, email } = filters;
   const rest = (...served: (keyof TicketFilters)[]): TicketFilters =>
     Object.fromEntries(Object.entries(filters).filter(([k, v]) => v !== undefined && !served.includes(k as keyof TicketFilters)));
@@ -99,7 +88,10 @@ function planListing(filters: TicketFilters, order: ListingOrder): { source: Lis
   if (assignee !== undefined) return { source: { dimension: 'assigned', values: [assignee] }, residual: rest('assignee') };
   if (email !== undefined) return { source: { dimension: 'submitter', email }, residual: rest('email') };
   if (priority !== undefined) return { source: { dimension: 'priority', values: [priority] }, residual: rest('priority') };
-  return undefined;
+  // Only time filters (and status): every ticket is in one priority partition, each in id order, so
+  // all of them merged are the whole table in id order (keys only); the filters are checked on the
+  // tickets read, within the read budget per page.
+  return { source: { dimension: 'priority', values: PRIORITY_VALUES.map(String) }, residual: rest() };
 }
 
 /** The list `query` (the request's query parameters) asks for; a bad value or combination is a 400. */
@@ -156,21 +148,8 @@ export function parseTicketListQuery(query: Record<string, string | undefined>):
   const key = ORDER_OF_FIELD[order.replace('-', '') as OrderingField];
   // Upstream's list: id order, by status or not: gsi1 / gsi2, page numbers.
   if (key === 'id' && !others.length) return { kind: 'ids', ...(statuses ? { statuses } : {}), ascending };
-  const plan = planListing(filters, key);
-  if (!plan) throw new UnsupportedCombination(`The filters ${Object.keys(filters).map(parameterOf).join(' and ')} with ordering=${order}`);
-  return { kind: 'listing', ...plan, filters, ascending };
+  return { kind: 'listing', ...planListing(filters, key), filters, ascending };
 }
-
-const PARAMETER: Record<keyof TicketFilters, string> = {
-  statuses: 'status',
-  queue: 'queue',
-  assignee: 'assigned_to',
-  priority: 'priority',
-  email: 'submitter_email',
-  createdSince: 'created_since',
-  updatedSince: 'updated_since',
-};
-const parameterOf = (k: string) => PARAMETER[k as keyof TicketFilters];
 
 /**
  * Whether a ticket as read matches `filters`: the residual filters its source does not serve, or
