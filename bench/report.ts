@@ -52,6 +52,24 @@ export function filteredFloors(pages: ListCosts): Target[] {
 }
 
 /**
+ * A page in id order with only time filters (besides status), checked on every ticket it reads: 5
+ * Queries (one per priority partition, keys only, at most CHECK_BUDGET entries each), 1 BatchGetItem
+ * of the 100 snapshots merged first, no totals (count null), and one more as above (a cache running
+ * out). Read units: half a unit per snapshot (50 for 100) and the five keys-only Queries.
+ */
+export const CHECKED_ID_PAGE_FLOORS = { requests: 7, readUnits: 60 };
+
+/** The floors of the pages that check their filters on every ticket read in id order. */
+export function checkedIdFloors(pages: ListCosts): Target[] {
+  const requests = Math.max(...Object.values(pages).map((p) => p.requests));
+  const readUnits = Math.max(...Object.values(pages).map((p) => p.readUnits));
+  return [
+    [`id-order page with only time filters: DynamoDB requests ≤ ${CHECKED_ID_PAGE_FLOORS.requests}`, `at most ${requests}`, requests <= CHECKED_ID_PAGE_FLOORS.requests],
+    [`id-order page with only time filters: read units ≤ ${CHECKED_ID_PAGE_FLOORS.readUnits}`, `at most ${readUnits}`, readUnits <= CHECKED_ID_PAGE_FLOORS.readUnits],
+  ];
+}
+
+/**
  * What `--quick` allows a bundle: today's largest (tickets/create, 173 KiB: a route that takes a
  * body carries busboy; 152 before the store's client took the SDK's retry strategy, issue 25; 168
  * before issues 22 and 24 added the mail settings' retry schedule and dead-letter queue, the

@@ -82,6 +82,18 @@ export function filteredPages(queue: number, user: number): Record<string, strin
   };
 }
 
+/**
+ * Pages that check their filters on every ticket read, in id order with only time filters (the five
+ * priority partitions merged, docs/data-model.md "Filtered lists"): a time every seeded ticket is
+ * after, so that each page reads its whole budget.
+ */
+export function checkedIdPages(): Record<string, string> {
+  return {
+    'created_since, -id': '/api/tickets/?created_since=2020-01-01T00:00:00Z&ordering=-id',
+    'status × updated_since, id': '/api/tickets/?status=1&updated_since=2020-01-01T00:00:00Z&ordering=id',
+  };
+}
+
 /** Each filtered page measured, and the page after it (its `next` cursor) as `… next`. */
 export async function measureFilteredCosts(probe: ScaleProbe, pages: Record<string, string>): Promise<ListCosts> {
   const costs: ListCosts = {};
