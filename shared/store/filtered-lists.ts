@@ -2,7 +2,8 @@
  * The ticket list with a filter or an ordering other than upstream's (domain/ticket-list-query.ts):
  * a named access pattern per filter (docs/data-model.md, "Filtered lists"), never a Scan and never a
  * page set filtered in memory. A filtered page is one Query of the filter's index partition (per
- * status asked for) for the page's ticket ids (gsi4 listing records, or gsi3 for a submitter) and
+ * status asked for; per priority, all five, for id order with only time filters) for the page's
+ * ticket ids (gsi4 listing records, or gsi3 for a submitter) and
  * one BatchGetItem of their page snapshots (store/page-snapshots.ts); paged by cursor (a position
  * in the index's order).
  */
