@@ -77,7 +77,7 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   }));
   const checking = Object.keys(query.residual).length > 0;
   const limit = checking ? Math.max(CHECK_BUDGET, request.pageSize + 1) : request.pageSize + 1;
-  const [entries, count] = await Promise.all([readMerged(listings, limit, ascending, backwards), countOf(query)]);
+  const [entries, count] = await Promise.all([readMerged(listings, limit, ascending, backwards), listCount(query)]);
   // Fewer than asked for: nothing further in the direction read.
   const exhausted = entries.length < limit;
   // Checking reads the snapshots of every entry (to check the filters on), else of the page's only.
@@ -109,7 +109,7 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
 }
 
 /** The list's `count` where the totals keep it (domain/ticket-list-query.ts countAttributes); null where they do not. */
-async function countOf(query: TicketListQuery): Promise<number | null> {
+export async function listCount(query: TicketListQuery): Promise<number | null> {
   const attributes = countAttributes(query);
   if (attributes === undefined) return null;
   const totals = await readTotals();
