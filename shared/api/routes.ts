@@ -300,7 +300,7 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.listTickets, ...G.filteredTickets], files: [],
+    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.viewCounts, ...G.listTickets, ...G.filteredTickets], files: [],
     doc: {
       tag: 'Tickets',
       summary: 'List tickets with their followups and attachments',

@@ -137,6 +137,8 @@ export const GRANTS = {
   /** A webhook event written with the change it announces. */
   outbox: [on(['PutItem'], P.outbox)],
   countsTotals: [on(['Query'], P.counts)],
+  /** An agent view's count item (store/ticket-counts.ts readViewCount). */
+  viewCounts: [on(['GetItem'], P.countsViews)],
   listTickets: [{ index: INDEXES.gsi1.name }, { index: INDEXES.gsi2.name }],
   /**
    * Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), their page

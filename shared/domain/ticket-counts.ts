@@ -43,11 +43,43 @@ export interface TicketRecord {
 export interface CountChanges {
   /** The new state of each ticket to store, with the state it replaces (undefined: never counted). */
   counted: { ticket: number; next: Counted; previous: Counted | undefined }[];
-  /** Deltas of the totals: `s<status>`, `q<queue>`, ... and `arr<queue>` (writes that reserved in the queue, counted once each). */
+  /** Deltas of the totals: `s<status>`, `q<queue>`, `a<assignee>`, `p<priority>` and `arr<queue>` (writes that reserved in the queue, counted once each). */
   totals: Map<string, number>;
+  /** Deltas per agent view count item (by viewCountId), per attribute `s<status>`. */
+  views: Map<string, { item: ViewCountItem; deltas: Map<string, number> }>;
   /** Deltas per block number, per attribute `c<sub-block>_<status>`. */
   blocks: Map<number, Map<string, number>>;
 }
+
+/**
+ * The agent views' counts, one small item per view partition without its status: status × queue
+ * (`sq`, by queue), status × assignee (`sa`, by assignee), status × queue × assignee (`sqa`, by
+ * queue and assignee), each holding `s<status>`. Kept apart from the totals because their number
+ * grows with queues × assignees: in the totals they would make every count transaction and every
+ * list page's read grow with the helpdesk (and, past 400 KB, stop the counts).
+ */
+export type CountView = 'sq' | 'sa' | 'sqa';
+export interface ViewCountItem {
+  view: CountView;
+  queue?: string;
+  assignee?: string;
+}
+
+/** One name per view count item (store/keys.ts spells its key). */
+export const viewCountId = ({ view, queue, assignee }: ViewCountItem) => `${view}#${queue ?? ''}#${assignee ?? ''}`;
+
+/** The view count items a ticket in `state` counts in (none for a state counted before assignees were). */
+export function viewCountItems(state: CountedState): ViewCountItem[] {
+  if (state.assigned === undefined) return [];
+  const queue = String(state.queue);
+  return [
+    { view: 'sq', queue },
+    { view: 'sa', assignee: state.assigned },
+    { view: 'sqa', queue, assignee: state.assigned },
+  ];
+}
+
+export const statusAttribute = (status: number) => `s${status}`;
 
 const add = (map: Map<string, number>, key: string, delta: number) => map.set(key, (map.get(key) ?? 0) + delta);
 
@@ -82,7 +114,7 @@ function reservingWritesPerTicket(records: TicketRecord[]): Map<number, Map<numb
  * late, or after a retry of a batch that had partly applied.
  */
 export function countChanges(records: TicketRecord[], counted: Map<number, Counted>): CountChanges {
-  const changes: CountChanges = { counted: [], totals: new Map(), blocks: new Map() };
+  const changes: CountChanges = { counted: [], totals: new Map(), blocks: new Map(), views: new Map() };
   const blockDeltas = (id: number) => {
     const block = Math.floor(id / TICKET_BLOCK);
     let deltas = changes.blocks.get(block);
@@ -91,6 +123,12 @@ export function countChanges(records: TicketRecord[], counted: Map<number, Count
   };
   const count = (id: number, state: CountedState, delta: number) => {
     for (const attribute of totalsAttributes(state)) add(changes.totals, attribute, delta);
+    for (const item of viewCountItems(state)) {
+      const id = viewCountId(item);
+      let view = changes.views.get(id);
+      if (!view) changes.views.set(id, (view = { item, deltas: new Map<string, number>() }));
+      add(view.deltas, statusAttribute(state.status), delta);
+    }
     add(blockDeltas(id), subBlockAttribute(id, state.status), delta);
   };
   const reservingWrites = reservingWritesPerTicket(records);
@@ -114,6 +152,10 @@ export function countChanges(records: TicketRecord[], counted: Map<number, Count
     for (const [key, delta] of deltas) if (delta === 0) deltas.delete(key);
     if (!deltas.size) changes.blocks.delete(block);
   }
+  for (const [id, { deltas }] of changes.views) {
+    for (const [key, delta] of deltas) if (delta === 0) deltas.delete(key);
+    if (!deltas.size) changes.views.delete(id);
+  }
   return changes;
 }
 
@@ -121,17 +163,64 @@ const definedOf = (state: CountedState): CountedState => Object.fromEntries(Obje
 
 /**
  * The totals attributes a ticket in `state` counts in: `s<status>`, `q<queue>`, and, where the
- * state has them, `a<assignee>`, `p<priority>` and the agent views' `sq<status>_<queue>`,
- * `sa<status>_<assignee>`, `sqa<status>_<queue>_<assignee>` (domain/ticket-list-query.ts
- * countAttributes reads them).
+ * state has them, `a<assignee>` and `p<priority>` (domain/ticket-list-query.ts countSourceOf reads
+ * them): bounded by statuses + queues + assignees + priorities. The agent views' counts are in
+ * items of their own (viewCountItems).
  */
 export function totalsAttributes(state: CountedState): string[] {
   const { status: s, queue: q, assigned: a, priority: p } = state;
-  const attributes = [`s${s}`, `q${q}`];
+  const attributes = [statusAttribute(s), `q${q}`];
   if (p !== undefined) attributes.push(`p${p}`);
-  if (a !== undefined) attributes.push(`a${a}`, `sq${s}_${q}`, `sa${s}_${a}`, `sqa${s}_${q}_${a}`);
+  if (a !== undefined) attributes.push(`a${a}`);
   return attributes;
 }
+
+/**
+ * The agent views' counts as an earlier version kept them on the totals items
+ * (`sq<status>_<queue>`, `sa<status>_<assignee>`, `sqa<status>_<queue>_<assignee>`): the view
+ * count item and status each belongs to, for the upgrade that moves them (store/ticket-counts.ts
+ * moveViewCountsOutOfTotals). Undefined for any other attribute.
+ */
+export function legacyViewCount(attribute: string): { item: ViewCountItem; status: number } | undefined {
+  const m = /^(sqa|sq|sa)(\d)_(\d+|none)(?:_(\d+|none))?$/.exec(attribute);
+  if (!m) return undefined;
+  const [, view, status, first, second] = m;
+  if (view === 'sqa' && second !== undefined) return { item: { view, queue: first!, assignee: second }, status: Number(status) };
+  if (view === 'sq' && second === undefined && first !== 'none') return { item: { view, queue: first! }, status: Number(status) };
+  if (view === 'sa' && second === undefined) return { item: { view, assignee: first! }, status: Number(status) };
+  return undefined;
+}
+
+/**
+ * The actions of one count transaction: a Put per ticket's counted state, an Update per block
+ * item and per view count item, and the two totals items.
+ */
+export const transactionActions = (changes: CountChanges) => changes.counted.length + changes.blocks.size + changes.views.size + (changes.totals.size ? 2 : 0);
+
+/**
+ * The tickets (in id order) cut into runs whose count transaction fits `maxActions`: each ticket
+ * adds its counted state, and the block item and view count items of its state before and after
+ * that the run does not touch yet (both totals items always counted).
+ */
+export function chunkMoves(moves: { ticket: number; previous?: CountedState; next?: CountedState }[], maxActions: number): number[][] {
+  const result: number[][] = [];
+  let chunk: number[] = [];
+  let shared = new Set<string>();
+  for (const move of [...moves].sort((a, b) => a.ticket - b.ticket)) {
+    const touched = [`block#${Math.floor(move.ticket / TICKET_BLOCK)}`, ...[move.previous, move.next].flatMap((s) => (s && s.status !== 0 ? viewCountItems(s).map(viewCountId) : []))];
+    const added = new Set(touched.filter((t) => !shared.has(t))).size;
+    if (chunk.length && chunk.length + 1 + shared.size + added + 2 > maxActions) {
+      result.push(chunk);
+      chunk = [];
+      shared = new Set();
+    }
+    chunk.push(move.ticket);
+    for (const t of touched) shared.add(t);
+  }
+  if (chunk.length) result.push(chunk);
+  return result;
+}
+
 
 /** Live tickets per sub-block (by its first id) of one block item, only the given statuses. */
 export function subBlockCounts(block: number, attributes: Record<string, unknown>, statuses?: Set<number>): { start: number; count: number }[] {
@@ -145,7 +234,7 @@ export function subBlockCounts(block: number, attributes: Record<string, unknown
   return [...counts].filter(([, n]) => n > 0).map(([start, count]) => ({ start, count })).sort((a, b) => a.start - b.start);
 }
 
-/** The count of the given statuses (all when undefined) in a totals item. */
+/** The count of the given statuses (all when undefined) in a totals item or a view count item (`s<status>`). */
 export function totalOf(totals: Record<string, unknown> | undefined, statuses?: Set<number>): number {
   let total = 0;
   for (const [attribute, value] of Object.entries(totals ?? {})) {

@@ -8,7 +8,8 @@ import { ValidationError } from './errors';
 import { MESSAGES } from './fields';
 import { PRIORITY_VALUES, type Ticket } from './records';
 import { parseStatusFilter } from './status-filter';
-import { isWholeTableDimension, type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
+import { statusAttribute, type ViewCountItem } from './ticket-counts';
+import { type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
 
 export { AGENT_VIEWS, isWholeTableDimension, LISTED_DIMENSIONS, LISTING_ORDERS, orderOf, type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
 
@@ -175,17 +176,25 @@ export function stillMatches(query: TicketListQuery, ticket: Ticket): boolean {
 }
 
 /**
- * The attribute names of the totals item (store/ticket-counts.ts) whose sum is the list's `count`,
- * or undefined where no count is kept: a list whose source holds exactly its tickets (no residual
- * filter, no `since` bound) of a dimension the counts are kept by.
+ * Where a list's `count` is kept, from its filters alone (whatever index serves the list, in any
+ * order): no filter, every ticket; statuses alone, queue alone, assignee alone or priority alone,
+ * the totals' `s…`, `q…`, `a…`, `p…`; statuses with a queue and/or an assignee, or a queue with an
+ * assignee, an agent view's count item (domain/ticket-counts.ts viewCountItems: its statuses, or
+ * all of them). Undefined (a `null` count) for the rest: a submitter, a time filter, a priority
+ * with anything else.
  */
-export function countAttributes(query: TicketListQuery): string[] | 'all' | undefined {
-  if (query.kind === 'ids') return query.statuses ? [...query.statuses].map((s) => `s${s}`) : 'all';
-  const { source, residual } = query;
-  if (Object.keys(residual).length || source.dimension === 'submitter' || source.since !== undefined) return undefined;
-  if (isWholeTableDimension(source.dimension)) return 'all';
-  const prefix: Record<string, string> = { queue: 'q', assigned: 'a', priority: 'p', 'status-queue': 'sq', 'status-assigned': 'sa', 'status-queue-assigned': 'sqa' };
-  // Every order of a view counts the same tickets: its id order's counts.
-  const view = source.dimension.split('@')[0]!;
-  return source.values!.map((v) => `${prefix[view]}${v.replaceAll('#', '_')}`);
+export type CountSource = { totals: 'all' | string[] } | { view: ViewCountItem; statuses?: Set<number> };
+
+export function countSourceOf(query: TicketListQuery): CountSource | undefined {
+  const { statuses, queue, assignee, priority, email, createdSince, updatedSince } = query.kind === 'ids' ? { statuses: query.statuses } : query.filters;
+  if (email !== undefined || createdSince !== undefined || updatedSince !== undefined) return undefined;
+  if (priority !== undefined) return statuses || queue !== undefined || assignee !== undefined ? undefined : { totals: [`p${priority}`] };
+  const withStatuses = statuses ? { statuses } : {};
+  if (queue !== undefined && assignee !== undefined) return { view: { view: 'sqa', queue, assignee }, ...withStatuses };
+  if (statuses && queue !== undefined) return { view: { view: 'sq', queue }, statuses };
+  if (statuses && assignee !== undefined) return { view: { view: 'sa', assignee }, statuses };
+  if (queue !== undefined) return { totals: [`q${queue}`] };
+  if (assignee !== undefined) return { totals: [`a${assignee}`] };
+  if (statuses) return { totals: [...statuses].sort((a, b) => a - b).map(statusAttribute) };
+  return { totals: 'all' };
 }

@@ -1,5 +1,6 @@
 /**
- * Brings a table written by an earlier version up to this one: ticket counts (store/ticket-counts.ts)
+ * Brings a table written by an earlier version up to this one: ticket counts (store/ticket-counts.ts;
+ * the agent views' counts an earlier version kept on the totals items moved to their own items)
  * and listing records (store/listings.ts) and page snapshots (store/page-snapshots.ts) from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
  * refs existed. Safe to run at any time and more than once: counts are applied through the same
  * idempotent path as the stream (a ticket's current version, which the stream's later records
@@ -13,14 +14,15 @@ import { dynamo } from './clients';
 import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from './keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';
 import { queryPages } from './query';
-import { applyTicketRecords, readTotals, ticketRecordOf } from './ticket-counts';
+import { applyTicketRecords, moveViewCountsOutOfTotals, readTotals, ticketRecordOf } from './ticket-counts';
 import { applyListingWrites, listingWritesOf } from './listings';
 import { writePageSnapshots } from './page-snapshots';
 import { transact } from './transact';
 import type { Attachment, Followup } from '../domain/records';
 import type { TicketRecord } from '../domain/ticket-counts';
 
-export async function backfill(): Promise<{ tickets: number; refs: number; listings: number }> {
+export async function backfill(): Promise<{ tickets: number; refs: number; listings: number; viewCounts: number }> {
+  const viewCounts = await moveViewCountsOutOfTotals();
   let listings = 0;
   let tickets = 0;
   let refs = 0;
@@ -45,14 +47,16 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
     }
     refs += refItems.length;
   }
-  return { tickets, refs, listings };
+  return { tickets, refs, listings, viewCounts };
 }
 
 /**
- * The local runtime's start: a backfill when tickets exist but were never counted, or the first
- * ticket has no listing record (a table from before listing records).
+ * The local runtime's start: the agent views' counts moved out of the totals items where an
+ * earlier version kept them there; a backfill when tickets exist but were never counted, or the
+ * first ticket has no listing record (a table from before listing records).
  */
 export async function backfillIfUncounted(): Promise<void> {
+  await moveViewCountsOutOfTotals();
   const first = await queryPages({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition }, Limit: 25 }).next();
   if (first.done || first.value.length === 0) return;
   const ticket = first.value.find((i) => i.type === 'ticket');

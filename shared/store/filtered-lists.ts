@@ -9,13 +9,13 @@
  */
 import { HttpError, NotFound } from '../domain/errors';
 import { isIdCursor, type PageLinks, type PageRequest } from '../domain/pagination';
-import { countAttributes, matchesFilters, stillMatches, type ListingSource, type TicketListQuery } from '../domain/ticket-list-query';
+import { countSourceOf, matchesFilters, stillMatches, type ListingSource, type TicketListQuery } from '../domain/ticket-list-query';
 import { totalOf } from '../domain/ticket-counts';
 import type { TicketCollection } from '../domain/records';
 import { isListingSortKey, keys, orderOf } from './keys';
 import { readListing, sortValue, type ListingQuery } from './listings';
 import { readPageCollections } from './page-snapshots';
-import { readTotals } from './ticket-counts';
+import { readTotals, readViewCount } from './ticket-counts';
 import { listTickets, listTicketsDescending, type TicketPage } from './tickets';
 
 /** A page of a list whose `count` is not kept (a filter without a count of its own: null). */
@@ -108,11 +108,16 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   };
 }
 
-/** The list's `count` where the totals keep it (domain/ticket-list-query.ts countAttributes); null where they do not. */
+/**
+ * The list's `count` where the counts keep it (domain/ticket-list-query.ts countSourceOf): the
+ * totals item, or one agent view's count item (one GetItem), both strongly consistent; null where
+ * they do not.
+ */
 export async function listCount(query: TicketListQuery): Promise<number | null> {
-  const attributes = countAttributes(query);
-  if (attributes === undefined) return null;
+  const source = countSourceOf(query);
+  if (source === undefined) return null;
+  if ('view' in source) return totalOf(await readViewCount(source.view), source.statuses);
   const totals = await readTotals();
-  if (attributes === 'all') return totalOf(totals, undefined);
-  return attributes.reduce((sum, a) => sum + Math.max(0, Number(totals?.[a] ?? 0)), 0);
+  if (source.totals === 'all') return totalOf(totals, undefined);
+  return source.totals.reduce((sum, a) => sum + Math.max(0, Number(totals?.[a] ?? 0)), 0);
 }

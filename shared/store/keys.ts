@@ -8,6 +8,7 @@
  */
 
 import { isWholeTableDimension, LISTED_DIMENSIONS, orderOf, type ListedDimension, type ListingOrder } from '../domain/listing-dimensions';
+import type { ViewCountItem } from '../domain/ticket-counts';
 
 export { isWholeTableDimension, orderOf };
 
@@ -139,6 +140,14 @@ export const keys = {
   countsTotalsLast: { PK: 'COUNTS#ticket', SK: '~TOTALS' },
   countsBlock: (block: number) => ({ PK: 'COUNTS#ticket', SK: `BLOCK#${pad(block)}` }),
   isCountsBlock: (sk: string) => sk.startsWith('BLOCK#'),
+  /**
+   * The agent views' counts (domain/ticket-counts.ts viewCountItems), written by the same consumer
+   * transactions: one small item per view partition without its status (`sq#<queue>`,
+   * `sa#<assignee>`, `sqa#<queue>#<assignee>`, each holding `s<status>`), so the totals stay
+   * bounded by queues + assignees and a view's count is one GetItem.
+   */
+  countsViewPartition: 'COUNTS#view',
+  countsView: ({ view, queue, assignee }: ViewCountItem) => ({ PK: 'COUNTS#view', SK: [view, ...(queue === undefined ? [] : [queue]), ...(assignee === undefined ? [] : [assignee])].join('#') }),
   blockNumber: (sk: string) => Number(sk.slice('BLOCK#'.length)),
   /**
    * What the counts hold of one ticket (its status and queue, and the ticket item version they
@@ -309,6 +318,7 @@ export const PARTITIONS = {
   followupRef: 'FOLLOWUP#*',
   attachmentRef: 'ATTACHMENT#*',
   counts: keys.countsPartition,
+  countsViews: keys.countsViewPartition,
   counted: 'COUNTED#*',
   listed: `${LISTED_PREFIX}*`,
   user: 'USER#*',
@@ -341,7 +351,7 @@ export const PARTITIONS = {
  * The partition keys the ticket counts consumer touches: the counts and counted states, listing records, ticket
  * collections (repairs), refs and file cleanup records.
  */
-export const COUNT_KEY_PATTERNS = [PARTITIONS.counts, PARTITIONS.counted, PARTITIONS.listed, PARTITIONS.ticket, PARTITIONS.followupRef, PARTITIONS.attachmentRef, PARTITIONS.fileCleanups];
+export const COUNT_KEY_PATTERNS = [PARTITIONS.counts, PARTITIONS.countsViews, PARTITIONS.counted, PARTITIONS.listed, PARTITIONS.ticket, PARTITIONS.followupRef, PARTITIONS.attachmentRef, PARTITIONS.fileCleanups];
 
 /** Every attachment object lives under this prefix (the functions may touch nothing else). */
 export const ATTACHMENT_PREFIX = 'attachments/';

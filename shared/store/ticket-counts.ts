@@ -5,9 +5,9 @@
  * delay (well under a second), and are exact: each ticket's counted state is stored beside the
  * counts (`COUNTED#<id>`), written in the same transaction, conditional on what was read.
  */
-import { QueryCommand } from './dynamodb';
+import { GetCommand, QueryCommand } from './dynamodb';
 import { config } from '../config';
-import { TICKET_BLOCK, countChanges, type CountChanges, type Counted, type CountedState, type TicketRecord } from '../domain/ticket-counts';
+import { chunkMoves, countChanges, legacyViewCount, statusAttribute, transactionActions, viewCountId, type CountChanges, type Counted, type CountedState, type TicketRecord, type ViewCountItem } from '../domain/ticket-counts';
 import { dynamo } from './clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { RESERVATION_VERSION } from './items';
@@ -16,28 +16,9 @@ import { ConditionFailed, transact, type TransactItem } from './transact';
 
 type Item = Record<string, unknown>;
 
-/** DynamoDB's limit on actions per transaction (COUNTED items, the blocks they fall in, the two totals). */
-const MAX_ACTIONS = 100;
+/** DynamoDB's limit on actions per transaction (COUNTED items, the blocks and view count items they touch, the two totals). */
+export const MAX_ACTIONS = 100;
 
-/** The tickets in id order, cut where a transaction of their counts would pass MAX_ACTIONS. */
-function chunks(tickets: number[]): number[][] {
-  const result: number[][] = [];
-  let chunk: number[] = [];
-  let blocks = new Set<number>();
-  for (const id of [...tickets].sort((a, b) => a - b)) {
-    const block = Math.floor(id / TICKET_BLOCK);
-    const nextBlocks = blocks.has(block) ? blocks.size : blocks.size + 1;
-    if (chunk.length && chunk.length + 1 + nextBlocks + 2 > MAX_ACTIONS) {
-      result.push(chunk);
-      chunk = [];
-      blocks = new Set();
-    }
-    chunk.push(id);
-    blocks.add(block);
-  }
-  if (chunk.length) result.push(chunk);
-  return result;
-}
 /** Rounds of re-reading after another consumer changed a ticket's counted state under us. */
 const ROUNDS = 5;
 /** A deleted ticket's tombstone outlives the stream's 24-hour retention, then goes. */
@@ -98,6 +79,7 @@ function countTransaction(changes: ReturnType<typeof countChanges>, now: number)
     },
   }));
   for (const [block, deltas] of changes.blocks) items.push({ Update: { TableName: config.tableName, Key: keys.countsBlock(block), ...addExpression(deltas) } });
+  for (const { item, deltas } of changes.views.values()) items.push({ Update: { TableName: config.tableName, Key: keys.countsView(item), ...addExpression(deltas) } });
   if (changes.totals.size) {
     for (const Key of [keys.countsTotalsFirst, keys.countsTotalsLast]) items.push({ Update: { TableName: config.tableName, Key, ...addExpression(changes.totals) } });
   }
@@ -134,22 +116,30 @@ export async function applyTicketRecords(records: TicketRecord[], beforeCommit?:
   const moving = countChanges(records, counted).counted;
   if (!moving.length) return statusChanged;
   await beforeCommit?.(moving);
-  for (const ids of chunks(moving.map((m) => m.ticket))) {
+  const applyChunk = async (ids: number[]): Promise<void> => {
     const chunk = new Set(ids);
     const mine = records.filter((r) => chunk.has(r.ticket));
     let changes = countChanges(mine, counted);
     for (let round = 1; changes.counted.length; round++) {
+      // A re-read state (another consumer's) may touch view count items the cut did not foresee.
+      if (transactionActions(changes) > MAX_ACTIONS && ids.length > 1) {
+        await applyChunk(ids.slice(0, ids.length >> 1));
+        await applyChunk(ids.slice(ids.length >> 1));
+        return;
+      }
       try {
         await commit(changes);
-        break;
+        return;
       } catch (error) {
         // Another consumer (a retried batch, a replay) changed a counted state since the read.
         if (!(error instanceof ConditionFailed) || round === ROUNDS) throw error;
       }
-      changes = countChanges(mine, await readCounted(ids));
+      for (const [ticket, state] of await readCounted(ids)) counted.set(ticket, state);
+      changes = countChanges(mine, counted);
       if (changes.counted.length) await beforeCommit?.(changes.counted);
     }
-  }
+  };
+  for (const ids of chunkMoves(moving.map(({ ticket, previous, next }) => ({ ticket, previous, next })), MAX_ACTIONS)) await applyChunk(ids);
   return statusChanged;
 }
 
@@ -168,6 +158,70 @@ export async function readCounts(from: 'first' | 'last', limit: number, startKey
   );
   return { items: out.Items ?? [], next: out.LastEvaluatedKey };
 }
+
+/** One agent view's count item (`s<status>`: domain/ticket-counts.ts viewCountItems), strongly consistent like the totals. */
+export async function readViewCount(item: ViewCountItem): Promise<Item | undefined> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.countsView(item), ConsistentRead: true }));
+  return out.Item;
+}
+
+/**
+ * Upgrades a table whose totals items still hold the agent views' counts (an earlier version kept
+ * `sq…`, `sa…`, `sqa…` there): moves them into the view count items, each transaction removing a
+ * run of them from both totals items (conditional on the values read) and adding them to their
+ * items, so a count moves exactly once, and changes the consumer counted meanwhile (into the view
+ * items already) add up. Returns the attributes moved; nothing to do once done.
+ */
+export async function moveViewCountsOutOfTotals(): Promise<number> {
+  let moved = 0;
+  for (let round = 0; ; round++) {
+    const totals = await readTotals();
+    const legacy = Object.entries(totals ?? {}).flatMap(([attribute, value]) => {
+      const found = legacyViewCount(attribute);
+      return found ? [{ attribute, value: Number(value), ...found }] : [];
+    });
+    if (!legacy.length) return moved;
+    let conflicted = false;
+    // Runs within an expression's 4 KB (100 attributes) and a transaction's 100 actions.
+    for (let i = 0; i < legacy.length; i += LEGACY_PER_TRANSACTION) {
+      const run = legacy.slice(i, i + LEGACY_PER_TRANSACTION);
+      const views = new Map<string, { item: ViewCountItem; deltas: Map<string, number> }>();
+      for (const { item, status, value } of run) {
+        const id = viewCountId(item);
+        if (!views.has(id)) views.set(id, { item, deltas: new Map() });
+        const deltas = views.get(id)!.deltas;
+        deltas.set(statusAttribute(status), (deltas.get(statusAttribute(status)) ?? 0) + value);
+      }
+      const names = Object.fromEntries(run.map(({ attribute }, n) => [`#r${n}`, attribute]));
+      const remove = `REMOVE ${run.map((_, n) => `#r${n}`).join(', ')}`;
+      const actions: TransactItem[] = [
+        {
+          Update: {
+            TableName: config.tableName,
+            Key: keys.countsTotalsFirst,
+            UpdateExpression: remove,
+            ConditionExpression: run.map((_, n) => `#r${n} = :r${n}`).join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: Object.fromEntries(run.map(({ value }, n) => [`:r${n}`, value])),
+          },
+        },
+        { Update: { TableName: config.tableName, Key: keys.countsTotalsLast, UpdateExpression: remove, ExpressionAttributeNames: names } },
+        ...[...views.values()].map(({ item, deltas }) => ({ Update: { TableName: config.tableName, Key: keys.countsView(item), ...addExpression(deltas) } })),
+      ];
+      try {
+        await transact(actions);
+        moved += run.length;
+      } catch (error) {
+        // The consumer of an earlier version changed one of them since the read: read again.
+        if (!(error instanceof ConditionFailed) || round === ROUNDS) throw error;
+        conflicted = true;
+      }
+    }
+    if (!conflicted) return moved;
+  }
+}
+/** Legacy attributes moved per transaction: at most 98 view items besides the two totals, and a condition expression under 4 KB. */
+const LEGACY_PER_TRANSACTION = 90;
 
 /** The totals item alone (per status `s<n>`, per queue `q<id>`), strongly consistent. */
 export async function readTotals(): Promise<Item | undefined> {

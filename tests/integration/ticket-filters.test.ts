@@ -8,7 +8,7 @@
  * wants a change applied, and knows every ticket the table holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, GetCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/store/dynamodb';
 import { ADMIN_ID, clientFor, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -111,8 +111,11 @@ describe('filters return exactly the matching tickets, in id order, across curso
     expect(ids).toEqual(expected);
     const reversed = await listIds(`${query()}&ordering=-id`);
     expect(reversed.ids).toEqual([...expected].reverse());
-    // count where the totals keep one (a queue, an assignee, a priority), else null
-    expect(pages[0]!.count).toBe(query().startsWith('submitter') ? null : expected.length);
+    // count where the counts keep one (a queue, an assignee, a priority), in every ordering, else null
+    const count = query().startsWith('submitter') ? null : expected.length;
+    expect(pages[0]!.count).toBe(count);
+    expect(reversed.pages[0]!.count).toBe(count);
+    for (const ordering of ['-created', 'due_date', 'priority']) expect((await api.call('GET', `/api/tickets/?page_size=1&${query()}&ordering=${ordering}`)).body.count, ordering).toBe(count);
     // each ticket listed is the whole ticket, as GET shows it
     const first = pages[0]!.results[0];
     expect(first).toEqual((await api.call('GET', `/api/tickets/${first.id}/`)).body);
@@ -218,13 +221,82 @@ describe('filters combine: every combination, in every ordering, exactly the mat
             for (const [sign, want] of [['', expected], ['-', [...expected].reverse()]] as const) {
               const { ids, pages } = await listIds(`${query}&ordering=${sign}${ordering}`);
               expect(ids, `${query}&ordering=${sign}${ordering}`).toEqual(want);
-              // The agent views keep an exact count in every ordering.
-              if (status && (q !== undefined || assigned !== undefined)) expect(pages[0]!.count, query).toBe(expected.length);
+              // Status, queue and assignee in any combination keep an exact count, in every ordering.
+              expect(pages[0]!.count, `${query}&ordering=${sign}${ordering}`).toBe(expected.length);
             }
           }
         }
       }
     }
+  }, 120_000);
+
+  /** Every combination of status, queue and assignee answers its exact count (in an ordering no index of it serves). */
+  const expectCountsExact = async (when: string) => {
+    for (const status of [...STATUS, '2,3']) {
+      for (const q of [undefined, queue, 1]) {
+        for (const assigned of [undefined, null, agent.id, ADMIN_ID]) {
+          const f = { status, queue: q, assigned };
+          const query = queryOf(f);
+          const reply = await api.call('GET', `/api/tickets/?page_size=1&${query}&ordering=-created`);
+          expect(reply.body.count, `${when}: ${query}`).toBe(all().filter(matcher(f)).length);
+        }
+      }
+    }
+  };
+
+  it('the counts of status, queue and assignee in every combination stay exact through creates, moves and deletes', async () => {
+    await expectCountsExact('as made');
+    const created = [await make({ title: 'new in the view', queue, assigned_to: agent.id }), await make({ title: 'new unassigned', queue: 1 })];
+    await runtime.drainTableStream();
+    await expectCountsExact('after creates');
+    await patch(created[0]!.id, { status: 2, queue: 1, assigned_to: ADMIN_ID });
+    await patch(created[1]!.id, { assigned_to: agent.id });
+    await runtime.drainTableStream();
+    await expectCountsExact('after moves');
+    for (const t of created) {
+      expect((await api.call('DELETE', `/api/tickets/${t.id}/`)).status).toBe(204);
+      tickets.delete(t.id);
+    }
+    await runtime.drainTableStream();
+    await expectCountsExact('after deletes');
+  }, 120_000);
+
+  it('a table whose totals items hold the views\' counts (an earlier version) is upgraded by the backfill: moved once, exact, changes made meanwhile kept', async () => {
+    // As an earlier version left it: the views' counts as attributes of both totals items, no view count items.
+    const views = (await dynamo.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': store.keys.countsViewPartition }, ConsistentRead: true }))).Items ?? [];
+    expect(views.length).toBeGreaterThan(3);
+    const legacy: Record<string, number> = {};
+    for (const view of views) {
+      const [kind, ...values] = String(view.SK).split('#');
+      for (const [attribute, n] of Object.entries(view)) if (/^s\d$/.test(attribute) && Number(n) !== 0) legacy[`${kind}${attribute.slice(1)}_${values.join('_')}`] = Number(n);
+      await dynamo.send(new DeleteCommand({ TableName: table(), Key: { PK: view.PK, SK: view.SK } }));
+    }
+    const entries = Object.entries(legacy);
+    for (const Key of [store.keys.countsTotalsFirst, store.keys.countsTotalsLast]) {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key,
+          UpdateExpression: `SET ${entries.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(entries.map(([a], i) => [`#a${i}`, a])),
+          ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+        }),
+      );
+    }
+    // A change counted by this version before the upgrade ran: into the view count items already.
+    const moved = all().find((t) => t.queue === queue && t.assigned_to === agent.id)!;
+    await patch(moved.id, { assigned_to: null });
+    await runtime.drainTableStream();
+
+    const done = await store.backfill();
+    expect(done.viewCounts).toBe(entries.length);
+    await expectCountsExact('after the upgrade');
+    for (const Key of [store.keys.countsTotalsFirst, store.keys.countsTotalsLast]) {
+      const totals = (await dynamo.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }))).Item!;
+      expect(Object.keys(totals).filter((a) => /^(sq|sa)/.test(a))).toEqual([]);
+    }
+    expect((await store.backfill()).viewCounts).toBe(0);
+    await expectCountsExact('after a second run');
   }, 120_000);
 
   it('with priority, submitter_email and created_since besides: checked on the tickets read, count null', async () => {

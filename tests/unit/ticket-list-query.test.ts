@@ -1,6 +1,6 @@
 /** The ticket list's filters and ordering: which index a query asks for, and the 400s (domain/ticket-list-query.ts). */
 import { describe, expect, it } from 'vitest';
-import { countAttributes, ORDERINGS, parseTicketListQuery, stillMatches } from '../../shared/domain/ticket-list-query';
+import { countSourceOf, ORDERINGS, parseTicketListQuery, stillMatches } from '../../shared/domain/ticket-list-query';
 import { ValidationError } from '../../shared/domain/errors';
 import type { Ticket } from '../../shared/domain/records';
 
@@ -65,7 +65,7 @@ describe('parseTicketListQuery', () => {
       residual: ['createdSince', 'statuses', 'updatedSince'],
       ascending: false,
     });
-    expect(countAttributes(parseTicketListQuery({ created_since: '2030-01-01', ordering: 'id' }))).toBeUndefined();
+    expect(countSourceOf(parseTicketListQuery({ created_since: '2030-01-01', ordering: 'id' }))).toBeUndefined();
   });
 
   it('every ordering combines with every filter: no combination answers 400', () => {
@@ -74,20 +74,31 @@ describe('parseTicketListQuery', () => {
     }
   });
 
-  it('the counts kept: the agent views, one queue, assignee or priority, and every ticket; null with anything to check', () => {
-    expect(countAttributes(parseTicketListQuery({ status: '1,2', queue: '3' }))).toEqual(['sq1_3', 'sq2_3']);
-    expect(countAttributes(parseTicketListQuery({ status: '1', assigned_to: 'none' }))).toEqual(['sa1_none']);
-    expect(countAttributes(parseTicketListQuery({ status: '1', queue: '3', assigned_to: '4' }))).toEqual(['sqa1_3_4']);
-    expect(countAttributes(parseTicketListQuery({ priority: '2' }))).toEqual(['p2']);
-    expect(countAttributes(parseTicketListQuery({ ordering: 'created' }))).toBe('all');
-    expect(countAttributes(parseTicketListQuery({ ordering: '-due_date' }))).toBe('all');
-    // Every ordering of an agent view: its id order's count.
-    expect(countAttributes(parseTicketListQuery({ status: '1,2', queue: '3', ordering: '-priority' }))).toEqual(['sq1_3', 'sq2_3']);
-    expect(countAttributes(parseTicketListQuery({ status: '1', queue: '3', assigned_to: '4', ordering: 'modified' }))).toEqual(['sqa1_3_4']);
-    expect(countAttributes(parseTicketListQuery({ status: '1', queue: '3', created_since: '2030-01-01', ordering: 'created' }))).toBeUndefined();
-    expect(countAttributes(parseTicketListQuery({ status: '1' }))).toEqual(['s1']);
-    expect(countAttributes(parseTicketListQuery({ queue: '3', priority: '2' }))).toBeUndefined();
-    expect(countAttributes(parseTicketListQuery({ created_since: '2030-01-01' }))).toBeUndefined();
+  it('the count comes from the filters alone, in every ordering: the agent views from their count items, one status, queue, assignee or priority from the totals', () => {
+    const count = (query: Record<string, string>) => countSourceOf(parseTicketListQuery(query));
+    for (const ordering of [undefined, ...ORDERINGS]) {
+      const ordered: Record<string, string> = ordering ? { ordering } : {};
+      expect(count({ ...ordered })).toEqual({ totals: 'all' });
+      expect(count({ status: '2,1', ...ordered })).toEqual({ totals: ['s1', 's2'] });
+      expect(count({ queue: '3', ...ordered })).toEqual({ totals: ['q3'] });
+      expect(count({ assigned_to: 'none', ...ordered })).toEqual({ totals: ['anone'] });
+      expect(count({ priority: '2', ...ordered })).toEqual({ totals: ['p2'] });
+      expect(count({ status: '1,2', queue: '3', ...ordered })).toEqual({ view: { view: 'sq', queue: '3' }, statuses: new Set([1, 2]) });
+      expect(count({ status: '1', assigned_to: 'none', ...ordered })).toEqual({ view: { view: 'sa', assignee: 'none' }, statuses: new Set([1]) });
+      expect(count({ status: '1', queue: '3', assigned_to: '4', ...ordered })).toEqual({ view: { view: 'sqa', queue: '3', assignee: '4' }, statuses: new Set([1]) });
+      // A queue and an assignee without a status: the status × queue × assignee item, every status.
+      expect(count({ queue: '3', assigned_to: '4', ...ordered })).toEqual({ view: { view: 'sqa', queue: '3', assignee: '4' } });
+    }
+  });
+
+  it('no count (null) for a submitter, a time filter, or a priority with another filter', () => {
+    const count = (query: Record<string, string>) => countSourceOf(parseTicketListQuery(query));
+    expect(count({ submitter_email: 'a@b.c' })).toBeUndefined();
+    expect(count({ status: '1', queue: '3', created_since: '2030-01-01', ordering: 'created' })).toBeUndefined();
+    expect(count({ updated_since: '2030-01-01' })).toBeUndefined();
+    expect(count({ queue: '3', priority: '2' })).toBeUndefined();
+    expect(count({ status: '1', priority: '2', ordering: 'due_date' })).toBeUndefined();
+    expect(count({ assigned_to: '4', submitter_email: 'a@b.c', ordering: '-created' })).toBeUndefined();
   });
 
   it('bad values are field errors, all at once', () => {
