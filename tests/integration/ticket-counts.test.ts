@@ -301,3 +301,33 @@ describe('list pages in a large table (simulated)', () => {
     expect(bad.body).toEqual({ detail: 'Invalid cursor' });
   });
 });
+
+describe('counts of a helpdesk with many queues and agents', () => {
+  it('the totals item stays small with 50 queues × 50 agents: the views count in items of their own, each exact', async () => {
+    const { applyTicketRecords } = await import('../../shared/store/ticket-counts');
+    const { itemSize } = await import('../../bench/item-size');
+    // One ticket per queue × assignee (statuses cycling), counted by the consumer's own code, on ids
+    // and queues no other test uses (uncounted at the end).
+    const QUEUES = 50;
+    const AGENTS = 50;
+    const FIRST = 10 ** 9;
+    const stateOf = (i: number) => ({ status: (i % 5) + 1, queue: 5000 + Math.floor(i / AGENTS), assigned: String(6000 + (i % AGENTS)), priority: 3 });
+    const records = Array.from({ length: QUEUES * AGENTS }, (_, i) => ({ ticket: FIRST + i, version: 1, state: stateOf(i) }));
+    const before = itemSize(await totals());
+    await applyTicketRecords(records);
+    const size = itemSize(await totals());
+    // 100 more queue and assignee counts: about a kilobyte more, not 2,500 × 3 view counts (35 KB before they moved).
+    expect(size - before).toBeLessThan(1500);
+    expect(size).toBeLessThan(4096); // a list page's count: one read unit
+    for (const i of [0, 1, 1249, 2499]) {
+      const { status, queue, assigned } = stateOf(i);
+      expect(await count(`&status=${status}&queue=${queue}&assigned_to=${assigned}`)).toBe(1);
+      expect(await count(`&queue=${queue}&assigned_to=${assigned}&ordering=-created`)).toBe(1);
+      expect(await count(`&status=${status}&queue=${queue}&ordering=due_date`)).toBe(records.filter((r) => r.state.status === status && r.state.queue === queue).length);
+      expect(await count(`&status=${status}&assigned_to=${assigned}`)).toBe(records.filter((r) => r.state.status === status && r.state.assigned === assigned).length);
+    }
+    await applyTicketRecords(records.map(({ ticket }) => ({ ticket, version: 0 })));
+    expect(await count(`&queue=5000&assigned_to=6000`)).toBe(0);
+    expect(await count(`&status=1&queue=5000`)).toBe(0);
+  }, 120_000);
+});
