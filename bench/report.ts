@@ -565,8 +565,9 @@ recovery of the table adds about $0.20 per GB-month. Writes are the dearest requ
 bills two write units per KB of each item, and a request's transaction holds only the items of its
 own record (docs/data-model.md). The ticket counts are kept off the request path by the CountTickets
 function on the table's stream: per ticket write it adds one Lambda invocation share (batches of up
-to 100 records) and under 1 write unit in bursts, about 8 for a lone write (its transaction rewrites
-the count block and both totals items); stream reads by Lambda are free. A list page's read units do
+to 100 records) and under 1 write unit in bursts, about 14 for a lone write (its transaction rewrites
+its counted state, the count block, both totals items and its agent views' three count items, each
+under 1 KB whatever the number of queues and agents: bench/counts.ts); stream reads by Lambda are free. A list page's read units do
 not grow with the table (docs/benchmarks.md, "Scale").
 
 ## What the stream consumer writes per change
@@ -579,8 +580,13 @@ status, queue or assignee change every order of the agent views it is part of), 
 snapshot (one Query of its collection and one put) and the change events. Why the records are worth
 their writes: every agent view in every ordering is then a page of 3–5 requests and about 14 read
 units at any table size, with an exact count (docs/data-model.md, "Filtered lists"). Measured by the bench for one change alone (the stream drained
-before and after it), so a lone write pays the whole counts transaction (the block and both totals
-items); in a burst the tickets of a batch share it (docs/data-model.md, "The stream consumer").
+before and after it), so a lone write pays the whole counts transaction (the block, both totals
+items and the agent view count items it leaves and enters); in a burst the tickets of a batch share
+it (docs/data-model.md, "The stream consumer"). DynamoDB Local, which the bench runs on, reports
+fewer units for a transaction than DynamoDB bills: 2 for the counts transaction of a lone create or
+status change, which DynamoDB bills 14 (2 per KB of each of its 7 items, as bench/counts.ts computes
+from their sizes), so the write units below are about 12 low per create, status, queue or
+assignee change and DELETE.
 
 | Change | Consumer requests | Read units | Write units | DynamoDB per million | The request itself, per million | Together |
 |---|---|---|---|---|---|---|
