@@ -1,7 +1,8 @@
 /**
- * Ticket counts kept from the table's stream (store/ticket-counts.ts applies them): per status, per
- * queue, and per run of 25 ticket ids, which is what a list page needs for its `count` and to find
- * where page N starts. Pure rules: from what the counts hold of each ticket and what the stream says
+ * Ticket counts kept from the table's stream (store/ticket-counts.ts applies them): per status,
+ * queue, assignee and priority (the totals), per agent view (status × queue, × assignee, × both: an
+ * item per view partition), and per run of 25 ticket ids, which is what a list page needs for its
+ * `count` and to find where page N starts. Pure rules: from what the counts hold of each ticket and what the stream says
  * it is now, the changes to apply, so that a duplicate, late or replayed record changes nothing.
  */
 import { arrivalsAttribute } from './queue-delete';

@@ -101,7 +101,7 @@ export type CountedMoves = CountChanges['counted'];
  *
  * Round trips, which a burst makes slow (each waits behind the burst's requests): the counted
  * states of the whole batch are read at once and `beforeCommit` gets all its tickets at once; only
- * the transactions go one after another (they share the totals). A transaction whose condition
+ * the transactions go one after another (they share the totals and view count items). A transaction whose condition
  * fails (another consumer moved one of its tickets) reads its tickets again, up to ROUNDS times.
  */
 export async function applyTicketRecords(records: TicketRecord[], beforeCommit?: (moves: CountedMoves) => Promise<void>): Promise<number[]> {
@@ -139,7 +139,7 @@ export async function applyTicketRecords(records: TicketRecord[], beforeCommit?:
       if (changes.counted.length) await beforeCommit?.(changes.counted);
     }
   };
-  for (const ids of chunkMoves(moving.map(({ ticket, previous, next }) => ({ ticket, previous, next })), MAX_ACTIONS)) await applyChunk(ids);
+  for (const ids of chunkMoves(moving, MAX_ACTIONS)) await applyChunk(ids);
   return statusChanged;
 }
 
