@@ -330,4 +330,39 @@ describe('counts of a helpdesk with many queues and agents', () => {
     expect(await count(`&queue=5000&assigned_to=6000`)).toBe(0);
     expect(await count(`&status=1&queue=5000`)).toBe(0);
   }, 120_000);
+
+  it('a run of tickets another consumer moved meanwhile into view items of their own is applied in smaller transactions, each within 100 actions', async () => {
+    const { applyTicketRecords } = await import('../../shared/store/ticket-counts');
+    const FIRST = 2 * 10 ** 9;
+    const TICKETS = 23; // from one shared view combination into one each: 23 + 1 block + 3 + 69 + 2 totals = 98 actions
+    const ids = Array.from({ length: TICKETS }, (_, i) => FIRST + i);
+    await applyTicketRecords(ids.map((ticket) => ({ ticket, version: 1, state: { status: 1, queue: 7000, assigned: '8000', priority: 3 } })));
+    const later = ids.map((ticket, i) => ({ ticket, version: 3, state: { status: 2, queue: 7001 + i, assigned: String(8001 + i), priority: 3 } }));
+    // Another consumer (a replayed batch) counts version 2 of each, in a combination of its own, after this one read version 1.
+    const between = ids.map((ticket, i) => ({ ticket, version: 2, state: { status: 3, queue: 7100 + i, assigned: String(8100 + i), priority: 3 } }));
+    const transactions: number[] = [];
+    const stop = dynamo.intercept(async (call, next) => {
+      if (call.operation === 'TransactWriteItems') transactions.push((call.input.TransactItems as unknown[]).length);
+      return next();
+    });
+    try {
+      let interfered = false;
+      await applyTicketRecords(later, async () => {
+        if (interfered) return;
+        interfered = true;
+        await applyTicketRecords(between);
+      });
+    } finally {
+      stop();
+    }
+    // Re-read, the run leaves 23 combinations and enters 23 others (164 actions): it is halved.
+    expect(Math.max(...transactions)).toBeLessThanOrEqual(100);
+    expect(transactions.length).toBeGreaterThanOrEqual(4); // the other consumer's, the refused one, two halves
+    expect(await count('&queue=7000&assigned_to=8000')).toBe(0);
+    for (const i of [0, 11, 22]) {
+      expect(await count(`&status=2&queue=${7001 + i}&assigned_to=${8001 + i}`)).toBe(1);
+      expect(await count(`&queue=${7100 + i}&assigned_to=${8100 + i}`)).toBe(0);
+    }
+    await applyTicketRecords(ids.map((ticket) => ({ ticket, version: 0 })));
+  }, 120_000);
 });
