@@ -62,10 +62,10 @@ export interface IdFloor {
 
 /**
  * The longest span between a new ticket's `created` and its id, as two clocks may see them: a
- * ticket's id is reserved (one atomic counter, store/counters.ts) in the same request that stamped
- * its `created`, just before it (tickets/create, the mail-in ingest: SES, IMAP and the CLI's
- * release), or just after for the benchmark's seed (stamped milliseconds in the past). That request
- * runs within Lambda's 15-minute maximum, whatever a function's own timeout (15 s for the API, 2 and
+ * ticket's id is reserved (one atomic counter, store/counters.ts) in the request that stamps its
+ * `created`, just after the stamp (tickets/create; the mail-in ingest: SES, IMAP and the CLI's
+ * release), or, for the benchmark's seed, just before stamps up to a millisecond per seeded ticket
+ * in the past (20 s for 20,000). That request runs within Lambda's 15-minute maximum, whatever a function's own timeout (15 s for the API, 2 and
  * 3 minutes for SES and IMAP mail-in), so it bounds every function that creates tickets and any
  * timeout they are given later; the local runtime and the CLI reserve the id one DynamoDB call after
  * the stamp (about 8 s at worst with the SDK's retries). One more minute is for clocks: Lambda's

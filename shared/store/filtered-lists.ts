@@ -5,7 +5,7 @@
  * status asked for; per priority, all five, for id order with only time filters) for the page's
  * ticket ids (gsi4 listing records, or gsi3 for a submitter) and
  * one BatchGetItem of their page snapshots (store/page-snapshots.ts); paged by cursor (a position
- * in the index's order).
+ * in the index's order). In id order with `created_since`, one Query more finds the list's id floor.
  */
 import { HttpError, NotFound } from '../domain/errors';
 import { isIdCursor, type PageLinks, type PageRequest } from '../domain/pagination';

@@ -190,6 +190,7 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
  * none was. A ticket not listed yet only leaves the answer an earlier one.
  */
 export async function lastCreatedBefore(time: string): Promise<number | undefined> {
+  // Below `<time>#000000000000` (no ticket has id 0): every ticket created before `time`, none created at it.
   const [entry] = await readListing({ index: 'gsi4', partition: keys.listingPartition('created'), after: keys.listingSortKey(0, time), ascending: false }, 1);
   return entry?.ticket;
 }
