@@ -11,7 +11,7 @@
  * Tickets and followups are written as the API writes them (store/tickets.ts), so the change feed,
  * webhooks and the outbound mail (driven by the table's stream) see them as their own events.
  */
-import { classify, attachmentName, permanentFailures, planMailFollowup, planMailTicket, subjectTags, withoutTag, HTML_BODY_FILENAME, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES, type Letter, type Verdicts } from '../domain/mail-in';
+import { classify, attachmentName, permanentFailures, planMailFollowup, planMailTicket, subjectTags, withoutOwnTags, withoutTag, HTML_BODY_FILENAME, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES, type Letter, type Verdicts } from '../domain/mail-in';
 import type { Ticket, UploadedFile, UserSummary } from '../domain/records';
 import { parseCustomValues } from '../domain/custom-fields';
 import { config } from '../config';
@@ -138,7 +138,9 @@ async function apply(
     return { outcome: 'held', reason, problem: await problem('held', reason) };
   }
   const defs = await listCustomFields();
-  const plan = planMailTicket(letter, queue.id, parseCustomValues(defs, {}, 'create', 'json').values, sender?.id ?? null, new Date(received));
+  // A tag of ours names a ticket this message did not join: not part of the new ticket's title.
+  const ownTagsOut = { ...letter, subject: withoutOwnTags(letter.subject, new Set(queues.known.queues.map((q) => q.slug))) };
+  const plan = planMailTicket(ownTagsOut, queue.id, parseCustomValues(defs, {}, 'create', 'json').values, sender?.id ?? null, new Date(received));
   const ids = await reserveIds({ ticket: 1, followup: 1, attachment: files.length });
   const ticket: Ticket = { id: ids.ticket, ...plan.ticket };
   const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
