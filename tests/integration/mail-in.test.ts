@@ -322,7 +322,8 @@ describe('what creates nothing', () => {
     expect(applied.outcome).toBe('ticket');
     expect((await ticket(applied.ticket)).title).toBe(`Auto ${RATE}`);
     expect(JSON.parse((await cli(['list-mail-problems'])).stdout).map((p: Json) => p.id)).not.toContain(problem.id);
-  });
+    // Three CLI processes (a tsx start each) and four messages: 20 s alone, near 30 under load.
+  }, 90_000);
 });
 
 describe('refusals', () => {
