@@ -42,6 +42,7 @@ const IN_PROCESS = [
   'tests/integration/table-grants.test.ts',
   'tests/integration/ticket-counts.test.ts',
   'tests/integration/ticket-filters.test.ts',
+  'tests/integration/ticket-filters-id-floor.test.ts',
   'tests/integration/webhook-store.test.ts',
 ];
 

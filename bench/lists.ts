@@ -74,9 +74,6 @@ export function queryOf(c: Combination, ordering: string): string {
   return `/api/tickets/?${parts.filter(Boolean).join('&')}`;
 }
 
-/** Id order with only time filters (besides status): every ticket read in id order (the priority partitions merged), a whole-table walk to follow. */
-export const walksTable = (c: Combination, ordering: string) => ordering.endsWith('id') && Boolean(c.createdSince || c.updatedSince) && c.queue === undefined && c.assigned === undefined && c.priority === undefined && !c.email;
-
 function matches(c: Combination, t: SeededTicket): boolean {
   const statuses = c.status?.split(',').map((s) => STATUS_NAMES[s] ?? Number(s));
   return (
@@ -116,14 +113,22 @@ export interface ListResult {
   count: number | null;
   expected: number;
   check?: FilterCheck;
+  /** Milliseconds the whole list took to follow. */
+  followMs?: number;
 }
 
 /**
  * Each combination in each ordering: the first page's cost and count; the whole list followed
- * (100 a page) where `follow` says so (every one at a small size; at a large one, those that read
- * a partition of their own, as a whole-table walk of 100-entry pages takes minutes).
+ * (100 a page) where `follow` says so, `progress` told of each list followed (a list that checks
+ * its filters on a whole-table partition reads it 100 entries a page: the slow part at 20,000).
  */
-export async function measureLists(probe: ScaleProbe, all: SeededTicket[], combos: Combination[], follow: (c: Combination, ordering: string) => boolean): Promise<ListResult[]> {
+export async function measureLists(
+  probe: ScaleProbe,
+  all: SeededTicket[],
+  combos: Combination[],
+  follow: (c: Combination, ordering: string) => boolean,
+  progress: (r: ListResult) => void = () => {},
+): Promise<ListResult[]> {
   const results: ListResult[] = [];
   for (const c of combos) {
     for (const ordering of LIST_ORDERINGS) {
@@ -132,8 +137,12 @@ export async function measureLists(probe: ScaleProbe, all: SeededTicket[], combo
       if (first.status !== 200) throw new Error(`${path}: ${first.status} ${JSON.stringify(first.body)}`);
       const { requests, readUnits } = await probe.count(() => probe.get(path));
       const expected = expectedIds(all, c, ordering);
+      const started = performance.now();
       const check = follow(c, ordering) ? await checkFilter(probe, queryOf(c, ordering), expected) : undefined;
-      results.push({ combination: c.name, ordering, view: c.view, requests, readUnits: Math.round(readUnits * 100) / 100, count: first.body.count ?? null, expected: expected.length, ...(check ? { check } : {}) });
+      const result: ListResult = { combination: c.name, ordering, view: c.view, requests, readUnits: Math.round(readUnits * 100) / 100, count: first.body.count ?? null, expected: expected.length };
+      if (check) Object.assign(result, { check, followMs: Math.round(performance.now() - started) });
+      results.push(result);
+      if (check) progress(result);
     }
   }
   return results;
@@ -143,11 +152,12 @@ export const LISTS_START = '<!-- lists:start -->';
 export const LISTS_END = '<!-- lists:end -->';
 
 const most = (rows: ListResult[], f: (r: ListResult) => number) => (rows.length ? Math.max(...rows.map(f)) : 0);
+const sum = (rows: ListResult[], f: (r: ListResult) => number) => rows.reduce((total, r) => total + f(r), 0);
 
 /** The Filtered lists section of docs/benchmarks.md. */
 export function renderLists(sizes: { tickets: number; simulated: boolean; results: ListResult[] }[], consumer: Record<string, { requests: number; readUnits: number; writeUnits: number }>, date: string, load: string): string {
   const combos = [...new Set(sizes[0]!.results.map((r) => r.combination))];
-  const header = `| Combination | ${sizes.map((s) => `${s.tickets.toLocaleString('en')}${s.simulated ? ' (simulated)' : ''}: requests / read units (max over orderings)`).join(' | ')} | count (${sizes[1]?.tickets.toLocaleString('en') ?? ''}) |`;
+  const header = `| Combination | ${sizes.map((s) => `${s.tickets.toLocaleString('en')}${s.simulated ? ' (simulated)' : ''}: requests / read units (max over orderings)`).join(' | ')} | count (${sizes[1]?.tickets.toLocaleString('en') ?? ''}) | followed to its end at ${(sizes[1] ?? sizes[0]!).tickets.toLocaleString('en')}: pages / requests (max over orderings) |`;
   const rows = combos.map((name) => {
     const cells = sizes.map((s) => {
       const rs = s.results.filter((r) => r.combination === name);
@@ -160,10 +170,13 @@ export function renderLists(sizes: { tickets: number; simulated: boolean; result
     const counted = [exact.length === at.length ? 'exact' : exact.length ? `exact (${exact.join(', ')})` : '', unknown.length === at.length ? 'null' : unknown.length ? 'null otherwise' : '', wrong.length ? `WRONG ${wrong.join(', ')}` : '']
       .filter(Boolean)
       .join('; ');
-    return `| ${name} | ${cells.join(' | ')} | ${counted} |`;
+    const followed = at.filter((r) => r.check);
+    const walk = followed.length ? `${most(followed, (r) => r.check!.pages)} / ${most(followed, (r) => r.check!.requests)}` : '–';
+    return `| ${name} | ${cells.join(' | ')} | ${counted} | ${walk} |`;
   });
   const checks = sizes.flatMap((s) => s.results.filter((r) => r.check).map((r) => ({ ...r, tickets: s.tickets })));
   const missed = checks.filter((r) => !r.check!.exact);
+  const slowest = checks.reduce<(typeof checks)[number] | undefined>((a, r) => (!a || (r.followMs ?? 0) > (a.followMs ?? 0) ? r : a), undefined);
   const views = sizes.flatMap((s) => s.results.filter((r) => r.view));
   const consumerRows = Object.entries(consumer).map(([name, c]) => `| ${name} | ${c.requests} | ${c.readUnits} | ${c.writeUnits} |`);
   return `${LISTS_START}
@@ -178,7 +191,7 @@ of millions of tickets (bench/seed.ts \`simulateTickets\`): a filtered page read
 which a Query with a Limit reads a page of whatever they hold.
 
 ${header}
-|---|${sizes.map(() => '---|').join('')}---|
+|---|${sizes.map(() => '---|').join('')}---|---|
 ${rows.join('\n')}
 
 - **Agent views, every ordering:** at most ${most(views, (r) => r.requests)} requests and ${most(views, (r) => r.readUnits)} read units a
@@ -186,9 +199,9 @@ ${rows.join('\n')}
 - **Exactly the matching tickets, in order, across pages:** ${checks.length - missed.length} of ${checks.length} lists followed
   to their end (100 a page) matched the seeded tickets filtered and sorted independently
   (${[...new Set(checks.map((r) => r.tickets))].map((n) => n.toLocaleString('en')).join(' and ')} tickets)${missed.length ? `; missed: ${missed.map((r) => `${r.combination} ${r.ordering} at ${r.tickets}`).join(', ')}` : ''}.
-  At the large size every agent view in every ordering is followed, and the others in id order but
-  those with only time filters (a list that checks filters on a whole-table partition, or on every
-  ticket in id order, reads it 100 entries a page: minutes at 20,000).
+  Every combination in every ordering is followed at both sizes, ${checks.length} lists, in ${(sum(checks, (r) => r.followMs ?? 0) / 60_000).toFixed(1)} minutes;
+  the longest, ${slowest ? `${slowest.combination} by ${slowest.ordering} at ${slowest.tickets.toLocaleString('en')}` : '–'}, took ${slowest ? (slowest.followMs! / 1000).toFixed(1) : '–'} s and ${slowest?.check!.pages ?? '–'} pages (a list
+  that checks its filters on a whole-table partition reads it 100 entries a page).
 
 What the stream consumer wrote per change in this run (one change alone, the stream drained before
 and after it):

@@ -54,10 +54,12 @@ export function filteredFloors(pages: ListCosts): Target[] {
 /**
  * A page in id order with only time filters (besides status), checked on every ticket it reads: 5
  * Queries (one per priority partition, keys only, at most CHECK_BUDGET entries each), 1 BatchGetItem
- * of the 100 snapshots merged first, no totals (count null), and one more as above (a cache running
- * out). Read units: half a unit per snapshot (50 for 100) and the five keys-only Queries.
+ * of the 100 snapshots merged first, no totals (count null), with `created_since` 1 Query of its id
+ * floor (the created partition, 1 keys-only entry: it spares the walk over every older ticket,
+ * docs/data-model.md "Filtered lists"), and one more as above (a cache running out). Read units: half
+ * a unit per snapshot (50 for 100), the five keys-only Queries and half a unit for the floor.
  */
-export const CHECKED_ID_PAGE_FLOORS = { requests: 7, readUnits: 60 };
+export const CHECKED_ID_PAGE_FLOORS = { requests: 8, readUnits: 60 };
 
 /** The floors of the pages that check their filters on every ticket read in id order. */
 export function checkedIdFloors(pages: ListCosts): Target[] {

@@ -41,11 +41,13 @@ async function writeAll(items: Item[], parallel = 8): Promise<void> {
  * the list filters: every seventh ticket is in `secondQueue` (when given), every tenth assigned to
  * `userId`, priorities cycle through 1-4, submitters through 50 addresses, three in four have a due
  * date (days apart, out of id order), and creation times are a millisecond apart (every third
- * ticket modified later, in the same order).
+ * ticket modified later, in the same order), ending `ageMs` before now: tickets created that long
+ * ago, their ids reserved now (as ids follow creation times, no ticket created since may have an
+ * earlier id: domain/ticket-list-query.ts, CREATION_SPAN_MS).
  */
-export async function seedTickets(count: number, userId: number, secondQueue?: number): Promise<number[]> {
+export async function seedTickets(count: number, userId: number, secondQueue?: number, ageMs = 0): Promise<number[]> {
   const ids = await reserveIds({ ticket: count, followup: 2 * count, attachment: Math.ceil(count / 5) });
-  const start = Date.now();
+  const start = Date.now() - ageMs;
   const now = storedDateTime(new Date(start));
   const items: Item[] = [];
   const objectKey = attachmentObjectKey(0, `bench-${randomUUID()}`);

@@ -6,11 +6,17 @@
  * removed (its owner sees it in the delivery log: service.ts, AttemptResult). A receive that made
  * no attempt (an error of our own) is retried after the visibility timeout; SQS dead-letters a
  * message only when all its receives, spares included, are spent (infra/webhooks.ts).
+ *
+ * A put on the dead-letter queue that fails is never a silent drop: the last attempt recorded the
+ * delivery as due for it (`dead_letter_due`, cleared only after the put), the message is reported
+ * as a batch item failure, and its next receive puts it there again; should every spare receive
+ * fail too, SQS moves the message there itself. Either way the alarm fires.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '../../shared/config';
 import { attemptDelivery } from '../../shared/webhooks/service';
 import { logger } from '../../shared/observability';
+import { recordDeadLettered } from '../../shared/store/deliveries';
 import { hideMessage, sendMessage } from '../../shared/store/sqs';
 import { webhookContext } from './context';
 
@@ -30,6 +36,8 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
           batchItemFailures.push({ itemIdentifier: message.messageId });
         } else if (result.state === 'failed' && result.deadLetter) {
           await sendMessage(deadLetterUrl, message.body); // then consumed here
+          // Only now: a put that failed left the delivery due, so the message's next receive puts it again.
+          await recordDeadLettered(delivery);
         }
       } catch (error) {
         logger.error('webhook delivery step failed', { messageId: message.messageId, error: (error as Error).message });

@@ -11,12 +11,12 @@
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config';
-import { MAX_MESSAGE_BYTES, addressBook, withoutTag } from '../../shared/domain/mail-in';
+import { MAX_MESSAGE_BYTES, withoutTag } from '../../shared/domain/mail-in';
 import { putFile } from '../../shared/store/files';
 import { INBOUND_MAIL_PREFIX } from '../../shared/store/keys';
-import { listQueues } from '../../shared/store/queues';
 import { ingest, type IngestResult } from '../../shared/mail-in/ingest';
 import type { MailInHooks } from '../../shared/mail-in/hooks';
+import { queuesOfMessage } from '../../shared/mail-in/known-queues';
 import { MAIL_IN_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
 
@@ -48,9 +48,13 @@ function answer(result: IngestResult): string {
   return `Accepted: ${result.outcome} (${result.reason})`;
 }
 
-/** The addresses mail is accepted for: the queues' and the helpdesk's sender (plus-addressed replies to it). */
-async function ownAddresses(): Promise<Set<string>> {
-  return addressBook(await listQueues(), config.mailIn.domain, config.mailIn.fromAddress).own;
+/**
+ * Whether mail is accepted for `address`: a queue's or the helpdesk's sender's (plus-addressed replies
+ * to it), by the queues kept for mail in, read again before a refusal (shared/mail-in/known-queues.ts).
+ */
+async function answersAt(address: string): Promise<boolean> {
+  const queues = await queuesOfMessage();
+  return (await queues.find((known) => known.own.has(withoutTag(address)) || undefined)) === true;
 }
 
 export async function startLocalSmtp(port: number, hooks?: MailInHooks, host = '127.0.0.1'): Promise<LocalSmtp> {
@@ -62,8 +66,8 @@ export async function startLocalSmtp(port: number, hooks?: MailInHooks, host = '
     rejectOversized: true,
     banner: 'helpdesk local mail in',
     onRcptTo(address, _session, callback) {
-      ownAddresses().then(
-        (own) => callback(own.has(withoutTag(address.address)) ? null : smtpError(550, `5.1.1 No queue answers at ${address.address}`)),
+      answersAt(address.address).then(
+        (known) => callback(known ? null : smtpError(550, `5.1.1 No queue answers at ${address.address}`)),
         (error: Error) => callback(smtpError(451, `4.3.0 Try again later: ${error.message}`)),
       );
     },

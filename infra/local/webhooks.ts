@@ -9,7 +9,7 @@
  */
 import { newWebhookSecret } from '../../shared/domain/webhooks';
 import { logger } from '../../shared/observability';
-import { pendingDeliveries } from '../../shared/store/deliveries';
+import { pendingDeliveries, recordDeadLettered } from '../../shared/store/deliveries';
 import { pendingEvents } from '../../shared/store/outbox';
 import { attemptDelivery, dispatchEvent, type WebhookContext } from '../../shared/webhooks/service';
 import { useLocalDeliveryQueue } from '../../shared/webhooks/queue';
@@ -71,7 +71,12 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
 
   async function deliver(id: string): Promise<void> {
     try {
-      const result = await asFunction('webhooks/deliver', WEBHOOK_DELIVER_GRANTS, () => attemptDelivery(id, ctx));
+      const result = await asFunction('webhooks/deliver', WEBHOOK_DELIVER_GRANTS, async () => {
+        const attempt = await attemptDelivery(id, ctx);
+        // No dead-letter queue locally: the error the attempt logged and the delivery log are its record.
+        if (attempt.state === 'failed' && attempt.deadLetter) await recordDeadLettered(id);
+        return attempt;
+      });
       if (result.state === 'retry') await ctx.queue.enqueue(id, result.inSeconds);
     } catch (error) {
       logger.error('webhook delivery step failed; retrying', { delivery: id, error: (error as Error).message });

@@ -147,11 +147,24 @@ export function cleanSubject(subject: string | undefined): string {
   return [...title].slice(0, 200).join('');
 }
 
+/** Upstream's tracking tag, `[<queue slug>-<ticket id>]` (the slug may hold hyphens: the last one parts it from the id). */
+const SUBJECT_TAG = /\[([-A-Za-z0-9_]+?)-(\d{1,12})\]/g;
+
 /** Upstream's tracking tags, `[<queue slug>-<ticket id>]`, found anywhere in the subject. */
 export function subjectTags(subject: string | undefined): { slug: string; ticket: number }[] {
   const tags: { slug: string; ticket: number }[] = [];
-  for (const m of (subject ?? '').matchAll(/\[([-A-Za-z0-9_]+?)-(\d{1,12})\]/g)) tags.push({ slug: m[1]!, ticket: Number(m[2]) });
+  for (const m of (subject ?? '').matchAll(SUBJECT_TAG)) tags.push({ slug: m[1]!, ticket: Number(m[2]) });
   return tags;
+}
+
+/**
+ * A subject without the tracking tags of this helpdesk's queues (`slugs`): what a message that opens
+ * a ticket of its own keeps (a stranger replying to `[support-1] ...` must not title their ticket as
+ * ticket 1). Zammad's subject_clean drops its ticket hook likewise; upstream keeps it. A tag of
+ * anything else (`[JIRA-12]`, a slug no queue has) is the sender's own subject and stays.
+ */
+export function withoutOwnTags(subject: string, slugs: ReadonlySet<string>): string {
+  return subject.replace(SUBJECT_TAG, (tag, slug: string) => (slugs.has(slug) ? ' ' : tag));
 }
 
 /**

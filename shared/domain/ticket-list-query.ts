@@ -3,7 +3,7 @@
  * which index serves it (docs/data-model.md, "Filtered lists"). Filters combine: the most selective
  * index partition serves a list, and what it does not serve is checked on the tickets it reads.
  */
-import { parseDateTime } from './datetime';
+import { parseDateTime, storedDateTime } from './datetime';
 import { ValidationError } from './errors';
 import { MESSAGES } from './fields';
 import { PRIORITY_VALUES, type Ticket } from './records';
@@ -50,7 +50,46 @@ export type TicketListQuery =
    * the order asked for; `residual` are the filters it does not serve, checked on each ticket read
    * (within a read budget per page: store/filtered-lists.ts). `filters` are all of them.
    */
-  | { kind: 'listing'; source: ListingSource; residual: TicketFilters; filters: TicketFilters; ascending: boolean };
+  | { kind: 'listing'; source: ListingSource; residual: TicketFilters; filters: TicketFilters; ascending: boolean; idFloor?: IdFloor };
+
+/**
+ * A bound on an id-ordered list's ids: every ticket it can show has an id above that of any ticket
+ * created before `createdBefore` (idFloorOf), so the store reads only ids above the latest such
+ * ticket's.
+ */
+export interface IdFloor {
+  createdBefore: string;
+}
+
+/**
+ * The longest span between a new ticket's `created` and its id, as two clocks may see them: a
+ * ticket's id is reserved (one atomic counter, store/counters.ts) in the request that stamps its
+ * `created`, just after the stamp (tickets/create; the mail-in ingest: SES, IMAP and the CLI's
+ * release), or, for the benchmark's seed, just before stamps up to a millisecond per seeded ticket
+ * in the past (20 s for 20,000). That request runs within Lambda's 15-minute maximum, whatever a function's own timeout (15 s for the API, 2 and
+ * 3 minutes for SES and IMAP mail-in), so it bounds every function that creates tickets and any
+ * timeout they are given later; the local runtime and the CLI reserve the id one DynamoDB call after
+ * the stamp (about 8 s at worst with the SDK's retries). One more minute is for clocks: Lambda's
+ * are kept by Amazon Time Sync (well within a millisecond), an operator's machine by NTP (well within
+ * a second). So if a ticket created at or after S had a smaller id than a ticket created before
+ * S − CREATION_SPAN_MS, its id would have been reserved first, and its `created` stamped at most
+ * CREATION_SPAN_MS after the other's: a contradiction. Longer costs only reading (and checking)
+ * the tickets created in that span before S.
+ */
+export const CREATION_SPAN_MS = 16 * 60_000;
+
+/**
+ * The id floor of a list (docs/data-model.md, "Filtered lists"): only an id-ordered list (`ordering`
+ * id or -id: a queue, an assignee, a priority, a submitter, an agent view in id order, or every
+ * priority merged) that asks for `created_since` S has one: no ticket it shows can have an id below
+ * that of a ticket created before S − CREATION_SPAN_MS. Truncated to the millisecond, earlier: a
+ * floor a little lower is only less tight.
+ */
+export function idFloorOf(createdSince: string | undefined, order: ListingOrder): IdFloor | undefined {
+  if (createdSince === undefined || order !== 'id') return undefined;
+  const since = Date.parse(`${createdSince.slice(0, 23)}Z`);
+  return { createdBefore: storedDateTime(new Date(since - CREATION_SPAN_MS)) };
+}
 
 const INTEGER = /^\d{1,15}$/;
 const WHOLE_NUMBER = 'Enter a whole number.';
@@ -149,7 +188,8 @@ export function parseTicketListQuery(query: Record<string, string | undefined>):
   const key = ORDER_OF_FIELD[order.replace('-', '') as OrderingField];
   // Upstream's list: id order, by status or not: gsi1 / gsi2, page numbers.
   if (key === 'id' && !others.length) return { kind: 'ids', ...(statuses ? { statuses } : {}), ascending };
-  return { kind: 'listing', ...planListing(filters, key), filters, ascending };
+  const idFloor = idFloorOf(createdSince, key);
+  return { kind: 'listing', ...planListing(filters, key), filters, ascending, ...(idFloor ? { idFloor } : {}) };
 }
 
 /**

@@ -260,6 +260,12 @@ export interface Delivery {
   body: string;
   /** The subscription it goes to (subscriptions.ts); null or absent for an environment receiver. */
   subscription?: string | null;
+  /**
+   * Failed on every attempt and not yet on the operator's dead-letter queue: set with the last
+   * attempt, removed once the deliverer's put there succeeded. While set, a new receive of its
+   * message puts it there again (functions/webhooks/deliver.ts) rather than dropping it.
+   */
+  dead_letter_due?: boolean;
 }
 
 /** What an attempt came to: a 2xx is delivered; anything else is retried while the schedule lasts. */

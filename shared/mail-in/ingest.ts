@@ -11,8 +11,8 @@
  * Tickets and followups are written as the API writes them (store/tickets.ts), so the change feed,
  * webhooks and the outbound mail (driven by the table's stream) see them as their own events.
  */
-import { addressBook, classify, attachmentName, permanentFailures, planMailFollowup, planMailTicket, subjectTags, withoutTag, HTML_BODY_FILENAME, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES, type Letter, type Verdicts } from '../domain/mail-in';
-import type { Queue, Ticket, UploadedFile, UserSummary } from '../domain/records';
+import { classify, attachmentName, permanentFailures, planMailFollowup, planMailTicket, subjectTags, withoutOwnTags, withoutTag, HTML_BODY_FILENAME, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES, type Letter, type Verdicts } from '../domain/mail-in';
+import type { Ticket, UploadedFile, UserSummary } from '../domain/records';
 import { parseCustomValues } from '../domain/custom-fields';
 import { config } from '../config';
 import { logger, METRICS, metrics } from '../observability';
@@ -21,7 +21,6 @@ import { reserveIds } from '../store/counters';
 import { listCustomFields } from '../store/custom-fields';
 import { withFiles } from '../store/file-cleanups';
 import { countNewTicket, findInbound, inboundRecordPut, keepProblem, recordInbound, ticketOfReceived, type InboundRecord, type MailProblem } from '../store/inbound-mail';
-import { listQueues } from '../store/queues';
 import { MissingTicket, StaleTicket, addFollowup, createTicket, getTicket } from '../store/tickets';
 import { usersWithEmail } from '../store/users';
 import { retryWhileStale } from '../middleware/stale';
@@ -29,6 +28,7 @@ import type { TransactItem } from '../store/transact';
 import { webhookEventFor } from '../webhooks/settings';
 import { MailRefused, parseMail, type ParsedMail } from './parse';
 import { storeHooks, type MailInHooks } from './hooks';
+import { queuesOfMessage, type MessageQueues } from './known-queues';
 
 export interface Delivery {
   raw: Buffer;
@@ -48,8 +48,6 @@ export type IngestResult =
   | { outcome: 'duplicate'; record: InboundRecord }
   | { outcome: 'dropped' | 'bounce'; reason: string }
   | { outcome: 'held' | 'refused' | 'failed'; reason: string; problem: MailProblem };
-
-type QueueWithAddress = Queue & { email_address?: string | null };
 
 /** Runs the ingest; whatever goes wrong is kept as a problem (raw, listed, re-runnable), counted and logged. */
 export async function ingest(delivery: Delivery, hooks: MailInHooks = storeHooks): Promise<IngestResult> {
@@ -82,8 +80,8 @@ async function apply(
   // A held message is recorded as held; only an operator's release applies it after all.
   if (seen && !(delivery.release && seen.outcome === 'held')) return { outcome: 'duplicate', record: seen };
 
-  const queues = (await listQueues()) as QueueWithAddress[];
-  const { queueByAddress, own } = addressBook(queues, config.mailIn.domain, config.mailIn.fromAddress);
+  const queues = await queuesOfMessage();
+  const { own } = queues.known;
   const notes: string[] = [];
   const record = (outcome: InboundRecord['outcome'], notes: string[], ticket: number | null = null, followup: number | null = null): InboundRecord => ({
     message_id: mail.messageId,
@@ -119,7 +117,6 @@ async function apply(
   if (mail.misdeclared) notes.push(`${mail.misdeclared} text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252`);
 
   const addressed = [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc];
-  const queue = addressed.map((a) => queueByAddress.get(withoutTag(a))).find((q) => q !== undefined);
   const users = await usersWithEmail(mail.from);
   const sender = users.find((u) => u.is_active && u.email.toLowerCase() === mail.from);
   const letter: Letter = { sender: mail.from, subject: mail.subject, body: mail.body, messageId: mail.messageId, priority: mail.priority };
@@ -130,6 +127,7 @@ async function apply(
   if (target) {
     return applyFollowup(target, letter, sender, files, notes, recordPut, hooks, ccs);
   }
+  const queue = await queues.find((known) => addressed.map((a) => known.queueByAddress.get(withoutTag(a))).find((q) => q !== undefined));
   if (!queue) {
     const reason = `no queue answers at ${delivery.recipients.join(', ') || mail.to.join(', ') || 'the recipients'}`;
     return { outcome: 'refused', reason, problem: await problem('failed', `refused: ${reason}`) };
@@ -140,7 +138,13 @@ async function apply(
     return { outcome: 'held', reason, problem: await problem('held', reason) };
   }
   const defs = await listCustomFields();
-  const plan = planMailTicket(letter, queue.id, parseCustomValues(defs, {}, 'create', 'json').values, sender?.id ?? null, new Date(received));
+  // Stamped now, in the request that reserves the id (as upstream's `timezone.now()`), not when the
+  // mail was received (an IMAP message may wait in its mailbox, an SES delivery be retried for
+  // hours): ids then follow creation times, which the id-ordered lists with `created_since` count on
+  // (domain/ticket-list-query.ts, CREATION_SPAN_MS). The inbound record keeps the receipt time.
+  // A tag of ours names a ticket this message did not join: not part of the new ticket's title.
+  const ownTagsOut = { ...letter, subject: withoutOwnTags(letter.subject, new Set(queues.known.queues.map((q) => q.slug))) };
+  const plan = planMailTicket(ownTagsOut, queue.id, parseCustomValues(defs, {}, 'create', 'json').values, sender?.id ?? null, new Date());
   const ids = await reserveIds({ ticket: 1, followup: 1, attachment: files.length });
   const ticket: Ticket = { id: ids.ticket, ...plan.ticket };
   const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
@@ -159,7 +163,7 @@ async function apply(
  * thread's Message-IDs (sent or received), then a subject tag when the sender may write to that
  * ticket. A merged ticket is followed to its target.
  */
-async function route(mail: ParsedMail, addressed: string[], queues: QueueWithAddress[], users: UserSummary[], hooks: MailInHooks): Promise<Ticket | undefined> {
+async function route(mail: ParsedMail, addressed: string[], queues: MessageQueues, users: UserSummary[], hooks: MailInHooks): Promise<Ticket | undefined> {
   let id: number | undefined;
   for (const address of addressed) id ??= await hooks.ticketOfReplyAddress(address);
   if (id === undefined && mail.threadIds.length) id = (await hooks.ticketOfSentMessageIds(mail.threadIds)) ?? (await ticketOfReceived(mail.threadIds));
@@ -170,9 +174,9 @@ async function route(mail: ParsedMail, addressed: string[], queues: QueueWithAdd
 }
 
 /** Upstream's `[<slug>-<id>]`, honoured only from the ticket's submitter, one of its CCs, or staff. */
-async function taggedTicket(mail: ParsedMail, queues: QueueWithAddress[], users: UserSummary[], hooks: MailInHooks): Promise<Ticket | undefined> {
+async function taggedTicket(mail: ParsedMail, queues: MessageQueues, users: UserSummary[], hooks: MailInHooks): Promise<Ticket | undefined> {
   for (const tag of subjectTags(mail.subject)) {
-    const queue = queues.find((q) => q.slug === tag.slug);
+    const queue = await queues.find((known) => known.queues.find((q) => q.slug === tag.slug));
     const ticket = queue ? await getTicket(tag.ticket) : undefined;
     if (!ticket || ticket.queue !== queue!.id) continue;
     const staff = users.some((u) => u.is_active && u.is_staff && u.email.toLowerCase() === mail.from);

@@ -44,16 +44,17 @@ export async function getDelivery(id: string): Promise<Delivery | undefined> {
   return out.Item ? toDelivery(out.Item) : undefined;
 }
 
-type AttemptRecord = Pick<Delivery, 'status' | 'attempts' | 'last_response_code' | 'last_error' | 'next_attempt'>;
+type AttemptRecord = Pick<Delivery, 'status' | 'attempts' | 'last_response_code' | 'last_error' | 'next_attempt' | 'dead_letter_due'>;
 
 /** Records an attempt made on `previous`; false when another worker recorded one meanwhile. */
 export async function recordAttempt(previous: Delivery, record: AttemptRecord): Promise<boolean> {
+  const due = record.dead_letter_due === true;
   try {
     await dynamo.send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys.delivery(previous.id),
-        UpdateExpression: 'SET #status = :status, attempts = :attempts, last_response_code = :code, last_error = :error, next_attempt = :next',
+        UpdateExpression: `SET #status = :status, attempts = :attempts, last_response_code = :code, last_error = :error, next_attempt = :next${due ? ', dead_letter_due = :due' : ''}`,
         ConditionExpression: 'attempts = :previous',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -63,6 +64,7 @@ export async function recordAttempt(previous: Delivery, record: AttemptRecord): 
           ':error': record.last_error,
           ':next': record.next_attempt,
           ':previous': previous.attempts,
+          ...(due ? { ':due': true } : {}),
         },
       }),
     );
@@ -71,6 +73,11 @@ export async function recordAttempt(previous: Delivery, record: AttemptRecord): 
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** The delivery is on the operator's dead-letter queue: a new receive of its message no longer puts it there. */
+export async function recordDeadLettered(id: string): Promise<void> {
+  await dynamo.send(new UpdateCommand({ TableName: config.tableName, Key: keys.delivery(id), UpdateExpression: 'REMOVE dead_letter_due' }));
 }
 
 /**
@@ -84,7 +91,7 @@ export async function requeueDelivery(id: string, now: Date): Promise<Delivery |
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys.delivery(id),
-        UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt = :now, expires_at = :expires',
+        UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt = :now, expires_at = :expires REMOVE dead_letter_due',
         ConditionExpression: `${ITEM_EXISTS} AND (#status <> :pending OR next_attempt < :stuck)`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':now': now.toISOString(), ':expires': expiresAt(now), ':stuck': stuckBefore(now) },

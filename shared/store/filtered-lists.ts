@@ -5,15 +5,15 @@
  * status asked for; per priority, all five, for id order with only time filters) for the page's
  * ticket ids (gsi4 listing records, or gsi3 for a submitter) and
  * one BatchGetItem of their page snapshots (store/page-snapshots.ts); paged by cursor (a position
- * in the index's order).
+ * in the index's order). In id order with `created_since`, one Query more finds the list's id floor.
  */
 import { HttpError, NotFound } from '../domain/errors';
 import { isIdCursor, type PageLinks, type PageRequest } from '../domain/pagination';
-import { countSourceOf, matchesFilters, stillMatches, type ListingSource, type TicketListQuery } from '../domain/ticket-list-query';
+import { countSourceOf, matchesFilters, stillMatches, type IdFloor, type ListingSource, type TicketListQuery } from '../domain/ticket-list-query';
 import { totalOf } from '../domain/ticket-counts';
 import type { TicketCollection } from '../domain/records';
 import { isListingSortKey, keys, orderOf } from './keys';
-import { readListing, sortValue, type ListingQuery } from './listings';
+import { lastCreatedBefore, readListing, sortValue, type ListingQuery } from './listings';
 import { readPageCollections } from './page-snapshots';
 import { readTotals, readViewCount } from './ticket-counts';
 import { listTickets, listTicketsDescending, type TicketPage } from './tickets';
@@ -65,21 +65,38 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   }
   const { source, ascending } = query;
   const cursor = request.cursor;
-  if (cursor && (isIdCursor(cursor) || !isListingSortKey(source.dimension, 'afterKey' in cursor ? cursor.afterKey : cursor.beforeKey))) {
-    throw new NotFound('Invalid cursor');
-  }
+  if (cursor && isIdCursor(cursor)) throw new NotFound('Invalid cursor');
+  const cursorKey = cursor && ('afterKey' in cursor ? cursor.afterKey : cursor.beforeKey);
+  if (cursorKey !== undefined && !isListingSortKey(source.dimension, cursorKey)) throw new NotFound('Invalid cursor');
   const backwards = cursor !== undefined && 'beforeKey' in cursor;
+  // The id floor (domain/ticket-list-query.ts idFloorOf): no ticket of the list has an id at or below
+  // it. A page read toward lower ids (`-id`, or `id` before its cursor) ends there: the floor's Query
+  // runs beside the partitions' and the entries at or below it are dropped. A page read toward higher
+  // ids starts after the floor when it is the first (its Query first: one round trip more), else
+  // after its cursor without asking: the page that handed out the cursor read above the floor as it
+  // was then, and the floor rises past a cursor only by tickets created before the list's time listed
+  // since (the stream's delay, or a time still to come), which are read and checked like any other.
+  // The floor spares reading; it never decides a match.
+  const downward = ascending === backwards;
+  const startFloor = query.idFloor && !downward && !cursor ? await floorKeyOf(query.idFloor) : undefined;
+  const after = backwards ? undefined : (cursorKey ?? startFloor);
   const listings: ListingQuery[] = partitionsOf(source).map((p) => ({
     ...p,
     ascending,
-    ...(cursor && 'afterKey' in cursor ? { after: cursor.afterKey } : {}),
-    ...(cursor && 'beforeKey' in cursor ? { before: cursor.beforeKey } : {}),
+    ...(after !== undefined ? { after } : {}),
+    ...(backwards ? { before: cursorKey } : {}),
   }));
   const checking = Object.keys(query.residual).length > 0;
   const limit = checking ? Math.max(CHECK_BUDGET, request.pageSize + 1) : request.pageSize + 1;
-  const [entries, count] = await Promise.all([readMerged(listings, limit, ascending, backwards), listCount(query)]);
-  // Fewer than asked for: nothing further in the direction read.
-  const exhausted = entries.length < limit;
+  const [listed, count, endFloor] = await Promise.all([
+    readMerged(listings, limit, ascending, backwards),
+    listCount(query),
+    query.idFloor && downward ? floorKeyOf(query.idFloor) : undefined,
+  ]);
+  // Read toward lower ids, in the list's order or against it (backwards: reversed after): the entries at or below the floor are the far end.
+  const entries = endFloor === undefined ? listed : listed.filter((e) => e.key > endFloor);
+  // Fewer than asked for, or the floor reached: nothing further in the direction read.
+  const exhausted = listed.length < limit || entries.length < listed.length;
   // Checking reads the snapshots of every entry (to check the filters on), else of the page's only.
   const read = checking ? await readPageCollections(entries.map((e) => e.ticket)) : undefined;
   const candidates = read ? entries.filter((e) => { const c = read.get(e.ticket); return c !== undefined && matchesFilters(query.residual, c.ticket); }) : entries;
@@ -87,7 +104,8 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   const beyond = candidates.length > request.pageSize;
   // The far end of the page: its last match when there are more, else the last entry read when the budget ran out first.
   const farKey = beyond ? (backwards ? shown[0]!.key : shown.at(-1)!.key) : exhausted ? undefined : backwards ? entries[0]!.key : entries.at(-1)!.key;
-  const nearKey = (backwards ? shown.at(-1)?.key : shown[0]?.key) ?? (backwards ? entries.at(-1)?.key : entries[0]?.key);
+  // The near end: its first match, else its first entry read, else (nothing read above the floor) where it started.
+  const nearKey = (backwards ? shown.at(-1)?.key : shown[0]?.key) ?? (backwards ? entries.at(-1)?.key : entries[0]?.key) ?? (endFloor !== undefined ? cursorKey : undefined);
   const collections = read ?? (await readPageCollections(shown.map((e) => e.ticket)));
   const order = source.dimension === 'submitter' ? 'id' : orderOf(source.dimension);
   const tickets = shown.flatMap(({ ticket, key }) => {
@@ -106,6 +124,12 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
     },
     tickets,
   };
+}
+
+/** The id-order sort key of the list's id floor: that of the ticket created last before its time (none: no floor). */
+async function floorKeyOf(floor: IdFloor): Promise<string | undefined> {
+  const ticket = await lastCreatedBefore(floor.createdBefore);
+  return ticket === undefined ? undefined : keys.listingSortKey(ticket);
 }
 
 /**

@@ -185,6 +185,17 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
 }
 
 /**
+ * The ticket created last before `time`, by the whole-table `created` partition (newest first, one
+ * keys-only entry: half a read unit), as far as the listing records have caught up; undefined when
+ * none was. A ticket not listed yet only leaves the answer an earlier one.
+ */
+export async function lastCreatedBefore(time: string): Promise<number | undefined> {
+  // Below `<time>#000000000000` (no ticket has id 0): every ticket created before `time`, none created at it.
+  const [entry] = await readListing({ index: 'gsi4', partition: keys.listingPartition('created'), after: keys.listingSortKey(0, time), ascending: false }, 1);
+  return entry?.ticket;
+}
+
+/**
  * The stream consumer's part for listings (store/table-changes.ts): the writes that bring the listing
  * records of the tickets the counts are about to move (`moves`: store/ticket-counts.ts) to their
  * latest record in `changes`. Those records are newer than what the counts hold, so these writes

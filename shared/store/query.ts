@@ -1,7 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from './dynamodb';
 import { config } from '../config';
 import { dynamo } from './clients';
-import { IN_PARTITION } from './keys';
+import { IN_PARTITION, SORT_BEGINS_WITH } from './keys';
 
 type Item = Record<string, unknown>;
 
@@ -25,13 +25,17 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Pro
 /**
  * A small partition read whole (strongly consistent) and kept `ttlMs` per warm function: a change
  * made elsewhere shows within that time; one made by this process at once (its writer calls `forget`).
+ * `sortPrefix`: only the items whose sort key begins with it (a partition that holds other items too).
  */
-export function cachedPartition<T>(partition: string, ttlMs: number, toRecord: (item: Item) => T) {
+export function cachedPartition<T>(partition: string, ttlMs: number, toRecord: (item: Item) => T, sortPrefix?: string) {
   let cached: { records: T[]; expires: number } | undefined;
+  const query = sortPrefix === undefined
+    ? { KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': partition } }
+    : { KeyConditionExpression: SORT_BEGINS_WITH, ExpressionAttributeValues: { ':pk': partition, ':sk': sortPrefix } };
   return {
     async read(options: { fresh?: boolean } = {}): Promise<T[]> {
       if (!options.fresh && cached && cached.expires > Date.now()) return cached.records;
-      const records = (await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': partition }, ConsistentRead: true })).map(toRecord);
+      const records = (await queryAll({ ...query, ConsistentRead: true })).map(toRecord);
       cached = { records, expires: Date.now() + ttlMs };
       return records;
     },

@@ -11,6 +11,7 @@ import { QUEUE_MAIL_DEFAULTS, queueMailSettings, type QueueMailSettings } from '
 import { config } from '../config';
 import { dynamo } from './clients';
 import { reserveIds } from './counters';
+import { cachedPartition } from './query';
 import { forgetQueue } from './references';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, SORT_BEGINS_WITH } from './keys';
 import { ConditionFailed, transact, type TransactItem } from './transact';
@@ -31,6 +32,23 @@ function toQueue(item: Record<string, unknown>): Queue {
 
 /** What a new queue needs: title and slug; its mail settings default to none (QUEUE_MAIL_DEFAULTS). */
 export type NewQueue = Pick<Queue, 'title' | 'slug'> & Partial<QueueMailSettings>;
+
+/**
+ * How long mail in keeps the queues per process (warm function; the local runtime's SMTP server):
+ * a queue's new slug or address counts within it. A message to an address none of the kept queues
+ * answers at reads them again before it is refused (`queuesForMail` with `fresh`), so a queue just
+ * made is never refused.
+ */
+export const QUEUES_FOR_MAIL_TTL_MS = 60_000;
+const mailQueues = cachedPartition(keys.queuePartition, QUEUES_FOR_MAIL_TTL_MS, toQueue, keys.queueSortPrefix);
+
+/**
+ * The queues as mail in reads them for every message (their addresses, their slugs for subject
+ * tags): one Query of their partition per QUEUES_FOR_MAIL_TTL_MS per process, or now with `fresh`.
+ */
+export async function queuesForMail(options: { fresh?: boolean } = {}): Promise<Queue[]> {
+  return mailQueues.read(options);
+}
 
 export async function listQueues(): Promise<Queue[]> {
   const out = await dynamo.send(
@@ -77,6 +95,7 @@ export async function createQueue(fields: NewQueue, id?: number): Promise<Queue>
           },
         },
       ]);
+      mailQueues.forget();
       return queue;
     } catch (error) {
       if (!(error instanceof ConditionFailed)) throw error;
@@ -122,6 +141,7 @@ export async function updateQueue(current: Queue, changes: Partial<Omit<Queue, '
     if (error instanceof ConditionFailed) throw error.positions.includes(0) ? new MissingQueue() : new DuplicateSlug();
     throw error;
   }
+  mailQueues.forget();
   return next;
 }
 
@@ -185,6 +205,7 @@ export async function deleteQueue(queue: Queue): Promise<void> {
     throw error;
   } finally {
     forgetQueue(queue.id);
+    mailQueues.forget();
   }
 }
 

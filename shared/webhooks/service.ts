@@ -111,6 +111,8 @@ export type AttemptResult =
 /** One attempt at one delivery, recorded; says whether and when to try again. */
 export async function attemptDelivery(id: string, ctx: WebhookContext, now = () => new Date()): Promise<AttemptResult> {
   const delivery = await getDelivery(id);
+  // Its last attempt was made, but its put on the dead-letter queue failed (or was never made): again.
+  if (delivery?.status === 'failed' && delivery.dead_letter_due) return { state: 'failed', deadLetter: true };
   if (!delivery || delivery.status !== 'pending') return { state: 'skipped' };
   const receiver = await receiverOf(delivery, ctx, now());
   if ('gone' in receiver) {
@@ -129,7 +131,8 @@ export async function attemptDelivery(id: string, ctx: WebhookContext, now = () 
   const outcome = await postWebhook(url, headers, delivery.body, { timeoutMs: ctx.settings.timeoutMs, allowLoopback: ctx.allowLoopback });
   const next = afterAttempt(delivery, outcome, ctx.settings.retryDelays, now());
   const { retryInSeconds, ...record } = next;
-  if (!(await recordAttempt(delivery, record))) return { state: 'skipped' };
+  const deadLetter = next.status === 'failed' && !receiver.subscription;
+  if (!(await recordAttempt(delivery, { ...record, ...(deadLetter ? { dead_letter_due: true } : {}) }))) return { state: 'skipped' };
   if (receiver.subscription) await recordHealth(receiver.subscription, delivery, next.status === 'delivered', now());
   // The receiver's host only: a URL's path or query may hold its own secret (Slack-style hooks).
   const entry = { delivery: delivery.id, host: new URL(url).host, attempt: next.attempts, status: outcome.status, error: outcome.detail ?? outcome.error };
@@ -137,5 +140,5 @@ export async function attemptDelivery(id: string, ctx: WebhookContext, now = () 
   else if (next.status === 'failed') logger.error('webhook failed on every attempt of the schedule', entry);
   else logger.info('webhook delivered', entry);
   if (next.status === 'pending') return { state: 'retry', inSeconds: retryInSeconds! };
-  return next.status === 'failed' ? { state: 'failed', deadLetter: !receiver.subscription } : { state: next.status };
+  return next.status === 'failed' ? { state: 'failed', deadLetter } : { state: next.status };
 }

@@ -121,6 +121,17 @@ describe('a mailbox polled over IMAP', () => {
     expect(ticket).toMatchObject({ queue: queueId, title: 'Printer on floor 3', description: 'It is jammed again.', submitter_email: from });
   });
 
+  it('stamps the ticket created when it is read, not when the mailbox received it: ids follow creation times', async () => {
+    const from = `${unique('waited')}@example.com`;
+    const start = new Date().toISOString();
+    // A message that waited in the mailbox for two days (its IMAP internal date), read now.
+    const raw = await compose({ from, to: queueAddress, subject: 'Sent while you were away' }, { text: 'Two days ago.' });
+    server.appendMessage('INBOX', [], new Date(Date.now() - 2 * 86_400_000), raw.toString('latin1'));
+    await processedFrom(from);
+    const since = `/api/tickets/?submitter_email=${encodeURIComponent(from)}&created_since=${encodeURIComponent(start)}&ordering=id`;
+    await expect.poll(async () => (await own.api.call('GET', since)).body.results.map((t: Json) => t.title), { timeout: 10_000, interval: 100 }).toEqual(['Sent while you were away']);
+  });
+
   it('read again after a run broke off between the ticket and the mark, makes one ticket', async () => {
     const from = `${unique('again')}@example.com`;
     let marks = 0;

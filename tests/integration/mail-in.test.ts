@@ -228,13 +228,16 @@ describe('a reply', () => {
     expect(reply.ticket).toBe(sent.ticket);
   });
 
-  it("from a stranger using someone else's subject tag opens a ticket of its own", async () => {
+  it("from a stranger using someone else's subject tag opens a ticket of its own, titled without that tag", async () => {
     const queue = await newQueue();
     const first = await mailTicket(queue, `${unique('owner')}@example.com`);
     const sent = await send(await compose({ from: 'stranger@evil.example', to: queue.address, subject: `Re: [${queue.slug}-${first.id}] Printer jammed` }, { text: 'I am in your ticket.' }), [queue.address], 'stranger@evil.example');
     expect(sent.ticket).not.toBe(first.id);
     expect((await ticket(first.id)).followup_set).toHaveLength(1);
-    expect((await ticket(sent.ticket!)).submitter_email).toBe('stranger@evil.example');
+    expect(await ticket(sent.ticket!)).toMatchObject({ submitter_email: 'stranger@evil.example', title: 'Printer jammed' });
+    // The tag after a forward prefix, and a tag of something else (not a queue's) kept as the sender wrote it.
+    const forwarded = await send(await compose({ from: 'stranger@evil.example', to: queue.address, subject: `[${queue.slug}-${first.id}] Fwd: [JIRA-12] Printer jammed` }, { text: 'Again.' }), [queue.address], 'stranger@evil.example');
+    expect((await ticket(forwarded.ticket!)).title).toBe('[JIRA-12] Printer jammed');
   });
 
   it('to a closed ticket reopens it', async () => {
@@ -319,7 +322,8 @@ describe('what creates nothing', () => {
     expect(applied.outcome).toBe('ticket');
     expect((await ticket(applied.ticket)).title).toBe(`Auto ${RATE}`);
     expect(JSON.parse((await cli(['list-mail-problems'])).stdout).map((p: Json) => p.id)).not.toContain(problem.id);
-  });
+    // Three CLI processes (a tsx start each) and four messages: 20 s alone, near 30 under load.
+  }, 90_000);
 });
 
 describe('refusals', () => {

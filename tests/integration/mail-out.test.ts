@@ -263,3 +263,57 @@ describe('mail in on the same runtime', () => {
     }
   });
 });
+
+describe('mail in over SMTP on the same runtime', () => {
+  it('reads the queues once a minute, not for every message, and reads them again before refusing an address (a queue made elsewhere)', async () => {
+    const [{ dynamo }, { startLocalSmtp }, { compose }, { keys }, { PutCommand }, { config }, { default: nodemailer }] = await Promise.all([
+      import('../../shared/store/clients'),
+      import('../../infra/local/smtp'),
+      import('../fixtures/mail/corpus'),
+      import('../../shared/store/keys'),
+      import('../../shared/store/dynamodb'),
+      import('../../shared/config'),
+      import('nodemailer'),
+    ]);
+    const smtp = await startLocalSmtp(0);
+    const send = async (to: string, from: string) => {
+      const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, ignoreTLS: true });
+      try {
+        return await transport.sendMail({ envelope: { from, to: [to] }, raw: await compose({ from, to, subject: 'Counting' }) }).then(
+          (info) => info.response,
+          (error: { responseCode?: number }) => error.responseCode,
+        );
+      } finally {
+        transport.close();
+      }
+    };
+    const requests: string[] = [];
+    const remove = dynamo.intercept(async ({ operation, input }, next) => {
+      requests.push(JSON.stringify(input).includes('"QUEUES"') && operation === 'Query' ? 'queues' : operation);
+      return next();
+    });
+    const queueReads = () => requests.filter((r) => r === 'queues').length;
+    try {
+      await send('support@example.com', `${unique('warm')}@example.com`); // the queues are kept from here on
+      requests.length = 0;
+      for (let n = 0; n < 3; n++) expect(await send('support@example.com', `${unique('count')}@example.com`)).toMatch(/ticket on ticket \d+/);
+      expect(queueReads()).toBe(0);
+
+      // A queue made by another process (its item written here without this process's store hearing of it).
+      const late = { id: 900_000 + Math.floor(Math.random() * 99_999), title: 'Late', slug: unique('late'), email_address: `${unique('late')}@example.com` };
+      await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.queue(late.id), ...late } }));
+      requests.length = 0;
+      const reply = await send(late.email_address, 'first@example.com');
+      expect(reply).toMatch(/ticket on ticket \d+/);
+      expect(queueReads()).toBe(1); // at RCPT, before refusing: the ingest finds it in what that read kept
+      expect((await api.call('GET', `/api/tickets/${/on ticket (\d+)/.exec(String(reply))![1]}/`)).body.queue).toBe(late.id);
+
+      requests.length = 0;
+      expect(await send('nobody@example.com', 'lost@example.com')).toBe(550);
+      expect(queueReads()).toBe(1);
+    } finally {
+      remove();
+      await smtp.stop();
+    }
+  });
+});

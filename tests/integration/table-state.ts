@@ -6,6 +6,7 @@
 import { BatchWriteCommand, ScanCommand, type DynamoDB } from '../../shared/store/dynamodb';
 import { AwsClient } from 'aws4fetch';
 import type { Json } from '../json';
+import { SNAPSHOT_MAX_BYTES } from '../../shared/store/page-snapshots';
 
 /** A raw table item, read field by field. */
 type Item = Record<string, Json>;
@@ -259,11 +260,11 @@ export function invariantViolations(state: State): string[] {
       const sk = sort === undefined ? pad(t.id as number) : `${sort}#${pad(t.id as number)}`;
       if (!l || l.GSI4PK !== pk || l.GSI4SK !== sk) problems.push(`ticket ${t.id}: listed in ${dimension} as ${stable(l)}`);
     }
-    // Its page snapshot: its collection's items as stored (a collection over 8 KB has none).
+    // Its page snapshot: its collection's items as stored (a collection over SNAPSHOT_MAX_BYTES has none).
     const snapshot = state.items.get(`LISTED#${t.id}|PAGE`);
     const collection = items.filter((i) => i.PK === `TICKET#${t.id}`).map((i) => `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`);
     const kept = snapshot && (JSON.parse(String(snapshot.items)) as Item[]).map((i) => `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`);
-    if (snapshot ? stable(kept!.sort()) !== stable(collection.sort()) : JSON.stringify(collection).length < 8192) problems.push(`ticket ${t.id}: page snapshot ${snapshot ? 'is not its collection' : 'missing'}`);
+    if (snapshot ? stable(kept!.sort()) !== stable(collection.sort()) : JSON.stringify(collection).length < SNAPSHOT_MAX_BYTES) problems.push(`ticket ${t.id}: page snapshot ${snapshot ? 'is not its collection' : 'missing'}`);
   }
   for (const l of items.filter((i) => String(i.PK).startsWith('LISTED#'))) {
     if (!tickets.has(l.ticket as number) && (l.GSI4PK !== undefined || l.SK === 'PAGE')) problems.push(`${l.PK}|${l.SK}: listed, but the ticket does not exist`);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, type Json } from './client';
 import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
 import { startReceiver } from './webhook-receiver';
+import { startAwsStandIn } from '../unit/aws-stand-in';
 import { DISABLE_AFTER_DAYS } from '../../shared/domain/subscriptions';
 import type { OutboxEvent } from '../../shared/store/outbox';
 import { STUCK_AFTER_MS, type Delivery } from '../../shared/domain/webhooks';
@@ -19,8 +20,17 @@ let outbox: typeof import('../../shared/store/outbox');
 let transact: typeof import('../../shared/store/transact')['transact'];
 let deliveries: typeof import('../../shared/store/deliveries');
 
+const DEAD_LETTERS = 'https://sqs.eu-west-1.amazonaws.com/123456789012/dead-letters';
+/** SQS for the AWS deliverer (below): a stand-in for its JSON protocol, which the runtime's settings point at. */
+let sqs: Awaited<ReturnType<typeof startAwsStandIn>>;
+
 beforeAll(async () => {
-  runtime = await startInProcessRuntime();
+  sqs = await startAwsStandIn();
+  runtime = await startInProcessRuntime({
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+    HELPDESK_WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries',
+    HELPDESK_WEBHOOK_DEAD_LETTER_URL: DEAD_LETTERS,
+  });
   outbox = await import('../../shared/store/outbox');
   ({ transact } = await import('../../shared/store/transact'));
   deliveries = await import('../../shared/store/deliveries');
@@ -28,6 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.stop();
+  await sqs?.close();
 });
 
 const HOUR = 3600_000;
@@ -104,6 +115,45 @@ describe('a delivery whose schedule is spent', () => {
       expect(receiver.received).toHaveLength(1);
     } finally {
       await receiver.stop();
+    }
+  });
+});
+
+describe("the AWS deliverer, when its put on the dead-letter queue fails", () => {
+  it('reports the message for another receive, which puts it there, and only once it is there is the delivery done', async () => {
+    const receiver = await startReceiver(() => 503);
+    // The fault: SQS refuses (500, on every retry) the put on the dead-letter queue, and only it, while `down`.
+    let down = true;
+    sqs.answer = (body) => (down && body.QueueUrl === DEAD_LETTERS ? { status: 500, body: { __type: 'InternalError', message: 'injected' } } : { status: 200, body: {} });
+    process.env.HELPDESK_WEBHOOK_SECRET ??= 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+    try {
+      const [{ handler }, { config }] = await Promise.all([import('../../functions/webhooks/deliver'), import('../../shared/config')]);
+      const last = config.webhooks.settings.retryDelays.length; // attempts made: the next is the last
+      expect(await deliveries.createDelivery({ ...delivery('msg_dead_letter_down', 'pending', 0), url: `${receiver.url}/in`, attempts: last })).toBe(true);
+      const message = { messageId: 'm1', receiptHandle: 'r1', body: JSON.stringify({ delivery: 'msg_dead_letter_down' }) } as never;
+      const deadLetterPuts = () => sqs.seen.filter((r) => r.body.QueueUrl === DEAD_LETTERS).length;
+
+      // The last attempt fails and so does the put: the message is reported, not consumed.
+      expect(await handler({ Records: [message] })).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
+      expect(receiver.received).toHaveLength(1);
+      expect(deadLetterPuts()).toBeGreaterThan(0);
+      expect(await deliveries.getDelivery('msg_dead_letter_down')).toMatchObject({ status: 'failed', attempts: last + 1, dead_letter_due: true });
+
+      // Its next receive puts it on the dead-letter queue, without another attempt, and consumes it.
+      down = false;
+      sqs.seen.length = 0;
+      expect(await handler({ Records: [message] })).toEqual({ batchItemFailures: [] });
+      expect(sqs.seen.map((r) => r.body)).toEqual([{ QueueUrl: DEAD_LETTERS, MessageBody: JSON.stringify({ delivery: 'msg_dead_letter_down' }) }]);
+      expect(receiver.received).toHaveLength(1);
+      expect((await deliveries.getDelivery('msg_dead_letter_down'))?.dead_letter_due).toBeUndefined();
+
+      // Done: a further receive (SQS delivers at least once) puts nothing more.
+      sqs.seen.length = 0;
+      expect(await handler({ Records: [message] })).toEqual({ batchItemFailures: [] });
+      expect(sqs.seen).toEqual([]);
+    } finally {
+      await receiver.stop();
+      sqs.answer = undefined;
     }
   });
 });

@@ -1,6 +1,6 @@
 /** The inbound mail rules (shared/domain/mail-in.ts) and the parser's limits (shared/mail-in/parse.ts), on a corpus of header shapes. */
 import { describe, expect, it } from 'vitest';
-import { classify, cleanSubject, headerMap, htmlToText, messageIds, permanentFailures, planMailFollowup, priorityOf, subjectTags, withoutTag, type MailFacts } from '../../shared/domain/mail-in';
+import { classify, cleanSubject, headerMap, htmlToText, messageIds, permanentFailures, planMailFollowup, priorityOf, subjectTags, withoutOwnTags, withoutTag, type MailFacts } from '../../shared/domain/mail-in';
 import { MailRefused, parseMail } from '../../shared/mail-in/parse';
 import { dsnBounce, legacyCharset, misdeclaredUtf8, nestedBomb } from '../fixtures/mail/corpus';
 import { ticketRecord } from './fixtures';
@@ -106,6 +106,15 @@ describe('the letter', () => {
       { slug: 'sales', ticket: 7 },
     ]);
   });
+
+  it.each([
+    ['Re: [support-1] Printer on fire', 'Printer on fire'],
+    ['[support-1] Re: Printer on fire', 'Printer on fire'],
+    ['Printer on fire [it-support-42]', 'Printer on fire'],
+    ['Re: [JIRA-12] Printer [support-1] on fire', '[JIRA-12] Printer on fire'],
+    ['[support-1]', 'Comment from e-mail'],
+    ['Re: [Support-1] Printer', '[Support-1] Printer'],
+  ])("a new ticket's title from %j, the queues' tags out, is %j", (subject, title) => expect(cleanSubject(withoutOwnTags(subject, new Set(['support', 'it-support'])))).toBe(title));
 
   it("takes upstream's priorities (Priority, Importance) and X-Priority 1 or 2", () => {
     const p = (h: Record<string, string>) => priorityOf(headerMap(Object.entries(h).map(([key, value]) => ({ key, value }))));

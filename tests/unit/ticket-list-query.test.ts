@@ -1,6 +1,6 @@
 /** The ticket list's filters and ordering: which index a query asks for, and the 400s (domain/ticket-list-query.ts). */
 import { describe, expect, it } from 'vitest';
-import { countSourceOf, ORDERINGS, parseTicketListQuery, stillMatches } from '../../shared/domain/ticket-list-query';
+import { countSourceOf, CREATION_SPAN_MS, idFloorOf, ORDERINGS, parseTicketListQuery, stillMatches } from '../../shared/domain/ticket-list-query';
 import { ValidationError } from '../../shared/domain/errors';
 import type { Ticket } from '../../shared/domain/records';
 
@@ -109,6 +109,40 @@ describe('parseTicketListQuery', () => {
       expect(error).toBeInstanceOf(ValidationError);
       expect(Object.keys((error as ValidationError).fields).sort()).toEqual(['ordering', 'priority', 'queue', 'status', 'submitter_email', 'updated_since']);
     }
+  });
+});
+
+describe('the id floor of an id-ordered list with created_since', () => {
+  const floorOf = (query: Record<string, string>) => {
+    const parsed = parseTicketListQuery(query);
+    return parsed.kind === 'listing' ? parsed.idFloor : undefined;
+  };
+
+  it('covers a request and the clocks: 16 minutes before the time asked for, to the millisecond, earlier', () => {
+    expect(CREATION_SPAN_MS).toBe(16 * 60_000);
+    expect(idFloorOf('2030-01-02T03:04:05.123456Z', 'id')).toEqual({ createdBefore: '2030-01-02T02:48:05.123000Z' });
+    expect(idFloorOf('2030-01-01T00:10:00.000000Z', 'id')).toEqual({ createdBefore: '2029-12-31T23:54:00.000000Z' });
+    // The earliest time a client may send: still a stored date-time (every created sorts after it).
+    expect(idFloorOf('0001-01-01T00:00:00.000000Z', 'id')).toEqual({ createdBefore: '0000-12-31T23:44:00.000000Z' });
+  });
+
+  it('every id-ordered list asking for created_since has one: each partition in id order, the submitter, the agent views, all priorities merged', () => {
+    const floor = { createdBefore: '2030-01-01T23:44:00.000000Z' };
+    const lists: Record<string, string>[] = [{}, { status: '1' }, { queue: '2' }, { assigned_to: 'none' }, { priority: '3' }, { submitter_email: 'a@b.c' }, { status: '1,3', queue: '2' }, { status: '1', assigned_to: '7' }, { status: '1', queue: '2', assigned_to: '7' }, { updated_since: '2029-01-01' }];
+    for (const filters of lists) {
+      for (const ordering of ['id', '-id']) expect(floorOf({ ...filters, created_since: '2030-01-02', ordering }), JSON.stringify(filters)).toEqual(floor);
+    }
+  });
+
+  it('no other list has one: without created_since, or in another order (a time order reads from its own since)', () => {
+    expect(floorOf({ updated_since: '2030-01-02', ordering: 'id' })).toBeUndefined();
+    expect(floorOf({ queue: '2' })).toBeUndefined();
+    for (const ordering of ['created', '-created', 'modified', '-modified', 'priority', '-priority', 'due_date', '-due_date']) {
+      expect(floorOf({ queue: '2', created_since: '2030-01-02', ordering }), ordering).toBeUndefined();
+    }
+    // Without an ordering, created_since alone is listed by created.
+    expect(floorOf({ created_since: '2030-01-02' })).toBeUndefined();
+    expect(parseTicketListQuery({ status: '1', ordering: '-id' })).toEqual({ kind: 'ids', statuses: new Set([1]), ascending: false });
   });
 });
 

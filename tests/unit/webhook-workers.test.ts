@@ -10,12 +10,14 @@ import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 const dispatchEvent = vi.fn();
 const attemptDelivery = vi.fn();
 const eventsWrittenBefore = vi.fn();
+const recordDeadLettered = vi.fn();
 /** SQS: a loopback stand-in for its JSON protocol (shared/store/sqs.ts), which answers `{}`. */
 const sqs = await startAwsStandIn();
 /** What the workers sent to SQS: operation and input. */
 const sqsSent = () => sqs.seen.map(({ headers, body }) => ({ operation: String(headers['x-amz-target']).replace('AmazonSQS.', ''), input: body }));
 
 vi.mock('../../shared/webhooks/service', () => ({ dispatchEvent, attemptDelivery }));
+vi.mock('../../shared/store/deliveries', () => ({ recordDeadLettered }));
 vi.mock('../../shared/store/outbox', async (original) => ({ ...(await original<object>()), eventsWrittenBefore }));
 vi.mock('../../functions/webhooks/context', () => ({ webhookContext: () => ({ marker: 'ctx' }) }));
 process.env.AWS_ENDPOINT_URL_SQS = sqs.endpoint;
@@ -25,7 +27,7 @@ const { handler: dispatch, STRANDED_AFTER_MS } = await import('../../functions/w
 const { handler: deliver } = await import('../../functions/webhooks/deliver');
 
 beforeEach(() => {
-  for (const f of [dispatchEvent, attemptDelivery, eventsWrittenBefore]) f.mockReset();
+  for (const f of [dispatchEvent, attemptDelivery, eventsWrittenBefore, recordDeadLettered]) f.mockReset();
   sqs.seen.length = 0;
 });
 afterAll(() => sqs.close());
@@ -103,6 +105,18 @@ describe('deliver', () => {
     attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
     expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [] });
     expect(sqsSent()[0]).toEqual({ operation: 'SendMessage', input: { QueueUrl: 'https://sqs.example/dead-letters', MessageBody: JSON.stringify({ delivery: 'd1' }) } });
+    expect(recordDeadLettered.mock.calls).toEqual([['d1']]);
+  });
+
+  it('a dead-letter put that fails reports the message for another receive and leaves the delivery due for the put', async () => {
+    attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
+    sqs.always = { status: 500, body: { __type: 'InternalError', message: 'injected' } };
+    try {
+      expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+    } finally {
+      sqs.always = undefined;
+    }
+    expect(recordDeadLettered).not.toHaveBeenCalled();
   });
 
   it("a subscription's delivery whose schedule is spent only leaves the queue: no dead letter, no alarm", async () => {
