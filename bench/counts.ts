@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { itemSize } from './item-size';
+import { transactionBilling } from './billed-units';
 import { withSection } from './report';
 
 const REPORT = new URL('../docs/benchmarks.md', import.meta.url);
@@ -46,38 +47,25 @@ const { parseTicketListQuery } = await import('../shared/domain/ticket-list-quer
 
 const units = { read: 0, write: 0 };
 const READS = new Set(['GetItem', 'Query', 'BatchGetItem', 'TransactGetItems']);
-/** The items each transaction wrote: DynamoDB Local's units for a transaction are not DynamoDB's, so they are computed from the items' sizes. */
-const transacted: Record<string, unknown>[][] = [];
-dynamo.intercept(async ({ operation, input }, next) => {
-  input.ReturnConsumedCapacity ??= 'TOTAL';
-  const out = await next();
-  if (operation === 'TransactWriteItems') {
-    const actions = input.TransactItems as { Put?: { Item: Record<string, unknown> }; Update?: { Key: Record<string, unknown> } }[];
-    transacted.push(actions.map((a) => (a.Put ? { PK: a.Put.Item.PK, SK: a.Put.Item.SK } : a.Update!.Key)));
+const billing = transactionBilling(dynamo, () => config.tableName);
+dynamo.intercept(async (call, next) => {
+  if (billing.isOwnRead()) return next();
+  call.input.ReturnConsumedCapacity ??= 'TOTAL';
+  // DynamoDB Local's units for a transaction are not DynamoDB's: computed from the items' sizes.
+  if (call.operation === 'TransactWriteItems') {
+    const { out, writeUnits } = await billing.transact(call, next);
+    units.write += writeUnits;
     return out;
   }
+  const out = await next();
   const consumed = out.ConsumedCapacity as { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
-  for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) units[READS.has(operation) ? 'read' : 'write'] += c.CapacityUnits ?? 0;
+  for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) units[READS.has(call.operation) ? 'read' : 'write'] += c.CapacityUnits ?? 0;
   return out;
 });
-/** A transaction's write units as DynamoDB bills them: 2 per KB (rounded up) of each item written. */
-async function transactionUnits(written: Record<string, unknown>[]): Promise<number> {
-  let total = 0;
-  for (const Key of written) {
-    const item = (await dynamo.send(new GetCommand({ TableName: config.tableName, Key, ConsistentRead: true }))).Item;
-    total += 2 * Math.max(1, Math.ceil((item ? itemSize(item) : 0) / 1024));
-  }
-  return total;
-}
 const measured = async (run: () => Promise<unknown>) => {
   Object.assign(units, { read: 0, write: 0 });
-  transacted.length = 0;
   await run();
-  const { read, write } = units;
-  const written = [...transacted];
-  let transactionWrites = 0;
-  for (const keysWritten of written) transactionWrites += await transactionUnits(keysWritten);
-  return { read, write: write + transactionWrites };
+  return { ...units };
 };
 
 /** Empties the counts partitions and the counted states (each size starts from nothing). */
