@@ -588,7 +588,11 @@ it (docs/data-model.md, "The stream consumer"). DynamoDB Local, which the bench 
 fewer units for a transaction than DynamoDB bills: 2 for the counts transaction of a lone create or
 status change, which DynamoDB bills 14 (2 per KB of each of its 7 items, as bench/counts.ts computes
 from their sizes), so the write units below are about 12 low per create, status, queue or
-assignee change and DELETE.
+assignee change and DELETE. The request path's transactions (a create with a file, a followup with
+files) go the other way: DynamoDB Local reports more than 2 per KB of their items (23 for a create
+with a file, whose items' sizes bill 13; it seems to count their index writes too, which DynamoDB
+bills apart at 1 per KB per index entry). Until a deployed stack's ConsumedWriteCapacityUnits settle
+it, those rows are DynamoDB Local's figures.
 
 | Change | Consumer requests | Read units | Write units | DynamoDB per million | The request itself, per million | Together |
 |---|---|---|---|---|---|---|
