@@ -222,7 +222,6 @@ export function chunkMoves(moves: { ticket: number; previous?: CountedState; nex
   return result;
 }
 
-
 /** Live tickets per sub-block (by its first id) of one block item, only the given statuses. */
 export function subBlockCounts(block: number, attributes: Record<string, unknown>, statuses?: Set<number>): { start: number; count: number }[] {
   const counts = new Map<number, number>();

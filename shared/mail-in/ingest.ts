@@ -138,12 +138,12 @@ async function apply(
     return { outcome: 'held', reason, problem: await problem('held', reason) };
   }
   const defs = await listCustomFields();
+  // A tag of ours names a ticket this message did not join: not part of the new ticket's title.
+  const ownTagsOut = { ...letter, subject: withoutOwnTags(letter.subject, new Set(queues.known.queues.map((q) => q.slug))) };
   // Stamped now, in the request that reserves the id (as upstream's `timezone.now()`), not when the
   // mail was received (an IMAP message may wait in its mailbox, an SES delivery be retried for
   // hours): ids then follow creation times, which the id-ordered lists with `created_since` count on
   // (domain/ticket-list-query.ts, CREATION_SPAN_MS). The inbound record keeps the receipt time.
-  // A tag of ours names a ticket this message did not join: not part of the new ticket's title.
-  const ownTagsOut = { ...letter, subject: withoutOwnTags(letter.subject, new Set(queues.known.queues.map((q) => q.slug))) };
   const plan = planMailTicket(ownTagsOut, queue.id, parseCustomValues(defs, {}, 'create', 'json').values, sender?.id ?? null, new Date());
   const ids = await reserveIds({ ticket: 1, followup: 1, attachment: files.length });
   const ticket: Ticket = { id: ids.ticket, ...plan.ticket };
