@@ -9,7 +9,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { ConsumerTimings } from '../shared/store/consumer-timings';
+import type { ConsumerTimings } from '../shared/consumer/consumer-timings';
 import type { ApiReply } from './scale';
 import { withSection } from './report';
 

@@ -21,8 +21,8 @@ process.env.HELPDESK_STREAM_POLL_MS = '0';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
 const { config } = await import('../shared/config');
-const { tableChangeOf } = await import('../shared/store/stream-records');
-const { applyTableChanges, isCountedChange } = await import('../shared/store/table-changes');
+const { tableChangeOf } = await import('../shared/consumer/stream-records');
+const { applyTableChanges, isCountedChange } = await import('../shared/consumer/table-changes');
 
 const authorization = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 async function createTickets(count: number, inFlight = 8): Promise<void> {

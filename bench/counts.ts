@@ -41,7 +41,7 @@ const { config } = await import('../shared/config');
 const { dynamo } = await import('../shared/store/clients');
 const { GetCommand, DeleteCommand, ScanCommand } = await import('../shared/store/dynamodb');
 const { keys } = await import('../shared/store/keys');
-const { applyTicketRecords } = await import('../shared/store/ticket-counts');
+const { applyTicketRecords } = await import('../shared/consumer/ticket-counts');
 const { listCount } = await import('../shared/store/filtered-lists');
 const { parseTicketListQuery } = await import('../shared/domain/ticket-list-query');
 

@@ -70,8 +70,8 @@ export function failedBatches(text: string): FailedBatch[] {
 export async function replayBatch(batch: FailedBatch): Promise<number> {
   const [{ DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand }, { tableChangeOf }, { applyTableChanges }] = await Promise.all([
     import('@aws-sdk/client-dynamodb-streams'),
-    import('../shared/store/stream-records'),
-    import('../shared/store/table-changes'),
+    import('../shared/consumer/stream-records'),
+    import('../shared/consumer/table-changes'),
   ]);
   // Locally the stream is DynamoDB Local's; on AWS the Streams endpoint of the region.
   const streams = new DynamoDBStreamsClient(process.env.AWS_ENDPOINT_URL_DYNAMODB ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB } : {});

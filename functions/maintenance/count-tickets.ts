@@ -7,9 +7,9 @@
  */
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/observability';
-import { backfill } from '../../shared/store/backfill';
-import { tableChangeOf } from '../../shared/store/stream-records';
-import { applyTableChanges } from '../../shared/store/table-changes';
+import { backfill } from '../../shared/consumer/backfill';
+import { tableChangeOf } from '../../shared/consumer/stream-records';
+import { applyTableChanges } from '../../shared/consumer/table-changes';
 
 export async function handler(event: DynamoDBStreamEvent | { backfill: true }): Promise<unknown> {
   if (!('Records' in event)) {

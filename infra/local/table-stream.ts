@@ -15,12 +15,12 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
-import { tableChangeOf } from '../../shared/store/stream-records';
+import { tableChangeOf } from '../../shared/consumer/stream-records';
 import { withOwnSockets } from '../../shared/store/clients';
-import type { TableChange } from '../../shared/store/table-changes';
+import type { TableChange } from '../../shared/consumer/changes';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
-import { CONSUMER_POOL, recordBatch, recordRead, recordRetry, startBatch, timedPhase } from '../../shared/store/consumer-timings';
+import { CONSUMER_POOL, recordBatch, recordRead, recordRetry, startBatch, timedPhase } from '../../shared/consumer/consumer-timings';
 
 /**
  * Takes the SDK's logger middleware out of a client: nothing here logs through the SDK, yet with its
@@ -72,7 +72,7 @@ export interface LocalTableStream {
  * has the Dispatch function on the same stream); a failure there reads the batch again too.
  */
 export async function startLocalTableStream(intervalMs = streamPollInterval(), alsoApply?: (changes: TableChange[]) => Promise<void>): Promise<LocalTableStream> {
-  const { applyTableChanges } = await import('../../shared/store/table-changes');
+  const { applyTableChanges } = await import('../../shared/consumer/table-changes');
   // Polled every 50 ms: without the SDK's logger middleware, which copies every batch for a no-op logger.
   const streams = withoutSdkLogging(new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }));
   const table = await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: config.tableName }));

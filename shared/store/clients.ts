@@ -8,7 +8,6 @@ import { StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
 import { connectTimeoutAgents, serviceEndpoint, type AwsAgents } from './aws-request';
 import { DynamoDB } from './dynamodb';
-import { recordCall } from './consumer-timings';
 
 /**
  * A call that hangs fails rather than running into the function's timeout (15 s): on AWS each
@@ -78,8 +77,14 @@ export const agents: AwsAgents = {
     return (rooms.getStore()?.agents ?? sharedAgents).https;
   },
 };
-/** Outside Lambda, each call's wait for a socket and time on the wire, per room (the burst benchmark reads them). */
-const timed = config.lambdaFunctionName ? undefined : (queuedMs: number, wireMs: number) => recordCall(rooms.getStore()?.name ?? 'shared', queuedMs, wireMs);
+/** Told each call's wait for a socket and time on the wire, per room: consumer/consumer-timings.ts, which the burst benchmark reads. */
+type CallObserver = (room: string, queuedMs: number, wireMs: number) => void;
+let callObserver: CallObserver | undefined;
+export function observeCalls(observer: CallObserver): void {
+  callObserver = observer;
+}
+/** Outside Lambda only: a clock read or two per call. */
+const timed = config.lambdaFunctionName ? undefined : (queuedMs: number, wireMs: number) => callObserver?.(rooms.getStore()?.name ?? 'shared', queuedMs, wireMs);
 export const transport = { agents, attemptMs, ...(timed ? { timed } : {}) };
 
 export const dynamo = new DynamoDB(() => ({

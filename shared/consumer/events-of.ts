@@ -21,10 +21,10 @@ import { privateTicketFields } from '../domain/disclosure';
 import type { ChangeEvent, EventType, FieldChange, JsonValue } from '../domain/events';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import { attachmentView, followupView, ticketView } from '../domain/views';
-import { MAIL_PREFIX, TICKET_PREFIX } from './keys';
+import { MAIL_PREFIX, TICKET_PREFIX } from '../store/keys';
 import type { MailRecord } from '../domain/mail';
-import { openingOf, strip, WRITTEN_OUT } from './items';
-import type { StreamPosition, TableChange } from './table-changes';
+import { openingOf, strip, WRITTEN_OUT } from '../store/items';
+import type { StreamPosition, TableChange } from './changes';
 
 type Item = Record<string, unknown>;
 type Data = Record<string, JsonValue>;

@@ -4,7 +4,7 @@
  * runtime's poller, the CLI's replay-stream).
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { TableChange } from './table-changes';
+import type { TableChange } from './changes';
 
 type Image = Record<string, unknown>;
 

@@ -9,15 +9,16 @@
  * (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
-import { GetCommand } from './dynamodb';
-import { dynamo } from './clients';
-import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from './keys';
-import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';
-import { queryPages } from './query';
-import { applyTicketRecords, moveViewCountsOutOfTotals, readTotals, ticketRecordOf } from './ticket-counts';
+import { GetCommand } from '../store/dynamodb';
+import { dynamo } from '../store/clients';
+import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from '../store/keys';
+import { attachmentRefItem, followupRefItem, openingOf, strip } from '../store/items';
+import { queryPages } from '../store/query';
+import { readTotals } from '../store/ticket-counts';
+import { applyTicketRecords, moveViewCountsOutOfTotals, ticketRecordOf } from './ticket-counts';
 import { applyListingWrites, listingWritesOf } from './listings';
 import { writePageSnapshots } from './page-snapshots';
-import { transact } from './transact';
+import { transact } from '../store/transact';
 import type { Attachment, Followup } from '../domain/records';
 import type { TicketRecord } from '../domain/ticket-counts';
 

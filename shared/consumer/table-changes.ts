@@ -9,47 +9,17 @@
  * then retried, which the others, being idempotent, take as a repeat.
  */
 import type { TicketRecord } from '../domain/ticket-counts';
-import { TICKET_PREFIX, TICKET_SORT_KEY } from './keys';
+import { TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
+import { openingOf } from '../store/items';
+import type { StreamConsumer, TableChange } from './changes';
 import { applyTicketRecords, ticketRecordOf } from './ticket-counts';
 import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
-import { openingOf } from './items';
 import { recordChangeEvents } from './change-feed';
 import { listingWritesOfMoves, putListings } from './listings';
 import { timedPhase } from './consumer-timings';
 import { refreshPageSnapshots } from './page-snapshots';
 
 type Item = Record<string, unknown>;
-
-/** One stream record, its images unmarshalled (NEW_AND_OLD_IMAGES). */
-export interface TableChange {
-  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
-  keys: { PK: string; SK: string };
-  newImage?: Item;
-  oldImage?: Item;
-  /**
-   * Where the record is in the stream: its `eventID` (the same on every retry), its sequence number
-   * and its approximate creation time (epoch ms; on AWS rounded down to the second). The change
-   * feed's events are derived from it (store/change-feed.ts); a record without it gives none.
-   */
-  stream?: StreamPosition;
-}
-
-export interface StreamPosition {
-  id: string;
-  sequence: string;
-  at: number;
-}
-
-/**
- * A consumer of the table's changes: gets every batch (all its records, in stream order; it picks
- * what it needs) and must be idempotent: a batch may come again, whole or split, and a record late.
- * Its work is timed under its name (store/consumer-timings.ts, reported by `npm run bench -- --burst`).
- * Its grants are the stream function's (shared/api/table-access.ts STREAM_CONSUMER_GRANTS).
- */
-export interface StreamConsumer {
-  name: string;
-  apply(changes: TableChange[]): Promise<void>;
-}
 
 /** The records the ticket state consumer needs (the stream filter on AWS says the same: infra/ticket-counts.ts). */
 export function isCountedChange(change: TableChange): boolean {

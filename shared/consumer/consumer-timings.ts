@@ -5,6 +5,7 @@
  * kept in memory, read by the burst benchmark (bench/burst.ts) to show where a burst's lag goes.
  * Costs a clock read per phase and two per call.
  */
+import { observeCalls } from '../store/clients';
 export interface PhaseTiming {
   /** Calls of the phase (one per batch that had work for it). */
   calls: number;
@@ -105,3 +106,5 @@ export function recordAdmission(ms: number): void {
   timings.admission.ms += ms;
   timings.admission.maxMs = Math.max(timings.admission.maxMs, ms);
 }
+
+observeCalls(recordCall);
