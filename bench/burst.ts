@@ -5,7 +5,7 @@
  * answers by status, creates per second, p50/p99 latency, that every id is distinct and every ticket
  * stored, how long after the last answer the list's count and the agent views (their counts and
  * their last ticket) were exact, and the stream consumer's time per phase and per batch
- * (store/consumer-timings.ts).
+ * (consumer/consumer-timings.ts).
  */
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

@@ -4,7 +4,7 @@
  * (shard, first and last sequence number), not its records. While the stream still holds them (24
  * hours), this reads those records again and applies them as the function would: counts, listing
  * records, and the change events the feed and the webhook subscriptions would otherwise never get.
- * Applying a record twice changes nothing (store/table-changes.ts), so a batch may be replayed again.
+ * Applying a record twice changes nothing (consumer/table-changes.ts), so a batch may be replayed again.
  */
 import { readFileSync } from 'node:fs';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';

@@ -1,8 +1,8 @@
 /**
  * The table's stream in the local runtime: where AWS runs the CountTickets function on the
- * DynamoDB Stream (infra/ticket-counts.ts), this poller reads DynamoDB Local's own stream of the
+ * DynamoDB Stream (infra/stream-consumer.ts), this poller reads DynamoDB Local's own stream of the
  * same table, shard by shard, in order, and hands the records to the same code
- * (store/table-changes.ts). A failed batch is read again from its first record, as Lambda retries
+ * (consumer/table-changes.ts). A failed batch is read again from its first record, as Lambda retries
  * one; the consumer is idempotent, so a restart simply starts from the oldest record kept.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -138,7 +138,7 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
         await withOwnSockets(CONSUMER_POOL, () =>
           consumer.run(true, async () => {
             // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
-            await asFunction('maintenance/count-tickets', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
+            await asFunction('stream/consume', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
             if (alsoApply) await timedPhase('webhook dispatch', () => alsoApply(changes));
           }),
         );

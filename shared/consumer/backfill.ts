@@ -1,7 +1,7 @@
 /**
- * Brings a table written by an earlier version up to this one: ticket counts (store/ticket-counts.ts;
+ * Brings a table written by an earlier version up to this one: ticket counts (consumer/ticket-counts.ts;
  * the agent views' counts an earlier version kept on the totals items moved to their own items)
- * and listing records (store/listings.ts) and page snapshots (store/page-snapshots.ts) from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
+ * and listing records (consumer/listings.ts) and page snapshots (consumer/page-snapshots.ts) from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
  * refs existed. Safe to run at any time and more than once: counts are applied through the same
  * idempotent path as the stream (a ticket's current version, which the stream's later records
  * supersede), listing records likewise (conditional on holding an older version), refs are rewritten with what they already hold. The local runtime runs it at start

@@ -1,7 +1,7 @@
 /**
  * The change feed (issue 15, `GET /api/events/`): every change event, in one partition (`EVENTS`)
  * in commit order, kept EVENT_RETENTION_DAYS by TTL. Written by the table's stream consumer from
- * the records of ticket, followup and attachment items (store/events-of.ts), never by a request:
+ * the records of ticket, followup and attachment items (consumer/events-of.ts), never by a request:
  * the stream has a record of a change exactly when it committed. Each item inserted here reaches
  * the webhook dispatcher through the stream too (shared/webhooks/change-events.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * What the table's stream consumer spends its time on, per phase (store/table-changes.ts) and per
+ * What the table's stream consumer spends its time on, per phase (consumer/table-changes.ts) and per
  * batch (the local poller, infra/local/table-stream.ts), and where the DynamoDB calls of the
  * process spend theirs (waiting for a socket of their pool, or on the wire: store/clients.ts):
  * kept in memory, read by the burst benchmark (bench/burst.ts) to show where a burst's lag goes.

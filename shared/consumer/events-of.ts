@@ -1,6 +1,6 @@
 /**
  * Change events from the table's stream (issue 15): what one stream record of a ticket, followup or
- * attachment item means to an integration. Pure: the stream consumer (store/change-feed.ts) writes
+ * attachment item means to an integration. Pure: the stream consumer (consumer/change-feed.ts) writes
  * what this returns to the change feed, whose items the dispatcher sends to subscriptions.
  *
  * The records are the items' own writes, so a change committed is a record, and a record is a change

@@ -2,7 +2,7 @@
  * Listing records: what the filtered and time-ordered ticket lists read (docs/data-model.md,
  * "Filtered lists"). Each ticket has one small record per dimension (`LISTED#<id>` / queue,
  * assigned, priority, modified, created), indexed keys-only in gsi4 under the partition of its value.
- * They are written only by the stream consumer (store/table-changes.ts), never by a request, so the
+ * They are written only by the stream consumer (consumer/table-changes.ts), never by a request, so the
  * request path's write units do not grow; they lag a write by the stream's delay.
  *
  * Records come twice, late or out of order: each listing record carries the ticket item `version`
@@ -121,8 +121,8 @@ export function listingWritesOf(ticketItem: Item): ListingWrite[] {
 }
 
 /**
- * The stream consumer's part for listings (store/table-changes.ts): the writes that bring the listing
- * records of the tickets the counts are about to move (`moves`: store/ticket-counts.ts) to their
+ * The stream consumer's part for listings (consumer/table-changes.ts): the writes that bring the listing
+ * records of the tickets the counts are about to move (`moves`: consumer/ticket-counts.ts) to their
  * latest record in `changes`. Those records are newer than what the counts hold, so these writes
  * need no condition of their own: the counts transaction that follows is conditional on the counted
  * states read, and commits them (a late or repeated record moves nothing, so writes nothing). For

@@ -1,5 +1,5 @@
 /**
- * The table's stream as this API consumes it (functions/maintenance/count-tickets.ts on AWS, the
+ * The table's stream as this API consumes it (functions/stream/consume.ts on AWS, the
  * local runtime's stream poller, cli/stream.ts's replay): each batch of records goes to every
  * consumer in STREAM_CONSUMERS at once. A consumer is a module of its own that keeps something
  * derived from the records (counts and listings, the change feed, …); each is idempotent on its own
@@ -21,7 +21,7 @@ import { refreshPageSnapshots } from './page-snapshots';
 
 type Item = Record<string, unknown>;
 
-/** The records the ticket state consumer needs (the stream filter on AWS says the same: infra/ticket-counts.ts). */
+/** The records the ticket state consumer needs (the stream filter on AWS says the same: infra/stream-consumer.ts). */
 export function isCountedChange(change: TableChange): boolean {
   if (!change.keys.PK.startsWith(TICKET_PREFIX)) return false;
   if (change.keys.SK === TICKET_SORT_KEY) return true;
@@ -31,9 +31,9 @@ export function isCountedChange(change: TableChange): boolean {
 
 /**
  * Ticket state: the counts and the listing records (written before the counts transaction that
- * commits them: store/listings.ts listingWritesOfMoves), then the collection repairs the counted
+ * commits them: consumer/listings.ts listingWritesOfMoves), then the collection repairs the counted
  * status changes call for; the opening followups' refs and the page snapshots
- * (store/page-snapshots.ts) meanwhile.
+ * (consumer/page-snapshots.ts) meanwhile.
  */
 async function applyTicketState(changes: TableChange[]): Promise<void> {
   const tickets: TicketRecord[] = [];
@@ -71,7 +71,7 @@ async function applyTicketState(changes: TableChange[]): Promise<void> {
 /**
  * The consumers of every batch. To add one (a mail notifier, say): a module exporting a
  * StreamConsumer, listed here, with the table grants it needs added to STREAM_CONSUMER_GRANTS and
- * its records to the stream filter of infra/ticket-counts.ts.
+ * its records to the stream filter of infra/stream-consumer.ts.
  */
 export const STREAM_CONSUMERS: readonly StreamConsumer[] = [
   { name: 'ticket state', apply: applyTicketState },

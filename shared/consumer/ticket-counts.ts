@@ -91,7 +91,7 @@ export type CountedMoves = CountChanges['counted'];
 /**
  * Applies stream records of ticket items to the counts, exactly once per change whatever the
  * records' repetition. Returns the live tickets whose counted status changed (their collections
- * may need re-keying: store/collection-repair.ts).
+ * may need re-keying: consumer/collection-repair.ts).
  *
  * `beforeCommit` gets, before the transactions, the tickets they move (those whose records are
  * newer than what is counted): what else is kept per ticket version (listing records) is written

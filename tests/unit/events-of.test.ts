@@ -1,4 +1,4 @@
-/** Change events from stream records (shared/store/events-of.ts) and their place in the feed (change-feed.ts). */
+/** Change events from stream records (shared/consumer/events-of.ts) and their place in the feed (change-feed.ts). */
 import { describe, expect, it } from 'vitest';
 import type { CustomFieldDefinition } from '../../shared/domain/custom-fields';
 import { feedEvent } from '../../shared/domain/events';

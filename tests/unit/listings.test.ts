@@ -1,4 +1,4 @@
-/** Which listing records the stream consumer writes for the tickets the counts move (store/listings.ts listingWritesOfMoves). */
+/** Which listing records the stream consumer writes for the tickets the counts move (consumer/listings.ts listingWritesOfMoves). */
 import { describe, expect, it } from 'vitest';
 import { listingWritesOfMoves } from '../../shared/consumer/listings';
 import { LISTING_DIMENSIONS } from '../../shared/store/keys';

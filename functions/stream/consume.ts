@@ -1,6 +1,7 @@
 /**
- * The table's stream consumer for ticket counts and collection repairs (infra/ticket-counts.ts):
- * each batch goes through store/table-changes.ts, which is idempotent, so a failed batch is simply
+ * The table's stream consumer (infra/stream-consumer.ts): counts, listings, page snapshots, the
+ * change feed and collection repairs. Each batch goes through consumer/table-changes.ts, which is
+ * idempotent, so a failed batch is simply
  * thrown back for Lambda to retry (then split, then sent to the failure queue). Invoked by hand with
  * `{"backfill": true}`, it counts the tickets of a table written by an earlier version and gives
  * their followups and attachments refs (docs/data-model.md, "Upgrading a table").
