@@ -9,8 +9,8 @@
  * (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
-import { GetCommand } from '../store/dynamodb';
-import { dynamo } from '../store/clients';
+import { GetCommand } from '../aws/dynamodb';
+import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from '../store/keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from '../store/items';
 import { queryPages } from '../store/query';

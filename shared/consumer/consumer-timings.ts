@@ -1,11 +1,11 @@
 /**
  * What the table's stream consumer spends its time on, per phase (consumer/table-changes.ts) and per
  * batch (the local poller, infra/local/table-stream.ts), and where the DynamoDB calls of the
- * process spend theirs (waiting for a socket of their pool, or on the wire: store/clients.ts):
+ * process spend theirs (waiting for a socket of their pool, or on the wire: aws/clients.ts):
  * kept in memory, read by the burst benchmark (bench/burst.ts) to show where a burst's lag goes.
  * Costs a clock read per phase and two per call.
  */
-import { observeCalls } from '../store/clients';
+import { observeCalls } from '../aws/clients';
 export interface PhaseTiming {
   /** Calls of the phase (one per batch that had work for it). */
   calls: number;

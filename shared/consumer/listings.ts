@@ -10,9 +10,9 @@
  * deleted ticket's records become tombstones (the largest version, no gsi4 keys, expiring after the
  * stream's retention), so a late record cannot bring it back.
  */
-import { PutCommand } from '../store/dynamodb';
+import { PutCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from '../store/clients';
+import { dynamo } from '../aws/clients';
 import { keys, isWholeTableDimension, LISTING_DIMENSIONS, orderOf, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension } from '../store/keys';
 import { sortValue, type ListedTicket } from '../store/listings';
 import type { TableChange } from './changes';

@@ -4,10 +4,10 @@
  * (consumer/change-feed.ts); docs/data-model.md, "The change feed".
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from './dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import { feedEvent, type ChangeEvent } from '../domain/events';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_IS_NEW, SORT_BELOW } from './keys';
 import { conditionHeld } from './transact';
 

@@ -3,10 +3,10 @@
  * order, and the pages of the listing partitions the filtered and time-ordered ticket lists read.
  * The stream consumer writes the records (consumer/listings.ts).
  */
-import { QueryCommand } from './dynamodb';
+import { QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import type { Ticket } from '../domain/records';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inSortRange, type ListingOrder } from './keys';
 
 type Item = Record<string, unknown>;

@@ -3,10 +3,10 @@
  * count item and the totals item, as the request path reads them. The stream consumer keeps them
  * (consumer/ticket-counts.ts).
  */
-import { GetCommand, QueryCommand } from './dynamodb';
+import { GetCommand, QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import type { ViewCountItem } from '../domain/ticket-counts';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, IN_PARTITION } from './keys';
 
 type Item = Record<string, unknown>;

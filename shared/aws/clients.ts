@@ -77,13 +77,16 @@ export const agents: AwsAgents = {
     return (rooms.getStore()?.agents ?? sharedAgents).https;
   },
 };
-/** Told each call's wait for a socket and time on the wire, per room: consumer/consumer-timings.ts, which the burst benchmark reads. */
-type CallObserver = (room: string, queuedMs: number, wireMs: number) => void;
+/** Told each call's wait for a socket and time on the wire, and the room it ran in. */
+export type CallObserver = (room: string, queuedMs: number, wireMs: number) => void;
 let callObserver: CallObserver | undefined;
+/**
+ * Outside Lambda, whoever times the calls registers here (the stream consumer's timings, which the
+ * burst benchmark reads): this layer knows nothing of its callers.
+ */
 export function observeCalls(observer: CallObserver): void {
   callObserver = observer;
 }
-/** Outside Lambda only: a clock read or two per call. */
 const timed = config.lambdaFunctionName ? undefined : (queuedMs: number, wireMs: number) => callObserver?.(rooms.getStore()?.name ?? 'shared', queuedMs, wireMs);
 export const transport = { agents, attemptMs, ...(timed ? { timed } : {}) };
 
