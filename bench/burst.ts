@@ -180,9 +180,8 @@ ${Object.entries(r.consumer.phases)
   .join('\n')}
 
 Where the DynamoDB calls spent their time, per socket pool (attempts answered; "queued": waiting for
-a socket of the pool, "wire": from the socket to the answer, mostly inside DynamoDB Local). The
-routes' calls were held back ${r.consumer.admission.waits} times for the consumer's (infra/local/consumer-first.ts),
-${Math.round(r.consumer.admission.ms / Math.max(1, r.consumer.admission.waits))} ms each on average, at most ${Math.round(r.consumer.admission.maxMs)} ms:
+a socket of the pool, "wire": from the socket to the answer, mostly inside DynamoDB Local). No
+route's call waits for the consumer's (nothing admits them: docs/local.md, "Concurrency and timeouts"):
 
 | Pool | Calls | Queued ms (mean / max) | Wire ms (mean / max) |
 |---|---|---|---|

@@ -3,6 +3,7 @@
  * routes it with the route table and calls the very handler that CDK deploys.
  */
 import { randomUUID } from 'node:crypto';
+import { ROUTE_FUNCTION_TIMEOUT_SECONDS } from '../../shared/api/function-timeout';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from '../cors';
 import { config } from '../../shared/config';
@@ -121,8 +122,29 @@ export function accessLine(method: string, url: string, status: number, ms: numb
   return `${method} ${url} ${status} ${Math.round(ms)} ms ${requestId ?? '-'}`;
 }
 
+/**
+ * What the HTTP API answers when a route's function runs past its timeout (15 s, before the
+ * integration's own 30 s): Lambda reports the invocation failed, and the HTTP API answers 500 with
+ * its own body, as for any function error.
+ */
+export const TIMED_OUT: HttpResult = { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: '{"message":"Internal Server Error"}' };
+
+/**
+ * The function's answer, or TIMED_OUT once it has run `ms`. As on Lambda, what the handler was
+ * doing is not undone (a write it sent may still land); here it even runs on, unanswered.
+ */
+export async function withFunctionTimeout(invocation: Promise<HttpResult>, ms: number): Promise<HttpResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<HttpResult>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)));
+  try {
+    return await Promise.race([invocation, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Serves one request; returns the request id given to its handler, if one ran. */
-async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], grants: boolean): Promise<string | undefined> {
+async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], grants: boolean, functionTimeoutMs: number): Promise<string | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   const origin = req.headers.origin;
@@ -147,7 +169,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
   const event = toEvent(req, body, route, params);
   const handler = await loadHandler(route);
   const invoke = () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
-  const result = await (grants ? asRoute(route, invoke) : invoke());
+  const result = await withFunctionTimeout(grants ? asRoute(route, invoke) : invoke(), functionTimeoutMs);
   send(res, method, { ...result, headers: { ...result.headers, ...cors } });
   return event.requestContext.requestId;
 }
@@ -157,11 +179,11 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
  * CORS is off. `grants`: each handler's DynamoDB calls are held to its route's grants
  * (table-access.ts); off only where the runtime does not enforce them (RuntimeOptions.awsEmulation).
  */
-export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false, grants = true } = {}): Server {
+export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false, grants = true, functionTimeoutMs = ROUTE_FUNCTION_TIMEOUT_SECONDS * 1000 } = {}): Server {
   return createServer((req, res) => {
     const started = performance.now();
     let requestId: string | undefined;
-    answer(req, res, corsOrigins, grants)
+    answer(req, res, corsOrigins, grants, functionTimeoutMs)
       .then(
         (id) => void (requestId = id),
         (error: Error) => {

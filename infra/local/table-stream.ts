@@ -38,18 +38,6 @@ const consumer = new AsyncLocalStorage<true>();
 /** Whether the caller runs inside the stream consumer (the benchmark leaves its requests out of a request's count). */
 export const inStreamConsumer = (): boolean => consumer.getStore() === true;
 
-let batchesInHand = 0;
-const caughtUpListeners = new Set<() => void>();
-/**
- * Whether the consumer has records read and not yet applied, and a way to hear when it has none
- * (infra/local/consumer-first.ts holds the routes' calls back meanwhile).
- */
-export const streamConsumerBacklog = {
-  behind: (): boolean => batchesInHand > 0,
-  onCaughtUp(listener: () => void): void {
-    caughtUpListeners.add(listener);
-  },
-};
 
 /** The stream is read this often: the counts lag a write by about this much. */
 const POLL_MS = 50;
@@ -132,19 +120,14 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
       const reading = next ? getRecords(next) : undefined;
       // Not awaited when the batch fails (its iterator is dropped): its failure is of no interest then.
       reading?.catch(() => undefined);
-      batchesInHand++;
-      try {
-        // Sockets of its own, as its own function has on AWS: not queued behind a burst's requests.
-        await withOwnSockets(CONSUMER_POOL, () =>
-          consumer.run(true, async () => {
-            // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
-            await asFunction('stream/consume', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
-            if (alsoApply) await timedPhase('webhook dispatch', () => alsoApply(changes));
-          }),
-        );
-      } finally {
-        if (--batchesInHand === 0) caughtUpListeners.forEach((listener) => listener());
-      }
+      // Sockets of its own, as its own function has on AWS: not queued behind a burst's requests.
+      await withOwnSockets(CONSUMER_POOL, () =>
+        consumer.run(true, async () => {
+          // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
+          await asFunction('stream/consume', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
+          if (alsoApply) await timedPhase('webhook dispatch', () => alsoApply(changes));
+        }),
+      );
       recordBatch(applying, records.length);
       applied.set(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
       if (!reading) return void closed.add(shardId);
