@@ -29,7 +29,8 @@ export interface StreamConsumerProps {
  * from the stream's TRIM_HORIZON): tests/infra/stream-consumer.test.ts pins them.
  */
 export class StreamConsumer extends Construct {
-  readonly alarm: Alarm;
+  /** Batches given up on, and the stream read falling behind. */
+  readonly alarms: Alarm[];
 
   constructor(scope: Construct, id: string, props: StreamConsumerProps) {
     super(scope, id);
@@ -71,7 +72,7 @@ export class StreamConsumer extends Construct {
         ],
       }),
     );
-    this.alarm = new Alarm(this, 'FailuresAlarm', {
+    const failed = new Alarm(this, 'FailuresAlarm', {
       alarmDescription: `Helpdesk ${settings.name}: ticket count batches failed on every retry (counts may be off: invoke CountTickets with {"backfill": true} after fixing the cause)`,
       metric: failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
       threshold: 1,
@@ -79,5 +80,17 @@ export class StreamConsumer extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    // The age of the newest record of a batch when the function got it: how far derived state (counts,
+    // lists, the change feed) lags the writes. A minute, three minutes in a row, is no burst's lag
+    // (docs/data-model.md, "One reader of the stream"); the stream keeps records 24 hours.
+    const behind = new Alarm(this, 'IteratorAgeAlarm', {
+      alarmDescription: `Helpdesk ${settings.name}: the table stream's consumer is more than a minute behind the writes (counts, lists and the change feed lag)`,
+      metric: count.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }),
+      threshold: 60_000,
+      evaluationPeriods: 3,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.alarms = [failed, behind];
   }
 }

@@ -21,6 +21,7 @@ describe('stream consumer', () => {
       .sort();
     expect(ids).toEqual([
       'AWS::CloudWatch::Alarm TicketCountsFailuresAlarm6A7D4CC9',
+      'AWS::CloudWatch::Alarm TicketCountsIteratorAgeAlarmB786F183', // added (issue 33): new, replaces nothing
       'AWS::IAM::Policy TicketCountsCountTicketsRoleDefaultPolicy59E57DC5',
       'AWS::IAM::Role TicketCountsCountTicketsRoleA84E259D',
       'AWS::Lambda::EventSourceMapping TicketCountsCountTicketsDynamoDBEventSourceHelpdeskdevDataTable21C797F4561C7EE8',
@@ -79,5 +80,12 @@ describe('stream consumer', () => {
     );
     expect(alarms).toHaveLength(1);
     expect(alarms[0]!.Properties.AlarmActions).toHaveLength(1);
+  });
+
+  it("raises an alarm when the stream's newest records wait a minute, three minutes in a row", () => {
+    const [alarm] = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).filter((a) => a.Properties.MetricName === 'IteratorAge');
+    expect(alarm!.Properties).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Maximum', Period: 60, Threshold: 60_000, EvaluationPeriods: 3 });
+    expect(JSON.stringify(alarm!.Properties.Dimensions)).toContain(countId);
+    expect(alarm!.Properties.AlarmActions).toHaveLength(1);
   });
 });
