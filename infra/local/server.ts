@@ -127,6 +127,12 @@ export function accessLine(method: string, url: string, status: number, ms: numb
  * integration's own 30 s): Lambda reports the invocation failed, and the HTTP API answers 500 with
  * its own body, as for any function error.
  */
+/**
+ * Invocations of one function at once locally: the engines share 2 cores with it, and DynamoDB Local
+ * (one JVM) slows down for everyone with hundreds of calls on its wire (measured: docs/local.md).
+ */
+export const LOCAL_FUNCTION_CONCURRENCY = 16;
+
 export const TIMED_OUT: HttpResult = { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: '{"message":"Internal Server Error"}' };
 
 /**
@@ -143,8 +149,31 @@ export async function withFunctionTimeout(invocation: Promise<HttpResult>, ms: n
   }
 }
 
+/**
+ * Each function's concurrency, as a reserved concurrency bounds a Lambda function's: at most
+ * `limit` invocations of one handler at once; the others wait their turn here (where Lambda would
+ * throttle them: the local runtime answers a burst late rather than with errors). Nothing else
+ * holds a request back: not the stream consumer's backlog (docs/local.md, "Concurrency and timeouts").
+ */
+export function functionConcurrency(limit: number): <T>(handler: string, invoke: () => Promise<T>) => Promise<T> {
+  const running = new Map<string, number>();
+  const waiting = new Map<string, (() => void)[]>();
+  return async (handler, invoke) => {
+    if ((running.get(handler) ?? 0) >= limit) await new Promise<void>((start) => waiting.set(handler, [...(waiting.get(handler) ?? []), start]));
+    else running.set(handler, (running.get(handler) ?? 0) + 1);
+    try {
+      return await invoke();
+    } finally {
+      const next = waiting.get(handler)?.shift();
+      // The slot passes to the next in line, else it is freed.
+      if (next) next();
+      else running.set(handler, running.get(handler)! - 1);
+    }
+  };
+}
+
 /** Serves one request; returns the request id given to its handler, if one ran. */
-async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], grants: boolean, functionTimeoutMs: number): Promise<string | undefined> {
+async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], grants: boolean, functionTimeoutMs: number, concurrency: ReturnType<typeof functionConcurrency>): Promise<string | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   const origin = req.headers.origin;
@@ -169,7 +198,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
   const event = toEvent(req, body, route, params);
   const handler = await loadHandler(route);
   const invoke = () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
-  const result = await withFunctionTimeout(grants ? asRoute(route, invoke) : invoke(), functionTimeoutMs);
+  // The timeout counts from the invocation's start, as Lambda's does.
+  const result = await concurrency(route.handler, () => withFunctionTimeout(grants ? asRoute(route, invoke) : invoke(), functionTimeoutMs));
   send(res, method, { ...result, headers: { ...result.headers, ...cors } });
   return event.requestContext.requestId;
 }
@@ -179,11 +209,12 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
  * CORS is off. `grants`: each handler's DynamoDB calls are held to its route's grants
  * (table-access.ts); off only where the runtime does not enforce them (RuntimeOptions.awsEmulation).
  */
-export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false, grants = true, functionTimeoutMs = ROUTE_FUNCTION_TIMEOUT_SECONDS * 1000 } = {}): Server {
+export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false, grants = true, functionTimeoutMs = ROUTE_FUNCTION_TIMEOUT_SECONDS * 1000, concurrencyPerFunction = LOCAL_FUNCTION_CONCURRENCY } = {}): Server {
+  const concurrency = functionConcurrency(concurrencyPerFunction);
   return createServer((req, res) => {
     const started = performance.now();
     let requestId: string | undefined;
-    answer(req, res, corsOrigins, grants, functionTimeoutMs)
+    answer(req, res, corsOrigins, grants, functionTimeoutMs, concurrency)
       .then(
         (id) => void (requestId = id),
         (error: Error) => {

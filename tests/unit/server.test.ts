@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { fallbackRoute, routeByHandler } from '../../shared/api/routes';
-import { accessLine, resolveRoute, TIMED_OUT, toEvent, withFunctionTimeout } from '../../infra/local/server';
+import { accessLine, functionConcurrency, resolveRoute, TIMED_OUT, toEvent, withFunctionTimeout } from '../../infra/local/server';
 
 describe('resolveRoute', () => {
   it('finds the route of a method and path, with or without slash', () => {
@@ -111,5 +111,31 @@ describe('withFunctionTimeout', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('functionConcurrency', () => {
+  it('runs at most `limit` invocations of one function at once, the others in turn, and other functions beside them', async () => {
+    const bound = functionConcurrency(2);
+    const running = { create: 0, get: 0 };
+    const most = { create: 0, get: 0 };
+    const gates: (() => void)[] = [];
+    const invoke = (fn: 'create' | 'get') =>
+      bound(fn, async () => {
+        most[fn] = Math.max(most[fn], ++running[fn]);
+        await new Promise<void>((open) => gates.push(open));
+        running[fn]--;
+        return fn;
+      });
+    const creates = Array.from({ length: 5 }, () => invoke('create'));
+    const gets = [invoke('get'), invoke('get')];
+    await expect.poll(() => gates.length).toBe(4);
+    expect(running).toEqual({ create: 2, get: 2 });
+    while (running.create + running.get) {
+      gates.shift()!();
+      await new Promise((settle) => setImmediate(settle));
+    }
+    expect(await Promise.all([...creates, ...gets])).toEqual(['create', 'create', 'create', 'create', 'create', 'get', 'get']);
+    expect(most).toEqual({ create: 2, get: 2 });
   });
 });
