@@ -180,7 +180,7 @@ export default defineConfig(
     files: ['shared/consumer/**/*.ts'],
     depth: 2,
     forbidden: ['middleware', 'webhooks', 'mail', 'mail-in', 'docs', 'api'],
-    message: 'The stream consumer uses the store, the AWS layer, the domain, config and observability only.',
+    message: 'The stream consumer uses the AWS layer, the store, the domain, config and observability only.',
     packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
