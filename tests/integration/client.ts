@@ -156,7 +156,7 @@ export const ADMIN_ID = 1;
 
 export { ATTACHMENT_KEYS, FOLLOWUP_KEYS, TICKET_KEYS } from '../wire-shapes';
 
-/** ISO 8601 in UTC with `Z`; six fraction digits when non-zero, none when zero (3.4). */
+/** ISO 8601 in UTC with `Z`; six fraction digits when non-zero, none when zero (docs/upstream.md: responses). */
 export const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?Z$/;
 
 export const SECURITY_HEADERS = {

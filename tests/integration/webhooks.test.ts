@@ -108,7 +108,7 @@ describe('payloads and signatures', () => {
     expect(payload.ticket.status).toBe(3);
     expect(payload.ticket.resolution).toBe('done');
     expect(payload.ticket.followup_set.at(-1)!.id).toBe(reply.body.id);
-    // Attachment links are this API's absolute URLs (decision i), as in the API's own answers.
+    // Attachment links are this API's absolute URLs (docs/upstream.md: where we differ, i), as in the API's own answers.
     expect(payload.ticket.followup_set.at(-1)!.followupattachment_set[0]!.file).toBe(reply.body.followupattachment_set[0].file);
     expect(payload).toEqual({ ticket: (await api.call('GET', `/api/tickets/${created.id}/`)).body, queue_slug: expect.any(String), followup_id: reply.body.id });
   });
