@@ -9,7 +9,9 @@
  *   shared/mail/            the mail service (who gets what, templates, composing, sending)
  *   shared/mail-in/         the mail ingest (parse, classify, route, apply), what every way in runs
  *   shared/docs/            the reference page's assets
- *   shared/store/           DynamoDB, S3 and SQS adapters; keys.ts spells every key
+ *   shared/store/           the named access patterns over the table and the bucket; keys.ts spells every key
+ *   shared/aws/             the AWS client layer: the only code that builds clients, signs calls
+ *                           and speaks HTTP to AWS (DynamoDB, S3, SQS, SES, Secrets Manager)
  *   shared/observability.ts logger and metrics
  *   shared/config.ts        the one module that reads the environment
  *   shared/api/             the route table (one record per route: grants, permission, docs) and
@@ -30,7 +32,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 /** The shared/ layers and modules a file may be kept from. */
-const SHARED = ['api', 'docs', 'domain', 'middleware', 'store', 'webhooks', 'mail', 'mail-in', 'config', 'observability'];
+const SHARED = ['api', 'aws', 'docs', 'domain', 'middleware', 'store', 'webhooks', 'mail', 'mail-in', 'config', 'observability'];
 /** The project's folders that Lambda code never imports. */
 const OUTSIDE = ['infra', 'bench', 'tests', 'functions'];
 
@@ -58,8 +60,19 @@ function boundaries({ files, depth, forbidden, outside = OUTSIDE, extraGroups = 
 const SDK_CLIENTS = {
   group: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-sqs'],
   allowTypeImports: true,
-  message: 'AWS clients are built once, in shared/store/clients.ts and shared/store/sqs.ts.',
+  message: 'AWS clients are built once, in shared/aws/clients.ts and shared/aws/sqs.ts.',
 };
+
+/**
+ * The wire to AWS: sockets, signing and retry policies are shared/aws/'s alone. (The webhook sender
+ * speaks HTTP to subscribers, not to AWS: its block leaves node:http out of this group.)
+ */
+const AWS_WIRE = {
+  group: ['node:http', 'node:https', '@smithy/*', 'aws4fetch'],
+  allowTypeImports: true,
+  message: 'Only shared/aws/ speaks to AWS over the wire: use its clients (shared/aws/clients.ts, s3.ts, sqs.ts, ses.ts).',
+};
+const SMITHY = { ...AWS_WIRE, group: ['@smithy/*', 'aws4fetch'] };
 
 /** What makes code impure: the domain stays free of AWS, Lambda and Middy. */
 const IMPURE = {
@@ -112,48 +125,55 @@ export default defineConfig(
       // Another resource's folder (`../tickets/edit`): shared code goes to shared/.
       { group: ['../*', '!../..'], message: "A handler imports its own resource's helpers only; what two resources share belongs in shared/." },
     ],
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/middleware/**/*.ts'],
     depth: 2,
     forbidden: ['webhooks', 'mail', 'docs'],
     message: 'Middleware sits above the store and the domain, beside (not above) webhooks, mail and docs.',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/webhooks/**/*.ts'],
     depth: 2,
     forbidden: ['middleware', 'api', 'docs', 'mail'],
     message: 'The webhook service uses the store and the domain, never the HTTP middleware or the route table.',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, SMITHY],
   }),
   boundaries({
     files: ['shared/mail-in/**/*.ts'],
     depth: 2,
     forbidden: ['api', 'docs'],
     message: 'The mail ingest writes through the store as a handler does (the stale-write retry of middleware included), never through the route table.',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/mail/**/*.ts'],
     depth: 2,
     forbidden: ['middleware', 'api', 'docs', 'webhooks'],
     message: 'The mail service uses the store and the domain, never the HTTP middleware, the route table or the webhook service.',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/docs/**/*.ts'],
     depth: 2,
     forbidden: ALL_SHARED_BUT('domain'),
     message: 'The docs page reads the domain only (the route table names its assets, not the other way round).',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/store/**/*.ts'],
     depth: 2,
-    forbidden: ['middleware', 'webhooks', 'mail', 'docs', 'api'],
-    message: 'The store sits below middleware, webhooks, mail and the route table: it uses config, observability and the domain only.',
+    forbidden: ['middleware', 'webhooks', 'mail', 'mail-in', 'docs', 'api'],
+    message: 'The store sits below middleware, webhooks, mail and the route table: it uses the AWS layer, config, observability and the domain only.',
+    packages: [AWS_WIRE],
+  }),
+  boundaries({
+    files: ['shared/aws/**/*.ts'],
+    depth: 2,
+    forbidden: ALL_SHARED_BUT('aws', 'config', 'observability'),
+    message: 'The AWS client layer knows nothing of its callers: it uses config and observability only.',
   }),
   boundaries({
     files: ['shared/api/**/*.ts'],
@@ -164,28 +184,28 @@ export default defineConfig(
       { group: ['../docs/*', '!../docs/assets'], message: 'Of shared/docs the route table names the files the docs route serves (assets.ts) only.' },
     ],
     message: 'The route table is declarative: it names the domain\'s field sets and shapes, nothing that does I/O.',
-    packages: [SDK_CLIENTS, IMPURE],
+    packages: [SDK_CLIENTS, IMPURE, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/domain/**/*.ts'],
     depth: 2,
     forbidden: ALL_SHARED_BUT('domain'),
     message: 'The domain is pure: no store, middleware, webhooks, config, observability or route table (they call it, with values).',
-    packages: [IMPURE],
+    packages: [IMPURE, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/config.ts'],
     depth: 1,
     forbidden: ALL_SHARED_BUT('domain'),
     message: 'Config reads the environment and parses it with the domain: it imports nothing else.',
-    packages: [IMPURE],
+    packages: [IMPURE, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/observability.ts'],
     depth: 1,
     forbidden: ALL_SHARED_BUT('config'),
     message: 'Observability is configured by config.ts and imports nothing else of shared/.',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
 
   {

@@ -83,7 +83,7 @@ for (const [size, batches] of [[1, 10], [10, 5], [100, 3], [500, 2], [1000, 1]] 
   console.log(`batch of ${size} creates: ${Math.round(ms)} ms (median of ${times.length}), ${((ms / size) * 1000).toFixed(0)} µs a record; load ${loadavg()[0]!.toFixed(1)}`);
 }
 // Batches of one shard at once (a parallelization factor above 1): their counts transactions share the totals items.
-const { dynamo } = await import('../shared/store/clients');
+const { dynamo } = await import('../shared/aws/clients');
 let conflicts = 0;
 dynamo.intercept(async (call, next) => {
   try {

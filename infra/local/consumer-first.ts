@@ -13,7 +13,7 @@
  * share, and with any route calls on the wire it fell seconds behind a burst). The total work is the
  * same; the consumer's share of it comes first.
  */
-import type { DynamoDB } from '../../shared/store/dynamodb';
+import type { DynamoDB } from '../../shared/aws/dynamodb';
 import { recordAdmission } from '../../shared/store/consumer-timings';
 
 export interface Admission {

@@ -16,7 +16,7 @@ import {
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
 import { tableChangeOf } from '../../shared/store/stream-records';
-import { withOwnSockets } from '../../shared/store/clients';
+import { withOwnSockets } from '../../shared/aws/clients';
 import type { TableChange } from '../../shared/store/table-changes';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';

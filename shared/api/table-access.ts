@@ -9,7 +9,6 @@
  */
 
 import { COUNT_KEY_PATTERNS, INDEXES, PARTITIONS, type IndexName } from '../store/keys';
-import type { Route } from './routes';
 
 /** The IAM actions the functions use (a transaction needs the action of each of its items). */
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchWriteItem';
@@ -265,11 +264,11 @@ export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
 export const MAIL_EVENT_GRANTS: readonly TableGrant[] = [on(['GetItem'], P.messageIds), on(['UpdateItem'], P.mail), on(['PutItem'], P.suppressions)];
 
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
-export function grantsOf(route: Pick<Route, 'method' | 'table'>): TableGrant[] {
+export function grantsOf(route: { method: string; table: readonly TableGrant[] }): TableGrant[] {
   return [...GRANTS.authenticate, ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []), ...route.table];
 }
 
 /** Whether any grant lets the function write (routes with writes get the writers' reserved concurrency). */
-export function writesTable(route: Pick<Route, 'table'>): boolean {
+export function writesTable(route: { table: readonly TableGrant[] }): boolean {
   return route.table.some((grant) => 'actions' in grant && grant.actions.some((a) => WRITE.includes(a)));
 }

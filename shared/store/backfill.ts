@@ -9,8 +9,8 @@
  * (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
-import { GetCommand } from './dynamodb';
-import { dynamo } from './clients';
+import { GetCommand } from '../aws/dynamodb';
+import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from './keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';
 import { queryPages } from './query';

@@ -10,10 +10,10 @@
  * is never written behind a cursor already handed out: docs/data-model.md, "The change feed".
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from './dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import { EVENT_RETENTION_DAYS, feedEvent, type ChangeEvent } from '../domain/events';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { listCustomFields } from './custom-fields';
 import { eventsOf, isMailStatusEvent, type DerivedEvent, type EventContext } from './events-of';
 import { keys, ITEM_IS_NEW, SORT_BELOW, TICKET_PREFIX } from './keys';

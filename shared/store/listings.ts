@@ -10,10 +10,10 @@
  * deleted ticket's records become tombstones (the largest version, no gsi4 keys, expiring after the
  * stream's retention), so a late record cannot bring it back.
  */
-import { PutCommand, QueryCommand } from './dynamodb';
+import { PutCommand, QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import type { Ticket } from '../domain/records';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inSortRange, isWholeTableDimension, LISTING_DIMENSIONS, orderOf, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension, type ListingOrder } from './keys';
 import type { TableChange } from './table-changes';
 import { isConditionFailure } from './transact';

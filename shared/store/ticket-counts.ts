@@ -5,10 +5,10 @@
  * delay (well under a second), and are exact: each ticket's counted state is stored beside the
  * counts (`COUNTED#<id>`), written in the same transaction, conditional on what was read.
  */
-import { GetCommand, QueryCommand } from './dynamodb';
+import { GetCommand, QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import { chunkMoves, countChanges, legacyViewCount, statusAttribute, transactionActions, viewCountId, type CountChanges, type Counted, type CountedState, type TicketRecord, type ViewCountItem } from '../domain/ticket-counts';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { RESERVATION_VERSION } from './items';
 import { batchGet } from './query';

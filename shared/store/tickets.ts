@@ -2,7 +2,7 @@
  * Tickets and their item collections: named access patterns over the single table.
  * See docs/data-model.md for the keys and the cost of each operation.
  */
-import { GetCommand, QueryCommand } from './dynamodb';
+import { GetCommand, QueryCommand } from '../aws/dynamodb';
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import type { TicketChanges } from '../domain/ticket';
 import type { FollowupPlan } from '../domain/followup';
@@ -10,7 +10,7 @@ import { MissingRecord, NotFound } from '../domain/errors';
 import { MAX_PAGE_DEPTH, PageTooDeep, isIdCursor, pageWindow, type IdCursor, type PageLinks, type PageRequest, type PageWindow } from '../domain/pagination';
 import { subBlockCounts, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION, INDEXES, inIndex, TICKET_SORT_KEY, type IndexName } from './keys';
 import { attachmentItem, attachmentRefItem, collectionsFrom, followupItem, followupRefItem, mergedItem, strip, ticketItem, RESERVATION_VERSION, UPDATED_BY, type ReadCollection } from './items';
 import { readCounts } from './ticket-counts';

@@ -5,7 +5,7 @@
  * stream itself. The settle horizon is 0, so an event is readable as soon as it is written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueryCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { QueryCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -17,7 +17,7 @@ let recordChangeEvents: typeof import('../../shared/store/change-feed').recordCh
 beforeAll(async () => {
   runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0', HELPDESK_EVENTS_SETTLE_MS: '0' });
   api = clientFor(runtime.url);
-  ({ dynamo } = await import('../../shared/store/clients'));
+  ({ dynamo } = await import('../../shared/aws/clients'));
   ({ recordChangeEvents } = await import('../../shared/store/change-feed'));
 }, 120_000);
 

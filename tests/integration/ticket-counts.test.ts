@@ -9,7 +9,7 @@
  * are applied and sees the consumer's work whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -27,7 +27,7 @@ const table = () => process.env.TABLE_NAME!;
 beforeAll(async () => {
   runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
   api = clientFor(runtime.url);
-  ({ dynamo } = await import('../../shared/store/clients'));
+  ({ dynamo } = await import('../../shared/aws/clients'));
   store = {
     applyTableChanges: (await import('../../shared/store/table-changes')).applyTableChanges,
     keys: (await import('../../shared/store/keys')).keys,

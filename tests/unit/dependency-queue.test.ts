@@ -60,8 +60,8 @@ afterAll(async () => {
 });
 
 it('calls queued for sockets longer than the timeout all succeed: only time on the wire counts', { timeout: 30_000 }, async () => {
-  const { dynamo } = await import('../../shared/store/clients');
-  const { GetCommand } = await import('../../shared/store/dynamodb');
+  const { dynamo } = await import('../../shared/aws/clients');
+  const { GetCommand } = await import('../../shared/aws/dynamodb');
   const calls = 300; // six times the client's sockets
   const results = Promise.allSettled(
     Array.from({ length: calls }, (_, i) => dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: `k${i}`, SK: 'x' } }))),

@@ -1,6 +1,6 @@
 /**
  * A dependency that hangs: the store's real DynamoDB, S3, SQS and Secrets Manager clients (SQS and
- * Secrets Manager through store/aws-json.ts, on DynamoDB's sockets), pointed at a loopback server
+ * Secrets Manager through aws/aws-json.ts, on DynamoDB's sockets), pointed at a loopback server
  * that accepts connections and never answers, give up (with the error names the error middleware
  * maps to 503) after their attempts, each on a connection of its own, in no less than the attempts'
  * timeouts; and with AWS's timeouts, the attempts and backoffs at their longest end before the function's.
@@ -87,8 +87,8 @@ describe("AWS's timeouts", () => {
     // The modules as a function on AWS loads them: without HELPDESK_DEPENDENCY_TIMEOUT_MS.
     delete process.env.HELPDESK_DEPENDENCY_TIMEOUT_MS;
     vi.resetModules();
-    const { DYNAMODB_RETRIES, transport } = await import('../../shared/store/clients');
-    const { S3_CALL_TIMEOUT_MS } = await import('../../shared/store/files');
+    const { DYNAMODB_RETRIES, transport } = await import('../../shared/aws/clients');
+    const { S3_CALL_TIMEOUT_MS } = await import('../../shared/aws/s3');
     const { DEFAULT_MAX_ATTEMPTS, StandardRetryStrategy } = await import('@smithy/util-retry');
     vi.resetModules();
     expect(transport.attemptMs).toBe(2_000);
@@ -134,8 +134,8 @@ describe.concurrent('a dependency that never answers', () => {
   });
 
   it('DynamoDB: a TimeoutError after 4 attempts, each on a connection of its own', async ({ expect }) => {
-    const { dynamo } = await import('../../shared/store/clients');
-    const { GetCommand } = await import('../../shared/store/dynamodb');
+    const { dynamo } = await import('../../shared/aws/clients');
+    const { GetCommand } = await import('../../shared/aws/dynamodb');
     const { error, ms } = await failure(() => dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: 'x', SK: 'y' } })));
     expect(error.name).toBe('TimeoutError');
     expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(4);
@@ -144,7 +144,7 @@ describe.concurrent('a dependency that never answers', () => {
   });
 
   it('S3: an S3NetworkError once the whole call has taken its timeout', async ({ expect }) => {
-    const { putFile } = await import('../../shared/store/files');
+    const { putFile } = await import('../../shared/aws/s3');
     const { error, ms } = await failure(() => putFile('attachments/1/x', Buffer.from('data'), 'text/plain'));
     expect(error.name).toBe('S3NetworkError');
     expect(ms).toBeGreaterThanOrEqual(ATTEMPT_MS - 5);
@@ -152,7 +152,7 @@ describe.concurrent('a dependency that never answers', () => {
   });
 
   it("SQS: a TimeoutError after 3 attempts (the SDK's default), on the same timeouts as DynamoDB", async ({ expect }) => {
-    const { sendMessage } = await import('../../shared/store/sqs');
+    const { sendMessage } = await import('../../shared/aws/sqs');
     const { error, ms } = await failure(() => sendMessage('https://sqs.us-east-1.amazonaws.com/123456789012/deliveries', '{}'));
     expect(error.name).toBe('TimeoutError');
     expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(3);
