@@ -1,10 +1,10 @@
 /**
  * The stream consumer's time per batch against the batch's size, and what two batches applied at
  * once do (`npx tsx bench/consumer-batches.ts`): the measurement behind the CountTickets event source
- * mapping's batch size and parallelization factor (infra/ticket-counts.ts; docs/data-model.md, "The
+ * mapping's batch size and parallelization factor (infra/stream-consumer.ts; docs/data-model.md, "The
  * stream consumer"). On a freshly started local runtime whose stream is not polled, it creates
  * tickets through the API, reads their records from the table's stream, keeps those the AWS
- * filter passes (store/table-changes.ts isCountedChange; a create is one record there), and applies
+ * filter passes (consumer/table-changes.ts isCountedChange; a create is one record there), and applies
  * them batch by batch with the consumer's code (applyTableChanges), timing each; then two batches
  * at once, with DynamoDB's transaction conflict rule emulated.
  */
@@ -21,8 +21,8 @@ process.env.HELPDESK_STREAM_POLL_MS = '0';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
 const { config } = await import('../shared/config');
-const { tableChangeOf } = await import('../shared/store/stream-records');
-const { applyTableChanges, isCountedChange } = await import('../shared/store/table-changes');
+const { tableChangeOf } = await import('../shared/consumer/stream-records');
+const { applyTableChanges, isCountedChange } = await import('../shared/consumer/table-changes');
 
 const authorization = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 async function createTickets(count: number, inFlight = 8): Promise<void> {

@@ -214,7 +214,7 @@ const admin = (await findUserByUsername(ADMIN.username))!;
 if (args.burst) {
   // On the runtime just started: nothing before it, as a fresh `npm start`.
   log('burst: 500 creates at once, then 200 followups on one ticket at once');
-  const { consumerTimings, resetConsumerTimings } = await import('../shared/store/consumer-timings');
+  const { consumerTimings, resetConsumerTimings } = await import('../shared/consumer/consumer-timings');
   // What the store client's retry strategy did meanwhile: its retries, and how low its budget went.
   const { dynamoRetryStrategy } = await import('../shared/aws/clients');
   const retries = { calls: 0, attempts: 0, lowestBudget: dynamoRetryStrategy.getCapacity() };

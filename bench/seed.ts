@@ -99,7 +99,7 @@ export async function seedTickets(count: number, userId: number, secondQueue?: n
     );
   }
   // Ticket items first: a followup the stream shows without its ticket is taken for one left
-  // behind by a delete (store/collection-repair.ts), so none may be stored before its ticket.
+  // behind by a delete (consumer/collection-repair.ts), so none may be stored before its ticket.
   await writeAll(items.filter((i) => i.type === 'ticket'));
   await writeAll(items.filter((i) => i.type !== 'ticket'));
   return Array.from({ length: count }, (_, i) => ids.ticket + i);

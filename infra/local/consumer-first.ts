@@ -14,7 +14,7 @@
  * same; the consumer's share of it comes first.
  */
 import type { DynamoDB } from '../../shared/aws/dynamodb';
-import { recordAdmission } from '../../shared/store/consumer-timings';
+import { recordAdmission } from '../../shared/consumer/consumer-timings';
 
 export interface Admission {
   /** The routes' calls on the wire at once (the others wait here, in order). */

@@ -169,15 +169,15 @@ export const GRANTS = {
   writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
   /** A ticket's mail log (store/mail-log.ts). */
   readMailLog: [on(['Query'], P.mail)],
-  /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
+  /** The change feed: read by its route only (the stream consumer writes it: infra/stream-consumer.ts). */
   readEvents: [on(['Query'], P.events), on(['GetItem', 'PutItem'], P.feedCursorKey)],
 } satisfies Record<string, readonly TableGrant[]>;
 
 /**
- * The table stream consumer's grants (CountTickets on AWS: infra/ticket-counts.ts; the local
+ * The table stream consumer's grants (CountTickets on AWS: infra/stream-consumer.ts; the local
  * runtime's stream poller is held to the same): the counts, counted states, ticket collections
  * (repairs), refs and file cleanup records; Query of gsi1 (the backfill reads every collection in id
- * order); listing records and page snapshots, written in batches (store/listings.ts putListings,
+ * order); listing records and page snapshots, written in batches (consumer/listings.ts putListings,
  * store/page-snapshots.ts); the change feed,
  * written in batches (and, for a late event, its own position and its late-event mark read first,
  * the mark written after it); the

@@ -2,7 +2,7 @@
  * Queues: one partition, so one Query lists them. Slugs are unique through a claim item written in
  * the same transaction. A queue that tickets use, or that a write is putting a ticket into, cannot be
  * deleted: writes into a queue take a reservation on its item first, and the ticket counts (kept from
- * the stream, store/ticket-counts.ts) say how many tickets it has and how many of those writes they
+ * the stream, consumer/ticket-counts.ts) say how many tickets it has and how many of those writes they
  * hold (docs/data-model.md, "Deleting a queue").
  */
 import { GetCommand, QueryCommand } from '../aws/dynamodb';

@@ -6,7 +6,7 @@
 import { BatchWriteCommand, ScanCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { AwsClient } from 'aws4fetch';
 import type { Json } from '../json';
-import { SNAPSHOT_MAX_BYTES } from '../../shared/store/page-snapshots';
+import { SNAPSHOT_MAX_BYTES } from '../../shared/consumer/page-snapshots';
 
 /** A raw table item, read field by field. */
 type Item = Record<string, Json>;

@@ -18,7 +18,7 @@ let dynamo: DynamoDB;
 let store: {
   keys: typeof import('../../shared/store/keys').keys;
   dimensions: typeof import('../../shared/store/keys').LISTING_DIMENSIONS;
-  backfill: typeof import('../../shared/store/backfill').backfill;
+  backfill: typeof import('../../shared/consumer/backfill').backfill;
 };
 const table = () => process.env.TABLE_NAME!;
 
@@ -101,7 +101,7 @@ beforeAll(async () => {
   api = clientFor(runtime.url);
   ({ dynamo } = await import('../../shared/aws/clients'));
   const keysModule = await import('../../shared/store/keys');
-  store = { keys: keysModule.keys, dimensions: keysModule.LISTING_DIMENSIONS, backfill: (await import('../../shared/store/backfill')).backfill };
+  store = { keys: keysModule.keys, dimensions: keysModule.LISTING_DIMENSIONS, backfill: (await import('../../shared/consumer/backfill')).backfill };
   queue = (await api.call('POST', '/api/queues/', { json: { title: 'Filtered', slug: 'filtered' } })).body.id;
   const user = await api.call('POST', '/api/users/', { json: { first_name: 'A', last_name: 'Gent', username: 'agent', email: 'agent@example.com', password: 'a-password-1' } });
   expect(user.status).toBe(201);
