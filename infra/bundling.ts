@@ -9,7 +9,7 @@ import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-la
 import { openApiTemplate } from '../shared/api/openapi';
 import { fallbackRoute, routeFacts, routes } from '../shared/api/routes';
 
-/** An ESM bundle needs `require` for the CommonJS parts of its dependencies (toolchain.md). */
+/** An ESM bundle needs `require` for the CommonJS parts of its dependencies (esbuild's ESM output has no `require` of its own). */
 export const ESM_REQUIRE_BANNER = "import{createRequire}from'module';const require=createRequire(import.meta.url);";
 
 /**

@@ -90,7 +90,7 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-L1',
     reason:
-      'nodejs22.x on purpose: the bundles target node22 and the code keeps to Node 20/22 APIs (shared/toolchain.md); moving to nodejs24.x is a separate, tested change.',
+      'nodejs22.x on purpose: the bundles target node22 and the code keeps to Node 20/22 APIs (docs/local.md); moving to nodejs24.x is a separate, tested change.',
   });
   return fn;
 }

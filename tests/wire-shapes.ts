@@ -1,4 +1,4 @@
-/** Upstream's key order of each resource on the wire (upstream-behaviour.md 4.1-4.3). */
+/** Upstream's key order of each resource on the wire (docs/upstream.md: responses). */
 
 export const TICKET_KEYS = [
   'id',

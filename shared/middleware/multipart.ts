@@ -12,7 +12,7 @@ export const MULTIPART_LIMITS = { files: 20, parts: 200, fieldSize: 1024 * 1024,
 
 /**
  * For each file part, in order, whether it carried its own Content-Type header: busboy reports
- * `text/plain` when it did not, but upstream then guesses the type from the file name (4.3).
+ * `text/plain` when it did not, but upstream then guesses the type from the file name.
  */
 function filePartsTyped(raw: Buffer, contentType: string): boolean[] {
   const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);

@@ -1,4 +1,4 @@
-/** Attachment files: the `file` URL, its presigned download, and cleanup on delete (upstream-behaviour 1.i, 4.3). */
+/** Attachment files: the `file` URL, its presigned download, and cleanup on delete (docs/upstream.md: where we differ, i; responses). */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, API, VALID_TICKET, call, createUser, download, form, type Json } from './client';
 

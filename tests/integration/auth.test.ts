@@ -1,4 +1,4 @@
-/** Authentication, permission and the order of checks (upstream-behaviour 3.2, 1.l). */
+/** Authentication, permission and the order of checks (docs/upstream.md: authentication and the order of checks; where we differ, l). */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, basic, call, createTicket, createUser, form, type Reply } from './client';
 

@@ -1,4 +1,4 @@
-/** Request bodies and response conventions (upstream-behaviour 3.3, 3.4). */
+/** Request bodies and response conventions (docs/upstream.md: request bodies, responses). */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, SECURITY_HEADERS, VALID_TICKET, call, createTicket, form, listAll, multipart, rawRequest, unique, type Reply } from './client';
 

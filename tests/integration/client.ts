@@ -156,7 +156,7 @@ export const ADMIN_ID = 1;
 
 export { ATTACHMENT_KEYS, FOLLOWUP_KEYS, TICKET_KEYS } from '../wire-shapes';
 
-/** ISO 8601 in UTC with `Z`; six fraction digits when non-zero, none when zero (3.4). */
+/** ISO 8601 in UTC with `Z`; six fraction digits when non-zero, none when zero (docs/upstream.md: responses). */
 export const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?Z$/;
 
 export const SECURITY_HEADERS = {
@@ -179,9 +179,13 @@ export async function listAll(query = '', base?: string): Promise<Json[]> {
   return tickets;
 }
 
-/** The highest ticket id in the list (0 when empty). */
+/**
+ * The highest ticket id stored (0 when none). `ordering=-id` reads the ticket index, which the
+ * ticket's own write keeps: a ticket stored a moment ago is seen. (The last page by number follows
+ * the count the stream keeps, so it could miss one.)
+ */
 export async function maxTicketId(): Promise<number> {
-  const reply = await call('GET', '/api/tickets/?page_size=1&page=last');
+  const reply = await call('GET', '/api/tickets/?ordering=-id&page_size=1');
   if (reply.status !== 200) throw new Error(`list failed: ${reply.status} ${reply.text}`);
   return reply.body.results[0]?.id ?? 0;
 }

@@ -1,5 +1,5 @@
 /**
- * Custom fields (upstream-behaviour 4.4, section 8 cases 10a and 10b): the definitions API
+ * Custom fields (as upstream's, and its test cases 10a and 10b): the definitions API
  * (superusers) and the `custom_<name>` values every ticket representation carries.
  *
  * Definitions are global: every ticket of a runtime shows them and creation enforces the required

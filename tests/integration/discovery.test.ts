@@ -1,12 +1,12 @@
 /**
- * What every route says about itself: GET /api/ (upstream-behaviour 5.1), OPTIONS (3.1, section 2)
+ * What every route says about itself: GET /api/ and OPTIONS (docs/upstream.md: routes and permissions, decided points)
  * and HEAD on every GET route. Who may call is checked route by route in permissions.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../shared/api/routes';
 import { ADMIN_AUTH, API, call, createTicket, createUser, multipart, rawRequest, unique, type Json } from './client';
 
-/** The `Allow` header of every path (3.1), and whether OPTIONS describes a body (POST/PUT). */
+/** The `Allow` header of every path (docs/upstream.md: routes and permissions), and whether OPTIONS describes a body (POST/PUT). */
 const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   '/api/openapi.json': { allow: 'GET, HEAD, OPTIONS', actions: [] },

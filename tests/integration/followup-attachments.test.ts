@@ -1,4 +1,4 @@
-/** /api/followups-attachments/ and /{id}/: list, add, read and delete attachment records (upstream-behaviour 5.6). */
+/** /api/followups-attachments/ and /{id}/: list, add, read and delete attachment records (as upstream's). */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, API, ATTACHMENT_KEYS, call, createTicket, download, form, multipart, unique, type Json } from './client';
 

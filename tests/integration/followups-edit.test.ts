@@ -1,4 +1,4 @@
-/** GET /api/followups/ and /api/followups/{id}/: read, PUT, PATCH, DELETE (upstream-behaviour 5.5, 3.5). */
+/** GET /api/followups/ and /api/followups/{id}/: read, PUT, PATCH, DELETE (as upstream's; docs/upstream.md: pagination). */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, ADMIN_ID, API, FOLLOWUP_KEYS, call, createTicket, download, form, type Json } from './client';
 

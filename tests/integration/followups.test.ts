@@ -1,4 +1,4 @@
-/** POST /api/followups/ (upstream-behaviour 5.5, section 2, 1.h). */
+/** POST /api/followups/ (docs/upstream.md: decided points; where we differ, h). */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_ID, API, ATTACHMENT_KEYS, DATE_TIME, FOLLOWUP_KEYS, call, createTicket, createUser, form, type Json } from './client';
 

@@ -1,7 +1,9 @@
 /**
- * Who may call what, route by route from the route table (upstream-behaviour 3.1, 3.2): anonymous
- * callers get 401, users who are not staff 403 on staff and superuser routes, staff users who are
- * not superusers 403 on superuser routes only. OPTIONS and unsupported methods need the same.
+ * Who may call what, route by route (upstream's permissions: staff routes by the `is_staff` flag,
+ * `user_tickets` for any user): anonymous callers get 401, users who are not staff 403 on staff and
+ * superuser routes, staff users who are not superusers 403 on superuser routes only. OPTIONS and
+ * unsupported methods need the same. What each route must answer comes from a table written out
+ * here, not from the route table the middleware enforces: a permission changed there fails here.
  *
  * A staff user who is not a superuser can only be made with the operator CLI, which works on a
  * data directory (not the shared runtime's in-memory one): so this file starts its own runtime on a
@@ -82,16 +84,85 @@ function expectOutcome(reply: Reply, allowed: boolean, who: string, what: string
   }
 }
 
-const PATHS = [...new Set(routes.map((r) => r.path))];
-const permissionOf = (path: string) => routes.find((r) => r.path === path)!.permission;
+/** Who may call each route: the expected outcomes, pinned (the route table must list the same routes). */
+const EXPECTED: Record<string, Permission> = {
+  'GET /api': 'authenticated',
+  'GET /api/openapi.json': 'authenticated',
+  'GET /api/docs': 'authenticated',
+  'GET /api/docs/{asset}': 'authenticated',
+  'GET /api/tickets': 'staff',
+  'POST /api/tickets': 'staff',
+  'GET /api/tickets/{id}': 'staff',
+  'PUT /api/tickets/{id}': 'staff',
+  'PATCH /api/tickets/{id}': 'staff',
+  'DELETE /api/tickets/{id}': 'staff',
+  'GET /api/tickets/{id}/attachments/{attachmentId}': 'staff',
+  'GET /api/tickets/{id}/cc': 'staff',
+  'POST /api/tickets/{id}/cc': 'staff',
+  'DELETE /api/tickets/{id}/cc/{ccId}': 'staff',
+  'GET /api/tickets/{id}/emails': 'staff',
+  'GET /api/followups': 'staff',
+  'POST /api/followups': 'staff',
+  'GET /api/followups/{id}': 'staff',
+  'PUT /api/followups/{id}': 'staff',
+  'PATCH /api/followups/{id}': 'staff',
+  'DELETE /api/followups/{id}': 'staff',
+  'GET /api/followups-attachments': 'staff',
+  'POST /api/followups-attachments': 'staff',
+  'GET /api/followups-attachments/{id}': 'staff',
+  'DELETE /api/followups-attachments/{id}': 'staff',
+  'POST /api/users': 'staff',
+  'GET /api/user_tickets': 'authenticated',
+  'GET /api/user_tickets/{id}': 'authenticated',
+  'GET /api/tokens': 'staff',
+  'POST /api/tokens': 'staff',
+  'DELETE /api/tokens/{id}': 'staff',
+  'GET /api/queues': 'superuser',
+  'POST /api/queues': 'superuser',
+  'GET /api/queues/{id}': 'superuser',
+  'PATCH /api/queues/{id}': 'superuser',
+  'DELETE /api/queues/{id}': 'superuser',
+  'GET /api/mail/suppressions': 'superuser',
+  'DELETE /api/mail/suppressions/{address}': 'superuser',
+  'GET /api/mail/templates': 'superuser',
+  'GET /api/mail/templates/{kind}': 'superuser',
+  'PUT /api/mail/templates/{kind}': 'superuser',
+  'DELETE /api/mail/templates/{kind}': 'superuser',
+  'GET /api/custom-fields': 'superuser',
+  'POST /api/custom-fields': 'superuser',
+  'GET /api/custom-fields/{name}': 'superuser',
+  'PATCH /api/custom-fields/{name}': 'superuser',
+  'DELETE /api/custom-fields/{name}': 'superuser',
+  'GET /api/webhook-deliveries': 'staff',
+  'GET /api/webhook-deliveries/{id}': 'staff',
+  'POST /api/webhook-deliveries/{id}/redeliver': 'staff',
+  'GET /api/events': 'staff',
+  'GET /api/webhooks': 'superuser',
+  'POST /api/webhooks': 'superuser',
+  'GET /api/webhooks/{id}': 'superuser',
+  'PATCH /api/webhooks/{id}': 'superuser',
+  'DELETE /api/webhooks/{id}': 'superuser',
+  'POST /api/webhooks/{id}/rotate-secret': 'superuser',
+  'POST /api/webhooks/{id}/ping': 'superuser',
+};
+const ROUTES = Object.entries(EXPECTED).map(([route, permission]) => {
+  const [method, path] = route.split(' ') as [string, string];
+  return { method, path, permission };
+});
+const PATHS = [...new Set(ROUTES.map((r) => r.path))];
+const permissionOf = (path: string) => ROUTES.find((r) => r.path === path)!.permission;
 
 describe('every route refuses exactly the callers its permission excludes', () => {
+  it('the route table has exactly the routes pinned here', () => {
+    expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(Object.keys(EXPECTED).sort());
+  });
+
   it('the staff user made with the CLI is staff but not a superuser', async () => {
     expect((await api.call('GET', '/api/tickets/', { auth: callers.staff })).status).toBe(200);
     expect((await api.call('GET', '/api/queues/', { auth: callers.staff })).status).toBe(403);
   });
 
-  it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_, route) => {
+  it.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_, route) => {
     for (const who of Object.keys(callers) as (keyof typeof callers)[]) {
       const reply = await send(route.method, concrete(route.path), callers[who]);
       expectOutcome(reply, ALLOWED[route.permission].includes(who), who, `${route.method} ${route.path}`);
@@ -108,7 +179,7 @@ describe('every route refuses exactly the callers its permission excludes', () =
   });
 
   it.each(PATHS)('an unsupported method on %s: 401, 403, then 405', async (path) => {
-    const methods = new Set(routes.filter((r) => r.path === path).map((r) => r.method as string));
+    const methods = new Set(ROUTES.filter((r) => r.path === path).map((r) => r.method));
     const other = ['PUT', 'DELETE', 'POST', 'PATCH'].find((m) => !methods.has(m))!;
     for (const who of Object.keys(callers) as (keyof typeof callers)[]) {
       const reply = await send(other, concrete(path), callers[who]);

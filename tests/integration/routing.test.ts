@@ -1,4 +1,4 @@
-/** Paths, methods and the `Allow` header (upstream-behaviour 3.1, 1.d, 1.k). */
+/** Paths, methods and the `Allow` header (docs/upstream.md: routes and permissions; where we differ, d and k). */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, API, VALID_TICKET, call, createTicket, createUser, unique } from './client';
 

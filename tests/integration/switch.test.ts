@@ -1,5 +1,5 @@
 /**
- * The API switch (upstream-behaviour 1.a): with HELPDESK_ACTIVATE_API_ENDPOINT other than `True`,
+ * The API switch (docs/upstream.md: where we differ, a): with HELPDESK_ACTIVATE_API_ENDPOINT other than `True`,
  * every /api path answers 404 before authentication. Needs a second runtime, started here only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -187,12 +187,34 @@ describe('deleting a queue: reservations and the arrivals counted (docs/data-mod
       new UpdateCommand({ TableName: table(), Key: store.keys.queue(queue.id as number), UpdateExpression: 'SET closed_until = :until', ExpressionAttributeValues: { ':until': Date.now() + 5000 } }),
     );
     expect((await deleteQueue(queue.id)).body).toEqual({ detail: 'This queue is being deleted by another request.' });
-    const waiting = api.call('POST', '/api/tickets/', { json: { queue: queue.id, title: 't', description: 'd', submitter_email: 'w@example.com' } });
-    await expect.poll(async () => (await queueItem(queue.id)).reserved ?? 0).toBe(0); // nothing reserved while closed
-    await dynamo.send(new DeleteCommand({ TableName: table(), Key: store.keys.queue(queue.id as number) }));
-    const answer = await waiting;
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ queue: [`Invalid pk "${queue.id}" - object does not exist.`] });
+    // The create has reached its wait once its reservation was refused and it read the queue still there.
+    const key = JSON.stringify(store.keys.queue(queue.id as number));
+    const onQueue = (input: Json) => JSON.stringify(input.Key) === key;
+    let refused = false;
+    let reachedWait!: () => void;
+    const waited = new Promise<void>((done) => (reachedWait = done));
+    const stop = dynamo.intercept(async ({ operation, input }, next) => {
+      // A transaction of one item is sent as a plain UpdateItem (store/transact.ts).
+      const reserving = operation === 'UpdateItem' && onQueue(input) && String(input.UpdateExpression).startsWith('ADD #reserved :one');
+      if (!reserving && !(refused && operation === 'GetItem' && onQueue(input))) return next();
+      const answer = await next().catch((error: unknown) => {
+        refused ||= reserving;
+        throw error;
+      });
+      if (operation === 'GetItem' && answer.Item) reachedWait();
+      return answer;
+    });
+    try {
+      const waiting = api.call('POST', '/api/tickets/', { json: { queue: queue.id, title: 't', description: 'd', submitter_email: 'w@example.com' } });
+      await waited;
+      expect((await queueItem(queue.id)).reserved ?? 0).toBe(0); // nothing reserved while closed
+      await dynamo.send(new DeleteCommand({ TableName: table(), Key: store.keys.queue(queue.id as number) }));
+      const answer = await waiting;
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ queue: [`Invalid pk "${queue.id}" - object does not exist.`] });
+    } finally {
+      stop();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-/** POST /api/tickets/ (upstream-behaviour 5.3, 4.1-4.3, 3.4 date-times). */
+/** POST /api/tickets/ (docs/upstream.md: where we differ, b and c; responses). */
 import { describe, expect, it } from 'vitest';
 import {
   ADMIN_ID,

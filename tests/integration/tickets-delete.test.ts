@@ -1,4 +1,4 @@
-/** DELETE /api/tickets/{id}/ (upstream-behaviour 5.4, section 2 "Deletes clean up"). */
+/** DELETE /api/tickets/{id}/ (docs/upstream.md: decided points, deletes). */
 import { describe, expect, it } from 'vitest';
 import { call, createTicket, createUser, listAll } from './client';
 

@@ -1,4 +1,4 @@
-/** GET, PUT and PATCH /api/tickets/{id}/ (upstream-behaviour 5.4, 3.3 form rules). */
+/** GET, PUT and PATCH /api/tickets/{id}/ (docs/upstream.md: decided points, PUT; request bodies, form rules). */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_ID, TICKET_KEYS, VALID_TICKET, call, createTicket, form } from './client';
 

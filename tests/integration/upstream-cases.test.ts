@@ -1,5 +1,5 @@
 /**
- * Upstream's own API tests as black-box cases (upstream-behaviour section 8, cases 1-12), with the
+ * Upstream's own API tests as black-box cases (docs/upstream.md: upstream's own tests; cases 1-12), with the
  * "Here" column applied. Like upstream's tests, bodies are multipart and the caller is staff.
  * Case 10 needs operator-defined custom fields (out of scope); its custom-free part is checked.
  */

@@ -1,4 +1,4 @@
-/** /api/user_tickets/ and /{id}/: the caller's own tickets in upstream's compact shape (upstream-behaviour 5.8, cases 13 and 15). */
+/** /api/user_tickets/ and /{id}/: the caller's own tickets in upstream's compact shape (docs/upstream.md: routes and permissions; upstream's cases 13 and 15). */
 import { describe, expect, it } from 'vitest';
 import { API, call, createTicket, createUser, unique, type Json } from './client';
 

@@ -1,4 +1,4 @@
-/** POST /api/users/ (upstream-behaviour 5.7, 1.b). */
+/** POST /api/users/ (docs/upstream.md: where we differ, b). */
 import { describe, expect, it } from 'vitest';
 import { basic, call, createUser, unique } from './client';
 

@@ -17,12 +17,16 @@ export interface Receiver {
   behaviour: Behaviour;
   /** Resolves once `count` requests match `which`, or fails after `ms`. */
   waitFor(count: number, which: (r: Received) => boolean, ms?: number): Promise<Received[]>;
+  /** The requests answered 'hang' that are still open: neither released nor given up by the sender. */
+  held(which: (r: Received) => boolean): Received[];
+  /** Answers every request still held with `status`. */
+  release(status?: number): void;
   stop(): Promise<void>;
 }
 
 export async function startReceiver(behaviour: Behaviour = () => 200): Promise<Receiver> {
   const received: Received[] = [];
-  const hanging = new Set<ServerResponse>();
+  const hanging = new Map<ServerResponse, Received>();
   const counts = new Map<string, number>();
   const receiver: Receiver = {
     url: '',
@@ -37,9 +41,14 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
         await new Promise((r) => setTimeout(r, 25));
       }
     },
+    held: (which) => [...hanging.values()].filter(which),
+    release(status = 200) {
+      for (const res of hanging.keys()) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+      hanging.clear();
+    },
     stop: () =>
       new Promise<void>((done) => {
-        hanging.forEach((res) => res.destroy());
+        hanging.forEach((_, res) => res.destroy());
         server.close(() => done());
         server.closeAllConnections();
       }),
@@ -54,7 +63,11 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
       counts.set(id, n);
       received.push(request);
       const answer = receiver.behaviour(request, n);
-      if (answer === 'hang') return void hanging.add(res);
+      if (answer === 'hang') {
+        hanging.set(res, request);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
       res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
     });
   });

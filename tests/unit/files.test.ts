@@ -56,7 +56,7 @@ describe('sanitiseFilename', () => {
 describe('mimeTypeOf', () => {
   it('uses the part type when it names one', () => {
     expect(mimeTypeOf('a.txt', 'text/markdown')).toBe('text/markdown');
-    // An explicit application/octet-stream is the part's own type too (upstream 4.3).
+    // An explicit application/octet-stream is the part's own type too (as upstream's).
     expect(mimeTypeOf('A.PNG', 'application/octet-stream')).toBe('application/octet-stream');
   });
   it('guesses from the name otherwise', () => {

@@ -56,13 +56,17 @@ describe('parsePageRequest: page', () => {
     for (const page of ['0', '-1', 'abc', '1.5', 'first']) {
       expect(() => parsePageRequest({ page }), page).toThrow(InvalidPage);
     }
-    try {
-      parsePageRequest({ page: 'x' });
-    } catch (error) {
-      expect(error).toBeInstanceOf(NotFound);
-      expect((error as InvalidPage).status).toBe(404);
-      expect((error as InvalidPage).body).toEqual({ detail: 'Invalid page.' });
-    }
+    const error = (() => {
+      try {
+        parsePageRequest({ page: 'x' });
+      } catch (thrown) {
+        return thrown;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(NotFound);
+    expect((error as InvalidPage).status).toBe(404);
+    expect((error as InvalidPage).body).toEqual({ detail: 'Invalid page.' });
   });
 });
 
