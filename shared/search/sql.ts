@@ -75,6 +75,8 @@ export const SCHEMA: readonly string[] = [
      WHERE p.field_key IS NULL OR c.key IS NOT NULL`,
   // The ticket ids each batch asks the documents of to be built again (a temporary list per transaction).
   'CREATE TABLE IF NOT EXISTS search_dirty (ticket bigint PRIMARY KEY)',
+  // A rebuild under way: the ticket it goes on from (rebuild.ts). No row: none.
+  'CREATE TABLE IF NOT EXISTS search_rebuild (one int PRIMARY KEY CHECK (one = 1), next_ticket bigint NOT NULL)',
 ];
 
 const ids = (param: string) => `SELECT CAST(value AS bigint) AS id FROM jsonb_array_elements_text(CAST(:${param} AS jsonb))`;
@@ -222,5 +224,18 @@ export const SNIPPETS = `WITH q AS (SELECT c.cfg, ${QUERY} AS query FROM (SELECT
 /** What the rebuild compares: each ticket's documents (tests: a rebuild equals the live index). */
 export const DOCUMENTS = 'SELECT id, merged, staff_doc::text AS staff, public_doc::text AS public FROM search_tickets ORDER BY id';
 
-/** Empties the index (a rebuild from the table starts from nothing). */
-export const CLEAR = ['DELETE FROM search_parts', 'DELETE FROM search_followups', 'DELETE FROM search_custom_fields', 'DELETE FROM search_tickets'];
+/** A rebuild's progress: where it goes on from, its start (the index emptied), each step, its end. */
+export const REBUILD = {
+  progress: 'SELECT next_ticket FROM search_rebuild',
+  start: [
+    'DELETE FROM search_parts',
+    'DELETE FROM search_followups',
+    'DELETE FROM search_custom_fields',
+    'DELETE FROM search_tickets',
+    'DELETE FROM search_rebuild',
+    'INSERT INTO search_rebuild (one, next_ticket) VALUES (1, 0)',
+  ],
+  /** `:next`: the ticket the rebuild goes on from if stopped now (the last one read: it may be incomplete). */
+  advance: 'UPDATE search_rebuild SET next_ticket = CAST(:next AS bigint)',
+  finish: 'DELETE FROM search_rebuild',
+} as const;
