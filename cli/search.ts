@@ -6,10 +6,9 @@
  * HELPDESK_SEARCH=aurora, HELPDESK_SEARCH_CLUSTER_ARN and HELPDESK_SEARCH_SECRET_ARN (stack outputs
  * SearchClusterArn and SearchSecretArn).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { command, Failure } from './command';
-import { chooseTarget } from './target';
+import { chooseTarget, localServerOn } from './target';
 
 /** The bar's width in characters. */
 const BAR = 30;
@@ -22,16 +21,8 @@ function bar(done: number, total: number): string {
 
 /** Refuses a data directory the local server runs on: its worker holds the index's files. */
 async function refuseRunningServer(dataDir: string): Promise<void> {
-  const { endpointsPath, isAlive } = await import('../infra/local/endpoints');
-  let owner: { owner?: string; pid?: number } | undefined;
-  try {
-    owner = JSON.parse(readFileSync(endpointsPath(dataDir), 'utf8')) as typeof owner;
-  } catch {
-    return;
-  }
-  if (owner?.owner === 'server' && typeof owner.pid === 'number' && isAlive(owner.pid)) {
-    throw new Failure(`The local server (process ${owner.pid}) holds the search index of ${dataDir}: stop it, run reindex, and start it again.`);
-  }
+  const pid = await localServerOn(dataDir);
+  if (pid !== undefined) throw new Failure(`The local server (process ${pid}) holds the search index of ${dataDir}: stop it, run reindex, and start it again.`);
 }
 
 export const reindex = command({
