@@ -62,6 +62,8 @@ export interface Route {
   answerHoldsSecret?: true;
   /** True for a route that queues webhook deliveries (the stack grants sending to the queue). */
   queuesWebhooks?: true;
+  /** Takes `?search=`: the search engine's settings and the Data API on its cluster (infra/search.ts). */
+  searches?: true;
   /**
    * Files from node_modules that the function reads at run time, copied into its bundle's
    * `assets/` folder by the CDK stack (the local runtime reads them from node_modules).
@@ -308,7 +310,7 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.viewCounts, ...G.listTickets, ...G.filteredTickets, ...G.readTickets], files: [],
+    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.viewCounts, ...G.listTickets, ...G.filteredTickets], files: [], searches: true,
     doc: {
       tag: 'Tickets',
       summary: 'List tickets with their followups and attachments',
@@ -555,7 +557,7 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.ticketsBySubmitter, ...G.readQueues, ...G.readTickets], files: [],
+    method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.ticketsBySubmitter, ...G.readQueues, ...G.readTickets], files: [], searches: true,
     doc: {
       tag: 'User tickets',
       summary: "The caller's own tickets",
