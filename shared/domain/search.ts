@@ -64,6 +64,11 @@ export function parseSearch(raw: string | undefined): SearchQuery | undefined {
   };
 }
 
+/** A code's LIKE pattern on the index's lower-cased, accent-folded text: anywhere, `%`, `_` and `\\` taken literally. */
+export function likePattern(code: string): string {
+  return `%${code.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
+}
+
 /** Which part of a ticket a snippet comes from. */
 export const SNIPPET_FIELDS = ['id', 'title', 'description', 'resolution', 'submitter_email', 'followup_title', 'followup_comment', 'custom_field', 'attachment'] as const;
 export type SnippetField = (typeof SNIPPET_FIELDS)[number];

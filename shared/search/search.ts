@@ -6,7 +6,7 @@
  */
 import { HttpError, ValidationError } from '../domain/errors';
 import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
-import { codeSnippet, unmark, type SearchQuery, type Snippet, type SnippetField } from '../domain/search';
+import { codeSnippet, likePattern, unmark, type SearchQuery, type Snippet, type SnippetField } from '../domain/search';
 import type { TicketFilters } from '../domain/ticket-list-query';
 import { SearchEngineUnavailable, type SqlParams } from './driver';
 import { searchEngine } from './engine';
@@ -44,7 +44,8 @@ function parameters(query: SearchQuery, filters: TicketFilters, access: SearchAc
     text: query.text,
     rest: query.rest,
     prefix: query.prefix ?? '',
-    codes: JSON.stringify(query.codes),
+    code_patterns: JSON.stringify(query.codes.map(likePattern)),
+    code: query.codes.length ? likePattern(query.codes[0]!) : '',
     ids: JSON.stringify(query.ids),
     public: access.requester !== undefined,
     own_email: none(access.requester),
@@ -73,7 +74,7 @@ export async function searchTickets(query: SearchQuery, filters: TicketFilters, 
   const driver = await engine;
   const params = parameters(query, filters, access);
   const read = async (offset: number) => {
-    const rows = await driver.query({ sql: searchPage(order), params: { ...params, limit: String(request.pageSize), offset: String(offset) } }).catch(unavailable);
+    const rows = await driver.query({ sql: searchPage(order, access.requester !== undefined ? 'public' : 'staff'), params: { ...params, limit: String(request.pageSize), offset: String(offset) } }).catch(unavailable);
     return { count: Number(rows[0]?.total ?? 0), ids: rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => Number(r.id)) };
   };
   // A numbered page is read at once; `last` needs the count first.

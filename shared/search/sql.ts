@@ -149,26 +149,43 @@ export const APPLY = {
  * The query of a search (its tsquery, per text search configuration in use): the words through
  * websearch_to_tsquery, AND the last word as a prefix of a quoted lexeme.
  */
-const tsquery = (words: string) => `CASE WHEN :prefix = '' THEN websearch_to_tsquery(c.cfg, ${words})
-    ELSE websearch_to_tsquery(c.cfg, ${words}) && to_tsquery(c.cfg, quote_literal(:prefix) || ':*') END`;
+/** The text search configuration of every ticket today (indexer.ts DEFAULT_CONFIG; queues have no language yet). */
+const CONFIG = "'helpdesk_english'";
+const tsquery = (words: string) => `CASE WHEN :prefix = '' THEN websearch_to_tsquery(${CONFIG}, ${words})
+    ELSE websearch_to_tsquery(${CONFIG}, ${words}) && to_tsquery(${CONFIG}, quote_literal(:prefix) || ':*') END`;
 const QUERY = tsquery(':text');
 
+/** Whose text a search reads: staff all of it, requesters the public documents only. */
+export type Audience = 'staff' | 'public';
+
 /**
- * The tickets matching a search (its words; or its codes as substrings and its other words), with the filters every list takes (each null when not given), and
- * the caller's access: `:public` (requesters: public text and their own tickets, `:own_email`),
- * `:queues` (JSON list of queue ids allowed, or null for all).
+ * The tickets matching a search: its words (the GIN index of the audience's document), the tickets
+ * it names, or its codes as substrings (the trigram index; `:code` is the first code's LIKE pattern,
+ * escaped by the caller, the others checked on the rows) with its other words; each set is read
+ * through its own index and the union filtered by the lists' filters (each null when not given) and
+ * the caller's access: `:own_email` (a requester's own tickets), `:queues` (JSON list of queue ids
+ * allowed, or null for all).
  */
-const MATCHES = `
-  configs AS (SELECT DISTINCT config AS cfg FROM search_tickets),
-  q AS (SELECT c.cfg, ${QUERY} AS query, ${tsquery(':rest')} AS rest FROM configs c),
-  codes AS (SELECT '%' || replace(replace(replace(lower(unaccent(value)), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' AS pattern
-            FROM jsonb_array_elements_text(CAST(:codes AS jsonb))),
+const matches = (audience: Audience) => {
+  const doc = audience === 'public' ? 't.public_doc' : 't.staff_doc';
+  const text = audience === 'public' ? 't.public_text' : 't.staff_text';
+  return `
+  q AS (SELECT ${QUERY} AS query, ${tsquery(':rest')} AS rest),
+  codes AS (SELECT value AS pattern FROM jsonb_array_elements_text(CAST(:code_patterns AS jsonb))),
   named AS (${ids('ids')}),
+  matched AS (
+    SELECT t.id FROM search_tickets t WHERE ${doc} @@ (SELECT query FROM q)
+    UNION SELECT id FROM named
+    UNION SELECT t.id FROM search_tickets t
+      WHERE :code <> '' AND ${text} LIKE :code
+        AND NOT EXISTS (SELECT 1 FROM codes WHERE ${text} NOT LIKE codes.pattern)
+        AND (numnode((SELECT rest FROM q)) = 0 OR ${doc} @@ (SELECT rest FROM q))
+  ),
   hits AS (
-    SELECT t.id, t.priority, t.created, t.modified, t.due_date, t.config,
+    SELECT t.id, t.priority, t.created, t.modified, t.due_date,
       (t.id IN (SELECT id FROM named)) AS named,
-      ts_rank_cd(CASE WHEN :public THEN t.public_doc ELSE t.staff_doc END, q.query) AS rank
-    FROM search_tickets t JOIN q ON q.cfg = t.config
+      ts_rank_cd(${doc}, (SELECT query FROM q)) AS rank
+    FROM matched m JOIN search_tickets t ON t.id = m.id
     WHERE NOT t.merged
       AND (:queues IS NULL OR t.queue IN (${ids('queues')}))
       AND (:own_email IS NULL OR t.submitter_email = :own_email)
@@ -179,13 +196,8 @@ const MATCHES = `
       AND (:submitter_email IS NULL OR t.submitter_email = :submitter_email)
       AND (:created_since IS NULL OR t.created >= :created_since)
       AND (:updated_since IS NULL OR t.modified >= :updated_since)
-      AND (
-        t.id IN (SELECT id FROM named)
-        OR (CASE WHEN :public THEN t.public_doc ELSE t.staff_doc END) @@ q.query
-        OR (EXISTS (SELECT 1 FROM codes)
-            AND NOT EXISTS (SELECT 1 FROM codes WHERE (CASE WHEN :public THEN t.public_text ELSE t.staff_text END) NOT LIKE codes.pattern)
-            AND (numnode(q.rest) = 0 OR (CASE WHEN :public THEN t.public_doc ELSE t.staff_doc END) @@ q.rest)))
   )`;
+};
 
 /** The orderings a search takes (`relevance` unless `ordering` says otherwise), id breaking ties. */
 export const SEARCH_ORDERS = {
@@ -204,7 +216,7 @@ export const SEARCH_ORDERS = {
 export type SearchOrder = keyof typeof SEARCH_ORDERS;
 
 /** A page of matches and their exact count (`total` on every row; one row of nulls when the page is empty). */
-export const searchPage = (order: SearchOrder) => `WITH ${MATCHES}
+export const searchPage = (order: SearchOrder, audience: Audience) => `WITH ${matches(audience)}
   SELECT c.total, p.id FROM (SELECT count(*) AS total FROM hits) c
   LEFT JOIN LATERAL (SELECT id FROM hits ORDER BY ${SEARCH_ORDERS[order]} LIMIT CAST(:limit AS int) OFFSET CAST(:offset AS int)) p ON true`;
 
@@ -213,10 +225,10 @@ export const searchPage = (order: SearchOrder) => `WITH ${MATCHES}
  * marked (ts_headline with U+0002 and U+0003, which no indexed text holds). The caller picks each
  * ticket's first part with a mark.
  */
-export const SNIPPETS = `WITH q AS (SELECT c.cfg, ${QUERY} AS query FROM (SELECT DISTINCT config AS cfg FROM search_tickets) c)
+export const SNIPPETS = `WITH q AS (SELECT ${QUERY} AS query)
   SELECT p.ticket, p.field, p.followup, p.custom_field, p.text,
     ts_headline(t.config, p.text, q.query, 'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "') AS marked
-  FROM search_visible_parts p JOIN search_tickets t ON t.id = p.ticket JOIN q ON q.cfg = t.config
+  FROM search_visible_parts p JOIN search_tickets t ON t.id = p.ticket CROSS JOIN q
   WHERE p.ticket IN (${ids('tickets')}) AND (NOT :public OR NOT p.private)
   ORDER BY p.ticket, CASE p.field WHEN 'title' THEN 0 WHEN 'description' THEN 1 WHEN 'resolution' THEN 2 WHEN 'followup_title' THEN 3
     WHEN 'followup_comment' THEN 4 WHEN 'custom_field' THEN 5 WHEN 'attachment' THEN 6 ELSE 7 END, p.item, p.seq`;
