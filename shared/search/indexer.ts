@@ -5,7 +5,7 @@
  * consumer is idempotent: a batch that comes again, or a record late, leaves the same index once the
  * stream is applied. The same code rebuilds the index from the table (rebuild.ts).
  */
-import type { TableChange } from '../store/table-changes';
+import type { TableChange } from '../consumer/changes';
 import { keys, TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
 import { openingOf } from '../store/items';
 import { config } from '../config';
@@ -118,5 +118,5 @@ export async function applyToIndex(changes: readonly TableChange[], extra: State
   await driver.transaction([...statements, ...extra]);
 }
 
-/** The stream consumer (store/table-changes.ts STREAM_CONSUMERS). */
+/** The stream consumer (consumer/table-changes.ts STREAM_CONSUMERS). */
 export const SEARCH_INDEXER = { name: 'search index', apply: (changes: TableChange[]) => applyToIndex(changes) };

@@ -6,7 +6,7 @@
  * applying changes meanwhile: a ticket changed while the rebuild passes it may show its state as
  * read until its next change (or a second rebuild).
  */
-import type { TableChange } from '../store/table-changes';
+import type { TableChange } from '../consumer/changes';
 import { customFieldItems, ticketCount, ticketItemPages } from '../store/search-source';
 import { TICKET_PREFIX } from '../store/keys';
 import { searchEngine } from './engine';
