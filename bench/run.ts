@@ -30,12 +30,20 @@ const { values: args } = parseArgs({
     // The filtered lists alone: every combination in every ordering at 200, --scale-tickets and
     // --simulated-tickets (bench/lists.ts); writes their section of docs/benchmarks.md.
     lists: { type: 'boolean', default: false },
+    // Ticket search alone (bench/search.ts): index cost, latency with and without filters, lag.
+    search: { type: 'boolean', default: false },
+    'search-tickets': { type: 'string', default: '20000' },
+    'search-iterations': { type: 'string', default: '400' },
     'cpu-requests': { type: 'string', default: '1000' },
     // For CI: request counts, capacity units and bundle sizes only (deterministic), checked against
     // the floors; nothing written, exit 1 if one is missed. Timings are not looked at.
     quick: { type: 'boolean', default: false },
   },
 });
+if (args.search) {
+  await import('./search');
+  process.exit(0);
+}
 const QUICK = args.quick;
 const TICKETS = QUICK ? 200 : Number(args.tickets);
 const ITERATIONS = QUICK ? 2 : Number(args.iterations);

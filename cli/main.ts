@@ -21,6 +21,7 @@ import { createWebhook, disableWebhook, listWebhooks, pingWebhook } from './webh
 import { tailEvents } from './events';
 import { mail } from './mail';
 import { replayStream } from './stream';
+import { reindex } from './search';
 import { listMailProblems, retryMail } from './mail-in';
 import { activateUser, createUser, deactivateUser, listUsers, setPassword } from './users';
 
@@ -44,6 +45,7 @@ const COMMANDS: Command[] = [
   pingWebhook,
   disableWebhook,
   replayStream,
+  reindex,
   retryMail,
   listUsers,
   listQueues,

@@ -147,6 +147,18 @@ async function connectLocal(dataDir: string): Promise<() => Promise<void>> {
   return close;
 }
 
+/** The process of the local server running on `dataDir`, if one is. */
+export async function localServerOn(dataDir: string): Promise<number | undefined> {
+  const { endpointsPath, isAlive } = await import('../infra/local/endpoints');
+  let owner: { owner?: string; pid?: number } | undefined;
+  try {
+    owner = JSON.parse(readFileSync(endpointsPath(dataDir), 'utf8')) as typeof owner;
+  } catch {
+    return undefined;
+  }
+  return owner?.owner === 'server' && typeof owner.pid === 'number' && isAlive(owner.pid) ? owner.pid : undefined;
+}
+
 /** An AWS SDK error as one readable line. */
 export function describeAwsError(error: Error & { $metadata?: unknown }): string {
   const table = process.env.TABLE_NAME;

@@ -43,6 +43,7 @@ import { FileSweeper } from './file-sweeper';
 import { MailIn } from './mail-in';
 import { MailImap } from './mail-imap';
 import { StreamConsumer } from './stream-consumer';
+import type { SearchCluster } from './search';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import { grantsOf, writesTable } from '../shared/api/table-access';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
@@ -125,6 +126,8 @@ export interface ApiStackProps extends StackProps {
   settings: EnvironmentSettings;
   table: ITable;
   bucket: IBucket;
+  /** The search engine, where the environment has search on (infra/search.ts). */
+  search?: SearchCluster;
 }
 
 export class ApiStack extends Stack {
@@ -139,7 +142,7 @@ export class ApiStack extends Stack {
   private readonly integrations = new Map<NodejsFunction, LambdaProxyIntegration>();
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
-    const { settings, table, bucket, ...stackProps } = props;
+    const { settings, table, bucket, search, ...stackProps } = props;
     super(scope, id, stackProps);
 
     this.api = new HttpApi(this, 'HttpApi', {
@@ -191,7 +194,7 @@ export class ApiStack extends Stack {
     const functionFor = (route: Route): NodejsFunction => {
       const existing = this.functions.get(route.handler);
       if (existing) return existing;
-      const fn = this.makeFunction(this.groupOf(route.handler), route, settings, table, bucket, webhooks);
+      const fn = this.makeFunction(this.groupOf(route.handler), route, settings, table, bucket, webhooks, search);
       this.functions.set(route.handler, fn);
       return fn;
     };
@@ -240,7 +243,7 @@ export class ApiStack extends Stack {
     const mail = settings.mail ? new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }) : undefined;
     // Mail in verifies replies' Reply-To tags with mail out's secret (when there is mail out, there are tags).
     if (settings.mailIn) new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket, mailSecret: mail?.secret }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
-    new StreamConsumer(this, 'TicketCounts', { settings, table }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    new StreamConsumer(this, 'TicketCounts', { settings, table, search }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     mail?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     if (settings.mailImap) {
       const imap = new MailImap(this, 'MailImap', { settings, mailImap: settings.mailImap, table, bucket, mailSecret: mail?.secret, problemsAlarmed: settings.mailIn !== undefined });
@@ -283,7 +286,7 @@ export class ApiStack extends Stack {
     return group;
   }
 
-  private makeFunction(scope: NestedStack, route: Route, settings: EnvironmentSettings, table: ITable, bucket: IBucket, webhooks: Webhooks): NodejsFunction {
+  private makeFunction(scope: NestedStack, route: Route, settings: EnvironmentSettings, table: ITable, bucket: IBucket, webhooks: Webhooks, search?: SearchCluster): NodejsFunction {
     const fn = helpdeskFunction(scope, functionId(route.handler), {
       logScope: this,
       handler: route.handler,
@@ -302,8 +305,11 @@ export class ApiStack extends Stack {
         ...(settings.corsOrigins.length ? { HELPDESK_CORS_ORIGINS: settings.corsOrigins.join(',') } : {}),
         // Behind the edge: only requests through CloudFront, and links to its address (infra/edge.ts).
         ...(settings.edge ? { HELPDESK_ORIGIN_SECRET_NAME: originSecretName(settings.name), HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}` } : {}),
+        // Without it, search is off: `?search=` answers 400 naming HELPDESK_SEARCH.
+        ...(route.searches && search ? search.environment : {}),
       },
     });
+    if (route.searches && search) search.grant(fn);
     if (settings.edge) {
       // Secrets Manager appends six characters to a secret's name in its ARN.
       const secretArn = scope.formatArn({ service: 'secretsmanager', region: EDGE_REGION, resource: 'secret', resourceName: `${originSecretName(settings.name)}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });

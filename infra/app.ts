@@ -33,6 +33,7 @@ export function buildHelpdesk(app: App, envName?: string): Helpdesk {
     settings,
     table: data.table,
     bucket: data.bucket,
+    search: data.search,
     description: `Helpdesk ${settings.name}: HTTP API and functions (stateless)`,
   });
   // CloudFront and WAF in us-east-1 (infra/edge.ts), deployed before the API that requires its secret.

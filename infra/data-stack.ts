@@ -8,6 +8,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../shared/store/schema';
 import type { EnvironmentSettings } from './environments';
+import { SearchCluster } from './search';
 
 export interface DataStackProps extends StackProps {
   settings: EnvironmentSettings;
@@ -16,6 +17,8 @@ export interface DataStackProps extends StackProps {
 export class DataStack extends Stack {
   readonly table: Table;
   readonly bucket: Bucket;
+  /** Ticket search's engine, where the environment has search on. */
+  readonly search?: SearchCluster;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     const { settings, ...stackProps } = props;
@@ -70,5 +73,6 @@ export class DataStack extends Stack {
       reason:
         'No S3 server access logs: the bucket is private (BlockPublicAccess, TLS only, no ACLs). Uploads and deletes are made by the API functions (each request in the API access log and the function logs); downloads are presigned GETs the API issues (each issuance logged, valid 5 minutes) that reach S3 directly, so the record of the downloads themselves is CloudTrail S3 data events, which an account enables across buckets (docs/security.md), not a per-bucket log in a second bucket.',
     });
+    if (settings.search) this.search = new SearchCluster(this, 'Search', { ...settings, search: settings.search });
   }
 }

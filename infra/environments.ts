@@ -14,6 +14,12 @@ export type EnvironmentName = 'dev' | 'staging' | 'prod';
 export interface EnvironmentSettings {
   name: EnvironmentName;
   /**
+   * Ticket search (`?search=`) on Aurora PostgreSQL Serverless v2 (infra/search.ts), scaling between
+   * 0 ACU (paused when idle) and `maxCapacity`; absent: search is off (`?search=` answers 400).
+   * `-c search=off` turns it off, `-c search=on` on (at 2 ACU at most) for one deploy.
+   */
+  search?: { maxCapacity: number };
+  /**
    * Value of HELPDESK_ACTIVATE_API_ENDPOINT given to every function; anything but 'True' makes every
    * API route answer 404 (upstream's switch). The operator turns an environment's API off by setting
    * 'False' here and redeploying the API stack (`npx cdk deploy -c env=<name> Helpdesk-<name>-Api`),
@@ -211,6 +217,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     corsOrigins: [],
     logLevel: 'INFO',
     tracedHandlers: [],
+    search: { maxCapacity: 2 },
   },
   prod: {
     name: 'prod',
@@ -226,6 +233,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     corsOrigins: [],
     logLevel: 'INFO',
     tracedHandlers: [],
+    search: { maxCapacity: 8 },
   },
 };
 
@@ -268,7 +276,16 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
     mailIn: mailInSettings(settings, text),
     mailImap: mailImapSettings(settings, text),
     mail: mailSettings(settings, text),
+    search: searchSettings(settings, text('search')),
   };
+}
+
+/** The environment's search with `-c search=on|off` applied. */
+function searchSettings(settings: EnvironmentSettings, value: string | undefined): EnvironmentSettings['search'] {
+  if (value === undefined) return settings.search;
+  if (value === 'off') return undefined;
+  if (value === 'on') return settings.search ?? { maxCapacity: 2 };
+  throw new Error(`Environment "${settings.name}": search must be on or off, not "${value}"`);
 }
 
 const SENDER = /^(?:[^<>\r\n]*<)?([^\s<>@]+@([a-z0-9-]+(?:\.[a-z0-9-]+)+))>?$/i;

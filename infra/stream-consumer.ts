@@ -12,14 +12,17 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MAIL_PREFIX, TICKET_SORT_KEY } from '../shared/store/keys';
+import { keys, MAIL_PREFIX, TICKET_SORT_KEY } from '../shared/store/keys';
 import type { EnvironmentSettings } from './environments';
 import { filterEquals, grantTable, helpdeskFunction } from './lambda';
 import { STREAM_CONSUMER_GRANTS } from '../shared/api/table-access';
+import type { SearchCluster } from './search';
 
 export interface StreamConsumerProps {
   settings: EnvironmentSettings;
   table: ITable;
+  /** The search index it keeps too (shared/search/indexer.ts), where search is on. */
+  search?: SearchCluster;
 }
 
 /**
@@ -34,16 +37,21 @@ export class StreamConsumer extends Construct {
 
   constructor(scope: Construct, id: string, props: StreamConsumerProps) {
     super(scope, id);
-    const { settings, table } = props;
+    const { settings, table, search } = props;
     const count = helpdeskFunction(this, 'CountTickets', {
       handler: 'stream/consume',
       description: 'Keeps ticket counts and the change feed from the table stream; mends collections; backfills on request',
       settings,
       // The change feed's attachment links (`file`) are absolute behind the edge, else paths.
-      environment: { TABLE_NAME: table.tableName, ...(settings.edge ? { HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}` } : {}) },
+      environment: {
+        TABLE_NAME: table.tableName,
+        ...(settings.edge ? { HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}` } : {}),
+        ...(search ? search.environment : {}),
+      },
       timeout: Duration.minutes(1),
     });
     grantTable(count, table, STREAM_CONSUMER_GRANTS);
+    search?.grant(count);
     const failures = new Queue(this, 'CountFailures', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     Validations.of(failures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue (batches the stream gave up on), watched by an alarm.' });
     count.addEventSource(
@@ -69,6 +77,8 @@ export class StreamConsumer extends Construct {
           FilterCriteria.filter({ eventName: filterEquals('REMOVE'), dynamodb: { OldImage: { type: { S: filterEquals('attachment') } } } }),
           // The change feed's mail.bounced and mail.complained (a mail log entry's status: consumer/events-of.ts).
           FilterCriteria.filter({ eventName: filterEquals('MODIFY'), dynamodb: { Keys: { PK: { S: [{ prefix: MAIL_PREFIX }] } }, NewImage: { status: { S: FilterRule.or('bounced', 'complained') } } } }),
+          // The search index's custom field definitions (which values requesters may find).
+          ...(search ? [FilterCriteria.filter({ dynamodb: { Keys: { PK: { S: filterEquals(keys.customFieldPartition) } } } })] : []),
         ],
       }),
     );

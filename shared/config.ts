@@ -39,7 +39,16 @@ const WEBHOOK_URL_SETTING: Record<WebhookEvent, string> = {
   'followup.created': 'HELPDESK_FOLLOWUP_WEBHOOK_URLS',
 };
 
+/** Where ticket search runs (HELPDESK_SEARCH): nowhere, the embedded engine, or Aurora through the Data API. */
+export type SearchSetting = 'off' | 'pglite' | 'aurora';
+
 const settings = {
+  search: once((): SearchSetting => {
+    const value = env('HELPDESK_SEARCH') || 'off';
+    if (value !== 'off' && value !== 'pglite' && value !== 'aurora') throw new Error(`HELPDESK_SEARCH must be off, pglite or aurora, not "${value}"`);
+    if (value === 'aurora') for (const name of ['HELPDESK_SEARCH_CLUSTER_ARN', 'HELPDESK_SEARCH_SECRET_ARN']) required(name);
+    return value;
+  }),
   tableName: once(() => required('TABLE_NAME')),
   bucketName: once(() => required('BUCKET_NAME')),
   loginThrottle: once((): LoginThrottlePolicy => loginThrottleFrom(process.env)),
@@ -253,6 +262,20 @@ export const config = {
     },
     get deadLetterUrl(): string | undefined {
       return settings.webhookDeadLetterUrl();
+    },
+  },
+  search: {
+    /** HELPDESK_SEARCH: `off` (the default: `?search=` answers 400), `pglite` (locally), `aurora` (on AWS). */
+    get engine(): SearchSetting {
+      return settings.search();
+    },
+    /** Where the embedded engine keeps its files (HELPDESK_SEARCH_DIR), or `memory`. */
+    get dataDir(): string {
+      return env('HELPDESK_SEARCH_DIR') || 'memory';
+    },
+    /** The Aurora cluster, its database user's secret and the database (aurora only). */
+    get aurora() {
+      return { clusterArn: required('HELPDESK_SEARCH_CLUSTER_ARN'), secretArn: required('HELPDESK_SEARCH_SECRET_ARN'), database: env('HELPDESK_SEARCH_DATABASE') || 'helpdesk' };
     },
   },
   mail: {

@@ -35,6 +35,8 @@ export const LOCAL_ENV_DEFAULTS: Readonly<Record<string, string>> = {
   // The embedded engines can take seconds a call on a busy small machine, and nothing here has a
   // function timeout to beat: a call given up too soon could have committed (shared/aws/clients.ts).
   HELPDESK_DEPENDENCY_TIMEOUT_MS: '30000',
+  // Ticket search on the embedded engine (PGlite in a worker thread); `off` leaves it out.
+  HELPDESK_SEARCH: 'pglite',
 };
 
 /**

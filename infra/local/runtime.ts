@@ -14,6 +14,7 @@ import { fileSweepInterval, type LocalFileSweeper } from './file-sweeper';
 import type { LocalSmtp } from './smtp';
 import type { Repeating } from './repeat';
 import { imapPollInterval } from './imap';
+import { join } from 'node:path';
 
 export interface RuntimeOptions {
   port?: number;
@@ -64,6 +65,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   const dataDir = options.dataDir ?? '.helpdesk-data';
   // Settings errors first, before the engines take seconds to start.
   useLocalDefaults();
+  // The search engine's files beside the table's (in memory with it).
+  process.env.HELPDESK_SEARCH_DIR ??= dataDir === 'memory' ? 'memory' : join(dataDir, 'search');
   void config.webhooks.settings; // refuses to start on a bad receiver URL
   const sweepEvery = fileSweepInterval();
   const imapEvery = imapPollInterval();
@@ -103,6 +106,9 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const awsEmulation = options.awsEmulation ?? true;
     if (awsEmulation && emulationEnabled()) emulateTransactionConflicts(dynamo);
     if (awsEmulation) (await import('./table-access')).enforceTableGrants(dynamo);
+    // Started now (seconds of WebAssembly, in its worker), so that the first change is indexed at once.
+    const search = await import('../../shared/search/engine');
+    search.searchEngine()?.catch(() => undefined);
     const { bootstrap } = await import('./bootstrap');
     const admin = await bootstrap();
     const { startLocalWebhooks } = await import('./webhooks');
@@ -165,6 +171,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
         await activeSweeper.stop();
         await activeStream.stop();
         await activeMail.stop();
+        await (await import('../../shared/search/engine')).closeSearchEngine();
         await engines.stop();
         claim?.release();
       },

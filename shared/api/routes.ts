@@ -62,6 +62,8 @@ export interface Route {
   answerHoldsSecret?: true;
   /** True for a route that queues webhook deliveries (the stack grants sending to the queue). */
   queuesWebhooks?: true;
+  /** Takes `?search=`: the search engine's settings and the Data API on its cluster (infra/search.ts). */
+  searches?: true;
   /**
    * Files from node_modules that the function reads at run time, copied into its bundle's
    * `assets/` folder by the CDK stack (the local runtime reads them from node_modules).
@@ -261,6 +263,14 @@ const FOLLOWUP_FILES: FilePart = {
   description: 'Any number of files: repeat the field once per file.',
 };
 
+const SEARCH_SYNTAX =
+  'Words match their forms (English stemming: `laptops` finds laptop), accents fold (`cafe` finds Café), and the last word matches as a prefix while typed (`lapt`); ' +
+  '`"quoted words"` match as a phrase, `-word` excludes, `OR` joins alternatives; codes with a digit (`INV-2024-0042`, `X1-Carbon`) also match anywhere inside a word. ' +
+  'A ticket id (`123`, `#123`) or subject tag (`[support-123]`) puts that ticket first. At most 200 characters and 16 words (else 400). Any other text is a valid query. ' +
+  'Searched: title, description, resolution, submitter e-mail, followup titles and comments, custom field values and attachment file names. ' +
+  'Results come in relevance order (named ids first) unless `ordering` is given, paged by number with an exact `count`; each carries a `snippet`. ' +
+  'The index follows the table\'s stream (a change shows within about a second). Off in an environment (`HELPDESK_SEARCH=off`), `search` answers 400; while the engine resumes from a pause, 503 with `Retry-After`.';
+
 export const routes: readonly Route[] = [
   {
     method: 'GET', path: '/api', handler: 'api/root', permission: 'authenticated', table: [], files: [],
@@ -300,7 +310,7 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.viewCounts, ...G.listTickets, ...G.filteredTickets], files: [],
+    method: 'GET', path: '/api/tickets', handler: 'tickets/list', permission: 'staff', table: [...G.customFieldDefinitions, ...G.countsTotals, ...G.viewCounts, ...G.listTickets, ...G.filteredTickets], files: [], searches: true,
     doc: {
       tag: 'Tickets',
       summary: 'List tickets with their followups and attachments',
@@ -332,6 +342,11 @@ export const routes: readonly Route[] = [
             'The order: `id` (the default), `created`, `modified`, `priority` (1 Critical first), `due_date` (tickets without a due date last, as PostgreSQL sorts nulls), each reversed by a leading `-` (`-due_date`: undated first). Ties go by id in the same direction. Combines with every filter. `created` is its own order, not `id`: a ticket\'s creation time is taken before its id is given out, so two tickets created at once can have ids the other way round.',
           schema: { type: 'string', enum: [...ORDERINGS] },
           example: '-priority',
+        },
+        {
+          name: 'search',
+          description: `Only tickets whose text matches (every filter above combines with it). ${SEARCH_SYNTAX} Staff search all text, private followups and staff-only custom fields included.`,
+          example: 'laptop overheats',
         },
         {
           name: 'cursor',
@@ -542,13 +557,20 @@ export const routes: readonly Route[] = [
     },
   },
   {
-    method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.ticketsBySubmitter, ...G.readQueues], files: [],
+    method: 'GET', path: '/api/user_tickets', handler: 'user-tickets/list', permission: 'authenticated', table: [...G.customFieldDefinitions, ...G.ticketsBySubmitter, ...G.readQueues, ...G.readTickets], files: [], searches: true,
     doc: {
       tag: 'User tickets',
       summary: "The caller's own tickets",
       description: 'Tickets whose submitter e-mail is the caller\'s, newest first.',
       success: json('UserTicketPage', 200, 'A page of tickets.'),
       paginated: true,
+      query: [
+        {
+          name: 'search',
+          description: `Only the caller's tickets whose public text matches: private followups, a private resolution, staff-only custom fields and the files of private followups are neither searched nor shown in a snippet, for staff too. ${SEARCH_SYNTAX}`,
+          example: 'printer',
+        },
+      ],
     },
   },
   {

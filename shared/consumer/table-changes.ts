@@ -18,6 +18,7 @@ import { recordChangeEvents } from './change-feed';
 import { listingWritesOfMoves, putListings } from './listings';
 import { timedPhase } from './consumer-timings';
 import { refreshPageSnapshots } from './page-snapshots';
+import { SEARCH_INDEXER } from '../search/indexer';
 
 type Item = Record<string, unknown>;
 
@@ -77,6 +78,7 @@ export const STREAM_CONSUMERS: readonly StreamConsumer[] = [
   { name: 'ticket state', apply: applyTicketState },
   // Followups and attachments removed with their ticket give no event: it reads whether their ticket is still there.
   { name: 'change feed', apply: recordChangeEvents },
+  SEARCH_INDEXER,
 ];
 
 /** Waits for every one, then fails with the first failure: nothing of a failed batch is still running when it is read again. */

@@ -22,6 +22,7 @@ import type { attachmentView, followupView, ticketView } from './views';
 import type { deliveryView } from './webhooks';
 import type { createdTokenView } from './tokens';
 import { EVENT_TYPES, type ChangeEvent } from './events';
+import { SNIPPET_FIELDS } from './search';
 import type { PingResult, environmentSubscriptionViews, subscriptionView, subscriptionWithSecretView } from './subscriptions';
 
 /** The component name of each shape below: routes name their responses by it (shared/api/routes.ts). */
@@ -38,6 +39,9 @@ export type ShapeId =
   | 'ApiRoot'
   | 'RouteDescription'
   | 'TicketPage'
+  | 'SearchSnippet'
+  | 'TicketListItem'
+  | 'UserTicketListItem'
   | 'FollowupPage'
   | 'AttachmentPage'
   | 'UserTicketPage'
@@ -283,14 +287,36 @@ export function pageOf<T extends z.core.SomeType>(item: T) {
   return z.object({ count: z.int().check(z.minimum(0)), next: nullable(url), previous: nullable(url), results: z.array(item) });
 }
 
+const offset = z.int().check(z.minimum(0));
+export const snippetShape = z.object({
+  field: z.enum(SNIPPET_FIELDS),
+  followup: nullable(id),
+  custom_field: nullable(text),
+  text,
+  highlights: z.array(z.object({ start: offset, end: offset })),
+});
+shapes.add(snippetShape, {
+  id: 'SearchSnippet',
+  description:
+    'Why a search result matched: a short text of the field that matched (`followup`: whose title, comment or file; `custom_field`: its name; `id`: the ticket was named by its id or subject tag), with each matched word at `highlights` (offsets in UTF-16 code units into `text`, `end` excluded). Only text the caller may see.',
+});
+
+/** A ticket in a list: with `snippet` when the list is a search (`?search=`). */
+export const ticketListItemShape = z.extend(ticketShape, { snippet: z.optional(snippetShape) });
+shapes.add(ticketListItemShape, { id: 'TicketListItem', description: 'A ticket as `Ticket`, and in a search its `snippet`.' });
+withCustomFields.add(ticketListItemShape);
+export const userTicketListItemShape = z.extend(userTicketShape, { snippet: z.optional(snippetShape) });
+shapes.add(userTicketListItemShape, { id: 'UserTicketListItem', description: 'A ticket as `UserTicket`, and in a search its `snippet` (public text only).' });
+withCustomFields.add(userTicketListItemShape);
+
 /** The ticket list's page: `count` is null for a filter whose count is not kept (routes.ts says which). */
-export const ticketPage = z.object({ count: nullable(z.int().check(z.minimum(0))), next: nullable(url), previous: nullable(url), results: z.array(ticketShape) });
+export const ticketPage = z.object({ count: nullable(z.int().check(z.minimum(0))), next: nullable(url), previous: nullable(url), results: z.array(ticketListItemShape) });
 shapes.add(ticketPage, { id: 'TicketPage' });
 export const followupPage = pageOf(followupShape);
 shapes.add(followupPage, { id: 'FollowupPage' });
 export const attachmentPage = pageOf(attachmentShape);
 shapes.add(attachmentPage, { id: 'AttachmentPage' });
-export const userTicketPage = pageOf(userTicketShape);
+export const userTicketPage = pageOf(userTicketListItemShape);
 shapes.add(userTicketPage, { id: 'UserTicketPage' });
 export const queuePage = pageOf(queueShape);
 shapes.add(queuePage, { id: 'QueuePage' });

@@ -23,6 +23,7 @@ export async function startInProcessRuntime(env: Record<string, string> = {}): P
     HELPDESK_FILE_SWEEP_SECONDS: '0',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     HELPDESK_STREAM_POLL_MS: STREAM_POLL_MS,
+    HELPDESK_SEARCH: 'off',
     ...onSharedEngines(),
     ...env,
   });

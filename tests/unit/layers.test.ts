@@ -108,6 +108,7 @@ const ALL = [
 const NOT_IMPORTED: Record<string, string> = {
   'aws-cdk': 'the cdk CLI (npm run synth)',
   tsx: 'runs the TypeScript entry points (npm start, cdk.json)',
+  '@electric-sql/pglite': "the local search engine, imported by its worker thread's plain module (shared/search/pglite-worker.mjs)",
   typescript: 'tsc (npm run typecheck), and typescript-eslint',
   node: 'the Node 22 that npm scripts run on',
   '@types/node': 'tsconfig.json types',

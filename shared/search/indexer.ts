@@ -1,0 +1,122 @@
+/**
+ * The search index's stream consumer: each batch of table changes becomes one transaction on the
+ * engine (sql.ts APPLY), whatever its size. Every ticket, followup and attachment item, and every
+ * custom field definition, is replaced whole by its latest image in the batch (or removed), so the
+ * consumer is idempotent: a batch that comes again, or a record late, leaves the same index once the
+ * stream is applied. The same code rebuilds the index from the table (rebuild.ts).
+ */
+import type { TableChange } from '../consumer/changes';
+import { keys, TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
+import { openingOf } from '../store/items';
+import { config } from '../config';
+import { attachmentItemName, attachmentParts, followupItemName, followupParts, TICKET_ITEM, ticketParts, type SearchPart } from '../domain/search';
+import type { Attachment, Followup, Ticket } from '../domain/records';
+import type { Statement } from './driver';
+import { searchEngine } from './engine';
+import { APPLY, SCHEMA } from './sql';
+
+type Item = Record<string, unknown>;
+
+/** The text search configuration of every ticket: English stemming after accent folding (sql.ts). */
+export const DEFAULT_CONFIG = 'helpdesk_english';
+
+const json = (value: unknown) => JSON.stringify(value);
+
+/** Whether the index keeps anything of this record's item. */
+const indexed = (change: TableChange) => change.keys.PK.startsWith(TICKET_PREFIX) || change.keys.PK === keys.customFieldPartition;
+
+/** The statements that bring the index up to `changes` (the latest image of each item wins). */
+export function statementsOf(changes: readonly TableChange[]): Statement[] {
+  const latest = new Map<string, TableChange>();
+  for (const change of changes) if (indexed(change)) latest.set(`${change.keys.PK}\u0000${change.keys.SK}`, change);
+  if (!latest.size) return [];
+  const removedTickets: number[] = [];
+  const ticketRows: Item[] = [];
+  const items: { ticket: number; item: string }[] = [];
+  const parts: SearchPart[] = [];
+  const followups: { id: number; ticket: number; private: boolean }[] = [];
+  const removedFollowups: number[] = [];
+  const fields: { key: string; name: string; staff_only: boolean }[] = [];
+  const fieldKeys: string[] = [];
+  const dirty = new Set<number>();
+  const replace = (ticket: number, item: string, newParts: SearchPart[]) => {
+    items.push({ ticket, item });
+    parts.push(...newParts);
+    dirty.add(ticket);
+  };
+  for (const change of latest.values()) {
+    const image = change.newImage;
+    const gone = change.eventName === 'REMOVE' || !image;
+    if (change.keys.PK === keys.customFieldPartition) {
+      const key = (image ?? change.oldImage)?.key;
+      if (typeof key !== 'string') continue;
+      fieldKeys.push(key);
+      if (!gone) fields.push({ key, name: String(image.name), staff_only: image.staff_only === true });
+      continue;
+    }
+    const ticket = Number(change.keys.PK.slice(TICKET_PREFIX.length));
+    const type = (image ?? change.oldImage)?.type;
+    if (change.keys.SK === TICKET_SORT_KEY) {
+      if (gone) {
+        removedTickets.push(ticket);
+        dirty.delete(ticket);
+        continue;
+      }
+      const t = image as unknown as Ticket;
+      ticketRows.push({
+        id: ticket, queue: t.queue, status: t.status, priority: t.priority, assigned_to: t.assigned_to, submitter_email: t.submitter_email,
+        created: t.created, modified: t.modified, due_date: t.due_date, merged: t.merged_to != null, config: DEFAULT_CONFIG,
+      });
+      const opening = openingOf(image);
+      if (opening) followups.push({ id: opening.id, ticket, private: !opening.public });
+      replace(ticket, TICKET_ITEM, ticketParts({ ...t, id: ticket }, opening));
+    } else if (type === 'followup') {
+      const f = (image ?? change.oldImage) as unknown as Followup;
+      if (gone) removedFollowups.push(f.id);
+      else followups.push({ id: f.id, ticket, private: !f.public });
+      replace(ticket, followupItemName(f.id), gone ? [] : followupParts({ ...f, ticket }));
+    } else if (type === 'attachment') {
+      const a = (image ?? change.oldImage) as unknown as Attachment;
+      replace(ticket, attachmentItemName(a.id), gone ? [] : attachmentParts({ ...a, ticket }));
+    }
+  }
+  const numbered = parts.map((p, i) => ({ ...p, seq: i }));
+  const with_ = (sqls: readonly string[], params: Statement['params']) => sqls.map((sql) => ({ sql, params }));
+  return [
+    ...(removedTickets.length ? with_(APPLY.removeTickets, { tickets: json(removedTickets) }) : []),
+    ...(ticketRows.length ? [{ sql: APPLY.upsertTickets, params: { rows: json(ticketRows) } }] : []),
+    ...(items.length ? with_(APPLY.replaceParts, { items: json(items), parts: json(numbered) }) : []),
+    ...(followups.length || removedFollowups.length ? with_(APPLY.followups, { rows: json(followups), removed: json(removedFollowups) }) : []),
+    ...(fieldKeys.length ? with_(APPLY.customFields, { rows: json(fields), removed: json(fieldKeys.filter((k) => !fields.some((f) => f.key === k))) }) : []),
+    ...with_(APPLY.markDirty, { tickets: json([...dirty]), keys: json(fieldKeys) }),
+    ...with_(APPLY.rebuildDirty, {}),
+  ];
+}
+
+let schemaReady: Promise<void> | undefined;
+
+/** Aurora's schema, made once per process (the embedded engine's worker makes its own at start). */
+function ensureSchema(run: (statements: Statement[]) => Promise<void>): Promise<void> {
+  if (config.search.engine !== 'aurora') return Promise.resolve();
+  schemaReady ??= run(SCHEMA.map((sql) => ({ sql }))).catch((error: unknown) => {
+    schemaReady = undefined;
+    throw error;
+  });
+  return schemaReady;
+}
+
+/** Applies `changes` to the index, with `extra` statements in the same transaction (the rebuild's progress). */
+export async function applyToIndex(changes: readonly TableChange[], extra: Statement[] = []): Promise<void> {
+  const engine = searchEngine();
+  if (!engine) return;
+  const statements = statementsOf(changes);
+  if (!statements.length && !extra.length) return;
+  const driver = await engine;
+  await ensureSchema(async (schema) => {
+    for (const statement of schema) await driver.query(statement);
+  });
+  await driver.transaction([...statements, ...extra]);
+}
+
+/** The stream consumer (consumer/table-changes.ts STREAM_CONSUMERS). */
+export const SEARCH_INDEXER = { name: 'search index', apply: (changes: TableChange[]) => applyToIndex(changes) };

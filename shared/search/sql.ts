@@ -1,0 +1,253 @@
+/**
+ * The search index's SQL, written once for both drivers (PGlite locally, the RDS Data API on
+ * Aurora): parameters are named (`:name`) and scalar (text, number, boolean or null); lists travel
+ * as JSON text, since the Data API takes no arrays. docs/data-model.md, "Search", describes the tables.
+ *
+ * search_parts holds every searchable text of a ticket, one row per field, replaced whole per table
+ * item; search_tickets one row per ticket with the list filters' values and two documents built
+ * from its parts: everything (staff) and the public text only (requesters). A custom field value's
+ * visibility is its definition's (search_custom_fields), a file name's its followup's
+ * (search_followups): search_visible_parts resolves both.
+ */
+
+/** Run once at start, in order; each is idempotent. */
+export const SCHEMA: readonly string[] = [
+  'CREATE EXTENSION IF NOT EXISTS unaccent',
+  'CREATE EXTENSION IF NOT EXISTS pg_trgm',
+  // English stemming after accent folding: "Café" and "cafe" are one lexeme, "laptops" and "laptop" too.
+  `DO $$ BEGIN
+     IF NOT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = 'helpdesk_english') THEN
+       CREATE TEXT SEARCH CONFIGURATION helpdesk_english (COPY = english);
+       ALTER TEXT SEARCH CONFIGURATION helpdesk_english ALTER MAPPING FOR hword, hword_part, word WITH unaccent, english_stem;
+     END IF;
+   END $$`,
+  `CREATE TABLE IF NOT EXISTS search_tickets (
+     id bigint PRIMARY KEY,
+     queue bigint NOT NULL,
+     status int NOT NULL,
+     priority int NOT NULL,
+     assigned_to bigint,
+     submitter_email text,
+     created text NOT NULL,
+     modified text NOT NULL,
+     due_date text,
+     merged boolean NOT NULL,
+     config regconfig NOT NULL,
+     staff_doc tsvector NOT NULL DEFAULT ''::tsvector,
+     public_doc tsvector NOT NULL DEFAULT ''::tsvector,
+     staff_text text NOT NULL DEFAULT '',
+     public_text text NOT NULL DEFAULT ''
+   )`,
+  'CREATE INDEX IF NOT EXISTS search_tickets_staff ON search_tickets USING gin (staff_doc)',
+  'CREATE INDEX IF NOT EXISTS search_tickets_public ON search_tickets USING gin (public_doc)',
+  'CREATE INDEX IF NOT EXISTS search_tickets_staff_trgm ON search_tickets USING gin (staff_text gin_trgm_ops)',
+  'CREATE INDEX IF NOT EXISTS search_tickets_public_trgm ON search_tickets USING gin (public_text gin_trgm_ops)',
+  'CREATE INDEX IF NOT EXISTS search_tickets_submitter ON search_tickets (submitter_email)',
+  `CREATE TABLE IF NOT EXISTS search_parts (
+     ticket bigint NOT NULL,
+     item text NOT NULL,
+     seq int NOT NULL,
+     field text NOT NULL,
+     followup bigint,
+     field_key text,
+     private boolean NOT NULL,
+     text text NOT NULL,
+     PRIMARY KEY (ticket, item, seq)
+   )`,
+  `CREATE TABLE IF NOT EXISTS search_followups (
+     id bigint PRIMARY KEY,
+     ticket bigint NOT NULL,
+     private boolean NOT NULL
+   )`,
+  'CREATE INDEX IF NOT EXISTS search_followups_ticket ON search_followups (ticket)',
+  `CREATE TABLE IF NOT EXISTS search_custom_fields (
+     key text PRIMARY KEY,
+     name text NOT NULL,
+     staff_only boolean NOT NULL
+   )`,
+  // Custom field values of a deleted definition are shown nowhere, so they are searched nowhere.
+  `CREATE OR REPLACE VIEW search_visible_parts AS
+     SELECT p.ticket, p.item, p.seq, p.field, p.followup, c.name AS custom_field, p.text,
+            p.private OR coalesce(c.staff_only, false) OR (p.field = 'attachment' AND coalesce(f.private, false)) AS private
+     FROM search_parts p
+     LEFT JOIN search_custom_fields c ON c.key = p.field_key
+     LEFT JOIN search_followups f ON p.field = 'attachment' AND f.id = p.followup
+     WHERE p.field_key IS NULL OR c.key IS NOT NULL`,
+  // The ticket ids each batch asks the documents of to be built again (a temporary list per transaction).
+  'CREATE TABLE IF NOT EXISTS search_dirty (ticket bigint PRIMARY KEY)',
+  // A rebuild under way: the ticket it goes on from (rebuild.ts). No row: none.
+  'CREATE TABLE IF NOT EXISTS search_rebuild (one int PRIMARY KEY CHECK (one = 1), next_ticket bigint NOT NULL)',
+];
+
+const ids = (param: string) => `SELECT CAST(value AS bigint) AS id FROM jsonb_array_elements_text(CAST(:${param} AS jsonb))`;
+
+/** The statements of one batch of table changes, run in one transaction, in this order. */
+export const APPLY = {
+  /** `:tickets`: ids of tickets removed. */
+  removeTickets: [
+    `DELETE FROM search_tickets WHERE id IN (${ids('tickets')})`,
+    `DELETE FROM search_parts WHERE ticket IN (${ids('tickets')})`,
+    `DELETE FROM search_followups WHERE ticket IN (${ids('tickets')})`,
+  ],
+  /** `:rows`: search_tickets rows (their list values; the documents are built below). */
+  upsertTickets: `INSERT INTO search_tickets (id, queue, status, priority, assigned_to, submitter_email, created, modified, due_date, merged, config)
+     SELECT r.id, r.queue, r.status, r.priority, r.assigned_to, r.submitter_email, r.created, r.modified, r.due_date, r.merged, CAST(r.config AS regconfig)
+     FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, queue bigint, status int, priority int, assigned_to bigint,
+       submitter_email text, created text, modified text, due_date text, merged boolean, config text)
+     ON CONFLICT (id) DO UPDATE SET queue = excluded.queue, status = excluded.status, priority = excluded.priority,
+       assigned_to = excluded.assigned_to, submitter_email = excluded.submitter_email, created = excluded.created,
+       modified = excluded.modified, due_date = excluded.due_date, merged = excluded.merged, config = excluded.config`,
+  /** `:items`: the [ticket, item] pairs whose parts are replaced; `:parts`: their new parts. */
+  replaceParts: [
+    `DELETE FROM search_parts p USING jsonb_to_recordset(CAST(:items AS jsonb)) AS i(ticket bigint, item text)
+     WHERE p.ticket = i.ticket AND p.item = i.item`,
+    `INSERT INTO search_parts (ticket, item, seq, field, followup, field_key, private, text)
+     SELECT r.ticket, r.item, r.seq, r.field, r.followup, r.field_key, r.private, r.text
+     FROM jsonb_to_recordset(CAST(:parts AS jsonb)) AS r(ticket bigint, item text, seq int, field text, followup bigint, field_key text, private boolean, text text)`,
+  ],
+  /** `:rows`: followups present [{id, ticket, private}]; `:removed`: ids of followups removed. */
+  followups: [
+    `INSERT INTO search_followups (id, ticket, private)
+     SELECT r.id, r.ticket, r.private FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, ticket bigint, private boolean)
+     ON CONFLICT (id) DO UPDATE SET ticket = excluded.ticket, private = excluded.private`,
+    `DELETE FROM search_followups WHERE id IN (${ids('removed')})`,
+  ],
+  /** `:rows`: definitions [{key, name, staff_only}]; `:removed`: keys of definitions removed. */
+  customFields: [
+    `INSERT INTO search_custom_fields (key, name, staff_only)
+     SELECT r.key, r.name, r.staff_only FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(key text, name text, staff_only boolean)
+     ON CONFLICT (key) DO UPDATE SET name = excluded.name, staff_only = excluded.staff_only`,
+    `DELETE FROM search_custom_fields WHERE key IN (SELECT value FROM jsonb_array_elements_text(CAST(:removed AS jsonb)))`,
+  ],
+  /** `:tickets`: tickets whose documents change; `:keys`: custom field keys whose visibility changed (their tickets too). */
+  markDirty: [
+    `INSERT INTO search_dirty (ticket) ${ids('tickets')} ON CONFLICT DO NOTHING`,
+    `INSERT INTO search_dirty (ticket) SELECT DISTINCT ticket FROM search_parts
+     WHERE field_key IN (SELECT value FROM jsonb_array_elements_text(CAST(:keys AS jsonb))) ON CONFLICT DO NOTHING`,
+  ],
+  /** Builds the documents of the tickets marked, then forgets the marks. */
+  rebuildDirty: [
+    `WITH parts AS (
+       SELECT p.ticket,
+         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field = 'title') AS title,
+         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field <> 'title') AS staff_rest,
+         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field <> 'title' AND NOT p.private) AS public_rest
+       FROM search_visible_parts p JOIN search_dirty d ON d.ticket = p.ticket GROUP BY p.ticket
+     )
+     UPDATE search_tickets t SET
+       staff_doc = setweight(to_tsvector(t.config, coalesce(p.title, '')), 'A') || setweight(to_tsvector(t.config, coalesce(p.staff_rest, '')), 'B'),
+       public_doc = setweight(to_tsvector(t.config, coalesce(p.title, '')), 'A') || setweight(to_tsvector(t.config, coalesce(p.public_rest, '')), 'B'),
+       staff_text = lower(unaccent(concat_ws(' ', p.title, p.staff_rest))),
+       public_text = lower(unaccent(concat_ws(' ', p.title, p.public_rest)))
+     FROM search_dirty d LEFT JOIN parts p ON p.ticket = d.ticket
+     WHERE t.id = d.ticket`,
+    'DELETE FROM search_dirty',
+  ],
+} as const;
+
+/**
+ * The query of a search (its tsquery, per text search configuration in use): the words through
+ * websearch_to_tsquery, AND the last word as a prefix of a quoted lexeme.
+ */
+/** The text search configuration of every ticket today (indexer.ts DEFAULT_CONFIG; queues have no language yet). */
+const CONFIG = "'helpdesk_english'";
+const tsquery = (words: string) => `CASE WHEN :prefix = '' THEN websearch_to_tsquery(${CONFIG}, ${words})
+    ELSE websearch_to_tsquery(${CONFIG}, ${words}) && to_tsquery(${CONFIG}, quote_literal(:prefix) || ':*') END`;
+const QUERY = tsquery(':text');
+
+/** Whose text a search reads: staff all of it, requesters the public documents only. */
+export type Audience = 'staff' | 'public';
+
+/**
+ * The tickets matching a search: its words (the GIN index of the audience's document), the tickets
+ * it names, or its codes as substrings (the trigram index; `:code` is the first code's LIKE pattern,
+ * escaped by the caller, the others checked on the rows) with its other words; each set is read
+ * through its own index and the union filtered by the lists' filters (each null when not given) and
+ * the caller's access: `:own_email` (a requester's own tickets), `:queues` (JSON list of queue ids
+ * allowed, or null for all).
+ */
+const matches = (audience: Audience) => {
+  const doc = audience === 'public' ? 't.public_doc' : 't.staff_doc';
+  const text = audience === 'public' ? 't.public_text' : 't.staff_text';
+  return `
+  q AS (SELECT ${QUERY} AS query, ${tsquery(':rest')} AS rest),
+  codes AS (SELECT value AS pattern FROM jsonb_array_elements_text(CAST(:code_patterns AS jsonb))),
+  named AS (${ids('ids')}),
+  matched AS (
+    SELECT t.id FROM search_tickets t WHERE ${doc} @@ (SELECT query FROM q)
+    UNION SELECT id FROM named
+    UNION SELECT t.id FROM search_tickets t
+      WHERE :code <> '' AND ${text} LIKE :code
+        AND NOT EXISTS (SELECT 1 FROM codes WHERE ${text} NOT LIKE codes.pattern)
+        AND (numnode((SELECT rest FROM q)) = 0 OR ${doc} @@ (SELECT rest FROM q))
+  ),
+  hits AS (
+    SELECT t.id, t.priority, t.created, t.modified, t.due_date,
+      (t.id IN (SELECT id FROM named)) AS named,
+      ts_rank_cd(${doc}, (SELECT query FROM q)) AS rank
+    FROM matched m JOIN search_tickets t ON t.id = m.id
+    WHERE NOT t.merged
+      AND (:queues IS NULL OR t.queue IN (${ids('queues')}))
+      AND (:own_email IS NULL OR t.submitter_email = :own_email)
+      AND (:statuses IS NULL OR t.status IN (SELECT CAST(value AS int) FROM jsonb_array_elements_text(CAST(:statuses AS jsonb))))
+      AND (:queue IS NULL OR t.queue = CAST(:queue AS bigint))
+      AND (:assigned_to IS NULL OR (CASE WHEN :assigned_to = 'none' THEN t.assigned_to IS NULL ELSE t.assigned_to = CAST(:assigned_to AS bigint) END))
+      AND (:priority IS NULL OR t.priority = CAST(:priority AS int))
+      AND (:submitter_email IS NULL OR t.submitter_email = :submitter_email)
+      AND (:created_since IS NULL OR t.created >= :created_since)
+      AND (:updated_since IS NULL OR t.modified >= :updated_since)
+  )`;
+};
+
+/** The orderings a search takes (`relevance` unless `ordering` says otherwise), id breaking ties. */
+export const SEARCH_ORDERS = {
+  relevance: 'named DESC, rank DESC, id DESC',
+  id: 'id ASC',
+  '-id': 'id DESC',
+  created: 'created ASC, id ASC',
+  '-created': 'created DESC, id DESC',
+  modified: 'modified ASC, id ASC',
+  '-modified': 'modified DESC, id DESC',
+  priority: 'priority ASC, id ASC',
+  '-priority': 'priority DESC, id DESC',
+  due_date: 'due_date ASC NULLS LAST, id ASC',
+  '-due_date': 'due_date DESC NULLS FIRST, id DESC',
+} as const;
+export type SearchOrder = keyof typeof SEARCH_ORDERS;
+
+/** A page of matches and their exact count (`total` on every row; one row of nulls when the page is empty). */
+export const searchPage = (order: SearchOrder, audience: Audience) => `WITH ${matches(audience)}
+  SELECT c.total, p.id FROM (SELECT count(*) AS total FROM hits) c
+  LEFT JOIN LATERAL (SELECT id FROM hits ORDER BY ${SEARCH_ORDERS[order]} LIMIT CAST(:limit AS int) OFFSET CAST(:offset AS int)) p ON true`;
+
+/**
+ * The snippets of a page's tickets: each part of theirs the caller may see, with its matched words
+ * marked (ts_headline with U+0002 and U+0003, which no indexed text holds). The caller picks each
+ * ticket's first part with a mark.
+ */
+export const SNIPPETS = `WITH q AS (SELECT ${QUERY} AS query)
+  SELECT p.ticket, p.field, p.followup, p.custom_field, p.text,
+    ts_headline(t.config, p.text, q.query, 'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "') AS marked
+  FROM search_visible_parts p JOIN search_tickets t ON t.id = p.ticket CROSS JOIN q
+  WHERE p.ticket IN (${ids('tickets')}) AND (NOT :public OR NOT p.private)
+  ORDER BY p.ticket, CASE p.field WHEN 'title' THEN 0 WHEN 'description' THEN 1 WHEN 'resolution' THEN 2 WHEN 'followup_title' THEN 3
+    WHEN 'followup_comment' THEN 4 WHEN 'custom_field' THEN 5 WHEN 'attachment' THEN 6 ELSE 7 END, p.item, p.seq`;
+
+/** What the rebuild compares: each ticket's documents (tests: a rebuild equals the live index). */
+export const DOCUMENTS = 'SELECT id, merged, staff_doc::text AS staff, public_doc::text AS public FROM search_tickets ORDER BY id';
+
+/** A rebuild's progress: where it goes on from, its start (the index emptied), each step, its end. */
+export const REBUILD = {
+  progress: 'SELECT next_ticket FROM search_rebuild',
+  start: [
+    'DELETE FROM search_parts',
+    'DELETE FROM search_followups',
+    'DELETE FROM search_custom_fields',
+    'DELETE FROM search_tickets',
+    'DELETE FROM search_rebuild',
+    'INSERT INTO search_rebuild (one, next_ticket) VALUES (1, 0)',
+  ],
+  /** `:next`: the ticket the rebuild goes on from if stopped now (the last one read: it may be incomplete). */
+  advance: 'UPDATE search_rebuild SET next_ticket = CAST(:next AS bigint)',
+  finish: 'DELETE FROM search_rebuild',
+} as const;
