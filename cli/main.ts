@@ -12,6 +12,7 @@
 import { asksForHelp, Failure, Interrupted, parseCommandLine, TARGET_OPTIONS, UsageError, type Command, type OptionSpec } from './command';
 import { createCustomField, listCustomFields } from './custom-fields';
 import { createQueue, listQueues, updateQueue } from './queues';
+import { createEscalationExclusions, escalate, listEscalationExclusions } from './escalation';
 import { listFailedMail, listSuppressions, sesEvent, unsuppress } from './mail-settings';
 import { loadDomain } from './rules';
 import { chooseTarget, connect, describeAwsError } from './target';
@@ -37,6 +38,8 @@ const COMMANDS: Command[] = [
   revokeToken,
   createQueue,
   updateQueue,
+  createEscalationExclusions,
+  escalate,
   unsuppress,
   sesEvent,
   createCustomField,
@@ -47,6 +50,7 @@ const COMMANDS: Command[] = [
   retryMail,
   listUsers,
   listQueues,
+  listEscalationExclusions,
   listSuppressions,
   listCustomFields,
   listWebhooks,

@@ -13,6 +13,7 @@
  */
 
 import { customFieldFields, queueFields } from '../domain/admin';
+import { exclusionFields } from '../domain/escalation';
 import { attachmentFields } from '../domain/attachment';
 import type { Fields, Mode } from '../domain/fields';
 import { followupEditFields, followupFields } from '../domain/followup';
@@ -133,7 +134,7 @@ export const TAGS = {
   Users: 'Creating users. Staff only.',
   'User tickets': "Any user's own tickets: those submitted under their e-mail address.",
   'API tokens': "Keys for `Authorization: Token <key>` (where token authentication is on): staff manage their own, superusers everyone's.",
-  Queues: 'The queues that tickets belong to, with their mail settings. Superusers only.',
+  Queues: 'The queues that tickets belong to, with their mail and escalation settings, and the dates escalation does not count. Superusers only.',
   Mail: "Who else hears of a ticket (its CC list, staff); the addresses mail no longer goes to (the suppression list) and the mail templates' overrides (superusers).",
   'Custom fields': 'Definitions of the fields an operator adds to tickets (`custom_<name>`). Superusers only.',
   Events:
@@ -615,6 +616,28 @@ export const routes: readonly Route[] = [
       success: noContent,
       errors: [409],
     },
+  },
+  {
+    method: 'GET', path: '/api/escalation-exclusions', handler: 'escalation-exclusions/list', permission: 'superuser', table: [...G.readExclusions], files: [],
+    doc: { tag: 'Queues', summary: 'List escalation exclusions', success: json('EscalationExclusionPage', 200, 'A page of exclusions, in id order.'), paginated: true },
+  },
+  {
+    method: 'POST', path: '/api/escalation-exclusions', handler: 'escalation-exclusions/create', permission: 'superuser', table: [...G.writeExclusions], files: [],
+    doc: {
+      tag: 'Queues',
+      summary: 'Add an escalation exclusion (a holiday)',
+      description: "A date the daily escalation does not count, as upstream's EscalationExclusion: a ticket's wait for its queue's `escalate_days` is a day longer for each. `queues`: the queue ids it is for (none: every queue).",
+      success: json('EscalationExclusion', 201, 'The exclusion.'),
+      body: { fields: exclusionFields, mode: 'create', examples: { json: { holiday: { summary: 'New Year for every queue', value: { name: 'New Year', date: '2027-01-01', queues: [] } } } } },
+    },
+  },
+  {
+    method: 'GET', path: '/api/escalation-exclusions/{id}', handler: 'escalation-exclusions/get', permission: 'superuser', table: [...G.readExclusions], files: [],
+    doc: { tag: 'Queues', summary: 'Get an escalation exclusion', success: json('EscalationExclusion', 200, 'The exclusion.') },
+  },
+  {
+    method: 'DELETE', path: '/api/escalation-exclusions/{id}', handler: 'escalation-exclusions/delete', permission: 'superuser', table: [...G.readExclusions, ...G.writeExclusions], files: [],
+    doc: { tag: 'Queues', summary: 'Delete an escalation exclusion', success: noContent },
   },
   {
     method: 'GET', path: '/api/mail/suppressions', handler: 'mail-suppressions/list', permission: 'superuser', table: [...G.readSuppressions], files: [],

@@ -172,6 +172,9 @@ export const GRANTS = {
   readMailLog: [on(['Query'], P.mail)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
   readEvents: [on(['Query'], P.events), on(['GetItem', 'PutItem'], P.feedCursorKey)],
+  /** Escalation exclusions (store/escalation.ts); a new one's queues are checked. */
+  readExclusions: [on(['GetItem', 'Query'], P.exclusions)],
+  writeExclusions: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.exclusions), on(['UpdateItem'], P.counters), on(['Query'], P.queues)],
 } satisfies Record<string, readonly TableGrant[]>;
 
 /**
@@ -190,6 +193,18 @@ export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
   on(['BatchGetItem', 'BatchWriteItem'], P.events, P.lateEvents),
   on(['BatchWriteItem'], P.listed),
   on(['Query'], P.customFields),
+];
+
+/**
+ * The escalation run's grants (maintenance/escalate, infra/escalation.ts): the queues and the
+ * exclusions read; the open and reopened tickets from gsi2; each escalation's ticket update,
+ * followup, ref, new id and day record.
+ */
+export const ESCALATION_GRANTS: readonly TableGrant[] = [
+  on(['Query'], P.queues, P.exclusions),
+  { index: INDEXES.gsi2.name },
+  on(['UpdateItem'], P.ticket, P.counters),
+  on(['PutItem'], P.ticket, P.followupRef, P.escalations),
 ];
 
 /**
