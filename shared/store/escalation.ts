@@ -160,7 +160,7 @@ async function escalate(ticket: Ticket, queue: Queue, now: Date, day: string, no
     );
   }
   const record = {
-    ...keys.escalation(ticket.id, day),
+    ...keys.escalation(ticket.id, day, notifyOnly),
     type: ESCALATION_ITEM_TYPE,
     ticket: ticket.id,
     queue: queue.id,

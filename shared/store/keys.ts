@@ -316,9 +316,10 @@ export const keys = {
   /**
    * A ticket's escalation on one day (store/escalation.ts): written by the run with its change,
    * conditional on being new, so a day never escalates a ticket twice; its stream INSERT is what
-   * the mail consumer mails the escalation from. Expires after a while.
+   * the mail consumer mails the escalation from. Expires after a while. A `--notify-only` run's
+   * record is a notice of its own, so it neither blocks nor repeats the day's escalation.
    */
-  escalation: (ticket: number, day: string) => ({ PK: `${ESCALATION_PREFIX}${ticket}`, SK: `DAY#${day}` }),
+  escalation: (ticket: number, day: string, notice: boolean) => ({ PK: `${ESCALATION_PREFIX}${ticket}`, SK: `${notice ? 'NOTICE' : 'DAY'}#${day}` }),
 } as const;
 
 /**
