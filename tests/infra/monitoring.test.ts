@@ -41,8 +41,8 @@ describe('observability of the dev environment', () => {
 
   it('traces every function with X-Ray and names the service and environment for Powertools', () => {
     const functions = resources(api, 'AWS::Lambda::Function');
-    // One per route and the fallback, the two webhook workers (infra/webhooks.ts), the file sweeper and the ticket counts.
-    expect(functions).toHaveLength(routes.length + 1 + 4);
+    // One per route and the fallback, the two webhook workers (infra/webhooks.ts), the file sweeper, the ticket counts and the escalation.
+    expect(functions).toHaveLength(routes.length + 1 + 5);
     for (const [, fn] of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
       expect(fn.Properties.Environment.Variables).toMatchObject({
