@@ -13,6 +13,7 @@ import { asksForHelp, Failure, Interrupted, parseCommandLine, TARGET_OPTIONS, Us
 import { createCustomField, listCustomFields } from './custom-fields';
 import { createQueue, listQueues, updateQueue } from './queues';
 import { createEscalationExclusions, escalate, listEscalationExclusions } from './escalation';
+import { ignoreSender, listIgnoredSenders, unignoreSender } from './ignored-senders';
 import { listFailedMail, listSuppressions, sesEvent, unsuppress } from './mail-settings';
 import { loadDomain } from './rules';
 import { chooseTarget, connect, describeAwsError } from './target';
@@ -41,6 +42,8 @@ const COMMANDS: Command[] = [
   createEscalationExclusions,
   escalate,
   unsuppress,
+  ignoreSender,
+  unignoreSender,
   sesEvent,
   createCustomField,
   createWebhook,
@@ -52,6 +55,7 @@ const COMMANDS: Command[] = [
   listQueues,
   listEscalationExclusions,
   listSuppressions,
+  listIgnoredSenders,
   listCustomFields,
   listWebhooks,
   tailEvents,

@@ -79,6 +79,7 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   'ticket-cc': 'Mail',
   'mail-suppressions': 'Mail',
   'mail-templates': 'Mail',
+  'ignored-senders': 'Mail',
   'ticket-emails': 'Mail',
 };
 

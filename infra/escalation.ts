@@ -6,7 +6,9 @@
  * escalates a ticket twice (store/escalation.ts, the day record), so the scheduler's retries are
  * harmless. It may touch only what ESCALATION_GRANTS names. An alarm tells when a run failed.
  */
-import { Duration, TimeZone } from 'aws-cdk-lib';
+import { Duration, Stack, TimeZone, Validations } from 'aws-cdk-lib';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
@@ -37,11 +39,17 @@ export class Escalation extends Construct {
       reservedConcurrency: settings.escalation.reservedConcurrency,
     });
     grantTable(run, table, ESCALATION_GRANTS);
+    // The schedule's own role (else the target makes one at the stack's top), which may invoke only this function.
+    const role = new Role(this, 'ScheduleRole', { assumedBy: new ServicePrincipal('scheduler.amazonaws.com'), description: 'Runs the daily escalation' });
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(run.node.defaultChild as CfnFunction)}.Arn>:*]`,
+      reason: "lambda:InvokeFunction on the escalation function's versions and aliases (the scheduler target's grant): this one function only.",
+    });
     new Schedule(this, 'Daily', {
       description: `Escalates tickets daily at ${hour}:00 ${timeZone}`,
       schedule: ScheduleExpression.cron({ minute: '0', hour: String(hour), timeZone: TimeZone.of(timeZone) }),
       // Retried within the hour: a second run changes only what the first did not.
-      target: new LambdaInvoke(run, { retryAttempts: 3, maxEventAge: Duration.hours(1) }),
+      target: new LambdaInvoke(run, { role, retryAttempts: 3, maxEventAge: Duration.hours(1) }),
     });
     this.alarm = new Alarm(this, 'FailingAlarm', {
       alarmDescription: `Helpdesk ${settings.name}: the daily escalation failed (run \`npm run helpdesk -- escalate --table ...\` once it is fixed; the same day never escalates twice)`,

@@ -4,16 +4,13 @@ import { json } from '../../shared/middleware/http';
 import { ValidationError } from '../../shared/domain/errors';
 import { exclusionView, missingPk, parseExclusionBody, type EscalationExclusion } from '../../shared/domain/escalation';
 import { createExclusions } from '../../shared/store/escalation';
-import { listQueues } from '../../shared/store/queues';
+import { firstMissingQueue } from '../../shared/store/queues';
 
 export const handler = apiHandler('escalation-exclusions/create', async (event) => {
   const fields = parseExclusionBody(await event.parseBody!(), 'create') as Omit<EscalationExclusion, 'id'>;
   const queues = fields.queues ?? [];
-  if (queues.length) {
-    const known = new Set((await listQueues()).map((q) => q.id));
-    const missing = queues.find((id) => !known.has(id));
-    if (missing !== undefined) throw new ValidationError({ queues: [missingPk(missing)] });
-  }
+  const missing = await firstMissingQueue(queues);
+  if (missing !== undefined) throw new ValidationError({ queues: [missingPk(missing)] });
   const [made] = await createExclusions([{ name: fields.name, date: fields.date, queues }]);
   return json(201, exclusionView(made!));
 });

@@ -14,6 +14,7 @@
 
 import { customFieldFields, queueFields } from '../domain/admin';
 import { exclusionFields } from '../domain/escalation';
+import { ignoredSenderFields } from '../domain/ignored-senders';
 import { attachmentFields } from '../domain/attachment';
 import type { Fields, Mode } from '../domain/fields';
 import { followupEditFields, followupFields } from '../domain/followup';
@@ -638,6 +639,29 @@ export const routes: readonly Route[] = [
   {
     method: 'DELETE', path: '/api/escalation-exclusions/{id}', handler: 'escalation-exclusions/delete', permission: 'superuser', table: [...G.readExclusions, ...G.writeExclusions], files: [],
     doc: { tag: 'Queues', summary: 'Delete an escalation exclusion', success: noContent },
+  },
+  {
+    method: 'GET', path: '/api/ignored-senders', handler: 'ignored-senders/list', permission: 'superuser', table: [...G.readIgnoredSenders], files: [],
+    doc: { tag: 'Mail', summary: 'List ignored senders', success: json('IgnoredSenderPage', 200, 'A page of rules, in id order.'), paginated: true },
+  },
+  {
+    method: 'POST', path: '/api/ignored-senders', handler: 'ignored-senders/create', permission: 'superuser', table: [...G.writeIgnoredSenders], files: [],
+    doc: {
+      tag: 'Mail',
+      summary: 'Ignore mail from an address or a pattern',
+      description:
+        "As upstream's IgnoreEmail: mail from `email_address` (an address, or `*@example.com`, `noreply@*`; any case) to the `queues` listed (none: every queue) opens and changes no ticket, by any way in (SMTP, SES, a mailbox); it is recorded as `ignored` with the rule. `keep_in_mailbox`: a mailbox leaves the message there, read, instead of moving or deleting it. Mail in uses a new rule within a minute.",
+      success: json('IgnoredSender', 201, 'The rule.'),
+      body: { fields: ignoredSenderFields, mode: 'create', examples: { json: { monitoring: { summary: 'A monitoring system, every queue', value: { name: 'Monitoring', email_address: '*@alerts.example.com', queues: [], keep_in_mailbox: false } } } } },
+    },
+  },
+  {
+    method: 'GET', path: '/api/ignored-senders/{id}', handler: 'ignored-senders/get', permission: 'superuser', table: [...G.readIgnoredSenders], files: [],
+    doc: { tag: 'Mail', summary: 'Get an ignored sender', success: json('IgnoredSender', 200, 'The rule.') },
+  },
+  {
+    method: 'DELETE', path: '/api/ignored-senders/{id}', handler: 'ignored-senders/delete', permission: 'superuser', table: [...G.writeIgnoredSenders], files: [],
+    doc: { tag: 'Mail', summary: 'Stop ignoring a sender', success: noContent },
   },
   {
     method: 'GET', path: '/api/mail/suppressions', handler: 'mail-suppressions/list', permission: 'superuser', table: [...G.readSuppressions], files: [],

@@ -172,6 +172,9 @@ export const GRANTS = {
   readMailLog: [on(['Query'], P.mail)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
   readEvents: [on(['Query'], P.events), on(['GetItem', 'PutItem'], P.feedCursorKey)],
+  /** Ignored senders (store/ignored-senders.ts); a new one's queues are checked. */
+  readIgnoredSenders: [on(['GetItem', 'Query'], P.ignoredSenders)],
+  writeIgnoredSenders: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.ignoredSenders), on(['UpdateItem'], P.counters), on(['Query'], P.queues)],
   /** Escalation exclusions (store/escalation.ts); a new one's queues are checked. */
   readExclusions: [on(['GetItem', 'Query'], P.exclusions)],
   writeExclusions: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.exclusions), on(['UpdateItem'], P.counters), on(['Query'], P.queues)],
@@ -228,11 +231,11 @@ export const WEBHOOK_DELIVER_GRANTS: readonly TableGrant[] = [on(['GetItem', 'Up
  * is held to the same): its own records, problems and sender counts; queues, users and custom
  * fields (routing and the new ticket's fields); ticket collections, refs, ids, file cleanups and the
  * outbox (the writes of a ticket or followup, as the API's); the sent Message-IDs (threading), the
- * ticket CC lists and the suppression list (bounces).
+ * ticket CC lists and the suppression list (bounces); the ignored senders.
  */
 export const MAIL_IN_GRANTS: readonly TableGrant[] = [
   on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], P.inboundMail, P.mailProblems),
-  on(['Query'], P.queues, P.users, P.customFields),
+  on(['Query'], P.queues, P.users, P.customFields, P.ignoredSenders),
   ...GRANTS.writeTickets,
   ...GRANTS.queueReservations,
   ...GRANTS.writeRefs,

@@ -36,8 +36,8 @@ export function isCalendarDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
 
-/** A list of queue ids (whether they exist is the store's to say). */
-const queueIdList: Field<number[]> = {
+/** A list of queue ids (whether they exist is the store's to say): an exclusion's, an ignored sender's. */
+export const queueIdList: Field<number[]> = {
   schema: fieldSchema((raw, ctx): number[] => {
     // A form body sends the list as one comma-separated value.
     const list: unknown = typeof raw === 'string' ? raw.split(',').map((v) => v.trim()).filter(Boolean) : raw;

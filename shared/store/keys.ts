@@ -319,6 +319,9 @@ export const keys = {
    * the mail consumer mails the escalation from. Expires after a while. A `--notify-only` run's
    * record is a notice of its own, so it neither blocks nor repeats the day's escalation.
    */
+  ignoredSenderPartition: 'IGNORED_SENDERS',
+  /** An ignored sender (upstream's IgnoreEmail, store/ignored-senders.ts): one partition, read whole (and cached) by mail in. */
+  ignoredSender: (id: number) => ({ PK: 'IGNORED_SENDERS', SK: `SENDER#${pad(id)}` }),
   escalation: (ticket: number, day: string, notice: boolean) => ({ PK: `${ESCALATION_PREFIX}${ticket}`, SK: `${notice ? 'NOTICE' : 'DAY'}#${day}` }),
 } as const;
 
@@ -360,6 +363,7 @@ export const PARTITIONS = {
   templateOverrides: keys.templateOverridePartition,
   exclusions: keys.exclusionPartition,
   escalations: `${ESCALATION_PREFIX}*`,
+  ignoredSenders: keys.ignoredSenderPartition,
 } as const;
 
 /**

@@ -63,6 +63,13 @@ export async function listQueues(): Promise<Queue[]> {
   return (out.Items ?? []).map(toQueue);
 }
 
+/** The first of `ids` that names no queue (a rule's `queues`, checked before it is stored), if any. */
+export async function firstMissingQueue(ids: readonly number[]): Promise<number | undefined> {
+  if (!ids.length) return undefined;
+  const known = new Set((await listQueues()).map((q) => q.id));
+  return ids.find((id) => !known.has(id));
+}
+
 export async function getQueue(id: number): Promise<Queue | undefined> {
   const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.queue(id), ConsistentRead: true }));
   return out.Item ? toQueue(out.Item) : undefined;
