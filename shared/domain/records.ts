@@ -102,12 +102,3 @@ export interface Queue extends QueueMailSettings {
   /** Upstream's `escalate_days`: days (not excluded) an open ticket waits before it escalates; null never. */
   escalate_days: number | null;
 }
-
-/** A file received in a multipart body. */
-export interface UploadedFile {
-  field: string;
-  filename: string;
-  /** The part's Content-Type, when the client sent one. */
-  contentType: string | undefined;
-  data: Buffer;
-}

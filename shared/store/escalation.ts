@@ -15,9 +15,9 @@
  * The candidates are read from gsi2's open and reopened partitions (every item of those tickets'
  * collections, ticket items kept): a daily job's Query, not a request's.
  */
-import { DeleteCommand, GetCommand, PutCommand } from './dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
 import { ESCALATION_ITEM_TYPE, IN_PARTITION, INDEXES, ITEM_EXISTS, ITEM_IS_NEW, inIndex, keys } from './keys';
 import { ESCALATION, followupItem, followupRefItem, strip } from './items';

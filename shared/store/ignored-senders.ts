@@ -3,9 +3,9 @@
  * mail in for every message, kept a minute per process (a change made here is seen at once by this
  * process: its copy is dropped).
  */
-import { DeleteCommand, GetCommand, PutCommand } from './dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
 import { ITEM_EXISTS, ITEM_IS_NEW, keys } from './keys';
 import { cachedPartition } from './query';

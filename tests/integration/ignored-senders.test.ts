@@ -86,7 +86,7 @@ describe('ignored senders', () => {
   });
 
   it("through SES's function: the stored message is ignored, not a ticket", async () => {
-    const [{ putFile }, { config }, { handler }] = await Promise.all([import('../../shared/store/files'), import('../../shared/config'), import('../../functions/mail-in/ingest')]);
+    const [{ putFile }, { config }, { handler }] = await Promise.all([import('../../shared/aws/s3'), import('../../shared/config'), import('../../functions/mail-in/ingest')]);
     const sesId = unique('ses');
     const messageId = newMessageId();
     await putFile(`inbound/${sesId}`, await compose({ from: 'pager@noisy.example', to: queues.a.address, subject: 'Disk full', messageId }), 'message/rfc822', config.mailIn.bucket);
