@@ -24,7 +24,7 @@ import { ESCALATION, followupItem, followupRefItem, strip } from './items';
 import { queryAll } from './query';
 import { listQueues } from './queues';
 import { put } from './tickets';
-import { ConditionFailed, transact, type TransactItem } from './transact';
+import { ConditionFailed, conditionHeld, transact, type TransactItem } from './transact';
 import { storedDateTime } from '../domain/datetime';
 import { ESCALATED_TITLE, escalatedComment, escalatesOn, excludedDates, localDate, type EscalationExclusion } from '../domain/escalation';
 import { STATUS, type Followup, type Queue, type Ticket } from '../domain/records';
@@ -59,13 +59,7 @@ export async function createExclusions(fields: Omit<EscalationExclusion, 'id'>[]
 
 /** Deletes an exclusion; false when there was none. */
 export async function deleteExclusion(id: number): Promise<boolean> {
-  try {
-    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.exclusion(id), ConditionExpression: ITEM_EXISTS }));
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  return conditionHeld(dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.exclusion(id), ConditionExpression: ITEM_EXISTS })));
 }
 
 /** How long an escalation record is kept: long past the day it guards. */

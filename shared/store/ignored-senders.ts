@@ -9,6 +9,7 @@ import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
 import { ITEM_EXISTS, ITEM_IS_NEW, keys } from './keys';
 import { cachedPartition } from './query';
+import { conditionHeld } from './transact';
 import type { IgnoredSender } from '../domain/ignored-senders';
 
 type Item = Record<string, unknown>;
@@ -45,11 +46,7 @@ export async function createIgnoredSender(fields: Omit<IgnoredSender, 'id'>): Pr
 /** Deletes a rule; false when there was none. */
 export async function deleteIgnoredSender(id: number): Promise<boolean> {
   try {
-    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.ignoredSender(id), ConditionExpression: ITEM_EXISTS }));
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
+    return await conditionHeld(dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.ignoredSender(id), ConditionExpression: ITEM_EXISTS })));
   } finally {
     rules.forget();
   }
