@@ -40,6 +40,7 @@ const IN_PROCESS = [
   'tests/integration/mail-events.test.ts',
   'tests/integration/mail-out.test.ts',
   'tests/integration/search-rebuild.test.ts',
+  'tests/integration/ignored-senders.test.ts',
   'tests/integration/table-grants.test.ts',
   'tests/integration/ticket-counts.test.ts',
   'tests/integration/ticket-filters.test.ts',

@@ -12,6 +12,8 @@
 import { asksForHelp, Failure, Interrupted, parseCommandLine, TARGET_OPTIONS, UsageError, type Command, type OptionSpec } from './command';
 import { createCustomField, listCustomFields } from './custom-fields';
 import { createQueue, listQueues, updateQueue } from './queues';
+import { createEscalationExclusions, escalate, listEscalationExclusions } from './escalation';
+import { ignoreSender, listIgnoredSenders, unignoreSender } from './ignored-senders';
 import { listFailedMail, listSuppressions, sesEvent, unsuppress } from './mail-settings';
 import { loadDomain } from './rules';
 import { chooseTarget, connect, describeAwsError } from './target';
@@ -38,7 +40,11 @@ const COMMANDS: Command[] = [
   revokeToken,
   createQueue,
   updateQueue,
+  createEscalationExclusions,
+  escalate,
   unsuppress,
+  ignoreSender,
+  unignoreSender,
   sesEvent,
   createCustomField,
   createWebhook,
@@ -49,7 +55,9 @@ const COMMANDS: Command[] = [
   retryMail,
   listUsers,
   listQueues,
+  listEscalationExclusions,
   listSuppressions,
+  listIgnoredSenders,
   listCustomFields,
   listWebhooks,
   tailEvents,

@@ -1,4 +1,4 @@
-/** The queue commands: create-queue, update-queue, list-queues. */
+/** The queue commands: create-queue, update-queue, list-queues (escalation's settings too: --escalate-days). */
 import { command, Failure, unlessDuplicate, type Context, type OptionSpec } from './command';
 import { domain, jsonBody, validated } from './rules';
 import { show, showList } from './terminal';
@@ -9,15 +9,17 @@ const MAIL_OPTIONS: Record<string, OptionSpec> = {
   'new-ticket-cc': { type: 'string', value: 'LIST', help: 'comma-separated addresses told of every new ticket ("" for none)' },
   'updated-ticket-cc': { type: 'string', value: 'LIST', help: 'comma-separated addresses told of every change ("" for none)' },
   'disabled-mail': { type: 'string', value: 'KINDS', help: 'comma-separated mail kinds this queue sends none of, e.g. updated_cc,closed_cc ("" for none)' },
+  'escalate-days': { type: 'string', value: 'DAYS', help: 'days (holidays not counted) an open ticket waits before `escalate` raises its priority ("" for never)' },
 };
-const FIELD_NAMES = { title: '--title', slug: '--slug', email_address: '--email-address', new_ticket_cc: '--new-ticket-cc', updated_ticket_cc: '--updated-ticket-cc', disabled_mail: '--disabled-mail' };
+const FIELD_NAMES = { title: '--title', slug: '--slug', email_address: '--email-address', new_ticket_cc: '--new-ticket-cc', updated_ticket_cc: '--updated-ticket-cc', disabled_mail: '--disabled-mail', escalate_days: '--escalate-days' };
 
 /** The queue fields the options give (as a JSON body would; `disabled_mail` as its form spelling). */
 function queueOptions(ctx: Context): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const [field, option] of Object.entries(FIELD_NAMES)) {
     const value = ctx.options[option.slice(2)];
-    if (typeof value === 'string') data[field] = value;
+    // An empty --escalate-days clears it (null), as "" clears the other settings.
+    if (typeof value === 'string') data[field] = field === 'escalate_days' && value.trim() === '' ? null : value;
   }
   return data;
 }

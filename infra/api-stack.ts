@@ -40,6 +40,7 @@ import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
 import { Mail } from './mail';
 import { FileSweeper } from './file-sweeper';
+import { Escalation } from './escalation';
 import { MailIn } from './mail-in';
 import { MailImap } from './mail-imap';
 import { StreamConsumer } from './stream-consumer';
@@ -74,10 +75,12 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   'webhook-deliveries': 'Admin',
   'webhook-subscriptions': 'Admin',
   events: 'Admin',
+  'escalation-exclusions': 'Admin',
   api: 'Reference',
   'ticket-cc': 'Mail',
   'mail-suppressions': 'Mail',
   'mail-templates': 'Mail',
+  'ignored-senders': 'Mail',
   'ticket-emails': 'Mail',
 };
 
@@ -239,6 +242,7 @@ export class ApiStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
     webhooks.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new FileSweeper(this, 'FileSweeper', { settings, table, bucket }).alarm);
+    this.monitoring.addAlarm(new Escalation(this, 'Escalation', { settings, table }).alarm);
     // Mail out only where the environment turns it on: otherwise no SES resource at all.
     const mail = settings.mail ? new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }) : undefined;
     // Mail in verifies replies' Reply-To tags with mail out's secret (when there is mail out, there are tags).

@@ -8,6 +8,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseCorsOrigins } from './cors';
 import { parseImapUrl } from '../shared/domain/mail-in-imap';
+import { isTimeZone } from '../shared/domain/escalation';
 
 export type EnvironmentName = 'dev' | 'staging' | 'prod';
 
@@ -126,7 +127,25 @@ export interface EnvironmentSettings {
    * time; `-c mail=off` turns off what this file turns on.
    */
   mail?: MailEnvironment;
+  /**
+   * When the daily escalation runs (infra/escalation.ts): the hour (0-23) in the IANA time zone,
+   * whose calendar days it counts. `-c escalationHour=7 -c escalationTimeZone=Europe/Berlin`.
+   */
+  escalation: EscalationSchedule;
 }
+
+export interface EscalationSchedule {
+  hour: number;
+  timeZone: string;
+  /**
+   * 1: two runs never overlap. None in dev, which reserves nothing (a small account cannot); an
+   * overlap is harmless there too, as the day record makes each escalation once (store/escalation.ts).
+   */
+  reservedConcurrency?: 1;
+}
+
+/** Early morning UTC: before a working day in Europe and Africa, late evening in the Americas. */
+export const DEFAULT_ESCALATION: EscalationSchedule = { hour: 6, timeZone: 'UTC' };
 
 export interface MailEnvironment {
   /** The default sender (HELPDESK_MAIL_FROM): `Name <address>` or an address, at `domain` when it is given. */
@@ -203,6 +222,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     corsOrigins: [],
     logLevel: 'DEBUG',
     tracedHandlers: [],
+    escalation: DEFAULT_ESCALATION,
   },
   staging: {
     name: 'staging',
@@ -218,6 +238,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     logLevel: 'INFO',
     tracedHandlers: [],
     search: { maxCapacity: 2 },
+    escalation: { ...DEFAULT_ESCALATION, reservedConcurrency: 1 },
   },
   prod: {
     name: 'prod',
@@ -234,6 +255,7 @@ export const environments: Record<EnvironmentName, EnvironmentSettings> = {
     logLevel: 'INFO',
     tracedHandlers: [],
     search: { maxCapacity: 8 },
+    escalation: { ...DEFAULT_ESCALATION, reservedConcurrency: 1 },
   },
 };
 
@@ -277,6 +299,7 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
     mailImap: mailImapSettings(settings, text),
     mail: mailSettings(settings, text),
     search: searchSettings(settings, text('search')),
+    escalation: escalationSchedule(settings, text),
   };
 }
 
@@ -286,6 +309,14 @@ function searchSettings(settings: EnvironmentSettings, value: string | undefined
   if (value === 'off') return undefined;
   if (value === 'on') return settings.search ?? { maxCapacity: 2 };
   throw new Error(`Environment "${settings.name}": search must be on or off, not "${value}"`);
+}
+
+function escalationSchedule(settings: EnvironmentSettings, text: (key: string) => string | undefined): EscalationSchedule {
+  const hour = text('escalationHour') ?? String(settings.escalation.hour);
+  const timeZone = text('escalationTimeZone') ?? settings.escalation.timeZone;
+  if (!/^\d{1,2}$/.test(hour) || Number(hour) > 23) throw new Error(`Environment "${settings.name}": escalationHour must be an hour from 0 to 23, not "${hour}"`);
+  if (!isTimeZone(timeZone)) throw new Error(`Environment "${settings.name}": escalationTimeZone must be an IANA time zone such as Europe/Berlin, not "${timeZone}"`);
+  return { ...settings.escalation, hour: Number(hour), timeZone };
 }
 
 const SENDER = /^(?:[^<>\r\n]*<)?([^\s<>@]+@([a-z0-9-]+(?:\.[a-z0-9-]+)+))>?$/i;

@@ -22,7 +22,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnRecordSet } from 'aws-cdk-lib/aws-route53';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -33,7 +33,7 @@ import { Construct } from 'constructs';
 import { MAIL_EVENT_GRANTS, MAIL_QUEUE_GRANTS, MAIL_SEND_GRANTS } from '../shared/api/table-access';
 import { MAIL_RETRY_DELAYS } from '../shared/domain/mail';
 import { SES_DETAIL_TYPES } from '../shared/domain/ses-events';
-import { ATTACHMENT_PREFIX, TICKET_SORT_KEY } from '../shared/store/keys';
+import { ATTACHMENT_PREFIX, ESCALATION_ITEM_TYPE, TICKET_SORT_KEY } from '../shared/store/keys';
 import type { EnvironmentSettings, MailEnvironment } from './environments';
 import { filterEquals, grantTable, helpdeskFunction } from './lambda';
 import { nagImportedArn } from './nag';
@@ -143,7 +143,7 @@ export class Mail extends Construct {
         onFailure: new SqsDlq(queueFailures),
         filters: [
           FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: filterEquals(TICKET_SORT_KEY) } } } }),
-          FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: filterEquals('followup') } } } }),
+          FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.or('followup', ESCALATION_ITEM_TYPE) } } } }),
         ],
       }),
     );

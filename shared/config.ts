@@ -17,6 +17,7 @@ import { parseCorsOrigins } from './domain/cross-origin';
 import { parseMailSettings, type MailSettings } from './domain/mail';
 import { parseImapUrl, type ImapMailbox } from './domain/mail-in-imap';
 import { readFileSync } from 'node:fs';
+import { isTimeZone } from './domain/escalation';
 import { parseUrlList, parseWebhookSettings, type WebhookEvent, type WebhookSettings } from './domain/webhooks';
 
 const env = (name: string): string | undefined => process.env[name];
@@ -102,6 +103,11 @@ const settings = {
   mailSecretArn: once(() => env('HELPDESK_MAIL_SECRET_ARN') || undefined),
   mailQueueUrl: once(() => env('HELPDESK_MAIL_QUEUE_URL') || undefined),
   mailDeadLetterUrl: once(() => env('HELPDESK_MAIL_DEAD_LETTER_URL') || undefined),
+  escalationTimeZone: once((): string => {
+    const zone = env('HELPDESK_ESCALATION_TIME_ZONE') || 'UTC';
+    if (!isTimeZone(zone)) throw new Error(`HELPDESK_ESCALATION_TIME_ZONE must be an IANA time zone such as Europe/Berlin, not "${zone}"`);
+    return zone;
+  }),
   eventsSettleMs: once((): number => {
     const raw = env('HELPDESK_EVENTS_SETTLE_MS');
     if (raw === undefined || raw === '') return settings.environment() === 'local' ? EVENTS_SETTLE_MS.local : EVENTS_SETTLE_MS.aws;
@@ -298,6 +304,12 @@ export const config = {
     /** Its dead-letter queue, where a mail that failed on every attempt is put (AWS only: it alarms). */
     get deadLetterUrl(): string | undefined {
       return settings.mailDeadLetterUrl();
+    },
+  },
+  escalation: {
+    /** HELPDESK_ESCALATION_TIME_ZONE (default UTC): whose calendar days the escalation run counts. */
+    get timeZone(): string {
+      return settings.escalationTimeZone();
     },
   },
 };

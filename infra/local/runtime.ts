@@ -15,6 +15,7 @@ import type { LocalSmtp } from './smtp';
 import type { Repeating } from './repeat';
 import { imapPollInterval } from './imap';
 import { join } from 'node:path';
+import { escalationHour } from './escalation';
 
 export interface RuntimeOptions {
   port?: number;
@@ -70,6 +71,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   void config.webhooks.settings; // refuses to start on a bad receiver URL
   const sweepEvery = fileSweepInterval();
   const imapEvery = imapPollInterval();
+  const escalateAt = escalationHour();
+  void config.escalation.timeZone; // refuses to start on a bad HELPDESK_ESCALATION_TIME_ZONE
   void config.mailIn.imap; // refuses to start on a bad HELPDESK_IMAP_URL
   // One process per data directory (DynamoDB Local's rule): wait for a CLI command to finish, refuse
   // a second server. `<dataDir>/endpoints.json` then tells the CLI where this server's engines are.
@@ -100,6 +103,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   let stream: LocalTableStream | undefined;
   let smtp: LocalSmtp | undefined;
   let imap: Repeating | undefined;
+  let escalation: Repeating | undefined;
   try {
     const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
     const { dynamo } = await import('../../shared/aws/clients');
@@ -141,6 +145,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
       });
     }
     imap = await (await import('./imap')).startLocalImapPoller(imapEvery);
+    escalation = await (await import('./escalation')).startLocalEscalation(escalateAt);
+    const activeEscalation = escalation;
     const activeSmtp = smtp;
     const activeImap = imap;
     const activeServer = server;
@@ -167,6 +173,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
         });
         await activeSmtp?.stop();
         await activeImap?.stop();
+        await activeEscalation.stop();
         await activeWebhooks.stop();
         await activeSweeper.stop();
         await activeStream.stop();
@@ -180,6 +187,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     server?.close();
     await smtp?.stop();
     await imap?.stop();
+    await escalation?.stop();
     await webhooks?.stop();
     await sweeper?.stop();
     await stream?.stop();

@@ -13,6 +13,8 @@
  */
 
 import { customFieldFields, queueFields } from '../domain/admin';
+import { exclusionFields } from '../domain/escalation';
+import { ignoredSenderFields } from '../domain/ignored-senders';
 import { attachmentFields } from '../domain/attachment';
 import type { Fields, Mode } from '../domain/fields';
 import { followupEditFields, followupFields } from '../domain/followup';
@@ -135,7 +137,7 @@ export const TAGS = {
   Users: 'Creating users. Staff only.',
   'User tickets': "Any user's own tickets: those submitted under their e-mail address.",
   'API tokens': "Keys for `Authorization: Token <key>` (where token authentication is on): staff manage their own, superusers everyone's.",
-  Queues: 'The queues that tickets belong to, with their mail settings. Superusers only.',
+  Queues: 'The queues that tickets belong to, with their mail and escalation settings, and the dates escalation does not count. Superusers only.',
   Mail: "Who else hears of a ticket (its CC list, staff); the addresses mail no longer goes to (the suppression list) and the mail templates' overrides (superusers).",
   'Custom fields': 'Definitions of the fields an operator adds to tickets (`custom_<name>`). Superusers only.',
   Events:
@@ -637,6 +639,51 @@ export const routes: readonly Route[] = [
       success: noContent,
       errors: [409],
     },
+  },
+  {
+    method: 'GET', path: '/api/escalation-exclusions', handler: 'escalation-exclusions/list', permission: 'superuser', table: [...G.readExclusions], files: [],
+    doc: { tag: 'Queues', summary: 'List escalation exclusions', success: json('EscalationExclusionPage', 200, 'A page of exclusions, in id order.'), paginated: true },
+  },
+  {
+    method: 'POST', path: '/api/escalation-exclusions', handler: 'escalation-exclusions/create', permission: 'superuser', table: [...G.writeExclusions], files: [],
+    doc: {
+      tag: 'Queues',
+      summary: 'Add an escalation exclusion (a holiday)',
+      description: "A date the daily escalation does not count, as upstream's EscalationExclusion: a ticket's wait for its queue's `escalate_days` is a day longer for each. `queues`: the queue ids it is for (none: every queue).",
+      success: json('EscalationExclusion', 201, 'The exclusion.'),
+      body: { fields: exclusionFields, mode: 'create', examples: { json: { holiday: { summary: 'New Year for every queue', value: { name: 'New Year', date: '2027-01-01', queues: [] } } } } },
+    },
+  },
+  {
+    method: 'GET', path: '/api/escalation-exclusions/{id}', handler: 'escalation-exclusions/get', permission: 'superuser', table: [...G.readExclusions], files: [],
+    doc: { tag: 'Queues', summary: 'Get an escalation exclusion', success: json('EscalationExclusion', 200, 'The exclusion.') },
+  },
+  {
+    method: 'DELETE', path: '/api/escalation-exclusions/{id}', handler: 'escalation-exclusions/delete', permission: 'superuser', table: [...G.readExclusions, ...G.writeExclusions], files: [],
+    doc: { tag: 'Queues', summary: 'Delete an escalation exclusion', success: noContent },
+  },
+  {
+    method: 'GET', path: '/api/ignored-senders', handler: 'ignored-senders/list', permission: 'superuser', table: [...G.readIgnoredSenders], files: [],
+    doc: { tag: 'Mail', summary: 'List ignored senders', success: json('IgnoredSenderPage', 200, 'A page of rules, in id order.'), paginated: true },
+  },
+  {
+    method: 'POST', path: '/api/ignored-senders', handler: 'ignored-senders/create', permission: 'superuser', table: [...G.writeIgnoredSenders], files: [],
+    doc: {
+      tag: 'Mail',
+      summary: 'Ignore mail from an address or a pattern',
+      description:
+        "As upstream's IgnoreEmail: mail from `email_address` (an address, or `*@example.com`, `noreply@*`; any case) to the `queues` listed (none: every queue) opens and changes no ticket, by any way in (SMTP, SES, a mailbox); it is recorded as `ignored` with the rule. `keep_in_mailbox`: a mailbox leaves the message there, read, instead of moving or deleting it. Mail in uses a new rule within a minute.",
+      success: json('IgnoredSender', 201, 'The rule.'),
+      body: { fields: ignoredSenderFields, mode: 'create', examples: { json: { monitoring: { summary: 'A monitoring system, every queue', value: { name: 'Monitoring', email_address: '*@alerts.example.com', queues: [], keep_in_mailbox: false } } } } },
+    },
+  },
+  {
+    method: 'GET', path: '/api/ignored-senders/{id}', handler: 'ignored-senders/get', permission: 'superuser', table: [...G.readIgnoredSenders], files: [],
+    doc: { tag: 'Mail', summary: 'Get an ignored sender', success: json('IgnoredSender', 200, 'The rule.') },
+  },
+  {
+    method: 'DELETE', path: '/api/ignored-senders/{id}', handler: 'ignored-senders/delete', permission: 'superuser', table: [...G.writeIgnoredSenders], files: [],
+    doc: { tag: 'Mail', summary: 'Stop ignoring a sender', success: noContent },
   },
   {
     method: 'GET', path: '/api/mail/suppressions', handler: 'mail-suppressions/list', permission: 'superuser', table: [...G.readSuppressions], files: [],

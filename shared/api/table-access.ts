@@ -171,6 +171,12 @@ export const GRANTS = {
   readMailLog: [on(['Query'], P.mail)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/stream-consumer.ts). */
   readEvents: [on(['Query'], P.events), on(['GetItem', 'PutItem'], P.feedCursorKey)],
+  /** Ignored senders (store/ignored-senders.ts); a new one's queues are checked. */
+  readIgnoredSenders: [on(['GetItem', 'Query'], P.ignoredSenders)],
+  writeIgnoredSenders: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.ignoredSenders), on(['UpdateItem'], P.counters), on(['Query'], P.queues)],
+  /** Escalation exclusions (store/escalation.ts); a new one's queues are checked. */
+  readExclusions: [on(['GetItem', 'Query'], P.exclusions)],
+  writeExclusions: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.exclusions), on(['UpdateItem'], P.counters), on(['Query'], P.queues)],
 } satisfies Record<string, readonly TableGrant[]>;
 
 /**
@@ -189,6 +195,18 @@ export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
   on(['BatchGetItem', 'BatchWriteItem'], P.events, P.lateEvents),
   on(['BatchWriteItem'], P.listed),
   on(['Query'], P.customFields),
+];
+
+/**
+ * The escalation run's grants (maintenance/escalate, infra/escalation.ts): the queues and the
+ * exclusions read; the open and reopened tickets from gsi2; each escalation's ticket update,
+ * followup, ref, new id and day record.
+ */
+export const ESCALATION_GRANTS: readonly TableGrant[] = [
+  on(['Query'], P.queues, P.exclusions),
+  { index: INDEXES.gsi2.name },
+  on(['UpdateItem'], P.ticket, P.counters),
+  on(['PutItem'], P.ticket, P.followupRef, P.escalations),
 ];
 
 /**
@@ -212,11 +230,11 @@ export const WEBHOOK_DELIVER_GRANTS: readonly TableGrant[] = [on(['GetItem', 'Up
  * is held to the same): its own records, problems and sender counts; queues, users and custom
  * fields (routing and the new ticket's fields); ticket collections, refs, ids, file cleanups and the
  * outbox (the writes of a ticket or followup, as the API's); the sent Message-IDs (threading), the
- * ticket CC lists and the suppression list (bounces).
+ * ticket CC lists and the suppression list (bounces); the ignored senders.
  */
 export const MAIL_IN_GRANTS: readonly TableGrant[] = [
   on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], P.inboundMail, P.mailProblems),
-  on(['Query'], P.queues, P.users, P.customFields),
+  on(['Query'], P.queues, P.users, P.customFields, P.ignoredSenders),
   ...GRANTS.writeTickets,
   ...GRANTS.queueReservations,
   ...GRANTS.writeRefs,

@@ -8,17 +8,19 @@ import { DATA_TYPES, MAX_CUSTOM_VALUE_LENGTH, MAX_LIST_VALUES, MAX_LIST_VALUE_LE
 import { SLUG, booleanField, fieldSchema, pythonType, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
 import type { Queue } from './records';
 import { queueMailFields, titleProblem } from './mail-settings';
+import { escalateDaysField } from './escalation';
 
 export const DUPLICATE_SLUG = 'queue with this slug already exists.';
 export const DUPLICATE_FIELD_NAME = 'custom field with this name already exists.';
 
 
-/** A queue's fields: upstream's title and slug, and its mail settings (mail-settings.ts). */
+/** A queue's fields: upstream's title and slug, its mail settings (mail-settings.ts) and `escalate_days`. */
 export const queueFields = {
   // The title is the display name of the queue's From: header: no line breaks.
   title: textField({ required: true, maxLength: 100, check: titleProblem }),
   slug: textField({ required: true, maxLength: 50, match: SLUG }),
   ...queueMailFields,
+  escalate_days: escalateDaysField(),
 };
 
 export function parseQueueBody(body: ParsedBody, mode: Mode): Partial<Omit<Queue, 'id'>> {
@@ -35,6 +37,7 @@ export const queueView = (q: Queue) => ({
   new_ticket_cc: q.new_ticket_cc,
   updated_ticket_cc: q.updated_ticket_cc,
   disabled_mail: q.disabled_mail,
+  escalate_days: q.escalate_days,
 });
 
 const listOfStrings: Field<string[]> = {

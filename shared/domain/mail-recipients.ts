@@ -12,6 +12,8 @@
  * - a PUT or PATCH (only with the setting on; upstream's API mails nothing there): an assignment
  *   change is `assigned_` (the submitter then `updated_submitter`, and only if the status also went
  *   to resolved or closed), a status change to resolved or closed `resolved_`/`closed_`.
+ * - an escalation (the daily run, upstream's `escalate_tickets`): `escalated_submitter`, then the
+ *   queue's `updated_ticket_cc` and the ticket's CCs `escalated_cc`, then the assignee `escalated_owner`.
  * In every case: never the acting user, never the queue's own address, each address once per change
  * (the first role that names it, in upstream's order: submitter, CCs, assignee), and no kind that the
  * settings switch off, globally or for the queue (an address whose kind is off may still get a later
@@ -30,7 +32,8 @@ export interface TicketFacts {
 export type MailChange =
   | { type: 'created'; ticket: TicketFacts; actor: number | null }
   | { type: 'followup'; ticket: TicketFacts; actor: number | null; followup: { public: boolean; comment: string | null; new_status: number | null } }
-  | { type: 'updated'; ticket: TicketFacts; actor: number | null; before: TicketFacts };
+  | { type: 'updated'; ticket: TicketFacts; actor: number | null; before: TicketFacts }
+  | { type: 'escalated'; ticket: TicketFacts; actor: null };
 
 export interface MailAudience {
   /** The queue's own address (never mailed) and its CC lists, split. */
@@ -81,6 +84,10 @@ export function planMail(change: MailChange, audience: MailAudience): PlannedMai
     if (f.comment || isFinal(f.new_status)) roles.push([`${prefix}submitter`, [ticket.submitter_email]]);
     if (ticket.assigned_to !== null) roles.push([`${prefix}owner`, [audience.assigneeEmail]]);
     roles.push([`${prefix}cc`, cc]);
+  } else if (change.type === 'escalated') {
+    // Upstream's escalate_tickets: Ticket.send to the submitter, the CCs and the assignee.
+    roles.push(['escalated_submitter', [ticket.submitter_email]], ['escalated_cc', cc]);
+    if (ticket.assigned_to !== null) roles.push(['escalated_owner', [audience.assigneeEmail]]);
   } else {
     if (!audience.onTicketUpdates) return [];
     const reassigned = ticket.assigned_to !== null && ticket.assigned_to !== change.before.assigned_to;

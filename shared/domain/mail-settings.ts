@@ -30,6 +30,9 @@ export const MAIL_KINDS = [
   'closed_submitter',
   'closed_owner',
   'closed_cc',
+  'escalated_submitter',
+  'escalated_cc',
+  'escalated_owner',
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 export const isMailKind = (value: string): value is MailKind => (MAIL_KINDS as readonly string[]).includes(value);

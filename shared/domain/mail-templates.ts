@@ -128,6 +128,9 @@ const WORDING: Record<MailKind, { subject: string; intro: string }> = {
   closed_submitter: { subject: '(Closed)', intro: 'Your ticket has been closed.' },
   closed_owner: { subject: '(Closed)', intro: 'A ticket assigned to you has been closed.' },
   closed_cc: { subject: '(Closed)', intro: 'A ticket has been closed.' },
+  escalated_submitter: { subject: '(Escalated)', intro: 'Your ticket has been escalated: it has waited longer than it should, and is now more urgent.' },
+  escalated_cc: { subject: '(Escalated)', intro: 'A ticket has been escalated: it has waited longer than it should.' },
+  escalated_owner: { subject: '(Escalated)', intro: 'A ticket assigned to you has been escalated: it has waited longer than it should.' },
 };
 
 /** The default template of a kind. */

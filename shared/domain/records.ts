@@ -36,6 +36,8 @@ export interface Ticket {
   secret_key: string;
   created: string;
   modified: string;
+  /** When the escalation run last raised its priority (stored date-time; absent: never). Not on the wire, as upstream's serializer. */
+  last_escalation?: string | null;
   /** Stored custom field values (strings, as upstream), by the definition's internal key. */
   custom: Record<string, string | null>;
 }
@@ -97,4 +99,6 @@ export interface Queue extends QueueMailSettings {
   id: number;
   title: string;
   slug: string;
+  /** Upstream's `escalate_days`: days (not excluded) an open ticket waits before it escalates; null never. */
+  escalate_days: number | null;
 }

@@ -11,6 +11,8 @@ import * as z from 'zod/mini';
 import type { customFieldView } from './admin';
 import { DATA_TYPES } from './custom-fields';
 import type { queueView } from './admin';
+import type { exclusionView } from './escalation';
+import type { ignoredSenderView } from './ignored-senders';
 import type { effectiveTemplateView, templateOverrideView } from './template-overrides';
 import { MAIL_KINDS, SUPPRESSION_REASONS, type suppressionView, type ticketCcView } from './mail-settings';
 import { MAIL_STATUSES, type mailView } from './mail';
@@ -46,6 +48,10 @@ export type ShapeId =
   | 'AttachmentPage'
   | 'UserTicketPage'
   | 'QueuePage'
+  | 'EscalationExclusion'
+  | 'EscalationExclusionPage'
+  | 'IgnoredSender'
+  | 'IgnoredSenderPage'
   | 'TicketCc'
   | 'TicketCcPage'
   | 'Suppression'
@@ -197,11 +203,24 @@ export const queueShape = z.object({
   new_ticket_cc: nullable(text),
   updated_ticket_cc: nullable(text),
   disabled_mail: z.array(z.enum(MAIL_KINDS)),
+  escalate_days: nullable(z.int().check(z.minimum(0))),
 });
 shapes.add(queueShape, {
   id: 'Queue',
   description:
-    '`email_address`: the From: of the queue\'s mail ("<title> <address>"; null: the deployment\'s sender). `new_ticket_cc`, `updated_ticket_cc`: comma-separated addresses told of new tickets, of every change. `disabled_mail`: the mail kinds (templates) this queue sends none of.',
+    '`email_address`: the From: of the queue\'s mail ("<title> <address>"; null: the deployment\'s sender). `new_ticket_cc`, `updated_ticket_cc`: comma-separated addresses told of new tickets, of every change. `disabled_mail`: the mail kinds (templates) this queue sends none of. `escalate_days`: days (holidays not counted) an open ticket waits before the daily run raises its priority; null: never.',
+});
+
+export const exclusionShape = z.object({ id, name: text, date: z.iso.date(), queues: z.array(id) });
+shapes.add(exclusionShape, {
+  id: 'EscalationExclusion',
+  description: 'A date the daily escalation does not count (a holiday): for the queues listed, or every queue when `queues` is empty.',
+});
+
+export const ignoredSenderShape = z.object({ id, name: text, email_address: text, queues: z.array(id), keep_in_mailbox: z.boolean(), date: dateTime });
+shapes.add(ignoredSenderShape, {
+  id: 'IgnoredSender',
+  description: "Mail from `email_address` (an address, or `*@example.com`, `noreply@*`; any case) to the queues listed (none: every queue) becomes no ticket or followup: it is recorded as `ignored`. `keep_in_mailbox`: a mailbox read over IMAP leaves it there, read.",
 });
 
 export const ticketCcShape = z.object({ id, ticket: id, user: nullable(id), email: nullable(text), can_view: z.boolean(), can_update: z.boolean() });
@@ -320,6 +339,10 @@ export const userTicketPage = pageOf(userTicketListItemShape);
 shapes.add(userTicketPage, { id: 'UserTicketPage' });
 export const queuePage = pageOf(queueShape);
 shapes.add(queuePage, { id: 'QueuePage' });
+export const exclusionPage = pageOf(exclusionShape);
+shapes.add(exclusionPage, { id: 'EscalationExclusionPage' });
+export const ignoredSenderPage = pageOf(ignoredSenderShape);
+shapes.add(ignoredSenderPage, { id: 'IgnoredSenderPage' });
 export const ticketCcPage = pageOf(ticketCcShape);
 shapes.add(ticketCcPage, { id: 'TicketCcPage' });
 export const ticketEmailPage = pageOf(ticketEmailShape);
@@ -448,6 +471,8 @@ const tie2: Fits<Omit<ReturnType<typeof ticketView>, 'status' | 'priority' | 'fo
 const tie3: Fits<ReturnType<typeof userView>, Out<typeof userShape>> = true;
 const tie4: Fits<Omit<ReturnType<typeof userTicketView>, 'queue'>, Omit<Out<typeof userTicketShape>, 'queue'>> = true;
 const tie5: Fits<ReturnType<typeof queueView>, Out<typeof queueShape>> = true;
+const tieExclusion: Fits<ReturnType<typeof exclusionView>, Out<typeof exclusionShape>> = true;
+const tieIgnored: Fits<Omit<ReturnType<typeof ignoredSenderView>, 'date'>, Omit<Out<typeof ignoredSenderShape>, 'date'>> = true;
 const tieCc: Fits<ReturnType<typeof ticketCcView>, Out<typeof ticketCcShape>> = true;
 const tieSuppression: Fits<Omit<ReturnType<typeof suppressionView>, 'since'>, Omit<Out<typeof suppressionShape>, 'since'>> = true;
 const tieTemplate: Fits<Omit<ReturnType<typeof effectiveTemplateView>, 'overridden'>, Omit<Out<typeof mailTemplateShape>, 'overridden'>> = true;
@@ -463,4 +488,4 @@ const tieSecret: Fits<Omit<ReturnType<typeof subscriptionWithSecretView>, 'event
 const tiePing: Fits<PingResult, Out<typeof pingShape>> = true;
 const tieEvent: Fits<ChangeEvent, Out<typeof changeEventShape>> = true;
 const tie10: Fits<Omit<ReturnType<typeof createdTokenView>, 'created'>, Omit<Out<typeof createdTokenShape>, 'created'>> = true;
-void [tieTemplate, tieOverride, tieCc, tieSuppression, tieEmail, tie0, tie1, tie2, tie3, tie4, tie5, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];
+void [tieTemplate, tieOverride, tieCc, tieSuppression, tieEmail, tie0, tie1, tie2, tie3, tie4, tie5, tieExclusion, tieIgnored, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];

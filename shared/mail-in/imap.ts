@@ -26,6 +26,7 @@ import { findInbound, keepProblem, recordInbound } from '../store/inbound-mail';
 import { imapMessageKey } from '../store/keys';
 import { ingest as runIngest, type Delivery, type IngestResult } from './ingest';
 import { parseMail } from './parse';
+import { KEPT_IN_MAILBOX } from './ignored';
 import type { ImapMailbox } from '../domain/mail-in-imap';
 import { deploymentSecret } from '../aws/secrets';
 
@@ -124,7 +125,8 @@ export async function pollMailbox(mailbox: ImapMailbox, password: string, option
         const receivedAt = message.internalDate instanceof Date ? message.internalDate : undefined;
         const result = await ingest({ raw, rawKey, recipients: [mailbox.recipient], receivedAt });
         report.outcomes[result.outcome] = (report.outcomes[result.outcome] ?? 0) + 1;
-        await markDone(client, mailbox, uid);
+        if (keptInMailbox(result)) await must('flag \\Seen', client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true }));
+        else await markDone(client, mailbox, uid);
       }
     } finally {
       lock.release();
@@ -133,6 +135,16 @@ export async function pollMailbox(mailbox: ImapMailbox, password: string, option
     await client.logout().catch(() => client.close());
   }
   return report;
+}
+
+/**
+ * Whether an ignored sender's rule keeps the message in the mailbox (read): then it is neither
+ * moved nor deleted. With `after=move` or `delete` such a message is read again by each poll and
+ * found a duplicate of its record, which says it is kept.
+ */
+function keptInMailbox(result: IngestResult): boolean {
+  if (result.outcome === 'ignored') return result.keepInMailbox;
+  return result.outcome === 'duplicate' && result.record.outcome === 'ignored' && result.record.notes.includes(KEPT_IN_MAILBOX);
 }
 
 /** The last step for a message that is stored and ingested (or kept as a problem). */

@@ -30,6 +30,7 @@ import { webhookEventFor } from '../webhooks/settings';
 import { MailRefused, parseMail, type ParsedMail } from './parse';
 import { storeHooks, type MailInHooks } from './hooks';
 import { queuesOfMessage, type MessageQueues } from './known-queues';
+import { ignoredMessage, type IgnoredResult } from './ignored';
 
 export interface Delivery {
   raw: Buffer;
@@ -48,7 +49,8 @@ export type IngestResult =
   | { outcome: 'followup'; ticket: number; followup: number; reopened: boolean; notes: string[] }
   | { outcome: 'duplicate'; record: InboundRecord }
   | { outcome: 'dropped' | 'bounce'; reason: string }
-  | { outcome: 'held' | 'refused' | 'failed'; reason: string; problem: MailProblem };
+  | { outcome: 'held' | 'refused' | 'failed'; reason: string; problem: MailProblem }
+  | IgnoredResult;
 
 /** Runs the ingest; whatever goes wrong is kept as a problem (raw, listed, re-runnable), counted and logged. */
 export async function ingest(delivery: Delivery, hooks: MailInHooks = storeHooks): Promise<IngestResult> {
@@ -96,6 +98,9 @@ async function apply(
   });
 
   const recordPut = (outcome: 'ticket' | 'followup', ticket: number, followup: number) => inboundRecordPut(record(outcome, notes, ticket, followup), delivery.release === true);
+  // Ignored senders (upstream's IgnoreEmail): before anything can open or touch a ticket.
+  const ignored = await ignoredMessage(mail, [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc], queues, record);
+  if (ignored) return ignored;
 
   const verdict = classify({ headers: mail.headers, from: mail.from, subject: mail.subject, partTypes: mail.parts.map((p) => p.mimeType), ownAddresses: own, verdicts: delivery.verdicts });
   if (verdict.action === 'drop') {

@@ -15,8 +15,8 @@ import { planMail } from '../domain/mail-recipients';
 import { mailId, type MailRecord, type MailRef, type MailSettings } from '../domain/mail';
 import { STATUS, type Followup, type Queue, type Ticket } from '../domain/records';
 import { config } from '../config';
-import { TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
-import { openingOf, strip, UPDATED_BY, WRITTEN_OUT } from '../store/items';
+import { ESCALATION_ITEM_TYPE, TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
+import { ESCALATION, openingOf, strip, UPDATED_BY, WRITTEN_OUT } from '../store/items';
 import { getMail, queueMail } from '../store/mail-log';
 import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';
@@ -44,6 +44,7 @@ const facts = (t: Ticket) => ({ status: t.status, submitter_email: t.submitter_e
 /** What a record means to mail, if anything (the ticket a followup was added to is read, once per batch). */
 async function mailableOf(change: TableChange, settings: MailSettings, tickets: Map<number, Promise<Ticket | undefined>>): Promise<Mailable | undefined> {
   const { stream, newImage, oldImage, eventName } = change;
+  if (stream && eventName === 'INSERT' && newImage?.type === ESCALATION_ITEM_TYPE) return escalationOf(newImage, stream, tickets);
   if (!stream || !change.keys.PK.startsWith(TICKET_PREFIX) || !newImage) return undefined;
   const id = Number(change.keys.PK.slice(TICKET_PREFIX.length));
   if (newImage.type === 'ticket' && change.keys.SK === TICKET_SORT_KEY) {
@@ -63,7 +64,8 @@ async function mailableOf(change: TableChange, settings: MailSettings, tickets: 
     const actor = typeof newImage[UPDATED_BY] === 'number' ? newImage[UPDATED_BY] : null;
     return { change: { type: 'updated', ticket: facts(ticket), actor, before: facts(before) }, ticket: id, queue: ticket.queue, followup: null, stream };
   }
-  if (newImage.type === 'followup' && eventName === 'INSERT' && !newImage[WRITTEN_OUT]) {
+  // An escalation's followup mails as the escalation (its record, above).
+  if (newImage.type === 'followup' && eventName === 'INSERT' && !newImage[WRITTEN_OUT] && !newImage[ESCALATION]) {
     const f = strip<Followup>(newImage);
     if (!tickets.has(id)) tickets.set(id, readTicket(id).then((c) => c?.ticket));
     const ticket = await tickets.get(id);
@@ -77,6 +79,15 @@ async function mailableOf(change: TableChange, settings: MailSettings, tickets: 
     };
   }
   return undefined;
+}
+
+/** An escalation (or, with `--notify-only`, its notice): store/escalation.ts writes the record this reads. */
+async function escalationOf(record: Record<string, unknown>, stream: Mailable['stream'], tickets: Map<number, Promise<Ticket | undefined>>): Promise<Mailable | undefined> {
+  const id = Number(record.ticket);
+  if (!tickets.has(id)) tickets.set(id, readTicket(id).then((c) => c?.ticket));
+  const ticket = await tickets.get(id);
+  if (!ticket) return undefined;
+  return { change: { type: 'escalated', ticket: facts(ticket), actor: null }, ticket: id, queue: ticket.queue, followup: (record.followup as number | null) ?? null, stream };
 }
 
 /** Whether the ticket's latest change came with a followup that made it (its date and status). */

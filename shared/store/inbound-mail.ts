@@ -12,7 +12,7 @@ import { batchGet, queryAll } from './query';
 import { isConditionFailure, type TransactItem } from './transact';
 
 /** What a received message became. */
-export type InboundOutcome = 'ticket' | 'followup' | 'dropped' | 'held' | 'bounce' | 'failed';
+export type InboundOutcome = 'ticket' | 'followup' | 'dropped' | 'held' | 'bounce' | 'failed' | 'ignored';
 
 export interface InboundRecord {
   message_id: string;

@@ -26,8 +26,14 @@ export const RESERVATION_VERSION = 'reservation_version';
  */
 export const UPDATED_BY = 'updated_by';
 
+/**
+ * Marks the item of an escalation's followup (store/escalation.ts): it mails as an escalation (from
+ * the escalation record), not as a followup. Not part of the record.
+ */
+export const ESCALATION = 'escalation';
+
 // `collection_size` is no longer written; tickets stored before still carry it. `opening`: below.
-const INTERNAL = new Set<string>([...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening', WRITTEN_OUT, RESERVATION_VERSION, UPDATED_BY]);
+const INTERNAL = new Set<string>([...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening', WRITTEN_OUT, RESERVATION_VERSION, UPDATED_BY, ESCALATION]);
 
 /**
  * A new ticket's `version`; every later write of the ticket item adds 1, and so does every edit or

@@ -95,6 +95,9 @@ export const MAIL_PREFIX = 'MAIL#';
 const MAIL_SORT_PREFIX = 'MAIL#';
 const MESSAGE_ID_PREFIX = 'MESSAGE_ID#';
 export type ItemType = 'ticket' | 'followup' | 'attachment' | 'merged';
+/** Partition key prefix of a ticket's escalation records (keys.escalation); their item type. */
+export const ESCALATION_PREFIX = 'ESCALATED#';
+export const ESCALATION_ITEM_TYPE = 'escalation';
 
 /** The kinds of record found by their own id through a ref item. */
 export type RefKind = 'followup' | 'attachment';
@@ -307,6 +310,19 @@ export const keys = {
   /** Operators' mail template overrides (store/template-overrides.ts): one partition, read whole; queue 0 is every queue. */
   templateOverridePartition: 'MAIL_TEMPLATES',
   templateOverride: (kind: string, queue: number | null) => ({ PK: 'MAIL_TEMPLATES', SK: `TEMPLATE#${kind}#${pad(queue ?? 0)}` }),
+  /** Escalation exclusions (upstream's EscalationExclusion, store/escalation.ts): one partition, read whole by a run. */
+  exclusionPartition: 'ESCALATION_EXCLUSIONS',
+  exclusion: (id: number) => ({ PK: 'ESCALATION_EXCLUSIONS', SK: `EXCLUSION#${pad(id)}` }),
+  /**
+   * A ticket's escalation on one day (store/escalation.ts): written by the run with its change,
+   * conditional on being new, so a day never escalates a ticket twice; its stream INSERT is what
+   * the mail consumer mails the escalation from. Expires after a while. A `--notify-only` run's
+   * record is a notice of its own, so it neither blocks nor repeats the day's escalation.
+   */
+  ignoredSenderPartition: 'IGNORED_SENDERS',
+  /** An ignored sender (upstream's IgnoreEmail, store/ignored-senders.ts): one partition, read whole (and cached) by mail in. */
+  ignoredSender: (id: number) => ({ PK: 'IGNORED_SENDERS', SK: `SENDER#${pad(id)}` }),
+  escalation: (ticket: number, day: string, notice: boolean) => ({ PK: `${ESCALATION_PREFIX}${ticket}`, SK: `${notice ? 'NOTICE' : 'DAY'}#${day}` }),
 } as const;
 
 /**
@@ -345,6 +361,9 @@ export const PARTITIONS = {
   ticketCc: 'CC#*',
   suppressions: keys.suppressionPartition,
   templateOverrides: keys.templateOverridePartition,
+  exclusions: keys.exclusionPartition,
+  escalations: `${ESCALATION_PREFIX}*`,
+  ignoredSenders: keys.ignoredSenderPartition,
 } as const;
 
 /**

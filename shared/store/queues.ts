@@ -20,18 +20,19 @@ import { readTotals } from './ticket-counts';
 import { arrivalsAttribute, queueDeleteDecision } from '../domain/queue-delete';
 import { logger } from '../observability';
 
-const MAIL_ATTRIBUTES = Object.keys(QUEUE_MAIL_DEFAULTS) as (keyof QueueMailSettings)[];
+// The settings an update writes beside title and slug: the mail settings and `escalate_days`.
+const MAIL_ATTRIBUTES: (keyof QueueMailSettings | 'escalate_days')[] = [...(Object.keys(QUEUE_MAIL_DEFAULTS) as (keyof QueueMailSettings)[]), 'escalate_days'];
 
 export class DuplicateSlug extends Error {}
 export class QueueInUse extends Error {}
 export { MissingQueue };
 
 function toQueue(item: Record<string, unknown>): Queue {
-  return { id: item.id as number, title: item.title as string, slug: item.slug as string, ...queueMailSettings(item) };
+  return { id: item.id as number, title: item.title as string, slug: item.slug as string, ...queueMailSettings(item), escalate_days: (item.escalate_days as number | null | undefined) ?? null };
 }
 
 /** What a new queue needs: title and slug; its mail settings default to none (QUEUE_MAIL_DEFAULTS). */
-export type NewQueue = Pick<Queue, 'title' | 'slug'> & Partial<QueueMailSettings>;
+export type NewQueue = Pick<Queue, 'title' | 'slug'> & Partial<QueueMailSettings> & Partial<Pick<Queue, 'escalate_days'>>;
 
 /**
  * How long mail in keeps the queues per process (warm function; the local runtime's SMTP server):
@@ -62,6 +63,13 @@ export async function listQueues(): Promise<Queue[]> {
   return (out.Items ?? []).map(toQueue);
 }
 
+/** The first of `ids` that names no queue (a rule's `queues`, checked before it is stored), if any. */
+export async function firstMissingQueue(ids: readonly number[]): Promise<number | undefined> {
+  if (!ids.length) return undefined;
+  const known = new Set((await listQueues()).map((q) => q.id));
+  return ids.find((id) => !known.has(id));
+}
+
 export async function getQueue(id: number): Promise<Queue | undefined> {
   const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.queue(id), ConsistentRead: true }));
   return out.Item ? toQueue(out.Item) : undefined;
@@ -83,7 +91,7 @@ export async function createQueue(fields: NewQueue, id?: number): Promise<Queue>
   // the arrivals the counts hold for that id, so that the two are equal when settled (domain/queue-delete.ts).
   const arrived = id === undefined ? 0 : Number((await readTotals())?.[arrivalsAttribute(id)] ?? 0);
   for (let attempt = 1; ; attempt++) {
-    const queue: Queue = { id: id ?? (await reserveIds({ queue: 1 })).queue, ...QUEUE_MAIL_DEFAULTS, ...fields };
+    const queue: Queue = { id: id ?? (await reserveIds({ queue: 1 })).queue, ...QUEUE_MAIL_DEFAULTS, escalate_days: null, ...fields };
     try {
       await transact([
         claimSlug(queue),

@@ -41,8 +41,8 @@ describe('observability of the dev environment', () => {
 
   it('traces every function with X-Ray and names the service and environment for Powertools', () => {
     const functions = resources(api, 'AWS::Lambda::Function');
-    // One per route and the fallback, the two webhook workers (infra/webhooks.ts), the file sweeper and the ticket counts.
-    expect(functions).toHaveLength(routes.length + 1 + 4);
+    // One per route and the fallback, the two webhook workers (infra/webhooks.ts), the file sweeper, the ticket counts and the escalation.
+    expect(functions).toHaveLength(routes.length + 1 + 5);
     for (const [, fn] of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
       expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -84,8 +84,9 @@ describe('observability of the dev environment', () => {
   it('alarms on the 5xx rate, the p99 latency, Lambda throttles and 429s, each notifying the topic', () => {
     const alarms = resources(api, 'AWS::CloudWatch::Alarm');
     // Those four, the two webhook failure queues' (tests/infra/webhooks.test.ts) and the file
-    // sweeper's (tests/infra/file-sweeper.test.ts) and the stream consumer's two (tests/infra/stream-consumer.test.ts), on the same topic.
-    expect(alarms).toHaveLength(9);
+    // sweeper's (tests/infra/file-sweeper.test.ts), the stream consumer's two (tests/infra/stream-consumer.test.ts) and the
+    // escalation's (tests/infra/escalation.test.ts), on the same topic.
+    expect(alarms).toHaveLength(10);
     for (const [, a] of alarms) {
       expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(a.Properties.OKActions).toEqual([{ Ref: topicId }]);

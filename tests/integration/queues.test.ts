@@ -18,8 +18,8 @@ const countsSettled = () => own.api.countsSettled();
 const REQUIRED = ['This field is required.'];
 const SLUG_MESSAGE = 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.';
 const DUPLICATE = { slug: ['queue with this slug already exists.'] };
-const QUEUE_KEYS = ['id', 'title', 'slug', 'email_address', 'new_ticket_cc', 'updated_ticket_cc', 'disabled_mail'];
-const NO_MAIL_SETTINGS = { email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [] };
+const QUEUE_KEYS = ['id', 'title', 'slug', 'email_address', 'new_ticket_cc', 'updated_ticket_cc', 'disabled_mail', 'escalate_days'];
+const NO_MAIL_SETTINGS = { email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [], escalate_days: null };
 
 async function createQueue(overrides: Record<string, unknown> = {}): Promise<Json> {
   const slug = unique('q');
@@ -174,6 +174,15 @@ describe("a queue's mail settings", () => {
     expect((await call('GET', `/api/queues/${queue.id}/`)).body).toEqual(patched.body);
     const titled = await call('PATCH', `/api/queues/${queue.id}/`, { json: { title: 'Kept settings' } });
     expect(titled.body).toEqual({ ...patched.body, title: 'Kept settings' });
+  });
+
+  it('escalate_days: a whole number of days from 0, or null; PATCH sets and clears it', async () => {
+    const queue = await createQueue({ escalate_days: '3' });
+    expect(queue.escalate_days).toBe(3);
+    expect((await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: -1 } })).body).toEqual({ escalate_days: ['Ensure this value is greater than or equal to 0.'] });
+    expect((await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: 'soon' } })).body).toEqual({ escalate_days: ['A valid integer is required.'] });
+    expect((await call('GET', `/api/queues/${queue.id}/`)).body.escalate_days).toBe(3);
+    expect((await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: null } })).body.escalate_days).toBeNull();
   });
 
   it('a form body sends disabled_mail as one comma-separated value', async () => {

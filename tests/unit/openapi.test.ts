@@ -224,7 +224,7 @@ describe('response shapes, from zod', () => {
   });
 
   it('queues, custom fields and route descriptions match their shapes', () => {
-    expect(component('Queue')(queueView({ id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS }))).toBe(true);
+    expect(component('Queue')(queueView({ id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS, escalate_days: 3 }))).toBe(true);
     expect(component('CustomField')(customFieldView(DEF))).toBe(true);
     expect(component('RouteDescription')(describeRoute('/api/tickets', [DEF]))).toBe(true);
   });
