@@ -34,7 +34,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import type { EnvironmentSettings } from './environments';
+import { oidcIn, type EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
 import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
@@ -312,7 +312,7 @@ export class ApiStack extends Stack {
     const role = fn.role!;
     if (route.queuesWebhooks) webhooks.queue.grantSendMessages(fn);
 
-    grantTable(fn, table, grantsOf(route));
+    grantTable(fn, table, grantsOf(route, { oidc: oidcIn(settings) }));
 
     const actions = [...new Set(route.files)].map((access) => S3_ACTIONS[access]);
     if (actions.length > 0) {

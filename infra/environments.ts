@@ -25,6 +25,12 @@ export interface EnvironmentSettings {
    * 'basic,token' to accept API tokens too (docs/security.md). Unset: 'basic' only.
    */
   authenticationClasses?: string;
+  /**
+   * OpenID Connect bearer tokens, with `oidc` in authenticationClasses (docs/operations.md): an issuer
+   * and audience of the operator's provider, or `cognitoUserPool` to have the stack make a Cognito user
+   * pool (and app client) the issuer, into which Entra ID or Google can be federated.
+   */
+  oidc?: OidcEnvironmentSettings;
   /** Lambda memory (MB); CPU scales with it. */
   memorySize: number;
   /** Retention of each function's log group and of the API's access log group. */
@@ -366,4 +372,25 @@ function edgeSettings(settings: EnvironmentSettings, text: (key: string) => stri
     throw fail(`origin secret version must be the VersionId Secrets Manager gave the new value (32 to 64 letters, digits or dashes), not ${originSecretVersion}`);
   }
   return { domainName, certificateArn, rateLimitPer5Minutes, ...(originSecretVersion ? { originSecretVersion } : {}) };
+}
+
+/** The OIDC part of an environment's settings (HELPDESK_OIDC_*: shared/domain/oidc.ts). */
+export interface OidcEnvironmentSettings {
+  /** The provider's issuer URL (`iss`); not with cognitoUserPool, which makes one. */
+  issuer?: string;
+  /** The audience (`aud`) tokens are issued for; not with cognitoUserPool (its app client's id). */
+  audience?: string;
+  /** A Cognito user pool made by the stack as the issuer, its tokens checked in Cognito mode. */
+  cognitoUserPool?: boolean;
+  /** Create a user at a first sign-in that links to none. */
+  createUsers?: boolean;
+  /** Members of this group are staff. */
+  staffGroup?: string;
+  /** The groups claim (default `groups`; Cognito: `cognito:groups`). */
+  groupsClaim?: string;
+}
+
+/** Whether the environment's functions accept OpenID Connect bearer tokens. */
+export function oidcIn(settings: Pick<EnvironmentSettings, 'authenticationClasses'>): boolean {
+  return (settings.authenticationClasses ?? '').split(',').some((name) => name.trim().toLowerCase() === 'oidc');
 }
