@@ -38,6 +38,7 @@ import { oidcIn, type EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
 import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
+import { Identity } from './identity';
 import { Mail } from './mail';
 import { FileSweeper } from './file-sweeper';
 import { MailIn } from './mail-in';
@@ -134,6 +135,8 @@ export class ApiStack extends Stack {
   readonly functions = new Map<string, NodejsFunction>();
   /** Dashboard, alarms and the alarm topic: `monitoring.addAlarm(alarm)` notifies the topic too. */
   readonly monitoring: Monitoring;
+  /** OpenID Connect settings and the optional Cognito user pool (infra/identity.ts). */
+  readonly identity: Identity;
   /** The nested stacks of the route functions, by group (FUNCTION_GROUPS). */
   readonly groups = new Map<string, NestedStack>();
   private readonly integrations = new Map<NodejsFunction, LambdaProxyIntegration>();
@@ -188,6 +191,7 @@ export class ApiStack extends Stack {
     });
 
     const webhooks = new Webhooks(this, 'Webhooks', { settings, table });
+    this.identity = new Identity(this, 'Identity', settings);
     const functionFor = (route: Route): NodejsFunction => {
       const existing = this.functions.get(route.handler);
       if (existing) return existing;
@@ -298,6 +302,8 @@ export class ApiStack extends Stack {
         ...webhooks.environment,
         // Optional: without it, Basic only (shared/domain/tokens.ts).
         ...(settings.authenticationClasses ? { HELPDESK_AUTHENTICATION_CLASSES: settings.authenticationClasses } : {}),
+        // OpenID Connect's issuer and rules (infra/identity.ts), with `oidc` among the classes.
+        ...this.identity.environment,
         // The origins trusted with cross-site writes (shared/domain/cross-origin.ts), as CORS lists them.
         ...(settings.corsOrigins.length ? { HELPDESK_CORS_ORIGINS: settings.corsOrigins.join(',') } : {}),
         // Behind the edge: only requests through CloudFront, and links to its address (infra/edge.ts).

@@ -274,7 +274,30 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
     mailIn: mailInSettings(settings, text),
     mailImap: mailImapSettings(settings, text),
     mail: mailSettings(settings, text),
+    ...oidcSettings(settings, text),
   };
+}
+
+/**
+ * `-c authenticationClasses=basic,oidc` with `-c oidcIssuer=... -c oidcAudience=...` (the operator's
+ * provider) or `-c cognitoUserPool=true` (a pool made by the stack); `-c oidcStaffGroup`,
+ * `-c oidcCreateUsers=true`. Checked here, so that synth fails rather than the functions.
+ */
+function oidcSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined): Pick<EnvironmentSettings, 'authenticationClasses' | 'oidc'> {
+  const authenticationClasses = text('authenticationClasses') ?? settings.authenticationClasses;
+  const given = {
+    issuer: text('oidcIssuer'),
+    audience: text('oidcAudience'),
+    cognitoUserPool: text('cognitoUserPool') === undefined ? undefined : text('cognitoUserPool') === 'true',
+    staffGroup: text('oidcStaffGroup'),
+    createUsers: text('oidcCreateUsers') === undefined ? undefined : text('oidcCreateUsers') === 'true',
+  };
+  const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+  const oidc = Object.keys(defined).length ? { ...settings.oidc, ...defined } : settings.oidc;
+  if (oidcIn({ authenticationClasses }) && !(oidc?.cognitoUserPool || (oidc?.issuer && oidc.audience))) {
+    throw new Error(`Environment "${settings.name}": the oidc class needs -c oidcIssuer=... -c oidcAudience=..., or -c cognitoUserPool=true`);
+  }
+  return { authenticationClasses, ...(oidc ? { oidc } : {}) };
 }
 
 const SENDER = /^(?:[^<>\r\n]*<)?([^\s<>@]+@([a-z0-9-]+(?:\.[a-z0-9-]+)+))>?$/i;

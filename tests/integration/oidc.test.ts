@@ -10,6 +10,8 @@ import { OAuth2Server } from 'oauth2-mock-server';
 import { SignJWT, type JWK } from 'jose';
 import { unique, type Reply } from './client';
 import { useOwnRuntime } from './own-runtime';
+import { onSharedEngines } from './shared-engines';
+import { spawnApiRuntime } from './spawn-runtime';
 
 const AUDIENCE = 'helpdesk-api';
 const issuerServer = new OAuth2Server();
@@ -143,5 +145,28 @@ describe('refused tokens', () => {
     const none = await own.api.call('GET', '/api/users/me/', { auth: null });
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Basic realm="api"');
+  });
+});
+
+describe('settings', () => {
+  /** The runtime's failure to start, or undefined when it started. */
+  const startFailure = (env: Record<string, string>) =>
+    spawnApiRuntime({ ...onSharedEngines(), ...env }).then(
+      async (runtime) => {
+        await runtime.stop();
+        return undefined;
+      },
+      (error: Error) => error.message,
+    );
+
+  it.each([
+    [{ HELPDESK_AUTHENTICATION_CLASSES: 'basic,bogus' }, 'HELPDESK_AUTHENTICATION_CLASSES: unknown class "bogus" (known: basic, token, oidc)'],
+    [{ HELPDESK_AUTHENTICATION_CLASSES: 'oidc' }, 'HELPDESK_OIDC_ISSUER is not set'],
+    [
+      { HELPDESK_AUTHENTICATION_CLASSES: 'oidc', HELPDESK_OIDC_ISSUER: 'http://idp.example.com', HELPDESK_OIDC_AUDIENCE: 'x' },
+      'HELPDESK_OIDC_ISSUER "http://idp.example.com" must be https (http only on a loopback address)',
+    ],
+  ])('refuses to start with %o, saying why', { timeout: 120_000 }, async (env, message) => {
+    expect(await startFailure(env)).toContain(message);
   });
 });
