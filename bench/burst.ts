@@ -5,11 +5,11 @@
  * answers by status, creates per second, p50/p99 latency, that every id is distinct and every ticket
  * stored, how long after the last answer the list's count and the agent views (their counts and
  * their last ticket) were exact, and the stream consumer's time per phase and per batch
- * (store/consumer-timings.ts).
+ * (consumer/consumer-timings.ts).
  */
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { ConsumerTimings } from '../shared/store/consumer-timings';
+import type { ConsumerTimings } from '../shared/consumer/consumer-timings';
 import type { ApiReply } from './scale';
 import { withSection } from './report';
 

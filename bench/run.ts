@@ -68,7 +68,7 @@ const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
 const API = runtime.url;
 
 // --- counting -------------------------------------------------------------------------------
-const { dynamo } = await import('../shared/store/clients');
+const { dynamo } = await import('../shared/aws/clients');
 const { seedTickets, simulateTickets } = await import('./seed');
 const { inStreamConsumer } = await import('../infra/local/table-stream');
 const { findUserByUsername } = await import('../shared/store/users');
@@ -214,9 +214,9 @@ const admin = (await findUserByUsername(ADMIN.username))!;
 if (args.burst) {
   // On the runtime just started: nothing before it, as a fresh `npm start`.
   log('burst: 500 creates at once, then 200 followups on one ticket at once');
-  const { consumerTimings, resetConsumerTimings } = await import('../shared/store/consumer-timings');
+  const { consumerTimings, resetConsumerTimings } = await import('../shared/consumer/consumer-timings');
   // What the store client's retry strategy did meanwhile: its retries, and how low its budget went.
-  const { dynamoRetryStrategy } = await import('../shared/store/clients');
+  const { dynamoRetryStrategy } = await import('../shared/aws/clients');
   const retries = { calls: 0, attempts: 0, lowestBudget: dynamoRetryStrategy.getCapacity() };
   dynamo.intercept(async (_call, next) => {
     retries.calls++;

@@ -13,8 +13,8 @@
  * share, and with any route calls on the wire it fell seconds behind a burst). The total work is the
  * same; the consumer's share of it comes first.
  */
-import type { DynamoDB } from '../../shared/store/dynamodb';
-import { recordAdmission } from '../../shared/store/consumer-timings';
+import type { DynamoDB } from '../../shared/aws/dynamodb';
+import { recordAdmission } from '../../shared/consumer/consumer-timings';
 
 export interface Admission {
   /** The routes' calls on the wire at once (the others wait here, in order). */

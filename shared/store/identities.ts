@@ -4,9 +4,9 @@
  * at once bind one user.
  */
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand } from './dynamodb';
+import { GetCommand, PutCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_IS_NEW } from './keys';
 import { isConditionFailure } from './transact';
 

@@ -4,8 +4,8 @@ import { Agent as HttpsAgent } from 'node:https';
 import { StandardRetryStrategy } from '@smithy/util-retry';
 import { describe, expect, it } from 'vitest';
 import { admitConsumerFirst, type ConsumerBacklog } from '../../infra/local/consumer-first';
-import { DynamoDB, GetCommand } from '../../shared/store/dynamodb';
-import { DYNAMODB_RETRIES } from '../../shared/store/clients';
+import { DynamoDB, GetCommand } from '../../shared/aws/dynamodb';
+import { DYNAMODB_RETRIES } from '../../shared/aws/clients';
 
 /**
  * A client whose calls never leave the process: the innermost interceptor holds each one on "the

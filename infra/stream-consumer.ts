@@ -1,7 +1,7 @@
 /**
- * Ticket counts on AWS: a function on the table's stream, filtered to what it needs (ticket items;
+ * The table's stream consumer on AWS (functions/stream/consume.ts): a function on the table's stream, filtered to what it needs (ticket items;
  * followups inserted, modified and removed; attachments inserted and removed), keeps the counts,
- * mends collections and writes the change feed (shared/store/table-changes.ts). It is the only
+ * mends collections and writes the change feed (shared/consumer/table-changes.ts). It is the only
  * writer of the counts and of the feed, so no request's transaction shares an item with another's. Batches are retried, split on error, and after that go to a failure
  * queue with an alarm; the consumer is idempotent, so retries never double-count.
  */
@@ -17,19 +17,25 @@ import type { EnvironmentSettings } from './environments';
 import { filterEquals, grantTable, helpdeskFunction } from './lambda';
 import { STREAM_CONSUMER_GRANTS } from '../shared/api/table-access';
 
-export interface TicketCountsProps {
+export interface StreamConsumerProps {
   settings: EnvironmentSettings;
   table: ITable;
 }
 
-export class TicketCounts extends Construct {
+/**
+ * Named for what it keeps at first (ticket counts), its construct id (`TicketCounts`, api-stack.ts)
+ * and its function's (`CountTickets`) stay: CloudFormation's logical ids come from them, and new ids
+ * would replace the deployed function and its event source mapping (which would then start again
+ * from the stream's TRIM_HORIZON): tests/infra/stream-consumer.test.ts pins them.
+ */
+export class StreamConsumer extends Construct {
   readonly alarm: Alarm;
 
-  constructor(scope: Construct, id: string, props: TicketCountsProps) {
+  constructor(scope: Construct, id: string, props: StreamConsumerProps) {
     super(scope, id);
     const { settings, table } = props;
     const count = helpdeskFunction(this, 'CountTickets', {
-      handler: 'maintenance/count-tickets',
+      handler: 'stream/consume',
       description: 'Keeps ticket counts and the change feed from the table stream; mends collections; backfills on request',
       settings,
       // The change feed's attachment links (`file`) are absolute behind the edge, else paths.
@@ -60,7 +66,7 @@ export class TicketCounts extends Construct {
           // The change feed's followup.updated, followup.deleted and attachment.deleted.
           FilterCriteria.filter({ eventName: FilterRule.or('MODIFY', 'REMOVE'), dynamodb: { OldImage: { type: { S: filterEquals('followup') } } } }),
           FilterCriteria.filter({ eventName: filterEquals('REMOVE'), dynamodb: { OldImage: { type: { S: filterEquals('attachment') } } } }),
-          // The change feed's mail.bounced and mail.complained (a mail log entry's status: store/events-of.ts).
+          // The change feed's mail.bounced and mail.complained (a mail log entry's status: consumer/events-of.ts).
           FilterCriteria.filter({ eventName: filterEquals('MODIFY'), dynamodb: { Keys: { PK: { S: [{ prefix: MAIL_PREFIX }] } }, NewImage: { status: { S: FilterRule.or('bounced', 'complained') } } } }),
         ],
       }),

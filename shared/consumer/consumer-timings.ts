@@ -1,10 +1,11 @@
 /**
- * What the table's stream consumer spends its time on, per phase (store/table-changes.ts) and per
+ * What the table's stream consumer spends its time on, per phase (consumer/table-changes.ts) and per
  * batch (the local poller, infra/local/table-stream.ts), and where the DynamoDB calls of the
- * process spend theirs (waiting for a socket of their pool, or on the wire: store/clients.ts):
+ * process spend theirs (waiting for a socket of their pool, or on the wire: aws/clients.ts):
  * kept in memory, read by the burst benchmark (bench/burst.ts) to show where a burst's lag goes.
  * Costs a clock read per phase and two per call.
  */
+import { observeCalls } from '../aws/clients';
 export interface PhaseTiming {
   /** Calls of the phase (one per batch that had work for it). */
   calls: number;
@@ -105,3 +106,5 @@ export function recordAdmission(ms: number): void {
   timings.admission.ms += ms;
   timings.admission.maxMs = Math.max(timings.admission.maxMs, ms);
 }
+
+observeCalls(recordCall);
