@@ -132,10 +132,10 @@ function setActive(active: boolean) {
   return (ctx: Context) => {
     const username = usernameArgument(ctx);
     return async () => {
-      const { saveUser } = await import('../shared/store/users');
-      const user = await existingUser(username);
-      if (user.is_active !== active) await saveUser({ ...user, is_active: active });
-      show(ctx, userSummary({ ...user, is_active: active }), `User "${user.username}" is now ${active ? 'active' : 'inactive'}.`);
+      // The same change as PATCH /api/users/{id}/ (a deactivation revokes the user's tokens).
+      const { changeUser } = await import('../shared/store/user-changes');
+      const user = await changeUser(await existingUser(username), { is_active: active });
+      show(ctx, userSummary(user), `User "${user.username}" is now ${active ? 'active' : 'inactive'}.`);
     };
   };
 }
@@ -145,8 +145,9 @@ export const deactivateUser = command({
   args: ['username'],
   summary: 'make a user inactive (it can no longer authenticate)',
   description:
-    'Marks a user inactive, as unticking "active" in Django\'s admin: its password and API tokens stop working ' +
-    '(warm API functions notice within 5 s). Nothing is deleted; activate-user undoes it.',
+    'Marks a user inactive, as unticking "active" in Django\'s admin (and as PATCH /api/users/{id}/ with is_active false): ' +
+    'its password stops working (warm API functions notice within 5 s) and its API tokens are revoked. ' +
+    'Its tickets and followups stay; activate-user makes it active again (with new tokens to create).',
   examples: ['npm run helpdesk -- deactivate-user alice'],
   prepare: setActive(false),
 });
@@ -155,7 +156,7 @@ export const activateUser = command({
   name: 'activate-user',
   args: ['username'],
   summary: 'make an inactive user active again',
-  description: 'Marks a user active again: its password (and API tokens) work again.',
+  description: 'Marks a user active again: its password works again (tokens revoked on deactivation stay revoked).',
   examples: ['npm run helpdesk -- activate-user alice'],
   prepare: setActive(true),
 });

@@ -34,10 +34,11 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import type { EnvironmentSettings } from './environments';
+import { oidcIn, type EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
 import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
+import { Identity } from './identity';
 import { Mail } from './mail';
 import { FileSweeper } from './file-sweeper';
 import { Escalation } from './escalation';
@@ -140,6 +141,8 @@ export class ApiStack extends Stack {
   readonly functions = new Map<string, NodejsFunction>();
   /** Dashboard, alarms and the alarm topic: `monitoring.addAlarm(alarm)` notifies the topic too. */
   readonly monitoring: Monitoring;
+  /** OpenID Connect settings and the optional Cognito user pool (infra/identity.ts). */
+  readonly identity: Identity;
   /** The nested stacks of the route functions, by group (FUNCTION_GROUPS). */
   readonly groups = new Map<string, NestedStack>();
   private readonly integrations = new Map<NodejsFunction, LambdaProxyIntegration>();
@@ -194,6 +197,7 @@ export class ApiStack extends Stack {
     });
 
     const webhooks = new Webhooks(this, 'Webhooks', { settings, table });
+    this.identity = new Identity(this, 'Identity', settings);
     const functionFor = (route: Route): NodejsFunction => {
       const existing = this.functions.get(route.handler);
       if (existing) return existing;
@@ -305,6 +309,8 @@ export class ApiStack extends Stack {
         ...webhooks.environment,
         // Optional: without it, Basic only (shared/domain/tokens.ts).
         ...(settings.authenticationClasses ? { HELPDESK_AUTHENTICATION_CLASSES: settings.authenticationClasses } : {}),
+        // OpenID Connect's issuer and rules (infra/identity.ts), with `oidc` among the classes.
+        ...this.identity.environment,
         // The origins trusted with cross-site writes (shared/domain/cross-origin.ts), as CORS lists them.
         ...(settings.corsOrigins.length ? { HELPDESK_CORS_ORIGINS: settings.corsOrigins.join(',') } : {}),
         // Behind the edge: only requests through CloudFront, and links to its address (infra/edge.ts).
@@ -322,7 +328,7 @@ export class ApiStack extends Stack {
     const role = fn.role!;
     if (route.queuesWebhooks) webhooks.queue.grantSendMessages(fn);
 
-    grantTable(fn, table, grantsOf(route));
+    grantTable(fn, table, grantsOf(route, { oidc: oidcIn(settings) }));
 
     const actions = [...new Set(route.files)].map((access) => S3_ACTIONS[access]);
     if (actions.length > 0) {

@@ -32,6 +32,12 @@ export interface EnvironmentSettings {
    * 'basic,token' to accept API tokens too (docs/security.md). Unset: 'basic' only.
    */
   authenticationClasses?: string;
+  /**
+   * OpenID Connect bearer tokens, with `oidc` in authenticationClasses (docs/operations.md): an issuer
+   * and audience of the operator's provider, or `cognitoUserPool` to have the stack make a Cognito user
+   * pool (and app client) the issuer, into which Entra ID or Google can be federated.
+   */
+  oidc?: OidcEnvironmentSettings;
   /** Lambda memory (MB); CPU scales with it. */
   memorySize: number;
   /** Retention of each function's log group and of the API's access log group. */
@@ -300,6 +306,7 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
     mail: mailSettings(settings, text),
     search: searchSettings(settings, text('search')),
     escalation: escalationSchedule(settings, text),
+    ...oidcSettings(settings, text),
   };
 }
 
@@ -317,6 +324,28 @@ function escalationSchedule(settings: EnvironmentSettings, text: (key: string) =
   if (!/^\d{1,2}$/.test(hour) || Number(hour) > 23) throw new Error(`Environment "${settings.name}": escalationHour must be an hour from 0 to 23, not "${hour}"`);
   if (!isTimeZone(timeZone)) throw new Error(`Environment "${settings.name}": escalationTimeZone must be an IANA time zone such as Europe/Berlin, not "${timeZone}"`);
   return { ...settings.escalation, hour: Number(hour), timeZone };
+}
+
+/**
+ * `-c authenticationClasses=basic,oidc` with `-c oidcIssuer=... -c oidcAudience=...` (the operator's
+ * provider) or `-c cognitoUserPool=true` (a pool made by the stack); `-c oidcStaffGroup`,
+ * `-c oidcCreateUsers=true`. Checked here, so that synth fails rather than the functions.
+ */
+function oidcSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined): Pick<EnvironmentSettings, 'authenticationClasses' | 'oidc'> {
+  const authenticationClasses = text('authenticationClasses') ?? settings.authenticationClasses;
+  const given = {
+    issuer: text('oidcIssuer'),
+    audience: text('oidcAudience'),
+    cognitoUserPool: text('cognitoUserPool') === undefined ? undefined : text('cognitoUserPool') === 'true',
+    staffGroup: text('oidcStaffGroup'),
+    createUsers: text('oidcCreateUsers') === undefined ? undefined : text('oidcCreateUsers') === 'true',
+  };
+  const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+  const oidc = Object.keys(defined).length ? { ...settings.oidc, ...defined } : settings.oidc;
+  if (oidcIn({ authenticationClasses }) && !(oidc?.cognitoUserPool || (oidc?.issuer && oidc.audience))) {
+    throw new Error(`Environment "${settings.name}": the oidc class needs -c oidcIssuer=... -c oidcAudience=..., or -c cognitoUserPool=true`);
+  }
+  return { authenticationClasses, ...(oidc ? { oidc } : {}) };
 }
 
 const SENDER = /^(?:[^<>\r\n]*<)?([^\s<>@]+@([a-z0-9-]+(?:\.[a-z0-9-]+)+))>?$/i;
@@ -414,4 +443,25 @@ function edgeSettings(settings: EnvironmentSettings, text: (key: string) => stri
     throw fail(`origin secret version must be the VersionId Secrets Manager gave the new value (32 to 64 letters, digits or dashes), not ${originSecretVersion}`);
   }
   return { domainName, certificateArn, rateLimitPer5Minutes, ...(originSecretVersion ? { originSecretVersion } : {}) };
+}
+
+/** The OIDC part of an environment's settings (HELPDESK_OIDC_*: shared/domain/oidc.ts). */
+export interface OidcEnvironmentSettings {
+  /** The provider's issuer URL (`iss`); not with cognitoUserPool, which makes one. */
+  issuer?: string;
+  /** The audience (`aud`) tokens are issued for; not with cognitoUserPool (its app client's id). */
+  audience?: string;
+  /** A Cognito user pool made by the stack as the issuer, its tokens checked in Cognito mode. */
+  cognitoUserPool?: boolean;
+  /** Create a user at a first sign-in that links to none. */
+  createUsers?: boolean;
+  /** Members of this group are staff. */
+  staffGroup?: string;
+  /** The groups claim (default `groups`; Cognito: `cognito:groups`). */
+  groupsClaim?: string;
+}
+
+/** Whether the environment's functions accept OpenID Connect bearer tokens. */
+export function oidcIn(settings: Pick<EnvironmentSettings, 'authenticationClasses'>): boolean {
+  return (settings.authenticationClasses ?? '').split(',').some((name) => name.trim().toLowerCase() === 'oidc');
 }

@@ -13,6 +13,7 @@
  */
 import { loginThrottleFrom, type LoginThrottlePolicy } from './domain/login-throttle';
 import { parseAuthenticationClasses } from './domain/tokens';
+import { parseOidcSettings } from './domain/oidc';
 import { parseCorsOrigins } from './domain/cross-origin';
 import { parseMailSettings, type MailSettings } from './domain/mail';
 import { parseImapUrl, type ImapMailbox } from './domain/mail-in-imap';
@@ -54,6 +55,7 @@ const settings = {
   bucketName: once(() => required('BUCKET_NAME')),
   loginThrottle: once((): LoginThrottlePolicy => loginThrottleFrom(process.env)),
   authenticationClasses: once(() => parseAuthenticationClasses(env('HELPDESK_AUTHENTICATION_CLASSES'))),
+  oidc: once(() => parseOidcSettings(process.env)),
   corsOrigins: once(() => parseCorsOrigins(env('HELPDESK_CORS_ORIGINS'))),
   publicUrl: once(() => env('HELPDESK_PUBLIC_URL') || undefined),
   s3ForcePathStyle: once(() => env('HELPDESK_S3_FORCE_PATH_STYLE') === 'true'),
@@ -150,6 +152,10 @@ export const config = {
   /** The authentication schemes tried in order (`basic`, `token`), as DRF's DEFAULT_AUTHENTICATION_CLASSES. */
   get authenticationClasses() {
     return settings.authenticationClasses();
+  },
+  /** OpenID Connect bearer tokens' issuer, audience and user rules (HELPDESK_OIDC_*), when `oidc` is a class. */
+  get oidc() {
+    return settings.oidc();
   },
   /** Origins the CORS setting lists (HELPDESK_CORS_ORIGINS; the stack sets it from the environment's corsOrigins). */
   get corsOrigins() {
@@ -313,3 +319,12 @@ export const config = {
     },
   },
 };
+
+/**
+ * Reads the authentication settings, throwing a message naming what is wrong: the local runtime calls
+ * it before it starts, and every API function as it loads (a Lambda init error, logged), so that
+ * `HELPDESK_AUTHENTICATION_CLASSES=basic,bogus` refuses to start rather than answer 500s.
+ */
+export function checkAuthenticationSettings(): void {
+  if (config.authenticationClasses.includes('oidc')) void config.oidc;
+}

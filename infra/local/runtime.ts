@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import { startEngines, type Engines } from './engines';
 import type { EngineEndpoints } from './endpoints';
-import { config } from '../../shared/config';
+import { checkAuthenticationSettings, config } from '../../shared/config';
 import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './endpoints';
 import type { LocalWebhooks } from './webhooks';
 import type { LocalMail } from './mail';
@@ -74,6 +74,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   const escalateAt = escalationHour();
   void config.escalation.timeZone; // refuses to start on a bad HELPDESK_ESCALATION_TIME_ZONE
   void config.mailIn.imap; // refuses to start on a bad HELPDESK_IMAP_URL
+  checkAuthenticationSettings(); // refuses to start on an unknown class or a bad HELPDESK_OIDC_* setting
   // One process per data directory (DynamoDB Local's rule): wait for a CLI command to finish, refuse
   // a second server. `<dataDir>/endpoints.json` then tells the CLI where this server's engines are.
   const owned =

@@ -13,6 +13,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import type { Route } from '../../shared/api/routes';
 import { allows, grantsOf, tableRequests, type TableGrant } from '../../shared/api/table-access';
+import { config } from '../../shared/config';
 import { DynamoDBServiceError, type DynamoDB } from '../../shared/aws/dynamodb';
 
 /** The function whose calls are being made: its name (in refusals and records) and its grants. */
@@ -24,7 +25,8 @@ interface Scope {
 const inScope = new AsyncLocalStorage<Scope>();
 /** Each route's scope, assembled once (the route records are module constants). */
 const scopes = new WeakMap<Route, Scope>();
-const scopeOfRoute = (route: Route) => scopes.get(route) ?? scopes.set(route, { handler: route.handler, grants: grantsOf(route) }).get(route)!;
+const scopeOfRoute = (route: Route) =>
+  scopes.get(route) ?? scopes.set(route, { handler: route.handler, grants: grantsOf(route, { oidc: config.authenticationClasses.includes('oidc') }) }).get(route)!;
 
 /** Runs `fn` as `route`'s function: its DynamoDB calls are checked against the route's grants. */
 export function asRoute<T>(route: Route, fn: () => Promise<T>): Promise<T> {

@@ -90,6 +90,18 @@ const SECURITY_SCHEMES: Record<AuthenticationClass, { name: string; scheme: Json
     scheme: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API token (POST /api/tokens/), sent as `Token <key>`.' },
     says: 'an API token (`Authorization: Token <key>`)',
   },
+  oidc: {
+    name: 'oidcBearer',
+    scheme: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        "An OpenID Connect token (JWT) from the deployment's issuer, for its audience, signed with an asymmetric key. " +
+        'A refusal is 401 with `WWW-Authenticate: Bearer error="invalid_token", error_description="..."`.',
+    },
+    says: 'an OpenID Connect bearer token (`Authorization: Bearer <JWT>`)',
+  },
 };
 
 /** The whole document from its template (which it leaves as it is). Pure: the same inputs give the same document. */

@@ -104,7 +104,7 @@ export function fieldJsonSchema(field: Field): JsonSchema {
       schema = { type: 'integer', ...bounds };
       break;
     case 'list':
-      schema = { type: 'array', items: meta.choices ? { enum: meta.choices.map((c) => c.value) } : { type: 'string' } };
+      schema = { type: 'array', items: meta.choices ? { enum: meta.choices.map((c) => c.value) } : { type: meta.child?.type ?? 'string' } };
       break;
     case 'url':
       schema = { type: 'string', format: 'uri' };

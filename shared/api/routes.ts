@@ -24,7 +24,7 @@ import { ticketFields } from '../domain/ticket';
 import { ORDERINGS } from '../domain/ticket-list-query';
 import { tokenFields } from '../domain/tokens';
 import { DEFAULT_ROTATION_GRACE_SECONDS, DISABLE_AFTER_DAYS, MAX_SUBSCRIPTIONS, rotationFields, subscriptionFields } from '../domain/subscriptions';
-import { userFields } from '../domain/user';
+import { userChangeFields, userFields } from '../domain/user';
 import { ticketCcFields } from '../domain/mail-settings';
 import { templateOverrideFields } from '../domain/template-overrides';
 import { DEFAULT_FEED_PAGE, EVENT_RETENTION_DAYS, MAX_FEED_PAGE } from '../domain/events';
@@ -134,7 +134,7 @@ export const TAGS = {
   Tickets: 'Support tickets, with their followups and attachments. Staff only.',
   Attachments: 'Files attached to followups: their records, uploading and downloading. Staff only.',
   Followups: 'Comments and status changes on tickets, with any files attached. Staff only.',
-  Users: 'Creating users. Staff only.',
+  Users: 'Users: creating and listing them (staff), changing them (superusers), and who the caller is (anyone signed in).',
   'User tickets': "Any user's own tickets: those submitted under their e-mail address.",
   'API tokens': "Keys for `Authorization: Token <key>` (where token authentication is on): staff manage their own, superusers everyone's.",
   Queues: 'The queues that tickets belong to, with their mail and escalation settings, and the dates escalation does not count. Superusers only.',
@@ -555,6 +555,51 @@ export const routes: readonly Route[] = [
         fields: userFields,
         mode: 'create',
         examples: { json: { user: { summary: 'A user', value: { first_name: 'Ann', last_name: 'Lee', username: 'ann', email: 'ann@example.com', password: 'correct horse battery staple' } } } },
+      },
+    },
+  },
+  {
+    method: 'GET', path: '/api/users', handler: 'users/list', permission: 'staff', table: [...G.readUsers], files: [],
+    doc: {
+      tag: 'Users',
+      summary: 'List users',
+      description: 'Every user, in id order, never a password. Not in upstream (which answers 405): an integration finds the id to put in `assigned_to` here.',
+      success: json('UserDetailPage', 200, 'A page of users.'),
+      paginated: true,
+      errors: [400],
+      query: [
+        { name: 'is_staff', description: 'Only staff (`true`) or only non-staff (`false`).', schema: { type: 'boolean' } },
+        { name: 'is_active', description: 'Only active (`true`) or only inactive (`false`) users.', schema: { type: 'boolean' } },
+        { name: 'email', description: 'Only users with this e-mail address (any case).', example: 'ann@example.com' },
+      ],
+    },
+  },
+  {
+    method: 'GET', path: '/api/users/me', handler: 'users/me', permission: 'authenticated', table: [], files: [],
+    doc: {
+      tag: 'Users',
+      summary: 'Who am I',
+      description: 'The signed-in user (anyone signed in): their flags and the queues they work in.',
+      success: json('UserDetail', 200, 'The caller.'),
+    },
+  },
+  {
+    method: 'GET', path: '/api/users/{id}', handler: 'users/get', permission: 'staff', table: [...G.readUsers], files: [],
+    doc: { tag: 'Users', summary: 'One user', description: 'Not in upstream.', success: json('UserDetail', 200, 'The user.') },
+  },
+  {
+    method: 'PATCH', path: '/api/users/{id}', handler: 'users/update', permission: 'superuser', table: [...G.changeUsers], files: [],
+    doc: {
+      tag: 'Users',
+      summary: 'Change a user',
+      description:
+        'Names, e-mail address, `is_active`, `is_staff` and `queues` (superusers; not in upstream). Deactivating a user revokes their API tokens and ' +
+        'refuses their sign-ins (at once in the function that did it, within 5 s in warm functions elsewhere); their tickets and followups stay.',
+      success: json('UserDetail', 200, 'The user as changed.'),
+      body: {
+        fields: userChangeFields,
+        mode: 'partial',
+        examples: { json: { deactivate: { summary: 'A leaver', value: { is_active: false } }, queues: { summary: 'Queues', value: { queues: [1, 3] } } } },
       },
     },
   },

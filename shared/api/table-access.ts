@@ -115,6 +115,12 @@ const WRITE: readonly TableAction[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
  */
 export const GRANTS = {
   authenticate: [on(['GetItem'], P.user, P.token), on(['GetItem', ...WRITE], P.loginAttempts)],
+  /**
+   * With the `oidc` class: a bearer token's identity binding, and what a first sign-in does (the
+   * users read for a verified address, the binding written, a user created: a new id and both user
+   * items) or a groups claim changes (the user's staff flag saved). middleware/oidc.ts.
+   */
+  oidcSignIn: [on(['GetItem', 'PutItem'], P.identity), on(['Query', 'PutItem'], P.users), on(['PutItem'], P.user), on(['UpdateItem'], P.counters)],
   idempotencyKeys: [on(['GetItem', ...WRITE], P.idempotency)],
   /** Custom field definitions, which decide a ticket's `custom_*` keys and its ETag. */
   customFieldDefinitions: [on(['Query'], P.customFields)],
@@ -152,6 +158,10 @@ export const GRANTS = {
   readCustomFields: [on(['GetItem', 'Query'], P.customFields)],
   writeCustomFields: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.customFields)],
   createUsers: [on(['PutItem'], P.user, P.users)],
+  /** User summaries by id, and the list of them (GET /api/users/). */
+  readUsers: [on(['GetItem', 'Query'], P.users)],
+  /** A user changed (store/user-changes.ts): both items, the queues named, the tokens a deactivation revokes. */
+  changeUsers: [on(['GetItem', 'PutItem'], P.user, P.users), on(['Query'], P.queues), on(['Query', 'DeleteItem'], P.tokens), on(['DeleteItem'], P.token)],
   readTokens: [on(['GetItem', 'Query'], P.tokens)],
   writeTokens: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.token, P.tokens)],
   readDeliveries: [on(['GetItem', 'Query'], P.deliveries)],
@@ -281,9 +291,12 @@ export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
  */
 export const MAIL_EVENT_GRANTS: readonly TableGrant[] = [on(['GetItem'], P.messageIds), on(['UpdateItem'], P.mail), on(['PutItem'], P.suppressions)];
 
-/** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
-export function grantsOf(route: { method: string; table: readonly TableGrant[] }): TableGrant[] {
-  return [...GRANTS.authenticate, ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []), ...route.table];
+/**
+ * Everything a route's function may do to the table: what its middleware needs (with `oidc` among the
+ * authentication classes, a first sign-in's writes too), and its own grants.
+ */
+export function grantsOf(route: { method: string; table: readonly TableGrant[] }, options: { oidc?: boolean } = {}): TableGrant[] {
+  return [...GRANTS.authenticate, ...(options.oidc ? GRANTS.oidcSignIn : []), ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []), ...route.table];
 }
 
 /** Whether any grant lets the function write (routes with writes get the writers' reserved concurrency). */

@@ -80,6 +80,8 @@ export interface FieldMeta {
   type: string;
   max_length?: number;
   choices?: { value: unknown; display_name: string }[];
+  /** A list's items (DRF's ListField metadata `child`). */
+  child?: FieldMeta;
 }
 
 export interface Field<T = unknown> {

@@ -90,10 +90,15 @@ export interface User {
   is_active: boolean;
   password_hash: string;
   date_joined: string;
+  /**
+   * The queues (ids) a staff member works in when per-queue permissions are on
+   * (HELPDESK_ENABLE_PER_QUEUE_STAFF_PERMISSION; upstream's `helpdesk.queue_access_<slug>`). Absent: none.
+   */
+  queues?: number[];
 }
 
 /** What other records need to know about a user: enough to name and check an assignee. */
-export type UserSummary = Pick<User, 'id' | 'username' | 'first_name' | 'last_name' | 'email' | 'is_active' | 'is_staff' | 'is_superuser'>;
+export type UserSummary = Pick<User, 'id' | 'username' | 'first_name' | 'last_name' | 'email' | 'is_active' | 'is_staff' | 'is_superuser' | 'queues'>;
 
 export interface Queue extends QueueMailSettings {
   id: number;

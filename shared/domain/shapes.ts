@@ -19,7 +19,7 @@ import { MAIL_STATUSES, type mailView } from './mail';
 import type { describeRoute } from './describe';
 import type { pageEnvelope } from './pagination';
 import type { userTicketView } from './user-tickets';
-import type { userView } from './user';
+import type { userDetailView, userView } from './user';
 import type { attachmentView, followupView, ticketView } from './views';
 import type { deliveryView } from './webhooks';
 import type { createdTokenView } from './tokens';
@@ -35,6 +35,8 @@ export type ShapeId =
   | 'Followup'
   | 'Ticket'
   | 'User'
+  | 'UserDetail'
+  | 'UserDetailPage'
   | 'UserTicket'
   | 'Queue'
   | 'CustomField'
@@ -175,6 +177,23 @@ withCustomFields.add(ticketShape);
 
 export const userShape = z.object({ first_name: text, last_name: text, username: text, email: text });
 shapes.add(userShape, { id: 'User', description: 'A created user: the non-secret fields (never the password).' });
+
+/** A user as the users routes show one (user.ts `userDetailView`). */
+export const userDetailShape = z.object({
+  id,
+  username: text,
+  first_name: z.string(),
+  last_name: z.string(),
+  email: text,
+  is_active: z.boolean(),
+  is_staff: z.boolean(),
+  is_superuser: z.boolean(),
+  queues: z.array(id),
+});
+shapes.add(userDetailShape, {
+  id: 'UserDetail',
+  description: 'A user (never the password). `queues`: the ids of the queues a staff member works in when per-queue permissions are on.',
+});
 
 export const userTicketShape = z.object({
   ticket: text,
@@ -389,6 +408,8 @@ export const createdTokenShape = z.object({ id, user: text, key: text, prefix: t
 shapes.add(createdTokenShape, { id: 'CreatedApiToken', description: 'The key is shown only in this answer; store it.' });
 export const tokenPage = pageOf(tokenShape);
 shapes.add(tokenPage, { id: 'ApiTokenPage' });
+export const userDetailPage = pageOf(userDetailShape);
+shapes.add(userDetailPage, { id: 'UserDetailPage' });
 
 /** A webhook subscription (subscriptions.ts `subscriptionView`): never its secrets. */
 export const subscriptionShape = z.object({
@@ -469,6 +490,7 @@ const tie0: Fits<ReturnType<typeof attachmentView>, Out<typeof attachmentShape> 
 const tie1: Fits<Omit<ReturnType<typeof followupView>, 'new_status' | 'date'>, Omit<Out<typeof followupShape>, 'new_status' | 'date'>> = true;
 const tie2: Fits<Omit<ReturnType<typeof ticketView>, 'status' | 'priority' | 'followup_set'>, Omit<Out<typeof ticketShape>, 'status' | 'priority' | 'followup_set'>> = true;
 const tie3: Fits<ReturnType<typeof userView>, Out<typeof userShape>> = true;
+const tieUser: Fits<ReturnType<typeof userDetailView>, Out<typeof userDetailShape>> = true;
 const tie4: Fits<Omit<ReturnType<typeof userTicketView>, 'queue'>, Omit<Out<typeof userTicketShape>, 'queue'>> = true;
 const tie5: Fits<ReturnType<typeof queueView>, Out<typeof queueShape>> = true;
 const tieExclusion: Fits<ReturnType<typeof exclusionView>, Out<typeof exclusionShape>> = true;
@@ -488,4 +510,4 @@ const tieSecret: Fits<Omit<ReturnType<typeof subscriptionWithSecretView>, 'event
 const tiePing: Fits<PingResult, Out<typeof pingShape>> = true;
 const tieEvent: Fits<ChangeEvent, Out<typeof changeEventShape>> = true;
 const tie10: Fits<Omit<ReturnType<typeof createdTokenView>, 'created'>, Omit<Out<typeof createdTokenShape>, 'created'>> = true;
-void [tieTemplate, tieOverride, tieCc, tieSuppression, tieEmail, tie0, tie1, tie2, tie3, tie4, tie5, tieExclusion, tieIgnored, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];
+void [tieUser, tieTemplate, tieOverride, tieCc, tieSuppression, tieEmail, tie0, tie1, tie2, tie3, tie4, tie5, tieExclusion, tieIgnored, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];

@@ -94,8 +94,8 @@ export function mayManageToken(caller: User, token: Pick<ApiToken, 'user'>): boo
   return caller.is_superuser || token.user === caller.username;
 }
 
-export type AuthenticationClass = 'basic' | 'token';
-const CLASSES: readonly AuthenticationClass[] = ['basic', 'token'];
+export type AuthenticationClass = 'basic' | 'token' | 'oidc';
+const CLASSES: readonly AuthenticationClass[] = ['basic', 'token', 'oidc'];
 
 /**
  * HELPDESK_AUTHENTICATION_CLASSES: the schemes tried in order, as DRF's

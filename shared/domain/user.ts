@@ -1,10 +1,13 @@
-/** User creation rules (POST /api/users/): all five fields, Django's username and e-mail rules. */
+/**
+ * User rules: creation (POST /api/users/: all five fields, Django's username and e-mail rules), the
+ * changes a superuser may make (PATCH /api/users/{id}/ and the CLI), and how a user is shown.
+ */
 import type { ParsedBody } from './body';
-import { ValidationError } from './errors';
-import { emailField, textField, validateFields, type Parsed } from './fields';
+import { ValidationError, type FieldErrors } from './errors';
+import { MESSAGES, booleanField, emailField, fieldSchema, pythonType, textField, validateFields, type Field, type Parsed } from './fields';
 import { storedDateTime } from './datetime';
 import { MIN_PASSWORD_LENGTH, hashPassword } from './password';
-import type { User } from './records';
+import type { User, UserSummary } from './records';
 
 const USERNAME = {
   pattern: /^[\p{L}\p{M}\p{N}_.@+-]+$/u,
@@ -54,4 +57,108 @@ export async function newUserRecord(
     password_hash: await hashPassword(password),
     date_joined: storedDateTime(new Date()),
   };
+}
+
+/** At most this many queues per user: the record stays small, and so does a listing's union. */
+export const MAX_USER_QUEUES = 100;
+
+/** A list of queue ids (DRF's PrimaryKeyRelatedField with many=True); existence is checked against the store. */
+const queueIds: Field<number[]> = {
+  schema: fieldSchema((raw, ctx): number[] => {
+    const problem = !Array.isArray(raw)
+      ? `Expected a list of items but got type "${pythonType(raw)}".`
+      : raw.length > MAX_USER_QUEUES
+        ? `Ensure this field has no more than ${MAX_USER_QUEUES} elements.`
+        : raw.find((v) => typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) !== undefined
+          ? MESSAGES.pkType(pythonType(raw.find((v) => typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)))
+          : undefined;
+    if (problem) {
+      ctx.issues.push({ code: 'custom', message: problem, input: raw });
+      return [];
+    }
+    return [...new Set(raw as number[])].sort((a, b) => a - b);
+  }),
+  meta: { type: 'list', child: { type: 'integer' } },
+  kind: 'other',
+  nullable: false,
+  required: false,
+};
+
+/** What a superuser may change of a user (never the username, the password or superuser status). */
+export const userChangeFields = {
+  first_name: textField({ maxLength: 150, allowBlank: true }),
+  last_name: textField({ maxLength: 150, allowBlank: true }),
+  email: emailField(),
+  is_active: booleanField(),
+  is_staff: booleanField(),
+  queues: queueIds,
+};
+
+export type UserChanges = Parsed<typeof userChangeFields>;
+
+export function parseUserChanges(body: ParsedBody): UserChanges {
+  const { values, errors } = validateFields(userChangeFields, body.data, 'partial', body.kind);
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return values;
+}
+
+/** The queue ids among `wanted` that are not queues: `{queues: [...]}` as DRF words a missing pk. */
+export function missingQueueErrors(wanted: readonly number[], existing: ReadonlySet<number>): FieldErrors {
+  const missing = wanted.find((id) => !existing.has(id));
+  return missing === undefined ? {} : { queues: [MESSAGES.pkMissing(missing)] };
+}
+
+/** The user after `changes` (the record's other fields kept); undefined fields are not changed. */
+export function applyUserChanges<U extends User>(user: U, changes: UserChanges): U {
+  const next = { ...user };
+  for (const [key, value] of Object.entries(changes)) if (value !== undefined && value !== null) Object.assign(next, { [key]: value });
+  return next;
+}
+
+/** A user as the users routes show one: never the password hash. */
+export function userDetailView(user: UserSummary) {
+  return {
+    id: user.id,
+    username: user.username,
+    first_name: user.first_name,
+    last_name: user.last_name,
+    email: user.email,
+    is_active: user.is_active,
+    is_staff: user.is_staff,
+    is_superuser: user.is_superuser,
+    queues: user.queues ?? [],
+  };
+}
+
+/** The filters of GET /api/users/: `is_staff`, `is_active` (DRF booleans), `email` (exact, any case). */
+export interface UserFilter {
+  is_staff?: boolean;
+  is_active?: boolean;
+  email?: string;
+}
+
+/** Reads the filters; a boolean that is none of DRF's spellings is 400 on its name. */
+export function parseUserFilter(query: Record<string, string | undefined>): UserFilter {
+  const filter: UserFilter = {};
+  const errors: FieldErrors = {};
+  for (const name of ['is_staff', 'is_active'] as const) {
+    const raw = query[name];
+    if (raw === undefined || raw === '') continue;
+    const value = parseBooleanFilter(raw);
+    if (value === undefined) errors[name] = [MESSAGES.boolean];
+    else filter[name] = value;
+  }
+  if (query.email) filter.email = query.email.trim().toLowerCase();
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return filter;
+}
+
+const parseBooleanFilter = (raw: string) => ({ true: true, '1': true, false: false, '0': false })[raw.trim().toLowerCase()];
+
+export function matchesUserFilter(user: UserSummary, filter: UserFilter): boolean {
+  return (
+    (filter.is_staff === undefined || user.is_staff === filter.is_staff) &&
+    (filter.is_active === undefined || user.is_active === filter.is_active) &&
+    (filter.email === undefined || user.email.toLowerCase() === filter.email)
+  );
 }

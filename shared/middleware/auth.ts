@@ -10,6 +10,8 @@
  * read. Tokens are not cached (there is no slow hash to save), so a revocation or deactivation
  * takes effect at once, as in DRF.
  *
+ * OpenID Connect bearer tokens (`Authorization: Bearer <JWT>`) when it lists `oidc`: middleware/oidc.ts.
+ *
  * Failed logins are throttled per username and source, and per source (domain/login-throttle.ts):
  * the user read and the two attempt counts go out together, a full count is refused (429) before
  * any password work, and a success gives its attempts back (two more writes, once per credential per
@@ -26,7 +28,9 @@ import { TOKEN_CHALLENGE, TOKEN_MESSAGES, hashTokenKey, parseTokenAuthorization,
 import { clearAttempts, returnAttempt, takeAttempt } from '../store/login-attempts';
 import { keys } from '../store/keys';
 import { findTokenByKeyHash } from '../store/tokens';
-import { findUserByUsername } from '../store/users';
+import { findUserByUsername, onUserSaved } from '../store/users';
+import { BEARER_CHALLENGE, InvalidBearer, parseBearerAuthorization } from '../domain/oidc';
+import { verifyBearer } from './oidc';
 
 export const CREDENTIAL_CACHE_MS = 60_000;
 /**
@@ -69,6 +73,11 @@ const verifying = new Map<string, Promise<User>>();
 function cacheKey(header: string): string {
   return createHash('sha256').update(header).digest('base64');
 }
+
+/** A user saved by this process (a deactivation, a password or role change) is verified afresh here at once. */
+onUserSaved((username) => {
+  for (const [key, entry] of cache) if (entry.user.username === username) cache.delete(key);
+});
 
 /** Test and CLI hook: forget every remembered credential. */
 export function clearCredentialCache(): void {
@@ -163,6 +172,15 @@ const SCHEMES: Record<AuthenticationClass, Scheme> = {
       return key === undefined ? undefined : () => verifyToken(key);
     },
   },
+  oidc: {
+    challenge: BEARER_CHALLENGE,
+    // Not cached: a signature check is cheap, and a deactivation then holds at once.
+    cached: false,
+    parse: (header) => {
+      const jwt = parseBearerAuthorization(header);
+      return jwt === undefined ? undefined : () => verifyBearer(jwt);
+    },
+  },
 };
 
 /**
@@ -206,7 +224,8 @@ export async function authenticate(authorization: string | undefined, source = '
     cache.set(key, { user, expires: Date.now() + CREDENTIAL_CACHE_MS, freshUntil: Date.now() + USER_RECORD_CACHE_MS });
     return user;
   } catch (error) {
-    if (error instanceof NotAuthenticated) throw new NotAuthenticated(error.detail, challenge);
+    // A bearer token refused says why in its own challenge (RFC 6750); any other 401 names the first class.
+    if (error instanceof NotAuthenticated && !(error instanceof InvalidBearer)) throw new NotAuthenticated(error.detail, challenge);
     throw error;
   }
 }

@@ -7,7 +7,7 @@
 import middy from '@middy/core';
 import type { Permission, RouteFacts } from '../api/routes';
 import { HttpError, MissingRecord, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
-import { config } from '../config';
+import { checkAuthenticationSettings, config } from '../config';
 import { logger } from '../observability';
 import { authenticate } from './auth';
 import { crossOriginRefusal } from '../domain/cross-origin';
@@ -120,6 +120,8 @@ export function apiHandler(
   resolveRoute?: (event: ApiEvent) => RouteInfo,
 ) {
   const entry = factsOf(handlerName);
+  // A bad authentication setting fails the function as it loads, with its message, not each request.
+  checkAuthenticationSettings();
   const fixed: RouteInfo = { permission: entry.permission, allow: entry.allow };
   const resolve = resolveRoute ?? (() => fixed);
 

@@ -196,6 +196,11 @@ export const keys = {
   loginAttempts: (username: string, source: string) => ({ PK: `${LOGIN_PREFIX}${username}`, SK: `FROM#${source}` }),
   /** Failed logins from one source address across usernames (password spraying). */
   sourceLoginAttempts: (source: string) => ({ PK: `${LOGIN_PREFIX}${source}`, SK: 'SOURCE' }),
+  /**
+   * An OpenID Connect identity (issuer and subject) bound to a user (store/identities.ts): what a
+   * bearer token's sign-in reads, one GetItem. The issuer is hashed to keep the key short.
+   */
+  identity: (issuerHash: string, subject: string) => ({ PK: `IDENTITY#${issuerHash}#${subject}`, SK: 'IDENTITY' }),
   /** User summaries share one partition, so one Query lists users. */
   usersPartition: 'USERS',
   userById: (id: number) => ({ PK: 'USERS', SK: `USER#${pad(id)}` }),
@@ -338,6 +343,7 @@ export const PARTITIONS = {
   counted: 'COUNTED#*',
   listed: `${LISTED_PREFIX}*`,
   user: 'USER#*',
+  identity: 'IDENTITY#*',
   loginAttempts: `${LOGIN_PREFIX}*`,
   users: keys.usersPartition,
   queues: keys.queuePartition,

@@ -61,3 +61,10 @@ export async function deleteToken(token: ApiToken): Promise<void> {
     { Delete: { TableName: config.tableName, Key: keys.token(token.key_hash) } },
   ]);
 }
+
+/** Revokes every token of `user` (a deactivation): one Query of the summaries, one transaction per token. */
+export async function revokeTokensOf(user: string): Promise<number> {
+  const tokens = await listTokens(user);
+  for (const token of tokens) await deleteToken(token);
+  return tokens.length;
+}

@@ -19,8 +19,16 @@ export async function findUserByUsername(username: string): Promise<User | undef
 }
 
 function summaryOf(user: User): UserSummary & Record<string, unknown> {
-  const { id, username, first_name, last_name, email, is_active, is_staff, is_superuser } = user;
-  return { ...keys.userById(id), id, username, first_name, last_name, email, is_active, is_staff, is_superuser };
+  const { id, username, first_name, last_name, email, is_active, is_staff, is_superuser, queues } = user;
+  return { ...keys.userById(id), id, username, first_name, last_name, email, is_active, is_staff, is_superuser, ...(queues ? { queues } : {}) };
+}
+
+/** A user's summary by id (one GetItem); undefined when there is none. */
+export async function getUserSummary(id: number): Promise<UserSummary | undefined> {
+  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.userById(id), ConsistentRead: true }));
+  if (!out.Item) return undefined;
+  const { PK: _pk, SK: _sk, ...summary } = out.Item;
+  return summary as UserSummary;
 }
 
 /** Every user's summary (no password hash), in id order. */
@@ -75,10 +83,22 @@ export async function createUser(fields: Omit<User, 'id'>): Promise<User> {
   return user;
 }
 
+const changeListeners = new Set<(username: string) => void>();
+
+/**
+ * Calls `listener` with the username whenever this process saves a user: the credential cache
+ * (middleware/auth.ts) forgets that user's entries, so a deactivation or a password change holds at
+ * once in the process that made it (elsewhere within the cache's USER_RECORD_CACHE_MS).
+ */
+export function onUserSaved(listener: (username: string) => void): void {
+  changeListeners.add(listener);
+}
+
 /** Replaces a user's stored record (password, flags, names), keeping both items in step. */
 export async function saveUser(user: User): Promise<void> {
   await transact([
     { Put: { TableName: config.tableName, Item: { ...keys.user(user.username), ...user }, ConditionExpression: ITEM_EXISTS } },
     { Put: { TableName: config.tableName, Item: summaryOf(user) } },
   ]);
+  for (const listener of changeListeners) listener(user.username);
 }

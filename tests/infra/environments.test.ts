@@ -110,3 +110,22 @@ describe('CORS', () => {
     expect(() => synthApi('dev', { corsOrigins: 'https://app.example.com/' })).toThrow(/not an origin/);
   });
 });
+
+describe('OpenID Connect', () => {
+  it('-c cognitoUserPool=true makes a user pool the issuer, in Cognito mode, and lets functions bind identities', () => {
+    const { api } = synthApi('dev', { authenticationClasses: 'basic,oidc', cognitoUserPool: 'true', oidcCreateUsers: 'true' });
+    api.resourceCountIs('AWS::Cognito::UserPool', 1);
+    api.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
+    api.hasResourceProperties('AWS::Cognito::UserPoolGroup', { GroupName: 'helpdesk-staff' });
+    const variables = Object.values(api.findResources('AWS::Lambda::Function')).map((f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables ?? {});
+    const apiFunctions = variables.filter((v) => v.HELPDESK_AUTHENTICATION_CLASSES === 'basic,oidc');
+    expect(apiFunctions.length).toBeGreaterThan(0);
+    for (const v of apiFunctions) expect(v).toMatchObject({ HELPDESK_OIDC_MODE: 'cognito', HELPDESK_OIDC_CREATE_USERS: 'true', HELPDESK_OIDC_STAFF_GROUP: 'helpdesk-staff' });
+  });
+
+  it('refuses the oidc class without an issuer and audience, or a pool', () => {
+    expect(() => withContextOverrides(environments.dev, (key) => ({ authenticationClasses: 'oidc' })[key])).toThrow('the oidc class needs');
+    const settings = withContextOverrides(environments.dev, (key) => ({ authenticationClasses: 'basic,oidc', oidcIssuer: 'https://login.example.com', oidcAudience: 'api' })[key]);
+    expect(settings.oidc).toMatchObject({ issuer: 'https://login.example.com', audience: 'api' });
+  });
+});

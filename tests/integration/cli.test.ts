@@ -300,12 +300,13 @@ describe.sequential('on a data directory', () => {
       expect(await refused.json()).toEqual({ detail: 'Invalid token.' });
       expect((await cli(['revoke-token', String(second.id)], { dataDir })).code).toBe(1);
 
-      // An inactive owner's token: DRF's message.
+      // Deactivating the owner revokes the token (the same change as PATCH /api/users/{id}/).
       const third = JSON.parse((await cli(['create-token', 'erin', '--json'], { dataDir })).stdout);
       expect((await cli(['deactivate-user', 'erin'], { dataDir })).code).toBe(0);
       const inactive = await get('/api/user_tickets/', `Token ${third.key}`);
       expect(inactive.status).toBe(401);
-      expect(await inactive.json()).toEqual({ detail: 'User inactive or deleted.' });
+      expect(await inactive.json()).toEqual({ detail: 'Invalid token.' });
+      expect((await cli(['list-tokens', '--user', 'erin'], { dataDir })).stdout).not.toContain(third.key.slice(0, 8));
       expect(id).toBeGreaterThan(0);
     });
 

@@ -114,8 +114,8 @@ describe('the route table and the document', () => {
       expect(takesBody, what).toBe(['POST', 'PUT', 'PATCH'].includes(route.method) && !bodiless.includes(route.handler));
       for (const status of ['413', '415']) expect(status in responses, `${what} ${status}`).toBe(takesBody);
       // The ticket list's status filter is validated too, and so are the change feed's cursor and limit,
-      // and a mail template's `?queue=`. A POST also answers 400 for a malformed Idempotency-Key.
-      expect('400' in responses, what).toBe(takesBody || route.method === 'POST' || ['tickets/list', 'events/list', 'mail-templates/get', 'mail-templates/delete'].includes(route.handler));
+      // a mail template's `?queue=` and the users list's filters. A POST also answers 400 for a malformed Idempotency-Key.
+      expect('400' in responses, what).toBe(takesBody || route.method === 'POST' || ['tickets/list', 'events/list', 'mail-templates/get', 'mail-templates/delete', 'users/list'].includes(route.handler));
       if (takesBody) expect(responses['400'].content['application/json'].schema).toEqual({ anyOf: [{ $ref: '#/components/schemas/FieldErrors' }, { $ref: '#/components/schemas/ErrorDetail' }] });
     }
   });

@@ -44,13 +44,16 @@ describe('matchRoutes', () => {
   });
 
   it('matches users and followups', () => {
-    expect(matchRoutes('/api/users')!.routes.map((r) => r.method)).toEqual(['POST']);
+    expect(matchRoutes('/api/users')!.routes.map((r) => r.method)).toEqual(['POST', 'GET']);
+    // The literal `me` before `{id}`, as API Gateway prefers it.
+    expect(matchRoutes('/api/users/me/')!.path).toBe('/api/users/me');
+    expect(matchRoutes('/api/users/7/')!.routes.map((r) => r.method)).toEqual(['GET', 'PATCH']);
     expect(matchRoutes('/api/followups/')!.path).toBe('/api/followups');
   });
 
   it('is undefined for unknown paths', () => {
     expect(matchRoutes('/api/nothing/')).toBeUndefined();
-    expect(matchRoutes('/api/users/1/')).toBeUndefined();
+    expect(matchRoutes('/api/users/1/2/')).toBeUndefined();
     expect(matchRoutes('/')).toBeUndefined();
   });
 });
@@ -59,7 +62,7 @@ describe('allowedMethods', () => {
   it('lists methods in upstream order, HEAD with GET, always OPTIONS', () => {
     expect(allowedMethods('/api/tickets')).toEqual(['GET', 'POST', 'HEAD', 'OPTIONS']);
     expect(allowedMethods('/api/tickets/{id}')).toEqual(['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-    expect(allowedMethods('/api/users')).toEqual(['POST', 'OPTIONS']);
+    expect(allowedMethods('/api/users')).toEqual(['GET', 'POST', 'HEAD', 'OPTIONS']);
   });
 });
 
