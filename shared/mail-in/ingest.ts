@@ -3,7 +3,7 @@
  * message, already stored raw, becomes a ticket or a followup, or is dropped, held or kept as a
  * problem, and what it became is recorded by its Message-ID (docs/email.md, "Email in").
  *
- *   parse (parse.ts: limits) → classify (domain rules) → route (reply address, thread ids, subject
+ *   parse (parse.ts: limits; in a worker with a time budget, bounded.ts) → classify (domain rules) → route (reply address, thread ids, subject
  *   tag with a sender check; merged tickets to their target) → apply through the store's own ticket
  *   and followup writes, with the Message-ID record in the same transaction (a redelivery applies
  *   nothing: SES and IMAP both deliver twice at times).
@@ -26,7 +26,8 @@ import { usersWithEmail } from '../store/users';
 import { retryWhileStale } from '../middleware/stale';
 import type { TransactItem } from '../store/transact';
 import { webhookEventFor } from '../webhooks/settings';
-import { MailRefused, parseMail, type ParsedMail } from './parse';
+import { MailRefused, type ParsedMail } from './parse';
+import { parseMailBounded } from './bounded';
 import { storeHooks, type MailInHooks } from './hooks';
 import { queuesOfMessage, type MessageQueues } from './known-queues';
 
@@ -59,7 +60,7 @@ export async function ingest(delivery: Delivery, hooks: MailInHooks = storeHooks
     return keepProblem({ kind, reason, raw_key: delivery.rawKey, message_id: mail?.messageId ?? null, sender: mail?.from ?? '', received, recipients: delivery.recipients });
   };
   try {
-    mail = await parseMail(delivery.raw);
+    mail = await parseMailBounded(delivery.raw);
     return await apply(mail, delivery, hooks, received, problem);
   } catch (error) {
     if (error instanceof MailRefused) return { outcome: 'refused', reason: error.message, problem: await problem('failed', `refused: ${error.message}`) };

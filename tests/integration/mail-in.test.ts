@@ -7,9 +7,8 @@
  * right before it and one right after it have consecutive ids (ticket ids come from one counter).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import nodemailer from 'nodemailer';
 import { unique, type Json } from './client';
-import { mailCli, mailsTo as mailsToIn } from './mail-helpers';
+import { mailCli, mailsTo as mailsToIn, sendRaw, type Sent } from './mail-helpers';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,26 +30,7 @@ const own = useOwnRuntime({ ...engines, HELPDESK_MAILBOX_DIR: mailbox, HELPDESK_
 
 const cli = (args: string[]) => mailCli(engines, SECRET, args);
 
-interface Sent {
-  accepted: boolean;
-  code: number;
-  response: string;
-  ticket?: number;
-}
-
-async function send(raw: Buffer, to: string[], from = 'sender@example.com'): Promise<Sent> {
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: own.runtime.smtpPort, secure: false, ignoreTLS: true });
-  try {
-    const info = await transport.sendMail({ envelope: { from, to }, raw });
-    const ticket = /on ticket (\d+)/.exec(info.response)?.[1];
-    return { accepted: true, code: 250, response: info.response, ticket: ticket ? Number(ticket) : undefined };
-  } catch (error) {
-    const e = error as { responseCode?: number; response?: string; message: string };
-    return { accepted: false, code: e.responseCode ?? 0, response: e.response ?? e.message };
-  } finally {
-    transport.close();
-  }
-}
+const send = (raw: Buffer, to: string[], from?: string): Promise<Sent> => sendRaw(own.runtime.smtpPort, raw, to, from);
 
 async function newQueue(): Promise<{ id: number; address: string; slug: string }> {
   const slug = unique('mq');
