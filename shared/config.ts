@@ -85,6 +85,10 @@ const settings = {
   mailRepliesPerTicketHour: once(() => wholeNumber('HELPDESK_MAIL_IN_REPLIES_PER_TICKET_HOUR', MAIL_IN_REPLIES_PER_TICKET_HOUR)),
   mailCcsPerMessage: once(() => wholeNumber('HELPDESK_MAIL_IN_CCS_PER_MESSAGE', MAIL_IN_CCS_PER_MESSAGE)),
   mailParseBudgetMs: once(() => wholeNumber('HELPDESK_MAIL_IN_PARSE_BUDGET_MS', MAIL_IN_PARSE_BUDGET_MS)),
+  mailDnsRecords: once((): Record<string, string[][]> | undefined => {
+    const file = env('HELPDESK_MAIL_IN_DNS_FILE');
+    return file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string[][]>) : undefined;
+  }),
   mailArcSealers: once(() => (env('HELPDESK_MAIL_IN_ARC_SEALERS') ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)),
   mailSettings: once((): MailSettings => parseMailSettings(process.env)),
   imapMailbox: once((): ImapMailbox | undefined => (env('HELPDESK_IMAP_URL') ? parseImapUrl(env('HELPDESK_IMAP_URL')!) : undefined)),
@@ -244,6 +248,13 @@ export const config = {
     /** HELPDESK_MAIL_IN_ARC_SEALERS: domains whose ARC seals are trusted (forwarders the operator uses). */
     get arcSealers(): string[] {
       return settings.mailArcSealers();
+    },
+    /**
+     * HELPDESK_MAIL_IN_DNS_FILE: DNS answers pinned for the sender checks (`{"TXT:<name>": [["..."]]}`),
+     * for a machine without DNS (tests, offline development); unset: the system's resolver.
+     */
+    get dnsRecords(): Record<string, string[][]> | undefined {
+      return settings.mailDnsRecords();
     },
     /** The IMAP mailbox mail is taken from (HELPDESK_IMAP_URL), or undefined for none; throws ImapSettingsError on a bad one. */
     get imap(): ImapMailbox | undefined {

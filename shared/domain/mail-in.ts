@@ -328,11 +328,56 @@ export function planMailTicket(letter: Letter, queue: number, custom: Ticket['cu
 }
 
 /**
+ * What a message may change (docs/email.md, "Who may change what"; issue 32). `token`: it came
+ * through a reply address issued to its From address; `verified`: its From domain vouches for it
+ * (DMARC, or a trusted forwarder's ARC); `staff`: From is one active staff user's; `submitter`,
+ * `cc`: From is the ticket's submitter or on its CC list.
+ */
+export interface Standing {
+  token: boolean;
+  verified: boolean;
+  staff: boolean;
+  submitter: boolean;
+  cc: boolean;
+}
+
+export interface Trust {
+  /** A public followup, which may reopen the ticket; otherwise a private one marked unverified that changes nothing else. */
+  trusted: boolean;
+  /** Credited to the staff user: only through a reply address issued to them, never on a domain's word. */
+  actsAsStaff: boolean;
+  /** May add the message's other recipients as CCs. */
+  addsCcs: boolean;
+}
+
+export function trustOf(s: Standing): Trust {
+  const trusted = s.staff ? s.token : s.token || (s.verified && (s.submitter || s.cc));
+  return { trusted, actsAsStaff: s.staff && s.token, addsCcs: trusted && (s.staff || s.submitter) };
+}
+
+/**
+ * The addresses a trusted message adds as CCs: its other To and Cc addresses, never the helpdesk's
+ * own (plus-addressed or not), nor the sender, nor one the ticket has; at most `limit` (the rest noted).
+ */
+export function entitledCcs(mail: { from: string; to: readonly string[]; cc: readonly string[] }, own: ReadonlySet<string>, limit: number): { add: string[]; left: number } {
+  const candidates = [...new Set([...mail.to, ...mail.cc].map((a) => a.toLowerCase()))].filter((a) => !own.has(withoutTag(a)) && withoutTag(a) !== withoutTag(mail.from));
+  return { add: candidates.slice(0, limit), left: Math.max(0, candidates.length - limit) };
+}
+
+/** The title of a followup from a message that is not trusted: staff see at once that its From is a claim. */
+export const UNVERIFIED_MARK = ' (unverified)';
+
+/**
  * A followup from a reply, as upstream: "E-Mail Received from <sender>", public, and a reply to a
  * CLOSED ticket reopens it ("Ticket Re-Opened by E-Mail Received from <sender>", new status REOPENED).
+ * An untrusted one (`trusted` false) is private, marked unverified, and reopens nothing.
  */
-export function planMailFollowup(letter: Letter, ticket: Ticket, user: number | null, now: Date): FollowupPlan {
+export function planMailFollowup(letter: Letter, ticket: Ticket, user: number | null, now: Date, trusted = true): FollowupPlan {
   const stamp = storedDateTime(now);
+  if (!trusted) {
+    const followup = { ticket: ticket.id, user: null, title: `E-Mail Received from ${letter.sender}${UNVERIFIED_MARK}`, comment: cut(letter.body) };
+    return { followup: { ...followup, public: false, new_status: null, time_spent: null, date: stamp, message_id: letter.messageId }, ticketChanges: {} };
+  }
   const reopen = ticket.status === STATUS.CLOSED;
   return {
     followup: {

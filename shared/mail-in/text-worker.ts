@@ -8,6 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import EmailReplyParser from 'email-reply-parser';
 import { cleanSubject, htmlToText, messageIds, permanentFailures, subjectTags, trimmedBody, withoutOwnTags } from '../domain/mail-in';
 import { MailRefused, parseMail } from './parse';
+import { checkAuthor } from './verify';
 
 /** What the worker runs: the parse, and each text function on its own (tests feed them hostile text). */
 export const TEXT_FUNCTIONS = {
@@ -20,6 +21,7 @@ export const TEXT_FUNCTIONS = {
   messageIds: (value: string) => messageIds(value),
   permanentFailures: (report: string) => permanentFailures(report),
   replyText: (text: string) => new EmailReplyParser().parseReply(text),
+  checkAuthor,
 };
 
 export type TextFunction = keyof typeof TEXT_FUNCTIONS;
