@@ -140,7 +140,7 @@ async function apply(
   // Upstream lets users share an address: which of them wrote is not guessed.
   const sender = matching.length === 1 ? matching[0] : undefined;
   if (matching.length > 1) notes.push(`${matching.length} users have the address ${mail.from}: credited to none of them`);
-  const letter: Letter = { sender: mail.from, subject: mail.subject, body: mail.body, messageId: mail.messageId, priority: mail.priority };
+  const letter: Letter = { sender: mail.fromAsGiven || mail.from, subject: mail.subject, body: mail.body, messageId: mail.messageId, priority: mail.priority };
   const author = await checkAuthor(mail, delivery);
   const ccs = entitledCcs(mail, own, config.mailIn.ccsPerMessage);
   if (ccs.left) notes.push(`${ccs.left} more addresses not added as CCs: over ${config.mailIn.ccsPerMessage} per message`);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import PostalMime from 'postal-mime';
 import nodemailer from 'nodemailer';
 import { cliOnTable } from './table-cli';
+import { unique, type clientFor, type Json } from './client';
 
 /** `npm run helpdesk -- <args> --json` on the table `engines` name (as on a deployed one: --table), with the mail secret `secret`. */
 export function mailCli(engines: Record<string, string>, secret: string, args: string[]) {
@@ -51,4 +52,21 @@ export async function sendRaw(port: number, raw: Buffer, to: string[], from = 's
   } finally {
     transport.close();
   }
+}
+
+type Api = ReturnType<typeof clientFor>;
+
+/** A new queue (slug `<prefix>…`) and the address it answers at on the local runtime. */
+export async function newMailQueue(api: Api, prefix: string): Promise<{ id: number; address: string; slug: string }> {
+  const slug = unique(prefix);
+  const reply = await api.call('POST', '/api/queues/', { json: { title: `Mail ${slug}`, slug } });
+  expect(reply.status, reply.text).toBe(201);
+  return { id: reply.body.id, slug, address: `${slug}@localhost` };
+}
+
+/** A ticket as staff read it. */
+export async function readTicket(api: Api, id: number): Promise<Json> {
+  const reply = await api.call('GET', `/api/tickets/${id}/`);
+  expect(reply.status, reply.text).toBe(200);
+  return reply.body;
 }

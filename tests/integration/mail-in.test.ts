@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { unique, type Json } from './client';
-import { mailCli, mailsTo as mailsToIn, sendRaw, type Sent } from './mail-helpers';
+import { mailCli, mailsTo as mailsToIn, sendRaw, newMailQueue, readTicket, type Sent } from './mail-helpers';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,18 +32,8 @@ const cli = (args: string[]) => mailCli(engines, SECRET, args);
 
 const send = (raw: Buffer, to: string[], from?: string): Promise<Sent> => sendRaw(own.runtime.smtpPort, raw, to, from);
 
-async function newQueue(): Promise<{ id: number; address: string; slug: string }> {
-  const slug = unique('mq');
-  const reply = await own.api.call('POST', '/api/queues/', { json: { title: `Mail ${slug}`, slug } });
-  expect(reply.status, reply.text).toBe(201);
-  return { id: reply.body.id, slug, address: `${slug}@localhost` };
-}
-
-async function ticket(id: number): Promise<Json> {
-  const reply = await own.api.call('GET', `/api/tickets/${id}/`);
-  expect(reply.status, reply.text).toBe(200);
-  return reply.body;
-}
+const newQueue = () => newMailQueue(own.api, 'mq');
+const ticket = (id: number) => readTicket(own.api, id);
 
 /** A new ticket by mail from `from`; returns its id and the message's Message-ID. */
 async function mailTicket(queue: { address: string }, from: string, subject = 'Printer jammed'): Promise<{ id: number; messageId: string }> {
