@@ -9,7 +9,13 @@
  *   shared/mail/            the mail service (who gets what, templates, composing, sending)
  *   shared/mail-in/         the mail ingest (parse, classify, route, apply), what every way in runs
  *   shared/docs/            the reference page's assets
- *   shared/store/           DynamoDB, S3 and SQS adapters; keys.ts spells every key
+ *   shared/consumer/        the table stream's consumer: the derived state it writes (counts,
+ *                           listings, page snapshots, the change feed), repairs, backfills. Off
+ *                           the request path: no route's handler, middleware or route table
+ *                           imports it (they read what it writes through shared/store/)
+ *   shared/store/           the named access patterns over the table and the bucket; keys.ts spells every key
+ *   shared/aws/             the AWS client layer: the only code that builds clients, signs calls
+ *                           and speaks HTTP to AWS (DynamoDB, S3, SQS, SES, Secrets Manager)
  *   shared/observability.ts logger and metrics
  *   shared/config.ts        the one module that reads the environment
  *   shared/api/             the route table (one record per route: grants, permission, docs) and
@@ -19,7 +25,8 @@
  *   shared/domain/          pure rules and shapes: no AWS, no I/O, no environment
  *
  * Nothing under functions/ or shared/ imports infra/, bench/ or tests/ (they import it). A handler
- * may import a helper of its own resource folder (tickets/edit.ts), never another resource's.
+ * may import a helper of its own resource folder (tickets/edit.ts), never another resource's. Of
+ * functions/, only those the table's stream invokes (STREAM_FUNCTIONS) import shared/consumer/.
  *
  * The boundaries are core `no-restricted-imports` patterns on the import specifier. Specifiers are
  * relative, so the patterns assume the layout's depths: files sit directly in shared/, in
@@ -31,7 +38,9 @@ import tseslint from 'typescript-eslint';
 import regexp from 'eslint-plugin-regexp';
 
 /** The shared/ layers and modules a file may be kept from. */
-const SHARED = ['api', 'docs', 'domain', 'middleware', 'store', 'webhooks', 'mail', 'mail-in', 'config', 'observability'];
+const SHARED = ['api', 'aws', 'docs', 'domain', 'middleware', 'store', 'consumer', 'webhooks', 'mail', 'mail-in', 'config', 'observability'];
+/** The functions the table's stream invokes: the consumer's own, and mail's (which reads its records). */
+const STREAM_FUNCTIONS = ['functions/stream/**/*.ts', 'functions/mail/queue.ts'];
 /** The project's folders that Lambda code never imports. */
 const OUTSIDE = ['infra', 'bench', 'tests', 'functions'];
 
@@ -42,7 +51,7 @@ function sharedPatterns(layers, depth) {
 }
 
 /** One `no-restricted-imports` setting (ESLint does not merge a rule's options across config blocks). */
-function boundaries({ files, depth, forbidden, outside = OUTSIDE, extraGroups = [], packages = [], message }) {
+function boundaries({ files, ignores, depth, forbidden, outside = OUTSIDE, extraGroups = [], packages = [], message }) {
   const groups = [
     {
       group: sharedPatterns(forbidden, depth),
@@ -52,15 +61,26 @@ function boundaries({ files, depth, forbidden, outside = OUTSIDE, extraGroups = 
     ...extraGroups,
     ...packages,
   ].filter((g) => g.group.length > 0);
-  return { files, rules: { 'no-restricted-imports': ['error', { patterns: groups }] } };
+  return { files, ...(ignores ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { patterns: groups }] } };
 }
 
 /** AWS SDK clients live in shared/store (clients.ts, sqs.ts): elsewhere only their types. */
 const SDK_CLIENTS = {
   group: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-sqs'],
   allowTypeImports: true,
-  message: 'AWS clients are built once, in shared/store/clients.ts and shared/store/sqs.ts.',
+  message: 'AWS clients are built once, in shared/aws/clients.ts and shared/aws/sqs.ts.',
 };
+
+/**
+ * The wire to AWS: sockets, signing and retry policies are shared/aws/'s alone. (The webhook sender
+ * speaks HTTP to subscribers, not to AWS: its block leaves node:http out of this group.)
+ */
+const AWS_WIRE = {
+  group: ['node:http', 'node:https', '@smithy/*', 'aws4fetch'],
+  allowTypeImports: true,
+  message: 'Only shared/aws/ speaks to AWS over the wire: use its clients (shared/aws/clients.ts, s3.ts, sqs.ts, ses.ts).',
+};
+const SMITHY = { ...AWS_WIRE, group: ['@smithy/*', 'aws4fetch'] };
 
 /** What makes code impure: the domain stays free of AWS, Lambda and Middy. */
 const IMPURE = {
@@ -114,56 +134,77 @@ export default defineConfig(
   },
 
   // The layers.
-  boundaries({
-    files: ['functions/**/*.ts'],
-    depth: 2,
-    forbidden: [],
-    extraGroups: [
-      // Another resource's folder (`../tickets/edit`): shared code goes to shared/.
-      { group: ['../*', '!../..'], message: "A handler imports its own resource's helpers only; what two resources share belongs in shared/." },
-    ],
-    packages: [SDK_CLIENTS],
-  }),
+  ...[
+    { files: ['functions/**/*.ts'], ignores: STREAM_FUNCTIONS, forbidden: ['consumer'] },
+    { files: STREAM_FUNCTIONS, forbidden: [] },
+  ].map(({ files, ignores, forbidden }) =>
+    boundaries({
+      files,
+      ignores,
+      depth: 2,
+      forbidden,
+      message: 'The request path never imports the stream consumer (shared/consumer/): it reads what the consumer writes through shared/store/.',
+      extraGroups: [
+        // Another resource's folder (`../tickets/edit`): shared code goes to shared/.
+        { group: ['../*', '!../..'], message: "A handler imports its own resource's helpers only; what two resources share belongs in shared/." },
+      ],
+      packages: [SDK_CLIENTS, AWS_WIRE],
+    }),
+  ),
   boundaries({
     files: ['shared/middleware/**/*.ts'],
     depth: 2,
-    forbidden: ['webhooks', 'mail', 'docs'],
-    message: 'Middleware sits above the store and the domain, beside (not above) webhooks, mail and docs.',
-    packages: [SDK_CLIENTS],
+    forbidden: ['webhooks', 'mail', 'docs', 'consumer'],
+    message: 'Middleware sits above the store and the domain, beside (not above) webhooks, mail, docs and the stream consumer.',
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/webhooks/**/*.ts'],
     depth: 2,
-    forbidden: ['middleware', 'api', 'docs', 'mail'],
-    message: 'The webhook service uses the store and the domain, never the HTTP middleware or the route table.',
-    packages: [SDK_CLIENTS],
+    forbidden: ['middleware', 'api', 'docs', 'mail', 'consumer'],
+    message: 'The webhook service uses the store and the domain, never the HTTP middleware, the route table or the stream consumer.',
+    packages: [SDK_CLIENTS, SMITHY],
   }),
   boundaries({
     files: ['shared/mail-in/**/*.ts'],
     depth: 2,
-    forbidden: ['api', 'docs'],
+    forbidden: ['api', 'docs', 'consumer'],
     message: 'The mail ingest writes through the store as a handler does (the stale-write retry of middleware included), never through the route table.',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/mail/**/*.ts'],
     depth: 2,
     forbidden: ['middleware', 'api', 'docs', 'webhooks'],
     message: 'The mail service uses the store and the domain, never the HTTP middleware, the route table or the webhook service.',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/docs/**/*.ts'],
     depth: 2,
     forbidden: ALL_SHARED_BUT('domain'),
     message: 'The docs page reads the domain only (the route table names its assets, not the other way round).',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
+  }),
+  boundaries({
+    files: ['shared/consumer/**/*.ts'],
+    depth: 2,
+    forbidden: ['middleware', 'webhooks', 'mail', 'mail-in', 'docs', 'api'],
+    message: 'The stream consumer uses the AWS layer, the store, the domain, config and observability only.',
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/store/**/*.ts'],
     depth: 2,
-    forbidden: ['middleware', 'webhooks', 'mail', 'docs', 'api'],
-    message: 'The store sits below middleware, webhooks, mail and the route table: it uses config, observability and the domain only.',
+    forbidden: ['middleware', 'webhooks', 'mail', 'mail-in', 'docs', 'api', 'consumer'],
+    message: 'The store sits below middleware, webhooks, mail, the stream consumer and the route table: it uses the AWS layer, config, observability and the domain only.',
+    packages: [AWS_WIRE],
+  }),
+  boundaries({
+    files: ['shared/aws/**/*.ts'],
+    depth: 2,
+    forbidden: ALL_SHARED_BUT('aws', 'config', 'observability'),
+    message: 'The AWS client layer knows nothing of its callers: it uses config and observability only.',
   }),
   boundaries({
     files: ['shared/api/**/*.ts'],
@@ -174,28 +215,28 @@ export default defineConfig(
       { group: ['../docs/*', '!../docs/assets'], message: 'Of shared/docs the route table names the files the docs route serves (assets.ts) only.' },
     ],
     message: 'The route table is declarative: it names the domain\'s field sets and shapes, nothing that does I/O.',
-    packages: [SDK_CLIENTS, IMPURE],
+    packages: [SDK_CLIENTS, IMPURE, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/domain/**/*.ts'],
     depth: 2,
     forbidden: ALL_SHARED_BUT('domain'),
     message: 'The domain is pure: no store, middleware, webhooks, config, observability or route table (they call it, with values).',
-    packages: [IMPURE],
+    packages: [IMPURE, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/config.ts'],
     depth: 1,
     forbidden: ALL_SHARED_BUT('domain'),
     message: 'Config reads the environment and parses it with the domain: it imports nothing else.',
-    packages: [IMPURE],
+    packages: [IMPURE, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/observability.ts'],
     depth: 1,
     forbidden: ALL_SHARED_BUT('config'),
     message: 'Observability is configured by config.ts and imports nothing else of shared/.',
-    packages: [SDK_CLIENTS],
+    packages: [SDK_CLIENTS, AWS_WIRE],
   }),
 
   {

@@ -9,7 +9,7 @@
  * computed here yet (docs/cost.md says what that leaves uncertain).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { BatchGetCommand, type DynamoCall, type DynamoDB, type DynamoInterceptor } from '../shared/store/dynamodb';
+import { BatchGetCommand, type DynamoCall, type DynamoDB, type DynamoInterceptor } from '../shared/aws/dynamodb';
 import { asNoFunction } from '../infra/local/table-access';
 import { itemSize } from './item-size';
 

@@ -1,10 +1,10 @@
 /**
  * The stream consumer's time per batch against the batch's size, and what two batches applied at
  * once do (`npx tsx bench/consumer-batches.ts`): the measurement behind the CountTickets event source
- * mapping's batch size and parallelization factor (infra/ticket-counts.ts; docs/data-model.md, "The
+ * mapping's batch size and parallelization factor (infra/stream-consumer.ts; docs/data-model.md, "The
  * stream consumer"). On a freshly started local runtime whose stream is not polled, it creates
  * tickets through the API, reads their records from the table's stream, keeps those the AWS
- * filter passes (store/table-changes.ts isCountedChange; a create is one record there), and applies
+ * filter passes (consumer/table-changes.ts isCountedChange; a create is one record there), and applies
  * them batch by batch with the consumer's code (applyTableChanges), timing each; then two batches
  * at once, with DynamoDB's transaction conflict rule emulated.
  */
@@ -21,8 +21,8 @@ process.env.HELPDESK_STREAM_POLL_MS = '0';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
 const { config } = await import('../shared/config');
-const { tableChangeOf } = await import('../shared/store/stream-records');
-const { applyTableChanges, isCountedChange } = await import('../shared/store/table-changes');
+const { tableChangeOf } = await import('../shared/consumer/stream-records');
+const { applyTableChanges, isCountedChange } = await import('../shared/consumer/table-changes');
 
 const authorization = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 async function createTickets(count: number, inFlight = 8): Promise<void> {
@@ -83,7 +83,7 @@ for (const [size, batches] of [[1, 10], [10, 5], [100, 3], [500, 2], [1000, 1]] 
   console.log(`batch of ${size} creates: ${Math.round(ms)} ms (median of ${times.length}), ${((ms / size) * 1000).toFixed(0)} µs a record; load ${loadavg()[0]!.toFixed(1)}`);
 }
 // Batches of one shard at once (a parallelization factor above 1): their counts transactions share the totals items.
-const { dynamo } = await import('../shared/store/clients');
+const { dynamo } = await import('../shared/aws/clients');
 let conflicts = 0;
 dynamo.intercept(async (call, next) => {
   try {

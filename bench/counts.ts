@@ -3,7 +3,7 @@
  * for Q queues × A agents with tickets in every combination (one ticket per queue × assignee, the
  * statuses cycling 1-5), the size of the totals item a list page reads, the write units of one
  * count transaction (a ticket moved to another status: what the stream consumer writes per change)
- * and the read units of a list's count. Runs the consumer's own code (store/ticket-counts.ts
+ * and the read units of a list's count. Runs the consumer's own code (consumer/ticket-counts.ts
  * applyTicketRecords) on a fresh in-memory local runtime, with DynamoDB Local's consumed capacity;
  * writes a section of docs/benchmarks.md.
  */
@@ -38,10 +38,10 @@ process.env.HELPDESK_STREAM_POLL_MS = '0';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
 const { config } = await import('../shared/config');
-const { dynamo } = await import('../shared/store/clients');
-const { GetCommand, DeleteCommand, ScanCommand } = await import('../shared/store/dynamodb');
+const { dynamo } = await import('../shared/aws/clients');
+const { GetCommand, DeleteCommand, ScanCommand } = await import('../shared/aws/dynamodb');
 const { keys } = await import('../shared/store/keys');
-const { applyTicketRecords } = await import('../shared/store/ticket-counts');
+const { applyTicketRecords } = await import('../shared/consumer/ticket-counts');
 const { listCount } = await import('../shared/store/filtered-lists');
 const { parseTicketListQuery } = await import('../shared/domain/ticket-list-query');
 
@@ -118,7 +118,7 @@ function renderCounts(rows: CountsResult[], date: string, load: number): string 
 
 Measured by \`npx tsx bench/counts.ts\` on ${date.slice(0, 10)} (load average ${load.toFixed(1)}): for Q queues × A
 agents, one ticket in every queue × assignee combination (statuses cycling 1-5), counted by the
-stream consumer's own code (store/ticket-counts.ts) on DynamoDB Local, with read units as DynamoDB
+stream consumer's own code (consumer/ticket-counts.ts) on DynamoDB Local, with read units as DynamoDB
 Local reports them and a transaction's write units computed from its items' sizes as DynamoDB bills
 them (2 per KB of each item written, rounded up; DynamoDB Local's own figure for a transaction is
 not DynamoDB's). *Totals item*: the size of \`!TOTALS\` (each page of the plain list reads it;

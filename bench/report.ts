@@ -118,7 +118,7 @@ records: ticket create is the largest, at 152 KiB.
 
 Decided, by measured size and import:
 
-- **DynamoDB through its JSON protocol** (shared/store/dynamodb.ts): the document client's commands,
+- **DynamoDB through its JSON protocol** (shared/aws/dynamodb.ts): the document client's commands,
   inputs and outputs, sent as signed POSTs over node:http, with the SDK's retry rules and error
   shapes, instead of the SDK's client. That client was 175 KiB of every bundle (@smithy/core 93,
   client-dynamodb 30 with its schemas and error classes, @aws-sdk/core 22, the HTTP handler 7,
@@ -146,8 +146,8 @@ Decided, by measured size and import:
   in every bundle (tickets/create 152 → 160 KiB, tickets/get 109 → 116), of which 4 are @smithy/core's
   retry files, taken from the files that define them (infra/bundled/): through the package's index
   they brought the SDK's retry middleware and its date and UUID helpers, 7 KiB more, unused.
-- **SQS and Secrets Manager** through their JSON protocols (shared/store/aws-json.ts) instead of their
-  SDK clients, and every AWS call signed by one SigV4 signer (shared/store/sigv4.ts) instead of
+- **SQS and Secrets Manager** through their JSON protocols (shared/aws/aws-json.ts) instead of their
+  SDK clients, and every AWS call signed by one SigV4 signer (shared/aws/sigv4.ts) instead of
   aws4fetch (the same signatures, tests/unit/s3-signing.test.ts).
 - **node:http and node:https** taken with \`process.getBuiltinModule\` (infra/builtins/): an ESM import of
   node:http builds its facade, which reads http's lazy WebSocket exports and so loads undici, http2

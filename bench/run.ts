@@ -68,7 +68,7 @@ const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
 const API = runtime.url;
 
 // --- counting -------------------------------------------------------------------------------
-const { dynamo } = await import('../shared/store/clients');
+const { dynamo } = await import('../shared/aws/clients');
 const { seedTickets, simulateTickets } = await import('./seed');
 const { inStreamConsumer } = await import('../infra/local/table-stream');
 const { findUserByUsername } = await import('../shared/store/users');
@@ -151,6 +151,7 @@ function followupForm(ticket: number) {
 interface Latency {
   p50: number;
   p95: number;
+  p99: number;
   rps: number;
 }
 interface OperationResult {
@@ -165,6 +166,8 @@ interface OperationResult {
   c8: Latency;
 }
 
+/** Creates, then GETs, at 8 in flight beside the burst. */
+const STEADY_REQUESTS = 400;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
@@ -184,7 +187,7 @@ async function latency(run: (i: number) => Promise<unknown>, count: number, inFl
   );
   const elapsed = (performance.now() - start) / 1000;
   times.sort((a, b) => a - b);
-  return { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), rps: round(count / elapsed, 0) };
+  return { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), p99: round(percentile(times, 99)), rps: round(count / elapsed, 0) };
 }
 
 async function measure(name: string, run: (i: number) => Promise<{ status: number }>): Promise<OperationResult> {
@@ -214,9 +217,9 @@ const admin = (await findUserByUsername(ADMIN.username))!;
 if (args.burst) {
   // On the runtime just started: nothing before it, as a fresh `npm start`.
   log('burst: 500 creates at once, then 200 followups on one ticket at once');
-  const { consumerTimings, resetConsumerTimings } = await import('../shared/store/consumer-timings');
+  const { consumerTimings, resetConsumerTimings } = await import('../shared/consumer/consumer-timings');
   // What the store client's retry strategy did meanwhile: its retries, and how low its budget went.
-  const { dynamoRetryStrategy } = await import('../shared/store/clients');
+  const { dynamoRetryStrategy } = await import('../shared/aws/clients');
   const retries = { calls: 0, attempts: 0, lowestBudget: dynamoRetryStrategy.getCapacity() };
   dynamo.intercept(async (_call, next) => {
     retries.calls++;
@@ -234,6 +237,20 @@ if (args.burst) {
     { eachAttempt: true },
   );
   const burst = await measureBurst(request, { reset: resetConsumerTimings, read: consumerTimings });
+  // Beside the burst, in the same run: creates and GETs at 8 in flight, and the consumer's work per change.
+  const steadyLoad = Math.round(loadavg()[0]! * 10) / 10;
+  const steady = (l: Latency) => ({ requests: STEADY_REQUESTS, inFlight: 8, perSecond: l.rps, p50: l.p50, p99: l.p99 });
+  const creates8 = await latency((i) => request('POST', '/api/tickets/', ticketBody(i)), STEADY_REQUESTS, 8);
+  const made = ((await request('GET', '/api/tickets/?page_size=100&ordering=-id')).body.results as { id: number }[]).map((t) => t.id);
+  const gets8 = await latency((i) => request('GET', `/api/tickets/${made[i % made.length]}/`), STEADY_REQUESTS, 8);
+  burst.steady = { creates: steady(creates8), gets: steady(gets8), load: steadyLoad };
+  const spare = (await request('POST', '/api/tickets/', ticketBody(0))).body.id;
+  burst.consumerPerChange = {
+    'create (JSON)': await consumerCost(() => request('POST', '/api/tickets/', ticketBody(1))),
+    'PATCH (priority)': await consumerCost(() => request('PATCH', `/api/tickets/${spare}/`, { priority: 4 })),
+    'PATCH (status)': await consumerCost(() => request('PATCH', `/api/tickets/${spare}/`, { status: 3 })),
+    'DELETE': await consumerCost(() => request('DELETE', `/api/tickets/${spare}/`)),
+  };
   log(JSON.stringify(burst));
   log(`DynamoDB retries: ${retries.attempts - retries.calls} in ${retries.calls} calls; the retry budget's lowest point ${retries.lowestBudget} of ${INITIAL_RETRY_TOKENS}`);
   await runtime.stop();

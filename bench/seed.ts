@@ -4,13 +4,13 @@
  * tickets take seconds instead of minutes; the stream consumer counts them as it counts any write.
  * Attachment records get a real (tiny) S3 object.
  */
-import { BatchWriteCommand, UpdateCommand } from '../shared/store/dynamodb';
+import { BatchWriteCommand, UpdateCommand } from '../shared/aws/dynamodb';
 import { randomUUID } from 'node:crypto';
 import { config } from '../shared/config';
 import { storedDateTime } from '../shared/domain/datetime';
 import type { Attachment, Followup, Ticket } from '../shared/domain/records';
-import { dynamo } from '../shared/store/clients';
-import { putFile } from '../shared/store/files';
+import { dynamo } from '../shared/aws/clients';
+import { putFile } from '../shared/aws/s3';
 import { attachmentItem, attachmentRefItem, followupItem, followupRefItem, ticketItem } from '../shared/store/items';
 import { attachmentObjectKey, keys } from '../shared/store/keys';
 import { TICKET_BLOCK, subBlockAttribute } from '../shared/domain/ticket-counts';
@@ -99,7 +99,7 @@ export async function seedTickets(count: number, userId: number, secondQueue?: n
     );
   }
   // Ticket items first: a followup the stream shows without its ticket is taken for one left
-  // behind by a delete (store/collection-repair.ts), so none may be stored before its ticket.
+  // behind by a delete (consumer/collection-repair.ts), so none may be stored before its ticket.
   await writeAll(items.filter((i) => i.type === 'ticket'));
   await writeAll(items.filter((i) => i.type !== 'ticket'));
   return Array.from({ length: count }, (_, i) => ids.ticket + i);

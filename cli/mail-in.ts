@@ -29,7 +29,7 @@ export const retryMail = command({
   async run(ctx) {
     const [{ getProblem, removeProblem }, { getFile }, { ingest }, { config }] = await Promise.all([
       import('../shared/store/inbound-mail'),
-      import('../shared/store/files'),
+      import('../shared/aws/s3'),
       import('../shared/mail-in/ingest'),
       import('../shared/config'),
     ]);

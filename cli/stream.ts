@@ -4,7 +4,7 @@
  * (shard, first and last sequence number), not its records. While the stream still holds them (24
  * hours), this reads those records again and applies them as the function would: counts, listing
  * records, and the change events the feed and the webhook subscriptions would otherwise never get.
- * Applying a record twice changes nothing (store/table-changes.ts), so a batch may be replayed again.
+ * Applying a record twice changes nothing (consumer/table-changes.ts), so a batch may be replayed again.
  */
 import { readFileSync } from 'node:fs';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
@@ -70,8 +70,8 @@ export function failedBatches(text: string): FailedBatch[] {
 export async function replayBatch(batch: FailedBatch): Promise<number> {
   const [{ DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand }, { tableChangeOf }, { applyTableChanges }] = await Promise.all([
     import('@aws-sdk/client-dynamodb-streams'),
-    import('../shared/store/stream-records'),
-    import('../shared/store/table-changes'),
+    import('../shared/consumer/stream-records'),
+    import('../shared/consumer/table-changes'),
   ]);
   // Locally the stream is DynamoDB Local's; on AWS the Streams endpoint of the region.
   const streams = new DynamoDBStreamsClient(process.env.AWS_ENDPOINT_URL_DYNAMODB ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB } : {});

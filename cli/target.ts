@@ -69,7 +69,7 @@ export async function connect(target: Target): Promise<() => Promise<void>> {
   if (target.kind === 'local') return connectLocal(target.dataDir);
   process.env.TABLE_NAME = target.table;
   if (target.region && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION) process.env.AWS_REGION = target.region;
-  // The store signs its own calls (shared/store/dynamodb.ts): it takes the SDK's resolution of both.
+  // The store signs its own calls (shared/aws/dynamodb.ts): it takes the SDK's resolution of both.
   const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const sdk = new DynamoDBClient({}).config;
   try {
@@ -77,7 +77,7 @@ export async function connect(target: Target): Promise<() => Promise<void>> {
   } catch (error) {
     throw new Failure(`No AWS region: set AWS_REGION or a profile's region (${(error as Error).message}).`);
   }
-  (await import('../shared/store/sigv4')).useCredentials(sdk.credentials);
+  (await import('../shared/aws/sigv4')).useCredentials(sdk.credentials);
   return () => Promise.resolve();
 }
 

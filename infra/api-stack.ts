@@ -42,7 +42,7 @@ import { Mail } from './mail';
 import { FileSweeper } from './file-sweeper';
 import { MailIn } from './mail-in';
 import { MailImap } from './mail-imap';
-import { TicketCounts } from './ticket-counts';
+import { StreamConsumer } from './stream-consumer';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import { grantsOf, writesTable } from '../shared/api/table-access';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
@@ -240,7 +240,7 @@ export class ApiStack extends Stack {
     const mail = settings.mail ? new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }) : undefined;
     // Mail in verifies replies' Reply-To tags with mail out's secret (when there is mail out, there are tags).
     if (settings.mailIn) new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket, mailSecret: mail?.secret }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
-    this.monitoring.addAlarm(new TicketCounts(this, 'TicketCounts', { settings, table }).alarm);
+    new StreamConsumer(this, 'TicketCounts', { settings, table }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     mail?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     if (settings.mailImap) {
       const imap = new MailImap(this, 'MailImap', { settings, mailImap: settings.mailImap, table, bucket, mailSecret: mail?.secret, problemsAlarmed: settings.mailIn !== undefined });

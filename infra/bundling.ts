@@ -42,7 +42,7 @@ export const BUNDLE_SETTINGS = {
   platform: 'node',
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
-  /** Nothing is left out: no function bundles an SDK client (shared/store/dynamodb.ts, aws-json.ts). */
+  /** Nothing is left out: no function bundles an SDK client (shared/aws/dynamodb.ts, aws-json.ts). */
   external: [],
 } as const;
 

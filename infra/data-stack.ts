@@ -30,7 +30,7 @@ export class DataStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: TABLE_SCHEMA.timeToLive,
-      // Feeds the webhook dispatcher (infra/webhooks.ts) and the ticket counts (infra/ticket-counts.ts),
+      // Feeds the webhook dispatcher (infra/webhooks.ts) and the ticket counts (infra/stream-consumer.ts),
       // each filtered to its items.
       stream: StreamViewType[TABLE_SCHEMA.stream],
       deletionProtection: settings.deletionProtection,

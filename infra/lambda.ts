@@ -4,6 +4,7 @@
  * managed AWSLambdaBasicExecutionRole, which allows writing any log group of the account).
  */
 import path from 'node:path';
+import { ROUTE_FUNCTION_TIMEOUT_SECONDS } from '../shared/api/function-timeout';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -20,7 +21,7 @@ import type { TableGrant } from '../shared/api/table-access';
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Well under API Gateway's 30 s integration limit. */
-export const API_FUNCTION_TIMEOUT = Duration.seconds(15);
+export const API_FUNCTION_TIMEOUT = Duration.seconds(ROUTE_FUNCTION_TIMEOUT_SECONDS);
 
 export interface HelpdeskFunctionProps {
   /** Handler file under functions/, without extension. */

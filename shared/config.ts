@@ -57,11 +57,11 @@ const settings = {
     secretAccessKey: env('AWS_SECRET_ACCESS_KEY') ?? '',
     sessionToken: env('AWS_SESSION_TOKEN'),
     s3Endpoint: env('AWS_ENDPOINT_URL_S3') || undefined,
-    // As the SDK would take them (store/dynamodb.ts and store/aws-json.ts call these services without it).
+    // As the SDK would take them (aws/dynamodb.ts and aws/aws-json.ts call these services without it).
     dynamoEndpoint: env('AWS_ENDPOINT_URL_DYNAMODB') || undefined,
     sqsEndpoint: env('AWS_ENDPOINT_URL_SQS') || undefined,
     secretsManagerEndpoint: env('AWS_ENDPOINT_URL_SECRETS_MANAGER') || undefined,
-    // The SDK's endpoint variants (store/aws-request.ts refuses them: no endpoint rules in a bundle).
+    // The SDK's endpoint variants (aws/aws-request.ts refuses them: no endpoint rules in a bundle).
     useFipsEndpoint: env('AWS_USE_FIPS_ENDPOINT') === 'true',
     useDualstackEndpoint: env('AWS_USE_DUALSTACK_ENDPOINT') === 'true',
     // The SDK's User-Agent sections: Lambda's runtime, and an operator's application id.
@@ -177,7 +177,7 @@ export const config = {
   },
   /**
    * HELPDESK_DEPENDENCY_TIMEOUT_MS: replaces the timeouts of calls to DynamoDB, S3 and SQS (the local
-   * runtime sets it high: store/clients.ts); undefined keeps the AWS ones.
+   * runtime sets it high: aws/clients.ts); undefined keeps the AWS ones.
    */
   get dependencyTimeoutMs(): number | undefined {
     return settings.dependencyTimeoutMs();

@@ -2,7 +2,7 @@
 import { apiHandler, idParam } from '../../shared/middleware';
 import { redirect } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
-import { presignDownload } from '../../shared/store/files';
+import { presignDownload } from '../../shared/aws/s3';
 import { getAttachment } from '../../shared/store/tickets';
 
 export const handler = apiHandler('attachments/download', async (event) => {

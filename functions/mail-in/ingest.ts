@@ -8,7 +8,7 @@
 import type { SESEvent } from 'aws-lambda';
 import { config } from '../../shared/config';
 import { logger, metrics } from '../../shared/observability';
-import { getFile } from '../../shared/store/files';
+import { getFile } from '../../shared/aws/s3';
 import { INBOUND_MAIL_PREFIX } from '../../shared/store/keys';
 import { ingest, type IngestResult } from '../../shared/mail-in/ingest';
 import type { Verdicts } from '../../shared/domain/mail-in';

@@ -7,8 +7,8 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { config } from '../../shared/config';
 import { queueMailFor, type MailQueue } from '../../shared/mail/queue-mail';
-import { sendMessage } from '../../shared/store/sqs';
-import { tableChangeOf } from '../../shared/store/stream-records';
+import { sendMessage } from '../../shared/aws/sqs';
+import { tableChangeOf } from '../../shared/consumer/stream-records';
 
 /** SQS's longest delay; a later attempt waits out the rest hidden on the queue (functions/mail/send.ts). */
 export const MAX_SQS_DELAY_SECONDS = 900;

@@ -12,7 +12,7 @@ import { logger } from '../../shared/observability';
 import { mailSecret } from '../../shared/mail/secret';
 import { sendMail, type SenderContext } from '../../shared/mail/send-mail';
 import { sesTransport } from '../../shared/mail/transports';
-import { hideMessage, sendMessage } from '../../shared/store/sqs';
+import { hideMessage, sendMessage } from '../../shared/aws/sqs';
 
 const settings = config.mail.settings;
 const deadLetterUrl = config.mail.deadLetterUrl!;

@@ -17,7 +17,7 @@ import { config } from '../../shared/config';
 import { attemptDelivery } from '../../shared/webhooks/service';
 import { logger } from '../../shared/observability';
 import { recordDeadLettered } from '../../shared/store/deliveries';
-import { hideMessage, sendMessage } from '../../shared/store/sqs';
+import { hideMessage, sendMessage } from '../../shared/aws/sqs';
 import { webhookContext } from './context';
 
 const ctx = webhookContext();

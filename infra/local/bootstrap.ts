@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
 import { config } from '../../shared/config';
 import { ensureQueue } from '../../shared/store/queues';
-import { backfillIfUncounted } from '../../shared/store/backfill';
+import { backfillIfUncounted } from '../../shared/consumer/backfill';
 import { createUser, findUserByUsername, saveUser } from '../../shared/store/users';
 import { hashPassword } from '../../shared/domain/password';
 import { newUserRecord } from '../../shared/domain/user';

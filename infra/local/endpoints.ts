@@ -33,7 +33,7 @@ export const LOCAL_ENV_DEFAULTS: Readonly<Record<string, string>> = {
   // Webhook receivers on this machine (a test receiver, a tunnel) are fine locally, never on AWS.
   HELPDESK_WEBHOOK_ALLOW_LOOPBACK: 'true',
   // The embedded engines can take seconds a call on a busy small machine, and nothing here has a
-  // function timeout to beat: a call given up too soon could have committed (shared/store/clients.ts).
+  // function timeout to beat: a call given up too soon could have committed (shared/aws/clients.ts).
   HELPDESK_DEPENDENCY_TIMEOUT_MS: '30000',
 };
 

@@ -18,7 +18,7 @@ import { queueMailFor, type MailQueue } from '../../shared/mail/queue-mail';
 import { mailSecret } from '../../shared/mail/secret';
 import { sendMail, type SenderContext } from '../../shared/mail/send-mail';
 import { transportFor } from '../../shared/mail/transports';
-import type { TableChange } from '../../shared/store/table-changes';
+import type { TableChange } from '../../shared/consumer/changes';
 import { ensureLocalSecret } from './secrets';
 import { asFunction } from './table-access';
 

@@ -99,11 +99,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   let imap: Repeating | undefined;
   try {
     const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
-    const { dynamo } = await import('../../shared/store/clients');
+    const { dynamo } = await import('../../shared/aws/clients');
     const awsEmulation = options.awsEmulation ?? true;
-    // Outermost of the attempt interceptors: a call held back for the consumer's is not yet in flight for the conflict rule.
-    const { inStreamConsumer, streamConsumerBacklog } = await import('./table-stream');
-    (await import('./consumer-first')).admitConsumerFirst(dynamo, inStreamConsumer, streamConsumerBacklog);
     if (awsEmulation && emulationEnabled()) emulateTransactionConflicts(dynamo);
     if (awsEmulation) (await import('./table-access')).enforceTableGrants(dynamo);
     const { bootstrap } = await import('./bootstrap');

@@ -3,6 +3,7 @@
  * routes it with the route table and calls the very handler that CDK deploys.
  */
 import { randomUUID } from 'node:crypto';
+import { ROUTE_FUNCTION_TIMEOUT_SECONDS } from '../../shared/api/function-timeout';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from '../cors';
 import { config } from '../../shared/config';
@@ -121,8 +122,58 @@ export function accessLine(method: string, url: string, status: number, ms: numb
   return `${method} ${url} ${status} ${Math.round(ms)} ms ${requestId ?? '-'}`;
 }
 
+/**
+ * What the HTTP API answers when a route's function runs past its timeout (15 s, before the
+ * integration's own 30 s): Lambda reports the invocation failed, and the HTTP API answers 500 with
+ * its own body, as for any function error.
+ */
+/**
+ * Invocations of one function at once locally: the engines share 2 cores with it, and DynamoDB Local
+ * (one JVM) slows down for everyone with hundreds of calls on its wire (measured: docs/local.md).
+ */
+export const LOCAL_FUNCTION_CONCURRENCY = 16;
+
+export const TIMED_OUT: HttpResult = { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: '{"message":"Internal Server Error"}' };
+
+/**
+ * The function's answer, or TIMED_OUT once it has run `ms`. As on Lambda, what the handler was
+ * doing is not undone (a write it sent may still land); here it even runs on, unanswered.
+ */
+export async function withFunctionTimeout(invocation: Promise<HttpResult>, ms: number): Promise<HttpResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<HttpResult>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)));
+  try {
+    return await Promise.race([invocation, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Each function's concurrency, as a reserved concurrency bounds a Lambda function's: at most
+ * `limit` invocations of one handler at once; the others wait their turn here (where Lambda would
+ * throttle them: the local runtime answers a burst late rather than with errors). Nothing else
+ * holds a request back: not the stream consumer's backlog (docs/local.md, "Concurrency and timeouts").
+ */
+export function functionConcurrency(limit: number): <T>(handler: string, invoke: () => Promise<T>) => Promise<T> {
+  const running = new Map<string, number>();
+  const waiting = new Map<string, (() => void)[]>();
+  return async (handler, invoke) => {
+    if ((running.get(handler) ?? 0) >= limit) await new Promise<void>((start) => waiting.set(handler, [...(waiting.get(handler) ?? []), start]));
+    else running.set(handler, (running.get(handler) ?? 0) + 1);
+    try {
+      return await invoke();
+    } finally {
+      const next = waiting.get(handler)?.shift();
+      // The slot passes to the next in line, else it is freed.
+      if (next) next();
+      else running.set(handler, running.get(handler)! - 1);
+    }
+  };
+}
+
 /** Serves one request; returns the request id given to its handler, if one ran. */
-async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], grants: boolean): Promise<string | undefined> {
+async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], grants: boolean, functionTimeoutMs: number, concurrency: ReturnType<typeof functionConcurrency>): Promise<string | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   const origin = req.headers.origin;
@@ -147,7 +198,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
   const event = toEvent(req, body, route, params);
   const handler = await loadHandler(route);
   const invoke = () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
-  const result = await (grants ? asRoute(route, invoke) : invoke());
+  // The timeout counts from the invocation's start, as Lambda's does.
+  const result = await concurrency(route.handler, () => withFunctionTimeout(grants ? asRoute(route, invoke) : invoke(), functionTimeoutMs));
   send(res, method, { ...result, headers: { ...result.headers, ...cors } });
   return event.requestContext.requestId;
 }
@@ -157,11 +209,12 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
  * CORS is off. `grants`: each handler's DynamoDB calls are held to its route's grants
  * (table-access.ts); off only where the runtime does not enforce them (RuntimeOptions.awsEmulation).
  */
-export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false, grants = true } = {}): Server {
+export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false, grants = true, functionTimeoutMs = ROUTE_FUNCTION_TIMEOUT_SECONDS * 1000, concurrencyPerFunction = LOCAL_FUNCTION_CONCURRENCY } = {}): Server {
+  const concurrency = functionConcurrency(concurrencyPerFunction);
   return createServer((req, res) => {
     const started = performance.now();
     let requestId: string | undefined;
-    answer(req, res, corsOrigins, grants)
+    answer(req, res, corsOrigins, grants, functionTimeoutMs, concurrency)
       .then(
         (id) => void (requestId = id),
         (error: Error) => {

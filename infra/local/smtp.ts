@@ -12,7 +12,7 @@ import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config';
 import { MAX_MESSAGE_BYTES, withoutTag } from '../../shared/domain/mail-in';
-import { putFile } from '../../shared/store/files';
+import { putFile } from '../../shared/aws/s3';
 import { INBOUND_MAIL_PREFIX } from '../../shared/store/keys';
 import { ingest, type IngestResult } from '../../shared/mail-in/ingest';
 import type { MailInHooks } from '../../shared/mail-in/hooks';

@@ -13,7 +13,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import type { Route } from '../../shared/api/routes';
 import { allows, grantsOf, tableRequests, type TableGrant } from '../../shared/api/table-access';
-import { DynamoDBServiceError, type DynamoDB } from '../../shared/store/dynamodb';
+import { DynamoDBServiceError, type DynamoDB } from '../../shared/aws/dynamodb';
 
 /** The function whose calls are being made: its name (in refusals and records) and its grants. */
 interface Scope {

@@ -1,8 +1,8 @@
 /**
  * The table's stream in the local runtime: where AWS runs the CountTickets function on the
- * DynamoDB Stream (infra/ticket-counts.ts), this poller reads DynamoDB Local's own stream of the
+ * DynamoDB Stream (infra/stream-consumer.ts), this poller reads DynamoDB Local's own stream of the
  * same table, shard by shard, in order, and hands the records to the same code
- * (store/table-changes.ts). A failed batch is read again from its first record, as Lambda retries
+ * (consumer/table-changes.ts). A failed batch is read again from its first record, as Lambda retries
  * one; the consumer is idempotent, so a restart simply starts from the oldest record kept.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -15,12 +15,12 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
-import { tableChangeOf } from '../../shared/store/stream-records';
-import { withOwnSockets } from '../../shared/store/clients';
-import type { TableChange } from '../../shared/store/table-changes';
+import { tableChangeOf } from '../../shared/consumer/stream-records';
+import { withOwnSockets } from '../../shared/aws/clients';
+import type { TableChange } from '../../shared/consumer/changes';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
-import { CONSUMER_POOL, recordBatch, recordRead, recordRetry, startBatch, timedPhase } from '../../shared/store/consumer-timings';
+import { CONSUMER_POOL, recordBatch, recordRead, recordRetry, startBatch, timedPhase } from '../../shared/consumer/consumer-timings';
 
 /**
  * Takes the SDK's logger middleware out of a client: nothing here logs through the SDK, yet with its
@@ -38,18 +38,6 @@ const consumer = new AsyncLocalStorage<true>();
 /** Whether the caller runs inside the stream consumer (the benchmark leaves its requests out of a request's count). */
 export const inStreamConsumer = (): boolean => consumer.getStore() === true;
 
-let batchesInHand = 0;
-const caughtUpListeners = new Set<() => void>();
-/**
- * Whether the consumer has records read and not yet applied, and a way to hear when it has none
- * (infra/local/consumer-first.ts holds the routes' calls back meanwhile).
- */
-export const streamConsumerBacklog = {
-  behind: (): boolean => batchesInHand > 0,
-  onCaughtUp(listener: () => void): void {
-    caughtUpListeners.add(listener);
-  },
-};
 
 /** The stream is read this often: the counts lag a write by about this much. */
 const POLL_MS = 50;
@@ -72,7 +60,7 @@ export interface LocalTableStream {
  * has the Dispatch function on the same stream); a failure there reads the batch again too.
  */
 export async function startLocalTableStream(intervalMs = streamPollInterval(), alsoApply?: (changes: TableChange[]) => Promise<void>): Promise<LocalTableStream> {
-  const { applyTableChanges } = await import('../../shared/store/table-changes');
+  const { applyTableChanges } = await import('../../shared/consumer/table-changes');
   // Polled every 50 ms: without the SDK's logger middleware, which copies every batch for a no-op logger.
   const streams = withoutSdkLogging(new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }));
   const table = await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: config.tableName }));
@@ -132,19 +120,14 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
       const reading = next ? getRecords(next) : undefined;
       // Not awaited when the batch fails (its iterator is dropped): its failure is of no interest then.
       reading?.catch(() => undefined);
-      batchesInHand++;
-      try {
-        // Sockets of its own, as its own function has on AWS: not queued behind a burst's requests.
-        await withOwnSockets(CONSUMER_POOL, () =>
-          consumer.run(true, async () => {
-            // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
-            await asFunction('maintenance/count-tickets', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
-            if (alsoApply) await timedPhase('webhook dispatch', () => alsoApply(changes));
-          }),
-        );
-      } finally {
-        if (--batchesInHand === 0) caughtUpListeners.forEach((listener) => listener());
-      }
+      // Sockets of its own, as its own function has on AWS: not queued behind a burst's requests.
+      await withOwnSockets(CONSUMER_POOL, () =>
+        consumer.run(true, async () => {
+          // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
+          await asFunction('stream/consume', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
+          if (alsoApply) await timedPhase('webhook dispatch', () => alsoApply(changes));
+        }),
+      );
       recordBatch(applying, records.length);
       applied.set(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
       if (!reading) return void closed.add(shardId);

@@ -12,7 +12,7 @@
  * retryable error either). A transaction holds its items from just before its request goes out to
  * its answer, each attempt on its own. On by default; HELPDESK_EMULATE_CONFLICTS=false turns it off.
  */
-import { DynamoDBServiceError, type DynamoDB } from '../../shared/store/dynamodb';
+import { DynamoDBServiceError, type DynamoDB } from '../../shared/aws/dynamodb';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
 
 type Attributes = Record<string, unknown>;

@@ -16,7 +16,7 @@ import { useLocalDeliveryQueue } from '../../shared/webhooks/queue';
 import { config } from '../../shared/config';
 import { webhookSecret } from '../../shared/webhooks/settings';
 import { changeEventFromItem, dispatchChangeEvent, isChangeEventItem } from '../../shared/webhooks/change-events';
-import type { TableChange } from '../../shared/store/table-changes';
+import type { TableChange } from '../../shared/consumer/changes';
 import { WEBHOOK_DELIVER_GRANTS, WEBHOOK_DISPATCH_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
 import { ensureLocalSecret } from './secrets';

@@ -9,7 +9,6 @@
  */
 
 import { COUNT_KEY_PATTERNS, INDEXES, PARTITIONS, type IndexName } from '../store/keys';
-import type { Route } from './routes';
 
 /** The IAM actions the functions use (a transaction needs the action of each of its items). */
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchWriteItem';
@@ -170,15 +169,15 @@ export const GRANTS = {
   writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
   /** A ticket's mail log (store/mail-log.ts). */
   readMailLog: [on(['Query'], P.mail)],
-  /** The change feed: read by its route only (the stream consumer writes it: infra/ticket-counts.ts). */
+  /** The change feed: read by its route only (the stream consumer writes it: infra/stream-consumer.ts). */
   readEvents: [on(['Query'], P.events), on(['GetItem', 'PutItem'], P.feedCursorKey)],
 } satisfies Record<string, readonly TableGrant[]>;
 
 /**
- * The table stream consumer's grants (CountTickets on AWS: infra/ticket-counts.ts; the local
+ * The table stream consumer's grants (CountTickets on AWS: infra/stream-consumer.ts; the local
  * runtime's stream poller is held to the same): the counts, counted states, ticket collections
  * (repairs), refs and file cleanup records; Query of gsi1 (the backfill reads every collection in id
- * order); listing records and page snapshots, written in batches (store/listings.ts putListings,
+ * order); listing records and page snapshots, written in batches (consumer/listings.ts putListings,
  * store/page-snapshots.ts); the change feed,
  * written in batches (and, for a late event, its own position and its late-event mark read first,
  * the mark written after it); the
@@ -267,11 +266,11 @@ export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
 export const MAIL_EVENT_GRANTS: readonly TableGrant[] = [on(['GetItem'], P.messageIds), on(['UpdateItem'], P.mail), on(['PutItem'], P.suppressions)];
 
 /** Everything a route's function may do to the table: what its middleware needs, and its own grants. */
-export function grantsOf(route: Pick<Route, 'method' | 'table'>): TableGrant[] {
+export function grantsOf(route: { method: string; table: readonly TableGrant[] }): TableGrant[] {
   return [...GRANTS.authenticate, ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []), ...route.table];
 }
 
 /** Whether any grant lets the function write (routes with writes get the writers' reserved concurrency). */
-export function writesTable(route: Pick<Route, 'table'>): boolean {
+export function writesTable(route: { table: readonly TableGrant[] }): boolean {
   return route.table.some((grant) => 'actions' in grant && grant.actions.some((a) => WRITE.includes(a)));
 }

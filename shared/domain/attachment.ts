@@ -3,7 +3,7 @@ import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
 import { MESSAGES, idField, integerField, textField, validateFields } from './fields';
 import { MAX_FILENAME_LENGTH, mimeTypeOf, sanitiseFilename } from './files';
-import type { UploadedFile } from './records';
+import type { UploadedFile } from './body';
 
 export const attachmentFields = {
   followup: idField({ required: true }),

@@ -1,4 +1,11 @@
-import type { UploadedFile } from './records';
+/** A file received in a multipart body. */
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  /** The part's Content-Type, when the client sent one. */
+  contentType: string | undefined;
+  data: Buffer;
+}
 
 /** A request body after parsing: JSON (an object) or form fields (strings) plus uploaded files. */
 export interface ParsedBody {

@@ -16,7 +16,8 @@ import {
   validateFields,
   type Parsed,
 } from './fields';
-import { STATUS, STATUS_LABELS, STATUS_VALUES, type Followup, type Ticket, type UploadedFile } from './records';
+import type { UploadedFile } from './body';
+import { STATUS, STATUS_LABELS, STATUS_VALUES, type Followup, type Ticket } from './records';
 import { storedDateTime } from './datetime';
 import { checkTicketSize } from './ticket';
 

@@ -1,8 +1,16 @@
 /**
- * Password hashing: salted scrypt from node:crypto, verified in constant time. The parameters are
- * stored with each hash so they can be raised later without invalidating existing passwords.
+ * Password hashing: salted scrypt from node:crypto, verified in constant time, stored in Django's
+ * own encoding (`scrypt$N$salt$r$p$hash`, django.contrib.auth.hashers.ScryptPasswordHasher), so that
+ * a hash moves between django-helpdesk and this API unchanged in either direction. The parameters
+ * are stored with each hash, so they can be raised later without invalidating existing passwords.
+ *
+ * Verified too, for users brought over from Django: `pbkdf2_sha256` and `pbkdf2_sha1` (Django's
+ * defaults over the years), and this API's own earlier encoding (`scrypt$N$r$p$salt$key`, base64
+ * salt and a 32-byte key of the NFKC-normalised password). Storing a verified password again in
+ * the current encoding at sign-in, as Django does, comes with the import from django-helpdesk: it needs a
+ * write to the user from every function's authentication, which today only reads.
  */
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { pbkdf2 as pbkdf2Callback, randomBytes, randomInt, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
  * The shortest password a user may be given, by the API (POST /api/users/) and the CLI alike:
@@ -11,42 +19,109 @@ import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOpti
 export const MIN_PASSWORD_LENGTH = 8;
 
 /**
- * N = 2^15, r = 8, p = 1: 32 MiB and about 140 ms of one core per hash on the benchmark machine.
- * Verified credentials are cached (middleware/auth.ts), so a user pays it once a minute per warm
- * function, not per request.
+ * N = 2^14, r = 8, p = 2: 16 MiB and about 140 ms of one core per hash on the benchmark machine
+ * (two passes of Django's default N = 2^14, p = 1). N = 2^15 would cost the same with p = 1, but
+ * Django cannot verify it: Python's hashlib.scrypt refuses more than 32 MiB (checked with Python
+ * 3.11: "memory limit exceeded"), and an exported hash must still sign its user in there. Verified
+ * credentials are cached (middleware/auth.ts), so a user pays it once a minute per warm function.
  */
-export const SCRYPT_PARAMS = { N: 32768, r: 8, p: 1 } as const;
-const KEY_LENGTH = 32;
+export const SCRYPT_PARAMS = { N: 16384, r: 8, p: 2 } as const;
+/** Django's derived key length for scrypt (dklen=64). */
+const SCRYPT_KEY_LENGTH = 64;
+/** Django's salts: 22 characters of [a-zA-Z0-9] (get_random_string), about 131 bits. */
+const SALT_LENGTH = 22;
+const SALT_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+/** Django marks a password that can never match with this prefix (set_unusable_password). */
+const UNUSABLE_PREFIX = '!';
 
-function scrypt(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
-  const options: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };
-  return new Promise((resolve, reject) =>
-    scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
+
+function scrypt(password: Buffer, salt: Buffer, params: ScryptParams, keyLength: number): Promise<Buffer> {
+  const options: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 + 128 * params.r * params.p };
+  return new Promise((resolve, reject) => scryptCallback(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+function pbkdf2(password: Buffer, salt: Buffer, iterations: number, digest: 'sha256' | 'sha1', keyLength: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => pbkdf2Callback(password, salt, iterations, keyLength, digest, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+function randomSalt(): string {
+  return Array.from({ length: SALT_LENGTH }, () => SALT_CHARS[randomInt(SALT_CHARS.length)]).join('');
+}
+
+function encode({ N, r, p }: ScryptParams, salt: string, key: Buffer): string {
+  return `scrypt$${N}$${salt}$${r}$${p}$${key.toString('base64')}`;
 }
 
 export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scrypt(password, salt, SCRYPT_PARAMS);
-  const { N, r, p } = SCRYPT_PARAMS;
-  return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const salt = randomSalt();
+  return encode(SCRYPT_PARAMS, salt, await scrypt(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), SCRYPT_PARAMS, SCRYPT_KEY_LENGTH));
 }
 
 /**
  * A stored hash that no password matches, verified against when the username is unknown, so both
- * cases cost the same: one scrypt with SCRYPT_PARAMS. Its salt and key are random bytes (a password
- * matches with a chance of 2^-256), so making it costs no hash: a hash made at module load took
+ * cases cost the same: one scrypt with SCRYPT_PARAMS. Its salt and key are random (a password
+ * matches with a chance of 2^-512), so making it costs no hash: a hash made at module load took
  * ~100 ms of CPU from every cold start (on Lambda's fraction of a vCPU, from the first request).
  */
 export function decoyHash(): string {
-  const { N, r, p } = SCRYPT_PARAMS;
-  return `scrypt$${N}$${r}$${p}$${randomBytes(16).toString('base64')}$${randomBytes(KEY_LENGTH).toString('base64')}`;
+  return encode(SCRYPT_PARAMS, randomSalt(), randomBytes(SCRYPT_KEY_LENGTH));
 }
 
+/** A stored hash read into what verifying it takes, or undefined when it is not one we verify. */
+type Stored =
+  | { kind: 'scrypt'; params: ScryptParams; salt: Buffer; key: Buffer; password: (p: string) => Buffer }
+  | { kind: 'pbkdf2'; digest: 'sha256' | 'sha1'; iterations: number; salt: Buffer; key: Buffer };
+
+const POSITIVE = /^[1-9][0-9]{0,9}$/;
+/** Bounds that keep a stored hash from costing unbounded memory or time (Django's own are far inside them). */
+const MAX_SCRYPT_N = 2 ** 20;
+const MAX_PBKDF2_ITERATIONS = 10_000_000;
+
+function scryptParams(n: string, r: string, p: string): ScryptParams | undefined {
+  if (![n, r, p].every((v) => POSITIVE.test(v))) return undefined;
+  const params = { N: Number(n), r: Number(r), p: Number(p) };
+  const powerOfTwo = params.N > 1 && (params.N & (params.N - 1)) === 0;
+  return powerOfTwo && params.N <= MAX_SCRYPT_N && params.r <= 32 && params.p <= 16 ? params : undefined;
+}
+
+function parse(stored: string): Stored | undefined {
+  const parts = stored.split('$');
+  const [scheme] = parts;
+  if (scheme === 'scrypt' && parts.length === 6) {
+    const [, n, a, b, c, key] = parts as [string, string, string, string, string, string];
+    if (!key) return undefined;
+    // Django's field order is N, salt, r, p; ours was N, r, p, salt, where the salt is base64 of 16
+    // bytes (24 characters ending in '='), never all digits as Django's p is: no hash reads both ways.
+    if (POSITIVE.test(b) && POSITIVE.test(c)) {
+      const params = scryptParams(n, b, c);
+      return params && a ? { kind: 'scrypt', params, salt: Buffer.from(a, 'utf8'), key: Buffer.from(key, 'base64'), password: (p) => Buffer.from(p, 'utf8') } : undefined;
+    }
+    const params = scryptParams(n, a, b);
+    return params && c
+      ? { kind: 'scrypt', params, salt: Buffer.from(c, 'base64'), key: Buffer.from(key, 'base64'), password: (p) => Buffer.from(p.normalize('NFKC'), 'utf8') }
+      : undefined;
+  }
+  if ((scheme === 'pbkdf2_sha256' || scheme === 'pbkdf2_sha1') && parts.length === 4) {
+    const [, iterations, salt, key] = parts as [string, string, string, string];
+    if (!POSITIVE.test(iterations) || Number(iterations) > MAX_PBKDF2_ITERATIONS || !salt || !key) return undefined;
+    return { kind: 'pbkdf2', digest: scheme === 'pbkdf2_sha256' ? 'sha256' : 'sha1', iterations: Number(iterations), salt: Buffer.from(salt, 'utf8'), key: Buffer.from(key, 'base64') };
+  }
+  return undefined;
+}
+
+/** Whether `password` is the one `stored` was made from; false for an unusable (`!…`) or unknown encoding. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, key] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !key) return false;
-  const expected = Buffer.from(key, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  if (stored.startsWith(UNUSABLE_PREFIX)) return false;
+  const hash = parse(stored);
+  if (!hash || hash.key.length === 0) return false;
+  const actual =
+    hash.kind === 'scrypt'
+      ? await scrypt(hash.password(password), hash.salt, hash.params, hash.key.length)
+      : await pbkdf2(Buffer.from(password, 'utf8'), hash.salt, hash.iterations, hash.digest, hash.key.length);
+  return actual.length === hash.key.length && timingSafeEqual(actual, hash.key);
 }

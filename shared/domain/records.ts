@@ -98,12 +98,3 @@ export interface Queue extends QueueMailSettings {
   title: string;
   slug: string;
 }
-
-/** A file received in a multipart body. */
-export interface UploadedFile {
-  field: string;
-  filename: string;
-  /** The part's Content-Type, when the client sent one. */
-  contentType: string | undefined;
-  data: Buffer;
-}

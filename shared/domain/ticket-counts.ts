@@ -1,5 +1,5 @@
 /**
- * Ticket counts kept from the table's stream (store/ticket-counts.ts applies them): per status,
+ * Ticket counts kept from the table's stream (consumer/ticket-counts.ts applies them): per status,
  * queue, assignee and priority (the totals), per agent view (status × queue, × assignee, × both: an
  * item per view partition), and per run of 25 ticket ids, which is what a list page needs for its
  * `count` and to find where page N starts. Pure rules: from what the counts hold of each ticket and what the stream says
@@ -179,7 +179,7 @@ export function totalsAttributes(state: CountedState): string[] {
 /**
  * The agent views' counts as an earlier version kept them on the totals items
  * (`sq<status>_<queue>`, `sa<status>_<assignee>`, `sqa<status>_<queue>_<assignee>`): the view
- * count item and status each belongs to, for the upgrade that moves them (store/ticket-counts.ts
+ * count item and status each belongs to, for the upgrade that moves them (consumer/ticket-counts.ts
  * moveViewCountsOutOfTotals). Undefined for any other attribute.
  */
 export function legacyViewCount(attribute: string): { item: ViewCountItem; status: number } | undefined {

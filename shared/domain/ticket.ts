@@ -29,9 +29,9 @@ import {
   type Followup,
   type Ticket,
   type TicketFields,
-  type UploadedFile,
   type UserSummary,
 } from './records';
+import type { UploadedFile } from './body';
 import { storedDateTime } from './datetime';
 import { parseCustomValues, type CustomFieldDefinition, type CustomValues } from './custom-fields';
 

@@ -21,13 +21,13 @@ import { createHash } from 'node:crypto';
 import { MAX_HEADER_BYTES, MAX_MESSAGE_BYTES } from '../domain/mail-in';
 import { config } from '../config';
 import { logger, METRICS, metrics } from '../observability';
-import { putFile } from '../store/files';
+import { putFile } from '../aws/s3';
 import { findInbound, keepProblem, recordInbound } from '../store/inbound-mail';
 import { imapMessageKey } from '../store/keys';
 import { ingest as runIngest, type Delivery, type IngestResult } from './ingest';
 import { parseMailBounded } from './bounded';
 import type { ImapMailbox } from '../domain/mail-in-imap';
-import { deploymentSecret } from '../store/secrets';
+import { deploymentSecret } from '../aws/secrets';
 
 /** The mailbox's app password: HELPDESK_IMAP_PASSWORD (or _FILE) locally, Secrets Manager (HELPDESK_IMAP_PASSWORD_ARN) on AWS. */
 export const imapPassword = deploymentSecret(

@@ -12,7 +12,8 @@
  * webhooks and the outbound mail (driven by the table's stream) see them as their own events.
  */
 import { classify, entitledCcs, trustOf, type Standing, attachmentName, permanentFailures, planMailFollowup, planMailTicket, subjectTags, withoutOwnTags, withoutTag, HTML_BODY_FILENAME, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES, type Letter, type Verdicts } from '../domain/mail-in';
-import type { Ticket, UploadedFile, UserSummary } from '../domain/records';
+import type { UploadedFile } from '../domain/body';
+import type { Ticket, UserSummary } from '../domain/records';
 import { parseCustomValues } from '../domain/custom-fields';
 import { config } from '../config';
 import { logger, METRICS, metrics } from '../observability';

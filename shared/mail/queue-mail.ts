@@ -22,7 +22,7 @@ import { findInbound } from '../store/inbound-mail';
 import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';
 import { readTicket } from '../store/tickets';
-import type { TableChange } from '../store/table-changes';
+import type { TableChange } from '../consumer/changes';
 import { ccAddresses } from '../domain/mail-settings';
 import { ticketCcAddresses } from '../store/ticket-ccs';
 

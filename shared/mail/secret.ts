@@ -6,12 +6,12 @@
  * earlier Reply-To addresses and roots unverifiable (replies then thread by recorded Message-IDs only).
  */
 import { config } from '../config';
-import { deploymentSecret } from '../store/secrets';
+import { deploymentSecret } from '../aws/secrets';
 
 /** At least this many characters: 32 bytes of base64url is 43. */
 export const MIN_MAIL_SECRET_LENGTH = 32;
 
-/** The mail secret, read once per process (store/secrets.ts). */
+/** The mail secret, read once per process (aws/secrets.ts). */
 export const mailSecret = deploymentSecret(
   () => ({ arn: config.mail.secretArn, value: config.mail.secret }),
   (value) => {

@@ -16,7 +16,7 @@ import { effectiveTemplate, renderMail, ticketTag, type MailTemplateContext } fr
 import { PRIORITY_LABELS, STATUS_LABELS, type Attachment, type Followup, type Queue, type TicketCollection } from '../domain/records';
 import { displayName } from '../domain/ticket';
 import { logger } from '../observability';
-import { getFile, presignDownload } from '../store/files';
+import { getFile, presignDownload } from '../aws/s3';
 import { claimMail, getMail, recordFailedAttempt, recordSent, ticketMail } from '../store/mail-log';
 import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';

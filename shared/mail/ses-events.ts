@@ -3,7 +3,7 @@
  * configuration set's EventBridge rule: infra/mail.ts; locally the same function through
  * `npm run helpdesk -- ses-event`, or a test). Hard bounces and complaints put their addresses on the
  * suppression list, which the sender checks before every mail; the mail's log entry takes the new
- * status (its change to bounced or complained is a change event: store/events-of.ts).
+ * status (its change to bounced or complained is a change event: consumer/events-of.ts).
  *
  * Idempotent: EventBridge delivers at least once, and a repeated event writes the same values again.
  */

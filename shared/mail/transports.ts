@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { sesMessageId } from '../domain/mail-threading';
 import type { MailSettings } from '../domain/mail';
 import { config } from '../config';
-import { sendRawEmail } from '../store/ses';
+import { sendRawEmail } from '../aws/ses';
 
 export interface MailEnvelope {
   from: string;

@@ -16,7 +16,7 @@ import { parseBody } from './body';
 import { idempotency } from './idempotency';
 import { observe } from './observe';
 import { ORIGIN_HEADER, checkOrigin } from './origin';
-import { isRetryableFailure } from '../store/aws-request';
+import { isRetryableFailure } from '../aws/aws-request';
 import { SECURITY_HEADERS, header, json, type ApiEvent, type HttpResult } from './http';
 
 export type { ApiEvent, HttpResult } from './http';
@@ -47,7 +47,7 @@ function factsOf(handlerName: string): RouteFacts {
 /**
  * Failures named by this project rather than by the SDK: a plain write meeting a transaction in
  * flight (DynamoDB's TransactionConflictException, which the SDK does not retry: the store does,
- * store/transact.ts) and an S3 call whose fetch rejected (store/files.ts).
+ * store/transact.ts) and an S3 call whose fetch rejected (aws/s3.ts).
  */
 const OUR_RETRYABLE = new Set(['TransactionConflictException', 'S3NetworkError']);
 /** Why DynamoDB cancels a transaction when trying again may succeed (any other reason is final). */

@@ -6,7 +6,7 @@ import busboy from 'busboy';
 import { addField, type ParsedBody } from '../domain/body';
 import { ParseError, PayloadTooLarge } from '../domain/errors';
 import { mimeTypeOf, sanitiseFilename } from '../domain/files';
-import type { UploadedFile } from '../domain/records';
+import type { UploadedFile } from '../domain/body';
 
 export const MULTIPART_LIMITS = { files: 20, parts: 200, fieldSize: 1024 * 1024, fieldNameSize: 200 };
 

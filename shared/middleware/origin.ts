@@ -14,7 +14,7 @@
  * outage does not refuse the edge's requests); with none read yet, the request gets 503.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { awsJsonCall } from '../store/aws-json';
+import { awsJsonCall } from '../aws/aws-json';
 import { PermissionDenied, ServiceUnavailable } from '../domain/errors';
 import { config } from '../config';
 import { logger } from '../observability';
@@ -41,7 +41,7 @@ interface SecretVersion {
 
 async function readVersion(name: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'): Promise<SecretVersion | undefined> {
   try {
-    // Secrets Manager's JSON API, signed (store/aws-json.ts): no SDK client in every bundle. One attempt.
+    // Secrets Manager's JSON API, signed (aws/aws-json.ts): no SDK client in every bundle. One attempt.
     return await awsJsonCall<SecretVersion>('secretsmanager', 'GetSecretValue', { SecretId: name, VersionStage: stage }, { region: SECRET_REGION, attempts: 1, timeoutMs: SECRET_READ_TIMEOUT_MS });
   } catch (error) {
     // No version has the label: never rotated, or its grace ended early by hand.

@@ -1,7 +1,7 @@
 /**
  * X-Ray tracing inside a function, with the Powertools Tracer: a `## handler` subsegment with the
  * cold start and service annotations, and one subsegment per DynamoDB call and per S3 request: the
- * Tracer follows node:http, which the store's DynamoDB client calls (store/dynamodb.ts), and `fetch`,
+ * Tracer follows node:http, which the store's DynamoDB client calls (aws/dynamodb.ts), and `fetch`,
  * which S3's calls go through. Only the functions that infra/bundling.ts
  * names import this module (see observe.ts); Lambda's active tracing covers the others.
  */

@@ -1,6 +1,7 @@
 /** New attachment records for uploaded files, with their S3 object keys. */
 import { randomUUID } from 'node:crypto';
-import type { Attachment, UploadedFile } from '../domain/records';
+import type { UploadedFile } from '../domain/body';
+import type { Attachment } from '../domain/records';
 import { attachmentObjectKey } from './keys';
 import type { PendingFile } from './file-cleanups';
 

@@ -1,7 +1,7 @@
 /** Integer ids, as upstream's, from one atomic counter item. */
-import { UpdateCommand } from './dynamodb';
+import { UpdateCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys } from './keys';
 
 export type Counter = 'ticket' | 'followup' | 'attachment' | 'user' | 'queue' | 'token' | 'ticket_cc';

@@ -3,10 +3,10 @@
  * function keeps them for DEFINITIONS_TTL_MS (a change made elsewhere shows within that time; one
  * made by this process at once).
  */
-import { DeleteCommand, PutCommand } from './dynamodb';
+import { DeleteCommand, PutCommand } from '../aws/dynamodb';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW } from './keys';
 import { cachedPartition } from './query';
 

@@ -3,10 +3,10 @@
  * by time. Each item expires DELIVERY_RETENTION_DAYS after creation (TTL). Attempts are recorded
  * with a condition on the attempt count, so two workers racing on one delivery cannot both count.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from './dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '../aws/dynamodb';
 import { DELIVERY_RETENTION_DAYS, stuckBefore, type Delivery } from '../domain/webhooks';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION, SORT_BELOW } from './keys';
 import { queryAll } from './query';
 import { isConditionFailure } from './transact';

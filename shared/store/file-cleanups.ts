@@ -16,11 +16,11 @@
  * files and their cleanup can never both succeed, even when a commit's outcome was unknown to its
  * caller (a timeout after DynamoDB applied it): the caller's claim then fails and the files stay.
  */
-import { DeleteCommand, PutCommand, UpdateCommand } from './dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
-import { dynamo } from './clients';
-import { deleteFiles, putFile } from './files';
+import { dynamo } from '../aws/clients';
+import { deleteFiles, putFile } from '../aws/s3';
 import { logger } from '../observability';
 import { keys, ITEM_EXISTS, SORT_UP_TO } from './keys';
 import { queryPages } from './query';

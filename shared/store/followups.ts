@@ -3,12 +3,12 @@
  * so a lookup is one GetItem plus one read of the ticket's collection, and a list page is one Query
  * of the refs (gsi1) per kind plus BatchGets of exactly the page's items.
  */
-import { GetCommand } from './dynamodb';
+import { GetCommand } from '../aws/dynamodb';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import type { FollowupChanges } from '../domain/followup';
 import { pageOf, type PageRequest, type PageWindow } from '../domain/pagination';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, type RefKind, ITEM_EXISTS, ITEM_IS_NEW, INDEXES, inIndex } from './keys';
 import { byFilename, type AttachmentLocation } from '../domain/attachment-location';
 import { followupItem, openingOf, strip, WRITTEN_OUT, type ReadCollection } from './items';

@@ -2,9 +2,9 @@
  * Idempotency keys: one item per (user, operation, key) that first locks the key for the request
  * running under it, then keeps its response for IDEMPOTENCY_TTL_SECONDS (DynamoDB TTL).
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_IS_NEW } from './keys';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;

@@ -4,9 +4,9 @@
  * and the per-sender count of new tickets.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { withoutTag } from '../domain/mail-in';
 import { batchGet, queryAll } from './query';

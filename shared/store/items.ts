@@ -7,7 +7,7 @@ type Item = Record<string, unknown>;
 
 /**
  * Marks the item of an opening followup written out of its ticket item (followups.ts `writeOut`):
- * its INSERT in the stream is no new followup (store/events-of.ts). The next edit's put drops it.
+ * its INSERT in the stream is no new followup (consumer/events-of.ts). The next edit's put drops it.
  */
 export const WRITTEN_OUT = 'written_out';
 

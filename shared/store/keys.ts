@@ -27,7 +27,7 @@ export const INDEXES = {
   /** Ticket items by submitter e-mail (sparse): user_tickets. */
   gsi3: { name: 'gsi3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
   /**
-   * Listing records (`LISTED#<id>`, kept by the stream consumer: store/listings.ts), keys only: a
+   * Listing records (`LISTED#<id>`, kept by the stream consumer: consumer/listings.ts), keys only: a
    * partition per filter value (queue, assignee, priority) in id order, and one each for every ticket
    * by modified and by created time. List pages filtered by those, or ordered by time.
    */
@@ -161,7 +161,7 @@ export const keys = {
   counted: (ticket: number) => ({ PK: `COUNTED#${ticket}`, SK: 'COUNTED' }),
 
   /**
-   * A ticket's listing record of one dimension (store/listings.ts), written only by the stream
+   * A ticket's listing record of one dimension (consumer/listings.ts), written only by the stream
    * consumer: in gsi4 under the partition of its value, sorted by id (`queue`, `assigned`,
    * `priority`) or by time and id (`modified`, `created`). A deleted ticket's are tombstones without
    * gsi4 keys.
@@ -183,7 +183,7 @@ export const keys = {
   /** The gsi4 sort key of a ticket id (partitions in id order), or of a sort value and id. */
   listingSortKey: (ticket: number, sort?: string) => (sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`),
   /**
-   * A ticket's page snapshot (store/page-snapshots.ts): its collection as a list page shows it, kept
+   * A ticket's page snapshot (consumer/page-snapshots.ts): its collection as a list page shows it, kept
    * by the stream consumer, so a filtered page reads its tickets in one BatchGetItem.
    */
   pageSnapshot: (ticket: number) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: 'PAGE' }),

@@ -1,44 +1,17 @@
 /**
- * Listing records: what the filtered and time-ordered ticket lists read (docs/data-model.md,
- * "Filtered lists"). Each ticket has one small record per dimension (`LISTED#<id>` / queue,
- * assigned, priority, modified, created), indexed keys-only in gsi4 under the partition of its value.
- * They are written only by the stream consumer (store/table-changes.ts), never by a request, so the
- * request path's write units do not grow; they lag a write by the stream's delay.
- *
- * Records come twice, late or out of order: each listing record carries the ticket item `version`
- * it was written from, and a write is conditional on holding an older one, so the newest wins. A
- * deleted ticket's records become tombstones (the largest version, no gsi4 keys, expiring after the
- * stream's retention), so a late record cannot bring it back.
+ * Listing records' read half (docs/data-model.md, "Filtered lists"): where a ticket sorts in an
+ * order, and the pages of the listing partitions the filtered and time-ordered ticket lists read.
+ * The stream consumer writes the records (consumer/listings.ts).
  */
-import { PutCommand, QueryCommand } from './dynamodb';
+import { QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import type { Ticket } from '../domain/records';
-import { dynamo } from './clients';
-import { keys, INDEXES, inSortRange, isWholeTableDimension, LISTING_DIMENSIONS, orderOf, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension, type ListingOrder } from './keys';
-import type { TableChange } from './table-changes';
-import { isConditionFailure } from './transact';
-import { batchWrite } from './query';
-import { DELETED_VERSION } from '../domain/ticket-counts';
-import type { CountedMoves } from './ticket-counts';
+import { dynamo } from '../aws/clients';
+import { keys, INDEXES, inSortRange, type ListingOrder } from './keys';
 
 type Item = Record<string, unknown>;
 
-/** A deleted ticket's listing records: newer than any record of it. */
-const TOMBSTONE_VERSION = Number.MAX_SAFE_INTEGER;
-/** Tombstones outlive the stream's 24-hour retention, then go. */
-const TOMBSTONE_SECONDS = 2 * 86_400;
-/** Conditional PutItems sent at once by the consumer. */
-const PARALLEL_WRITES = 25;
-
-type ListedTicket = Pick<Ticket, 'id' | 'status' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created' | 'due_date'>;
-
-const assigneeOf = (ticket: Partial<ListedTicket>) => (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to));
-
-/** Where a ticket is listed in one dimension: its partition's value (none: the whole-table ones) and its sort value before the id (none: id order). */
-export interface ListingPlace {
-  value?: string;
-  sort?: string;
-}
+export type ListedTicket = Pick<Ticket, 'id' | 'status' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created' | 'due_date'>;
 
 /** The value a ticket sorts by in an order (`~`, after every date, for no due date: last ascending, first descending, as PostgreSQL puts nulls). */
 export function sortValue(ticket: Partial<ListedTicket>, order: ListingOrder): string | undefined {
@@ -53,88 +26,6 @@ export function sortValue(ticket: Partial<ListedTicket>, order: ListingOrder): s
     case 'due':
       return ticket.due_date ? String(ticket.due_date) : '~';
   }
-}
-
-/** The filter value of a ticket's partition in a view (`<status>#…` for the agent views). */
-function viewValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): string | undefined {
-  if (isWholeTableDimension(dimension)) return undefined;
-  switch (dimension.split('@')[0]) {
-    case 'queue':
-      return String(ticket.queue);
-    case 'assigned':
-      return assigneeOf(ticket);
-    case 'priority':
-      return String(ticket.priority);
-    case 'status-queue':
-      return `${ticket.status}#${ticket.queue}`;
-    case 'status-assigned':
-      return `${ticket.status}#${assigneeOf(ticket)}`;
-    default:
-      return `${ticket.status}#${ticket.queue}#${assigneeOf(ticket)}`;
-  }
-}
-
-/** Where a ticket is listed in one dimension. */
-export function listingPlace(ticket: Partial<ListedTicket>, dimension: ListingDimension): ListingPlace {
-  const value = viewValue(ticket, dimension);
-  const sort = sortValue(ticket, orderOf(dimension));
-  return { ...(value === undefined ? {} : { value }), ...(sort === undefined ? {} : { sort }) };
-}
-
-const samePlace = (a: ListingPlace, b: ListingPlace) => a.value === b.value && a.sort === b.sort;
-
-/** One listing write: a record of a live ticket (with its gsi4 keys: `place`) or a tombstone. */
-export interface ListingWrite {
-  ticket: number;
-  dimension: ListingDimension;
-  version: number;
-  place?: ListingPlace;
-}
-
-/**
- * The listing writes a change of a ticket item asks for: every dimension for a new ticket (or when
- * the old image is unknown), the dimensions whose place changed for an update, tombstones for a delete.
- */
-export function listingWrites(ticket: number, version: number, next: Item | undefined, previous: Item | undefined): ListingWrite[] {
-  if (!next) return LISTING_DIMENSIONS.map((dimension) => ({ ticket, dimension, version: TOMBSTONE_VERSION }));
-  return LISTING_DIMENSIONS.flatMap((dimension) => {
-    const place = listingPlace(next, dimension);
-    return previous && samePlace(listingPlace(previous, dimension), place) ? [] : [{ ticket, dimension, version, place }];
-  });
-}
-
-function listingItem(write: ListingWrite, now: number): Item {
-  const base = { ...keys.listed(write.ticket, write.dimension), ticket: write.ticket, version: write.version };
-  if (write.place === undefined) return { ...base, expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS };
-  return { ...base, ...keys.listing(write.dimension, write.ticket, write.place.value, write.place.sort) };
-}
-
-/** Writes each record unless the stored one is as new (1 conditional PutItem each; a refusal is the expected no-op). */
-export async function applyListingWrites(writes: ListingWrite[], now = Date.now()): Promise<void> {
-  for (let i = 0; i < writes.length; i += PARALLEL_WRITES) {
-    await Promise.all(
-      writes.slice(i, i + PARALLEL_WRITES).map((write) =>
-        dynamo
-          .send(
-            new PutCommand({
-              TableName: config.tableName,
-              Item: listingItem(write, now),
-              ConditionExpression: 'attribute_not_exists(#version) OR #version < :version',
-              ExpressionAttributeNames: { '#version': 'version' },
-              ExpressionAttributeValues: { ':version': write.version },
-            }),
-          )
-          .catch((error: unknown) => {
-            if (!isConditionFailure(error)) throw error;
-          }),
-      ),
-    );
-  }
-}
-
-/** A ticket's listing records from its item as stored (the backfill): every dimension. */
-export function listingWritesOf(ticketItem: Item): ListingWrite[] {
-  return listingWrites(Number(ticketItem.id), Number(ticketItem.version ?? 0), ticketItem, undefined);
 }
 
 /** Which partition of gsi4 (or gsi3) a filtered list reads, and the bounds of its sort keys. */
@@ -193,39 +84,4 @@ export async function lastCreatedBefore(time: string): Promise<number | undefine
   // Below `<time>#000000000000` (no ticket has id 0): every ticket created before `time`, none created at it.
   const [entry] = await readListing({ index: 'gsi4', partition: keys.listingPartition('created'), after: keys.listingSortKey(0, time), ascending: false }, 1);
   return entry?.ticket;
-}
-
-/**
- * The stream consumer's part for listings (store/table-changes.ts): the writes that bring the listing
- * records of the tickets the counts are about to move (`moves`: store/ticket-counts.ts) to their
- * latest record in `changes`. Those records are newer than what the counts hold, so these writes
- * need no condition of their own: the counts transaction that follows is conditional on the counted
- * states read, and commits them (a late or repeated record moves nothing, so writes nothing). For
- * an update, the dimensions changed since the counted version (the records' versions follow on from
- * it: each one's change); else, or when a record between is missing, every dimension.
- */
-export function listingWritesOfMoves(moves: CountedMoves, changes: TableChange[]): ListingWrite[] {
-  const byTicket = new Map<number, TableChange[]>();
-  for (const c of changes) {
-    if (!c.keys.PK.startsWith(TICKET_PREFIX) || c.keys.SK !== TICKET_SORT_KEY) continue;
-    const ticket = Number(c.keys.PK.slice(TICKET_PREFIX.length));
-    byTicket.set(ticket, [...(byTicket.get(ticket) ?? []), c]);
-  }
-  return moves.flatMap(({ ticket, next, previous }) => {
-    if (next.version === DELETED_VERSION) return listingWrites(ticket, TOMBSTONE_VERSION, undefined, undefined);
-    const since = (byTicket.get(ticket) ?? [])
-      .filter((c) => c.eventName !== 'REMOVE' && Number(c.newImage?.version ?? 0) > (previous?.version ?? -1))
-      .sort((a, b) => Number(a.newImage!.version ?? 0) - Number(b.newImage!.version ?? 0));
-    const latest = since.at(-1)?.newImage;
-    if (!latest) return [];
-    const continuous = previous !== undefined && since.every((c, i) => c.eventName === 'MODIFY' && c.oldImage && Number(c.newImage!.version ?? 0) === previous.version + 1 + i);
-    if (!continuous) return listingWrites(ticket, next.version, latest, undefined);
-    const changed = new Set(since.flatMap((c) => listingWrites(ticket, next.version, c.newImage, c.oldImage).map((w) => w.dimension)));
-    return listingWrites(ticket, next.version, latest, undefined).filter((w) => changed.has(w.dimension));
-  });
-}
-
-/** Writes listing records as they are (BatchWriteItem, 25 a request): the consumer's, gated by the counts (listingWritesOfMoves). */
-export async function putListings(writes: ListingWrite[], now = Date.now()): Promise<void> {
-  if (writes.length) await batchWrite(writes.map((w) => listingItem(w, now)));
 }

@@ -6,9 +6,9 @@
  * its window and the table's TTL attribute; DynamoDB deletes expired items lazily (within days), so
  * an item whose window has ended counts as none, and the next attempt starts a new window.
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { isConditionFailure } from './transact';
 
 export type AttemptKey = { PK: string; SK: string };

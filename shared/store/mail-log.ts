@@ -13,10 +13,10 @@
  * - a mail's status from a provider's event (`recordMailStatus`);
  * - the mails that failed for good, for operators: one Query of their partition (`listFailedMail`).
  */
-import { GetCommand, PutCommand, UpdateCommand } from './dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import type { MailRecord, MailStatus } from '../domain/mail';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryAll } from './query';
 import { isConditionFailure } from './transact';

@@ -3,10 +3,10 @@
  * so an event exists exactly when its change committed. The dispatcher (a DynamoDB Stream consumer
  * on AWS, a poller in the local runtime) turns each into deliveries, then removes it.
  */
-import { DeleteCommand, QueryCommand } from './dynamodb';
+import { DeleteCommand, QueryCommand } from '../aws/dynamodb';
 import type { WebhookEvent } from '../domain/webhooks';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryPages } from './query';
 import type { TransactItem } from './transact';

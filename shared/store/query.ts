@@ -1,6 +1,6 @@
-import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from './dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { IN_PARTITION, SORT_BEGINS_WITH } from './keys';
 
 type Item = Record<string, unknown>;

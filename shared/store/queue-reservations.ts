@@ -4,9 +4,9 @@
  * is on its way. Apart from queues.ts so that the ticket writes carry only this.
  */
 import { MissingRecord, ServiceUnavailable } from '../domain/errors';
-import { GetCommand } from './dynamodb';
+import { GetCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS } from './keys';
 import { ConditionFailed, refusedWhole, transact } from './transact';
 import { logger } from '../observability';

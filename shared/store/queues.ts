@@ -2,14 +2,14 @@
  * Queues: one partition, so one Query lists them. Slugs are unique through a claim item written in
  * the same transaction. A queue that tickets use, or that a write is putting a ticket into, cannot be
  * deleted: writes into a queue take a reservation on its item first, and the ticket counts (kept from
- * the stream, store/ticket-counts.ts) say how many tickets it has and how many of those writes they
+ * the stream, consumer/ticket-counts.ts) say how many tickets it has and how many of those writes they
  * hold (docs/data-model.md, "Deleting a queue").
  */
-import { GetCommand, QueryCommand } from './dynamodb';
+import { GetCommand, QueryCommand } from '../aws/dynamodb';
 import type { Queue } from '../domain/records';
 import { QUEUE_MAIL_DEFAULTS, queueMailSettings, type QueueMailSettings } from '../domain/mail-settings';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
 import { cachedPartition } from './query';
 import { forgetQueue } from './references';

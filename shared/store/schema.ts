@@ -11,7 +11,7 @@ export const TABLE_SCHEMA = {
   timeToLive: 'expires_at',
   /**
    * The table's stream: new and old images (a deleted ticket's old image says which opening followup
-   * ref to remove). Its consumers: ticket counts and collection repairs (store/table-changes.ts),
+   * ref to remove). Its consumers: ticket counts and collection repairs (consumer/table-changes.ts),
    * webhook dispatch (store/outbox.ts).
    */
   stream: 'NEW_AND_OLD_IMAGES',

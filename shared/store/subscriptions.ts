@@ -7,11 +7,11 @@
  * another function reaches it within that minute (at once in the same process: writes here forget
  * it once they are made, so a dispatch that listed meanwhile does not keep the old list). Signing secrets are stored as they are: signing needs them (docs/security.md).
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import type { EventType } from '../domain/events';
 import type { Subscription } from '../domain/subscriptions';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, KEY_ATTRIBUTES, SORT_BEGINS_WITH } from './keys';
 import { queryAll } from './query';
 import { conditionHeld, isConditionFailure } from './transact';

@@ -3,10 +3,10 @@
  * complained (put there by the SES event recorder, functions/mail/record-event.ts). One partition
  * (keys.ts `suppression`), one item per lower-case address; superusers list and clear it.
  */
-import { DeleteCommand, PutCommand } from './dynamodb';
+import { DeleteCommand, PutCommand } from '../aws/dynamodb';
 import { suppressionAddress, type Suppression } from '../domain/mail-settings';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { IN_PARTITION, ITEM_EXISTS, keys } from './keys';
 import { batchGet, queryAll } from './query';
 

@@ -3,11 +3,11 @@
  * sender keeps it for OVERRIDES_TTL_MS per warm function, so an operator's change shows within a
  * minute without a deploy (at once in the process that made it).
  */
-import { DeleteCommand, PutCommand } from './dynamodb';
+import { DeleteCommand, PutCommand } from '../aws/dynamodb';
 import type { MailKind } from '../domain/mail-settings';
 import { effectiveOverride, type TemplateOverride, type TemplatePart } from '../domain/template-overrides';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { ITEM_EXISTS, keys } from './keys';
 import { cachedPartition } from './query';
 

@@ -6,10 +6,10 @@
  * Deleting a ticket leaves its CC partition behind (a few small items nothing reads: the ticket's
  * routes answer 404 first).
  */
-import { DeleteCommand, PutCommand } from './dynamodb';
+import { DeleteCommand, PutCommand } from '../aws/dynamodb';
 import type { TicketCc } from '../domain/mail-settings';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
 import { IN_PARTITION, ITEM_IS_NEW, keys } from './keys';
 import { batchGet, queryAll } from './query';

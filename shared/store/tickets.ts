@@ -2,7 +2,7 @@
  * Tickets and their item collections: named access patterns over the single table.
  * See docs/data-model.md for the keys and the cost of each operation.
  */
-import { GetCommand, QueryCommand } from './dynamodb';
+import { GetCommand, QueryCommand } from '../aws/dynamodb';
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import type { TicketChanges } from '../domain/ticket';
 import type { FollowupPlan } from '../domain/followup';
@@ -10,7 +10,7 @@ import { MissingRecord, NotFound } from '../domain/errors';
 import { MAX_PAGE_DEPTH, PageTooDeep, isIdCursor, pageWindow, type IdCursor, type PageLinks, type PageRequest, type PageWindow } from '../domain/pagination';
 import { subBlockCounts, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION, INDEXES, inIndex, TICKET_SORT_KEY, type IndexName } from './keys';
 import { attachmentItem, attachmentRefItem, collectionsFrom, followupItem, followupRefItem, mergedItem, strip, ticketItem, RESERVATION_VERSION, UPDATED_BY, type ReadCollection } from './items';
 import { readCounts } from './ticket-counts';
@@ -110,7 +110,7 @@ export function childDeletes(followups: Followup[], attachments: Attachment[]): 
  * followup (items.ts `ticketItem`), so a plain create is one conditional PutItem, and then the
  * followup's ref; with an attachment or an event, everything goes in one transaction. Either way only
  * items of this ticket are written, so concurrent creates never conflict; the counts follow from
- * the stream (store/ticket-counts.ts). The write holds a reservation in the ticket's queue
+ * the stream (consumer/ticket-counts.ts). The write holds a reservation in the ticket's queue
  * (store/queue-reservations.ts), so the queue is not deleted under it: MissingQueueOnWrite when it is gone.
  */
 export async function createTicket(
@@ -130,7 +130,7 @@ export async function createTicket(
   if (!whole) {
     // The ticket is the commit: once it is stored the create has happened. Its ref only finds the
     // opening followup by id; should that write fail, the stream consumer writes it from the
-    // ticket's INSERT (store/collection-repair.ts), and the answer is still the 201.
+    // ticket's INSERT (consumer/collection-repair.ts), and the answer is still the 201.
     await transact([openingRef]).catch((error: unknown) => logger.warn('opening followup ref not written: the stream consumer will', { ticket: ticket.id, error: String(error) }));
   }
   return { ticket, followups: [opening], attachments, mergedFrom: [] };
@@ -222,7 +222,7 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
  * status it was planned with (StaleTicket when that changed: plan again); any other followup's
  * transaction holds only its own items, so followups on one ticket never conflict. A followup
  * committed as its ticket is deleted, or under a status its ticket just left, is mended by the
- * stream consumer (store/collection-repair.ts).
+ * stream consumer (consumer/collection-repair.ts).
  */
 export async function addFollowup(
   ticket: Ticket,
@@ -284,7 +284,7 @@ export async function addFollowup(
  * first).
  * The first transaction also records all their files for deletion; returns those records (for
  * `removeFiles`). A followup committed meanwhile (its transaction does not hold the ticket) is
- * removed by the stream consumer (store/collection-repair.ts).
+ * removed by the stream consumer (consumer/collection-repair.ts).
  * Conditional on the version `root` was read with, so what it deletes is what was read: throws
  * StaleTicket when the ticket changed meanwhile (read again and retry), MissingTicket if it is gone.
  */

@@ -3,10 +3,10 @@
  * and a summary under the integer id in the `TOKENS` partition (what lists and revocation read),
  * written and deleted together. The key itself is never stored.
  */
-import { GetCommand } from './dynamodb';
+import { GetCommand } from '../aws/dynamodb';
 import type { ApiToken } from '../domain/tokens';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryAll } from './query';

@@ -1,7 +1,7 @@
 /** Multi-item writes as DynamoDB transactions, and the errors they can end in. */
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from './dynamodb';
-import { dynamo } from './clients';
-import { retryErrorType } from './aws-request';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '../aws/dynamodb';
+import { dynamo } from '../aws/clients';
+import { retryErrorType } from '../aws/aws-request';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

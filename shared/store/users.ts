@@ -2,10 +2,10 @@
  * Users: the full record under the username (what authentication reads, one GetItem), and a small
  * summary under the integer id (what assignee checks read), written together.
  */
-import { GetCommand } from './dynamodb';
+import { GetCommand } from '../aws/dynamodb';
 import type { User, UserSummary } from '../domain/records';
 import { config } from '../config';
-import { dynamo } from './clients';
+import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryAll } from './query';

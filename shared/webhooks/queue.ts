@@ -3,7 +3,7 @@
  * in the local runtime its in-process timers, registered at start.
  */
 import { config } from '../config';
-import { sendMessage } from '../store/sqs';
+import { sendMessage } from '../aws/sqs';
 import type { DeliveryQueue } from './service';
 
 let local: DeliveryQueue | undefined;

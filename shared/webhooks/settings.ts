@@ -4,7 +4,7 @@
  * (`HELPDESK_WEBHOOK_SECRET_ARN`, read once per process).
  */
 import { config } from '../config';
-import { deploymentSecret } from '../store/secrets';
+import { deploymentSecret } from '../aws/secrets';
 import { isWebhookSecret, newEventId, type WebhookEvent } from '../domain/webhooks';
 import type { OutboxEvent } from '../store/outbox';
 
@@ -13,7 +13,7 @@ export function eventWanted(event: WebhookEvent): boolean {
   return config.webhooks.receivers(event) > 0;
 }
 
-/** The webhook signing secret, read once per process (store/secrets.ts). */
+/** The webhook signing secret, read once per process (aws/secrets.ts). */
 export const webhookSecret = deploymentSecret(
   () => ({ arn: config.webhooks.secretArn, value: config.webhooks.secret }),
   (raw) => {

@@ -84,8 +84,8 @@ describe('observability of the dev environment', () => {
   it('alarms on the 5xx rate, the p99 latency, Lambda throttles and 429s, each notifying the topic', () => {
     const alarms = resources(api, 'AWS::CloudWatch::Alarm');
     // Those four, the two webhook failure queues' (tests/infra/webhooks.test.ts) and the file
-    // sweeper's (tests/infra/file-sweeper.test.ts) and the ticket counts' (tests/infra/ticket-counts.test.ts), on the same topic.
-    expect(alarms).toHaveLength(8);
+    // sweeper's (tests/infra/file-sweeper.test.ts) and the stream consumer's two (tests/infra/stream-consumer.test.ts), on the same topic.
+    expect(alarms).toHaveLength(9);
     for (const [, a] of alarms) {
       expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(a.Properties.OKActions).toEqual([{ Ref: topicId }]);

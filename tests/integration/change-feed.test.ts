@@ -5,20 +5,20 @@
  * stream itself. The settle horizon is 0, so an event is readable as soon as it is written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueryCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { QueryCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
 let api: ReturnType<typeof clientFor>;
 let dynamo: DynamoDB;
-let recordChangeEvents: typeof import('../../shared/store/change-feed').recordChangeEvents;
+let recordChangeEvents: typeof import('../../shared/consumer/change-feed').recordChangeEvents;
 
 beforeAll(async () => {
   runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0', HELPDESK_EVENTS_SETTLE_MS: '0' });
   api = clientFor(runtime.url);
-  ({ dynamo } = await import('../../shared/store/clients'));
-  ({ recordChangeEvents } = await import('../../shared/store/change-feed'));
+  ({ dynamo } = await import('../../shared/aws/clients'));
+  ({ recordChangeEvents } = await import('../../shared/consumer/change-feed'));
 }, 120_000);
 
 afterAll(async () => {
@@ -156,7 +156,7 @@ describe('the feed', () => {
     const ticket = (await api.createTicket({ title: 'Replayed' })).body;
     const first = await since(cursor, 2);
     // The stream records of that create, read back as the consumer got them.
-    const { tableChangeOf } = await import('../../shared/store/stream-records');
+    const { tableChangeOf } = await import('../../shared/consumer/stream-records');
     const { DynamoDBStreamsClient, DescribeStreamCommand, GetShardIteratorCommand, GetRecordsCommand } = await import('@aws-sdk/client-dynamodb-streams');
     const { DescribeTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
     const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { StandardRetryStrategy } from '@smithy/util-retry';
-import { DynamoDB, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
+import { DynamoDB, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '../../shared/aws/dynamodb';
 import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: { stop(): Promise<void> };

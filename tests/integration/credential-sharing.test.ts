@@ -4,7 +4,7 @@
  * cold runtime) once spent a minute of CPU on hashes. Counted on the wire, on an in-process runtime.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DynamoDB } from '../../shared/store/dynamodb';
+import type { DynamoDB } from '../../shared/aws/dynamodb';
 import { basic, clientFor } from './client';
 import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
 
@@ -13,7 +13,7 @@ let dynamo: DynamoDB;
 
 beforeAll(async () => {
   runtime = await startInProcessRuntime();
-  ({ dynamo } = await import('../../shared/store/clients'));
+  ({ dynamo } = await import('../../shared/aws/clients'));
 }, 120_000);
 
 afterAll(async () => {

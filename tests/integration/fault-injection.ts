@@ -1,15 +1,15 @@
 /**
  * Fault injection for the in-process local runtime (tests only; nothing here ships).
  *
- * DynamoDB: an interceptor around the store client's calls (shared/store/dynamodb.ts), outside its
+ * DynamoDB: an interceptor around the store client's calls (shared/aws/dynamodb.ts), outside its
  * retries: an injected error is what the handler sees once the client has given up. S3: the store signs its requests itself and calls the global `fetch` at call
- * time (shared/store/files.ts), so the test wraps `globalThis.fetch` for the S3 engine's host only;
+ * time (shared/aws/s3.ts), so the test wraps `globalThis.fetch` for the S3 engine's host only;
  * the store's retries of a 5xx go through the wrapper too, and every attempt of a faulted call fails.
  *
  * While armed, every DynamoDB command and every S3 call is a numbered step; a run records its steps,
  * and `faults` says which step numbers fail and how.
  */
-import { DynamoDBServiceError, type DynamoDB } from '../../shared/store/dynamodb';
+import { DynamoDBServiceError, type DynamoDB } from '../../shared/aws/dynamodb';
 
 export type FaultKind = 'server' | 'network' | 'throttle' | 'lost-reply';
 /** The kinds a step is failed with in the per-step matrix (`lost-reply` is tested on its own). */

@@ -12,7 +12,7 @@
  * compare exactly. How faults are injected: fault-injection.ts.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DynamoDB } from '../../shared/store/dynamodb';
+import type { DynamoDB } from '../../shared/aws/dynamodb';
 import { clientFor, multipart, unique, type CallOptions, type Reply } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 import { FAULT_KINDS, FaultInjector, type FaultKind, type Step } from './fault-injection';
@@ -64,7 +64,7 @@ beforeAll(async () => {
   runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
   api = clientFor(runtime.url);
   // The store's modules, as the handlers use them (imported once the runtime set the environment).
-  ({ dynamo } = await import('../../shared/store/clients'));
+  ({ dynamo } = await import('../../shared/aws/clients'));
   ({ clearCredentialCache } = await import('../../shared/middleware/auth'));
   ({ forgetReferences } = await import('../../shared/store/references'));
   ({ listCustomFields } = await import('../../shared/store/custom-fields'));

@@ -210,7 +210,7 @@ describe('followups', () => {
 
 describe('delivery', () => {
   it('a retried stream batch sends nothing twice', async () => {
-    const { dynamo } = await import('../../shared/store/clients');
+    const { dynamo } = await import('../../shared/aws/clients');
     let failed = 0;
     let mailPuts = 0;
     // The batch fails after its first mail is recorded (and queued): the stream poller reads it again.
@@ -240,7 +240,7 @@ describe('delivery', () => {
 
 describe('mail in on the same runtime', () => {
   it("looks its senders up without reading every user for every message: the users' partition once a minute", async () => {
-    const [{ dynamo }, { ingest }, { compose }] = await Promise.all([import('../../shared/store/clients'), import('../../shared/mail-in/ingest'), import('../fixtures/mail/corpus')]);
+    const [{ dynamo }, { ingest }, { compose }] = await Promise.all([import('../../shared/aws/clients'), import('../../shared/mail-in/ingest'), import('../fixtures/mail/corpus')]);
     const ticket = (await api.createTicket({ queue: queue.id, title: 'Tagged', submitter_email: 'tagged@example.com' })).body;
     const subject = `Re: [${queue.slug}-${ticket.id}] Tagged`;
     const message = async (from: string, n: number) =>
@@ -267,11 +267,11 @@ describe('mail in on the same runtime', () => {
 describe('mail in over SMTP on the same runtime', () => {
   it('reads the queues once a minute, not for every message, and reads them again before refusing an address (a queue made elsewhere)', async () => {
     const [{ dynamo }, { startLocalSmtp }, { compose }, { keys }, { PutCommand }, { config }, { default: nodemailer }] = await Promise.all([
-      import('../../shared/store/clients'),
+      import('../../shared/aws/clients'),
       import('../../infra/local/smtp'),
       import('../fixtures/mail/corpus'),
       import('../../shared/store/keys'),
-      import('../../shared/store/dynamodb'),
+      import('../../shared/aws/dynamodb'),
       import('../../shared/config'),
       import('nodemailer'),
     ]);

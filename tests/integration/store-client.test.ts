@@ -1,5 +1,5 @@
 /**
- * The store's DynamoDB client (shared/store/dynamodb.ts) on a real DynamoDB Local, beside the SDK's
+ * The store's DynamoDB client (shared/aws/dynamodb.ts) on a real DynamoDB Local, beside the SDK's
  * document client it stands in for: binary attributes (base64 on the wire, Uint8Array in items)
  * written by one are read back the same by the other, in keys, sets, nested values and conditions.
  */
@@ -9,15 +9,15 @@ import { DynamoDBDocumentClient, GetCommand as SdkGet, PutCommand as SdkPut } fr
 import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: { stop(): Promise<void> };
-let ours: typeof import('../../shared/store/clients').dynamo;
+let ours: typeof import('../../shared/aws/clients').dynamo;
 let sdk: DynamoDBDocumentClient;
-let store: typeof import('../../shared/store/dynamodb');
+let store: typeof import('../../shared/aws/dynamodb');
 const table = () => process.env.TABLE_NAME!;
 
 beforeAll(async () => {
   runtime = await startInProcessRuntime();
-  ({ dynamo: ours } = await import('../../shared/store/clients'));
-  store = await import('../../shared/store/dynamodb');
+  ({ dynamo: ours } = await import('../../shared/aws/clients'));
+  store = await import('../../shared/aws/dynamodb');
   sdk = DynamoDBDocumentClient.from(
     new DynamoDBClient({
       region: process.env.AWS_REGION!,

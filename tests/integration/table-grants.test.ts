@@ -8,7 +8,7 @@
  * needs and its route lacks fails them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { routeByHandler } from '../../shared/api/routes';
 import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
 
@@ -19,7 +19,7 @@ const TableName = () => process.env.TABLE_NAME!;
 
 beforeAll(async () => {
   runtime = await startInProcessRuntime();
-  ({ dynamo } = await import('../../shared/store/clients'));
+  ({ dynamo } = await import('../../shared/aws/clients'));
   ({ asRoute } = await import('../../infra/local/table-access'));
 }, 120_000);
 

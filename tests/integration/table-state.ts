@@ -3,10 +3,10 @@
  * two states differ, and the invariants that tie items, indexes, counters and files together. For
  * the fault injection tests, which run their own in-process runtime: nothing else writes to it.
  */
-import { BatchWriteCommand, ScanCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { BatchWriteCommand, ScanCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { AwsClient } from 'aws4fetch';
 import type { Json } from '../json';
-import { SNAPSHOT_MAX_BYTES } from '../../shared/store/page-snapshots';
+import { SNAPSHOT_MAX_BYTES } from '../../shared/consumer/page-snapshots';
 
 /** A raw table item, read field by field. */
 type Item = Record<string, Json>;

@@ -9,7 +9,7 @@
  * are applied and sees the consumer's work whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -17,7 +17,7 @@ let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<v
 let api: ReturnType<typeof clientFor>;
 let dynamo: DynamoDB;
 let store: {
-  applyTableChanges: typeof import('../../shared/store/table-changes').applyTableChanges;
+  applyTableChanges: typeof import('../../shared/consumer/table-changes').applyTableChanges;
   keys: typeof import('../../shared/store/keys').keys;
   simulateTickets: typeof import('../../bench/seed').simulateTickets;
   pageDepth: number;
@@ -27,9 +27,9 @@ const table = () => process.env.TABLE_NAME!;
 beforeAll(async () => {
   runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
   api = clientFor(runtime.url);
-  ({ dynamo } = await import('../../shared/store/clients'));
+  ({ dynamo } = await import('../../shared/aws/clients'));
   store = {
-    applyTableChanges: (await import('../../shared/store/table-changes')).applyTableChanges,
+    applyTableChanges: (await import('../../shared/consumer/table-changes')).applyTableChanges,
     keys: (await import('../../shared/store/keys')).keys,
     simulateTickets: (await import('../../bench/seed')).simulateTickets,
     pageDepth: (await import('../../shared/domain/pagination')).MAX_PAGE_DEPTH,
@@ -304,7 +304,7 @@ describe('list pages in a large table (simulated)', () => {
 
 describe('counts of a helpdesk with many queues and agents', () => {
   it('the totals item stays small with 50 queues × 50 agents: the views count in items of their own, each exact', async () => {
-    const { applyTicketRecords } = await import('../../shared/store/ticket-counts');
+    const { applyTicketRecords } = await import('../../shared/consumer/ticket-counts');
     const { itemSize } = await import('../../bench/item-size');
     // One ticket per queue × assignee (statuses cycling), counted by the consumer's own code, on ids
     // and queues no other test uses (uncounted at the end).
@@ -332,7 +332,7 @@ describe('counts of a helpdesk with many queues and agents', () => {
   }, 120_000);
 
   it('a run of tickets another consumer moved meanwhile into view items of their own is applied in smaller transactions, each within 100 actions', async () => {
-    const { applyTicketRecords } = await import('../../shared/store/ticket-counts');
+    const { applyTicketRecords } = await import('../../shared/consumer/ticket-counts');
     const FIRST = 2 * 10 ** 9;
     const TICKETS = 23; // from one shared view combination into one each: 23 + 1 block + 3 + 69 + 2 totals = 98 actions
     const ids = Array.from({ length: TICKETS }, (_, i) => FIRST + i);

@@ -11,7 +11,7 @@
  * ids of tickets created then would be.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { GetCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { ADMIN_ID, clientFor, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -78,7 +78,7 @@ const priorityPartitions = (calls: string[]) => calls.filter((c) => c.startsWith
 beforeAll(async () => {
   runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
   api = clientFor(runtime.url);
-  ({ dynamo } = await import('../../shared/store/clients'));
+  ({ dynamo } = await import('../../shared/aws/clients'));
   ticketKey = (await import('../../shared/store/keys')).keys.ticket;
   budget = (await import('../../shared/store/filtered-lists')).CHECK_BUDGET;
   const { seedTickets } = await import('../../bench/seed');

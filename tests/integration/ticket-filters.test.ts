@@ -8,7 +8,7 @@
  * wants a change applied, and knows every ticket the table holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/store/dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { ADMIN_ID, clientFor, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -18,7 +18,7 @@ let dynamo: DynamoDB;
 let store: {
   keys: typeof import('../../shared/store/keys').keys;
   dimensions: typeof import('../../shared/store/keys').LISTING_DIMENSIONS;
-  backfill: typeof import('../../shared/store/backfill').backfill;
+  backfill: typeof import('../../shared/consumer/backfill').backfill;
 };
 const table = () => process.env.TABLE_NAME!;
 
@@ -99,9 +99,9 @@ const idsOf = (list: Json[]) => list.map((t) => t.id as number);
 beforeAll(async () => {
   runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
   api = clientFor(runtime.url);
-  ({ dynamo } = await import('../../shared/store/clients'));
+  ({ dynamo } = await import('../../shared/aws/clients'));
   const keysModule = await import('../../shared/store/keys');
-  store = { keys: keysModule.keys, dimensions: keysModule.LISTING_DIMENSIONS, backfill: (await import('../../shared/store/backfill')).backfill };
+  store = { keys: keysModule.keys, dimensions: keysModule.LISTING_DIMENSIONS, backfill: (await import('../../shared/consumer/backfill')).backfill };
   queue = (await api.call('POST', '/api/queues/', { json: { title: 'Filtered', slug: 'filtered' } })).body.id;
   const user = await api.call('POST', '/api/users/', { json: { first_name: 'A', last_name: 'Gent', username: 'agent', email: 'agent@example.com', password: 'a-password-1' } });
   expect(user.status).toBe(201);

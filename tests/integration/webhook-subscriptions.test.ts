@@ -3,7 +3,7 @@
  * receiver configured, and a real HTTP receiver on loopback. Subscriptions are made over HTTP;
  * change events are written into the runtime's table as the change feed's items are (`type`
  * `change-event`), and reach the subscriptions through the table's stream, as on AWS; and changes
- * made over the API become such events through the stream consumer (store/change-feed.ts). Signatures
+ * made over the API become such events through the stream consumer (consumer/change-feed.ts). Signatures
  * are checked with the `standardwebhooks` package, as a receiver would.
  */
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Calls to AWS JSON protocols without the SDK (shared/store/aws-json.ts, and SQS through it), against
+ * Calls to AWS JSON protocols without the SDK (shared/aws/aws-json.ts, and SQS through it), against
  * a loopback server standing in for the service: the request as the service expects it (target,
  * content type, SigV4 as aws4fetch signs it), the SDK's retries of 5xx and dropped connections, and
  * the service's error by name.
@@ -20,8 +20,8 @@ Object.assign(process.env, {
   AWS_ENDPOINT_URL_SQS: endpoint,
   AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
 });
-const { awsJsonCall, AwsServiceError } = await import('../../shared/store/aws-json');
-const { sendMessage } = await import('../../shared/store/sqs');
+const { awsJsonCall, AwsServiceError } = await import('../../shared/aws/aws-json');
+const { sendMessage } = await import('../../shared/aws/sqs');
 
 beforeEach(() => {
   seen.length = 0;

@@ -1,5 +1,5 @@
 /**
- * The store's DynamoDB client (shared/store/dynamodb.ts, aws-request.ts) held to the SDK's client it
+ * The store's DynamoDB client (shared/aws/dynamodb.ts, aws-request.ts) held to the SDK's client it
  * stands in for (@aws-sdk/client-dynamodb, installed for this and the local runtime), both sending to
  * one loopback server: on a table of answered errors (every error class of DynamoDB's model among
  * them) and of network failures, the retry strategy is told the same kind of error by both; the
@@ -13,9 +13,9 @@ import { Agent as HttpsAgent } from 'node:https';
 import * as Sdk from '@aws-sdk/client-dynamodb';
 import { StandardRetryStrategy } from '@smithy/util-retry';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { DYNAMODB_RETRIES } from '../../shared/store/clients';
-import type { RetryErrorType, RetryStrategy } from '../../shared/store/aws-request';
-import { DynamoDB, GetCommand } from '../../shared/store/dynamodb';
+import { DYNAMODB_RETRIES } from '../../shared/aws/clients';
+import type { RetryErrorType, RetryStrategy } from '../../shared/aws/aws-request';
+import { DynamoDB, GetCommand } from '../../shared/aws/dynamodb';
 import { startAwsStandIn, type Reply } from './aws-stand-in';
 
 process.env.AWS_REGION = 'eu-west-1';

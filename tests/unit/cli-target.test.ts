@@ -19,7 +19,7 @@ it("signs the store's calls with the profile's credentials, in the profile's reg
   expect(process.env.AWS_REGION).toBe('ap-southeast-2');
   expect(process.env.TABLE_NAME).toBe('helpdesk-prod');
 
-  const { awsSigner } = await import('../../shared/store/sigv4');
+  const { awsSigner } = await import('../../shared/aws/sigv4');
   const signed = await awsSigner('dynamodb', process.env.AWS_REGION!).sign({
     method: 'POST',
     protocol: 'https:',

@@ -42,8 +42,8 @@ afterAll(async () => {
 });
 
 it('calls queued for sockets longer than the timeout all succeed: only time on the wire counts', { timeout: 30_000 }, async () => {
-  const { dynamo } = await import('../../shared/store/clients');
-  const { GetCommand } = await import('../../shared/store/dynamodb');
+  const { dynamo } = await import('../../shared/aws/clients');
+  const { GetCommand } = await import('../../shared/aws/dynamodb');
   const calls = 300; // six waves through the client's sockets
   const started = performance.now();
   const results = await Promise.allSettled(

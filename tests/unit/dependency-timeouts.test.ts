@@ -1,6 +1,6 @@
 /**
  * A dependency that hangs: the store's real DynamoDB, S3, SQS and Secrets Manager clients (SQS and
- * Secrets Manager through store/aws-json.ts, on DynamoDB's sockets), pointed at a loopback server
+ * Secrets Manager through aws/aws-json.ts, on DynamoDB's sockets), pointed at a loopback server
  * that accepts connections and never answers, give up in time for the function to answer its JSON
  * 503 before its own 10 s timeout (and with the error names the error middleware maps to 503).
  */
@@ -50,8 +50,8 @@ async function failure(call: () => Promise<unknown>): Promise<{ error: Error; ms
 // Concurrent: each hang is waited out in real time (the SDK's socket timers), and they do not meet.
 describe.concurrent('a dependency that never answers', () => {
   it('DynamoDB: a TimeoutError after the SDK attempts, well within the function timeout', { timeout: 20_000 }, async () => {
-    const { dynamo } = await import('../../shared/store/clients');
-    const { GetCommand } = await import('../../shared/store/dynamodb');
+    const { dynamo } = await import('../../shared/aws/clients');
+    const { GetCommand } = await import('../../shared/aws/dynamodb');
     const { error, ms } = await failure(() => dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: 'x', SK: 'y' } })));
     expect(error.name).toBe('TimeoutError');
     expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(4);
@@ -60,7 +60,7 @@ describe.concurrent('a dependency that never answers', () => {
   });
 
   it('S3: an S3NetworkError within S3_CALL_TIMEOUT_MS', { timeout: 20_000 }, async () => {
-    const { putFile, S3_CALL_TIMEOUT_MS } = await import('../../shared/store/files');
+    const { putFile, S3_CALL_TIMEOUT_MS } = await import('../../shared/aws/s3');
     const { error, ms } = await failure(() => putFile('attachments/1/x', Buffer.from('data'), 'text/plain'));
     expect(error.name).toBe('S3NetworkError');
     expect(ms).toBeGreaterThanOrEqual(S3_CALL_TIMEOUT_MS - 50);
@@ -68,7 +68,7 @@ describe.concurrent('a dependency that never answers', () => {
   });
 
   it("SQS: a TimeoutError after 3 attempts (the SDK's default), on the same timeouts as DynamoDB", { timeout: 20_000 }, async () => {
-    const { sendMessage } = await import('../../shared/store/sqs');
+    const { sendMessage } = await import('../../shared/aws/sqs');
     const { error, ms } = await failure(() => sendMessage('https://sqs.us-east-1.amazonaws.com/123456789012/deliveries', '{}'));
     expect(error.name).toBe('TimeoutError');
     expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(3);

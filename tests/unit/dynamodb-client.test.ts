@@ -1,5 +1,5 @@
 /**
- * The store's DynamoDB client (shared/store/dynamodb.ts) against a loopback server that answers as
+ * The store's DynamoDB client (shared/aws/dynamodb.ts) against a loopback server that answers as
  * DynamoDB's JSON protocol does: the request DynamoDB expects (target, content type, SigV4,
  * marshalled attribute values), outputs unmarshalled, the SDK's retry rules and error shapes, and
  * the interceptors. The integration tests run every store call against DynamoDB Local itself.
@@ -8,10 +8,10 @@ import { Agent, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { StandardRetryStrategy } from '@smithy/util-retry';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DYNAMODB_RETRIES } from '../../shared/store/clients';
+import { DYNAMODB_RETRIES } from '../../shared/aws/clients';
 import * as Sdk from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/store/dynamodb';
-import { serviceEndpoint } from '../../shared/store/aws-request';
+import { BatchGetCommand, BatchWriteCommand, DynamoDB, DynamoDBServiceError, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../../shared/aws/dynamodb';
+import { serviceEndpoint } from '../../shared/aws/aws-request';
 import { startAwsStandIn, type Seen } from './aws-stand-in';
 
 process.env.AWS_REGION = 'eu-west-1';
@@ -208,10 +208,10 @@ describe('endpoints', () => {
     try {
       Object.assign(process.env, { AWS_USE_FIPS_ENDPOINT: 'true', AWS_REGION: 'us-east-1' });
       delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
-      await expect(import('../../shared/store/clients')).rejects.toThrow(/AWS_USE_FIPS_ENDPOINT=true is not supported/);
+      await expect(import('../../shared/aws/clients')).rejects.toThrow(/AWS_USE_FIPS_ENDPOINT=true is not supported/);
       vi.resetModules();
       process.env.AWS_USE_FIPS_ENDPOINT = 'false';
-      await expect(import('../../shared/store/clients')).resolves.toHaveProperty('dynamo');
+      await expect(import('../../shared/aws/clients')).resolves.toHaveProperty('dynamo');
     } finally {
       process.env = saved;
       vi.resetModules();

@@ -1,13 +1,14 @@
-/** Change events from stream records (shared/store/events-of.ts) and their place in the feed (change-feed.ts). */
+/** Change events from stream records (shared/consumer/events-of.ts) and their place in the feed (change-feed.ts). */
 import { describe, expect, it } from 'vitest';
 import type { CustomFieldDefinition } from '../../shared/domain/custom-fields';
 import { feedEvent } from '../../shared/domain/events';
 import type { Attachment, Followup, Ticket } from '../../shared/domain/records';
-import { eventId, eventsOf, type EventContext } from '../../shared/store/events-of';
+import { eventId, eventsOf, type EventContext } from '../../shared/consumer/events-of';
 import { attachmentItem, followupItem, ticketItem, WRITTEN_OUT } from '../../shared/store/items';
 import { keys } from '../../shared/store/keys';
-import type { TableChange } from '../../shared/store/table-changes';
-import { changeEventFromItem, changeEventItem, decodeFeedCursor, encodeFeedCursor, feedPosition } from '../../shared/store/change-feed';
+import type { TableChange } from '../../shared/consumer/changes';
+import { changeEventFromItem, decodeFeedCursor, encodeFeedCursor } from '../../shared/store/change-feed';
+import { changeEventItem, feedPosition } from '../../shared/consumer/change-feed';
 
 const defs: CustomFieldDefinition[] = [
   { name: 'region', key: 'k1', label: 'Region', help_text: '', data_type: 'varchar', max_length: 20, decimal_places: null, empty_selection_list: false, list_values: [], required: false, staff_only: true, ordering: 1 },

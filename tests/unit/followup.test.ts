@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ParsedBody } from '../../shared/domain/body';
 import { ValidationError } from '../../shared/domain/errors';
 import { parseFollowupBody, planFollowup, type FollowupRefs } from '../../shared/domain/followup';
-import type { Ticket, UploadedFile } from '../../shared/domain/records';
+import type { UploadedFile } from '../../shared/domain/body';
+import type { Ticket } from '../../shared/domain/records';
 import { ticketRecord } from './fixtures';
 
 const NOW = new Date('2030-01-02T03:04:05Z');

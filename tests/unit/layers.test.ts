@@ -7,7 +7,7 @@
  * Dependencies: every package the project imports is declared, what Lambda code imports is in
  * `dependencies` (types aside), and nothing declared goes unused.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -25,11 +25,33 @@ function imports(file: string): string[] {
   return [...text.matchAll(/(?:from|import)\s*(?:\(\s*)?['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => normalize(join(dirname(file), m[1]!)));
 }
 
+/** The project files a source's code loads: its imports but type-only ones (erased), transitively. */
+function loads(file: string, seen = new Set<string>()): Set<string> {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const specs = [...text.matchAll(/(?:^\s*(?:import|export)(?!\s+type\b)[^'";]*?from\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => m[1]!);
+  for (const spec of specs) {
+    const path = normalize(join(dirname(file), spec));
+    const target = existsSync(join(ROOT, `${path}.ts`)) ? `${path}.ts` : join(path, 'index.ts');
+    if (seen.has(target)) continue;
+    seen.add(target);
+    loads(target, seen);
+  }
+  return seen;
+}
+
 describe('layers', () => {
   it.each(['functions', 'shared'])('nothing under %s/ imports infra/', (folder) => {
     const files = sources(folder);
     expect(files.length).toBeGreaterThan(10);
     const offending = files.flatMap((f) => imports(f).filter((i) => relative('infra', i).split('/')[0] !== '..').map((i) => `${f} -> ${i}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('no route loads the stream consumer (shared/consumer/): the request path reads what it writes through the store', () => {
+    const stream = new Set(['functions/mail/queue.ts']);
+    const routes = sources('functions').filter((f) => !f.startsWith('functions/stream/') && !stream.has(f));
+    expect(routes.length).toBeGreaterThan(50);
+    const offending = routes.flatMap((f) => [...loads(f)].filter((i) => i.startsWith('shared/consumer/')).map((i) => `${f} -> ${i}`));
     expect(offending).toEqual([]);
   });
 

@@ -1,9 +1,9 @@
-/** Which listing records the stream consumer writes for the tickets the counts move (store/listings.ts listingWritesOfMoves). */
+/** Which listing records the stream consumer writes for the tickets the counts move (consumer/listings.ts listingWritesOfMoves). */
 import { describe, expect, it } from 'vitest';
-import { listingWritesOfMoves } from '../../shared/store/listings';
+import { listingWritesOfMoves } from '../../shared/consumer/listings';
 import { LISTING_DIMENSIONS } from '../../shared/store/keys';
 import { DELETED_VERSION } from '../../shared/domain/ticket-counts';
-import type { TableChange } from '../../shared/store/table-changes';
+import type { TableChange } from '../../shared/consumer/changes';
 
 const ticket = (version: number, fields: Record<string, unknown> = {}) => ({
   id: 7, version, status: 1, queue: 2, assigned_to: null, priority: 3, created: '2030-01-01T00:00:00.000000Z', modified: `2030-01-0${version}T00:00:00.000000Z`, ...fields,

@@ -1,7 +1,7 @@
 /** Which page snapshots a batch of stream records rewrites or deletes, and what a snapshot keeps (store/page-snapshots.ts). */
 import { describe, expect, it } from 'vitest';
-import { SNAPSHOT_MAX_BYTES, snapshotChanges, snapshotItem } from '../../shared/store/page-snapshots';
-import type { TableChange } from '../../shared/store/table-changes';
+import { SNAPSHOT_MAX_BYTES, snapshotChanges, snapshotItem } from '../../shared/consumer/page-snapshots';
+import type { TableChange } from '../../shared/consumer/changes';
 
 const change = (eventName: TableChange['eventName'], ticket: number, SK: string): TableChange => ({ eventName, keys: { PK: `TICKET#${ticket}`, SK } });
 

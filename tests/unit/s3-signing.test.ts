@@ -1,5 +1,5 @@
 /**
- * S3 calls signed by the SDK's signer (shared/store/files.ts through sigv4.ts) carry the signature
+ * S3 calls signed by the SDK's signer (shared/aws/s3.ts through sigv4.ts) carry the signature
  * aws4fetch gives the same request at the same time (aws4fetch signed them before, against S3 and
  * the local engine alike): PUT and DELETE headers, and the presigned download link's query.
  */
@@ -12,7 +12,7 @@ process.env.AWS_SECRET_ACCESS_KEY = 'secret';
 process.env.AWS_SESSION_TOKEN = 'session';
 process.env.BUCKET_NAME = 'helpdesk-files';
 delete process.env.AWS_ENDPOINT_URL_S3;
-const { putFile, deleteFiles, presignDownload, DOWNLOAD_LINK_SECONDS } = await import('../../shared/store/files');
+const { putFile, deleteFiles, presignDownload, DOWNLOAD_LINK_SECONDS } = await import('../../shared/aws/s3');
 
 const aws4 = new AwsClient({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'session', service: 's3', region: 'eu-west-1' });
 const KEY = "attachments/7/0b1c/Report (final)!'*.pdf";

@@ -1,5 +1,5 @@
 /**
- * Amazon SES v2 SendEmail without the SDK (shared/store/ses.ts) and the SES transport
+ * Amazon SES v2 SendEmail without the SDK (shared/aws/ses.ts) and the SES transport
  * (shared/mail/transports.ts): the request as SES expects it (endpoint, path, SigV4 for `ses`, the
  * raw message base64, the configuration set), the Message-ID SES assigns, retries of 5xx, and an
  * error SES answers thrown by its name. SES is stood in for by a loopback server.
@@ -12,9 +12,9 @@ process.env.AWS_REGION = 'eu-west-1';
 process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
 process.env.AWS_SECRET_ACCESS_KEY = 'secret';
 process.env.AWS_ENDPOINT_URL_SESV2 = stand.endpoint;
-const { sendRawEmail } = await import('../../shared/store/ses');
+const { sendRawEmail } = await import('../../shared/aws/ses');
 const { sesTransport } = await import('../../shared/mail/transports');
-const { serviceEndpoint } = await import('../../shared/store/aws-request');
+const { serviceEndpoint } = await import('../../shared/aws/aws-request');
 
 afterEach(() => {
   stand.seen.length = 0;

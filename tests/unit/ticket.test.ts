@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ParsedBody } from '../../shared/domain/body';
 import { ValidationError } from '../../shared/domain/errors';
-import type { Ticket, UploadedFile, UserSummary } from '../../shared/domain/records';
+import type { UploadedFile } from '../../shared/domain/body';
+import type { Ticket, UserSummary } from '../../shared/domain/records';
 import {
   MAX_TICKET_TEXT_BYTES,
   TICKET_ERROR_ORDER,

@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 const send = vi.hoisted(() => vi.fn());
-vi.mock('../../shared/store/clients', () => ({ dynamo: { send } }));
+vi.mock('../../shared/aws/clients', () => ({ dynamo: { send } }));
 
 const { CONFLICT_ATTEMPTS, ConditionFailed, refusedWhole, transact } = await import('../../shared/store/transact');
 const { errorResponse } = await import('../../shared/middleware/index');

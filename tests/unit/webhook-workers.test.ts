@@ -11,7 +11,7 @@ const dispatchEvent = vi.fn();
 const attemptDelivery = vi.fn();
 const eventsWrittenBefore = vi.fn();
 const recordDeadLettered = vi.fn();
-/** SQS: a loopback stand-in for its JSON protocol (shared/store/sqs.ts), which answers `{}`. */
+/** SQS: a loopback stand-in for its JSON protocol (shared/aws/sqs.ts), which answers `{}`. */
 const sqs = await startAwsStandIn();
 /** What the workers sent to SQS: operation and input. */
 const sqsSent = () => sqs.seen.map(({ headers, body }) => ({ operation: String(headers['x-amz-target']).replace('AmazonSQS.', ''), input: body }));

@@ -1,15 +1,16 @@
 /**
- * The table's stream consumer for ticket counts and collection repairs (infra/ticket-counts.ts):
- * each batch goes through store/table-changes.ts, which is idempotent, so a failed batch is simply
+ * The table's stream consumer (infra/stream-consumer.ts): counts, listings, page snapshots, the
+ * change feed and collection repairs. Each batch goes through consumer/table-changes.ts, which is
+ * idempotent, so a failed batch is simply
  * thrown back for Lambda to retry (then split, then sent to the failure queue). Invoked by hand with
  * `{"backfill": true}`, it counts the tickets of a table written by an earlier version and gives
  * their followups and attachments refs (docs/data-model.md, "Upgrading a table").
  */
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/observability';
-import { backfill } from '../../shared/store/backfill';
-import { tableChangeOf } from '../../shared/store/stream-records';
-import { applyTableChanges } from '../../shared/store/table-changes';
+import { backfill } from '../../shared/consumer/backfill';
+import { tableChangeOf } from '../../shared/consumer/stream-records';
+import { applyTableChanges } from '../../shared/consumer/table-changes';
 
 export async function handler(event: DynamoDBStreamEvent | { backfill: true }): Promise<unknown> {
   if (!('Records' in event)) {

@@ -1,10 +1,11 @@
 /**
- * What the table's stream consumer spends its time on, per phase (store/table-changes.ts) and per
+ * What the table's stream consumer spends its time on, per phase (consumer/table-changes.ts) and per
  * batch (the local poller, infra/local/table-stream.ts), and where the DynamoDB calls of the
- * process spend theirs (waiting for a socket of their pool, or on the wire: store/clients.ts):
+ * process spend theirs (waiting for a socket of their pool, or on the wire: aws/clients.ts):
  * kept in memory, read by the burst benchmark (bench/burst.ts) to show where a burst's lag goes.
  * Costs a clock read per phase and two per call.
  */
+import { observeCalls } from '../aws/clients';
 export interface PhaseTiming {
   /** Calls of the phase (one per batch that had work for it). */
   calls: number;
@@ -28,8 +29,6 @@ export interface ConsumerTimings {
   log: ({ at: number; records: number; ms: number } & CallTiming)[];
   /** DynamoDB calls per socket pool: the stream consumer's own (`stream consumer`), the requests' (`shared`). */
   calls: Record<string, CallTiming>;
-  /** The routes' calls held back for the consumer's (infra/local/consumer-first.ts): how many, how long in all and at most, ms. */
-  admission: { waits: number; ms: number; maxMs: number };
 }
 
 /** DynamoDB calls (attempts answered), the time they waited for a socket of their pool and the time on the wire, ms. */
@@ -42,7 +41,7 @@ export interface CallTiming {
 }
 
 const noCalls = (): CallTiming => ({ calls: 0, queuedMs: 0, wireMs: 0, maxQueuedMs: 0, maxWireMs: 0 });
-const empty = (): ConsumerTimings => ({ since: performance.now(), phases: {}, batches: 0, records: 0, readMs: 0, retries: 0, log: [], calls: {}, admission: { waits: 0, ms: 0, maxMs: 0 } });
+const empty = (): ConsumerTimings => ({ since: performance.now(), phases: {}, batches: 0, records: 0, readMs: 0, retries: 0, log: [], calls: {} });
 let timings = empty();
 
 export const consumerTimings = (): ConsumerTimings => structuredClone(timings);
@@ -100,8 +99,5 @@ export function recordRead(ms: number): void {
 export function recordRetry(): void {
   timings.retries++;
 }
-export function recordAdmission(ms: number): void {
-  timings.admission.waits++;
-  timings.admission.ms += ms;
-  timings.admission.maxMs = Math.max(timings.admission.maxMs, ms);
-}
+
+observeCalls(recordCall);

@@ -17,15 +17,15 @@
  *
  * Every step reads the table as it is now, so repeating one (a retried batch) is harmless.
  */
-import { keys, TICKET_PREFIX, ITEM_IS_NEW, IN_PARTITION, INDEXES } from './keys';
-import { cleanupsOfDeleted } from './file-cleanups';
-import { batchGet, queryAll } from './query';
-import { put, rekeyStatus } from './tickets';
-import { followupRefItem, openingOf } from './items';
+import { keys, TICKET_PREFIX, ITEM_IS_NEW, IN_PARTITION, INDEXES } from '../store/keys';
+import { cleanupsOfDeleted } from '../store/file-cleanups';
+import { batchGet, queryAll } from '../store/query';
+import { put, rekeyStatus } from '../store/tickets';
+import { followupRefItem, openingOf } from '../store/items';
 import type { Followup } from '../domain/records';
-import { loadReferences } from './references';
+import { loadReferences } from '../store/references';
 import type { Ticket } from '../domain/records';
-import { ConditionFailed, transactEssentialFirst, transact, type TransactItem } from './transact';
+import { ConditionFailed, transactEssentialFirst, transact, type TransactItem } from '../store/transact';
 import { config } from '../config';
 import { logger } from '../observability';
 

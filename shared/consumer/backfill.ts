@@ -1,7 +1,7 @@
 /**
- * Brings a table written by an earlier version up to this one: ticket counts (store/ticket-counts.ts;
+ * Brings a table written by an earlier version up to this one: ticket counts (consumer/ticket-counts.ts;
  * the agent views' counts an earlier version kept on the totals items moved to their own items)
- * and listing records (store/listings.ts) and page snapshots (store/page-snapshots.ts) from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
+ * and listing records (consumer/listings.ts) and page snapshots (consumer/page-snapshots.ts) from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
  * refs existed. Safe to run at any time and more than once: counts are applied through the same
  * idempotent path as the stream (a ticket's current version, which the stream's later records
  * supersede), listing records likewise (conditional on holding an older version), refs are rewritten with what they already hold. The local runtime runs it at start
@@ -9,15 +9,16 @@
  * (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
-import { GetCommand, UpdateCommand } from './dynamodb';
-import { dynamo } from './clients';
-import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from './keys';
-import { attachmentRefItem, followupRefItem, openingOf, strip } from './items';
-import { queryPages } from './query';
-import { applyTicketRecords, moveViewCountsOutOfTotals, readTotals, ticketRecordOf } from './ticket-counts';
+import { GetCommand, UpdateCommand } from '../aws/dynamodb';
+import { dynamo } from '../aws/clients';
+import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from '../store/keys';
+import { attachmentRefItem, followupRefItem, openingOf, strip } from '../store/items';
+import { queryPages } from '../store/query';
+import { readTotals } from '../store/ticket-counts';
+import { applyTicketRecords, moveViewCountsOutOfTotals, ticketRecordOf } from './ticket-counts';
 import { applyListingWrites, listingWritesOf } from './listings';
 import { writePageSnapshots } from './page-snapshots';
-import { transact } from './transact';
+import { transact } from '../store/transact';
 import type { Attachment, Followup } from '../domain/records';
 import type { TicketRecord } from '../domain/ticket-counts';
 

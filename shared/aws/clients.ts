@@ -8,7 +8,6 @@ import { StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
 import { connectTimeoutAgents, serviceEndpoint, type AwsAgents } from './aws-request';
 import { DynamoDB } from './dynamodb';
-import { recordCall } from './consumer-timings';
 
 /**
  * A call that hangs fails rather than running into the function's timeout (15 s): on AWS each
@@ -78,8 +77,17 @@ export const agents: AwsAgents = {
     return (rooms.getStore()?.agents ?? sharedAgents).https;
   },
 };
-/** Outside Lambda, each call's wait for a socket and time on the wire, per room (the burst benchmark reads them). */
-const timed = config.lambdaFunctionName ? undefined : (queuedMs: number, wireMs: number) => recordCall(rooms.getStore()?.name ?? 'shared', queuedMs, wireMs);
+/** Told each call's wait for a socket and time on the wire, and the room it ran in. */
+export type CallObserver = (room: string, queuedMs: number, wireMs: number) => void;
+let callObserver: CallObserver | undefined;
+/**
+ * Outside Lambda, whoever times the calls registers here (the stream consumer's timings, which the
+ * burst benchmark reads): this layer knows nothing of its callers.
+ */
+export function observeCalls(observer: CallObserver): void {
+  callObserver = observer;
+}
+const timed = config.lambdaFunctionName ? undefined : (queuedMs: number, wireMs: number) => callObserver?.(rooms.getStore()?.name ?? 'shared', queuedMs, wireMs);
 export const transport = { agents, attemptMs, ...(timed ? { timed } : {}) };
 
 export const dynamo = new DynamoDB(() => ({

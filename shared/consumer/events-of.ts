@@ -1,6 +1,6 @@
 /**
  * Change events from the table's stream (issue 15): what one stream record of a ticket, followup or
- * attachment item means to an integration. Pure: the stream consumer (store/change-feed.ts) writes
+ * attachment item means to an integration. Pure: the stream consumer (consumer/change-feed.ts) writes
  * what this returns to the change feed, whose items the dispatcher sends to subscriptions.
  *
  * The records are the items' own writes, so a change committed is a record, and a record is a change
@@ -21,10 +21,10 @@ import { privateTicketFields } from '../domain/disclosure';
 import type { ChangeEvent, EventType, FieldChange, JsonValue } from '../domain/events';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import { attachmentView, followupView, ticketView } from '../domain/views';
-import { MAIL_PREFIX, TICKET_PREFIX } from './keys';
+import { MAIL_PREFIX, TICKET_PREFIX } from '../store/keys';
 import type { MailRecord } from '../domain/mail';
-import { openingOf, strip, WRITTEN_OUT } from './items';
-import type { StreamPosition, TableChange } from './table-changes';
+import { openingOf, strip, WRITTEN_OUT } from '../store/items';
+import type { StreamPosition, TableChange } from './changes';
 
 type Item = Record<string, unknown>;
 type Data = Record<string, JsonValue>;

@@ -242,7 +242,7 @@ export interface AwsTransport {
   /**
    * Told of each attempt that got an answer: how long it waited for a socket of the pool (and for it
    * to connect), and how long it then took on the wire (the service's own time, plus the network).
-   * The local runtime's burst benchmark reads where a call's time goes (store/consumer-timings.ts).
+   * The local runtime's burst benchmark reads where a call's time goes (consumer/consumer-timings.ts).
    */
   timed?: (queuedMs: number, wireMs: number) => void;
 }

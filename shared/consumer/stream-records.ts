@@ -1,10 +1,10 @@
 /**
- * A record of the table's DynamoDB Stream as a TableChange (store/table-changes.ts), whoever read
+ * A record of the table's DynamoDB Stream as a TableChange (consumer/table-changes.ts), whoever read
  * it: Lambda's event (the CountTickets function), the Streams API through the SDK (the local
  * runtime's poller, the CLI's replay-stream).
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { TableChange } from './table-changes';
+import type { TableChange } from './changes';
 
 type Image = Record<string, unknown>;
 

@@ -6,7 +6,7 @@
  * As the SDK's clients would, and through the DynamoDB client's request code (aws-request.ts):
  * credentials from the function's environment; the SDK's standard retry strategy with its default of
  * 3 attempts, deciding by the SDK's classification; clock-skew correction; the DynamoDB client's
- * sockets and timeouts (store/clients.ts: 1 s to connect, then HELPDESK_DEPENDENCY_TIMEOUT_MS,
+ * sockets and timeouts (aws/clients.ts: 1 s to connect, then HELPDESK_DEPENDENCY_TIMEOUT_MS,
  * default 2 s, without a byte); a call that never got an answer throws a TimeoutError (or a
  * NetworkingError with the socket's code), and an error the service answers is thrown with the
  * error's name (`__type` without its namespace) and message.

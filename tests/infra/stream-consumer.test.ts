@@ -1,4 +1,4 @@
-/** Template tests of the ticket counts consumer (infra/ticket-counts.ts): its stream, its grants, its failures. */
+/** Template tests of the table's stream consumer (infra/stream-consumer.ts): its ids, its stream, its grants, its failures. */
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
@@ -13,7 +13,25 @@ beforeAll(() => {
   [countId] = functionIn(api, 'TicketCountsCountTickets');
 });
 
-describe('ticket counts consumer', () => {
+describe('stream consumer', () => {
+  it('keeps the logical ids it was deployed with (TicketCounts, CountTickets), so an upgrade replaces neither its function nor its mapping', () => {
+    const ids = Object.entries(api.toJSON().Resources as Record<string, Resource>)
+      .filter(([id]) => id.startsWith('TicketCounts'))
+      .map(([id, r]) => `${r.Type} ${id}`)
+      .sort();
+    expect(ids).toEqual([
+      'AWS::CloudWatch::Alarm TicketCountsFailuresAlarm6A7D4CC9',
+      'AWS::CloudWatch::Alarm TicketCountsIteratorAgeAlarmB786F183', // added (issue 33): new, replaces nothing
+      'AWS::IAM::Policy TicketCountsCountTicketsRoleDefaultPolicy59E57DC5',
+      'AWS::IAM::Role TicketCountsCountTicketsRoleA84E259D',
+      'AWS::Lambda::EventSourceMapping TicketCountsCountTicketsDynamoDBEventSourceHelpdeskdevDataTable21C797F4561C7EE8',
+      'AWS::Lambda::Function TicketCountsCountTicketsA914DFD7',
+      'AWS::Logs::LogGroup TicketCountsCountTicketsLogsB9E4793A',
+      'AWS::SQS::Queue TicketCountsCountFailures70FA9E35',
+      'AWS::SQS::QueuePolicy TicketCountsCountFailuresPolicyAF49E18B',
+    ]);
+  });
+
   it('reads the table stream, filtered to ticket items and the followup and attachment records the counts and change feed need, retried then dead-lettered', () => {
     const mappings = Object.values(api.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>).filter(
       (m) => JSON.stringify(m.Properties.FunctionName).includes(countId),
@@ -62,5 +80,12 @@ describe('ticket counts consumer', () => {
     );
     expect(alarms).toHaveLength(1);
     expect(alarms[0]!.Properties.AlarmActions).toHaveLength(1);
+  });
+
+  it("raises an alarm when the stream's newest records wait a minute, three minutes in a row", () => {
+    const [alarm] = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).filter((a) => a.Properties.MetricName === 'IteratorAge');
+    expect(alarm!.Properties).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Maximum', Period: 60, Threshold: 60_000, EvaluationPeriods: 3 });
+    expect(JSON.stringify(alarm!.Properties.Dimensions)).toContain(countId);
+    expect(alarm!.Properties.AlarmActions).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The table's stream as this API consumes it (functions/maintenance/count-tickets.ts on AWS, the
+ * The table's stream as this API consumes it (functions/stream/consume.ts on AWS, the
  * local runtime's stream poller, cli/stream.ts's replay): each batch of records goes to every
  * consumer in STREAM_CONSUMERS at once. A consumer is a module of its own that keeps something
  * derived from the records (counts and listings, the change feed, …); each is idempotent on its own
@@ -9,10 +9,11 @@
  * then retried, which the others, being idempotent, take as a repeat.
  */
 import type { TicketRecord } from '../domain/ticket-counts';
-import { TICKET_PREFIX, TICKET_SORT_KEY } from './keys';
+import { TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
+import { openingOf } from '../store/items';
+import type { StreamConsumer, TableChange } from './changes';
 import { applyTicketRecords, ticketRecordOf } from './ticket-counts';
 import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
-import { openingOf } from './items';
 import { recordChangeEvents } from './change-feed';
 import { listingWritesOfMoves, putListings } from './listings';
 import { timedPhase } from './consumer-timings';
@@ -20,38 +21,7 @@ import { refreshPageSnapshots } from './page-snapshots';
 
 type Item = Record<string, unknown>;
 
-/** One stream record, its images unmarshalled (NEW_AND_OLD_IMAGES). */
-export interface TableChange {
-  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
-  keys: { PK: string; SK: string };
-  newImage?: Item;
-  oldImage?: Item;
-  /**
-   * Where the record is in the stream: its `eventID` (the same on every retry), its sequence number
-   * and its approximate creation time (epoch ms; on AWS rounded down to the second). The change
-   * feed's events are derived from it (store/change-feed.ts); a record without it gives none.
-   */
-  stream?: StreamPosition;
-}
-
-export interface StreamPosition {
-  id: string;
-  sequence: string;
-  at: number;
-}
-
-/**
- * A consumer of the table's changes: gets every batch (all its records, in stream order; it picks
- * what it needs) and must be idempotent: a batch may come again, whole or split, and a record late.
- * Its work is timed under its name (store/consumer-timings.ts, reported by `npm run bench -- --burst`).
- * Its grants are the stream function's (shared/api/table-access.ts STREAM_CONSUMER_GRANTS).
- */
-export interface StreamConsumer {
-  name: string;
-  apply(changes: TableChange[]): Promise<void>;
-}
-
-/** The records the ticket state consumer needs (the stream filter on AWS says the same: infra/ticket-counts.ts). */
+/** The records the ticket state consumer needs (the stream filter on AWS says the same: infra/stream-consumer.ts). */
 export function isCountedChange(change: TableChange): boolean {
   if (!change.keys.PK.startsWith(TICKET_PREFIX)) return false;
   if (change.keys.SK === TICKET_SORT_KEY) return true;
@@ -61,9 +31,9 @@ export function isCountedChange(change: TableChange): boolean {
 
 /**
  * Ticket state: the counts and the listing records (written before the counts transaction that
- * commits them: store/listings.ts listingWritesOfMoves), then the collection repairs the counted
+ * commits them: consumer/listings.ts listingWritesOfMoves), then the collection repairs the counted
  * status changes call for; the opening followups' refs and the page snapshots
- * (store/page-snapshots.ts) meanwhile.
+ * (consumer/page-snapshots.ts) meanwhile.
  */
 async function applyTicketState(changes: TableChange[]): Promise<void> {
   const tickets: TicketRecord[] = [];
@@ -101,7 +71,7 @@ async function applyTicketState(changes: TableChange[]): Promise<void> {
 /**
  * The consumers of every batch. To add one (a mail notifier, say): a module exporting a
  * StreamConsumer, listed here, with the table grants it needs added to STREAM_CONSUMER_GRANTS and
- * its records to the stream filter of infra/ticket-counts.ts.
+ * its records to the stream filter of infra/stream-consumer.ts.
  */
 export const STREAM_CONSUMERS: readonly StreamConsumer[] = [
   { name: 'ticket state', apply: applyTicketState },

@@ -1,0 +1,80 @@
+/**
+ * No request waits for derived state (issue 33): while the stream consumer has records read and not
+ * applied, a route's DynamoDB calls still go through. The consumer is held mid-batch (its calls
+ * wait on a gate: the fault injected), and the test counts the routes' calls that reach DynamoDB
+ * meanwhile; nothing is timed.
+ *
+ * Its own runtime in-process, the poller off (HELPDESK_STREAM_POLL_MS=0): the test drains the
+ * stream itself, so it knows when the consumer is behind.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DynamoDB } from '../../shared/aws/dynamodb';
+import { clientFor } from './client';
+import { startInProcessRuntime } from './in-process-runtime';
+
+let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
+let api: ReturnType<typeof clientFor>;
+let dynamo: DynamoDB;
+let inStreamConsumer: () => boolean;
+
+beforeAll(async () => {
+  runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
+  api = clientFor(runtime.url);
+  ({ dynamo } = await import('../../shared/aws/clients'));
+  ({ inStreamConsumer } = await import('../../infra/local/table-stream'));
+}, 120_000);
+
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+const count = async () => (await api.call('GET', '/api/tickets/?page_size=1')).body.count as number;
+
+describe('writes never wait for the stream consumer', () => {
+  it("a route's DynamoDB calls go through while the consumer has records read and not applied", async () => {
+    await runtime.drainTableStream();
+    const before = await count();
+    let release = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let consumerHeld = 0;
+    let routeCalls = 0;
+    // Innermost of the interceptors: a call counted here is on its way to DynamoDB, held by nothing before it.
+    const remove = dynamo.intercept(
+      async (_call, next) => {
+        if (!inStreamConsumer()) {
+          routeCalls++;
+          return next();
+        }
+        consumerHeld++;
+        await gate;
+        return next();
+      },
+      { eachAttempt: true },
+    );
+    let drained = false;
+    try {
+      expect((await api.createTicket({ title: 'read by the consumer, not applied' })).status).toBe(201);
+      const draining = runtime.drainTableStream().then(() => void (drained = true));
+      await expect.poll(() => consumerHeld, { timeout: 30_000 }).toBeGreaterThan(0);
+
+      const callsBefore = routeCalls;
+      const created = await api.createTicket({ title: 'created while the consumer is behind' });
+      expect(created.status).toBe(201);
+      expect((await api.call('GET', `/api/tickets/${created.body.id}/`)).status).toBe(200);
+      const followup = await api.call('POST', '/api/followups/', { json: { ticket: created.body.id, title: 'meanwhile', comment: 'no wait' } });
+      expect(followup.status).toBe(201);
+      // The count is the consumer's: nothing of the held batch is applied yet.
+      expect(await count()).toBe(before);
+      expect(routeCalls - callsBefore).toBeGreaterThanOrEqual(4);
+      expect(drained).toBe(false);
+
+      release();
+      await draining;
+      await runtime.drainTableStream();
+      expect(await count()).toBe(before + 2);
+    } finally {
+      release();
+      remove();
+    }
+  });
+});
