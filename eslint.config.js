@@ -35,6 +35,7 @@
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import regexp from 'eslint-plugin-regexp';
 
 /** The shared/ layers and modules a file may be kept from. */
 const SHARED = ['api', 'aws', 'docs', 'domain', 'middleware', 'store', 'consumer', 'webhooks', 'mail', 'mail-in', 'config', 'observability'];
@@ -103,6 +104,15 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       // A `let` that a closure reads before its one assignment (a signal handler set up first) stays a `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // Mail text is a stranger's: no regular expression may take super-linear time on it (issue 32).
+    // Explicit, since no-super-linear-move is not in the plugin's recommended set.
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
     },
   },
   {

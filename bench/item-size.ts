@@ -4,13 +4,15 @@
  * digits plus one; a boolean or null one byte; a map or list 3 bytes plus one per element and its
  * elements'), as the developer guide's "Item sizes and formats" counts them.
  */
+import { trimEndChars, trimStartChars } from '../shared/domain/linear-text';
+
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
 
 function valueSize(value: unknown): number {
   if (value === null || value === undefined || typeof value === 'boolean') return 1;
   if (typeof value === 'string') return utf8(value);
   if (typeof value === 'number' || typeof value === 'bigint') {
-    const digits = String(value).replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+    const digits = trimEndChars(trimStartChars(String(value).replace(/^-/, '').replace('.', ''), '0'), '0');
     return Math.ceil(Math.max(1, digits.length) / 2) + 1;
   }
   if (value instanceof Uint8Array) return value.byteLength;

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { openApiTemplate } from '../shared/api/openapi';
 import { fallbackRoute, routeFacts, routes } from '../shared/api/routes';
+import { BUNDLED_WORKER } from '../shared/mail-in/bounded';
 
 /** An ESM bundle needs `require` for the CommonJS parts of its dependencies (esbuild's ESM output has no `require` of its own). */
 export const ESM_REQUIRE_BANNER = "import{createRequire}from'module';const require=createRequire(import.meta.url);";
@@ -60,17 +61,31 @@ export function lambdaBundling(handler: string, assets: readonly string[] = [], 
     externalModules: [...BUNDLE_SETTINGS.external],
     forceDockerBundling: false,
     logLevel: LogLevel.WARNING,
-    // Files the function reads at run time (the API reference page's renderer) go beside the bundle.
-    ...(assets.length
+    // Files the function reads at run time (the API reference page's renderer, the mail text worker) go beside the bundle.
+    ...(assets.length || MAIL_TEXT_WORKER_HANDLERS.includes(handler)
       ? {
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
-            afterBundling: (_inputDir: string, outputDir: string) => assetCommands(assets, outputDir),
+            afterBundling: (_inputDir: string, outputDir: string) => [...assetCommands(assets, outputDir), ...workerCommands(handler, outputDir)],
           },
         }
       : {}),
   };
+}
+
+/** The functions that parse received mail, in a worker thread (shared/mail-in/bounded.ts). */
+export const MAIL_TEXT_WORKER_HANDLERS = ['mail-in/ingest', 'mail-in/poll'];
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The shell command that bundles the mail text worker beside a mail-in function's bundle, as its own ESM file. */
+export function workerCommands(handler: string, outputDir: string): string[] {
+  if (!MAIL_TEXT_WORKER_HANDLERS.includes(handler)) return [];
+  const esbuild = createRequire(import.meta.url).resolve('esbuild/bin/esbuild');
+  const entry = fileURLToPath(new URL('../shared/mail-in/text-worker.ts', import.meta.url));
+  const options = `--bundle --format=esm --platform=node --target=${BUNDLE_SETTINGS.target} --minify --log-level=warning`;
+  return [`${quote(esbuild)} ${quote(entry)} ${options} --banner:js=${quote(ESM_REQUIRE_BANNER)} --outfile=${quote(`${outputDir}/${BUNDLED_WORKER}`)}`];
 }
 
 /**
@@ -81,7 +96,6 @@ export function lambdaBundling(handler: string, assets: readonly string[] = [], 
 export function assetCommands(assets: readonly string[], outputDir: string): string[] {
   if (assets.length === 0) return [];
   const require = createRequire(import.meta.url);
-  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   return [`mkdir -p ${quote(`${outputDir}/assets`)}`, ...assets.map((spec) => `cp ${quote(require.resolve(spec))} ${quote(`${outputDir}/assets/`)}`)];
 }
 

@@ -37,6 +37,7 @@ import { ATTACHMENT_PREFIX, ESCALATION_ITEM_TYPE, TICKET_SORT_KEY } from '../sha
 import type { EnvironmentSettings, MailEnvironment } from './environments';
 import { filterEquals, grantTable, helpdeskFunction } from './lambda';
 import { nagImportedArn } from './nag';
+import { angleAddress } from '../shared/domain/linear-text';
 
 /** Receives of a mail message beyond its attempts, before SQS gives up on it (a crash, a throttled table). */
 export const SPARE_MAIL_RECEIVES = 5;
@@ -51,10 +52,10 @@ export interface MailProps {
 
 /** The domain of an address in `Name <address>` or bare form. */
 export function senderDomain(from: string): string {
-  const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from;
+  const address = angleAddress(from)?.address ?? from;
   return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 }
-const senderAddress = (from: string) => (/<([^>]+)>\s*$/.exec(from)?.[1] ?? from).trim();
+const senderAddress = (from: string) => (angleAddress(from)?.address ?? from).trim();
 
 export class Mail extends Construct {
   readonly alarms: Alarm[] = [];

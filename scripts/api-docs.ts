@@ -23,7 +23,13 @@ const WHO: Record<Permission, string> = {
 };
 
 /** A table cell: no line breaks, and a `|` that does not end the cell. */
-const cell = (text: string) => text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+const cell = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ')
+    .replace(/\|/g, '\\|');
 
 /**
  * The route table as markdown: one row per route (method, path as the OpenAPI document writes it,

@@ -92,12 +92,16 @@ const settings = {
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
   mailBucket: once((): string => env('HELPDESK_MAIL_BUCKET') || required('BUCKET_NAME')),
   mailDomain: once(() => (env('HELPDESK_MAIL_DOMAIN') || 'localhost').toLowerCase()),
-  mailTicketsPerSenderHour: once((): number => {
-    const raw = env('HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR');
-    if (raw === undefined || raw === '') return MAIL_IN_TICKETS_PER_SENDER_HOUR;
-    if (!/^\d+$/.test(raw.trim())) throw new Error(`HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR must be a whole number, not "${raw}"`);
-    return Number(raw);
+  mailTicketsPerSenderHour: once(() => wholeNumber('HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR', MAIL_IN_TICKETS_PER_SENDER_HOUR)),
+  mailRepliesPerSenderHour: once(() => wholeNumber('HELPDESK_MAIL_IN_REPLIES_PER_SENDER_HOUR', MAIL_IN_REPLIES_PER_SENDER_HOUR)),
+  mailRepliesPerTicketHour: once(() => wholeNumber('HELPDESK_MAIL_IN_REPLIES_PER_TICKET_HOUR', MAIL_IN_REPLIES_PER_TICKET_HOUR)),
+  mailCcsPerMessage: once(() => wholeNumber('HELPDESK_MAIL_IN_CCS_PER_MESSAGE', MAIL_IN_CCS_PER_MESSAGE)),
+  mailParseBudgetMs: once(() => wholeNumber('HELPDESK_MAIL_IN_PARSE_BUDGET_MS', MAIL_IN_PARSE_BUDGET_MS)),
+  mailDnsRecords: once((): Record<string, string[][]> | undefined => {
+    const file = env('HELPDESK_MAIL_IN_DNS_FILE');
+    return file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string[][]>) : undefined;
   }),
+  mailArcSealers: once(() => (env('HELPDESK_MAIL_IN_ARC_SEALERS') ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)),
   mailSettings: once((): MailSettings => parseMailSettings(process.env)),
   imapMailbox: once((): ImapMailbox | undefined => (env('HELPDESK_IMAP_URL') ? parseImapUrl(env('HELPDESK_IMAP_URL')!) : undefined)),
   imapPasswordArn: once(() => env('HELPDESK_IMAP_PASSWORD_ARN') || undefined),
@@ -130,6 +134,22 @@ export const EVENTS_SETTLE_MS = { local: 5_000, aws: 10_000 } as const;
  * autoresponder that slips past the header checks makes a handful of tickets, not thousands.
  */
 export const MAIL_IN_TICKETS_PER_SENDER_HOUR = 5;
+/** Replies by mail one sender (plus-address and case folded) may make in an hour, across tickets. */
+export const MAIL_IN_REPLIES_PER_SENDER_HOUR = 30;
+/** Replies by mail one ticket takes in an hour, from everyone. */
+export const MAIL_IN_REPLIES_PER_TICKET_HOUR = 30;
+/** CCs one message may add to a ticket. */
+export const MAIL_IN_CCS_PER_MESSAGE = 10;
+/** CPU time parsing and cleaning one message may take in its worker before it is set aside. */
+export const MAIL_IN_PARSE_BUDGET_MS = 20_000;
+
+/** A setting that is a whole number, or its default when unset. */
+function wholeNumber(name: string, fallback: number): number {
+  const raw = env(name);
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new Error(`${name} must be a whole number, not "${raw}"`);
+  return Number(raw);
+}
 
 export const config = {
   get tableName(): string {
@@ -229,6 +249,33 @@ export const config = {
     /** HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR, default MAIL_IN_TICKETS_PER_SENDER_HOUR. */
     get ticketsPerSenderHour(): number {
       return settings.mailTicketsPerSenderHour();
+    },
+    /** HELPDESK_MAIL_IN_REPLIES_PER_SENDER_HOUR: replies by mail from one sender in an hour. */
+    get repliesPerSenderHour(): number {
+      return settings.mailRepliesPerSenderHour();
+    },
+    /** HELPDESK_MAIL_IN_REPLIES_PER_TICKET_HOUR: replies by mail one ticket takes in an hour. */
+    get repliesPerTicketHour(): number {
+      return settings.mailRepliesPerTicketHour();
+    },
+    /** HELPDESK_MAIL_IN_CCS_PER_MESSAGE: CCs one message may add. */
+    get ccsPerMessage(): number {
+      return settings.mailCcsPerMessage();
+    },
+    /** HELPDESK_MAIL_IN_PARSE_BUDGET_MS: time one message's parsing may take in its worker. */
+    get parseBudgetMs(): number {
+      return settings.mailParseBudgetMs();
+    },
+    /** HELPDESK_MAIL_IN_ARC_SEALERS: domains whose ARC seals are trusted (forwarders the operator uses). */
+    get arcSealers(): string[] {
+      return settings.mailArcSealers();
+    },
+    /**
+     * HELPDESK_MAIL_IN_DNS_FILE: DNS answers pinned for the sender checks (`{"TXT:<name>": [["..."]]}`),
+     * for a machine without DNS (tests, offline development); unset: the system's resolver.
+     */
+    get dnsRecords(): Record<string, string[][]> | undefined {
+      return settings.mailDnsRecords();
     },
     /** The IMAP mailbox mail is taken from (HELPDESK_IMAP_URL), or undefined for none; throws ImapSettingsError on a bad one. */
     get imap(): ImapMailbox | undefined {

@@ -260,10 +260,12 @@ export const MAIL_IN_GRANTS: readonly TableGrant[] = [
 /**
  * The mail consumer's grants (mail/queue on AWS, infra/mail.ts; the local runtime's is held to the
  * same): a followup's ticket, the settings check of a PUT or PATCH (the ticket's followups), the
- * queue, the ticket's CC list and the users a change names, and the mail log it records queued mails in.
+ * queue, the ticket's CC list and the users a change names, and the mail log it records queued mails in;
+ * a followup from mail, its inbound record (its author, who is not mailed their own message).
  */
 export const MAIL_QUEUE_GRANTS: readonly TableGrant[] = [
   on(['Query'], P.ticket, P.ticketCc),
+  on(['GetItem'], P.inboundMail),
   on(['GetItem'], P.queues),
   on(['BatchGetItem'], P.users),
   on(['GetItem', 'PutItem'], P.mail),

@@ -9,7 +9,7 @@
  * (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
-import { GetCommand } from '../aws/dynamodb';
+import { GetCommand, UpdateCommand } from '../aws/dynamodb';
 import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from '../store/keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from '../store/items';
@@ -37,6 +37,14 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
     await applyListingWrites(writes);
     await writePageSnapshots(records.map((r) => r.ticket));
     listings += writes.length;
+    // Submitter keys in lower case (issue 32): a ticket stored before keeps its address as given.
+    for (const item of page.filter((i) => i.type === 'ticket' && typeof i.submitter_email === 'string' && i.submitter_email)) {
+      const key = keys.bySubmitter(item.submitter_email as string, item.id as number);
+      if (item.GSI3PK === key.GSI3PK) continue;
+      await dynamo.send(new UpdateCommand({ TableName: config.tableName, Key: { PK: item.PK, SK: item.SK }, UpdateExpression: 'SET GSI3PK = :pk', ConditionExpression: 'submitter_email = :email', ExpressionAttributeValues: { ':pk': key.GSI3PK, ':email': item.submitter_email } })).catch((error: Error) => {
+        if (error.name !== 'ConditionalCheckFailedException') throw error; // changed meanwhile: its own write set the key
+      });
+    }
     const refItems = page.flatMap((i) => {
       if (i.type === 'followup') return [followupRefItem(strip<Followup>(i))];
       if (i.type === 'attachment') return [attachmentRefItem(strip<Attachment>(i))];

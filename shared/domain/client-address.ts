@@ -33,11 +33,13 @@ export function parseViewerAddress(value: string | undefined): string | undefine
 
 /** The eight 16-bit groups of a valid IPv6 address (a zone dropped, an IPv4 tail folded in). */
 function ipv6Groups(address: string): number[] {
-  let text = address.toLowerCase().replace(/%.*$/, '');
-  const ipv4Tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  let text = address.toLowerCase().split('%')[0]!;
+  // The IPv4 tail follows the last colon.
+  const lastColon = text.lastIndexOf(':');
+  const ipv4Tail = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text.slice(lastColon + 1));
   if (ipv4Tail) {
     const [a, b, c, d] = ipv4Tail.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, ipv4Tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head = '', tail] = text.split('::');
   const split = (part: string) => (part ? part.split(':') : []);

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { storedDateTime } from './datetime';
 import { sanitiseFilename } from './files';
+import { trimLineEnds } from './linear-text';
 import type { FollowupPlan } from './followup';
 import { STATUS, type Ticket } from './records';
 import { checkTicketSize, type NewTicket } from './ticket';
@@ -134,16 +135,15 @@ export function permanentFailures(deliveryStatus: string): string[] {
 }
 
 /** Reply and forward prefixes of English, German, Nordic and others, with upstream's "Automatic reply:". */
-const SUBJECT_PREFIX = /^\s*(re|fw|fwd|aw|wg|sv|vs|antw|tr|rv|ref|automatic reply)\s*(\[\d+\])?\s*:\s*/i;
+// Sticky: matched at a moving index, so that N prefixes cost one pass, not N copies of the subject.
+const SUBJECT_PREFIX = /\s*(?:re|fw|fwd|aw|wg|sv|vs|antw|tr|rv|ref|automatic reply)\s*(?:\[\d+\]\s*)?:\s*/iy;
 
 /** The title of a new ticket: the subject without its reply/forward prefixes (any number of them). */
 export function cleanSubject(subject: string | undefined): string {
-  let title = (subject ?? '').replace(/\s+/g, ' ').trim();
-  for (let previous = ''; previous !== title; ) {
-    previous = title;
-    title = title.replace(SUBJECT_PREFIX, '');
-  }
-  title = title.trim() || 'Comment from e-mail';
+  const collapsed = (subject ?? '').replace(/\s+/g, ' ').trim();
+  let start = 0;
+  for (SUBJECT_PREFIX.lastIndex = 0; SUBJECT_PREFIX.test(collapsed); ) start = SUBJECT_PREFIX.lastIndex;
+  const title = collapsed.slice(start).trim() || 'Comment from e-mail';
   return [...title].slice(0, 200).join('');
 }
 
@@ -186,27 +186,59 @@ export function messageIds(...values: (string | undefined)[]): string[] {
 
 /** The reply's own text: what the sender wrote, without the quoted history (given the parser's cut). */
 export function trimmedBody(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  return trimLineEnds(text.replace(/\r\n/g, '\n')).replace(/\n{3,}/g, '\n\n').trim();
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+/** Elements whose content is not text: dropped whole, up to their closing tag. */
+const HIDDEN_ELEMENTS = new Set(['script', 'style', 'head']);
+/** Elements whose end (or a `<br>`) is a line break. */
+const BLOCK_ENDS = new Set(['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote']);
+
+/** A character reference's text: an invalid or out-of-range code point is U+FFFD, never an error. */
+function entity(whole: string, name: string): string {
+  if (!name.startsWith('#')) return ENTITIES[name.toLowerCase()] ?? whole;
+  const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+  return String.fromCodePoint(code > 0 && code <= 0x10ffff ? code : 0xfffd);
 }
 
 /**
  * Text of an HTML-only message: block ends become line breaks, tags and scripts go, entities are
- * decoded. Enough to read; the HTML itself is kept as a file, never rendered.
+ * decoded. Enough to read; the HTML itself is kept as a file, never rendered. One pass with
+ * indexOf (issue 32): a tag-matching regular expression retries from every `<` of a stranger's text.
  */
 export function htmlToText(html: string): string {
-  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-  return trimmedBody(
-    html
-      .replace(/<(script|style|head)[\s\S]*?<\/\1\s*>/gi, '')
-      .replace(/<br\s*\/?>/gi, '\n')
-      .replace(/<\/(p|div|li|tr|h[1-6]|blockquote)\s*>/gi, '\n')
-      .replace(/<[^>]*>/g, '')
-      .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-        if (name.startsWith('#x') || name.startsWith('#X')) return String.fromCodePoint(parseInt(name.slice(2), 16) || 0xfffd);
-        if (name.startsWith('#')) return String.fromCodePoint(Number(name.slice(1)) || 0xfffd);
-        return entities[name.toLowerCase()] ?? whole;
-      }),
-  );
+  const lower = html.toLowerCase();
+  const unclosed = new Set<string>(); // hidden elements with no closing tag after some point: never searched again
+  const out: string[] = [];
+  let at = 0;
+  while (at < html.length) {
+    const open = html.indexOf('<', at);
+    const close = open < 0 ? -1 : html.indexOf('>', open);
+    if (close < 0) break; // no tag left: the rest is text
+    out.push(html.slice(at, open));
+    const tag = /^\/?([a-z][a-z0-9]*)/.exec(lower.slice(open + 1, Math.min(close, open + 16)));
+    const name = tag?.[1] ?? '';
+    const ending = lower[open + 1] === '/';
+    at = close + 1;
+    if (!ending && HIDDEN_ELEMENTS.has(name) && !unclosed.has(name)) {
+      const end = closingTag(lower, name, at);
+      if (end < 0) unclosed.add(name);
+      else at = end;
+    } else if (name === 'br' || (ending && BLOCK_ENDS.has(name))) out.push('\n');
+  }
+  out.push(html.slice(at));
+  return trimmedBody(out.join('').replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, entity));
+}
+
+/** Where `</name>` (spaces allowed before its `>`) ends in `lower` from `from`, or -1. */
+function closingTag(lower: string, name: string, from: number): number {
+  for (let at = lower.indexOf(`</${name}`, from); at >= 0; at = lower.indexOf(`</${name}`, at + 2)) {
+    let end = at + name.length + 2;
+    while (end < lower.length && /\s/.test(lower[end]!)) end++;
+    if (lower[end] === '>') return end + 1;
+  }
+  return -1;
 }
 
 /** U+FFFD: what a decoder puts where bytes did not fit the declared (or guessed) charset. */
@@ -235,7 +267,10 @@ export function addressBook<Q extends { slug: string; email_address?: string | n
 
 /** Plus addressing: `help+42.abc@x` is delivered to `help@x`. */
 export function withoutTag(address: string): string {
-  return address.toLowerCase().replace(/\+[^@]*@/, '@');
+  const lower = address.toLowerCase();
+  const at = lower.lastIndexOf('@');
+  const plus = lower.indexOf('+');
+  return plus >= 0 && plus < at ? lower.slice(0, plus) + lower.slice(at) : lower;
 }
 
 /** What a received letter says, as the planners need it. */
@@ -293,11 +328,56 @@ export function planMailTicket(letter: Letter, queue: number, custom: Ticket['cu
 }
 
 /**
+ * What a message may change (docs/email.md, "Who may change what"; issue 32). `token`: it came
+ * through a reply address issued to its From address; `verified`: its From domain vouches for it
+ * (DMARC, or a trusted forwarder's ARC); `staff`: From is one active staff user's; `submitter`,
+ * `cc`: From is the ticket's submitter or on its CC list.
+ */
+export interface Standing {
+  token: boolean;
+  verified: boolean;
+  staff: boolean;
+  submitter: boolean;
+  cc: boolean;
+}
+
+export interface Trust {
+  /** A public followup, which may reopen the ticket; otherwise a private one marked unverified that changes nothing else. */
+  trusted: boolean;
+  /** Credited to the staff user: only through a reply address issued to them, never on a domain's word. */
+  actsAsStaff: boolean;
+  /** May add the message's other recipients as CCs. */
+  addsCcs: boolean;
+}
+
+export function trustOf(s: Standing): Trust {
+  const trusted = s.staff ? s.token : s.token || (s.verified && (s.submitter || s.cc));
+  return { trusted, actsAsStaff: s.staff && s.token, addsCcs: trusted && (s.staff || s.submitter) };
+}
+
+/**
+ * The addresses a trusted message adds as CCs: its other To and Cc addresses, never the helpdesk's
+ * own (plus-addressed or not), nor the sender, nor one the ticket has; at most `limit` (the rest noted).
+ */
+export function entitledCcs(mail: { from: string; to: readonly string[]; cc: readonly string[] }, own: ReadonlySet<string>, limit: number): { add: string[]; left: number } {
+  const candidates = [...new Set([...mail.to, ...mail.cc].map((a) => a.toLowerCase()))].filter((a) => !own.has(withoutTag(a)) && withoutTag(a) !== withoutTag(mail.from));
+  return { add: candidates.slice(0, limit), left: Math.max(0, candidates.length - limit) };
+}
+
+/** The title of a followup from a message that is not trusted: staff see at once that its From is a claim. */
+export const UNVERIFIED_MARK = ' (unverified)';
+
+/**
  * A followup from a reply, as upstream: "E-Mail Received from <sender>", public, and a reply to a
  * CLOSED ticket reopens it ("Ticket Re-Opened by E-Mail Received from <sender>", new status REOPENED).
+ * An untrusted one (`trusted` false) is private, marked unverified, and reopens nothing.
  */
-export function planMailFollowup(letter: Letter, ticket: Ticket, user: number | null, now: Date): FollowupPlan {
+export function planMailFollowup(letter: Letter, ticket: Ticket, user: number | null, now: Date, trusted = true): FollowupPlan {
   const stamp = storedDateTime(now);
+  if (!trusted) {
+    const followup = { ticket: ticket.id, user: null, title: `E-Mail Received from ${letter.sender}${UNVERIFIED_MARK}`, comment: cut(letter.body) };
+    return { followup: { ...followup, public: false, new_status: null, time_spent: null, date: stamp, message_id: letter.messageId }, ticketChanges: {} };
+  }
   const reopen = ticket.status === STATUS.CLOSED;
   return {
     followup: {

@@ -79,11 +79,60 @@ function ticketOf(text: string): number | undefined {
 /**
  * The Reply-To of ticket `ticket`'s mail from `base` (`support@example.com` gives
  * `support+42.<tag>@example.com`). A base that already has a `+detail` keeps it before ours.
+ * With `recipient`, a second tag binds the address to the one it was sent to
+ * (`support+42.<tag>.<recipient tag>@example.com`): a reply through it from that address is
+ * verified for it (replyVerifies), whatever the sender's domain says (issue 32).
  */
-export function replyAddress(base: string, ticket: number, secret: string): string {
+export function replyAddress(base: string, ticket: number, secret: string, recipient?: string): string {
   const parts = splitAddress(base);
   if (!parts) throw new Error(`Not an e-mail address: ${JSON.stringify(base)}`);
-  return `${parts.local}+${ticket}.${ticketTag(secret, 'reply', ticket)}@${parts.domain}`;
+  const bound = recipient === undefined ? '' : `.${recipientTag(secret, ticket, recipient)}`;
+  return `${parts.local}+${ticket}.${ticketTag(secret, 'reply', ticket)}${bound}@${parts.domain}`;
+}
+
+/**
+ * The envelope sender (Return-Path) of one mail to `recipient` (VERP, signed): `support+b.<mail>.<tag>@x`,
+ * where a delivery report comes back. A report counts only at the address of a mail sent to the
+ * recipient it reports (bounceVerifies): a stranger's forged report names no such address.
+ */
+export function bounceAddress(base: string, mail: string, recipient: string, secret: string): string {
+  const parts = splitAddress(base);
+  if (!parts) throw new Error(`Not an e-mail address: ${JSON.stringify(base)}`);
+  const key = mail.toLowerCase().replace(/[^a-z0-9]/g, '').slice(-24);
+  return `${parts.local}+b.${key}.${bounceTag(secret, key, recipient)}@${parts.domain}`;
+}
+
+function bounceTag(secret: string, key: string, recipient: string): string {
+  if (!secret) throw new Error('The mail secret is empty');
+  return base32(createHmac('sha256', secret).update(`helpdesk-mail:bounce:${key}:${recipient.trim().toLowerCase()}`).digest(), TAG_LENGTH);
+}
+
+/** Whether `address` is the signed return path of a mail sent to `recipient`. */
+export function bounceVerifies(address: string, recipient: string, secret: string): boolean {
+  const match = /\+b\.([a-z0-9]{1,24})\.([a-z2-7]+)$/i.exec(splitAddress(address.trim())?.local ?? '');
+  if (!match) return false;
+  const expected = Buffer.from(bounceTag(secret, match[1]!.toLowerCase(), recipient));
+  const given = Buffer.from(match[2]!.toLowerCase());
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The tag binding ticket `ticket`'s reply address to `recipient` (compared without case). */
+function recipientTag(secret: string, ticket: number, recipient: string): string {
+  if (!secret) throw new Error('The mail secret is empty');
+  return base32(createHmac('sha256', secret).update(`helpdesk-mail:recipient:${ticket}:${recipient.trim().toLowerCase()}`).digest(), TAG_LENGTH);
+}
+
+/**
+ * Whether `address` (one the message was sent to) is ticket `ticket`'s reply address issued to `from`:
+ * the proof that `from` answers our mail, since only `from` received that address.
+ */
+export function replyVerifies(address: string, secret: string, ticket: number, from: string): boolean {
+  const local = splitAddress(address.trim())?.local ?? '';
+  const match = /\+([1-9]\d{0,15})\.[a-z2-7]+\.([a-z2-7]+)$/i.exec(local);
+  if (!match || Number(match[1]) !== ticket) return false;
+  const expected = Buffer.from(recipientTag(secret, ticket, from));
+  const given = Buffer.from(match[2]!.toLowerCase());
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /**
@@ -94,7 +143,7 @@ export function replyAddress(base: string, ticket: number, secret: string): stri
 export function ticketOfReplyAddress(address: string, secret: string, base?: string): number | undefined {
   const parts = splitAddress(address.trim());
   if (!parts) return undefined;
-  const match = /^(.*)\+([1-9]\d{0,15})\.([a-z2-7]+)$/i.exec(parts.local);
+  const match = /^(.*)\+([1-9]\d{0,15})\.([a-z2-7]+)(?:\.[a-z2-7]+)?$/i.exec(parts.local);
   if (!match) return undefined;
   if (base !== undefined) {
     const expected = splitAddress(base);

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 // The kinds (upstream's template names): one list, the mail settings' (they switch them off, per queue).
 import { isMailKind, MAIL_KINDS, type MailKind } from './mail-settings';
 import { storedDateTime, wireDateTime } from './datetime';
+import { angleAddress } from './linear-text';
 
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
@@ -96,9 +97,11 @@ export const isPlainAddress = (value: string): boolean => !HEADER_UNSAFE.test(va
 
 /** `Name <address>` or `address`, as HELPDESK_MAIL_FROM gives it. */
 export function parseSender(value: string): { name: string; address: string } {
-  const match = /^\s*(?:(.*?)\s*<([^<>]+)>|([^<>\s]+))\s*$/.exec(value);
-  const address = (match?.[2] ?? match?.[3] ?? '').trim();
-  const name = (match?.[1] ?? '').replace(/^"(.*)"$/, '$1').trim();
+  const bracketed = angleAddress(value);
+  const bare = value.trim();
+  const match = bracketed ?? (/^[^<>\s]+$/.test(bare) ? { before: '', address: bare } : undefined);
+  const address = (match?.address ?? '').trim();
+  const name = (match?.before ?? '').trim().replace(/^"(.*)"$/, '$1').trim();
   if (!match || !isPlainAddress(address) || HEADER_UNSAFE.test(name)) throw new MailSettingsError(`HELPDESK_MAIL_FROM must be "Name <address>" or an address, not ${JSON.stringify(value)}`);
   return { name, address };
 }

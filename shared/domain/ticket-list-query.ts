@@ -203,7 +203,7 @@ export function matchesFilters(filters: TicketFilters, ticket: Ticket): boolean 
   if (queue !== undefined && String(ticket.queue) !== queue) return false;
   if (assignee !== undefined && (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to)) !== assignee) return false;
   if (priority !== undefined && String(ticket.priority) !== priority) return false;
-  if (email !== undefined && ticket.submitter_email !== email) return false;
+  if (email !== undefined && ticket.submitter_email?.toLowerCase() !== email.toLowerCase()) return false;
   if (createdSince !== undefined && ticket.created < createdSince) return false;
   if (updatedSince !== undefined && ticket.modified < updatedSince) return false;
   return true;

@@ -4,12 +4,12 @@
  * Message-IDs the helpdesk sent (store/mail-log.ts), a ticket's CC list (store/ticket-ccs.ts) and
  * the suppression list (store/suppressions.ts). An interface, so that a test can stand in for one.
  */
-import { ticketOfReplyAddress, ticketOfThreadRoot } from '../domain/mail-threading';
+import { bounceVerifies, replyVerifies, ticketOfReplyAddress, ticketOfThreadRoot } from '../domain/mail-threading';
 import { storedDateTime } from '../domain/datetime';
 import { logger } from '../observability';
 import { ticketOfMessageId } from '../store/mail-log';
 import { suppress } from '../store/suppressions';
-import { DuplicateCc, addTicketCc, ticketCcAddresses } from '../store/ticket-ccs';
+import { DuplicateCc, addTicketCc, removedTicketCcs, ticketCcAddresses } from '../store/ticket-ccs';
 import { mailSecret } from '../mail/secret';
 
 export interface MailInHooks {
@@ -17,9 +17,13 @@ export interface MailInHooks {
   ticketOfReplyAddress(address: string): Promise<number | undefined>;
   /** The ticket of the latest of these Message-IDs that the helpdesk sent (or its verified thread root). */
   ticketOfSentMessageIds(ids: string[]): Promise<number | undefined>;
+  /** Whether one of `addresses` is ticket `ticket`'s reply address issued to `from` (the sender answers our mail). */
+  replyVerifies(addresses: string[], ticket: number, from: string): Promise<boolean>;
+  /** Of `failed`, the recipients whose report came to the signed return path of a mail sent to them (one of `addresses`). */
+  bouncesOfOurs(addresses: string[], failed: string[]): Promise<string[]>;
   /** A ticket's CC addresses (lowercase). */
   ticketCcs(ticket: number): Promise<string[]>;
-  /** Adds addresses to a ticket's CC list (the queue's own already left out), as upstream's create_ticket_cc. */
+  /** Adds addresses to a ticket's CC list (the queue's own already left out), as upstream's create_ticket_cc; never one staff removed. */
   addTicketCcs(ticket: number, addresses: string[]): Promise<void>;
   /** Puts addresses that bounced for good on the suppression list. */
   suppress(addresses: string[], detail: string): Promise<void>;
@@ -49,10 +53,19 @@ export const storeHooks: MailInHooks = {
     }
     return undefined;
   },
+  async replyVerifies(addresses, ticket, from) {
+    const secret = await secretOrNone();
+    return !!secret && addresses.some((address) => replyVerifies(address, secret, ticket, from));
+  },
+  async bouncesOfOurs(addresses, failed) {
+    const secret = await secretOrNone();
+    return secret ? failed.filter((recipient) => addresses.some((address) => bounceVerifies(address, recipient, secret))) : [];
+  },
   ticketCcs: (ticket) => ticketCcAddresses(ticket),
   async addTicketCcs(ticket, addresses) {
     const present = new Set(await ticketCcAddresses(ticket));
-    for (const email of addresses.filter((a) => !present.has(a))) {
+    const removed = await removedTicketCcs(ticket);
+    for (const email of addresses.filter((a) => !present.has(a.toLowerCase()) && !removed.has(a.toLowerCase()))) {
       await addTicketCc(ticket, { email, user: null, can_view: true, can_update: false }).catch((error: unknown) => {
         if (!(error instanceof DuplicateCc)) throw error;
       });

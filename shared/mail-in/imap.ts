@@ -25,7 +25,7 @@ import { putFile } from '../aws/s3';
 import { findInbound, keepProblem, recordInbound } from '../store/inbound-mail';
 import { imapMessageKey } from '../store/keys';
 import { ingest as runIngest, type Delivery, type IngestResult } from './ingest';
-import { parseMail } from './parse';
+import { parseMailBounded } from './bounded';
 import { KEPT_IN_MAILBOX } from './ignored';
 import type { ImapMailbox } from '../domain/mail-in-imap';
 import { deploymentSecret } from '../aws/secrets';
@@ -170,7 +170,7 @@ async function keepOversized(client: ImapFlow, mailbox: ImapMailbox, uid: number
   const size = fetched?.size ?? MAX_MESSAGE_BYTES + 1;
   const header = (fetched?.headers ?? Buffer.alloc(0)).subarray(0, MAX_HEADER_BYTES);
   // Its header alone, read as the ingest reads a message: the Message-ID (or the header's hash) and the sender.
-  const { messageId, from: sender } = await parseMail(header).catch(() => ({ messageId: `<${sha256(header)}@no-message-id>`, from: '' }));
+  const { messageId, from: sender } = await parseMailBounded(header).catch(() => ({ messageId: `<${sha256(header)}@no-message-id>`, from: '' }));
   const flag = async () => must('flag \\Seen \\Flagged', client.messageFlagsAdd(String(uid), ['\\Seen', '\\Flagged'], { uid: true }));
   if (await findInbound(messageId)) {
     await flag();

@@ -3,7 +3,7 @@
  * message, already stored raw, becomes a ticket or a followup, or is dropped, held or kept as a
  * problem, and what it became is recorded by its Message-ID (docs/email.md, "Email in").
  *
- *   parse (parse.ts: limits) → classify (domain rules) → route (reply address, thread ids, subject
+ *   parse (parse.ts: limits; in a worker with a time budget, bounded.ts) → classify (domain rules) → route (reply address, thread ids, subject
  *   tag with a sender check; merged tickets to their target) → apply through the store's own ticket
  *   and followup writes, with the Message-ID record in the same transaction (a redelivery applies
  *   nothing: SES and IMAP both deliver twice at times).
@@ -11,7 +11,7 @@
  * Tickets and followups are written as the API writes them (store/tickets.ts), so the change feed,
  * webhooks and the outbound mail (driven by the table's stream) see them as their own events.
  */
-import { classify, attachmentName, permanentFailures, planMailFollowup, planMailTicket, subjectTags, withoutOwnTags, withoutTag, HTML_BODY_FILENAME, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES, type Letter, type Verdicts } from '../domain/mail-in';
+import { classify, entitledCcs, trustOf, type Standing, attachmentName, permanentFailures, planMailFollowup, planMailTicket, subjectTags, withoutOwnTags, withoutTag, HTML_BODY_FILENAME, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES, type Letter, type Verdicts } from '../domain/mail-in';
 import type { UploadedFile } from '../domain/body';
 import type { Ticket, UserSummary } from '../domain/records';
 import { parseCustomValues } from '../domain/custom-fields';
@@ -21,13 +21,15 @@ import { newAttachments } from '../store/attachments';
 import { reserveIds } from '../store/counters';
 import { listCustomFields } from '../store/custom-fields';
 import { withFiles } from '../store/file-cleanups';
-import { countNewTicket, findInbound, inboundRecordPut, keepProblem, recordInbound, ticketOfReceived, type InboundRecord, type MailProblem } from '../store/inbound-mail';
+import { countNewTicket, countReply, countTicketReply, findInbound, inboundRecordPut, keepProblem, recordInbound, ticketOfReceived, type InboundRecord, type MailProblem } from '../store/inbound-mail';
 import { MissingTicket, StaleTicket, addFollowup, createTicket, getTicket } from '../store/tickets';
 import { usersWithEmail } from '../store/users';
 import { retryWhileStale } from '../middleware/stale';
 import type { TransactItem } from '../store/transact';
 import { webhookEventFor } from '../webhooks/settings';
-import { MailRefused, parseMail, type ParsedMail } from './parse';
+import { MailRefused, type ParsedMail } from './parse';
+import { parseMailBounded, runBounded } from './bounded';
+import type { AuthorCheck } from './verify';
 import { storeHooks, type MailInHooks } from './hooks';
 import { queuesOfMessage, type MessageQueues } from './known-queues';
 import { ignoredMessage, type IgnoredResult } from './ignored';
@@ -52,17 +54,28 @@ export type IngestResult =
   | { outcome: 'held' | 'refused' | 'failed'; reason: string; problem: MailProblem }
   | IgnoredResult;
 
+/**
+ * Whether the From domain vouches for the message: SES's DMARC verdict where SES received it (on
+ * AWS), else DKIM, DMARC and trusted ARC checked on the raw message (verify.ts, in the worker).
+ */
+async function checkAuthor(mail: ParsedMail, delivery: Delivery): Promise<AuthorCheck> {
+  if (delivery.verdicts) return { verified: delivery.verdicts.dmarc === 'PASS', detail: `SES DMARC verdict ${delivery.verdicts.dmarc ?? 'none'}` };
+  const domain = mail.from.slice(mail.from.lastIndexOf('@') + 1);
+  return runBounded('checkAuthor', [delivery.raw, domain, config.mailIn.arcSealers, config.mailIn.dnsRecords]).catch((error: Error) => ({ verified: false, detail: `not checked: ${error.message}` }));
+}
+
 /** Runs the ingest; whatever goes wrong is kept as a problem (raw, listed, re-runnable), counted and logged. */
 export async function ingest(delivery: Delivery, hooks: MailInHooks = storeHooks): Promise<IngestResult> {
   const received = (delivery.receivedAt ?? new Date()).toISOString();
   let mail: ParsedMail | undefined;
   const problem = async (kind: MailProblem['kind'], reason: string) => {
-    metrics.addMetric(METRICS.mailInProblems, 'Count', 1);
+    // An unverified reply is applied (privately) and listed for review: no alarm.
+    if (kind !== 'unverified') metrics.addMetric(METRICS.mailInProblems, 'Count', 1);
     logger.warn('inbound mail kept for operators', { kind, reason, rawKey: delivery.rawKey });
     return keepProblem({ kind, reason, raw_key: delivery.rawKey, message_id: mail?.messageId ?? null, sender: mail?.from ?? '', received, recipients: delivery.recipients });
   };
   try {
-    mail = await parseMail(delivery.raw);
+    mail = await parseMailBounded(delivery.raw);
     return await apply(mail, delivery, hooks, received, problem);
   } catch (error) {
     if (error instanceof MailRefused) return { outcome: 'refused', reason: error.message, problem: await problem('failed', `refused: ${error.message}`) };
@@ -109,8 +122,13 @@ async function apply(
   }
   if (verdict.action === 'bounce') {
     const failed = permanentFailures(mail.deliveryStatus ?? '');
-    if (failed.length) await hooks.suppress(failed, `delivery status report ${mail.messageId}`);
-    const reason = `${verdict.reason}; permanent failures: ${failed.join(', ') || 'none'}`;
+    // On AWS, SES's own bounce events suppress (functions/mail/events.ts); elsewhere a report counts
+    // only at the signed return path of a mail sent to the address it names. Others are recorded.
+    const addressed = [...delivery.recipients, ...mail.to];
+    const ours = delivery.verdicts ? [] : await hooks.bouncesOfOurs(addressed, failed);
+    if (ours.length) await hooks.suppress(ours, `delivery status report ${mail.messageId}`);
+    const ignored = failed.filter((a) => !ours.includes(a));
+    const reason = `${verdict.reason}; permanent failures: ${ours.join(', ') || 'none'}${ignored.length ? `; not ours, not acted on: ${ignored.join(', ')}` : ''}`;
     await recordInbound(record('bounce', [reason]));
     return { outcome: 'bounce', reason };
   }
@@ -124,14 +142,36 @@ async function apply(
 
   const addressed = [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc];
   const users = await usersWithEmail(mail.from);
-  const sender = users.find((u) => u.is_active && u.email.toLowerCase() === mail.from);
-  const letter: Letter = { sender: mail.from, subject: mail.subject, body: mail.body, messageId: mail.messageId, priority: mail.priority };
-  const ccs = [...new Set([...mail.to, ...mail.cc])].filter((a) => !own.has(withoutTag(a)) && a !== mail.from);
+  const matching = users.filter((u) => u.is_active && u.email.toLowerCase() === mail.from);
+  // Upstream lets users share an address: which of them wrote is not guessed.
+  const sender = matching.length === 1 ? matching[0] : undefined;
+  if (matching.length > 1) notes.push(`${matching.length} users have the address ${mail.from}: credited to none of them`);
+  const letter: Letter = { sender: mail.fromAsGiven || mail.from, subject: mail.subject, body: mail.body, messageId: mail.messageId, priority: mail.priority };
+  const author = await checkAuthor(mail, delivery);
+  const ccs = entitledCcs(mail, own, config.mailIn.ccsPerMessage);
+  if (ccs.left) notes.push(`${ccs.left} more addresses not added as CCs: over ${config.mailIn.ccsPerMessage} per message`);
   const files = filesOf(mail, notes);
 
   const target = await route(mail, addressed, queues, users, hooks);
   if (target) {
-    return applyFollowup(target, letter, sender, files, notes, recordPut, hooks, ccs);
+    const over = delivery.release ? undefined : await overReplyRate(mail.from, target.id, new Date(received));
+    if (over) {
+      await recordInbound(record('held', [over]));
+      return { outcome: 'held', reason: over, problem: await problem('held', over) };
+    }
+    const standing: Standing = {
+      token: await hooks.replyVerifies(addressed, target.id, mail.from),
+      verified: author.verified,
+      staff: sender?.is_staff === true,
+      submitter: target.submitter_email?.toLowerCase() === mail.from,
+      cc: (await hooks.ticketCcs(target.id)).includes(mail.from),
+    };
+    const trust = trustOf(standing);
+    if (!trust.trusted) notes.push(`unverified: ${standing.staff ? 'acting as staff needs the reply address mailed to them' : author.detail}; kept private, nothing else changed`);
+    const credited = sender && (!sender.is_staff || trust.actsAsStaff) && trust.trusted ? sender : undefined;
+    const applied = await applyFollowup(target, letter, credited, files, notes, recordPut, hooks, trust.addsCcs ? ccs.add : [], trust.trusted);
+    if (!trust.trusted && applied.outcome === 'followup') await problem('unverified', `unverified reply: private followup ${applied.followup} on ticket ${applied.ticket} (${author.detail})`);
+    return applied;
   }
   const queue = await queues.find((known) => addressed.map((a) => known.queueByAddress.get(withoutTag(a))).find((q) => q !== undefined));
   if (!queue) {
@@ -150,7 +190,9 @@ async function apply(
   // mail was received (an IMAP message may wait in its mailbox, an SES delivery be retried for
   // hours): ids then follow creation times, which the id-ordered lists with `created_since` count on
   // (domain/ticket-list-query.ts, CREATION_SPAN_MS). The inbound record keeps the receipt time.
-  const plan = planMailTicket(ownTagsOut, queue.id, parseCustomValues(defs, {}, 'create', 'json').values, sender?.id ?? null, new Date());
+  // A new ticket by mail credits a staff user never (that needs a reply address), another user when verified.
+  const user = sender && !sender.is_staff && author.verified ? sender.id : null;
+  const plan = planMailTicket(ownTagsOut, queue.id, parseCustomValues(defs, {}, 'create', 'json').values, user, new Date());
   const ids = await reserveIds({ ticket: 1, followup: 1, attachment: files.length });
   const ticket: Ticket = { id: ids.ticket, ...plan.ticket };
   const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
@@ -160,8 +202,18 @@ async function apply(
     withFiles(uploads.files, (fileCommit) => createTicket(ticket, opening, uploads.records, event, fileCommit, [recordPut('ticket', ticket.id, opening.id)])),
   );
   if (written !== true) return written;
-  if (ccs.length) await hooks.addTicketCcs(ticket.id, ccs);
+  // The sender is the submitter: their domain's word is enough to name whom they copy.
+  if (author.verified && ccs.add.length) await hooks.addTicketCcs(ticket.id, ccs.add);
+  else if (ccs.add.length) notes.push(`unverified: ${author.detail}; no CCs added`);
   return { outcome: 'ticket', ticket: ticket.id, followup: opening.id, notes };
+}
+
+/** Why a reply is over a rate (its sender's, folded, or its ticket's, per hour), or undefined. */
+async function overReplyRate(sender: string, ticket: number, now: Date): Promise<string | undefined> {
+  const { repliesPerSenderHour, repliesPerTicketHour } = config.mailIn;
+  if ((await countReply(sender, now)) > repliesPerSenderHour) return `rate: over ${repliesPerSenderHour} replies from ${withoutTag(sender)} in an hour`;
+  if ((await countTicketReply(ticket, now)) > repliesPerTicketHour) return `rate: over ${repliesPerTicketHour} replies to ticket ${ticket} in an hour`;
+  return undefined;
 }
 
 /**
@@ -202,6 +254,7 @@ async function applyFollowup(
   recordPut: (outcome: 'followup', ticket: number, followup: number) => TransactItem,
   hooks: MailInHooks,
   ccs: string[],
+  trusted: boolean,
 ): Promise<IngestResult> {
   let ticket = found;
   const ids = await reserveIds({ followup: 1, attachment: files.length });
@@ -213,7 +266,7 @@ async function applyFollowup(
       retryWhileStale(
         async (attempt) => {
           if (attempt > 1) ticket = (await getTicket(ticket.id)) ?? ticket;
-          const plan = planMailFollowup(letter, ticket, sender?.id ?? null, new Date());
+          const plan = planMailFollowup(letter, ticket, sender?.id ?? null, new Date(), trusted);
           reopened = plan.ticketChanges.status !== undefined;
           await addFollowup(ticket, { id: ids.followup, ...plan.followup }, uploads.records, plan.ticketChanges, event, fileCommit, [recordPut('followup', ticket.id, ids.followup)]);
         },

@@ -71,7 +71,10 @@ export interface ParsedMail {
   headers: Map<string, string[]>;
   /** Message-ID with its angle brackets; one made from the bytes when the message has none. */
   messageId: string;
+  /** The From address, lowercased, for comparing. */
   from: string;
+  /** The From address as the sender wrote it, for storing (issue 32: stored as given). */
+  fromAsGiven: string;
   to: string[];
   cc: string[];
   subject: string;
@@ -92,6 +95,8 @@ export interface ParsedMail {
 
 const addresses = (list: Address[] | Address | undefined): string[] =>
   (Array.isArray(list) ? list : list ? [list] : []).flatMap((a) => (a.group ? a.group.map((m) => m.address) : [a.address])).filter(Boolean).map((a) => a.toLowerCase());
+
+const firstAddress = (list: Address[] | Address | undefined): string => (Array.isArray(list) ? list[0] : list)?.address ?? '';
 
 const bytesOf = (content: MimePart['content']): Buffer =>
   typeof content === 'string' ? Buffer.from(content) : content instanceof ArrayBuffer ? Buffer.from(content) : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
@@ -121,6 +126,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     headers,
     messageId,
     from: addresses(email.from)[0] ?? '',
+    fromAsGiven: firstAddress(email.from),
     to: addresses(email.to),
     cc: addresses(email.cc),
     subject: email.subject ?? '',

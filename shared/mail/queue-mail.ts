@@ -18,6 +18,7 @@ import { config } from '../config';
 import { ESCALATION_ITEM_TYPE, TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
 import { ESCALATION, openingOf, strip, UPDATED_BY, WRITTEN_OUT } from '../store/items';
 import { getMail, queueMail } from '../store/mail-log';
+import { findInbound } from '../store/inbound-mail';
 import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';
 import { readTicket } from '../store/tickets';
@@ -37,6 +38,8 @@ interface Mailable {
   /** The followup whose text and files the mail carries (a new ticket's opening one). */
   followup: number | null;
   stream: { id: string; at: number; sequence: string };
+  /** A followup from mail: its sender's address, never mailed their own message back (issue 32). */
+  author?: string | null;
 }
 
 const facts = (t: Ticket) => ({ status: t.status, submitter_email: t.submitter_email, assigned_to: t.assigned_to });
@@ -76,6 +79,7 @@ async function mailableOf(change: TableChange, settings: MailSettings, tickets: 
       queue: ticket.queue,
       followup: f.id,
       stream,
+      author: f.user === null && f.message_id ? ((await findInbound(f.message_id))?.sender ?? null) : null,
     };
   }
   return undefined;
@@ -108,7 +112,7 @@ async function audienceOf(m: Mailable, queue: Queue | undefined, settings: MailS
     updatedTicketCc: ccAddresses(queue?.updated_ticket_cc),
     ticketCc,
     assigneeEmail: emailOf(assignee),
-    actorEmail: emailOf(m.change.actor),
+    actorEmail: emailOf(m.change.actor) ?? m.author ?? null,
     disabled: new Set([...settings.disabledKinds, ...(queue?.disabled_mail ?? [])]),
     onTicketUpdates: settings.onTicketUpdates,
   };

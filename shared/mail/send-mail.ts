@@ -11,7 +11,7 @@
  */
 import { retryDelay, MAX_EMAIL_ATTACHMENT_BYTES, type MailRecord, type MailRef, type SendResult, type MailSettings } from '../domain/mail';
 import type { MailKind } from '../domain/mail-settings';
-import { AUTO_SUBMITTED_HEADERS, ownMessageId, replyAddress, splitAddress, threadHeaders, threadRoot } from '../domain/mail-threading';
+import { AUTO_SUBMITTED_HEADERS, bounceAddress, ownMessageId, replyAddress, splitAddress, threadHeaders, threadRoot } from '../domain/mail-threading';
 import { effectiveTemplate, renderMail, ticketTag, type MailTemplateContext } from '../domain/mail-templates';
 import { PRIORITY_LABELS, STATUS_LABELS, type Attachment, type Followup, type Queue, type TicketCollection } from '../domain/records';
 import { displayName } from '../domain/ticket';
@@ -118,7 +118,7 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
     const raw = await composeMail({
       from,
       to: mail.recipient,
-      replyTo: replyAddress(from.address, mail.ticket, secret),
+      replyTo: replyAddress(from.address, mail.ticket, secret, mail.recipient),
       subject: rendered.subject,
       text: rendered.text,
       html: rendered.html,
@@ -127,7 +127,8 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
       attachments: files.attached,
       date: now(),
     });
-    const sentId = await ctx.transport.send(raw, { from: from.address, to: mail.recipient, messageId });
+    const returnPath = bounceAddress(from.address, mail.id, mail.recipient, secret);
+    const sentId = await ctx.transport.send(raw, { from: from.address, to: mail.recipient, messageId, returnPath });
     await recordSent(mail, { status: 'sent', subject: rendered.subject, messageId: sentId }, now());
     logger.info('mail sent', { ticket: mail.ticket, mail: mail.id, kind: mail.kind });
     return { state: 'sent' };

@@ -19,6 +19,8 @@ export interface MailEnvelope {
   to: string;
   /** The Message-ID the composed mail carries. */
   messageId: string;
+  /** The signed return path (VERP) delivery reports go to, where the transport sets the envelope (not SES: its events report bounces). */
+  returnPath?: string;
 }
 
 export interface MailTransport {
@@ -34,7 +36,9 @@ export function mailboxTransport(dir: string): MailTransport {
     async send(raw, envelope) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       // `wx`: a file of this name is never overwritten (the same mail is never captured twice over itself).
-      await writeFile(join(dir, mailboxFileName(envelope.messageId, new Date())), raw, { mode: 0o600, flag: 'wx' });
+      // As a delivering server writes it: the envelope sender a delivery report goes back to.
+      const returnPath = envelope.returnPath ? Buffer.from(`Return-Path: <${envelope.returnPath}>\r\n`) : Buffer.alloc(0);
+      await writeFile(join(dir, mailboxFileName(envelope.messageId, new Date())), Buffer.concat([returnPath, raw]), { mode: 0o600, flag: 'wx' });
       return envelope.messageId;
     },
   };
@@ -46,7 +50,7 @@ export function smtpTransport(url: string): MailTransport {
     async send(raw, envelope) {
       // Loaded on first use: the SMTP client is the local runtime's (functions/mail/send.ts takes SES's alone).
       transport ??= import('nodemailer').then((n) => n.createTransport(url));
-      await (await transport).sendMail({ envelope: { from: envelope.from, to: [envelope.to] }, raw });
+      await (await transport).sendMail({ envelope: { from: envelope.returnPath ?? envelope.from, to: [envelope.to] }, raw });
       return envelope.messageId;
     },
   };

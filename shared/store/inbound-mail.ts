@@ -8,6 +8,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '../aws/dyn
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
+import { withoutTag } from '../domain/mail-in';
 import { batchGet, queryAll } from './query';
 import { isConditionFailure, type TransactItem } from './transact';
 
@@ -82,26 +83,38 @@ export async function ticketOfReceived(ids: string[]): Promise<number | undefine
 
 /**
  * Counts one more new ticket from `sender` in the hour of `now`; returns the count so far (this one
- * included). A plain ADD: exact under concurrency, and it expires with the hour after.
+ * included). A plain ADD: exact under concurrency, and it expires with the hour after. The sender
+ * is folded: case and plus-addressing do not make another sender (issue 32).
  */
-export async function countNewTicket(sender: string, now: Date): Promise<number> {
-  const hour = now.toISOString().slice(0, 13);
+export const countNewTicket = (sender: string, now: Date) => countMailIn('tickets', keys.mailSenderHour(withoutTag(sender), hourOf(now)), now);
+/** Counts one more reply by mail from `sender` (folded), as countNewTicket. */
+export const countReply = (sender: string, now: Date) => countMailIn('replies', keys.mailSenderHour(withoutTag(sender), hourOf(now)), now);
+/** Counts one more reply by mail to `ticket`, from anyone. */
+export const countTicketReply = (ticket: number, now: Date) => countMailIn('replies', keys.mailTicketHour(ticket, hourOf(now)), now);
+
+const hourOf = (now: Date) => now.toISOString().slice(0, 13);
+
+async function countMailIn(counter: 'tickets' | 'replies', key: Record<string, string>, now: Date): Promise<number> {
   const out = await dynamo.send(
     new UpdateCommand({
       TableName: config.tableName,
-      Key: keys.mailSenderHour(sender, hour),
-      UpdateExpression: 'ADD tickets :one SET expires_at = :expires',
+      Key: key,
+      UpdateExpression: `ADD ${counter} :one SET expires_at = :expires`,
       ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(now.getTime() / 1000) + 2 * 3600 },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  return Number(out.Attributes?.tickets ?? 1);
+  return Number(out.Attributes?.[counter] ?? 1);
 }
 
-/** A message that could not be applied (`failed`) or waits for an operator (`held`): kept raw, listed, re-runnable. */
+/**
+ * A message that could not be applied (`failed`), waits for an operator (`held`), or was applied as a
+ * private followup because its sender is not verified (`unverified`, for staff to review): kept raw,
+ * listed, re-runnable.
+ */
 export interface MailProblem {
   id: string;
-  kind: 'failed' | 'held';
+  kind: 'failed' | 'held' | 'unverified';
   reason: string;
   raw_key: string;
   message_id: string | null;

@@ -119,9 +119,13 @@ export const keys = {
   /** The first sort key of ticket `ticket`'s items in gsi1 and gsi2. */
   listFrom: (ticket: number) => `${pad(ticket)}#`,
 
-  /** gsi3: ticket items by submitter e-mail, for user_tickets (sparse: only tickets with one). */
-  bySubmitter: (email: string, ticket: number) => ({ GSI3PK: `SUBMITTER#${email}`, GSI3SK: pad(ticket) }),
-  submitterPartition: (email: string) => `SUBMITTER#${email}`,
+  /**
+   * gsi3: ticket items by submitter e-mail, for user_tickets and `?submitter_email=` (sparse: only
+   * tickets with one). The address in lower case (compared without case, stored as given: issue 32);
+   * a table written before is brought up to it by the backfill (store/backfill.ts).
+   */
+  bySubmitter: (email: string, ticket: number) => ({ GSI3PK: `SUBMITTER#${email.toLowerCase()}`, GSI3SK: pad(ticket) }),
+  submitterPartition: (email: string) => `SUBMITTER#${email.toLowerCase()}`,
 
   /**
    * Where a followup or attachment lives (its ticket; an attachment's followup and file name too),
@@ -277,8 +281,13 @@ export const keys = {
   /** Messages that failed or wait for review, in one partition in order of arrival (the operators' list). */
   mailProblemsPartition: 'MAIL_IN_PROBLEMS',
   mailProblem: (id: string) => ({ PK: 'MAIL_IN_PROBLEMS', SK: id }),
-  /** New tickets from one sender within one hour (the rate limit; expires with the hour). */
+  /**
+   * New tickets and replies from one sender within one hour (the rate limits; expires with the hour).
+   * The sender folded (lower case, no `+tag`: store/inbound-mail.ts), so that `rl+1@x` counts as `rl@x`.
+   */
   mailSenderHour: (sender: string, hour: string) => ({ PK: `${MAIL_IN_PREFIX}SENDER#${sender}`, SK: `HOUR#${hour}` }),
+  /** Replies by mail to one ticket within one hour, from anyone. */
+  mailTicketHour: (ticket: number, hour: string) => ({ PK: `${MAIL_IN_PREFIX}TICKET#${ticket}`, SK: `HOUR#${hour}` }),
   /**
    * A ticket's mail log (store/mail-log.ts): one item per mail, that is per (change, kind,
    * recipient), in a partition of the ticket's own (not its collection: reading a ticket never
@@ -304,10 +313,16 @@ export const keys = {
 
   /**
    * A ticket's CC list (upstream's TicketCC, store/ticket-ccs.ts): a partition per ticket, one item
-   * per address or user, so each is on the list once (the sort key is the uniqueness claim).
+   * per address or user, so each is on the list once (the sort key is the uniqueness claim: an
+   * address in lower case, issue 32; items written before keep the address as given, and are read
+   * by the partition's Query all the same). `REMOVED#<address>`: an address staff removed, which
+   * mail does not add again.
    */
   ticketCcPartition: (ticket: number) => `CC#${ticket}`,
-  ticketCcAddress: (ticket: number, email: string) => ({ PK: `CC#${ticket}`, SK: `EMAIL#${email}` }),
+  ticketCcAddress: (ticket: number, email: string) => ({ PK: `CC#${ticket}`, SK: `EMAIL#${email.toLowerCase()}` }),
+  ticketCcAddressAsGiven: (ticket: number, email: string) => ({ PK: `CC#${ticket}`, SK: `EMAIL#${email}` }),
+  ticketCcRemovedPrefix: 'REMOVED#',
+  ticketCcRemoved: (ticket: number, email: string) => ({ PK: `CC#${ticket}`, SK: `REMOVED#${email.toLowerCase()}` }),
   ticketCcUser: (ticket: number, user: number) => ({ PK: `CC#${ticket}`, SK: `USER#${pad(user)}` }),
   /** The suppression list (store/suppressions.ts): one partition, one item per (lower-case) address. */
   suppressionPartition: 'SUPPRESSED',

@@ -132,7 +132,7 @@ describe('a ticket created', () => {
       const root = m.headers.get('references')!;
       expect(ticketOfThreadRoot(root, secret)).toBe(ticket.id);
       expect(m.headers.get('in-reply-to')).toBe(root);
-      expect(ticketOfReplyAddress(m.headers.get('reply-to')!.replace(/^.*<|>.*$/g, ''), secret, 'support@example.com')).toBe(ticket.id);
+      expect(ticketOfReplyAddress(m.headers.get('reply-to')!.split('<').pop()!.split('>')[0]!, secret, 'support@example.com')).toBe(ticket.id);
       expect(m.headers.get('auto-submitted')).toBe('auto-generated');
       expect(m.headers.get('x-auto-response-suppress')).toBe('All');
     }

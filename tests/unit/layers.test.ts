@@ -22,13 +22,13 @@ function sources(folder: string, extensions = ['.ts']): string[] {
 /** The project files a source imports (relative specifiers, resolved from the project root). */
 function imports(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => normalize(join(dirname(file), m[1]!)));
+  return [...text.matchAll(/(?:from|import)\s*(?:\(\s*)?['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => normalize(join(dirname(file), m[1]!)));
 }
 
 /** The project files a source's code loads: its imports but type-only ones (erased), transitively. */
 function loads(file: string, seen = new Set<string>()): Set<string> {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  const specs = [...text.matchAll(/(?:^\s*(?:import|export)(?!\s+type\b)[^'";]*?from\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => m[1]!);
+  const specs = [...text.matchAll(/(?:^[ \t]*(?:import|export)(?!\s+type\b)[^'";]*?from\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => m[1]!);
   for (const spec of specs) {
     const path = normalize(join(dirname(file), spec));
     const target = existsSync(join(ROOT, `${path}.ts`)) ? `${path}.ts` : join(path, 'index.ts');
@@ -76,8 +76,8 @@ interface PackageImport {
 function packageImports(file: string): PackageImport[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const found = [
-    ...[...text.matchAll(/^\s*(import|export)(\s+type)?\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm)].map((m) => ({ spec: m[3]!, typeOnly: !!m[2] })),
-    ...[...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => ({ spec: m[1]!, typeOnly: false })),
+    ...[...text.matchAll(/^[ \t]*(import|export)(\s+type)?\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm)].map((m) => ({ spec: m[3]!, typeOnly: !!m[2] })),
+    ...[...text.matchAll(/^[ \t]*import\s+['"]([^'"]+)['"]/gm)].map((m) => ({ spec: m[1]!, typeOnly: false })),
     ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => ({ spec: m[1]!, typeOnly: false })),
   ];
   return found

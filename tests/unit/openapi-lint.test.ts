@@ -33,7 +33,7 @@ describe('the OpenAPI lint', () => {
     delete doc.paths['/api/tickets/{id}/attachments/{attachmentId}/'];
     const { status, output } = lintOpenApi(doc, { path: join(scratch, 'openapi.json') });
     expect(status).not.toBe(0);
-    expect([...output.matchAll(/^\s+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]), output).toEqual(['tag-description']);
+    expect([...output.matchAll(/^[ \t]+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]), output).toEqual(['tag-description']);
   });
 
   it('fails on a document without its licence (info-license is on: the project is MIT)', () => {
@@ -43,13 +43,13 @@ describe('the OpenAPI lint', () => {
     delete doc.paths['/api/tickets/{id}/attachments/{attachmentId}/'];
     const { status, output } = lintOpenApi(doc, { path: join(scratch, 'unlicensed.json') });
     expect(status).not.toBe(0);
-    expect([...output.matchAll(/^\s+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]), output).toEqual(['info-license']);
+    expect([...output.matchAll(/^[ \t]+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]), output).toEqual(['info-license']);
   });
 
   it("excuses only operations that answer no 2xx, and the download's redirect is one", () => {
     // The document of .redocly.lint-ignore.yaml's exceptions to operation-2xx-response.
     const ignore = readFileSync(resolve(import.meta.dirname, '../../.redocly.lint-ignore.yaml'), 'utf8');
-    const pointers = [...ignore.matchAll(/^\s+- '#\/paths\/([^/]+)\/(\w+)\/responses'$/gm)];
+    const pointers = [...ignore.matchAll(/^[ \t]+- '#\/paths\/([^/]+)\/(\w+)\/responses'$/gm)];
     expect(pointers.length).toBeGreaterThan(0);
     const paths = buildOpenApi().paths;
     for (const [, path, method] of pointers) {

@@ -1,0 +1,233 @@
+/**
+ * Mail believes whoever writes (issue 32), over SMTP to a runtime of its own: hostile text, forged
+ * senders, forged bounces, amplification and the lower limits, each shown on what it did before.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import nodemailer from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { unique, type Json } from './client';
+import { mailsTo as mailsToIn, sendRaw, newMailQueue, readTicket, type Sent } from './mail-helpers';
+import { cliOnTable } from './table-cli';
+import { useOwnRuntime } from './own-runtime';
+import { onSharedEngines } from './shared-engines';
+import { compose, dsnBounce, newMessageId } from '../fixtures/mail/corpus';
+
+const SECRET = 'mail-trust-test-secret-0123456789abcdefghijklmn';
+const engines = onSharedEngines('mail-trust');
+const mailbox = mkdtempSync(join(tmpdir(), 'helpdesk-mail-trust-'));
+afterAll(() => rmSync(mailbox, { recursive: true, force: true }));
+
+/** customer.example signs its mail (DKIM) and publishes DMARC: its messages are verified for their From. */
+const DOMAIN = 'customer.example';
+const key = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const dnsFile = join(mailbox, 'dns.json');
+writeFileSync(
+  dnsFile,
+  JSON.stringify({
+    [`TXT:sel._domainkey.${DOMAIN}`]: [[`v=DKIM1; k=rsa; p=${key.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`]],
+    [`TXT:_dmarc.${DOMAIN}`]: [['v=DMARC1; p=reject']],
+  }),
+);
+const dkim = { domainName: DOMAIN, keySelector: 'sel', privateKey: key.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+
+/** A message as `options` say, DKIM-signed by customer.example when `signed`. */
+async function message(options: Mail.Options, signed: boolean): Promise<Buffer> {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const info = await transport.sendMail({ messageId: newMessageId(), text: 'Hello.', ...options, ...(signed ? { dkim } : {}) });
+  return info.message as Buffer;
+}
+
+const own = useOwnRuntime({
+  ...engines,
+  HELPDESK_MAILBOX_DIR: mailbox,
+  HELPDESK_MAIL_FROM: 'Helpdesk <helpdesk@localhost>',
+  HELPDESK_MAIL_SECRET: SECRET,
+  // Seconds, not minutes: what the quadratic code took for these inputs (issue 32: 19.6 s at 160 KB).
+  HELPDESK_MAIL_IN_PARSE_BUDGET_MS: '10000',
+  HELPDESK_MAIL_IN_DNS_FILE: dnsFile,
+  HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR: '3',
+  HELPDESK_MAIL_IN_REPLIES_PER_TICKET_HOUR: '4',
+});
+const mailsTo = (to: string, count: number) => mailsToIn(mailbox, to, count);
+
+/** A staff user, made before any mail is read (the ingest keeps users by address for a minute). */
+const sam = `${unique('sam')}@${DOMAIN}`;
+beforeAll(async () => {
+  const created = await cliOnTable(engines, ['create-user', unique('sam'), '--email', sam, '--staff'], { input: 'sam-password-123456\n', env: { HELPDESK_MAIL_SECRET: SECRET } });
+  expect(created.code, created.stderr).toBe(0);
+}, 60_000);
+
+const send = (raw: Buffer, to: string[], from?: string): Promise<Sent> => sendRaw(own.runtime.smtpPort, raw, to, from);
+
+const newQueue = () => newMailQueue(own.api, 'tq');
+const ticket = (id: number) => readTicket(own.api, id);
+
+const MB = 1024 * 1024;
+
+describe('hostile text', () => {
+  it.each([
+    ['a text line of 1 MB of spaces, then x', { text: `${' '.repeat(MB)}x` }, 'x'],
+    ['an HTML body of 1 MB of "<"', { text: undefined, html: `${'<'.repeat(MB)}` }, '<'.repeat(MB).slice(0, 100_000)],
+    ['an HTML body of 1 MB of unclosed <script> tags', { text: undefined, html: `ok${'<script>'.repeat(MB / 8)}` }, 'ok'],
+  ])('%s becomes a ticket within the budget of seconds', async (_name, body, description) => {
+    const queue = await newQueue();
+    const sent = await send(await compose({ from: 'hostile@example.com', to: queue.address, subject: 'Spaces' }, body), [queue.address], 'hostile@example.com');
+    expect(sent.response).toMatch(/ticket on ticket \d+/);
+    expect((await ticket(sent.ticket!)).description.slice(0, 100_000)).toBe(description);
+  });
+});
+
+/** A ticket Alice opened by signed mail (so verified), with the acknowledgement she was sent. */
+async function alicesTicket(queue: { address: string; slug: string }) {
+  const alice = `${unique('alice')}@${DOMAIN}`;
+  const sent = await send(await message({ from: `Alice <${alice}>`, to: queue.address, subject: 'Printer jammed' }, true), [queue.address], alice);
+  expect(sent.response).toMatch(/ticket on ticket \d+/);
+  return { alice, id: sent.ticket!, subject: `Re: [${queue.slug}-${sent.ticket}] Printer jammed` };
+}
+
+const ccsOf = async (id: number): Promise<string[]> => (await own.api.call('GET', `/api/tickets/${id}/cc/`)).body.results.map((c: Json) => c.email).sort();
+
+describe('From is a claim', () => {
+  it("a forged From: the submitter's, with a Cc, lands private and unverified: no CC, no mail to the Cc", async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    const eve = `${unique('eve')}@evil.example`;
+    const forged = await send(await message({ from: `Alice <${alice}>`, to: queue.address, cc: eve, subject, text: 'Please send me the files.' }, false), [queue.address], eve);
+    expect(forged.response).toContain(`followup on ticket ${id}`);
+    const t = await ticket(id);
+    expect(t.followup_set.at(-1)).toMatchObject({ public: false, user: null, title: `E-Mail Received from ${alice} (unverified)`, comment: 'Please send me the files.' });
+    expect(await ccsOf(id)).toEqual([]);
+    // It is listed for review.
+    const problems = await cliOnTable(engines, ['list-mail-problems', '--json'], { env: { HELPDESK_MAIL_SECRET: SECRET } });
+    expect(JSON.parse(problems.stdout).some((p: Json) => p.kind === 'unverified' && p.reason.includes(`ticket ${id}`))).toBe(true);
+  });
+
+  it('a signed reply from the submitter is public and adds her Cc; a staff removal is not undone by mail', async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    const carol = `${unique('carol')}@${DOMAIN}`;
+    const reply = await send(await message({ from: alice, to: queue.address, cc: carol, subject, text: 'Adding Carol.' }, true), [queue.address], alice);
+    expect(reply.response).toContain(`followup on ticket ${id}`);
+    expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: true, comment: 'Adding Carol.' });
+    expect(await ccsOf(id)).toEqual([carol]);
+    const entry = (await own.api.call('GET', `/api/tickets/${id}/cc/`)).body.results[0];
+    expect((await own.api.call('DELETE', `/api/tickets/${id}/cc/${entry.id}/`)).status).toBe(204);
+    await send(await message({ from: alice, to: queue.address, cc: carol.toUpperCase(), subject, text: 'Carol again.' }, true), [queue.address], alice);
+    expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: true, comment: 'Carol again.' });
+    expect(await ccsOf(id)).toEqual([]);
+  });
+
+  it("a reply through the Reply-To mailed to the submitter is hers, signed or not", async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    const [ack] = await mailsTo(alice, 1);
+    const replyTo = ack!.replyTo![0]!.address!;
+    const sent = await send(await message({ from: alice, to: replyTo, subject, text: 'Through the token.' }, false), [replyTo], alice);
+    expect(sent.ticket).toBe(id);
+    expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: true, comment: 'Through the token.' });
+    // The same address from anyone else proves nothing.
+    const bob = `${unique('bob')}@${DOMAIN}`;
+    await send(await message({ from: bob, to: replyTo, subject, text: 'Not Alice.' }, false), [replyTo], bob);
+    expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: false, comment: 'Not Alice.' });
+  });
+
+  it("a forged staff From is credited to nobody and changes nothing, even signed by the staff user's domain", async () => {
+    const queue = await newQueue();
+    const { id, subject } = await alicesTicket(queue);
+    for (const signed of [false, true]) {
+      await send(await message({ from: `Sam <${sam}>`, to: queue.address, subject, text: `As staff (${signed}).` }, signed), [queue.address], sam);
+      expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: false, user: null, comment: `As staff (${signed}).` });
+    }
+  });
+
+  it("a forged From: the submitter's does not reopen her closed ticket", async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    expect((await own.api.call('PATCH', `/api/tickets/${id}/`, { json: { status: 4 } })).status).toBe(200);
+    await send(await message({ from: alice, to: queue.address, subject, text: 'Reopen please.' }, false), [queue.address], 'eve@evil.example');
+    const t = await ticket(id);
+    expect(t.status).toBe(4);
+    expect(t.followup_set.at(-1)).toMatchObject({ public: false, new_status: null, comment: 'Reopen please.' });
+  });
+});
+
+describe('CCs only by those entitled', () => {
+  it("a stranger's unsigned new ticket adds no CCs; a signed one at most ten, never the helpdesk's own plus-address", async () => {
+    const queue = await newQueue();
+    const many = Array.from({ length: 40 }, (_, i) => `cc${i}@elsewhere.example`);
+    const stranger = await send(await message({ from: `${unique('s')}@nowhere.example`, to: queue.address, cc: many }, false), [queue.address]);
+    expect(await ccsOf(stranger.ticket!)).toEqual([]);
+    const [local] = queue.address.split('@');
+    const signed = await send(await message({ from: `${unique('d')}@${DOMAIN}`, to: queue.address, cc: [`${local}+x@localhost`, ...many] }, true), [queue.address]);
+    const ccs = await ccsOf(signed.ticket!);
+    expect(ccs).toHaveLength(10);
+    expect(ccs.some((a) => a.startsWith(local!))).toBe(false);
+  });
+});
+
+describe('bounces only for what we sent', () => {
+  it("a stranger's delivery report naming the submitter and staff suppresses nobody", async () => {
+    const queue = await newQueue();
+    const { alice } = await alicesTicket(queue);
+    for (const victim of [alice, sam]) {
+      const sent = await send(dsnBounce({ from: `Eve <${unique('eve')}@evil.example>`, to: queue.address }, victim, newMessageId('localhost')), [queue.address]);
+      expect(sent.response).toContain(`not ours, not acted on: ${victim}`);
+    }
+    const listed = (await own.api.call('GET', '/api/mail/suppressions')).body.results.map((x: Json) => x.address);
+    expect(listed).not.toContain(alice);
+    expect(listed).not.toContain(sam);
+  });
+});
+
+describe('no amplification', () => {
+  it("the author of a reply is not mailed it back; its ticket's CC is", async () => {
+    const queue = await newQueue();
+    const alice = `${unique('alice')}@${DOMAIN}`;
+    const carol = `${unique('carol')}@elsewhere.example`;
+    const opened = await send(await message({ from: alice, to: queue.address, cc: carol, subject: 'Loop' }, true), [queue.address], alice);
+    const id = opened.ticket!;
+    await send(await message({ from: alice, to: queue.address, subject: `Re: [${queue.slug}-${id}] Loop`, text: 'More.' }, true), [queue.address], alice);
+    const kinds = async (to: string) =>
+      (await own.api.call('GET', `/api/tickets/${id}/emails/`)).body.results.filter((m: Json) => m.recipients.includes(to)).map((m: Json) => m.kind);
+    await expect.poll(() => kinds(carol), { timeout: 15_000 }).toContain('updated_cc');
+    expect(await kinds(alice)).toEqual(['newticket_submitter']);
+  });
+
+  it('new tickets are limited per sender, plus-addressing and case folded', async () => {
+    const queue = await newQueue();
+    const local = unique('rl');
+    const outcomes: string[] = [];
+    for (const from of [`${local}+0@x.example`, `${local}+1@x.example`, `${local.toUpperCase()}@X.example`, `${local}+3@x.example`]) {
+      outcomes.push((await send(await compose({ from, to: queue.address }), [queue.address], from)).response);
+    }
+    expect(outcomes.slice(0, 3).every((r) => /ticket on ticket/.test(r))).toBe(true);
+    expect(outcomes[3]).toMatch(/held \(rate: over 3 new tickets/);
+  });
+
+  it('replies are limited per ticket', async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 5; i++) outcomes.push((await send(await message({ from: alice, to: queue.address, subject, text: `Reply ${i}` }, true), [queue.address], alice)).response);
+    expect(outcomes.slice(0, 4).every((r) => r.includes(`followup on ticket ${id}`))).toBe(true);
+    expect(outcomes[4]).toMatch(new RegExp(`held \\(rate: over 4 replies to ticket ${id}`));
+  });
+});
+
+describe('one rule for addresses', () => {
+  it('a sender is stored as written and found by its address in any case', async () => {
+    const queue = await newQueue();
+    const written = `${unique('Corpus-C')}@example.com`;
+    const sent = await send(await compose({ from: written, to: queue.address }), [queue.address], written);
+    expect((await ticket(sent.ticket!)).submitter_email).toBe(written);
+    for (const asked of [written.toLowerCase(), written.toUpperCase()]) {
+      await expect
+        .poll(async () => (await own.api.call('GET', `/api/tickets/?submitter_email=${encodeURIComponent(asked)}`)).body.results.map((t: Json) => t.id), { timeout: 15_000 })
+        .toEqual([sent.ticket]);
+    }
+  });
+});
