@@ -112,6 +112,10 @@ const EXPECTED: Record<string, Permission> = {
   'GET /api/followups-attachments/{id}': 'staff',
   'DELETE /api/followups-attachments/{id}': 'staff',
   'POST /api/users': 'staff',
+  'GET /api/users': 'staff',
+  'GET /api/users/me': 'authenticated',
+  'GET /api/users/{id}': 'staff',
+  'PATCH /api/users/{id}': 'superuser',
   'GET /api/user_tickets': 'authenticated',
   'GET /api/user_tickets/{id}': 'authenticated',
   'GET /api/tokens': 'staff',
@@ -144,6 +148,14 @@ const EXPECTED: Record<string, Permission> = {
   'DELETE /api/webhooks/{id}': 'superuser',
   'POST /api/webhooks/{id}/rotate-secret': 'superuser',
   'POST /api/webhooks/{id}/ping': 'superuser',
+  'GET /api/escalation-exclusions': 'superuser',
+  'POST /api/escalation-exclusions': 'superuser',
+  'GET /api/escalation-exclusions/{id}': 'superuser',
+  'DELETE /api/escalation-exclusions/{id}': 'superuser',
+  'GET /api/ignored-senders': 'superuser',
+  'POST /api/ignored-senders': 'superuser',
+  'GET /api/ignored-senders/{id}': 'superuser',
+  'DELETE /api/ignored-senders/{id}': 'superuser',
 };
 const ROUTES = Object.entries(EXPECTED).map(([route, permission]) => {
   const [method, path] = route.split(' ') as [string, string];
@@ -199,9 +211,9 @@ describe('superusers', () => {
     expect(refused.status).toBe(403);
     const created = await api.call('POST', '/api/queues/', { json: { title: 'First', slug: 'first' } });
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toEqual({ id: 2, title: 'First', slug: 'first', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [] });
+    expect(created.body).toEqual({ id: 2, title: 'First', slug: 'first', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [], escalate_days: null });
     const list = await api.call('GET', '/api/queues/');
-    expect(list.body.results).toEqual([{ id: 1, title: 'Support', slug: 'support', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [] }, created.body]);
+    expect(list.body.results).toEqual([{ id: 1, title: 'Support', slug: 'support', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [], escalate_days: null }, created.body]);
   });
 });
 
@@ -235,7 +247,7 @@ describe('staff users who are not superusers', () => {
     ] as const) {
       expect((await api.call(method, path, { auth, json })).status, `${method} ${path}`).toBe(403);
     }
-    expect((await api.call('GET', '/api/queues/1/')).body).toEqual({ id: 1, title: 'Support', slug: 'support', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [] });
+    expect((await api.call('GET', '/api/queues/1/')).body).toEqual({ id: 1, title: 'Support', slug: 'support', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [], escalate_days: null });
     expect((await api.call('GET', '/api/custom-fields/')).body.count).toBe(0);
   });
 

@@ -4,7 +4,7 @@ import { ADMIN_AUTH, API, VALID_TICKET, call, createTicket, createUser, unique }
 
 const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
 const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';
-const USERS_ALLOW = 'POST, OPTIONS';
+const USERS_ALLOW = 'GET, POST, HEAD, OPTIONS';
 const NOT_FOUND = { detail: 'Not found.' };
 
 describe('trailing slash optional', () => {
@@ -98,8 +98,8 @@ describe('405 with Allow after authentication and permission', () => {
     }
   });
 
-  it('GET, PUT, PATCH and DELETE /api/users/ give 405 with Allow: POST, OPTIONS', async () => {
-    for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
+  it('PUT, PATCH and DELETE /api/users/ give 405 with its Allow (GET lists users here: upstream answers 405)', async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
       const reply = await call(method, '/api/users/');
       expect(reply.status, method).toBe(405);
       expect(reply.body).toEqual({ detail: `Method "${method}" not allowed.` });
@@ -107,8 +107,9 @@ describe('405 with Allow after authentication and permission', () => {
     }
   });
 
-  it('/api/users/{id}/ does not exist', async () => {
-    const reply = await call('GET', '/api/users/1/');
+  it('/api/users/{id}/ answers a user (not in upstream), and 404 for an id no user has', async () => {
+    expect((await call('GET', '/api/users/1/')).status).toBe(200);
+    const reply = await call('GET', '/api/users/999999999/');
     expect(reply.status).toBe(404);
     expect(reply.body).toEqual(NOT_FOUND);
   });

@@ -240,7 +240,7 @@ describe('response shapes, from zod', () => {
 describe('checkResponse (what the integration client runs on every reply)', () => {
   const base = { contentType: 'application/json', text: '{}' };
   it('accepts a documented status and body', () => {
-    expect(checkResponse({ ...base, method: 'GET', url: 'http://h/api/queues/1', status: 200, body: { id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS } })).toEqual([]);
+    expect(checkResponse({ ...base, method: 'GET', url: 'http://h/api/queues/1', status: 200, body: { id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS, escalate_days: null } })).toEqual([]);
     expect(checkResponse({ ...base, method: 'DELETE', url: 'http://h/api/queues/1/', status: 204, contentType: null, text: '', body: undefined })).toEqual([]);
   });
   it('flags an undocumented status, a wrong body, an undocumented media type', () => {
