@@ -79,9 +79,12 @@ export function checkedIdFloors(pages: ListCosts): Target[] {
  * a ticket's queue (store/queue-reservations.ts, +1.8 KiB) and the listing dimensions' names; each
  * branch was within 172 alone, 173.0 KiB merged) and a small margin, so that a change that grows a
  * bundle fails CI. Issue 16's target is 300 KiB (the report's "every bundle" row); this budget comes
- * down as the bundles do.
+ * down as the bundles do. Raised to 212 KiB when OpenID Connect came in (issue 34): authentication,
+ * which every route runs, imports jose's JWT verification (+14 to +38 KiB a route, api/fallback the
+ * largest at 211 KiB). Still owed: load jose only in environments whose authentication classes name
+ * oidc, and bring the budget back down.
  */
-export const BUNDLE_BUDGET_BYTES = 174 * 1024;
+export const BUNDLE_BUDGET_BYTES = 212 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;
@@ -93,7 +96,8 @@ export const IMPORT_TARGET_MS = 40;
  * the target itself. Today's largest worker: mail/send, 254 KiB (nodemailer's composer, 81 KiB of it
  * its MIME type table).
  */
-export const bundleBudget = (bundle: { route: boolean; handler: string }) => (bundle.route ? BUNDLE_BUDGET_BYTES : (WORKER_EXCEPTIONS[bundle.handler] ?? BUNDLE_TARGET_BYTES));
+export const bundleBudget = (bundle: { route: boolean; handler: string }) =>
+  bundle.route ? (ROUTE_EXCEPTIONS[bundle.handler] ?? BUNDLE_BUDGET_BYTES) : (WORKER_EXCEPTIONS[bundle.handler] ?? BUNDLE_TARGET_BYTES);
 
 /**
  * Workers held to a budget of their own, above the target, and why. mail-in/poll (IMAP mail in,
@@ -103,7 +107,16 @@ export const bundleBudget = (bundle: { route: boolean; handler: string }) => (bu
  * one execution reserved, so its cold start delays no request. It misses issue 16's 300 KiB target,
  * which the report's "every bundle" row says; this budget keeps it from growing unseen.
  */
-export const WORKER_EXCEPTIONS: Record<string, number> = { 'mail-in/poll': 1340 * 1024 };
+export const WORKER_EXCEPTIONS: Record<string, number> = { 'mail-in/poll': 1340 * 1024, 'stream/consume': 430 * 1024 };
+
+/**
+ * Routes held to a budget of their own, and why. The two ticket lists run `?search=` through the RDS
+ * Data API, whose SDK client (@aws-sdk/client-rds-data) is most of their 458 and 472 KiB (issue 35);
+ * stream/consume (425 KiB, above) carries it too, for the search indexer. Still owed: one signed POST
+ * per statement through shared/aws/ (the Data API is REST-JSON, as the other AWS calls here are), which
+ * would bring all three back under their budgets.
+ */
+export const ROUTE_EXCEPTIONS: Record<string, number> = { 'tickets/list': 476 * 1024, 'user-tickets/list': 462 * 1024 };
 
 /**
  * What the bundles hold and what was decided about it (issue 16), measured with esbuild's metafile
