@@ -38,13 +38,29 @@ import tseslint from 'typescript-eslint';
 import regexp from 'eslint-plugin-regexp';
 
 /** The shared/ layers and modules a file may be kept from. */
-const SHARED = ['api', 'aws', 'docs', 'domain', 'middleware', 'store', 'consumer', 'webhooks', 'mail', 'mail-in', 'config', 'observability'];
+const SHARED = [
+  'api',
+  'aws',
+  'docs',
+  'domain',
+  'middleware',
+  'store',
+  'consumer',
+  'webhooks',
+  'mail',
+  'mail-in',
+  'config',
+  'observability',
+];
 /** The functions the table's stream invokes: the consumer's own, and mail's (which reads its records). */
 const STREAM_FUNCTIONS = ['functions/stream/**/*.ts', 'functions/mail/queue.ts'];
 /** The project's folders that Lambda code never imports. */
 const OUTSIDE = ['infra', 'bench', 'tests', 'functions'];
 
-/** Patterns for `layers` of shared/, as spelled from a file at `depth` (1: shared/x.ts, 2: shared/<layer>/x.ts or functions/<r>/x.ts). */
+/**
+ * Patterns for `layers` of shared/, as spelled from a file at `depth` (1: shared/x.ts, 2: shared/<layer>/x.ts or
+ * functions/<r>/x.ts).
+ */
 function sharedPatterns(layers, depth) {
   const prefixes = depth === 1 ? ['./'] : ['../', '../../shared/'];
   return layers.flatMap((layer) => prefixes.map((prefix) => `${prefix}${layer}`));
@@ -57,11 +73,18 @@ function boundaries({ files, ignores, depth, forbidden, outside = OUTSIDE, extra
       group: sharedPatterns(forbidden, depth),
       message,
     },
-    { group: outside.map((folder) => `**/${folder}`), message: 'Lambda code never imports infra/, bench/, tests/ or functions/ (they import it).' },
+    {
+      group: outside.map((folder) => `**/${folder}`),
+      message: 'Lambda code never imports infra/, bench/, tests/ or functions/ (they import it).',
+    },
     ...extraGroups,
     ...packages,
   ].filter((g) => g.group.length > 0);
-  return { files, ...(ignores ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { patterns: groups }] } };
+  return {
+    files,
+    ...(ignores ? { ignores } : {}),
+    rules: { 'no-restricted-imports': ['error', { patterns: groups }] },
+  };
 }
 
 /** AWS SDK clients live in shared/store (clients.ts, sqs.ts): elsewhere only their types. */
@@ -78,7 +101,8 @@ const SDK_CLIENTS = {
 const AWS_WIRE = {
   group: ['node:http', 'node:https', '@smithy/*', 'aws4fetch'],
   allowTypeImports: true,
-  message: 'Only shared/aws/ speaks to AWS over the wire: use its clients (shared/aws/clients.ts, s3.ts, sqs.ts, ses.ts).',
+  message:
+    'Only shared/aws/ speaks to AWS over the wire: use its clients (shared/aws/clients.ts, s3.ts, sqs.ts, ses.ts).',
 };
 const SMITHY = { ...AWS_WIRE, group: ['@smithy/*', 'aws4fetch'] };
 
@@ -101,7 +125,10 @@ export default defineConfig(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       // `_name` marks what is left unused on purpose (a rest sibling that strips keys, an ignored parameter).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       // A `let` that a closure reads before its one assignment (a signal handler set up first) stays a `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
@@ -143,10 +170,16 @@ export default defineConfig(
       ignores,
       depth: 2,
       forbidden,
-      message: 'The request path never imports the stream consumer (shared/consumer/): it reads what the consumer writes through shared/store/.',
+      message:
+        'The request path never imports the stream consumer (shared/consumer/): ' +
+        'it reads what the consumer writes ' +
+        'through shared/store/.',
       extraGroups: [
         // Another resource's folder (`../tickets/edit`): shared code goes to shared/.
-        { group: ['../*', '!../..'], message: "A handler imports its own resource's helpers only; what two resources share belongs in shared/." },
+        {
+          group: ['../*', '!../..'],
+          message: "A handler imports its own resource's helpers only; what two resources share belongs in shared/.",
+        },
       ],
       packages: [SDK_CLIENTS, AWS_WIRE],
     }),
@@ -155,28 +188,40 @@ export default defineConfig(
     files: ['shared/middleware/**/*.ts'],
     depth: 2,
     forbidden: ['webhooks', 'mail', 'docs', 'consumer'],
-    message: 'Middleware sits above the store and the domain, beside (not above) webhooks, mail, docs and the stream consumer.',
+    message:
+      'Middleware sits above the store and the domain, beside (not above) webhooks, ' +
+      'mail, docs and the stream consumer.',
     packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/webhooks/**/*.ts'],
     depth: 2,
     forbidden: ['middleware', 'api', 'docs', 'mail', 'consumer'],
-    message: 'The webhook service uses the store and the domain, never the HTTP middleware, the route table or the stream consumer.',
+    message:
+      'The webhook service uses the store and the domain, never the HTTP middleware, ' +
+      'the route table or the stream ' +
+      'consumer.',
     packages: [SDK_CLIENTS, SMITHY],
   }),
   boundaries({
     files: ['shared/mail-in/**/*.ts'],
     depth: 2,
     forbidden: ['api', 'docs', 'consumer'],
-    message: 'The mail ingest writes through the store as a handler does (the stale-write retry of middleware included), never through the route table.',
+    message:
+      'The mail ingest writes through the store as a handler does (the stale-write ' +
+      'retry of middleware included), ' +
+      'never through the route ' +
+      'table.',
     packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/mail/**/*.ts'],
     depth: 2,
     forbidden: ['middleware', 'api', 'docs', 'webhooks'],
-    message: 'The mail service uses the store and the domain, never the HTTP middleware, the route table or the webhook service.',
+    message:
+      'The mail service uses the store and the domain, never the HTTP middleware, ' +
+      'the route table or the webhook ' +
+      'service.',
     packages: [SDK_CLIENTS, AWS_WIRE],
   }),
   boundaries({
@@ -197,7 +242,11 @@ export default defineConfig(
     files: ['shared/store/**/*.ts'],
     depth: 2,
     forbidden: ['middleware', 'webhooks', 'mail', 'mail-in', 'docs', 'api', 'consumer'],
-    message: 'The store sits below middleware, webhooks, mail, the stream consumer and the route table: it uses the AWS layer, config, observability and the domain only.',
+    message:
+      'The store sits below middleware, webhooks, mail, the stream consumer and ' +
+      'the route table: it uses the AWS ' +
+      'layer, config, observability ' +
+      'and the domain only.',
     packages: [AWS_WIRE],
   }),
   boundaries({
@@ -211,17 +260,26 @@ export default defineConfig(
     depth: 2,
     forbidden: ALL_SHARED_BUT('api', 'domain', 'docs', 'store'),
     extraGroups: [
-      { group: ['../store/*', '!../store/keys'], message: 'The route table is declarative: of the store it reads keys.ts (the partitions its grants name) only.' },
-      { group: ['../docs/*', '!../docs/assets'], message: 'Of shared/docs the route table names the files the docs route serves (assets.ts) only.' },
+      {
+        group: ['../store/*', '!../store/keys'],
+        message: 'The route table is declarative: of the store it reads keys.ts (the partitions its grants name) only.',
+      },
+      {
+        group: ['../docs/*', '!../docs/assets'],
+        message: 'Of shared/docs the route table names the files the docs route serves (assets.ts) only.',
+      },
     ],
-    message: 'The route table is declarative: it names the domain\'s field sets and shapes, nothing that does I/O.',
+    message: "The route table is declarative: it names the domain's field sets and shapes, nothing that does I/O.",
     packages: [SDK_CLIENTS, IMPURE, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/domain/**/*.ts'],
     depth: 2,
     forbidden: ALL_SHARED_BUT('domain'),
-    message: 'The domain is pure: no store, middleware, webhooks, config, observability or route table (they call it, with values).',
+    message:
+      'The domain is pure: no store, middleware, webhooks, config, observability ' +
+      'or route table (they call it, ' +
+      'with values).',
     packages: [IMPURE, AWS_WIRE],
   }),
   boundaries({
@@ -244,7 +302,10 @@ export default defineConfig(
     files: ['functions/**/*.ts', 'shared/**/*.ts'],
     ignores: ['shared/config.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings from shared/config.ts.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read settings from shared/config.ts.' },
+      ],
     },
   },
 );

@@ -13,12 +13,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 class LongestFirst extends BaseSequencer {
   override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const { cache, config } = this.ctx;
-    const duration = (file: TestSpecification) => cache.getFileTestResults(`${file.project.name}:${relative(config.root, file.moduleId)}`)?.duration;
+    const duration = (file: TestSpecification) =>
+      cache.getFileTestResults(`${file.project.name}:${relative(config.root, file.moduleId)}`)?.duration;
     const size = (file: TestSpecification) => statSync(file.moduleId).size;
     return Promise.resolve(
       [...files].sort((a, b) => {
         const [da, db] = [duration(a), duration(b)];
-        if (da === undefined || db === undefined) return da === undefined && db === undefined ? size(b) - size(a) : da === undefined ? -1 : 1;
+        if (da === undefined || db === undefined)
+          return da === undefined && db === undefined ? size(b) - size(a) : da === undefined ? -1 : 1;
         return db - da;
       }),
     );
@@ -71,7 +73,10 @@ export default defineConfig({
     projects: [
       // Log records go to stdout directly (past vitest's console capture): unit tests that drive
       // error paths would print them into a green run.
-      { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], env: { POWERTOOLS_LOG_LEVEL: 'SILENT' } } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], env: { POWERTOOLS_LOG_LEVEL: 'SILENT' } },
+      },
       // Template tests build apps in memory and change nothing global: one worker process runs one
       // file after another, importing aws-cdk-lib once (measured: 33 s of CPU for the project with a
       // process per file, 20 s without). A file that sets process.env would need `isolate` back.

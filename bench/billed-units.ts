@@ -27,23 +27,29 @@ const keyText = (key: Item) => `${String(key.PK)}|${String(key.SK)}`;
 
 /** The keys of the items a TransactWriteItems input touches. */
 function transactionKeys(input: Item): Item[] {
-  return (input.TransactItems as TransactAction[]).map((a) => (a.Put ? { PK: a.Put.Item.PK, SK: a.Put.Item.SK } : (a.Update ?? a.Delete ?? a.ConditionCheck)!.Key));
+  return (input.TransactItems as TransactAction[]).map((a) =>
+    a.Put ? { PK: a.Put.Item.PK, SK: a.Put.Item.SK } : (a.Update ?? a.Delete ?? a.ConditionCheck)!.Key,
+  );
 }
 
 export function transactionBilling(dynamo: DynamoDB, table: () => string) {
   const uncounted = new AsyncLocalStorage<true>();
   /** The items' sizes in bytes as stored now (0: absent). */
   const sizes = (keys: Item[]) =>
-    asNoFunction(() => uncounted.run(true, async () => {
-      const found = new Map<string, number>();
-      let pending = keys;
-      while (pending.length) {
-        const out = await dynamo.send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ConsistentRead: true } } }));
-        for (const item of out.Responses?.[table()] ?? []) found.set(keyText(item), itemSize(item));
-        pending = (out.UnprocessedKeys?.[table()]?.Keys ?? []) as Item[];
-      }
-      return found;
-    }));
+    asNoFunction(() =>
+      uncounted.run(true, async () => {
+        const found = new Map<string, number>();
+        let pending = keys;
+        while (pending.length) {
+          const out = await dynamo.send(
+            new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ConsistentRead: true } } }),
+          );
+          for (const item of out.Responses?.[table()] ?? []) found.set(keyText(item), itemSize(item));
+          pending = (out.UnprocessedKeys?.[table()]?.Keys ?? []) as Item[];
+        }
+        return found;
+      }),
+    );
   return {
     /** Whether a call is the billing's own read (not the measured work's). */
     isOwnRead: () => uncounted.getStore() === true,

@@ -35,8 +35,13 @@ export function deployedHandlers(): { handler: string; route: boolean }[] {
     .filter((f) => f.endsWith('.ts'))
     .map((f) => relative(FUNCTIONS_DIR, join(FUNCTIONS_DIR, f)).replace(/\\/g, '/').replace(/\.ts$/, ''))
     .sort();
-  const workers = files.filter((h) => !routeHandlers.has(h) && EXPORTS_HANDLER.test(readFileSync(join(FUNCTIONS_DIR, `${h}.ts`), 'utf8')));
-  return [...[...routeHandlers].map((handler) => ({ handler, route: true })), ...workers.map((handler) => ({ handler, route: false }))];
+  const workers = files.filter(
+    (h) => !routeHandlers.has(h) && EXPORTS_HANDLER.test(readFileSync(join(FUNCTIONS_DIR, `${h}.ts`), 'utf8')),
+  );
+  return [
+    ...[...routeHandlers].map((handler) => ({ handler, route: true })),
+    ...workers.map((handler) => ({ handler, route: false })),
+  ];
 }
 
 /**
@@ -73,7 +78,12 @@ export async function measureBundles(runs = 10, handlers = deployedHandlers()): 
       const times: number[] = [];
       for (let i = 0; i < runs; i++) {
         const out = spawnSync(process.execPath, [probe], {
-          env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...(route ? {} : WORKER_ENV) },
+          env: {
+            PATH: process.env.PATH,
+            AWS_REGION: 'us-east-1',
+            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+            ...(route ? {} : WORKER_ENV),
+          },
           encoding: 'utf8',
         });
         if (out.status !== 0) throw new Error(`importing ${handler} failed: ${out.stderr}`);
@@ -97,7 +107,11 @@ export async function bundleComposition(handler: string): Promise<{ total: numbe
     for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
       // A package by its name (nodemailer by its module's folder: it is one package of many modules).
       const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)(?:\/dist\/esm\/([^/]+)\/)?/.exec(file);
-      const part = pkg ? (pkg[1] === 'nodemailer' && pkg[2] ? `nodemailer/${pkg[2]}` : pkg[1]!) : file.split('/').slice(0, 2).join('/');
+      const part = pkg
+        ? pkg[1] === 'nodemailer' && pkg[2]
+          ? `nodemailer/${pkg[2]}`
+          : pkg[1]!
+        : file.split('/').slice(0, 2).join('/');
       parts.set(part, (parts.get(part) ?? 0) + bytesInOutput);
     }
     return { total: output.bytes, parts: [...parts].sort((a, b) => b[1] - a[1]) };
@@ -110,10 +124,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv[2] === '--why') {
     const { total, parts } = await bundleComposition(process.argv[3]!);
     console.log(`${process.argv[3]}: ${(total / 1024).toFixed(0)} KiB`);
-    for (const [part, bytes] of parts.filter(([, b]) => b >= 1024)) console.log(`${(bytes / 1024).toFixed(1).padStart(7)} KiB ${part}`);
+    for (const [part, bytes] of parts.filter(([, b]) => b >= 1024))
+      console.log(`${(bytes / 1024).toFixed(1).padStart(7)} KiB ${part}`);
     process.exit(0);
   }
   for (const r of await measureBundles(Number(process.argv[2] ?? 10))) {
-    console.log(`${r.handler.padEnd(22)} ${(r.bytes / 1024).toFixed(0).padStart(5)} KiB ${String(r.importMs).padStart(7)} ms`);
+    console.log(
+      `${r.handler.padEnd(22)} ${(r.bytes / 1024).toFixed(0).padStart(5)} KiB ${String(r.importMs).padStart(7)} ms`,
+    );
   }
 }

@@ -47,13 +47,22 @@ export interface BurstResult {
   stored: number;
   /** Milliseconds from the last answer until the list's count was exact (undefined: not within EXACT_WITHIN_MS). */
   countExactAfterMs: number | undefined;
-  /** Milliseconds from the last answer until the agent views (status × queue, status × assignee) were exact: their counts and their newest ticket. */
+  /**
+   * Milliseconds from the last answer until the agent views (status × queue, status × assignee) were exact: their
+   * counts and their newest ticket.
+   */
   listsExactAfterMs: number | undefined;
   /** The stream consumer's work from the first create on (to the views' exact counts). */
   consumer: ConsumerTimings;
-  /** Lone creates after the burst, one at a time: milliseconds from each 201 until the list's count and the agent views were exact. */
+  /**
+   * Lone creates after the burst, one at a time: milliseconds from each 201 until the list's count and the agent views
+   * were exact.
+   */
   lone: { writes: number; p50: number; max: number };
-  /** How late the runtime's event loop ran its timers during the burst (to the views' exact counts), ms: a call's answer waits as long to be read. */
+  /**
+   * How late the runtime's event loop ran its timers during the burst (to the views' exact counts), ms: a call's answer
+   * waits as long to be read.
+   */
   eventLoopDelay: { p50: number; p99: number; max: number };
   /** The machine's 1-minute load average and cores when the burst began: other work on it slows every figure. */
   load: { average: number; cores: number };
@@ -78,10 +87,14 @@ const EXACT_WITHIN_MS = 120_000;
 /** Lone creates measured after the burst. */
 const LONE_WRITES = 10;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const round = (n: number) => Math.round(n * 10) / 10;
 
-async function burst(count: number, send: (i: number) => Promise<ApiReply>): Promise<{ part: BurstPart; replies: ApiReply[] }> {
+async function burst(
+  count: number,
+  send: (i: number) => Promise<ApiReply>,
+): Promise<{ part: BurstPart; replies: ApiReply[] }> {
   const times: number[] = [];
   const started = performance.now();
   const replies = await Promise.all(
@@ -108,12 +121,25 @@ async function burst(count: number, send: (i: number) => Promise<ApiReply>): Pro
   return { part, replies };
 }
 
-export async function measureBurst(send: Send, timings: TimingsProbe, creates = 500, followups = 200): Promise<BurstResult> {
+export async function measureBurst(
+  send: Send,
+  timings: TimingsProbe,
+  creates = 500,
+  followups = 200,
+): Promise<BurstResult> {
   const run = `burst-${Date.now()}`;
-  const ticket = (i: number) => ({ queue: 1, title: `${run}-${i}`, description: 'Burst', submitter_email: 'burst@example.com' });
+  const ticket = (i: number) => ({
+    queue: 1,
+    title: `${run}-${i}`,
+    description: 'Burst',
+    submitter_email: 'burst@example.com',
+  });
   const count = async (query: string) => (await send('GET', `/api/tickets/?page_size=1&ordering=-id${query}`)).body;
   const before = (await count('')).count;
-  const viewsBefore = { queue: (await count('&status=1&queue=1')).count, unassigned: (await count('&status=1&assigned_to=none')).count };
+  const viewsBefore = {
+    queue: (await count('&status=1&queue=1')).count,
+    unassigned: (await count('&status=1&assigned_to=none')).count,
+  };
   timings.reset();
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -126,7 +152,9 @@ export async function measureBurst(send: Send, timings: TimingsProbe, creates = 
     return send('POST', '/api/tickets/', form);
   });
   const made = c.replies.filter((r) => r.status === 201).map((r) => r.body.id);
-  const f = await burst(followups, (i) => send('POST', '/api/followups/', { ticket: made[0], title: `${run}-f${i}`, comment: 'Burst' }));
+  const f = await burst(followups, (i) =>
+    send('POST', '/api/followups/', { ticket: made[0], title: `${run}-f${i}`, comment: 'Burst' }),
+  );
   const answered = performance.now();
   const newest = Math.max(...made);
   // A create answered otherwise (a 500 past the functions' timeout) may still have stored its ticket:
@@ -141,12 +169,21 @@ export async function measureBurst(send: Send, timings: TimingsProbe, creates = 
   const countExactAfterMs = await waitFor(async () => (await count('')).count === before + made.length);
   const viewsExact = async (added: number, newestId: number) => {
     const [queue, unassigned] = await Promise.all([count('&status=1&queue=1'), count('&status=1&assigned_to=none')]);
-    return queue.count === viewsBefore.queue + added && unassigned.count === viewsBefore.unassigned + added && (queue.results as { id: number }[])[0]?.id === newestId && (unassigned.results as { id: number }[])[0]?.id === newestId;
+    return (
+      queue.count === viewsBefore.queue + added &&
+      unassigned.count === viewsBefore.unassigned + added &&
+      (queue.results as { id: number }[])[0]?.id === newestId &&
+      (unassigned.results as { id: number }[])[0]?.id === newestId
+    );
   };
   const listsExactAfterMs = await waitFor(() => viewsExact(made.length, newest));
   const consumer = timings.read();
   loopDelay.disable();
-  const eventLoopDelay = { p50: Math.round(loopDelay.percentile(50) / 1e6), p99: Math.round(loopDelay.percentile(99) / 1e6), max: Math.round(loopDelay.max / 1e6) };
+  const eventLoopDelay = {
+    p50: Math.round(loopDelay.percentile(50) / 1e6),
+    p99: Math.round(loopDelay.percentile(99) / 1e6),
+    max: Math.round(loopDelay.max / 1e6),
+  };
   // A lone write once the burst is applied: the lag of the stream alone (the poll interval, one batch).
   const lags: number[] = [];
   // Only once the burst's counts were exact: else what a lone create adds cannot be told apart.
@@ -167,16 +204,30 @@ export async function measureBurst(send: Send, timings: TimingsProbe, creates = 
   for (const [i, r] of c.replies.entries()) {
     if (r.status === 201 && (await send('GET', `/api/tickets/${r.body.id}/`)).body.title === `${run}-${i}`) stored++;
   }
-  return { creates: c.part, followups: f.part, stored, countExactAfterMs, listsExactAfterMs, consumer, lone, eventLoopDelay, load };
+  return {
+    creates: c.part,
+    followups: f.part,
+    stored,
+    countExactAfterMs,
+    listsExactAfterMs,
+    consumer,
+    lone,
+    eventLoopDelay,
+    load,
+  };
 }
 
-const exactIn = (ms: number | undefined) => (ms === undefined ? `more than ${EXACT_WITHIN_MS / 1000} s (or never: a create answered 500 stored its ticket)` : `${ms} ms`);
+const exactIn = (ms: number | undefined) =>
+  ms === undefined
+    ? `more than ${EXACT_WITHIN_MS / 1000} s (or never: a create answered 500 stored its ticket)`
+    : `${ms} ms`;
 
 /** The steady rates and the consumer's work per change, when measured (bench/run.ts adds them). */
 function renderSteady(r: BurstResult): string {
   const parts: string[] = [];
   if (r.steady) {
-    const row = (name: string, s: SteadyRate) => `| ${name} | ${s.requests} | ${s.inFlight} | ${s.perSecond} | ${s.p50} | ${s.p99} |`;
+    const row = (name: string, s: SteadyRate) =>
+      `| ${name} | ${s.requests} | ${s.inFlight} | ${s.perSecond} | ${s.p50} | ${s.p99} |`;
     parts.push(`After the burst, in the same run (load average ${r.steady.load}), one kind at a time:
 
 | Requests | Count | In flight | Per second | p50 ms | p99 ms |
@@ -203,8 +254,11 @@ export const BURST_END = '<!-- burst:end -->';
 
 export function renderBurst(r: BurstResult, date: string): string {
   const row = (name: string, p: BurstPart) =>
-    `| ${name} | ${p.requests} | ${Object.entries(p.statuses).map(([s, n]) => `${s} ×${n}`).join(', ')} | ${p.distinctIds} | ${p.perSecond} | ${p.p50} | ${p.p99} | ${p.max} |`;
-  return `${BURST_START}
+    `| ${name} | ${p.requests} | ${Object.entries(p.statuses)
+      .map(([s, n]) => `${s} ×${n}`)
+      .join(', ')} | ${p.distinctIds} | ${p.perSecond} | ${p.p50} | ${p.p99} | ${p.max} |`;
+  return (
+    `${BURST_START}
 ## Bursts
 
 Measured by \`npm run bench -- --burst\` on ${date.slice(0, 10)}, on a freshly started local runtime with
@@ -225,7 +279,8 @@ in ${exactIn(r.countExactAfterMs)}, and the agent views (\`?status=1&queue=1\`, 
 counts and their newest ticket) in ${exactIn(r.listsExactAfterMs)}; they follow the table's stream. The first
 requests of a cold runtime also pay its warm-up (one password hash, DynamoDB Local's JIT).
 
-${renderSteady(r)}A lone create after the burst (${r.lone.writes}, one at a time): its count and the agent views were exact
+${renderSteady(r)}A lone create after the burst (${r.lone.writes}, one at a time): its count and the agent views ` +
+    `were exact
 ${r.lone.p50} ms after its 201 (median; at most ${r.lone.max} ms); the local stream is polled every 50 ms.
 
 The stream consumer during the burst: ${r.consumer.records} records in ${r.consumer.batches} batches (largest
@@ -246,7 +301,10 @@ route's call waits for the consumer's (nothing admits them: docs/local.md, "Conc
 | Pool | Calls | Queued ms (mean / max) | Wire ms (mean / max) |
 |---|---|---|---|
 ${Object.entries(r.consumer.calls)
-  .map(([pool, c]) => `| ${pool} | ${c.calls} | ${Math.round(c.queuedMs / c.calls)} / ${Math.round(c.maxQueuedMs)} | ${Math.round(c.wireMs / c.calls)} / ${Math.round(c.maxWireMs)} |`)
+  .map(
+    ([pool, c]) =>
+      `| ${pool} | ${c.calls} | ${Math.round(c.queuedMs / c.calls)} / ${Math.round(c.maxQueuedMs)} | ${Math.round(c.wireMs / c.calls)} / ${Math.round(c.maxWireMs)} |`,
+  )
   .join('\n')}
 
 The runtime, the engines' client and the benchmark's client share one Node process: its event loop
@@ -257,7 +315,10 @@ ${r.consumer.log
   .toSorted((a, b) => b.ms - a.ms)
   .slice(0, SLOWEST_BATCHES)
   .toSorted((a, b) => a.at - b.at)
-  .map((b) => `${Math.round((b.at - r.consumer.since) / 100) / 10} s: ${b.records} records, ${Math.round(b.ms)} ms, ${b.calls} calls`)
+  .map(
+    (b) =>
+      `${Math.round((b.at - r.consumer.since) / 100) / 10} s: ${b.records} records, ${Math.round(b.ms)} ms, ${b.calls} calls`,
+  )
   .join('; ')}.
 
 Before issue 12 every create's transaction held items that every create shares (the ticket index
@@ -265,7 +326,8 @@ block, the queue's count, the followup and attachment index blocks) and every fo
 ticket's item. Measured on that data model with the same emulation (2026-11-25): 500 creates at
 once answered 201 ×17 and 503 ×483, and 200 followups on one ticket 201 ×17 and 503 ×183, every 503
 a \`TransactionConflict\` after 4 attempts; without the emulation the local runtime hid it.
-${BURST_END}`;
+${BURST_END}`
+  );
 }
 
 /** Replaces the burst section of the report, or appends it. */

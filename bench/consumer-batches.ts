@@ -9,7 +9,12 @@
  * at once, with DynamoDB's transaction conflict rule emulated.
  */
 import { loadavg } from 'node:os';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
 
@@ -34,7 +39,12 @@ async function createTickets(count: number, inFlight = 8): Promise<void> {
         const reply = await fetch(`${runtime.url}/api/tickets/`, {
           method: 'POST',
           headers: { authorization, 'content-type': 'application/json' },
-          body: JSON.stringify({ queue: 1, title: `batch-${i}`, description: 'Batch', submitter_email: 'batch@example.com' }),
+          body: JSON.stringify({
+            queue: 1,
+            title: `batch-${i}`,
+            description: 'Batch',
+            submitter_email: 'batch@example.com',
+          }),
         });
         if (reply.status !== 201) throw new Error(`create answered ${reply.status}: ${await reply.text()}`);
       }
@@ -43,16 +53,26 @@ async function createTickets(count: number, inFlight = 8): Promise<void> {
 }
 
 const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
-const streamArn = (await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: config.tableName }))).Table!.LatestStreamArn!;
+const streamArn = (await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: config.tableName }))).Table!
+  .LatestStreamArn!;
 const positions = new Map<string, string>();
 /** The records written since the last call, as the AWS filter passes them. */
 async function newChanges() {
-  const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? [];
+  const shards =
+    (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? [];
   const changes = [];
   for (const { ShardId } of shards) {
     const after = positions.get(ShardId!);
     let iterator = (
-      await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId, ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }) }))
+      await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId,
+          ...(after
+            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
+            : { ShardIteratorType: 'TRIM_HORIZON' }),
+        }),
+      )
     ).ShardIterator;
     while (iterator) {
       const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
@@ -70,7 +90,13 @@ await applyTableChanges(await newChanges()); // warm-up
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(`load average ${loadavg()[0]!.toFixed(1)}`);
-for (const [size, batches] of [[1, 10], [10, 5], [100, 3], [500, 2], [1000, 1]] as const) {
+for (const [size, batches] of [
+  [1, 10],
+  [10, 5],
+  [100, 3],
+  [500, 2],
+  [1000, 1],
+] as const) {
   await createTickets(size * batches);
   const changes = await newChanges();
   const times: number[] = [];
@@ -80,7 +106,9 @@ for (const [size, batches] of [[1, 10], [10, 5], [100, 3], [500, 2], [1000, 1]] 
     times.push(performance.now() - started);
   }
   const ms = median(times);
-  console.log(`batch of ${size} creates: ${Math.round(ms)} ms (median of ${times.length}), ${((ms / size) * 1000).toFixed(0)} µs a record; load ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `batch of ${size} creates: ${Math.round(ms)} ms (median of ${times.length}), ${((ms / size) * 1000).toFixed(0)} µs a record; load ${loadavg()[0]!.toFixed(1)}`,
+  );
 }
 // Batches of one shard at once (a parallelization factor above 1): their counts transactions share the totals items.
 const { dynamo } = await import('../shared/aws/clients');
@@ -89,18 +117,28 @@ dynamo.intercept(async (call, next) => {
   try {
     return await next();
   } catch (error) {
-    if (call.operation === 'TransactWriteItems' && /TransactionConflict/.test(String((error as Error).message))) conflicts++;
+    if (call.operation === 'TransactWriteItems' && /TransactionConflict/.test(String((error as Error).message)))
+      conflicts++;
     throw error;
   }
 });
-for (const [size, together] of [[100, 1], [100, 2], [100, 4]] as const) {
+for (const [size, together] of [
+  [100, 1],
+  [100, 2],
+  [100, 4],
+] as const) {
   await createTickets(size * together);
   const changes = await newChanges();
   conflicts = 0;
   const started = performance.now();
-  const outcomes = await Promise.allSettled(Array.from({ length: together }, (_, i) => applyTableChanges(changes.slice(i * size, (i + 1) * size))));
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: together }, (_, i) => applyTableChanges(changes.slice(i * size, (i + 1) * size))),
+  );
   const failed = outcomes.filter((o) => o.status === 'rejected').map((o) => String(o.reason).slice(0, 120));
-  console.log(`${together} batches of ${size} at once: ${Math.round(performance.now() - started)} ms, ${conflicts} transactions cancelled by a conflict (retried), ${failed.length} batches failed ${failed.join(' | ')}; load ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `${together} batches of ${size} at once: ${Math.round(performance.now() - started)} ms, ${conflicts} transactions cancelled ` +
+      `by a conflict (retried), ${failed.length} batches failed ${failed.join(' | ')}; load ${loadavg()[0]!.toFixed(1)}`,
+  );
 }
 await runtime.stop();
 process.exit(0);

@@ -59,7 +59,8 @@ dynamo.intercept(async (call, next) => {
   }
   const out = await next();
   const consumed = out.ConsumedCapacity as { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
-  for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) units[READS.has(call.operation) ? 'read' : 'write'] += c.CapacityUnits ?? 0;
+  for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : [])
+    units[READS.has(call.operation) ? 'read' : 'write'] += c.CapacityUnits ?? 0;
   return out;
 });
 const measured = async (run: () => Promise<unknown>) => {
@@ -73,12 +74,25 @@ async function clearCounts() {
   const doomed: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await dynamo.send(new ScanCommand({ TableName: config.tableName, ProjectionExpression: 'PK, SK', FilterExpression: 'begins_with(PK, :counts)', ExpressionAttributeValues: { ':counts': 'COUNT' }, ExclusiveStartKey: start }));
+    const out = await dynamo.send(
+      new ScanCommand({
+        TableName: config.tableName,
+        ProjectionExpression: 'PK, SK',
+        FilterExpression: 'begins_with(PK, :counts)',
+        ExpressionAttributeValues: { ':counts': 'COUNT' },
+        ExclusiveStartKey: start,
+      }),
+    );
     doomed.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
   let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => { while (next < doomed.length) await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: doomed[next++]! })); }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < doomed.length)
+        await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: doomed[next++]! }));
+    }),
+  );
 }
 
 const results: CountsResult[] = [];
@@ -88,7 +102,12 @@ for (const [queues, agents] of SIZES) {
   const records = Array.from({ length: tickets }, (_, i) => ({
     ticket: i + 1,
     version: 1,
-    state: { status: (i % 5) + 1, queue: Math.floor(i / agents) + 1, assigned: String((i % agents) + 1), priority: (i % 5) + 1 },
+    state: {
+      status: (i % 5) + 1,
+      queue: Math.floor(i / agents) + 1,
+      assigned: String((i % agents) + 1),
+      priority: (i % 5) + 1,
+    },
   }));
   let failure: string | undefined;
   try {
@@ -96,19 +115,46 @@ for (const [queues, agents] of SIZES) {
   } catch (error) {
     failure = String((error as Error).message).slice(0, 160);
   }
-  const totals = (await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.countsTotalsFirst, ConsistentRead: true }))).Item;
+  const totals = (
+    await dynamo.send(
+      new GetCommand({ TableName: config.tableName, Key: keys.countsTotalsFirst, ConsistentRead: true }),
+    )
+  ).Item;
   const bytes = totals ? itemSize(totals) : 0;
   // One change: ticket 1 moves from status 1 to 2 (version 2), as a PATCH's stream record would.
-  const move = failure ? undefined : await measured(() => applyTicketRecords([{ ticket: 1, version: 2, state: { ...records[0]!.state, status: 2 } }]));
-  const viewCount = failure ? undefined : await measured(() => listCount(parseTicketListQuery({ status: '2', queue: '1', assigned_to: '1' })));
-  results.push({ queues, agents, tickets, totalsBytes: bytes, moveWriteUnits: move?.write, moveReadUnits: move?.read, viewCountReadUnits: viewCount?.read, failure });
+  const move = failure
+    ? undefined
+    : await measured(() => applyTicketRecords([{ ticket: 1, version: 2, state: { ...records[0]!.state, status: 2 } }]));
+  const viewCount = failure
+    ? undefined
+    : await measured(() => listCount(parseTicketListQuery({ status: '2', queue: '1', assigned_to: '1' })));
+  results.push({
+    queues,
+    agents,
+    tickets,
+    totalsBytes: bytes,
+    moveWriteUnits: move?.write,
+    moveReadUnits: move?.read,
+    viewCountReadUnits: viewCount?.read,
+    failure,
+  });
   console.log(
     `${queues} queues × ${agents} agents (${tickets} tickets): totals item ${(bytes / 1024).toFixed(1)} KB; ` +
-      (failure ? `counting FAILED: ${failure}` : `one move: ${move!.write} WRU, ${move!.read} RRU; a view's count: ${viewCount!.read} RRU`) +
+      (failure
+        ? `counting FAILED: ${failure}`
+        : `one move: ${move!.write} WRU, ${move!.read} RRU; a view's count: ${viewCount!.read} RRU`) +
       `; load ${loadavg()[0]!.toFixed(1)}`,
   );
 }
-writeFileSync(REPORT, withSection(readFileSync(REPORT, 'utf8'), COUNTS_START, COUNTS_END, renderCounts(results, new Date().toISOString(), loadavg()[0]!)));
+writeFileSync(
+  REPORT,
+  withSection(
+    readFileSync(REPORT, 'utf8'),
+    COUNTS_START,
+    COUNTS_END,
+    renderCounts(results, new Date().toISOString(), loadavg()[0]!),
+  ),
+);
 await runtime.stop();
 process.exit(0);
 

@@ -13,11 +13,26 @@ export interface CpuProfile {
 /** Layers by the file a frame comes from, first match wins. */
 const LAYERS: [layer: string, pattern: RegExp][] = [
   ['local adapter (HTTP server → API Gateway event)', /\/infra\/local\//],
-  ['logging, metrics, tracing', /\/@aws-lambda-powertools\/|\/shared\/middleware\/observe\.ts|\/shared\/observability\.ts/],
-  ['auth', /\/shared\/middleware\/auth\.ts|\/shared\/domain\/(password|tokens|login-throttle|auth-header)\.ts|\/shared\/store\/(users|tokens|login-throttle)\.ts/],
-  ['validation and body parsing', /\/zod\/|\/busboy\/|\/shared\/domain\/(fields|ticket|followup|user|admin|attachment|custom-fields|body)\.ts|\/shared\/middleware\/(body|multipart)\.ts/],
-  ['serialisation', /\/shared\/domain\/(views|pagination|user-tickets|etag|describe|datetime)\.ts|\/shared\/middleware\/(http|pages)\.ts/],
-  ['store and AWS calls (marshalling, signing, HTTP)', /\/@aws-sdk\/|\/@smithy\/|\/@aws\/|\/aws4fetch\/|\/shared\/store\//],
+  [
+    'logging, metrics, tracing',
+    /\/@aws-lambda-powertools\/|\/shared\/middleware\/observe\.ts|\/shared\/observability\.ts/,
+  ],
+  [
+    'auth',
+    /\/shared\/middleware\/auth\.ts|\/shared\/domain\/(password|tokens|login-throttle|auth-header)\.ts|\/shared\/store\/(users|tokens|login-throttle)\.ts/,
+  ],
+  [
+    'validation and body parsing',
+    /\/zod\/|\/busboy\/|\/shared\/domain\/(fields|ticket|followup|user|admin|attachment|custom-fields|body)\.ts|\/shared\/middleware\/(body|multipart)\.ts/,
+  ],
+  [
+    'serialisation',
+    /\/shared\/domain\/(views|pagination|user-tickets|etag|describe|datetime)\.ts|\/shared\/middleware\/(http|pages)\.ts/,
+  ],
+  [
+    'store and AWS calls (marshalling, signing, HTTP)',
+    /\/@aws-sdk\/|\/@smithy\/|\/@aws\/|\/aws4fetch\/|\/shared\/store\//,
+  ],
   ['middleware chain', /\/@middy\/|\/shared\/middleware\/|\/shared\/api\//],
   ['handlers and domain rules', /\/functions\/|\/shared\/domain\//],
 ];
@@ -44,7 +59,10 @@ export function profileLayers(profile: CpuProfile): Record<string, number> {
     const layer =
       node.callFrame.functionName === '(garbage collector)'
         ? GC
-        : (layerOf(node.callFrame.url) ?? (parent === undefined || byId.get(parent)!.callFrame.functionName === '(root)' ? NODE_ONLY : layerOfNode(parent)));
+        : (layerOf(node.callFrame.url) ??
+          (parent === undefined || byId.get(parent)!.callFrame.functionName === '(root)'
+            ? NODE_ONLY
+            : layerOfNode(parent)));
     layerCache.set(id, layer);
     return layer;
   };

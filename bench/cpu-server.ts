@@ -33,7 +33,8 @@ const admin = (await findUserByUsername('admin'))!;
 const tickets = await seedTickets(Number(process.env.BENCH_CPU_TICKETS ?? 200), admin.id);
 await runtime.drainTableStream();
 
-export type CpuServerMessage = { type: 'measure'; profile: boolean } | { type: 'report'; name: string } | { type: 'stop' };
+export type CpuServerMessage =
+  { type: 'measure'; profile: boolean } | { type: 'report'; name: string } | { type: 'stop' };
 export type CpuServerReply =
   | { type: 'ready'; url: string; tickets: number[] }
   | { type: 'measuring' }
@@ -58,7 +59,11 @@ async function handle(message: CpuServerMessage): Promise<CpuServerReply> {
     if (!profiling) return { type: 'report', cpuMicros: used.user + used.system };
     const { profile } = await session.post('Profiler.stop');
     // To look closer: BENCH_CPU_PROFILES=<folder> keeps each profile, for Chrome DevTools or speedscope.
-    if (process.env.BENCH_CPU_PROFILES) writeFileSync(join(process.env.BENCH_CPU_PROFILES, `${message.name.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile));
+    if (process.env.BENCH_CPU_PROFILES)
+      writeFileSync(
+        join(process.env.BENCH_CPU_PROFILES, `${message.name.replace(/\W+/g, '-')}.cpuprofile`),
+        JSON.stringify(profile),
+      );
     return { type: 'report', cpuMicros: used.user + used.system, layers: profileLayers(profile) };
   }
   await runtime.stop();

@@ -38,12 +38,32 @@ const AUTH = `Basic ${Buffer.from('admin:bench-admin-password').toString('base64
 
 export const CPU_OPERATIONS: Operation[] = [
   { name: 'GET one ticket', request: (i, t) => ({ method: 'GET', path: `/api/tickets/${t[(i * 7) % t.length]}/` }) },
-  { name: 'list page of 25', request: (i, t) => ({ method: 'GET', path: `/api/tickets/?page=${(i % Math.floor(t.length / 25)) + 1}` }) },
+  {
+    name: 'list page of 25',
+    request: (i, t) => ({ method: 'GET', path: `/api/tickets/?page=${(i % Math.floor(t.length / 25)) + 1}` }),
+  },
   {
     name: 'create (JSON)',
-    request: (i) => ({ method: 'POST', path: '/api/tickets/', body: { queue: 1, title: `CPU ${i}`, description: 'Benchmark', submitter_email: 'bench@example.com', priority: 3 } }),
+    request: (i) => ({
+      method: 'POST',
+      path: '/api/tickets/',
+      body: {
+        queue: 1,
+        title: `CPU ${i}`,
+        description: 'Benchmark',
+        submitter_email: 'bench@example.com',
+        priority: 3,
+      },
+    }),
   },
-  { name: 'PATCH', request: (i, t) => ({ method: 'PATCH', path: `/api/tickets/${t[(i * 13) % t.length]}/`, body: { priority: (i % 5) + 1 } }) },
+  {
+    name: 'PATCH',
+    request: (i, t) => ({
+      method: 'PATCH',
+      path: `/api/tickets/${t[(i * 13) % t.length]}/`,
+      body: { priority: (i % 5) + 1 },
+    }),
+  },
 ];
 
 /** Sends `message` and waits for the reply; fails, rather than waits for ever, if the server exits first. */
@@ -59,7 +79,14 @@ function call(server: ChildProcess, message: CpuServerMessage): Promise<CpuServe
   });
 }
 
-async function run(url: string, operation: Operation, tickets: number[], from: number, count: number, inFlight = 4): Promise<void> {
+async function run(
+  url: string,
+  operation: Operation,
+  tickets: number[],
+  from: number,
+  count: number,
+  inFlight = 4,
+): Promise<void> {
   let next = from;
   const end = from + count;
   await Promise.all(
@@ -134,7 +161,10 @@ export async function measureCpu(count = 1000): Promise<CpuResult[]> {
 const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
   for (const result of await measureCpu(Number(process.argv[2] ?? 1000))) {
-    console.log(`${result.operation.padEnd(18)} ${result.cpuMs.toFixed(3)} ms CPU/request over ${result.requests} (warm-up rounds: ${result.warmup.join(', ')})`);
-    for (const [layer, ms] of Object.entries(result.layers)) console.log(`    ${ms.toFixed(3).padStart(7)} ms  ${layer}`);
+    console.log(
+      `${result.operation.padEnd(18)} ${result.cpuMs.toFixed(3)} ms CPU/request over ${result.requests} (warm-up rounds: ${result.warmup.join(', ')})`,
+    );
+    for (const [layer, ms] of Object.entries(result.layers))
+      console.log(`    ${ms.toFixed(3).padStart(7)} ms  ${layer}`);
   }
 }

@@ -54,8 +54,21 @@ export function combinations(queue: number, user: number, since: { created: stri
     { name: 'updated_since', updatedSince: since.updated, view: false },
     { name: 'status × priority', status: '3', priority: 1, view: false },
     { name: 'queue × assignee × priority', queue: 1, assigned: user, priority: 2, view: false },
-    { name: 'statuses × queue × submitter_email', status: '1,2', queue: 1, email: 'customer7@example.com', view: false },
-    { name: 'status × queue × unassigned × created_since', status: '5', queue, assigned: 'none', createdSince: since.created, view: false },
+    {
+      name: 'statuses × queue × submitter_email',
+      status: '1,2',
+      queue: 1,
+      email: 'customer7@example.com',
+      view: false,
+    },
+    {
+      name: 'status × queue × unassigned × created_since',
+      status: '5',
+      queue,
+      assigned: 'none',
+      createdSince: since.created,
+      view: false,
+    },
     { name: 'no filter', view: false },
   ];
 }
@@ -91,7 +104,13 @@ function matches(c: Combination, t: SeededTicket): boolean {
 function compare(ordering: string): (a: SeededTicket, b: SeededTicket) => number {
   const field = ordering.replace('-', '');
   const value = (t: SeededTicket): string | number =>
-    field === 'id' ? 0 : field === 'priority' ? t.priority : field === 'due_date' ? (t.due_date ?? '~') : t[field as 'created' | 'modified'];
+    field === 'id'
+      ? 0
+      : field === 'priority'
+        ? t.priority
+        : field === 'due_date'
+          ? (t.due_date ?? '~')
+          : t[field as 'created' | 'modified'];
   const ascending = (a: SeededTicket, b: SeededTicket) => {
     const [x, y] = [value(a), value(b)];
     return x < y ? -1 : x > y ? 1 : a.id - b.id;
@@ -100,7 +119,10 @@ function compare(ordering: string): (a: SeededTicket, b: SeededTicket) => number
 }
 
 export function expectedIds(all: SeededTicket[], c: Combination, ordering: string): number[] {
-  return all.filter((t) => matches(c, t)).sort(compare(ordering)).map((t) => t.id);
+  return all
+    .filter((t) => matches(c, t))
+    .sort(compare(ordering))
+    .map((t) => t.id);
 }
 
 /** One combination in one ordering: its first page (25) and, when followed, the whole list. */
@@ -139,7 +161,15 @@ export async function measureLists(
       const expected = expectedIds(all, c, ordering);
       const started = performance.now();
       const check = follow(c, ordering) ? await checkFilter(probe, queryOf(c, ordering), expected) : undefined;
-      const result: ListResult = { combination: c.name, ordering, view: c.view, requests, readUnits: Math.round(readUnits * 100) / 100, count: first.body.count ?? null, expected: expected.length };
+      const result: ListResult = {
+        combination: c.name,
+        ordering,
+        view: c.view,
+        requests,
+        readUnits: Math.round(readUnits * 100) / 100,
+        count: first.body.count ?? null,
+        expected: expected.length,
+      };
       if (check) Object.assign(result, { check, followMs: Math.round(performance.now() - started) });
       results.push(result);
       if (check) progress(result);
@@ -155,9 +185,17 @@ const most = (rows: ListResult[], f: (r: ListResult) => number) => (rows.length 
 const sum = (rows: ListResult[], f: (r: ListResult) => number) => rows.reduce((total, r) => total + f(r), 0);
 
 /** The Filtered lists section of docs/benchmarks.md. */
-export function renderLists(sizes: { tickets: number; simulated: boolean; results: ListResult[] }[], consumer: Record<string, { requests: number; readUnits: number; writeUnits: number }>, date: string, load: string): string {
+export function renderLists(
+  sizes: { tickets: number; simulated: boolean; results: ListResult[] }[],
+  consumer: Record<string, { requests: number; readUnits: number; writeUnits: number }>,
+  date: string,
+  load: string,
+): string {
   const combos = [...new Set(sizes[0]!.results.map((r) => r.combination))];
-  const header = `| Combination | ${sizes.map((s) => `${s.tickets.toLocaleString('en')}${s.simulated ? ' (simulated)' : ''}: requests / read units (max over orderings)`).join(' | ')} | count (${sizes[1]?.tickets.toLocaleString('en') ?? ''}) | followed to its end at ${(sizes[1] ?? sizes[0]!).tickets.toLocaleString('en')}: pages / requests (max over orderings) |`;
+  const header =
+    `| Combination | ${sizes.map((s) => `${s.tickets.toLocaleString('en')}${s.simulated ? ' (simulated)' : ''}: requests / read units ` + `(max over orderings)`).join(' | ')} | count (${sizes[1]?.tickets.toLocaleString('en') ?? ''}) | followed to its end ` +
+    `at ${(sizes[1] ?? sizes[0]!).tickets.toLocaleString('en')}: pages / requests (max ` +
+    `over orderings) |`;
   const rows = combos.map((name) => {
     const cells = sizes.map((s) => {
       const rs = s.results.filter((r) => r.combination === name);
@@ -166,19 +204,32 @@ export function renderLists(sizes: { tickets: number; simulated: boolean; result
     const at = (sizes[1] ?? sizes[0]!).results.filter((r) => r.combination === name);
     const exact = at.filter((r) => r.count === r.expected).map((r) => r.ordering);
     const unknown = at.filter((r) => r.count === null).map((r) => r.ordering);
-    const wrong = at.filter((r) => r.count !== null && r.count !== r.expected).map((r) => `${r.ordering}: ${r.count} of ${r.expected}`);
-    const counted = [exact.length === at.length ? 'exact' : exact.length ? `exact (${exact.join(', ')})` : '', unknown.length === at.length ? 'null' : unknown.length ? 'null otherwise' : '', wrong.length ? `WRONG ${wrong.join(', ')}` : '']
+    const wrong = at
+      .filter((r) => r.count !== null && r.count !== r.expected)
+      .map((r) => `${r.ordering}: ${r.count} of ${r.expected}`);
+    const counted = [
+      exact.length === at.length ? 'exact' : exact.length ? `exact (${exact.join(', ')})` : '',
+      unknown.length === at.length ? 'null' : unknown.length ? 'null otherwise' : '',
+      wrong.length ? `WRONG ${wrong.join(', ')}` : '',
+    ]
       .filter(Boolean)
       .join('; ');
     const followed = at.filter((r) => r.check);
-    const walk = followed.length ? `${most(followed, (r) => r.check!.pages)} / ${most(followed, (r) => r.check!.requests)}` : '–';
+    const walk = followed.length
+      ? `${most(followed, (r) => r.check!.pages)} / ${most(followed, (r) => r.check!.requests)}`
+      : '–';
     return `| ${name} | ${cells.join(' | ')} | ${counted} | ${walk} |`;
   });
   const checks = sizes.flatMap((s) => s.results.filter((r) => r.check).map((r) => ({ ...r, tickets: s.tickets })));
   const missed = checks.filter((r) => !r.check!.exact);
-  const slowest = checks.reduce<(typeof checks)[number] | undefined>((a, r) => (!a || (r.followMs ?? 0) > (a.followMs ?? 0) ? r : a), undefined);
+  const slowest = checks.reduce<(typeof checks)[number] | undefined>(
+    (a, r) => (!a || (r.followMs ?? 0) > (a.followMs ?? 0) ? r : a),
+    undefined,
+  );
   const views = sizes.flatMap((s) => s.results.filter((r) => r.view));
-  const consumerRows = Object.entries(consumer).map(([name, c]) => `| ${name} | ${c.requests} | ${c.readUnits} | ${c.writeUnits} |`);
+  const consumerRows = Object.entries(consumer).map(
+    ([name, c]) => `| ${name} | ${c.requests} | ${c.readUnits} | ${c.writeUnits} |`,
+  );
   return `${LISTS_START}
 ## Filtered lists: every combination in every ordering
 

@@ -23,8 +23,13 @@ if (process.argv[2] === '--engines') {
   process.send!({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint });
   process.on('disconnect', () => void engines.stop().then(() => process.exit(0)));
 } else {
-  const child = fork(import.meta.filename, ['--engines'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const endpoints = await new Promise<{ dynamoEndpoint: string; s3Endpoint: string }>((done) => child.once('message', (m) => done(m as never)));
+  const child = fork(import.meta.filename, ['--engines'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const endpoints = await new Promise<{ dynamoEndpoint: string; s3Endpoint: string }>((done) =>
+    child.once('message', (m) => done(m as never)),
+  );
   const { useLocalEngines } = await import('../infra/local/endpoints');
   useLocalEngines(endpoints);
   process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
@@ -57,18 +62,33 @@ if (process.argv[2] === '--engines') {
         if (result.outcome !== 'ticket') throw new Error(`bench message became ${result.outcome}`);
       }
       const used = process.cpuUsage(cpu);
-      return { cpuMs: (used.user + used.system) / 1000 / batch.length, ms: (performance.now() - started) / batch.length };
+      return {
+        cpuMs: (used.user + used.system) / 1000 / batch.length,
+        ms: (performance.now() - started) / batch.length,
+      };
     };
     await run(raws.slice(0, count)); // warm-up
     const measured = await run(raws.slice(count));
-    const result = { message: name, bytes: raws[0]!.length, messages: count, cpuMs: Math.round(measured.cpuMs * 10) / 10, ms: Math.round(measured.ms * 10) / 10 };
+    const result = {
+      message: name,
+      bytes: raws[0]!.length,
+      messages: count,
+      cpuMs: Math.round(measured.cpuMs * 10) / 10,
+      ms: Math.round(measured.ms * 10) / 10,
+    };
     log(JSON.stringify(result));
     return result;
   }
 
-  const results = [await measure('plain (text and HTML parts, a quoted reply)', 100), await measure('with a 5 MB attachment', 10, Buffer.alloc(5 * 1024 * 1024, 7))];
+  const results = [
+    await measure('plain (text and HTML parts, a quoted reply)', 100),
+    await measure('with a 5 MB attachment', 10, Buffer.alloc(5 * 1024 * 1024, 7)),
+  ];
   const report = readFileSync(REPORT, 'utf8');
-  writeFileSync(REPORT, withSection(report, MAIL_IN_START, MAIL_IN_END, renderMailIn(results, new Date().toISOString())));
+  writeFileSync(
+    REPORT,
+    withSection(report, MAIL_IN_START, MAIL_IN_END, renderMailIn(results, new Date().toISOString())),
+  );
   log('wrote the Mail in section of docs/benchmarks.md');
   child.disconnect();
   process.exit(0);

@@ -37,14 +37,24 @@ try {
       const response = await fetch(`${runtime.url}/api/tickets/`, {
         method: 'POST',
         headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ queue: 1, title: `${run}-${i}`, description: 'Mail bench', submitter_email: `bench-${i}@example.com` }),
+        body: JSON.stringify({
+          queue: 1,
+          title: `${run}-${i}`,
+          description: 'Mail bench',
+          submitter_email: `bench-${i}@example.com`,
+        }),
       });
-      return { status: response.status, body: (await response.json()) as { id: number; followup_set: { date: string }[] } };
+      return {
+        status: response.status,
+        body: (await response.json()) as { id: number; followup_set: { date: string }[] },
+      };
     }),
   );
   const answered = Date.now();
   // A ticket's commit time is its opening followup's date (the ticket's `created`, which the wire shape leaves out).
-  const created = new Map(replies.filter((r) => r.status === 201).map((r) => [r.body.id, Date.parse(r.body.followup_set[0]!.date)]));
+  const created = new Map(
+    replies.filter((r) => r.status === 201).map((r) => [r.body.id, Date.parse(r.body.followup_set[0]!.date)]),
+  );
   if (created.size !== CREATES) throw new Error(`${CREATES - created.size} creates failed`);
   // Wait for one mail per ticket (each file named by time; the subject holds the ticket's tag).
   let files: string[] = [];
@@ -66,10 +76,28 @@ try {
     last = Math.max(last, info.mtimeMs);
   }
   latencies.sort((a, b) => a - b);
-  const at = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0);
-  const result: MailLatencyResult = { creates: CREATES, captured: latencies.length, p50: at(50), p99: at(99), max: Math.round(latencies.at(-1) ?? 0), drainedAfterMs: Math.round(last - answered), load: Math.round(loadavg()[0]! * 10) / 10, cores: cpus().length };
+  const at = (p: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0);
+  const result: MailLatencyResult = {
+    creates: CREATES,
+    captured: latencies.length,
+    p50: at(50),
+    p99: at(99),
+    max: Math.round(latencies.at(-1) ?? 0),
+    drainedAfterMs: Math.round(last - answered),
+    load: Math.round(loadavg()[0]! * 10) / 10,
+    cores: cpus().length,
+  };
   log(JSON.stringify(result));
-  writeFileSync(REPORT, withSection(readFileSync(REPORT, 'utf8'), MAIL_START, MAIL_END, renderMailSection(result, new Date().toISOString())));
+  writeFileSync(
+    REPORT,
+    withSection(
+      readFileSync(REPORT, 'utf8'),
+      MAIL_START,
+      MAIL_END,
+      renderMailSection(result, new Date().toISOString()),
+    ),
+  );
   log('wrote the "Mail out" section of docs/benchmarks.md');
 } finally {
   await runtime.stop();

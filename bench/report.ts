@@ -17,11 +17,21 @@ export function requestFloors(o: BenchResults['operations'], listMeasured: strin
   return [
     ['get: DynamoDB requests (warm)', `${o['get']?.dynamodb}`, o['get']?.dynamodb === 1],
     ['list page: DynamoDB requests ≤ 3, every page measured, at every size', listMeasured, listRequests <= 3],
-    ['write units: JSON create ≤ 8, PATCH ≤ 4, DELETE ≤ 8', `${o['create (JSON)']?.writeUnits}, ${o['PATCH']?.writeUnits}, ${o['DELETE']?.writeUnits}`, (o['create (JSON)']?.writeUnits ?? 99) <= 8 && (o['PATCH']?.writeUnits ?? 99) <= 4 && (o['DELETE']?.writeUnits ?? 99) <= 8],
     [
-      'create: DynamoDB requests ≤ 4 (the reservation in its queue among them; +1 with files: their cleanup record), 1 S3 PUT per file',
+      'write units: JSON create ≤ 8, PATCH ≤ 4, DELETE ≤ 8',
+      `${o['create (JSON)']?.writeUnits}, ${o['PATCH']?.writeUnits}, ${o['DELETE']?.writeUnits}`,
+      (o['create (JSON)']?.writeUnits ?? 99) <= 8 &&
+        (o['PATCH']?.writeUnits ?? 99) <= 4 &&
+        (o['DELETE']?.writeUnits ?? 99) <= 8,
+    ],
+    [
+      'create: DynamoDB requests ≤ 4 (the reservation in its queue among them; ' +
+        '+1 with files: their cleanup record), ' +
+        '1 S3 PUT per file',
       `${o['create (JSON)']?.dynamodb}, ${o['create with attachment']?.dynamodb} + ${o['create with attachment']?.s3} S3`,
-      (o['create (JSON)']?.dynamodb ?? 9) <= 4 && (o['create with attachment']?.dynamodb ?? 9) <= 5 && o['create with attachment']?.s3 === 1,
+      (o['create (JSON)']?.dynamodb ?? 9) <= 4 &&
+        (o['create with attachment']?.dynamodb ?? 9) <= 5 &&
+        o['create with attachment']?.s3 === 1,
     ],
     ['PATCH: DynamoDB requests ≤ 2', `${o['PATCH']?.dynamodb}`, (o['PATCH']?.dynamodb ?? 9) <= 2],
     ['denied request: 0 requests after the first', `${o['denied (403)']?.dynamodb}`, o['denied (403)']?.dynamodb === 0],
@@ -46,8 +56,16 @@ export function filteredFloors(pages: ListCosts): Target[] {
   const requests = Math.max(...Object.values(pages).map((p) => p.requests));
   const readUnits = Math.max(...Object.values(pages).map((p) => p.readUnits));
   return [
-    [`filtered list page: DynamoDB requests ≤ ${FILTERED_PAGE_FLOORS.requests}, every filter and ordering measured`, `at most ${requests}`, requests <= FILTERED_PAGE_FLOORS.requests],
-    [`filtered list page: read units ≤ ${FILTERED_PAGE_FLOORS.readUnits}`, `at most ${readUnits}`, readUnits <= FILTERED_PAGE_FLOORS.readUnits],
+    [
+      `filtered list page: DynamoDB requests ≤ ${FILTERED_PAGE_FLOORS.requests}, every filter and ordering measured`,
+      `at most ${requests}`,
+      requests <= FILTERED_PAGE_FLOORS.requests,
+    ],
+    [
+      `filtered list page: read units ≤ ${FILTERED_PAGE_FLOORS.readUnits}`,
+      `at most ${readUnits}`,
+      readUnits <= FILTERED_PAGE_FLOORS.readUnits,
+    ],
   ];
 }
 
@@ -66,8 +84,16 @@ export function checkedIdFloors(pages: ListCosts): Target[] {
   const requests = Math.max(...Object.values(pages).map((p) => p.requests));
   const readUnits = Math.max(...Object.values(pages).map((p) => p.readUnits));
   return [
-    [`id-order page with only time filters: DynamoDB requests ≤ ${CHECKED_ID_PAGE_FLOORS.requests}`, `at most ${requests}`, requests <= CHECKED_ID_PAGE_FLOORS.requests],
-    [`id-order page with only time filters: read units ≤ ${CHECKED_ID_PAGE_FLOORS.readUnits}`, `at most ${readUnits}`, readUnits <= CHECKED_ID_PAGE_FLOORS.readUnits],
+    [
+      `id-order page with only time filters: DynamoDB requests ≤ ${CHECKED_ID_PAGE_FLOORS.requests}`,
+      `at most ${requests}`,
+      requests <= CHECKED_ID_PAGE_FLOORS.requests,
+    ],
+    [
+      `id-order page with only time filters: read units ≤ ${CHECKED_ID_PAGE_FLOORS.readUnits}`,
+      `at most ${readUnits}`,
+      readUnits <= CHECKED_ID_PAGE_FLOORS.readUnits,
+    ],
   ];
 }
 
@@ -97,7 +123,9 @@ export const IMPORT_TARGET_MS = 40;
  * its MIME type table).
  */
 export const bundleBudget = (bundle: { route: boolean; handler: string }) =>
-  bundle.route ? (ROUTE_EXCEPTIONS[bundle.handler] ?? BUNDLE_BUDGET_BYTES) : (WORKER_EXCEPTIONS[bundle.handler] ?? BUNDLE_TARGET_BYTES);
+  bundle.route
+    ? (ROUTE_EXCEPTIONS[bundle.handler] ?? BUNDLE_BUDGET_BYTES)
+    : (WORKER_EXCEPTIONS[bundle.handler] ?? BUNDLE_TARGET_BYTES);
 
 /**
  * Workers held to a budget of their own, above the target, and why. mail-in/poll (IMAP mail in,
@@ -186,12 +214,19 @@ function renderSizing(r: BenchResults): string {
   if (!r.cpu.length) return 'not sized in this run (no CPU measured).';
   const { rows, chosen } = sizeMemory(r);
   const names = Object.keys(rows[0]!.durations);
-  const head = `| Memory | vCPU | ${names.map((n) => `${n}: ms / $ per million`).join(' | ')} | first request of a credential (scrypt) ms |\n|---|---|${names.map(() => '---').join('|')}|---|`;
+  const head =
+    `| Memory | vCPU | ${names.map((n) => `${n}: ms / $ per million`).join(' | ')} | first request of a ` +
+    `credential (scrypt) ms ` +
+    `|\n|---|---|${names.map(() => '---').join('|')}|---|`;
   const body = rows
-    .map((row) => `| ${row.memory} MB | ${(Math.min(1, row.memory / SIZING.mbPerVcpu)).toFixed(2)} | ${names.map((n) => `${row.durations[n]!.toFixed(1)} / $${row.costs[n]!.toFixed(3)}`).join(' | ')} | ${Math.round(row.hashMs)} |`)
+    .map(
+      (row) =>
+        `| ${row.memory} MB | ${Math.min(1, row.memory / SIZING.mbPerVcpu).toFixed(2)} | ${names.map((n) => `${row.durations[n]!.toFixed(1)} / $${row.costs[n]!.toFixed(3)}`).join(' | ')} | ${Math.round(row.hashMs)} |`,
+    )
     .join('\n');
   const set = environments.prod.memorySize;
-  return `sized as Lambda Power Tuning does, from the CPU per request measured above
+  return (
+    `sized as Lambda Power Tuning does, from the CPU per request measured above
 (\`sizeMemory\` in bench/report.ts): at m MB a function gets m / ${SIZING.mbPerVcpu} of a vCPU, so a request takes its
 CPU time over that share, plus its waits on DynamoDB (~${SIZING.dynamoWaitMs} ms a request) and S3 (~${SIZING.s3WaitMs} ms a PUT), which
 memory does not change (AWS's typical in-region latencies: not measurable here). Lambda's price per
@@ -201,23 +236,30 @@ ${head}
 ${body}
 
 Chosen: the smallest size at which the first request of a credential, which hashes its password
-(${r.operations['user create']?.cpuMs} ms of CPU here), waits at most ${SIZING.hashBudgetMs} ms, and no operation takes more than ${SIZING.slowdown} times
+(${r.operations['user create']?.cpuMs} ms of CPU here), waits at most ${SIZING.hashBudgetMs} ms, and no operation ` +
+    `takes more than ${SIZING.slowdown} times
 its duration at 1,024 MB: **${chosen} MB**. The stacks set ${set} MB for every API function
 (\`infra/environments.ts\`)${set === chosen ? ', the size chosen' : `: **not the size chosen** (${chosen} MB); change it there`}. Below it, requests
 would cost a little less and take several times longer, and a user's first request on a fresh
-function would wait over a second for its hash.`;
+function would wait over a second for its hash.`
+  );
 }
 
 /** The CPU section: per operation, and per layer from the profile (bench/cpu.ts, bench/cpu-layers.ts). */
 function renderCpu(cpu: BenchResults['cpu']): string {
   if (!cpu.length) return 'Not measured in this run.';
-  const layers = [...new Set(cpu.flatMap((c) => Object.keys(c.layers)))].sort((a, b) => (cpu[0]!.layers[b] ?? 0) - (cpu[0]!.layers[a] ?? 0));
+  const layers = [...new Set(cpu.flatMap((c) => Object.keys(c.layers)))].sort(
+    (a, b) => (cpu[0]!.layers[b] ?? 0) - (cpu[0]!.layers[a] ?? 0),
+  );
   const head = `| Layer | ${cpu.map((c) => c.operation).join(' | ')} |\n|---|${cpu.map(() => '---').join('|')}|`;
-  const rows = layers.map((layer) => `| ${layer} | ${cpu.map((c) => (c.layers[layer] ?? 0).toFixed(3)).join(' | ')} |`).join('\n');
+  const rows = layers
+    .map((layer) => `| ${layer} | ${cpu.map((c) => (c.layers[layer] ?? 0).toFixed(3)).join(' | ')} |`)
+    .join('\n');
   const total = `| **all (ms CPU per request)** | ${cpu.map((c) => `**${c.cpuMs.toFixed(3)}**`).join(' | ')} |`;
   const load = `| machine's load average (1 min) | ${cpu.map((c) => c.load.toFixed(1)).join(' | ')} |`;
   const warmup = `| warm-up rounds before (ms per request, in order) | ${cpu.map((c) => c.warmup.map((ms) => ms.toFixed(3)).join(' → ')).join(' | ')} |`;
-  return `User and system time of a process that serves the API and nothing else (\`bench/cpu-server.ts\`:
+  return (
+    `User and system time of a process that serves the API and nothing else (\`bench/cpu-server.ts\`:
 the local runtime in memory, logging a Powertools record and EMF metrics per request as on AWS; the
 table's stream, on AWS another function's work, not read meanwhile; the runtime's emulation of IAM's
 grants and DynamoDB's conflict rule off, being IAM's and DynamoDB's work on AWS), divided by
@@ -237,10 +279,13 @@ ${load}
 ${warmup}
 
 CPU time grows on a busy machine (shared caches, two cores): read a figure with its load average, and
-compare runs at like loads. On AWS the first two layers change: the local adapter (the HTTP server that makes API Gateway events)
+compare runs at like loads. On AWS the first two layers change: the local ` +
+    `adapter (the HTTP server that makes API ` +
+    `Gateway events)
 is Lambda's runtime instead, and Node's socket work is TLS to DynamoDB instead of plain HTTP to
 DynamoDB Local. \`BENCH_CPU_PROFILES=<folder> npx tsx bench/cpu.ts\` keeps each profile for a closer look
-(Chrome DevTools, speedscope).`;
+(Chrome DevTools, speedscope).`
+  );
 }
 
 export function renderReport(r: BenchResults): string {
@@ -251,7 +296,16 @@ export function renderReport(r: BenchResults): string {
         `| ${name} | ${o.status} | ${o.dynamodb} | ${o.s3} | ${o.readUnits} | ${o.writeUnits} | ${o.cpuMs} | ${o.c1.p50} | ${o.c1.p95} | ${o.c1.rps} | ${o.c8.p50} | ${o.c8.p95} | ${o.c8.rps} |`,
     )
     .join('\n');
-  const commandRows = ops.map(([name, o]) => `| ${name} | ${Object.entries(o.commands).map(([c, n]) => `${c} ×${n}`).join(', ') || '–'} |`).join('\n');
+  const commandRows = ops
+    .map(
+      ([name, o]) =>
+        `| ${name} | ${
+          Object.entries(o.commands)
+            .map(([c, n]) => `${c} ×${n}`)
+            .join(', ') || '–'
+        } |`,
+    )
+    .join('\n');
   const bundleRows = r.bundles.map((b) => `| ${b.handler} | ${kib(b.bytes)} | ${b.importMs} |`).join('\n');
   const maxBundle = r.bundles.length ? Math.max(...r.bundles.map((b) => b.bytes)) : 0;
   const maxImport = r.bundles.length ? Math.max(...r.bundles.map((b) => b.importMs)) : 0;
@@ -261,13 +315,21 @@ export function renderReport(r: BenchResults): string {
   const maxRequests = Math.max(...sizes.flatMap((size) => Object.values(size.pages).map((p) => p.requests)));
   const pageNames = [...new Set(sizes.flatMap((size) => Object.keys(size.pages)))];
   const pageRows = pageNames
-    .map((name) => `| ${name} | ${sizes.map((size) => (size.pages[name] ? `${size.pages[name].requests} / ${size.pages[name].readUnits} / ${size.pages[name].p50}` : '–')).join(' | ')} |`)
+    .map(
+      (name) =>
+        `| ${name} | ${sizes.map((size) => (size.pages[name] ? `${size.pages[name].requests} / ${size.pages[name].readUnits} / ${size.pages[name].p50}` : '–')).join(' | ')} |`,
+    )
     .join('\n');
   const filteredNames = [...new Set([...Object.keys(r.scale.small.filtered), ...Object.keys(r.scale.large.filtered)])];
   const cell = (c: ListCosts[string] | undefined) => (c ? `${c.requests} / ${c.readUnits} / ${c.p50}` : '–');
-  const filteredRows = filteredNames.map((name) => `| ${name} | ${cell(r.scale.small.filtered[name])} | ${cell(r.scale.large.filtered[name])} |`).join('\n');
+  const filteredRows = filteredNames
+    .map((name) => `| ${name} | ${cell(r.scale.small.filtered[name])} | ${cell(r.scale.large.filtered[name])} |`)
+    .join('\n');
   const checkRows = Object.entries(r.scale.large.filterChecks)
-    .map(([name, c]) => `| ${name} | ${c.expected.toLocaleString('en')} | ${c.listed.toLocaleString('en')} | ${c.exact ? 'yes' : '**no**'} | ${c.pages} | ${c.requests.toLocaleString('en')} |`)
+    .map(
+      ([name, c]) =>
+        `| ${name} | ${c.expected.toLocaleString('en')} | ${c.listed.toLocaleString('en')} | ${c.exact ? 'yes' : '**no**'} | ${c.pages} | ${c.requests.toLocaleString('en')} |`,
+    )
     .join('\n');
   const checks = Object.values(r.scale.large.filterChecks);
   const targets: Target[] = [
@@ -277,22 +339,44 @@ export function renderReport(r: BenchResults): string {
       `${checks.filter((c) => c.exact).length} of ${checks.length}`,
       checks.length > 0 && checks.every((c) => c.exact),
     ],
-    ...requestFloors(o, `at most ${maxRequests} (at ${r.scale.huge.tickets.toLocaleString('en')} simulated tickets: ${Math.max(...Object.values(r.scale.huge.pages).map((p) => p.requests))})`, maxRequests),
+    ...requestFloors(
+      o,
+      `at most ${maxRequests} (at ${r.scale.huge.tickets.toLocaleString('en')} simulated tickets: ${Math.max(...Object.values(r.scale.huge.pages).map((p) => p.requests))})`,
+      maxRequests,
+    ),
     [
-      `list page: read units flat from ${r.scale.small.tickets} to ${r.scale.huge.tickets.toLocaleString('en')} tickets (same page, within 0.5)`,
-      Object.entries(r.scale.small.pages).map(([name, p]) => `${name} ${p.readUnits} → ${r.scale.huge.pages[name]?.readUnits}`).join('; '),
-      Object.entries(r.scale.small.pages).every(([name, p]) => (r.scale.huge.pages[name]?.readUnits ?? 99) <= p.readUnits + 0.5),
+      `list page: read units flat from ${r.scale.small.tickets} to ${r.scale.huge.tickets.toLocaleString('en')} tickets (same page, within ` +
+        `0.5)`,
+      Object.entries(r.scale.small.pages)
+        .map(([name, p]) => `${name} ${p.readUnits} → ${r.scale.huge.pages[name]?.readUnits}`)
+        .join('; '),
+      Object.entries(r.scale.small.pages).every(
+        ([name, p]) => (r.scale.huge.pages[name]?.readUnits ?? 99) <= p.readUnits + 0.5,
+      ),
     ],
-    [`list page p50 at ${r.scale.large.tickets} ≤ 1.2 × at ${r.scale.small.tickets}`, `× ${r.scale.ratio}`, r.scale.ratio <= 1.2],
+    [
+      `list page p50 at ${r.scale.large.tickets} ≤ 1.2 × at ${r.scale.small.tickets}`,
+      `× ${r.scale.ratio}`,
+      r.scale.ratio <= 1.2,
+    ],
     ...Object.entries(CPU_TARGETS).map(([operation, ms]): Target => {
       const measured = r.cpu.find((c) => c.operation === operation)?.cpuMs;
-      return [`CPU per request, ${operation} ≤ ${ms} ms`, measured === undefined ? 'not measured' : `${measured} ms`, measured !== undefined && measured <= ms];
+      return [
+        `CPU per request, ${operation} ≤ ${ms} ms`,
+        measured === undefined ? 'not measured' : `${measured} ms`,
+        measured !== undefined && measured <= ms,
+      ];
     }),
-    [`every bundle ≤ ${BUNDLE_TARGET_BYTES / 1024} KiB`, `${kib(maxBundle)} (${r.bundles.filter((b) => b.bytes > BUNDLE_TARGET_BYTES).length} of ${r.bundles.length} above)`, maxBundle <= BUNDLE_TARGET_BYTES],
+    [
+      `every bundle ≤ ${BUNDLE_TARGET_BYTES / 1024} KiB`,
+      `${kib(maxBundle)} (${r.bundles.filter((b) => b.bytes > BUNDLE_TARGET_BYTES).length} of ${r.bundles.length} above)`,
+      maxBundle <= BUNDLE_TARGET_BYTES,
+    ],
     [`every median import ≤ ${IMPORT_TARGET_MS} ms`, `${maxImport} ms`, maxImport <= IMPORT_TARGET_MS],
   ];
   const targetRows = targets.map(([what, value, ok]) => `| ${what} | ${value} | ${mark(ok)} |`).join('\n');
-  return `# Benchmarks
+  return (
+    `# Benchmarks
 
 Measured by \`npm run bench\` (code in \`bench/\`) on ${r.date.slice(0, 10)}: ${r.machine.cpus} × ${r.machine.cpu},
 ${r.machine.memoryGiB} GiB, Node ${r.machine.node}. The local runtime runs in memory on DynamoDB Local and s3rver
@@ -309,12 +393,18 @@ ${targetRows}
 
 ## Per operation
 
-Requests and capacity units (read and write request units, as on-demand billing counts them) of one warm request (credentials and custom field definitions cached,
+Requests and capacity units (read and write request units, as on-demand ` +
+    `billing counts them) of one warm request ` +
+    `(credentials and custom ` +
+    `field definitions cached,
 as in a warm Lambda), counted on the wire: an interceptor on the store's DynamoDB client and a wrapper
 of \`fetch\` for S3. CPU is the server process's user+system time for that one request. Latency in
 milliseconds over ${r.iterations} sequential requests (1 in flight) and ${r.iterations * 2} requests with 8 in flight.
 
-| Operation | Status | DynamoDB requests | S3 requests | Read units | Write units | CPU ms | p50 @1 | p95 @1 | req/s @1 | p50 @8 | p95 @8 | req/s @8 |
+| Operation | Status | DynamoDB requests | S3 requests | Read units | Write ` +
+    `units | CPU ms | p50 @1 | p95 @1 | ` +
+    `req/s @1 | p50 @8 | p95 ` +
+    `@8 | req/s @8 |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${opRows}
 
@@ -327,7 +417,11 @@ ${commandRows}
 Floors the design sets (issues 5 and 12) and where they stand: get = 1 DynamoDB request with cached
 credentials; a list page ≤ 3 whatever the page and table size; create ≤ 3 plus 1 S3 PUT per file
 (a create with files adds one PutItem, the cleanup record that must exist before any upload so that
-no crash can leave a file without its record: docs/security.md, issue 6); PATCH ≤ 2; a denied request 0 after the first. The first request of a credential costs one GetItem
+no crash can leave a file without its record: docs/security.md, issue 6); ` +
+    `PATCH ≤ 2; a denied request 0 after the ` +
+    `first. The first request ` +
+    `of a credential costs ` +
+    `one GetItem
 and one scrypt hash (the CPU of \`user create\` above is almost all its one hash:
 ${r.operations['user create']?.cpuMs} ms of one core here); later ones within 60 s cost a SHA-256 and a map
 lookup (the \`denied (403)\` row: well under a millisecond of CPU).
@@ -390,7 +484,8 @@ collections.
 |---|---|---|
 ${filteredRows}
 
-Each filter's whole list at ${r.scale.large.tickets.toLocaleString('en')} tickets, followed page by page (100 a page), against the
+Each filter's whole list at ${r.scale.large.tickets.toLocaleString('en')} tickets, followed page by page (100 a ` +
+    `page), against the
 tickets the table holds (read whole for the check only), compared in order:
 
 | Filter | Matching | Listed | Exactly, in order | Pages | DynamoDB requests |
@@ -416,7 +511,8 @@ Every function runs on arm64 (Graviton: about 20% cheaper per GB-second than x86
 better speed for this kind of I/O-bound work). Memory: ${renderSizing(r)}
 512 MB also leaves ample room for the largest body (4 MiB, held twice while parsing) and for scrypt's
 32 MiB, in a process measured above at ${r.serverRssMb} MB serving every function at once.
-`;
+`
+  );
 }
 
 /**
@@ -474,23 +570,40 @@ export function sizeMemory(r: BenchResults): Sizing {
   const hashCpu = r.operations['user create']?.cpuMs ?? 0;
   const measured = r.cpu.map((c) => {
     const o = r.operations[CPU_TO_OPERATION[c.operation] ?? ''];
-    return { name: c.operation, cpuMs: c.cpuMs, waitMs: (o?.dynamodb ?? 0) * SIZING.dynamoWaitMs + (o?.s3 ?? 0) * SIZING.s3WaitMs };
+    return {
+      name: c.operation,
+      cpuMs: c.cpuMs,
+      waitMs: (o?.dynamodb ?? 0) * SIZING.dynamoWaitMs + (o?.s3 ?? 0) * SIZING.s3WaitMs,
+    };
   });
   const rows = SIZING.memories.map((memory) => {
     const share = Math.min(1, memory / SIZING.mbPerVcpu);
     const durations = Object.fromEntries(measured.map((m) => [m.name, m.cpuMs / share + m.waitMs]));
     const costs = Object.fromEntries(
-      measured.map((m) => [m.name, PRICES.lambdaPerMillionRequests + (Math.ceil(durations[m.name]!) / 1000) * (memory / 1024) * 1e6 * PRICES.lambdaArmPerGbSecond]),
+      measured.map((m) => [
+        m.name,
+        PRICES.lambdaPerMillionRequests +
+          (Math.ceil(durations[m.name]!) / 1000) * (memory / 1024) * 1e6 * PRICES.lambdaArmPerGbSecond,
+      ]),
     );
     return { memory, durations, costs, hashMs: hashCpu / share };
   });
   const fastest = rows.at(-1)!;
-  const fits = rows.find((row) => row.hashMs <= SIZING.hashBudgetMs && measured.every((m) => row.durations[m.name]! <= SIZING.slowdown * fastest.durations[m.name]!));
+  const fits = rows.find(
+    (row) =>
+      row.hashMs <= SIZING.hashBudgetMs &&
+      measured.every((m) => row.durations[m.name]! <= SIZING.slowdown * fastest.durations[m.name]!),
+  );
   return { rows, chosen: (fits ?? fastest).memory };
 }
 
 /** Which per-operation row (DynamoDB and S3 requests) each CPU-measured operation is. */
-const CPU_TO_OPERATION: Record<string, string> = { 'GET one ticket': 'get', 'list page of 25': 'list page', 'create (JSON)': 'create (JSON)', PATCH: 'PATCH' };
+const CPU_TO_OPERATION: Record<string, string> = {
+  'GET one ticket': 'get',
+  'list page of 25': 'list page',
+  'create (JSON)': 'create (JSON)',
+  PATCH: 'PATCH',
+};
 
 const usd = (n: number) => (n === 0 ? '$0' : n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`);
 
@@ -502,7 +615,13 @@ function perMillion(o: BenchResults['operations'][string]) {
   const lambda = PRICES.lambdaPerMillionRequests + seconds * LAMBDA_MEMORY_GB * 1e6 * PRICES.lambdaArmPerGbSecond;
   const dynamo = o.readUnits * PRICES.dynamoPerMillionReadUnits + o.writeUnits * PRICES.dynamoPerMillionWriteUnits;
   const s3 = o.s3 * 1000 * PRICES.s3PutPerThousand; // the S3 requests counted are PUTs (uploads)
-  return { api: PRICES.apiGatewayPerMillion, lambda, dynamo, s3, total: PRICES.apiGatewayPerMillion + lambda + dynamo + s3 };
+  return {
+    api: PRICES.apiGatewayPerMillion,
+    lambda,
+    dynamo,
+    s3,
+    total: PRICES.apiGatewayPerMillion + lambda + dynamo + s3,
+  };
 }
 
 /** A month of a helpdesk with 1,000 new tickets a day: what each ticket brings, on average. */
@@ -537,22 +656,29 @@ export function renderCost(r: BenchResults): string {
   }).join('\n');
   // The stream consumer's writes per change (counts, listing records, page snapshots, change events): DynamoDB only
   // (its Lambda runs once per batch of up to 100 records: a share of a cent per million changes).
-  const consumerDollars = (c: { readUnits: number; writeUnits: number }) => c.readUnits * PRICES.dynamoPerMillionReadUnits + c.writeUnits * PRICES.dynamoPerMillionWriteUnits;
+  const consumerDollars = (c: { readUnits: number; writeUnits: number }) =>
+    c.readUnits * PRICES.dynamoPerMillionReadUnits + c.writeUnits * PRICES.dynamoPerMillionWriteUnits;
   const consumerRows = Object.entries(r.consumer)
-    .map(([name, c]) => `| ${name} | ${c.requests} | ${c.readUnits} | ${c.writeUnits} | ${usd(consumerDollars(c))} | ${usd(perMillion(r.operations[name]!).total)} | **${usd(perMillion(r.operations[name]!).total + consumerDollars(c))}** |`)
+    .map(
+      ([name, c]) =>
+        `| ${name} | ${c.requests} | ${c.readUnits} | ${c.writeUnits} | ${usd(consumerDollars(c))} | ${usd(perMillion(r.operations[name]!).total)} | **${usd(perMillion(r.operations[name]!).total + consumerDollars(c))}** |`,
+    )
     .join('\n');
-  const consumerMonthly = ticketsPerMonth * (consumerDollars(r.consumer['create (JSON)']) + 2.2 * consumerDollars(r.consumer.PATCH)) / 1e6;
+  const consumerMonthly =
+    (ticketsPerMonth * (consumerDollars(r.consumer['create (JSON)']) + 2.2 * consumerDollars(r.consumer.PATCH))) / 1e6;
   monthly += consumerMonthly;
   // Storage after a year: ~4 KB of items per ticket (ticket, followups, index share), 20% with a 200 KB file.
   const tableGb = (ticketsPerMonth * 12 * 4 * 1024) / 1024 ** 3;
   const filesGb = (ticketsPerMonth * 12 * 0.2 * 200 * 1024) / 1024 ** 3;
   const storage = tableGb * PRICES.dynamoStoragePerGbMonth + filesGb * PRICES.s3StoragePerGbMonth;
-  return `# Cost model
+  return (
+    `# Cost model
 
 Generated by \`npm run bench\` (bench/report.ts) on ${r.date.slice(0, 10)} from the counts it measured
 (docs/benchmarks.md), at the on-demand prices of us-east-1: API Gateway HTTP API $${PRICES.apiGatewayPerMillion} per
 million requests; Lambda arm64 $${PRICES.lambdaPerMillionRequests} per million requests and $${PRICES.lambdaArmPerGbSecond} per GB-second at
-${LAMBDA_MEMORY_GB * 1024} MB; DynamoDB $${PRICES.dynamoPerMillionReadUnits} per million read and $${PRICES.dynamoPerMillionWriteUnits} per million write request units;
+${LAMBDA_MEMORY_GB * 1024} MB; DynamoDB $${PRICES.dynamoPerMillionReadUnits} per million read and $${PRICES.dynamoPerMillionWriteUnits} per million write request ` +
+    `units;
 S3 $${PRICES.s3PutPerThousand} per thousand PUTs. Lambda time is the local p50 latency, an upper estimate (the
 local engines answer slower than DynamoDB and S3). Free tiers are ignored; log ingestion, data
 transfer out and the 1% of requests that pay a password hash are not included.
@@ -571,7 +697,9 @@ five is created with a file).
 | Operation | Per ticket | Requests a month | Cost a month |
 |---|---|---|---|
 ${lines}
-| stream consumer (each create and PATCH/PUT above: its counts, listing records, page snapshots, change events) | | | ${usd(consumerMonthly)} |
+| stream consumer (each create and PATCH/PUT above: its counts, listing ` +
+    `records, page snapshots, change events) ` +
+    `| | | ${usd(consumerMonthly)} |
 | **Requests** | | | **${usd(monthly)}** |
 
 Storage after a year (360,000 tickets: about ${tableGb.toFixed(1)} GB of items, ${filesGb.toFixed(1)} GB of files): ${usd(storage)} a
@@ -582,7 +710,9 @@ own record (docs/data-model.md). The ticket counts are kept off the request path
 function on the table's stream: per ticket write it adds one Lambda invocation share (batches of up
 to 100 records) and under 1 write unit in bursts, about 14 for a lone write (its transaction rewrites
 its counted state, the count block, both totals items and its agent views' three count items, each
-under 1 KB whatever the number of queues and agents: bench/counts.ts); stream reads by Lambda are free. A list page's read units do
+under 1 KB whatever the number of queues and agents: bench/counts.ts); ` +
+    `stream reads by Lambda are free. A list ` +
+    `page's read units do
 not grow with the table (docs/benchmarks.md, "Scale").
 
 ## What the stream consumer writes per change
@@ -594,7 +724,10 @@ their five orders; a PATCH rewrites those whose place changed: \`modified\`'s fi
 status, queue or assignee change every order of the agent views it is part of), each ticket's page
 snapshot (one Query of its collection and one put) and the change events. Why the records are worth
 their writes: every agent view in every ordering is then a page of 3–5 requests and about 14 read
-units at any table size, with an exact count (docs/data-model.md, "Filtered lists"). Measured by the bench for one change alone (the stream drained
+units at any table size, with an exact count (docs/data-model.md, "Filtered ` +
+    `lists"). Measured by the bench for ` +
+    `one change alone (the ` +
+    `stream drained
 before and after it), so a lone write pays the whole counts transaction (the block, both totals
 items and the agent view count items it leaves and enters); in a burst the tickets of a batch share
 it (docs/data-model.md, "The stream consumer"). DynamoDB Local, which the bench runs on, reports
@@ -607,7 +740,9 @@ with a file, whose items' sizes bill 13; it seems to count their index writes to
 bills apart at 1 per KB per index entry). Until a deployed stack's ConsumedWriteCapacityUnits settle
 it, those rows are DynamoDB Local's figures.
 
-| Change | Consumer requests | Read units | Write units | DynamoDB per million | The request itself, per million | Together |
+| Change | Consumer requests | Read units | Write units | DynamoDB per ` +
+    `million | The request itself, per million ` +
+    `| Together |
 |---|---|---|---|---|---|---|
 ${consumerRows}
 
@@ -615,8 +750,10 @@ ${consumerRows}
 
 CloudFront with AWS WAF in front of the API (\`-c edgeDomainName=... -c edgeCertificateArn=...\`,
 infra/edge.ts) costs, as published in 2026: the web ACL ${usd(PRICES.wafWebAclPerMonth)} a month and ${usd(PRICES.wafRulePerMonth)} per rule (${EDGE_RULES} rules:
-the rate rule and three managed groups, none of the paid ones), so ${usd(PRICES.wafWebAclPerMonth + EDGE_RULES * PRICES.wafRulePerMonth)} a month before any request; then
-per million requests ${usd(PRICES.wafPerMillionRequests)} for WAF and ${usd(PRICES.cloudFrontPerMillionHttpsRequests)} for CloudFront's HTTPS requests, and ${usd(PRICES.cloudFrontPerGbOut)} per GB of answers
+the rate rule and three managed groups, none of the paid ones), so ${usd(PRICES.wafWebAclPerMonth + EDGE_RULES * PRICES.wafRulePerMonth)} a month before any request; ` +
+    `then
+per million requests ${usd(PRICES.wafPerMillionRequests)} for WAF and ${usd(PRICES.cloudFrontPerMillionHttpsRequests)} for CloudFront's HTTPS ` +
+    `requests, and ${usd(PRICES.cloudFrontPerGbOut)} per GB of answers
 out (CloudFront's always-free tier covers the first 10 million requests and 1 TB a month). For the
 helpdesk above (${(monthlyRequests / 1e6).toFixed(2)} million requests a month) that is about **${usd(PRICES.wafWebAclPerMonth + EDGE_RULES * PRICES.wafRulePerMonth + (monthlyRequests / 1e6) * PRICES.wafPerMillionRequests)} a month**, more than
 the API itself: worth it for an API exposed to the internet at large, less so for one only
@@ -636,7 +773,8 @@ is data transfer AWS does not charge).
   concurrency costs nothing itself; 20 writers × 25 = 500 need an account limit of at least 600.
 - **Table maximum throughput in prod: 40,000 read and 20,000 write units a second**, a cap on the
   bill that no client or bug can pass (beyond it DynamoDB throttles and the API answers 503).
-`;
+`
+  );
 }
 
 export const MAIL_IN_START = '<!-- mail-in:start -->';
@@ -665,7 +803,6 @@ calls' client side), as the AWS function would spend it.
 ${results.map((r) => `| ${r.message} | ${(r.bytes / 1024).toFixed(0)} KiB | ${r.messages} | ${r.cpuMs} | ${r.ms} |`).join('\n')}
 ${MAIL_IN_END}`;
 }
-
 
 // --- Mail out (bench/mail.ts: its own run, on a fresh runtime) ------------------------------------
 

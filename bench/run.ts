@@ -12,9 +12,40 @@ import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
 import { measureCpu, type CpuResult } from './cpu';
-import { bundleBudget, checkedIdFloors, MAIL_END, MAIL_IN_END, MAIL_IN_START, MAIL_START, filteredFloors, renderCost, renderReport, requestFloors, withSection, type Target } from './report';
-import { checkedIdPages, checkFilter, filteredPages, measureFilteredCosts, measureListCosts, type ApiBody, type ApiReply, type FilterCheck, type ListCosts } from './scale';
-import { combinations, LISTS_END, LISTS_START, measureLists, renderLists, type Combination, type SeededTicket } from './lists';
+import {
+  bundleBudget,
+  checkedIdFloors,
+  MAIL_END,
+  MAIL_IN_END,
+  MAIL_IN_START,
+  MAIL_START,
+  filteredFloors,
+  renderCost,
+  renderReport,
+  requestFloors,
+  withSection,
+  type Target,
+} from './report';
+import {
+  checkedIdPages,
+  checkFilter,
+  filteredPages,
+  measureFilteredCosts,
+  measureListCosts,
+  type ApiBody,
+  type ApiReply,
+  type FilterCheck,
+  type ListCosts,
+} from './scale';
+import {
+  combinations,
+  LISTS_END,
+  LISTS_START,
+  measureLists,
+  renderLists,
+  type Combination,
+  type SeededTicket,
+} from './lists';
 import { INITIAL_RETRY_TOKENS } from '@smithy/util-retry';
 import { BURST_END, BURST_START, measureBurst, renderBurst, withBurstSection } from './burst';
 
@@ -61,7 +92,10 @@ if (!args['skip-bundles'] && !args.burst && !args.lists) {
 }
 let cpu: CpuResult[] = [];
 if (!QUICK && !args.burst && !args.lists) {
-  log(`CPU per request: ${CPU_REQUESTS} warm requests of each operation, then as many profiled, in a server process of their own`);
+  log(
+    `CPU per request: ${CPU_REQUESTS} warm requests of each operation, then as many profiled, in a server process ` +
+      `of their own`,
+  );
   cpu = await measureCpu(CPU_REQUESTS);
   for (const c of cpu) log(`${c.operation.padEnd(18)} ${c.cpuMs} ms CPU per request`);
 }
@@ -98,7 +132,8 @@ const unitsOf = (operation: string, out: Record<string, unknown>, into: { readUn
   }
 };
 dynamo.intercept(async ({ operation, input }, next) => {
-  // The stream consumer's work (counts, listings, repairs, the change feed) is its own function's on AWS, not the request's.
+  // The stream consumer's work (counts, listings, repairs, the change feed) is its own function's on AWS, not the
+  // request's.
   if (inStreamConsumer()) {
     consumerCounters.dynamodb++;
     input.ReturnConsumedCapacity ??= 'TOTAL';
@@ -138,7 +173,13 @@ async function request(method: string, path: string, body?: unknown, authorizati
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as ApiBody };
 }
 
-const ticketBody = (i: number) => ({ queue: 1, title: `Bench ${i}`, description: 'Benchmark', submitter_email: 'bench@example.com', priority: 3 });
+const ticketBody = (i: number) => ({
+  queue: 1,
+  title: `Bench ${i}`,
+  description: 'Benchmark',
+  submitter_email: 'bench@example.com',
+  priority: 3,
+});
 function ticketForm(i: number) {
   const form = new FormData();
   for (const [k, v] of Object.entries(ticketBody(i))) form.append(k, String(v));
@@ -176,7 +217,8 @@ interface OperationResult {
 
 /** Creates, then GETs, at 8 in flight beside the burst. */
 const STEADY_REQUESTS = 400;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 async function latency(run: (i: number) => Promise<unknown>, count: number, inFlight: number): Promise<Latency> {
@@ -195,7 +237,12 @@ async function latency(run: (i: number) => Promise<unknown>, count: number, inFl
   );
   const elapsed = (performance.now() - start) / 1000;
   times.sort((a, b) => a - b);
-  return { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), p99: round(percentile(times, 99)), rps: round(count / elapsed, 0) };
+  return {
+    p50: round(percentile(times, 50)),
+    p95: round(percentile(times, 95)),
+    p99: round(percentile(times, 99)),
+    rps: round(count / elapsed, 0),
+  };
 }
 
 async function measure(name: string, run: (i: number) => Promise<{ status: number }>): Promise<OperationResult> {
@@ -215,7 +262,9 @@ async function measure(name: string, run: (i: number) => Promise<{ status: numbe
   const c1 = await latency(() => run(sequence++), ITERATIONS, 1);
   const c8 = await latency(() => run(sequence++), ITERATIONS * 2, 8);
   const result = { status, ...counted, cpuMs: round((used.user + used.system) / 1000), c1, c8 };
-  log(`${name.padEnd(24)} ${String(status).padEnd(4)} ddb=${counted.dynamodb} s3=${counted.s3} rru=${counted.readUnits} wru=${counted.writeUnits} p50=${c1.p50}ms p95=${c1.p95}ms ${c8.rps} req/s@8`);
+  log(
+    `${name.padEnd(24)} ${String(status).padEnd(4)} ddb=${counted.dynamodb} s3=${counted.s3} rru=${counted.readUnits} wru=${counted.writeUnits} p50=${c1.p50}ms p95=${c1.p95}ms ${c8.rps} req/s@8`,
+  );
   return result;
 }
 
@@ -249,7 +298,9 @@ if (args.burst) {
   const steadyLoad = Math.round(loadavg()[0]! * 10) / 10;
   const steady = (l: Latency) => ({ requests: STEADY_REQUESTS, inFlight: 8, perSecond: l.rps, p50: l.p50, p99: l.p99 });
   const creates8 = await latency((i) => request('POST', '/api/tickets/', ticketBody(i)), STEADY_REQUESTS, 8);
-  const made = ((await request('GET', '/api/tickets/?page_size=100&ordering=-id')).body.results as { id: number }[]).map((t) => t.id);
+  const made = (
+    (await request('GET', '/api/tickets/?page_size=100&ordering=-id')).body.results as { id: number }[]
+  ).map((t) => t.id);
   const gets8 = await latency((i) => request('GET', `/api/tickets/${made[i % made.length]}/`), STEADY_REQUESTS, 8);
   burst.steady = { creates: steady(creates8), gets: steady(gets8), load: steadyLoad };
   const spare = (await request('POST', '/api/tickets/', ticketBody(0))).body.id;
@@ -257,10 +308,13 @@ if (args.burst) {
     'create (JSON)': await consumerCost(() => request('POST', '/api/tickets/', ticketBody(1))),
     'PATCH (priority)': await consumerCost(() => request('PATCH', `/api/tickets/${spare}/`, { priority: 4 })),
     'PATCH (status)': await consumerCost(() => request('PATCH', `/api/tickets/${spare}/`, { status: 3 })),
-    'DELETE': await consumerCost(() => request('DELETE', `/api/tickets/${spare}/`)),
+    DELETE: await consumerCost(() => request('DELETE', `/api/tickets/${spare}/`)),
   };
   log(JSON.stringify(burst));
-  log(`DynamoDB retries: ${retries.attempts - retries.calls} in ${retries.calls} calls; the retry budget's lowest point ${retries.lowestBudget} of ${INITIAL_RETRY_TOKENS}`);
+  log(
+    `DynamoDB retries: ${retries.attempts - retries.calls} in ${retries.calls} calls; the retry budget's lowest ` +
+      `point ${retries.lowestBudget} of ${INITIAL_RETRY_TOKENS}`,
+  );
   await runtime.stop();
   writeFileSync(REPORT, withBurstSection(previousReport, renderBurst(burst, new Date().toISOString())));
   log('wrote the Bursts section of docs/benchmarks.md');
@@ -269,7 +323,8 @@ if (args.burst) {
 
 /** Waits until the stream's consumer has counted every ticket: the count equals the tickets the last page ends with. */
 async function counted(): Promise<void> {
-  // Each new ticket costs the consumer 22 listing records and a page snapshot: seeding 20,000 takes minutes on a busy machine.
+  // Each new ticket costs the consumer 22 listing records and a page snapshot: seeding 20,000 takes minutes on a busy
+  // machine.
   const deadline = Date.now() + 1_800_000;
   for (;;) {
     const last = (await request('GET', '/api/tickets/?page_size=100&page=last')).body;
@@ -302,7 +357,13 @@ const filtered = filteredPages(secondQueue, admin.id);
 async function readSeeded(): Promise<SeededTicket[]> {
   const { queryAll } = await import('../shared/store/query');
   const { INDEXES, inIndex, keys } = await import('../shared/store/keys');
-  return (await queryAll({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition } }))
+  return (
+    await queryAll({
+      IndexName: INDEXES.gsi1.name,
+      KeyConditionExpression: inIndex('gsi1'),
+      ExpressionAttributeValues: { ':pk': keys.listAllPartition },
+    })
+  )
     .filter((i) => i.type === 'ticket')
     .map((i) => ({
       id: Number(i.id),
@@ -326,13 +387,37 @@ async function checkFilters(): Promise<Record<string, FilterCheck>> {
   const createdSince = [...all].sort(byTime('created'))[Math.floor(all.length * 0.9)]!.created;
   const updatedSince = [...all].sort(byTime('modified'))[Math.floor(all.length * 0.9)]!.modified;
   const checks: [string, string, number[]][] = [
-    [`queue=${secondQueue}`, `/api/tickets/?queue=${secondQueue}`, ids(all.filter((t) => t.queue === secondQueue).sort(byId))],
-    [`assigned_to=${admin.id}`, `/api/tickets/?assigned_to=${admin.id}`, ids(all.filter((t) => t.assigned_to === admin.id).sort(byId))],
-    ['assigned_to=none, -id', '/api/tickets/?assigned_to=none&ordering=-id', ids(all.filter((t) => t.assigned_to == null).sort(byId)).reverse()],
+    [
+      `queue=${secondQueue}`,
+      `/api/tickets/?queue=${secondQueue}`,
+      ids(all.filter((t) => t.queue === secondQueue).sort(byId)),
+    ],
+    [
+      `assigned_to=${admin.id}`,
+      `/api/tickets/?assigned_to=${admin.id}`,
+      ids(all.filter((t) => t.assigned_to === admin.id).sort(byId)),
+    ],
+    [
+      'assigned_to=none, -id',
+      '/api/tickets/?assigned_to=none&ordering=-id',
+      ids(all.filter((t) => t.assigned_to == null).sort(byId)).reverse(),
+    ],
     ['priority=2', '/api/tickets/?priority=2', ids(all.filter((t) => t.priority === 2).sort(byId))],
-    ['submitter_email', '/api/tickets/?submitter_email=customer7%40example.com', ids(all.filter((t) => t.email === 'customer7@example.com').sort(byId))],
-    ['updated_since (the last 10%)', `/api/tickets/?updated_since=${encodeURIComponent(updatedSince)}`, ids(all.filter((t) => t.modified >= updatedSince).sort(byTime('modified')))],
-    ['created_since (the last 10%), -created', `/api/tickets/?created_since=${encodeURIComponent(createdSince)}&ordering=-created`, ids(all.filter((t) => t.created >= createdSince).sort(byTime('created'))).reverse()],
+    [
+      'submitter_email',
+      '/api/tickets/?submitter_email=customer7%40example.com',
+      ids(all.filter((t) => t.email === 'customer7@example.com').sort(byId)),
+    ],
+    [
+      'updated_since (the last 10%)',
+      `/api/tickets/?updated_since=${encodeURIComponent(updatedSince)}`,
+      ids(all.filter((t) => t.modified >= updatedSince).sort(byTime('modified'))),
+    ],
+    [
+      'created_since (the last 10%), -created',
+      `/api/tickets/?created_since=${encodeURIComponent(createdSince)}&ordering=-created`,
+      ids(all.filter((t) => t.created >= createdSince).sort(byTime('created'))).reverse(),
+    ],
     ['ordering=-id', '/api/tickets/?ordering=-id', ids([...all].sort(byId)).reverse()],
     ['ordering=modified', '/api/tickets/?ordering=modified', ids([...all].sort(byTime('modified')))],
   ];
@@ -342,16 +427,23 @@ async function checkFilters(): Promise<Record<string, FilterCheck>> {
 }
 
 if (args.lists) {
-  /** Every combination in every ordering at the table's size now; `follow` says which lists are followed to their end. */
+  /**
+   * Every combination in every ordering at the table's size now; `follow` says which lists are followed to their end.
+   */
   const measureAt = async (simulated: boolean, follow: (c: Combination, ordering: string) => boolean) => {
     const all = await readSeeded();
     const at = (f: 'created' | 'modified') => all.map((t) => t[f]).sort()[Math.floor(all.length * 0.9)]!;
     const combos = combinations(secondQueue, admin.id, { created: at('created'), updated: at('modified') });
     const tickets = (await request('GET', '/api/tickets/?page_size=1')).body.count;
     const results = await measureLists(probe, all, combos, follow, (r) =>
-      log(`  ${r.combination}, ${r.ordering}: ${r.check!.exact ? 'exact' : 'NOT EXACT'}, ${r.check!.listed} tickets in ${r.check!.pages} pages, ${r.check!.requests} requests, ${(r.followMs! / 1000).toFixed(1)} s`),
+      log(
+        `  ${r.combination}, ${r.ordering}: ${r.check!.exact ? 'exact' : 'NOT EXACT'}, ${r.check!.listed} tickets in ${r.check!.pages} pages, ${r.check!.requests} requests, ${(r.followMs! / 1000).toFixed(1)} s`,
+      ),
     );
-    log(`lists at ${tickets}: ${results.length} pages measured; at most ${Math.max(...results.filter((r) => r.view).map((r) => r.requests))} requests for an agent view; ${results.filter((r) => r.check && !r.check.exact).length} lists not exact`);
+    log(
+      `lists at ${tickets}: ${results.length} pages measured; at most ${Math.max(...results.filter((r) => r.view).map((r) => r.requests))} requests for an agent ` +
+        `view; ${results.filter((r) => r.check && !r.check.exact).length} lists not exact`,
+    );
     return { tickets, simulated, results };
   };
   log('lists: seeding 200 tickets');
@@ -371,17 +463,31 @@ if (args.lists) {
     'create (JSON)': await consumerCost(() => request('POST', '/api/tickets/', ticketBody(1))),
     'PATCH (priority)': await consumerCost(() => request('PATCH', `/api/tickets/${changed}/`, { priority: 4 })),
     'PATCH (status)': await consumerCost(() => request('PATCH', `/api/tickets/${changed}/`, { status: 3 })),
-    'DELETE': await consumerCost(() => request('DELETE', `/api/tickets/${changed}/`)),
+    DELETE: await consumerCost(() => request('DELETE', `/api/tickets/${changed}/`)),
   };
-  for (const [name, c] of Object.entries(listConsumer)) log(`stream consumer per ${name}: ${c.requests} requests, ${c.readUnits} RRU, ${c.writeUnits} WRU`);
+  for (const [name, c] of Object.entries(listConsumer))
+    log(`stream consumer per ${name}: ${c.requests} requests, ${c.readUnits} RRU, ${c.writeUnits} WRU`);
   const simulatedTotal = Number(args['simulated-tickets']);
   const extra = Math.max(0, simulatedTotal - scaleTickets);
   log(`lists: simulating ${simulatedTotal} tickets`);
-  await simulateTickets(extra, admin.id, [[0, 100], [extra - 200, extra]]);
+  await simulateTickets(extra, admin.id, [
+    [0, 100],
+    [extra - 200, extra],
+  ]);
   sizes.push(await measureAt(true, () => false));
   await runtime.stop();
-  const load = loadavg().map((l) => l.toFixed(1)).join(', ');
-  writeFileSync(REPORT, withSection(previousReport, LISTS_START, LISTS_END, renderLists(sizes, listConsumer, new Date().toISOString(), load)));
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ');
+  writeFileSync(
+    REPORT,
+    withSection(
+      previousReport,
+      LISTS_START,
+      LISTS_END,
+      renderLists(sizes, listConsumer, new Date().toISOString(), load),
+    ),
+  );
   log('wrote the Filtered lists section of docs/benchmarks.md');
   process.exit(0);
 }
@@ -397,8 +503,14 @@ const listP50 = async (count: number) => {
   await request('GET', '/api/tickets/');
   return (await latency((i) => request('GET', `/api/tickets/?page=${(i % pages) + 1}`), ITERATIONS, 1)).p50;
 };
-const small = { tickets: 200, listPageP50: await listP50(200), pages: await listCosts(), filtered: await measureFilteredCosts(probe, filtered) };
-for (const [name, c] of Object.entries(small.filtered)) log(`${name} at 200: ${c.requests} requests, ${c.readUnits} RRU`);
+const small = {
+  tickets: 200,
+  listPageP50: await listP50(200),
+  pages: await listCosts(),
+  filtered: await measureFilteredCosts(probe, filtered),
+};
+for (const [name, c] of Object.entries(small.filtered))
+  log(`${name} at 200: ${c.requests} requests, ${c.readUnits} RRU`);
 const checkedIds = await measureFilteredCosts(probe, checkedIdPages());
 for (const [name, c] of Object.entries(checkedIds)) log(`${name} at 200: ${c.requests} requests, ${c.readUnits} RRU`);
 
@@ -408,24 +520,43 @@ const pool = (n: number) => seeded[n % seeded.length]!;
 // The tickets DELETE takes: as the API creates them (with their opening followup), so its write
 // units are those of deleting a ticket as it is first stored.
 const doomed: number[] = [];
-for (let i = 0; i < ITERATIONS * 3 + 10; i++) doomed.push((await request('POST', '/api/tickets/', ticketBody(i))).body.id);
+for (let i = 0; i < ITERATIONS * 3 + 10; i++)
+  doomed.push((await request('POST', '/api/tickets/', ticketBody(i))).body.id);
 await counted();
-await request('POST', '/api/users/', { first_name: 'Plain', last_name: 'User', username: 'plain', email: 'plain@example.com', password: 'plain-password-1' });
+await request('POST', '/api/users/', {
+  first_name: 'Plain',
+  last_name: 'User',
+  username: 'plain',
+  email: 'plain@example.com',
+  password: 'plain-password-1',
+});
 const PLAIN = auth('plain', 'plain-password-1');
 const pages = Math.floor(TICKETS / 25);
 
 const operations: Record<string, OperationResult> = {
-  'get': await measure('get', (i) => request('GET', `/api/tickets/${pool(i * 7)}/`)),
+  get: await measure('get', (i) => request('GET', `/api/tickets/${pool(i * 7)}/`)),
   'list page': await measure('list page', (i) => request('GET', `/api/tickets/?page=${(i % pages) + 1}`)),
-  'list by status': await measure('list by status', (i) => request('GET', `/api/tickets/?status=3&page=${(i % Math.max(1, Math.floor(pages / 5))) + 1}`)),
+  'list by status': await measure('list by status', (i) =>
+    request('GET', `/api/tickets/?status=3&page=${(i % Math.max(1, Math.floor(pages / 5))) + 1}`),
+  ),
   'create (JSON)': await measure('create (JSON)', (i) => request('POST', '/api/tickets/', ticketBody(i))),
-  'create with attachment': await measure('create with attachment', (i) => request('POST', '/api/tickets/', ticketForm(i))),
-  'PUT': await measure('PUT', (i) => request('PUT', `/api/tickets/${pool(i * 11)}/`, { ...ticketBody(i), status: 2 })),
-  'PATCH': await measure('PATCH', (i) => request('PATCH', `/api/tickets/${pool(i * 13)}/`, { priority: (i % 5) + 1 })),
-  'DELETE': await measure('DELETE', (i) => request('DELETE', `/api/tickets/${doomed[i]}/`)),
-  'followup with 2 files': await measure('followup with 2 files', (i) => request('POST', '/api/followups/', followupForm(pool(i * 17)))),
+  'create with attachment': await measure('create with attachment', (i) =>
+    request('POST', '/api/tickets/', ticketForm(i)),
+  ),
+  PUT: await measure('PUT', (i) => request('PUT', `/api/tickets/${pool(i * 11)}/`, { ...ticketBody(i), status: 2 })),
+  PATCH: await measure('PATCH', (i) => request('PATCH', `/api/tickets/${pool(i * 13)}/`, { priority: (i % 5) + 1 })),
+  DELETE: await measure('DELETE', (i) => request('DELETE', `/api/tickets/${doomed[i]}/`)),
+  'followup with 2 files': await measure('followup with 2 files', (i) =>
+    request('POST', '/api/followups/', followupForm(pool(i * 17))),
+  ),
   'user create': await measure('user create', (i) =>
-    request('POST', '/api/users/', { first_name: 'B', last_name: 'U', username: `bench${i}`, email: `b${i}@example.com`, password: 'bench-password' }),
+    request('POST', '/api/users/', {
+      first_name: 'B',
+      last_name: 'U',
+      username: `bench${i}`,
+      email: `b${i}@example.com`,
+      password: 'bench-password',
+    }),
   ),
   'denied (403)': await measure('denied (403)', () => request('GET', '/api/tickets/', undefined, PLAIN)),
 };
@@ -435,20 +566,27 @@ const rssMb = round(process.memoryUsage().rss / 1024 / 1024, 0);
  * What the stream consumer does for one change (its requests and capacity units: counts, listing
  * records, repairs, change events), each measured alone: the stream drained before and after it.
  */
-async function consumerCost(run: () => Promise<unknown>): Promise<{ requests: number; readUnits: number; writeUnits: number }> {
+async function consumerCost(
+  run: () => Promise<unknown>,
+): Promise<{ requests: number; readUnits: number; writeUnits: number }> {
   await runtime.drainTableStream();
   Object.assign(consumerCounters, { dynamodb: 0, readUnits: 0, writeUnits: 0 });
   await run();
   await runtime.drainTableStream();
-  return { requests: consumerCounters.dynamodb, readUnits: round(consumerCounters.readUnits, 2), writeUnits: round(consumerCounters.writeUnits, 2) };
+  return {
+    requests: consumerCounters.dynamodb,
+    readUnits: round(consumerCounters.readUnits, 2),
+    writeUnits: round(consumerCounters.writeUnits, 2),
+  };
 }
 const spare = (await request('POST', '/api/tickets/', ticketBody(0))).body.id;
 const consumer = {
   'create (JSON)': await consumerCost(() => request('POST', '/api/tickets/', ticketBody(1))),
-  'PATCH': await consumerCost(() => request('PATCH', `/api/tickets/${spare}/`, { priority: 4 })),
-  'DELETE': await consumerCost(() => request('DELETE', `/api/tickets/${spare}/`)),
+  PATCH: await consumerCost(() => request('PATCH', `/api/tickets/${spare}/`, { priority: 4 })),
+  DELETE: await consumerCost(() => request('DELETE', `/api/tickets/${spare}/`)),
 };
-for (const [name, c] of Object.entries(consumer)) log(`stream consumer per ${name}: ${c.requests} requests, ${c.readUnits} RRU, ${c.writeUnits} WRU`);
+for (const [name, c] of Object.entries(consumer))
+  log(`stream consumer per ${name}: ${c.requests} requests, ${c.readUnits} RRU, ${c.writeUnits} WRU`);
 
 if (QUICK) {
   // The floors that counts decide, and the bundle budget: what CI holds every change to.
@@ -464,8 +602,13 @@ if (QUICK) {
   ];
   await runtime.stop();
   const missed = checks.filter(([, , ok]) => !ok);
-  for (const [what, value, ok] of checks) if (!ok || !what.startsWith('bundle ')) log(`${ok ? 'ok    ' : 'MISSED'} ${what}: ${value}`);
-  log(missed.length ? `bench --quick: ${missed.length} of ${checks.length} checks missed` : `bench --quick: all ${checks.length} checks hold`);
+  for (const [what, value, ok] of checks)
+    if (!ok || !what.startsWith('bundle ')) log(`${ok ? 'ok    ' : 'MISSED'} ${what}: ${value}`);
+  log(
+    missed.length
+      ? `bench --quick: ${missed.length} of ${checks.length} checks missed`
+      : `bench --quick: all ${checks.length} checks hold`,
+  );
   process.exit(missed.length ? 1 : 0);
 }
 
@@ -488,25 +631,38 @@ const large = {
   filtered: await measureFilteredCosts(probe, filtered),
   filterChecks: await checkFilters(),
 };
-for (const [name, c] of Object.entries(large.filterChecks)) log(`${name}: ${c.listed} of ${c.expected} listed, ${c.exact ? 'exactly' : 'NOT exactly'}, ${c.pages} pages, ${c.requests} requests`);
+for (const [name, c] of Object.entries(large.filterChecks))
+  log(
+    `${name}: ${c.listed} of ${c.expected} listed, ${c.exact ? 'exactly' : 'NOT exactly'}, ${c.pages} pages, ${c.requests} requests`,
+  );
 
 // Scale, simulated: the counts of millions of tickets, real ones only where the measured pages read.
 const simulatedTotal = Number(args['simulated-tickets']);
 const current = (await request('GET', '/api/tickets/?page_size=1')).body.count;
 log(`simulating ${simulatedTotal} tickets`);
 const extra = Math.max(0, simulatedTotal - current);
-await simulateTickets(extra, admin.id, [[0, 100], [extra - 200, extra]]);
+await simulateTickets(extra, admin.id, [
+  [0, 100],
+  [extra - 200, extra],
+]);
 const huge = { tickets: current + extra, pages: await listCosts() };
 const scale = { small, large, huge, ratio: round(large.listPageP50 / small.listPageP50, 2) };
-log(`list page p50: ${small.listPageP50} ms at 200 tickets, ${large.listPageP50} ms at ${scaleTickets} (x${scale.ratio})`);
-for (const [name, c] of Object.entries(huge.pages)) log(`${name} at ${huge.tickets}: ${c.requests} requests, ${c.readUnits} RRU, p50 ${c.p50} ms`);
+log(
+  `list page p50: ${small.listPageP50} ms at 200 tickets, ${large.listPageP50} ms at ${scaleTickets} (x${scale.ratio})`,
+);
+for (const [name, c] of Object.entries(huge.pages))
+  log(`${name} at ${huge.tickets}: ${c.requests} requests, ${c.readUnits} RRU, p50 ${c.p50} ms`);
 
 await runtime.stop();
 
-
 const results = {
   date: new Date().toISOString(),
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? '?', memoryGiB: round(totalmem() / 1024 ** 3, 0), node: process.version },
+  machine: {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? '?',
+    memoryGiB: round(totalmem() / 1024 ** 3, 0),
+    node: process.version,
+  },
   tickets: TICKETS,
   iterations: ITERATIONS,
   operations,
@@ -519,10 +675,16 @@ const results = {
 };
 // The Bursts, Mail out and Mail in sections come from their own runs (--burst; bench/mail.ts;
 // bench/mail-in.ts): kept as they were.
-const kept = (start: string, end: string) => (previousReport.includes(start) ? previousReport.slice(previousReport.indexOf(start), previousReport.indexOf(end) + end.length) : '');
+const kept = (start: string, end: string) =>
+  previousReport.includes(start)
+    ? previousReport.slice(previousReport.indexOf(start), previousReport.indexOf(end) + end.length)
+    : '';
 const burstSection = kept(BURST_START, BURST_END);
 let report = burstSection ? withBurstSection(renderReport(results), burstSection) : renderReport(results);
-for (const [start, end] of [[MAIL_START, MAIL_END], [MAIL_IN_START, MAIL_IN_END]] as const) {
+for (const [start, end] of [
+  [MAIL_START, MAIL_END],
+  [MAIL_IN_START, MAIL_IN_END],
+] as const) {
   const section = kept(start, end);
   if (section) report = withSection(report, start, end, section);
 }

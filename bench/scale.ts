@@ -16,7 +16,9 @@ export interface PageCost {
 
 export type ListCosts = Record<string, PageCost>;
 
-/** The pages measured at each size; past MAX_PAGE_DEPTH tickets, also the cursor page after the deepest numbered one. */
+/**
+ * The pages measured at each size; past MAX_PAGE_DEPTH tickets, also the cursor page after the deepest numbered one.
+ */
 export const LIST_PAGES: Record<string, string> = {
   'page 1': '/api/tickets/',
   'page 5': '/api/tickets/?page=5',
@@ -54,12 +56,24 @@ export async function measureListCosts(probe: ScaleProbe): Promise<ListCosts> {
   const deepest = Math.floor(MAX_PAGE_DEPTH / DEFAULT_PAGE_SIZE) + 1;
   const deep = await probe.get(`/api/tickets/?page=${deepest}`);
   const cursor = deep.status === 200 && /[?&]cursor=/.test(deep.body.next ?? '') ? new URL(deep.body.next!) : undefined;
-  const pages = { ...LIST_PAGES, ...(cursor ? { [`page ${deepest}`]: `/api/tickets/?page=${deepest}`, 'cursor page after it': cursor.pathname + cursor.search } : {}) };
+  const pages = {
+    ...LIST_PAGES,
+    ...(cursor
+      ? {
+          [`page ${deepest}`]: `/api/tickets/?page=${deepest}`,
+          'cursor page after it': cursor.pathname + cursor.search,
+        }
+      : {}),
+  };
   for (const [name, path] of Object.entries(pages)) {
     const reply = await probe.get(path); // warm
     if (reply.status !== 200) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
     const { requests, readUnits } = await probe.count(() => probe.get(path));
-    costs[name] = { requests, readUnits: Math.round(readUnits * 100) / 100, p50: await probe.p50(() => probe.get(path)) };
+    costs[name] = {
+      requests,
+      readUnits: Math.round(readUnits * 100) / 100,
+      p50: await probe.p50(() => probe.get(path)),
+    };
   }
   return costs;
 }
@@ -74,8 +88,8 @@ export function filteredPages(queue: number, user: number): Record<string, strin
     [`queue=${queue}`]: `/api/tickets/?queue=${queue}`,
     [`assigned_to=${user}`]: `/api/tickets/?assigned_to=${user}`,
     'priority=2': '/api/tickets/?priority=2',
-    'submitter_email': '/api/tickets/?submitter_email=customer7%40example.com',
-    'updated_since': '/api/tickets/?updated_since=2020-01-01T00:00:00Z',
+    submitter_email: '/api/tickets/?submitter_email=customer7%40example.com',
+    updated_since: '/api/tickets/?updated_since=2020-01-01T00:00:00Z',
     'created_since, -created': '/api/tickets/?created_since=2020-01-01T00:00:00Z&ordering=-created',
     'ordering=-id': '/api/tickets/?ordering=-id',
     'ordering=-modified': '/api/tickets/?ordering=-modified',
@@ -101,10 +115,17 @@ export async function measureFilteredCosts(probe: ScaleProbe, pages: Record<stri
     const reply = await probe.get(first);
     if (reply.status !== 200) throw new Error(`${first}: ${reply.status} ${JSON.stringify(reply.body)}`);
     const next = reply.body.next ? new URL(reply.body.next) : undefined;
-    for (const [label, path] of [[name, first], ...(next ? [[`${name} next`, next.pathname + next.search]] : [])] as [string, string][]) {
+    for (const [label, path] of [[name, first], ...(next ? [[`${name} next`, next.pathname + next.search]] : [])] as [
+      string,
+      string,
+    ][]) {
       await probe.get(path); // warm
       const { requests, readUnits } = await probe.count(() => probe.get(path));
-      costs[label] = { requests, readUnits: Math.round(readUnits * 100) / 100, p50: await probe.p50(() => probe.get(path)) };
+      costs[label] = {
+        requests,
+        readUnits: Math.round(readUnits * 100) / 100,
+        p50: await probe.p50(() => probe.get(path)),
+      };
     }
   }
   return costs;
@@ -134,5 +155,11 @@ export async function checkFilter(probe: ScaleProbe, path: string, expected: num
       url = next ? new URL(next).pathname + new URL(next).search : null;
     }
   });
-  return { expected: expected.length, listed: listed.length, exact: listed.length === expected.length && listed.every((id, i) => id === expected[i]), pages, requests };
+  return {
+    expected: expected.length,
+    listed: listed.length,
+    exact: listed.length === expected.length && listed.every((id, i) => id === expected[i]),
+    pages,
+    requests,
+  };
 }

@@ -90,7 +90,17 @@ export async function seedTickets(count: number, userId: number, secondQueue?: n
     }));
     const attachments: Attachment[] =
       i % 5 === 0
-        ? [{ id: attachmentId++, ticket: id, followup: followups[1]!.id, filename: `log-${id}.txt`, mime_type: 'text/plain', size: 21, object_key: objectKey }]
+        ? [
+            {
+              id: attachmentId++,
+              ticket: id,
+              followup: followups[1]!.id,
+              filename: `log-${id}.txt`,
+              mime_type: 'text/plain',
+              size: 21,
+              object_key: objectKey,
+            },
+          ]
         : [];
     items.push(
       ticketItem(ticket),
@@ -136,10 +146,21 @@ export async function simulateTickets(count: number, userId: number, real: [numb
         ExpressionAttributeValues: Object.fromEntries([...deltas].map(([, d], i) => [`:d${i}`, d])),
       }),
     );
-  const work = [...blocks].map(([block, deltas]) => () => add(keys.countsBlock(block), deltas));
-  work.push(() => add(keys.countsTotalsFirst, totals), () => add(keys.countsTotalsLast, totals));
+  const work = [...blocks].map(
+    ([block, deltas]) =>
+      () =>
+        add(keys.countsBlock(block), deltas),
+  );
+  work.push(
+    () => add(keys.countsTotalsFirst, totals),
+    () => add(keys.countsTotalsLast, totals),
+  );
   let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => { while (next < work.length) await work[next++]!(); }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < work.length) await work[next++]!();
+    }),
+  );
 
   const ids = real.flatMap(([from, to]) => Array.from({ length: to - from }, (_, i) => first + from + i));
   const followupIds = await reserveIds({ followup: ids.length });
@@ -155,7 +176,12 @@ export async function simulateTickets(count: number, userId: number, real: [numb
       modified: now,
     };
     const opening: Followup = { ...OPENING, id: followupIds.followup + i, ticket: id, user: userId, date: now };
-    return [ticketItem(ticket), followupItem(opening, ticket.status), followupRefItem(opening), { ...keys.counted(id), ticket: id, status: ticket.status, queue: 1, version: 1 }];
+    return [
+      ticketItem(ticket),
+      followupItem(opening, ticket.status),
+      followupRefItem(opening),
+      { ...keys.counted(id), ticket: id, status: ticket.status, queue: 1, version: 1 },
+    ];
   });
   await writeAll(items.filter((i) => i.type !== 'followup' && i.type !== 'ref'));
   await writeAll(items.filter((i) => i.type === 'followup' || i.type === 'ref'));

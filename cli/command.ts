@@ -57,10 +57,22 @@ export const TARGET_OPTIONS: Record<string, OptionSpec> = {
   'data-dir': {
     type: 'string',
     value: 'DIR',
-    help: 'local data directory (default: $HELPDESK_DATA_DIR, else .helpdesk-data); uses the engines of `npm start` when it runs on DIR, else starts them for this command',
+    help:
+      'local data directory (default: $HELPDESK_DATA_DIR, else .helpdesk-data); ' +
+      'uses the engines of `npm start` ' +
+      'when it runs on DIR, else ' +
+      'starts them for this command',
   },
-  table: { type: 'string', value: 'NAME', help: 'a deployed table (default: $TABLE_NAME), with the usual AWS credentials and region' },
-  'stack-outputs': { type: 'string', value: 'FILE', help: 'read TableName (and the region) from a `cdk deploy --outputs-file` FILE' },
+  table: {
+    type: 'string',
+    value: 'NAME',
+    help: 'a deployed table (default: $TABLE_NAME), with the usual AWS credentials and region',
+  },
+  'stack-outputs': {
+    type: 'string',
+    value: 'FILE',
+    help: 'read TableName (and the region) from a `cdk deploy --outputs-file` FILE',
+  },
   json: { type: 'boolean', help: 'print JSON instead of text' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 };
@@ -83,7 +95,9 @@ export function parseCommandLine(command: Command, argv: string[]): Context {
   // Before the parse, so that a password option gets this message, not the parse's "Unknown option".
   if (beforeEnd(argv).some((a) => PASSWORD_OPTION.test(a))) {
     throw new UsageError(
-      'Passwords are never taken from the command line: type it at the prompt, or pipe it as the first line of standard input.',
+      'Passwords are never taken from the command line: type it at the prompt, ' +
+        'or pipe it as the first line of ' +
+        'standard input.',
       command,
     );
   }
@@ -92,7 +106,9 @@ export function parseCommandLine(command: Command, argv: string[]): Context {
   try {
     parsed = parseArgs({
       args: argv,
-      options: Object.fromEntries(Object.entries(specs).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}) }])),
+      options: Object.fromEntries(
+        Object.entries(specs).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}) }]),
+      ),
       allowPositionals: true,
       strict: true,
     });
@@ -110,7 +126,10 @@ export function parseCommandLine(command: Command, argv: string[]): Context {
     // Extra arguments are not echoed: one of them might be a password typed in the wrong place.
     throw new UsageError(
       parsed.positionals.length < command.args.length
-        ? `Missing ${command.args.slice(parsed.positionals.length).map((a) => `<${a}>`).join(' ')}.`
+        ? `Missing ${command.args
+            .slice(parsed.positionals.length)
+            .map((a) => `<${a}>`)
+            .join(' ')}.`
         : `Too many arguments: ${command.name} takes ${wanted}.`,
       command,
     );
@@ -118,11 +137,20 @@ export function parseCommandLine(command: Command, argv: string[]): Context {
   // parseArgs has no required options.
   const missing = command.required.filter((name) => options[name] === undefined);
   if (missing.length) throw new UsageError(`Missing ${missing.map((m) => `--${m}`).join(', ')}.`, command);
-  return { args: parsed.positionals, options, json: options.json === true, out: (text) => process.stdout.write(`${text}\n`) };
+  return {
+    args: parsed.positionals,
+    options,
+    json: options.json === true,
+    out: (text) => process.stdout.write(`${text}\n`),
+  };
 }
 
 /** Runs a store write, turning its `Duplicate` error into a Failure that says what already exists. */
-export async function unlessDuplicate<T>(Duplicate: abstract new (...args: never[]) => Error, message: string, write: () => Promise<T>): Promise<T> {
+export async function unlessDuplicate<T>(
+  Duplicate: abstract new (...args: never[]) => Error,
+  message: string,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
     return await write();
   } catch (error) {

@@ -43,7 +43,8 @@ export const createCustomField = command({
   },
   required: ['name', 'label', 'type'],
   examples: [
-    'npm run helpdesk -- create-custom-field --name os --label "Operating system" --type list --list-values "Linux,macOS,Windows"',
+    'npm run helpdesk -- create-custom-field --name os --label "Operating system" ' +
+      '--type list --list-values "Linux,macOS,Windows"',
     'npm run helpdesk -- create-custom-field --name cost --label Cost --type decimal --max-length 8 --decimal-places 2',
   ],
   prepare(ctx) {
@@ -66,7 +67,9 @@ export const createCustomField = command({
     ] as const) {
       if (o[option]) data[field] = true;
     }
-    const parsed = validated('Invalid custom field', CUSTOM_FIELD_NAMES, () => domain.parseCustomFieldBody(jsonBody(data)));
+    const parsed = validated('Invalid custom field', CUSTOM_FIELD_NAMES, () =>
+      domain.parseCustomFieldBody(jsonBody(data)),
+    );
     const definition: CustomFieldDefinition = { ...parsed, key: randomUUID() };
     return async () => {
       const { saveCustomField, DuplicateFieldName } = await import('../shared/store/custom-fields');
@@ -86,7 +89,8 @@ function fieldDetails(def: ReturnType<typeof customFieldView>): string {
   const details: string[] = [];
   if (def.max_length != null) details.push(`max_length=${def.max_length}`);
   if (def.decimal_places != null) details.push(`decimal_places=${def.decimal_places}`);
-  if (def.list_values.length) details.push(`values: ${def.list_values.join(', ')}${def.empty_selection_list ? ' (or empty)' : ''}`);
+  if (def.list_values.length)
+    details.push(`values: ${def.list_values.join(', ')}${def.empty_selection_list ? ' (or empty)' : ''}`);
   return details.join('; ');
 }
 

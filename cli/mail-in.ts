@@ -1,4 +1,6 @@
-/** The inbound mail commands: list-mail-problems, retry-mail (docs/email.md, "Email in"; docs/operations.md runbook). */
+/**
+ * The inbound mail commands: list-mail-problems, retry-mail (docs/email.md, "Email in"; docs/operations.md runbook).
+ */
 import { command, Failure } from './command';
 import { show, showList } from './terminal';
 
@@ -6,13 +8,22 @@ export const listMailProblems = command({
   name: 'list-mail-problems',
   summary: 'list received mail that failed or waits for review (kept raw)',
   description:
-    'Lists the received messages that were not applied: "failed" (unreadable, over a limit, or an error while applying) and ' +
-    '"held" (spam, DMARC failure under a reject policy, or over the per-sender rate of new tickets), oldest first, with the ' +
+    'Lists the received messages that were not applied: "failed" (unreadable, ' +
+    'over a limit, or an error while applying) ' +
+    'and ' +
+    '"held" (spam, DMARC failure under a reject policy, or over the per-sender ' +
+    'rate of new tickets), oldest first, ' +
+    'with the ' +
     'reason. Each is kept raw in the mail bucket; retry-mail runs it again.',
   examples: ['npm run helpdesk -- list-mail-problems'],
   async run(ctx) {
     const { listProblems } = await import('../shared/store/inbound-mail');
-    showList(ctx, await listProblems(), 'No mail problems.', ['ID', 'KIND', 'FROM', 'REASON'], (p) => [p.id, p.kind, p.sender || '-', p.reason]);
+    showList(ctx, await listProblems(), 'No mail problems.', ['ID', 'KIND', 'FROM', 'REASON'], (p) => [
+      p.id,
+      p.kind,
+      p.sender || '-',
+      p.reason,
+    ]);
   },
 });
 
@@ -21,9 +32,14 @@ export const retryMail = command({
   args: ['id'],
   summary: 'run a kept message through the mail ingest again (after a fix, or to release a held one)',
   description:
-    'Reads the kept raw message of a problem (list-mail-problems) and runs the ingest on it again, as it ran when the mail ' +
-    'arrived; the problem is removed once the message is applied (a message that fails again is kept as a new problem). ' +
-    '--release lets a held message through its hold (spam, DMARC, rate). A message applied before is not applied twice.',
+    'Reads the kept raw message of a problem (list-mail-problems) and runs the ' +
+    'ingest on it again, as it ran when ' +
+    'the mail ' +
+    'arrived; the problem is removed once the message is applied (a message ' +
+    'that fails again is kept as a new problem). ' +
+    '--release lets a held message through its hold (spam, DMARC, rate). A message ' +
+    'applied before is not applied ' +
+    'twice.',
   options: { release: { type: 'boolean', help: 'apply a held message despite its hold' } },
   examples: ['npm run helpdesk -- retry-mail 2026-11-27T10:15:00.000Z#1a2b3c4d --release'],
   async run(ctx) {
@@ -36,7 +52,12 @@ export const retryMail = command({
     const problem = await getProblem(ctx.args[0]!);
     if (!problem) throw new Failure(`No mail problem with id ${ctx.args[0]}.`);
     const raw = await getFile(problem.raw_key, config.mailIn.bucket);
-    const result = await ingest({ raw, rawKey: problem.raw_key, recipients: problem.recipients, release: ctx.options.release === true });
+    const result = await ingest({
+      raw,
+      rawKey: problem.raw_key,
+      recipients: problem.recipients,
+      release: ctx.options.release === true,
+    });
     await removeProblem(problem.id);
     const text =
       result.outcome === 'ticket' || result.outcome === 'followup'
@@ -45,6 +66,7 @@ export const retryMail = command({
           ? 'Already applied before: nothing to do.'
           : `Not applied: ${result.outcome} (${result.reason}).`;
     show(ctx, result, text);
-    if (result.outcome === 'failed' || result.outcome === 'refused' || result.outcome === 'held') throw new Failure(`Kept again as problem ${result.problem.id}.`);
+    if (result.outcome === 'failed' || result.outcome === 'refused' || result.outcome === 'held')
+      throw new Failure(`Kept again as problem ${result.problem.id}.`);
   },
 });

@@ -3,13 +3,22 @@
  * management commands (createsuperuser, changepassword, ...). `helpdesk --help` lists them.
  *
  * This file picks the command and prints help; one file per command group holds the commands
- * (users, tokens, queues, mail-settings, custom-fields, webhooks, events, stream), target.ts where they work, rules.ts the API's field
- * rules that check every value before anything is written.
+ * (users, tokens, queues, mail-settings, custom-fields, webhooks, events, stream), target.ts where they work, rules.ts
+ * the API's field rules that check every value before anything is written.
  *
  * Exit status: 0 done; 1 failed (refused by the field rules, duplicate, unknown user, AWS error);
  * 2 usage error (unknown command or option, missing argument).
  */
-import { asksForHelp, Failure, Interrupted, parseCommandLine, TARGET_OPTIONS, UsageError, type Command, type OptionSpec } from './command';
+import {
+  asksForHelp,
+  Failure,
+  Interrupted,
+  parseCommandLine,
+  TARGET_OPTIONS,
+  UsageError,
+  type Command,
+  type OptionSpec,
+} from './command';
 import { createCustomField, listCustomFields } from './custom-fields';
 import { createQueue, listQueues, updateQueue } from './queues';
 import { createEscalationExclusions, escalate, listEscalationExclusions } from './escalation';
@@ -74,7 +83,9 @@ function optionLines(options: Record<string, OptionSpec>): string[] {
     ([name, o]) => `${o.short ? `-${o.short}, ` : ''}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`,
   );
   const width = Math.max(...heads.map((h) => h.length)) + 2;
-  return Object.values(options).map((o, i) => `  ${heads[i]!.padEnd(width)}${wrap(o.help, 96 - width, ' '.repeat(width + 2))}`);
+  return Object.values(options).map(
+    (o, i) => `  ${heads[i]!.padEnd(width)}${wrap(o.help, 96 - width, ' '.repeat(width + 2))}`,
+  );
 }
 
 function usageLine(command: Command): string {
@@ -100,8 +111,11 @@ function overallHelp(): string {
     ...optionLines(TARGET_OPTIONS),
     '',
     wrap(
-      'Without --table or --stack-outputs (and with TABLE_NAME unset, or --data-dir given) the commands work on the local ' +
-        'data directory of `npm start`. With a table they use AWS as usual (AWS_REGION/AWS_PROFILE or AWS_ACCESS_KEY_ID...).',
+      'Without --table or --stack-outputs (and with TABLE_NAME unset, or --data-dir ' +
+        'given) the commands work on ' +
+        'the local ' +
+        'data directory of `npm start`. With a table they use AWS as usual (AWS_REGION/AWS_PROFILE ' +
+        'or AWS_ACCESS_KEY_ID...).',
       96,
       '',
     ),
@@ -117,10 +131,21 @@ async function commandHelp(command: Command): Promise<string> {
   let options = command.options;
   if (Object.values(options).some((o) => o.help.includes('{DATA_TYPES}'))) {
     const { DATA_TYPES } = await import('../shared/domain/custom-fields');
-    options = Object.fromEntries(Object.entries(options).map(([n, o]) => [n, { ...o, help: o.help.replace('{DATA_TYPES}', DATA_TYPES.join(', ')) }]));
+    options = Object.fromEntries(
+      Object.entries(options).map(([n, o]) => [
+        n,
+        { ...o, help: o.help.replace('{DATA_TYPES}', DATA_TYPES.join(', ')) },
+      ]),
+    );
   }
   if (Object.keys(options).length) lines.push('Options:', ...optionLines(options), '');
-  lines.push('Target options:', ...optionLines(TARGET_OPTIONS), '', 'Examples:', ...command.examples.map((e) => `  ${e}`));
+  lines.push(
+    'Target options:',
+    ...optionLines(TARGET_OPTIONS),
+    '',
+    'Examples:',
+    ...command.examples.map((e) => `  ${e}`),
+  );
   return lines.join('\n');
 }
 

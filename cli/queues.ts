@@ -5,13 +5,41 @@ import { show, showList } from './terminal';
 
 /** A queue's mail settings on the command line (docs/email.md, "Queue mail settings and CC lists"). */
 const MAIL_OPTIONS: Record<string, OptionSpec> = {
-  'email-address': { type: 'string', value: 'ADDRESS', help: 'the From: of the queue\'s mail ("<title> <ADDRESS>"); "" for the default sender' },
-  'new-ticket-cc': { type: 'string', value: 'LIST', help: 'comma-separated addresses told of every new ticket ("" for none)' },
-  'updated-ticket-cc': { type: 'string', value: 'LIST', help: 'comma-separated addresses told of every change ("" for none)' },
-  'disabled-mail': { type: 'string', value: 'KINDS', help: 'comma-separated mail kinds this queue sends none of, e.g. updated_cc,closed_cc ("" for none)' },
-  'escalate-days': { type: 'string', value: 'DAYS', help: 'days (holidays not counted) an open ticket waits before `escalate` raises its priority ("" for never)' },
+  'email-address': {
+    type: 'string',
+    value: 'ADDRESS',
+    help: 'the From: of the queue\'s mail ("<title> <ADDRESS>"); "" for the default sender',
+  },
+  'new-ticket-cc': {
+    type: 'string',
+    value: 'LIST',
+    help: 'comma-separated addresses told of every new ticket ("" for none)',
+  },
+  'updated-ticket-cc': {
+    type: 'string',
+    value: 'LIST',
+    help: 'comma-separated addresses told of every change ("" for none)',
+  },
+  'disabled-mail': {
+    type: 'string',
+    value: 'KINDS',
+    help: 'comma-separated mail kinds this queue sends none of, e.g. updated_cc,closed_cc ("" for none)',
+  },
+  'escalate-days': {
+    type: 'string',
+    value: 'DAYS',
+    help: 'days (holidays not counted) an open ticket waits before `escalate` raises its priority ("" for never)',
+  },
 };
-const FIELD_NAMES = { title: '--title', slug: '--slug', email_address: '--email-address', new_ticket_cc: '--new-ticket-cc', updated_ticket_cc: '--updated-ticket-cc', disabled_mail: '--disabled-mail', escalate_days: '--escalate-days' };
+const FIELD_NAMES = {
+  title: '--title',
+  slug: '--slug',
+  email_address: '--email-address',
+  new_ticket_cc: '--new-ticket-cc',
+  updated_ticket_cc: '--updated-ticket-cc',
+  disabled_mail: '--disabled-mail',
+  escalate_days: '--escalate-days',
+};
 
 /** The queue fields the options give (as a JSON body would; `disabled_mail` as its form spelling). */
 function queueOptions(ctx: Context): Record<string, unknown> {
@@ -36,7 +64,9 @@ export const createQueue = command({
   required: ['title', 'slug'],
   examples: ['npm run helpdesk -- create-queue --title "Billing" --slug billing --email-address billing@example.com'],
   prepare(ctx) {
-    const fields = validated('Invalid queue', FIELD_NAMES, () => domain.parseQueueBody(jsonBody(queueOptions(ctx)), 'create')) as { title: string; slug: string };
+    const fields = validated('Invalid queue', FIELD_NAMES, () =>
+      domain.parseQueueBody(jsonBody(queueOptions(ctx)), 'create'),
+    ) as { title: string; slug: string };
     return async () => {
       const { createQueue, DuplicateSlug } = await import('../shared/store/queues');
       const duplicate = `Cannot create the queue: a queue with slug "${fields.slug}" already exists.`;
@@ -56,16 +86,24 @@ export const updateQueue = command({
     slug: { type: 'string', value: 'SLUG', help: 'letters, digits, _ and -, unique' },
     ...MAIL_OPTIONS,
   },
-  examples: ['npm run helpdesk -- update-queue 1 --new-ticket-cc "lead@example.com, ops@example.com" --disabled-mail updated_cc'],
+  examples: [
+    'npm run helpdesk -- update-queue 1 --new-ticket-cc "lead@example.com, ops@example.com" --disabled-mail updated_cc',
+  ],
   prepare(ctx) {
     const id = Number(ctx.args[0]);
     if (!/^\d{1,15}$/.test(ctx.args[0] ?? '')) throw new Failure(`No queue "${ctx.args[0]}": give its id.`);
-    const changes = validated('Invalid queue', FIELD_NAMES, () => domain.parseQueueBody(jsonBody(queueOptions(ctx)), 'partial'));
+    const changes = validated('Invalid queue', FIELD_NAMES, () =>
+      domain.parseQueueBody(jsonBody(queueOptions(ctx)), 'partial'),
+    );
     return async () => {
       const { getQueue, updateQueue, DuplicateSlug } = await import('../shared/store/queues');
       const queue = await getQueue(id);
       if (!queue) throw new Failure(`No queue ${id}.`);
-      const updated = await unlessDuplicate(DuplicateSlug, `Cannot change the queue: a queue with slug "${String(changes.slug)}" already exists.`, () => updateQueue(queue, changes));
+      const updated = await unlessDuplicate(
+        DuplicateSlug,
+        `Cannot change the queue: a queue with slug "${String(changes.slug)}" already exists.`,
+        () => updateQueue(queue, changes),
+      );
       show(ctx, domain.queueView(updated), `Updated queue ${updated.id} "${updated.title}".`);
     };
   },

@@ -39,7 +39,11 @@ export async function loadDomain(): Promise<void> {
 function describeErrors(errors: FieldErrors, names: Record<string, string>): string {
   return Object.entries(errors)
     .map(([field, messages]) => {
-      const text = Array.isArray(messages) ? messages.map(String).join(' ') : typeof messages === 'string' ? messages : JSON.stringify(messages);
+      const text = Array.isArray(messages)
+        ? messages.map(String).join(' ')
+        : typeof messages === 'string'
+          ? messages
+          : JSON.stringify(messages);
       return `  ${names[field] ?? field}: ${text}`;
     })
     .join('\n');
@@ -56,7 +60,12 @@ export function validated<T>(what: string, names: Record<string, string>, parse:
 }
 
 /** `data` checked against `fields` as a JSON create body would be. */
-export function validFields<F extends Fields>(what: string, names: Record<string, string>, fields: F, data: Record<string, unknown>): Parsed<F> {
+export function validFields<F extends Fields>(
+  what: string,
+  names: Record<string, string>,
+  fields: F,
+  data: Record<string, unknown>,
+): Parsed<F> {
   return validated(what, names, () => {
     const { values, errors } = domain.validateFields(fields, data, 'create', 'json');
     if (Object.keys(errors).length) throw new domain.ValidationError(errors);

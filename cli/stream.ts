@@ -60,27 +60,46 @@ export function failedBatches(text: string): FailedBatch[] {
   return bodies.map((body, i) => {
     const info = (body as { DDBStreamBatchInfo?: unknown } | null)?.DDBStreamBatchInfo;
     if (!isBatch(info)) {
-      throw new Failure(`Entry ${i + 1} of the batches file names no stream batch (DDBStreamBatchInfo with ${BATCH_FIELDS.join(', ')}, the sequence numbers in digits).`);
+      throw new Failure(
+        `Entry ${i + 1} of the batches file names no stream batch (DDBStreamBatchInfo with ${BATCH_FIELDS.join(', ')}, the sequence numbers ` +
+          `in digits).`,
+      );
     }
-    return { shardId: info.shardId, startSequenceNumber: info.startSequenceNumber, endSequenceNumber: info.endSequenceNumber, streamArn: info.streamArn };
+    return {
+      shardId: info.shardId,
+      startSequenceNumber: info.startSequenceNumber,
+      endSequenceNumber: info.endSequenceNumber,
+      streamArn: info.streamArn,
+    };
   });
 }
 
 /** Reads the records of `batch` from the stream and applies them; how many there were. */
 export async function replayBatch(batch: FailedBatch): Promise<number> {
-  const [{ DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand }, { tableChangeOf }, { applyTableChanges }] = await Promise.all([
+  const [
+    { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand },
+    { tableChangeOf },
+    { applyTableChanges },
+  ] = await Promise.all([
     import('@aws-sdk/client-dynamodb-streams'),
     import('../shared/consumer/stream-records'),
     import('../shared/consumer/table-changes'),
   ]);
   // Locally the stream is DynamoDB Local's; on AWS the Streams endpoint of the region.
-  const streams = new DynamoDBStreamsClient(process.env.AWS_ENDPOINT_URL_DYNAMODB ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB } : {});
+  const streams = new DynamoDBStreamsClient(
+    process.env.AWS_ENDPOINT_URL_DYNAMODB ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB } : {},
+  );
   const last = BigInt(batch.endSequenceNumber);
   const records: _Record[] = [];
   try {
     let iterator = (
       await streams.send(
-        new GetShardIteratorCommand({ StreamArn: batch.streamArn, ShardId: batch.shardId, ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: batch.startSequenceNumber }),
+        new GetShardIteratorCommand({
+          StreamArn: batch.streamArn,
+          ShardId: batch.shardId,
+          ShardIteratorType: 'AT_SEQUENCE_NUMBER',
+          SequenceNumber: batch.startSequenceNumber,
+        }),
       )
     ).ShardIterator;
     // Until the batch's last record; an open shard may answer empty pages before it, so a few are allowed.
@@ -98,7 +117,10 @@ export async function replayBatch(batch: FailedBatch): Promise<number> {
     }
   } catch (error) {
     if ((error as Error).name === 'TrimmedDataAccessException') {
-      throw new Failure(`The records of batch ${batch.startSequenceNumber}–${batch.endSequenceNumber} are no longer in the stream (it keeps 24 hours).`);
+      throw new Failure(
+        `The records of batch ${batch.startSequenceNumber}–${batch.endSequenceNumber} are no longer in the stream ` +
+          `(it keeps 24 hours).`,
+      );
     }
     throw error;
   } finally {
@@ -112,13 +134,20 @@ export const replayStream = command({
   name: 'replay-stream',
   summary: "apply again the table stream's batches that failed in CountTickets (from its failure queue)",
   description:
-    'Reads the stream records of each failed batch the file names and applies them as the CountTickets function does: ' +
+    'Reads the stream records of each failed batch the file names and applies ' +
+    'them as the CountTickets function ' +
+    'does: ' +
     'the ticket counts, the listing records and the change events (which the feed and the webhook subscriptions then ' +
     'get, late). FILE is the output of `aws sqs receive-message` on the TicketCountsCountFailures queue, or the ' +
-    "messages' bodies. The stream keeps records 24 hours. Replaying a batch twice changes nothing; delete the messages " +
+    "messages' bodies. The stream keeps records 24 hours. Replaying a batch " +
+    'twice changes nothing; delete the messages ' +
     'once it has run (docs/operations.md, "Runbook: ticket counts").',
   options: {
-    batches: { type: 'string', value: 'FILE', help: 'the failure queue messages, as `aws sqs receive-message` prints them (required)' },
+    batches: {
+      type: 'string',
+      value: 'FILE',
+      help: 'the failure queue messages, as `aws sqs receive-message` prints them (required)',
+    },
   },
   required: ['batches'],
   examples: [
@@ -139,7 +168,10 @@ export const replayStream = command({
       for (const batch of batches) {
         const records = await replayBatch(batch);
         replayed.push({ ...batch, records });
-        if (!ctx.json) ctx.out(`${batch.shardId} ${batch.startSequenceNumber}–${batch.endSequenceNumber}: ${records} records applied`);
+        if (!ctx.json)
+          ctx.out(
+            `${batch.shardId} ${batch.startSequenceNumber}–${batch.endSequenceNumber}: ${records} records applied`,
+          );
       }
       if (ctx.json) ctx.out(JSON.stringify(replayed));
     };

@@ -26,13 +26,17 @@ function tableFromOutputs(file: string): { table: string; region?: string } {
     if (!values || typeof values !== 'object') continue;
     const { TableName, ApiUrl } = values as Record<string, unknown>;
     if (typeof TableName !== 'string' || !TableName) continue;
-    const region = typeof ApiUrl === 'string' ? /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com/.exec(ApiUrl)?.[1] : undefined;
+    const region =
+      typeof ApiUrl === 'string' ? /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com/.exec(ApiUrl)?.[1] : undefined;
     found.push({ stack, table: TableName, region });
   }
   const tables = new Set(found.map((f) => f.table));
-  if (tables.size === 0) throw new Failure(`No TableName output in ${file} (expected the outputs of \`cdk deploy --outputs-file\`).`);
+  if (tables.size === 0)
+    throw new Failure(`No TableName output in ${file} (expected the outputs of \`cdk deploy --outputs-file\`).`);
   if (tables.size > 1) {
-    throw new Failure(`${file} names several tables (${found.map((f) => `${f.stack}: ${f.table}`).join(', ')}); choose one with --table.`);
+    throw new Failure(
+      `${file} names several tables (${found.map((f) => `${f.stack}: ${f.table}`).join(', ')}); choose one with --table.`,
+    );
   }
   return found[0]!;
 }
@@ -68,7 +72,8 @@ export async function connect(target: Target): Promise<() => Promise<void>> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   if (target.kind === 'local') return connectLocal(target.dataDir);
   process.env.TABLE_NAME = target.table;
-  if (target.region && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION) process.env.AWS_REGION = target.region;
+  if (target.region && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION)
+    process.env.AWS_REGION = target.region;
   // The store signs its own calls (shared/aws/dynamodb.ts): it takes the SDK's resolution of both.
   const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const sdk = new DynamoDBClient({}).config;
@@ -138,7 +143,10 @@ async function connectLocal(dataDir: string): Promise<() => Promise<void>> {
       throw new Failure(`Could not start the local engines on ${dataDir}: ${error.message}`);
     });
     useLocalEngines(engines);
-    const [{ ensureTable }, { DynamoDBClient }] = await Promise.all([import('../infra/local/bootstrap'), import('@aws-sdk/client-dynamodb')]);
+    const [{ ensureTable }, { DynamoDBClient }] = await Promise.all([
+      import('../infra/local/bootstrap'),
+      import('@aws-sdk/client-dynamodb'),
+    ]);
     await ensureTable(new DynamoDBClient({}));
   } catch (error) {
     await close();
@@ -165,9 +173,16 @@ export function describeAwsError(error: Error & { $metadata?: unknown }): string
   const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   switch (error.name) {
     case 'ResourceNotFoundException':
-      return `Table "${table}" was not found${region ? ` in ${region}` : ''}: check --table (or TABLE_NAME) and AWS_REGION.`;
+      return (
+        `Table "${table}" was not found${region ? ` in ${region}` : ''}: check --table (or TABLE_NAME) and ` +
+        `AWS_REGION.`
+      );
     case 'CredentialsProviderError':
-      return 'No AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or sign in with `aws sso login`).';
+      return (
+        'No AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY ' +
+        '(or sign in with `aws ' +
+        'sso login`).'
+      );
     case 'UnrecognizedClientException':
     case 'InvalidSignatureException':
     case 'ExpiredTokenException':

@@ -38,7 +38,13 @@ export function show(ctx: Context, data: unknown, text: string): void {
 }
 
 /** A list command's output: the items as JSON with --json, else a table (or `empty` when there are none). */
-export function showList<T>(ctx: Context, items: T[], empty: string, headers: string[], row: (item: T) => Cell[]): void {
+export function showList<T>(
+  ctx: Context,
+  items: T[],
+  empty: string,
+  headers: string[],
+  row: (item: T) => Cell[],
+): void {
   if (ctx.json) return ctx.out(JSON.stringify(items, null, 2));
   ctx.out(items.length ? table(headers, items.map(row)) : empty);
 }

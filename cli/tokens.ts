@@ -27,7 +27,11 @@ export const createToken = command({
         created: storedDateTime(new Date()),
         key_hash: tokens.hashTokenKey(key),
       });
-      show(ctx, tokens.createdTokenView(token, key), `Created token ${token.id} for "${username}". Its key (shown only now):\n${key}`);
+      show(
+        ctx,
+        tokens.createdTokenView(token, key),
+        `Created token ${token.id} for "${username}". Its key (shown only now):\n${key}`,
+      );
     };
   },
 });
@@ -39,9 +43,17 @@ export const listTokens = command({
   options: { user: { type: 'string', value: 'USERNAME', help: "only this user's tokens" } },
   examples: ['npm run helpdesk -- list-tokens --user alice'],
   async run(ctx) {
-    const [{ listTokens }, { tokenView }] = await Promise.all([import('../shared/store/tokens'), import('../shared/domain/tokens')]);
+    const [{ listTokens }, { tokenView }] = await Promise.all([
+      import('../shared/store/tokens'),
+      import('../shared/domain/tokens'),
+    ]);
     const tokens = (await listTokens(ctx.options.user as string | undefined)).map(tokenView);
-    showList(ctx, tokens, 'No tokens.', ['ID', 'USER', 'PREFIX', 'CREATED'], (t) => [t.id, t.user, `${t.prefix}...`, t.created]);
+    showList(ctx, tokens, 'No tokens.', ['ID', 'USER', 'PREFIX', 'CREATED'], (t) => [
+      t.id,
+      t.user,
+      `${t.prefix}...`,
+      t.created,
+    ]);
   },
 });
 

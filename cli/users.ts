@@ -11,7 +11,13 @@ import { domain, validFields } from './rules';
 import { promptHidden, readFirstLine, show, showList, yesNo } from './terminal';
 
 /** How the command line names each field in a refusal. */
-const USER_NAMES = { username: 'username', email: '--email', first_name: '--first-name', last_name: '--last-name', password: 'password' };
+const USER_NAMES = {
+  username: 'username',
+  email: '--email',
+  first_name: '--first-name',
+  last_name: '--last-name',
+  password: 'password',
+};
 
 const PASSWORD_NOTE =
   `The password is asked for twice without echo when standard input is a terminal; otherwise it is the ` +
@@ -19,13 +25,16 @@ const PASSWORD_NOTE =
 
 /** The API's password field: trimmed, no NUL, at least MIN_PASSWORD_LENGTH and at most 4096 characters. */
 const checkPassword = (raw: string) =>
-  validFields('Invalid password', USER_NAMES, { password: domain.userFields.password }, { password: raw }).password as string;
+  validFields('Invalid password', USER_NAMES, { password: domain.userFields.password }, { password: raw })
+    .password as string;
 
 async function readPassword(): Promise<string> {
   if (!process.stdin.isTTY) {
     const line = await readFirstLine();
     if (line === undefined) {
-      throw new UsageError('No password on standard input: type it at the prompt (in a terminal) or pipe it as the first line.');
+      throw new UsageError(
+        'No password on standard input: type it at the prompt (in a terminal) or pipe it as the first line.',
+      );
     }
     return checkPassword(line);
   }
@@ -45,7 +54,8 @@ async function readPassword(): Promise<string> {
 
 /** The username argument, checked with the API's username rules. */
 export const usernameArgument = (ctx: Context) =>
-  validFields('Invalid user', USER_NAMES, { username: domain.userFields.username }, { username: ctx.args[0] }).username as string;
+  validFields('Invalid user', USER_NAMES, { username: domain.userFields.username }, { username: ctx.args[0] })
+    .username as string;
 
 /** The user named `username`; a Failure when there is none. */
 export async function existingUser(username: string): Promise<User> {
@@ -81,7 +91,7 @@ export const createUser = command({
   required: ['email'],
   examples: [
     'npm run helpdesk -- create-user alice --email alice@example.com --superuser',
-    "printf '%s\\n' \"$PASSWORD\" | npm run helpdesk -- create-user bot --email bot@example.com --staff",
+    'printf \'%s\\n\' "$PASSWORD" | npm run helpdesk -- create-user bot --email bot@example.com --staff',
   ],
   async prepare(ctx) {
     const data: Record<string, unknown> = { username: ctx.args[0], email: ctx.options.email };
@@ -95,12 +105,20 @@ export const createUser = command({
       username: domain.userFields.username,
       email: domain.userFields.email,
     };
-    const values = validFields('Invalid user', USER_NAMES, fields, data) as { username: string; email: string; first_name?: string; last_name?: string };
+    const values = validFields('Invalid user', USER_NAMES, fields, data) as {
+      username: string;
+      email: string;
+      first_name?: string;
+      last_name?: string;
+    };
     const superuser = ctx.options.superuser === true;
     const staff = superuser || ctx.options.staff === true;
     const password = await readPassword();
     return async () => {
-      const [store, { newUserRecord }] = await Promise.all([import('../shared/store/users'), import('../shared/domain/user')]);
+      const [store, { newUserRecord }] = await Promise.all([
+        import('../shared/store/users'),
+        import('../shared/domain/user'),
+      ]);
       const duplicate = `Cannot create user "${values.username}": ${domain.DUPLICATE_USERNAME}`;
       const record = await newUserRecord(values, password, superuser ? 'superuser' : staff ? 'staff' : 'user');
       const user = await unlessDuplicate(store.DuplicateUsername, duplicate, () => store.createUser(record));
@@ -119,7 +137,10 @@ export const setPassword = command({
     const username = usernameArgument(ctx);
     const password = await readPassword();
     return async () => {
-      const [{ saveUser }, { hashPassword }] = await Promise.all([import('../shared/store/users'), import('../shared/domain/password')]);
+      const [{ saveUser }, { hashPassword }] = await Promise.all([
+        import('../shared/store/users'),
+        import('../shared/domain/password'),
+      ]);
       const user = await existingUser(username);
       await saveUser({ ...user, password_hash: await hashPassword(password) });
       show(ctx, { username: user.username, password_changed: true }, `Password changed for user "${user.username}".`);
@@ -145,7 +166,9 @@ export const deactivateUser = command({
   args: ['username'],
   summary: 'make a user inactive (it can no longer authenticate)',
   description:
-    'Marks a user inactive, as unticking "active" in Django\'s admin (and as PATCH /api/users/{id}/ with is_active false): ' +
+    'Marks a user inactive, as unticking "active" in Django\'s admin (and as ' +
+    'PATCH /api/users/{id}/ with is_active ' +
+    'false): ' +
     'its password stops working (warm API functions notice within 5 s) and its API tokens are revoked. ' +
     'Its tickets and followups stay; activate-user makes it active again (with new tokens to create).',
   examples: ['npm run helpdesk -- deactivate-user alice'],
@@ -173,7 +196,16 @@ export const listUsers = command({
       (await listUsers()).map(userSummary),
       'No users.',
       ['ID', 'USERNAME', 'EMAIL', 'FIRST NAME', 'LAST NAME', 'ACTIVE', 'STAFF', 'SUPERUSER'],
-      (u) => [u.id, u.username, u.email, u.first_name, u.last_name, yesNo(u.is_active), yesNo(u.is_staff), yesNo(u.is_superuser)],
+      (u) => [
+        u.id,
+        u.username,
+        u.email,
+        u.first_name,
+        u.last_name,
+        yesNo(u.is_active),
+        yesNo(u.is_staff),
+        yesNo(u.is_superuser),
+      ],
     );
   },
 });

@@ -26,4 +26,6 @@ const server = createServer((req, res) => {
     }
   });
 });
-server.listen(Number(process.env.PORT ?? 4000), '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`));
+server.listen(Number(process.env.PORT ?? 4000), '127.0.0.1', () =>
+  console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`),
+);

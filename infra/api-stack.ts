@@ -11,7 +11,16 @@
  * cdk-nag (AwsSolutions, see infra/nag.ts) findings that are accepted rather than fixed are
  * acknowledged next to the construct they concern, each with its reason.
  */
-import { ArnFormat, CfnOutput, Duration, NestedStack, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  CfnOutput,
+  Duration,
+  NestedStack,
+  RemovalPolicy,
+  Stack,
+  Validations,
+  type StackProps,
+} from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   ApiMapping,
@@ -52,7 +61,6 @@ import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllo
 import { Monitoring } from './monitoring';
 import { EDGE_REGION, originSecretName } from './edge';
 import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from '../shared/api/routes';
-
 
 const S3_ACTIONS: Record<FileAccess, string> = {
   read: 's3:GetObject',
@@ -99,7 +107,11 @@ class LambdaProxyIntegration extends HttpRouteIntegration {
   }
 
   bind(): HttpRouteIntegrationConfig {
-    return { type: HttpIntegrationType.AWS_PROXY, uri: this.fn.functionArn, payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 };
+    return {
+      type: HttpIntegrationType.AWS_PROXY,
+      uri: this.fn.functionArn,
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+    };
   }
 }
 
@@ -176,7 +188,11 @@ export class ApiStack extends Stack {
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
-        'Authentication is in the functions: every route checks HTTP Basic credentials (shared/middleware/auth.ts), as the API spec requires; the fallback route only answers 404/405 and OPTIONS.',
+        'Authentication is in the functions: every route checks HTTP Basic credentials ' +
+        '(shared/middleware/auth.ts), ' +
+        'as the API spec requires; ' +
+        'the fallback route only ' +
+        'answers 404/405 and OPTIONS.',
     });
 
     // One JSON line per request, kept as long as the functions' logs.
@@ -226,11 +242,18 @@ export class ApiStack extends Stack {
     if (settings.customDomain) {
       const domain = new DomainName(this, 'CustomDomain', {
         domainName: settings.customDomain.domainName,
-        certificate: Certificate.fromCertificateArn(this, 'CustomDomainCertificate', settings.customDomain.certificateArn),
+        certificate: Certificate.fromCertificateArn(
+          this,
+          'CustomDomainCertificate',
+          settings.customDomain.certificateArn,
+        ),
         securityPolicy: SecurityPolicy.TLS_1_2,
       });
       new ApiMapping(this, 'CustomDomainMapping', { api: this.api, domainName: domain, stage: this.stage });
-      new CfnOutput(this, 'CustomDomainUrl', { value: `https://${settings.customDomain.domainName}/`, description: 'Base URL of the API at its own domain' });
+      new CfnOutput(this, 'CustomDomainUrl', {
+        value: `https://${settings.customDomain.domainName}/`,
+        description: 'Base URL of the API at its own domain',
+      });
       new CfnOutput(this, 'CustomDomainTarget', {
         value: domain.regionalDomainName,
         description: `Point ${settings.customDomain.domainName} here: a CNAME, or a Route 53 alias in zone CustomDomainHostedZoneId`,
@@ -241,23 +264,52 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the API ($default stage)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
-    new CfnOutput(this, 'WebhookSecretArn', { value: webhooks.secret.secretArn, description: 'Webhook signing secret: receivers use whsec_<value>' });
+    new CfnOutput(this, 'WebhookSecretArn', {
+      value: webhooks.secret.secretArn,
+      description: 'Webhook signing secret: receivers use whsec_<value>',
+    });
 
-    this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.api, accessLogs, functions: this.functions });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      settings,
+      api: this.api,
+      accessLogs,
+      functions: this.functions,
+    });
     webhooks.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     this.monitoring.addAlarm(new FileSweeper(this, 'FileSweeper', { settings, table, bucket }).alarm);
     this.monitoring.addAlarm(new Escalation(this, 'Escalation', { settings, table }).alarm);
     // Mail out only where the environment turns it on: otherwise no SES resource at all.
-    const mail = settings.mail ? new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket }) : undefined;
+    const mail = settings.mail
+      ? new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket })
+      : undefined;
     // Mail in verifies replies' Reply-To tags with mail out's secret (when there is mail out, there are tags).
-    if (settings.mailIn) new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket, mailSecret: mail?.secret }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
-    new StreamConsumer(this, 'TicketCounts', { settings, table, search }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    if (settings.mailIn)
+      new MailIn(this, 'MailIn', {
+        settings,
+        mailIn: settings.mailIn,
+        table,
+        bucket,
+        mailSecret: mail?.secret,
+      }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    new StreamConsumer(this, 'TicketCounts', { settings, table, search }).alarms.forEach((alarm) =>
+      this.monitoring.addAlarm(alarm),
+    );
     mail?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     if (settings.mailImap) {
-      const imap = new MailImap(this, 'MailImap', { settings, mailImap: settings.mailImap, table, bucket, mailSecret: mail?.secret, problemsAlarmed: settings.mailIn !== undefined });
+      const imap = new MailImap(this, 'MailImap', {
+        settings,
+        mailImap: settings.mailImap,
+        table,
+        bucket,
+        mailSecret: mail?.secret,
+        problemsAlarmed: settings.mailIn !== undefined,
+      });
       imap.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     }
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'SNS topic of the alarms: subscribe to it' });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.monitoring.alarmTopic.topicArn,
+      description: 'SNS topic of the alarms: subscribe to it',
+    });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
 
@@ -288,13 +340,23 @@ export class ApiStack extends Stack {
     if (!name) throw new Error(`${handler}: its folder has no stack group (FUNCTION_GROUPS in infra/api-stack.ts)`);
     let group = this.groups.get(name);
     if (!group) {
-      group = new NestedStack(this, `${name}Functions`, { description: `Helpdesk: the functions of the ${name} routes` });
+      group = new NestedStack(this, `${name}Functions`, {
+        description: `Helpdesk: the functions of the ${name} routes`,
+      });
       this.groups.set(name, group);
     }
     return group;
   }
 
-  private makeFunction(scope: NestedStack, route: Route, settings: EnvironmentSettings, table: ITable, bucket: IBucket, webhooks: Webhooks, search?: SearchCluster): NodejsFunction {
+  private makeFunction(
+    scope: NestedStack,
+    route: Route,
+    settings: EnvironmentSettings,
+    table: ITable,
+    bucket: IBucket,
+    webhooks: Webhooks,
+    search?: SearchCluster,
+  ): NodejsFunction {
     const fn = helpdeskFunction(scope, functionId(route.handler), {
       logScope: this,
       handler: route.handler,
@@ -314,7 +376,12 @@ export class ApiStack extends Stack {
         // The origins trusted with cross-site writes (shared/domain/cross-origin.ts), as CORS lists them.
         ...(settings.corsOrigins.length ? { HELPDESK_CORS_ORIGINS: settings.corsOrigins.join(',') } : {}),
         // Behind the edge: only requests through CloudFront, and links to its address (infra/edge.ts).
-        ...(settings.edge ? { HELPDESK_ORIGIN_SECRET_NAME: originSecretName(settings.name), HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}` } : {}),
+        ...(settings.edge
+          ? {
+              HELPDESK_ORIGIN_SECRET_NAME: originSecretName(settings.name),
+              HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}`,
+            }
+          : {}),
         // Without it, search is off: `?search=` answers 400 naming HELPDESK_SEARCH.
         ...(route.searches && search ? search.environment : {}),
       },
@@ -322,7 +389,13 @@ export class ApiStack extends Stack {
     if (route.searches && search) search.grant(fn);
     if (settings.edge) {
       // Secrets Manager appends six characters to a secret's name in its ARN.
-      const secretArn = scope.formatArn({ service: 'secretsmanager', region: EDGE_REGION, resource: 'secret', resourceName: `${originSecretName(settings.name)}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+      const secretArn = scope.formatArn({
+        service: 'secretsmanager',
+        region: EDGE_REGION,
+        resource: 'secret',
+        resourceName: `${originSecretName(settings.name)}-??????`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      });
       fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }));
     }
     const role = fn.role!;
@@ -336,7 +409,13 @@ export class ApiStack extends Stack {
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, scope)}/${ATTACHMENT_PREFIX}*]`,
         reason:
-          'Attachment objects of the one bucket only, and only the actions the route declares (no List, no bucket-level action): keys are attachments/<ticket>/<uuid>, made at run time, so no narrower ARN exists for a function that serves any ticket.',
+          'Attachment objects of the one bucket only, and only the actions the route ' +
+          'declares (no List, no bucket-level ' +
+          'action): keys are attachments/<ticket>/<uuid>, ' +
+          'made at run time, so no ' +
+          'narrower ARN exists for ' +
+          'a function that serves ' +
+          'any ticket.',
       });
     }
     return fn;

@@ -19,7 +19,9 @@ export interface Helpdesk {
 
 /** Adds the helpdesk stacks for the app's `env` context (or `envName`) to `app`. */
 export function buildHelpdesk(app: App, envName?: string): Helpdesk {
-  const settings = withContextOverrides(environmentSettings(envName ?? app.node.tryGetContext('env')), (key) => app.node.tryGetContext(key));
+  const settings = withContextOverrides(environmentSettings(envName ?? app.node.tryGetContext('env')), (key) =>
+    app.node.tryGetContext(key),
+  );
   const prefix = `Helpdesk-${settings.name}`;
   // The API stack reads the table and bucket through exports/imports: CloudFormation then refuses
   // to delete the data stack, or replace what it exports, while the API stack uses it.

@@ -10,7 +10,10 @@ import { openApiTemplate } from '../shared/api/openapi';
 import { fallbackRoute, routeFacts, routes } from '../shared/api/routes';
 import { BUNDLED_WORKER } from '../shared/mail-in/bounded';
 
-/** An ESM bundle needs `require` for the CommonJS parts of its dependencies (esbuild's ESM output has no `require` of its own). */
+/**
+ * An ESM bundle needs `require` for the CommonJS parts of its dependencies (esbuild's ESM output has no `require` of
+ * its own).
+ */
 export const ESM_REQUIRE_BANNER = "import{createRequire}from'module';const require=createRequire(import.meta.url);";
 
 /**
@@ -27,12 +30,17 @@ export const BUNDLE_ALIASES: Record<string, string> = {
   ...Object.fromEntries(
     ['http', 'https'].flatMap((name) => {
       const shim = fileURLToPath(new URL(`./builtins/${name}.ts`, import.meta.url));
-      return [[name, shim], [`node:${name}`, shim]];
+      return [
+        [name, shim],
+        [`node:${name}`, shim],
+      ];
     }),
   ),
   /** The SDK's retry strategy and error classification without the retry middleware (infra/bundled/). */
   '@smithy/util-retry': fileURLToPath(new URL('./bundled/smithy-retry.js', import.meta.url)),
-  '@smithy/service-error-classification': fileURLToPath(new URL('./bundled/smithy-error-classification.js', import.meta.url)),
+  '@smithy/service-error-classification': fileURLToPath(
+    new URL('./bundled/smithy-error-classification.js', import.meta.url),
+  ),
 };
 
 export const BUNDLE_SETTINGS = {
@@ -61,13 +69,17 @@ export function lambdaBundling(handler: string, assets: readonly string[] = [], 
     externalModules: [...BUNDLE_SETTINGS.external],
     forceDockerBundling: false,
     logLevel: LogLevel.WARNING,
-    // Files the function reads at run time (the API reference page's renderer, the mail text worker) go beside the bundle.
+    // Files the function reads at run time (the API reference page's renderer, the mail text worker) go beside the
+    // bundle.
     ...(assets.length || MAIL_TEXT_WORKER_HANDLERS.includes(handler)
       ? {
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
-            afterBundling: (_inputDir: string, outputDir: string) => [...assetCommands(assets, outputDir), ...workerCommands(handler, outputDir)],
+            afterBundling: (_inputDir: string, outputDir: string) => [
+              ...assetCommands(assets, outputDir),
+              ...workerCommands(handler, outputDir),
+            ],
           },
         }
       : {}),
@@ -85,7 +97,9 @@ export function workerCommands(handler: string, outputDir: string): string[] {
   const esbuild = createRequire(import.meta.url).resolve('esbuild/bin/esbuild');
   const entry = fileURLToPath(new URL('../shared/mail-in/text-worker.ts', import.meta.url));
   const options = `--bundle --format=esm --platform=node --target=${BUNDLE_SETTINGS.target} --minify --log-level=warning`;
-  return [`${quote(esbuild)} ${quote(entry)} ${options} --banner:js=${quote(ESM_REQUIRE_BANNER)} --outfile=${quote(`${outputDir}/${BUNDLED_WORKER}`)}`];
+  return [
+    `${quote(esbuild)} ${quote(entry)} ${options} --banner:js=${quote(ESM_REQUIRE_BANNER)} --outfile=${quote(`${outputDir}/${BUNDLED_WORKER}`)}`,
+  ];
 }
 
 /**
@@ -96,7 +110,10 @@ export function workerCommands(handler: string, outputDir: string): string[] {
 export function assetCommands(assets: readonly string[], outputDir: string): string[] {
   if (assets.length === 0) return [];
   const require = createRequire(import.meta.url);
-  return [`mkdir -p ${quote(`${outputDir}/assets`)}`, ...assets.map((spec) => `cp ${quote(require.resolve(spec))} ${quote(`${outputDir}/assets/`)}`)];
+  return [
+    `mkdir -p ${quote(`${outputDir}/assets`)}`,
+    ...assets.map((spec) => `cp ${quote(require.resolve(spec))} ${quote(`${outputDir}/assets/`)}`),
+  ];
 }
 
 /**
@@ -116,18 +133,29 @@ export function bundleDefines(handler: string, traced = false): Record<string, s
     ...(route ? { 'process.env.HELPDESK_ROUTE_FACTS': JSON.stringify(JSON.stringify(routeFacts(route))) } : {}),
     'process.env.HELPDESK_TRACER': JSON.stringify(String(traced)),
     'process.env.HELPDESK_MULTIPART': JSON.stringify(String(takesBody)),
-    ...(handler === 'api/openapi' ? { 'process.env.HELPDESK_OPENAPI_TEMPLATE': JSON.stringify(packedOpenApiTemplate()) } : {}),
+    ...(handler === 'api/openapi'
+      ? { 'process.env.HELPDESK_OPENAPI_TEMPLATE': JSON.stringify(packedOpenApiTemplate()) }
+      : {}),
   };
 }
 
 let packedTemplate: string | undefined;
 function packedOpenApiTemplate(): string {
-  packedTemplate ??= brotliCompressSync(JSON.stringify(openApiTemplate()), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).toString('base64');
+  packedTemplate ??= brotliCompressSync(JSON.stringify(openApiTemplate()), {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11 },
+  }).toString('base64');
   return packedTemplate;
 }
 
-/** Bundles one function exactly as the stacks do, to `outfile` (the benchmark and a test measure it); esbuild's metafile of it. */
-export async function bundleFunction(handler: string, outfile: string, traced = false): Promise<import('esbuild').Metafile> {
+/**
+ * Bundles one function exactly as the stacks do, to `outfile` (the benchmark and a test measure it); esbuild's metafile
+ * of it.
+ */
+export async function bundleFunction(
+  handler: string,
+  outfile: string,
+  traced = false,
+): Promise<import('esbuild').Metafile> {
   const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [fileURLToPath(new URL(`../functions/${handler}.ts`, import.meta.url))],

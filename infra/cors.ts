@@ -9,10 +9,23 @@
 import { routes } from '../shared/api/routes';
 
 /** Request headers a browser may send: credentials, bodies, and the conditional/retry headers. */
-export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key'] as const;
+export const CORS_ALLOW_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'If-Match',
+  'If-None-Match',
+  'Idempotency-Key',
+] as const;
 
 /** Response headers a browser script may read beyond the CORS-safelisted ones. */
-export const CORS_EXPOSE_HEADERS = ['ETag', 'Retry-After', 'Location', 'Allow', 'WWW-Authenticate', 'Idempotent-Replayed'] as const;
+export const CORS_EXPOSE_HEADERS = [
+  'ETag',
+  'Retry-After',
+  'Location',
+  'Allow',
+  'WWW-Authenticate',
+  'Idempotent-Replayed',
+] as const;
 
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 3600;
@@ -55,5 +68,8 @@ export function preflightHeaders(allowed: readonly string[], origin: string | un
 export function responseCorsHeaders(allowed: readonly string[], origin: string | undefined): Record<string, string> {
   const allow = allowedOrigin(allowed, origin);
   if (!allow) return {};
-  return { 'Access-Control-Allow-Origin': allow, 'Access-Control-Expose-Headers': CORS_EXPOSE_HEADERS.join(',').toLowerCase() };
+  return {
+    'Access-Control-Allow-Origin': allow,
+    'Access-Control-Expose-Headers': CORS_EXPOSE_HEADERS.join(',').toLowerCase(),
+  };
 }

@@ -3,7 +3,14 @@
  * when code changes, so an application deploy can never replace (or empty) the data.
  */
 import { Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../shared/store/schema';
@@ -71,7 +78,23 @@ export class DataStack extends Stack {
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
-        'No S3 server access logs: the bucket is private (BlockPublicAccess, TLS only, no ACLs). Uploads and deletes are made by the API functions (each request in the API access log and the function logs); downloads are presigned GETs the API issues (each issuance logged, valid 5 minutes) that reach S3 directly, so the record of the downloads themselves is CloudTrail S3 data events, which an account enables across buckets (docs/security.md), not a per-bucket log in a second bucket.',
+        'No S3 server access logs: the bucket is private (BlockPublicAccess, TLS ' +
+        'only, no ACLs). Uploads and deletes ' +
+        'are made by the API functions ' +
+        '(each request in the API ' +
+        'access log and the function ' +
+        'logs); downloads are presigned ' +
+        'GETs the API issues (each ' +
+        'issuance logged, valid ' +
+        '5 minutes) that reach ' +
+        'S3 directly, so the record ' +
+        'of the downloads themselves ' +
+        'is CloudTrail S3 data ' +
+        'events, which an account ' +
+        'enables across buckets ' +
+        '(docs/security.md), not ' +
+        'a per-bucket log in a ' +
+        'second bucket.',
     });
     if (settings.search) this.search = new SearchCluster(this, 'Search', { ...settings, search: settings.search });
   }

@@ -46,7 +46,11 @@ export const EDGE_REGION = 'us-east-1';
 export const originSecretName = (environment: string) => `helpdesk-${environment}-origin-verify`;
 
 /** AWS managed rule groups, in evaluation order after the rate rule. */
-export const MANAGED_RULE_GROUPS = ['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesCommonRuleSet', 'AWSManagedRulesKnownBadInputsRuleSet'] as const;
+export const MANAGED_RULE_GROUPS = [
+  'AWSManagedRulesAmazonIpReputationList',
+  'AWSManagedRulesCommonRuleSet',
+  'AWSManagedRulesKnownBadInputsRuleSet',
+] as const;
 
 /**
  * The secret's value for CloudFront's header, as a CloudFormation dynamic reference (never in the
@@ -65,7 +69,11 @@ export interface EdgeStackProps extends StackProps {
   originDomain: string;
 }
 
-const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({ metricName, cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true });
+const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
+  metricName,
+  cloudWatchMetricsEnabled: true,
+  sampledRequestsEnabled: true,
+});
 
 export class EdgeStack extends Stack {
   readonly firewall: CfnWebACL;
@@ -78,14 +86,24 @@ export class EdgeStack extends Stack {
 
     this.originSecret = new Secret(this, 'OriginSecret', {
       secretName: originSecretName(settings.name),
-      description: `Helpdesk ${settings.name}: the header CloudFront sends to the API, which refuses requests without it`,
+      description:
+        `Helpdesk ${settings.name}: the header CloudFront sends to the API, which refuses requests without ` + `it`,
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.DESTROY,
     });
     Validations.of(this.originSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Not a credential of any user: it proves a request came through CloudFront, whose header is set from it at deploy. Rotation is a step of docs/operations.md (a new value, then a deploy naming its version with -c edgeOriginSecretVersion); the functions accept the previous value for a grace period meanwhile (shared/middleware/origin.ts).',
+        'Not a credential of any user: it proves a request came through CloudFront, ' +
+        'whose header is set from it ' +
+        'at deploy. Rotation is ' +
+        'a step of docs/operations.md ' +
+        '(a new value, then a deploy ' +
+        'naming its version with ' +
+        '-c edgeOriginSecretVersion); ' +
+        'the functions accept the ' +
+        'previous value for a grace ' +
+        'period meanwhile (shared/middleware/origin.ts).',
     });
 
     const managedRule = (name: (typeof MANAGED_RULE_GROUPS)[number], priority: number): CfnWebACL.RuleProperty => ({
@@ -98,7 +116,9 @@ export class EdgeStack extends Stack {
           name,
           // The API takes bodies up to 4 MiB (attachments) and answers 413 itself beyond; the common
           // rule set would block any body over 8 KB.
-          ...(name === 'AWSManagedRulesCommonRuleSet' ? { ruleActionOverrides: [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }] } : {}),
+          ...(name === 'AWSManagedRulesCommonRuleSet'
+            ? { ruleActionOverrides: [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }] }
+            : {}),
         },
       },
       visibilityConfig: visibility(name),
@@ -115,7 +135,9 @@ export class EdgeStack extends Stack {
           name: 'RatePerAddress',
           priority: 0,
           action: { block: {} },
-          statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit: edge.rateLimitPer5Minutes, evaluationWindowSec: 300 } },
+          statement: {
+            rateBasedStatement: { aggregateKeyType: 'IP', limit: edge.rateLimitPer5Minutes, evaluationWindowSec: 300 },
+          },
           visibilityConfig: visibility('RatePerAddress'),
         },
         ...MANAGED_RULE_GROUPS.map((name, i) => managedRule(name, i + 1)),
@@ -149,15 +171,30 @@ export class EdgeStack extends Stack {
     });
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR1',
-      reason: 'A helpdesk API serves its customers wherever they are; the rate rule and the managed rules apply everywhere instead.',
+      reason:
+        'A helpdesk API serves its customers wherever they are; the rate rule and ' +
+        'the managed rules apply everywhere ' +
+        'instead.',
     });
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR3',
       reason:
-        "Every request that reaches the API is in the stage's access log (api-stack.ts), and WAF's sampled requests and metrics show what the firewall stopped; CloudFront's own logs would only repeat them at extra cost.",
+        "Every request that reaches the API is in the stage's access log (api-stack.ts), " +
+        "and WAF's sampled requests " +
+        'and metrics show what ' +
+        'the firewall stopped; ' +
+        "CloudFront's own logs " +
+        'would only repeat them ' +
+        'at extra cost.',
     });
 
-    new CfnOutput(this, 'EdgeUrl', { value: `https://${edge.domainName}/`, description: 'Base URL of the API through its edge' });
-    new CfnOutput(this, 'EdgeTarget', { value: this.distribution.distributionDomainName, description: `Point ${edge.domainName} here (a CNAME, or a Route 53 alias)` });
+    new CfnOutput(this, 'EdgeUrl', {
+      value: `https://${edge.domainName}/`,
+      description: 'Base URL of the API through its edge',
+    });
+    new CfnOutput(this, 'EdgeTarget', {
+      value: this.distribution.distributionDomainName,
+      description: `Point ${edge.domainName} here (a CNAME, or a Route 53 alias)`,
+    });
   }
 }

@@ -124,7 +124,9 @@ export interface EnvironmentSettings {
   edge?: EdgeSettings;
   /** Mail in through SES; undefined (the default everywhere): no receiving. */
   mailIn?: MailInSettings;
-  /** Mail in from an IMAP mailbox, polled every minute (infra/mail-imap.ts); undefined (the default everywhere): none. */
+  /**
+   * Mail in from an IMAP mailbox, polled every minute (infra/mail-imap.ts); undefined (the default everywhere): none.
+   */
   mailImap?: MailImapSettings;
   /**
    * Mail out through Amazon SES (infra/mail.ts, docs/operations.md "Mail"), or undefined: off, and
@@ -156,9 +158,15 @@ export const DEFAULT_ESCALATION: EscalationSchedule = { hour: 6, timeZone: 'UTC'
 export interface MailEnvironment {
   /** The default sender (HELPDESK_MAIL_FROM): `Name <address>` or an address, at `domain` when it is given. */
   from: string;
-  /** The sending domain: an SES domain identity with Easy DKIM. Without it, the `from` address alone is the identity (SES mails it a link to click). */
+  /**
+   * The sending domain: an SES domain identity with Easy DKIM. Without it, the `from` address alone is the identity
+   * (SES mails it a link to click).
+   */
   domain?: string;
-  /** The Route 53 public hosted zone of `domain`: the stack writes the DKIM records there. Without it they are stack outputs, for the operator's DNS. */
+  /**
+   * The Route 53 public hosted zone of `domain`: the stack writes the DKIM records there. Without it they are stack
+   * outputs, for the operator's DNS.
+   */
   hostedZone?: { id: string; name: string };
   /** HELPDESK_MAIL_ON_TICKET_UPDATES: PUT and PATCH mail status and assignment changes too. */
   onTicketUpdates?: boolean;
@@ -209,10 +217,17 @@ export interface EdgeSettings {
   originSecretVersion?: string;
 }
 
-/** Requests per address per 5 minutes: well above the stage's per-second rate for one busy integration (1,000 a minute), well below a flood. */
+/**
+ * Requests per address per 5 minutes: well above the stage's per-second rate for one busy integration (1,000 a minute),
+ * well below a flood.
+ */
 export const DEFAULT_EDGE_RATE_LIMIT = 5_000;
 
-const NO_WEBHOOKS = { HELPDESK_NEW_TICKET_WEBHOOK_URLS: '', HELPDESK_FOLLOWUP_WEBHOOK_URLS: '', HELPDESK_WEBHOOK_TIMEOUT: '3' };
+const NO_WEBHOOKS = {
+  HELPDESK_NEW_TICKET_WEBHOOK_URLS: '',
+  HELPDESK_FOLLOWUP_WEBHOOK_URLS: '',
+  HELPDESK_WEBHOOK_TIMEOUT: '3',
+};
 
 export const environments: Record<EnvironmentName, EnvironmentSettings> = {
   dev: {
@@ -274,7 +289,9 @@ const contextText = (value: unknown): string => (typeof value === 'string' ? val
 export function environmentSettings(name: unknown = DEFAULT_ENVIRONMENT): EnvironmentSettings {
   const key = name === undefined || name === null || name === '' ? DEFAULT_ENVIRONMENT : contextText(name);
   if (!Object.hasOwn(environments, key)) {
-    throw new Error(`Unknown environment "${key}" (-c env=...): expected one of ${Object.keys(environments).join(', ')}`);
+    throw new Error(
+      `Unknown environment "${key}" (-c env=...): expected one of ${Object.keys(environments).join(', ')}`,
+    );
   }
   return environments[key as EnvironmentName];
 }
@@ -283,7 +300,10 @@ export function environmentSettings(name: unknown = DEFAULT_ENVIRONMENT): Enviro
  * The settings a deploy may give on the command line instead of in this file (an address, a
  * domain of the operator's): `npx cdk deploy -c env=prod -c alarmEmail=ops@example.com`.
  */
-export function withContextOverrides(settings: EnvironmentSettings, context: (key: string) => unknown): EnvironmentSettings {
+export function withContextOverrides(
+  settings: EnvironmentSettings,
+  context: (key: string) => unknown,
+): EnvironmentSettings {
   const text = (key: string): string | undefined => {
     const value = context(key);
     return value === undefined || value === null || value === '' ? undefined : contextText(value);
@@ -291,14 +311,21 @@ export function withContextOverrides(settings: EnvironmentSettings, context: (ke
   const domainName = text('domainName') ?? settings.customDomain?.domainName;
   const certificateArn = text('certificateArn') ?? settings.customDomain?.certificateArn;
   if (Boolean(domainName) !== Boolean(certificateArn)) {
-    throw new Error(`Environment "${settings.name}": a custom domain needs both domainName and certificateArn (-c domainName=... -c certificateArn=...)`);
+    throw new Error(
+      `Environment "${settings.name}": a custom domain needs both domainName and certificateArn (-c domainName=... ` +
+        `-c certificateArn=...)`,
+    );
   }
   const customDomain = domainName && certificateArn ? { domainName, certificateArn } : undefined;
   return {
     ...settings,
     alarmEmail: text('alarmEmail') ?? settings.alarmEmail,
-    corsOrigins: text('corsOrigins') !== undefined ? parseCorsOrigins(text('corsOrigins')) : parseCorsOrigins(settings.corsOrigins.join(',')),
-    tracedHandlers: text('traced') !== undefined ? parseHandlerList(settings.name, text('traced')!) : settings.tracedHandlers,
+    corsOrigins:
+      text('corsOrigins') !== undefined
+        ? parseCorsOrigins(text('corsOrigins'))
+        : parseCorsOrigins(settings.corsOrigins.join(',')),
+    tracedHandlers:
+      text('traced') !== undefined ? parseHandlerList(settings.name, text('traced')!) : settings.tracedHandlers,
     customDomain,
     edge: edgeSettings(settings, text, customDomain),
     mailIn: mailInSettings(settings, text),
@@ -318,11 +345,19 @@ function searchSettings(settings: EnvironmentSettings, value: string | undefined
   throw new Error(`Environment "${settings.name}": search must be on or off, not "${value}"`);
 }
 
-function escalationSchedule(settings: EnvironmentSettings, text: (key: string) => string | undefined): EscalationSchedule {
+function escalationSchedule(
+  settings: EnvironmentSettings,
+  text: (key: string) => string | undefined,
+): EscalationSchedule {
   const hour = text('escalationHour') ?? String(settings.escalation.hour);
   const timeZone = text('escalationTimeZone') ?? settings.escalation.timeZone;
-  if (!/^\d{1,2}$/.test(hour) || Number(hour) > 23) throw new Error(`Environment "${settings.name}": escalationHour must be an hour from 0 to 23, not "${hour}"`);
-  if (!isTimeZone(timeZone)) throw new Error(`Environment "${settings.name}": escalationTimeZone must be an IANA time zone such as Europe/Berlin, not "${timeZone}"`);
+  if (!/^\d{1,2}$/.test(hour) || Number(hour) > 23)
+    throw new Error(`Environment "${settings.name}": escalationHour must be an hour from 0 to 23, not "${hour}"`);
+  if (!isTimeZone(timeZone))
+    throw new Error(
+      `Environment "${settings.name}": escalationTimeZone must be an IANA time zone such as Europe/Berlin, ` +
+        `not "${timeZone}"`,
+    );
   return { ...settings.escalation, hour: Number(hour), timeZone };
 }
 
@@ -331,7 +366,10 @@ function escalationSchedule(settings: EnvironmentSettings, text: (key: string) =
  * provider) or `-c cognitoUserPool=true` (a pool made by the stack); `-c oidcStaffGroup`,
  * `-c oidcCreateUsers=true`. Checked here, so that synth fails rather than the functions.
  */
-function oidcSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined): Pick<EnvironmentSettings, 'authenticationClasses' | 'oidc'> {
+function oidcSettings(
+  settings: EnvironmentSettings,
+  text: (key: string) => string | undefined,
+): Pick<EnvironmentSettings, 'authenticationClasses' | 'oidc'> {
   const authenticationClasses = text('authenticationClasses') ?? settings.authenticationClasses;
   const given = {
     issuer: text('oidcIssuer'),
@@ -343,34 +381,52 @@ function oidcSettings(settings: EnvironmentSettings, text: (key: string) => stri
   const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
   const oidc = Object.keys(defined).length ? { ...settings.oidc, ...defined } : settings.oidc;
   if (oidcIn({ authenticationClasses }) && !(oidc?.cognitoUserPool || (oidc?.issuer && oidc.audience))) {
-    throw new Error(`Environment "${settings.name}": the oidc class needs -c oidcIssuer=... -c oidcAudience=..., or -c cognitoUserPool=true`);
+    throw new Error(
+      `Environment "${settings.name}": the oidc class needs -c oidcIssuer=... -c oidcAudience=..., or -c cognitoUserPool=true`,
+    );
   }
   return { authenticationClasses, ...(oidc ? { oidc } : {}) };
 }
 
 const SENDER = /^(?:[^<>\r\n]*<)?([^\s<>@]+@([a-z0-9-]+(?:\.[a-z0-9-]+)+))>?$/i;
 
-/** The environment's mail, with `-c mail=off`, `-c mailFrom`, `-c mailDomain`, `-c mailHostedZoneId`/`Name` applied and checked. */
-function mailSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined): MailEnvironment | undefined {
+/**
+ * The environment's mail, with `-c mail=off`, `-c mailFrom`, `-c mailDomain`, `-c mailHostedZoneId`/`Name` applied and
+ * checked.
+ */
+function mailSettings(
+  settings: EnvironmentSettings,
+  text: (key: string) => string | undefined,
+): MailEnvironment | undefined {
   const fail = (why: string) => new Error(`Environment "${settings.name}": mail ${why}`);
   const switched = text('mail');
-  if (switched !== undefined && switched !== 'off' && switched !== 'on') throw fail(`is -c mail=on or -c mail=off, not "${switched}"`);
+  if (switched !== undefined && switched !== 'off' && switched !== 'on')
+    throw fail(`is -c mail=on or -c mail=off, not "${switched}"`);
   if (switched === 'off') return undefined;
   const from = text('mailFrom') ?? settings.mail?.from;
   const domain = text('mailDomain') ?? settings.mail?.domain;
   const zoneId = text('mailHostedZoneId') ?? settings.mail?.hostedZone?.id;
   const zoneName = text('mailHostedZoneName') ?? settings.mail?.hostedZone?.name;
   if (!from) {
-    if (switched === 'on' || domain || zoneId || zoneName) throw fail('needs a sender: -c mailFrom="Support <support@example.com>"');
+    if (switched === 'on' || domain || zoneId || zoneName)
+      throw fail('needs a sender: -c mailFrom="Support <support@example.com>"');
     return undefined;
   }
   const sender = SENDER.exec(from.trim());
   if (!sender) throw fail(`sender must be "Name <address>" or an address, not ${JSON.stringify(from)}`);
   const senderDomain = sender[2]!.toLowerCase();
-  if (domain && senderDomain !== domain.toLowerCase() && !senderDomain.endsWith(`.${domain.toLowerCase()}`)) throw fail(`sender ${sender[1]} is not at the sending domain ${domain}`);
-  if (Boolean(zoneId) !== Boolean(zoneName)) throw fail('hosted zone needs both its id and its name (-c mailHostedZoneId=... -c mailHostedZoneName=...)');
+  if (domain && senderDomain !== domain.toLowerCase() && !senderDomain.endsWith(`.${domain.toLowerCase()}`))
+    throw fail(`sender ${sender[1]} is not at the sending domain ${domain}`);
+  if (Boolean(zoneId) !== Boolean(zoneName))
+    throw fail('hosted zone needs both its id and its name (-c mailHostedZoneId=... -c mailHostedZoneName=...)');
   if (zoneId && !domain) throw fail('hosted zone needs the sending domain it holds (-c mailDomain=...)');
-  if (zoneName && domain && domain.toLowerCase() !== zoneName.toLowerCase() && !domain.toLowerCase().endsWith(`.${zoneName.toLowerCase()}`)) throw fail(`domain ${domain} is not in the hosted zone ${zoneName}`);
+  if (
+    zoneName &&
+    domain &&
+    domain.toLowerCase() !== zoneName.toLowerCase() &&
+    !domain.toLowerCase().endsWith(`.${zoneName.toLowerCase()}`)
+  )
+    throw fail(`domain ${domain} is not in the hosted zone ${zoneName}`);
   return {
     ...settings.mail,
     from: from.trim(),
@@ -381,66 +437,116 @@ function mailSettings(settings: EnvironmentSettings, text: (key: string) => stri
 
 /** `-c traced=a/b,c/d`: handler names of functions/ (a typo would otherwise trace nothing, silently). */
 function parseHandlerList(environment: EnvironmentName, list: string): string[] {
-  const names = list.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   for (const name of names) {
-    if (!/^[a-z-]+\/[a-z-]+$/.test(name) || !existsSync(fileURLToPath(new URL(`../functions/${name}.ts`, import.meta.url)))) {
-      throw new Error(`Environment "${environment}": traced names "${name}", which is no function (functions/<group>/<name>.ts, e.g. tickets/create)`);
+    if (
+      !/^[a-z-]+\/[a-z-]+$/.test(name) ||
+      !existsSync(fileURLToPath(new URL(`../functions/${name}.ts`, import.meta.url)))
+    ) {
+      throw new Error(
+        `Environment "${environment}": traced names "${name}", which is no function (functions/<group>/<name>.ts, ` +
+          `e.g. tickets/create)`,
+      );
     }
   }
   return names;
 }
 
-function mailInSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined): MailInSettings | undefined {
-  const recipients = text('mailInRecipients')?.split(',').map((r) => r.trim().toLowerCase()).filter(Boolean) ?? settings.mailIn?.recipients;
+function mailInSettings(
+  settings: EnvironmentSettings,
+  text: (key: string) => string | undefined,
+): MailInSettings | undefined {
+  const recipients =
+    text('mailInRecipients')
+      ?.split(',')
+      .map((r) => r.trim().toLowerCase())
+      .filter(Boolean) ?? settings.mailIn?.recipients;
   if (!recipients?.length) return undefined;
-  const domain = text('mailDomain') ?? settings.mailIn?.domain ?? recipients.map((r) => r.split('@').pop()!).find(Boolean)!;
+  const domain =
+    text('mailDomain') ?? settings.mailIn?.domain ?? recipients.map((r) => r.split('@').pop()!).find(Boolean)!;
   const bad = recipients.find((r) => !/^([^@\s]+@)?[a-z0-9.-]+\.[a-z]{2,}$/.test(r));
-  if (bad) throw new Error(`Environment "${settings.name}": mailInRecipients must be addresses or domains, not "${bad}"`);
+  if (bad)
+    throw new Error(`Environment "${settings.name}": mailInRecipients must be addresses or domains, not "${bad}"`);
   return { recipients, domain, from: text('mailFrom') ?? settings.mailIn?.from };
 }
 
 const SECRET_ARN = /^arn:aws[\w-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/;
 
-function mailImapSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined): MailImapSettings | undefined {
+function mailImapSettings(
+  settings: EnvironmentSettings,
+  text: (key: string) => string | undefined,
+): MailImapSettings | undefined {
   const url = text('mailImapUrl') ?? settings.mailImap?.url;
   const passwordSecretArn = text('mailImapPasswordArn') ?? settings.mailImap?.passwordSecretArn;
   if (!url && !passwordSecretArn) return undefined;
   const fail = (why: string) => new Error(`Environment "${settings.name}": the IMAP mailbox ${why}`);
-  if (!url || !passwordSecretArn) throw fail('needs both its URL and its password secret (-c mailImapUrl=imaps://... -c mailImapPasswordArn=arn:aws:secretsmanager:...)');
+  if (!url || !passwordSecretArn)
+    throw fail(
+      'needs both its URL and its password secret (-c mailImapUrl=imaps://... ' +
+        '-c mailImapPasswordArn=arn:aws:secretsmanager:...)',
+    );
   try {
     parseImapUrl(url);
   } catch (error) {
     throw fail((error as Error).message);
   }
-  if (!SECRET_ARN.test(passwordSecretArn)) throw fail(`password secret must be a Secrets Manager secret's full ARN (ending in -<6 characters>), not ${passwordSecretArn}`);
+  if (!SECRET_ARN.test(passwordSecretArn))
+    throw fail(
+      `password secret must be a Secrets Manager secret's full ARN (ending in ` +
+        `-<6 characters>), not ${passwordSecretArn}`,
+    );
   const domain = text('mailDomain') ?? settings.mailImap?.domain;
   const from = text('mailFrom') ?? settings.mailImap?.from;
   return { url, passwordSecretArn, ...(domain ? { domain } : {}), ...(from ? { from } : {}) };
 }
 
-function edgeSettings(settings: EnvironmentSettings, text: (key: string) => string | undefined, customDomain: EnvironmentSettings['customDomain']): EdgeSettings | undefined {
+function edgeSettings(
+  settings: EnvironmentSettings,
+  text: (key: string) => string | undefined,
+  customDomain: EnvironmentSettings['customDomain'],
+): EdgeSettings | undefined {
   const domainName = text('edgeDomainName') ?? settings.edge?.domainName;
   const certificateArn = text('edgeCertificateArn') ?? settings.edge?.certificateArn;
   const rate = text('edgeRateLimit');
   const originSecretVersion = text('edgeOriginSecretVersion') ?? settings.edge?.originSecretVersion;
   if (!domainName && !certificateArn) {
-    for (const [key, value] of [['edgeRateLimit', rate], ['edgeOriginSecretVersion', originSecretVersion]] as const) {
-      if (value !== undefined) throw new Error(`Environment "${settings.name}": ${key} without an edge (-c edgeDomainName=... -c edgeCertificateArn=...)`);
+    for (const [key, value] of [
+      ['edgeRateLimit', rate],
+      ['edgeOriginSecretVersion', originSecretVersion],
+    ] as const) {
+      if (value !== undefined)
+        throw new Error(
+          `Environment "${settings.name}": ${key} without an edge (-c edgeDomainName=... -c edgeCertificateArn=...)`,
+        );
     }
     return undefined;
   }
   const fail = (why: string) => new Error(`Environment "${settings.name}": the edge ${why}`);
-  if (!domainName || !certificateArn) throw fail('needs both edgeDomainName and edgeCertificateArn (-c edgeDomainName=... -c edgeCertificateArn=...)');
-  if (!/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\//.test(certificateArn)) throw fail(`certificate must be an ACM certificate in us-east-1 (CloudFront's region), not ${certificateArn}`);
-  if (!customDomain) throw fail('needs the API\'s own domain as its origin (-c domainName=... -c certificateArn=...)');
-  if (customDomain.domainName === domainName) throw fail(`domain (${domainName}) must differ from the API's own domain, its origin`);
-  const rateLimitPer5Minutes = rate === undefined ? (settings.edge?.rateLimitPer5Minutes ?? DEFAULT_EDGE_RATE_LIMIT) : Number(rate);
+  if (!domainName || !certificateArn)
+    throw fail('needs both edgeDomainName and edgeCertificateArn (-c edgeDomainName=... -c edgeCertificateArn=...)');
+  if (!/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\//.test(certificateArn))
+    throw fail(`certificate must be an ACM certificate in us-east-1 (CloudFront's region), not ${certificateArn}`);
+  if (!customDomain) throw fail("needs the API's own domain as its origin (-c domainName=... -c certificateArn=...)");
+  if (customDomain.domainName === domainName)
+    throw fail(`domain (${domainName}) must differ from the API's own domain, its origin`);
+  const rateLimitPer5Minutes =
+    rate === undefined ? (settings.edge?.rateLimitPer5Minutes ?? DEFAULT_EDGE_RATE_LIMIT) : Number(rate);
   if (!Number.isInteger(rateLimitPer5Minutes) || rateLimitPer5Minutes < 10 || rateLimitPer5Minutes > 2_000_000_000) {
-    throw fail(`rate limit must be a whole number of requests per 5 minutes from 10 (AWS WAF's minimum), not ${rate ?? rateLimitPer5Minutes}`);
+    throw fail(
+      `rate limit must be a whole number of requests per 5 minutes from 10 (AWS ` +
+        `WAF's minimum), not ${rate ?? rateLimitPer5Minutes}`,
+    );
   }
   // Secrets Manager's version ids are 32 to 64 characters (a UUID when it makes them).
   if (originSecretVersion !== undefined && !/^[\w-]{32,64}$/.test(originSecretVersion)) {
-    throw fail(`origin secret version must be the VersionId Secrets Manager gave the new value (32 to 64 letters, digits or dashes), not ${originSecretVersion}`);
+    throw fail(
+      `origin secret version must be the VersionId Secrets Manager gave the new ` +
+        `value (32 to 64 letters, digits ` +
+        `or dashes), not ${originSecretVersion}`,
+    );
   }
   return { domainName, certificateArn, rateLimitPer5Minutes, ...(originSecretVersion ? { originSecretVersion } : {}) };
 }

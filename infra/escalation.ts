@@ -40,10 +40,16 @@ export class Escalation extends Construct {
     });
     grantTable(run, table, ESCALATION_GRANTS);
     // The schedule's own role (else the target makes one at the stack's top), which may invoke only this function.
-    const role = new Role(this, 'ScheduleRole', { assumedBy: new ServicePrincipal('scheduler.amazonaws.com'), description: 'Runs the daily escalation' });
+    const role = new Role(this, 'ScheduleRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+      description: 'Runs the daily escalation',
+    });
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(run.node.defaultChild as CfnFunction)}.Arn>:*]`,
-      reason: "lambda:InvokeFunction on the escalation function's versions and aliases (the scheduler target's grant): this one function only.",
+      reason:
+        "lambda:InvokeFunction on the escalation function's versions and aliases " +
+        "(the scheduler target's grant): " +
+        'this one function only.',
     });
     new Schedule(this, 'Daily', {
       description: `Escalates tickets daily at ${hour}:00 ${timeZone}`,
@@ -52,7 +58,11 @@ export class Escalation extends Construct {
       target: new LambdaInvoke(run, { role, retryAttempts: 3, maxEventAge: Duration.hours(1) }),
     });
     this.alarm = new Alarm(this, 'FailingAlarm', {
-      alarmDescription: `Helpdesk ${settings.name}: the daily escalation failed (run \`npm run helpdesk -- escalate --table ...\` once it is fixed; the same day never escalates twice)`,
+      alarmDescription:
+        `Helpdesk ${settings.name}: the daily escalation failed (run \`npm run helpdesk -- escalate ` +
+        `--table ...\` once it ` +
+        `is fixed; the same day ` +
+        `never escalates twice)`,
       metric: run.metricErrors({ period: Duration.hours(1) }),
       threshold: 1,
       evaluationPeriods: 1,

@@ -41,15 +41,27 @@ export class FileSweeper extends Construct {
       timeout: Duration.minutes(2),
     });
     grantTable(sweep, table, [on(['Query', 'UpdateItem', 'DeleteItem'], PARTITIONS.fileCleanups)]);
-    sweep.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }));
+    sweep.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }),
+    );
     Validations.of(sweep.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, Stack.of(this))}/${ATTACHMENT_PREFIX}*]`,
-      reason: 'Deletes only attachment objects, and only the ones named by cleanup records, whose keys (attachments/<ticket>/<uuid>) are made at run time.',
+      reason:
+        'Deletes only attachment objects, and only the ones named by cleanup records, ' +
+        'whose keys (attachments/<ticket>/<uuid>) ' +
+        'are made at run time.',
     });
-    new Rule(this, 'Schedule', { description: 'Runs the file sweeper', schedule: Schedule.rate(FILE_SWEEP_RATE), targets: [new LambdaFunction(sweep)] });
+    new Rule(this, 'Schedule', {
+      description: 'Runs the file sweeper',
+      schedule: Schedule.rate(FILE_SWEEP_RATE),
+      targets: [new LambdaFunction(sweep)],
+    });
 
     this.alarm = new Alarm(this, 'FailingAlarm', {
-      alarmDescription: `Helpdesk ${settings.name}: the file sweeper failed on three runs in a row (files that no record points at are piling up)`,
+      alarmDescription:
+        `Helpdesk ${settings.name}: the file sweeper failed on three runs in a row (files that ` +
+        `no record points at are ` +
+        `piling up)`,
       metric: sweep.metricErrors({ period: FILE_SWEEP_RATE }),
       threshold: 1,
       evaluationPeriods: 3,

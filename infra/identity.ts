@@ -5,7 +5,14 @@
  * are federated into the pool by the operator (docs/operations.md, "Signing in with OpenID Connect").
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { AdvancedSecurityMode, CfnUserPoolGroup, FeaturePlan, Mfa, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import {
+  AdvancedSecurityMode,
+  CfnUserPoolGroup,
+  FeaturePlan,
+  Mfa,
+  UserPool,
+  type UserPoolClient,
+} from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import type { EnvironmentSettings } from './environments';
 
@@ -27,7 +34,8 @@ export class Identity extends Construct {
       ...(oidc.groupsClaim ? { HELPDESK_OIDC_GROUPS_CLAIM: oidc.groupsClaim } : {}),
     };
     if (!oidc.cognitoUserPool) {
-      if (!oidc.issuer || !oidc.audience) throw new Error(`${settings.name}: oidc needs issuer and audience, or cognitoUserPool`);
+      if (!oidc.issuer || !oidc.audience)
+        throw new Error(`${settings.name}: oidc needs issuer and audience, or cognitoUserPool`);
       Object.assign(this.environment, common, {
         HELPDESK_OIDC_ISSUER: oidc.issuer,
         HELPDESK_OIDC_AUDIENCE: oidc.audience,
@@ -42,13 +50,22 @@ export class Identity extends Construct {
       autoVerify: { email: true },
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { otp: true, sms: false },
-      passwordPolicy: { minLength: 12, requireDigits: true, requireLowercase: true, requireUppercase: true, requireSymbols: true },
+      passwordPolicy: {
+        minLength: 12,
+        requireDigits: true,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireSymbols: true,
+      },
       featurePlan: FeaturePlan.PLUS,
       advancedSecurityMode: AdvancedSecurityMode.ENFORCED,
       removalPolicy: settings.removalPolicy === RemovalPolicy.DESTROY ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     // Staff are those the operator puts in this group (or whose federated groups map to it).
-    new CfnUserPoolGroup(this, 'StaffGroup', { userPoolId: pool.userPoolId, groupName: oidc.staffGroup ?? COGNITO_STAFF_GROUP });
+    new CfnUserPoolGroup(this, 'StaffGroup', {
+      userPoolId: pool.userPoolId,
+      groupName: oidc.staffGroup ?? COGNITO_STAFF_GROUP,
+    });
     const client = pool.addClient('Api', {
       generateSecret: false,
       authFlows: { userSrp: true },
@@ -68,7 +85,13 @@ export class Identity extends Construct {
     });
     this.userPool = pool;
     this.client = client;
-    new CfnOutput(Stack.of(this), 'UserPoolId', { value: pool.userPoolId, description: 'Cognito user pool: the OpenID Connect issuer' });
-    new CfnOutput(Stack.of(this), 'UserPoolClientId', { value: client.userPoolClientId, description: 'The app client (the tokens\' client_id)' });
+    new CfnOutput(Stack.of(this), 'UserPoolId', {
+      value: pool.userPoolId,
+      description: 'Cognito user pool: the OpenID Connect issuer',
+    });
+    new CfnOutput(Stack.of(this), 'UserPoolClientId', {
+      value: client.userPoolClientId,
+      description: "The app client (the tokens' client_id)",
+    });
   }
 }

@@ -37,7 +37,10 @@ export interface MailImapProps {
   table: ITable;
   /** The attachments bucket (the data stack's). */
   bucket: IBucket;
-  /** The mail threading secret (infra/mail.ts), when mail out is on: replies to its Reply-To addresses are then verified. */
+  /**
+   * The mail threading secret (infra/mail.ts), when mail out is on: replies to its Reply-To addresses are then
+   * verified.
+   */
   mailSecret?: ISecret;
   /** Whether another construct alarms on mail problems already (SES mail in: the same metric). */
   problemsAlarmed: boolean;
@@ -81,23 +84,42 @@ export class MailImap extends Construct {
     password.grantRead(poll);
     mailSecret?.grantRead(poll);
     const received = imapMessageKey('*');
-    poll.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects(received)] }));
-    poll.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }));
+    poll.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects(received)] }),
+    );
+    poll.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject', 's3:DeleteObject'],
+        resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)],
+      }),
+    );
     Validations.of(poll.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, stack)}/${ATTACHMENT_PREFIX}*]`,
-      reason: 'Writes attachment objects under keys made at run time (attachments/<ticket>/<uuid>), and deletes only its own abandoned uploads.',
+      reason:
+        'Writes attachment objects under keys made at run time (attachments/<ticket>/<uuid>), ' +
+        'and deletes only its own ' +
+        'abandoned uploads.',
     });
     Validations.of(poll.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as CfnBucket)}.Arn>/${received}]`,
       reason: 'The received messages, named by the SHA-256 of their bytes at run time.',
     });
 
-    new Rule(this, 'Schedule', { description: `Reads the IMAP mailbox ${mailbox.user} into the helpdesk`, schedule: Schedule.rate(IMAP_POLL_RATE), targets: [new LambdaFunction(poll)] });
+    new Rule(this, 'Schedule', {
+      description: `Reads the IMAP mailbox ${mailbox.user} into the helpdesk`,
+      schedule: Schedule.rate(IMAP_POLL_RATE),
+      targets: [new LambdaFunction(poll)],
+    });
 
     this.alarms = [
       ...(props.problemsAlarmed ? [] : [mailProblemsAlarm(this, 'ProblemsAlarm', settings)]),
       new Alarm(this, 'FailingAlarm', {
-        alarmDescription: `Helpdesk ${settings.name}: reading the IMAP mailbox ${mailbox.user} failed three minutes in a row (app password revoked or changed? server unreachable?); its mail waits in the mailbox`,
+        alarmDescription:
+          `Helpdesk ${settings.name}: reading the IMAP mailbox ${mailbox.user} failed three minutes ` +
+          `in a row (app password ` +
+          `revoked or changed? server ` +
+          `unreachable?); its mail ` +
+          `waits in the mailbox`,
         metric: poll.metricErrors({ period: IMAP_POLL_RATE }),
         threshold: 1,
         evaluationPeriods: 3,

@@ -67,17 +67,32 @@ export class MailIn extends Construct {
     grantTable(ingest, table, MAIL_IN_GRANTS);
     props.mailSecret?.grantRead(ingest);
     this.bucket.grantRead(ingest, `${INBOUND_MAIL_PREFIX}*`);
-    ingest.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }));
+    ingest.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject', 's3:DeleteObject'],
+        resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)],
+      }),
+    );
     Validations.of(ingest.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, stack)}/${ATTACHMENT_PREFIX}*]`,
-      reason: 'Writes attachment objects under keys made at run time (attachments/<ticket>/<uuid>), and deletes only its own abandoned uploads.',
+      reason:
+        'Writes attachment objects under keys made at run time (attachments/<ticket>/<uuid>), ' +
+        'and deletes only its own ' +
+        'abandoned uploads.',
     });
     Validations.of(ingest.role!).acknowledge({
       id: 'AwsSolutions-IAM5[Action::s3:GetObject*]',
-      reason: 'grantRead of the received messages only (inbound/*): SES names each object by its message id at run time.',
+      reason:
+        'grantRead of the received messages only (inbound/*): SES names each object by its message id at run time.',
     });
-    Validations.of(ingest.role!).acknowledge({ id: 'AwsSolutions-IAM5[Action::s3:GetBucket*]', reason: 'grantRead of the mail bucket (its own), as CDK writes it.' });
-    Validations.of(ingest.role!).acknowledge({ id: 'AwsSolutions-IAM5[Action::s3:List*]', reason: 'grantRead of the mail bucket (its own), as CDK writes it.' });
+    Validations.of(ingest.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Action::s3:GetBucket*]',
+      reason: 'grantRead of the mail bucket (its own), as CDK writes it.',
+    });
+    Validations.of(ingest.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Action::s3:List*]',
+      reason: 'grantRead of the mail bucket (its own), as CDK writes it.',
+    });
     Validations.of(ingest.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as CfnBucket)}.Arn>/${INBOUND_MAIL_PREFIX}*]`,
       reason: 'The received messages, named by SES at run time.',
@@ -99,23 +114,40 @@ export class MailIn extends Construct {
     });
 
     // SES has one active rule set per account and region: the stack makes its own the active one.
-    const activate = (name?: string) => ({ service: 'SES', action: 'setActiveReceiptRuleSet', parameters: name ? { RuleSetName: name } : {}, physicalResourceId: PhysicalResourceId.of(`active-${settings.name}`) });
+    const activate = (name?: string) => ({
+      service: 'SES',
+      action: 'setActiveReceiptRuleSet',
+      parameters: name ? { RuleSetName: name } : {},
+      physicalResourceId: PhysicalResourceId.of(`active-${settings.name}`),
+    });
     const activation = new AwsCustomResource(this, 'Activate', {
       onCreate: activate(this.ruleSet.receiptRuleSetName),
       onUpdate: activate(this.ruleSet.receiptRuleSetName),
       onDelete: activate(),
-      policy: AwsCustomResourcePolicy.fromStatements([new PolicyStatement({ actions: ['ses:SetActiveReceiptRuleSet'], resources: ['*'] })]),
+      policy: AwsCustomResourcePolicy.fromStatements([
+        new PolicyStatement({ actions: ['ses:SetActiveReceiptRuleSet'], resources: ['*'] }),
+      ]),
       installLatestAwsSdk: false,
     });
     activation.node.addDependency(this.ruleSet);
-    Validations.of(activation).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ses:SetActiveReceiptRuleSet supports no resource-level permissions.' });
-    Validations.of(stack).acknowledge({ id: 'AwsSolutions-L1', reason: "The custom resource's provider function (AwsCustomResource) runs on the runtime CDK chooses for it." });
-    Validations.of(stack).acknowledge({ id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason: "The custom resource's provider function (AwsCustomResource) logs with AWS's basic execution role." });
+    Validations.of(activation).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'ses:SetActiveReceiptRuleSet supports no resource-level permissions.',
+    });
+    Validations.of(stack).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: "The custom resource's provider function (AwsCustomResource) runs on the runtime CDK chooses for it.",
+    });
+    Validations.of(stack).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: "The custom resource's provider function (AwsCustomResource) logs with AWS's basic execution role.",
+    });
 
     this.alarms = [
       mailProblemsAlarm(this, 'ProblemsAlarm', settings),
       new Alarm(this, 'FailingAlarm', {
-        alarmDescription: `Helpdesk ${settings.name}: the mail ingest is failing (SES retries the invocation, then gives up)`,
+        alarmDescription:
+          `Helpdesk ${settings.name}: the mail ingest is failing (SES retries the invocation, then ` + `gives up)`,
         metric: ingest.metricErrors({ period: Duration.minutes(5) }),
         threshold: 1,
         evaluationPeriods: 1,

@@ -27,7 +27,14 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { CfnRecordSet } from 'aws-cdk-lib/aws-route53';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { ConfigurationSet, ConfigurationSetEventDestination, EmailIdentity, EmailSendingEvent, EventDestination, Identity } from 'aws-cdk-lib/aws-ses';
+import {
+  ConfigurationSet,
+  ConfigurationSetEventDestination,
+  EmailIdentity,
+  EmailSendingEvent,
+  EventDestination,
+  Identity,
+} from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MAIL_EVENT_GRANTS, MAIL_QUEUE_GRANTS, MAIL_SEND_GRANTS } from '../shared/api/table-access';
@@ -71,31 +78,59 @@ export class Mail extends Construct {
     const stack = Stack.of(this);
 
     // The identity: the sending domain (Easy DKIM) or, without one, the sender address alone.
-    this.identity = new EmailIdentity(this, 'Identity', { identity: mail.domain ? Identity.domain(mail.domain) : Identity.email(senderAddress(mail.from)) });
-    // DKIM's three CNAMEs: in the hosted zone when given (the domain may be a subdomain of it), else outputs for the operator's DNS.
+    this.identity = new EmailIdentity(this, 'Identity', {
+      identity: mail.domain ? Identity.domain(mail.domain) : Identity.email(senderAddress(mail.from)),
+    });
+    // DKIM's three CNAMEs: in the hosted zone when given (the domain may be a subdomain of it), else outputs for the
+    // operator's DNS.
     this.identity.dkimRecords.forEach((record, i) => {
       if (mail.hostedZone) {
-        new CfnRecordSet(this, `DkimRecord${i + 1}`, { hostedZoneId: mail.hostedZone.id, name: Fn.join('', [record.name, '.']), type: 'CNAME', ttl: '1800', resourceRecords: [record.value] });
+        new CfnRecordSet(this, `DkimRecord${i + 1}`, {
+          hostedZoneId: mail.hostedZone.id,
+          name: Fn.join('', [record.name, '.']),
+          type: 'CNAME',
+          ttl: '1800',
+          resourceRecords: [record.value],
+        });
       } else if (mail.domain) {
-        new CfnOutput(this, `DkimRecord${i + 1}`, { value: Fn.join(' ', [record.name, 'CNAME', record.value]), description: `DKIM record ${i + 1} of 3 for ${mail.domain}: add it to the domain's DNS` });
+        new CfnOutput(this, `DkimRecord${i + 1}`, {
+          value: Fn.join(' ', [record.name, 'CNAME', record.value]),
+          description: `DKIM record ${i + 1} of 3 for ${mail.domain}: add it to the domain's DNS`,
+        });
       }
     });
 
-    this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', { reputationMetrics: true, sendingEnabled: true });
+    this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', {
+      reputationMetrics: true,
+      sendingEnabled: true,
+    });
     new ConfigurationSetEventDestination(this, 'Events', {
       configurationSet: this.configurationSet,
       destination: EventDestination.eventBus(EventBus.fromEventBusName(this, 'DefaultBus', 'default')),
-      events: [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT, EmailSendingEvent.DELIVERY, EmailSendingEvent.REJECT],
+      events: [
+        EmailSendingEvent.BOUNCE,
+        EmailSendingEvent.COMPLAINT,
+        EmailSendingEvent.DELIVERY,
+        EmailSendingEvent.REJECT,
+      ],
     });
 
     const retention = Duration.days(14);
     const secureQueue = (name: string, extra: Partial<ConstructorParameters<typeof Queue>[2]> = {}) =>
-      new Queue(this, name, { retentionPeriod: retention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, ...extra });
+      new Queue(this, name, {
+        retentionPeriod: retention,
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        ...extra,
+      });
     const deadLetters = secureQueue('MailDeadLetter');
     const queueFailures = secureQueue('QueueFailures');
     const eventFailures = secureQueue('EventFailures');
     for (const queue of [deadLetters, queueFailures, eventFailures]) {
-      Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue, watched by an alarm.' });
+      Validations.of(queue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason: 'This queue is itself a dead-letter queue, watched by an alarm.',
+      });
     }
     const sendTimeout = Duration.seconds(60);
     const mailQueue = secureQueue('MailQueue', {
@@ -110,7 +145,11 @@ export class Mail extends Construct {
     }));
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Not rotated automatically: a new secret makes every reply to an earlier mail unthreadable, so rotation is an operator step (docs/operations.md, "Mail").',
+      reason:
+        'Not rotated automatically: a new secret makes every reply to an earlier ' +
+        'mail unthreadable, so rotation ' +
+        'is an operator step (docs/operations.md, ' +
+        '"Mail").',
     });
 
     const environment = {
@@ -144,7 +183,10 @@ export class Mail extends Construct {
         onFailure: new SqsDlq(queueFailures),
         filters: [
           FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: filterEquals(TICKET_SORT_KEY) } } } }),
-          FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.or('followup', ESCALATION_ITEM_TYPE) } } } }),
+          FilterCriteria.filter({
+            eventName: filterEquals('INSERT'),
+            dynamodb: { NewImage: { type: { S: FilterRule.or('followup', ESCALATION_ITEM_TYPE) } } },
+          }),
         ],
       }),
     );
@@ -162,14 +204,23 @@ export class Mail extends Construct {
     // A mail that failed on every attempt is put on the dead-letter queue by the sender (its alarm).
     deadLetters.grantSendMessages(sendMail);
     secret.grantRead(sendMail);
-    sendMail.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }));
+    sendMail.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }),
+    );
     Validations.of(sendMail.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, stack)}/${ATTACHMENT_PREFIX}*]`,
       reason: "A followup's files go with its mail: attachment objects of the one bucket only, read only.",
     });
-    const configurationSetArn = stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: this.configurationSet.configurationSetName });
+    const configurationSetArn = stack.formatArn({
+      service: 'ses',
+      resource: 'configuration-set',
+      resourceName: this.configurationSet.configurationSetName,
+    });
     sendMail.addToRolePolicy(
-      new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [this.identity.emailIdentityArn, configurationSetArn] }),
+      new PolicyStatement({
+        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        resources: [this.identity.emailIdentityArn, configurationSetArn],
+      }),
     );
     sendMail.addEventSource(new SqsEventSource(mailQueue, { batchSize: 10, reportBatchItemFailures: true }));
 
@@ -188,11 +239,21 @@ export class Mail extends Construct {
         detailType: [...SES_DETAIL_TYPES],
         detail: { mail: { tags: { 'ses:configuration-set': [this.configurationSet.configurationSetName] } } },
       },
-      targets: [new LambdaFunction(recordEvent, { deadLetterQueue: eventFailures, retryAttempts: 8, maxEventAge: Duration.hours(24) })],
+      targets: [
+        new LambdaFunction(recordEvent, {
+          deadLetterQueue: eventFailures,
+          retryAttempts: 8,
+          maxEventAge: Duration.hours(24),
+        }),
+      ],
     });
 
     for (const [name, queue, what] of [
-      ['MailDeadLetterAlarm', deadLetters, 'mails could not be sent on any attempt (see GET /api/tickets/{id}/emails/)'],
+      [
+        'MailDeadLetterAlarm',
+        deadLetters,
+        'mails could not be sent on any attempt (see GET /api/tickets/{id}/emails/)',
+      ],
       ['QueueFailuresAlarm', queueFailures, 'committed changes could not be turned into mails'],
       ['EventFailuresAlarm', eventFailures, 'SES events (bounces, complaints) could not be recorded'],
     ] as const) {

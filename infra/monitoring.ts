@@ -78,7 +78,15 @@ export class Monitoring extends Construct {
     Validations.of(this.alarmTopic).acknowledge({
       id: 'AwsSolutions-SNS2',
       reason:
-        'Alarm notices carry alarm names, states and metric values, no customer data. CloudWatch cannot publish to a topic encrypted with the AWS managed aws/sns key, so encryption would need a customer managed KMS key (and its policy) per environment for no data worth it.',
+        'Alarm notices carry alarm names, states and metric values, no customer ' +
+        'data. CloudWatch cannot publish ' +
+        'to a topic encrypted with ' +
+        'the AWS managed aws/sns ' +
+        'key, so encryption would ' +
+        'need a customer managed ' +
+        'KMS key (and its policy) ' +
+        'per environment for no ' +
+        'data worth it.',
     });
     if (settings.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(settings.alarmEmail));
     this.action = new SnsAction(this.alarmTopic);
@@ -94,8 +102,13 @@ export class Monitoring extends Construct {
       period: PERIOD,
       label: '5xx rate (%)',
     });
-    const latency = (statistic: string) => api.metricLatency({ period: PERIOD, statistic, label: `latency ${statistic}` });
-    const integrationLatencyP99 = api.metricIntegrationLatency({ period: PERIOD, statistic: 'p99', label: 'integration latency p99' });
+    const latency = (statistic: string) =>
+      api.metricLatency({ period: PERIOD, statistic, label: `latency ${statistic}` });
+    const integrationLatencyP99 = api.metricIntegrationLatency({
+      period: PERIOD,
+      statistic: 'p99',
+      label: 'integration latency p99',
+    });
 
     // --- throttling: Lambda (concurrency) and the stage throttle (429) ---
     // Account-wide (no dimension): the functions reserve no concurrency (environments.ts), so they
@@ -129,7 +142,9 @@ export class Monitoring extends Construct {
     this.alarm('ServerErrorRate', serverErrorRate, {
       threshold: ALARM_THRESHOLDS.serverErrorRatePercent,
       evaluationPeriods: 2,
-      description: `More than ${ALARM_THRESHOLDS.serverErrorRatePercent}% of the API's responses were 5xx for 10 minutes (with at least ${minRequests} requests in 5 minutes).`,
+      description:
+        `More than ${ALARM_THRESHOLDS.serverErrorRatePercent}% of the API's responses were 5xx for 10 ` +
+        `minutes (with at least ${minRequests} requests in 5 minutes).`,
     });
     this.alarm('LatencyP99', latency('p99'), {
       threshold: ALARM_THRESHOLDS.p99LatencyMs,
@@ -139,12 +154,15 @@ export class Monitoring extends Construct {
     this.alarm('LambdaThrottles', lambdaThrottles, {
       threshold: ALARM_THRESHOLDS.throttles,
       evaluationPeriods: 1,
-      description: "Lambda throttled invocations in this account and region (the API's functions share its concurrency pool).",
+      description:
+        "Lambda throttled invocations in this account and region (the API's functions share its concurrency pool).",
     });
     this.alarm('ApiThrottledRequests', throttledRequests, {
       threshold: ALARM_THRESHOLDS.throttles,
       evaluationPeriods: 1,
-      description: `The API stage throttle (${settings.throttle.rateLimit}/s, burst ${settings.throttle.burstLimit}) refused requests with 429.`,
+      description:
+        `The API stage throttle (${settings.throttle.rateLimit}/s, burst ${settings.throttle.burstLimit}) refused requests with ` +
+        `429.`,
     });
 
     // --- per operation: the functions' own metrics (EMF), one line per operation ---
@@ -168,7 +186,14 @@ export class Monitoring extends Construct {
       widgets: [
         [
           new TextWidget({
-            markdown: `# Helpdesk ${env}\nAPI Gateway metrics of the HTTP API, then the functions' own metrics per operation (namespace \`${METRICS.namespace}\`). Logs: one JSON line per request in each function's log group (\`message = "request"\`), and the stage's access log.`,
+            markdown:
+              `# Helpdesk ${env}\nAPI Gateway metrics of the HTTP API, then the functions' own metrics ` +
+              `per operation (namespace ` +
+              `\`${METRICS.namespace}\`). Logs: one JSON line ` +
+              `per request in each function's ` +
+              `log group (\`message = ` +
+              `"request"\`), and the ` +
+              `stage's access log.`,
             width: 24,
             height: 2,
           }),
@@ -192,14 +217,38 @@ export class Monitoring extends Construct {
         ],
         [
           new GraphWidget({ title: 'Throttling', left: [lambdaThrottles, throttledRequests], width: 8 }),
-          new GraphWidget({ title: 'Requests per operation', left: [search(byOperation, METRICS.requests, 'Sum')], width: 8 }),
-          new GraphWidget({ title: '5xx per operation', left: [search(byOperation, METRICS.serverErrors, 'Sum')], width: 8 }),
+          new GraphWidget({
+            title: 'Requests per operation',
+            left: [search(byOperation, METRICS.requests, 'Sum')],
+            width: 8,
+          }),
+          new GraphWidget({
+            title: '5xx per operation',
+            left: [search(byOperation, METRICS.serverErrors, 'Sum')],
+            width: 8,
+          }),
         ],
         [
-          new GraphWidget({ title: 'Latency p99 per operation (ms)', left: [search(byOperation, METRICS.latency, 'p99')], width: 6 }),
-          new GraphWidget({ title: 'Cold starts per function', left: [search(`${METRICS.dimensions.environment},function_name,service`, 'ColdStart', 'Sum')], width: 6 }),
-          new GraphWidget({ title: 'Failed invocations per function', left: perFunction((fn) => fn.metricErrors()), width: 6 }),
-          new GraphWidget({ title: 'Throttles per function', left: perFunction((fn) => fn.metricThrottles()), width: 6 }),
+          new GraphWidget({
+            title: 'Latency p99 per operation (ms)',
+            left: [search(byOperation, METRICS.latency, 'p99')],
+            width: 6,
+          }),
+          new GraphWidget({
+            title: 'Cold starts per function',
+            left: [search(`${METRICS.dimensions.environment},function_name,service`, 'ColdStart', 'Sum')],
+            width: 6,
+          }),
+          new GraphWidget({
+            title: 'Failed invocations per function',
+            left: perFunction((fn) => fn.metricErrors()),
+            width: 6,
+          }),
+          new GraphWidget({
+            title: 'Throttles per function',
+            left: perFunction((fn) => fn.metricThrottles()),
+            width: 6,
+          }),
         ],
       ],
     });
@@ -212,7 +261,11 @@ export class Monitoring extends Construct {
     this.alarms.push(alarm);
   }
 
-  private alarm(id: string, metric: IMetric, options: { threshold: number; evaluationPeriods: number; description: string }): Alarm {
+  private alarm(
+    id: string,
+    metric: IMetric,
+    options: { threshold: number; evaluationPeriods: number; description: string },
+  ): Alarm {
     const alarm = new Alarm(this, id, {
       metric,
       threshold: options.threshold,

@@ -9,7 +9,13 @@
 import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import { AuroraPostgresEngineVersion, ClusterInstance, Credentials, DatabaseCluster, DatabaseClusterEngine } from 'aws-cdk-lib/aws-rds';
+import {
+  AuroraPostgresEngineVersion,
+  ClusterInstance,
+  Credentials,
+  DatabaseCluster,
+  DatabaseClusterEngine,
+} from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import type { EnvironmentSettings } from './environments';
 
@@ -21,8 +27,18 @@ export class SearchCluster extends Construct {
 
   constructor(scope: Construct, id: string, settings: EnvironmentSettings & { search: { maxCapacity: number } }) {
     super(scope, id);
-    const vpc = new Vpc(this, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED }] });
-    Validations.of(vpc).acknowledge({ id: 'AwsSolutions-VPC7', reason: 'Isolated subnets that hold only the search cluster, with no route out and no inbound rule: only the RDS Data API reaches it.' });
+    const vpc = new Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED }],
+    });
+    Validations.of(vpc).acknowledge({
+      id: 'AwsSolutions-VPC7',
+      reason:
+        'Isolated subnets that hold only the search cluster, with no route out and ' +
+        'no inbound rule: only the RDS ' +
+        'Data API reaches it.',
+    });
     this.cluster = new DatabaseCluster(this, 'Cluster', {
       engine: DatabaseClusterEngine.auroraPostgres({ version: AuroraPostgresEngineVersion.VER_16_6 }),
       writer: ClusterInstance.serverlessV2('Writer'),
@@ -43,12 +59,32 @@ export class SearchCluster extends Construct {
       backup: { retention: Duration.days(1) },
     });
     Validations.of(this.cluster).acknowledge(
-      { id: 'AwsSolutions-RDS11', reason: 'Reached only through the RDS Data API (no network path to the port exists), so the port hides nothing.' },
-      { id: 'AwsSolutions-SMG4', reason: 'The database user\'s secret is read only by the Data API on behalf of the search functions; rotation would need a function in the VPC for an index rebuilt from the table.' },
-      ...(settings.deletionProtection ? [] : [{ id: 'AwsSolutions-RDS10', reason: 'Not a production environment: the index is rebuilt from the table.' }]),
+      {
+        id: 'AwsSolutions-RDS11',
+        reason:
+          'Reached only through the RDS Data API (no network path to the port exists), so the port hides nothing.',
+      },
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          "The database user's secret is read only by the Data API on behalf of the " +
+          'search functions; rotation ' +
+          'would need a function ' +
+          'in the VPC for an index ' +
+          'rebuilt from the table.',
+      },
+      ...(settings.deletionProtection
+        ? []
+        : [{ id: 'AwsSolutions-RDS10', reason: 'Not a production environment: the index is rebuilt from the table.' }]),
     );
-    new CfnOutput(scope, 'SearchClusterArn', { value: this.cluster.clusterArn, description: 'HELPDESK_SEARCH_CLUSTER_ARN for `npm run helpdesk -- reindex --table ...`' });
-    new CfnOutput(scope, 'SearchSecretArn', { value: this.cluster.secret!.secretArn, description: 'HELPDESK_SEARCH_SECRET_ARN for the same' });
+    new CfnOutput(scope, 'SearchClusterArn', {
+      value: this.cluster.clusterArn,
+      description: 'HELPDESK_SEARCH_CLUSTER_ARN for `npm run helpdesk -- reindex --table ...`',
+    });
+    new CfnOutput(scope, 'SearchSecretArn', {
+      value: this.cluster.secret!.secretArn,
+      description: 'HELPDESK_SEARCH_SECRET_ARN for the same',
+    });
   }
 
   /** The settings a function that searches or indexes reads (shared/config.ts `search`). */

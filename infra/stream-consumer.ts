@@ -1,9 +1,10 @@
 /**
- * The table's stream consumer on AWS (functions/stream/consume.ts): a function on the table's stream, filtered to what it needs (ticket items;
- * followups inserted, modified and removed; attachments inserted and removed), keeps the counts,
- * mends collections and writes the change feed (shared/consumer/table-changes.ts). It is the only
- * writer of the counts and of the feed, so no request's transaction shares an item with another's. Batches are retried, split on error, and after that go to a failure
- * queue with an alarm; the consumer is idempotent, so retries never double-count.
+ * The table's stream consumer on AWS (functions/stream/consume.ts): a function on the table's stream, filtered to what
+ * it needs (ticket items; followups inserted, modified and removed; attachments inserted and removed), keeps the
+ * counts, mends collections and writes the change feed (shared/consumer/table-changes.ts). It is the only
+ * writer of the counts and of the feed, so no request's transaction shares an item with another's. Batches are retried,
+ * split on error, and after that go to a failure queue with an alarm; the consumer is idempotent, so retries never
+ * double-count.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -40,7 +41,8 @@ export class StreamConsumer extends Construct {
     const { settings, table, search } = props;
     const count = helpdeskFunction(this, 'CountTickets', {
       handler: 'stream/consume',
-      description: 'Keeps ticket counts and the change feed from the table stream; mends collections; backfills on request',
+      description:
+        'Keeps ticket counts and the change feed from the table stream; mends collections; backfills on request',
       settings,
       // The change feed's attachment links (`file`) are absolute behind the edge, else paths.
       environment: {
@@ -52,8 +54,15 @@ export class StreamConsumer extends Construct {
     });
     grantTable(count, table, STREAM_CONSUMER_GRANTS);
     search?.grant(count);
-    const failures = new Queue(this, 'CountFailures', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
-    Validations.of(failures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue (batches the stream gave up on), watched by an alarm.' });
+    const failures = new Queue(this, 'CountFailures', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself a dead-letter queue (batches the stream gave up on), watched by an alarm.',
+    });
     count.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -71,19 +80,40 @@ export class StreamConsumer extends Construct {
         onFailure: new SqsDlq(failures),
         filters: [
           FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: filterEquals(TICKET_SORT_KEY) } } } }),
-          FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: FilterRule.or('followup', 'attachment') } } } }),
+          FilterCriteria.filter({
+            eventName: filterEquals('INSERT'),
+            dynamodb: { NewImage: { type: { S: FilterRule.or('followup', 'attachment') } } },
+          }),
           // The change feed's followup.updated, followup.deleted and attachment.deleted.
-          FilterCriteria.filter({ eventName: FilterRule.or('MODIFY', 'REMOVE'), dynamodb: { OldImage: { type: { S: filterEquals('followup') } } } }),
-          FilterCriteria.filter({ eventName: filterEquals('REMOVE'), dynamodb: { OldImage: { type: { S: filterEquals('attachment') } } } }),
+          FilterCriteria.filter({
+            eventName: FilterRule.or('MODIFY', 'REMOVE'),
+            dynamodb: { OldImage: { type: { S: filterEquals('followup') } } },
+          }),
+          FilterCriteria.filter({
+            eventName: filterEquals('REMOVE'),
+            dynamodb: { OldImage: { type: { S: filterEquals('attachment') } } },
+          }),
           // The change feed's mail.bounced and mail.complained (a mail log entry's status: consumer/events-of.ts).
-          FilterCriteria.filter({ eventName: filterEquals('MODIFY'), dynamodb: { Keys: { PK: { S: [{ prefix: MAIL_PREFIX }] } }, NewImage: { status: { S: FilterRule.or('bounced', 'complained') } } } }),
+          FilterCriteria.filter({
+            eventName: filterEquals('MODIFY'),
+            dynamodb: {
+              Keys: { PK: { S: [{ prefix: MAIL_PREFIX }] } },
+              NewImage: { status: { S: FilterRule.or('bounced', 'complained') } },
+            },
+          }),
           // The search index's custom field definitions (which values requesters may find).
-          ...(search ? [FilterCriteria.filter({ dynamodb: { Keys: { PK: { S: filterEquals(keys.customFieldPartition) } } } })] : []),
+          ...(search
+            ? [FilterCriteria.filter({ dynamodb: { Keys: { PK: { S: filterEquals(keys.customFieldPartition) } } } })]
+            : []),
         ],
       }),
     );
     const failed = new Alarm(this, 'FailuresAlarm', {
-      alarmDescription: `Helpdesk ${settings.name}: ticket count batches failed on every retry (counts may be off: invoke CountTickets with {"backfill": true} after fixing the cause)`,
+      alarmDescription:
+        `Helpdesk ${settings.name}: ticket count batches failed on every retry (counts may be off: ` +
+        `invoke CountTickets with ` +
+        `{"backfill": true} after ` +
+        `fixing the cause)`,
       metric: failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
       threshold: 1,
       evaluationPeriods: 1,
@@ -94,7 +124,10 @@ export class StreamConsumer extends Construct {
     // lists, the change feed) lags the writes. A minute, three minutes in a row, is no burst's lag
     // (docs/data-model.md, "One reader of the stream"); the stream keeps records 24 hours.
     const behind = new Alarm(this, 'IteratorAgeAlarm', {
-      alarmDescription: `Helpdesk ${settings.name}: the table stream's consumer is more than a minute behind the writes (counts, lists and the change feed lag)`,
+      alarmDescription:
+        `Helpdesk ${settings.name}: the table stream's consumer is more than a minute behind the ` +
+        `writes (counts, lists ` +
+        `and the change feed lag)`,
       metric: count.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }),
       threshold: 60_000,
       evaluationPeriods: 3,

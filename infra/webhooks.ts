@@ -58,13 +58,20 @@ export class Webhooks extends Construct {
     });
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Not rotated automatically: every receiver must be given the new secret at the same time, so rotation is an operator step (docs/webhooks.md).',
+      reason:
+        'Not rotated automatically: every receiver must be given the new secret ' +
+        'at the same time, so rotation is ' +
+        'an operator step (docs/webhooks.md).',
     });
 
     // Deliver handles a batch in parallel: one receiver timeout, plus the table and SQS calls around it.
     const deliverTimeout = Duration.seconds(Math.ceil(parsed.timeoutMs / 1000) + 20);
     const retention = Duration.days(14);
-    const deadLetters = new Queue(this, 'DeliveriesDeadLetter', { retentionPeriod: retention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const deadLetters = new Queue(this, 'DeliveriesDeadLetter', {
+      retentionPeriod: retention,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
     this.queue = new Queue(this, 'Deliveries', {
       retentionPeriod: retention,
       encryption: QueueEncryption.SQS_MANAGED,
@@ -77,9 +84,16 @@ export class Webhooks extends Construct {
       // every receive was spent without an answer.
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: parsed.retryDelays.length + 1 + SPARE_RECEIVES },
     });
-    const dispatchFailures = new Queue(this, 'DispatchFailures', { retentionPeriod: retention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const dispatchFailures = new Queue(this, 'DispatchFailures', {
+      retentionPeriod: retention,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
     for (const queue of [deadLetters, dispatchFailures]) {
-      Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue, watched by an alarm.' });
+      Validations.of(queue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason: 'This queue is itself a dead-letter queue, watched by an alarm.',
+      });
     }
 
     this.environment = {
@@ -111,7 +125,10 @@ export class Webhooks extends Construct {
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(dispatchFailures),
         filters: [OUTBOX_ITEM_TYPE, CHANGE_EVENT_ITEM_TYPE].map((type) =>
-          FilterCriteria.filter({ eventName: filterEquals('INSERT'), dynamodb: { NewImage: { type: { S: filterEquals(type) } } } }),
+          FilterCriteria.filter({
+            eventName: filterEquals('INSERT'),
+            dynamodb: { NewImage: { type: { S: filterEquals(type) } } },
+          }),
         ),
       }),
     );

@@ -53,12 +53,16 @@ export function lintOpenApi(document: OpenApiDocument, { path = DOCUMENT, print 
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`);
   const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
-  const run = spawnSync(process.execPath, [cli, 'lint', path, '--config', CONFIG, '--lint-config', 'error', '--format', 'stylish'], {
-    cwd: ROOT,
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true' },
-    encoding: 'utf8',
-    stdio: print ? 'inherit' : 'pipe',
-  });
+  const run = spawnSync(
+    process.execPath,
+    [cli, 'lint', path, '--config', CONFIG, '--lint-config', 'error', '--format', 'stylish'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true' },
+      encoding: 'utf8',
+      stdio: print ? 'inherit' : 'pipe',
+    },
+  );
   if (run.error) throw run.error;
   return { status: run.status ?? 1, output: `${run.stdout ?? ''}${run.stderr ?? ''}` };
 }
@@ -66,6 +70,10 @@ export function lintOpenApi(document: OpenApiDocument, { path = DOCUMENT, print 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (isMain) {
   const { status } = lintOpenApi(buildOpenApi(LINTED), { print: true });
-  console.log(status === 0 ? 'The OpenAPI document passes the lint.' : `The OpenAPI document fails the lint (${relative(ROOT, DOCUMENT)}).`);
+  console.log(
+    status === 0
+      ? 'The OpenAPI document passes the lint.'
+      : `The OpenAPI document fails the lint (${relative(ROOT, DOCUMENT)}).`,
+  );
   process.exit(status === 0 ? 0 : 1);
 }

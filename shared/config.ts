@@ -47,8 +47,10 @@ export type SearchSetting = 'off' | 'pglite' | 'aurora';
 const settings = {
   search: once((): SearchSetting => {
     const value = env('HELPDESK_SEARCH') || 'off';
-    if (value !== 'off' && value !== 'pglite' && value !== 'aurora') throw new Error(`HELPDESK_SEARCH must be off, pglite or aurora, not "${value}"`);
-    if (value === 'aurora') for (const name of ['HELPDESK_SEARCH_CLUSTER_ARN', 'HELPDESK_SEARCH_SECRET_ARN']) required(name);
+    if (value !== 'off' && value !== 'pglite' && value !== 'aurora')
+      throw new Error(`HELPDESK_SEARCH must be off, pglite or aurora, not "${value}"`);
+    if (value === 'aurora')
+      for (const name of ['HELPDESK_SEARCH_CLUSTER_ARN', 'HELPDESK_SEARCH_SECRET_ARN']) required(name);
     return value;
   }),
   tableName: once(() => required('TABLE_NAME')),
@@ -92,32 +94,52 @@ const settings = {
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
   mailBucket: once((): string => env('HELPDESK_MAIL_BUCKET') || required('BUCKET_NAME')),
   mailDomain: once(() => (env('HELPDESK_MAIL_DOMAIN') || 'localhost').toLowerCase()),
-  mailTicketsPerSenderHour: once(() => wholeNumber('HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR', MAIL_IN_TICKETS_PER_SENDER_HOUR)),
-  mailRepliesPerSenderHour: once(() => wholeNumber('HELPDESK_MAIL_IN_REPLIES_PER_SENDER_HOUR', MAIL_IN_REPLIES_PER_SENDER_HOUR)),
-  mailRepliesPerTicketHour: once(() => wholeNumber('HELPDESK_MAIL_IN_REPLIES_PER_TICKET_HOUR', MAIL_IN_REPLIES_PER_TICKET_HOUR)),
+  mailTicketsPerSenderHour: once(() =>
+    wholeNumber('HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR', MAIL_IN_TICKETS_PER_SENDER_HOUR),
+  ),
+  mailRepliesPerSenderHour: once(() =>
+    wholeNumber('HELPDESK_MAIL_IN_REPLIES_PER_SENDER_HOUR', MAIL_IN_REPLIES_PER_SENDER_HOUR),
+  ),
+  mailRepliesPerTicketHour: once(() =>
+    wholeNumber('HELPDESK_MAIL_IN_REPLIES_PER_TICKET_HOUR', MAIL_IN_REPLIES_PER_TICKET_HOUR),
+  ),
   mailCcsPerMessage: once(() => wholeNumber('HELPDESK_MAIL_IN_CCS_PER_MESSAGE', MAIL_IN_CCS_PER_MESSAGE)),
   mailParseBudgetMs: once(() => wholeNumber('HELPDESK_MAIL_IN_PARSE_BUDGET_MS', MAIL_IN_PARSE_BUDGET_MS)),
   mailDnsRecords: once((): Record<string, string[][]> | undefined => {
     const file = env('HELPDESK_MAIL_IN_DNS_FILE');
     return file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string[][]>) : undefined;
   }),
-  mailArcSealers: once(() => (env('HELPDESK_MAIL_IN_ARC_SEALERS') ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)),
+  mailArcSealers: once(() =>
+    (env('HELPDESK_MAIL_IN_ARC_SEALERS') ?? '')
+      .split(',')
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean),
+  ),
   mailSettings: once((): MailSettings => parseMailSettings(process.env)),
-  imapMailbox: once((): ImapMailbox | undefined => (env('HELPDESK_IMAP_URL') ? parseImapUrl(env('HELPDESK_IMAP_URL')!) : undefined)),
+  imapMailbox: once((): ImapMailbox | undefined =>
+    env('HELPDESK_IMAP_URL') ? parseImapUrl(env('HELPDESK_IMAP_URL')!) : undefined,
+  ),
   imapPasswordArn: once(() => env('HELPDESK_IMAP_PASSWORD_ARN') || undefined),
-  imapPassword: once(() => env('HELPDESK_IMAP_PASSWORD') || (env('HELPDESK_IMAP_PASSWORD_FILE') ? readFileSync(env('HELPDESK_IMAP_PASSWORD_FILE')!, 'utf8') : undefined)),
+  imapPassword: once(
+    () =>
+      env('HELPDESK_IMAP_PASSWORD') ||
+      (env('HELPDESK_IMAP_PASSWORD_FILE') ? readFileSync(env('HELPDESK_IMAP_PASSWORD_FILE')!, 'utf8') : undefined),
+  ),
   mailSecretArn: once(() => env('HELPDESK_MAIL_SECRET_ARN') || undefined),
   mailQueueUrl: once(() => env('HELPDESK_MAIL_QUEUE_URL') || undefined),
   mailDeadLetterUrl: once(() => env('HELPDESK_MAIL_DEAD_LETTER_URL') || undefined),
   escalationTimeZone: once((): string => {
     const zone = env('HELPDESK_ESCALATION_TIME_ZONE') || 'UTC';
-    if (!isTimeZone(zone)) throw new Error(`HELPDESK_ESCALATION_TIME_ZONE must be an IANA time zone such as Europe/Berlin, not "${zone}"`);
+    if (!isTimeZone(zone))
+      throw new Error(`HELPDESK_ESCALATION_TIME_ZONE must be an IANA time zone such as Europe/Berlin, not "${zone}"`);
     return zone;
   }),
   eventsSettleMs: once((): number => {
     const raw = env('HELPDESK_EVENTS_SETTLE_MS');
-    if (raw === undefined || raw === '') return settings.environment() === 'local' ? EVENTS_SETTLE_MS.local : EVENTS_SETTLE_MS.aws;
-    if (!/^\d+$/.test(raw.trim())) throw new Error(`HELPDESK_EVENTS_SETTLE_MS must be a whole number of milliseconds, not "${raw}"`);
+    if (raw === undefined || raw === '')
+      return settings.environment() === 'local' ? EVENTS_SETTLE_MS.local : EVENTS_SETTLE_MS.aws;
+    if (!/^\d+$/.test(raw.trim()))
+      throw new Error(`HELPDESK_EVENTS_SETTLE_MS must be a whole number of milliseconds, not "${raw}"`);
     return Number(raw);
   }),
 };
@@ -203,14 +225,18 @@ export const config = {
   get dependencyTimeoutMs(): number | undefined {
     return settings.dependencyTimeoutMs();
   },
-  /** The edge's origin secret (middleware/origin.ts): its name in Secrets Manager, or its value (local runtime, tests). */
+  /**
+   * The edge's origin secret (middleware/origin.ts): its name in Secrets Manager, or its value (local runtime, tests).
+   */
   get originSecretName(): string | undefined {
     return settings.originSecretName();
   },
   get originSecret(): string | undefined {
     return settings.originSecret();
   },
-  /** The function's region and credentials (Lambda sets them; so does the local runtime), and the S3 endpoint locally. */
+  /**
+   * The function's region and credentials (Lambda sets them; so does the local runtime), and the S3 endpoint locally.
+   */
   get aws() {
     return settings.aws();
   },
@@ -238,7 +264,10 @@ export const config = {
     get bucket(): string {
       return settings.mailBucket();
     },
-    /** Where a queue without an address of its own answers: `<slug>@<domain>` (HELPDESK_MAIL_DOMAIN, default `localhost`). */
+    /**
+     * Where a queue without an address of its own answers: `<slug>@<domain>` (HELPDESK_MAIL_DOMAIN, default
+     * `localhost`).
+     */
     get domain(): string {
       return settings.mailDomain();
     },
@@ -277,7 +306,10 @@ export const config = {
     get dnsRecords(): Record<string, string[][]> | undefined {
       return settings.mailDnsRecords();
     },
-    /** The IMAP mailbox mail is taken from (HELPDESK_IMAP_URL), or undefined for none; throws ImapSettingsError on a bad one. */
+    /**
+     * The IMAP mailbox mail is taken from (HELPDESK_IMAP_URL), or undefined for none; throws ImapSettingsError on a bad
+     * one.
+     */
     get imap(): ImapMailbox | undefined {
       return settings.imapMailbox();
     },
@@ -334,7 +366,11 @@ export const config = {
     },
     /** The Aurora cluster, its database user's secret and the database (aurora only). */
     get aurora() {
-      return { clusterArn: required('HELPDESK_SEARCH_CLUSTER_ARN'), secretArn: required('HELPDESK_SEARCH_SECRET_ARN'), database: env('HELPDESK_SEARCH_DATABASE') || 'helpdesk' };
+      return {
+        clusterArn: required('HELPDESK_SEARCH_CLUSTER_ARN'),
+        secretArn: required('HELPDESK_SEARCH_SECRET_ARN'),
+        database: env('HELPDESK_SEARCH_DATABASE') || 'helpdesk',
+      };
     },
   },
   mail: {

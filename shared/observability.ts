@@ -29,7 +29,6 @@ export const METRICS = {
   mailInProblems: 'MailInProblems',
 } as const;
 
-
 export const logger = new Logger({ serviceName: SERVICE_NAME });
 
 export const metrics = new Metrics({

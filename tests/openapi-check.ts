@@ -66,18 +66,26 @@ export function checkResponse(r: CheckedResponse): string[] {
   const operation = OPENAPI_METHODS.has(method) ? OPENAPI.paths[docPath]?.[method] : undefined;
   if (!operation) return detailOnly(new Set([...UNDOCUMENTED_METHOD, ...parserMay]));
   const documented = operation.responses[String(r.status)];
-  if (!documented) return [`${what}: status not documented for ${method.toUpperCase()} ${docPath} (documented: ${Object.keys(operation.responses).join(', ')})`];
+  if (!documented)
+    return [
+      `${what}: status not documented for ${method.toUpperCase()} ${docPath} (documented: ${Object.keys(operation.responses).join(', ')})`,
+    ];
   // Errors are named responses (components.responses), referred to by $ref.
   const named = typeof documented.$ref === 'string' ? (documented.$ref as string).split('/').pop()! : undefined;
   const response = named ? OPENAPI.components.responses[named] : documented;
   if (r.method.toUpperCase() === 'HEAD') return [];
   const content = response.content as Record<string, unknown> | undefined;
   if (!content) return r.text === '' ? [] : [`${what}: documented without a body, got ${r.text.slice(0, 100)}`];
-  if (!content[mediaType]) return [`${what}: Content-Type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`];
+  if (!content[mediaType])
+    return [`${what}: Content-Type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`];
   if (mediaType !== 'application/json') return [];
-  const at = named ? pointer('', 'components', 'responses', named) : pointer('', 'paths', docPath, method, 'responses', String(r.status));
+  const at = named
+    ? pointer('', 'components', 'responses', named)
+    : pointer('', 'paths', docPath, method, 'responses', String(r.status));
   const validate = validatorAt(`openapi.json#${at}/content/application~1json/schema`);
   if (validate(r.body)) return [];
-  const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+  const errors = (validate.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
   return [`${what}: body does not match the document: ${errors.join('; ')}`];
 }

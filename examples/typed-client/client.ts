@@ -10,7 +10,8 @@
  * does this in CI, against the local runtime):
  *
  *   npx tsx scripts/typed-clients.ts generate http://localhost:3000      (with HELPDESK_USERNAME/PASSWORD)
- *   HELPDESK_URL=http://localhost:3000 HELPDESK_USERNAME=admin HELPDESK_PASSWORD=... npx tsx examples/typed-client/client.ts
+ *   HELPDESK_URL=http://localhost:3000 HELPDESK_USERNAME=admin HELPDESK_PASSWORD=... npx tsx
+ * examples/typed-client/client.ts
  */
 import createClient from 'openapi-fetch';
 import type { components, paths } from './generated/schema';
@@ -19,7 +20,9 @@ import { describePayload, startReceiver, type WebhookPayload } from './receiver'
 type Ticket = components['schemas']['Ticket'];
 
 const baseUrl = process.env.HELPDESK_URL ?? 'http://localhost:3000';
-const credentials = Buffer.from(`${process.env.HELPDESK_USERNAME ?? 'admin'}:${process.env.HELPDESK_PASSWORD ?? ''}`).toString('base64');
+const credentials = Buffer.from(
+  `${process.env.HELPDESK_USERNAME ?? 'admin'}:${process.env.HELPDESK_PASSWORD ?? ''}`,
+).toString('base64');
 const api = createClient<paths>({ baseUrl, headers: { authorization: `Basic ${credentials}` } });
 
 /** Multipart bodies: each field a part, files as files (repeated for a list), null left out. */
@@ -27,7 +30,8 @@ function formData(body: Record<string, unknown>): FormData {
   const form = new FormData();
   const append = (name: string, value: unknown) => {
     if (value instanceof Blob) form.append(name, value, value instanceof File ? value.name : name);
-    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') form.append(name, String(value));
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      form.append(name, String(value));
   };
   for (const [name, value] of Object.entries(body)) {
     if (Array.isArray(value)) value.forEach((item) => append(name, item));
@@ -45,13 +49,30 @@ const run = Date.now().toString(36);
 const submitter = `typed-${run}@example.com`;
 
 // 1. A ticket from JSON, and one from multipart with a file.
-const plain = await api.POST('/api/tickets/', { body: { queue: 1, title: `Typed client ${run}`, description: 'Made from JSON.', submitter_email: submitter, priority: 3 } });
+const plain = await api.POST('/api/tickets/', {
+  body: {
+    queue: 1,
+    title: `Typed client ${run}`,
+    description: 'Made from JSON.',
+    submitter_email: submitter,
+    priority: 3,
+  },
+});
 if (!plain.data) throw new Error(`create: ${plain.response.status}`);
 const ticket: Ticket = plain.data;
-check(ticket.status === 1 && ticket.followup_set.length === 1, 'a ticket created from JSON is open with its opening followup');
+check(
+  ticket.status === 1 && ticket.followup_set.length === 1,
+  'a ticket created from JSON is open with its opening followup',
+);
 
 const withFile = await api.POST('/api/tickets/', {
-  body: { queue: 1, title: `Typed client ${run}, with a file`, description: 'Made from multipart.', submitter_email: submitter, attachment: new File(['hello from the typed client\n'], 'hello.txt', { type: 'text/plain' }) },
+  body: {
+    queue: 1,
+    title: `Typed client ${run}, with a file`,
+    description: 'Made from multipart.',
+    submitter_email: submitter,
+    attachment: new File(['hello from the typed client\n'], 'hello.txt', { type: 'text/plain' }),
+  },
   bodySerializer: formData,
 });
 if (!withFile.data) throw new Error(`create with a file: ${withFile.response.status}`);
@@ -76,17 +97,26 @@ const followup = await api.POST('/api/followups/', {
     comment: 'Fixed: see the two files.',
     public: true,
     new_status: 3,
-    attachments: [new File(['one'], 'one.txt', { type: 'text/plain' }), new File(['two'], 'two.txt', { type: 'text/plain' })],
+    attachments: [
+      new File(['one'], 'one.txt', { type: 'text/plain' }),
+      new File(['two'], 'two.txt', { type: 'text/plain' }),
+    ],
   },
   bodySerializer: formData,
 });
 if (!followup.data) throw new Error(`followup: ${followup.response.status}`);
-check(followup.data.new_status === 3 && followup.data.followupattachment_set.length === 2, 'a followup with two files resolves the ticket');
+check(
+  followup.data.new_status === 3 && followup.data.followupattachment_set.length === 2,
+  'a followup with two files resolves the ticket',
+);
 
 // Downloading a file: a 302 to the file itself, which fetch follows; the file is read as bytes.
 const attachment = followup.data.followupattachment_set.find((a) => a.filename === 'two.txt');
 if (!attachment) throw new Error('no attachment two.txt');
-const download = await api.GET('/api/tickets/{id}/attachments/{attachmentId}/', { params: { path: { id: ticket.id, attachmentId: attachment.id } }, parseAs: 'text' });
+const download = await api.GET('/api/tickets/{id}/attachments/{attachmentId}/', {
+  params: { path: { id: ticket.id, attachmentId: attachment.id } },
+  parseAs: 'text',
+});
 check(download.response.ok && download.data === 'two', 'a file downloads through its redirect (parseAs: text)');
 
 // 3. The list by status: the resolved ticket is in it.
@@ -97,7 +127,9 @@ check(resolved.data?.results.some((t) => t.id === ticket.id) === true, 'the tick
 const seen: number[] = [];
 let cursor: string | undefined;
 for (let page = 0; page < 10; page++) {
-  const listed = await api.GET('/api/tickets/', { params: { query: { submitter_email: submitter, page_size: 1, ...(cursor ? { cursor } : {}) } } });
+  const listed = await api.GET('/api/tickets/', {
+    params: { query: { submitter_email: submitter, page_size: 1, ...(cursor ? { cursor } : {}) } },
+  });
   if (!listed.data) throw new Error(`list: ${listed.response.status}`);
   seen.push(...listed.data.results.map((t) => t.id));
   const next = listed.data.next;
@@ -110,16 +142,27 @@ check(seen.length === 2 && seen.includes(ticket.id), 'paging by cursor finds bot
 const current = await api.GET('/api/tickets/{id}/', { params: { path: { id: ticket.id } } });
 const etag = current.response.headers.get('etag') ?? '';
 const raise: TicketChange = { priority: 1 };
-const changed = await api.PATCH('/api/tickets/{id}/', { params: { path: { id: ticket.id }, header: { 'If-Match': etag } }, body: raise });
+const changed = await api.PATCH('/api/tickets/{id}/', {
+  params: { path: { id: ticket.id }, header: { 'If-Match': etag } },
+  body: raise,
+});
 check(changed.data?.priority === 1, 'PATCH with the current If-Match is made');
-const stale = await api.PATCH('/api/tickets/{id}/', { params: { path: { id: ticket.id }, header: { 'If-Match': etag } }, body: { priority: 2 } });
-check(stale.response.status === 412 && stale.error?.detail !== undefined, `PATCH with an old If-Match answers 412: ${stale.error?.detail}`);
+const stale = await api.PATCH('/api/tickets/{id}/', {
+  params: { path: { id: ticket.id }, header: { 'If-Match': etag } },
+  body: { priority: 2 },
+});
+check(
+  stale.response.status === 412 && stale.error?.detail !== undefined,
+  `PATCH with an old If-Match answers 412: ${stale.error?.detail}`,
+);
 
 // 6. A webhook: subscribe a receiver, ping it, and see the ticket events it is posted.
 const received: WebhookPayload[] = [];
 const receiver = await startReceiver((payload) => received.push(payload));
 try {
-  const subscribed = await api.POST('/api/webhooks/', { body: { url: receiver.url, events: ['ticket.created', 'ticket.updated'], description: `typed client ${run}` } });
+  const subscribed = await api.POST('/api/webhooks/', {
+    body: { url: receiver.url, events: ['ticket.created', 'ticket.updated'], description: `typed client ${run}` },
+  });
   if (!subscribed.data) throw new Error(`subscribe: ${subscribed.response.status} ${JSON.stringify(subscribed.error)}`);
   const subscription = subscribed.data;
   receiver.trust(subscription.secret);
@@ -127,12 +170,26 @@ try {
     const ping = await api.POST('/api/webhooks/{id}/ping/', { params: { path: { id: subscription.id } } });
     check(ping.data?.delivered === true, 'the ping is delivered');
     const pinged = received.find((p) => p.type === 'webhook.ping');
-    check(pinged?.type === 'webhook.ping' && pinged.data.subscription === subscription.id, `the receiver got the ping: ${pinged ? describePayload(pinged) : 'nothing'}`);
-    const again = await api.PATCH('/api/tickets/{id}/', { params: { path: { id: ticket.id } }, body: { on_hold: true } });
+    check(
+      pinged?.type === 'webhook.ping' && pinged.data.subscription === subscription.id,
+      `the receiver got the ping: ${pinged ? describePayload(pinged) : 'nothing'}`,
+    );
+    const again = await api.PATCH('/api/tickets/{id}/', {
+      params: { path: { id: ticket.id } },
+      body: { on_hold: true },
+    });
     check(again.data?.on_hold === true, 'a change after subscribing');
-    // Events of changes made before subscribing may arrive too (a subscription hears what is dispatched after it exists).
-    const updated = await waitFor(() => received.find((p) => p.type === 'ticket.updated' && p.data.ticket === ticket.id && p.data.changes?.on_hold !== undefined));
-    check(updated.type === 'ticket.updated' && updated.data.changes?.on_hold !== undefined, `the receiver got the change: ${describePayload(updated)}`);
+    // Events of changes made before subscribing may arrive too (a subscription hears what is dispatched after it
+    // exists).
+    const updated = await waitFor(() =>
+      received.find(
+        (p) => p.type === 'ticket.updated' && p.data.ticket === ticket.id && p.data.changes?.on_hold !== undefined,
+      ),
+    );
+    check(
+      updated.type === 'ticket.updated' && updated.data.changes?.on_hold !== undefined,
+      `the receiver got the change: ${describePayload(updated)}`,
+    );
   } finally {
     await api.DELETE('/api/webhooks/{id}/', { params: { path: { id: subscription.id } } });
   }
@@ -154,16 +211,33 @@ await waitFor(async () => {
   }
   return events.find((e) => e.event === 'ticket.updated');
 });
-check(events[0]?.event === 'ticket.created', `the change feed lists the ticket's events: ${events.map((e) => e.event).join(', ')}`);
+check(
+  events[0]?.event === 'ticket.created',
+  `the change feed lists the ticket's events: ${events.map((e) => e.event).join(', ')}`,
+);
 
 // 8. Errors: a 400 names the fields (an empty description under `body`, as upstream); a 404 says what.
-const invalid = await api.POST('/api/tickets/', { body: { queue: 1, title: '', description: 'x', submitter_email: 'not an address' } });
+const invalid = await api.POST('/api/tickets/', {
+  body: { queue: 1, title: '', description: 'x', submitter_email: 'not an address' },
+});
 const fieldErrors = invalid.error;
 // FieldErrors never has `detail`: the check tells the two 400 bodies apart.
-if (fieldErrors === undefined || 'detail' in fieldErrors) throw new Error(`expected field errors, got ${invalid.response.status}`);
-check(invalid.response.status === 400 && fieldErrors.title !== undefined && fieldErrors.submitter_email !== undefined, `400 with field errors: ${Object.keys(fieldErrors).join(', ')}`);
-const undescribed = await api.POST('/api/tickets/', { body: { queue: 1, title: 'No description', description: '', submitter_email: submitter } });
-check(undescribed.response.status === 400 && undescribed.error !== undefined && !('detail' in undescribed.error) && undescribed.error.body !== undefined, 'an empty description is reported under `body`');
+if (fieldErrors === undefined || 'detail' in fieldErrors)
+  throw new Error(`expected field errors, got ${invalid.response.status}`);
+check(
+  invalid.response.status === 400 && fieldErrors.title !== undefined && fieldErrors.submitter_email !== undefined,
+  `400 with field errors: ${Object.keys(fieldErrors).join(', ')}`,
+);
+const undescribed = await api.POST('/api/tickets/', {
+  body: { queue: 1, title: 'No description', description: '', submitter_email: submitter },
+});
+check(
+  undescribed.response.status === 400 &&
+    undescribed.error !== undefined &&
+    !('detail' in undescribed.error) &&
+    undescribed.error.body !== undefined,
+  'an empty description is reported under `body`',
+);
 const missing = await api.GET('/api/tickets/{id}/', { params: { path: { id: 999_999_999 } } });
 check(missing.response.status === 404 && missing.error?.detail === 'Not found.', '404 with its detail');
 
@@ -172,10 +246,15 @@ for (const id of [ticket.id, withFile.data.id]) {
   const deleted = await api.DELETE('/api/tickets/{id}/', { params: { path: { id } } });
   check(deleted.response.status === 204, `ticket ${id} deleted`);
 }
-check((await api.GET('/api/tickets/{id}/', { params: { path: { id: ticket.id } } })).response.status === 404, 'a deleted ticket answers 404');
+check(
+  (await api.GET('/api/tickets/{id}/', { params: { path: { id: ticket.id } } })).response.status === 404,
+  'a deleted ticket answers 404',
+);
 console.log('typed client: all steps passed');
 
-/** Polls until `find` gives a value (events and deliveries follow a change by a few seconds; more on a busy machine). */
+/**
+ * Polls until `find` gives a value (events and deliveries follow a change by a few seconds; more on a busy machine).
+ */
 async function waitFor<T>(find: () => T | undefined | Promise<T | undefined>, seconds = 90): Promise<T> {
   const deadline = Date.now() + seconds * 1000;
   for (;;) {

@@ -29,7 +29,10 @@ function payloadValidator() {
   ajv.addSchema({ $id: 'openapi.json', ...JSON.parse(readFileSync(DOCUMENT, 'utf8')) }, undefined, undefined, false);
   // The generated type and the schema it was generated from, checked together.
   return ajv.compile<WebhookPayload>({
-    anyOf: [{ $ref: 'openapi.json#/components/schemas/WebhookEventPayload' }, { $ref: 'openapi.json#/components/schemas/WebhookPingPayload' }],
+    anyOf: [
+      { $ref: 'openapi.json#/components/schemas/WebhookEventPayload' },
+      { $ref: 'openapi.json#/components/schemas/WebhookPingPayload' },
+    ],
   });
 }
 
@@ -41,10 +44,18 @@ export interface Receiver {
 }
 
 const headerRecord = (headers: IncomingHttpHeaders): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])));
+  Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])),
+  );
 
-/** Listens on 127.0.0.1 (a free port unless given); `onPayload` gets each verified, checked payload and its `webhook-id`. */
-export async function startReceiver(onPayload: (payload: WebhookPayload, webhookId: string) => void, port = 0): Promise<Receiver> {
+/**
+ * Listens on 127.0.0.1 (a free port unless given); `onPayload` gets each verified, checked payload and its
+ * `webhook-id`.
+ */
+export async function startReceiver(
+  onPayload: (payload: WebhookPayload, webhookId: string) => void,
+  port = 0,
+): Promise<Receiver> {
   const isPayload = payloadValidator();
   let webhook: Webhook | undefined;
   const server = createServer((req, res) => {
@@ -78,13 +89,17 @@ export async function startReceiver(onPayload: (payload: WebhookPayload, webhook
 
 /** Describes a payload: the event types and the ping narrow on `type`. */
 export function describePayload(payload: WebhookPayload): string {
-  if (payload.type === 'webhook.ping') return `ping for subscription ${payload.data.subscription} at ${payload.timestamp}`;
+  if (payload.type === 'webhook.ping')
+    return `ping for subscription ${payload.data.subscription} at ${payload.timestamp}`;
   const event = payload.data;
   return `${payload.type} ${event.id}: ticket ${event.ticket}${event.followup === null ? '' : `, followup ${event.followup}`}${event.changes ? `, changed ${Object.keys(event.changes).join(', ')}` : ''}`;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const receiver = await startReceiver((payload, id) => console.log(id, describePayload(payload)), Number(process.env.PORT ?? 4000));
+  const receiver = await startReceiver(
+    (payload, id) => console.log(id, describePayload(payload)),
+    Number(process.env.PORT ?? 4000),
+  );
   receiver.trust(process.env.WEBHOOK_SECRET ?? '');
   console.log(`listening on ${receiver.url}`);
 }

@@ -4,6 +4,10 @@ import { DOCS_CSP, DOCS_PAGE } from '../../shared/docs/page';
 
 export const handler = apiHandler('api/docs', () => ({
   statusCode: 200,
-  headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': 'no-cache' },
+  headers: {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': DOCS_CSP,
+    'Cache-Control': 'no-cache',
+  },
   body: DOCS_PAGE,
 }));

@@ -16,6 +16,10 @@ let cached: { key: string; document: OpenApiDocument } | undefined;
 export const handler = apiHandler('api/openapi', async (event) => {
   const customFields = visibleTo(event.user!, await listCustomFields());
   const key = JSON.stringify(customFields);
-  if (cached?.key !== key) cached = { key, document: finishOpenApi(openApiTemplate, { customFields, authenticationClasses: config.authenticationClasses }) };
+  if (cached?.key !== key)
+    cached = {
+      key,
+      document: finishOpenApi(openApiTemplate, { customFields, authenticationClasses: config.authenticationClasses }),
+    };
   return json(200, cached.document);
 });

@@ -25,7 +25,9 @@ export const handler = apiHandler('attachments/create', async (event) => {
   const upload = { ...draft.file, filename: draft.filename, contentType: draft.mime_type };
   const { records, files } = newAttachments(ticket.id, draft.followup, id, [upload]);
   const record = { ...records[0]!, size: draft.size };
-  await withFiles(files, (fileCommit) => addAttachment(ticket, record, fileCommit, collection.inlineFollowup === draft.followup)).catch((error) => {
+  await withFiles(files, (fileCommit) =>
+    addAttachment(ticket, record, fileCommit, collection.inlineFollowup === draft.followup),
+  ).catch((error) => {
     throw error instanceof MissingTicket ? missing() : error;
   });
   return json(201, attachmentView(baseUrl(event), record));

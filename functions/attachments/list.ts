@@ -8,5 +8,10 @@ import { listAttachments } from '../../shared/store/followups';
 export const handler = apiHandler('attachments/list', async (event) => {
   const page = await listAttachments(pageRequest(event));
   const base = baseUrl(event);
-  return pageResponse(event, page.window, page.count, page.attachments.map((a) => attachmentView(base, a)));
+  return pageResponse(
+    event,
+    page.window,
+    page.count,
+    page.attachments.map((a) => attachmentView(base, a)),
+  );
 });

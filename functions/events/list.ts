@@ -11,7 +11,8 @@ import { decodeFeedCursor, encodeFeedCursor, feedCursorKey, readChangeEvents } f
 
 function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_FEED_PAGE;
-  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1) throw new ValidationError({ limit: [`A whole number of events from 1 to ${MAX_FEED_PAGE}.`] });
+  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1)
+    throw new ValidationError({ limit: [`A whole number of events from 1 to ${MAX_FEED_PAGE}.`] });
   return Math.min(Number(raw), MAX_FEED_PAGE);
 }
 
@@ -21,7 +22,13 @@ export const handler = apiHandler('events/list', async (event) => {
   const key = await feedCursorKey();
   const after = rawAfter === undefined ? undefined : decodeFeedCursor(rawAfter, key);
   if (rawAfter !== undefined && after === undefined) {
-    throw new ValidationError({ after: ['Not a cursor of this feed: pass the `cursor` of an earlier answer, or leave `after` out to start from the oldest event kept.'] });
+    throw new ValidationError({
+      after: [
+        'Not a cursor of this feed: pass the `cursor` of an earlier answer, or leave ' +
+          '`after` out to start from ' +
+          'the oldest event kept.',
+      ],
+    });
   }
   const page = await readChangeEvents(after, limit);
   const position = page.last ?? after;

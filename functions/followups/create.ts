@@ -15,11 +15,20 @@ export const handler = apiHandler('followups/create', async (event) => {
   const draft = parseFollowupBody(await event.parseBody!());
   const v = draft.values;
   const lookup = () =>
-    loadReferences({ queues: [], users: typeof v.user === 'number' ? [v.user] : [], tickets: typeof v.ticket === 'number' ? [v.ticket] : [] });
+    loadReferences({
+      queues: [],
+      users: typeof v.user === 'number' ? [v.user] : [],
+      tickets: typeof v.ticket === 'number' ? [v.ticket] : [],
+    });
   const planWith = async () => {
     const refs = await lookup();
     const ticket = typeof v.ticket === 'number' ? refs.tickets.get(v.ticket) : undefined;
-    const plan = planFollowup(draft, { ticket, userExists: typeof v.user === 'number' && refs.users.has(v.user) }, event.user!.id, new Date());
+    const plan = planFollowup(
+      draft,
+      { ticket, userExists: typeof v.user === 'number' && refs.users.has(v.user) },
+      event.user!.id,
+      new Date(),
+    );
     return { ticket: ticket!, plan };
   };
 

@@ -8,5 +8,10 @@ import { listFollowups } from '../../shared/store/followups';
 export const handler = apiHandler('followups/list', async (event) => {
   const page = await listFollowups(pageRequest(event));
   const base = baseUrl(event);
-  return pageResponse(event, page.window, page.count, page.followups.map((f) => followupView(base, f, page.attachments)));
+  return pageResponse(
+    event,
+    page.window,
+    page.count,
+    page.followups.map((f) => followupView(base, f, page.attachments)),
+  );
 });

@@ -1,4 +1,6 @@
-/** POST /api/ignored-senders/ (superusers): an address or pattern, the queues it is for (none: all), keep_in_mailbox. */
+/**
+ * POST /api/ignored-senders/ (superusers): an address or pattern, the queues it is for (none: all), keep_in_mailbox.
+ */
 import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
 import { ValidationError } from '../../shared/domain/errors';
@@ -13,6 +15,12 @@ export const handler = apiHandler('ignored-senders/create', async (event) => {
   const queues = fields.queues ?? [];
   const missing = await firstMissingQueue(queues);
   if (missing !== undefined) throw new ValidationError({ queues: [missingPk(missing)] });
-  const rule = await createIgnoredSender({ name: fields.name, email_address: fields.email_address, queues, keep_in_mailbox: fields.keep_in_mailbox ?? false, date: storedDateTime(new Date()) });
+  const rule = await createIgnoredSender({
+    name: fields.name,
+    email_address: fields.email_address,
+    queues,
+    keep_in_mailbox: fields.keep_in_mailbox ?? false,
+    date: storedDateTime(new Date()),
+  });
   return json(201, ignoredSenderView(rule));
 });

@@ -28,8 +28,18 @@ export async function handler(event: SESEvent): Promise<IngestResult[]> {
       };
       const rawKey = `${INBOUND_MAIL_PREFIX}${mail.messageId}`;
       const raw = await getFile(rawKey, config.mailIn.bucket);
-      const result = await ingest({ raw, rawKey, recipients: receipt.recipients, verdicts, receivedAt: new Date(mail.timestamp) });
-      logger.info('mail in', { rawKey, outcome: result.outcome, ...('ticket' in result ? { ticket: result.ticket } : {}) });
+      const result = await ingest({
+        raw,
+        rawKey,
+        recipients: receipt.recipients,
+        verdicts,
+        receivedAt: new Date(mail.timestamp),
+      });
+      logger.info('mail in', {
+        rawKey,
+        outcome: result.outcome,
+        ...('ticket' in result ? { ticket: result.ticket } : {}),
+      });
       results.push(result);
     }
   } finally {

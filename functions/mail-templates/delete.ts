@@ -1,4 +1,7 @@
-/** DELETE /api/mail/templates/{kind}/?queue=<id> (superusers): back to the default (or, for a queue, to the global override). */
+/**
+ * DELETE /api/mail/templates/{kind}/?queue=<id> (superusers): back to the default (or, for a queue, to the global
+ * override).
+ */
 import { apiHandler } from '../../shared/middleware';
 import { noContent, queryParam } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';

@@ -1,4 +1,7 @@
-/** GET /api/mail/templates/{kind}/?queue=<id> (superusers): the template that kind's mails are rendered with, and what is overridden. */
+/**
+ * GET /api/mail/templates/{kind}/?queue=<id> (superusers): the template that kind's mails are rendered with, and what
+ * is overridden.
+ */
 import { apiHandler } from '../../shared/middleware';
 import { json, queryParam } from '../../shared/middleware/http';
 import { effectiveTemplateView, kindParam, queueQuery } from '../../shared/domain/template-overrides';

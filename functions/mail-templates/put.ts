@@ -14,7 +14,8 @@ import { saveTemplateOverride } from '../../shared/store/template-overrides';
 export const handler = apiHandler('mail-templates/put', async (event) => {
   const kind = kindParam(event.pathParameters?.kind);
   const override = parseTemplateOverride(kind, await event.parseBody!(), storedDateTime(new Date()));
-  if (override.queue !== null && !(await getQueue(override.queue))) throw new ValidationError({ queue: [MESSAGES.pkMissing(override.queue)] });
+  if (override.queue !== null && !(await getQueue(override.queue)))
+    throw new ValidationError({ queue: [MESSAGES.pkMissing(override.queue)] });
   await saveTemplateOverride(override);
   return json(200, templateOverrideView(override));
 });

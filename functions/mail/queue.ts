@@ -14,7 +14,8 @@ import { tableChangeOf } from '../../shared/consumer/stream-records';
 export const MAX_SQS_DELAY_SECONDS = 900;
 
 const queue: MailQueue = {
-  enqueue: (ref, delaySeconds) => sendMessage(config.mail.queueUrl!, JSON.stringify(ref), Math.min(delaySeconds, MAX_SQS_DELAY_SECONDS)),
+  enqueue: (ref, delaySeconds) =>
+    sendMessage(config.mail.queueUrl!, JSON.stringify(ref), Math.min(delaySeconds, MAX_SQS_DELAY_SECONDS)),
 };
 
 export async function handler(event: DynamoDBStreamEvent): Promise<void> {

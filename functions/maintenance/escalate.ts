@@ -9,6 +9,11 @@ import { runEscalation, type EscalationResult } from '../../shared/store/escalat
 
 export async function handler(): Promise<Omit<EscalationResult, 'escalated'> & { escalated: number }> {
   const result = await runEscalation();
-  logger.info('escalation', { day: result.day, escalated: result.escalated.length, alreadyToday: result.alreadyToday.length, changed: result.changed.length });
+  logger.info('escalation', {
+    day: result.day,
+    escalated: result.escalated.length,
+    alreadyToday: result.alreadyToday.length,
+    changed: result.changed.length,
+  });
   return { ...result, escalated: result.escalated.length };
 }

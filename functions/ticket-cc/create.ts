@@ -14,9 +14,12 @@ export const handler = apiHandler('ticket-cc/create', async (event) => {
   const ticket = idParam(event);
   if (!(await getTicket(ticket))) throw new NotFound();
   const entry = parseTicketCcBody(await event.parseBody!());
-  if (entry.user !== null && !(await userExists(entry.user))) throw new ValidationError({ user: [MESSAGES.pkMissing(entry.user)] });
+  if (entry.user !== null && !(await userExists(entry.user)))
+    throw new ValidationError({ user: [MESSAGES.pkMissing(entry.user)] });
   const cc = await addTicketCc(ticket, entry, true).catch((error) => {
-    throw error instanceof DuplicateCc ? new ValidationError({ [entry.user !== null ? 'user' : 'email']: [ALREADY_CC] }) : error;
+    throw error instanceof DuplicateCc
+      ? new ValidationError({ [entry.user !== null ? 'user' : 'email']: [ALREADY_CC] })
+      : error;
   });
   return json(201, ticketCcView(cc));
 });

@@ -27,8 +27,20 @@ export const handler = apiHandler('tickets/create', async (event) => {
   const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
   const { records, files } = newAttachments(ticket.id, opening.id, ids.attachment, uploads);
 
-  const created = await withFiles(files, (fileCommit) => createTicket(ticket, opening, records, webhookEventFor('ticket.created', ticket.id, null, baseUrl(event)), fileCommit)).catch((error) => {
-    throw error instanceof MissingQueueOnWrite ? new ValidationError({ queue: [MESSAGES.pkMissing(ticket.queue)] }) : error;
+  const created = await withFiles(files, (fileCommit) =>
+    createTicket(
+      ticket,
+      opening,
+      records,
+      webhookEventFor('ticket.created', ticket.id, null, baseUrl(event)),
+      fileCommit,
+    ),
+  ).catch((error) => {
+    throw error instanceof MissingQueueOnWrite
+      ? new ValidationError({ queue: [MESSAGES.pkMissing(ticket.queue)] })
+      : error;
   });
-  return json(201, ticketView(baseUrl(event), created, defs), { ETag: ticketETag(ticketRevision({ version: FIRST_VERSION, ...created }), defs) });
+  return json(201, ticketView(baseUrl(event), created, defs), {
+    ETag: ticketETag(ticketRevision({ version: FIRST_VERSION, ...created }), defs),
+  });
 });

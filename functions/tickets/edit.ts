@@ -14,14 +14,22 @@ import { baseUrl, json, type ApiEvent, type HttpResult } from '../../shared/midd
 import { checkIfMatch } from './preconditions';
 import { retryWhileStale } from '../../shared/middleware/stale';
 
-export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, 'replace' | 'partial'>): Promise<HttpResult> {
+export async function updateTicketRequest(
+  event: ApiEvent,
+  mode: Extract<Mode, 'replace' | 'partial'>,
+): Promise<HttpResult> {
   const id = idParam(event);
   const [current, cached] = await Promise.all([readTicket(id), listCustomFields()]);
   if (!current) throw new NotFound();
   const defs = await checkIfMatch(event, current, cached); // 412 before the body is looked at (RFC 9110 §13.2.1)
   const draft = parseTicketBody(await event.parseBody!(), mode, defs);
   delete draft.errors.attachment; // accepted and ignored on updates, as upstream
-  const changes = planTicketUpdate(draft, await loadReferences(referencedIds(draft.values)), new Date(), current.ticket);
+  const changes = planTicketUpdate(
+    draft,
+    await loadReferences(referencedIds(draft.values)),
+    new Date(),
+    current.ticket,
+  );
   let read = current;
   return retryWhileStale(async (attempt) => {
     if (attempt > 1) {
@@ -31,7 +39,8 @@ export async function updateTicketRequest(event: ApiEvent, mode: Extract<Mode, '
       read = again;
     }
     const updated = await updateTicket(read, changes, event.user!.id).catch((error: unknown) => {
-      if (error instanceof MissingQueueOnWrite) throw new ValidationError({ queue: [MESSAGES.pkMissing(changes.queue)] });
+      if (error instanceof MissingQueueOnWrite)
+        throw new ValidationError({ queue: [MESSAGES.pkMissing(changes.queue)] });
       throw error;
     });
     return json(200, ticketView(baseUrl(event), updated, defs), { ETag: ticketETag(ticketRevision(updated), defs) });

@@ -1,4 +1,6 @@
-/** GET /api/tickets/: a page of tickets with their followups and attachments, optionally filtered, ordered or searched. */
+/**
+ * GET /api/tickets/: a page of tickets with their followups and attachments, optionally filtered, ordered or searched.
+ */
 import { apiHandler } from '../../shared/middleware';
 import { baseUrl, queryParam } from '../../shared/middleware/http';
 import { pageRequest, pageResponse } from '../../shared/middleware/pages';
@@ -18,9 +20,22 @@ export const handler = apiHandler('tickets/list', async (event) => {
   if (search) {
     const found = await searchTickets(search.query, search.filters, search.order, {}, pageRequest(event));
     const [hits, defs] = await Promise.all([readHits(found.hits), listCustomFields()]);
-    return pageResponse(event, found.window, found.count, hits.map((h) => ({ ...ticketView(base, h.collection, defs), snippet: h.snippet })));
+    return pageResponse(
+      event,
+      found.window,
+      found.count,
+      hits.map((h) => ({ ...ticketView(base, h.collection, defs), snippet: h.snippet })),
+    );
   }
   const query = parseTicketListQuery(params);
-  const [page, defs] = await Promise.all([listTicketsBy(query, pageRequest(event, { cursors: true })), listCustomFields()]);
-  return pageResponse(event, page.links, page.count, page.tickets.map((t) => ticketView(base, t, defs)));
+  const [page, defs] = await Promise.all([
+    listTicketsBy(query, pageRequest(event, { cursors: true })),
+    listCustomFields(),
+  ]);
+  return pageResponse(
+    event,
+    page.links,
+    page.count,
+    page.tickets.map((t) => ticketView(base, t, defs)),
+  );
 });

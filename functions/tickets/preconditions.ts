@@ -4,11 +4,17 @@
  * The header is compared with the tag of the ticket as read, and the write that follows is
  * conditional on the version read: together that is the atomic check "write only if the ticket is
  * still the one the client saw" (a followup or attachment added in between does not hold the ticket
- * item, so it can land between the check and the write: the write still applies to the ticket as read). When the conditional write loses to another writer, the handler reads
- * again and calls this again, which then answers 412 (a request without If-Match just retries).
+ * item, so it can land between the check and the write: the write still applies to the ticket as read). When the
+ * conditional write loses to another writer, the handler reads again and calls this again, which then answers 412 (a
+ * request without If-Match just retries).
  */
 import type { CustomFieldDefinition } from '../../shared/domain/custom-fields';
-import { namesRevisionWithOtherDefinitions, requireIfMatch, ticketETag, ticketRevision } from '../../shared/domain/etag';
+import {
+  namesRevisionWithOtherDefinitions,
+  requireIfMatch,
+  ticketETag,
+  ticketRevision,
+} from '../../shared/domain/etag';
 import { header, type ApiEvent } from '../../shared/middleware/http';
 import { listCustomFields } from '../../shared/store/custom-fields';
 import type { ReadCollection } from '../../shared/store/items';
@@ -19,9 +25,17 @@ import type { ReadCollection } from '../../shared/store/items';
  * this revision with other definitions (this function's cache may be the stale side; costs one read
  * only then).
  */
-export async function checkIfMatch(event: ApiEvent, current: ReadCollection, defs: CustomFieldDefinition[]): Promise<CustomFieldDefinition[]>;
+export async function checkIfMatch(
+  event: ApiEvent,
+  current: ReadCollection,
+  defs: CustomFieldDefinition[],
+): Promise<CustomFieldDefinition[]>;
 export async function checkIfMatch(event: ApiEvent, current: ReadCollection): Promise<void>;
-export async function checkIfMatch(event: ApiEvent, current: ReadCollection, defs?: CustomFieldDefinition[]): Promise<CustomFieldDefinition[] | void> {
+export async function checkIfMatch(
+  event: ApiEvent,
+  current: ReadCollection,
+  defs?: CustomFieldDefinition[],
+): Promise<CustomFieldDefinition[] | void> {
   const condition = header(event, 'if-match');
   if (condition === undefined) return defs;
   defs ??= await listCustomFields();

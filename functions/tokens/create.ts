@@ -6,14 +6,22 @@ import { apiHandler } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
 import { ValidationError } from '../../shared/domain/errors';
 import { storedDateTime } from '../../shared/domain/datetime';
-import { TOKEN_PREFIX_LENGTH, createdTokenView, hashTokenKey, newTokenKey, noSuchUser, tokenOwner } from '../../shared/domain/tokens';
+import {
+  TOKEN_PREFIX_LENGTH,
+  createdTokenView,
+  hashTokenKey,
+  newTokenKey,
+  noSuchUser,
+  tokenOwner,
+} from '../../shared/domain/tokens';
 import { createToken } from '../../shared/store/tokens';
 import { findUserByUsername } from '../../shared/store/users';
 
 export const handler = apiHandler('tokens/create', async (event) => {
   const caller = event.user!;
   const owner = tokenOwner(caller, await event.parseBody!());
-  if (owner !== caller.username && !(await findUserByUsername(owner))) throw new ValidationError({ user: [noSuchUser(owner)] });
+  if (owner !== caller.username && !(await findUserByUsername(owner)))
+    throw new ValidationError({ user: [noSuchUser(owner)] });
   const key = newTokenKey();
   const token = await createToken({
     user: owner,

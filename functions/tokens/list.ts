@@ -7,5 +7,10 @@ import { listTokens } from '../../shared/store/tokens';
 export const handler = apiHandler('tokens/list', async (event) => {
   const caller = event.user!;
   const request = pageRequest(event);
-  return listPageResponse(event, request, await listTokens(caller.is_superuser ? undefined : caller.username), tokenView);
+  return listPageResponse(
+    event,
+    request,
+    await listTokens(caller.is_superuser ? undefined : caller.username),
+    tokenView,
+  );
 });

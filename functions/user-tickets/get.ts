@@ -11,5 +11,8 @@ import { getTicket } from '../../shared/store/tickets';
 export const handler = apiHandler('user-tickets/get', async (event) => {
   const [ticket, defs] = await Promise.all([getTicket(idParam(event)), listCustomFields()]);
   if (!ticket || ticket.submitter_email !== event.user!.email) throw new NotFound();
-  return json(200, userTicketView(ticket, await getQueue(ticket.queue), visibleTo(event.user!, defs), new Date(), true));
+  return json(
+    200,
+    userTicketView(ticket, await getQueue(ticket.queue), visibleTo(event.user!, defs), new Date(), true),
+  );
 });

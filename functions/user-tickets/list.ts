@@ -20,10 +20,19 @@ export const handler = apiHandler('user-tickets/list', async (event) => {
   const visible = visibleTo(user, defs);
   const now = new Date();
   if (search) {
-    // Public text of the caller's own tickets only, whoever the caller is (staff included: this is their requester view).
+    // Public text of the caller's own tickets only, whoever the caller is (staff included: this is their requester
+    // view).
     const found = await searchTickets(search, {}, 'relevance', { requester: user.email }, request);
     const hits = (await readHits(found.hits)).filter((h) => h.collection.ticket.submitter_email === user.email);
-    return pageResponse(event, found.window, found.count, hits.map((h) => ({ ...userTicketView(h.collection.ticket, byId.get(h.collection.ticket.queue), visible, now), snippet: h.snippet })));
+    return pageResponse(
+      event,
+      found.window,
+      found.count,
+      hits.map((h) => ({
+        ...userTicketView(h.collection.ticket, byId.get(h.collection.ticket.queue), visible, now),
+        snippet: h.snippet,
+      })),
+    );
   }
   const tickets = await ticketsBySubmitter(user.email);
   return listPageResponse(event, request, tickets, (t) => userTicketView(t, byId.get(t.queue), visible, now));

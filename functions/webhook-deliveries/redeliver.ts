@@ -16,9 +16,12 @@ export const handler = apiHandler('webhook-deliveries/redeliver', async (event) 
   const id = event.pathParameters?.id ?? '';
   const current = DELIVERY_ID.test(id) ? await getDelivery(id) : undefined;
   if (!current) throw new NotFound();
-  if (current.event === 'subscription.disabled') throw new Conflict('This entry records a subscription being disabled: it has nothing to send.');
-  if (!current.body) throw new Conflict('This delivery kept no payload (it was too large to store), so it cannot be sent again.');
-  const stillPending = () => new Conflict('This delivery is still being attempted; send it again once it has succeeded or failed.');
+  if (current.event === 'subscription.disabled')
+    throw new Conflict('This entry records a subscription being disabled: it has nothing to send.');
+  if (!current.body)
+    throw new Conflict('This delivery kept no payload (it was too large to store), so it cannot be sent again.');
+  const stillPending = () =>
+    new Conflict('This delivery is still being attempted; send it again once it has succeeded or failed.');
   const now = new Date();
   if (!mayRedeliver(current, now)) throw stillPending();
   const delivery = await requeueDelivery(id, now);

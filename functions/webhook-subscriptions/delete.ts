@@ -1,4 +1,7 @@
-/** DELETE /api/webhooks/{id}/ (superusers): its pending deliveries end at their next attempt. 409 for an environment receiver. */
+/**
+ * DELETE /api/webhooks/{id}/ (superusers): its pending deliveries end at their next attempt. 409 for an environment
+ * receiver.
+ */
 import { apiHandler } from '../../shared/middleware';
 import { noContent } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';

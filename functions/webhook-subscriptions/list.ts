@@ -1,4 +1,7 @@
-/** GET /api/webhooks/ (superusers): the environment's receivers (read-only), then the subscriptions, oldest first; paginated. */
+/**
+ * GET /api/webhooks/ (superusers): the environment's receivers (read-only), then the subscriptions, oldest first;
+ * paginated.
+ */
 import { apiHandler } from '../../shared/middleware';
 import { listPageResponse, pageRequest } from '../../shared/middleware/pages';
 import { subscriptionView } from '../../shared/domain/subscriptions';

@@ -2,7 +2,12 @@
 import type { ApiEvent } from '../../shared/middleware';
 import { config } from '../../shared/config';
 import { Conflict, NotFound } from '../../shared/domain/errors';
-import { ENVIRONMENT_ID, SUBSCRIPTION_ID, environmentSubscriptionViews, type Subscription } from '../../shared/domain/subscriptions';
+import {
+  ENVIRONMENT_ID,
+  SUBSCRIPTION_ID,
+  environmentSubscriptionViews,
+  type Subscription,
+} from '../../shared/domain/subscriptions';
 import { getSubscription } from '../../shared/store/subscriptions';
 
 /** The environment's receivers, as the list shows them. */
@@ -15,7 +20,11 @@ export const environmentSubscriptions = () => environmentSubscriptionViews(confi
 export async function storedSubscription(event: ApiEvent): Promise<Subscription> {
   const id = event.pathParameters?.id ?? '';
   if (ENVIRONMENT_ID.test(id) && environmentSubscriptions().some((s) => s.id === id)) {
-    throw new Conflict('This subscription comes from the environment (its source variable): it is read-only here; change the variable and redeploy.');
+    throw new Conflict(
+      'This subscription comes from the environment (its source variable): it ' +
+        'is read-only here; change the variable ' +
+        'and redeploy.',
+    );
   }
   const subscription = SUBSCRIPTION_ID.test(id) ? await getSubscription(id) : undefined;
   if (!subscription) throw new NotFound();

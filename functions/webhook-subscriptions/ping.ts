@@ -11,6 +11,9 @@ import { storedSubscription } from './lookup';
 
 export const handler = apiHandler('webhook-subscriptions/ping', async (event) => {
   const subscription = await storedSubscription(event);
-  const result = await pingSubscription(subscription, { timeoutMs: config.webhooks.settings.timeoutMs, allowLoopback: config.webhooks.loopbackAllowed });
+  const result = await pingSubscription(subscription, {
+    timeoutMs: config.webhooks.settings.timeoutMs,
+    allowLoopback: config.webhooks.loopbackAllowed,
+  });
   return json(200, result);
 });

@@ -14,7 +14,9 @@ export const handler = apiHandler('webhook-subscriptions/rotate-secret', async (
   const current = await storedSubscription(event);
   const next = rotatedSubscription(current, parseRotationBody(await event.parseBody!()), new Date());
   const saved = await saveSubscription(current, next).catch((error) => {
-    throw error instanceof SubscriptionChanged ? new Conflict('The subscription changed meanwhile; rotate again.') : error;
+    throw error instanceof SubscriptionChanged
+      ? new Conflict('The subscription changed meanwhile; rotate again.')
+      : error;
   });
   if (!saved) throw new NotFound();
   return json(200, subscriptionWithSecretView(next));

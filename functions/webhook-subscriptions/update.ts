@@ -16,7 +16,9 @@ export const handler = apiHandler('webhook-subscriptions/update', async (event) 
   const changes = parseSubscriptionBody(await event.parseBody!(), 'partial', config.webhooks.loopbackAllowed);
   const next = changedSubscription(current, changes, new Date());
   const saved = await saveSubscription(current, next).catch((error) => {
-    throw error instanceof SubscriptionChanged ? new Conflict('The subscription changed meanwhile; read it again and repeat the change.') : error;
+    throw error instanceof SubscriptionChanged
+      ? new Conflict('The subscription changed meanwhile; read it again and repeat the change.')
+      : error;
   });
   if (!saved) throw new NotFound();
   return json(200, subscriptionView(next));

@@ -23,7 +23,9 @@ const SWEEP_LIMIT = 100;
 
 const ctx = webhookContext();
 
-export async function handler(event: DynamoDBStreamEvent | ScheduledEvent): Promise<DynamoDBBatchResponse | { dispatched: number }> {
+export async function handler(
+  event: DynamoDBStreamEvent | ScheduledEvent,
+): Promise<DynamoDBBatchResponse | { dispatched: number }> {
   return 'Records' in event ? dispatchStream(event, ctx) : dispatchStranded(ctx);
 }
 
@@ -37,7 +39,10 @@ async function dispatchStream(event: DynamoDBStreamEvent, ctx: WebhookContext): 
       if (isChangeEventItem(item)) await dispatchChangeEvent(changeEventFromItem(item), ctx);
       else await dispatchEvent(eventFromItem(item), ctx);
     } catch (error) {
-      logger.error('webhook dispatch failed', { sequence: record.dynamodb?.SequenceNumber, error: (error as Error).message });
+      logger.error('webhook dispatch failed', {
+        sequence: record.dynamodb?.SequenceNumber,
+        error: (error as Error).message,
+      });
       // Stream records are ordered: report this one and stop, so it and everything after is retried.
       batchItemFailures.push({ itemIdentifier: record.dynamodb!.SequenceNumber! });
       break;
@@ -46,7 +51,10 @@ async function dispatchStream(event: DynamoDBStreamEvent, ctx: WebhookContext): 
   return { batchItemFailures };
 }
 
-/** The scheduled run: events older than STRANDED_AFTER_MS still in the outbox. A failure fails the run (and the next one tries again). */
+/**
+ * The scheduled run: events older than STRANDED_AFTER_MS still in the outbox. A failure fails the run (and the next one
+ * tries again).
+ */
 async function dispatchStranded(ctx: WebhookContext): Promise<{ dispatched: number }> {
   const stranded = await eventsWrittenBefore(new Date(Date.now() - STRANDED_AFTER_MS), SWEEP_LIMIT);
   for (const event of stranded) {

@@ -2,7 +2,13 @@
  * Makes a fresh local data directory usable: the table (same schema as the CDK stack), the bucket,
  * queue 1 and a staff superuser. Safe to run on every start.
  */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { TABLE_SCHEMA } from '../../shared/store/schema';
@@ -21,10 +27,17 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
     // carried old images: a stream's view type changes only by turning it off and on again.
     const current = Table?.StreamSpecification;
     if (current?.StreamEnabled && current.StreamViewType !== stream) {
-      await client.send(new UpdateTableCommand({ TableName: config.tableName, StreamSpecification: { StreamEnabled: false } }));
+      await client.send(
+        new UpdateTableCommand({ TableName: config.tableName, StreamSpecification: { StreamEnabled: false } }),
+      );
     }
     if (!current?.StreamEnabled || current.StreamViewType !== stream) {
-      await client.send(new UpdateTableCommand({ TableName: config.tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: stream } }));
+      await client.send(
+        new UpdateTableCommand({
+          TableName: config.tableName,
+          StreamSpecification: { StreamEnabled: true, StreamViewType: stream },
+        }),
+      );
     }
     // A data directory made before an index existed (gsi4: listing records) gets it added.
     const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
@@ -32,7 +45,10 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
       await client.send(
         new UpdateTableCommand({
           TableName: config.tableName,
-          AttributeDefinitions: [i.partitionKey, i.sortKey].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+          AttributeDefinitions: [i.partitionKey, i.sortKey].map((AttributeName) => ({
+            AttributeName,
+            AttributeType: 'S',
+          })),
           GlobalSecondaryIndexUpdates: [
             {
               Create: {
@@ -74,7 +90,10 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
     }),
   );
   await client.send(
-    new UpdateTimeToLiveCommand({ TableName: config.tableName, TimeToLiveSpecification: { AttributeName: timeToLive, Enabled: true } }),
+    new UpdateTimeToLiveCommand({
+      TableName: config.tableName,
+      TimeToLiveSpecification: { AttributeName: timeToLive, Enabled: true },
+    }),
   );
 }
 
@@ -102,7 +121,13 @@ async function ensureAdmin(): Promise<AdminAccount> {
   const existing = await findUserByUsername(username);
   if (existing) {
     if (given) {
-      await saveUser({ ...existing, is_staff: true, is_superuser: true, is_active: true, password_hash: await hashPassword(given) });
+      await saveUser({
+        ...existing,
+        is_staff: true,
+        is_superuser: true,
+        is_active: true,
+        password_hash: await hashPassword(given),
+      });
     }
     return { username };
   }
@@ -112,7 +137,10 @@ async function ensureAdmin(): Promise<AdminAccount> {
 }
 
 export async function bootstrap(): Promise<AdminAccount> {
-  await Promise.all([ensureTable(new DynamoDBClient({})), ensureBucket(new S3Client({ forcePathStyle: config.s3ForcePathStyle }))]);
+  await Promise.all([
+    ensureTable(new DynamoDBClient({})),
+    ensureBucket(new S3Client({ forcePathStyle: config.s3ForcePathStyle })),
+  ]);
   await ensureQueue({ id: 1, title: 'Support', slug: 'support' });
   await backfillIfUncounted();
   return ensureAdmin();

@@ -94,7 +94,9 @@ async function waitForDynamo(endpoint: string, child: ChildProcess, output: () =
       // server that took the port between freePort() and the JVM's bind: fail rather than use it.
       const answer = await (await fetch(endpoint, { signal: AbortSignal.timeout(1000) })).text();
       if (answer.includes('com.amazonaws.dynamodb')) return;
-      throw new Error(`Port of ${endpoint} taken by another server before DynamoDB Local could bind it: ${answer.slice(0, 100)}`);
+      throw new Error(
+        `Port of ${endpoint} taken by another server before DynamoDB Local could bind it: ${answer.slice(0, 100)}`,
+      );
     } catch (error) {
       if ((error as Error).message.startsWith('Port of')) {
         child.kill('SIGKILL');
@@ -125,7 +127,12 @@ export interface EngineOptions {
 export async function startEngines(dataDir: string, options: EngineOptions = {}): Promise<Engines> {
   const java = javaVersion();
   const javaOptions = loopbackOnlyJavaOptions(java);
-  if (!javaOptions) console.warn(`Java ${java} has no security manager: DynamoDB Local answers other hosts too. Use Java 17 to 23 on a shared network (docs/security.md).`);
+  if (!javaOptions)
+    console.warn(
+      `Java ${java} has no security manager: DynamoDB Local answers other hosts too. Use Java ` +
+        `17 to 23 on a shared network ` +
+        `(docs/security.md).`,
+    );
   const inMemory = dataDir === 'memory';
   const s3Dir = inMemory ? mkdtempSync(join(tmpdir(), 'helpdesk-s3-')) : resolve(dataDir, 's3');
   const dynamoDir = inMemory ? null : resolve(dataDir, 'dynamodb');

@@ -12,7 +12,8 @@ export const DEFAULT_ESCALATION_HOUR = 6;
 export function escalationHour(env: Record<string, string | undefined> = process.env): number | undefined {
   const raw = (env.HELPDESK_ESCALATION_HOUR ?? String(DEFAULT_ESCALATION_HOUR)).trim();
   if (raw === 'off') return undefined;
-  if (!/^\d{1,2}$/.test(raw) || Number(raw) > 23) throw new Error(`HELPDESK_ESCALATION_HOUR must be an hour from 0 to 23, or off, not "${raw}"`);
+  if (!/^\d{1,2}$/.test(raw) || Number(raw) > 23)
+    throw new Error(`HELPDESK_ESCALATION_HOUR must be an hour from 0 to 23, or off, not "${raw}"`);
   return Number(raw);
 }
 
@@ -38,12 +39,26 @@ export async function startLocalEscalation(hour = escalationHour()): Promise<Rep
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const schedule = () => {
-    timer = setTimeout(() => {
-      running = runEscalation()
-        .then((r) => logger.info('escalation', { day: r.day, escalated: r.escalated.length, alreadyToday: r.alreadyToday.length, changed: r.changed.length }))
-        .catch((error: unknown) => logger.error('escalation failed; the next run is tomorrow (or run `npm run helpdesk -- escalate`)', { error: (error as Error).message }))
-        .finally(schedule);
-    }, nextRun(new Date(), hour, timeZone).getTime() - Date.now());
+    timer = setTimeout(
+      () => {
+        running = runEscalation()
+          .then((r) =>
+            logger.info('escalation', {
+              day: r.day,
+              escalated: r.escalated.length,
+              alreadyToday: r.alreadyToday.length,
+              changed: r.changed.length,
+            }),
+          )
+          .catch((error: unknown) =>
+            logger.error('escalation failed; the next run is tomorrow (or run `npm run helpdesk -- escalate`)', {
+              error: (error as Error).message,
+            }),
+          )
+          .finally(schedule);
+      },
+      nextRun(new Date(), hour, timeZone).getTime() - Date.now(),
+    );
     timer.unref();
   };
   schedule();

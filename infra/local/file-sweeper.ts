@@ -10,7 +10,8 @@ export type LocalFileSweeper = Repeating;
 
 export function fileSweepInterval(env: Record<string, string | undefined> = process.env): number {
   const raw = env.HELPDESK_FILE_SWEEP_SECONDS ?? '60';
-  if (!/^\d+$/.test(raw.trim())) throw new Error(`HELPDESK_FILE_SWEEP_SECONDS must be a whole number of seconds, not "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()))
+    throw new Error(`HELPDESK_FILE_SWEEP_SECONDS must be a whole number of seconds, not "${raw}"`);
   return Number(raw) * 1000;
 }
 

@@ -13,11 +13,15 @@ export const DEFAULT_IMAP_POLL_SECONDS = 60;
 
 export function imapPollInterval(env: Record<string, string | undefined> = process.env): number {
   const raw = env.HELPDESK_IMAP_POLL_SECONDS ?? String(DEFAULT_IMAP_POLL_SECONDS);
-  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || Number(raw) <= 0) throw new Error(`HELPDESK_IMAP_POLL_SECONDS must be a number of seconds above 0, not "${raw}"`);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || Number(raw) <= 0)
+    throw new Error(`HELPDESK_IMAP_POLL_SECONDS must be a number of seconds above 0, not "${raw}"`);
   return Number(raw) * 1000;
 }
 
-/** Starts polling the configured mailbox, or returns undefined when none is configured. Throws on a bad setting or a missing password. */
+/**
+ * Starts polling the configured mailbox, or returns undefined when none is configured. Throws on a bad setting or a
+ * missing password.
+ */
 export async function startLocalImapPoller(intervalMs = imapPollInterval()): Promise<Repeating | undefined> {
   const { config } = await import('../../shared/config');
   const mailbox = config.mailIn.imap;
@@ -29,10 +33,15 @@ export async function startLocalImapPoller(intervalMs = imapPollInterval()): Pro
   await imapPassword(); // a missing password stops the start, with the reason
   return repeatEvery(intervalMs, async () => {
     try {
-      const report = await asFunction('mail-in/poll', MAIL_IN_GRANTS, async () => pollMailbox(mailbox, await imapPassword()));
+      const report = await asFunction('mail-in/poll', MAIL_IN_GRANTS, async () =>
+        pollMailbox(mailbox, await imapPassword()),
+      );
       if (Object.keys(report.outcomes).length || report.oversized) logger.info('imap poll', { ...report });
     } catch (error) {
-      logger.warn('imap poll failed; trying again at the next run', { error: (error as Error).message, host: mailbox.host });
+      logger.warn('imap poll failed; trying again at the next run', {
+        error: (error as Error).message,
+        host: mailbox.host,
+      });
     }
   });
 }

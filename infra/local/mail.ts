@@ -43,14 +43,16 @@ export function useLocalMailDefaults(dataDir: string): void {
     if (env.HELPDESK_SMTP_URL) env.HELPDESK_MAIL_TRANSPORT = 'smtp';
     else if (env.HELPDESK_MAILBOX_DIR || dataDir !== 'memory') env.HELPDESK_MAIL_TRANSPORT = 'mailbox';
   }
-  if (env.HELPDESK_MAIL_TRANSPORT === 'mailbox' && dataDir !== 'memory') env.HELPDESK_MAILBOX_DIR ??= mailboxOf(dataDir);
+  if (env.HELPDESK_MAIL_TRANSPORT === 'mailbox' && dataDir !== 'memory')
+    env.HELPDESK_MAILBOX_DIR ??= mailboxOf(dataDir);
 }
 
 export function startLocalMail(dataDir: string): LocalMail {
   useLocalMailDefaults(dataDir);
   const settings = config.mail.settings; // refuses to start on a bad setting
   const transport = transportFor(settings);
-  if (transport) ensureLocalSecret(dataDir, 'HELPDESK_MAIL_SECRET', 'mail-secret', () => randomBytes(32).toString('base64url'));
+  if (transport)
+    ensureLocalSecret(dataDir, 'HELPDESK_MAIL_SECRET', 'mail-secret', () => randomBytes(32).toString('base64url'));
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<unknown>>();
   let stopped = false;

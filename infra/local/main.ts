@@ -20,10 +20,15 @@ if (logFormat === 'line') process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 const enginesSetting = process.env.HELPDESK_ENGINES ?? 'own';
 const [dynamoEndpoint, s3Endpoint] = [process.env.AWS_ENDPOINT_URL_DYNAMODB, process.env.AWS_ENDPOINT_URL_S3];
 if (enginesSetting !== 'own' && !(enginesSetting === 'external' && dynamoEndpoint && s3Endpoint)) {
-  console.error(`HELPDESK_ENGINES must be own, or external with AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_S3 set, not "${enginesSetting}"`);
+  console.error(
+    `HELPDESK_ENGINES must be own, or external with AWS_ENDPOINT_URL_DYNAMODB ` +
+      `and AWS_ENDPOINT_URL_S3 set, not ` +
+      `"${enginesSetting}"`,
+  );
   process.exit(1);
 }
-const engines = enginesSetting === 'external' ? { dynamoEndpoint: dynamoEndpoint!, s3Endpoint: s3Endpoint! } : undefined;
+const engines =
+  enginesSetting === 'external' ? { dynamoEndpoint: dynamoEndpoint!, s3Endpoint: s3Endpoint! } : undefined;
 
 // Mail in (docs/local.md): SMTP on loopback. 2525 by default, and a free port when that one is taken
 // (another helpdesk, a mail catcher); a port set explicitly must be free; 0 picks a free one.
@@ -34,20 +39,36 @@ if (smtpSetting !== '' && !(/^\d+$/.test(smtpSetting) && Number(smtpSetting) < 6
 }
 const smtpPort = smtpSetting === '' ? DEFAULT_SMTP_PORT : Number(smtpSetting);
 
-const runtime = await startLocalRuntime({ port, dataDir, accessLog: logFormat === 'line', engines, smtpPort, smtpFallback: smtpSetting === '' }).catch((error: Error) => {
+const runtime = await startLocalRuntime({
+  port,
+  dataDir,
+  accessLog: logFormat === 'line',
+  engines,
+  smtpPort,
+  smtpFallback: smtpSetting === '',
+}).catch((error: Error) => {
   console.error(`Could not start the local API: ${error.message}`);
   process.exit(1);
 });
 
 console.log(`Helpdesk API listening on ${runtime.url}/api/`);
-if (runtime.smtpPortTaken !== undefined) console.log(`SMTP port ${runtime.smtpPortTaken} is taken: using ${runtime.smtpPort} (set HELPDESK_SMTP_PORT to choose)`);
-console.log(`Mail in: SMTP listening on 127.0.0.1:${runtime.smtpPort} (a queue answers at <slug>@${process.env.HELPDESK_MAIL_DOMAIN || 'localhost'})`);
-if (runtime.imapMailbox) console.log(`Mail in: polling the mailbox ${runtime.imapMailbox} (HELPDESK_IMAP_URL) every ${process.env.HELPDESK_IMAP_POLL_SECONDS ?? DEFAULT_IMAP_POLL_SECONDS} s`);
+if (runtime.smtpPortTaken !== undefined)
+  console.log(
+    `SMTP port ${runtime.smtpPortTaken} is taken: using ${runtime.smtpPort} (set HELPDESK_SMTP_PORT to choose)`,
+  );
+console.log(
+  `Mail in: SMTP listening on 127.0.0.1:${runtime.smtpPort} (a queue answers at <slug>@${process.env.HELPDESK_MAIL_DOMAIN || 'localhost'})`,
+);
+if (runtime.imapMailbox)
+  console.log(
+    `Mail in: polling the mailbox ${runtime.imapMailbox} (HELPDESK_IMAP_URL) every ${process.env.HELPDESK_IMAP_POLL_SECONDS ?? DEFAULT_IMAP_POLL_SECONDS} s`,
+  );
 console.log(`Data: ${dataDir === 'memory' ? 'in memory (lost on exit)' : dataDir}`);
 if (process.env.HELPDESK_ACTIVATE_API_ENDPOINT !== 'True') {
   console.log('HELPDESK_ACTIVATE_API_ENDPOINT is not True: every API route answers 404.');
 }
-if (process.env.HELPDESK_CORS_ORIGINS) console.log(`CORS: origins ${process.env.HELPDESK_CORS_ORIGINS} may call the API from a browser`);
+if (process.env.HELPDESK_CORS_ORIGINS)
+  console.log(`CORS: origins ${process.env.HELPDESK_CORS_ORIGINS} may call the API from a browser`);
 if (runtime.admin.generatedPassword) {
   console.log(`Created staff superuser "${runtime.admin.username}" with password: ${runtime.admin.generatedPassword}`);
   console.log('(shown once; set HELPDESK_ADMIN_PASSWORD to choose it)');
@@ -61,7 +82,8 @@ if (runtime.generatedWebhookSecret) {
   console.log(
     dataDir === 'memory'
       ? 'Webhook signing secret: generated for this run only; set HELPDESK_WEBHOOK_SECRET to verify signatures'
-      : `Webhook signing secret: generated, in ${dataDir}/webhook-secret (readable by you only); set HELPDESK_WEBHOOK_SECRET to choose it`,
+      : `Webhook signing secret: generated, in ${dataDir}/webhook-secret (readable by you only); set HELPDESK_WEBHOOK_SECRET ` +
+          `to choose it`,
   );
 }
 

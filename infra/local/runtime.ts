@@ -82,7 +82,9 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
       ? undefined
       : await claimDataDir(dataDir, 'server', (owner) => {
           if (owner.owner === 'server') {
-            throw new DataDirBusy(`${dataDir} is already used by the local server of process ${owner.pid}${owner.url ? ` (${owner.url})` : ''}.`);
+            throw new DataDirBusy(
+              `${dataDir} is already used by the local server of process ${owner.pid}${owner.url ? ` (${owner.url})` : ''}.`,
+            );
           }
           return undefined;
         });
@@ -152,7 +154,12 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const activeImap = imap;
     const activeServer = server;
     const url = `http://${host}:${port}`;
-    claim?.publish({ dynamoEndpoint: engines.dynamoEndpoint, s3Endpoint: engines.s3Endpoint, url, tableName: config.tableName });
+    claim?.publish({
+      dynamoEndpoint: engines.dynamoEndpoint,
+      s3Endpoint: engines.s3Endpoint,
+      url,
+      tableName: config.tableName,
+    });
     const activeWebhooks = webhooks;
     const activeSweeper = sweeper;
     const activeStream = stream;

@@ -6,8 +6,16 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Sets `variable` from the environment, the data directory's `file`, or `make()`; returns the secret when this call made it. */
-export function ensureLocalSecret(dataDir: string, variable: string, file: string, make: () => string): string | undefined {
+/**
+ * Sets `variable` from the environment, the data directory's `file`, or `make()`; returns the secret when this call
+ * made it.
+ */
+export function ensureLocalSecret(
+  dataDir: string,
+  variable: string,
+  file: string,
+  make: () => string,
+): string | undefined {
   if (process.env[variable]) return undefined;
   const path = dataDir === 'memory' ? undefined : join(dataDir, file);
   if (path && existsSync(path)) {

@@ -42,7 +42,9 @@ function isTextual(contentType: string | undefined): boolean {
   return (
     type === '' ||
     type.startsWith('text/') ||
-    ['application/json', 'application/x-www-form-urlencoded', 'application/xml', 'application/javascript'].includes(type) ||
+    ['application/json', 'application/x-www-form-urlencoded', 'application/xml', 'application/javascript'].includes(
+      type,
+    ) ||
     type.endsWith('+json') ||
     type.endsWith('+xml')
   );
@@ -99,7 +101,13 @@ export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params
       apiId: 'local',
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'localhost',
-      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: headers['x-forwarded-for'], userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: headers['x-forwarded-for'],
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId: randomUUID(),
       routeKey,
       stage: '$default',
@@ -112,13 +120,20 @@ export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params
 }
 
 function send(res: ServerResponse, method: string, result: HttpResult): void {
-  const body = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  const body =
+    result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
   res.writeHead(result.statusCode, { ...result.headers, ...(body ? { 'Content-Length': body.length } : {}) });
   res.end(method === 'HEAD' ? undefined : body);
 }
 
 /** `npm start`'s access log: one line per request (HELPDESK_LOG_FORMAT=line, its default). */
-export function accessLine(method: string, url: string, status: number, ms: number, requestId: string | undefined): string {
+export function accessLine(
+  method: string,
+  url: string,
+  status: number,
+  ms: number,
+  requestId: string | undefined,
+): string {
   return `${method} ${url} ${status} ${Math.round(ms)} ms ${requestId ?? '-'}`;
 }
 
@@ -133,7 +148,11 @@ export function accessLine(method: string, url: string, status: number, ms: numb
  */
 export const LOCAL_FUNCTION_CONCURRENCY = 16;
 
-export const TIMED_OUT: HttpResult = { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: '{"message":"Internal Server Error"}' };
+export const TIMED_OUT: HttpResult = {
+  statusCode: 500,
+  headers: { 'Content-Type': 'application/json' },
+  body: '{"message":"Internal Server Error"}',
+};
 
 /**
  * The function's answer, or TIMED_OUT once it has run `ms`. As on Lambda, what the handler was
@@ -159,7 +178,8 @@ export function functionConcurrency(limit: number): <T>(handler: string, invoke:
   const running = new Map<string, number>();
   const waiting = new Map<string, (() => void)[]>();
   return async (handler, invoke) => {
-    if ((running.get(handler) ?? 0) >= limit) await new Promise<void>((start) => waiting.set(handler, [...(waiting.get(handler) ?? []), start]));
+    if ((running.get(handler) ?? 0) >= limit)
+      await new Promise<void>((start) => waiting.set(handler, [...(waiting.get(handler) ?? []), start]));
     else running.set(handler, (running.get(handler) ?? 0) + 1);
     try {
       return await invoke();
@@ -173,7 +193,14 @@ export function functionConcurrency(limit: number): <T>(handler: string, invoke:
 }
 
 /** Serves one request; returns the request id given to its handler, if one ran. */
-async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: readonly string[], grants: boolean, functionTimeoutMs: number, concurrency: ReturnType<typeof functionConcurrency>): Promise<string | undefined> {
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  corsOrigins: readonly string[],
+  grants: boolean,
+  functionTimeoutMs: number,
+  concurrency: ReturnType<typeof functionConcurrency>,
+): Promise<string | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   const origin = req.headers.origin;
@@ -191,15 +218,24 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
     body = await readBody(req);
   } catch (error) {
     // What API Gateway answers for a payload over its limit, in upstream's error shape.
-    const detail = error instanceof BodyTooLarge ? `Request body is larger than ${MAX_BODY_BYTES} bytes.` : 'Request body could not be read.';
-    send(res, method, { statusCode: error instanceof BodyTooLarge ? 413 : 400, headers: { ...SECURITY_HEADERS, ...cors, 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify({ detail }) });
+    const detail =
+      error instanceof BodyTooLarge
+        ? `Request body is larger than ${MAX_BODY_BYTES} bytes.`
+        : 'Request body could not be read.';
+    send(res, method, {
+      statusCode: error instanceof BodyTooLarge ? 413 : 400,
+      headers: { ...SECURITY_HEADERS, ...cors, 'Content-Type': 'application/json', Connection: 'close' },
+      body: JSON.stringify({ detail }),
+    });
     return undefined;
   }
   const event = toEvent(req, body, route, params);
   const handler = await loadHandler(route);
   const invoke = () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
   // The timeout counts from the invocation's start, as Lambda's does.
-  const result = await concurrency(route.handler, () => withFunctionTimeout(grants ? asRoute(route, invoke) : invoke(), functionTimeoutMs));
+  const result = await concurrency(route.handler, () =>
+    withFunctionTimeout(grants ? asRoute(route, invoke) : invoke(), functionTimeoutMs),
+  );
   send(res, method, { ...result, headers: { ...result.headers, ...cors } });
   return event.requestContext.requestId;
 }
@@ -209,7 +245,13 @@ async function answer(req: IncomingMessage, res: ServerResponse, corsOrigins: re
  * CORS is off. `grants`: each handler's DynamoDB calls are held to its route's grants
  * (table-access.ts); off only where the runtime does not enforce them (RuntimeOptions.awsEmulation).
  */
-export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog = false, grants = true, functionTimeoutMs = ROUTE_FUNCTION_TIMEOUT_SECONDS * 1000, concurrencyPerFunction = LOCAL_FUNCTION_CONCURRENCY } = {}): Server {
+export function createLocalServer({
+  corsOrigins = config.corsOrigins,
+  accessLog = false,
+  grants = true,
+  functionTimeoutMs = ROUTE_FUNCTION_TIMEOUT_SECONDS * 1000,
+  concurrencyPerFunction = LOCAL_FUNCTION_CONCURRENCY,
+} = {}): Server {
   const concurrency = functionConcurrency(concurrencyPerFunction);
   return createServer((req, res) => {
     const started = performance.now();
@@ -219,19 +261,43 @@ export function createLocalServer({ corsOrigins = config.corsOrigins, accessLog 
         (id) => void (requestId = id),
         (error: Error) => {
           console.error(JSON.stringify({ level: 'ERROR', message: 'local server error', error: error.message }));
-          if (!res.headersSent) send(res, 'GET', { statusCode: 500, headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json' }, body: '{"detail":"A server error occurred."}' });
+          if (!res.headersSent)
+            send(res, 'GET', {
+              statusCode: 500,
+              headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json' },
+              body: '{"detail":"A server error occurred."}',
+            });
           else res.destroy();
         },
       )
       // Every request gets its line, a failed one too.
-      .finally(() => accessLog && console.log(accessLine((req.method ?? 'GET').toUpperCase(), req.url ?? '/', res.statusCode, performance.now() - started, requestId)));
+      .finally(
+        () =>
+          accessLog &&
+          console.log(
+            accessLine(
+              (req.method ?? 'GET').toUpperCase(),
+              req.url ?? '/',
+              res.statusCode,
+              performance.now() - started,
+              requestId,
+            ),
+          ),
+      );
   }).on('clientError', (error: Error & { code?: string }, socket) => {
     // A request Node's parser refuses (an unknown method, bytes not allowed in a header, headers
     // too large): answered in the API's JSON error shape, with its headers, as API Gateway would.
     if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) return void socket.destroy();
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     const body = JSON.stringify({ detail: status === 431 ? 'Request headers are too large.' : 'Malformed request.' });
-    const headers = Object.entries({ ...SECURITY_HEADERS, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n${headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
+    const headers = Object.entries({
+      ...SECURITY_HEADERS,
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n${headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`,
+    );
   });
 }

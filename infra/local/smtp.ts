@@ -42,8 +42,10 @@ async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
 /** The SMTP answer to an ingest's outcome: accepted unless the message itself was refused. */
 function answer(result: IngestResult): string {
   if (result.outcome === 'refused') throw smtpError(554, `5.6.0 Message refused: ${result.reason}`);
-  // The message record's notes too (SPF, a charset read otherwise than labelled...): what a developer's mail client shows.
-  if (result.outcome === 'ticket' || result.outcome === 'followup') return `Accepted: ${result.outcome} on ticket ${result.ticket}${result.notes.length ? ` (${result.notes.join('; ')})` : ''}`;
+  // The message record's notes too (SPF, a charset read otherwise than labelled...): what a developer's mail client
+  // shows.
+  if (result.outcome === 'ticket' || result.outcome === 'followup')
+    return `Accepted: ${result.outcome} on ticket ${result.ticket}${result.notes.length ? ` (${result.notes.join('; ')})` : ''}`;
   if (result.outcome === 'duplicate') return 'Accepted: already received';
   return `Accepted: ${result.outcome} (${result.reason})`;
 }
@@ -80,11 +82,16 @@ export async function startLocalSmtp(port: number, hooks?: MailInHooks, host = '
           await putFile(rawKey, raw, 'message/rfc822', config.mailIn.bucket);
           const recipients = session.envelope.rcptTo.map((r) => r.address);
           // Held to the AWS function's grants, as the API's handlers are to theirs (table-access.ts).
-          return answer(await asFunction('mail-in/ingest', MAIL_IN_GRANTS, () => ingest({ raw, rawKey, recipients, receivedAt }, hooks)));
+          return answer(
+            await asFunction('mail-in/ingest', MAIL_IN_GRANTS, () =>
+              ingest({ raw, rawKey, recipients, receivedAt }, hooks),
+            ),
+          );
         })
         .then(
           (message) => callback(null, message),
-          (error: Error & { responseCode?: number }) => callback(error.responseCode ? error : smtpError(451, `4.3.0 Not stored: ${error.message}`)),
+          (error: Error & { responseCode?: number }) =>
+            callback(error.responseCode ? error : smtpError(451, `4.3.0 Not stored: ${error.message}`)),
         );
     },
   });

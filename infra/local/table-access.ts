@@ -26,7 +26,13 @@ const inScope = new AsyncLocalStorage<Scope>();
 /** Each route's scope, assembled once (the route records are module constants). */
 const scopes = new WeakMap<Route, Scope>();
 const scopeOfRoute = (route: Route) =>
-  scopes.get(route) ?? scopes.set(route, { handler: route.handler, grants: grantsOf(route, { oidc: config.authenticationClasses.includes('oidc') }) }).get(route)!;
+  scopes.get(route) ??
+  scopes
+    .set(route, {
+      handler: route.handler,
+      grants: grantsOf(route, { oidc: config.authenticationClasses.includes('oidc') }),
+    })
+    .get(route)!;
 
 /** Runs `fn` as `route`'s function: its DynamoDB calls are checked against the route's grants. */
 export function asRoute<T>(route: Route, fn: () => Promise<T>): Promise<T> {
@@ -38,7 +44,10 @@ export function asFunction<T>(handler: string, grants: readonly TableGrant[], fn
   return inScope.run({ handler, grants }, fn);
 }
 
-/** Runs `fn` as no function: the benchmark's own reads around a call it measures (bench/billed-units.ts), which no function makes. */
+/**
+ * Runs `fn` as no function: the benchmark's own reads around a call it measures (bench/billed-units.ts), which no
+ * function makes.
+ */
 export function asNoFunction<T>(fn: () => Promise<T>): Promise<T> {
   return inScope.exit(fn);
 }
@@ -54,7 +63,8 @@ export function enforceTableGrants(client: DynamoDB): void {
           const on = request.index ? `index ${request.index}` : `partition ${request.partition}`;
           throw new DynamoDBServiceError(
             'AccessDeniedException',
-            `${scope.handler} is not authorized to perform dynamodb:${request.action} on ${on} (its grants: routes.ts, table-access.ts)`,
+            `${scope.handler} is not authorized to perform dynamodb:${request.action} on ${on} (its grants: routes.ts, ` +
+              `table-access.ts)`,
             { httpStatusCode: 400 },
           );
         }

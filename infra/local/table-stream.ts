@@ -20,7 +20,14 @@ import { withOwnSockets } from '../../shared/aws/clients';
 import type { TableChange } from '../../shared/consumer/changes';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
-import { CONSUMER_POOL, recordBatch, recordRead, recordRetry, startBatch, timedPhase } from '../../shared/consumer/consumer-timings';
+import {
+  CONSUMER_POOL,
+  recordBatch,
+  recordRead,
+  recordRetry,
+  startBatch,
+  timedPhase,
+} from '../../shared/consumer/consumer-timings';
 
 /**
  * Takes the SDK's logger middleware out of a client: nothing here logs through the SDK, yet with its
@@ -38,14 +45,14 @@ const consumer = new AsyncLocalStorage<true>();
 /** Whether the caller runs inside the stream consumer (the benchmark leaves its requests out of a request's count). */
 export const inStreamConsumer = (): boolean => consumer.getStore() === true;
 
-
 /** The stream is read this often: the counts lag a write by about this much. */
 const POLL_MS = 50;
 
 /** Polling: every POLL_MS, or HELPDESK_STREAM_POLL_MS (0: only when `drain` is called, for tests that step it). */
 export function streamPollInterval(env: Record<string, string | undefined> = process.env): number {
   const raw = env.HELPDESK_STREAM_POLL_MS ?? String(POLL_MS);
-  if (!/^\d+$/.test(raw.trim())) throw new Error(`HELPDESK_STREAM_POLL_MS must be a whole number of milliseconds, not "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()))
+    throw new Error(`HELPDESK_STREAM_POLL_MS must be a whole number of milliseconds, not "${raw}"`);
   return Number(raw);
 }
 
@@ -59,7 +66,10 @@ export interface LocalTableStream {
  * `alsoApply` gets each batch after the counts (the webhook dispatcher's change events, where AWS
  * has the Dispatch function on the same stream); a failure there reads the batch again too.
  */
-export async function startLocalTableStream(intervalMs = streamPollInterval(), alsoApply?: (changes: TableChange[]) => Promise<void>): Promise<LocalTableStream> {
+export async function startLocalTableStream(
+  intervalMs = streamPollInterval(),
+  alsoApply?: (changes: TableChange[]) => Promise<void>,
+): Promise<LocalTableStream> {
   const { applyTableChanges } = await import('../../shared/consumer/table-changes');
   // Polled every 50 ms: without the SDK's logger middleware, which copies every batch for a no-op logger.
   const streams = withoutSdkLogging(new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }));
@@ -85,7 +95,9 @@ export async function startLocalTableStream(intervalMs = streamPollInterval(), a
         new GetShardIteratorCommand({
           StreamArn: streamArn,
           ShardId: shardId,
-          ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+          ...(after
+            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
+            : { ShardIteratorType: 'TRIM_HORIZON' }),
         }),
       )
     ).ShardIterator;

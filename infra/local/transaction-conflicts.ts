@@ -59,7 +59,11 @@ export function emulateTransactionConflicts(client: DynamoDB): ConflictEmulation
             'TransactionCanceledException',
             `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
             $metadata,
-            { CancellationReasons: codes.map((Code) => (Code === 'None' ? { Code } : { Code, Message: 'Transaction is ongoing for the item' })) },
+            {
+              CancellationReasons: codes.map((Code) =>
+                Code === 'None' ? { Code } : { Code, Message: 'Transaction is ongoing for the item' },
+              ),
+            },
           );
         }
         for (const k of keys) held.set(k, (held.get(k) ?? 0) + 1);
@@ -73,9 +77,16 @@ export function emulateTransactionConflicts(client: DynamoDB): ConflictEmulation
           }
         }
       }
-      if ((operation === 'PutItem' || operation === 'UpdateItem' || operation === 'DeleteItem') && held.has(itemKey(input))) {
+      if (
+        (operation === 'PutItem' || operation === 'UpdateItem' || operation === 'DeleteItem') &&
+        held.has(itemKey(input))
+      ) {
         refused.writes++;
-        throw new DynamoDBServiceError('TransactionConflictException', 'Transaction is ongoing for the item', $metadata);
+        throw new DynamoDBServiceError(
+          'TransactionConflictException',
+          'Transaction is ongoing for the item',
+          $metadata,
+        );
       }
       return next();
     },

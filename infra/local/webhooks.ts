@@ -34,7 +34,8 @@ export interface LocalWebhooks {
 }
 
 /** HELPDESK_WEBHOOK_SECRET, else one kept in the data directory (made on first use). */
-const ensureSecret = (dataDir: string) => ensureLocalSecret(dataDir, 'HELPDESK_WEBHOOK_SECRET', 'webhook-secret', newWebhookSecret);
+const ensureSecret = (dataDir: string) =>
+  ensureLocalSecret(dataDir, 'HELPDESK_WEBHOOK_SECRET', 'webhook-secret', newWebhookSecret);
 
 export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks> {
   const settings = config.webhooks.settings; // refuses to start on a bad URL
@@ -111,7 +112,9 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
     async dispatchChanges(changes) {
       for (const change of changes) {
         if (change.eventName === 'INSERT' && isChangeEventItem(change.newImage)) {
-          await asFunction('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, () => dispatchChangeEvent(changeEventFromItem(change.newImage!), ctx));
+          await asFunction('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, () =>
+            dispatchChangeEvent(changeEventFromItem(change.newImage!), ctx),
+          );
         }
       }
     },

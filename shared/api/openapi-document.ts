@@ -41,7 +41,10 @@ function customValueSchema(def: CustomFieldDefinition): JsonSchema {
     varchar: { type: 'string', ...(def.max_length != null ? { maxLength: def.max_length } : {}) },
     text: { type: 'string', ...(def.max_length != null ? { maxLength: def.max_length } : {}) },
     integer: { type: 'integer' },
-    decimal: { type: ['string', 'number'], description: `At most ${def.max_length ?? '?'} digits, ${def.decimal_places ?? 0} after the point.` },
+    decimal: {
+      type: ['string', 'number'],
+      description: `At most ${def.max_length ?? '?'} digits, ${def.decimal_places ?? 0} after the point.`,
+    },
     list: { enum: [...def.list_values, ...(def.empty_selection_list ? [''] : [])] },
     boolean: { type: 'boolean' },
     date: { type: 'string', format: 'date' },
@@ -84,10 +87,19 @@ function customViewSchema(def: CustomFieldDefinition): JsonSchema {
 }
 
 const SECURITY_SCHEMES: Record<AuthenticationClass, { name: string; scheme: JsonSchema; says: string }> = {
-  basic: { name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' }, says: 'HTTP Basic (`Authorization: Basic <base64 of username:password>`)' },
+  basic: {
+    name: 'basicAuth',
+    scheme: { type: 'http', scheme: 'basic' },
+    says: 'HTTP Basic (`Authorization: Basic <base64 of username:password>`)',
+  },
   token: {
     name: 'tokenAuth',
-    scheme: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API token (POST /api/tokens/), sent as `Token <key>`.' },
+    scheme: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      description: 'An API token (POST /api/tokens/), sent as `Token <key>`.',
+    },
     says: 'an API token (`Authorization: Token <key>`)',
   },
   oidc: {
@@ -97,7 +109,9 @@ const SECURITY_SCHEMES: Record<AuthenticationClass, { name: string; scheme: Json
       scheme: 'bearer',
       bearerFormat: 'JWT',
       description:
-        "An OpenID Connect token (JWT) from the deployment's issuer, for its audience, signed with an asymmetric key. " +
+        "An OpenID Connect token (JWT) from the deployment's issuer, for its audience, " +
+        'signed with an asymmetric ' +
+        'key. ' +
         'A refusal is 401 with `WWW-Authenticate: Bearer error="invalid_token", error_description="..."`.',
     },
     says: 'an OpenID Connect bearer token (`Authorization: Bearer <JWT>`)',
@@ -113,7 +127,10 @@ export function finishOpenApi(template: OpenApiTemplate, options: OpenApiOptions
     // Request bodies: one property per field after the declared ones (and the files), required after theirs.
     for (const { path, method, partial } of template.customBodies) {
       const body = paths[path]![method]!.requestBody as { content: Record<string, { schema: JsonSchema }> };
-      for (const media of Object.values(body.content) as { schema: JsonSchema; examples?: Record<string, { value: Record<string, unknown> }> }[]) {
+      for (const media of Object.values(body.content) as {
+        schema: JsonSchema;
+        examples?: Record<string, { value: Record<string, unknown> }>;
+      }[]) {
         const properties = media.schema.properties as Record<string, JsonSchema>;
         const required = (media.schema.required as string[] | undefined) ?? [];
         for (const def of defs) {
@@ -121,7 +138,8 @@ export function finishOpenApi(template: OpenApiTemplate, options: OpenApiOptions
           if (!def.required || partial) continue;
           required.push(`${CUSTOM_PREFIX}${def.name}`);
           // The examples stay valid bodies of this deployment.
-          for (const example of Object.values(media.examples ?? {})) example.value[`${CUSTOM_PREFIX}${def.name}`] = customExampleValue(def);
+          for (const example of Object.values(media.examples ?? {}))
+            example.value[`${CUSTOM_PREFIX}${def.name}`] = customExampleValue(def);
         }
         if (required.length) media.schema.required = required;
       }
@@ -138,10 +156,23 @@ export function finishOpenApi(template: OpenApiTemplate, options: OpenApiOptions
       version: '1',
       license: { name: 'MIT', identifier: 'MIT' },
       description: [
-        'A REST API for support tickets, compatible on the wire with django-helpdesk\'s API.',
-        `Every request needs ${schemes.map((s) => s.says).join(', or ')}. Paths answer with and without the trailing slash; every GET also answers HEAD.`,
-        'Errors: `{"detail": "message"}`, or for validation (400) `{"<field>": ["message", ...]}`. Before any operation, the HTTP server itself may answer 400 (a request it cannot parse, such as an unknown method) or 431 (headers too large), with a `{"detail"}` body.',
-        'Tickets carry one `custom_<name>` key per custom field defined by the operator (/api/custom-fields/); this document lists the ones defined when it was served.',
+        "A REST API for support tickets, compatible on the wire with django-helpdesk's API.",
+        `Every request needs ${schemes.map((s) => s.says).join(', or ')}. Paths answer with and without the trailing ` +
+          `slash; every GET also ` +
+          `answers HEAD.`,
+        'Errors: `{"detail": "message"}`, or for validation (400) `{"<field>": ["message", ' +
+          '...]}`. Before any operation, ' +
+          'the HTTP server itself ' +
+          'may answer 400 (a request ' +
+          'it cannot parse, such ' +
+          'as an unknown method) ' +
+          'or 431 (headers too large), ' +
+          'with a `{"detail"}` body.',
+        'Tickets carry one `custom_<name>` key per custom field defined by the operator ' +
+          '(/api/custom-fields/); ' +
+          'this document lists the ' +
+          'ones defined when it was ' +
+          'served.',
       ].join('\n\n'),
     },
     // Relative: the host that serves this document (the spec resolves a relative server URL against

@@ -8,9 +8,10 @@
 import { brotliDecompressSync } from 'node:zlib';
 import type { OpenApiTemplate } from './openapi-document';
 
-export const openApiTemplate: OpenApiTemplate =
-  // eslint-disable-next-line no-restricted-properties -- a build-time constant (esbuild's define), not a setting: it must stay this expression
-  process.env.HELPDESK_OPENAPI_TEMPLATE
-    ? // eslint-disable-next-line no-restricted-properties -- as above
-      (JSON.parse(brotliDecompressSync(Buffer.from(process.env.HELPDESK_OPENAPI_TEMPLATE, 'base64')).toString('utf8')) as OpenApiTemplate)
-    : (await import('./openapi')).openApiTemplate();
+/* eslint-disable no-restricted-properties -- a build-time constant (esbuild's define), not a setting: it must stay this expression */
+export const openApiTemplate: OpenApiTemplate = process.env.HELPDESK_OPENAPI_TEMPLATE
+  ? (JSON.parse(
+      brotliDecompressSync(Buffer.from(process.env.HELPDESK_OPENAPI_TEMPLATE, 'base64')).toString('utf8'),
+    ) as OpenApiTemplate)
+  : (await import('./openapi')).openApiTemplate();
+/* eslint-enable no-restricted-properties */

@@ -24,7 +24,19 @@ import type { Field } from '../domain/fields';
 import { EVENT_TYPES } from '../domain/events';
 import { QUEUE_DELETE_REFUSALS } from '../domain/queue-delete';
 import { CUSTOM_KEY_PATTERN, FIELD_ERRORS_EXCLUDE, shapes, withCustomFields, type ShapeId } from '../domain/shapes';
-import { CHANGE_EVENT_EXAMPLE, routes, TAGS, TICKET_ETAG, type BodyDoc, type Examples, type JsonSchema, type OperationDoc, type Permission, type Route, type Tag } from './routes';
+import {
+  CHANGE_EVENT_EXAMPLE,
+  routes,
+  TAGS,
+  TICKET_ETAG,
+  type BodyDoc,
+  type Examples,
+  type JsonSchema,
+  type OperationDoc,
+  type Permission,
+  type Route,
+  type Tag,
+} from './routes';
 
 import { finishOpenApi, type OpenApiDocument, type OpenApiOptions, type OpenApiTemplate } from './openapi-document';
 
@@ -34,17 +46,31 @@ const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Makes the POST safe to retry: the same key with the same request within 24 hours answers the first response again (header `Idempotent-Replayed: true`) without doing it twice.',
+  description:
+    'Makes the POST safe to retry: the same key with the same request within ' +
+    '24 hours answers the first response ' +
+    'again (header `Idempotent-Replayed: ' +
+    'true`) without doing it ' +
+    'twice.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: field errors, or a body that could not be parsed.',
   401: 'No or invalid credentials.',
-  403: 'The user may not do this, or a browser sent this write from another site (Sec-Fetch-Site, Origin), or (behind the optional edge) the request did not come through it.',
+  403:
+    'The user may not do this, or a browser sent this write from another site ' +
+    '(Sec-Fetch-Site, Origin), or (behind ' +
+    'the optional edge) the ' +
+    'request did not come through ' +
+    'it.',
   404: 'Not found (or the API is switched off).',
   406: 'The `Accept` header allows no JSON.',
-  409: 'The resource is in use; or a request with the same Idempotency-Key is still running, or succeeded with an answer holding a secret shown only once.',
+  409:
+    'The resource is in use; or a request with the same Idempotency-Key is still ' +
+    'running, or succeeded with ' +
+    'an answer holding a secret ' +
+    'shown only once.',
   422: 'The Idempotency-Key was used before with a different request.',
   412: 'The `If-Match` ETag is not the current version of the ticket: read it again.',
   413: 'The body is too large (4 MiB at most).',
@@ -98,13 +124,19 @@ export function fieldJsonSchema(field: Field): JsonSchema {
       schema = { type: 'string', format: 'date-time' };
       break;
     case 'duration':
-      schema = { type: ['string', 'number'], description: 'A duration: `"[D ]HH:MM:SS[.ffffff]"`, ISO 8601 (`P1DT2H`), or seconds.' };
+      schema = {
+        type: ['string', 'number'],
+        description: 'A duration: `"[D ]HH:MM:SS[.ffffff]"`, ISO 8601 (`P1DT2H`), or seconds.',
+      };
       break;
     case 'integer':
       schema = { type: 'integer', ...bounds };
       break;
     case 'list':
-      schema = { type: 'array', items: meta.choices ? { enum: meta.choices.map((c) => c.value) } : { type: meta.child?.type ?? 'string' } };
+      schema = {
+        type: 'array',
+        items: meta.choices ? { enum: meta.choices.map((c) => c.value) } : { type: meta.child?.type ?? 'string' },
+      };
       break;
     case 'url':
       schema = { type: 'string', format: 'uri' };
@@ -134,7 +166,10 @@ function bodySchema(body: BodyDoc, withFiles: boolean): JsonSchema {
   }
   if (withFiles) {
     for (const file of body.files ?? []) {
-      properties[file.name] = { ...(file.repeated ? { type: 'array', items: FILE_PART } : FILE_PART), description: file.description };
+      properties[file.name] = {
+        ...(file.repeated ? { type: 'array', items: FILE_PART } : FILE_PART),
+        description: file.description,
+      };
       if (file.required) required.push(file.name);
     }
   }
@@ -147,7 +182,11 @@ function bodySchema(body: BodyDoc, withFiles: boolean): JsonSchema {
 }
 
 const CUSTOM_BODY_NOTE =
-  ' Custom fields as `custom_<name>` keys: the document served lists each field defined when it was served (regenerate a client after defining one); a name not defined is a 400.';
+  ' Custom fields as `custom_<name>` keys: the document served lists each ' +
+  'field defined when it was served (regenerate ' +
+  'a client after defining ' +
+  'one); a name not defined ' +
+  'is a 400.';
 
 function requestBody(body: BodyDoc): JsonSchema {
   const content: Record<string, JsonSchema> = {};
@@ -159,13 +198,19 @@ function requestBody(body: BodyDoc): JsonSchema {
   content['multipart/form-data'] = {
     schema: bodySchema(body, true),
     // Each file part is sent as the file's own type (the part's Content-Type is what is stored).
-    ...(files.length ? { encoding: Object.fromEntries(files.map((f) => [f.name, { contentType: 'application/octet-stream, */*' }])) } : {}),
+    ...(files.length
+      ? { encoding: Object.fromEntries(files.map((f) => [f.name, { contentType: 'application/octet-stream, */*' }])) }
+      : {}),
     ...examplesOf(body.examples?.multipart),
   };
-  const notes = files.length ? ` Files only in multipart/form-data: ${files.map((f) => `\`${f.name}\``).join(', ')}.` : '';
+  const notes = files.length
+    ? ` Files only in multipart/form-data: ${files.map((f) => `\`${f.name}\``).join(', ')}.`
+    : '';
   return {
     required: true,
-    description: `Fields as JSON, a form, or multipart form data (form values are text: \`"3"\`, \`"true"\`).${notes}${body.custom ? CUSTOM_BODY_NOTE : ''}${body.note ? ` ${body.note}` : ''}`,
+    description:
+      `Fields as JSON, a form, or multipart form data (form values are text: \`"3"\`, ` +
+      `\`"true"\`).${notes}${body.custom ? CUSTOM_BODY_NOTE : ''}${body.note ? ` ${body.note}` : ''}`,
     content,
   };
 }
@@ -195,19 +240,40 @@ function pathParameters(path: string): JsonSchema[] {
 }
 
 const PAGE_PARAMETERS: JsonSchema[] = [
-  { name: 'page', in: 'query', required: false, description: 'Page number (from 1), or `last`. Past the last page: 404 `{"detail": "Invalid page."}`.', schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['last'] }] } },
+  {
+    name: 'page',
+    in: 'query',
+    required: false,
+    description: 'Page number (from 1), or `last`. Past the last page: 404 `{"detail": "Invalid page."}`.',
+    schema: {
+      anyOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'string', enum: ['last'] },
+      ],
+    },
+  },
   {
     name: 'page_size',
     in: 'query',
     required: false,
     // Upstream's (DRF's) rule: an invalid size is ignored, not refused; so no minimum or maximum here.
-    description: `Items per page: default ${DEFAULT_PAGE_SIZE}; more than ${MAX_PAGE_SIZE} counts as ${MAX_PAGE_SIZE}; 0, a negative number or a non-number is ignored (the default applies), as upstream.`,
+    description:
+      `Items per page: default ${DEFAULT_PAGE_SIZE}; more than ${MAX_PAGE_SIZE} counts as ${MAX_PAGE_SIZE}; 0, a negative number ` +
+      `or a non-number is ignored ` +
+      `(the default applies), ` +
+      `as upstream.`,
     schema: { type: 'integer' },
   },
 ];
 
 /** Conditional request headers (tickets): what their ETag answers are for. */
-const etagHeader = (name: string, outcome: string) => ({ name, in: 'header', required: false, description: `The ticket's ETag from an earlier answer: ${outcome}.`, schema: { type: 'string' } });
+const etagHeader = (name: string, outcome: string) => ({
+  name,
+  in: 'header',
+  required: false,
+  description: `The ticket's ETag from an earlier answer: ${outcome}.`,
+  schema: { type: 'string' },
+});
 const IF_MATCH = etagHeader('If-Match', 'the change is made only if the ticket is still that version, else 412');
 const IF_NONE_MATCH = etagHeader('If-None-Match', '304 without a body if it is still current');
 
@@ -220,31 +286,110 @@ const ERROR_RESPONSES: Record<number, { name: string; examples: Examples }> = {
   400: {
     name: 'BadRequest',
     examples: {
-      fields: { summary: 'Field errors', value: { title: ['This field is required.'], priority: ['"9" is not a valid choice.'] } },
-      description: { summary: 'An empty `description`: reported under `body`, as upstream', value: { body: ['This field is required.'] } },
-      files: { summary: 'A repeated file field: messages by file index', value: { attachments: { '1': ['The submitted file is empty.'] } } },
-      unparsed: { summary: 'A body that could not be parsed', value: { detail: 'JSON parse error - Unexpected end of JSON input' } },
+      fields: {
+        summary: 'Field errors',
+        value: { title: ['This field is required.'], priority: ['"9" is not a valid choice.'] },
+      },
+      description: {
+        summary: 'An empty `description`: reported under `body`, as upstream',
+        value: { body: ['This field is required.'] },
+      },
+      files: {
+        summary: 'A repeated file field: messages by file index',
+        value: { attachments: { '1': ['The submitted file is empty.'] } },
+      },
+      unparsed: {
+        summary: 'A body that could not be parsed',
+        value: { detail: 'JSON parse error - Unexpected end of JSON input' },
+      },
     },
   },
-  401: { name: 'Unauthorized', examples: { missing: { summary: 'No credentials', value: { detail: 'Authentication credentials were not provided.' } } } },
-  403: { name: 'Forbidden', examples: { permission: { summary: 'Not allowed', value: { detail: 'You do not have permission to perform this action.' } } } },
-  404: { name: 'NotFound', examples: { missing: { summary: 'No such record', value: { detail: 'Not found.' } }, page: { summary: 'Past the last page', value: { detail: 'Invalid page.' } } } },
-  406: { name: 'NotAcceptable', examples: { accept: { summary: 'No JSON accepted', value: { detail: 'Could not satisfy the request Accept header.' } } } },
+  401: {
+    name: 'Unauthorized',
+    examples: {
+      missing: { summary: 'No credentials', value: { detail: 'Authentication credentials were not provided.' } },
+    },
+  },
+  403: {
+    name: 'Forbidden',
+    examples: {
+      permission: { summary: 'Not allowed', value: { detail: 'You do not have permission to perform this action.' } },
+    },
+  },
+  404: {
+    name: 'NotFound',
+    examples: {
+      missing: { summary: 'No such record', value: { detail: 'Not found.' } },
+      page: { summary: 'Past the last page', value: { detail: 'Invalid page.' } },
+    },
+  },
+  406: {
+    name: 'NotAcceptable',
+    examples: {
+      accept: { summary: 'No JSON accepted', value: { detail: 'Could not satisfy the request Accept header.' } },
+    },
+  },
   409: {
     name: 'Conflict',
     examples: {
       inUse: { summary: 'A queue in use', value: { detail: QUEUE_DELETE_REFUSALS.inUse } },
       filling: { summary: 'Tickets on their way into a queue', value: { detail: QUEUE_DELETE_REFUSALS.filling } },
-      beingDeleted: { summary: 'A queue another request is deleting', value: { detail: QUEUE_DELETE_REFUSALS.beingDeleted } },
+      beingDeleted: {
+        summary: 'A queue another request is deleting',
+        value: { detail: QUEUE_DELETE_REFUSALS.beingDeleted },
+      },
     },
   },
-  412: { name: 'PreconditionFailed', examples: { changed: { summary: 'Changed since', value: { detail: 'Precondition failed: the ticket has changed since the given ETag.' } } } },
-  413: { name: 'ContentTooLarge', examples: { large: { summary: 'Too large', value: { detail: 'Request body too large.' } } } },
-  415: { name: 'UnsupportedMediaType', examples: { type: { summary: 'Not JSON, a form or multipart', value: { detail: 'Unsupported media type "text/plain" in request.' } } } },
-  422: { name: 'UnprocessableContent', examples: { reused: { summary: 'Key reused', value: { detail: 'This Idempotency-Key was already used with a different request.' } } } },
-  429: { name: 'TooManyRequests', examples: { locked: { summary: 'Locked after failed logins', value: { detail: 'Too many failed login attempts. Try again later.' } } } },
-  500: { name: 'InternalServerError', examples: { fault: { summary: 'A fault of ours', value: { detail: 'A server error occurred.' } } } },
-  503: { name: 'ServiceUnavailable', examples: { busy: { summary: 'Storage busy', value: { detail: 'Service temporarily unavailable, try again later.' } } } },
+  412: {
+    name: 'PreconditionFailed',
+    examples: {
+      changed: {
+        summary: 'Changed since',
+        value: { detail: 'Precondition failed: the ticket has changed since the given ETag.' },
+      },
+    },
+  },
+  413: {
+    name: 'ContentTooLarge',
+    examples: { large: { summary: 'Too large', value: { detail: 'Request body too large.' } } },
+  },
+  415: {
+    name: 'UnsupportedMediaType',
+    examples: {
+      type: {
+        summary: 'Not JSON, a form or multipart',
+        value: { detail: 'Unsupported media type "text/plain" in request.' },
+      },
+    },
+  },
+  422: {
+    name: 'UnprocessableContent',
+    examples: {
+      reused: {
+        summary: 'Key reused',
+        value: { detail: 'This Idempotency-Key was already used with a different request.' },
+      },
+    },
+  },
+  429: {
+    name: 'TooManyRequests',
+    examples: {
+      locked: {
+        summary: 'Locked after failed logins',
+        value: { detail: 'Too many failed login attempts. Try again later.' },
+      },
+    },
+  },
+  500: {
+    name: 'InternalServerError',
+    examples: { fault: { summary: 'A fault of ours', value: { detail: 'A server error occurred.' } } },
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    examples: {
+      busy: { summary: 'Storage busy', value: { detail: 'Service temporarily unavailable, try again later.' } },
+    },
+  },
 };
 
 function errorResponse(status: number): JsonSchema {
@@ -252,18 +397,29 @@ function errorResponse(status: number): JsonSchema {
   const schema = status === 400 ? { anyOf: [ref('FieldErrors'), ref('ErrorDetail')] } : ref('ErrorDetail');
   const headers =
     status === 401
-      ? { 'WWW-Authenticate': { description: 'The challenge of the first configured scheme: `Basic realm="api"` or `Token`.', schema: { type: 'string' } } }
+      ? {
+          'WWW-Authenticate': {
+            description: 'The challenge of the first configured scheme: `Basic realm="api"` or `Token`.',
+            schema: { type: 'string' },
+          },
+        }
       : status === 503 || status === 429
         ? { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'string' } } }
         : undefined;
-  return { description: ERROR_DESCRIPTIONS[status], ...(headers ? { headers } : {}), content: { 'application/json': { schema, examples: ERROR_RESPONSES[status]!.examples } } };
+  return {
+    description: ERROR_DESCRIPTIONS[status],
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema, examples: ERROR_RESPONSES[status]!.examples } },
+  };
 }
 
 const errorRef = (status: number) => ({ $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` });
 
 /** `components.responses`: each error status's answer. */
 export function errorResponses(): Record<string, JsonSchema> {
-  return Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([status, { name }]) => [name, errorResponse(Number(status))]));
+  return Object.fromEntries(
+    Object.entries(ERROR_RESPONSES).map(([status, { name }]) => [name, errorResponse(Number(status))]),
+  );
 }
 
 /** The error statuses an operation can answer: the chain's (auth, permission, ...) and its own. */
@@ -289,7 +445,10 @@ const PERMISSION_NOTE: Record<Permission, string> = {
 
 function operation(route: Route): JsonSchema {
   const doc = route.doc;
-  if (!doc) throw new Error(`No OpenAPI description for ${route.method} ${route.path} (${route.handler}): give its route a doc`);
+  if (!doc)
+    throw new Error(
+      `No OpenAPI description for ${route.method} ${route.path} (${route.handler}): give its route a doc`,
+    );
   const { success } = doc;
   const responses: Record<string, JsonSchema> = {};
   const content = success.shape
@@ -300,15 +459,31 @@ function operation(route: Route): JsonSchema {
   const headers = success.headers
     ? Object.fromEntries(Object.entries(success.headers).map(([name, schema]) => [name, { schema }]))
     : undefined;
-  responses[String(success.status)] = { description: success.description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) };
-  if (doc.notModified) responses['304'] = { description: 'Not modified: the `If-None-Match` ETag is current.', headers: { ETag: { schema: TICKET_ETAG.ETag } } };
+  responses[String(success.status)] = {
+    description: success.description,
+    ...(headers ? { headers } : {}),
+    ...(content ? { content } : {}),
+  };
+  if (doc.notModified)
+    responses['304'] = {
+      description: 'Not modified: the `If-None-Match` ETag is current.',
+      headers: { ETag: { schema: TICKET_ETAG.ETag } },
+    };
   for (const status of errorStatuses(route, doc)) responses[String(status)] = errorRef(status);
   const parameters = [
     ...pathParameters(route.path),
     ...(doc.paginated ? PAGE_PARAMETERS : []),
-    ...(doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: q.schema ?? { type: 'string' }, ...(q.example !== undefined ? { example: q.example } : {}) })),
+    ...(doc.query ?? []).map((q) => ({
+      name: q.name,
+      in: 'query',
+      required: false,
+      description: q.description,
+      schema: q.schema ?? { type: 'string' },
+      ...(q.example !== undefined ? { example: q.example } : {}),
+    })),
     ...(route.method === 'POST' ? [IDEMPOTENCY_KEY] : []),
-    // The ticket's conditional requests: a write that can answer 412 takes If-Match; a read that can answer 304, If-None-Match.
+    // The ticket's conditional requests: a write that can answer 412 takes If-Match; a read that can answer 304,
+    // If-None-Match.
     ...(doc.errors?.includes(412) ? [IF_MATCH] : []),
     ...(doc.notModified ? [IF_NONE_MATCH] : []),
   ];
@@ -334,10 +509,23 @@ export const OPTIONS_PATH = '/api';
 
 function optionsOperation(): JsonSchema {
   const responses: Record<string, JsonSchema> = {
-    '200': { description: 'What the route renders and parses, and its writable fields.', content: { 'application/json': { schema: ref('RouteDescription') } } },
+    '200': {
+      description: 'What the route renders and parses, and its writable fields.',
+      content: { 'application/json': { schema: ref('RouteDescription') } },
+    },
     '204': {
-      description: 'A CORS preflight (`Origin` and `Access-Control-Request-Method` sent), when CORS is on: answered before authentication, no body.',
-      headers: Object.fromEntries(['Access-Control-Allow-Origin', 'Access-Control-Allow-Methods', 'Access-Control-Allow-Headers', 'Access-Control-Max-Age'].map((h) => [h, { schema: { type: 'string' } }])),
+      description:
+        'A CORS preflight (`Origin` and `Access-Control-Request-Method` sent), when ' +
+        'CORS is on: answered before ' +
+        'authentication, no body.',
+      headers: Object.fromEntries(
+        [
+          'Access-Control-Allow-Origin',
+          'Access-Control-Allow-Methods',
+          'Access-Control-Allow-Headers',
+          'Access-Control-Max-Age',
+        ].map((h) => [h, { schema: { type: 'string' } }]),
+      ),
     },
   };
   for (const status of OPTIONS_ERRORS) responses[String(status)] = errorRef(status);
@@ -346,14 +534,22 @@ function optionsOperation(): JsonSchema {
     tags: ['API' satisfies Tag],
     summary: 'Describe a route (OPTIONS on any path)',
     description:
-      'Every path answers OPTIONS with its description: the name, media types and (for POST and PUT) the writable fields, as Django REST framework does. Shown here once for /api/; send OPTIONS to any path of this document the same way.',
+      'Every path answers OPTIONS with its description: the name, media types ' +
+      'and (for POST and PUT) the writable ' +
+      'fields, as Django REST ' +
+      'framework does. Shown ' +
+      'here once for /api/; send ' +
+      'OPTIONS to any path of ' +
+      'this document the same ' +
+      'way.',
     responses,
   };
 }
 
 /** The component schemas: the zod shapes, with the custom field keys allowed where tickets carry them. */
 function componentSchemas(): Record<string, JsonSchema> {
-  const generated = z.toJSONSchema(shapes, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }).schemas as Record<string, JsonSchema>;
+  const generated = z.toJSONSchema(shapes, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` })
+    .schemas as Record<string, JsonSchema>;
   const schemas: Record<string, JsonSchema> = {};
   for (const [id, { $schema: _schema, $id: _id, ...schema }] of Object.entries(generated)) schemas[id] = schema;
   for (const shape of withCustomFields) {
@@ -363,7 +559,9 @@ function componentSchemas(): Record<string, JsonSchema> {
     // when the document is served are its properties (openapi-document.ts).
     const schema = schemas[idOf(shape)]!;
     delete schema.additionalProperties;
-    schema.propertyNames = { anyOf: [{ enum: Object.keys(schema.properties as object) }, { pattern: CUSTOM_KEY_PATTERN }] };
+    schema.propertyNames = {
+      anyOf: [{ enum: Object.keys(schema.properties as object) }, { pattern: CUSTOM_KEY_PATTERN }],
+    };
     schema.description = [schema.description, CUSTOM_SHAPE_NOTE].filter((part) => typeof part === 'string').join(' ');
   }
   // `false`: openapi-typescript types it `detail?: never`, so a `detail` check tells FieldErrors from ErrorDetail.
@@ -372,7 +570,12 @@ function componentSchemas(): Record<string, JsonSchema> {
 }
 
 const CUSTOM_SHAPE_NOTE =
-  'Custom fields are `custom_<name>` keys: the document served lists each field defined when it was served as a property (regenerate a client after defining one); any `custom_` key is valid.';
+  'Custom fields are `custom_<name>` keys: the document served lists each ' +
+  'field defined when it was served as a ' +
+  'property (regenerate a ' +
+  'client after defining ' +
+  'one); any `custom_` key ' +
+  'is valid.';
 
 /**
  * The document's `webhooks`: what a receiver is posted, one entry per event type (subscriptions), the
@@ -380,15 +583,35 @@ const CUSTOM_SHAPE_NOTE =
  * type operations (openapi-typescript's `webhooks` interface), so receivers can be typed too.
  */
 function webhookOperations(): Record<string, JsonSchema> {
-  const signed = 'Signed as Standard Webhooks say: headers `webhook-id`, `webhook-timestamp` (seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256>`); verify before trusting the body.';
-  const post = (summary: string, description: string, shape: ShapeId, operationId: string, example?: unknown): JsonSchema => ({
+  const signed =
+    'Signed as Standard Webhooks say: headers `webhook-id`, `webhook-timestamp` ' +
+    '(seconds) and `webhook-signature` ' +
+    '(`v1,<base64 HMAC-SHA256>`); ' +
+    'verify before trusting ' +
+    'the body.';
+  const post = (
+    summary: string,
+    description: string,
+    shape: ShapeId,
+    operationId: string,
+    example?: unknown,
+  ): JsonSchema => ({
     post: {
       operationId,
       summary,
       description: `${description} ${signed}`,
       tags: ['Webhooks' satisfies Tag],
-      requestBody: { required: true, content: { 'application/json': { schema: ref(shape), ...(example ? { example } : {}) } } },
-      responses: { '2XX': { description: 'Received: any 2xx counts as delivered (deduplicate by `webhook-id`: delivery is at least once).' }, default: { description: 'Anything else is retried on the schedule (not for a ping).' } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: ref(shape), ...(example ? { example } : {}) } },
+      },
+      responses: {
+        '2XX': {
+          description:
+            'Received: any 2xx counts as delivered (deduplicate by `webhook-id`: delivery is at least once).',
+        },
+        default: { description: 'Anything else is retried on the schedule (not for a ping).' },
+      },
       security: [],
     },
   });
@@ -396,17 +619,45 @@ function webhookOperations(): Record<string, JsonSchema> {
   return {
     ...Object.fromEntries(
       EVENT_TYPES.map((type) => {
-        const example = type === CHANGE_EVENT_EXAMPLE.event ? { type, timestamp: CHANGE_EVENT_EXAMPLE.created, data: CHANGE_EVENT_EXAMPLE } : undefined;
-        return [type, post(`A \`${type}\` event`, `Posted to each subscription to \`${type}\`, with \`"type": "${type}"\`.`, 'WebhookEventPayload', camel(type), example)];
+        const example =
+          type === CHANGE_EVENT_EXAMPLE.event
+            ? { type, timestamp: CHANGE_EVENT_EXAMPLE.created, data: CHANGE_EVENT_EXAMPLE }
+            : undefined;
+        return [
+          type,
+          post(
+            `A \`${type}\` event`,
+            `Posted to each subscription to \`${type}\`, with \`"type": "${type}"\`.`,
+            'WebhookEventPayload',
+            camel(type),
+            example,
+          ),
+        ];
       }),
     ),
-    'webhook.ping': post('A test event', 'Posted by `POST /api/webhooks/{id}/ping`; not retried and not in the delivery log.', 'WebhookPingPayload', 'webhookPing', {
-      type: 'webhook.ping',
-      timestamp: '2026-11-25T12:00:00.250000Z',
-      data: { subscription: 'sub_mi2vsq0w3a9f1c6e7b2d405812' },
-    }),
-    'new-ticket': post("Upstream's new-ticket webhook", 'Posted to each URL of `HELPDESK_NEW_TICKET_WEBHOOK_URLS` when a ticket is created.', 'NewTicketWebhookPayload', 'newTicket'),
-    'new-followup': post("Upstream's new-followup webhook", 'Posted to each URL of `HELPDESK_FOLLOWUP_WEBHOOK_URLS` when a followup is created.', 'NewFollowupWebhookPayload', 'newFollowup'),
+    'webhook.ping': post(
+      'A test event',
+      'Posted by `POST /api/webhooks/{id}/ping`; not retried and not in the delivery log.',
+      'WebhookPingPayload',
+      'webhookPing',
+      {
+        type: 'webhook.ping',
+        timestamp: '2026-11-25T12:00:00.250000Z',
+        data: { subscription: 'sub_mi2vsq0w3a9f1c6e7b2d405812' },
+      },
+    ),
+    'new-ticket': post(
+      "Upstream's new-ticket webhook",
+      'Posted to each URL of `HELPDESK_NEW_TICKET_WEBHOOK_URLS` when a ticket is created.',
+      'NewTicketWebhookPayload',
+      'newTicket',
+    ),
+    'new-followup': post(
+      "Upstream's new-followup webhook",
+      'Posted to each URL of `HELPDESK_FOLLOWUP_WEBHOOK_URLS` when a followup is created.',
+      'NewFollowupWebhookPayload',
+      'newFollowup',
+    ),
   };
 }
 
@@ -437,7 +688,8 @@ export function openApiTemplate(): OpenApiTemplate {
   const schemas = componentSchemas();
   for (const route of routes) {
     const shape = route.doc?.success.shape;
-    if (shape && !schemas[shape]) throw new Error(`${route.handler} answers the shape ${shape}, which shapes.ts does not register`);
+    if (shape && !schemas[shape])
+      throw new Error(`${route.handler} answers the shape ${shape}, which shapes.ts does not register`);
   }
   return {
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),

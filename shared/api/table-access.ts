@@ -11,7 +11,15 @@
 import { COUNT_KEY_PATTERNS, INDEXES, PARTITIONS, type IndexName } from '../store/keys';
 
 /** The IAM actions the functions use (a transaction needs the action of each of its items). */
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchWriteItem';
+export type TableAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'ConditionCheckItem'
+  | 'BatchWriteItem';
 export type { IndexName };
 
 /**
@@ -68,8 +76,16 @@ export function tableRequests(operation: string, input: Attributes): TableReques
         Keys.map((Key) => ({ action: 'BatchGetItem' as const, partition: partitionOf({ Key }) })),
       );
     case 'BatchWriteItem':
-      return Object.values(input.RequestItems as Record<string, { PutRequest?: { Item: Attributes }; DeleteRequest?: { Key: Attributes } }[]>).flatMap((requests) =>
-        requests.map((r) => ({ action: 'BatchWriteItem' as const, partition: partitionOf({ Item: r.PutRequest?.Item, Key: r.DeleteRequest?.Key }) })),
+      return Object.values(
+        input.RequestItems as Record<
+          string,
+          { PutRequest?: { Item: Attributes }; DeleteRequest?: { Key: Attributes } }[]
+        >,
+      ).flatMap((requests) =>
+        requests.map((r) => ({
+          action: 'BatchWriteItem' as const,
+          partition: partitionOf({ Item: r.PutRequest?.Item, Key: r.DeleteRequest?.Key }),
+        })),
       );
     case 'TransactWriteItems':
       return (input.TransactItems as Record<string, KeyedAction>[]).map((item) => {
@@ -87,7 +103,10 @@ const compiled = new Map<string, RegExp>();
 function matches(pattern: string, value: string): boolean {
   let re = compiled.get(pattern);
   if (!re) {
-    const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    const source = pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
     re = new RegExp(`^${source}$`, 's');
     compiled.set(pattern, re);
   }
@@ -99,7 +118,9 @@ export function allows(grants: readonly TableGrant[], request: TableRequest): bo
   return grants.some((grant) =>
     'index' in grant
       ? request.action === 'Query' && request.index === grant.index
-      : request.index === undefined && grant.actions.includes(request.action) && grant.keys.some((k) => matches(k, request.partition)),
+      : request.index === undefined &&
+        grant.actions.includes(request.action) &&
+        grant.keys.some((k) => matches(k, request.partition)),
   );
 }
 
@@ -120,7 +141,12 @@ export const GRANTS = {
    * users read for a verified address, the binding written, a user created: a new id and both user
    * items) or a groups claim changes (the user's staff flag saved). middleware/oidc.ts.
    */
-  oidcSignIn: [on(['GetItem', 'PutItem'], P.identity), on(['Query', 'PutItem'], P.users), on(['PutItem'], P.user), on(['UpdateItem'], P.counters)],
+  oidcSignIn: [
+    on(['GetItem', 'PutItem'], P.identity),
+    on(['Query', 'PutItem'], P.users),
+    on(['PutItem'], P.user),
+    on(['UpdateItem'], P.counters),
+  ],
   idempotencyKeys: [on(['GetItem', ...WRITE], P.idempotency)],
   /** Custom field definitions, which decide a ticket's `custom_*` keys and its ETag. */
   customFieldDefinitions: [on(['Query'], P.customFields)],
@@ -149,7 +175,12 @@ export const GRANTS = {
    * Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), their page
    * snapshots (`LISTED#<id>` / `PAGE`, BatchGetItem), and the collection of a ticket without one (Query).
    */
-  filteredTickets: [{ index: INDEXES.gsi3.name }, { index: INDEXES.gsi4.name }, on(['BatchGetItem'], P.listed), on(['Query'], P.ticket)],
+  filteredTickets: [
+    { index: INDEXES.gsi3.name },
+    { index: INDEXES.gsi4.name },
+    on(['BatchGetItem'], P.listed),
+    on(['Query'], P.ticket),
+  ],
   ticketsBySubmitter: [{ index: INDEXES.gsi3.name }],
   /** The staff-wide lists of followups and attachments (refs in gsi1). */
   listRefs: [{ index: INDEXES.gsi1.name }],
@@ -161,7 +192,12 @@ export const GRANTS = {
   /** User summaries by id, and the list of them (GET /api/users/). */
   readUsers: [on(['GetItem', 'Query'], P.users)],
   /** A user changed (store/user-changes.ts): both items, the queues named, the tokens a deactivation revokes. */
-  changeUsers: [on(['GetItem', 'PutItem'], P.user, P.users), on(['Query'], P.queues), on(['Query', 'DeleteItem'], P.tokens), on(['DeleteItem'], P.token)],
+  changeUsers: [
+    on(['GetItem', 'PutItem'], P.user, P.users),
+    on(['Query'], P.queues),
+    on(['Query', 'DeleteItem'], P.tokens),
+    on(['DeleteItem'], P.token),
+  ],
   readTokens: [on(['GetItem', 'Query'], P.tokens)],
   writeTokens: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.token, P.tokens)],
   readDeliveries: [on(['GetItem', 'Query'], P.deliveries)],
@@ -170,7 +206,12 @@ export const GRANTS = {
   writeSubscriptions: [on(['GetItem', 'Query', ...WRITE], P.subscriptions)],
   /** A ticket's CC list (store/ticket-ccs.ts): its ticket is read first; a user entry's user is checked. */
   readTicketCcs: [on(['Query'], P.ticketCc), on(['GetItem', 'Query'], P.ticket)],
-  writeTicketCcs: [on(['Query', 'PutItem', 'DeleteItem'], P.ticketCc), on(['GetItem', 'Query'], P.ticket), on(['UpdateItem'], P.counters), on(['BatchGetItem'], P.users)],
+  writeTicketCcs: [
+    on(['Query', 'PutItem', 'DeleteItem'], P.ticketCc),
+    on(['GetItem', 'Query'], P.ticket),
+    on(['UpdateItem'], P.counters),
+    on(['BatchGetItem'], P.users),
+  ],
   /** The suppression list (store/suppressions.ts). */
   readSuppressions: [on(['Query', 'BatchGetItem'], P.suppressions)],
   writeSuppressions: [on(['Query', 'BatchGetItem', 'DeleteItem'], P.suppressions)],
@@ -183,10 +224,18 @@ export const GRANTS = {
   readEvents: [on(['Query'], P.events), on(['GetItem', 'PutItem'], P.feedCursorKey)],
   /** Ignored senders (store/ignored-senders.ts); a new one's queues are checked. */
   readIgnoredSenders: [on(['GetItem', 'Query'], P.ignoredSenders)],
-  writeIgnoredSenders: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.ignoredSenders), on(['UpdateItem'], P.counters), on(['Query'], P.queues)],
+  writeIgnoredSenders: [
+    on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.ignoredSenders),
+    on(['UpdateItem'], P.counters),
+    on(['Query'], P.queues),
+  ],
   /** Escalation exclusions (store/escalation.ts); a new one's queues are checked. */
   readExclusions: [on(['GetItem', 'Query'], P.exclusions)],
-  writeExclusions: [on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.exclusions), on(['UpdateItem'], P.counters), on(['Query'], P.queues)],
+  writeExclusions: [
+    on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.exclusions),
+    on(['UpdateItem'], P.counters),
+    on(['Query'], P.queues),
+  ],
 } satisfies Record<string, readonly TableGrant[]>;
 
 /**
@@ -233,7 +282,10 @@ export const WEBHOOK_DISPATCH_GRANTS: readonly TableGrant[] = [
  * The webhook delivery function's grants (webhooks/deliver, likewise): its deliveries; a
  * subscription's secrets and health, and the log entry when it disables one.
  */
-export const WEBHOOK_DELIVER_GRANTS: readonly TableGrant[] = [on(['GetItem', 'UpdateItem', 'PutItem'], P.deliveries), on(['GetItem', 'UpdateItem'], P.subscriptions)];
+export const WEBHOOK_DELIVER_GRANTS: readonly TableGrant[] = [
+  on(['GetItem', 'UpdateItem', 'PutItem'], P.deliveries),
+  on(['GetItem', 'UpdateItem'], P.subscriptions),
+];
 
 /**
  * The mail ingest's grants (mail-in/ingest on AWS, infra/mail-in.ts; the local SMTP server's ingest
@@ -291,14 +343,26 @@ export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
  * The SES event recorder's grants (mail/record-event, infra/mail.ts; the local stand-in is held to
  * the same): the Message-ID's item (which mail), that mail's log entry, and the suppression list.
  */
-export const MAIL_EVENT_GRANTS: readonly TableGrant[] = [on(['GetItem'], P.messageIds), on(['UpdateItem'], P.mail), on(['PutItem'], P.suppressions)];
+export const MAIL_EVENT_GRANTS: readonly TableGrant[] = [
+  on(['GetItem'], P.messageIds),
+  on(['UpdateItem'], P.mail),
+  on(['PutItem'], P.suppressions),
+];
 
 /**
  * Everything a route's function may do to the table: what its middleware needs (with `oidc` among the
  * authentication classes, a first sign-in's writes too), and its own grants.
  */
-export function grantsOf(route: { method: string; table: readonly TableGrant[] }, options: { oidc?: boolean } = {}): TableGrant[] {
-  return [...GRANTS.authenticate, ...(options.oidc ? GRANTS.oidcSignIn : []), ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []), ...route.table];
+export function grantsOf(
+  route: { method: string; table: readonly TableGrant[] },
+  options: { oidc?: boolean } = {},
+): TableGrant[] {
+  return [
+    ...GRANTS.authenticate,
+    ...(options.oidc ? GRANTS.oidcSignIn : []),
+    ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []),
+    ...route.table,
+  ];
 }
 
 /** Whether any grant lets the function write (routes with writes get the writers' reserved concurrency). */

@@ -21,7 +21,11 @@ const AWS_JSON_ATTEMPTS = DEFAULT_MAX_ATTEMPTS;
 
 /** An error the service answered, with its name and HTTP status (as the SDK's exceptions carry them). */
 export class AwsServiceError extends Error {
-  constructor(name: string, message: string, readonly $metadata: { httpStatusCode: number }) {
+  constructor(
+    name: string,
+    message: string,
+    readonly $metadata: { httpStatusCode: number },
+  ) {
     super(message);
     this.name = name;
   }
@@ -29,12 +33,19 @@ export class AwsServiceError extends Error {
 
 const serviceError = ({ status, text }: AwsReply) => {
   const fault = serviceFault(status, text);
-  return new AwsServiceError(fault.name, `${fault.name}${fault.message ? `: ${fault.message}` : ''}`, { httpStatusCode: status });
+  return new AwsServiceError(fault.name, `${fault.name}${fault.message ? `: ${fault.message}` : ''}`, {
+    httpStatusCode: status,
+  });
 };
 
 /** The services called this way: their endpoint prefix, JSON protocol version and client state. */
 const SERVICES = {
-  sqs: { target: 'AmazonSQS', contentType: 'application/x-amz-json-1.0', endpoint: () => config.aws.sqsEndpoint, client: new AwsService('sqs', 'sqs', serviceError) },
+  sqs: {
+    target: 'AmazonSQS',
+    contentType: 'application/x-amz-json-1.0',
+    endpoint: () => config.aws.sqsEndpoint,
+    client: new AwsService('sqs', 'sqs', serviceError),
+  },
   secretsmanager: {
     target: 'secretsmanager',
     contentType: 'application/x-amz-json-1.1',
@@ -58,12 +69,20 @@ export interface AwsJsonOptions {
   region?: string | undefined;
   /** Attempts at most (AWS_JSON_ATTEMPTS by default). */
   attempts?: number;
-  /** Milliseconds each attempt may go without a byte once connected (HELPDESK_DEPENDENCY_TIMEOUT_MS, or 2 s, by default). */
+  /**
+   * Milliseconds each attempt may go without a byte once connected (HELPDESK_DEPENDENCY_TIMEOUT_MS, or 2 s, by
+   * default).
+   */
   timeoutMs?: number;
 }
 
 /** Calls `operation` (e.g. `SendMessage`) of `service` with `input`; the parsed answer. */
-export async function awsJsonCall<T = Record<string, unknown>>(service: AwsJsonService, operation: string, input: object, options: AwsJsonOptions = {}): Promise<T> {
+export async function awsJsonCall<T = Record<string, unknown>>(
+  service: AwsJsonService,
+  operation: string,
+  input: object,
+  options: AwsJsonOptions = {},
+): Promise<T> {
   const { region = config.aws.region, attempts = AWS_JSON_ATTEMPTS, timeoutMs = transport.attemptMs } = options;
   const { target, contentType, endpoint, client } = SERVICES[service];
   // AWS_ENDPOINT_URL_SQS and AWS_ENDPOINT_URL_SECRETS_MANAGER replace the endpoint, as for the SDK.
@@ -72,7 +91,19 @@ export async function awsJsonCall<T = Record<string, unknown>>(service: AwsJsonS
   const invocationId = AwsService.invocationId();
   try {
     const text = await withRetries(strategyFor(service, attempts), (attempt) =>
-      client.send({ url, region, contentType, target: `${target}.${operation}`, body, invocationId, attempt, maxAttempts: attempts }, { agents: transport.agents, attemptMs: timeoutMs }),
+      client.send(
+        {
+          url,
+          region,
+          contentType,
+          target: `${target}.${operation}`,
+          body,
+          invocationId,
+          attempt,
+          maxAttempts: attempts,
+        },
+        { agents: transport.agents, attemptMs: timeoutMs },
+      ),
     );
     return (text ? JSON.parse(text) : {}) as T;
   } catch (caught) {

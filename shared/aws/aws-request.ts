@@ -32,7 +32,10 @@ import { awsSigner } from './sigv4';
 // --- retries ------------------------------------------------------------------------------------
 
 /** The SDK's retry strategy interface (@smithy/types' RetryStrategyV2), as its standard strategy has it. */
-export type RetryStrategy = Pick<StandardRetryStrategy, 'acquireInitialRetryToken' | 'refreshRetryTokenForRetry' | 'recordSuccess'>;
+export type RetryStrategy = Pick<
+  StandardRetryStrategy,
+  'acquireInitialRetryToken' | 'refreshRetryTokenForRetry' | 'recordSuccess'
+>;
 type RetryErrorInfo = Parameters<RetryStrategy['refreshRetryTokenForRetry']>[1];
 /** THROTTLING, TRANSIENT, SERVER_ERROR or CLIENT_ERROR. */
 export type RetryErrorType = RetryErrorInfo['errorType'];
@@ -63,7 +66,8 @@ export interface CallMetadata {
 }
 type CallError = Error & { code?: string; $metadata?: CallMetadata };
 
-const asError = (thrown: unknown): CallError => (thrown instanceof Error ? thrown : Object.assign(new Error(String(thrown)), { cause: thrown }));
+const asError = (thrown: unknown): CallError =>
+  thrown instanceof Error ? thrown : Object.assign(new Error(String(thrown)), { cause: thrown });
 
 /**
  * Runs `attempt` as the SDK's retry middleware does with `strategy`: a token per call, refreshed
@@ -83,7 +87,10 @@ export async function withRetries<T>(strategy: RetryStrategy, attempt: (number: 
       const error = asError(thrown);
       const waitStarted = Date.now();
       try {
-        token = await strategy.refreshRetryTokenForRetry(token, { error: error as SdkError, errorType: retryErrorType(error) });
+        token = await strategy.refreshRetryTokenForRetry(token, {
+          error: error as SdkError,
+          errorType: retryErrorType(error),
+        });
       } catch {
         error.$metadata = { ...error.$metadata, attempts: token.getRetryCount() + 1, totalRetryDelay };
         throw error;
@@ -99,7 +106,10 @@ export async function withRetries<T>(strategy: RetryStrategy, attempt: (number: 
  * An error answer of a JSON protocol: its name (`__type` without its namespace, or the status when
  * the body is not the service's), its message, and the body's other fields.
  */
-export function serviceFault(status: number, text: string): { name: string; message: string | undefined; details: Record<string, unknown> } {
+export function serviceFault(
+  status: number,
+  text: string,
+): { name: string; message: string | undefined; details: Record<string, unknown> } {
   let fields: Record<string, unknown> = {};
   try {
     fields = JSON.parse(text) as Record<string, unknown>;
@@ -137,17 +147,30 @@ export interface EndpointVariants {
  * The endpoint of `service` (its host prefix: `dynamodb`, `sqs`, `secretsmanager`) in `region`:
  * `explicit` (AWS_ENDPOINT_URL_<SERVICE>) when set, as for the SDK; otherwise the regional one.
  */
-export function serviceEndpoint(service: string, region: string, explicit: string | undefined, variants: EndpointVariants = config.aws): URL {
+export function serviceEndpoint(
+  service: string,
+  region: string,
+  explicit: string | undefined,
+  variants: EndpointVariants = config.aws,
+): URL {
   if (explicit) return new URL(explicit);
   const { useFipsEndpoint, useDualstackEndpoint } = variants;
-  const variant = useFipsEndpoint ? 'AWS_USE_FIPS_ENDPOINT' : useDualstackEndpoint ? 'AWS_USE_DUALSTACK_ENDPOINT' : undefined;
+  const variant = useFipsEndpoint
+    ? 'AWS_USE_FIPS_ENDPOINT'
+    : useDualstackEndpoint
+      ? 'AWS_USE_DUALSTACK_ENDPOINT'
+      : undefined;
   const variable = `AWS_ENDPOINT_URL_${ENDPOINT_VARIABLES[service] ?? service.toUpperCase()}`;
   if (variant) {
-    throw new EndpointNotSupported(`${variant}=true is not supported by the store's ${service} client (it has no endpoint rules); set ${variable} to the endpoint instead.`);
+    throw new EndpointNotSupported(
+      `${variant}=true is not supported by the store's ${service} client (it has no endpoint rules); set ${variable} to the endpoint instead.`,
+    );
   }
   const partition = PARTITIONS.find((p) => p.regions.test(region));
   if (!partition) {
-    throw new EndpointNotSupported(`The region ${JSON.stringify(region)} is not in a partition the store's ${service} client knows (${PARTITIONS.map((p) => p.name).join(', ')}); set ${variable} to the endpoint instead.`);
+    throw new EndpointNotSupported(
+      `The region ${JSON.stringify(region)} is not in a partition the store's ${service} client knows (${PARTITIONS.map((p) => p.name).join(', ')}); set ${variable} to the endpoint instead.`,
+    );
   }
   return new URL(`https://${service}.${region}.${partition.suffix}/`);
 }
@@ -158,7 +181,12 @@ export function serviceEndpoint(service: string, region: string, explicit: strin
 function armConnectTimeout(socket: Socket, connectMs: number): Socket {
   if (!socket.connecting) return socket;
   const timer = setTimeout(() => {
-    socket.destroy(Object.assign(new Error(`connection not established within ${connectMs} ms`), { name: 'TimeoutError', code: 'ETIMEDOUT' }));
+    socket.destroy(
+      Object.assign(new Error(`connection not established within ${connectMs} ms`), {
+        name: 'TimeoutError',
+        code: 'ETIMEDOUT',
+      }),
+    );
   }, connectMs);
   socket.once('connect', () => clearTimeout(timer));
   socket.once('close', () => clearTimeout(timer));
@@ -182,7 +210,10 @@ export function connectTimeoutAgents(connectMs: number, maxSockets: number): Aws
       return armConnectTimeout(super.createConnection(...args) as Socket, connectMs);
     }
   }
-  return { http: new ConnectTimeoutHttpAgent({ keepAlive: true, maxSockets }), https: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets }) };
+  return {
+    http: new ConnectTimeoutHttpAgent({ keepAlive: true, maxSockets }),
+    https: new ConnectTimeoutHttpsAgent({ keepAlive: true, maxSockets }),
+  };
 }
 
 // --- the request --------------------------------------------------------------------------------
@@ -190,7 +221,14 @@ export function connectTimeoutAgents(connectMs: number, maxSockets: number): Aws
 /** The SDK's User-Agent sections, with this application in place of the SDK's name. */
 function userAgent(api: string): string {
   const { executionEnv, userAgentAppId } = config.aws;
-  const sections = ['helpdesk-api', 'ua/2.1', `os/${platform()}#${release()}`, 'lang/js', `md/nodejs#${process.versions.node}`, `api/${api}`];
+  const sections = [
+    'helpdesk-api',
+    'ua/2.1',
+    `os/${platform()}#${release()}`,
+    'lang/js',
+    `md/nodejs#${process.versions.node}`,
+    `api/${api}`,
+  ];
   if (executionEnv) sections.push(`exec-env/${executionEnv}`);
   if (userAgentAppId) sections.push(`app/${userAgentAppId}`);
   return sections.map((s) => s.replace(/[^!$%&'*+\-.^_`|~\w#/]/g, '-')).join(' ');
@@ -226,7 +264,10 @@ export interface AwsPost {
   url: URL;
   region: string;
   contentType: string;
-  /** The X-Amz-Target header (`DynamoDB_20120810.GetItem`, `AmazonSQS.SendMessage` ...); none for a REST JSON API (SES v2), whose path names the operation. */
+  /**
+   * The X-Amz-Target header (`DynamoDB_20120810.GetItem`, `AmazonSQS.SendMessage` ...); none for a REST JSON API (SES
+   * v2), whose path names the operation.
+   */
   target?: string;
   body: string;
   /** The call's invocation id (one for all its attempts) and which attempt of how many this is. */
@@ -311,12 +352,20 @@ export class AwsService {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('error', reject);
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
         },
       );
       // The SDK's socket timeout: counted while the request is on a socket, not while it queues for one.
       request.setTimeout(attemptMs, () => {
-        request.destroy(Object.assign(new Error(`Connection timed out after ${attemptMs} ms`), { name: 'TimeoutError' }));
+        request.destroy(
+          Object.assign(new Error(`Connection timed out after ${attemptMs} ms`), { name: 'TimeoutError' }),
+        );
       });
       request.on('error', reject);
       if (timed) {
@@ -340,7 +389,10 @@ export class AwsService {
     throw error;
   }
 
-  /** The SDK signer's clock sampling: the server's `Date` minus ours, unless a cache answered (`Age`) or the answer was stale. */
+  /**
+   * The SDK signer's clock sampling: the server's `Date` minus ours, unless a cache answered (`Age`) or the answer was
+   * stale.
+   */
   private sampleClock({ headers }: AwsReply, sentAt: number): void {
     if (headers.age !== undefined || !headers.date) return;
     const serverTime = Date.parse(headers.date);

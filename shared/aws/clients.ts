@@ -87,7 +87,9 @@ let callObserver: CallObserver | undefined;
 export function observeCalls(observer: CallObserver): void {
   callObserver = observer;
 }
-const timed = config.lambdaFunctionName ? undefined : (queuedMs: number, wireMs: number) => callObserver?.(rooms.getStore()?.name ?? 'shared', queuedMs, wireMs);
+const timed = config.lambdaFunctionName
+  ? undefined
+  : (queuedMs: number, wireMs: number) => callObserver?.(rooms.getStore()?.name ?? 'shared', queuedMs, wireMs);
 export const transport = { agents, attemptMs, ...(timed ? { timed } : {}) };
 
 export const dynamo = new DynamoDB(() => ({

@@ -21,13 +21,31 @@
 import { randomUUID } from 'node:crypto';
 import type * as Doc from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import { AwsService, serviceEndpoint, serviceFault, withRetries, type AwsReply, type AwsTransport, type CallMetadata, type RetryStrategy } from './aws-request';
+import {
+  AwsService,
+  serviceEndpoint,
+  serviceFault,
+  withRetries,
+  type AwsReply,
+  type AwsTransport,
+  type CallMetadata,
+  type RetryStrategy,
+} from './aws-request';
 
 type Item = Record<string, NativeAttributeValue>;
 type Wire = Record<string, unknown>;
 type Output<T> = Omit<T, '$metadata'>;
 
-export type DynamoOperation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan' | 'BatchGetItem' | 'BatchWriteItem' | 'TransactWriteItems';
+export type DynamoOperation =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'Scan'
+  | 'BatchGetItem'
+  | 'BatchWriteItem'
+  | 'TransactWriteItems';
 
 /** A command of the document client: its operation, and its input with native values. */
 export interface DynamoCommand<I extends object, O extends object> {
@@ -52,8 +70,12 @@ export const DeleteCommand = commandOf<Doc.DeleteCommandInput, Output<Doc.Delete
 export const QueryCommand = commandOf<Doc.QueryCommandInput, Output<Doc.QueryCommandOutput>>('Query');
 export const ScanCommand = commandOf<Doc.ScanCommandInput, Output<Doc.ScanCommandOutput>>('Scan');
 export const BatchGetCommand = commandOf<Doc.BatchGetCommandInput, Output<Doc.BatchGetCommandOutput>>('BatchGetItem');
-export const BatchWriteCommand = commandOf<Doc.BatchWriteCommandInput, Output<Doc.BatchWriteCommandOutput>>('BatchWriteItem');
-export const TransactWriteCommand = commandOf<Doc.TransactWriteCommandInput, Output<Doc.TransactWriteCommandOutput>>('TransactWriteItems');
+export const BatchWriteCommand = commandOf<Doc.BatchWriteCommandInput, Output<Doc.BatchWriteCommandOutput>>(
+  'BatchWriteItem',
+);
+export const TransactWriteCommand = commandOf<Doc.TransactWriteCommandInput, Output<Doc.TransactWriteCommandOutput>>(
+  'TransactWriteItems',
+);
 export type QueryCommandInput = Doc.QueryCommandInput;
 export type TransactWriteCommandInput = Doc.TransactWriteCommandInput;
 
@@ -76,15 +98,28 @@ const mapValues = <T, U>(record: Record<string, T>, fn: (value: T) => U): Record
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
 const batchWriteRequests = (tables: Record<string, BatchWriteRequest[]>, convert: (value: Wire) => Wire) =>
   mapValues(tables, (requests) =>
-    requests.map((r) => (r.PutRequest ? { PutRequest: { Item: convert(r.PutRequest.Item) } } : { DeleteRequest: { Key: convert(r.DeleteRequest!.Key) } })),
+    requests.map((r) =>
+      r.PutRequest
+        ? { PutRequest: { Item: convert(r.PutRequest.Item) } }
+        : { DeleteRequest: { Key: convert(r.DeleteRequest!.Key) } },
+    ),
   );
 
 function inputToWire(operation: DynamoOperation, input: Wire): Wire {
   switch (operation) {
     case 'BatchGetItem':
-      return { ...input, RequestItems: mapValues(input.RequestItems as Record<string, Wire>, (spec) => ({ ...spec, Keys: (spec.Keys as Item[]).map(toWire) })) };
+      return {
+        ...input,
+        RequestItems: mapValues(input.RequestItems as Record<string, Wire>, (spec) => ({
+          ...spec,
+          Keys: (spec.Keys as Item[]).map(toWire),
+        })),
+      };
     case 'BatchWriteItem':
-      return { ...input, RequestItems: batchWriteRequests(input.RequestItems as Record<string, BatchWriteRequest[]>, toWire) };
+      return {
+        ...input,
+        RequestItems: batchWriteRequests(input.RequestItems as Record<string, BatchWriteRequest[]>, toWire),
+      };
     case 'TransactWriteItems':
       return {
         ...input,
@@ -106,9 +141,13 @@ function inputToWire(operation: DynamoOperation, input: Wire): Wire {
 function requestBody(wire: Wire): string {
   return JSON.stringify(wire, function (this: Record<string, unknown>, key: string, value: unknown) {
     const original = this[key]; // before Buffer's toJSON
-    if (ArrayBuffer.isView(original)) return Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64');
+    if (ArrayBuffer.isView(original))
+      return Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64');
     if (original instanceof ArrayBuffer) return Buffer.from(original).toString('base64');
-    if (typeof Blob !== 'undefined' && original instanceof Blob) throw new TypeError(`A Blob cannot be sent as a DynamoDB binary attribute (at ${JSON.stringify(key)}): pass a Uint8Array.`);
+    if (typeof Blob !== 'undefined' && original instanceof Blob)
+      throw new TypeError(
+        `A Blob cannot be sent as a DynamoDB binary attribute (at ${JSON.stringify(key)}): pass a Uint8Array.`,
+      );
     return value;
   });
 }
@@ -136,11 +175,16 @@ function outputFromWire(wire: Wire): Wire {
   if (wire.Attributes) out.Attributes = fromWire(wire.Attributes);
   if (wire.LastEvaluatedKey) out.LastEvaluatedKey = fromWire(wire.LastEvaluatedKey);
   if (wire.Items) out.Items = (wire.Items as Wire[]).map(fromWire);
-  if (wire.Responses) out.Responses = mapValues(wire.Responses as Record<string, Wire[]>, (items) => items.map(fromWire));
+  if (wire.Responses)
+    out.Responses = mapValues(wire.Responses as Record<string, Wire[]>, (items) => items.map(fromWire));
   if (wire.UnprocessedKeys) {
-    out.UnprocessedKeys = mapValues(wire.UnprocessedKeys as Record<string, Wire>, (spec) => ({ ...spec, Keys: (spec.Keys as Wire[]).map(fromWire) }));
+    out.UnprocessedKeys = mapValues(wire.UnprocessedKeys as Record<string, Wire>, (spec) => ({
+      ...spec,
+      Keys: (spec.Keys as Wire[]).map(fromWire),
+    }));
   }
-  if (wire.UnprocessedItems) out.UnprocessedItems = batchWriteRequests(wire.UnprocessedItems as Record<string, BatchWriteRequest[]>, fromWire);
+  if (wire.UnprocessedItems)
+    out.UnprocessedItems = batchWriteRequests(wire.UnprocessedItems as Record<string, BatchWriteRequest[]>, fromWire);
   return out;
 }
 
@@ -179,7 +223,12 @@ const MODELED_RETRYABLE = new Set(['ReplicatedWriteConflictException']);
 function serviceError({ status, text, headers }: AwsReply): DynamoDBServiceError {
   const { name, message, details } = serviceFault(status, text);
   const requestId = headers['x-amzn-requestid'];
-  return new DynamoDBServiceError(name, message ?? name, { httpStatusCode: status, ...(typeof requestId === 'string' ? { requestId } : {}) }, details);
+  return new DynamoDBServiceError(
+    name,
+    message ?? name,
+    { httpStatusCode: status, ...(typeof requestId === 'string' ? { requestId } : {}) },
+    details,
+  );
 }
 
 // --- the client ---------------------------------------------------------------------------------
@@ -200,7 +249,9 @@ export interface DynamoOptions {
   retryStrategy: RetryStrategy;
   /** Attempts at most, as the strategy counts them (sent in each attempt's amz-sdk-request header). */
   maxAttempts: number;
-  /** Keep-alive agents (their connection timeouts and socket limits) and each attempt's inactivity timeout: clients.ts. */
+  /**
+   * Keep-alive agents (their connection timeouts and socket limits) and each attempt's inactivity timeout: clients.ts.
+   */
   transport: AwsTransport;
 }
 
@@ -250,14 +301,28 @@ export class DynamoDB {
     const invocationId = AwsService.invocationId();
     return withRetries(options.retryStrategy, (attempt) =>
       chain(this.attempts, call, async () => {
-        const post = { url, region: options.region, contentType: 'application/x-amz-json-1.0', target: `DynamoDB_20120810.${call.operation}`, body, invocationId, attempt, maxAttempts: options.maxAttempts };
+        const post = {
+          url,
+          region: options.region,
+          contentType: 'application/x-amz-json-1.0',
+          target: `DynamoDB_20120810.${call.operation}`,
+          body,
+          invocationId,
+          attempt,
+          maxAttempts: options.maxAttempts,
+        };
         return outputFromWire(responseBody(await this.service.send(post, options.transport)));
       }),
     );
   }
 }
 
-function chain(interceptors: readonly DynamoInterceptor[], call: DynamoCall, last: () => Promise<Wire>, from = 0): Promise<Wire> {
+function chain(
+  interceptors: readonly DynamoInterceptor[],
+  call: DynamoCall,
+  last: () => Promise<Wire>,
+  from = 0,
+): Promise<Wire> {
   const interceptor = interceptors[from];
   return interceptor ? interceptor(call, () => chain(interceptors, call, last, from + 1)) : last();
 }

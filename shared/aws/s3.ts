@@ -16,7 +16,8 @@ const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 const CONTENT_SHA256 = 'x-amz-content-sha256';
 
 /** RFC 3986 escaping: encodeURIComponent leaves !'()* as they are. */
-const escape = (part: string) => encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const escape = (part: string) =>
+  encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** The request the signer signs for `url`: S3's canonical path is each segment of the key escaped once. */
 function toSign(url: URL, method: string, headers: Record<string, string>) {
@@ -60,21 +61,40 @@ const s3CallTimeoutMs = config.dependencyTimeoutMs ?? S3_CALL_TIMEOUT_MS;
  * reaches the call (seen under load with aws4fetch, which made one: a hung call outlived its timeout
  * by minutes).
  */
-async function s3Fetch(url: URL, method: string, action: string, headers: Record<string, string> = {}, body?: Buffer): Promise<Response> {
+async function s3Fetch(
+  url: URL,
+  method: string,
+  action: string,
+  headers: Record<string, string> = {},
+  body?: Buffer,
+): Promise<Response> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`S3 ${action} took over ${s3CallTimeoutMs} ms`, 'TimeoutError')), s3CallTimeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`S3 ${action} took over ${s3CallTimeoutMs} ms`, 'TimeoutError')),
+    s3CallTimeoutMs,
+  );
   try {
     for (let attempt = 0; ; attempt++) {
-      const signed = await awsSigner('s3', config.aws.region).sign(toSign(url, method, { ...headers, [CONTENT_SHA256]: UNSIGNED_PAYLOAD }));
+      const signed = await awsSigner('s3', config.aws.region).sign(
+        toSign(url, method, { ...headers, [CONTENT_SHA256]: UNSIGNED_PAYLOAD }),
+      );
       // Signed with the host, which fetch sends from the URL itself.
       const { host: _host, ...sent } = signed.headers;
-      const response = await fetch(url, { method, headers: { ...sent, ...callHeaders('s3') }, ...(body ? { body } : {}), signal: controller.signal });
+      const response = await fetch(url, {
+        method,
+        headers: { ...sent, ...callHeaders('s3') },
+        ...(body ? { body } : {}),
+        signal: controller.signal,
+      });
       if (attempt === S3_RETRIES || (response.status < 500 && response.status !== 429)) return response;
       await response.body?.cancel();
       await new Promise((done) => setTimeout(done, Math.random() * 50 * 2 ** attempt));
     }
   } catch (error) {
-    throw Object.assign(new Error(`S3 ${action} failed: ${(error as Error).message}`), { name: 'S3NetworkError', cause: error });
+    throw Object.assign(new Error(`S3 ${action} failed: ${(error as Error).message}`), {
+      name: 'S3NetworkError',
+      cause: error,
+    });
   } finally {
     clearTimeout(timer);
   }
@@ -87,16 +107,28 @@ async function expectOk(response: Response, action: string): Promise<void> {
   }
   const text = await response.text();
   const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? `HTTP${response.status}`;
-  throw Object.assign(new Error(`S3 ${action} failed: ${code}`), { name: code, $metadata: { httpStatusCode: response.status } });
+  throw Object.assign(new Error(`S3 ${action} failed: ${code}`), {
+    name: code,
+    $metadata: { httpStatusCode: response.status },
+  });
 }
 
 /** Stores an object (in the attachments bucket unless `bucket` names another: the mail bucket). */
 export async function putFile(key: string, data: Buffer, contentType: string, bucket?: string): Promise<void> {
-  const response = await s3Fetch(objectUrl(key, bucket), 'PUT', 'PutObject', { 'content-type': contentType, 'content-length': String(data.length) }, data);
+  const response = await s3Fetch(
+    objectUrl(key, bucket),
+    'PUT',
+    'PutObject',
+    { 'content-type': contentType, 'content-length': String(data.length) },
+    data,
+  );
   await expectOk(response, 'PutObject');
 }
 
-/** An object's bytes: a followup's small files (the mail sender attaches them), a received message (the mail ingest, from the mail bucket). */
+/**
+ * An object's bytes: a followup's small files (the mail sender attaches them), a received message (the mail ingest,
+ * from the mail bucket).
+ */
 export async function getFile(key: string, bucket?: string): Promise<Buffer> {
   const response = await s3Fetch(objectUrl(key, bucket), 'GET', 'GetObject');
   if (!response.ok) await expectOk(response, 'GetObject');
@@ -127,17 +159,25 @@ export function attachmentDisposition(filename: string): string {
 }
 
 /** A presigned GET of an attachment, valid `expiresIn` seconds (DOWNLOAD_LINK_SECONDS, or a mail's longer link). */
-export async function presignDownload(key: string, filename: string, mimeType: string, expiresIn = DOWNLOAD_LINK_SECONDS): Promise<string> {
+export async function presignDownload(
+  key: string,
+  filename: string,
+  mimeType: string,
+  expiresIn = DOWNLOAD_LINK_SECONDS,
+): Promise<string> {
   const url = objectUrl(key);
   url.searchParams.set('response-content-disposition', attachmentDisposition(filename));
   url.searchParams.set('response-content-type', mimeType);
   // The payload's hash is UNSIGNED-PAYLOAD, taken from this header, which is neither signed nor put
   // in the query: the browser that follows the link sends no such header. Only the host is signed.
-  const signed = await awsSigner('s3', config.aws.region).presign(toSign(url, 'GET', { [CONTENT_SHA256]: UNSIGNED_PAYLOAD }), {
-    expiresIn,
-    unsignableHeaders: new Set([CONTENT_SHA256]),
-    unhoistableHeaders: new Set([CONTENT_SHA256]),
-  });
+  const signed = await awsSigner('s3', config.aws.region).presign(
+    toSign(url, 'GET', { [CONTENT_SHA256]: UNSIGNED_PAYLOAD }),
+    {
+      expiresIn,
+      unsignableHeaders: new Set([CONTENT_SHA256]),
+      unhoistableHeaders: new Set([CONTENT_SHA256]),
+    },
+  );
   for (const [name, value] of Object.entries(signed.query ?? {})) url.searchParams.set(name, String(value));
   return url.toString();
 }

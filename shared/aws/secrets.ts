@@ -13,12 +13,23 @@ export interface SecretSource {
   value: string | undefined;
 }
 
-/** A reader of the secret `source()` names, whose value `accept` checks (and may normalise), throwing when it is unusable. */
-export function deploymentSecret(source: () => SecretSource, accept: (value: string | undefined) => string): () => Promise<string> {
+/**
+ * A reader of the secret `source()` names, whose value `accept` checks (and may normalise), throwing when it is
+ * unusable.
+ */
+export function deploymentSecret(
+  source: () => SecretSource,
+  accept: (value: string | undefined) => string,
+): () => Promise<string> {
   let secret: Promise<string> | undefined;
   const read = async () => {
     const { arn, value } = source();
-    return accept(arn ? (await awsJsonCall<{ SecretString?: string }>('secretsmanager', 'GetSecretValue', { SecretId: arn })).SecretString : value);
+    return accept(
+      arn
+        ? (await awsJsonCall<{ SecretString?: string }>('secretsmanager', 'GetSecretValue', { SecretId: arn }))
+            .SecretString
+        : value,
+    );
   };
   return () =>
     (secret ??= read().catch((error: unknown) => {

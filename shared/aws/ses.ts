@@ -16,7 +16,9 @@ const sesError = ({ status, text, headers }: AwsReply) => {
   const fault = serviceFault(status, text);
   const header = headers['x-amzn-errortype'];
   const name = (Array.isArray(header) ? header[0] : header)?.split(':')[0] || fault.name;
-  return new AwsServiceError(name, `ses SendEmail failed: ${name}${fault.message ? `: ${fault.message}` : ''}`, { httpStatusCode: status });
+  return new AwsServiceError(name, `ses SendEmail failed: ${name}${fault.message ? `: ${fault.message}` : ''}`, {
+    httpStatusCode: status,
+  });
 };
 
 const ses = new AwsService('ses', 'sesv2', sesError);
@@ -45,12 +47,27 @@ export async function sendRawEmail(email: RawEmail): Promise<string> {
   const invocationId = AwsService.invocationId();
   try {
     const text = await withRetries(strategy, (attempt) =>
-      ses.send({ url, region, contentType: 'application/json', body, invocationId, attempt, maxAttempts: DEFAULT_MAX_ATTEMPTS }, { agents: transport.agents, attemptMs }),
+      ses.send(
+        {
+          url,
+          region,
+          contentType: 'application/json',
+          body,
+          invocationId,
+          attempt,
+          maxAttempts: DEFAULT_MAX_ATTEMPTS,
+        },
+        { agents: transport.agents, attemptMs },
+      ),
     );
     return String((JSON.parse(text) as { MessageId?: string }).MessageId);
   } catch (caught) {
     if (caught instanceof AwsServiceError) throw caught;
     const error = caught as Error & { code?: string };
-    throw Object.assign(new Error(`ses SendEmail failed: ${error.message}`), { name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError', code: error.code, cause: error });
+    throw Object.assign(new Error(`ses SendEmail failed: ${error.message}`), {
+      name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
+      code: error.code,
+      cause: error,
+    });
   }
 }

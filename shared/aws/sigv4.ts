@@ -10,7 +10,11 @@ import { config } from '../config';
 
 type SourceData = string | ArrayBuffer | ArrayBufferView;
 const bytes = (data: SourceData) =>
-  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  typeof data === 'string'
+    ? data
+    : data instanceof ArrayBuffer
+      ? new Uint8Array(data)
+      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 
 /** SHA-256 and its HMAC from node:crypto, in the shape the signer takes (@smithy/types' Checksum). */
 class Sha256 {

@@ -13,10 +13,20 @@ function regionOf(queueUrl: string): string | undefined {
 
 /** Sends one message, delayed by `delaySeconds` (SQS allows up to 900) when given. */
 export async function sendMessage(queueUrl: string, body: string, delaySeconds?: number): Promise<void> {
-  await awsJsonCall('sqs', 'SendMessage', { QueueUrl: queueUrl, MessageBody: body, ...(delaySeconds === undefined ? {} : { DelaySeconds: delaySeconds }) }, { region: regionOf(queueUrl) });
+  await awsJsonCall(
+    'sqs',
+    'SendMessage',
+    { QueueUrl: queueUrl, MessageBody: body, ...(delaySeconds === undefined ? {} : { DelaySeconds: delaySeconds }) },
+    { region: regionOf(queueUrl) },
+  );
 }
 
 /** Hides a received message for `seconds` (up to 12 hours), after which it is received again. */
 export async function hideMessage(queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
-  await awsJsonCall('sqs', 'ChangeMessageVisibility', { QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }, { region: regionOf(queueUrl) });
+  await awsJsonCall(
+    'sqs',
+    'ChangeMessageVisibility',
+    { QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds },
+    { region: regionOf(queueUrl) },
+  );
 }

@@ -1,12 +1,12 @@
 /**
  * Brings a table written by an earlier version up to this one: ticket counts (consumer/ticket-counts.ts;
  * the agent views' counts an earlier version kept on the totals items moved to their own items)
- * and listing records (consumer/listings.ts) and page snapshots (consumer/page-snapshots.ts) from the tickets stored, and ref items (keys.ts `ref`) for followups and attachments stored before
- * refs existed. Safe to run at any time and more than once: counts are applied through the same
- * idempotent path as the stream (a ticket's current version, which the stream's later records
- * supersede), listing records likewise (conditional on holding an older version), refs are rewritten with what they already hold. The local runtime runs it at start
- * when there are tickets but no counts, or no listing records; on AWS it is one invocation of the CountTickets function
- * (docs/data-model.md, "Upgrading a table").
+ * and listing records (consumer/listings.ts) and page snapshots (consumer/page-snapshots.ts) from the tickets stored,
+ * and ref items (keys.ts `ref`) for followups and attachments stored before refs existed. Safe to run at any time and
+ * more than once: counts are applied through the same idempotent path as the stream (a ticket's current version, which
+ * the stream's later records supersede), listing records likewise (conditional on holding an older version), refs are
+ * rewritten with what they already hold. The local runtime runs it at start when there are tickets but no counts, or no
+ * listing records; on AWS it is one invocation of the CountTickets function (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
 import { GetCommand, UpdateCommand } from '../aws/dynamodb';
@@ -27,10 +27,12 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
   let listings = 0;
   let tickets = 0;
   let refs = 0;
-  for await (const page of queryPages({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition } })) {
-    const records: TicketRecord[] = page
-      .filter((i) => i.type === 'ticket')
-      .map((i) => ticketRecordOf(i));
+  for await (const page of queryPages({
+    IndexName: INDEXES.gsi1.name,
+    KeyConditionExpression: inIndex('gsi1'),
+    ExpressionAttributeValues: { ':pk': keys.listAllPartition },
+  })) {
+    const records: TicketRecord[] = page.filter((i) => i.type === 'ticket').map((i) => ticketRecordOf(i));
     if (records.length) await applyTicketRecords(records);
     tickets += records.length;
     const writes = page.filter((i) => i.type === 'ticket').flatMap((i) => listingWritesOf(i));
@@ -38,12 +40,24 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
     await writePageSnapshots(records.map((r) => r.ticket));
     listings += writes.length;
     // Submitter keys in lower case (issue 32): a ticket stored before keeps its address as given.
-    for (const item of page.filter((i) => i.type === 'ticket' && typeof i.submitter_email === 'string' && i.submitter_email)) {
+    for (const item of page.filter(
+      (i) => i.type === 'ticket' && typeof i.submitter_email === 'string' && i.submitter_email,
+    )) {
       const key = keys.bySubmitter(item.submitter_email as string, item.id as number);
       if (item.GSI3PK === key.GSI3PK) continue;
-      await dynamo.send(new UpdateCommand({ TableName: config.tableName, Key: { PK: item.PK, SK: item.SK }, UpdateExpression: 'SET GSI3PK = :pk', ConditionExpression: 'submitter_email = :email', ExpressionAttributeValues: { ':pk': key.GSI3PK, ':email': item.submitter_email } })).catch((error: Error) => {
-        if (error.name !== 'ConditionalCheckFailedException') throw error; // changed meanwhile: its own write set the key
-      });
+      await dynamo
+        .send(
+          new UpdateCommand({
+            TableName: config.tableName,
+            Key: { PK: item.PK, SK: item.SK },
+            UpdateExpression: 'SET GSI3PK = :pk',
+            ConditionExpression: 'submitter_email = :email',
+            ExpressionAttributeValues: { ':pk': key.GSI3PK, ':email': item.submitter_email },
+          }),
+        )
+        .catch((error: Error) => {
+          if (error.name !== 'ConditionalCheckFailedException') throw error; // changed meanwhile: its own write set the key
+        });
     }
     const refItems = page.flatMap((i) => {
       if (i.type === 'followup') return [followupRefItem(strip<Followup>(i))];
@@ -66,13 +80,24 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
  */
 export async function backfillIfUncounted(): Promise<void> {
   await moveViewCountsOutOfTotals();
-  const first = await queryPages({ IndexName: INDEXES.gsi1.name, KeyConditionExpression: inIndex('gsi1'), ExpressionAttributeValues: { ':pk': keys.listAllPartition }, Limit: 25 }).next();
+  const first = await queryPages({
+    IndexName: INDEXES.gsi1.name,
+    KeyConditionExpression: inIndex('gsi1'),
+    ExpressionAttributeValues: { ':pk': keys.listAllPartition },
+    Limit: 25,
+  }).next();
   if (first.done || first.value.length === 0) return;
   const ticket = first.value.find((i) => i.type === 'ticket');
   if (!(await readTotals()) || (ticket && !(await hasListing(Number(ticket.id))))) await backfill();
 }
 
 async function hasListing(ticket: number): Promise<boolean> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.listed(ticket, LISTING_DIMENSIONS.at(-1)!), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.listed(ticket, LISTING_DIMENSIONS.at(-1)!),
+      ConsistentRead: true,
+    }),
+  );
   return out.Item !== undefined;
 }

@@ -29,7 +29,11 @@ const LATE_EVENT_ITEM_TYPE = 'late-change-event';
  * settle horizon ago (a consumer late or retrying), then at `now`: readers have been served events up
  * to `now - settleMs`, and the margin covers this write's own latency and clocks that differ a little.
  */
-export function feedPosition(d: Pick<DerivedEvent, 'stream' | 'index'>, now: number, settleMs: number): { position: string; time: number } {
+export function feedPosition(
+  d: Pick<DerivedEvent, 'stream' | 'index'>,
+  now: number,
+  settleMs: number,
+): { position: string; time: number } {
   const time = d.stream.at >= now - settleMs / 2 ? d.stream.at : now;
   return { position: keys.eventPosition(new Date(time).toISOString(), d.stream.sequence, d.index), time };
 }
@@ -75,12 +79,18 @@ async function eventsOfBatch(changes: TableChange[], ctx: EventContext): Promise
       else d.event.data.public = visible;
     }
   }
-  if (unknown.length) (await batchGet(unknown.flatMap((d) => [keys.followup(d.event.ticket, d.event.followup!), keys.ticket(d.event.ticket)]))).forEach(learn);
+  if (unknown.length)
+    (
+      await batchGet(
+        unknown.flatMap((d) => [keys.followup(d.event.ticket, d.event.followup!), keys.ticket(d.event.ticket)]),
+      )
+    ).forEach(learn);
   for (const d of unknown) d.event.data.public = known.get(d.event.followup!) ?? false;
   return derived;
 }
 
-const childDeletion = (d: DerivedEvent) => d.event.event === 'followup.deleted' || d.event.event === 'attachment.deleted';
+const childDeletion = (d: DerivedEvent) =>
+  d.event.event === 'followup.deleted' || d.event.event === 'attachment.deleted';
 
 /**
  * The stream consumer's part: derives the events of a batch of records and writes them, 25 to a
@@ -109,10 +119,23 @@ export async function recordChangeEvents(changes: TableChange[], now: () => numb
   // BatchGet of both, and what is there (same id) is not written again.
   const late = derived.filter((d) => feedPosition(d, at, config.eventsSettleMs).time !== d.stream.at);
   const written = late.length
-    ? new Set((await batchGet(late.flatMap((d) => [keys.changeEvent(naturalPosition(d)), keys.lateEvent(d.event.id)]))).map((i) => String(i.id)))
+    ? new Set(
+        (await batchGet(late.flatMap((d) => [keys.changeEvent(naturalPosition(d)), keys.lateEvent(d.event.id)]))).map(
+          (i) => String(i.id),
+        ),
+      )
     : new Set<string>();
-  await batchWrite(derived.filter((d) => !written.has(d.event.id)).map((d) => changeEventItem(d, at, config.eventsSettleMs)));
+  await batchWrite(
+    derived.filter((d) => !written.has(d.event.id)).map((d) => changeEventItem(d, at, config.eventsSettleMs)),
+  );
   // The marks after the events: a failure between them writes an event twice on a retry, never not at all.
-  const marks = late.filter((d) => !written.has(d.event.id)).map((d) => ({ ...keys.lateEvent(d.event.id), type: LATE_EVENT_ITEM_TYPE, id: d.event.id, expires_at: expiresAt(at) }));
+  const marks = late
+    .filter((d) => !written.has(d.event.id))
+    .map((d) => ({
+      ...keys.lateEvent(d.event.id),
+      type: LATE_EVENT_ITEM_TYPE,
+      id: d.event.id,
+      expires_at: expiresAt(at),
+    }));
   if (marks.length) await batchWrite(marks);
 }

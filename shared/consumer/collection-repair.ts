@@ -42,7 +42,9 @@ async function deleteLeftovers(items: Item[]): Promise<void> {
     }
   }
   const files = cleanupsOfDeleted(items.filter((i) => i.type === 'attachment').map((i) => String(i.object_key)));
-  logger.warn('removing followups left behind by a deleted ticket', { items: items.map((i) => `${String(i.PK)} ${String(i.SK)}`) });
+  logger.warn('removing followups left behind by a deleted ticket', {
+    items: items.map((i) => `${String(i.PK)} ${String(i.SK)}`),
+  });
   await transactEssentialFirst(files.actions, deletes); // the file records first: no file is ever forgotten
 }
 
@@ -61,7 +63,10 @@ async function rekey(children: Item[], ticket: number, status: number): Promise<
           Update: {
             ...update,
             ConditionExpression: `${INDEXES.gsi2.partitionKey} = :seen`,
-            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': child[INDEXES.gsi2.partitionKey] },
+            ExpressionAttributeValues: {
+              ...update.ExpressionAttributeValues,
+              ':seen': child[INDEXES.gsi2.partitionKey],
+            },
           },
         },
       ]);
@@ -73,7 +78,11 @@ async function rekey(children: Item[], ticket: number, status: number): Promise<
 
 /** A ticket's whole partition, as it is now. */
 function partition(ticket: number): Promise<Item[]> {
-  return queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.ticketPartition(ticket) }, ConsistentRead: true });
+  return queryAll({
+    KeyConditionExpression: IN_PARTITION,
+    ExpressionAttributeValues: { ':pk': keys.ticketPartition(ticket) },
+    ConsistentRead: true,
+  });
 }
 
 export interface RepairWork {
@@ -93,7 +102,12 @@ export async function repairCollections(work: RepairWork): Promise<void> {
   for (const id of work.statusChanged) {
     const items = await partition(id);
     const ticket = items.find((i) => i.type === 'ticket');
-    if (ticket) await rekey(items.filter((i) => i.type === 'followup' || i.type === 'attachment'), id, Number(ticket.status));
+    if (ticket)
+      await rekey(
+        items.filter((i) => i.type === 'followup' || i.type === 'attachment'),
+        id,
+        Number(ticket.status),
+      );
   }
   const byTicket = new Map<number, Item[]>();
   for (const child of work.added) {
@@ -104,7 +118,8 @@ export async function repairCollections(work: RepairWork): Promise<void> {
   const ids = [...byTicket.keys()];
   const tickets = new Map<number, Ticket>();
   for (let i = 0; i < ids.length; i += 100) {
-    for (const [id, t] of (await loadReferences({ queues: [], users: [], tickets: ids.slice(i, i + 100) })).tickets) tickets.set(id, t);
+    for (const [id, t] of (await loadReferences({ queues: [], users: [], tickets: ids.slice(i, i + 100) })).tickets)
+      tickets.set(id, t);
   }
   for (const [id, children] of byTicket) {
     const ticket = tickets.get(id);
@@ -130,32 +145,38 @@ export interface Openings {
  */
 export async function mendOpeningRefs({ created, deleted }: Openings): Promise<void> {
   if (!created.length && !deleted.length) return;
-  const refs = new Map((await batchGet([...created, ...deleted].map((f) => keys.ref('followup', f.id)))).map((r) => [Number(r.id), Number(r.ticket)]));
+  const refs = new Map(
+    (await batchGet([...created, ...deleted].map((f) => keys.ref('followup', f.id)))).map((r) => [
+      Number(r.id),
+      Number(r.ticket),
+    ]),
+  );
   const missing = created.filter((f) => !refs.has(f.id));
-  const holders = missing.length ? await batchGet([...new Set(missing.map((f) => f.ticket))].map((t) => keys.ticket(t))) : [];
+  const holders = missing.length
+    ? await batchGet([...new Set(missing.map((f) => f.ticket))].map((t) => keys.ticket(t)))
+    : [];
   const held = new Set(holders.map((t) => openingOf(t)?.id));
   const writes: TransactItem[] = [
     ...missing.filter((f) => held.has(f.id)).map((f) => put(followupRefItem(f), ITEM_IS_NEW)),
     ...deleted
       .filter((f) => refs.get(f.id) === f.ticket)
-      .map(
-        (f): TransactItem => ({
-          Delete: {
-            TableName: config.tableName,
-            Key: keys.ref('followup', f.id),
-            ConditionExpression: '#ticket = :ticket',
-            ExpressionAttributeNames: { '#ticket': 'ticket' },
-            ExpressionAttributeValues: { ':ticket': f.ticket },
-          },
-        }),
-      ),
+      .map((f): TransactItem => ({
+        Delete: {
+          TableName: config.tableName,
+          Key: keys.ref('followup', f.id),
+          ConditionExpression: '#ticket = :ticket',
+          ExpressionAttributeNames: { '#ticket': 'ticket' },
+          ExpressionAttributeValues: { ':ticket': f.ticket },
+        },
+      })),
   ];
   // Missing: a create still between its two writes (its own write of the ref then lands on this one,
   // the same item), or one that stopped there. The first is the rule whenever the consumer keeps up
   // with a burst (measured: a dozen in a burst of 500 creates, docs/data-model.md "The stream
   // consumer"), and either way the ref is written here: nothing to warn of. A create whose write of
   // the ref failed warns itself (store/tickets.ts createTicket).
-  if (writes.length) logger.debug('writing opening followup refs not found (yet) where they should be', { refs: writes.length });
+  if (writes.length)
+    logger.debug('writing opening followup refs not found (yet) where they should be', { refs: writes.length });
   for (const write of writes) {
     await transact([write]).catch((error: unknown) => {
       if (!(error instanceof ConditionFailed)) throw error; // written or moved meanwhile

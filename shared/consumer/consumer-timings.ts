@@ -25,7 +25,9 @@ export interface ConsumerTimings {
   readMs: number;
   /** Batches that failed and were read again. */
   retries: number;
-  /** Each batch applied: when it started (ms, performance.now()), its records, its wall time, and its DynamoDB calls. */
+  /**
+   * Each batch applied: when it started (ms, performance.now()), its records, its wall time, and its DynamoDB calls.
+   */
   log: ({ at: number; records: number; ms: number } & CallTiming)[];
   /** DynamoDB calls per socket pool: the stream consumer's own (`stream consumer`), the requests' (`shared`). */
   calls: Record<string, CallTiming>;
@@ -41,7 +43,16 @@ export interface CallTiming {
 }
 
 const noCalls = (): CallTiming => ({ calls: 0, queuedMs: 0, wireMs: 0, maxQueuedMs: 0, maxWireMs: 0 });
-const empty = (): ConsumerTimings => ({ since: performance.now(), phases: {}, batches: 0, records: 0, readMs: 0, retries: 0, log: [], calls: {} });
+const empty = (): ConsumerTimings => ({
+  since: performance.now(),
+  phases: {},
+  batches: 0,
+  records: 0,
+  readMs: 0,
+  retries: 0,
+  log: [],
+  calls: {},
+});
 let timings = empty();
 
 export const consumerTimings = (): ConsumerTimings => structuredClone(timings);

@@ -50,7 +50,11 @@ export function eventId(stream: Pick<StreamPosition, 'id'>, index: number): stri
 
 /** The ticket's fields as staff see them (GET without `followup_set`: followups have events of their own). */
 function ticketData(item: Item, ctx: EventContext): Data {
-  const { followup_set: _, ...fields } = ticketView(ctx.baseUrl, { ticket: strip<Ticket>(item), followups: [], attachments: [], mergedFrom: [] }, ctx.defs);
+  const { followup_set: _, ...fields } = ticketView(
+    ctx.baseUrl,
+    { ticket: strip<Ticket>(item), followups: [], attachments: [], mergedFrom: [] },
+    ctx.defs,
+  );
   return fields;
 }
 
@@ -77,7 +81,10 @@ export function fieldChanges(before: Data, after: Data): Record<string, FieldCha
 }
 
 /** The ticket fields holding staff-only text in the images, or undefined when neither has any. */
-function ticketPrivateFields(oldImage: Item | undefined, newImage: Item | undefined): { before: string[]; after: string[] } | undefined {
+function ticketPrivateFields(
+  oldImage: Item | undefined,
+  newImage: Item | undefined,
+): { before: string[]; after: string[] } | undefined {
   const before = oldImage ? privateTicketFields(strip<Ticket>(oldImage)) : [];
   const after = newImage ? privateTicketFields(strip<Ticket>(newImage)) : [];
   return before.length || after.length ? { before, after } : undefined;
@@ -90,10 +97,19 @@ const iso = (ms: number) => wire(storedDateTime(new Date(ms)));
 /** Statuses of a mail log entry that are events: the mail service's word that a mail did not reach its recipient. */
 const MAIL_EVENTS: Readonly<Record<string, EventType>> = { bounced: 'mail.bounced', complained: 'mail.complained' };
 
-/** Whether a record is a mail log entry turning bounced or complained (SES's events, recorded by shared/mail/ses-events.ts). */
+/**
+ * Whether a record is a mail log entry turning bounced or complained (SES's events, recorded by
+ * shared/mail/ses-events.ts).
+ */
 export function isMailStatusEvent(change: TableChange): boolean {
   const status = change.newImage?.status;
-  return change.eventName === 'MODIFY' && change.keys.PK.startsWith(MAIL_PREFIX) && typeof status === 'string' && status in MAIL_EVENTS && change.oldImage?.status !== status;
+  return (
+    change.eventName === 'MODIFY' &&
+    change.keys.PK.startsWith(MAIL_PREFIX) &&
+    typeof status === 'string' &&
+    status in MAIL_EVENTS &&
+    change.oldImage?.status !== status
+  );
 }
 
 /** `mail.bounced` / `mail.complained`: the mail as GET /api/tickets/{id}/emails/ lists it. */
@@ -112,7 +128,16 @@ function mailEvent(change: TableChange): DerivedEvent[] {
     updated: mail.updated,
   };
   const stream = change.stream!;
-  const event: ChangeEvent = { id: eventId(stream, 0), event: MAIL_EVENTS[mail.status]!, created: iso(stream.at), ticket: mail.ticket, followup: mail.followup, attachment: null, changes: { status: { old: (change.oldImage?.status as string | undefined) ?? null, new: mail.status } }, data };
+  const event: ChangeEvent = {
+    id: eventId(stream, 0),
+    event: MAIL_EVENTS[mail.status]!,
+    created: iso(stream.at),
+    ticket: mail.ticket,
+    followup: mail.followup,
+    attachment: null,
+    changes: { status: { old: (change.oldImage?.status as string | undefined) ?? null, new: mail.status } },
+    data,
+  };
   return [{ stream, index: 0, event }];
 }
 
@@ -125,7 +150,13 @@ export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[]
   const out: DerivedEvent[] = [];
   // A ticket's fields holding text only staff may see, before and after (domain/disclosure.ts).
   const privateFields = image.type === 'ticket' ? ticketPrivateFields(oldImage, newImage) : undefined;
-  const add = (event: EventType, created: string, data: Data, ids: { followup?: number; attachment?: number }, changes: Record<string, FieldChange> | null = null) =>
+  const add = (
+    event: EventType,
+    created: string,
+    data: Data,
+    ids: { followup?: number; attachment?: number },
+    changes: Record<string, FieldChange> | null = null,
+  ) =>
     out.push({
       stream,
       index: out.length,
@@ -181,7 +212,12 @@ export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[]
       // An attachment record is never edited in place: its MODIFYs are re-keying.
       if (eventName === 'MODIFY') break;
       const a = strip<Attachment>((eventName === 'INSERT' ? newImage : oldImage)!);
-      add(eventName === 'INSERT' ? 'attachment.created' : 'attachment.deleted', iso(stream.at), attachmentData(a, ctx), { followup: a.followup, attachment: a.id });
+      add(
+        eventName === 'INSERT' ? 'attachment.created' : 'attachment.deleted',
+        iso(stream.at),
+        attachmentData(a, ctx),
+        { followup: a.followup, attachment: a.id },
+      );
       break;
     }
     default:

@@ -13,7 +13,15 @@
 import { PutCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
-import { keys, isWholeTableDimension, LISTING_DIMENSIONS, orderOf, TICKET_PREFIX, TICKET_SORT_KEY, type ListingDimension } from '../store/keys';
+import {
+  keys,
+  isWholeTableDimension,
+  LISTING_DIMENSIONS,
+  orderOf,
+  TICKET_PREFIX,
+  TICKET_SORT_KEY,
+  type ListingDimension,
+} from '../store/keys';
 import { sortValue, type ListedTicket } from '../store/listings';
 import type { TableChange } from './changes';
 import { isConditionFailure } from '../store/transact';
@@ -30,9 +38,13 @@ const TOMBSTONE_SECONDS = 2 * 86_400;
 /** Conditional PutItems sent at once by the consumer. */
 const PARALLEL_WRITES = 25;
 
-const assigneeOf = (ticket: Partial<ListedTicket>) => (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to));
+const assigneeOf = (ticket: Partial<ListedTicket>) =>
+  ticket.assigned_to == null ? 'none' : String(ticket.assigned_to);
 
-/** Where a ticket is listed in one dimension: its partition's value (none: the whole-table ones) and its sort value before the id (none: id order). */
+/**
+ * Where a ticket is listed in one dimension: its partition's value (none: the whole-table ones) and its sort value
+ * before the id (none: id order).
+ */
 export interface ListingPlace {
   value?: string;
   sort?: string;
@@ -78,11 +90,18 @@ export interface ListingWrite {
  * The listing writes a change of a ticket item asks for: every dimension for a new ticket (or when
  * the old image is unknown), the dimensions whose place changed for an update, tombstones for a delete.
  */
-export function listingWrites(ticket: number, version: number, next: Item | undefined, previous: Item | undefined): ListingWrite[] {
+export function listingWrites(
+  ticket: number,
+  version: number,
+  next: Item | undefined,
+  previous: Item | undefined,
+): ListingWrite[] {
   if (!next) return LISTING_DIMENSIONS.map((dimension) => ({ ticket, dimension, version: TOMBSTONE_VERSION }));
   return LISTING_DIMENSIONS.flatMap((dimension) => {
     const place = listingPlace(next, dimension);
-    return previous && samePlace(listingPlace(previous, dimension), place) ? [] : [{ ticket, dimension, version, place }];
+    return previous && samePlace(listingPlace(previous, dimension), place)
+      ? []
+      : [{ ticket, dimension, version, place }];
   });
 }
 
@@ -143,14 +162,24 @@ export function listingWritesOfMoves(moves: CountedMoves, changes: TableChange[]
       .sort((a, b) => Number(a.newImage!.version ?? 0) - Number(b.newImage!.version ?? 0));
     const latest = since.at(-1)?.newImage;
     if (!latest) return [];
-    const continuous = previous !== undefined && since.every((c, i) => c.eventName === 'MODIFY' && c.oldImage && Number(c.newImage!.version ?? 0) === previous.version + 1 + i);
+    const continuous =
+      previous !== undefined &&
+      since.every(
+        (c, i) =>
+          c.eventName === 'MODIFY' && c.oldImage && Number(c.newImage!.version ?? 0) === previous.version + 1 + i,
+      );
     if (!continuous) return listingWrites(ticket, next.version, latest, undefined);
-    const changed = new Set(since.flatMap((c) => listingWrites(ticket, next.version, c.newImage, c.oldImage).map((w) => w.dimension)));
+    const changed = new Set(
+      since.flatMap((c) => listingWrites(ticket, next.version, c.newImage, c.oldImage).map((w) => w.dimension)),
+    );
     return listingWrites(ticket, next.version, latest, undefined).filter((w) => changed.has(w.dimension));
   });
 }
 
-/** Writes listing records as they are (BatchWriteItem, 25 a request): the consumer's, gated by the counts (listingWritesOfMoves). */
+/**
+ * Writes listing records as they are (BatchWriteItem, 25 a request): the consumer's, gated by the counts
+ * (listingWritesOfMoves).
+ */
 export async function putListings(writes: ListingWrite[], now = Date.now()): Promise<void> {
   if (writes.length) await batchWrite(writes.map((w) => listingItem(w, now)));
 }

@@ -64,14 +64,21 @@ export async function refreshPageSnapshots(changes: TableChange[]): Promise<void
   await writePageSnapshots(refresh, removed);
 }
 
-/** Rewrites the snapshots of `refresh` from their collections as stored, and deletes those of `removed` (the backfill's too). */
+/**
+ * Rewrites the snapshots of `refresh` from their collections as stored, and deletes those of `removed` (the backfill's
+ * too).
+ */
 export async function writePageSnapshots(refresh: number[], removed: number[] = []): Promise<void> {
   const puts: Item[] = [];
   const gone = removed.map((t) => keys.pageSnapshot(t));
   for (let i = 0; i < refresh.length; i += PARALLEL_READS) {
     await Promise.all(
       refresh.slice(i, i + PARALLEL_READS).map(async (ticket) => {
-        const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.ticketPartition(ticket) }, ConsistentRead: true });
+        const items = await queryAll({
+          KeyConditionExpression: IN_PARTITION,
+          ExpressionAttributeValues: { ':pk': keys.ticketPartition(ticket) },
+          ConsistentRead: true,
+        });
         const item = items.some((x) => x.SK === TICKET_SORT_KEY) ? snapshotItem(ticket, items) : undefined;
         if (item) puts.push(item);
         else gone.push(keys.pageSnapshot(ticket));

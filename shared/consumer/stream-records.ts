@@ -38,7 +38,8 @@ function restoreEmptyMaps(value: Image): Image {
   );
 }
 
-const image = (i: Image | undefined) => (i ? unmarshall(restoreEmptyMaps(i) as Parameters<typeof unmarshall>[0]) : undefined);
+const image = (i: Image | undefined) =>
+  i ? unmarshall(restoreEmptyMaps(i) as Parameters<typeof unmarshall>[0]) : undefined;
 
 export function tableChangeOf(record: StreamRecordLike): TableChange {
   const { Keys, NewImage, OldImage, SequenceNumber, ApproximateCreationDateTime: created } = record.dynamodb!;

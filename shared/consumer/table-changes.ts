@@ -62,11 +62,20 @@ async function applyTicketState(changes: TableChange[]): Promise<void> {
   const countsAndRepairs = async () => {
     // 'counts' includes 'listings': the listing records are written inside it, before each counts transaction.
     const statusChanged = tickets.length
-      ? await timedPhase('counts', () => applyTicketRecords(tickets, (moves) => timedPhase('listings', () => putListings(listingWritesOfMoves(moves, changes)))))
+      ? await timedPhase('counts', () =>
+          applyTicketRecords(tickets, (moves) =>
+            timedPhase('listings', () => putListings(listingWritesOfMoves(moves, changes))),
+          ),
+        )
       : [];
-    if (removed.length || statusChanged.length || added.length) await timedPhase('repairs', () => repairCollections({ removed, statusChanged, added }));
+    if (removed.length || statusChanged.length || added.length)
+      await timedPhase('repairs', () => repairCollections({ removed, statusChanged, added }));
   };
-  await settled([countsAndRepairs(), timedPhase('opening refs', () => mendOpeningRefs(openings)), timedPhase('page snapshots', () => refreshPageSnapshots(changes))]);
+  await settled([
+    countsAndRepairs(),
+    timedPhase('opening refs', () => mendOpeningRefs(openings)),
+    timedPhase('page snapshots', () => refreshPageSnapshots(changes)),
+  ]);
 }
 
 /**
@@ -81,12 +90,18 @@ export const STREAM_CONSUMERS: readonly StreamConsumer[] = [
   SEARCH_INDEXER,
 ];
 
-/** Waits for every one, then fails with the first failure: nothing of a failed batch is still running when it is read again. */
+/**
+ * Waits for every one, then fails with the first failure: nothing of a failed batch is still running when it is read
+ * again.
+ */
 async function settled(work: Promise<unknown>[]): Promise<void> {
   const failed = (await Promise.allSettled(work)).find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
 }
 
-export async function applyTableChanges(changes: TableChange[], consumers: readonly StreamConsumer[] = STREAM_CONSUMERS): Promise<void> {
+export async function applyTableChanges(
+  changes: TableChange[],
+  consumers: readonly StreamConsumer[] = STREAM_CONSUMERS,
+): Promise<void> {
   await settled(consumers.map((c) => timedPhase(c.name, () => c.apply(changes))));
 }

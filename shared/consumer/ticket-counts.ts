@@ -6,7 +6,19 @@
  * counts (`COUNTED#<id>`), written in the same transaction, conditional on what was read.
  */
 import { config } from '../config';
-import { chunkMoves, countChanges, legacyViewCount, statusAttribute, transactionActions, viewCountId, type CountChanges, type Counted, type CountedState, type TicketRecord, type ViewCountItem } from '../domain/ticket-counts';
+import {
+  chunkMoves,
+  countChanges,
+  legacyViewCount,
+  statusAttribute,
+  transactionActions,
+  viewCountId,
+  type CountChanges,
+  type Counted,
+  type CountedState,
+  type TicketRecord,
+  type ViewCountItem,
+} from '../domain/ticket-counts';
 import { keys, ITEM_IS_NEW } from '../store/keys';
 import { RESERVATION_VERSION } from '../store/items';
 import { batchGet } from '../store/query';
@@ -15,7 +27,10 @@ import { ConditionFailed, transact, type TransactItem } from '../store/transact'
 
 type Item = Record<string, unknown>;
 
-/** DynamoDB's limit on actions per transaction (COUNTED items, the blocks and view count items they touch, the two totals). */
+/**
+ * DynamoDB's limit on actions per transaction (COUNTED items, the blocks and view count items they touch, the two
+ * totals).
+ */
 export const MAX_ACTIONS = 100;
 
 /** Rounds of re-reading after another consumer changed a ticket's counted state under us. */
@@ -33,10 +48,18 @@ export function countedStateOf(ticket: Item): CountedState {
   };
 }
 
-/** What a ticket item (a stream image, or the item as stored) says to the counts: its state at its version, and whether that version's write reserved in its queue. */
+/**
+ * What a ticket item (a stream image, or the item as stored) says to the counts: its state at its version, and whether
+ * that version's write reserved in its queue.
+ */
 export function ticketRecordOf(ticket: Item): TicketRecord {
   const version = Number(ticket.version ?? 0);
-  return { ticket: Number(ticket.id), version, state: countedStateOf(ticket), ...(version > 0 && Number(ticket[RESERVATION_VERSION]) === version ? { reserved: true } : {}) };
+  return {
+    ticket: Number(ticket.id),
+    version,
+    state: countedStateOf(ticket),
+    ...(version > 0 && Number(ticket[RESERVATION_VERSION]) === version ? { reserved: true } : {}),
+  };
 }
 
 async function readCounted(tickets: number[]): Promise<Map<number, Counted>> {
@@ -53,7 +76,12 @@ async function readCounted(tickets: number[]): Promise<Map<number, Counted>> {
   return counted;
 }
 
-function addExpression(deltas: Map<string, number>): Pick<NonNullable<TransactItem['Update']>, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+function addExpression(
+  deltas: Map<string, number>,
+): Pick<
+  NonNullable<TransactItem['Update']>,
+  'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+> {
   const entries = [...deltas];
   return {
     UpdateExpression: `ADD ${entries.map((_, i) => `#a${i} :d${i}`).join(', ')}`,
@@ -74,13 +102,21 @@ function countTransaction(changes: ReturnType<typeof countChanges>, now: number)
         ...(next.status === 0 ? { expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS } : {}),
       },
       ConditionExpression: previous ? '#version = :read' : ITEM_IS_NEW,
-      ...(previous ? { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':read': previous.version } } : {}),
+      ...(previous
+        ? {
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':read': previous.version },
+          }
+        : {}),
     },
   }));
-  for (const [block, deltas] of changes.blocks) items.push({ Update: { TableName: config.tableName, Key: keys.countsBlock(block), ...addExpression(deltas) } });
-  for (const { item, deltas } of changes.views.values()) items.push({ Update: { TableName: config.tableName, Key: keys.countsView(item), ...addExpression(deltas) } });
+  for (const [block, deltas] of changes.blocks)
+    items.push({ Update: { TableName: config.tableName, Key: keys.countsBlock(block), ...addExpression(deltas) } });
+  for (const { item, deltas } of changes.views.values())
+    items.push({ Update: { TableName: config.tableName, Key: keys.countsView(item), ...addExpression(deltas) } });
   if (changes.totals.size) {
-    for (const Key of [keys.countsTotalsFirst, keys.countsTotalsLast]) items.push({ Update: { TableName: config.tableName, Key, ...addExpression(changes.totals) } });
+    for (const Key of [keys.countsTotalsFirst, keys.countsTotalsLast])
+      items.push({ Update: { TableName: config.tableName, Key, ...addExpression(changes.totals) } });
   }
   return items;
 }
@@ -103,12 +139,16 @@ export type CountedMoves = CountChanges['counted'];
  * the transactions go one after another (they share the totals and view count items). A transaction whose condition
  * fails (another consumer moved one of its tickets) reads its tickets again, up to ROUNDS times.
  */
-export async function applyTicketRecords(records: TicketRecord[], beforeCommit?: (moves: CountedMoves) => Promise<void>): Promise<number[]> {
+export async function applyTicketRecords(
+  records: TicketRecord[],
+  beforeCommit?: (moves: CountedMoves) => Promise<void>,
+): Promise<number[]> {
   const statusChanged: number[] = [];
   const commit = async (changes: CountChanges) => {
     await transact(countTransaction(changes, Date.now()));
     for (const { ticket, next, previous } of changes.counted) {
-      if (previous && previous.status !== 0 && next.status !== 0 && previous.status !== next.status) statusChanged.push(ticket);
+      if (previous && previous.status !== 0 && next.status !== 0 && previous.status !== next.status)
+        statusChanged.push(ticket);
     }
   };
   const counted = await readCounted([...new Set(records.map((r) => r.ticket))]);
@@ -182,8 +222,17 @@ export async function moveViewCountsOutOfTotals(): Promise<number> {
             ExpressionAttributeValues: Object.fromEntries(run.map(({ value }, n) => [`:r${n}`, value])),
           },
         },
-        { Update: { TableName: config.tableName, Key: keys.countsTotalsLast, UpdateExpression: remove, ExpressionAttributeNames: names } },
-        ...[...views.values()].map(({ item, deltas }) => ({ Update: { TableName: config.tableName, Key: keys.countsView(item), ...addExpression(deltas) } })),
+        {
+          Update: {
+            TableName: config.tableName,
+            Key: keys.countsTotalsLast,
+            UpdateExpression: remove,
+            ExpressionAttributeNames: names,
+          },
+        },
+        ...[...views.values()].map(({ item, deltas }) => ({
+          Update: { TableName: config.tableName, Key: keys.countsView(item), ...addExpression(deltas) },
+        })),
       ];
       try {
         await transact(actions);
@@ -197,5 +246,8 @@ export async function moveViewCountsOutOfTotals(): Promise<number> {
     if (!conflicted) return moved;
   }
 }
-/** Legacy attributes moved per transaction: at most 98 view items besides the two totals, and a condition expression under 4 KB. */
+/**
+ * Legacy attributes moved per transaction: at most 98 view items besides the two totals, and a condition expression
+ * under 4 KB.
+ */
 const LEGACY_PER_TRANSACTION = 90;

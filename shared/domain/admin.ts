@@ -4,15 +4,31 @@
  */
 import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
-import { DATA_TYPES, MAX_CUSTOM_VALUE_LENGTH, MAX_LIST_VALUES, MAX_LIST_VALUE_LENGTH, type CustomFieldDefinition } from './custom-fields';
-import { SLUG, booleanField, fieldSchema, pythonType, integerField, stringChoiceField, textField, validateFields, type Field, type Mode } from './fields';
+import {
+  DATA_TYPES,
+  MAX_CUSTOM_VALUE_LENGTH,
+  MAX_LIST_VALUES,
+  MAX_LIST_VALUE_LENGTH,
+  type CustomFieldDefinition,
+} from './custom-fields';
+import {
+  SLUG,
+  booleanField,
+  fieldSchema,
+  pythonType,
+  integerField,
+  stringChoiceField,
+  textField,
+  validateFields,
+  type Field,
+  type Mode,
+} from './fields';
 import type { Queue } from './records';
 import { queueMailFields, titleProblem } from './mail-settings';
 import { escalateDaysField } from './escalation';
 
 export const DUPLICATE_SLUG = 'queue with this slug already exists.';
 export const DUPLICATE_FIELD_NAME = 'custom field with this name already exists.';
-
 
 /** A queue's fields: upstream's title and slug, its mail settings (mail-settings.ts) and `escalate_days`. */
 export const queueFields = {
@@ -91,7 +107,8 @@ export const CUSTOM_FIELD_DEFAULTS: Omit<CustomFieldDefinition, 'name' | 'label'
 /** What makes a definition unusable, whatever the request that produced it. */
 function definitionErrors(def: Omit<CustomFieldDefinition, 'key'>): FieldErrors {
   const errors: FieldErrors = {};
-  if (def.data_type === 'list' && def.list_values.length === 0) errors.list_values = ['A list field needs at least one value.'];
+  if (def.data_type === 'list' && def.list_values.length === 0)
+    errors.list_values = ['A list field needs at least one value.'];
   if (def.data_type === 'decimal') {
     if (def.decimal_places == null) errors.decimal_places = ['A decimal field needs decimal_places.'];
     else if (def.max_length != null && def.max_length < def.decimal_places)
@@ -109,7 +126,8 @@ export function parseCustomFieldBody(
   current?: CustomFieldDefinition,
 ): Omit<CustomFieldDefinition, 'key'> {
   const { values, errors } = validateFields(customFieldFields, body.data, current ? 'partial' : 'create', body.kind);
-  if (current && values.name !== undefined && values.name !== current.name) errors.name = ['The name of a custom field cannot change.'];
+  if (current && values.name !== undefined && values.name !== current.name)
+    errors.name = ['The name of a custom field cannot change.'];
   if (Object.keys(errors).length) throw new ValidationError(errors);
   const { key: _key, ...base } = current ?? { ...CUSTOM_FIELD_DEFAULTS, key: '' };
   const next = { ...base, ...values } as Omit<CustomFieldDefinition, 'key'>;
@@ -134,4 +152,3 @@ export function customFieldView(def: CustomFieldDefinition) {
     ordering: rest.ordering,
   };
 }
-

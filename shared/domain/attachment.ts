@@ -9,7 +9,10 @@ export const attachmentFields = {
   followup: idField({ required: true }),
   filename: textField({ maxLength: MAX_FILENAME_LENGTH }),
   // Sent as the file's Content-Type header on upload: printable ASCII only (files.ts, isHeaderSafe).
-  mime_type: textField({ maxLength: 255, match: { pattern: /^[\x20-\x7e]*$/, message: 'Enter a valid content type: printable ASCII characters only.' } }),
+  mime_type: textField({
+    maxLength: 255,
+    match: { pattern: /^[\x20-\x7e]*$/, message: 'Enter a valid content type: printable ASCII characters only.' },
+  }),
   size: integerField({ min: 0 }),
 };
 
@@ -41,7 +44,10 @@ export function parseAttachmentBody(body: ParsedBody): AttachmentDraft {
   const ordered: FieldErrors = {};
   if (errors.followup) ordered.followup = errors.followup;
   const file = body.files.find((f) => f.field === 'file');
-  if (!file) ordered.file = [Object.hasOwn(body.data, 'file') && body.data.file !== '' ? MESSAGES.notAFile : 'No file was submitted.'];
+  if (!file)
+    ordered.file = [
+      Object.hasOwn(body.data, 'file') && body.data.file !== '' ? MESSAGES.notAFile : 'No file was submitted.',
+    ];
   else if (file.data.length === 0) ordered.file = [MESSAGES.emptyFile];
   for (const key of ['filename', 'mime_type', 'size']) if (errors[key]) ordered[key] = errors[key];
   if (Object.keys(ordered).length) throw new ValidationError(ordered);

@@ -43,7 +43,10 @@ function ipv6Groups(address: string): number[] {
   }
   const [head = '', tail] = text.split('::');
   const split = (part: string) => (part ? part.split(':') : []);
-  const groups = tail === undefined ? split(head) : [...split(head), ...Array<string>(8 - split(head).length - split(tail).length).fill('0'), ...split(tail)];
+  const groups =
+    tail === undefined
+      ? split(head)
+      : [...split(head), ...Array<string>(8 - split(head).length - split(tail).length).fill('0'), ...split(tail)];
   return groups.map((group) => parseInt(group, 16));
 }
 
@@ -51,8 +54,12 @@ function ipv6Groups(address: string): number[] {
 export function throttleSource(address: string): string {
   if (isIP(address) !== 6) return address;
   const groups = ipv6Groups(address);
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff)
+    return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /**

@@ -28,11 +28,23 @@ export function crossOriginRefusal(request: CrossOriginRequest, trusted: readonl
   const site = request.secFetchSite?.trim().toLowerCase();
   if (site) {
     if (site === 'same-origin' || site === 'none') return undefined;
-    return `Cross-site request refused: this ${request.method.toUpperCase()} came from another site (Sec-Fetch-Site: ${site}). Send it from this API's own pages, from an origin the CORS setting lists, or from a client that is not a browser.`;
+    return (
+      `Cross-site request refused: this ${request.method.toUpperCase()} came from another site (Sec-Fetch-Site: ${site}). Send it from this API's ` +
+      `own pages, from an origin ` +
+      `the CORS setting lists, ` +
+      `or from a client that ` +
+      `is not a browser.`
+    );
   }
   if (!origin) return undefined; // not a browser
   if (originHost(origin) !== request.host?.trim().toLowerCase()) {
-    return `Cross-site request refused: Origin ${origin} is not this API's host. Send it from this API's own pages, from an origin the CORS setting lists, or from a client that is not a browser.`;
+    return (
+      `Cross-site request refused: Origin ${origin} is not this API's host. Send it from this API's own pages, ` +
+      `from an origin the CORS ` +
+      `setting lists, or from ` +
+      `a client that is not a ` +
+      `browser.`
+    );
   }
   return undefined;
 }

@@ -57,7 +57,8 @@ export const MAX_LIST_VALUES = 500;
 export const MAX_LIST_VALUE_LENGTH = 100;
 
 const TEXT_TYPES = new Set<DataType>(['varchar', 'text', 'email', 'url', 'ipaddress', 'slug']);
-const URL_PATTERN = /^(?:https?|ftps?):\/\/(?:[^\s:@/]+(?::[^\s@/]*)?@)?(?:\[[0-9a-f:.]+\]|[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?(?:\.[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?)*\.?)(?::\d{1,5})?(?:[/?#][^\s]*)?$/i;
+const URL_PATTERN =
+  /^(?:https?|ftps?):\/\/(?:[^\s:@/]+(?::[^\s@/]*)?@)?(?:\[[0-9a-f:.]+\]|[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?(?:\.[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?)*\.?)(?::\d{1,5})?(?:[/?#][^\s]*)?$/i;
 
 export const CUSTOM_MESSAGES = {
   integer: 'A valid integer is required.',
@@ -76,13 +77,16 @@ export const CUSTOM_MESSAGES = {
 
 /** Orders definitions as upstream shows them: by `ordering`, then name. */
 export function sortDefinitions(defs: CustomFieldDefinition[]): CustomFieldDefinition[] {
-  return [...defs].sort((a, b) => (a.ordering ?? Infinity) - (b.ordering ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...defs].sort(
+    (a, b) => (a.ordering ?? Infinity) - (b.ordering ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
 }
 
 type Parsed = { value: string } | { error: string };
 
 function parseDecimal(def: CustomFieldDefinition, raw: unknown): Parsed {
-  const text = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+  const text =
+    typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
   const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text);
   if (!m || (m[2] === '' && !m[3])) return { error: CUSTOM_MESSAGES.number };
   const [, sign, intPart = '', fracPart = ''] = m;
@@ -125,7 +129,10 @@ export function parseCustomValue(def: CustomFieldDefinition, raw: unknown): Pars
     if (raw.includes('\0')) return { error: MESSAGES.nul };
     const value = raw.trim();
     if (value === '') return { error: MESSAGES.blank };
-    const max = Math.min((type === 'varchar' || type === 'text') && def.max_length != null ? def.max_length : Infinity, MAX_CUSTOM_VALUE_LENGTH);
+    const max = Math.min(
+      (type === 'varchar' || type === 'text') && def.max_length != null ? def.max_length : Infinity,
+      MAX_CUSTOM_VALUE_LENGTH,
+    );
     if ([...value].length > max) return { error: MESSAGES.maxLength(max) };
     if (type === 'email' && !isEmail(value)) return { error: MESSAGES.email };
     if (type === 'url' && !URL_PATTERN.test(value)) return { error: CUSTOM_MESSAGES.url };
@@ -145,7 +152,8 @@ export function parseCustomValue(def: CustomFieldDefinition, raw: unknown): Pars
       return typeof raw === 'boolean' ? { error: CUSTOM_MESSAGES.number } : parseDecimal(def, raw);
     case 'list': {
       const text = pythonStr(raw);
-      if (typeof raw !== 'object' && (def.list_values.includes(text) || (text === '' && def.empty_selection_list))) return { value: text };
+      if (typeof raw !== 'object' && (def.list_values.includes(text) || (text === '' && def.empty_selection_list)))
+        return { value: text };
       return { error: MESSAGES.choice(text) };
     }
     case 'boolean': {
@@ -225,7 +233,8 @@ export function parseCustomValues(
     }
     const parsed = parseCustomValue(def, raw);
     if ('error' in parsed) errors[key] = [parsed.error];
-    else if (mode === 'create' && def.required && def.data_type === 'boolean' && parsed.value === 'False') errors[key] = [MESSAGES.required];
+    else if (mode === 'create' && def.required && def.data_type === 'boolean' && parsed.value === 'False')
+      errors[key] = [MESSAGES.required];
     else values[def.key] = parsed.value;
   }
   const known = new Set(defs.map((d) => `${CUSTOM_PREFIX}${d.name}`));
@@ -236,9 +245,13 @@ export function parseCustomValues(
 }
 
 /** `custom_<name>` keys of a ticket representation, in the definitions' order. */
-export function customView(defs: CustomFieldDefinition[], stored: Record<string, string | null> | undefined): Record<string, unknown> {
+export function customView(
+  defs: CustomFieldDefinition[],
+  stored: Record<string, string | null> | undefined,
+): Record<string, unknown> {
   const view: Record<string, unknown> = {};
-  for (const def of sortDefinitions(defs)) view[`${CUSTOM_PREFIX}${def.name}`] = renderCustomValue(def, stored?.[def.key]);
+  for (const def of sortDefinitions(defs))
+    view[`${CUSTOM_PREFIX}${def.name}`] = renderCustomValue(def, stored?.[def.key]);
   return view;
 }
 

@@ -62,7 +62,12 @@ function describeCustom(defs: CustomFieldDefinition[]): Record<string, Descripti
   return out;
 }
 
-const file = (name: string, required: boolean) => ({ type: 'file upload', required, read_only: false, label: label(name) });
+const file = (name: string, required: boolean) => ({
+  type: 'file upload',
+  required,
+  read_only: false,
+  label: label(name),
+});
 
 /** Writable fields per route path and method, for the routes that take a body. */
 function actionsFor(path: string, defs: CustomFieldDefinition[]): Description | undefined {
@@ -73,11 +78,25 @@ function actionsFor(path: string, defs: CustomFieldDefinition[]): Description | 
     case '/api/tickets/{id}':
       return { PUT: describeFields(ticketFields, custom) };
     case '/api/followups':
-      return { POST: describeFields(followupFields, { attachments: { ...file('attachments', false), type: 'list', child: file('file', true) } }) };
+      return {
+        POST: describeFields(followupFields, {
+          attachments: { ...file('attachments', false), type: 'list', child: file('file', true) },
+        }),
+      };
     case '/api/followups/{id}':
       return { PUT: describeFields({ ...followupEditFields, ticket: followupEditFields.ticket }) };
     case '/api/followups-attachments':
-      return { POST: { followup: describeField('followup', attachmentFields.followup), file: file('file', true), ...describeFields({ filename: attachmentFields.filename, mime_type: attachmentFields.mime_type, size: attachmentFields.size }) } };
+      return {
+        POST: {
+          followup: describeField('followup', attachmentFields.followup),
+          file: file('file', true),
+          ...describeFields({
+            filename: attachmentFields.filename,
+            mime_type: attachmentFields.mime_type,
+            size: attachmentFields.size,
+          }),
+        },
+      };
     case '/api/users':
       return { POST: describeFields(userFields) };
     case '/api/queues':

@@ -44,7 +44,11 @@ export function disclosedTicket<T extends Pick<Ticket, 'resolution' | 'resolutio
  * `includePrivate`.
  */
 export function disclosedCollection<
-  C extends { ticket: Pick<Ticket, 'resolution' | 'resolution_private'>; followups: { id: number; public: boolean }[]; attachments: { followup: number }[] },
+  C extends {
+    ticket: Pick<Ticket, 'resolution' | 'resolution_private'>;
+    followups: { id: number; public: boolean }[];
+    attachments: { followup: number }[];
+  },
   D extends { staff_only: boolean },
 >(collection: C, defs: D[], includePrivate: boolean): { collection: C; defs: D[] } {
   if (includePrivate) return { collection, defs };
@@ -68,10 +72,16 @@ type Data = Record<string, JsonValue>;
  * a private resolution replaced by another): nothing is sent then. `staffOnlyFields` are the custom
  * fields' names. A private followup or its attachment (`public` false) is named by its ids only.
  */
-export function disclosedEvent(event: ChangeEvent, staffOnlyFields: readonly string[], includePrivate: boolean): ChangeEvent | undefined {
+export function disclosedEvent(
+  event: ChangeEvent,
+  staffOnlyFields: readonly string[],
+  includePrivate: boolean,
+): ChangeEvent | undefined {
   if (includePrivate) return event;
   if (event.data.public === false) {
-    const ids = Object.fromEntries(['id', 'ticket', 'followup', 'public'].filter((k) => k in event.data).map((k) => [k, event.data[k]!]));
+    const ids = Object.fromEntries(
+      ['id', 'ticket', 'followup', 'public'].filter((k) => k in event.data).map((k) => [k, event.data[k]!]),
+    );
     return { ...event, changes: null, data: ids };
   }
   const hidden = new Set(staffOnlyFields.map((name) => `${CUSTOM_PREFIX}${name}`));
@@ -84,7 +94,8 @@ export function disclosedEvent(event: ChangeEvent, staffOnlyFields: readonly str
     if (hidden.has(key)) continue;
     data[key] = privateInData.has(key) ? null : value;
   }
-  if (Array.isArray(data.followup_set)) data.followup_set = data.followup_set.filter((f) => (f as Data).public !== false);
+  if (Array.isArray(data.followup_set))
+    data.followup_set = data.followup_set.filter((f) => (f as Data).public !== false);
   let changes: Record<string, FieldChange> | null = null;
   if (event.changes) {
     changes = {};

@@ -43,7 +43,11 @@ export class NotAuthenticated extends HttpError {
 export class Throttled extends HttpError {
   constructor(waitSeconds: number) {
     const wait = Math.max(1, Math.ceil(waitSeconds));
-    super(429, { detail: `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.` }, { 'Retry-After': String(wait) });
+    super(
+      429,
+      { detail: `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.` },
+      { 'Retry-After': String(wait) },
+    );
   }
 }
 
@@ -93,7 +97,11 @@ export class ValidationError extends HttpError {
 /** The storage layer is briefly unable to serve (throttling): the client may retry. */
 export class ServiceUnavailable extends HttpError {
   constructor(retryAfterSeconds = 1) {
-    super(503, { detail: 'Service temporarily unavailable, try again later.' }, { 'Retry-After': String(retryAfterSeconds) });
+    super(
+      503,
+      { detail: 'Service temporarily unavailable, try again later.' },
+      { 'Retry-After': String(retryAfterSeconds) },
+    );
   }
 }
 

@@ -40,14 +40,28 @@ export function isCalendarDate(value: string): boolean {
 export const queueIdList: Field<number[]> = {
   schema: fieldSchema((raw, ctx): number[] => {
     // A form body sends the list as one comma-separated value.
-    const list: unknown = typeof raw === 'string' ? raw.split(',').map((v) => v.trim()).filter(Boolean) : raw;
+    const list: unknown =
+      typeof raw === 'string'
+        ? raw
+            .split(',')
+            .map((v) => v.trim())
+            .filter(Boolean)
+        : raw;
     if (!Array.isArray(list)) {
-      ctx.issues.push({ code: 'custom', message: `Expected a list of items but got type "${pythonType(list)}".`, input: raw });
+      ctx.issues.push({
+        code: 'custom',
+        message: `Expected a list of items but got type "${pythonType(list)}".`,
+        input: raw,
+      });
       return [];
     }
     const bad: unknown = (list as unknown[]).find((v) => !/^\d{1,12}$/.test(String(v)) || Number(v) < 1);
     if (bad !== undefined) {
-      ctx.issues.push({ code: 'custom', message: `Incorrect type. Expected pk value, received ${pythonType(bad)}.`, input: raw });
+      ctx.issues.push({
+        code: 'custom',
+        message: `Incorrect type. Expected pk value, received ${pythonType(bad)}.`,
+        input: raw,
+      });
       return [];
     }
     return [...new Set((list as unknown[]).map(Number))].sort((a, b) => a - b);
@@ -60,7 +74,11 @@ export const queueIdList: Field<number[]> = {
 
 export const exclusionFields = {
   name: textField({ required: true, maxLength: 100 }),
-  date: textField({ required: true, match: { pattern: DATE, message: DATE_FORMAT_MESSAGE }, check: (v) => (isCalendarDate(v) ? undefined : DATE_FORMAT_MESSAGE) }),
+  date: textField({
+    required: true,
+    match: { pattern: DATE, message: DATE_FORMAT_MESSAGE },
+    check: (v) => (isCalendarDate(v) ? undefined : DATE_FORMAT_MESSAGE),
+  }),
   queues: queueIdList,
 };
 
@@ -77,7 +95,12 @@ export const missingPk = (id: number) => `Invalid pk "${id}" - object does not e
 
 /** The calendar date of `at` in `timeZone` (an IANA name), `YYYY-MM-DD`. */
 export function localDate(at: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(at);
   const part = (type: string) => parts.find((p) => p.type === type)!.value;
   return `${part('year')}-${part('month')}-${part('day')}`;
 }
@@ -104,7 +127,9 @@ export function excludedDates(exclusions: readonly EscalationExclusion[], queue:
 }
 
 /** What the rule reads of a ticket: its state, and when it was created and last escalated (stored date-times). */
-export type EscalationFacts = Pick<Ticket, 'status' | 'on_hold' | 'priority' | 'created'> & { last_escalation?: string | null };
+export type EscalationFacts = Pick<Ticket, 'status' | 'on_hold' | 'priority' | 'created'> & {
+  last_escalation?: string | null;
+};
 
 /** The days that count from `from` (excluded) to `today` (included): those not excluded; it stops at `enough`. */
 export function countedDays(from: string, today: string, excluded: ReadonlySet<string>, enough = Infinity): number {
@@ -117,7 +142,13 @@ export function countedDays(from: string, today: string, excluded: ReadonlySet<s
  * Whether the ticket escalates on `today` (its queue's `escalateDays`, the dates excluded for its
  * queue, days in `timeZone`). A ticket escalated on `today` never escalates again that day.
  */
-export function escalatesOn(t: EscalationFacts, escalateDays: number | null, today: string, excluded: ReadonlySet<string>, timeZone: string): boolean {
+export function escalatesOn(
+  t: EscalationFacts,
+  escalateDays: number | null,
+  today: string,
+  excluded: ReadonlySet<string>,
+  timeZone: string,
+): boolean {
   if (!escalateDays || escalateDays < 1) return false;
   if (t.status !== STATUS.OPEN && t.status !== STATUS.REOPENED) return false;
   if (t.on_hold || t.priority <= 1) return false;
@@ -136,6 +167,7 @@ export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday',
 export function weekdayDates(from: string, until: string, weekdays: readonly (typeof WEEKDAYS)[number][]): string[] {
   const wanted = new Set(weekdays.map((w) => (WEEKDAYS.indexOf(w) + 1) % 7)); // JavaScript's getUTCDay: Sunday 0
   const dates: string[] = [];
-  for (let day = from; day <= until; day = addDays(day, 1)) if (wanted.has(new Date(`${day}T00:00:00Z`).getUTCDay())) dates.push(day);
+  for (let day = from; day <= until; day = addDays(day, 1))
+    if (wanted.has(new Date(`${day}T00:00:00Z`).getUTCDay())) dates.push(day);
   return dates;
 }

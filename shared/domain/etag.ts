@@ -111,7 +111,11 @@ export function ifMatchHolds(header: string | undefined, current: string): boole
  * Whether the `If-Match` header lists a strong tag for `revision` made with other custom field
  * definitions than `current`'s: then the caller's cached definitions may be the stale ones.
  */
-export function namesRevisionWithOtherDefinitions(header: string | undefined, revision: string, current: string): boolean {
+export function namesRevisionWithOtherDefinitions(
+  header: string | undefined,
+  revision: string,
+  current: string,
+): boolean {
   const list = header === undefined ? undefined : parseETagList(header);
   if (!Array.isArray(list)) return false;
   const tag = parsed(current);

@@ -38,7 +38,10 @@ export const MESSAGES = {
 export const MAX_TEXT_LENGTH = 80_000;
 
 /** Django's slug rule (queue slugs, custom field names, slug custom values). */
-export const SLUG = { pattern: /^[-a-zA-Z0-9_]+$/, message: 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.' };
+export const SLUG = {
+  pattern: /^[-a-zA-Z0-9_]+$/,
+  message: 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.',
+};
 
 /** Python's name for the type of a JSON value, as DRF puts it in its messages. */
 export function pythonType(value: unknown): string {
@@ -69,7 +72,10 @@ function fail(ctx: Ctx, message: string): never {
 
 /** A field schema: any JSON value in, the parsed value out, or an issue with upstream's message. */
 export function fieldSchema<T>(parse: (raw: unknown, ctx: Ctx) => T): z.ZodMiniType<T> {
-  return z.pipe(z.unknown(), z.transform((raw, ctx) => parse(raw, ctx as unknown as Ctx)));
+  return z.pipe(
+    z.unknown(),
+    z.transform((raw, ctx) => parse(raw, ctx as unknown as Ctx)),
+  );
 }
 
 /** How a field treats form bodies, where every value is a string (DRF 3.3 rules). */
@@ -176,7 +182,10 @@ export function choiceField(
     const value = choices.find((choice) => String(choice) === text);
     return value !== undefined ? value : fail(ctx, MESSAGES.choice(text));
   });
-  const meta: FieldMeta = { type: 'choice', choices: choices.map((value) => ({ value, display_name: opts.labels?.[value] ?? String(value) })) };
+  const meta: FieldMeta = {
+    type: 'choice',
+    choices: choices.map((value) => ({ value, display_name: opts.labels?.[value] ?? String(value) })),
+  };
   return { schema, meta, kind: 'other', nullable: !!opts.nullable, required: false };
 }
 
@@ -237,7 +246,12 @@ export function formatDuration(micros: number): string {
 export function durationField(): Field<number | null> {
   const schema = fieldSchema((raw, ctx): number | null => {
     if (raw === null) return null;
-    const value = typeof raw === 'number' && Number.isFinite(raw) ? Math.round(raw * 1e6) : typeof raw === 'string' ? parseDuration(raw) : null;
+    const value =
+      typeof raw === 'number' && Number.isFinite(raw)
+        ? Math.round(raw * 1e6)
+        : typeof raw === 'string'
+          ? parseDuration(raw)
+          : null;
     if (value === null) return fail(ctx, MESSAGES.duration);
     return Number.isSafeInteger(value) ? value : fail(ctx, MESSAGES.durationOverflow);
   });
@@ -299,22 +313,37 @@ export function orderErrors(errors: FieldErrors, order: readonly string[]): Fiel
 }
 
 /** A plain integer (DRF IntegerField): `3` and `"3"` work; bounds are checked. */
-export function integerField(opts: { required?: boolean; nullable?: boolean; min?: number; max?: number } = {}): Field<number | null> {
+export function integerField(
+  opts: { required?: boolean; nullable?: boolean; min?: number; max?: number } = {},
+): Field<number | null> {
   const schema = fieldSchema((raw, ctx): number | null => {
     if (raw === null) return opts.nullable ? null : fail(ctx, MESSAGES.null);
     const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
-    if (typeof raw === 'boolean' || !/^[+-]?\d{1,15}(?:\.0*)?$/.test(text)) return fail(ctx, 'A valid integer is required.');
+    if (typeof raw === 'boolean' || !/^[+-]?\d{1,15}(?:\.0*)?$/.test(text))
+      return fail(ctx, 'A valid integer is required.');
     const value = Math.trunc(Number(text));
-    if (opts.min !== undefined && value < opts.min) return fail(ctx, `Ensure this value is greater than or equal to ${opts.min}.`);
-    if (opts.max !== undefined && value > opts.max) return fail(ctx, `Ensure this value is less than or equal to ${opts.max}.`);
+    if (opts.min !== undefined && value < opts.min)
+      return fail(ctx, `Ensure this value is greater than or equal to ${opts.min}.`);
+    if (opts.max !== undefined && value > opts.max)
+      return fail(ctx, `Ensure this value is less than or equal to ${opts.max}.`);
     return value;
   });
   const constraints = { minimum: opts.min, maximum: opts.max };
-  return { schema, meta: { type: 'integer' }, kind: 'other', nullable: !!opts.nullable, required: !!opts.required, constraints };
+  return {
+    schema,
+    meta: { type: 'integer' },
+    kind: 'other',
+    nullable: !!opts.nullable,
+    required: !!opts.required,
+    constraints,
+  };
 }
 
 /** A choice among strings (DRF ChoiceField with string values). */
-export function stringChoiceField<T extends string>(choices: readonly T[], opts: { required?: boolean } = {}): Field<T> {
+export function stringChoiceField<T extends string>(
+  choices: readonly T[],
+  opts: { required?: boolean } = {},
+): Field<T> {
   const schema = fieldSchema((raw, ctx): T => {
     if (raw === null) return fail(ctx, MESSAGES.null);
     const text = pythonStr(raw);

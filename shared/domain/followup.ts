@@ -121,7 +121,9 @@ export const followupEditFields = {
   comment: textField({ allowBlank: true, nullable: true, maxLength: MAX_TEXT_LENGTH }),
 };
 
-export type FollowupChanges = Partial<Pick<Followup, 'ticket' | 'user' | 'title' | 'comment' | 'public' | 'new_status' | 'time_spent'>>;
+export type FollowupChanges = Partial<
+  Pick<Followup, 'ticket' | 'user' | 'title' | 'comment' | 'public' | 'new_status' | 'time_spent'>
+>;
 
 export function parseFollowupEdit(body: ParsedBody, mode: 'replace' | 'partial'): FollowupChanges {
   const { values, errors } = validateFields(followupEditFields, body.data, mode, body.kind);

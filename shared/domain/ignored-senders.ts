@@ -40,20 +40,43 @@ export function parseIgnoredSenderBody(body: ParsedBody, mode: Mode): Partial<Om
   return out.email_address === undefined ? out : { ...out, email_address: out.email_address.toLowerCase() };
 }
 
-export const ignoredSenderView = (i: IgnoredSender) => ({ id: i.id, name: i.name, email_address: i.email_address, queues: i.queues, keep_in_mailbox: i.keep_in_mailbox, date: wireDateTime(i.date)! });
+export const ignoredSenderView = (i: IgnoredSender) => ({
+  id: i.id,
+  name: i.name,
+  email_address: i.email_address,
+  queues: i.queues,
+  keep_in_mailbox: i.keep_in_mailbox,
+  date: wireDateTime(i.date)!,
+});
 
 /** Whether `pattern` (a rule's address) matches `address`, as upstream's `IgnoreEmail.test`, without regard to case. */
 export function matchesSender(pattern: string, address: string): boolean {
   const [local, domain] = pattern.toLowerCase().split('@') as [string, string];
   const at = address.trim().toLowerCase().lastIndexOf('@');
   if (at < 1) return false;
-  const [theirLocal, theirDomain] = [address.trim().toLowerCase().slice(0, at), address.trim().toLowerCase().slice(at + 1)];
+  const [theirLocal, theirDomain] = [
+    address.trim().toLowerCase().slice(0, at),
+    address
+      .trim()
+      .toLowerCase()
+      .slice(at + 1),
+  ];
   return (local === '*' || local === theirLocal) && (domain === '*' || domain === theirDomain);
 }
 
-/** The first rule (in id order) that ignores `sender` for a message to `queues` (a rule for no queue in particular: any). */
-export function ignoringRule(rules: readonly IgnoredSender[], sender: string, queues: readonly number[]): IgnoredSender | undefined {
+/**
+ * The first rule (in id order) that ignores `sender` for a message to `queues` (a rule for no queue in particular:
+ * any).
+ */
+export function ignoringRule(
+  rules: readonly IgnoredSender[],
+  sender: string,
+  queues: readonly number[],
+): IgnoredSender | undefined {
   return [...rules]
     .sort((a, b) => a.id - b.id)
-    .find((r) => (r.queues.length === 0 || r.queues.some((q) => queues.includes(q))) && matchesSender(r.email_address, sender));
+    .find(
+      (r) =>
+        (r.queues.length === 0 || r.queues.some((q) => queues.includes(q))) && matchesSender(r.email_address, sender),
+    );
 }

@@ -3,7 +3,10 @@
  * ticket is listed in and in which orders. Without imports of its own, so that store/keys.ts, which
  * every function bundles, can name them without bringing the list query's parser along.
  */
-/** The agent views: status × queue, status × assignee, status × queue × assignee (a partition per combination of values). */
+/**
+ * The agent views: status × queue, status × assignee, status × queue × assignee (a partition per combination of
+ * values).
+ */
 export const AGENT_VIEWS = ['status-queue', 'status-assigned', 'status-queue-assigned'] as const;
 export type AgentView = (typeof AGENT_VIEWS)[number];
 /** The orders a listing partition is sorted by besides id (`due`: `due_date`, none last ascending). */
@@ -19,16 +22,16 @@ export type ListingOrder = 'id' | (typeof LISTING_ORDERS)[number];
 // Built by a call marked pure: a bundle that names none of them (every function bundles keys.ts) leaves it out.
 export const LISTED_DIMENSIONS = /* @__PURE__ */ (() =>
   [
-  'queue',
-  'assigned',
-  'priority',
-  'modified',
-  'created',
-  'all@priority',
-  'all@due',
-  ...AGENT_VIEWS,
-  ...AGENT_VIEWS.flatMap((view) => LISTING_ORDERS.map((order) => `${view}@${order}` as const)),
-] as const)();
+    'queue',
+    'assigned',
+    'priority',
+    'modified',
+    'created',
+    'all@priority',
+    'all@due',
+    ...AGENT_VIEWS,
+    ...AGENT_VIEWS.flatMap((view) => LISTING_ORDERS.map((order) => `${view}@${order}` as const)),
+  ] as const)();
 export type ListedDimension = (typeof LISTED_DIMENSIONS)[number];
 
 /** What a dimension's partitions are sorted by: id alone, or a value then id. */
@@ -39,4 +42,5 @@ export function orderOf(dimension: ListedDimension): ListingOrder {
 }
 
 /** Whether a dimension has one partition for every ticket (no filter value in its partition key). */
-export const isWholeTableDimension = (dimension: ListedDimension) => dimension === 'created' || dimension === 'modified' || dimension.startsWith('all@');
+export const isWholeTableDimension = (dimension: ListedDimension) =>
+  dimension === 'created' || dimension === 'modified' || dimension.startsWith('all@');

@@ -28,7 +28,13 @@ export interface LoginThrottlePolicy {
   sourceLockAfter: number;
 }
 
-export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = { windowSeconds: 900, delayAfter: 5, lockAfter: 10, delayMs: 1000, sourceLockAfter: 50 };
+export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = {
+  windowSeconds: 900,
+  delayAfter: 5,
+  lockAfter: 10,
+  delayMs: 1000,
+  sourceLockAfter: 50,
+};
 
 /** Seconds until a locked window ends (at least 1), for Retry-After. */
 export function retryAfter(expiresAt: number, nowMs: number): number {
@@ -62,10 +68,14 @@ const SETTINGS: Record<keyof LoginThrottlePolicy, { env: string; min: number }> 
  */
 export function loginThrottleFrom(env: Record<string, string | undefined>): LoginThrottlePolicy {
   const policy = { ...DEFAULT_LOGIN_THROTTLE };
-  for (const [name, { env: variable, min }] of Object.entries(SETTINGS) as [keyof LoginThrottlePolicy, { env: string; min: number }][]) {
+  for (const [name, { env: variable, min }] of Object.entries(SETTINGS) as [
+    keyof LoginThrottlePolicy,
+    { env: string; min: number },
+  ][]) {
     const raw = env[variable];
     if (raw === undefined || raw === '') continue;
-    if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new Error(`${variable} must be a whole number of at least ${min}, not "${raw}"`);
+    if (!/^\d+$/.test(raw.trim()) || Number(raw) < min)
+      throw new Error(`${variable} must be a whole number of at least ${min}, not "${raw}"`);
     policy[name] = Number(raw);
   }
   return policy;

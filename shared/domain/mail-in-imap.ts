@@ -46,8 +46,9 @@ export function isLoopback(host: string): boolean {
 }
 
 /**
- * HELPDESK_IMAP_URL: `imaps://<user>@<host>[:993]/<folder>[?recipient=<address>&after=move|seen|delete&processed=<folder>]`
- * (an `@` in the user written as `%40` or as is). `imap://` (no TLS, port 143) only to loopback.
+ * HELPDESK_IMAP_URL:
+ * `imaps://<user>@<host>[:993]/<folder>[?recipient=<address>&after=move|seen|delete&processed=<folder>]` (an `@` in the
+ * user written as `%40` or as is). `imap://` (no TLS, port 143) only to loopback.
  */
 export function parseImapUrl(text: string): ImapMailbox {
   const fail = (why: string) => new ImapSettingsError(`HELPDESK_IMAP_URL ${why}`);
@@ -57,11 +58,13 @@ export function parseImapUrl(text: string): ImapMailbox {
   } catch {
     throw fail(`must be a URL like imaps://support%40example.com@imap.example.com/INBOX, not "${text}"`);
   }
-  if (url.protocol !== 'imaps:' && url.protocol !== 'imap:') throw fail(`must start with imaps:// (TLS), not ${url.protocol}//`);
+  if (url.protocol !== 'imaps:' && url.protocol !== 'imap:')
+    throw fail(`must start with imaps:// (TLS), not ${url.protocol}//`);
   const tls = url.protocol === 'imaps:';
   const host = url.hostname;
   if (!host) throw fail('names no host');
-  if (!tls && !isLoopback(host)) throw fail(`is imap:// (plain text) to ${host}: only a loopback address may be reached without TLS; use imaps://`);
+  if (!tls && !isLoopback(host))
+    throw fail(`is imap:// (plain text) to ${host}: only a loopback address may be reached without TLS; use imaps://`);
   if (url.password) throw fail('must not hold the password: set HELPDESK_IMAP_PASSWORD (or _FILE, or _ARN on AWS)');
   const user = decodeURIComponent(url.username);
   if (!user) throw fail('names no user (imaps://<user>@<host>/...)');
@@ -72,9 +75,20 @@ export function parseImapUrl(text: string): ImapMailbox {
   const after = (url.searchParams.get('after') ?? 'move') as AfterIngest;
   if (!AFTER_INGEST.includes(after)) throw fail(`after= must be one of ${AFTER_INGEST.join(', ')}, not "${after}"`);
   const recipient = (url.searchParams.get('recipient') ?? user).toLowerCase();
-  if (!/^[^@\s]+@[^@\s]+$/.test(recipient)) throw fail(`needs recipient=<address> (the address mail to this mailbox is sent to): the user "${user}" is no address`);
+  if (!/^[^@\s]+@[^@\s]+$/.test(recipient))
+    throw fail(
+      `needs recipient=<address> (the address mail to this mailbox is sent to): the user "${user}" is no address`,
+    );
   const processed = url.searchParams.get('processed') ?? 'Processed';
   if (after === 'move' && processed === folder) throw fail(`moves processed mail to the folder it reads (${folder})`);
-  return { host, port: url.port ? Number(url.port) : tls ? 993 : 143, tls, user, mailbox: folder, recipient, after, processed };
+  return {
+    host,
+    port: url.port ? Number(url.port) : tls ? 993 : 143,
+    tls,
+    user,
+    mailbox: folder,
+    recipient,
+    after,
+    processed,
+  };
 }
-

@@ -31,7 +31,12 @@ export interface TicketFacts {
 
 export type MailChange =
   | { type: 'created'; ticket: TicketFacts; actor: number | null }
-  | { type: 'followup'; ticket: TicketFacts; actor: number | null; followup: { public: boolean; comment: string | null; new_status: number | null } }
+  | {
+      type: 'followup';
+      ticket: TicketFacts;
+      actor: number | null;
+      followup: { public: boolean; comment: string | null; new_status: number | null };
+    }
   | { type: 'updated'; ticket: TicketFacts; actor: number | null; before: TicketFacts }
   | { type: 'escalated'; ticket: TicketFacts; actor: null };
 
@@ -94,7 +99,8 @@ export function planMail(change: MailChange, audience: MailAudience): PlannedMai
     const resolvedOrClosed = isFinal(ticket.status) && ticket.status !== change.before.status;
     if (!reassigned && !resolvedOrClosed) return [];
     const prefix = prefixOf(ticket.status, reassigned);
-    if (resolvedOrClosed) roles.push([reassigned ? 'updated_submitter' : `${prefix}submitter`, [ticket.submitter_email]]);
+    if (resolvedOrClosed)
+      roles.push([reassigned ? 'updated_submitter' : `${prefix}submitter`, [ticket.submitter_email]]);
     if (ticket.assigned_to !== null) roles.push([`${prefix}owner`, [audience.assigneeEmail]]);
     roles.push([`${prefix}cc`, cc]);
   }

@@ -6,7 +6,19 @@
  * address, upstream's lengths), so no stored value can inject a header.
  */
 import { ValidationError } from './errors';
-import { MESSAGES, booleanField, emailField, fieldSchema, idField, isEmail, pythonStr, pythonType, textField, validateFields, type Field } from './fields';
+import {
+  MESSAGES,
+  booleanField,
+  emailField,
+  fieldSchema,
+  idField,
+  isEmail,
+  pythonStr,
+  pythonType,
+  textField,
+  validateFields,
+  type Field,
+} from './fields';
 import type { ParsedBody } from './body';
 import { wireDateTime } from './datetime';
 
@@ -74,7 +86,10 @@ function blankIsNull(field: Field<string | null>, normalise = (v: string) => v):
 
 /** A queue's CC list: blank or null for none; stored as its addresses joined by ", ". */
 const ccListField = () =>
-  blankIsNull(textField({ nullable: true, allowBlank: true, maxLength: MAX_CC_LIST_LENGTH, check: ccListProblem }), (v) => ccAddresses(v).join(', '));
+  blankIsNull(
+    textField({ nullable: true, allowBlank: true, maxLength: MAX_CC_LIST_LENGTH, check: ccListProblem }),
+    (v) => ccAddresses(v).join(', '),
+  );
 
 const kindList: Field<MailKind[]> = {
   schema: fieldSchema((raw, ctx): MailKind[] => {
@@ -82,7 +97,9 @@ const kindList: Field<MailKind[]> = {
     const list = typeof raw === 'string' ? ccAddresses(raw) : raw;
     const problem = !Array.isArray(list)
       ? `Expected a list of items but got type "${pythonType(list)}".`
-      : list.map((v) => (typeof v === 'string' && isMailKind(v) ? undefined : MESSAGES.choice(pythonStr(v)))).find(Boolean);
+      : list
+          .map((v) => (typeof v === 'string' && isMailKind(v) ? undefined : MESSAGES.choice(pythonStr(v))))
+          .find(Boolean);
     if (problem) {
       ctx.issues.push({ code: 'custom', message: problem, input: raw });
       return [];
@@ -107,7 +124,12 @@ export interface QueueMailSettings {
   disabled_mail: MailKind[];
 }
 
-export const QUEUE_MAIL_DEFAULTS: QueueMailSettings = { email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [] };
+export const QUEUE_MAIL_DEFAULTS: QueueMailSettings = {
+  email_address: null,
+  new_ticket_cc: null,
+  updated_ticket_cc: null,
+  disabled_mail: [],
+};
 
 /** A queue body's mail fields (admin.ts puts them beside title and slug); blank means none. */
 export const queueMailFields = {
@@ -154,13 +176,25 @@ export const ONE_OF_EMAIL_OR_USER = 'Give either an e-mail address or a user, no
 export function parseTicketCcBody(body: ParsedBody): Omit<TicketCc, 'id' | 'ticket'> {
   const { values, errors } = validateFields(ticketCcFields, body.data, 'partial', body.kind);
   if (Object.keys(errors).length) throw new ValidationError(errors);
-  const email = (values.email) ?? null;
-  const user = (values.user) ?? null;
+  const email = values.email ?? null;
+  const user = values.user ?? null;
   if ((email === null) === (user === null)) throw new ValidationError({ non_field_errors: [ONE_OF_EMAIL_OR_USER] });
-  return { email: email?.toLowerCase() ?? null, user, can_view: values.can_view ?? false, can_update: values.can_update ?? false };
+  return {
+    email: email?.toLowerCase() ?? null,
+    user,
+    can_view: values.can_view ?? false,
+    can_update: values.can_update ?? false,
+  };
 }
 
-export const ticketCcView = (cc: TicketCc) => ({ id: cc.id, ticket: cc.ticket, user: cc.user, email: cc.email, can_view: cc.can_view, can_update: cc.can_update });
+export const ticketCcView = (cc: TicketCc) => ({
+  id: cc.id,
+  ticket: cc.ticket,
+  user: cc.user,
+  email: cc.email,
+  can_view: cc.can_view,
+  can_update: cc.can_update,
+});
 
 /** Why an address is on the suppression list. */
 export const SUPPRESSION_REASONS = ['bounce', 'complaint'] as const;
@@ -181,4 +215,10 @@ export interface Suppression {
 /** The form every suppression lookup uses. */
 export const suppressionAddress = (address: string) => address.trim().toLowerCase();
 
-export const suppressionView = (s: Suppression) => ({ address: s.address, reason: s.reason, detail: s.detail, since: wireDateTime(s.since)!, message_id: s.message_id });
+export const suppressionView = (s: Suppression) => ({
+  address: s.address,
+  reason: s.reason,
+  detail: s.detail,
+  since: wireDateTime(s.since)!,
+  message_id: s.message_id,
+});

@@ -53,12 +53,16 @@ export function templateProblem(template: Partial<MailTemplate>): Record<string,
     const issues: string[] = [];
     const open: string[] = [];
     for (const [, mark, name] of source.matchAll(TOKEN)) {
-      if (!(MAIL_TEMPLATE_NAMES as readonly string[]).includes(name!)) issues.push(`Unknown name "${name}" (names: ${MAIL_TEMPLATE_NAMES.join(', ')}).`);
+      if (!(MAIL_TEMPLATE_NAMES as readonly string[]).includes(name!))
+        issues.push(`Unknown name "${name}" (names: ${MAIL_TEMPLATE_NAMES.join(', ')}).`);
       else if (mark === '#') open.push(name!);
       else if (mark === '/' && open.pop() !== name) issues.push(`"{{/${name}}}" closes no "{{#${name}}}".`);
     }
     if (open.length) issues.push(`"{{#${open.at(-1)}}}" is never closed.`);
-    if (part === 'subject' && !TAG.test(source)) issues.push('The subject must contain {{ ticket.tag }} (the ticket\'s [queue-id] tag, which replies are threaded by).');
+    if (part === 'subject' && !TAG.test(source))
+      issues.push(
+        "The subject must contain {{ ticket.tag }} (the ticket's [queue-id] tag, which replies are threaded by).",
+      );
     if (part === 'subject' && /[\r\n]/.test(source)) issues.push('Line breaks are not allowed.');
     if (issues.length) problems[part] = issues;
   }
@@ -74,9 +78,10 @@ const htmlText = (value: string) => escapeHtml(value).replace(/\r?\n/g, '<br>\n'
 function render(source: string, context: MailTemplateContext, put: (value: string) => string): string {
   // Sections first (innermost out: a section holds no other of the same name), then values.
   let out = source;
-  for (let changed = true; changed; ) {
-    const next = out.replace(/\{\{\s*#([a-z_.]+)\s*\}\}((?:(?!\{\{\s*#\1\s*\}\})[\s\S])*?)\{\{\s*\/\1\s*\}\}/g, (_, name: string, inside: string) =>
-      context[name as MailTemplateName] ? inside : '',
+  for (let changed = true; changed;) {
+    const next = out.replace(
+      /\{\{\s*#([a-z_.]+)\s*\}\}((?:(?!\{\{\s*#\1\s*\}\})[\s\S])*?)\{\{\s*\/\1\s*\}\}/g,
+      (_, name: string, inside: string) => (context[name as MailTemplateName] ? inside : ''),
     );
     changed = next !== out;
     out = next;
@@ -114,10 +119,16 @@ const audienceOf = (kind: MailKind) => kind.slice(kind.lastIndexOf('_') + 1) as 
 
 /** Each kind's subject (after the tag and title, as upstream's) and opening line. */
 const WORDING: Record<MailKind, { subject: string; intro: string }> = {
-  newticket_submitter: { subject: '(Opened)', intro: 'Thank you for your message. A ticket has been opened for it; we will be in touch by e-mail.' },
+  newticket_submitter: {
+    subject: '(Opened)',
+    intro: 'Thank you for your message. A ticket has been opened for it; we will be in touch by e-mail.',
+  },
   newticket_cc: { subject: '(Opened)', intro: 'A new ticket has been opened.' },
   assigned_owner: { subject: '(Assigned to you)', intro: 'This ticket has been assigned to you.' },
-  assigned_submitter: { subject: '(Assigned)', intro: 'Your ticket has been assigned to someone who will look after it.' },
+  assigned_submitter: {
+    subject: '(Assigned)',
+    intro: 'Your ticket has been assigned to someone who will look after it.',
+  },
   assigned_cc: { subject: '(Assigned)', intro: 'This ticket has been assigned.' },
   updated_submitter: { subject: '(Updated)', intro: 'Your ticket has been updated.' },
   updated_owner: { subject: '(Updated)', intro: 'A ticket assigned to you has been updated.' },
@@ -128,9 +139,15 @@ const WORDING: Record<MailKind, { subject: string; intro: string }> = {
   closed_submitter: { subject: '(Closed)', intro: 'Your ticket has been closed.' },
   closed_owner: { subject: '(Closed)', intro: 'A ticket assigned to you has been closed.' },
   closed_cc: { subject: '(Closed)', intro: 'A ticket has been closed.' },
-  escalated_submitter: { subject: '(Escalated)', intro: 'Your ticket has been escalated: it has waited longer than it should, and is now more urgent.' },
+  escalated_submitter: {
+    subject: '(Escalated)',
+    intro: 'Your ticket has been escalated: it has waited longer than it should, and is now more urgent.',
+  },
   escalated_cc: { subject: '(Escalated)', intro: 'A ticket has been escalated: it has waited longer than it should.' },
-  escalated_owner: { subject: '(Escalated)', intro: 'A ticket assigned to you has been escalated: it has waited longer than it should.' },
+  escalated_owner: {
+    subject: '(Escalated)',
+    intro: 'A ticket assigned to you has been escalated: it has waited longer than it should.',
+  },
 };
 
 /** The default template of a kind. */
@@ -156,7 +173,9 @@ export function defaultTemplate(kind: MailKind): MailTemplate {
     ['Resolution', 'resolution'],
     ['Files', 'files'],
   ];
-  const reply = staff ? 'Reply to this e-mail to add a comment to the ticket.' : 'Reply to this e-mail to add to your ticket; keep the tag in the subject.';
+  const reply = staff
+    ? 'Reply to this e-mail to add a comment to the ticket.'
+    : 'Reply to this e-mail to add to your ticket; keep the tag in the subject.';
   const text =
     `Hello,\n\n${intro}\n\n` +
     details.map(([label, name]) => `{{#${name}}}${label}: {{ ${name} }}\n{{/${name}}}`).join('') +
@@ -167,7 +186,10 @@ export function defaultTemplate(kind: MailKind): MailTemplate {
     '<p>Hello,</p>',
     `<p>${escapeHtml(intro)}</p>`,
     '<table style="border-collapse: collapse;">',
-    ...details.map(([label, name]) => `{{#${name}}}<tr><th style="text-align: left; padding-right: 1em;">${label}</th><td>{{ ${name} }}</td></tr>{{/${name}}}`),
+    ...details.map(
+      ([label, name]) =>
+        `{{#${name}}}<tr><th style="text-align: left; padding-right: 1em;">${label}</th><td>{{ ${name} }}</td></tr>{{/${name}}}`,
+    ),
     '</table>',
     ...blocks.map(([label, name]) => `{{#${name}}}<h3>${label}</h3><p>{{ ${name} }}</p>{{/${name}}}`),
     `<p style="color: #555;">${escapeHtml(reply)}</p>`,
@@ -179,5 +201,8 @@ export function defaultTemplate(kind: MailKind): MailTemplate {
 
 /** The template a mail is rendered with: the default, with the parts an operator overrode. */
 export function effectiveTemplate(kind: MailKind, override?: Partial<MailTemplate>): MailTemplate {
-  return { ...defaultTemplate(kind), ...Object.fromEntries(Object.entries(override ?? {}).filter(([, v]) => typeof v === 'string' && v !== '')) };
+  return {
+    ...defaultTemplate(kind),
+    ...Object.fromEntries(Object.entries(override ?? {}).filter(([, v]) => typeof v === 'string' && v !== '')),
+  };
 }

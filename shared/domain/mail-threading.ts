@@ -98,13 +98,19 @@ export function replyAddress(base: string, ticket: number, secret: string, recip
 export function bounceAddress(base: string, mail: string, recipient: string, secret: string): string {
   const parts = splitAddress(base);
   if (!parts) throw new Error(`Not an e-mail address: ${JSON.stringify(base)}`);
-  const key = mail.toLowerCase().replace(/[^a-z0-9]/g, '').slice(-24);
+  const key = mail
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .slice(-24);
   return `${parts.local}+b.${key}.${bounceTag(secret, key, recipient)}@${parts.domain}`;
 }
 
 function bounceTag(secret: string, key: string, recipient: string): string {
   if (!secret) throw new Error('The mail secret is empty');
-  return base32(createHmac('sha256', secret).update(`helpdesk-mail:bounce:${key}:${recipient.trim().toLowerCase()}`).digest(), TAG_LENGTH);
+  return base32(
+    createHmac('sha256', secret).update(`helpdesk-mail:bounce:${key}:${recipient.trim().toLowerCase()}`).digest(),
+    TAG_LENGTH,
+  );
 }
 
 /** Whether `address` is the signed return path of a mail sent to `recipient`. */
@@ -119,7 +125,10 @@ export function bounceVerifies(address: string, recipient: string, secret: strin
 /** The tag binding ticket `ticket`'s reply address to `recipient` (compared without case). */
 function recipientTag(secret: string, ticket: number, recipient: string): string {
   if (!secret) throw new Error('The mail secret is empty');
-  return base32(createHmac('sha256', secret).update(`helpdesk-mail:recipient:${ticket}:${recipient.trim().toLowerCase()}`).digest(), TAG_LENGTH);
+  return base32(
+    createHmac('sha256', secret).update(`helpdesk-mail:recipient:${ticket}:${recipient.trim().toLowerCase()}`).digest(),
+    TAG_LENGTH,
+  );
 }
 
 /**

@@ -13,12 +13,24 @@ import { isMailKind, MAIL_KINDS, type MailKind } from './mail-settings';
 import { storedDateTime, wireDateTime } from './datetime';
 import { angleAddress } from './linear-text';
 
-export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed'] as const;
+export const MAIL_STATUSES = [
+  'queued',
+  'sending',
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'suppressed',
+  'failed',
+] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 /** One mail as the log keeps it (store/mail-log.ts), and as GET /api/tickets/{id}/emails/ shows it. */
 export interface MailRecord {
-  /** `<commit time>#<stream sequence>#<hash of change, kind, recipient>` (mailId): sorts in commit order, the same on every retry. */
+  /**
+   * `<commit time>#<stream sequence>#<hash of change, kind, recipient>` (mailId): sorts in commit order, the same on
+   * every retry.
+   */
   id: string;
   ticket: number;
   /** The followup the change added, when it added one (its text and files are the mail's). */
@@ -46,13 +58,27 @@ export interface MailRecord {
  * in commit order, and a hash of the record's id (the same on every retry), the kind and the
  * recipient (lowercased: one address, one mail per change and kind).
  */
-export function mailId(change: { at: number; sequence: string; id: string }, kind: MailKind, recipient: string): string {
-  const hash = createHash('sha256').update(`${change.id}\n${kind}\n${recipient.toLowerCase()}`).digest('base64url').slice(0, 16);
+export function mailId(
+  change: { at: number; sequence: string; id: string },
+  kind: MailKind,
+  recipient: string,
+): string {
+  const hash = createHash('sha256')
+    .update(`${change.id}\n${kind}\n${recipient.toLowerCase()}`)
+    .digest('base64url')
+    .slice(0, 16);
   return `${new Date(change.at).toISOString()}#${change.sequence.padStart(40, '0')}#${hash}`;
 }
 
 /** The statuses after which the sender has nothing more to do. */
-export const SETTLED: ReadonlySet<MailStatus> = new Set(['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'failed']);
+export const SETTLED: ReadonlySet<MailStatus> = new Set([
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'suppressed',
+  'failed',
+]);
 
 /** Where mail goes: nowhere, a folder of .eml files (the local mailbox), an SMTP server, or Amazon SES. */
 export const MAIL_TRANSPORTS = ['off', 'mailbox', 'smtp', 'ses'] as const;
@@ -90,10 +116,12 @@ export interface MailSettings {
 export class MailSettingsError extends Error {}
 
 const HEADER_UNSAFE = /[\r\n\0]/;
-const ADDRESS = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
+const ADDRESS =
+  /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
 
 /** Whether `value` is a plain address that can stand in a header (no display name, no line break). */
-export const isPlainAddress = (value: string): boolean => !HEADER_UNSAFE.test(value) && value.length <= 254 && ADDRESS.test(value);
+export const isPlainAddress = (value: string): boolean =>
+  !HEADER_UNSAFE.test(value) && value.length <= 254 && ADDRESS.test(value);
 
 /** `Name <address>` or `address`, as HELPDESK_MAIL_FROM gives it. */
 export function parseSender(value: string): { name: string; address: string } {
@@ -101,25 +129,52 @@ export function parseSender(value: string): { name: string; address: string } {
   const bare = value.trim();
   const match = bracketed ?? (/^[^<>\s]+$/.test(bare) ? { before: '', address: bare } : undefined);
   const address = (match?.address ?? '').trim();
-  const name = (match?.before ?? '').trim().replace(/^"(.*)"$/, '$1').trim();
-  if (!match || !isPlainAddress(address) || HEADER_UNSAFE.test(name)) throw new MailSettingsError(`HELPDESK_MAIL_FROM must be "Name <address>" or an address, not ${JSON.stringify(value)}`);
+  const name = (match?.before ?? '')
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .trim();
+  if (!match || !isPlainAddress(address) || HEADER_UNSAFE.test(name))
+    throw new MailSettingsError(
+      `HELPDESK_MAIL_FROM must be "Name <address>" or an address, not ${JSON.stringify(value)}`,
+    );
   return { name, address };
 }
 
 /** The mail settings from the environment; throws MailSettingsError naming the variable that is wrong. */
 export function parseMailSettings(env: Record<string, string | undefined>): MailSettings {
   const transport = (env.HELPDESK_MAIL_TRANSPORT || 'off').trim() as MailTransportName;
-  if (!MAIL_TRANSPORTS.includes(transport)) throw new MailSettingsError(`HELPDESK_MAIL_TRANSPORT must be one of ${MAIL_TRANSPORTS.join(', ')}, not "${transport}"`);
-  const kinds = (env.HELPDESK_MAIL_DISABLED_KINDS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  if (!MAIL_TRANSPORTS.includes(transport))
+    throw new MailSettingsError(
+      `HELPDESK_MAIL_TRANSPORT must be one of ${MAIL_TRANSPORTS.join(', ')}, not "${transport}"`,
+    );
+  const kinds = (env.HELPDESK_MAIL_DISABLED_KINDS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   const unknown = kinds.filter((k) => !isMailKind(k));
-  if (unknown.length) throw new MailSettingsError(`HELPDESK_MAIL_DISABLED_KINDS names no such kind: ${unknown.join(', ')} (kinds: ${MAIL_KINDS.join(', ')})`);
+  if (unknown.length)
+    throw new MailSettingsError(
+      `HELPDESK_MAIL_DISABLED_KINDS names no such kind: ${unknown.join(', ')} (kinds: ${MAIL_KINDS.join(', ')})`,
+    );
   const updates = env.HELPDESK_MAIL_ON_TICKET_UPDATES ?? 'false';
-  if (updates !== 'true' && updates !== 'false') throw new MailSettingsError(`HELPDESK_MAIL_ON_TICKET_UPDATES must be true or false, not "${updates}"`);
-  if (transport === 'smtp' && !env.HELPDESK_SMTP_URL) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=smtp needs HELPDESK_SMTP_URL');
-  if (transport === 'ses' && !env.HELPDESK_MAIL_FROM) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=ses needs HELPDESK_MAIL_FROM (a verified sender of the SES identity)');
-  if (transport === 'mailbox' && !env.HELPDESK_MAILBOX_DIR) throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=mailbox needs HELPDESK_MAILBOX_DIR');
-  const retryDelays = env.HELPDESK_MAIL_RETRY_DELAYS ? env.HELPDESK_MAIL_RETRY_DELAYS.split(',').map((d) => Number(d.trim())) : MAIL_RETRY_DELAYS;
-  if (retryDelays.some((d) => !(d >= 0 && d <= 3600))) throw new MailSettingsError(`HELPDESK_MAIL_RETRY_DELAYS must be seconds between 0 and 3600, comma-separated, not "${env.HELPDESK_MAIL_RETRY_DELAYS}"`);
+  if (updates !== 'true' && updates !== 'false')
+    throw new MailSettingsError(`HELPDESK_MAIL_ON_TICKET_UPDATES must be true or false, not "${updates}"`);
+  if (transport === 'smtp' && !env.HELPDESK_SMTP_URL)
+    throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=smtp needs HELPDESK_SMTP_URL');
+  if (transport === 'ses' && !env.HELPDESK_MAIL_FROM)
+    throw new MailSettingsError(
+      'HELPDESK_MAIL_TRANSPORT=ses needs HELPDESK_MAIL_FROM (a verified sender of the SES identity)',
+    );
+  if (transport === 'mailbox' && !env.HELPDESK_MAILBOX_DIR)
+    throw new MailSettingsError('HELPDESK_MAIL_TRANSPORT=mailbox needs HELPDESK_MAILBOX_DIR');
+  const retryDelays = env.HELPDESK_MAIL_RETRY_DELAYS
+    ? env.HELPDESK_MAIL_RETRY_DELAYS.split(',').map((d) => Number(d.trim()))
+    : MAIL_RETRY_DELAYS;
+  if (retryDelays.some((d) => !(d >= 0 && d <= 3600)))
+    throw new MailSettingsError(
+      `HELPDESK_MAIL_RETRY_DELAYS must be seconds between 0 and 3600, comma-separated, ` +
+        `not "${env.HELPDESK_MAIL_RETRY_DELAYS}"`,
+    );
   return {
     transport,
     defaultFrom: env.HELPDESK_MAIL_FROM ? parseSender(env.HELPDESK_MAIL_FROM) : undefined,
@@ -149,14 +204,19 @@ export const MAIL_RETRY_DELAYS = [5, 30, 120, 600] as const;
  * What one attempt at a mail came to. `deadLetter`: it failed on every attempt (not for a reason of
  * its own, as a deleted ticket), so it goes to the dead-letter queue, which alarms (AWS).
  */
-export type SendResult = { state: 'sent' | 'suppressed' | 'skipped' } | { state: 'failed'; deadLetter: boolean } | { state: 'retry'; inSeconds: number };
+export type SendResult =
+  | { state: 'sent' | 'suppressed' | 'skipped' }
+  | { state: 'failed'; deadLetter: boolean }
+  | { state: 'retry'; inSeconds: number };
 
 /** After a failed attempt (`attempts` made so far): when to try again, or undefined when that was the last. */
 export function retryDelay(attempts: number, delays: readonly number[] = MAIL_RETRY_DELAYS): number | undefined {
   return delays[attempts - 1];
 }
 
-/** Upstream's HELPDESK_MAX_EMAIL_ATTACHMENT_SIZE: a followup's file is attached only below this; larger ones are linked. */
+/**
+ * Upstream's HELPDESK_MAX_EMAIL_ATTACHMENT_SIZE: a followup's file is attached only below this; larger ones are linked.
+ */
 export const MAX_EMAIL_ATTACHMENT_BYTES = 512_000;
 
 const wire = (iso: string) => wireDateTime(storedDateTime(new Date(iso)))!;

@@ -27,7 +27,19 @@ export interface OidcSettings {
 }
 
 /** Asymmetric JWS algorithms only: `none` and HMAC (whose key would be the public key) are refused. */
-export const OIDC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+export const OIDC_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** Seconds of clock skew allowed on `exp` and `nbf`. */
 export const CLOCK_SKEW_SECONDS = 60;
@@ -77,7 +89,10 @@ export function parseOidcSettings(env: Env): OidcSettings {
  */
 export class InvalidBearer extends NotAuthenticated {
   constructor(description: string) {
-    super(description, `Bearer realm="api", error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`);
+    super(
+      description,
+      `Bearer realm="api", error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`,
+    );
   }
 }
 
@@ -95,7 +110,8 @@ export function parseBearerAuthorization(value: string | undefined): string | un
   const parts = value.trim().split(/\s+/);
   if (parts[0]!.toLowerCase() !== 'bearer') return undefined;
   if (parts.length !== 2) throw invalidBearer('Invalid bearer header. Expected one token.');
-  if (!/^[\w-]+\.[\w-]*\.[\w-]*$/.test(parts[1]!)) throw invalidBearer('Invalid bearer header. The token is not a JWT.');
+  if (!/^[\w-]+\.[\w-]*\.[\w-]*$/.test(parts[1]!))
+    throw invalidBearer('Invalid bearer header. The token is not a JWT.');
   return parts[1];
 }
 
@@ -138,9 +154,13 @@ export function staffByGroups(claims: Claims, settings: OidcSettings): boolean |
   return Array.isArray(groups) ? groups.includes(settings.staffGroup) : groups === settings.staffGroup;
 }
 
-/** A username for a user created at first sign-in: the provider's preferred name, else the address, else the subject. */
+/**
+ * A username for a user created at first sign-in: the provider's preferred name, else the address, else the subject.
+ */
 export function usernameFor(claims: Claims, subject: string): string {
-  const wanted = [claims.preferred_username, claims.email, claims.username, subject].find((v) => typeof v === 'string' && v) as string;
+  const wanted = [claims.preferred_username, claims.email, claims.username, subject].find(
+    (v) => typeof v === 'string' && v,
+  ) as string;
   const cleaned = wanted.replace(/[^\p{L}\p{M}\p{N}_.@+-]/gu, '_').slice(0, 140);
   return cleaned || 'oidc-user';
 }

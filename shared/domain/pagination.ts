@@ -32,7 +32,14 @@ export type PageCursor = IdCursor | KeyCursor;
 export const isIdCursor = (cursor: PageCursor): cursor is IdCursor => 'after' in cursor || 'before' in cursor;
 
 export function encodeCursor(cursor: PageCursor): string {
-  const text = 'after' in cursor ? `a${cursor.after}` : 'before' in cursor ? `b${cursor.before}` : 'afterKey' in cursor ? `A${cursor.afterKey}` : `B${cursor.beforeKey}`;
+  const text =
+    'after' in cursor
+      ? `a${cursor.after}`
+      : 'before' in cursor
+        ? `b${cursor.before}`
+        : 'afterKey' in cursor
+          ? `A${cursor.afterKey}`
+          : `B${cursor.beforeKey}`;
   return Buffer.from(text).toString('base64url');
 }
 
@@ -54,7 +61,13 @@ export function decodeCursor(value: string): PageCursor {
 export class PageTooDeep extends HttpError {
   constructor(page: number) {
     super(400, {
-      detail: `Page ${page} is more than ${MAX_PAGE_DEPTH} items from both ends of the list: page numbers reach that far from the first or the last page. Follow the next and previous links, which carry a cursor past that depth.`,
+      detail:
+        `Page ${page} is more than ${MAX_PAGE_DEPTH} items from both ends of the list: page numbers reach ` +
+        `that far from the first ` +
+        `or the last page. Follow ` +
+        `the next and previous ` +
+        `links, which carry a cursor ` +
+        `past that depth.`,
     });
   }
 }
@@ -117,7 +130,10 @@ export function pageLink(url: string, params: [string, string][], target: PageTa
 
 /** The neighbours of a page by number (upstream's links). */
 export function numberedLinks(window: PageWindow): PageLinks {
-  return { next: window.page < window.pages ? window.page + 1 : null, previous: window.page > 1 ? window.page - 1 : null };
+  return {
+    next: window.page < window.pages ? window.page + 1 : null,
+    previous: window.page > 1 ? window.page - 1 : null,
+  };
 }
 
 export interface PageLinks {
@@ -126,7 +142,13 @@ export interface PageLinks {
 }
 
 /** `count` is null for a list that does not keep one (a filtered ticket list). */
-export function pageEnvelope<T>(url: string, params: [string, string][], links: PageLinks, count: number | null, results: T[]) {
+export function pageEnvelope<T>(
+  url: string,
+  params: [string, string][],
+  links: PageLinks,
+  count: number | null,
+  results: T[],
+) {
   return {
     count,
     next: links.next === null ? null : pageLink(url, params, links.next),

@@ -10,7 +10,14 @@
  * the current encoding at sign-in, as Django does, comes with the import from django-helpdesk: it needs a
  * write to the user from every function's authentication, which today only reads.
  */
-import { pbkdf2 as pbkdf2Callback, randomBytes, randomInt, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import {
+  pbkdf2 as pbkdf2Callback,
+  randomBytes,
+  randomInt,
+  scrypt as scryptCallback,
+  timingSafeEqual,
+  type ScryptOptions,
+} from 'node:crypto';
 
 /**
  * The shortest password a user may be given, by the API (POST /api/users/) and the CLI alike:
@@ -42,11 +49,21 @@ interface ScryptParams {
 
 function scrypt(password: Buffer, salt: Buffer, params: ScryptParams, keyLength: number): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 + 128 * params.r * params.p };
-  return new Promise((resolve, reject) => scryptCallback(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scryptCallback(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
-function pbkdf2(password: Buffer, salt: Buffer, iterations: number, digest: 'sha256' | 'sha1', keyLength: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => pbkdf2Callback(password, salt, iterations, keyLength, digest, (err, key) => (err ? reject(err) : resolve(key))));
+function pbkdf2(
+  password: Buffer,
+  salt: Buffer,
+  iterations: number,
+  digest: 'sha256' | 'sha1',
+  keyLength: number,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    pbkdf2Callback(password, salt, iterations, keyLength, digest, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 function randomSalt(): string {
@@ -59,7 +76,11 @@ function encode({ N, r, p }: ScryptParams, salt: string, key: Buffer): string {
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomSalt();
-  return encode(SCRYPT_PARAMS, salt, await scrypt(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), SCRYPT_PARAMS, SCRYPT_KEY_LENGTH));
+  return encode(
+    SCRYPT_PARAMS,
+    salt,
+    await scrypt(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), SCRYPT_PARAMS, SCRYPT_KEY_LENGTH),
+  );
 }
 
 /**
@@ -99,17 +120,37 @@ function parse(stored: string): Stored | undefined {
     // bytes (24 characters ending in '='), never all digits as Django's p is: no hash reads both ways.
     if (POSITIVE.test(b) && POSITIVE.test(c)) {
       const params = scryptParams(n, b, c);
-      return params && a ? { kind: 'scrypt', params, salt: Buffer.from(a, 'utf8'), key: Buffer.from(key, 'base64'), password: (p) => Buffer.from(p, 'utf8') } : undefined;
+      return params && a
+        ? {
+            kind: 'scrypt',
+            params,
+            salt: Buffer.from(a, 'utf8'),
+            key: Buffer.from(key, 'base64'),
+            password: (p) => Buffer.from(p, 'utf8'),
+          }
+        : undefined;
     }
     const params = scryptParams(n, a, b);
     return params && c
-      ? { kind: 'scrypt', params, salt: Buffer.from(c, 'base64'), key: Buffer.from(key, 'base64'), password: (p) => Buffer.from(p.normalize('NFKC'), 'utf8') }
+      ? {
+          kind: 'scrypt',
+          params,
+          salt: Buffer.from(c, 'base64'),
+          key: Buffer.from(key, 'base64'),
+          password: (p) => Buffer.from(p.normalize('NFKC'), 'utf8'),
+        }
       : undefined;
   }
   if ((scheme === 'pbkdf2_sha256' || scheme === 'pbkdf2_sha1') && parts.length === 4) {
     const [, iterations, salt, key] = parts as [string, string, string, string];
     if (!POSITIVE.test(iterations) || Number(iterations) > MAX_PBKDF2_ITERATIONS || !salt || !key) return undefined;
-    return { kind: 'pbkdf2', digest: scheme === 'pbkdf2_sha256' ? 'sha256' : 'sha1', iterations: Number(iterations), salt: Buffer.from(salt, 'utf8'), key: Buffer.from(key, 'base64') };
+    return {
+      kind: 'pbkdf2',
+      digest: scheme === 'pbkdf2_sha256' ? 'sha256' : 'sha1',
+      iterations: Number(iterations),
+      salt: Buffer.from(salt, 'utf8'),
+      key: Buffer.from(key, 'base64'),
+    };
   }
   return undefined;
 }

@@ -11,7 +11,13 @@ export const STATUS_LABELS: Record<number, string> = {
 };
 export const STATUS_VALUES = [1, 2, 3, 4, 5] as const;
 export const PRIORITY_VALUES = [1, 2, 3, 4, 5] as const;
-export const PRIORITY_LABELS: Record<number, string> = { 1: '1. Critical', 2: '2. High', 3: '3. Normal', 4: '4. Low', 5: '5. Very Low' };
+export const PRIORITY_LABELS: Record<number, string> = {
+  1: '1. Critical',
+  2: '2. High',
+  3: '3. Normal',
+  4: '4. Low',
+  5: '5. Very Low',
+};
 export const DEFAULT_PRIORITY = 3;
 
 export interface Ticket {
@@ -36,7 +42,10 @@ export interface Ticket {
   secret_key: string;
   created: string;
   modified: string;
-  /** When the escalation run last raised its priority (stored date-time; absent: never). Not on the wire, as upstream's serializer. */
+  /**
+   * When the escalation run last raised its priority (stored date-time; absent: never). Not on the wire, as upstream's
+   * serializer.
+   */
   last_escalation?: string | null;
   /** Stored custom field values (strings, as upstream), by the definition's internal key. */
   custom: Record<string, string | null>;
@@ -98,7 +107,10 @@ export interface User {
 }
 
 /** What other records need to know about a user: enough to name and check an assignee. */
-export type UserSummary = Pick<User, 'id' | 'username' | 'first_name' | 'last_name' | 'email' | 'is_active' | 'is_staff' | 'is_superuser' | 'queues'>;
+export type UserSummary = Pick<
+  User,
+  'id' | 'username' | 'first_name' | 'last_name' | 'email' | 'is_active' | 'is_staff' | 'is_superuser' | 'queues'
+>;
 
 export interface Queue extends QueueMailSettings {
   id: number;

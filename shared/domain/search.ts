@@ -31,7 +31,8 @@ const TAG = /\[[\p{L}\p{N}_-]{1,64}?-(\d{1,12})\]/gu;
 const WORD = /^[\p{L}\p{N}]+$/u;
 const CODE = /^(?=[^\d]*\d)(?=.*[\p{L}-])[\p{L}\p{N}][\p{L}\p{N}./_-]{2,63}$/u;
 /** Control characters become spaces: no one searches for them, and U+0002 and U+0003 mark the snippets' words. */
-const withoutControls = (text: string) => Array.from(text, (ch) => (ch.charCodeAt(0) < 32 || ch === '\u007f' ? ' ' : ch)).join('');
+const withoutControls = (text: string) =>
+  Array.from(text, (ch) => (ch.charCodeAt(0) < 32 || ch === '\u007f' ? ' ' : ch)).join('');
 
 /** The query `raw` asks for, or undefined when it asks for nothing (absent or blank: no search). */
 export function parseSearch(raw: string | undefined): SearchQuery | undefined {
@@ -39,12 +40,15 @@ export function parseSearch(raw: string | undefined): SearchQuery | undefined {
   const cleaned = withoutControls(raw).trim();
   if (!cleaned) return undefined;
   if ([...cleaned].length > SEARCH_MAX_LENGTH) {
-    throw new ValidationError({ search: [`Ensure this value has at most ${SEARCH_MAX_LENGTH} characters (it has ${[...cleaned].length}).`] });
+    throw new ValidationError({
+      search: [`Ensure this value has at most ${SEARCH_MAX_LENGTH} characters (it has ${[...cleaned].length}).`],
+    });
   }
   const ids: number[] = [];
   const text = cleaned.replace(TAG, (_, id: string) => (ids.push(Number(id)), ' ')).trim();
   const terms = text.split(/\s+/).filter(Boolean);
-  if (terms.length > SEARCH_MAX_TERMS) throw new ValidationError({ search: [`Use at most ${SEARCH_MAX_TERMS} words (this has ${terms.length}).`] });
+  if (terms.length > SEARCH_MAX_TERMS)
+    throw new ValidationError({ search: [`Use at most ${SEARCH_MAX_TERMS} words (this has ${terms.length}).`] });
   const id = ID.exec(text);
   if (id) ids.push(Number(id[1]));
   const isCode = (t: string) => CODE.test(t) && !ID.test(t);
@@ -53,7 +57,13 @@ export function parseSearch(raw: string | undefined): SearchQuery | undefined {
   const last = terms.at(-1);
   const quotes = (text.match(/"/g) ?? []).length;
   // With an `OR`, a prefix ANDed on would change what it joins: no prefix then.
-  const asPrefix = last !== undefined && WORD.test(last) && !terms.some((t) => t.toUpperCase() === 'OR') && quotes % 2 === 0 && !/[\s"]$/.test(raw) && !id;
+  const asPrefix =
+    last !== undefined &&
+    WORD.test(last) &&
+    !terms.some((t) => t.toUpperCase() === 'OR') &&
+    quotes % 2 === 0 &&
+    !/[\s"]$/.test(raw) &&
+    !id;
   const words = asPrefix ? terms.slice(0, -1) : terms;
   return {
     text: words.join(' '),
@@ -64,16 +74,35 @@ export function parseSearch(raw: string | undefined): SearchQuery | undefined {
   };
 }
 
-/** A code's LIKE pattern on the index's lower-cased, accent-folded text: anywhere, `%`, `_` and `\\` taken literally. */
+/**
+ * A code's LIKE pattern on the index's lower-cased, accent-folded text: anywhere, `%`, `_` and `\\` taken literally.
+ */
 export function likePattern(code: string): string {
-  return `%${code.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
+  return `%${code
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[\\%_]/g, '\\$&')}%`;
 }
 
 /** Which part of a ticket a snippet comes from. */
-export const SNIPPET_FIELDS = ['id', 'title', 'description', 'resolution', 'submitter_email', 'followup_title', 'followup_comment', 'custom_field', 'attachment'] as const;
+export const SNIPPET_FIELDS = [
+  'id',
+  'title',
+  'description',
+  'resolution',
+  'submitter_email',
+  'followup_title',
+  'followup_comment',
+  'custom_field',
+  'attachment',
+] as const;
 export type SnippetField = (typeof SNIPPET_FIELDS)[number];
 
-/** Why a result matched: a short text of the field that matched, its matched words at `highlights` (character offsets, end excluded). */
+/**
+ * Why a result matched: a short text of the field that matched, its matched words at `highlights` (character offsets,
+ * end excluded).
+ */
 export interface Snippet {
   field: SnippetField;
   /** The followup the text is of (followup_title, followup_comment, attachment). */
@@ -102,9 +131,28 @@ export interface SearchPart {
 /** The longest text of one part that is indexed (PostgreSQL keeps positions up to 16,383 in a tsvector). */
 export const PART_MAX_LENGTH = 20_000;
 
-const part = (ticket: number, item: string, field: SearchPart['field'], text: string | null | undefined, rest: Partial<SearchPart> = {}): SearchPart[] => {
+const part = (
+  ticket: number,
+  item: string,
+  field: SearchPart['field'],
+  text: string | null | undefined,
+  rest: Partial<SearchPart> = {},
+): SearchPart[] => {
   const clean = text ? withoutControls(text).trim() : undefined;
-  return clean ? [{ ticket, item, field, followup: null, field_key: null, private: false, ...rest, text: clean.slice(0, PART_MAX_LENGTH) }] : [];
+  return clean
+    ? [
+        {
+          ticket,
+          item,
+          field,
+          followup: null,
+          field_key: null,
+          private: false,
+          ...rest,
+          text: clean.slice(0, PART_MAX_LENGTH),
+        },
+      ]
+    : [];
 };
 
 export const TICKET_ITEM = 'ticket';
@@ -114,7 +162,10 @@ export const attachmentItemName = (id: number) => `attachment#${id}`;
 /** A followup's parts (its title and comment), private unless it is public. */
 export function followupParts(f: Followup, item = followupItemName(f.id)): SearchPart[] {
   const rest = { followup: f.id, private: !f.public };
-  return [...part(f.ticket, item, 'followup_title', f.title, rest), ...part(f.ticket, item, 'followup_comment', f.comment, rest)];
+  return [
+    ...part(f.ticket, item, 'followup_title', f.title, rest),
+    ...part(f.ticket, item, 'followup_comment', f.comment, rest),
+  ];
 }
 
 /** The ticket item's parts: its own fields, its custom field values and the opening followup it may hold. */
@@ -124,7 +175,9 @@ export function ticketParts(t: Ticket, opening: Followup | undefined): SearchPar
     ...part(t.id, TICKET_ITEM, 'description', t.description),
     ...part(t.id, TICKET_ITEM, 'resolution', t.resolution, { private: t.resolution_private === true }),
     ...part(t.id, TICKET_ITEM, 'submitter_email', t.submitter_email),
-    ...Object.entries(t.custom ?? {}).flatMap(([key, value]) => part(t.id, TICKET_ITEM, 'custom_field', value, { field_key: key })),
+    ...Object.entries(t.custom ?? {}).flatMap(([key, value]) =>
+      part(t.id, TICKET_ITEM, 'custom_field', value, { field_key: key }),
+    ),
     ...(opening ? followupParts(opening, TICKET_ITEM) : []),
   ];
 }

@@ -10,7 +10,12 @@ import { sesMessageId } from './mail-threading';
 import type { Suppression } from './mail-settings';
 
 /** The detail types the configuration set's rule passes on (infra/mail.ts). */
-export const SES_DETAIL_TYPES = ['Email Bounced', 'Email Complaint Received', 'Email Delivered', 'Email Rejected'] as const;
+export const SES_DETAIL_TYPES = [
+  'Email Bounced',
+  'Email Complaint Received',
+  'Email Delivered',
+  'Email Rejected',
+] as const;
 /** The configuration set's event types that send them (SES v2 `MatchingEventTypes`). */
 export const SES_EVENT_TYPES = ['BOUNCE', 'COMPLAINT', 'DELIVERY', 'REJECT'] as const;
 
@@ -34,7 +39,10 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 const addressesOf = (list: unknown): { address: string; diagnostic: string }[] =>
   (Array.isArray(list) ? list : [])
     .filter(isObject)
-    .map((r) => ({ address: text(r.emailAddress).trim().toLowerCase(), diagnostic: text(r.diagnosticCode) || text(r.status) }))
+    .map((r) => ({
+      address: text(r.emailAddress).trim().toLowerCase(),
+      diagnostic: text(r.diagnosticCode) || text(r.status),
+    }))
     .filter((r) => r.address !== '');
 
 /** The event's meaning, or undefined for an event that is not one of these (it is logged and dropped). */
@@ -57,13 +65,28 @@ export function parseSesEvent(event: unknown): SesMailEvent | undefined {
         ...base,
         status: 'bounced',
         detail: [why, ...recipients.map((r) => r.diagnostic).filter(Boolean)].join(': '),
-        suppress: permanent ? recipients.map((r) => ({ address: r.address, reason: 'bounce' as const, detail: [why, r.diagnostic].filter(Boolean).join(': ') })) : [],
+        suppress: permanent
+          ? recipients.map((r) => ({
+              address: r.address,
+              reason: 'bounce' as const,
+              detail: [why, r.diagnostic].filter(Boolean).join(': '),
+            }))
+          : [],
       };
     }
     case 'Complaint': {
       const complaint = isObject(detail.complaint) ? detail.complaint : {};
       const why = `Complaint (${text(complaint.complaintFeedbackType) || 'unspecified'})`;
-      return { ...base, status: 'complained', detail: why, suppress: addressesOf(complaint.complainedRecipients).map((r) => ({ address: r.address, reason: 'complaint' as const, detail: why })) };
+      return {
+        ...base,
+        status: 'complained',
+        detail: why,
+        suppress: addressesOf(complaint.complainedRecipients).map((r) => ({
+          address: r.address,
+          reason: 'complaint' as const,
+          detail: why,
+        })),
+      };
     }
     case 'Delivery': {
       const delivery = isObject(detail.delivery) ? detail.delivery : {};
@@ -72,7 +95,12 @@ export function parseSesEvent(event: unknown): SesMailEvent | undefined {
     case 'Reject': {
       // SES refused to send it (a virus found): a mail that never left, recorded as bounced with SES's reason.
       const reject = isObject(detail.reject) ? detail.reject : {};
-      return { ...base, status: 'bounced', detail: `Rejected by SES: ${text(reject.reason) || 'no reason given'}`, suppress: [] };
+      return {
+        ...base,
+        status: 'bounced',
+        detail: `Rejected by SES: ${text(reject.reason) || 'no reason given'}`,
+        suppress: [],
+      };
     }
     default:
       return undefined;
@@ -95,17 +123,68 @@ export type SimulatedEventType = 'bounce' | 'complaint' | 'delivery' | 'reject';
  * and tests: a permanent bounce, a complaint, a delivery or a rejection of the mail `messageId`
  * (a whole Message-ID, `<...>`) to `recipient`. The fields are those SES documents for its events.
  */
-export function simulatedSesEvent(type: SimulatedEventType, messageId: string, recipient: string, at = new Date()): Record<string, unknown> {
+export function simulatedSesEvent(
+  type: SimulatedEventType,
+  messageId: string,
+  recipient: string,
+  at = new Date(),
+): Record<string, unknown> {
   const time = at.toISOString();
-  const detailType = { bounce: 'Email Bounced', complaint: 'Email Complaint Received', delivery: 'Email Delivered', reject: 'Email Rejected' }[type];
-  const mail = { timestamp: time, source: 'helpdesk@localhost', messageId: messageId.replace(/^<|>$/g, ''), destination: [recipient], tags: { 'ses:configuration-set': ['local'] } };
+  const detailType = {
+    bounce: 'Email Bounced',
+    complaint: 'Email Complaint Received',
+    delivery: 'Email Delivered',
+    reject: 'Email Rejected',
+  }[type];
+  const mail = {
+    timestamp: time,
+    source: 'helpdesk@localhost',
+    messageId: messageId.replace(/^<|>$/g, ''),
+    destination: [recipient],
+    tags: { 'ses:configuration-set': ['local'] },
+  };
   const detail = {
-    bounce: { eventType: 'Bounce', bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: recipient, action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown (simulated)' }], timestamp: time } },
-    complaint: { eventType: 'Complaint', complaint: { complainedRecipients: [{ emailAddress: recipient }], complaintFeedbackType: 'abuse', timestamp: time } },
-    delivery: { eventType: 'Delivery', delivery: { timestamp: time, recipients: [recipient], smtpResponse: '250 2.0.0 OK (simulated)' } },
+    bounce: {
+      eventType: 'Bounce',
+      bounce: {
+        bounceType: 'Permanent',
+        bounceSubType: 'General',
+        bouncedRecipients: [
+          {
+            emailAddress: recipient,
+            action: 'failed',
+            status: '5.1.1',
+            diagnosticCode: 'smtp; 550 5.1.1 user unknown (simulated)',
+          },
+        ],
+        timestamp: time,
+      },
+    },
+    complaint: {
+      eventType: 'Complaint',
+      complaint: {
+        complainedRecipients: [{ emailAddress: recipient }],
+        complaintFeedbackType: 'abuse',
+        timestamp: time,
+      },
+    },
+    delivery: {
+      eventType: 'Delivery',
+      delivery: { timestamp: time, recipients: [recipient], smtpResponse: '250 2.0.0 OK (simulated)' },
+    },
     reject: { eventType: 'Reject', reject: { reason: 'Bad content (simulated)' } },
   }[type];
-  return { version: '0', id: `local-${at.getTime()}`, 'detail-type': detailType, source: 'aws.ses', account: '000000000000', time, region: 'local', resources: [], detail: { ...detail, mail } };
+  return {
+    version: '0',
+    id: `local-${at.getTime()}`,
+    'detail-type': detailType,
+    source: 'aws.ses',
+    account: '000000000000',
+    time,
+    region: 'local',
+    resources: [],
+    detail: { ...detail, mail },
+  };
 }
 
 /** The suppression entries of an event, as stored. */

@@ -25,7 +25,12 @@ import type { deliveryView } from './webhooks';
 import type { createdTokenView } from './tokens';
 import { EVENT_TYPES, type ChangeEvent } from './events';
 import { SNIPPET_FIELDS } from './search';
-import type { PingResult, environmentSubscriptionViews, subscriptionView, subscriptionWithSecretView } from './subscriptions';
+import type {
+  PingResult,
+  environmentSubscriptionViews,
+  subscriptionView,
+  subscriptionWithSecretView,
+} from './subscriptions';
 
 /** The component name of each shape below: routes name their responses by it (shared/api/routes.ts). */
 export type ShapeId =
@@ -120,7 +125,21 @@ export const fieldErrors = z.record(z.string(), fieldMessages);
 shapes.add(fieldErrors, {
   id: 'FieldErrors',
   description:
-    'Validation errors (400): each field that failed, in the resource\'s field order, with its messages (`{"title": ["This field is required."]}`); `non_field_errors` for a body that is not an object; for repeated file fields, messages by file index (`{"attachments": {"0": ["The submitted file is empty."]}}`). A ticket\'s empty or null `description` is reported under `body`, as upstream. Never a `detail` key: that is ErrorDetail.',
+    "Validation errors (400): each field that failed, in the resource's field " +
+    'order, with its messages (`{"title": ' +
+    '["This field is required."]}`); ' +
+    '`non_field_errors` for ' +
+    'a body that is not an ' +
+    'object; for repeated file ' +
+    'fields, messages by file ' +
+    'index (`{"attachments": ' +
+    '{"0": ["The submitted ' +
+    'file is empty."]}}`). ' +
+    "A ticket's empty or null " +
+    '`description` is reported ' +
+    'under `body`, as upstream. ' +
+    'Never a `detail` key: ' +
+    'that is ErrorDetail.',
 });
 /** FieldErrors never has a `detail` key (openapi.ts states it, so that generated types narrow on it). */
 export const FIELD_ERRORS_EXCLUDE = 'detail';
@@ -135,7 +154,8 @@ export const attachmentShape = z.object({
 });
 shapes.add(attachmentShape, {
   id: 'Attachment',
-  description: '`file` is an API URL that answers a redirect to a short-lived download link (it needs the same credentials).',
+  description:
+    '`file` is an API URL that answers a redirect to a short-lived download link (it needs the same credentials).',
 });
 
 export const followupShape = z.object({
@@ -151,7 +171,10 @@ export const followupShape = z.object({
   date: dateTime,
   message_id: nullable(text),
 });
-shapes.add(followupShape, { id: 'Followup', description: '`time_spent` is a duration as Django writes it (`"[D ]HH:MM:SS[.ffffff]"`).' });
+shapes.add(followupShape, {
+  id: 'Followup',
+  description: '`time_spent` is a duration as Django writes it (`"[D ]HH:MM:SS[.ffffff]"`).',
+});
 
 export const ticketShape = z.object({
   id,
@@ -171,7 +194,11 @@ export const ticketShape = z.object({
 shapes.add(ticketShape, {
   id: 'Ticket',
   description:
-    'A ticket with its followups and their attachments. Status: 1 Open, 2 Reopened, 3 Resolved, 4 Closed, 5 Duplicate. Priority: 1 Critical to 5 Very Low. Plus one `custom_<name>` key per custom field defined.',
+    'A ticket with its followups and their attachments. Status: 1 Open, 2 Reopened, ' +
+    '3 Resolved, 4 Closed, 5 Duplicate. ' +
+    'Priority: 1 Critical to ' +
+    '5 Very Low. Plus one `custom_<name>` ' +
+    'key per custom field defined.',
 });
 withCustomFields.add(ticketShape);
 
@@ -192,7 +219,10 @@ export const userDetailShape = z.object({
 });
 shapes.add(userDetailShape, {
   id: 'UserDetail',
-  description: 'A user (never the password). `queues`: the ids of the queues a staff member works in when per-queue permissions are on.',
+  description:
+    'A user (never the password). `queues`: the ids of the queues a staff member ' +
+    'works in when per-queue permissions ' +
+    'are on.',
 });
 
 export const userTicketShape = z.object({
@@ -210,7 +240,14 @@ export const userTicketShape = z.object({
 shapes.add(userTicketShape, {
   id: 'UserTicket',
   description:
-    "One of the caller's own tickets in upstream's compact form: `ticket` is `\"<id> [<queue slug>-<id>]\"`, `status` a label, `created` and `due_date` natural times (\"2 hours ago\"). Plus `custom_<name>` keys (the detail view: only the required custom fields).",
+    "One of the caller's own tickets in upstream's compact form: `ticket` " +
+    'is `"<id> [<queue slug>-<id>]"`, `status` ' +
+    'a label, `created` and ' +
+    '`due_date` natural times ' +
+    '("2 hours ago"). Plus ' +
+    '`custom_<name>` keys (the ' +
+    'detail view: only the ' +
+    'required custom fields).',
 });
 withCustomFields.add(userTicketShape);
 
@@ -227,37 +264,109 @@ export const queueShape = z.object({
 shapes.add(queueShape, {
   id: 'Queue',
   description:
-    '`email_address`: the From: of the queue\'s mail ("<title> <address>"; null: the deployment\'s sender). `new_ticket_cc`, `updated_ticket_cc`: comma-separated addresses told of new tickets, of every change. `disabled_mail`: the mail kinds (templates) this queue sends none of. `escalate_days`: days (holidays not counted) an open ticket waits before the daily run raises its priority; null: never.',
+    '`email_address`: the From: of the queue\'s mail ("<title> <address>"; null: ' +
+    "the deployment's sender). `new_ticket_cc`, " +
+    '`updated_ticket_cc`: comma-separated ' +
+    'addresses told of new ' +
+    'tickets, of every change. ' +
+    '`disabled_mail`: the mail ' +
+    'kinds (templates) this ' +
+    'queue sends none of. `escalate_days`: ' +
+    'days (holidays not counted) ' +
+    'an open ticket waits before ' +
+    'the daily run raises its ' +
+    'priority; null: never.',
 });
 
 export const exclusionShape = z.object({ id, name: text, date: z.iso.date(), queues: z.array(id) });
 shapes.add(exclusionShape, {
   id: 'EscalationExclusion',
-  description: 'A date the daily escalation does not count (a holiday): for the queues listed, or every queue when `queues` is empty.',
+  description:
+    'A date the daily escalation does not count (a holiday): for the queues ' +
+    'listed, or every queue when `queues` ' +
+    'is empty.',
 });
 
-export const ignoredSenderShape = z.object({ id, name: text, email_address: text, queues: z.array(id), keep_in_mailbox: z.boolean(), date: dateTime });
+export const ignoredSenderShape = z.object({
+  id,
+  name: text,
+  email_address: text,
+  queues: z.array(id),
+  keep_in_mailbox: z.boolean(),
+  date: dateTime,
+});
 shapes.add(ignoredSenderShape, {
   id: 'IgnoredSender',
-  description: "Mail from `email_address` (an address, or `*@example.com`, `noreply@*`; any case) to the queues listed (none: every queue) becomes no ticket or followup: it is recorded as `ignored`. `keep_in_mailbox`: a mailbox read over IMAP leaves it there, read.",
+  description:
+    'Mail from `email_address` (an address, or `*@example.com`, `noreply@*`; ' +
+    'any case) to the queues listed (none: ' +
+    'every queue) becomes no ' +
+    'ticket or followup: it ' +
+    'is recorded as `ignored`. ' +
+    '`keep_in_mailbox`: a mailbox ' +
+    'read over IMAP leaves ' +
+    'it there, read.',
 });
 
-export const ticketCcShape = z.object({ id, ticket: id, user: nullable(id), email: nullable(text), can_view: z.boolean(), can_update: z.boolean() });
+export const ticketCcShape = z.object({
+  id,
+  ticket: id,
+  user: nullable(id),
+  email: nullable(text),
+  can_view: z.boolean(),
+  can_update: z.boolean(),
+});
 shapes.add(ticketCcShape, {
   id: 'TicketCc',
-  description: "One entry of a ticket's CC list (upstream's TicketCC): an `email` address, or a `user` (mailed at the user's address as it is when mailing).",
+  description:
+    "One entry of a ticket's CC list (upstream's TicketCC): an `email` address, " +
+    "or a `user` (mailed at the user's " +
+    'address as it is when ' +
+    'mailing).',
 });
 
 const mailKind = z.enum(MAIL_KINDS);
-export const templateOverrideShape = z.object({ kind: mailKind, queue: nullable(id), subject: nullable(text), text: nullable(text), html: nullable(text), updated: dateTime });
-shapes.add(templateOverrideShape, { id: 'MailTemplateOverride', description: 'An operator\'s parts of a mail kind\'s template, for every queue (`queue` null) or one; a null part keeps the one below it.' });
-export const mailTemplateShape = z.object({ kind: mailKind, queue: nullable(id), subject: text, text, html: text, overridden: z.array(z.enum(['subject', 'text', 'html'])) });
-shapes.add(mailTemplateShape, { id: 'MailTemplate', description: 'The template a kind\'s mails are rendered with: the default and the overridden parts (`overridden`).' });
+export const templateOverrideShape = z.object({
+  kind: mailKind,
+  queue: nullable(id),
+  subject: nullable(text),
+  text: nullable(text),
+  html: nullable(text),
+  updated: dateTime,
+});
+shapes.add(templateOverrideShape, {
+  id: 'MailTemplateOverride',
+  description:
+    "An operator's parts of a mail kind's template, for every queue (`queue` " +
+    'null) or one; a null part keeps the ' +
+    'one below it.',
+});
+export const mailTemplateShape = z.object({
+  kind: mailKind,
+  queue: nullable(id),
+  subject: text,
+  text,
+  html: text,
+  overridden: z.array(z.enum(['subject', 'text', 'html'])),
+});
+shapes.add(mailTemplateShape, {
+  id: 'MailTemplate',
+  description: "The template a kind's mails are rendered with: the default and the overridden parts (`overridden`).",
+});
 
-export const suppressionShape = z.object({ address: text, reason: z.enum(SUPPRESSION_REASONS), detail: text, since: dateTime, message_id: nullable(text) });
+export const suppressionShape = z.object({
+  address: text,
+  reason: z.enum(SUPPRESSION_REASONS),
+  detail: text,
+  since: dateTime,
+  message_id: nullable(text),
+});
 shapes.add(suppressionShape, {
   id: 'Suppression',
-  description: 'An address no mail goes to: it bounced hard, or its owner marked a mail as spam. `message_id`: the mail service\'s id of the mail that did.',
+  description:
+    'An address no mail goes to: it bounced hard, or its owner marked a mail ' +
+    "as spam. `message_id`: the mail service's " +
+    'id of the mail that did.',
 });
 
 export const ticketEmailShape = z.object({
@@ -277,7 +386,17 @@ export const ticketEmailShape = z.object({
 shapes.add(ticketEmailShape, {
   id: 'TicketEmail',
   description:
-    "One mail the helpdesk sent (or is sending) about the ticket: its kind (upstream's template name), recipients, subject (once composed), status (`queued`, `sending`, `sent`, `delivered`, `bounced`, `complained`, `suppressed`, `failed`) and times; `message_id` is the Message-ID the recipient sees, `error` why it failed, bounced or was suppressed.",
+    "One mail the helpdesk sent (or is sending) about the ticket: its kind (upstream's " +
+    'template name), recipients, ' +
+    'subject (once composed), ' +
+    'status (`queued`, `sending`, ' +
+    '`sent`, `delivered`, `bounced`, ' +
+    '`complained`, `suppressed`, ' +
+    '`failed`) and times; `message_id` ' +
+    'is the Message-ID the ' +
+    'recipient sees, `error` ' +
+    'why it failed, bounced ' +
+    'or was suppressed.',
 });
 
 export const customFieldShape = z.object({
@@ -317,12 +436,18 @@ export const routeDescriptionShape = z.object({
 });
 shapes.add(routeDescriptionShape, {
   id: 'RouteDescription',
-  description: "Django REST framework's OPTIONS metadata: the route's name, media types, and for POST/PUT each writable field.",
+  description:
+    "Django REST framework's OPTIONS metadata: the route's name, media types, and for POST/PUT each writable field.",
 });
 
 /** DRF's page envelope around a list of `item`. */
 export function pageOf<T extends z.core.SomeType>(item: T) {
-  return z.object({ count: z.int().check(z.minimum(0)), next: nullable(url), previous: nullable(url), results: z.array(item) });
+  return z.object({
+    count: z.int().check(z.minimum(0)),
+    next: nullable(url),
+    previous: nullable(url),
+    results: z.array(item),
+  });
 }
 
 const offset = z.int().check(z.minimum(0));
@@ -336,19 +461,40 @@ export const snippetShape = z.object({
 shapes.add(snippetShape, {
   id: 'SearchSnippet',
   description:
-    'Why a search result matched: a short text of the field that matched (`followup`: whose title, comment or file; `custom_field`: its name; `id`: the ticket was named by its id or subject tag), with each matched word at `highlights` (offsets in UTF-16 code units into `text`, `end` excluded). Only text the caller may see.',
+    'Why a search result matched: a short text of the field that matched (`followup`: ' +
+    'whose title, comment or file; ' +
+    '`custom_field`: its name; ' +
+    '`id`: the ticket was named ' +
+    'by its id or subject tag), ' +
+    'with each matched word ' +
+    'at `highlights` (offsets ' +
+    'in UTF-16 code units into ' +
+    '`text`, `end` excluded). ' +
+    'Only text the caller may ' +
+    'see.',
 });
 
 /** A ticket in a list: with `snippet` when the list is a search (`?search=`). */
 export const ticketListItemShape = z.extend(ticketShape, { snippet: z.optional(snippetShape) });
-shapes.add(ticketListItemShape, { id: 'TicketListItem', description: 'A ticket as `Ticket`, and in a search its `snippet`.' });
+shapes.add(ticketListItemShape, {
+  id: 'TicketListItem',
+  description: 'A ticket as `Ticket`, and in a search its `snippet`.',
+});
 withCustomFields.add(ticketListItemShape);
 export const userTicketListItemShape = z.extend(userTicketShape, { snippet: z.optional(snippetShape) });
-shapes.add(userTicketListItemShape, { id: 'UserTicketListItem', description: 'A ticket as `UserTicket`, and in a search its `snippet` (public text only).' });
+shapes.add(userTicketListItemShape, {
+  id: 'UserTicketListItem',
+  description: 'A ticket as `UserTicket`, and in a search its `snippet` (public text only).',
+});
 withCustomFields.add(userTicketListItemShape);
 
 /** The ticket list's page: `count` is null for a filter whose count is not kept (routes.ts says which). */
-export const ticketPage = z.object({ count: nullable(z.int().check(z.minimum(0))), next: nullable(url), previous: nullable(url), results: z.array(ticketListItemShape) });
+export const ticketPage = z.object({
+  count: nullable(z.int().check(z.minimum(0))),
+  next: nullable(url),
+  previous: nullable(url),
+  results: z.array(ticketListItemShape),
+});
 shapes.add(ticketPage, { id: 'TicketPage' });
 export const followupPage = pageOf(followupShape);
 shapes.add(followupPage, { id: 'FollowupPage' });
@@ -378,7 +524,9 @@ shapes.add(customFieldPage, { id: 'CustomFieldPage' });
  * other pages' link so that generators keep it (`{"type": "null"}` alone is dropped by some) and one
  * page type fits every list.
  */
-const cursorPrevious = z.nullable(url).register(z.globalRegistry, { description: 'Always null: this list pages forward only.' });
+const cursorPrevious = z
+  .nullable(url)
+  .register(z.globalRegistry, { description: 'Always null: this list pages forward only.' });
 
 /** A webhook delivery in the log (webhooks.ts `deliveryView`). */
 export const deliveryShape = z.object({
@@ -395,9 +543,16 @@ export const deliveryShape = z.object({
   next_attempt: nullable(dateTime),
   created: dateTime,
 });
-shapes.add(deliveryShape, { id: 'WebhookDelivery', description: 'One webhook delivery: its `id` is the `webhook-id` the receiver gets.' });
+shapes.add(deliveryShape, {
+  id: 'WebhookDelivery',
+  description: 'One webhook delivery: its `id` is the `webhook-id` the receiver gets.',
+});
 /** DRF's cursor page envelope: the log grows at the front, so it pages by cursor, not number. */
-export const deliveryPage = z.object({ next: nullable(url), previous: cursorPrevious, results: z.array(deliveryShape) });
+export const deliveryPage = z.object({
+  next: nullable(url),
+  previous: cursorPrevious,
+  results: z.array(deliveryShape),
+});
 shapes.add(deliveryPage, { id: 'WebhookDeliveryPage' });
 
 /** An API token as listed: never its key. */
@@ -405,7 +560,10 @@ export const tokenShape = z.object({ id, user: text, prefix: text, created: date
 shapes.add(tokenShape, { id: 'ApiToken' });
 /** A token as created: the key, shown this once. */
 export const createdTokenShape = z.object({ id, user: text, key: text, prefix: text, created: dateTime });
-shapes.add(createdTokenShape, { id: 'CreatedApiToken', description: 'The key is shown only in this answer; store it.' });
+shapes.add(createdTokenShape, {
+  id: 'CreatedApiToken',
+  description: 'The key is shown only in this answer; store it.',
+});
 export const tokenPage = pageOf(tokenShape);
 shapes.add(tokenPage, { id: 'ApiTokenPage' });
 export const userDetailPage = pageOf(userDetailShape);
@@ -429,14 +587,30 @@ export const subscriptionShape = z.object({
 shapes.add(subscriptionShape, {
   id: 'WebhookSubscription',
   description:
-    'A receiver and the events it gets. `read_only` ones come from the environment (`source` names the variable) and change only by redeploying.',
+    'A receiver and the events it gets. `read_only` ones come from the environment ' +
+    '(`source` names the variable) ' +
+    'and change only by redeploying.',
 });
-export const subscriptionWithSecretShape = z.object({ ...subscriptionShape.shape, secret: z.string().check(z.regex(/^whsec_/)) });
-shapes.add(subscriptionWithSecretShape, { id: 'WebhookSubscriptionWithSecret', description: 'The signing secret is shown only in this answer; give it to the receiver.' });
+export const subscriptionWithSecretShape = z.object({
+  ...subscriptionShape.shape,
+  secret: z.string().check(z.regex(/^whsec_/)),
+});
+shapes.add(subscriptionWithSecretShape, {
+  id: 'WebhookSubscriptionWithSecret',
+  description: 'The signing secret is shown only in this answer; give it to the receiver.',
+});
 export const subscriptionPage = pageOf(subscriptionShape);
 shapes.add(subscriptionPage, { id: 'WebhookSubscriptionPage' });
-export const pingShape = z.object({ id: z.string().check(z.regex(/^msg_/)), delivered: z.boolean(), status: nullable(z.int()), error: nullable(text) });
-shapes.add(pingShape, { id: 'WebhookPing', description: "What the receiver answered: `delivered` for a 2xx, else its `status` or the `error` (no answer)." });
+export const pingShape = z.object({
+  id: z.string().check(z.regex(/^msg_/)),
+  delivered: z.boolean(),
+  status: nullable(z.int()),
+  error: nullable(text),
+});
+shapes.add(pingShape, {
+  id: 'WebhookPing',
+  description: 'What the receiver answered: `delivered` for a 2xx, else its `status` or the `error` (no answer).',
+});
 
 /** A change event (events.ts `ChangeEvent`): what the change feed lists and subscriptions receive. */
 export const changeEventShape = z.object({
@@ -452,62 +626,163 @@ export const changeEventShape = z.object({
 shapes.add(changeEventShape, {
   id: 'ChangeEvent',
   description:
-    'One committed change. `id` is stable (the same in the feed and in every delivery: deduplicate by it). `changes`: for `*.updated` and `ticket.status_changed`, the changed fields with their `old` and `new` values. `data`: the ticket (without `followup_set`), followup (without `followupattachment_set`) or attachment record (with its `ticket`, and the `public` of its followup) as staff see it after the change, or before it for a deletion.',
+    'One committed change. `id` is stable (the same in the feed and in every ' +
+    'delivery: deduplicate by it). `changes`: ' +
+    'for `*.updated` and `ticket.status_changed`, ' +
+    'the changed fields with ' +
+    'their `old` and `new` ' +
+    'values. `data`: the ticket ' +
+    '(without `followup_set`), ' +
+    'followup (without `followupattachment_set`) ' +
+    'or attachment record (with ' +
+    'its `ticket`, and the ' +
+    '`public` of its followup) ' +
+    'as staff see it after ' +
+    'the change, or before ' +
+    'it for a deletion.',
 });
 /** The change feed's page: DRF's cursor envelope, and `cursor`, the position after its last event. */
-export const changeEventPage = z.object({ next: nullable(url), previous: cursorPrevious, cursor: nullable(text), results: z.array(changeEventShape) });
+export const changeEventPage = z.object({
+  next: nullable(url),
+  previous: cursorPrevious,
+  cursor: nullable(text),
+  results: z.array(changeEventShape),
+});
 shapes.add(changeEventPage, {
   id: 'ChangeEventPage',
   description:
-    '`cursor`: the position after the last event of this page (the `after` sent when there is none; null only for an empty feed read from its start). Poll with `?after=<cursor>`: it never skips an event.',
+    '`cursor`: the position after the last event of this page (the `after` sent ' +
+    'when there is none; null only for ' +
+    'an empty feed read from ' +
+    'its start). Poll with ' +
+    '`?after=<cursor>`: it ' +
+    'never skips an event.',
 });
 
 /**
  * What a subscription's receiver is posted (subscriptions.ts `subscriptionPayload`): Standard
  * Webhooks' envelope around the change event. The document's `webhooks` name one per event type.
  */
-export const webhookEventPayloadShape = z.object({ type: z.enum(EVENT_TYPES), timestamp: dateTime, data: changeEventShape });
+export const webhookEventPayloadShape = z.object({
+  type: z.enum(EVENT_TYPES),
+  timestamp: dateTime,
+  data: changeEventShape,
+});
 shapes.add(webhookEventPayloadShape, {
   id: 'WebhookEventPayload',
   description:
-    '`type` is the event type, `timestamp` when the change committed, `data` the event as the change feed lists it (with staff-only custom fields and private followups left out unless the deployment includes them: docs/webhooks.md).',
+    '`type` is the event type, `timestamp` when the change committed, `data` ' +
+    'the event as the change feed lists ' +
+    'it (with staff-only custom ' +
+    'fields and private followups ' +
+    'left out unless the deployment ' +
+    'includes them: docs/webhooks.md).',
 });
 /** What `POST /api/webhooks/{id}/ping` posts (webhooks/subscriptions.ts). */
-export const webhookPingPayloadShape = z.object({ type: z.literal('webhook.ping'), timestamp: dateTime, data: z.object({ subscription: text }) });
-shapes.add(webhookPingPayloadShape, { id: 'WebhookPingPayload', description: 'A test event: `data.subscription` is the subscription pinged.' });
+export const webhookPingPayloadShape = z.object({
+  type: z.literal('webhook.ping'),
+  timestamp: dateTime,
+  data: z.object({ subscription: text }),
+});
+shapes.add(webhookPingPayloadShape, {
+  id: 'WebhookPingPayload',
+  description: 'A test event: `data.subscription` is the subscription pinged.',
+});
 /** Upstream's payloads, posted to the environment's receivers (webhooks.ts `webhookPayload`). */
 export const newTicketWebhookShape = z.object({ ticket: ticketShape, queue_slug: text });
-shapes.add(newTicketWebhookShape, { id: 'NewTicketWebhookPayload', description: "Upstream's new-ticket payload: the ticket as its submitter could see it, and its queue's slug." });
+shapes.add(newTicketWebhookShape, {
+  id: 'NewTicketWebhookPayload',
+  description: "Upstream's new-ticket payload: the ticket as its submitter could see it, and its queue's slug.",
+});
 export const newFollowupWebhookShape = z.object({ ticket: ticketShape, queue_slug: text, followup_id: id });
-shapes.add(newFollowupWebhookShape, { id: 'NewFollowupWebhookPayload', description: "Upstream's new-followup payload: the ticket, its queue's slug, and the new followup's id." });
+shapes.add(newFollowupWebhookShape, {
+  id: 'NewFollowupWebhookPayload',
+  description: "Upstream's new-followup payload: the ticket, its queue's slug, and the new followup's id.",
+});
 
 // Compile-time ties: each serialiser's output must be assignable to its declared shape (the custom
-// keys, and types the code keeps wider than the wire values, aside). A serialiser that adds, drops or retypes a key breaks `tsc --noEmit` here.
+// keys, and types the code keeps wider than the wire values, aside). A serialiser that adds, drops or retypes a key
+// breaks `tsc --noEmit` here.
 type Fits<Actual, Shape> = Actual extends Shape ? true : never;
 type Out<T extends z.core.SomeType> = z.output<T>;
 const tie0: Fits<ReturnType<typeof attachmentView>, Out<typeof attachmentShape> & { size: number }> = true;
 // `new_status` is typed number in code, and `date` string | null (wireDateTime's type for any date).
-const tie1: Fits<Omit<ReturnType<typeof followupView>, 'new_status' | 'date'>, Omit<Out<typeof followupShape>, 'new_status' | 'date'>> = true;
-const tie2: Fits<Omit<ReturnType<typeof ticketView>, 'status' | 'priority' | 'followup_set'>, Omit<Out<typeof ticketShape>, 'status' | 'priority' | 'followup_set'>> = true;
+const tie1: Fits<
+  Omit<ReturnType<typeof followupView>, 'new_status' | 'date'>,
+  Omit<Out<typeof followupShape>, 'new_status' | 'date'>
+> = true;
+const tie2: Fits<
+  Omit<ReturnType<typeof ticketView>, 'status' | 'priority' | 'followup_set'>,
+  Omit<Out<typeof ticketShape>, 'status' | 'priority' | 'followup_set'>
+> = true;
 const tie3: Fits<ReturnType<typeof userView>, Out<typeof userShape>> = true;
 const tieUser: Fits<ReturnType<typeof userDetailView>, Out<typeof userDetailShape>> = true;
 const tie4: Fits<Omit<ReturnType<typeof userTicketView>, 'queue'>, Omit<Out<typeof userTicketShape>, 'queue'>> = true;
 const tie5: Fits<ReturnType<typeof queueView>, Out<typeof queueShape>> = true;
 const tieExclusion: Fits<ReturnType<typeof exclusionView>, Out<typeof exclusionShape>> = true;
-const tieIgnored: Fits<Omit<ReturnType<typeof ignoredSenderView>, 'date'>, Omit<Out<typeof ignoredSenderShape>, 'date'>> = true;
+const tieIgnored: Fits<
+  Omit<ReturnType<typeof ignoredSenderView>, 'date'>,
+  Omit<Out<typeof ignoredSenderShape>, 'date'>
+> = true;
 const tieCc: Fits<ReturnType<typeof ticketCcView>, Out<typeof ticketCcShape>> = true;
-const tieSuppression: Fits<Omit<ReturnType<typeof suppressionView>, 'since'>, Omit<Out<typeof suppressionShape>, 'since'>> = true;
-const tieTemplate: Fits<Omit<ReturnType<typeof effectiveTemplateView>, 'overridden'>, Omit<Out<typeof mailTemplateShape>, 'overridden'>> = true;
-const tieOverride: Fits<Omit<ReturnType<typeof templateOverrideView>, 'updated'>, Omit<Out<typeof templateOverrideShape>, 'updated'>> = true;
+const tieSuppression: Fits<
+  Omit<ReturnType<typeof suppressionView>, 'since'>,
+  Omit<Out<typeof suppressionShape>, 'since'>
+> = true;
+const tieTemplate: Fits<
+  Omit<ReturnType<typeof effectiveTemplateView>, 'overridden'>,
+  Omit<Out<typeof mailTemplateShape>, 'overridden'>
+> = true;
+const tieOverride: Fits<
+  Omit<ReturnType<typeof templateOverrideView>, 'updated'>,
+  Omit<Out<typeof templateOverrideShape>, 'updated'>
+> = true;
 const tieEmail: Fits<ReturnType<typeof mailView>, Out<typeof ticketEmailShape>> = true;
 const tie6: Fits<ReturnType<typeof customFieldView>, Out<typeof customFieldShape>> = true;
 const tie7: Fits<keyof ReturnType<typeof describeRoute>, string> = true;
 const tie8: Fits<keyof ReturnType<typeof pageEnvelope>, keyof Out<typeof ticketPage>> = true;
 const tie9: Fits<ReturnType<typeof deliveryView>, Out<typeof deliveryShape>> = true;
-const tieSubscription: Fits<Omit<ReturnType<typeof subscriptionView>, 'events'>, Omit<Out<typeof subscriptionShape>, 'events'>> = true;
-const tieEnvironment: Fits<Omit<ReturnType<typeof environmentSubscriptionViews>[number], 'events'>, Omit<Out<typeof subscriptionShape>, 'events'>> = true;
-const tieSecret: Fits<Omit<ReturnType<typeof subscriptionWithSecretView>, 'events'>, Omit<Out<typeof subscriptionWithSecretShape>, 'events'>> = true;
+const tieSubscription: Fits<
+  Omit<ReturnType<typeof subscriptionView>, 'events'>,
+  Omit<Out<typeof subscriptionShape>, 'events'>
+> = true;
+const tieEnvironment: Fits<
+  Omit<ReturnType<typeof environmentSubscriptionViews>[number], 'events'>,
+  Omit<Out<typeof subscriptionShape>, 'events'>
+> = true;
+const tieSecret: Fits<
+  Omit<ReturnType<typeof subscriptionWithSecretView>, 'events'>,
+  Omit<Out<typeof subscriptionWithSecretShape>, 'events'>
+> = true;
 const tiePing: Fits<PingResult, Out<typeof pingShape>> = true;
 const tieEvent: Fits<ChangeEvent, Out<typeof changeEventShape>> = true;
-const tie10: Fits<Omit<ReturnType<typeof createdTokenView>, 'created'>, Omit<Out<typeof createdTokenShape>, 'created'>> = true;
-void [tieUser, tieTemplate, tieOverride, tieCc, tieSuppression, tieEmail, tie0, tie1, tie2, tie3, tie4, tie5, tieExclusion, tieIgnored, tie6, tie7, tie8, tie9, tie10, tieSubscription, tieEnvironment, tieSecret, tiePing, tieEvent];
+const tie10: Fits<
+  Omit<ReturnType<typeof createdTokenView>, 'created'>,
+  Omit<Out<typeof createdTokenShape>, 'created'>
+> = true;
+void [
+  tieUser,
+  tieTemplate,
+  tieOverride,
+  tieCc,
+  tieSuppression,
+  tieEmail,
+  tie0,
+  tie1,
+  tie2,
+  tie3,
+  tie4,
+  tie5,
+  tieExclusion,
+  tieIgnored,
+  tie6,
+  tie7,
+  tie8,
+  tie9,
+  tie10,
+  tieSubscription,
+  tieEnvironment,
+  tieSecret,
+  tiePing,
+  tieEvent,
+];

@@ -9,7 +9,10 @@ const BY_NAME = new Map(Object.entries(STATUS_LABELS).map(([id, label]) => [labe
 export function parseStatusFilter(raw: string | undefined): Set<number> | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const statuses = new Set<number>();
-  for (const token of raw.split(',').map((t) => t.trim()).filter(Boolean)) {
+  for (const token of raw
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)) {
     const id = /^\d+$/.test(token) ? Number(token) : BY_NAME.get(token.toLowerCase());
     if (id === undefined || !STATUS_LABELS[id]) throw new ValidationError({ status: [MESSAGES.choice(token)] });
     statuses.add(id);

@@ -10,7 +10,16 @@ import { disclosedEvent } from './disclosure';
 import { ValidationError } from './errors';
 import { wireIsoDateTime } from './datetime';
 import { EVENT_TYPES, type ChangeEvent, type EventType } from './events';
-import { booleanField, fieldSchema, integerField, pythonType, textField, validateFields, type Field, type Mode } from './fields';
+import {
+  booleanField,
+  fieldSchema,
+  integerField,
+  pythonType,
+  textField,
+  validateFields,
+  type Field,
+  type Mode,
+} from './fields';
 import { newWebhookSecret, refusedUrl, shownUrl, type WebhookEvent } from './webhooks';
 
 /** How long a rotated-out secret still signs (beside the new one) unless the rotation says otherwise. */
@@ -66,7 +75,8 @@ const eventList: Field<EventType[]> = {
       : raw.length === 0
         ? 'This list may not be empty.'
         : raw.find((v) => !(EVENT_TYPES as readonly unknown[]).includes(v)) !== undefined
-          ? `"${String(raw.find((v) => !(EVENT_TYPES as readonly unknown[]).includes(v)))}" is not a valid choice (one of: ${EVENT_TYPES.join(', ')}).`
+          ? `"${String(raw.find((v) => !(EVENT_TYPES as readonly unknown[]).includes(v)))}" is not a valid choice ` +
+            `(one of: ${EVENT_TYPES.join(', ')}).`
           : undefined;
     if (problem) {
       ctx.issues.push({ code: 'custom', message: problem, input: raw });
@@ -109,7 +119,10 @@ export function parseRotationBody(body: ParsedBody): number {
   return values.keep_previous_for ?? DEFAULT_ROTATION_GRACE_SECONDS;
 }
 
-export function newSubscription(fields: SubscriptionChanges & Pick<Subscription, 'url' | 'events'>, now: Date): Subscription {
+export function newSubscription(
+  fields: SubscriptionChanges & Pick<Subscription, 'url' | 'events'>,
+  now: Date,
+): Subscription {
   const at = now.toISOString();
   return {
     id: newSubscriptionId(now),
@@ -154,12 +167,19 @@ export function rotatedSubscription(current: Subscription, graceSeconds: number,
 }
 
 /** The secrets a delivery is signed with at `now`: the current one, and the previous one in its grace period. */
-export function signingSecrets(s: Pick<Subscription, 'secret' | 'previous_secret' | 'previous_secret_expires'>, now: Date): string[] {
+export function signingSecrets(
+  s: Pick<Subscription, 'secret' | 'previous_secret' | 'previous_secret_expires'>,
+  now: Date,
+): string[] {
   const previousValid = s.previous_secret && s.previous_secret_expires && s.previous_secret_expires > now.toISOString();
   return previousValid ? [s.secret, s.previous_secret!] : [s.secret];
 }
 
-export type ReceiverHealth = { change: 'none' } | { change: 'answering' } | { change: 'failing'; since: string } | { change: 'disable'; reason: string };
+export type ReceiverHealth =
+  | { change: 'none' }
+  | { change: 'answering' }
+  | { change: 'failing'; since: string }
+  | { change: 'disable'; reason: string };
 
 /**
  * What an attempt's outcome does to its subscription: a 2xx clears a failure run; a failure starts
@@ -171,7 +191,10 @@ export function receiverHealth(s: Pick<Subscription, 'failing_since'>, delivered
   if (!s.failing_since) return { change: 'failing', since: now.toISOString() };
   const days = (now.getTime() - Date.parse(s.failing_since)) / 86_400_000;
   if (days < DISABLE_AFTER_DAYS) return { change: 'none' };
-  return { change: 'disable', reason: `Disabled after ${DISABLE_AFTER_DAYS} days of failed deliveries only (failing since ${s.failing_since}).` };
+  return {
+    change: 'disable',
+    reason: `Disabled after ${DISABLE_AFTER_DAYS} days of failed deliveries only (failing since ${s.failing_since}).`,
+  };
 }
 
 /** What a ping's receiver answered (webhooks/subscriptions.ts `pingSubscription`). */

@@ -25,8 +25,15 @@ export interface TemplateOverride {
   updated: string;
 }
 
-/** The parts that apply to a mail of `kind` in `queue`: the queue's, else the global one's; absent ones keep the default. */
-export function effectiveOverride(overrides: readonly TemplateOverride[], kind: MailKind, queue: number): Partial<Record<TemplatePart, string>> {
+/**
+ * The parts that apply to a mail of `kind` in `queue`: the queue's, else the global one's; absent ones keep the
+ * default.
+ */
+export function effectiveOverride(
+  overrides: readonly TemplateOverride[],
+  kind: MailKind,
+  queue: number,
+): Partial<Record<TemplatePart, string>> {
   const of = (q: number | null) => overrides.find((o) => o.kind === kind && o.queue === q);
   const result: Partial<Record<TemplatePart, string>> = {};
   for (const source of [of(null), of(queue)]) {
@@ -62,14 +69,29 @@ export function kindParam(raw: string | undefined): MailKind {
 export function parseTemplateOverride(kind: MailKind, body: ParsedBody, now: string): TemplateOverride {
   const { values, errors } = validateFields(templateOverrideFields, body.data, 'partial', body.kind);
   if (Object.keys(errors).length) throw new ValidationError(errors);
-  const parts = Object.fromEntries(TEMPLATE_PARTS.map((p) => [p, (values[p]) ?? null])) as Record<TemplatePart, string | null>;
-  if (TEMPLATE_PARTS.every((p) => parts[p] === null)) throw new ValidationError({ non_field_errors: ['Give at least one of subject, text and html (DELETE resets a template).'] });
-  const problems = templateProblem(Object.fromEntries(TEMPLATE_PARTS.filter((p) => parts[p] !== null).map((p) => [p, parts[p]!])));
+  const parts = Object.fromEntries(TEMPLATE_PARTS.map((p) => [p, values[p] ?? null])) as Record<
+    TemplatePart,
+    string | null
+  >;
+  if (TEMPLATE_PARTS.every((p) => parts[p] === null))
+    throw new ValidationError({
+      non_field_errors: ['Give at least one of subject, text and html (DELETE resets a template).'],
+    });
+  const problems = templateProblem(
+    Object.fromEntries(TEMPLATE_PARTS.filter((p) => parts[p] !== null).map((p) => [p, parts[p]!])),
+  );
   if (problems) throw new ValidationError(problems);
-  return { kind, queue: (values.queue) ?? null, ...parts, updated: now };
+  return { kind, queue: values.queue ?? null, ...parts, updated: now };
 }
 
-export const templateOverrideView = (o: TemplateOverride) => ({ kind: o.kind, queue: o.queue, subject: o.subject, text: o.text, html: o.html, updated: wireDateTime(o.updated)! });
+export const templateOverrideView = (o: TemplateOverride) => ({
+  kind: o.kind,
+  queue: o.queue,
+  subject: o.subject,
+  text: o.text,
+  html: o.html,
+  updated: wireDateTime(o.updated)!,
+});
 
 /** `?queue=<id>` of GET and DELETE: one queue's override, or (absent) the global one. */
 export function queueQuery(raw: string | undefined): number | null {
@@ -80,6 +102,13 @@ export function queueQuery(raw: string | undefined): number | null {
 
 /** What GET shows of a kind: the template mails of `queue` are rendered with, and which parts are overridden. */
 export function effectiveTemplateView(overrides: readonly TemplateOverride[], kind: MailKind, queue: number | null) {
-  const parts = queue === null ? effectiveOverride(overrides.filter((o) => o.queue === null), kind, 0) : effectiveOverride(overrides, kind, queue);
+  const parts =
+    queue === null
+      ? effectiveOverride(
+          overrides.filter((o) => o.queue === null),
+          kind,
+          0,
+        )
+      : effectiveOverride(overrides, kind, queue);
   return { kind, queue, ...effectiveTemplate(kind, parts), overridden: TEMPLATE_PARTS.filter((p) => p in parts) };
 }

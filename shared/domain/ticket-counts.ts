@@ -2,8 +2,8 @@
  * Ticket counts kept from the table's stream (consumer/ticket-counts.ts applies them): per status,
  * queue, assignee and priority (the totals), per agent view (status × queue, × assignee, × both: an
  * item per view partition), and per run of 25 ticket ids, which is what a list page needs for its
- * `count` and to find where page N starts. Pure rules: from what the counts hold of each ticket and what the stream says
- * it is now, the changes to apply, so that a duplicate, late or replayed record changes nothing.
+ * `count` and to find where page N starts. Pure rules: from what the counts hold of each ticket and what the stream
+ * says it is now, the changes to apply, so that a duplicate, late or replayed record changes nothing.
  */
 import { arrivalsAttribute } from './queue-delete';
 
@@ -44,7 +44,10 @@ export interface TicketRecord {
 export interface CountChanges {
   /** The new state of each ticket to store, with the state it replaces (undefined: never counted). */
   counted: { ticket: number; next: Counted; previous: Counted | undefined }[];
-  /** Deltas of the totals: `s<status>`, `q<queue>`, `a<assignee>`, `p<priority>` and `arr<queue>` (writes that reserved in the queue, counted once each). */
+  /**
+   * Deltas of the totals: `s<status>`, `q<queue>`, `a<assignee>`, `p<priority>` and `arr<queue>` (writes that reserved
+   * in the queue, counted once each).
+   */
   totals: Map<string, number>;
   /** Deltas per agent view count item (by viewCountId), per attribute `s<status>`. */
   views: Map<string, { item: ViewCountItem; deltas: Map<string, number> }>;
@@ -84,7 +87,8 @@ export const statusAttribute = (status: number) => `s${status}`;
 
 const add = (map: Map<string, number>, key: string, delta: number) => map.set(key, (map.get(key) ?? 0) + delta);
 
-export const subBlockAttribute = (id: number, status: number) => `c${Math.floor((id % TICKET_BLOCK) / TICKET_SUB_BLOCK)}_${status}`;
+export const subBlockAttribute = (id: number, status: number) =>
+  `c${Math.floor((id % TICKET_BLOCK) / TICKET_SUB_BLOCK)}_${status}`;
 
 /** The latest record per ticket (a deletion is the latest of all). */
 export function latestPerTicket(records: TicketRecord[]): TicketRecord[] {
@@ -145,7 +149,9 @@ export function countChanges(records: TicketRecord[], counted: Map<number, Count
     for (const [version, queue] of reservingWrites.get(record.ticket) ?? []) {
       if (!previous || version > previous.version) add(changes.totals, arrivalsAttribute(queue), +1);
     }
-    const next: Counted = record.state ? { ...definedOf(record.state), version: record.version } : { status: 0, queue: 0, version: DELETED_VERSION };
+    const next: Counted = record.state
+      ? { ...definedOf(record.state), version: record.version }
+      : { status: 0, queue: 0, version: DELETED_VERSION };
     changes.counted.push({ ticket: record.ticket, next, previous });
   }
   for (const [key, delta] of changes.totals) if (delta === 0) changes.totals.delete(key);
@@ -160,7 +166,8 @@ export function countChanges(records: TicketRecord[], counted: Map<number, Count
   return changes;
 }
 
-const definedOf = (state: CountedState): CountedState => Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined)) as unknown as CountedState;
+const definedOf = (state: CountedState): CountedState =>
+  Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined)) as unknown as CountedState;
 
 /**
  * The totals attributes a ticket in `state` counts in: `s<status>`, `q<queue>`, and, where the
@@ -186,8 +193,10 @@ export function legacyViewCount(attribute: string): { item: ViewCountItem; statu
   const m = /^(sqa|sq|sa)(\d)_(\d+|none)(?:_(\d+|none))?$/.exec(attribute);
   if (!m) return undefined;
   const [, view, status, first, second] = m;
-  if (view === 'sqa' && second !== undefined) return { item: { view, queue: first!, assignee: second }, status: Number(status) };
-  if (view === 'sq' && second === undefined && first !== 'none') return { item: { view, queue: first! }, status: Number(status) };
+  if (view === 'sqa' && second !== undefined)
+    return { item: { view, queue: first!, assignee: second }, status: Number(status) };
+  if (view === 'sq' && second === undefined && first !== 'none')
+    return { item: { view, queue: first! }, status: Number(status) };
   if (view === 'sa' && second === undefined) return { item: { view, assignee: first! }, status: Number(status) };
   return undefined;
 }
@@ -196,19 +205,26 @@ export function legacyViewCount(attribute: string): { item: ViewCountItem; statu
  * The actions of one count transaction: a Put per ticket's counted state, an Update per block
  * item and per view count item, and the two totals items.
  */
-export const transactionActions = (changes: CountChanges) => changes.counted.length + changes.blocks.size + changes.views.size + (changes.totals.size ? 2 : 0);
+export const transactionActions = (changes: CountChanges) =>
+  changes.counted.length + changes.blocks.size + changes.views.size + (changes.totals.size ? 2 : 0);
 
 /**
  * The tickets (in id order) cut into runs whose count transaction fits `maxActions`: each ticket
  * adds its counted state, and the block item and view count items of its state before and after
  * that the run does not touch yet (both totals items always counted).
  */
-export function chunkMoves(moves: { ticket: number; previous?: CountedState; next?: CountedState }[], maxActions: number): number[][] {
+export function chunkMoves(
+  moves: { ticket: number; previous?: CountedState; next?: CountedState }[],
+  maxActions: number,
+): number[][] {
   const result: number[][] = [];
   let chunk: number[] = [];
   let shared = new Set<string>();
   for (const move of [...moves].sort((a, b) => a.ticket - b.ticket)) {
-    const touched = [`block#${Math.floor(move.ticket / TICKET_BLOCK)}`, ...[move.previous, move.next].flatMap((s) => (s && s.status !== 0 ? viewCountItems(s).map(viewCountId) : []))];
+    const touched = [
+      `block#${Math.floor(move.ticket / TICKET_BLOCK)}`,
+      ...[move.previous, move.next].flatMap((s) => (s && s.status !== 0 ? viewCountItems(s).map(viewCountId) : [])),
+    ];
     const added = new Set(touched.filter((t) => !shared.has(t))).size;
     if (chunk.length && chunk.length + 1 + shared.size + added + 2 > maxActions) {
       result.push(chunk);
@@ -223,7 +239,11 @@ export function chunkMoves(moves: { ticket: number; previous?: CountedState; nex
 }
 
 /** Live tickets per sub-block (by its first id) of one block item, only the given statuses. */
-export function subBlockCounts(block: number, attributes: Record<string, unknown>, statuses?: Set<number>): { start: number; count: number }[] {
+export function subBlockCounts(
+  block: number,
+  attributes: Record<string, unknown>,
+  statuses?: Set<number>,
+): { start: number; count: number }[] {
   const counts = new Map<number, number>();
   for (const [attribute, value] of Object.entries(attributes)) {
     const m = /^c(\d+)_(\d)$/.exec(attribute);
@@ -231,7 +251,10 @@ export function subBlockCounts(block: number, attributes: Record<string, unknown
     const start = block * TICKET_BLOCK + Number(m[1]) * TICKET_SUB_BLOCK;
     counts.set(start, (counts.get(start) ?? 0) + Math.max(0, Number(value)));
   }
-  return [...counts].filter(([, n]) => n > 0).map(([start, count]) => ({ start, count })).sort((a, b) => a.start - b.start);
+  return [...counts]
+    .filter(([, n]) => n > 0)
+    .map(([start, count]) => ({ start, count }))
+    .sort((a, b) => a.start - b.start);
 }
 
 /** The count of the given statuses (all when undefined) in a totals item or a view count item (`s<status>`). */

@@ -11,7 +11,16 @@ import { parseStatusFilter } from './status-filter';
 import { statusAttribute, type ViewCountItem } from './ticket-counts';
 import { type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
 
-export { AGENT_VIEWS, isWholeTableDimension, LISTED_DIMENSIONS, LISTING_ORDERS, orderOf, type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
+export {
+  AGENT_VIEWS,
+  isWholeTableDimension,
+  LISTED_DIMENSIONS,
+  LISTING_ORDERS,
+  orderOf,
+  type AgentView,
+  type ListedDimension,
+  type ListingOrder,
+} from './listing-dimensions';
 
 /** What a list may be ordered by (`-` before one: its reverse). */
 export const ORDERING_FIELDS = ['id', 'created', 'modified', 'priority', 'due_date'] as const;
@@ -20,7 +29,14 @@ export const ORDERINGS = ORDERING_FIELDS.flatMap((f) => [f, `-${f}`] as const);
 export type Ordering = OrderingField | `-${OrderingField}`;
 
 /** The filters besides `status`, in the order the docs list them. */
-export const FILTERS = ['queue', 'assigned_to', 'submitter_email', 'priority', 'updated_since', 'created_since'] as const;
+export const FILTERS = [
+  'queue',
+  'assigned_to',
+  'submitter_email',
+  'priority',
+  'updated_since',
+  'created_since',
+] as const;
 export type Filter = (typeof FILTERS)[number];
 
 /** What a list asks for, every filter optional; any of them combine. */
@@ -39,7 +55,8 @@ export interface TicketFilters {
  * Where a list's entries come from: gsi4 partitions of one dimension (one per status for the
  * status views: several statuses are merged in id order), or gsi3 for a submitter.
  */
-export type ListingSource = { dimension: ListedDimension; values?: string[]; since?: string } | { dimension: 'submitter'; email: string };
+export type ListingSource =
+  { dimension: ListedDimension; values?: string[]; since?: string } | { dimension: 'submitter'; email: string };
 
 /** What a list query asks for, and so which index reads it. */
 export type TicketListQuery =
@@ -50,7 +67,14 @@ export type TicketListQuery =
    * the order asked for; `residual` are the filters it does not serve, checked on each ticket read
    * (within a read budget per page: store/filtered-lists.ts). `filters` are all of them.
    */
-  | { kind: 'listing'; source: ListingSource; residual: TicketFilters; filters: TicketFilters; ascending: boolean; idFloor?: IdFloor };
+  | {
+      kind: 'listing';
+      source: ListingSource;
+      residual: TicketFilters;
+      filters: TicketFilters;
+      ascending: boolean;
+      idFloor?: IdFloor;
+    };
 
 /**
  * A bound on an id-ordered list's ids: every ticket it can show has an id above that of any ticket
@@ -66,9 +90,9 @@ export interface IdFloor {
  * ticket's id is reserved (one atomic counter, store/counters.ts) in the request that stamps its
  * `created`, just after the stamp (tickets/create; the mail-in ingest: SES, IMAP and the CLI's
  * release), or, for the benchmark's seed, just before stamps up to a millisecond per seeded ticket
- * in the past (20 s for 20,000). That request runs within Lambda's 15-minute maximum, whatever a function's own timeout (15 s for the API, 2 and
- * 3 minutes for SES and IMAP mail-in), so it bounds every function that creates tickets and any
- * timeout they are given later; the local runtime and the CLI reserve the id one DynamoDB call after
+ * in the past (20 s for 20,000). That request runs within Lambda's 15-minute maximum, whatever a function's own timeout
+ * (15 s for the API, 2 and 3 minutes for SES and IMAP mail-in), so it bounds every function that creates tickets and
+ * any timeout they are given later; the local runtime and the CLI reserve the id one DynamoDB call after
  * the stamp (about 8 s at worst with the SDK's retries). One more minute is for clocks: Lambda's
  * are kept by Amazon Time Sync (well within a millisecond), an operator's machine by NTP (well within
  * a second). So if a ticket created at or after S had a smaller id than a ticket created before
@@ -95,7 +119,13 @@ const INTEGER = /^\d{1,15}$/;
 const WHOLE_NUMBER = 'Enter a whole number.';
 const EMAIL_MAX = 254;
 
-const ORDER_OF_FIELD: Record<OrderingField, ListingOrder> = { id: 'id', created: 'created', modified: 'modified', priority: 'priority', due_date: 'due' };
+const ORDER_OF_FIELD: Record<OrderingField, ListingOrder> = {
+  id: 'id',
+  created: 'created',
+  modified: 'modified',
+  priority: 'priority',
+  due_date: 'due',
+};
 
 /**
  * The source that serves `filters` in `order`, the most selective first: the agent views
@@ -108,26 +138,37 @@ const ORDER_OF_FIELD: Record<OrderingField, ListingOrder> = { id: 'id', created:
 function planListing(filters: TicketFilters, order: ListingOrder): { source: ListingSource; residual: TicketFilters } {
   const { statuses, queue, assignee, priority, email } = filters;
   const rest = (...served: (keyof TicketFilters)[]): TicketFilters =>
-    Object.fromEntries(Object.entries(filters).filter(([k, v]) => v !== undefined && !served.includes(k as keyof TicketFilters)));
+    Object.fromEntries(
+      Object.entries(filters).filter(([k, v]) => v !== undefined && !served.includes(k as keyof TicketFilters)),
+    );
   const perStatus = (value: string) => [...statuses!].sort((a, b) => a - b).map((s) => `${s}#${value}`);
   // A time order reads its partitions from its own `since` on: that filter is then served too.
-  const sinceFilter: 'createdSince' | 'updatedSince' | undefined = order === 'created' ? 'createdSince' : order === 'modified' ? 'updatedSince' : undefined;
+  const sinceFilter: 'createdSince' | 'updatedSince' | undefined =
+    order === 'created' ? 'createdSince' : order === 'modified' ? 'updatedSince' : undefined;
   const since = sinceFilter && filters[sinceFilter];
   const bounded = since ? { since } : {};
   const ordered = (view: AgentView | 'all'): ListedDimension =>
-    (order === 'id' ? view : view === 'all' && (order === 'created' || order === 'modified') ? order : `${view}@${order}`) as ListedDimension;
+    (order === 'id'
+      ? view
+      : view === 'all' && (order === 'created' || order === 'modified')
+        ? order
+        : `${view}@${order}`) as ListedDimension;
   const agentView = (view: AgentView, value: string, ...served: (keyof TicketFilters)[]) => ({
     source: { dimension: ordered(view), values: perStatus(value), ...bounded },
     residual: rest('statuses', ...served, ...(since ? [sinceFilter] : [])),
   });
-  if (statuses && queue !== undefined && assignee !== undefined) return agentView('status-queue-assigned', `${queue}#${assignee}`, 'queue', 'assignee');
+  if (statuses && queue !== undefined && assignee !== undefined)
+    return agentView('status-queue-assigned', `${queue}#${assignee}`, 'queue', 'assignee');
   if (statuses && queue !== undefined) return agentView('status-queue', queue, 'queue');
   if (statuses && assignee !== undefined) return agentView('status-assigned', assignee, 'assignee');
-  if (order !== 'id') return { source: { dimension: ordered('all'), ...bounded }, residual: rest(...(since ? [sinceFilter] : [])) };
+  if (order !== 'id')
+    return { source: { dimension: ordered('all'), ...bounded }, residual: rest(...(since ? [sinceFilter] : [])) };
   if (queue !== undefined) return { source: { dimension: 'queue', values: [queue] }, residual: rest('queue') };
-  if (assignee !== undefined) return { source: { dimension: 'assigned', values: [assignee] }, residual: rest('assignee') };
+  if (assignee !== undefined)
+    return { source: { dimension: 'assigned', values: [assignee] }, residual: rest('assignee') };
   if (email !== undefined) return { source: { dimension: 'submitter', email }, residual: rest('email') };
-  if (priority !== undefined) return { source: { dimension: 'priority', values: [priority] }, residual: rest('priority') };
+  if (priority !== undefined)
+    return { source: { dimension: 'priority', values: [priority] }, residual: rest('priority') };
   // Only time filters (and status): every ticket is in one priority partition, each in id order, so
   // all of them merged are the whole table in id order (keys only); the filters are checked on the
   // tickets read, within the read budget per page.
@@ -164,26 +205,47 @@ export function parseTicketListQuery(query: Record<string, string | undefined>):
   }
   const queue = integer('queue');
   const rawAssignee = given('assigned_to');
-  const assignee = rawAssignee === undefined ? undefined : rawAssignee.toLowerCase() === 'none' ? 'none' : INTEGER.test(rawAssignee) ? String(Number(rawAssignee)) : undefined;
-  if (rawAssignee !== undefined && assignee === undefined) errors.assigned_to = [`${WHOLE_NUMBER} Or "none": unassigned tickets.`];
+  const assignee =
+    rawAssignee === undefined
+      ? undefined
+      : rawAssignee.toLowerCase() === 'none'
+        ? 'none'
+        : INTEGER.test(rawAssignee)
+          ? String(Number(rawAssignee))
+          : undefined;
+  if (rawAssignee !== undefined && assignee === undefined)
+    errors.assigned_to = [`${WHOLE_NUMBER} Or "none": unassigned tickets.`];
   const priority = given('priority');
-  if (priority !== undefined && !PRIORITY_VALUES.some((p) => String(p) === priority)) errors.priority = [MESSAGES.choice(priority)];
+  if (priority !== undefined && !PRIORITY_VALUES.some((p) => String(p) === priority))
+    errors.priority = [MESSAGES.choice(priority)];
   const email = given('submitter_email');
-  // A stored e-mail has at most 254 characters (the field's limit): a longer one matches nothing, and would not fit a key.
+  // A stored e-mail has at most 254 characters (the field's limit): a longer one matches nothing, and would not fit a
+  // key.
   if (email !== undefined && email.length > EMAIL_MAX) errors.submitter_email = [MESSAGES.maxLength(EMAIL_MAX)];
   const updatedSince = time('updated_since');
   const createdSince = time('created_since');
   const rawOrdering = given('ordering');
   const ordering = ORDERINGS.find((o) => o === rawOrdering);
-  if (rawOrdering !== undefined && !ordering) errors.ordering = [`${MESSAGES.choice(rawOrdering)} Use one of: ${ORDERINGS.join(', ')}.`];
+  if (rawOrdering !== undefined && !ordering)
+    errors.ordering = [`${MESSAGES.choice(rawOrdering)} Use one of: ${ORDERINGS.join(', ')}.`];
   if (Object.keys(errors).length) throw new ValidationError(errors);
 
   const filters: TicketFilters = Object.fromEntries(
-    Object.entries({ statuses, queue: queue === undefined ? undefined : String(queue), assignee, priority, email, createdSince, updatedSince }).filter(([, v]) => v !== undefined),
+    Object.entries({
+      statuses,
+      queue: queue === undefined ? undefined : String(queue),
+      assignee,
+      priority,
+      email,
+      createdSince,
+      updatedSince,
+    }).filter(([, v]) => v !== undefined),
   );
   const others = Object.keys(filters).filter((k) => k !== 'statuses');
   // Without a time filter, the default order is id's; with one (and nothing else to order by id), its time's.
-  const order = ordering ?? (others.length && others.every((k) => k.endsWith('Since')) ? (createdSince ? 'created' : 'modified') : 'id');
+  const order =
+    ordering ??
+    (others.length && others.every((k) => k.endsWith('Since')) ? (createdSince ? 'created' : 'modified') : 'id');
   const ascending = !order.startsWith('-');
   const key = ORDER_OF_FIELD[order.replace('-', '') as OrderingField];
   // Upstream's list: id order, by status or not: gsi1 / gsi2, page numbers.
@@ -201,7 +263,8 @@ export function matchesFilters(filters: TicketFilters, ticket: Ticket): boolean 
   const { statuses, queue, assignee, priority, email, createdSince, updatedSince } = filters;
   if (statuses && !statuses.has(ticket.status)) return false;
   if (queue !== undefined && String(ticket.queue) !== queue) return false;
-  if (assignee !== undefined && (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to)) !== assignee) return false;
+  if (assignee !== undefined && (ticket.assigned_to == null ? 'none' : String(ticket.assigned_to)) !== assignee)
+    return false;
   if (priority !== undefined && String(ticket.priority) !== priority) return false;
   if (email !== undefined && ticket.submitter_email?.toLowerCase() !== email.toLowerCase()) return false;
   if (createdSince !== undefined && ticket.created < createdSince) return false;
@@ -226,9 +289,11 @@ export function stillMatches(query: TicketListQuery, ticket: Ticket): boolean {
 export type CountSource = { totals: 'all' | string[] } | { view: ViewCountItem; statuses?: Set<number> };
 
 export function countSourceOf(query: TicketListQuery): CountSource | undefined {
-  const { statuses, queue, assignee, priority, email, createdSince, updatedSince } = query.kind === 'ids' ? { statuses: query.statuses } : query.filters;
+  const { statuses, queue, assignee, priority, email, createdSince, updatedSince } =
+    query.kind === 'ids' ? { statuses: query.statuses } : query.filters;
   if (email !== undefined || createdSince !== undefined || updatedSince !== undefined) return undefined;
-  if (priority !== undefined) return statuses || queue !== undefined || assignee !== undefined ? undefined : { totals: [`p${priority}`] };
+  if (priority !== undefined)
+    return statuses || queue !== undefined || assignee !== undefined ? undefined : { totals: [`p${priority}`] };
   const withStatuses = statuses ? { statuses } : {};
   if (queue !== undefined && assignee !== undefined) return { view: { view: 'sqa', queue, assignee }, ...withStatuses };
   if (statuses && queue !== undefined) return { view: { view: 'sq', queue }, statuses };

@@ -98,7 +98,9 @@ export function checkTicketSize(t: TicketText): void {
   const size = ticketTextBytes(t);
   if (size > MAX_TICKET_TEXT_BYTES) {
     throw new ValidationError({
-      non_field_errors: [`The ticket's text fields together take ${size} bytes (UTF-8); at most ${MAX_TICKET_TEXT_BYTES} can be stored.`],
+      non_field_errors: [
+        `The ticket's text fields together take ${size} bytes (UTF-8); at most ${MAX_TICKET_TEXT_BYTES} can be stored.`,
+      ],
     });
   }
 }
@@ -133,7 +135,8 @@ export function referencedIds(values: TicketInput): ReferenceIds {
 
 function referenceErrors(values: TicketInput, refs: References): FieldErrors {
   const errors: FieldErrors = {};
-  if (typeof values.queue === 'number' && !refs.queues.has(values.queue)) errors.queue = [MESSAGES.pkMissing(values.queue)];
+  if (typeof values.queue === 'number' && !refs.queues.has(values.queue))
+    errors.queue = [MESSAGES.pkMissing(values.queue)];
   if (typeof values.assigned_to === 'number' && !refs.users.has(values.assigned_to))
     errors.assigned_to = [MESSAGES.pkMissing(values.assigned_to)];
   if (typeof values.merged_to === 'number' && !refs.tickets.has(values.merged_to))
@@ -202,7 +205,8 @@ export function planTicketCreation(draft: TicketDraft, refs: References, callerI
   return { ticket, opening };
 }
 
-export type TicketChanges = Partial<TicketFields> & Pick<Ticket, 'resolution_private'> & { modified: string; custom: Ticket['custom'] };
+export type TicketChanges = Partial<TicketFields> &
+  Pick<Ticket, 'resolution_private'> & { modified: string; custom: Ticket['custom'] };
 
 /**
  * PUT and PATCH of `current`: every writable field may change, with no workflow check and no side
@@ -210,7 +214,11 @@ export type TicketChanges = Partial<TicketFields> & Pick<Ticket, 'resolution_pri
  */
 export function planTicketUpdate(draft: TicketDraft, refs: References, now: Date, current: Ticket): TicketChanges {
   throwIfAny({ ...draft.errors, ...referenceErrors(draft.values, refs) });
-  const changes: TicketChanges = { ...(draft.values as Partial<TicketFields>), modified: storedDateTime(now), custom: draft.custom };
+  const changes: TicketChanges = {
+    ...(draft.values as Partial<TicketFields>),
+    modified: storedDateTime(now),
+    custom: draft.custom,
+  };
   // A resolution staff write is public (domain/disclosure.ts); the same text sent back, as a PUT
   // of a ticket read before does, keeps what it was.
   if (changes.resolution !== undefined && changes.resolution !== current.resolution) changes.resolution_private = false;

@@ -84,7 +84,7 @@ export const noSuchUser = (username: string) => `Object with username=${username
 export function tokenOwner(caller: User, body: ParsedBody): string {
   const { values, errors } = validateFields(tokenFields, body.data, 'create', body.kind);
   if (Object.keys(errors).length) throw new ValidationError(errors);
-  const requested = (values.user) ?? caller.username;
+  const requested = values.user ?? caller.username;
   if (requested !== caller.username && !caller.is_superuser) throw new PermissionDenied();
   return requested;
 }
@@ -110,6 +110,7 @@ export function parseAuthenticationClasses(raw: string | undefined): Authenticat
       throw new Error(`HELPDESK_AUTHENTICATION_CLASSES: unknown class "${name}" (known: ${CLASSES.join(', ')})`);
     }
   }
-  if (new Set(names).size !== names.length) throw new Error(`HELPDESK_AUTHENTICATION_CLASSES: "${raw}" names a class twice`);
+  if (new Set(names).size !== names.length)
+    throw new Error(`HELPDESK_AUTHENTICATION_CLASSES: "${raw}" names a class twice`);
   return names as AuthenticationClass[];
 }

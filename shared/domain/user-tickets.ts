@@ -3,7 +3,13 @@ import { customView, sortDefinitions, type CustomFieldDefinition } from './custo
 import { naturalTime } from './naturaltime';
 import { STATUS_LABELS, type Queue, type Ticket } from './records';
 
-export function userTicketView(ticket: Ticket, queue: Queue | undefined, defs: CustomFieldDefinition[], now: Date, detail = false) {
+export function userTicketView(
+  ticket: Ticket,
+  queue: Queue | undefined,
+  defs: CustomFieldDefinition[],
+  now: Date,
+  detail = false,
+) {
   const slug = queue?.slug ?? '';
   // Upstream's detail view leaves out the custom fields that are not required (observed).
   const shown = detail ? sortDefinitions(defs).filter((d) => d.required) : defs;

@@ -4,7 +4,17 @@
  */
 import type { ParsedBody } from './body';
 import { ValidationError, type FieldErrors } from './errors';
-import { MESSAGES, booleanField, emailField, fieldSchema, pythonType, textField, validateFields, type Field, type Parsed } from './fields';
+import {
+  MESSAGES,
+  booleanField,
+  emailField,
+  fieldSchema,
+  pythonType,
+  textField,
+  validateFields,
+  type Field,
+  type Parsed,
+} from './fields';
 import { storedDateTime } from './datetime';
 import { MIN_PASSWORD_LENGTH, hashPassword } from './password';
 import type { User, UserSummary } from './records';
@@ -21,7 +31,11 @@ export const userFields = {
   last_name: textField({ required: true, maxLength: 150 }),
   username: textField({ required: true, maxLength: 150, match: USERNAME }),
   email: emailField({ required: true }),
-  password: textField({ required: true, maxLength: 4096, minLength: { length: MIN_PASSWORD_LENGTH, message: PASSWORD_TOO_SHORT } }),
+  password: textField({
+    required: true,
+    maxLength: 4096,
+    minLength: { length: MIN_PASSWORD_LENGTH, message: PASSWORD_TOO_SHORT },
+  }),
 };
 
 export type NewUserInput = { [K in keyof Parsed<typeof userFields>]-?: string };
@@ -111,7 +125,8 @@ export function missingQueueErrors(wanted: readonly number[], existing: Readonly
 /** The user after `changes` (the record's other fields kept); undefined fields are not changed. */
 export function applyUserChanges<U extends User>(user: U, changes: UserChanges): U {
   const next = { ...user };
-  for (const [key, value] of Object.entries(changes)) if (value !== undefined && value !== null) Object.assign(next, { [key]: value });
+  for (const [key, value] of Object.entries(changes))
+    if (value !== undefined && value !== null) Object.assign(next, { [key]: value });
   return next;
 }
 
@@ -153,7 +168,8 @@ export function parseUserFilter(query: Record<string, string | undefined>): User
   return filter;
 }
 
-const parseBooleanFilter = (raw: string) => ({ true: true, '1': true, false: false, '0': false })[raw.trim().toLowerCase()];
+const parseBooleanFilter = (raw: string) =>
+  ({ true: true, '1': true, false: false, '0': false })[raw.trim().toLowerCase()];
 
 export function matchesUserFilter(user: UserSummary, filter: UserFilter): boolean {
   return (

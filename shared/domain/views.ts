@@ -10,10 +10,18 @@ export function attachmentUrl(baseUrl: string, attachment: Pick<Attachment, 'tic
 }
 
 export function attachmentView(baseUrl: string, a: Attachment) {
-  return { id: a.id, followup: a.followup, file: attachmentUrl(baseUrl, a), filename: a.filename, mime_type: a.mime_type, size: a.size };
+  return {
+    id: a.id,
+    followup: a.followup,
+    file: attachmentUrl(baseUrl, a),
+    filename: a.filename,
+    mime_type: a.mime_type,
+    size: a.size,
+  };
 }
 
-const byFilename = (a: Attachment, b: Attachment) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : a.id - b.id);
+const byFilename = (a: Attachment, b: Attachment) =>
+  a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : a.id - b.id;
 const byDate = (a: Followup, b: Followup) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.id - b.id);
 
 export function followupView(baseUrl: string, f: Followup, attachments: Attachment[]) {
@@ -35,7 +43,11 @@ export function followupView(baseUrl: string, f: Followup, attachments: Attachme
   };
 }
 
-export function ticketView(baseUrl: string, { ticket: t, followups, attachments }: TicketCollection, defs: CustomFieldDefinition[]) {
+export function ticketView(
+  baseUrl: string,
+  { ticket: t, followups, attachments }: TicketCollection,
+  defs: CustomFieldDefinition[],
+) {
   return {
     id: t.id,
     queue: t.queue,

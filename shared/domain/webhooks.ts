@@ -65,7 +65,8 @@ for (const [network, prefix] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) PRIVATE.addSubnet(network, prefix, 'ipv4');
+] as const)
+  PRIVATE.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
   ['fc00::', 7],
   ['ff00::', 8],
@@ -73,17 +74,21 @@ for (const [network, prefix] of [
   ['2001:db8::', 32],
   ['2002::', 16],
   ['2001::', 32],
-] as const) PRIVATE.addSubnet(network, prefix, 'ipv6');
+] as const)
+  PRIVATE.addSubnet(network, prefix, 'ipv6');
 
 /** An IPv6 address's eight 16-bit groups (a dotted IPv4 tail counts as two), or undefined. */
 function ipv6Groups(ip: string): number[] | undefined {
   const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
-  const text = dotted ? `${dotted[1]}${((+dotted[2]! << 8) | +dotted[3]!).toString(16)}:${((+dotted[4]! << 8) | +dotted[5]!).toString(16)}` : ip;
+  const text = dotted
+    ? `${dotted[1]}${((+dotted[2]! << 8) | +dotted[3]!).toString(16)}:${((+dotted[4]! << 8) | +dotted[5]!).toString(16)}`
+    : ip;
   const [head, tail, ...more] = text.split('::');
   if (more.length) return undefined;
   const part = (p: string | undefined) => (p ? p.split(':').map((g) => parseInt(g, 16)) : []);
   const [left, right] = [part(head), part(tail)];
-  const groups = tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
   return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : undefined;
 }
 
@@ -144,7 +149,8 @@ export function refusedUrl(value: string, allowLoopback: boolean): string | unde
   if (url.username || url.password) return 'credentials in the URL are not allowed';
   const host = url.hostname.toLowerCase().replace(/\.$/, ''); // `metadata.google.internal.` is the same host
   if (METADATA_HOSTS.has(host)) return 'a cloud metadata host';
-  if (!allowLoopback && (host === 'localhost' || host.endsWith('.localhost'))) return 'a loopback address (allowed only in the local runtime)';
+  if (!allowLoopback && (host === 'localhost' || host.endsWith('.localhost')))
+    return 'a loopback address (allowed only in the local runtime)';
   const address = refusedAddress(host, allowLoopback);
   if (address) return address;
   // Payloads carry tickets: outside the local runtime they travel encrypted only.
@@ -162,9 +168,11 @@ export function refusedUrl(value: string, allowLoopback: boolean): string | unde
 export function sendFailure(code: string | undefined): string {
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timed out';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA' || code === 'EAI_FAIL') return 'DNS failed: the host name did not resolve';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA' || code === 'EAI_FAIL')
+    return 'DNS failed: the host name did not resolve';
   if (code === REFUSED_ADDRESS) return 'not sent: the host name resolves to an address receivers may not have';
-  if (code && (code === 'EPROTO' || /^ERR_(TLS|SSL)_|CERT|^ERR_OSSL/.test(code))) return 'TLS failed: the connection could not be secured with a trusted certificate';
+  if (code && (code === 'EPROTO' || /^ERR_(TLS|SSL)_|CERT|^ERR_OSSL/.test(code)))
+    return 'TLS failed: the connection could not be secured with a trusted certificate';
   return 'connection failed';
 }
 
@@ -185,19 +193,31 @@ export function parseWebhookSettings(env: Record<string, string | undefined>, al
     return reason ? [`${name}: ${url}: ${reason}`] : [];
   });
   const timeout = Number(env.HELPDESK_WEBHOOK_TIMEOUT ?? DEFAULT_TIMEOUT_SECONDS);
-  if (!(timeout > 0 && timeout <= 60)) problems.push(`HELPDESK_WEBHOOK_TIMEOUT: ${env.HELPDESK_WEBHOOK_TIMEOUT}: seconds between 0 and 60`);
-  const retryDelays = env.HELPDESK_WEBHOOK_RETRY_DELAYS ? env.HELPDESK_WEBHOOK_RETRY_DELAYS.split(',').map((s) => Number(s.trim())) : DEFAULT_RETRY_DELAYS;
+  if (!(timeout > 0 && timeout <= 60))
+    problems.push(`HELPDESK_WEBHOOK_TIMEOUT: ${env.HELPDESK_WEBHOOK_TIMEOUT}: seconds between 0 and 60`);
+  const retryDelays = env.HELPDESK_WEBHOOK_RETRY_DELAYS
+    ? env.HELPDESK_WEBHOOK_RETRY_DELAYS.split(',').map((s) => Number(s.trim()))
+    : DEFAULT_RETRY_DELAYS;
   // SQS can hide a message for at most 12 hours between two attempts.
-  if (retryDelays.some((d) => !(d >= 0 && d <= 43200))) problems.push(`HELPDESK_WEBHOOK_RETRY_DELAYS: seconds between 0 and 43200, comma-separated`);
+  if (retryDelays.some((d) => !(d >= 0 && d <= 43200)))
+    problems.push(`HELPDESK_WEBHOOK_RETRY_DELAYS: seconds between 0 and 43200, comma-separated`);
   const includePrivate = (env.HELPDESK_WEBHOOK_INCLUDE_PRIVATE ?? 'false').trim();
-  if (includePrivate !== 'true' && includePrivate !== 'false') problems.push(`HELPDESK_WEBHOOK_INCLUDE_PRIVATE: ${includePrivate}: true or false`);
+  if (includePrivate !== 'true' && includePrivate !== 'false')
+    problems.push(`HELPDESK_WEBHOOK_INCLUDE_PRIVATE: ${includePrivate}: true or false`);
   if (problems.length) throw new WebhookSettingsError(`Invalid webhook settings:\n  ${problems.join('\n  ')}`);
   return { urls, includePrivate: includePrivate === 'true', timeoutMs: timeout * 1000, retryDelays };
 }
 
 /** Upstream's payloads: the ticket as the API shows it, its queue's slug, and the new followup's id. */
-export function webhookPayload(event: WebhookEvent, ticket: unknown, queueSlug: string, followupId?: number): Record<string, unknown> {
-  return event === 'followup.created' ? { ticket, queue_slug: queueSlug, followup_id: followupId } : { ticket, queue_slug: queueSlug };
+export function webhookPayload(
+  event: WebhookEvent,
+  ticket: unknown,
+  queueSlug: string,
+  followupId?: number,
+): Record<string, unknown> {
+  return event === 'followup.created'
+    ? { ticket, queue_slug: queueSlug, followup_id: followupId }
+    : { ticket, queue_slug: queueSlug };
 }
 
 /**
@@ -213,14 +233,21 @@ export function deliveryId(eventId: string, position: number): string {
   return `msg_${eventId.slice('evt_'.length)}_${position}`;
 }
 
-/** A delivery's id: an environment receiver's ends in its position, a subscription's has no suffix (subscriptions.ts). */
+/**
+ * A delivery's id: an environment receiver's ends in its position, a subscription's has no suffix (subscriptions.ts).
+ */
 export const DELIVERY_ID = /^msg_[0-9a-z]{26}(?:_\d{1,3})?$/;
 
 /**
  * Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret's
  * key; with several secrets (a rotation's grace period), one signature each, space-separated.
  */
-export function signatureHeaders(secrets: string | readonly string[], id: string, timestamp: number, body: string): Record<string, string> {
+export function signatureHeaders(
+  secrets: string | readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): Record<string, string> {
   const signatures = (typeof secrets === 'string' ? [secrets] : secrets).map((secret) => {
     const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
     return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
@@ -274,13 +301,21 @@ export function afterAttempt(
   outcome: { status?: number; error?: string },
   retryDelays: number[],
   now: Date,
-): Pick<Delivery, 'status' | 'attempts' | 'last_response_code' | 'last_error' | 'next_attempt'> & { retryInSeconds?: number } {
+): Pick<Delivery, 'status' | 'attempts' | 'last_response_code' | 'last_error' | 'next_attempt'> & {
+  retryInSeconds?: number;
+} {
   const attempts = delivery.attempts + 1;
   const base = { attempts, last_response_code: outcome.status ?? null, last_error: outcome.error ?? null };
-  if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) return { ...base, status: 'delivered', next_attempt: null };
+  if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300)
+    return { ...base, status: 'delivered', next_attempt: null };
   const delay = retryDelays[attempts - 1];
   if (delay === undefined) return { ...base, status: 'failed', next_attempt: null };
-  return { ...base, status: 'pending', next_attempt: new Date(now.getTime() + delay * 1000).toISOString(), retryInSeconds: delay };
+  return {
+    ...base,
+    status: 'pending',
+    next_attempt: new Date(now.getTime() + delay * 1000).toISOString(),
+    retryInSeconds: delay,
+  };
 }
 
 /**

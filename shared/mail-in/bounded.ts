@@ -26,7 +26,9 @@ function startWorker(): Worker {
   const bundled = new URL(`./${BUNDLED_WORKER}`, import.meta.url);
   if (existsSync(fileURLToPath(bundled))) return new Worker(bundled);
   // From source: the worker loads TypeScript through tsx, whether or not this process was started with it.
-  const execArgv = process.execArgv.some((arg) => arg.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
+  const execArgv = process.execArgv.some((arg) => arg.includes('tsx'))
+    ? process.execArgv
+    : [...process.execArgv, '--import', 'tsx'];
   return new Worker(new URL('./text-worker.ts', import.meta.url), { execArgv });
 }
 
@@ -63,7 +65,8 @@ export async function runBounded<F extends TextFunction>(
     worker.unref();
     idle = worker;
   }
-  if (answer === 'over') throw new OverBudget(`set aside: parsing and cleaning the message took longer than its budget of ${budgetMs} ms`);
+  if (answer === 'over')
+    throw new OverBudget(`set aside: parsing and cleaning the message took longer than its budget of ${budgetMs} ms`);
   if ('refused' in answer) throw new MailRefused(answer.refused);
   if ('error' in answer) throw new Error(answer.error);
   return answer.ok as Awaited<ReturnType<(typeof TEXT_FUNCTIONS)[F]>>;
@@ -72,5 +75,11 @@ export async function runBounded<F extends TextFunction>(
 /** parseMail in the worker, its parts' bytes Buffers again (a worker's answer carries them as Uint8Arrays). */
 export async function parseMailBounded(raw: Buffer, budgetMs?: number): Promise<ParsedMail> {
   const mail = await runBounded('parseMail', [raw], budgetMs);
-  return { ...mail, parts: mail.parts.map((part) => ({ ...part, data: Buffer.from(part.data.buffer, part.data.byteOffset, part.data.byteLength) })) };
+  return {
+    ...mail,
+    parts: mail.parts.map((part) => ({
+      ...part,
+      data: Buffer.from(part.data.buffer, part.data.byteOffset, part.data.byteLength),
+    })),
+  };
 }

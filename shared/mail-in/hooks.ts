@@ -19,11 +19,17 @@ export interface MailInHooks {
   ticketOfSentMessageIds(ids: string[]): Promise<number | undefined>;
   /** Whether one of `addresses` is ticket `ticket`'s reply address issued to `from` (the sender answers our mail). */
   replyVerifies(addresses: string[], ticket: number, from: string): Promise<boolean>;
-  /** Of `failed`, the recipients whose report came to the signed return path of a mail sent to them (one of `addresses`). */
+  /**
+   * Of `failed`, the recipients whose report came to the signed return path of a mail sent to them (one of
+   * `addresses`).
+   */
   bouncesOfOurs(addresses: string[], failed: string[]): Promise<string[]>;
   /** A ticket's CC addresses (lowercase). */
   ticketCcs(ticket: number): Promise<string[]>;
-  /** Adds addresses to a ticket's CC list (the queue's own already left out), as upstream's create_ticket_cc; never one staff removed. */
+  /**
+   * Adds addresses to a ticket's CC list (the queue's own already left out), as upstream's create_ticket_cc; never one
+   * staff removed.
+   */
   addTicketCcs(ticket: number, addresses: string[]): Promise<void>;
   /** Puts addresses that bounced for good on the suppression list. */
   suppress(addresses: string[], detail: string): Promise<void>;
@@ -59,7 +65,9 @@ export const storeHooks: MailInHooks = {
   },
   async bouncesOfOurs(addresses, failed) {
     const secret = await secretOrNone();
-    return secret ? failed.filter((recipient) => addresses.some((address) => bounceVerifies(address, recipient, secret))) : [];
+    return secret
+      ? failed.filter((recipient) => addresses.some((address) => bounceVerifies(address, recipient, secret)))
+      : [];
   },
   ticketCcs: (ticket) => ticketCcAddresses(ticket),
   async addTicketCcs(ticket, addresses) {

@@ -21,11 +21,20 @@ export type IgnoredResult = { outcome: 'ignored'; reason: string; keepInMailbox:
  * The ignore rule's verdict on a message (`addressed`: its envelope recipients and To/Cc, lower
  * case): recorded and returned when ignored, else undefined.
  */
-export async function ignoredMessage(mail: ParsedMail, addressed: string[], queues: MessageQueues, record: (outcome: 'ignored', notes: string[]) => InboundRecord): Promise<IgnoredResult | undefined> {
+export async function ignoredMessage(
+  mail: ParsedMail,
+  addressed: string[],
+  queues: MessageQueues,
+  record: (outcome: 'ignored', notes: string[]) => InboundRecord,
+): Promise<IgnoredResult | undefined> {
   const rules = await listIgnoredSenders();
   if (!rules.length) return undefined;
   const { queueByAddress } = queues.known;
-  const to = [...new Set(addressed.map((a) => queueByAddress.get(withoutTag(a))?.id).filter((id): id is number => id !== undefined))];
+  const to = [
+    ...new Set(
+      addressed.map((a) => queueByAddress.get(withoutTag(a))?.id).filter((id): id is number => id !== undefined),
+    ),
+  ];
   const rule = ignoringRule(rules, mail.from, to);
   if (!rule) return undefined;
   const reason = `ignored sender: rule ${rule.id} (${rule.email_address}, "${rule.name}")`;

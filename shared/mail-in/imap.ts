@@ -30,11 +30,19 @@ import { KEPT_IN_MAILBOX } from './ignored';
 import type { ImapMailbox } from '../domain/mail-in-imap';
 import { deploymentSecret } from '../aws/secrets';
 
-/** The mailbox's app password: HELPDESK_IMAP_PASSWORD (or _FILE) locally, Secrets Manager (HELPDESK_IMAP_PASSWORD_ARN) on AWS. */
+/**
+ * The mailbox's app password: HELPDESK_IMAP_PASSWORD (or _FILE) locally, Secrets Manager (HELPDESK_IMAP_PASSWORD_ARN)
+ * on AWS.
+ */
 export const imapPassword = deploymentSecret(
   () => ({ arn: config.mailIn.imapPasswordArn, value: config.mailIn.imapPassword }),
   (value) => {
-    if (!value) throw new Error('The IMAP mailbox has no password: set HELPDESK_IMAP_PASSWORD or HELPDESK_IMAP_PASSWORD_FILE (HELPDESK_IMAP_PASSWORD_ARN on AWS).');
+    if (!value)
+      throw new Error(
+        'The IMAP mailbox has no password: set HELPDESK_IMAP_PASSWORD or HELPDESK_IMAP_PASSWORD_FILE ' +
+          '(HELPDESK_IMAP_PASSWORD_ARN ' +
+          'on AWS).',
+      );
     return value.trim();
   },
 );
@@ -68,7 +76,9 @@ export interface PollReport {
 const storeRaw = (key: string, raw: Buffer) => putFile(key, raw, 'message/rfc822', config.mailIn.bucket);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** The imapflow calls that report failure by returning false: a failure is an error here, so the message stays unmarked. */
+/**
+ * The imapflow calls that report failure by returning false: a failure is an error here, so the message stays unmarked.
+ */
 async function must<T>(what: string, result: Promise<T | false>): Promise<T> {
   const value = await result;
   if (value === false) throw new Error(`IMAP ${what} failed`);
@@ -76,7 +86,11 @@ async function must<T>(what: string, result: Promise<T | false>): Promise<T> {
 }
 
 /** One run over the mailbox. Throws when it cannot go on (login, the store, the table); what it marked stays marked. */
-export async function pollMailbox(mailbox: ImapMailbox, password: string, options: PollOptions = {}): Promise<PollReport> {
+export async function pollMailbox(
+  mailbox: ImapMailbox,
+  password: string,
+  options: PollOptions = {},
+): Promise<PollReport> {
   const limits = options.limits ?? POLL_LIMITS;
   const store = options.store ?? storeRaw;
   const ingest = options.ingest ?? ((delivery: Delivery) => runIngest(delivery));
@@ -96,16 +110,21 @@ export async function pollMailbox(mailbox: ImapMailbox, password: string, option
     socketTimeout: 60_000,
   });
   // A dropped connection also fails the command under way, which is what the run handles.
-  client.on('error', (error: Error) => logger.warn('IMAP connection error', { error: error.message, host: mailbox.host }));
+  client.on('error', (error: Error) =>
+    logger.warn('IMAP connection error', { error: error.message, host: mailbox.host }),
+  );
   await client.connect();
   try {
-    if (mailbox.after === 'move' && !(await client.list()).some((m) => m.path === mailbox.processed)) await client.mailboxCreate(mailbox.processed);
+    if (mailbox.after === 'move' && !(await client.list()).some((m) => m.path === mailbox.processed))
+      await client.mailboxCreate(mailbox.processed);
     const lock = await client.getMailboxLock(mailbox.mailbox);
     try {
       const base: SearchObject = mailbox.after === 'seen' ? { seen: false, deleted: false } : { deleted: false };
       const regular = (await client.search({ ...base, smaller: MAX_MESSAGE_BYTES + 1 }, { uid: true })) || [];
       // An oversized message the helpdesk kept as a problem is \Flagged, and passed over from then on.
-      const oversized = new Set((await client.search({ ...base, larger: MAX_MESSAGE_BYTES, flagged: false }, { uid: true })) || []);
+      const oversized = new Set(
+        (await client.search({ ...base, larger: MAX_MESSAGE_BYTES, flagged: false }, { uid: true })) || [],
+      );
       const uids = [...regular, ...oversized].sort((a, b) => a - b);
       for (const [index, uid] of uids.entries()) {
         const done = Object.values(report.outcomes).reduce((sum, n) => sum + n, 0) + report.oversized;
@@ -117,7 +136,11 @@ export async function pollMailbox(mailbox: ImapMailbox, password: string, option
           if (await keepOversized(client, mailbox, uid, store)) report.oversized++;
           continue;
         }
-        const message = await client.fetchOne(String(uid), { uid: true, source: true, internalDate: true }, { uid: true });
+        const message = await client.fetchOne(
+          String(uid),
+          { uid: true, source: true, internalDate: true },
+          { uid: true },
+        );
         if (!message || !message.source) continue; // expunged meanwhile (another client)
         const raw = message.source;
         const rawKey = imapMessageKey(sha256(raw));
@@ -125,7 +148,8 @@ export async function pollMailbox(mailbox: ImapMailbox, password: string, option
         const receivedAt = message.internalDate instanceof Date ? message.internalDate : undefined;
         const result = await ingest({ raw, rawKey, recipients: [mailbox.recipient], receivedAt });
         report.outcomes[result.outcome] = (report.outcomes[result.outcome] ?? 0) + 1;
-        if (keptInMailbox(result)) await must('flag \\Seen', client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true }));
+        if (keptInMailbox(result))
+          await must('flag \\Seen', client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true }));
         else await markDone(client, mailbox, uid);
       }
     } finally {
@@ -144,7 +168,11 @@ export async function pollMailbox(mailbox: ImapMailbox, password: string, option
  */
 function keptInMailbox(result: IngestResult): boolean {
   if (result.outcome === 'ignored') return result.keepInMailbox;
-  return result.outcome === 'duplicate' && result.record.outcome === 'ignored' && result.record.notes.includes(KEPT_IN_MAILBOX);
+  return (
+    result.outcome === 'duplicate' &&
+    result.record.outcome === 'ignored' &&
+    result.record.notes.includes(KEPT_IN_MAILBOX)
+  );
 }
 
 /** The last step for a message that is stored and ingested (or kept as a problem). */
@@ -155,7 +183,8 @@ async function markDone(client: ImapFlow, mailbox: ImapMailbox, uid: number): Pr
     return;
   }
   await must('flag \\Seen', client.messageFlagsAdd(range, ['\\Seen'], { uid: true }));
-  if (mailbox.after === 'move') await must(`move to ${mailbox.processed}`, client.messageMove(range, mailbox.processed, { uid: true }));
+  if (mailbox.after === 'move')
+    await must(`move to ${mailbox.processed}`, client.messageMove(range, mailbox.processed, { uid: true }));
 }
 
 /**
@@ -165,13 +194,24 @@ async function markDone(client: ImapFlow, mailbox: ImapMailbox, uid: number): Pr
  * client; never deleted or moved. Later runs pass over it (\Flagged), and its Message-ID (or its
  * header's hash) is recorded, so that one unflagged by a person is not reported twice. True when newly kept.
  */
-async function keepOversized(client: ImapFlow, mailbox: ImapMailbox, uid: number, store: (key: string, raw: Buffer) => Promise<void>): Promise<boolean> {
-  const fetched = (await client.fetchOne(String(uid), { uid: true, size: true, headers: true, internalDate: true }, { uid: true })) || undefined;
+async function keepOversized(
+  client: ImapFlow,
+  mailbox: ImapMailbox,
+  uid: number,
+  store: (key: string, raw: Buffer) => Promise<void>,
+): Promise<boolean> {
+  const fetched =
+    (await client.fetchOne(String(uid), { uid: true, size: true, headers: true, internalDate: true }, { uid: true })) ||
+    undefined;
   const size = fetched?.size ?? MAX_MESSAGE_BYTES + 1;
   const header = (fetched?.headers ?? Buffer.alloc(0)).subarray(0, MAX_HEADER_BYTES);
   // Its header alone, read as the ingest reads a message: the Message-ID (or the header's hash) and the sender.
-  const { messageId, from: sender } = await parseMailBounded(header).catch(() => ({ messageId: `<${sha256(header)}@no-message-id>`, from: '' }));
-  const flag = async () => must('flag \\Seen \\Flagged', client.messageFlagsAdd(String(uid), ['\\Seen', '\\Flagged'], { uid: true }));
+  const { messageId, from: sender } = await parseMailBounded(header).catch(() => ({
+    messageId: `<${sha256(header)}@no-message-id>`,
+    from: '',
+  }));
+  const flag = async () =>
+    must('flag \\Seen \\Flagged', client.messageFlagsAdd(String(uid), ['\\Seen', '\\Flagged'], { uid: true }));
   if (await findInbound(messageId)) {
     await flag();
     return false;
@@ -179,12 +219,32 @@ async function keepOversized(client: ImapFlow, mailbox: ImapMailbox, uid: number
   const rawKey = imapMessageKey(sha256(header));
   await store(rawKey, header);
   const received = (fetched?.internalDate instanceof Date ? fetched.internalDate : new Date()).toISOString();
-  const reason = `refused: message of ${size} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit; only its header is kept here, the message stays in ${mailbox.user}'s ${mailbox.mailbox} (UID ${uid}, flagged)`;
+  const reason =
+    `refused: message of ${size} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit; only its header ` +
+    `is kept here, the message ` +
+    `stays in ${mailbox.user}'s ${mailbox.mailbox} (UID ${uid}, flagged)`;
   metrics.addMetric(METRICS.mailInProblems, 'Count', 1);
   logger.warn('inbound mail kept for operators', { kind: 'failed', reason, rawKey });
   // Kept, then recorded, then flagged: a run that stops in between reports it again, never not at all.
-  await keepProblem({ kind: 'failed', reason, raw_key: rawKey, message_id: messageId, sender, received, recipients: [mailbox.recipient] });
-  await recordInbound({ message_id: messageId, outcome: 'failed', ticket: null, followup: null, raw_key: rawKey, sender, received, notes: [reason] });
+  await keepProblem({
+    kind: 'failed',
+    reason,
+    raw_key: rawKey,
+    message_id: messageId,
+    sender,
+    received,
+    recipients: [mailbox.recipient],
+  });
+  await recordInbound({
+    message_id: messageId,
+    outcome: 'failed',
+    ticket: null,
+    followup: null,
+    raw_key: rawKey,
+    sender,
+    received,
+    notes: [reason],
+  });
   await flag();
   return true;
 }

@@ -3,7 +3,8 @@
  * message, already stored raw, becomes a ticket or a followup, or is dropped, held or kept as a
  * problem, and what it became is recorded by its Message-ID (docs/email.md, "Email in").
  *
- *   parse (parse.ts: limits; in a worker with a time budget, bounded.ts) → classify (domain rules) → route (reply address, thread ids, subject
+ *   parse (parse.ts: limits; in a worker with a time budget, bounded.ts) → classify (domain rules) → route (reply
+ * address, thread ids, subject
  *   tag with a sender check; merged tickets to their target) → apply through the store's own ticket
  *   and followup writes, with the Message-ID record in the same transaction (a redelivery applies
  *   nothing: SES and IMAP both deliver twice at times).
@@ -11,7 +12,24 @@
  * Tickets and followups are written as the API writes them (store/tickets.ts), so the change feed,
  * webhooks and the outbound mail (driven by the table's stream) see them as their own events.
  */
-import { classify, entitledCcs, trustOf, type Standing, attachmentName, permanentFailures, planMailFollowup, planMailTicket, subjectTags, withoutOwnTags, withoutTag, HTML_BODY_FILENAME, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES, type Letter, type Verdicts } from '../domain/mail-in';
+import {
+  classify,
+  entitledCcs,
+  trustOf,
+  type Standing,
+  attachmentName,
+  permanentFailures,
+  planMailFollowup,
+  planMailTicket,
+  subjectTags,
+  withoutOwnTags,
+  withoutTag,
+  HTML_BODY_FILENAME,
+  MAX_ATTACHMENT_BYTES,
+  MAX_ATTACHMENTS_BYTES,
+  type Letter,
+  type Verdicts,
+} from '../domain/mail-in';
 import type { UploadedFile } from '../domain/body';
 import type { Ticket, UserSummary } from '../domain/records';
 import { parseCustomValues } from '../domain/custom-fields';
@@ -21,7 +39,18 @@ import { newAttachments } from '../store/attachments';
 import { reserveIds } from '../store/counters';
 import { listCustomFields } from '../store/custom-fields';
 import { withFiles } from '../store/file-cleanups';
-import { countNewTicket, countReply, countTicketReply, findInbound, inboundRecordPut, keepProblem, recordInbound, ticketOfReceived, type InboundRecord, type MailProblem } from '../store/inbound-mail';
+import {
+  countNewTicket,
+  countReply,
+  countTicketReply,
+  findInbound,
+  inboundRecordPut,
+  keepProblem,
+  recordInbound,
+  ticketOfReceived,
+  type InboundRecord,
+  type MailProblem,
+} from '../store/inbound-mail';
 import { MissingTicket, StaleTicket, addFollowup, createTicket, getTicket } from '../store/tickets';
 import { usersWithEmail } from '../store/users';
 import { retryWhileStale } from '../middleware/stale';
@@ -59,9 +88,15 @@ export type IngestResult =
  * AWS), else DKIM, DMARC and trusted ARC checked on the raw message (verify.ts, in the worker).
  */
 async function checkAuthor(mail: ParsedMail, delivery: Delivery): Promise<AuthorCheck> {
-  if (delivery.verdicts) return { verified: delivery.verdicts.dmarc === 'PASS', detail: `SES DMARC verdict ${delivery.verdicts.dmarc ?? 'none'}` };
+  if (delivery.verdicts)
+    return {
+      verified: delivery.verdicts.dmarc === 'PASS',
+      detail: `SES DMARC verdict ${delivery.verdicts.dmarc ?? 'none'}`,
+    };
   const domain = mail.from.slice(mail.from.lastIndexOf('@') + 1);
-  return runBounded('checkAuthor', [delivery.raw, domain, config.mailIn.arcSealers, config.mailIn.dnsRecords]).catch((error: Error) => ({ verified: false, detail: `not checked: ${error.message}` }));
+  return runBounded('checkAuthor', [delivery.raw, domain, config.mailIn.arcSealers, config.mailIn.dnsRecords]).catch(
+    (error: Error) => ({ verified: false, detail: `not checked: ${error.message}` }),
+  );
 }
 
 /** Runs the ingest; whatever goes wrong is kept as a problem (raw, listed, re-runnable), counted and logged. */
@@ -72,13 +107,26 @@ export async function ingest(delivery: Delivery, hooks: MailInHooks = storeHooks
     // An unverified reply is applied (privately) and listed for review: no alarm.
     if (kind !== 'unverified') metrics.addMetric(METRICS.mailInProblems, 'Count', 1);
     logger.warn('inbound mail kept for operators', { kind, reason, rawKey: delivery.rawKey });
-    return keepProblem({ kind, reason, raw_key: delivery.rawKey, message_id: mail?.messageId ?? null, sender: mail?.from ?? '', received, recipients: delivery.recipients });
+    return keepProblem({
+      kind,
+      reason,
+      raw_key: delivery.rawKey,
+      message_id: mail?.messageId ?? null,
+      sender: mail?.from ?? '',
+      received,
+      recipients: delivery.recipients,
+    });
   };
   try {
     mail = await parseMailBounded(delivery.raw);
     return await apply(mail, delivery, hooks, received, problem);
   } catch (error) {
-    if (error instanceof MailRefused) return { outcome: 'refused', reason: error.message, problem: await problem('failed', `refused: ${error.message}`) };
+    if (error instanceof MailRefused)
+      return {
+        outcome: 'refused',
+        reason: error.message,
+        problem: await problem('failed', `refused: ${error.message}`),
+      };
     const reason = `failed: ${(error as Error).message ?? String(error)}`;
     logger.error('inbound mail not applied', { error: String(error), rawKey: delivery.rawKey });
     return { outcome: 'failed', reason, problem: await problem('failed', reason) };
@@ -99,7 +147,12 @@ async function apply(
   const queues = await queuesOfMessage();
   const { own } = queues.known;
   const notes: string[] = [];
-  const record = (outcome: InboundRecord['outcome'], notes: string[], ticket: number | null = null, followup: number | null = null): InboundRecord => ({
+  const record = (
+    outcome: InboundRecord['outcome'],
+    notes: string[],
+    ticket: number | null = null,
+    followup: number | null = null,
+  ): InboundRecord => ({
     message_id: mail.messageId,
     outcome,
     ticket,
@@ -110,12 +163,25 @@ async function apply(
     notes,
   });
 
-  const recordPut = (outcome: 'ticket' | 'followup', ticket: number, followup: number) => inboundRecordPut(record(outcome, notes, ticket, followup), delivery.release === true);
+  const recordPut = (outcome: 'ticket' | 'followup', ticket: number, followup: number) =>
+    inboundRecordPut(record(outcome, notes, ticket, followup), delivery.release === true);
   // Ignored senders (upstream's IgnoreEmail): before anything can open or touch a ticket.
-  const ignored = await ignoredMessage(mail, [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc], queues, record);
+  const ignored = await ignoredMessage(
+    mail,
+    [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc],
+    queues,
+    record,
+  );
   if (ignored) return ignored;
 
-  const verdict = classify({ headers: mail.headers, from: mail.from, subject: mail.subject, partTypes: mail.parts.map((p) => p.mimeType), ownAddresses: own, verdicts: delivery.verdicts });
+  const verdict = classify({
+    headers: mail.headers,
+    from: mail.from,
+    subject: mail.subject,
+    partTypes: mail.parts.map((p) => p.mimeType),
+    ownAddresses: own,
+    verdicts: delivery.verdicts,
+  });
   if (verdict.action === 'drop') {
     await recordInbound(record('dropped', [verdict.reason]));
     return { outcome: 'dropped', reason: verdict.reason };
@@ -128,7 +194,7 @@ async function apply(
     const ours = delivery.verdicts ? [] : await hooks.bouncesOfOurs(addressed, failed);
     if (ours.length) await hooks.suppress(ours, `delivery status report ${mail.messageId}`);
     const ignored = failed.filter((a) => !ours.includes(a));
-    const reason = `${verdict.reason}; permanent failures: ${ours.join(', ') || 'none'}${ignored.length ? `; not ours, not acted on: ${ignored.join(', ')}` : ''}`;
+    const reason = `${verdict.reason}; permanent failures: ${ours.join(', ') || 'none'}${ignored.length ? `; not ours, not acted ` + `on: ${ignored.join(', ')}` : ''}`;
     await recordInbound(record('bounce', [reason]));
     return { outcome: 'bounce', reason };
   }
@@ -138,18 +204,27 @@ async function apply(
   }
   notes.push(...(verdict.action === 'accept' ? verdict.notes : [`released by an operator: ${verdict.reason}`]));
   if (mail.undecodable) notes.push(`${mail.undecodable} characters could not be decoded (shown as U+FFFD)`);
-  if (mail.misdeclared) notes.push(`${mail.misdeclared} text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252`);
+  if (mail.misdeclared)
+    notes.push(`${mail.misdeclared} text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252`);
 
   const addressed = [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc];
   const users = await usersWithEmail(mail.from);
   const matching = users.filter((u) => u.is_active && u.email.toLowerCase() === mail.from);
   // Upstream lets users share an address: which of them wrote is not guessed.
   const sender = matching.length === 1 ? matching[0] : undefined;
-  if (matching.length > 1) notes.push(`${matching.length} users have the address ${mail.from}: credited to none of them`);
-  const letter: Letter = { sender: mail.fromAsGiven || mail.from, subject: mail.subject, body: mail.body, messageId: mail.messageId, priority: mail.priority };
+  if (matching.length > 1)
+    notes.push(`${matching.length} users have the address ${mail.from}: credited to none of them`);
+  const letter: Letter = {
+    sender: mail.fromAsGiven || mail.from,
+    subject: mail.subject,
+    body: mail.body,
+    messageId: mail.messageId,
+    priority: mail.priority,
+  };
   const author = await checkAuthor(mail, delivery);
   const ccs = entitledCcs(mail, own, config.mailIn.ccsPerMessage);
-  if (ccs.left) notes.push(`${ccs.left} more addresses not added as CCs: over ${config.mailIn.ccsPerMessage} per message`);
+  if (ccs.left)
+    notes.push(`${ccs.left} more addresses not added as CCs: over ${config.mailIn.ccsPerMessage} per message`);
   const files = filesOf(mail, notes);
 
   const target = await route(mail, addressed, queues, users, hooks);
@@ -167,13 +242,33 @@ async function apply(
       cc: (await hooks.ticketCcs(target.id)).includes(mail.from),
     };
     const trust = trustOf(standing);
-    if (!trust.trusted) notes.push(`unverified: ${standing.staff ? 'acting as staff needs the reply address mailed to them' : author.detail}; kept private, nothing else changed`);
+    if (!trust.trusted)
+      notes.push(
+        `unverified: ${standing.staff ? 'acting as staff needs the reply address mailed to them' : author.detail}; kept private, nothing ` +
+          `else changed`,
+      );
     const credited = sender && (!sender.is_staff || trust.actsAsStaff) && trust.trusted ? sender : undefined;
-    const applied = await applyFollowup(target, letter, credited, files, notes, recordPut, hooks, trust.addsCcs ? ccs.add : [], trust.trusted);
-    if (!trust.trusted && applied.outcome === 'followup') await problem('unverified', `unverified reply: private followup ${applied.followup} on ticket ${applied.ticket} (${author.detail})`);
+    const applied = await applyFollowup(
+      target,
+      letter,
+      credited,
+      files,
+      notes,
+      recordPut,
+      hooks,
+      trust.addsCcs ? ccs.add : [],
+      trust.trusted,
+    );
+    if (!trust.trusted && applied.outcome === 'followup')
+      await problem(
+        'unverified',
+        `unverified reply: private followup ${applied.followup} on ticket ${applied.ticket} (${author.detail})`,
+      );
     return applied;
   }
-  const queue = await queues.find((known) => addressed.map((a) => known.queueByAddress.get(withoutTag(a))).find((q) => q !== undefined));
+  const queue = await queues.find((known) =>
+    addressed.map((a) => known.queueByAddress.get(withoutTag(a))).find((q) => q !== undefined),
+  );
   if (!queue) {
     const reason = `no queue answers at ${delivery.recipients.join(', ') || mail.to.join(', ') || 'the recipients'}`;
     return { outcome: 'refused', reason, problem: await problem('failed', `refused: ${reason}`) };
@@ -185,21 +280,32 @@ async function apply(
   }
   const defs = await listCustomFields();
   // A tag of ours names a ticket this message did not join: not part of the new ticket's title.
-  const ownTagsOut = { ...letter, subject: withoutOwnTags(letter.subject, new Set(queues.known.queues.map((q) => q.slug))) };
+  const ownTagsOut = {
+    ...letter,
+    subject: withoutOwnTags(letter.subject, new Set(queues.known.queues.map((q) => q.slug))),
+  };
   // Stamped now, in the request that reserves the id (as upstream's `timezone.now()`), not when the
   // mail was received (an IMAP message may wait in its mailbox, an SES delivery be retried for
   // hours): ids then follow creation times, which the id-ordered lists with `created_since` count on
   // (domain/ticket-list-query.ts, CREATION_SPAN_MS). The inbound record keeps the receipt time.
   // A new ticket by mail credits a staff user never (that needs a reply address), another user when verified.
   const user = sender && !sender.is_staff && author.verified ? sender.id : null;
-  const plan = planMailTicket(ownTagsOut, queue.id, parseCustomValues(defs, {}, 'create', 'json').values, user, new Date());
+  const plan = planMailTicket(
+    ownTagsOut,
+    queue.id,
+    parseCustomValues(defs, {}, 'create', 'json').values,
+    user,
+    new Date(),
+  );
   const ids = await reserveIds({ ticket: 1, followup: 1, attachment: files.length });
   const ticket: Ticket = { id: ids.ticket, ...plan.ticket };
   const opening = { id: ids.followup, ticket: ticket.id, ...plan.opening };
   const uploads = newAttachments(ticket.id, opening.id, ids.attachment, files);
   const event = webhookEventFor('ticket.created', ticket.id, null, config.publicUrl ?? '');
   const written = await writeOnce(mail.messageId, () =>
-    withFiles(uploads.files, (fileCommit) => createTicket(ticket, opening, uploads.records, event, fileCommit, [recordPut('ticket', ticket.id, opening.id)])),
+    withFiles(uploads.files, (fileCommit) =>
+      createTicket(ticket, opening, uploads.records, event, fileCommit, [recordPut('ticket', ticket.id, opening.id)]),
+    ),
   );
   if (written !== true) return written;
   // The sender is the submitter: their domain's word is enough to name whom they copy.
@@ -211,8 +317,10 @@ async function apply(
 /** Why a reply is over a rate (its sender's, folded, or its ticket's, per hour), or undefined. */
 async function overReplyRate(sender: string, ticket: number, now: Date): Promise<string | undefined> {
   const { repliesPerSenderHour, repliesPerTicketHour } = config.mailIn;
-  if ((await countReply(sender, now)) > repliesPerSenderHour) return `rate: over ${repliesPerSenderHour} replies from ${withoutTag(sender)} in an hour`;
-  if ((await countTicketReply(ticket, now)) > repliesPerTicketHour) return `rate: over ${repliesPerTicketHour} replies to ticket ${ticket} in an hour`;
+  if ((await countReply(sender, now)) > repliesPerSenderHour)
+    return `rate: over ${repliesPerSenderHour} replies from ${withoutTag(sender)} in an hour`;
+  if ((await countTicketReply(ticket, now)) > repliesPerTicketHour)
+    return `rate: over ${repliesPerTicketHour} replies to ticket ${ticket} in an hour`;
   return undefined;
 }
 
@@ -221,10 +329,17 @@ async function overReplyRate(sender: string, ticket: number, now: Date): Promise
  * thread's Message-IDs (sent or received), then a subject tag when the sender may write to that
  * ticket. A merged ticket is followed to its target.
  */
-async function route(mail: ParsedMail, addressed: string[], queues: MessageQueues, users: UserSummary[], hooks: MailInHooks): Promise<Ticket | undefined> {
+async function route(
+  mail: ParsedMail,
+  addressed: string[],
+  queues: MessageQueues,
+  users: UserSummary[],
+  hooks: MailInHooks,
+): Promise<Ticket | undefined> {
   let id: number | undefined;
   for (const address of addressed) id ??= await hooks.ticketOfReplyAddress(address);
-  if (id === undefined && mail.threadIds.length) id = (await hooks.ticketOfSentMessageIds(mail.threadIds)) ?? (await ticketOfReceived(mail.threadIds));
+  if (id === undefined && mail.threadIds.length)
+    id = (await hooks.ticketOfSentMessageIds(mail.threadIds)) ?? (await ticketOfReceived(mail.threadIds));
   let ticket = id === undefined ? undefined : await getTicket(id);
   if (!ticket) ticket = await taggedTicket(mail, queues, users, hooks);
   for (let hops = 0; ticket?.merged_to != null && hops < 10; hops++) ticket = await getTicket(ticket.merged_to);
@@ -232,13 +347,21 @@ async function route(mail: ParsedMail, addressed: string[], queues: MessageQueue
 }
 
 /** Upstream's `[<slug>-<id>]`, honoured only from the ticket's submitter, one of its CCs, or staff. */
-async function taggedTicket(mail: ParsedMail, queues: MessageQueues, users: UserSummary[], hooks: MailInHooks): Promise<Ticket | undefined> {
+async function taggedTicket(
+  mail: ParsedMail,
+  queues: MessageQueues,
+  users: UserSummary[],
+  hooks: MailInHooks,
+): Promise<Ticket | undefined> {
   for (const tag of subjectTags(mail.subject)) {
     const queue = await queues.find((known) => known.queues.find((q) => q.slug === tag.slug));
     const ticket = queue ? await getTicket(tag.ticket) : undefined;
     if (!ticket || ticket.queue !== queue!.id) continue;
     const staff = users.some((u) => u.is_active && u.is_staff && u.email.toLowerCase() === mail.from);
-    const known = staff || ticket.submitter_email?.toLowerCase() === mail.from || (await hooks.ticketCcs(ticket.id)).includes(mail.from);
+    const known =
+      staff ||
+      ticket.submitter_email?.toLowerCase() === mail.from ||
+      (await hooks.ticketCcs(ticket.id)).includes(mail.from);
     if (known) return ticket;
     logger.info('subject tag ignored: the sender is not on the ticket', { ticket: ticket.id });
   }
@@ -268,7 +391,15 @@ async function applyFollowup(
           if (attempt > 1) ticket = (await getTicket(ticket.id)) ?? ticket;
           const plan = planMailFollowup(letter, ticket, sender?.id ?? null, new Date(), trusted);
           reopened = plan.ticketChanges.status !== undefined;
-          await addFollowup(ticket, { id: ids.followup, ...plan.followup }, uploads.records, plan.ticketChanges, event, fileCommit, [recordPut('followup', ticket.id, ids.followup)]);
+          await addFollowup(
+            ticket,
+            { id: ids.followup, ...plan.followup },
+            uploads.records,
+            plan.ticketChanges,
+            event,
+            fileCommit,
+            [recordPut('followup', ticket.id, ids.followup)],
+          );
         },
         (error) => error instanceof StaleTicket,
       ),
@@ -290,7 +421,8 @@ async function writeOnce(messageId: string, write: () => Promise<unknown>): Prom
   } catch (error) {
     const seen = await findInbound(messageId);
     if (seen) return { outcome: 'duplicate', record: seen };
-    if (error instanceof MissingTicket) throw new Error('the ticket was deleted while the reply was applied', { cause: error });
+    if (error instanceof MissingTicket)
+      throw new Error('the ticket was deleted while the reply was applied', { cause: error });
     throw error;
   }
 }
@@ -305,7 +437,10 @@ function filesOf(mail: ParsedMail, notes: string[]): UploadedFile[] {
   let total = 0;
   const add = (filename: string, contentType: string, data: Buffer) => {
     if (data.length > MAX_ATTACHMENT_BYTES || total + data.length > MAX_ATTACHMENTS_BYTES) {
-      notes.push(`attachment ${filename} (${data.length} bytes) not stored: over the ${data.length > MAX_ATTACHMENT_BYTES ? 'per-file' : 'per-message'} limit; it is in the kept message`);
+      notes.push(
+        `attachment ${filename} (${data.length} bytes) not stored: over the ${data.length > MAX_ATTACHMENT_BYTES ? 'per-file' : 'per-message'} limit; it is in the kept ` +
+          `message`,
+      );
       return;
     }
     total += data.length;

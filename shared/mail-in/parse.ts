@@ -44,7 +44,12 @@ class CharsetRepairingParser extends PostalMime {
   misdeclared = 0;
   async collectNode(node: MimeTreeNode, ...rest: unknown[]): Promise<void> {
     const type = node.contentType.parsed.value;
-    if (!node.contentType.multipart && (type === 'text/plain' || type === 'text/html') && node.content && isUtf8Label(node.contentType.parsed.params.charset)) {
+    if (
+      !node.contentType.multipart &&
+      (type === 'text/plain' || type === 'text/html') &&
+      node.content &&
+      isUtf8Label(node.contentType.parsed.params.charset)
+    ) {
       try {
         strictUtf8.decode(node.content);
       } catch {
@@ -94,17 +99,30 @@ export interface ParsedMail {
 }
 
 const addresses = (list: Address[] | Address | undefined): string[] =>
-  (Array.isArray(list) ? list : list ? [list] : []).flatMap((a) => (a.group ? a.group.map((m) => m.address) : [a.address])).filter(Boolean).map((a) => a.toLowerCase());
+  (Array.isArray(list) ? list : list ? [list] : [])
+    .flatMap((a) => (a.group ? a.group.map((m) => m.address) : [a.address]))
+    .filter(Boolean)
+    .map((a) => a.toLowerCase());
 
-const firstAddress = (list: Address[] | Address | undefined): string => (Array.isArray(list) ? list[0] : list)?.address ?? '';
+const firstAddress = (list: Address[] | Address | undefined): string =>
+  (Array.isArray(list) ? list[0] : list)?.address ?? '';
 
 const bytesOf = (content: MimePart['content']): Buffer =>
-  typeof content === 'string' ? Buffer.from(content) : content instanceof ArrayBuffer ? Buffer.from(content) : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  typeof content === 'string'
+    ? Buffer.from(content)
+    : content instanceof ArrayBuffer
+      ? Buffer.from(content)
+      : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
 
 export async function parseMail(raw: Buffer): Promise<ParsedMail> {
-  if (raw.length > MAX_MESSAGE_BYTES) throw new MailRefused(`message of ${raw.length} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit`);
+  if (raw.length > MAX_MESSAGE_BYTES)
+    throw new MailRefused(`message of ${raw.length} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit`);
   let email: Awaited<ReturnType<typeof PostalMime.parse>>;
-  const parser = new CharsetRepairingParser({ maxNestingDepth: MAX_MIME_DEPTH, maxHeadersSize: MAX_HEADER_BYTES, attachmentEncoding: 'arraybuffer' });
+  const parser = new CharsetRepairingParser({
+    maxNestingDepth: MAX_MIME_DEPTH,
+    maxHeadersSize: MAX_HEADER_BYTES,
+    attachmentEncoding: 'arraybuffer',
+  });
   try {
     email = await parser.parse(raw);
   } catch (error) {
@@ -113,15 +131,24 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     if (/header/i.test(message)) throw new MailRefused(`headers larger than ${MAX_HEADER_BYTES} bytes`);
     throw new MailRefused(`unreadable MIME: ${message}`);
   }
-  if (email.attachments.length > MAX_PARTS) throw new MailRefused(`${email.attachments.length} parts, over the limit of ${MAX_PARTS}`);
+  if (email.attachments.length > MAX_PARTS)
+    throw new MailRefused(`${email.attachments.length} parts, over the limit of ${MAX_PARTS}`);
   const headers = headerMap(email.headers);
-  const statusPart = email.attachments.find((a) => a.mimeType === 'message/delivery-status' || a.mimeType === 'message/global-delivery-status');
+  const statusPart = email.attachments.find(
+    (a) => a.mimeType === 'message/delivery-status' || a.mimeType === 'message/global-delivery-status',
+  );
   const parts = email.attachments
     .filter((a) => a !== statusPart)
-    .map((a): MailPart => ({ filename: a.filename, mimeType: a.mimeType, inline: !!a.related || a.disposition === 'inline', data: bytesOf(a.content) }));
+    .map((a): MailPart => ({
+      filename: a.filename,
+      mimeType: a.mimeType,
+      inline: !!a.related || a.disposition === 'inline',
+      data: bytesOf(a.content),
+    }));
   const fullText = email.text ?? (email.html ? htmlToText(email.html) : '');
   const body = trimmedBody(new EmailReplyParser().parseReply(fullText.replace(/\r\n/g, '\n'))) || trimmedBody(fullText);
-  const messageId = messageIds(email.messageId)[0] ?? `<${createHash('sha256').update(raw).digest('hex')}@no-message-id>`;
+  const messageId =
+    messageIds(email.messageId)[0] ?? `<${createHash('sha256').update(raw).digest('hex')}@no-message-id>`;
   return {
     headers,
     messageId,

@@ -6,7 +6,15 @@
  */
 import { parentPort } from 'node:worker_threads';
 import EmailReplyParser from 'email-reply-parser';
-import { cleanSubject, htmlToText, messageIds, permanentFailures, subjectTags, trimmedBody, withoutOwnTags } from '../domain/mail-in';
+import {
+  cleanSubject,
+  htmlToText,
+  messageIds,
+  permanentFailures,
+  subjectTags,
+  trimmedBody,
+  withoutOwnTags,
+} from '../domain/mail-in';
 import { MailRefused, parseMail } from './parse';
 import { checkAuthor } from './verify';
 
@@ -37,7 +45,8 @@ parentPort?.on('message', (job: TextJob) => {
     .then(() => run(...job.args))
     .then(
       (ok): TextAnswer => ({ ok }),
-      (error: Error): TextAnswer => (error instanceof MailRefused ? { refused: error.message } : { error: error.message ?? String(error) }),
+      (error: Error): TextAnswer =>
+        error instanceof MailRefused ? { refused: error.message } : { error: error.message ?? String(error) },
     )
     .then((answer) => parentPort!.postMessage(answer));
 });

@@ -28,7 +28,12 @@ function pinnedResolver(records: PinnedRecords): DNSResolver {
 }
 
 /** The check of `raw`, whose From domain is `fromDomain`; `sealers`: the ARC sealers trusted (lowercase domains). */
-export async function checkAuthor(raw: Uint8Array, fromDomain: string, sealers: string[], records?: PinnedRecords): Promise<AuthorCheck> {
+export async function checkAuthor(
+  raw: Uint8Array,
+  fromDomain: string,
+  sealers: string[],
+  records?: PinnedRecords,
+): Promise<AuthorCheck> {
   if (!fromDomain) return { verified: false, detail: 'no From domain' };
   const result = await authenticate(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
     ...(records ? { resolver: pinnedResolver(records) } : {}),
@@ -38,8 +43,24 @@ export async function checkAuthor(raw: Uint8Array, fromDomain: string, sealers: 
   const dmarc = result.dmarc ? result.dmarc.status.result : 'none';
   if (dmarc === 'pass') return { verified: true, detail: 'dmarc' };
   const arc = result.arc;
-  const sealer = arc && arc.status.result === 'pass' ? (arc as { signature?: { signingDomain?: string } }).signature?.signingDomain?.toLowerCase() : undefined;
-  const forwarded = arc && sealer ? (arc as { authenticationResults?: { dmarc?: { result?: string; header?: { from?: string } } } }).authenticationResults?.dmarc : undefined;
-  if (sealer && sealers.includes(sealer) && forwarded?.result === 'pass' && forwarded.header?.from?.toLowerCase() === fromDomain) return { verified: true, detail: `arc:${sealer}` };
-  return { verified: false, detail: `DMARC ${dmarc}${arc && arc.status.result !== 'none' ? `, ARC ${arc.status.result}${sealer ? ` by ${sealer}` : ''}` : ''}` };
+  const sealer =
+    arc && arc.status.result === 'pass'
+      ? (arc as { signature?: { signingDomain?: string } }).signature?.signingDomain?.toLowerCase()
+      : undefined;
+  const forwarded =
+    arc && sealer
+      ? (arc as { authenticationResults?: { dmarc?: { result?: string; header?: { from?: string } } } })
+          .authenticationResults?.dmarc
+      : undefined;
+  if (
+    sealer &&
+    sealers.includes(sealer) &&
+    forwarded?.result === 'pass' &&
+    forwarded.header?.from?.toLowerCase() === fromDomain
+  )
+    return { verified: true, detail: `arc:${sealer}` };
+  return {
+    verified: false,
+    detail: `DMARC ${dmarc}${arc && arc.status.result !== 'none' ? `, ARC ${arc.status.result}${sealer ? ` by ${sealer}` : ''}` : ''}`,
+  };
 }

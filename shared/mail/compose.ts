@@ -33,10 +33,16 @@ export function composeMail(mail: OutgoingMail): Promise<Buffer> {
     ...(inReplyTo ? { inReplyTo } : {}),
     ...(references ? { references } : {}),
     headers,
-    attachments: mail.attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
+    attachments: mail.attachments.map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      contentType: a.contentType,
+    })),
     // Nothing in a mail is fetched from a path or URL: every part is given as content.
     disableFileAccess: true,
     disableUrlAccess: true,
   });
-  return new Promise((resolve, reject) => composer.compile().build((error, message) => (error ? reject(error) : resolve(message))));
+  return new Promise((resolve, reject) =>
+    composer.compile().build((error, message) => (error ? reject(error) : resolve(message))),
+  );
 }

@@ -45,36 +45,63 @@ interface Mailable {
 const facts = (t: Ticket) => ({ status: t.status, submitter_email: t.submitter_email, assigned_to: t.assigned_to });
 
 /** What a record means to mail, if anything (the ticket a followup was added to is read, once per batch). */
-async function mailableOf(change: TableChange, settings: MailSettings, tickets: Map<number, Promise<Ticket | undefined>>): Promise<Mailable | undefined> {
+async function mailableOf(
+  change: TableChange,
+  settings: MailSettings,
+  tickets: Map<number, Promise<Ticket | undefined>>,
+): Promise<Mailable | undefined> {
   const { stream, newImage, oldImage, eventName } = change;
-  if (stream && eventName === 'INSERT' && newImage?.type === ESCALATION_ITEM_TYPE) return escalationOf(newImage, stream, tickets);
+  if (stream && eventName === 'INSERT' && newImage?.type === ESCALATION_ITEM_TYPE)
+    return escalationOf(newImage, stream, tickets);
   if (!stream || !change.keys.PK.startsWith(TICKET_PREFIX) || !newImage) return undefined;
   const id = Number(change.keys.PK.slice(TICKET_PREFIX.length));
   if (newImage.type === 'ticket' && change.keys.SK === TICKET_SORT_KEY) {
     const ticket = strip<Ticket>(newImage);
     if (eventName === 'INSERT') {
       const opening = openingOf(newImage);
-      return { change: { type: 'created', ticket: facts(ticket), actor: opening?.user ?? null }, ticket: id, queue: ticket.queue, followup: opening?.id ?? null, stream };
+      return {
+        change: { type: 'created', ticket: facts(ticket), actor: opening?.user ?? null },
+        ticket: id,
+        queue: ticket.queue,
+        followup: opening?.id ?? null,
+        stream,
+      };
     }
     if (eventName !== 'MODIFY' || !settings.onTicketUpdates || !oldImage) return undefined;
     const before = strip<Ticket>(oldImage);
-    const final = ticket.status !== before.status && (ticket.status === STATUS.RESOLVED || ticket.status === STATUS.CLOSED);
+    const final =
+      ticket.status !== before.status && (ticket.status === STATUS.RESOLVED || ticket.status === STATUS.CLOSED);
     const reassigned = ticket.assigned_to !== null && ticket.assigned_to !== before.assigned_to;
     if (!final && !reassigned) return undefined;
     // A followup that resolves or closes writes the ticket too: that change mails as the followup.
     if (!reassigned && (await byFollowup(id, ticket))) return undefined;
     // The caller of the PUT or PATCH (store/items.ts UPDATED_BY), never mailed about their own change.
     const actor = typeof newImage[UPDATED_BY] === 'number' ? newImage[UPDATED_BY] : null;
-    return { change: { type: 'updated', ticket: facts(ticket), actor, before: facts(before) }, ticket: id, queue: ticket.queue, followup: null, stream };
+    return {
+      change: { type: 'updated', ticket: facts(ticket), actor, before: facts(before) },
+      ticket: id,
+      queue: ticket.queue,
+      followup: null,
+      stream,
+    };
   }
   // An escalation's followup mails as the escalation (its record, above).
   if (newImage.type === 'followup' && eventName === 'INSERT' && !newImage[WRITTEN_OUT] && !newImage[ESCALATION]) {
     const f = strip<Followup>(newImage);
-    if (!tickets.has(id)) tickets.set(id, readTicket(id).then((c) => c?.ticket));
+    if (!tickets.has(id))
+      tickets.set(
+        id,
+        readTicket(id).then((c) => c?.ticket),
+      );
     const ticket = await tickets.get(id);
     if (!ticket) return undefined; // deleted since: nobody to tell about it
     return {
-      change: { type: 'followup', ticket: facts(ticket), actor: f.user, followup: { public: f.public, comment: f.comment, new_status: f.new_status } },
+      change: {
+        type: 'followup',
+        ticket: facts(ticket),
+        actor: f.user,
+        followup: { public: f.public, comment: f.comment, new_status: f.new_status },
+      },
       ticket: id,
       queue: ticket.queue,
       followup: f.id,
@@ -86,12 +113,26 @@ async function mailableOf(change: TableChange, settings: MailSettings, tickets: 
 }
 
 /** An escalation (or, with `--notify-only`, its notice): store/escalation.ts writes the record this reads. */
-async function escalationOf(record: Record<string, unknown>, stream: Mailable['stream'], tickets: Map<number, Promise<Ticket | undefined>>): Promise<Mailable | undefined> {
+async function escalationOf(
+  record: Record<string, unknown>,
+  stream: Mailable['stream'],
+  tickets: Map<number, Promise<Ticket | undefined>>,
+): Promise<Mailable | undefined> {
   const id = Number(record.ticket);
-  if (!tickets.has(id)) tickets.set(id, readTicket(id).then((c) => c?.ticket));
+  if (!tickets.has(id))
+    tickets.set(
+      id,
+      readTicket(id).then((c) => c?.ticket),
+    );
   const ticket = await tickets.get(id);
   if (!ticket) return undefined;
-  return { change: { type: 'escalated', ticket: facts(ticket), actor: null }, ticket: id, queue: ticket.queue, followup: (record.followup as number | null) ?? null, stream };
+  return {
+    change: { type: 'escalated', ticket: facts(ticket), actor: null },
+    ticket: id,
+    queue: ticket.queue,
+    followup: (record.followup as number | null) ?? null,
+    stream,
+  };
 }
 
 /** Whether the ticket's latest change came with a followup that made it (its date and status). */
@@ -104,7 +145,10 @@ async function byFollowup(ticket: number, after: Ticket): Promise<boolean> {
 async function audienceOf(m: Mailable, queue: Queue | undefined, settings: MailSettings): Promise<MailAudience> {
   const assignee = m.change.ticket.assigned_to;
   const users = [assignee, m.change.actor].filter((u): u is number => u !== null);
-  const [refs, ticketCc] = await Promise.all([users.length ? loadReferences({ queues: [], users, tickets: [] }) : undefined, ticketCcAddresses(m.ticket)]);
+  const [refs, ticketCc] = await Promise.all([
+    users.length ? loadReferences({ queues: [], users, tickets: [] }) : undefined,
+    ticketCcAddresses(m.ticket),
+  ]);
   const emailOf = (user: number | null) => (user === null ? null : refs?.users.get(user)?.email || null);
   return {
     queueAddress: queue?.email_address ?? null,
@@ -122,10 +166,17 @@ async function audienceOf(m: Mailable, queue: Queue | undefined, settings: MailS
  * The entry point: the mails of a batch of the table's stream, recorded and queued. Throws when a
  * write or the queue fails, for the batch to be retried (which changes nothing already done).
  */
-/** Changes worked on at once: a batch's tickets are independent (each mail's id is its own), and a burst's batch is large. */
+/**
+ * Changes worked on at once: a batch's tickets are independent (each mail's id is its own), and a burst's batch is
+ * large.
+ */
 const CONCURRENCY = 16;
 
-export async function queueMailFor(changes: TableChange[], queue: MailQueue, settings: MailSettings = config.mail.settings): Promise<void> {
+export async function queueMailFor(
+  changes: TableChange[],
+  queue: MailQueue,
+  settings: MailSettings = config.mail.settings,
+): Promise<void> {
   if (settings.transport === 'off') return;
   const tickets = new Map<number, Promise<Ticket | undefined>>();
   const queues = new Map<number, Promise<Queue | undefined>>();
@@ -156,14 +207,18 @@ export async function queueMailFor(changes: TableChange[], queue: MailQueue, set
       // Recorded before (a retried batch, a restart reading the stream again): queued again unless
       // settled; the sender's claim lets one attempt through (a `sending` one once its lease ran out).
       const again = created ? undefined : await getMail(mail.ticket, mail.id);
-      if (created || again?.status === 'queued' || again?.status === 'sending') await queue.enqueue({ ticket: mail.ticket, id: mail.id }, 0);
+      if (created || again?.status === 'queued' || again?.status === 'sending')
+        await queue.enqueue({ ticket: mail.ticket, id: mail.id }, 0);
     }
   };
   // Every change is worked on even when one fails (its batch is retried whole, which is idempotent).
   let failure: Error | undefined;
   let next = 0;
   const worker = async () => {
-    while (next < changes.length) await one(changes[next++]!).catch((error: unknown) => (failure ??= error instanceof Error ? error : new Error(String(error))));
+    while (next < changes.length)
+      await one(changes[next++]!).catch(
+        (error: unknown) => (failure ??= error instanceof Error ? error : new Error(String(error))),
+      );
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, changes.length) }, worker));
   if (failure) throw failure;

@@ -15,7 +15,12 @@ export const MIN_MAIL_SECRET_LENGTH = 32;
 export const mailSecret = deploymentSecret(
   () => ({ arn: config.mail.secretArn, value: config.mail.secret }),
   (value) => {
-    if (!value || value.length < MIN_MAIL_SECRET_LENGTH) throw new Error(`The mail secret is missing or shorter than ${MIN_MAIL_SECRET_LENGTH} characters (HELPDESK_MAIL_SECRET, or HELPDESK_MAIL_SECRET_ARN on AWS).`);
+    if (!value || value.length < MIN_MAIL_SECRET_LENGTH)
+      throw new Error(
+        `The mail secret is missing or shorter than ${MIN_MAIL_SECRET_LENGTH} characters (HELPDESK_MAIL_SECRET, ` +
+          `or HELPDESK_MAIL_SECRET_ARN ` +
+          `on AWS).`,
+      );
     return value;
   },
 );

@@ -9,11 +9,33 @@
  * followup (domain/mail-recipients.ts), and here again only a public followup's comment is put in;
  * the ticket's stored `resolution` is never read (a private followup that resolved may have set it).
  */
-import { retryDelay, MAX_EMAIL_ATTACHMENT_BYTES, type MailRecord, type MailRef, type SendResult, type MailSettings } from '../domain/mail';
+import {
+  retryDelay,
+  MAX_EMAIL_ATTACHMENT_BYTES,
+  type MailRecord,
+  type MailRef,
+  type SendResult,
+  type MailSettings,
+} from '../domain/mail';
 import type { MailKind } from '../domain/mail-settings';
-import { AUTO_SUBMITTED_HEADERS, bounceAddress, ownMessageId, replyAddress, splitAddress, threadHeaders, threadRoot } from '../domain/mail-threading';
+import {
+  AUTO_SUBMITTED_HEADERS,
+  bounceAddress,
+  ownMessageId,
+  replyAddress,
+  splitAddress,
+  threadHeaders,
+  threadRoot,
+} from '../domain/mail-threading';
 import { effectiveTemplate, renderMail, ticketTag, type MailTemplateContext } from '../domain/mail-templates';
-import { PRIORITY_LABELS, STATUS_LABELS, type Attachment, type Followup, type Queue, type TicketCollection } from '../domain/records';
+import {
+  PRIORITY_LABELS,
+  STATUS_LABELS,
+  type Attachment,
+  type Followup,
+  type Queue,
+  type TicketCollection,
+} from '../domain/records';
 import { displayName } from '../domain/ticket';
 import { logger } from '../observability';
 import { getFile, presignDownload } from '../aws/s3';
@@ -35,7 +57,10 @@ export interface SenderContext {
   secret: () => Promise<string>;
 }
 
-/** The From of a queue's mail: its title and address, or the default sender's address (`<slug>@localhost` when none is set). */
+/**
+ * The From of a queue's mail: its title and address, or the default sender's address (`<slug>@localhost` when none is
+ * set).
+ */
 export function senderOf(queue: Pick<Queue, 'title' | 'slug' | 'email_address'>, ctx: Pick<SenderContext, 'settings'>) {
   const address = queue.email_address ?? ctx.settings.defaultFrom?.address ?? `${queue.slug}@localhost`;
   return { name: queue.title, address };
@@ -49,16 +74,29 @@ async function filesOf(attachments: Attachment[]) {
   const attached: { filename: string; content: Buffer; contentType: string }[] = [];
   const linked: string[] = [];
   for (const a of attachments) {
-    if (a.size < MAX_EMAIL_ATTACHMENT_BYTES) attached.push({ filename: a.filename, content: await getFile(a.object_key), contentType: a.mime_type });
-    else linked.push(`${a.filename} (${a.size} bytes): ${await presignDownload(a.object_key, a.filename, a.mime_type, MAIL_LINK_SECONDS)}`);
+    if (a.size < MAX_EMAIL_ATTACHMENT_BYTES)
+      attached.push({ filename: a.filename, content: await getFile(a.object_key), contentType: a.mime_type });
+    else
+      linked.push(
+        `${a.filename} (${a.size} bytes): ${await presignDownload(a.object_key, a.filename, a.mime_type, MAIL_LINK_SECONDS)}`,
+      );
   }
   return { attached, linked };
 }
 
 /** The values a mail is rendered with: the ticket now, and the mail's followup when it is public. */
-async function contextOf(mail: MailRecord, collection: TicketCollection, queue: Queue | undefined, followup: Followup | undefined, linked: string[]): Promise<MailTemplateContext> {
+async function contextOf(
+  mail: MailRecord,
+  collection: TicketCollection,
+  queue: Queue | undefined,
+  followup: Followup | undefined,
+  linked: string[],
+): Promise<MailTemplateContext> {
   const t = collection.ticket;
-  const assignee = t.assigned_to === null ? undefined : (await loadReferences({ queues: [], users: [t.assigned_to], tickets: [] })).users.get(t.assigned_to);
+  const assignee =
+    t.assigned_to === null
+      ? undefined
+      : (await loadReferences({ queues: [], users: [t.assigned_to], tickets: [] })).users.get(t.assigned_to);
   const publicText = followup?.public ? (followup.comment ?? '') : '';
   const created = mail.kind.startsWith('newticket_') || mail.kind === 'assigned_owner';
   return {
@@ -102,19 +140,37 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
     const from = senderOf(queue ?? { title: 'Helpdesk', slug: 'helpdesk', email_address: null }, ctx);
     const files = await filesOf(followup ? collection.attachments.filter((a) => a.followup === followup.id) : []);
     const overrides = await readTemplateOverrides(mail.kind, collection.ticket.queue);
-    const rendered = renderMail(effectiveTemplate(mail.kind, overrides), await contextOf(mail, collection, queue, followup, files.linked));
+    const rendered = renderMail(
+      effectiveTemplate(mail.kind, overrides),
+      await contextOf(mail, collection, queue, followup, files.linked),
+    );
     if ((await suppressedAmong([mail.recipient])).size) {
-      await recordSent(mail, { status: 'suppressed', subject: rendered.subject, messageId: null, error: 'the address is on the suppression list' }, now());
+      await recordSent(
+        mail,
+        {
+          status: 'suppressed',
+          subject: rendered.subject,
+          messageId: null,
+          error: 'the address is on the suppression list',
+        },
+        now(),
+      );
       return { state: 'suppressed' };
     }
     const secret = await ctx.secret();
     const domain = splitAddress(from.address)!.domain;
     // The thread as this recipient has it: the mails sent to them about the ticket, in the order sent.
     const previous = (await ticketMail(mail.ticket))
-      .filter((m) => m.id !== mail.id && m.message_id && m.sent && m.recipient.toLowerCase() === mail.recipient.toLowerCase())
+      .filter(
+        (m) => m.id !== mail.id && m.message_id && m.sent && m.recipient.toLowerCase() === mail.recipient.toLowerCase(),
+      )
       .sort((a, b) => (a.sent! < b.sent! ? -1 : a.sent! > b.sent! ? 1 : 0))
       .map((m) => m.message_id!);
-    const messageId = ownMessageId(mail.ticket, mail.id.slice(mail.id.lastIndexOf('#') + 1).replace(/[^A-Za-z0-9]/g, ''), domain);
+    const messageId = ownMessageId(
+      mail.ticket,
+      mail.id.slice(mail.id.lastIndexOf('#') + 1).replace(/[^A-Za-z0-9]/g, ''),
+      domain,
+    );
     const raw = await composeMail({
       from,
       to: mail.recipient,
@@ -140,7 +196,12 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
       logger.error('mail failed on every attempt', { ticket: mail.ticket, mail: mail.id, error: message });
       return { state: 'failed', deadLetter: true };
     }
-    logger.warn('mail attempt failed, will retry', { ticket: mail.ticket, mail: mail.id, attempt: mail.attempts, error: message });
+    logger.warn('mail attempt failed, will retry', {
+      ticket: mail.ticket,
+      mail: mail.id,
+      attempt: mail.attempts,
+      error: message,
+    });
     return { state: 'retry', inSeconds: delay };
   }
 }

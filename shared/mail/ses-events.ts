@@ -12,13 +12,18 @@ import { logger } from '../observability';
 import { mailOfMessageId, recordMailStatus } from '../store/mail-log';
 import { suppress } from '../store/suppressions';
 
-/** What became of an event: recorded on its mail; about a mail the log does not have (any suppression still made); or not an event of ours. */
+/**
+ * What became of an event: recorded on its mail; about a mail the log does not have (any suppression still made); or
+ * not an event of ours.
+ */
 export type SesEventOutcome = 'recorded' | 'unknown-mail' | 'ignored';
 
 export async function recordSesEvent(raw: unknown): Promise<SesEventOutcome> {
   const event = parseSesEvent(raw);
   if (!event) {
-    logger.warn('SES event not understood: dropped', { detailType: (raw as { 'detail-type'?: unknown } | null)?.['detail-type'] });
+    logger.warn('SES event not understood: dropped', {
+      detailType: (raw as { 'detail-type'?: unknown } | null)?.['detail-type'],
+    });
     return 'ignored';
   }
   const messageId = messageIdOf(event);

@@ -19,7 +19,10 @@ export interface MailEnvelope {
   to: string;
   /** The Message-ID the composed mail carries. */
   messageId: string;
-  /** The signed return path (VERP) delivery reports go to, where the transport sets the envelope (not SES: its events report bounces). */
+  /**
+   * The signed return path (VERP) delivery reports go to, where the transport sets the envelope (not SES: its events
+   * report bounces).
+   */
   returnPath?: string;
 }
 
@@ -28,8 +31,12 @@ export interface MailTransport {
   send(raw: Buffer, envelope: MailEnvelope): Promise<string>;
 }
 
-/** A file name of the message: sortable by time, unique by Message-ID, nothing from the mail's values but its id's safe characters. */
-export const mailboxFileName = (messageId: string, now: Date) => `${now.toISOString().replace(/[:.]/g, '-')}_${messageId.replace(/[^A-Za-z0-9.@_-]/g, '')}.eml`;
+/**
+ * A file name of the message: sortable by time, unique by Message-ID, nothing from the mail's values but its id's safe
+ * characters.
+ */
+export const mailboxFileName = (messageId: string, now: Date) =>
+  `${now.toISOString().replace(/[:.]/g, '-')}_${messageId.replace(/[^A-Za-z0-9.@_-]/g, '')}.eml`;
 
 export function mailboxTransport(dir: string): MailTransport {
   return {
@@ -37,8 +44,13 @@ export function mailboxTransport(dir: string): MailTransport {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       // `wx`: a file of this name is never overwritten (the same mail is never captured twice over itself).
       // As a delivering server writes it: the envelope sender a delivery report goes back to.
-      const returnPath = envelope.returnPath ? Buffer.from(`Return-Path: <${envelope.returnPath}>\r\n`) : Buffer.alloc(0);
-      await writeFile(join(dir, mailboxFileName(envelope.messageId, new Date())), Buffer.concat([returnPath, raw]), { mode: 0o600, flag: 'wx' });
+      const returnPath = envelope.returnPath
+        ? Buffer.from(`Return-Path: <${envelope.returnPath}>\r\n`)
+        : Buffer.alloc(0);
+      await writeFile(join(dir, mailboxFileName(envelope.messageId, new Date())), Buffer.concat([returnPath, raw]), {
+        mode: 0o600,
+        flag: 'wx',
+      });
       return envelope.messageId;
     },
   };
@@ -50,7 +62,9 @@ export function smtpTransport(url: string): MailTransport {
     async send(raw, envelope) {
       // Loaded on first use: the SMTP client is the local runtime's (functions/mail/send.ts takes SES's alone).
       transport ??= import('nodemailer').then((n) => n.createTransport(url));
-      await (await transport).sendMail({ envelope: { from: envelope.returnPath ?? envelope.from, to: [envelope.to] }, raw });
+      await (
+        await transport
+      ).sendMail({ envelope: { from: envelope.returnPath ?? envelope.from, to: [envelope.to] }, raw });
       return envelope.messageId;
     },
   };

@@ -24,7 +24,13 @@ import type { User } from '../domain/records';
 import { decoyHash, verifyPassword } from '../domain/password';
 import { delayFor, retryAfter, windowEnd } from '../domain/login-throttle';
 import { config } from '../config';
-import { TOKEN_CHALLENGE, TOKEN_MESSAGES, hashTokenKey, parseTokenAuthorization, type AuthenticationClass } from '../domain/tokens';
+import {
+  TOKEN_CHALLENGE,
+  TOKEN_MESSAGES,
+  hashTokenKey,
+  parseTokenAuthorization,
+  type AuthenticationClass,
+} from '../domain/tokens';
 import { clearAttempts, returnAttempt, takeAttempt } from '../store/login-attempts';
 import { keys } from '../store/keys';
 import { findTokenByKeyHash } from '../store/tokens';
@@ -51,7 +57,8 @@ export function parseBasicAuthorization(value: string | undefined): Credentials 
   const parts = value.trim().split(/\s+/);
   if (parts[0]!.toLowerCase() !== 'basic') return undefined;
   if (parts.length === 1) throw new NotAuthenticated('Invalid basic header. No credentials provided.');
-  if (parts.length > 2) throw new NotAuthenticated('Invalid basic header. Credentials string should not contain spaces.');
+  if (parts.length > 2)
+    throw new NotAuthenticated('Invalid basic header. Credentials string should not contain spaces.');
   const encoded = parts[1]!;
   const malformed = () => new NotAuthenticated('Invalid basic header. Credentials not correctly base64 encoded.');
   // Padding is required, as Python's b64decode requires it ("Incorrect padding").
@@ -127,7 +134,12 @@ async function verifyBasic(credentials: Credentials, source: string): Promise<Us
     // Not judged (a full count, or a read that failed): the attempts that were counted go back.
     await Promise.all([pair?.taken && returnAttempt(pairKey, now), fromSource?.taken && returnAttempt(sourceKey, now)]);
     for (const outcome of [read, pairTaken, sourceTaken]) if (outcome.status === 'rejected') throw outcome.reason;
-    throw new Throttled(retryAfter(pair!.taken ? (fromSource as { expiresAt: number }).expiresAt : (pair as { expiresAt: number }).expiresAt, now));
+    throw new Throttled(
+      retryAfter(
+        pair!.taken ? (fromSource as { expiresAt: number }).expiresAt : (pair as { expiresAt: number }).expiresAt,
+        now,
+      ),
+    );
   }
   const user = read.value;
   const delay = delayFor(pair.before, policy);
@@ -225,7 +237,8 @@ export async function authenticate(authorization: string | undefined, source = '
     return user;
   } catch (error) {
     // A bearer token refused says why in its own challenge (RFC 6750); any other 401 names the first class.
-    if (error instanceof NotAuthenticated && !(error instanceof InvalidBearer)) throw new NotAuthenticated(error.detail, challenge);
+    if (error instanceof NotAuthenticated && !(error instanceof InvalidBearer))
+      throw new NotAuthenticated(error.detail, challenge);
     throw error;
   }
 }

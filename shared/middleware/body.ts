@@ -37,7 +37,8 @@ export function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
@@ -49,7 +50,8 @@ export function jsonDepth(text: string): number {
 function parseJson(raw: Buffer): ParsedBody {
   let data: unknown;
   const text = raw.toString('utf8');
-  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new ParseError(`JSON parse error - nested more than ${MAX_JSON_DEPTH} levels deep`);
+  if (jsonDepth(text) > MAX_JSON_DEPTH)
+    throw new ParseError(`JSON parse error - nested more than ${MAX_JSON_DEPTH} levels deep`);
   try {
     data = JSON.parse(text);
   } catch (error) {
@@ -57,7 +59,9 @@ function parseJson(raw: Buffer): ParsedBody {
   }
   if (data === null) throw new ValidationError({ non_field_errors: ['No data provided'] });
   if (typeof data !== 'object' || Array.isArray(data)) {
-    throw new ValidationError({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonType(data)}.`] });
+    throw new ValidationError({
+      non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonType(data)}.`],
+    });
   }
   return { kind: 'json', data: data as Record<string, unknown>, files: [] };
 }

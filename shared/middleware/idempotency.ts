@@ -17,10 +17,16 @@ import { header, type ApiEvent, type HttpResult } from './http';
 /** Keep answers up to this size (a DynamoDB item holds 400 KB); a larger one frees the key instead. */
 const MAX_STORED_BODY = 300_000;
 
-/** The stored answer of the first request, answered again (through the chain's error path, which adds the headers every answer gets). */
+/**
+ * The stored answer of the first request, answered again (through the chain's error path, which adds the headers every
+ * answer gets).
+ */
 export class Replay extends HttpError {
   constructor(response: StoredResponse) {
-    super(response.statusCode, JSON.parse(response.body) as Record<string, unknown>, { ...response.headers, 'Idempotent-Replayed': 'true' });
+    super(response.statusCode, JSON.parse(response.body) as Record<string, unknown>, {
+      ...response.headers,
+      'Idempotent-Replayed': 'true',
+    });
   }
 }
 
@@ -39,7 +45,12 @@ async function fingerprint(event: ApiEvent): Promise<string> {
     const files = body.files.map((f) => [f.field, f.filename, f.contentType ?? null, sha256(f.data)]);
     return sha256(canonicalJson([...where, body.kind, body.data, files]));
   } catch {
-    const raw = event.body === undefined ? '' : event.isBase64Encoded ? event.body : Buffer.from(event.body, 'utf8').toString('base64');
+    const raw =
+      event.body === undefined
+        ? ''
+        : event.isBase64Encoded
+          ? event.body
+          : Buffer.from(event.body, 'utf8').toString('base64');
     return sha256(canonicalJson([...where, header(event, 'content-type') ?? '', raw]));
   }
 }
@@ -51,11 +62,17 @@ type Scoped = ApiEvent & { [SCOPE]?: string };
 export function withheldAnswer(body: string): StoredResponse {
   const id = (JSON.parse(body) as { id?: unknown }).id;
   const created = typeof id === 'number' ? ` (id ${id})` : '';
-  const detail = `A request with this Idempotency-Key already succeeded${created}; its answer held a secret that is shown only once, so it is not repeated.`;
+  const detail =
+    `A request with this Idempotency-Key already succeeded${created}; its answer held a secret that ` +
+    `is shown only once, so ` +
+    `it is not repeated.`;
   return { statusCode: 409, headers: {}, body: JSON.stringify({ detail }) };
 }
 
-export function idempotency(operation: string, options: { answerHoldsSecret: boolean }): middy.MiddlewareObj<ApiEvent, HttpResult> {
+export function idempotency(
+  operation: string,
+  options: { answerHoldsSecret: boolean },
+): middy.MiddlewareObj<ApiEvent, HttpResult> {
   const keep = async (event: Scoped, response: HttpResult) => {
     const scope = event[SCOPE];
     if (!scope) return;
@@ -76,7 +93,8 @@ export function idempotency(operation: string, options: { answerHoldsSecret: boo
       const event = request.event as Scoped;
       const key = header(event, 'idempotency-key');
       if (event.requestContext.http.method !== 'POST' || key === undefined) return;
-      if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new HttpError(400, { detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' });
+      if (!/^[\x21-\x7e]{1,255}$/.test(key))
+        throw new HttpError(400, { detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' });
       const scope = `${event.user!.id}:${operation}:${createHash('sha256').update(key).digest('base64url')}`;
       const print = await fingerprint(event);
       const earlier = await claimKey(scope, print, new Date());
@@ -84,9 +102,14 @@ export function idempotency(operation: string, options: { answerHoldsSecret: boo
         event[SCOPE] = scope;
         return;
       }
-      if (earlier.fingerprint !== print) throw new HttpError(422, { detail: 'This Idempotency-Key was already used with a different request.' });
+      if (earlier.fingerprint !== print)
+        throw new HttpError(422, { detail: 'This Idempotency-Key was already used with a different request.' });
       if (earlier.status === 'completed' && earlier.response) throw new Replay(earlier.response);
-      throw new HttpError(409, { detail: 'A request with this Idempotency-Key is still being processed.' }, { 'Retry-After': '1' });
+      throw new HttpError(
+        409,
+        { detail: 'A request with this Idempotency-Key is still being processed.' },
+        { 'Retry-After': '1' },
+      );
     },
     after: async (request) => keep(request.event, request.response!),
     onError: async (request) => {
@@ -94,7 +117,12 @@ export function idempotency(operation: string, options: { answerHoldsSecret: boo
       const scope = (request.event as Scoped)[SCOPE];
       if (!scope) return;
       // A client error is the request's answer (kept); anything else changed nothing (freed).
-      if (error instanceof HttpError && error.status < 500) await keep(request.event, { statusCode: error.status, headers: error.headers, body: JSON.stringify(error.body) });
+      if (error instanceof HttpError && error.status < 500)
+        await keep(request.event, {
+          statusCode: error.status,
+          headers: error.headers,
+          body: JSON.stringify(error.body),
+        });
       else await keep(request.event, { statusCode: 500 });
     },
   };

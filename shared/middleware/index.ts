@@ -1,12 +1,19 @@
 /**
  * The Middy chain every handler shares, assembled once. Order of checks, as upstream, after the
- * edge's origin header when there is an edge (origin.ts, 403): activation flag (404) → route → `Accept` (406) → authentication (401) → permission (403) →
- * Idempotency-Key (replay, 409, 422) → the handler, which looks up its object (404) and then parses the body (415, 400) → validation (400) →
- * action.
+ * edge's origin header when there is an edge (origin.ts, 403): activation flag (404) → route → `Accept` (406) →
+ * authentication (401) → permission (403) → Idempotency-Key (replay, 409, 422) → the handler, which looks up its object
+ * (404) and then parses the body (415, 400) → validation (400) → action.
  */
 import middy from '@middy/core';
 import type { Permission, RouteFacts } from '../api/routes';
-import { HttpError, MissingRecord, NotAcceptable, NotFound, PermissionDenied, ServiceUnavailable } from '../domain/errors';
+import {
+  HttpError,
+  MissingRecord,
+  NotAcceptable,
+  NotFound,
+  PermissionDenied,
+  ServiceUnavailable,
+} from '../domain/errors';
 import { checkAuthenticationSettings, config } from '../config';
 import { logger } from '../observability';
 import { authenticate } from './auth';
@@ -59,14 +66,22 @@ const RETRYABLE_CANCELLATIONS = new Set(['ThrottlingError', 'TransactionConflict
  * client may send the request again.
  */
 function dependencyUnavailable(error: unknown): boolean {
-  const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; CancellationReasons?: { Code?: string }[] };
+  const e = error as {
+    name?: string;
+    code?: string;
+    $metadata?: { httpStatusCode?: number };
+    CancellationReasons?: { Code?: string }[];
+  };
   if (!e) return false;
   // Throttling and transient failures as the SDK classifies them (timeouts, dropped connections, DNS
   // and routing failures, in the error or its cause), which the store's clients retried first.
   if (isRetryableFailure(e) || OUR_RETRYABLE.has(e.name ?? '')) return true;
   if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;
   // A transaction throttled or in conflict with another is cancelled, with the reason per item.
-  return e.name === 'TransactionCanceledException' && (e.CancellationReasons ?? []).some((r) => RETRYABLE_CANCELLATIONS.has(r?.Code ?? ''));
+  return (
+    e.name === 'TransactionCanceledException' &&
+    (e.CancellationReasons ?? []).some((r) => RETRYABLE_CANCELLATIONS.has(r?.Code ?? ''))
+  );
 }
 
 /** Errors become upstream's bodies; unknown ones a logged 500 without internals. */
@@ -79,7 +94,12 @@ export function errorResponse(error: unknown): HttpResult {
   if (dependencyUnavailable(error)) {
     // Why, for the operator: the client sees only a retryable 503.
     const e0 = error as { name?: string; code?: string; message?: string; CancellationReasons?: { Code?: string }[] };
-    logger.warn('dependency unavailable', { error: e0.name, code: e0.code, reasons: e0.CancellationReasons?.map((r) => r?.Code), detail: e0.message?.slice(0, 200) });
+    logger.warn('dependency unavailable', {
+      error: e0.name,
+      code: e0.code,
+      reasons: e0.CancellationReasons?.map((r) => r?.Code),
+      detail: e0.message?.slice(0, 200),
+    });
     const e = new ServiceUnavailable();
     return json(e.status, e.body, e.headers);
   }
@@ -139,7 +159,10 @@ export function apiHandler(
     before: async (request) => {
       const e = request.event;
       const throughEdge = await checkOrigin(header(e, ORIGIN_HEADER));
-      e.clientSource = clientSource(e.requestContext.http.sourceIp, throughEdge ? header(e, VIEWER_ADDRESS_HEADER) : undefined);
+      e.clientSource = clientSource(
+        e.requestContext.http.sourceIp,
+        throughEdge ? header(e, VIEWER_ADDRESS_HEADER) : undefined,
+      );
     },
   };
 
@@ -157,7 +180,12 @@ export function apiHandler(
       const e = request.event;
       const refusal = crossOriginRefusal(
         // Behind the edge the Host a function sees is CloudFront's origin; a browser's Origin names the edge.
-        { method: e.requestContext.http.method, host: config.publicUrl ? new URL(config.publicUrl).host : header(e, 'host'), origin: header(e, 'origin'), secFetchSite: header(e, 'sec-fetch-site') },
+        {
+          method: e.requestContext.http.method,
+          host: config.publicUrl ? new URL(config.publicUrl).host : header(e, 'host'),
+          origin: header(e, 'origin'),
+          secFetchSite: header(e, 'sec-fetch-site'),
+        },
         config.corsOrigins,
       );
       if (refusal) throw new PermissionDenied(refusal);

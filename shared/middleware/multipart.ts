@@ -17,11 +17,15 @@ export const MULTIPART_LIMITS = { files: 20, parts: 200, fieldSize: 1024 * 1024,
 function filePartsTyped(raw: Buffer, contentType: string): boolean[] {
   const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
   if (!m) return [];
-  const heads = `\r\n${raw.toString('latin1')}`.split(`\r\n--${m[1] ?? m[2]}`).slice(1).map((p) => p.slice(0, p.indexOf('\r\n\r\n')));
+  const heads = `\r\n${raw.toString('latin1')}`
+    .split(`\r\n--${m[1] ?? m[2]}`)
+    .slice(1)
+    .map((p) => p.slice(0, p.indexOf('\r\n\r\n')));
   // busboy's rule for a file part: a form-data part with a file name or of type application/octet-stream.
   const isFile = (h: string) =>
     /^content-disposition:\s*form-data\b/im.test(h) &&
-    (/^content-disposition:.*;\s*filename\*?=/im.test(h) || /^content-type:\s*application\/octet-stream\s*(;|$)/im.test(h));
+    (/^content-disposition:.*;\s*filename\*?=/im.test(h) ||
+      /^content-type:\s*application\/octet-stream\s*(;|$)/im.test(h));
   return heads.filter(isFile).map((h) => /^content-type:/im.test(h));
 }
 
@@ -48,7 +52,8 @@ export function parseMultipart(raw: Buffer, contentType: string): Promise<Parsed
       reject(error);
     };
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) abort(new PayloadTooLarge(`The field "${name}" is larger than ${MULTIPART_LIMITS.fieldSize} bytes.`));
+      if (info.valueTruncated)
+        abort(new PayloadTooLarge(`The field "${name}" is larger than ${MULTIPART_LIMITS.fieldSize} bytes.`));
       else addField(data, name, value);
     });
     const typed = filePartsTyped(raw, contentType);
@@ -66,13 +71,22 @@ export function parseMultipart(raw: Buffer, contentType: string): Promise<Parsed
           addField(data, name, Buffer.concat(chunks).toString('utf8'));
         } else {
           const filename = sanitiseFilename(info.filename);
-          files.push({ field: name, filename, contentType: mimeTypeOf(filename, partType), data: Buffer.concat(chunks) });
+          files.push({
+            field: name,
+            filename,
+            contentType: mimeTypeOf(filename, partType),
+            data: Buffer.concat(chunks),
+          });
         }
         finish();
       });
     });
-    parser.on('filesLimit', () => abort(new PayloadTooLarge(`At most ${MULTIPART_LIMITS.files} files may be sent in one request.`)));
-    parser.on('partsLimit', () => abort(new PayloadTooLarge(`At most ${MULTIPART_LIMITS.parts} parts may be sent in one request.`)));
+    parser.on('filesLimit', () =>
+      abort(new PayloadTooLarge(`At most ${MULTIPART_LIMITS.files} files may be sent in one request.`)),
+    );
+    parser.on('partsLimit', () =>
+      abort(new PayloadTooLarge(`At most ${MULTIPART_LIMITS.parts} parts may be sent in one request.`)),
+    );
     parser.on('error', (error: Error) => {
       if (!failed) {
         failed = true;

@@ -49,7 +49,10 @@ async function discover(settings: OidcSettings): Promise<KeySet> {
     throw new ServiceUnavailable();
   }
   if (document.issuer !== settings.issuer || typeof document.jwks_uri !== 'string') {
-    logger.error('OIDC discovery document does not name this issuer, or has no jwks_uri', { url, issuer: String(document.issuer) });
+    logger.error('OIDC discovery document does not name this issuer, or has no jwks_uri', {
+      url,
+      issuer: String(document.issuer),
+    });
     throw new ServiceUnavailable();
   }
   const jwksUri = new URL(document.jwks_uri);
@@ -57,7 +60,10 @@ async function discover(settings: OidcSettings): Promise<KeySet> {
     logger.error('OIDC jwks_uri is not https', { jwksUri: jwksUri.href });
     throw new ServiceUnavailable();
   }
-  return createRemoteJWKSet(jwksUri, { cooldownDuration: settings.jwksRefetchMs, timeoutDuration: DISCOVERY_TIMEOUT_MS });
+  return createRemoteJWKSet(jwksUri, {
+    cooldownDuration: settings.jwksRefetchMs,
+    timeoutDuration: DISCOVERY_TIMEOUT_MS,
+  });
 }
 
 function keysOf(settings: OidcSettings): Promise<KeySet> {
@@ -73,11 +79,16 @@ function keysOf(settings: OidcSettings): Promise<KeySet> {
 function refusal(error: unknown): Error {
   if (error instanceof errors.JWTExpired) return invalidBearer('Token has expired.');
   if (error instanceof errors.JWTClaimValidationFailed) {
-    const what: Record<string, string> = { aud: 'Token was issued for another audience.', iss: 'Token was issued by another issuer.', nbf: 'Token is not valid yet.' };
+    const what: Record<string, string> = {
+      aud: 'Token was issued for another audience.',
+      iss: 'Token was issued by another issuer.',
+      nbf: 'Token is not valid yet.',
+    };
     return invalidBearer(what[error.claim] ?? `Token claim ${error.claim} is missing or invalid.`);
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return invalidBearer('Token algorithm is not allowed.');
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return invalidBearer('Token was signed with an unknown key.');
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
+    return invalidBearer('Token was signed with an unknown key.');
   if (error instanceof errors.JWSSignatureVerificationFailed) return invalidBearer('Token signature is invalid.');
   if (error instanceof errors.JWKSTimeout) return new ServiceUnavailable();
   if (error instanceof errors.JOSEError) return invalidBearer('Token is malformed.');
@@ -94,7 +105,8 @@ async function firstSignIn(claims: JWTPayload, issuer: string, subject: string, 
       const user = await findUserByUsername(bound);
       if (user) return user;
     }
-    if (matches.length > 1) throw invalidBearer('More than one user has this e-mail address; an operator must link one.');
+    if (matches.length > 1)
+      throw invalidBearer('More than one user has this e-mail address; an operator must link one.');
   }
   if (!settings.createUsers) throw invalidBearer('No user is linked to this identity.');
   const base = usernameFor(claims, subject);
@@ -141,7 +153,9 @@ export async function verifyBearer(jwt: string): Promise<User> {
   const identity = identityOf(claims);
   if (!identity) throw invalidBearer('Token names no subject.');
   const username = await boundUsername(identity.issuer, identity.subject);
-  let user = (username && (await findUserByUsername(username))) || (await firstSignIn(claims, identity.issuer, identity.subject, settings));
+  let user =
+    (username && (await findUserByUsername(username))) ||
+    (await firstSignIn(claims, identity.issuer, identity.subject, settings));
   if (!user.is_active) throw invalidBearer('User inactive or deleted.');
   const changed = withStaffFromGroups(user, staffByGroups(claims, settings));
   if (changed) await saveUser((user = changed));

@@ -26,9 +26,13 @@ const SECRET_REGION = 'us-east-1';
 
 /** One read of the secret: a hung call answers 503 well before the function's timeout. */
 const SECRET_READ_TIMEOUT_MS = 2000;
-/** How long the values read are used before they are read again: the time a rotation takes to reach every warm function. */
+/**
+ * How long the values read are used before they are read again: the time a rotation takes to reach every warm function.
+ */
 export const SECRET_CACHE_MS = 5 * 60_000;
-/** How long after a new value became current the previous one is still accepted: the time to deploy the edge with it. */
+/**
+ * How long after a new value became current the previous one is still accepted: the time to deploy the edge with it.
+ */
 export const ROTATION_GRACE_MS = 24 * 3600_000;
 /** After a failed read, how soon the next request tries again (meanwhile the last values read hold). */
 const RETRY_AFTER_FAILURE_MS = 10_000;
@@ -42,7 +46,12 @@ interface SecretVersion {
 async function readVersion(name: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'): Promise<SecretVersion | undefined> {
   try {
     // Secrets Manager's JSON API, signed (aws/aws-json.ts): no SDK client in every bundle. One attempt.
-    return await awsJsonCall<SecretVersion>('secretsmanager', 'GetSecretValue', { SecretId: name, VersionStage: stage }, { region: SECRET_REGION, attempts: 1, timeoutMs: SECRET_READ_TIMEOUT_MS });
+    return await awsJsonCall<SecretVersion>(
+      'secretsmanager',
+      'GetSecretValue',
+      { SecretId: name, VersionStage: stage },
+      { region: SECRET_REGION, attempts: 1, timeoutMs: SECRET_READ_TIMEOUT_MS },
+    );
   } catch (error) {
     // No version has the label: never rotated, or its grace ended early by hand.
     if (stage === 'AWSPREVIOUS' && (error as Error).name === 'ResourceNotFoundException') return undefined;
@@ -60,7 +69,9 @@ async function readAccepted(nowMs: number): Promise<Buffer[] | undefined> {
   if (current?.SecretString === undefined) throw new Error(`The origin secret ${name} has no current value`);
   const rotatedAt = (current.CreatedDate ?? 0) * 1000;
   const previous = nowMs - rotatedAt < ROTATION_GRACE_MS ? await readVersion(name, 'AWSPREVIOUS') : undefined;
-  return [current.SecretString, previous?.SecretString].filter((value): value is string => value !== undefined).map(digest);
+  return [current.SecretString, previous?.SecretString]
+    .filter((value): value is string => value !== undefined)
+    .map(digest);
 }
 
 let reading: Promise<Buffer[] | undefined> | undefined;
@@ -81,7 +92,10 @@ function acceptedDigests(): Promise<Buffer[] | undefined> {
         reading = undefined;
         throw error;
       }
-      logger.warn('origin secret not read; the last values read still hold', { error: (error as Error).name, detail: (error as Error).message.slice(0, 200) });
+      logger.warn('origin secret not read; the last values read still hold', {
+        error: (error as Error).name,
+        detail: (error as Error).message.slice(0, 200),
+      });
       readAt = Date.now() - SECRET_CACHE_MS + RETRY_AFTER_FAILURE_MS;
       return lastRead.digests;
     },

@@ -13,7 +13,10 @@ export const WRITE_ATTEMPTS = 8;
  * Runs `attempt(1)`, `attempt(2)`... until one does not throw an error `lost` accepts (by default a
  * StaleTicket): the attempt re-reads what it writes from when its number is above 1.
  */
-export async function retryWhileStale<T>(attempt: (n: number) => Promise<T>, lost: (error: unknown) => boolean = (e) => e instanceof StaleTicket): Promise<T> {
+export async function retryWhileStale<T>(
+  attempt: (n: number) => Promise<T>,
+  lost: (error: unknown) => boolean = (e) => e instanceof StaleTicket,
+): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt(n);

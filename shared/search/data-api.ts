@@ -30,7 +30,15 @@ function parameters({ sql, params = {} }: Statement): { sql: string; parameters:
     sql: bound.sql,
     parameters: bound.names.map((name): SqlParameter => {
       const value = params[name] ?? null;
-      return { name, value: value === null ? { isNull: true } : typeof value === 'boolean' ? { booleanValue: value } : { stringValue: value } };
+      return {
+        name,
+        value:
+          value === null
+            ? { isNull: true }
+            : typeof value === 'boolean'
+              ? { booleanValue: value }
+              : { stringValue: value },
+      };
     }),
   };
 }
@@ -45,7 +53,14 @@ export function dataApiDriver(target: DataApiTarget): SearchDriver {
   const base = { resourceArn: target.clusterArn, secretArn: target.secretArn, database: target.database };
   const execute = async (statement: Statement, transactionId?: string) => {
     const reply = await client
-      .send(new ExecuteStatementCommand({ ...base, ...parameters(statement), formatRecordsAs: 'JSON', ...(transactionId ? { transactionId } : {}) }))
+      .send(
+        new ExecuteStatementCommand({
+          ...base,
+          ...parameters(statement),
+          formatRecordsAs: 'JSON',
+          ...(transactionId ? { transactionId } : {}),
+        }),
+      )
       .catch(unavailable);
     return reply.formattedRecords ? (JSON.parse(reply.formattedRecords) as Row[]) : [];
   };
@@ -55,9 +70,15 @@ export function dataApiDriver(target: DataApiTarget): SearchDriver {
       const { transactionId } = await client.send(new BeginTransactionCommand(base)).catch(unavailable);
       try {
         for (const statement of statements) await execute(statement, transactionId);
-        await client.send(new CommitTransactionCommand({ resourceArn: base.resourceArn, secretArn: base.secretArn, transactionId }));
+        await client.send(
+          new CommitTransactionCommand({ resourceArn: base.resourceArn, secretArn: base.secretArn, transactionId }),
+        );
       } catch (error) {
-        await client.send(new RollbackTransactionCommand({ resourceArn: base.resourceArn, secretArn: base.secretArn, transactionId })).catch(() => undefined);
+        await client
+          .send(
+            new RollbackTransactionCommand({ resourceArn: base.resourceArn, secretArn: base.secretArn, transactionId }),
+          )
+          .catch(() => undefined);
         throw error;
       }
     },

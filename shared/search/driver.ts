@@ -23,7 +23,10 @@ export interface SearchDriver {
 
 /** The engine is paused or resuming (Aurora at 0 ACU): a search answers 503 with Retry-After. */
 export class SearchEngineUnavailable extends Error {
-  constructor(readonly retryAfterSeconds: number, cause?: unknown) {
+  constructor(
+    readonly retryAfterSeconds: number,
+    cause?: unknown,
+  ) {
     super('The search engine is resuming', { cause });
   }
 }
@@ -33,7 +36,11 @@ export class SearchEngineUnavailable extends Error {
  * value's type (text or boolean): a bare parameter that is only compared with NULL has no type
  * PostgreSQL could infer. Returns the values in the order of their first use.
  */
-export function bindNamed(sql: string, params: SqlParams, placeholder: (name: string, index: number) => string): { sql: string; names: string[] } {
+export function bindNamed(
+  sql: string,
+  params: SqlParams,
+  placeholder: (name: string, index: number) => string,
+): { sql: string; names: string[] } {
   const names: string[] = [];
   const bound = sql.replace(/(?<![:\w]):([a-z][a-z_0-9]*)/g, (_, name: string) => {
     if (!(name in params)) throw new Error(`Search statement parameter :${name} has no value`);

@@ -1,4 +1,6 @@
-/** The process's search engine, as HELPDESK_SEARCH says (config.ts): opened on first use, or none when search is off. */
+/**
+ * The process's search engine, as HELPDESK_SEARCH says (config.ts): opened on first use, or none when search is off.
+ */
 import { config } from '../config';
 import type { SearchDriver } from './driver';
 

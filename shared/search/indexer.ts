@@ -9,7 +9,15 @@ import type { TableChange } from '../consumer/changes';
 import { keys, TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
 import { openingOf } from '../store/items';
 import { config } from '../config';
-import { attachmentItemName, attachmentParts, followupItemName, followupParts, TICKET_ITEM, ticketParts, type SearchPart } from '../domain/search';
+import {
+  attachmentItemName,
+  attachmentParts,
+  followupItemName,
+  followupParts,
+  TICKET_ITEM,
+  ticketParts,
+  type SearchPart,
+} from '../domain/search';
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import type { Statement } from './driver';
 import { searchEngine } from './engine';
@@ -23,7 +31,8 @@ export const DEFAULT_CONFIG = 'helpdesk_english';
 const json = (value: unknown) => JSON.stringify(value);
 
 /** Whether the index keeps anything of this record's item. */
-const indexed = (change: TableChange) => change.keys.PK.startsWith(TICKET_PREFIX) || change.keys.PK === keys.customFieldPartition;
+const indexed = (change: TableChange) =>
+  change.keys.PK.startsWith(TICKET_PREFIX) || change.keys.PK === keys.customFieldPartition;
 
 /** The statements that bring the index up to `changes` (the latest image of each item wins). */
 export function statementsOf(changes: readonly TableChange[]): Statement[] {
@@ -64,8 +73,17 @@ export function statementsOf(changes: readonly TableChange[]): Statement[] {
       }
       const t = image as unknown as Ticket;
       ticketRows.push({
-        id: ticket, queue: t.queue, status: t.status, priority: t.priority, assigned_to: t.assigned_to, submitter_email: t.submitter_email,
-        created: t.created, modified: t.modified, due_date: t.due_date, merged: t.merged_to != null, config: DEFAULT_CONFIG,
+        id: ticket,
+        queue: t.queue,
+        status: t.status,
+        priority: t.priority,
+        assigned_to: t.assigned_to,
+        submitter_email: t.submitter_email,
+        created: t.created,
+        modified: t.modified,
+        due_date: t.due_date,
+        merged: t.merged_to != null,
+        config: DEFAULT_CONFIG,
       });
       const opening = openingOf(image);
       if (opening) followups.push({ id: opening.id, ticket, private: !opening.public });
@@ -86,8 +104,15 @@ export function statementsOf(changes: readonly TableChange[]): Statement[] {
     ...(removedTickets.length ? with_(APPLY.removeTickets, { tickets: json(removedTickets) }) : []),
     ...(ticketRows.length ? [{ sql: APPLY.upsertTickets, params: { rows: json(ticketRows) } }] : []),
     ...(items.length ? with_(APPLY.replaceParts, { items: json(items), parts: json(numbered) }) : []),
-    ...(followups.length || removedFollowups.length ? with_(APPLY.followups, { rows: json(followups), removed: json(removedFollowups) }) : []),
-    ...(fieldKeys.length ? with_(APPLY.customFields, { rows: json(fields), removed: json(fieldKeys.filter((k) => !fields.some((f) => f.key === k))) }) : []),
+    ...(followups.length || removedFollowups.length
+      ? with_(APPLY.followups, { rows: json(followups), removed: json(removedFollowups) })
+      : []),
+    ...(fieldKeys.length
+      ? with_(APPLY.customFields, {
+          rows: json(fields),
+          removed: json(fieldKeys.filter((k) => !fields.some((f) => f.key === k))),
+        })
+      : []),
     ...with_(APPLY.markDirty, { tickets: json([...dirty]), keys: json(fieldKeys) }),
     ...with_(APPLY.rebuildDirty, {}),
   ];

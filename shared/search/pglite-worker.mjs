@@ -36,7 +36,8 @@ parentPort.on('message', (message) => {
   queue = queue.then(() =>
     run(message).then(
       (rows) => parentPort.postMessage({ id: message.id, rows }),
-      (error) => parentPort.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
+      (error) =>
+        parentPort.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
     ),
   );
 });

@@ -20,7 +20,9 @@ function positional({ sql, params = {} }: Statement): { sql: string; values: unk
 }
 
 export function startPglite(dataDir: string): SearchDriver & { ready: Promise<void> } {
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, schema: SCHEMA } });
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+    workerData: { dataDir, schema: SCHEMA },
+  });
   // The worker never keeps the process alive on its own: the runtime closes it on stop.
   worker.unref();
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (error: Error) => void }>();

@@ -16,7 +16,11 @@ import { SearchOff } from './search';
 
 type Item = Record<string, unknown>;
 
-const asInsert = (item: Item): TableChange => ({ eventName: 'INSERT', keys: { PK: String(item.PK), SK: String(item.SK) }, newImage: item });
+const asInsert = (item: Item): TableChange => ({
+  eventName: 'INSERT',
+  keys: { PK: String(item.PK), SK: String(item.SK) },
+  newImage: item,
+});
 
 export interface RebuildProgress {
   /** Tickets indexed so far (of this run and any before it that it resumes). */
@@ -27,7 +31,9 @@ export interface RebuildProgress {
 }
 
 /** Rebuilds the index; `onProgress` hears after each page. Returns the tickets indexed by this run. */
-export async function rebuildSearchIndex(options: { restart?: boolean; onProgress?: (progress: RebuildProgress) => void } = {}): Promise<RebuildProgress> {
+export async function rebuildSearchIndex(
+  options: { restart?: boolean; onProgress?: (progress: RebuildProgress) => void } = {},
+): Promise<RebuildProgress> {
   const engine = searchEngine();
   if (!engine) throw new SearchOff();
   const driver = await engine;

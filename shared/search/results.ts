@@ -20,13 +20,20 @@ export function searchRequest(params: Record<string, string | undefined>): Searc
   const query = parseSearch(params.search);
   if (!query) return undefined;
   const list = parseTicketListQuery(params);
-  const filters: TicketFilters = list.kind === 'ids' ? (list.statuses ? { statuses: list.statuses } : {}) : list.filters;
+  const filters: TicketFilters =
+    list.kind === 'ids' ? (list.statuses ? { statuses: list.statuses } : {}) : list.filters;
   const ordering = ORDERINGS.find((o) => o === params.ordering?.trim());
   return { query, filters, order: ordering ?? 'relevance' };
 }
 
 /** The tickets of a page of hits, in the hits' order, with their snippets. */
-export async function readHits(hits: readonly { id: number; snippet: Snippet }[]): Promise<{ collection: TicketCollection; snippet: Snippet }[]> {
-  const read = await Promise.all(hits.map(async (hit) => ({ collection: await readTicket(hit.id), snippet: hit.snippet })));
-  return read.filter((r): r is { collection: NonNullable<typeof r.collection>; snippet: Snippet } => r.collection !== undefined);
+export async function readHits(
+  hits: readonly { id: number; snippet: Snippet }[],
+): Promise<{ collection: TicketCollection; snippet: Snippet }[]> {
+  const read = await Promise.all(
+    hits.map(async (hit) => ({ collection: await readTicket(hit.id), snippet: hit.snippet })),
+  );
+  return read.filter(
+    (r): r is { collection: NonNullable<typeof r.collection>; snippet: Snippet } => r.collection !== undefined,
+  );
 }

@@ -63,40 +63,81 @@ function parameters(query: SearchQuery, filters: TicketFilters, access: SearchAc
 /** A paused or resuming engine: 503 with Retry-After, never a 500. */
 const unavailable = (error: unknown): never => {
   if (error instanceof SearchEngineUnavailable) {
-    throw new HttpError(503, { detail: 'Search is resuming; try again shortly.' }, { 'Retry-After': String(error.retryAfterSeconds) });
+    throw new HttpError(
+      503,
+      { detail: 'Search is resuming; try again shortly.' },
+      { 'Retry-After': String(error.retryAfterSeconds) },
+    );
   }
   throw error;
 };
 
-export async function searchTickets(query: SearchQuery, filters: TicketFilters, order: SearchOrder, access: SearchAccess, request: PageRequest): Promise<SearchResult> {
+export async function searchTickets(
+  query: SearchQuery,
+  filters: TicketFilters,
+  order: SearchOrder,
+  access: SearchAccess,
+  request: PageRequest,
+): Promise<SearchResult> {
   const engine = searchEngine();
   if (!engine) throw new SearchOff();
   const driver = await engine;
   const params = parameters(query, filters, access);
   const read = async (offset: number) => {
-    const rows = await driver.query({ sql: searchPage(order, access.requester !== undefined ? 'public' : 'staff'), params: { ...params, limit: String(request.pageSize), offset: String(offset) } }).catch(unavailable);
-    return { count: Number(rows[0]?.total ?? 0), ids: rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => Number(r.id)) };
+    const rows = await driver
+      .query({
+        sql: searchPage(order, access.requester !== undefined ? 'public' : 'staff'),
+        params: { ...params, limit: String(request.pageSize), offset: String(offset) },
+      })
+      .catch(unavailable);
+    return {
+      count: Number(rows[0]?.total ?? 0),
+      ids: rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => Number(r.id)),
+    };
   };
   // A numbered page is read at once; `last` needs the count first.
   let page = await read(request.page === 'last' ? 0 : (request.page - 1) * request.pageSize);
   const window = pageWindow(request, page.count);
   if (request.page === 'last' && window.offset > 0) page = await read(window.offset);
   const snippets = page.ids.length ? await snippetsOf(page.ids, query, params) : new Map<number, Snippet>();
-  return { count: page.count, window, hits: page.ids.map((id) => ({ id, snippet: snippets.get(id) ?? idSnippet(id) })) };
+  return {
+    count: page.count,
+    window,
+    hits: page.ids.map((id) => ({ id, snippet: snippets.get(id) ?? idSnippet(id) })),
+  };
 }
 
-const idSnippet = (id: number): Snippet => ({ field: 'id', followup: null, custom_field: null, text: `#${id}`, highlights: [{ start: 0, end: String(id).length + 1 }] });
+const idSnippet = (id: number): Snippet => ({
+  field: 'id',
+  followup: null,
+  custom_field: null,
+  text: `#${id}`,
+  highlights: [{ start: 0, end: String(id).length + 1 }],
+});
 
 /** Each ticket's first part (in field order) with a code in it, else with a matched word, else its id. */
-async function snippetsOf(ids: number[], query: SearchQuery, params: SqlParams & { text: string; prefix: string; public: boolean }): Promise<Map<number, Snippet>> {
+async function snippetsOf(
+  ids: number[],
+  query: SearchQuery,
+  params: SqlParams & { text: string; prefix: string; public: boolean },
+): Promise<Map<number, Snippet>> {
   const driver = await searchEngine()!;
-  const snippetParams = { text: params.text, prefix: params.prefix, public: params.public, tickets: JSON.stringify(ids) };
+  const snippetParams = {
+    text: params.text,
+    prefix: params.prefix,
+    public: params.public,
+    tickets: JSON.stringify(ids),
+  };
   const rows = await driver.query({ sql: SNIPPETS, params: snippetParams }).catch(unavailable);
   const byTicket = new Map<number, Snippet>();
   const byMarked = new Map<number, Snippet>();
   for (const row of rows) {
     const ticket = Number(row.ticket);
-    const base = { field: row.field as SnippetField, followup: row.followup == null ? null : Number(row.followup), custom_field: (row.custom_field as string | null) ?? null };
+    const base = {
+      field: row.field as SnippetField,
+      followup: row.followup == null ? null : Number(row.followup),
+      custom_field: (row.custom_field as string | null) ?? null,
+    };
     if (byTicket.has(ticket)) continue;
     // A code's whole match before the engine's words (which mark `-0042` of `INV-2024-0042`).
     const code = codeSnippet(String(row.text), query.codes);

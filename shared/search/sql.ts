@@ -18,7 +18,9 @@ export const SCHEMA: readonly string[] = [
   `DO $$ BEGIN
      IF NOT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = 'helpdesk_english') THEN
        CREATE TEXT SEARCH CONFIGURATION helpdesk_english (COPY = english);
-       ALTER TEXT SEARCH CONFIGURATION helpdesk_english ALTER MAPPING FOR hword, hword_part, word WITH unaccent, english_stem;
+       ALTER TEXT SEARCH CONFIGURATION helpdesk_english ALTER MAPPING FOR ` +
+    `hword, hword_part, word WITH unaccent, ` +
+    `english_stem;
      END IF;
    END $$`,
   `CREATE TABLE IF NOT EXISTS search_tickets (
@@ -68,7 +70,9 @@ export const SCHEMA: readonly string[] = [
   // Custom field values of a deleted definition are shown nowhere, so they are searched nowhere.
   `CREATE OR REPLACE VIEW search_visible_parts AS
      SELECT p.ticket, p.item, p.seq, p.field, p.followup, c.name AS custom_field, p.text,
-            p.private OR coalesce(c.staff_only, false) OR (p.field = 'attachment' AND coalesce(f.private, false)) AS private
+            p.private OR coalesce(c.staff_only, false) OR (p.field = 'attachment' ` +
+    `AND coalesce(f.private, false)) ` +
+    `AS private
      FROM search_parts p
      LEFT JOIN search_custom_fields c ON c.key = p.field_key
      LEFT JOIN search_followups f ON p.field = 'attachment' AND f.id = p.followup
@@ -79,7 +83,8 @@ export const SCHEMA: readonly string[] = [
   'CREATE TABLE IF NOT EXISTS search_rebuild (one int PRIMARY KEY CHECK (one = 1), next_ticket bigint NOT NULL)',
 ];
 
-const ids = (param: string) => `SELECT CAST(value AS bigint) AS id FROM jsonb_array_elements_text(CAST(:${param} AS jsonb))`;
+const ids = (param: string) =>
+  `SELECT CAST(value AS bigint) AS id FROM jsonb_array_elements_text(CAST(:${param} AS jsonb))`;
 
 /** The statements of one batch of table changes, run in one transaction, in this order. */
 export const APPLY = {
@@ -90,9 +95,17 @@ export const APPLY = {
     `DELETE FROM search_followups WHERE ticket IN (${ids('tickets')})`,
   ],
   /** `:rows`: search_tickets rows (their list values; the documents are built below). */
-  upsertTickets: `INSERT INTO search_tickets (id, queue, status, priority, assigned_to, submitter_email, created, modified, due_date, merged, config)
-     SELECT r.id, r.queue, r.status, r.priority, r.assigned_to, r.submitter_email, r.created, r.modified, r.due_date, r.merged, CAST(r.config AS regconfig)
-     FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, queue bigint, status int, priority int, assigned_to bigint,
+  upsertTickets:
+    `INSERT INTO search_tickets (id, queue, status, priority, assigned_to, submitter_email, ` +
+    `created, modified, due_date, ` +
+    `merged, config)
+     SELECT r.id, r.queue, r.status, r.priority, r.assigned_to, r.submitter_email, ` +
+    `r.created, r.modified, r.due_date, ` +
+    `r.merged, CAST(r.config ` +
+    `AS regconfig)
+     FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, queue ` +
+    `bigint, status int, priority int, assigned_to ` +
+    `bigint,
        submitter_email text, created text, modified text, due_date text, merged boolean, config text)
      ON CONFLICT (id) DO UPDATE SET queue = excluded.queue, status = excluded.status, priority = excluded.priority,
        assigned_to = excluded.assigned_to, submitter_email = excluded.submitter_email, created = excluded.created,
@@ -103,23 +116,35 @@ export const APPLY = {
      WHERE p.ticket = i.ticket AND p.item = i.item`,
     `INSERT INTO search_parts (ticket, item, seq, field, followup, field_key, private, text)
      SELECT r.ticket, r.item, r.seq, r.field, r.followup, r.field_key, r.private, r.text
-     FROM jsonb_to_recordset(CAST(:parts AS jsonb)) AS r(ticket bigint, item text, seq int, field text, followup bigint, field_key text, private boolean, text text)`,
+     FROM jsonb_to_recordset(CAST(:parts AS jsonb)) AS r(ticket bigint, ` +
+      `item text, seq int, field text, followup ` +
+      `bigint, field_key text, ` +
+      `private boolean, text ` +
+      `text)`,
   ],
   /** `:rows`: followups present [{id, ticket, private}]; `:removed`: ids of followups removed. */
   followups: [
     `INSERT INTO search_followups (id, ticket, private)
-     SELECT r.id, r.ticket, r.private FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, ticket bigint, private boolean)
+     SELECT r.id, r.ticket, r.private FROM jsonb_to_recordset(CAST(:rows ` +
+      `AS jsonb)) AS r(id bigint, ticket bigint, ` +
+      `private boolean)
      ON CONFLICT (id) DO UPDATE SET ticket = excluded.ticket, private = excluded.private`,
     `DELETE FROM search_followups WHERE id IN (${ids('removed')})`,
   ],
   /** `:rows`: definitions [{key, name, staff_only}]; `:removed`: keys of definitions removed. */
   customFields: [
     `INSERT INTO search_custom_fields (key, name, staff_only)
-     SELECT r.key, r.name, r.staff_only FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(key text, name text, staff_only boolean)
+     SELECT r.key, r.name, r.staff_only FROM jsonb_to_recordset(CAST(:rows ` +
+      `AS jsonb)) AS r(key text, name text, ` +
+      `staff_only boolean)
      ON CONFLICT (key) DO UPDATE SET name = excluded.name, staff_only = excluded.staff_only`,
-    `DELETE FROM search_custom_fields WHERE key IN (SELECT value FROM jsonb_array_elements_text(CAST(:removed AS jsonb)))`,
+    `DELETE FROM search_custom_fields WHERE key IN (SELECT value FROM jsonb_array_elements_text(CAST(:removed ` +
+      `AS jsonb)))`,
   ],
-  /** `:tickets`: tickets whose documents change; `:keys`: custom field keys whose visibility changed (their tickets too). */
+  /**
+   * `:tickets`: tickets whose documents change; `:keys`: custom field keys whose visibility changed (their tickets
+   * too).
+   */
   markDirty: [
     `INSERT INTO search_dirty (ticket) ${ids('tickets')} ON CONFLICT DO NOTHING`,
     `INSERT INTO search_dirty (ticket) SELECT DISTINCT ticket FROM search_parts
@@ -131,12 +156,20 @@ export const APPLY = {
        SELECT p.ticket,
          string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field = 'title') AS title,
          string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field <> 'title') AS staff_rest,
-         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field <> 'title' AND NOT p.private) AS public_rest
+         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field ` +
+      `<> 'title' AND NOT p.private) AS ` +
+      `public_rest
        FROM search_visible_parts p JOIN search_dirty d ON d.ticket = p.ticket GROUP BY p.ticket
      )
      UPDATE search_tickets t SET
-       staff_doc = setweight(to_tsvector(t.config, coalesce(p.title, '')), 'A') || setweight(to_tsvector(t.config, coalesce(p.staff_rest, '')), 'B'),
-       public_doc = setweight(to_tsvector(t.config, coalesce(p.title, '')), 'A') || setweight(to_tsvector(t.config, coalesce(p.public_rest, '')), 'B'),
+       staff_doc = setweight(to_tsvector(t.config, coalesce(p.title, '')), ` +
+      `'A') || setweight(to_tsvector(t.config, ` +
+      `coalesce(p.staff_rest, ` +
+      `'')), 'B'),
+       public_doc = setweight(to_tsvector(t.config, coalesce(p.title, '')), ` +
+      `'A') || setweight(to_tsvector(t.config, ` +
+      `coalesce(p.public_rest, ` +
+      `'')), 'B'),
        staff_text = lower(unaccent(concat_ws(' ', p.title, p.staff_rest))),
        public_text = lower(unaccent(concat_ws(' ', p.title, p.public_rest)))
      FROM search_dirty d LEFT JOIN parts p ON p.ticket = d.ticket
@@ -169,7 +202,8 @@ export type Audience = 'staff' | 'public';
 const matches = (audience: Audience) => {
   const doc = audience === 'public' ? 't.public_doc' : 't.staff_doc';
   const text = audience === 'public' ? 't.public_text' : 't.staff_text';
-  return `
+  return (
+    `
   q AS (SELECT ${QUERY} AS query, ${tsquery(':rest')} AS rest),
   codes AS (SELECT value AS pattern FROM jsonb_array_elements_text(CAST(:code_patterns AS jsonb))),
   named AS (${ids('ids')}),
@@ -189,14 +223,20 @@ const matches = (audience: Audience) => {
     WHERE NOT t.merged
       AND (:queues IS NULL OR t.queue IN (${ids('queues')}))
       AND (:own_email IS NULL OR t.submitter_email = :own_email)
-      AND (:statuses IS NULL OR t.status IN (SELECT CAST(value AS int) FROM jsonb_array_elements_text(CAST(:statuses AS jsonb))))
+      AND (:statuses IS NULL OR t.status IN (SELECT CAST(value AS int) ` +
+    `FROM jsonb_array_elements_text(CAST(:statuses ` +
+    `AS jsonb))))
       AND (:queue IS NULL OR t.queue = CAST(:queue AS bigint))
-      AND (:assigned_to IS NULL OR (CASE WHEN :assigned_to = 'none' THEN t.assigned_to IS NULL ELSE t.assigned_to = CAST(:assigned_to AS bigint) END))
+      AND (:assigned_to IS NULL OR (CASE WHEN :assigned_to = 'none' THEN ` +
+    `t.assigned_to IS NULL ELSE t.assigned_to ` +
+    `= CAST(:assigned_to AS ` +
+    `bigint) END))
       AND (:priority IS NULL OR t.priority = CAST(:priority AS int))
       AND (:submitter_email IS NULL OR t.submitter_email = :submitter_email)
       AND (:created_since IS NULL OR t.created >= :created_since)
       AND (:updated_since IS NULL OR t.modified >= :updated_since)
-  )`;
+  )`
+  );
 };
 
 /** The orderings a search takes (`relevance` unless `ordering` says otherwise), id breaking ties. */
@@ -216,25 +256,35 @@ export const SEARCH_ORDERS = {
 export type SearchOrder = keyof typeof SEARCH_ORDERS;
 
 /** A page of matches and their exact count (`total` on every row; one row of nulls when the page is empty). */
-export const searchPage = (order: SearchOrder, audience: Audience) => `WITH ${matches(audience)}
+export const searchPage = (order: SearchOrder, audience: Audience) =>
+  `WITH ${matches(audience)}
   SELECT c.total, p.id FROM (SELECT count(*) AS total FROM hits) c
-  LEFT JOIN LATERAL (SELECT id FROM hits ORDER BY ${SEARCH_ORDERS[order]} LIMIT CAST(:limit AS int) OFFSET CAST(:offset AS int)) p ON true`;
+  LEFT JOIN LATERAL (SELECT id FROM hits ORDER BY ${SEARCH_ORDERS[order]} LIMIT CAST(:limit AS int) OFFSET CAST(:offset ` +
+  `AS int)) p ON true`;
 
 /**
  * The snippets of a page's tickets: each part of theirs the caller may see, with its matched words
  * marked (ts_headline with U+0002 and U+0003, which no indexed text holds). The caller picks each
  * ticket's first part with a mark.
  */
-export const SNIPPETS = `WITH q AS (SELECT ${QUERY} AS query)
+export const SNIPPETS =
+  `WITH q AS (SELECT ${QUERY} AS query)
   SELECT p.ticket, p.field, p.followup, p.custom_field, p.text,
-    ts_headline(t.config, p.text, q.query, 'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "') AS marked
+    ts_headline(t.config, p.text, q.query, 'StartSel=' || chr(2) || ', ` +
+  `StopSel=' || chr(3) || ', MaxWords=30, MinWords=12, ` +
+  `ShortWord=2, MaxFragments=2, ` +
+  `FragmentDelimiter=" … ` +
+  `"') AS marked
   FROM search_visible_parts p JOIN search_tickets t ON t.id = p.ticket CROSS JOIN q
   WHERE p.ticket IN (${ids('tickets')}) AND (NOT :public OR NOT p.private)
-  ORDER BY p.ticket, CASE p.field WHEN 'title' THEN 0 WHEN 'description' THEN 1 WHEN 'resolution' THEN 2 WHEN 'followup_title' THEN 3
+  ORDER BY p.ticket, CASE p.field WHEN 'title' THEN 0 WHEN 'description' ` +
+  `THEN 1 WHEN 'resolution' THEN 2 WHEN 'followup_title' ` +
+  `THEN 3
     WHEN 'followup_comment' THEN 4 WHEN 'custom_field' THEN 5 WHEN 'attachment' THEN 6 ELSE 7 END, p.item, p.seq`;
 
 /** What the rebuild compares: each ticket's documents (tests: a rebuild equals the live index). */
-export const DOCUMENTS = 'SELECT id, merged, staff_doc::text AS staff, public_doc::text AS public FROM search_tickets ORDER BY id';
+export const DOCUMENTS =
+  'SELECT id, merged, staff_doc::text AS staff, public_doc::text AS public FROM search_tickets ORDER BY id';
 
 /** A rebuild's progress: where it goes on from, its start (the index emptied), each step, its end. */
 export const REBUILD = {

@@ -16,7 +16,15 @@ export function newAttachments(
   uploads.forEach((upload, i) => {
     const object_key = attachmentObjectKey(ticket, randomUUID());
     const mime_type = upload.contentType ?? 'application/octet-stream';
-    records.push({ id: firstId + i, ticket, followup, filename: upload.filename, mime_type, size: upload.data.length, object_key });
+    records.push({
+      id: firstId + i,
+      ticket,
+      followup,
+      filename: upload.filename,
+      mime_type,
+      size: upload.data.length,
+      object_key,
+    });
     files.push({ key: object_key, data: upload.data, contentType: mime_type });
   });
   return { records, files };

@@ -20,7 +20,8 @@ export function isChangeEventItem(item: Record<string, unknown> | undefined): bo
 }
 
 export function changeEventFromItem(item: Record<string, unknown>): ChangeEvent {
-  const { id, event, created, ticket, followup, attachment, changes, data, private_fields } = item as unknown as ChangeEvent;
+  const { id, event, created, ticket, followup, attachment, changes, data, private_fields } =
+    item as unknown as ChangeEvent;
   return {
     id,
     event,
@@ -55,17 +56,27 @@ export function feedCursorKey(): Promise<Buffer> {
 }
 
 async function readCursorKey(): Promise<Buffer> {
-  const get = () => dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.feedCursorKey, ConsistentRead: true }));
+  const get = () =>
+    dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.feedCursorKey, ConsistentRead: true }));
   let stored = (await get()).Item;
   if (!stored) {
     // Another first read may have put one meanwhile: then that one stands.
-    await conditionHeld(dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.feedCursorKey, key: randomBytes(32).toString('base64') }, ConditionExpression: ITEM_IS_NEW })));
+    await conditionHeld(
+      dynamo.send(
+        new PutCommand({
+          TableName: config.tableName,
+          Item: { ...keys.feedCursorKey, key: randomBytes(32).toString('base64') },
+          ConditionExpression: ITEM_IS_NEW,
+        }),
+      ),
+    );
     stored = (await get()).Item;
   }
   return Buffer.from(String(stored!.key), 'base64');
 }
 
-const cursorTag = (position: string, key: Buffer) => createHmac('sha256', key).update(position).digest('base64url').slice(0, TAG_LENGTH);
+const cursorTag = (position: string, key: Buffer) =>
+  createHmac('sha256', key).update(position).digest('base64url').slice(0, TAG_LENGTH);
 
 /**
  * A cursor is opaque to clients, and only the feed can make one: the position and its tag (an HMAC
@@ -83,7 +94,9 @@ export function decodeFeedCursor(cursor: string, key: Buffer): string | undefine
   const [position, tag] = [text.slice(0, dot), Buffer.from(text.slice(dot + 1))];
   const expected = Buffer.from(cursorTag(position, key));
   const signed = dot > 0 && tag.length === expected.length && timingSafeEqual(tag, expected);
-  return signed && keys.eventPositionPattern.test(position) && encodeFeedCursor(position, key) === cursor ? position : undefined;
+  return signed && keys.eventPositionPattern.test(position) && encodeFeedCursor(position, key) === cursor
+    ? position
+    : undefined;
 }
 
 export interface FeedPage {
@@ -98,9 +111,14 @@ export interface FeedPage {
  * Up to `limit` events after position `after` (from the oldest kept without it), of those older than
  * the settle horizon: one strongly consistent Query of the feed's partition, in position order.
  */
-export async function readChangeEvents(after: string | undefined, limit: number, now: number = Date.now()): Promise<FeedPage> {
+export async function readChangeEvents(
+  after: string | undefined,
+  limit: number,
+  now: number = Date.now(),
+): Promise<FeedPage> {
   const horizon = new Date(now - config.eventsSettleMs).toISOString();
-  // Nothing is readable after a position at or past the horizon (and DynamoDB refuses a start key outside the key condition).
+  // Nothing is readable after a position at or past the horizon (and DynamoDB refuses a start key outside the key
+  // condition).
   if (after !== undefined && after >= horizon) return { events: [], last: undefined, more: false };
   const out = await dynamo.send(
     new QueryCommand({

@@ -4,7 +4,16 @@ import { config } from '../config';
 import { dynamo } from '../aws/clients';
 import { keys } from './keys';
 
-export type Counter = 'ticket' | 'followup' | 'attachment' | 'user' | 'queue' | 'token' | 'ticket_cc' | 'escalation_exclusion' | 'ignored_sender';
+export type Counter =
+  | 'ticket'
+  | 'followup'
+  | 'attachment'
+  | 'user'
+  | 'queue'
+  | 'token'
+  | 'ticket_cc'
+  | 'escalation_exclusion'
+  | 'ignored_sender';
 
 /**
  * Reserves ids in one request: `{ followup: 1, attachment: 2 }` gives the first id of each range.

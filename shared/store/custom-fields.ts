@@ -14,7 +14,6 @@ export const DEFINITIONS_TTL_MS = 60_000;
 
 export class DuplicateFieldName extends Error {}
 
-
 function strip(item: Record<string, unknown>): CustomFieldDefinition {
   const { PK: _pk, SK: _sk, ...def } = item;
   return def as unknown as CustomFieldDefinition;

@@ -40,11 +40,16 @@ export async function createDelivery(delivery: Delivery): Promise<boolean> {
 }
 
 export async function getDelivery(id: string): Promise<Delivery | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.delivery(id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.delivery(id), ConsistentRead: true }),
+  );
   return out.Item ? toDelivery(out.Item) : undefined;
 }
 
-type AttemptRecord = Pick<Delivery, 'status' | 'attempts' | 'last_response_code' | 'last_error' | 'next_attempt' | 'dead_letter_due'>;
+type AttemptRecord = Pick<
+  Delivery,
+  'status' | 'attempts' | 'last_response_code' | 'last_error' | 'next_attempt' | 'dead_letter_due'
+>;
 
 /** Records an attempt made on `previous`; false when another worker recorded one meanwhile. */
 export async function recordAttempt(previous: Delivery, record: AttemptRecord): Promise<boolean> {
@@ -54,7 +59,10 @@ export async function recordAttempt(previous: Delivery, record: AttemptRecord): 
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys.delivery(previous.id),
-        UpdateExpression: `SET #status = :status, attempts = :attempts, last_response_code = :code, last_error = :error, next_attempt = :next${due ? ', dead_letter_due = :due' : ''}`,
+        UpdateExpression:
+          `SET #status = :status, attempts = :attempts, last_response_code = :code, ` +
+          `last_error = :error, next_attempt ` +
+          `= :next${due ? ', dead_letter_due = :due' : ''}`,
         ConditionExpression: 'attempts = :previous',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -77,7 +85,13 @@ export async function recordAttempt(previous: Delivery, record: AttemptRecord): 
 
 /** The delivery is on the operator's dead-letter queue: a new receive of its message no longer puts it there. */
 export async function recordDeadLettered(id: string): Promise<void> {
-  await dynamo.send(new UpdateCommand({ TableName: config.tableName, Key: keys.delivery(id), UpdateExpression: 'REMOVE dead_letter_due' }));
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.delivery(id),
+      UpdateExpression: 'REMOVE dead_letter_due',
+    }),
+  );
 }
 
 /**
@@ -91,10 +105,17 @@ export async function requeueDelivery(id: string, now: Date): Promise<Delivery |
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys.delivery(id),
-        UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt = :now, expires_at = :expires REMOVE dead_letter_due',
+        UpdateExpression:
+          'SET #status = :pending, attempts = :zero, next_attempt = :now, expires_at = :expires REMOVE dead_letter_due',
         ConditionExpression: `${ITEM_EXISTS} AND (#status <> :pending OR next_attempt < :stuck)`,
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':now': now.toISOString(), ':expires': expiresAt(now), ':stuck': stuckBefore(now) },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':zero': 0,
+          ':now': now.toISOString(),
+          ':expires': expiresAt(now),
+          ':stuck': stuckBefore(now),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -106,16 +127,36 @@ export async function requeueDelivery(id: string, now: Date): Promise<Delivery |
 }
 
 /** What the log shows (not the body); as attribute names, since some are DynamoDB reserved words. */
-const LOG_FIELDS = ['id', 'event', 'event_id', 'url', 'ticket', 'followup', 'subscription', 'status', 'attempts', 'last_response_code', 'last_error', 'next_attempt', 'created'];
+const LOG_FIELDS = [
+  'id',
+  'event',
+  'event_id',
+  'url',
+  'ticket',
+  'followup',
+  'subscription',
+  'status',
+  'attempts',
+  'last_response_code',
+  'last_error',
+  'next_attempt',
+  'created',
+];
 const LOG_NAMES = Object.fromEntries(LOG_FIELDS.map((f, i) => [`#a${i}`, f]));
 
 /** A page of the delivery log, newest first, from after the delivery `after` (a cursor). */
-export async function listDeliveries(limit: number, after?: string): Promise<{ deliveries: Delivery[]; more: boolean }> {
+export async function listDeliveries(
+  limit: number,
+  after?: string,
+): Promise<{ deliveries: Delivery[]; more: boolean }> {
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
       KeyConditionExpression: after ? SORT_BELOW : IN_PARTITION,
-      ExpressionAttributeValues: { ':pk': keys.deliveriesPartition, ...(after ? { ':sk': keys.delivery(after).SK } : {}) },
+      ExpressionAttributeValues: {
+        ':pk': keys.deliveriesPartition,
+        ...(after ? { ':sk': keys.delivery(after).SK } : {}),
+      },
       ExpressionAttributeNames: LOG_NAMES,
       ProjectionExpression: Object.keys(LOG_NAMES).join(', '),
       ScanIndexForward: false,

@@ -26,21 +26,39 @@ import { listQueues } from './queues';
 import { put } from './tickets';
 import { ConditionFailed, conditionHeld, transact, type TransactItem } from './transact';
 import { storedDateTime } from '../domain/datetime';
-import { ESCALATED_TITLE, escalatedComment, escalatesOn, excludedDates, localDate, type EscalationExclusion } from '../domain/escalation';
+import {
+  ESCALATED_TITLE,
+  escalatedComment,
+  escalatesOn,
+  excludedDates,
+  localDate,
+  type EscalationExclusion,
+} from '../domain/escalation';
 import { STATUS, type Followup, type Queue, type Ticket } from '../domain/records';
 
 type Item = Record<string, unknown>;
 
-const toExclusion = (item: Item): EscalationExclusion => ({ id: item.id as number, name: item.name as string, date: item.date as string, queues: (item.queues as number[] | undefined) ?? [] });
+const toExclusion = (item: Item): EscalationExclusion => ({
+  id: item.id as number,
+  name: item.name as string,
+  date: item.date as string,
+  queues: (item.queues as number[] | undefined) ?? [],
+});
 
 /** Every exclusion, in id order. */
 export async function listExclusions(): Promise<EscalationExclusion[]> {
-  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.exclusionPartition }, ConsistentRead: true });
+  const items = await queryAll({
+    KeyConditionExpression: IN_PARTITION,
+    ExpressionAttributeValues: { ':pk': keys.exclusionPartition },
+    ConsistentRead: true,
+  });
   return items.map(toExclusion);
 }
 
 export async function getExclusion(id: number): Promise<EscalationExclusion | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.exclusion(id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.exclusion(id), ConsistentRead: true }),
+  );
   return out.Item ? toExclusion(out.Item) : undefined;
 }
 
@@ -52,14 +70,24 @@ export async function createExclusions(fields: Omit<EscalationExclusion, 'id'>[]
   // Each its own put: a list of a year's weekends is over a transaction's 100 items, and a retry
   // of the command adds what is missing.
   for (const e of made) {
-    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.exclusion(e.id), type: 'exclusion', ...e }, ConditionExpression: ITEM_IS_NEW }));
+    await dynamo.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...keys.exclusion(e.id), type: 'exclusion', ...e },
+        ConditionExpression: ITEM_IS_NEW,
+      }),
+    );
   }
   return made;
 }
 
 /** Deletes an exclusion; false when there was none. */
 export async function deleteExclusion(id: number): Promise<boolean> {
-  return conditionHeld(dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.exclusion(id), ConditionExpression: ITEM_EXISTS })));
+  return conditionHeld(
+    dynamo.send(
+      new DeleteCommand({ TableName: config.tableName, Key: keys.exclusion(id), ConditionExpression: ITEM_EXISTS }),
+    ),
+  );
 }
 
 /** How long an escalation record is kept: long past the day it guards. */
@@ -101,7 +129,10 @@ async function candidates(queues: ReadonlySet<number>): Promise<Ticket[]> {
       }),
     ),
   );
-  return pages.flat().map((i) => strip<Ticket>(i)).filter((t) => queues.has(t.queue));
+  return pages
+    .flat()
+    .map((i) => strip<Ticket>(i))
+    .filter((t) => queues.has(t.queue));
 }
 
 /** Runs one escalation: every ticket of the chosen queues that the rule says is due today. */
@@ -122,20 +153,43 @@ export async function runEscalation(options: EscalationOptions = {}): Promise<Es
     const queue = byId.get(ticket.queue)!;
     if (!escalatesOn(ticket, queue.escalate_days, day, excluded.get(queue.id)!, timeZone)) continue;
     const outcome = await escalate(ticket, queue, now, day, !!options.notifyOnly);
-    if (outcome === 'done') result.escalated.push({ ticket: ticket.id, queue: queue.id, from: ticket.priority, to: options.notifyOnly ? ticket.priority : ticket.priority - 1 });
+    if (outcome === 'done')
+      result.escalated.push({
+        ticket: ticket.id,
+        queue: queue.id,
+        from: ticket.priority,
+        to: options.notifyOnly ? ticket.priority : ticket.priority - 1,
+      });
     else result[outcome].push(ticket.id);
   }
   return result;
 }
 
 /** One ticket's escalation (or notice), atomically; what became of it. */
-async function escalate(ticket: Ticket, queue: Queue, now: Date, day: string, notifyOnly: boolean): Promise<'done' | 'alreadyToday' | 'changed'> {
+async function escalate(
+  ticket: Ticket,
+  queue: Queue,
+  now: Date,
+  day: string,
+  notifyOnly: boolean,
+): Promise<'done' | 'alreadyToday' | 'changed'> {
   const at = storedDateTime(now);
   const writes: TransactItem[] = [];
   let followup: Followup | undefined;
   if (!notifyOnly) {
     const id = (await reserveIds({ followup: 1 })).followup;
-    followup = { id, ticket: ticket.id, user: null, title: ESCALATED_TITLE, comment: escalatedComment(queue.escalate_days!), public: true, new_status: null, time_spent: null, date: at, message_id: null };
+    followup = {
+      id,
+      ticket: ticket.id,
+      user: null,
+      title: ESCALATED_TITLE,
+      comment: escalatedComment(queue.escalate_days!),
+      public: true,
+      new_status: null,
+      time_spent: null,
+      date: at,
+      message_id: null,
+    };
     const last = ticket.last_escalation ? { ':last': ticket.last_escalation } : {};
     writes.push(
       {
@@ -145,8 +199,23 @@ async function escalate(ticket: Ticket, queue: Queue, now: Date, day: string, no
           UpdateExpression: 'SET #priority = :priority, #last = :now, #modified = :now ADD #version :one',
           // The state the rule was applied to: status, hold, priority and last escalation unchanged.
           ConditionExpression: `${ITEM_EXISTS} AND #status = :status AND #priority = :old AND #hold = :hold AND ${ticket.last_escalation ? '#last = :last' : 'attribute_not_exists(#last)'}`,
-          ExpressionAttributeNames: { '#priority': 'priority', '#last': 'last_escalation', '#modified': 'modified', '#version': 'version', '#status': 'status', '#hold': 'on_hold' },
-          ExpressionAttributeValues: { ':priority': ticket.priority - 1, ':now': at, ':one': 1, ':status': ticket.status, ':old': ticket.priority, ':hold': ticket.on_hold, ...last },
+          ExpressionAttributeNames: {
+            '#priority': 'priority',
+            '#last': 'last_escalation',
+            '#modified': 'modified',
+            '#version': 'version',
+            '#status': 'status',
+            '#hold': 'on_hold',
+          },
+          ExpressionAttributeValues: {
+            ':priority': ticket.priority - 1,
+            ':now': at,
+            ':one': 1,
+            ':status': ticket.status,
+            ':old': ticket.priority,
+            ':hold': ticket.on_hold,
+            ...last,
+          },
         },
       },
       put({ ...followupItem(followup, ticket.status), [ESCALATION]: true }),

@@ -42,7 +42,9 @@ function cleanup(objectKeys: string[], due: Date): FileCleanup {
   return { key: keys.fileCleanup(due.toISOString(), randomUUID()), objectKeys };
 }
 
-const putAction = (c: FileCleanup): TransactItem => ({ Put: { TableName: config.tableName, Item: { ...c.key, object_keys: c.objectKeys } } });
+const putAction = (c: FileCleanup): TransactItem => ({
+  Put: { TableName: config.tableName, Item: { ...c.key, object_keys: c.objectKeys } },
+});
 
 /** Before uploading: records the files as abandoned unless a commit says otherwise. */
 export async function recordUploads(objectKeys: string[], now = new Date()): Promise<FileCleanup> {
@@ -63,9 +65,13 @@ export function commitUploads(record: FileCleanup): TransactItem {
 }
 
 /** For a transaction that deletes attachment records: cleanup records of their files, due at once. */
-export function cleanupsOfDeleted(objectKeys: string[], now = new Date()): { records: FileCleanup[]; actions: TransactItem[] } {
+export function cleanupsOfDeleted(
+  objectKeys: string[],
+  now = new Date(),
+): { records: FileCleanup[]; actions: TransactItem[] } {
   const records: FileCleanup[] = [];
-  for (let i = 0; i < objectKeys.length; i += KEYS_PER_RECORD) records.push(cleanup(objectKeys.slice(i, i + KEYS_PER_RECORD), now));
+  for (let i = 0; i < objectKeys.length; i += KEYS_PER_RECORD)
+    records.push(cleanup(objectKeys.slice(i, i + KEYS_PER_RECORD), now));
   return { records, actions: records.map(putAction) };
 }
 
@@ -128,7 +134,10 @@ export async function sweepFileCleanups(now = new Date(), limit = 200): Promise<
   });
   for await (const page of due) {
     for (const item of page) {
-      const record = { key: { PK: item.PK as string, SK: item.SK as string }, objectKeys: item.object_keys as string[] };
+      const record = {
+        key: { PK: item.PK as string, SK: item.SK as string },
+        objectKeys: item.object_keys as string[],
+      };
       if (!(await claim(record, now.getTime()))) continue;
       if (await finish(record)) result.finished++;
       else result.unfinished++;
@@ -149,7 +158,10 @@ export interface PendingFile {
  * commits the uploads (`commitUploads`), to include in its transaction. If anything fails, the
  * uploads are abandoned: deleted now if possible, else by the sweeper.
  */
-export async function withFiles<T>(files: PendingFile[], commit: (fileCommit?: TransactItem) => Promise<T>): Promise<T> {
+export async function withFiles<T>(
+  files: PendingFile[],
+  commit: (fileCommit?: TransactItem) => Promise<T>,
+): Promise<T> {
   if (!files.length) return commit();
   const record = await recordUploads(files.map((f) => f.key));
   try {
@@ -160,7 +172,9 @@ export async function withFiles<T>(files: PendingFile[], commit: (fileCommit?: T
     if (failed) throw failed.reason;
     return await commit(commitUploads(record));
   } catch (error) {
-    await abandonUploads(record).catch((cleanupError) => logger.warn('uploads left to the sweeper', { error: String(cleanupError) }));
+    await abandonUploads(record).catch((cleanupError) =>
+      logger.warn('uploads left to the sweeper', { error: String(cleanupError) }),
+    );
     throw error;
   }
 }

@@ -9,7 +9,14 @@
  */
 import { HttpError, NotFound } from '../domain/errors';
 import { isIdCursor, type PageLinks, type PageRequest } from '../domain/pagination';
-import { countSourceOf, matchesFilters, stillMatches, type IdFloor, type ListingSource, type TicketListQuery } from '../domain/ticket-list-query';
+import {
+  countSourceOf,
+  matchesFilters,
+  stillMatches,
+  type IdFloor,
+  type ListingSource,
+  type TicketListQuery,
+} from '../domain/ticket-list-query';
 import { totalOf } from '../domain/ticket-counts';
 import type { TicketCollection } from '../domain/records';
 import { isListingSortKey, keys, orderOf } from './keys';
@@ -28,7 +35,12 @@ export interface FilteredPage {
 /** 400: page numbers on a list paged by cursor. */
 export class CursorPagedList extends HttpError {
   constructor() {
-    super(400, { detail: 'This list (a filter or an ordering other than id) is paged by cursor: follow the next and previous links; page numbers are not served.' });
+    super(400, {
+      detail:
+        'This list (a filter or an ordering other than id) is paged by cursor: follow ' +
+        'the next and previous links; ' +
+        'page numbers are not served.',
+    });
   }
 }
 
@@ -39,16 +51,27 @@ export class CursorPagedList extends HttpError {
  */
 export const CHECK_BUDGET = 100;
 
-/** The gsi4 / gsi3 partitions a source reads: one per value (several statuses: one each, merged in the list's order). */
+/**
+ * The gsi4 / gsi3 partitions a source reads: one per value (several statuses: one each, merged in the list's order).
+ */
 function partitionsOf(source: ListingSource): { index: 'gsi3' | 'gsi4'; partition: string; from?: string }[] {
   if (source.dimension === 'submitter') return [{ index: 'gsi3', partition: keys.submitterPartition(source.email) }];
   const from = source.since ? { from: source.since } : {};
   if (!source.values) return [{ index: 'gsi4', partition: keys.listingPartition(source.dimension), ...from }];
-  return source.values.map((value) => ({ index: 'gsi4', partition: keys.listingPartition(source.dimension, value), ...from }));
+  return source.values.map((value) => ({
+    index: 'gsi4',
+    partition: keys.listingPartition(source.dimension, value),
+    ...from,
+  }));
 }
 
 /** Up to `limit` entries of the partitions, merged in the list's order (one Query each, at once). */
-async function readMerged(listings: ListingQuery[], limit: number, ascending: boolean, backwards: boolean): Promise<{ ticket: number; key: string }[]> {
+async function readMerged(
+  listings: ListingQuery[],
+  limit: number,
+  ascending: boolean,
+  backwards: boolean,
+): Promise<{ ticket: number; key: string }[]> {
   const pages = await Promise.all(listings.map((l) => readListing(l, limit)));
   if (pages.length === 1) return pages[0]!;
   const merged = pages.flat().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) * (ascending ? 1 : -1));
@@ -93,19 +116,37 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
     listCount(query),
     query.idFloor && downward ? floorKeyOf(query.idFloor) : undefined,
   ]);
-  // Read toward lower ids, in the list's order or against it (backwards: reversed after): the entries at or below the floor are the far end.
+  // Read toward lower ids, in the list's order or against it (backwards: reversed after): the entries at or below the
+  // floor are the far end.
   const entries = endFloor === undefined ? listed : listed.filter((e) => e.key > endFloor);
   // Fewer than asked for, or the floor reached: nothing further in the direction read.
   const exhausted = listed.length < limit || entries.length < listed.length;
   // Checking reads the snapshots of every entry (to check the filters on), else of the page's only.
   const read = checking ? await readPageCollections(entries.map((e) => e.ticket)) : undefined;
-  const candidates = read ? entries.filter((e) => { const c = read.get(e.ticket); return c !== undefined && matchesFilters(query.residual, c.ticket); }) : entries;
+  const candidates = read
+    ? entries.filter((e) => {
+        const c = read.get(e.ticket);
+        return c !== undefined && matchesFilters(query.residual, c.ticket);
+      })
+    : entries;
   const shown = backwards ? candidates.slice(-request.pageSize) : candidates.slice(0, request.pageSize);
   const beyond = candidates.length > request.pageSize;
-  // The far end of the page: its last match when there are more, else the last entry read when the budget ran out first.
-  const farKey = beyond ? (backwards ? shown[0]!.key : shown.at(-1)!.key) : exhausted ? undefined : backwards ? entries[0]!.key : entries.at(-1)!.key;
+  // The far end of the page: its last match when there are more, else the last entry read when the budget ran out
+  // first.
+  const farKey = beyond
+    ? backwards
+      ? shown[0]!.key
+      : shown.at(-1)!.key
+    : exhausted
+      ? undefined
+      : backwards
+        ? entries[0]!.key
+        : entries.at(-1)!.key;
   // The near end: its first match, else its first entry read, else (nothing read above the floor) where it started.
-  const nearKey = (backwards ? shown.at(-1)?.key : shown[0]?.key) ?? (backwards ? entries.at(-1)?.key : entries[0]?.key) ?? (endFloor !== undefined ? cursorKey : undefined);
+  const nearKey =
+    (backwards ? shown.at(-1)?.key : shown[0]?.key) ??
+    (backwards ? entries.at(-1)?.key : entries[0]?.key) ??
+    (endFloor !== undefined ? cursorKey : undefined);
   const collections = read ?? (await readPageCollections(shown.map((e) => e.ticket)));
   const order = source.dimension === 'submitter' ? 'id' : orderOf(source.dimension);
   const tickets = shown.flatMap(({ ticket, key }) => {
@@ -119,8 +160,20 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   return {
     count,
     links: {
-      next: backwards ? (nearKey === undefined ? null : { afterKey: nearKey }) : farKey === undefined ? null : { afterKey: farKey },
-      previous: backwards ? (farKey === undefined ? null : { beforeKey: farKey }) : cursor === undefined || nearKey === undefined ? null : { beforeKey: nearKey },
+      next: backwards
+        ? nearKey === undefined
+          ? null
+          : { afterKey: nearKey }
+        : farKey === undefined
+          ? null
+          : { afterKey: farKey },
+      previous: backwards
+        ? farKey === undefined
+          ? null
+          : { beforeKey: farKey }
+        : cursor === undefined || nearKey === undefined
+          ? null
+          : { beforeKey: nearKey },
     },
     tickets,
   };

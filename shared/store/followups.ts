@@ -25,7 +25,9 @@ export interface FoundFollowup {
 
 /** A followup's or attachment's ref item (one consistent GetItem). */
 async function readRef<R extends { ticket: number }>(kind: RefKind, id: number): Promise<R | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.ref(kind, id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.ref(kind, id), ConsistentRead: true }),
+  );
   return out.Item as R | undefined;
 }
 
@@ -61,10 +63,15 @@ export interface FollowupPage {
 
 /** Every followup, in id order (the order of their dates), one page at a time. */
 export async function listFollowups(request: PageRequest): Promise<FollowupPage> {
-  const [refs, attachmentRefs] = await Promise.all([listRefs<{ id: number; ticket: number }>('followup'), listRefs<AttachmentLocation>('attachment')]);
+  const [refs, attachmentRefs] = await Promise.all([
+    listRefs<{ id: number; ticket: number }>('followup'),
+    listRefs<AttachmentLocation>('attachment'),
+  ]);
   const { window, page } = pageOf(request, refs);
   const onPage = new Set(page.map((f) => f.id));
-  const attachmentKeys = attachmentRefs.filter((a) => onPage.has(a.followup)).map((a) => keys.attachment(a.ticket, a.id));
+  const attachmentKeys = attachmentRefs
+    .filter((a) => onPage.has(a.followup))
+    .map((a) => keys.attachment(a.ticket, a.id));
   const items = await batchGet([...page.map((f) => keys.followup(f.ticket, f.id)), ...attachmentKeys]);
   const followups = items.filter((i) => i.type === 'followup').map((i) => strip<Followup>(i));
   // Opening followups still held by their ticket items: one more BatchGet, of those tickets.
@@ -126,7 +133,8 @@ async function writeOut(found: FoundFollowup): Promise<FoundFollowup> {
       return { ...found, collection: { ...collection, inlineFollowup: undefined } };
     } catch (error) {
       if (!(error instanceof ConditionFailed)) throw error;
-      if (attempt === 3) throw new TransactionConflict('The opening followup changed while being written out', { cause: error });
+      if (attempt === 3)
+        throw new TransactionConflict('The opening followup changed while being written out', { cause: error });
       const again = await findFollowup(followup.id);
       if (!again) throw new MissingTicket();
       found = again;
@@ -139,17 +147,30 @@ async function writeOut(found: FoundFollowup): Promise<FoundFollowup> {
  * Edits a followup. Moving it to another ticket (`ticket` changed) moves its attachment records
  * with it, in one transaction; `target` is the destination ticket as read.
  */
-export async function updateFollowup(found: FoundFollowup, changes: FollowupChanges, target: Ticket | undefined): Promise<Followup> {
+export async function updateFollowup(
+  found: FoundFollowup,
+  changes: FollowupChanges,
+  target: Ticket | undefined,
+): Promise<Followup> {
   const { followup, attachments, collection } = await writeOut(found);
   const next: Followup = { ...followup, ...changes };
   try {
     if (!target || target.id === followup.ticket) {
-      await transact([put(followupItem(next, collection.ticket.status), ITEM_EXISTS), collectionChange(followup.ticket)]);
+      await transact([
+        put(followupItem(next, collection.ticket.status), ITEM_EXISTS),
+        collectionChange(followup.ticket),
+      ]);
     } else {
       const moved = attachments.map((a) => ({ ...a, ticket: target.id }));
       await transact([
         collectionChange(target.id),
-        { Delete: { TableName: config.tableName, Key: keys.followup(followup.ticket, followup.id), ConditionExpression: ITEM_EXISTS } },
+        {
+          Delete: {
+            TableName: config.tableName,
+            Key: keys.followup(followup.ticket, followup.id),
+            ConditionExpression: ITEM_EXISTS,
+          },
+        },
         ...attachments.map((a) => ({ Delete: { TableName: config.tableName, Key: keys.attachment(a.ticket, a.id) } })),
         collectionChange(followup.ticket),
         ...childPuts([next], moved, target.status), // the refs are overwritten with the new ticket
@@ -208,7 +229,12 @@ export async function listAttachments(request: PageRequest): Promise<AttachmentP
  * followup must still exist (a check on its item, not the ticket's: additions never write the
  * ticket item, so concurrent ones do not conflict).
  */
-export async function addAttachment(ticket: Ticket, attachment: Attachment, fileCommit?: TransactItem, inline = false): Promise<void> {
+export async function addAttachment(
+  ticket: Ticket,
+  attachment: Attachment,
+  fileCommit?: TransactItem,
+  inline = false,
+): Promise<void> {
   // An opening followup the ticket item still holds is checked there (items.ts `ticketItem`).
   const followupExists: TransactItem = inline
     ? {
@@ -220,7 +246,13 @@ export async function addAttachment(ticket: Ticket, attachment: Attachment, file
           ExpressionAttributeValues: { ':id': attachment.followup },
         },
       }
-    : { ConditionCheck: { TableName: config.tableName, Key: keys.followup(ticket.id, attachment.followup), ConditionExpression: ITEM_EXISTS } };
+    : {
+        ConditionCheck: {
+          TableName: config.tableName,
+          Key: keys.followup(ticket.id, attachment.followup),
+          ConditionExpression: ITEM_EXISTS,
+        },
+      };
   try {
     await transact([
       followupExists,

@@ -32,7 +32,13 @@ export async function claimKey(scope: string, fingerprint: string, now: Date): P
     await dynamo.send(
       new PutCommand({
         TableName: config.tableName,
-        Item: { ...keys.idempotencyKey(scope), fingerprint, status: 'in_progress', lock_until: t + LOCK_SECONDS, expires_at: t + IDEMPOTENCY_TTL_SECONDS },
+        Item: {
+          ...keys.idempotencyKey(scope),
+          fingerprint,
+          status: 'in_progress',
+          lock_until: t + LOCK_SECONDS,
+          expires_at: t + IDEMPOTENCY_TTL_SECONDS,
+        },
         // Free, expired (TTL deletes late), or locked by a request that died.
         ConditionExpression: `${ITEM_IS_NEW} OR expires_at < :now OR (#status = :progress AND lock_until < :now)`,
         ExpressionAttributeNames: { '#status': 'status' },
@@ -42,7 +48,9 @@ export async function claimKey(scope: string, fingerprint: string, now: Date): P
     return undefined;
   } catch (error) {
     if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
-    const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.idempotencyKey(scope), ConsistentRead: true }));
+    const out = await dynamo.send(
+      new GetCommand({ TableName: config.tableName, Key: keys.idempotencyKey(scope), ConsistentRead: true }),
+    );
     // Gone meanwhile (a failed request released it): report it as in progress, the client retries.
     return (out.Item as IdempotencyRecord | undefined) ?? { fingerprint, status: 'in_progress' };
   }

@@ -10,11 +10,14 @@ import { dynamo } from '../aws/clients';
 import { keys, ITEM_IS_NEW } from './keys';
 import { isConditionFailure } from './transact';
 
-const keyOf = (issuer: string, subject: string) => keys.identity(createHash('sha256').update(issuer).digest('base64url').slice(0, 22), subject);
+const keyOf = (issuer: string, subject: string) =>
+  keys.identity(createHash('sha256').update(issuer).digest('base64url').slice(0, 22), subject);
 
 /** The username bound to the identity, if any. */
 export async function boundUsername(issuer: string, subject: string): Promise<string | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keyOf(issuer, subject), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keyOf(issuer, subject), ConsistentRead: true }),
+  );
   return out.Item?.username as string | undefined;
 }
 

@@ -32,13 +32,21 @@ export async function listIgnoredSenders(options: { fresh?: boolean } = {}): Pro
 }
 
 export async function getIgnoredSender(id: number): Promise<IgnoredSender | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.ignoredSender(id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.ignoredSender(id), ConsistentRead: true }),
+  );
   return out.Item ? toRule(out.Item) : undefined;
 }
 
 export async function createIgnoredSender(fields: Omit<IgnoredSender, 'id'>): Promise<IgnoredSender> {
   const rule = { id: (await reserveIds({ ignored_sender: 1 })).ignored_sender, ...fields };
-  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.ignoredSender(rule.id), type: 'ignored-sender', ...rule }, ConditionExpression: ITEM_IS_NEW }));
+  await dynamo.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...keys.ignoredSender(rule.id), type: 'ignored-sender', ...rule },
+      ConditionExpression: ITEM_IS_NEW,
+    }),
+  );
   rules.forget();
   return rule;
 }
@@ -46,7 +54,15 @@ export async function createIgnoredSender(fields: Omit<IgnoredSender, 'id'>): Pr
 /** Deletes a rule; false when there was none. */
 export async function deleteIgnoredSender(id: number): Promise<boolean> {
   try {
-    return await conditionHeld(dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.ignoredSender(id), ConditionExpression: ITEM_EXISTS })));
+    return await conditionHeld(
+      dynamo.send(
+        new DeleteCommand({
+          TableName: config.tableName,
+          Key: keys.ignoredSender(id),
+          ConditionExpression: ITEM_EXISTS,
+        }),
+      ),
+    );
   } finally {
     rules.forget();
   }

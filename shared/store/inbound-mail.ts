@@ -66,14 +66,24 @@ function toRecord(item: Record<string, unknown>): InboundRecord {
 
 /** The record of a Message-ID (strongly consistent), if it was received before. */
 export async function findInbound(messageId: string): Promise<InboundRecord | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.inboundMessage(idHash(messageId)), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.inboundMessage(idHash(messageId)), ConsistentRead: true }),
+  );
   return out.Item ? toRecord(out.Item) : undefined;
 }
 
-/** The ticket of the latest of `ids` that was received and applied (a reply referencing an earlier message of its thread). */
+/**
+ * The ticket of the latest of `ids` that was received and applied (a reply referencing an earlier message of its
+ * thread).
+ */
 export async function ticketOfReceived(ids: string[]): Promise<number | undefined> {
   if (!ids.length) return undefined;
-  const found = new Map((await batchGet(ids.map((id) => keys.inboundMessage(idHash(id))))).map((i) => [i.message_id as string, toRecord(i)]));
+  const found = new Map(
+    (await batchGet(ids.map((id) => keys.inboundMessage(idHash(id))))).map((i) => [
+      i.message_id as string,
+      toRecord(i),
+    ]),
+  );
   for (const id of [...ids].reverse()) {
     const ticket = found.get(id)?.ticket;
     if (typeof ticket === 'number') return ticket;
@@ -86,11 +96,14 @@ export async function ticketOfReceived(ids: string[]): Promise<number | undefine
  * included). A plain ADD: exact under concurrency, and it expires with the hour after. The sender
  * is folded: case and plus-addressing do not make another sender (issue 32).
  */
-export const countNewTicket = (sender: string, now: Date) => countMailIn('tickets', keys.mailSenderHour(withoutTag(sender), hourOf(now)), now);
+export const countNewTicket = (sender: string, now: Date) =>
+  countMailIn('tickets', keys.mailSenderHour(withoutTag(sender), hourOf(now)), now);
 /** Counts one more reply by mail from `sender` (folded), as countNewTicket. */
-export const countReply = (sender: string, now: Date) => countMailIn('replies', keys.mailSenderHour(withoutTag(sender), hourOf(now)), now);
+export const countReply = (sender: string, now: Date) =>
+  countMailIn('replies', keys.mailSenderHour(withoutTag(sender), hourOf(now)), now);
 /** Counts one more reply by mail to `ticket`, from anyone. */
-export const countTicketReply = (ticket: number, now: Date) => countMailIn('replies', keys.mailTicketHour(ticket, hourOf(now)), now);
+export const countTicketReply = (ticket: number, now: Date) =>
+  countMailIn('replies', keys.mailTicketHour(ticket, hourOf(now)), now);
 
 const hourOf = (now: Date) => now.toISOString().slice(0, 13);
 
@@ -133,12 +146,18 @@ export async function keepProblem(problem: Omit<MailProblem, 'id' | 'attempts'>,
 }
 
 export async function listProblems(): Promise<MailProblem[]> {
-  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.mailProblemsPartition }, ConsistentRead: true });
+  const items = await queryAll({
+    KeyConditionExpression: IN_PARTITION,
+    ExpressionAttributeValues: { ':pk': keys.mailProblemsPartition },
+    ConsistentRead: true,
+  });
   return items.map((i) => toRecord(i) as unknown as MailProblem);
 }
 
 export async function getProblem(id: string): Promise<MailProblem | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.mailProblem(id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.mailProblem(id), ConsistentRead: true }),
+  );
   return out.Item ? (toRecord(out.Item) as unknown as MailProblem) : undefined;
 }
 

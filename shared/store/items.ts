@@ -33,7 +33,17 @@ export const UPDATED_BY = 'updated_by';
 export const ESCALATION = 'escalation';
 
 // `collection_size` is no longer written; tickets stored before still carry it. `opening`: below.
-const INTERNAL = new Set<string>([...KEY_ATTRIBUTES, 'type', 'collection_size', 'version', 'opening', WRITTEN_OUT, RESERVATION_VERSION, UPDATED_BY, ESCALATION]);
+const INTERNAL = new Set<string>([
+  ...KEY_ATTRIBUTES,
+  'type',
+  'collection_size',
+  'version',
+  'opening',
+  WRITTEN_OUT,
+  RESERVATION_VERSION,
+  UPDATED_BY,
+  ESCALATION,
+]);
 
 /**
  * A new ticket's `version`; every later write of the ticket item adds 1, and so does every edit or
@@ -103,7 +113,12 @@ export function followupRefItem(f: Followup): Item {
 
 /** Where attachment `a` lives, and its file name (what the attachment list orders by). */
 export function attachmentRefItem(a: Attachment): Item {
-  return { ...keys.ref('attachment', a.id), ...keys.refList('attachment', a.id), type: 'ref', ...attachmentLocation(a) };
+  return {
+    ...keys.ref('attachment', a.id),
+    ...keys.refList('attachment', a.id),
+    type: 'ref',
+    ...attachmentLocation(a),
+  };
 }
 
 export function mergedItem(target: number, source: number): Item {

@@ -7,7 +7,13 @@
  * items also carry GSI keys that lay every collection out in id order (gsi1) and by status (gsi2).
  */
 
-import { isWholeTableDimension, LISTED_DIMENSIONS, orderOf, type ListedDimension, type ListingOrder } from '../domain/listing-dimensions';
+import {
+  isWholeTableDimension,
+  LISTED_DIMENSIONS,
+  orderOf,
+  type ListedDimension,
+  type ListingOrder,
+} from '../domain/listing-dimensions';
 import type { ViewCountItem } from '../domain/ticket-counts';
 
 export { isWholeTableDimension, orderOf };
@@ -36,7 +42,11 @@ export const INDEXES = {
 export type IndexName = keyof typeof INDEXES;
 
 /** Every key attribute an item may carry, the indexes' included: never part of a record read back. */
-export const KEY_ATTRIBUTES: readonly string[] = [KEY.partition, KEY.sort, ...Object.values(INDEXES).flatMap((i) => [i.partitionKey, i.sortKey])];
+export const KEY_ATTRIBUTES: readonly string[] = [
+  KEY.partition,
+  KEY.sort,
+  ...Object.values(INDEXES).flatMap((i) => [i.partitionKey, i.sortKey]),
+];
 
 /** Condition of a write: the item is there (an update, a delete, a check). */
 export const ITEM_EXISTS = `attribute_exists(${KEY.partition})`;
@@ -49,7 +59,10 @@ export const SORT_BELOW = `${IN_PARTITION} AND ${KEY.sort} < :sk`;
 export const SORT_UP_TO = `${IN_PARTITION} AND ${KEY.sort} <= :sk`;
 export const SORT_BEGINS_WITH = `${IN_PARTITION} AND begins_with(${KEY.sort}, :sk)`;
 
-/** Key condition of a Query on an index: its partition `:pk`, and when `from` is given, sort keys from `:from` on (or below it). */
+/**
+ * Key condition of a Query on an index: its partition `:pk`, and when `from` is given, sort keys from `:from` on (or
+ * below it).
+ */
 export function inIndex(index: IndexName, from?: 'from' | 'below'): string {
   const { partitionKey, sortKey } = INDEXES[index];
   if (from === undefined) return `${partitionKey} = :pk`;
@@ -62,7 +75,13 @@ export function inIndex(index: IndexName, from?: 'from' | 'below'): string {
  */
 export function inSortRange(index: IndexName, bound: 'none' | 'gt' | 'ge' | 'lt' | 'between'): string {
   const { partitionKey: pk, sortKey: sk } = INDEXES[index];
-  const ops = { none: '', gt: ` AND ${sk} > :lo`, ge: ` AND ${sk} >= :lo`, lt: ` AND ${sk} < :hi`, between: ` AND ${sk} BETWEEN :lo AND :hi` };
+  const ops = {
+    none: '',
+    gt: ` AND ${sk} > :lo`,
+    ge: ` AND ${sk} >= :lo`,
+    lt: ` AND ${sk} < :hi`,
+    between: ` AND ${sk} BETWEEN :lo AND :hi`,
+  };
   return `${pk} = :pk${ops[bound]}`;
 }
 
@@ -70,11 +89,17 @@ export const TICKET_PREFIX = 'TICKET#';
 /** The sort key of a ticket's own item in its collection (and the suffix of its list sort keys). */
 export const TICKET_SORT_KEY = 'TICKET';
 const LISTED_PREFIX = 'LISTED#';
-/** The dimensions a ticket has a listing record of (store/listings.ts; domain/ticket-list-query.ts says which list reads which). */
+/**
+ * The dimensions a ticket has a listing record of (store/listings.ts; domain/ticket-list-query.ts says which list reads
+ * which).
+ */
 export const LISTING_DIMENSIONS = LISTED_DIMENSIONS;
 export type ListingDimension = ListedDimension;
 export type { ListingOrder };
-/** The form of a sort key of each order's partitions (a cursor's, checked before it is used): a stored date-time, a priority digit, a due date or `~`, then the id. */
+/**
+ * The form of a sort key of each order's partitions (a cursor's, checked before it is used): a stored date-time, a
+ * priority digit, a due date or `~`, then the id.
+ */
 const SORT_KEY_FORMS: Record<ListingOrder, RegExp> = {
   id: /^\d{12}$/,
   created: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#\d{12}$/,
@@ -82,7 +107,10 @@ const SORT_KEY_FORMS: Record<ListingOrder, RegExp> = {
   priority: /^\d#\d{12}$/,
   due: /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z|~)#\d{12}$/,
 };
-/** Whether `sk` has the form of a sort key of `dimension`'s partitions (a cursor's, say). Outside `keys`, so that the functions that do not list leave it out of their bundles. */
+/**
+ * Whether `sk` has the form of a sort key of `dimension`'s partitions (a cursor's, say). Outside `keys`, so that the
+ * functions that do not list leave it out of their bundles.
+ */
 export function isListingSortKey(dimension: ListingDimension | 'submitter', sk: string): boolean {
   return SORT_KEY_FORMS[dimension === 'submitter' ? 'id' : orderOf(dimension)].test(sk);
 }
@@ -114,7 +142,10 @@ export const keys = {
   listAll: (ticket: number, sk: string) => ({ GSI1PK: 'TICKETS', GSI1SK: `${pad(ticket)}#${sk}` }),
   listAllPartition: 'TICKETS',
   /** gsi2: collections partitioned by their ticket's status. */
-  listByStatus: (status: number, ticket: number, sk: string) => ({ GSI2PK: `TICKETS#STATUS#${status}`, GSI2SK: `${pad(ticket)}#${sk}` }),
+  listByStatus: (status: number, ticket: number, sk: string) => ({
+    GSI2PK: `TICKETS#STATUS#${status}`,
+    GSI2SK: `${pad(ticket)}#${sk}`,
+  }),
   listByStatusPartition: (status: number) => `TICKETS#STATUS#${status}`,
   /** The first sort key of ticket `ticket`'s items in gsi1 and gsi2. */
   listFrom: (ticket: number) => `${pad(ticket)}#`,
@@ -154,7 +185,10 @@ export const keys = {
    * bounded by queues + assignees and a view's count is one GetItem.
    */
   countsViewPartition: 'COUNTS#view',
-  countsView: ({ view, queue, assignee }: ViewCountItem) => ({ PK: 'COUNTS#view', SK: [view, ...(queue === undefined ? [] : [queue]), ...(assignee === undefined ? [] : [assignee])].join('#') }),
+  countsView: ({ view, queue, assignee }: ViewCountItem) => ({
+    PK: 'COUNTS#view',
+    SK: [view, ...(queue === undefined ? [] : [queue]), ...(assignee === undefined ? [] : [assignee])].join('#'),
+  }),
   blockNumber: (sk: string) => Number(sk.slice('BLOCK#'.length)),
   /**
    * What the counts hold of one ticket (its status and queue, and the ticket item version they
@@ -182,7 +216,8 @@ export const keys = {
     GSI4PK: value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
     GSI4SK: sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`,
   }),
-  listingPartition: (dimension: ListingDimension, value?: string) => (value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`),
+  listingPartition: (dimension: ListingDimension, value?: string) =>
+    value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
   /** The gsi4 sort key of a ticket id (partitions in id order), or of a sort value and id. */
   listingSortKey: (ticket: number, sort?: string) => (sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`),
   /**
@@ -261,7 +296,10 @@ export const keys = {
   /** The key the feed's cursors are signed with (made by the feed's first read), in a partition of its own. */
   feedCursorKeyPartition: 'EVENTS_CURSOR_KEY',
   feedCursorKey: { PK: 'EVENTS_CURSOR_KEY', SK: 'KEY' },
-  /** A change event's position in the feed: its time (ISO, ms), the stream record's sequence number, the event's index in that record. */
+  /**
+   * A change event's position in the feed: its time (ISO, ms), the stream record's sequence number, the event's index
+   * in that record.
+   */
   eventPosition: (time: string, sequence: string, index: number) => `${time}#${sequence.padStart(40, '0')}#${index}`,
   /** What every position given out is checked against (a cursor names one). */
   eventPositionPattern: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#\d{40}#\d$/,
@@ -327,10 +365,18 @@ export const keys = {
   /** The suppression list (store/suppressions.ts): one partition, one item per (lower-case) address. */
   suppressionPartition: 'SUPPRESSED',
   suppression: (address: string) => ({ PK: 'SUPPRESSED', SK: `ADDRESS#${address}` }),
-  /** Operators' mail template overrides (store/template-overrides.ts): one partition, read whole; queue 0 is every queue. */
+  /**
+   * Operators' mail template overrides (store/template-overrides.ts): one partition, read whole; queue 0 is every
+   * queue.
+   */
   templateOverridePartition: 'MAIL_TEMPLATES',
-  templateOverride: (kind: string, queue: number | null) => ({ PK: 'MAIL_TEMPLATES', SK: `TEMPLATE#${kind}#${pad(queue ?? 0)}` }),
-  /** Escalation exclusions (upstream's EscalationExclusion, store/escalation.ts): one partition, read whole by a run. */
+  templateOverride: (kind: string, queue: number | null) => ({
+    PK: 'MAIL_TEMPLATES',
+    SK: `TEMPLATE#${kind}#${pad(queue ?? 0)}`,
+  }),
+  /**
+   * Escalation exclusions (upstream's EscalationExclusion, store/escalation.ts): one partition, read whole by a run.
+   */
   exclusionPartition: 'ESCALATION_EXCLUSIONS',
   exclusion: (id: number) => ({ PK: 'ESCALATION_EXCLUSIONS', SK: `EXCLUSION#${pad(id)}` }),
   /**
@@ -340,9 +386,15 @@ export const keys = {
    * record is a notice of its own, so it neither blocks nor repeats the day's escalation.
    */
   ignoredSenderPartition: 'IGNORED_SENDERS',
-  /** An ignored sender (upstream's IgnoreEmail, store/ignored-senders.ts): one partition, read whole (and cached) by mail in. */
+  /**
+   * An ignored sender (upstream's IgnoreEmail, store/ignored-senders.ts): one partition, read whole (and cached) by
+   * mail in.
+   */
   ignoredSender: (id: number) => ({ PK: 'IGNORED_SENDERS', SK: `SENDER#${pad(id)}` }),
-  escalation: (ticket: number, day: string, notice: boolean) => ({ PK: `${ESCALATION_PREFIX}${ticket}`, SK: `${notice ? 'NOTICE' : 'DAY'}#${day}` }),
+  escalation: (ticket: number, day: string, notice: boolean) => ({
+    PK: `${ESCALATION_PREFIX}${ticket}`,
+    SK: `${notice ? 'NOTICE' : 'DAY'}#${day}`,
+  }),
 } as const;
 
 /**
@@ -391,7 +443,16 @@ export const PARTITIONS = {
  * The partition keys the ticket counts consumer touches: the counts and counted states, listing records, ticket
  * collections (repairs), refs and file cleanup records.
  */
-export const COUNT_KEY_PATTERNS = [PARTITIONS.counts, PARTITIONS.countsViews, PARTITIONS.counted, PARTITIONS.listed, PARTITIONS.ticket, PARTITIONS.followupRef, PARTITIONS.attachmentRef, PARTITIONS.fileCleanups];
+export const COUNT_KEY_PATTERNS = [
+  PARTITIONS.counts,
+  PARTITIONS.countsViews,
+  PARTITIONS.counted,
+  PARTITIONS.listed,
+  PARTITIONS.ticket,
+  PARTITIONS.followupRef,
+  PARTITIONS.attachmentRef,
+  PARTITIONS.fileCleanups,
+];
 
 /** Every attachment object lives under this prefix (the functions may touch nothing else). */
 export const ATTACHMENT_PREFIX = 'attachments/';

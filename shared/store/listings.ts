@@ -11,9 +11,15 @@ import { keys, INDEXES, inSortRange, type ListingOrder } from './keys';
 
 type Item = Record<string, unknown>;
 
-export type ListedTicket = Pick<Ticket, 'id' | 'status' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created' | 'due_date'>;
+export type ListedTicket = Pick<
+  Ticket,
+  'id' | 'status' | 'queue' | 'assigned_to' | 'priority' | 'modified' | 'created' | 'due_date'
+>;
 
-/** The value a ticket sorts by in an order (`~`, after every date, for no due date: last ascending, first descending, as PostgreSQL puts nulls). */
+/**
+ * The value a ticket sorts by in an order (`~`, after every date, for no due date: last ascending, first descending, as
+ * PostgreSQL puts nulls).
+ */
 export function sortValue(ticket: Partial<ListedTicket>, order: ListingOrder): string | undefined {
   switch (order) {
     case 'id':
@@ -52,7 +58,16 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
   const upper = query.ascending ? query.before : query.after;
   const lowerExclusive = query.ascending ? query.after : query.before;
   const lower = lowerExclusive ?? query.from;
-  const bound = lower !== undefined && upper !== undefined ? 'between' : lower !== undefined ? (lowerExclusive !== undefined ? 'gt' : 'ge') : upper !== undefined ? 'lt' : 'none';
+  const bound =
+    lower !== undefined && upper !== undefined
+      ? 'between'
+      : lower !== undefined
+        ? lowerExclusive !== undefined
+          ? 'gt'
+          : 'ge'
+        : upper !== undefined
+          ? 'lt'
+          : 'none';
   const values: Item = { ':pk': query.partition };
   if (lower !== undefined) values[':lo'] = lower;
   if (upper !== undefined) values[':hi'] = upper;
@@ -82,6 +97,14 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
  */
 export async function lastCreatedBefore(time: string): Promise<number | undefined> {
   // Below `<time>#000000000000` (no ticket has id 0): every ticket created before `time`, none created at it.
-  const [entry] = await readListing({ index: 'gsi4', partition: keys.listingPartition('created'), after: keys.listingSortKey(0, time), ascending: false }, 1);
+  const [entry] = await readListing(
+    {
+      index: 'gsi4',
+      partition: keys.listingPartition('created'),
+      after: keys.listingSortKey(0, time),
+      ascending: false,
+    },
+    1,
+  );
   return entry?.ticket;
 }

@@ -13,7 +13,10 @@ import { isConditionFailure } from './transact';
 
 export type AttemptKey = { PK: string; SK: string };
 
-/** Taken: `before` attempts were counted in the window already. Refused: the window is full until `expiresAt` (epoch seconds). */
+/**
+ * Taken: `before` attempts were counted in the window already. Refused: the window is full until `expiresAt` (epoch
+ * seconds).
+ */
 export type Attempt = { taken: true; before: number } | { taken: false; expiresAt: number };
 
 /**
@@ -59,7 +62,8 @@ export async function takeAttempt(key: AttemptKey, limit: number, nowMs: number,
   // The window is open: full, or opened by another request a moment ago.
   const again = await add();
   if (again !== undefined) return { taken: true, before: again };
-  const item = (await dynamo.send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
+  const item = (await dynamo.send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true })))
+    .Item;
   return { taken: false, expiresAt: Number(item?.expires_at ?? windowEnds) };
 }
 

@@ -53,13 +53,19 @@ export async function queueMail(mail: MailRecord): Promise<boolean> {
 }
 
 export async function getMail(ticket: number, id: string): Promise<MailRecord | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.mail(ticket, id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.mail(ticket, id), ConsistentRead: true }),
+  );
   return out.Item ? toMail(out.Item) : undefined;
 }
 
 /** A ticket's mail, oldest first (strongly consistent). */
 export async function ticketMail(ticket: number): Promise<MailRecord[]> {
-  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.mailPartition(ticket) }, ConsistentRead: true });
+  const items = await queryAll({
+    KeyConditionExpression: IN_PARTITION,
+    ExpressionAttributeValues: { ':pk': keys.mailPartition(ticket) },
+    ConsistentRead: true,
+  });
   return items.map(toMail);
 }
 
@@ -75,7 +81,9 @@ export async function claimMail(mail: MailRecord, now: Date): Promise<MailRecord
         TableName: config.tableName,
         Key: keys.mail(mail.ticket, mail.id),
         UpdateExpression: 'SET #status = :sending, attempts = :attempts, lease_until = :lease, updated = :at',
-        ConditionExpression: `${ITEM_EXISTS} AND attempts = :previous AND (#status = :queued OR (#status = :sending AND lease_until < :now))`,
+        ConditionExpression:
+          `${ITEM_EXISTS} AND attempts = :previous AND (#status = :queued OR (#status = :sending ` +
+          `AND lease_until < :now))`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':sending': 'sending',
@@ -100,7 +108,11 @@ export async function claimMail(mail: MailRecord, now: Date): Promise<MailRecord
  * Message-ID's own item (what a reply or an SES event finds it by). The Message-ID first: a failure
  * between the two leaves a mail that a later claim sends again, never one sent and unfindable.
  */
-export async function recordSent(mail: MailRecord, outcome: { status: 'sent' | 'suppressed'; subject: string; messageId: string | null; error?: string }, now: Date): Promise<void> {
+export async function recordSent(
+  mail: MailRecord,
+  outcome: { status: 'sent' | 'suppressed'; subject: string; messageId: string | null; error?: string },
+  now: Date,
+): Promise<void> {
   const at = now.toISOString();
   if (outcome.messageId) {
     await dynamo.send(
@@ -130,7 +142,10 @@ async function endAttempt(mail: MailRecord, fields: Partial<Record<keyof MailRec
       UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')} REMOVE lease_until`,
       ConditionExpression: `${ITEM_EXISTS} AND attempts = :attempts`,
       ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
-      ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])), ':attempts': mail.attempts },
+      ExpressionAttributeValues: {
+        ...Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+        ':attempts': mail.attempts,
+      },
     }),
   );
 }
@@ -143,8 +158,21 @@ async function endAttempt(mail: MailRecord, fields: Partial<Record<keyof MailRec
 export async function recordFailedAttempt(mail: MailRecord, error: string, final: boolean, now: Date): Promise<void> {
   const fields = { updated: now.toISOString(), error: error.slice(0, 500) };
   if (final) {
-    const failed: FailedMail = { ticket: mail.ticket, mail: mail.id, kind: mail.kind, recipient: mail.recipient, attempts: mail.attempts, failed: fields.updated, error: fields.error };
-    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.failedMail(mail.ticket, mail.id), ...failed, expires_at: expiresAt(fields.updated) } }));
+    const failed: FailedMail = {
+      ticket: mail.ticket,
+      mail: mail.id,
+      kind: mail.kind,
+      recipient: mail.recipient,
+      attempts: mail.attempts,
+      failed: fields.updated,
+      error: fields.error,
+    };
+    await dynamo.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...keys.failedMail(mail.ticket, mail.id), ...failed, expires_at: expiresAt(fields.updated) },
+      }),
+    );
   }
   await endAttempt(mail, { status: final ? 'failed' : 'queued', ...fields });
 }
@@ -163,7 +191,11 @@ export interface FailedMail {
 
 /** Every mail that failed for good in the log's retention, oldest change first (one Query of their partition). */
 export async function listFailedMail(): Promise<FailedMail[]> {
-  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.failedMailPartition }, ConsistentRead: true });
+  const items = await queryAll({
+    KeyConditionExpression: IN_PARTITION,
+    ExpressionAttributeValues: { ':pk': keys.failedMailPartition },
+    ConsistentRead: true,
+  });
   return items.map(({ PK: _pk, SK: _sk, expires_at: _ttl, ...failed }) => failed as unknown as FailedMail);
 }
 
@@ -182,7 +214,13 @@ export async function ticketOfMessageId(messageId: string): Promise<number | und
  * A provider's later word on a sent mail (SES's delivery, bounce and complaint events): its status,
  * when and why. Undefined when the log no longer has it.
  */
-export async function recordMailStatus(ticket: number, id: string, status: Extract<MailStatus, 'delivered' | 'bounced' | 'complained'>, at: Date, error?: string): Promise<MailRecord | undefined> {
+export async function recordMailStatus(
+  ticket: number,
+  id: string,
+  status: Extract<MailStatus, 'delivered' | 'bounced' | 'complained'>,
+  at: Date,
+  error?: string,
+): Promise<MailRecord | undefined> {
   try {
     const out = await dynamo.send(
       new UpdateCommand({
@@ -191,7 +229,11 @@ export async function recordMailStatus(ticket: number, id: string, status: Extra
         UpdateExpression: 'SET #status = :status, updated = :at, #error = :error',
         ConditionExpression: ITEM_EXISTS,
         ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-        ExpressionAttributeValues: { ':status': status, ':at': at.toISOString(), ':error': error?.slice(0, 500) ?? null },
+        ExpressionAttributeValues: {
+          ':status': status,
+          ':at': at.toISOString(),
+          ':error': error?.slice(0, 500) ?? null,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );

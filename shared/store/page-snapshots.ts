@@ -22,7 +22,11 @@ export async function readPageCollections(tickets: number[]): Promise<Map<number
   const found = collectionsFrom(snapshots.flatMap((s) => JSON.parse(String(s.items)) as Item[]));
   const missing = tickets.filter((t) => !found.has(t));
   if (!missing.length) return found;
-  const pages = await Promise.all(missing.map((t) => queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.ticketPartition(t) } })));
+  const pages = await Promise.all(
+    missing.map((t) =>
+      queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.ticketPartition(t) } }),
+    ),
+  );
   for (const [id, c] of collectionsFrom(pages.flat())) found.set(id, c);
   return found;
 }

@@ -20,7 +20,9 @@ const LAST_RESERVED = { '#lastReserved': 'last_reserved' };
 export const CLOSED_UNTIL = { '#closedUntil': 'closed_until' };
 export const OPEN = `(attribute_not_exists(#closedUntil) OR #closedUntil < :now)`;
 
-/** A delete's close lapses by itself after this (a delete that died holding it); creates wait for it at most so long. */
+/**
+ * A delete's close lapses by itself after this (a delete that died holding it); creates wait for it at most so long.
+ */
 export const CLOSE_MS = 8_000;
 export const POLL_MS = 50; // how often a delete reads what it waits for
 
@@ -30,7 +32,8 @@ export const pause = (ms: number) => new Promise((done) => setTimeout(done, ms))
 export class QueueClosed extends ServiceUnavailable {}
 
 export async function readQueueItem(id: number): Promise<Record<string, unknown> | undefined> {
-  return (await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.queue(id), ConsistentRead: true }))).Item;
+  return (await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.queue(id), ConsistentRead: true })))
+    .Item;
 }
 
 /**
@@ -84,7 +87,8 @@ export async function releaseReservation(id: number): Promise<void> {
     },
   ]).catch((error: unknown) => {
     // Not given back: the queue's delete takes it as given up after RESERVATION_GIVEN_UP_MS.
-    if (!(error instanceof ConditionFailed)) logger.warn('queue reservation not given back', { queue: id, error: String(error) });
+    if (!(error instanceof ConditionFailed))
+      logger.warn('queue reservation not given back', { queue: id, error: String(error) });
   });
 }
 

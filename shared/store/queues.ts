@@ -15,24 +15,44 @@ import { cachedPartition } from './query';
 import { forgetQueue } from './references';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, SORT_BEGINS_WITH } from './keys';
 import { ConditionFailed, transact, type TransactItem } from './transact';
-import { CLOSED_UNTIL, CLOSE_MS, MissingQueue, OPEN, POLL_MS, RESERVED, pause, readQueueItem } from './queue-reservations';
+import {
+  CLOSED_UNTIL,
+  CLOSE_MS,
+  MissingQueue,
+  OPEN,
+  POLL_MS,
+  RESERVED,
+  pause,
+  readQueueItem,
+} from './queue-reservations';
 import { readTotals } from './ticket-counts';
 import { arrivalsAttribute, queueDeleteDecision } from '../domain/queue-delete';
 import { logger } from '../observability';
 
 // The settings an update writes beside title and slug: the mail settings and `escalate_days`.
-const MAIL_ATTRIBUTES: (keyof QueueMailSettings | 'escalate_days')[] = [...(Object.keys(QUEUE_MAIL_DEFAULTS) as (keyof QueueMailSettings)[]), 'escalate_days'];
+const MAIL_ATTRIBUTES: (keyof QueueMailSettings | 'escalate_days')[] = [
+  ...(Object.keys(QUEUE_MAIL_DEFAULTS) as (keyof QueueMailSettings)[]),
+  'escalate_days',
+];
 
 export class DuplicateSlug extends Error {}
 export class QueueInUse extends Error {}
 export { MissingQueue };
 
 function toQueue(item: Record<string, unknown>): Queue {
-  return { id: item.id as number, title: item.title as string, slug: item.slug as string, ...queueMailSettings(item), escalate_days: (item.escalate_days as number | null | undefined) ?? null };
+  return {
+    id: item.id as number,
+    title: item.title as string,
+    slug: item.slug as string,
+    ...queueMailSettings(item),
+    escalate_days: (item.escalate_days as number | null | undefined) ?? null,
+  };
 }
 
 /** What a new queue needs: title and slug; its mail settings default to none (QUEUE_MAIL_DEFAULTS). */
-export type NewQueue = Pick<Queue, 'title' | 'slug'> & Partial<QueueMailSettings> & Partial<Pick<Queue, 'escalate_days'>>;
+export type NewQueue = Pick<Queue, 'title' | 'slug'> &
+  Partial<QueueMailSettings> &
+  Partial<Pick<Queue, 'escalate_days'>>;
 
 /**
  * How long mail in keeps the queues per process (warm function; the local runtime's SMTP server):
@@ -71,7 +91,9 @@ export async function firstMissingQueue(ids: readonly number[]): Promise<number 
 }
 
 export async function getQueue(id: number): Promise<Queue | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.queue(id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.queue(id), ConsistentRead: true }),
+  );
   return out.Item ? toQueue(out.Item) : undefined;
 }
 
@@ -91,7 +113,12 @@ export async function createQueue(fields: NewQueue, id?: number): Promise<Queue>
   // the arrivals the counts hold for that id, so that the two are equal when settled (domain/queue-delete.ts).
   const arrived = id === undefined ? 0 : Number((await readTotals())?.[arrivalsAttribute(id)] ?? 0);
   for (let attempt = 1; ; attempt++) {
-    const queue: Queue = { id: id ?? (await reserveIds({ queue: 1 })).queue, ...QUEUE_MAIL_DEFAULTS, escalate_days: null, ...fields };
+    const queue: Queue = {
+      id: id ?? (await reserveIds({ queue: 1 })).queue,
+      ...QUEUE_MAIL_DEFAULTS,
+      escalate_days: null,
+      ...fields,
+    };
     try {
       await transact([
         claimSlug(queue),
@@ -153,7 +180,10 @@ export async function updateQueue(current: Queue, changes: Partial<Omit<Queue, '
   return next;
 }
 
-/** How long a delete waits for the counts to take in the writes that reserved in the queue (they are under a second behind). */
+/**
+ * How long a delete waits for the counts to take in the writes that reserved in the queue (they are under a second
+ * behind).
+ */
 export const SETTLE_MS = 3_000;
 
 /** The queue is being deleted by another request. */
@@ -217,7 +247,9 @@ export async function deleteQueue(queue: Queue): Promise<void> {
   }
 }
 
-/** Deletes the queue and its slug if it still holds `reserved` reservations under this delete's close; false when not. */
+/**
+ * Deletes the queue and its slug if it still holds `reserved` reservations under this delete's close; false when not.
+ */
 async function deleteClosed(queue: Queue, closedUntil: number, reserved: number): Promise<boolean> {
   try {
     await transact([
@@ -225,7 +257,7 @@ async function deleteClosed(queue: Queue, closedUntil: number, reserved: number)
         Delete: {
           TableName: config.tableName,
           Key: keys.queue(queue.id),
-          ConditionExpression: `#closedUntil = :until AND ${reserved ? '#reserved = :reserved' : '(attribute_not_exists(#reserved) OR #reserved = :reserved)'}`,
+          ConditionExpression: `#closedUntil = :until AND ${reserved ? '#reserved = :reserved' : '(attribute_not_exists(#reserved) ' + 'OR #reserved = :reserved)'}`,
           ExpressionAttributeNames: { ...CLOSED_UNTIL, ...RESERVED },
           ExpressionAttributeValues: { ':until': closedUntil, ':reserved': reserved },
         },
@@ -254,6 +286,7 @@ async function reopen(id: number, closedUntil: number): Promise<void> {
       },
     },
   ]).catch((error: unknown) => {
-    if (!(error instanceof ConditionFailed)) logger.warn('queue close not lifted: it lapses by itself', { queue: id, error: String(error) });
+    if (!(error instanceof ConditionFailed))
+      logger.warn('queue close not lifted: it lapses by itself', { queue: id, error: String(error) });
   });
 }

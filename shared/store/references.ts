@@ -5,7 +5,8 @@
  * the API, queues rarely deleted), so a create that names a known queue and assignee reads nothing
  * before its write (docs/data-model.md, "Access patterns"). A queue deleted by another function may
  * still pass this check for that minute: the write itself takes a reservation in the queue, which
- * finds it gone (store/queue-reservations.ts `reserveInQueue`; docs/data-model.md, "Deleting a queue"). Tickets are always read.
+ * finds it gone (store/queue-reservations.ts `reserveInQueue`; docs/data-model.md, "Deleting a queue"). Tickets are
+ * always read.
  */
 import type { References, ReferenceIds } from '../domain/ticket';
 import type { Ticket, UserSummary } from '../domain/records';

@@ -21,7 +21,10 @@ export function ticketItemPages(from: number): AsyncGenerator<Item[], void> {
 
 /** The custom field definitions, as stored (their items, keys included). */
 export function customFieldItems(): Promise<Item[]> {
-  return queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.customFieldPartition } });
+  return queryAll({
+    KeyConditionExpression: IN_PARTITION,
+    ExpressionAttributeValues: { ':pk': keys.customFieldPartition },
+  });
 }
 
 /** How many tickets the table holds, as the counts say (a moment behind the stream). */

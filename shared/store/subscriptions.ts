@@ -2,10 +2,11 @@
  * Webhook subscriptions: one item each in one partition (`WEBHOOK_SUBSCRIPTIONS`), in creation
  * order, so one Query lists them all (there are at most MAX_SUBSCRIPTIONS), beside their count
  * (`COUNT`), which a create raises (conditionally) before it writes and a delete lowers after: the
- * limit holds however many creates run at once (a listing then a write let 12 creates at 98 make 110). The dispatcher keeps the
- * list for KNOWN_FOR_MS per warm function, as store/references.ts keeps queues: a change made by
+ * limit holds however many creates run at once (a listing then a write let 12 creates at 98 make 110). The dispatcher
+ * keeps the list for KNOWN_FOR_MS per warm function, as store/references.ts keeps queues: a change made by
  * another function reaches it within that minute (at once in the same process: writes here forget
- * it once they are made, so a dispatch that listed meanwhile does not keep the old list). Signing secrets are stored as they are: signing needs them (docs/security.md).
+ * it once they are made, so a dispatch that listed meanwhile does not keep the old list). Signing secrets are stored as
+ * they are: signing needs them (docs/security.md).
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import type { EventType } from '../domain/events';
@@ -47,7 +48,9 @@ export async function listSubscriptions(): Promise<Subscription[]> {
   return items.map(toSubscription);
 }
 
-/** The enabled subscriptions listening to `event`: the dispatcher's read, from this function's copy while it is fresh. */
+/**
+ * The enabled subscriptions listening to `event`: the dispatcher's read, from this function's copy while it is fresh.
+ */
 export async function listeningSubscriptions(event: EventType, now = Date.now()): Promise<Subscription[]> {
   let list = known && known.until > now ? known.subscriptions : undefined;
   if (!list) {
@@ -60,7 +63,9 @@ export async function listeningSubscriptions(event: EventType, now = Date.now())
 }
 
 export async function getSubscription(id: string): Promise<Subscription | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.subscription(id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.subscription(id), ConsistentRead: true }),
+  );
   return out.Item ? toSubscription(out.Item) : undefined;
 }
 
@@ -77,11 +82,21 @@ let countExists = false;
  */
 async function ensureCount(): Promise<void> {
   if (countExists) return;
-  const stored = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.subscriptionCount, ConsistentRead: true }));
+  const stored = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.subscriptionCount, ConsistentRead: true }),
+  );
   if (!stored.Item) {
     const listed = (await listSubscriptions()).length;
     // Another request may have made it meanwhile: then that one stands.
-    await conditionHeld(dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.subscriptionCount, count: listed }, ConditionExpression: ITEM_IS_NEW })));
+    await conditionHeld(
+      dynamo.send(
+        new PutCommand({
+          TableName: config.tableName,
+          Item: { ...keys.subscriptionCount, count: listed },
+          ConditionExpression: ITEM_IS_NEW,
+        }),
+      ),
+    );
   }
   countExists = true;
 }
@@ -129,7 +144,13 @@ async function countAndStore(subscription: Subscription, max: number): Promise<v
     if (!(await addToCount(1, max))) throw new TooManySubscriptions();
   }
   try {
-    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.subscription(subscription.id), ...subscription }, ConditionExpression: ITEM_IS_NEW }));
+    await dynamo.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...keys.subscription(subscription.id), ...subscription },
+        ConditionExpression: ITEM_IS_NEW,
+      }),
+    );
   } catch (error) {
     await addToCount(-1);
     throw error;
@@ -157,11 +178,25 @@ export async function saveSubscription(current: Subscription, next: Subscription
   }
 }
 
-/** Deletes a subscription, then uncounts it (no count: the next create rebuilds it); false when there was none. Its deliveries stop at their next attempt. */
+/**
+ * Deletes a subscription, then uncounts it (no count: the next create rebuilds it); false when there was none. Its
+ * deliveries stop at their next attempt.
+ */
 export async function deleteSubscription(id: string): Promise<boolean> {
   try {
     await ensureCount();
-    if (!(await conditionHeld(dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.subscription(id), ConditionExpression: ITEM_EXISTS }))))) return false;
+    if (
+      !(await conditionHeld(
+        dynamo.send(
+          new DeleteCommand({
+            TableName: config.tableName,
+            Key: keys.subscription(id),
+            ConditionExpression: ITEM_EXISTS,
+          }),
+        ),
+      ))
+    )
+      return false;
     await addToCount(-1);
     return true;
   } finally {
@@ -178,11 +213,17 @@ export async function recordReceiverHealth(
   subscription: Pick<Subscription, 'id' | 'failing_since'>,
   change: { failingSince: string | null } | { disabledReason: string; at: string },
 ): Promise<boolean> {
-  const seen = subscription.failing_since === null ? 'attribute_type(failing_since, :nullType)' : 'failing_since = :seen';
-  const values: Item = subscription.failing_since === null ? { ':nullType': 'NULL' } : { ':seen': subscription.failing_since };
+  const seen =
+    subscription.failing_since === null ? 'attribute_type(failing_since, :nullType)' : 'failing_since = :seen';
+  const values: Item =
+    subscription.failing_since === null ? { ':nullType': 'NULL' } : { ':seen': subscription.failing_since };
   const update =
     'failingSince' in change
-      ? { UpdateExpression: 'SET failing_since = :next', ConditionExpression: `${ITEM_EXISTS} AND ${seen}`, values: { ':next': change.failingSince } }
+      ? {
+          UpdateExpression: 'SET failing_since = :next',
+          ConditionExpression: `${ITEM_EXISTS} AND ${seen}`,
+          values: { ':next': change.failingSince },
+        }
       : {
           UpdateExpression: 'SET enabled = :false, disabled_reason = :reason, modified = :at',
           ConditionExpression: `${ITEM_EXISTS} AND enabled = :true AND ${seen}`,

@@ -22,7 +22,11 @@ function toSuppression(item: Record<string, unknown>): Suppression {
 
 /** Every suppressed address, in address order. */
 export async function listSuppressions(): Promise<Suppression[]> {
-  const items = await queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.suppressionPartition }, ConsistentRead: true });
+  const items = await queryAll({
+    KeyConditionExpression: IN_PARTITION,
+    ExpressionAttributeValues: { ':pk': keys.suppressionPartition },
+    ConsistentRead: true,
+  });
   return items.map(toSuppression);
 }
 
@@ -45,13 +49,21 @@ export async function suppressedAmong(addresses: readonly string[]): Promise<Set
 /** Puts an address on the list (again: the latest reason wins). */
 export async function suppress(entry: Suppression): Promise<void> {
   const address = suppressionAddress(entry.address);
-  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.suppression(address), ...entry, address } }));
+  await dynamo.send(
+    new PutCommand({ TableName: config.tableName, Item: { ...keys.suppression(address), ...entry, address } }),
+  );
 }
 
 /** Takes an address off the list; false when it was not on it. */
 export async function unsuppress(address: string): Promise<boolean> {
   try {
-    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.suppression(suppressionAddress(address)), ConditionExpression: ITEM_EXISTS }));
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: config.tableName,
+        Key: keys.suppression(suppressionAddress(address)),
+        ConditionExpression: ITEM_EXISTS,
+      }),
+    );
     return true;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;

@@ -32,13 +32,21 @@ export async function listTemplateOverrides(options: { fresh?: boolean } = {}): 
 }
 
 /** The overridden parts of `kind` for a mail of `queue` (for the sender); parts absent keep their default. */
-export async function readTemplateOverrides(kind: MailKind, queue: number): Promise<Partial<Record<TemplatePart, string>>> {
+export async function readTemplateOverrides(
+  kind: MailKind,
+  queue: number,
+): Promise<Partial<Record<TemplatePart, string>>> {
   return effectiveOverride(await listTemplateOverrides(), kind, queue);
 }
 
 export async function saveTemplateOverride(override: TemplateOverride): Promise<void> {
   try {
-    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.templateOverride(override.kind, override.queue), ...override } }));
+    await dynamo.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...keys.templateOverride(override.kind, override.queue), ...override },
+      }),
+    );
   } finally {
     overrides.forget();
   }
@@ -47,7 +55,13 @@ export async function saveTemplateOverride(override: TemplateOverride): Promise<
 /** Removes the override of `kind` (for `queue`, or the global one); false when there was none. */
 export async function deleteTemplateOverride(kind: MailKind, queue: number | null): Promise<boolean> {
   try {
-    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.templateOverride(kind, queue), ConditionExpression: ITEM_EXISTS }));
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: config.tableName,
+        Key: keys.templateOverride(kind, queue),
+        ConditionExpression: ITEM_EXISTS,
+      }),
+    );
     return true;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;

@@ -31,13 +31,20 @@ function toTicketCc(item: Record<string, unknown>): TicketCc {
 }
 
 const ccPartition = (ticket: number) =>
-  queryAll({ KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.ticketCcPartition(ticket) }, ConsistentRead: true });
+  queryAll({
+    KeyConditionExpression: IN_PARTITION,
+    ExpressionAttributeValues: { ':pk': keys.ticketCcPartition(ticket) },
+    ConsistentRead: true,
+  });
 const isRemoval = (item: Record<string, unknown>) => String(item.SK).startsWith(keys.ticketCcRemovedPrefix);
 
 /** The ticket's CC entries, in id order (the order they were added). */
 export async function listTicketCcs(ticket: number): Promise<TicketCc[]> {
   const items = await ccPartition(ticket);
-  return items.filter((item) => !isRemoval(item)).map(toTicketCc).sort((a, b) => a.id - b.id);
+  return items
+    .filter((item) => !isRemoval(item))
+    .map(toTicketCc)
+    .sort((a, b) => a.id - b.id);
 }
 
 /** The addresses staff removed from the ticket's list (lower case): mail does not add them again. */
@@ -50,15 +57,22 @@ export async function removedTicketCcs(ticket: number): Promise<Set<string>> {
  * Adds an entry (an address or a user, not both); throws DuplicateCc when that one is on the list (an
  * address compared without case). `byStaff`: an address staff add again is no longer a removed one.
  */
-export async function addTicketCc(ticket: number, entry: Omit<TicketCc, 'id' | 'ticket'>, byStaff = false): Promise<TicketCc> {
+export async function addTicketCc(
+  ticket: number,
+  entry: Omit<TicketCc, 'id' | 'ticket'>,
+  byStaff = false,
+): Promise<TicketCc> {
   // Entries written before addresses were keyed in lower case: a spelling that differs by case is the same address.
   const email = entry.email?.toLowerCase();
   if (email && (await listTicketCcs(ticket)).some((c) => c.email?.toLowerCase() === email)) throw new DuplicateCc();
-  if (email && byStaff) await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.ticketCcRemoved(ticket, email) }));
+  if (email && byStaff)
+    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.ticketCcRemoved(ticket, email) }));
   const { ticket_cc: id } = await reserveIds({ ticket_cc: 1 });
   const cc: TicketCc = { id, ticket, ...entry };
   try {
-    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keyOf(cc), ...cc }, ConditionExpression: ITEM_IS_NEW }));
+    await dynamo.send(
+      new PutCommand({ TableName: config.tableName, Item: { ...keyOf(cc), ...cc }, ConditionExpression: ITEM_IS_NEW }),
+    );
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw new DuplicateCc();
     throw error;
@@ -73,8 +87,15 @@ export async function removeTicketCc(ticket: number, id: number): Promise<boolea
   await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keyOf(cc) }));
   if (cc.email !== null) {
     // An entry written before addresses were keyed in lower case is under the address as given.
-    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.ticketCcAddressAsGiven(ticket, cc.email) }));
-    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.ticketCcRemoved(ticket, cc.email), email: cc.email } }));
+    await dynamo.send(
+      new DeleteCommand({ TableName: config.tableName, Key: keys.ticketCcAddressAsGiven(ticket, cc.email) }),
+    );
+    await dynamo.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...keys.ticketCcRemoved(ticket, cc.email), email: cc.email },
+      }),
+    );
   }
   return true;
 }

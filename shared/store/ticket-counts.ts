@@ -12,7 +12,11 @@ import { keys, IN_PARTITION } from './keys';
 type Item = Record<string, unknown>;
 
 /** A page of the counts partition from one end: the totals item first, then block items. */
-export async function readCounts(from: 'first' | 'last', limit: number, startKey?: Item): Promise<{ items: Item[]; next?: Item }> {
+export async function readCounts(
+  from: 'first' | 'last',
+  limit: number,
+  startKey?: Item,
+): Promise<{ items: Item[]; next?: Item }> {
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
@@ -27,9 +31,14 @@ export async function readCounts(from: 'first' | 'last', limit: number, startKey
   return { items: out.Items ?? [], next: out.LastEvaluatedKey };
 }
 
-/** One agent view's count item (`s<status>`: domain/ticket-counts.ts viewCountItems), strongly consistent like the totals. */
+/**
+ * One agent view's count item (`s<status>`: domain/ticket-counts.ts viewCountItems), strongly consistent like the
+ * totals.
+ */
 export async function readViewCount(item: ViewCountItem): Promise<Item | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.countsView(item), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.countsView(item), ConsistentRead: true }),
+  );
   return out.Item;
 }
 

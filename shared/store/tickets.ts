@@ -7,18 +7,54 @@ import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/r
 import type { TicketChanges } from '../domain/ticket';
 import type { FollowupPlan } from '../domain/followup';
 import { MissingRecord, NotFound } from '../domain/errors';
-import { MAX_PAGE_DEPTH, PageTooDeep, isIdCursor, pageWindow, type IdCursor, type PageLinks, type PageRequest, type PageWindow } from '../domain/pagination';
+import {
+  MAX_PAGE_DEPTH,
+  PageTooDeep,
+  isIdCursor,
+  pageWindow,
+  type IdCursor,
+  type PageLinks,
+  type PageRequest,
+  type PageWindow,
+} from '../domain/pagination';
 import { subBlockCounts, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
-import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION, INDEXES, inIndex, TICKET_SORT_KEY, type IndexName } from './keys';
-import { attachmentItem, attachmentRefItem, collectionsFrom, followupItem, followupRefItem, mergedItem, strip, ticketItem, RESERVATION_VERSION, UPDATED_BY, type ReadCollection } from './items';
+import {
+  keys,
+  ITEM_EXISTS,
+  ITEM_IS_NEW,
+  IN_PARTITION,
+  INDEXES,
+  inIndex,
+  TICKET_SORT_KEY,
+  type IndexName,
+} from './keys';
+import {
+  attachmentItem,
+  attachmentRefItem,
+  collectionsFrom,
+  followupItem,
+  followupRefItem,
+  mergedItem,
+  strip,
+  ticketItem,
+  RESERVATION_VERSION,
+  UPDATED_BY,
+  type ReadCollection,
+} from './items';
 import { readCounts } from './ticket-counts';
 import { outboxPut, type OutboxEvent } from './outbox';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
 import { queryAll } from './query';
 import { logger } from '../observability';
-import { ConditionFailed, MAX_TRANSACTION_ITEMS, transact, transactEssentialFirst, type TransactItem } from './transact';
+import {
+  ConditionFailed,
+  MAX_TRANSACTION_ITEMS,
+  transact,
+  transactEssentialFirst,
+  type TransactItem,
+} from './transact';
 import { MissingQueue, withReservation } from './queue-reservations';
 
 type Item = Record<string, unknown>;
@@ -49,7 +85,9 @@ export async function readTicket(id: number): Promise<ReadCollection | undefined
 
 /** The ticket item alone (strongly consistent), without its followups. */
 export async function getTicket(id: number): Promise<Ticket | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.ticket(id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.ticket(id), ConsistentRead: true }),
+  );
   return out.Item ? strip<Ticket>(out.Item) : undefined;
 }
 
@@ -61,7 +99,11 @@ export function put(item: Item, condition?: string): TransactItem {
  * The condition that a ticket item still has the version it was read with (an item stored before
  * versions existed has none), with its attribute names and values.
  */
-function versionIs(version: number): { condition: string; names: Record<string, string>; values: Record<string, unknown> } {
+function versionIs(version: number): {
+  condition: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
   const names = { '#version': 'version' };
   return version === 0
     ? { condition: 'attribute_not_exists(#version)', names, values: {} }
@@ -83,7 +125,9 @@ export function rekeyStatus(key: { PK: string; SK: string }, ticket: number, sta
 }
 
 function rekeyCollection(c: ReadCollection, status: number): TransactItem[] {
-  return c.itemKeys.filter((k) => k.type === 'followup' || k.type === 'attachment').map((k) => rekeyStatus(k, c.ticket.id, status));
+  return c.itemKeys
+    .filter((k) => k.type === 'followup' || k.type === 'attachment')
+    .map((k) => rekeyStatus(k, c.ticket.id, status));
 }
 
 /** New followups and attachments with their ref items (how they are found by id). */
@@ -125,13 +169,29 @@ export async function createTicket(
   const openingRef = put(followupRefItem(opening));
   const whole = attachments.length || event || fileCommit || also.length;
   const commit = () =>
-    transact(whole ? [ticketPut, openingRef, ...childPuts([], attachments, ticket.status), ...(event ? [outboxPut(event)] : []), ...(fileCommit ? [fileCommit] : []), ...also] : [ticketPut]);
+    transact(
+      whole
+        ? [
+            ticketPut,
+            openingRef,
+            ...childPuts([], attachments, ticket.status),
+            ...(event ? [outboxPut(event)] : []),
+            ...(fileCommit ? [fileCommit] : []),
+            ...also,
+          ]
+        : [ticketPut],
+    );
   await inQueue(ticket.queue, commit);
   if (!whole) {
     // The ticket is the commit: once it is stored the create has happened. Its ref only finds the
     // opening followup by id; should that write fail, the stream consumer writes it from the
     // ticket's INSERT (consumer/collection-repair.ts), and the answer is still the 201.
-    await transact([openingRef]).catch((error: unknown) => logger.warn('opening followup ref not written: the stream consumer will', { ticket: ticket.id, error: String(error) }));
+    await transact([openingRef]).catch((error: unknown) =>
+      logger.warn('opening followup ref not written: the stream consumer will', {
+        ticket: ticket.id,
+        error: String(error),
+      }),
+    );
   }
   return { ticket, followups: [opening], attachments, mergedFrom: [] };
 }
@@ -145,13 +205,29 @@ export async function createTicket(
  * so concurrent updates of different fields both land, or answers 412 to an If-Match). `actor`,
  * the caller, is recorded on the item (items.ts `UPDATED_BY`) for the mail consumer.
  */
-export async function updateTicket(current: ReadCollection, changes: TicketChanges, actor: number): Promise<ReadCollection> {
+export async function updateTicket(
+  current: ReadCollection,
+  changes: TicketChanges,
+  actor: number,
+): Promise<ReadCollection> {
   const id = current.ticket.id;
   const old = current.ticket;
   const { custom, ...fields } = changes;
   const same = versionIs(current.version);
-  const names: Record<string, string> = { '#status': 'status', '#queue': 'queue', '#custom': 'custom', '#by': UPDATED_BY, ...same.names };
-  const values: Record<string, unknown> = { ':status': old.status, ':queue': old.queue, ':one': 1, ':by': actor, ...same.values };
+  const names: Record<string, string> = {
+    '#status': 'status',
+    '#queue': 'queue',
+    '#custom': 'custom',
+    '#by': UPDATED_BY,
+    ...same.names,
+  };
+  const values: Record<string, unknown> = {
+    ':status': old.status,
+    ':queue': old.queue,
+    ':one': 1,
+    ':by': actor,
+    ...same.values,
+  };
   const sets: string[] = ['#by = :by'];
   const removes: string[] = [];
   Object.entries(fields).forEach(([field, value], i) => {
@@ -192,7 +268,9 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
         TableName: config.tableName,
         Key: keys.ticket(id),
         UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''} ADD #version :one`,
-        ConditionExpression: `${ITEM_EXISTS} AND #status = :status AND #queue = :queue AND attribute_exists(#custom) AND ${same.condition}`,
+        ConditionExpression:
+          `${ITEM_EXISTS} AND #status = :status AND #queue = :queue AND attribute_exists(#custom) ` +
+          `AND ${same.condition}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
@@ -201,7 +279,8 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
   const oldTarget = old.merged_to;
   const newTarget = fields.merged_to === undefined ? oldTarget : fields.merged_to;
   if (newTarget !== oldTarget) {
-    if (oldTarget != null) essential.push({ Delete: { TableName: config.tableName, Key: keys.mergedFrom(oldTarget, id) } });
+    if (oldTarget != null)
+      essential.push({ Delete: { TableName: config.tableName, Key: keys.mergedFrom(oldTarget, id) } });
     if (newTarget != null && newTarget !== id) essential.push(put(mergedItem(newTarget, id)));
   }
   const writes = [...essential, ...(statusChanged ? rekeyCollection(current, status) : [])];
@@ -213,12 +292,16 @@ export async function updateTicket(current: ReadCollection, changes: TicketChang
     if (error instanceof ConditionFailed && error.positions.includes(0)) throw new StaleTicket();
     throw error;
   }
-  return { ...current, ticket: { ...old, ...fields, custom: { ...old.custom, ...custom } }, version: current.version + 1 };
+  return {
+    ...current,
+    ticket: { ...old, ...fields, custom: { ...old.custom, ...custom } },
+    version: current.version + 1,
+  };
 }
 
 /**
- * Adds a followup (and its attachments, webhook event and the caller's `also` actions) to a ticket, atomically. Only a followup
- * that changes the ticket (its status, its resolution) writes the ticket item, conditional on the
+ * Adds a followup (and its attachments, webhook event and the caller's `also` actions) to a ticket, atomically. Only a
+ * followup that changes the ticket (its status, its resolution) writes the ticket item, conditional on the
  * status it was planned with (StaleTicket when that changed: plan again); any other followup's
  * transaction holds only its own items, so followups on one ticket never conflict. A followup
  * committed as its ticket is deleted, or under a status its ticket just left, is mended by the
@@ -259,7 +342,12 @@ export async function addFollowup(
       },
     });
   }
-  essential.push(...childPuts([followup], attachments, status), ...(event ? [outboxPut(event)] : []), ...(fileCommit ? [fileCommit] : []), ...also);
+  essential.push(
+    ...childPuts([followup], attachments, status),
+    ...(event ? [outboxPut(event)] : []),
+    ...(fileCommit ? [fileCommit] : []),
+    ...also,
+  );
   let rest: TransactItem[] = [];
   if (status !== ticket.status) {
     const existing = await readTicket(ticket.id);
@@ -318,9 +406,12 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
     }
   }
   rest.push(
-    ...collections.flatMap((c) => [...c.followups.map((f) => keys.ref('followup', f.id)), ...c.attachments.map((a) => keys.ref('attachment', a.id))]).map(
-      (Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } }),
-    ),
+    ...collections
+      .flatMap((c) => [
+        ...c.followups.map((f) => keys.ref('followup', f.id)),
+        ...c.attachments.map((a) => keys.ref('attachment', a.id)),
+      ])
+      .map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
   );
   const files = cleanupsOfDeleted(collections.flatMap((c) => c.attachments.map((a) => a.object_key)));
   essential.push(...files.actions);
@@ -343,7 +434,10 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
   }
   if (alone && rest.length) {
     await transactEssentialFirst([], rest).catch((error: unknown) =>
-      logger.warn("a deleted ticket's followups and refs not removed: the stream consumer will", { ticket: root.ticket.id, error: String(error) }),
+      logger.warn("a deleted ticket's followups and refs not removed: the stream consumer will", {
+        ticket: root.ticket.id,
+        error: String(error),
+      }),
     );
   }
   return files.records;
@@ -355,7 +449,13 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
  * complete. A ticket's own item sorts after its followups and attachments (`…#TICKET`): reading
  * forward a collection is complete at its ticket item; reading backward, at the next ticket item.
  */
-async function readCollections(index: Extract<IndexName, 'gsi1' | 'gsi2'>, pk: string, from: number, wanted: number, forward = true): Promise<ReadCollection[]> {
+async function readCollections(
+  index: Extract<IndexName, 'gsi1' | 'gsi2'>,
+  pk: string,
+  from: number,
+  wanted: number,
+  forward = true,
+): Promise<ReadCollection[]> {
   const items: Item[] = [];
   let tickets = 0;
   let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -385,9 +485,18 @@ async function readCollections(index: Extract<IndexName, 'gsi1' | 'gsi2'>, pk: s
 }
 
 /** The collections from `from` on (or down from it), merged over the statuses asked for. */
-async function readPage(statuses: Set<number> | undefined, from: number, wanted: number, forward = true): Promise<ReadCollection[]> {
+async function readPage(
+  statuses: Set<number> | undefined,
+  from: number,
+  wanted: number,
+  forward = true,
+): Promise<ReadCollection[]> {
   const found = statuses
-    ? (await Promise.all([...statuses].map((s) => readCollections('gsi2', keys.listByStatusPartition(s), from, wanted, forward)))).flat()
+    ? (
+        await Promise.all(
+          [...statuses].map((s) => readCollections('gsi2', keys.listByStatusPartition(s), from, wanted, forward)),
+        )
+      ).flat()
     : await readCollections('gsi1', keys.listAllPartition, from, wanted, forward);
   found.sort((a, b) => a.ticket.id - b.ticket.id);
   const page = forward ? found.slice(0, wanted) : found.slice(-wanted);
@@ -411,9 +520,15 @@ const COUNT_READS = 4;
  * many tickets of that run come before it. Read from the counts at whichever end is nearer, never
  * further than MAX_PAGE_DEPTH tickets from it.
  */
-async function locatePage(statuses: Set<number> | undefined, window: PageWindow, count: number, firstRead: { from: 'first' | 'last'; items: Item[]; next?: Item }) {
+async function locatePage(
+  statuses: Set<number> | undefined,
+  window: PageWindow,
+  count: number,
+  firstRead: { from: 'first' | 'last'; items: Item[]; next?: Item },
+) {
   const fromEnd = count - window.offset;
-  const from: 'first' | 'last' = window.offset <= MAX_PAGE_DEPTH && (firstRead.from === 'first' || fromEnd > MAX_PAGE_DEPTH) ? 'first' : 'last';
+  const from: 'first' | 'last' =
+    window.offset <= MAX_PAGE_DEPTH && (firstRead.from === 'first' || fromEnd > MAX_PAGE_DEPTH) ? 'first' : 'last';
   if (window.offset > MAX_PAGE_DEPTH && fromEnd > MAX_PAGE_DEPTH) throw new PageTooDeep(window.page);
   let read = firstRead.from === from ? firstRead : { from, ...(await readCounts(from, 1 + BLOCKS_PER_READ)) };
   let reads = 1;
@@ -447,8 +562,14 @@ function numberedPageLinks(window: PageWindow, count: number, page: TicketCollec
   const nextOffset = window.offset + window.limit;
   const previousOffset = window.offset - window.limit;
   return {
-    next: window.page >= window.pages ? null : near(nextOffset) || last === undefined ? window.page + 1 : { after: last },
-    previous: window.page <= 1 ? null : near(Math.max(0, previousOffset)) || first === undefined ? window.page - 1 : { before: first },
+    next:
+      window.page >= window.pages ? null : near(nextOffset) || last === undefined ? window.page + 1 : { after: last },
+    previous:
+      window.page <= 1
+        ? null
+        : near(Math.max(0, previousOffset)) || first === undefined
+          ? window.page - 1
+          : { before: first },
   };
 }
 
@@ -465,21 +586,34 @@ export async function listTickets(statuses: Set<number> | undefined, request: Pa
   if (request.cursor) return listFromCursor(statuses, request.pageSize, request.cursor);
   const fromEnd = request.page === 'last';
   const from: 'first' | 'last' = fromEnd ? 'last' : 'first';
-  const blocksWanted = request.page === 1 ? 0 : fromEnd ? 2 : Math.min(BLOCKS_PER_READ, Math.ceil(((request.page as number) * request.pageSize) / 1000) + 1);
+  const blocksWanted =
+    request.page === 1
+      ? 0
+      : fromEnd
+        ? 2
+        : Math.min(BLOCKS_PER_READ, Math.ceil(((request.page as number) * request.pageSize) / 1000) + 1);
   const firstRead = { from, ...(await readCounts(from, 1 + blocksWanted)) };
-  const totals = firstRead.items[0]?.SK === (fromEnd ? keys.countsTotalsLast.SK : keys.countsTotalsFirst.SK) ? firstRead.items[0] : undefined;
+  const totals =
+    firstRead.items[0]?.SK === (fromEnd ? keys.countsTotalsLast.SK : keys.countsTotalsFirst.SK)
+      ? firstRead.items[0]
+      : undefined;
   const count = totalOf(totals, statuses);
   const window = pageWindow(request, count);
   // The last page shows what the list holds beyond the count too: tickets written a moment ago,
   // which the counts (behind the stream) do not have yet, are listed at once.
   const wanted = window.page === window.pages ? request.pageSize : window.limit;
-  const { start, skip } = window.offset === 0 ? { start: 0, skip: 0 } : await locatePage(statuses, window, count, firstRead);
+  const { start, skip } =
+    window.offset === 0 ? { start: 0, skip: 0 } : await locatePage(statuses, window, count, firstRead);
   const tickets = (await readPage(statuses, start, skip + wanted)).slice(skip);
   return { count, links: numberedPageLinks(window, count, tickets), tickets };
 }
 
 /** A page after or before a cursor's ticket id: one more ticket is read to know whether there is a further page. */
-async function listFromCursor(statuses: Set<number> | undefined, pageSize: number, cursor: IdCursor): Promise<TicketPage> {
+async function listFromCursor(
+  statuses: Set<number> | undefined,
+  pageSize: number,
+  cursor: IdCursor,
+): Promise<TicketPage> {
   const forward = 'after' in cursor;
   const [countRead, found] = await Promise.all([
     readCounts('first', 1),
@@ -508,7 +642,11 @@ const TOP_ID = 10 ** 12 - 2;
  * same Query of gsi1 or gsi2 as listTickets, read downwards, paged by cursor (`next` goes to lower
  * ids), and the totals item for `count`.
  */
-export async function listTicketsDescending(statuses: Set<number> | undefined, pageSize: number, cursor?: IdCursor): Promise<TicketPage> {
+export async function listTicketsDescending(
+  statuses: Set<number> | undefined,
+  pageSize: number,
+  cursor?: IdCursor,
+): Promise<TicketPage> {
   const up = cursor !== undefined && 'after' in cursor;
   const from = cursor === undefined ? TOP_ID : 'after' in cursor ? cursor.after + 1 : cursor.before - 1;
   const [countRead, found] = await Promise.all([readCounts('first', 1), readPage(statuses, from, pageSize + 1, up)]);
@@ -521,7 +659,13 @@ export async function listTicketsDescending(statuses: Set<number> | undefined, p
     count: totalOf(totals, statuses),
     links: {
       next: up ? (lowest === undefined ? null : { before: lowest }) : more ? { before: lowest! } : null,
-      previous: up ? (more ? { after: highest! } : null) : cursor === undefined || highest === undefined ? null : { after: highest },
+      previous: up
+        ? more
+          ? { after: highest! }
+          : null
+        : cursor === undefined || highest === undefined
+          ? null
+          : { after: highest },
     },
     tickets,
   };
@@ -540,6 +684,8 @@ export async function ticketsBySubmitter(email: string): Promise<Ticket[]> {
 
 /** One attachment record by its ticket and id (strongly consistent). */
 export async function getAttachment(ticket: number, id: number): Promise<Attachment | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.attachment(ticket, id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.attachment(ticket, id), ConsistentRead: true }),
+  );
   return out.Item ? strip<Attachment>(out.Item) : undefined;
 }

@@ -14,7 +14,9 @@ import { transact } from './transact';
 
 /** Who a key belongs to, by the key's hash; undefined when no such token exists (or it was revoked). */
 export async function findTokenByKeyHash(keyHash: string): Promise<{ id: number; user: string } | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.token(keyHash), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.token(keyHash), ConsistentRead: true }),
+  );
   return out.Item ? { id: out.Item.id as number, user: out.Item.user as string } : undefined;
 }
 
@@ -40,7 +42,9 @@ function fromItem(item: Record<string, unknown>): ApiToken {
 }
 
 export async function getToken(id: number): Promise<ApiToken | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.tokenById(id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.tokenById(id), ConsistentRead: true }),
+  );
   return out.Item ? fromItem(out.Item) : undefined;
 }
 

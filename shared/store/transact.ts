@@ -1,5 +1,11 @@
 /** Multi-item writes as DynamoDB transactions, and the errors they can end in. */
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '../aws/dynamodb';
+import {
+  DeleteCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '../aws/dynamodb';
 import { dynamo } from '../aws/clients';
 import { retryErrorType } from '../aws/aws-request';
 
@@ -55,7 +61,9 @@ export class TransactionConflict extends Error {
 function isConflict(error: unknown): boolean {
   const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
   if (e?.name === 'TransactionConflictException') return true; // a plain write meeting a transaction in flight
-  return e?.name === 'TransactionCanceledException' && !!e.CancellationReasons?.some((r) => r.Code === 'TransactionConflict');
+  return (
+    e?.name === 'TransactionCanceledException' && !!e.CancellationReasons?.some((r) => r.Code === 'TransactionConflict')
+  );
 }
 
 /**
@@ -72,7 +80,10 @@ export function refusedWhole(error: unknown): boolean {
     return cause?.name === 'TransactionCanceledException' || (cause?.$metadata?.attempts ?? 1) <= 1;
   }
   const e = error as { name?: string; CancellationReasons?: { Code?: string }[] } | undefined;
-  if (e?.name === 'TransactionCanceledException') return !!e.CancellationReasons?.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded');
+  if (e?.name === 'TransactionCanceledException')
+    return !!e.CancellationReasons?.some(
+      (r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded',
+    );
   return error instanceof Error && retryErrorType(error) === 'THROTTLING';
 }
 
@@ -113,7 +124,8 @@ export async function transact(items: TransactItem[]): Promise<void> {
       const failed = asConditionFailed(error);
       if (failed) throw failed;
       if (!isConflict(error)) throw error;
-      if (attempt === CONFLICT_ATTEMPTS) throw new TransactionConflict('Transaction cancelled by conflicting writes', { cause: error });
+      if (attempt === CONFLICT_ATTEMPTS)
+        throw new TransactionConflict('Transaction cancelled by conflicting writes', { cause: error });
       await backOff(attempt);
     }
   }

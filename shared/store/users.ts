@@ -14,18 +14,33 @@ import { ConditionFailed, transact } from './transact';
 export class DuplicateUsername extends Error {}
 
 export async function findUserByUsername(username: string): Promise<User | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.user(username), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.user(username), ConsistentRead: true }),
+  );
   return out.Item as User | undefined;
 }
 
 function summaryOf(user: User): UserSummary & Record<string, unknown> {
   const { id, username, first_name, last_name, email, is_active, is_staff, is_superuser, queues } = user;
-  return { ...keys.userById(id), id, username, first_name, last_name, email, is_active, is_staff, is_superuser, ...(queues ? { queues } : {}) };
+  return {
+    ...keys.userById(id),
+    id,
+    username,
+    first_name,
+    last_name,
+    email,
+    is_active,
+    is_staff,
+    is_superuser,
+    ...(queues ? { queues } : {}),
+  };
 }
 
 /** A user's summary by id (one GetItem); undefined when there is none. */
 export async function getUserSummary(id: number): Promise<UserSummary | undefined> {
-  const out = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.userById(id), ConsistentRead: true }));
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.userById(id), ConsistentRead: true }),
+  );
   if (!out.Item) return undefined;
   const { PK: _pk, SK: _sk, ...summary } = out.Item;
   return summary as UserSummary;
@@ -57,7 +72,8 @@ export async function usersWithEmail(email: string, now = Date.now()): Promise<U
   if (!usersByEmail || now - usersByEmail.at > USERS_BY_EMAIL_TTL_MS) {
     const users = listUsers().then((all) => {
       const byEmail = new Map<string, UserSummary[]>();
-      for (const user of all) if (user.email) byEmail.set(user.email.toLowerCase(), [...(byEmail.get(user.email.toLowerCase()) ?? []), user]);
+      for (const user of all)
+        if (user.email) byEmail.set(user.email.toLowerCase(), [...(byEmail.get(user.email.toLowerCase()) ?? []), user]);
       return byEmail;
     });
     usersByEmail = { at: now, users };
@@ -73,7 +89,13 @@ export async function createUser(fields: Omit<User, 'id'>): Promise<User> {
   const user: User = { id, ...fields };
   try {
     await transact([
-      { Put: { TableName: config.tableName, Item: { ...keys.user(user.username), ...user }, ConditionExpression: ITEM_IS_NEW } },
+      {
+        Put: {
+          TableName: config.tableName,
+          Item: { ...keys.user(user.username), ...user },
+          ConditionExpression: ITEM_IS_NEW,
+        },
+      },
       { Put: { TableName: config.tableName, Item: summaryOf(user) } },
     ]);
   } catch (error) {
@@ -97,7 +119,13 @@ export function onUserSaved(listener: (username: string) => void): void {
 /** Replaces a user's stored record (password, flags, names), keeping both items in step. */
 export async function saveUser(user: User): Promise<void> {
   await transact([
-    { Put: { TableName: config.tableName, Item: { ...keys.user(user.username), ...user }, ConditionExpression: ITEM_EXISTS } },
+    {
+      Put: {
+        TableName: config.tableName,
+        Item: { ...keys.user(user.username), ...user },
+        ConditionExpression: ITEM_EXISTS,
+      },
+    },
     { Put: { TableName: config.tableName, Item: summaryOf(user) } },
   ]);
   for (const listener of changeListeners) listener(user.username);

@@ -20,10 +20,15 @@ export { CHANGE_EVENT_ITEM_TYPE, changeEventFromItem, isChangeEventItem } from '
  * leaves nothing of the change to show. Idempotent: a delivery's id is the event's and the
  * subscription's, so a repeated dispatch finds it.
  */
-export async function dispatchChangeEvent(event: ChangeEvent, ctx: Pick<WebhookContext, 'queue' | 'settings'>): Promise<void> {
+export async function dispatchChangeEvent(
+  event: ChangeEvent,
+  ctx: Pick<WebhookContext, 'queue' | 'settings'>,
+): Promise<void> {
   const subscriptions = await listeningSubscriptions(event.event);
   if (!subscriptions.length) return;
-  const staffOnly = ctx.settings.includePrivate ? [] : (await listCustomFields()).filter((d) => d.staff_only).map((d) => d.name);
+  const staffOnly = ctx.settings.includePrivate
+    ? []
+    : (await listCustomFields()).filter((d) => d.staff_only).map((d) => d.name);
   const payload = subscriptionPayload(event, staffOnly, ctx.settings.includePrivate);
   if (!payload) return; // nothing of the change may be shown: nothing is sent
   const stored = storedPayload(JSON.stringify(payload), { event: event.id, ticket: event.ticket });

@@ -17,22 +17,28 @@ export interface SendOptions {
  * The receiver's status code, or why there is none: `error` in words for the delivery log and ping
  * (domain `sendFailure`), `detail` the error's code and text for the logs only. Never throws.
  */
-export type SendOutcome = { status: number; error?: undefined; detail?: undefined } | { status?: undefined; error: string; detail?: string };
+export type SendOutcome =
+  { status: number; error?: undefined; detail?: undefined } | { status?: undefined; error: string; detail?: string };
 
 /** Receivers' answers are not used: read at most this much of them, then let go. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 function guardedLookup(allowLoopback: boolean): RequestOptions['lookup'] {
-  return ((hostname: string, options: LookupOptions, callback: (e: Error | null, a: string | LookupAddress[], f?: number) => void) => {
+  return (
+    hostname: string,
+    options: LookupOptions,
+    callback: (e: Error | null, a: string | LookupAddress[], f?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const list = addresses;
       const refused = list.map((a) => refusedAddress(a.address, allowLoopback)).find(Boolean);
-      if (refused) return callback(Object.assign(new Error(`${hostname} resolves to ${refused}`), { code: REFUSED_ADDRESS }), []);
+      if (refused)
+        return callback(Object.assign(new Error(`${hostname} resolves to ${refused}`), { code: REFUSED_ADDRESS }), []);
       if (options.all) callback(null, list);
       else callback(null, list[0]!.address, list[0]!.family);
     });
-  });
+  };
 }
 
 /**
@@ -41,7 +47,12 @@ function guardedLookup(allowLoopback: boolean): RequestOptions['lookup'] {
  * let a stored http://127.0.0.1 or http://10.0.0.8 through, and an http URL outside the local
  * runtime would travel unencrypted.
  */
-export function postWebhook(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SendOutcome> {
+export function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: SendOptions,
+): Promise<SendOutcome> {
   const refused = refusedUrl(url, options.allowLoopback);
   if (refused) return Promise.resolve({ error: `not sent: ${refused}` });
   return new Promise((resolve) => {
@@ -74,8 +85,16 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
         res.on('error', () => finish({ status: res.statusCode ?? 0 }));
       },
     );
-    const timer = setTimeout(() => finish({ error: `timed out: no answer within ${options.timeoutMs} ms` }), options.timeoutMs);
-    req.on('error', (error: Error & { code?: string }) => finish({ error: sendFailure(error.code), detail: error.code ? `${error.code}: ${error.message}` : error.message }));
+    const timer = setTimeout(
+      () => finish({ error: `timed out: no answer within ${options.timeoutMs} ms` }),
+      options.timeoutMs,
+    );
+    req.on('error', (error: Error & { code?: string }) =>
+      finish({
+        error: sendFailure(error.code),
+        detail: error.code ? `${error.code}: ${error.message}` : error.message,
+      }),
+    );
     req.end(payload);
   });
 }

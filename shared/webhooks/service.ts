@@ -8,7 +8,15 @@
  * attempt is recorded only if no other worker recorded one meanwhile. Delivery is at least once.
  */
 import { disclosedCollection } from '../domain/disclosure';
-import { afterAttempt, deliveryId, signatureHeaders, webhookPayload, USER_AGENT, type Delivery, type WebhookSettings } from '../domain/webhooks';
+import {
+  afterAttempt,
+  deliveryId,
+  signatureHeaders,
+  webhookPayload,
+  USER_AGENT,
+  type Delivery,
+  type WebhookSettings,
+} from '../domain/webhooks';
 import { ticketView } from '../domain/views';
 import { listCustomFields } from '../store/custom-fields';
 import { createDelivery, getDelivery, recordAttempt } from '../store/deliveries';
@@ -48,11 +56,21 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
   if (urls.length) {
     const [collection, defs] = await Promise.all([readTicket(event.ticket), listCustomFields()]);
     if (!collection) {
-      logger.warn('webhook event dropped: its ticket was deleted before dispatch', { event: event.id, ticket: event.ticket });
+      logger.warn('webhook event dropped: its ticket was deleted before dispatch', {
+        event: event.id,
+        ticket: event.ticket,
+      });
     } else {
       const queue = await getQueue(collection.ticket.queue);
       const shown = disclosedCollection(collection, defs, ctx.settings.includePrivate);
-      const body = JSON.stringify(webhookPayload(event.event, ticketView(event.base_url, shown.collection, shown.defs), queue?.slug ?? '', event.followup ?? undefined));
+      const body = JSON.stringify(
+        webhookPayload(
+          event.event,
+          ticketView(event.base_url, shown.collection, shown.defs),
+          queue?.slug ?? '',
+          event.followup ?? undefined,
+        ),
+      );
       const stored = storedPayload(body, { event: event.id, ticket: event.ticket });
       await recordDeliveries(
         urls.map((url, position) => ({
@@ -78,11 +96,20 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
  * A new delivery's payload and state: pending now, or, for a payload over MAX_STORED_PAYLOAD_BYTES,
  * failed with an empty body and a `last_error` saying why.
  */
-export function storedPayload(body: string, about: Record<string, unknown>): Pick<Delivery, 'body' | 'status' | 'last_error' | 'next_attempt'> {
+export function storedPayload(
+  body: string,
+  about: Record<string, unknown>,
+): Pick<Delivery, 'body' | 'status' | 'last_error' | 'next_attempt'> {
   const size = Buffer.byteLength(body);
-  if (size <= MAX_STORED_PAYLOAD_BYTES) return { body, status: 'pending', last_error: null, next_attempt: new Date().toISOString() };
+  if (size <= MAX_STORED_PAYLOAD_BYTES)
+    return { body, status: 'pending', last_error: null, next_attempt: new Date().toISOString() };
   logger.error('webhook payload too large to store; recorded as failed', { ...about, bytes: size });
-  return { body: '', status: 'failed', last_error: `payload of ${size} bytes is over the ${MAX_STORED_PAYLOAD_BYTES} a delivery can hold`, next_attempt: null };
+  return {
+    body: '',
+    status: 'failed',
+    last_error: `payload of ${size} bytes is over the ${MAX_STORED_PAYLOAD_BYTES} a delivery can hold`,
+    next_attempt: null,
+  };
 }
 
 /**
@@ -93,7 +120,8 @@ export async function recordDeliveries(deliveries: Delivery[], ctx: Pick<Webhook
   for (const delivery of deliveries) {
     const created = await createDelivery(delivery);
     const existing = created ? undefined : await getDelivery(delivery.id);
-    if ((created && delivery.status === 'pending') || (existing?.status === 'pending' && existing.attempts === 0)) await ctx.queue.enqueue(delivery.id, 0);
+    if ((created && delivery.status === 'pending') || (existing?.status === 'pending' && existing.attempts === 0))
+      await ctx.queue.enqueue(delivery.id, 0);
   }
 }
 
@@ -104,9 +132,7 @@ export async function recordDeliveries(deliveries: Delivery[], ctx: Pick<Webhook
  * then automatic disabling) report, so a customer's receiver being down pages no one.
  */
 export type AttemptResult =
-  | { state: 'delivered' | 'skipped' }
-  | { state: 'failed'; deadLetter: boolean }
-  | { state: 'retry'; inSeconds: number };
+  { state: 'delivered' | 'skipped' } | { state: 'failed'; deadLetter: boolean } | { state: 'retry'; inSeconds: number };
 
 /** One attempt at one delivery, recorded; says whether and when to try again. */
 export async function attemptDelivery(id: string, ctx: WebhookContext, now = () => new Date()): Promise<AttemptResult> {
@@ -117,7 +143,13 @@ export async function attemptDelivery(id: string, ctx: WebhookContext, now = () 
   const receiver = await receiverOf(delivery, ctx, now());
   if ('gone' in receiver) {
     // Nothing to send to: the delivery ends here, without the dead-letter queue's alarm.
-    await recordAttempt(delivery, { status: 'failed', attempts: delivery.attempts, last_response_code: null, last_error: receiver.gone, next_attempt: null });
+    await recordAttempt(delivery, {
+      status: 'failed',
+      attempts: delivery.attempts,
+      last_response_code: null,
+      last_error: receiver.gone,
+      next_attempt: null,
+    });
     return { state: 'skipped' };
   }
   const timestamp = Math.floor(now().getTime() / 1000);
@@ -128,14 +160,24 @@ export async function attemptDelivery(id: string, ctx: WebhookContext, now = () 
   };
   // A subscription's URL as it is now: a PATCH that moved the receiver moves its retries too.
   const url = receiver.subscription?.url ?? delivery.url;
-  const outcome = await postWebhook(url, headers, delivery.body, { timeoutMs: ctx.settings.timeoutMs, allowLoopback: ctx.allowLoopback });
+  const outcome = await postWebhook(url, headers, delivery.body, {
+    timeoutMs: ctx.settings.timeoutMs,
+    allowLoopback: ctx.allowLoopback,
+  });
   const next = afterAttempt(delivery, outcome, ctx.settings.retryDelays, now());
   const { retryInSeconds, ...record } = next;
   const deadLetter = next.status === 'failed' && !receiver.subscription;
-  if (!(await recordAttempt(delivery, { ...record, ...(deadLetter ? { dead_letter_due: true } : {}) }))) return { state: 'skipped' };
+  if (!(await recordAttempt(delivery, { ...record, ...(deadLetter ? { dead_letter_due: true } : {}) })))
+    return { state: 'skipped' };
   if (receiver.subscription) await recordHealth(receiver.subscription, delivery, next.status === 'delivered', now());
   // The receiver's host only: a URL's path or query may hold its own secret (Slack-style hooks).
-  const entry = { delivery: delivery.id, host: new URL(url).host, attempt: next.attempts, status: outcome.status, error: outcome.detail ?? outcome.error };
+  const entry = {
+    delivery: delivery.id,
+    host: new URL(url).host,
+    attempt: next.attempts,
+    status: outcome.status,
+    error: outcome.detail ?? outcome.error,
+  };
   if (next.status === 'pending') logger.warn('webhook attempt failed, will retry', entry);
   else if (next.status === 'failed') logger.error('webhook failed on every attempt of the schedule', entry);
   else logger.info('webhook delivered', entry);

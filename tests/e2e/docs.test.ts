@@ -34,7 +34,8 @@ describe('GET /api/docs in headless Chromium', () => {
     const requested: string[] = [];
     page.on('console', (message) => {
       // Failed loads are reported with their URL by the response listener below.
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        problems.push(`console: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${(error as Error).message}`));
     page.on('request', (request) => requested.push(request.url()));
@@ -43,7 +44,9 @@ describe('GET /api/docs in headless Chromium', () => {
     });
     // Any CSP refusal is also reported as an event in the page.
     await page.evaluateOnNewDocument(
-      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP refused ' + e.violatedDirective + ' ' + e.blockedURI));",
+      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP " +
+        "refused ' + e.violatedDirective " +
+        "+ ' ' + e.blockedURI));",
     );
 
     // Without credentials the page answers 401 with a Basic challenge, so a browser asks the user
@@ -57,9 +60,15 @@ describe('GET /api/docs in headless Chromium', () => {
     expect(answer?.status()).toBe(200);
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
 
-    const shown = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((n) => n.getAttribute('data-path') ?? n.textContent ?? ''));
+    const shown = await page.$$eval('.opblock-summary-path', (nodes) =>
+      nodes.map((n) => n.getAttribute('data-path') ?? n.textContent ?? ''),
+    );
     const expected = new Set(routes.map((r) => documentPath(r.path)));
-    for (const path of expected) expect(shown.map((s) => s.replace(/\u200b/g, '')), path).toContain(path);
+    for (const path of expected)
+      expect(
+        shown.map((s) => s.replace(/\u200b/g, '')),
+        path,
+      ).toContain(path);
     const text = await page.$eval('body', (body) => body.innerText);
     expect(text).toContain('Helpdesk API');
     expect(text).toContain('Create a ticket');

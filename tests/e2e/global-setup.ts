@@ -22,8 +22,11 @@ function findChromium(): string | undefined {
 function ensureChromium(): string {
   const found = findChromium();
   if (found) return found;
-  console.log('Chromium is missing: installing Debian\'s chromium package (apt-get)...');
-  execSync('apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium', { stdio: 'inherit', shell: '/bin/sh' });
+  console.log("Chromium is missing: installing Debian's chromium package (apt-get)...");
+  execSync('apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium', {
+    stdio: 'inherit',
+    shell: '/bin/sh',
+  });
   const installed = findChromium();
   if (!installed) throw new Error('chromium is still missing after apt-get install');
   return installed;

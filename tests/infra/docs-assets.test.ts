@@ -19,8 +19,10 @@ const out = mkdtempSync(join(tmpdir(), 'docs-bundle-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe('docs assets in the bundle', () => {
-  it('only the docs-assets route carries files, and they are the renderer\'s bundle and style sheet', () => {
-    expect(routes.filter((r) => r.assets?.length).map((r) => [r.handler, r.assets])).toEqual([['api/docs-assets', DOCS_ASSETS]]);
+  it("only the docs-assets route carries files, and they are the renderer's bundle and style sheet", () => {
+    expect(routes.filter((r) => r.assets?.length).map((r) => [r.handler, r.assets])).toEqual([
+      ['api/docs-assets', DOCS_ASSETS],
+    ]);
     expect(assetCommands([], out)).toEqual([]);
   });
 

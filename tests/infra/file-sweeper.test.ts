@@ -21,7 +21,9 @@ describe('file sweeper', () => {
   });
 
   it('may query and change only the cleanup records, and only delete attachment objects', () => {
-    const statements = roleStatements(api, sweeperId).filter((s) => !actions([s]).some((a) => a.startsWith('logs:') || a.startsWith('xray:')));
+    const statements = roleStatements(api, sweeperId).filter(
+      (s) => !actions([s]).some((a) => a.startsWith('logs:') || a.startsWith('xray:')),
+    );
     const table = statements.filter((s) => actions([s]).some((a) => a.startsWith('dynamodb:')));
     expect(table).toHaveLength(1);
     expect(actions(table).sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);

@@ -13,7 +13,8 @@ import { apiTemplate, actions, functionIn, nagFindings, roleStatements, template
 const PASSWORD_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:helpdesk/imap-password-AbC123';
 const ON = { mailImapUrl: 'imaps://support%40example.com@imap.gmail.com/INBOX', mailImapPasswordArn: PASSWORD_ARN };
 
-const imapApi = (context: Record<string, unknown> = ON): Template => apiTemplate(buildHelpdesk(templateApp('dev', context)).api);
+const imapApi = (context: Record<string, unknown> = ON): Template =>
+  apiTemplate(buildHelpdesk(templateApp('dev', context)).api);
 const resources = (t: Template, type: string) => Object.entries(t.findResources(type) as Record<string, Resource>);
 
 describe('mail in from an IMAP mailbox on AWS', () => {
@@ -28,8 +29,14 @@ describe('mail in from an IMAP mailbox on AWS', () => {
     const api = imapApi();
     const [pollId, poll] = functionIn(api, 'MailImapPoll');
     expect(poll.Properties.ReservedConcurrentExecutions).toBe(1);
-    expect(poll.Properties.Environment.Variables).toMatchObject({ HELPDESK_IMAP_URL: ON.mailImapUrl, HELPDESK_IMAP_PASSWORD_ARN: PASSWORD_ARN, HELPDESK_MAIL_DOMAIN: 'example.com' });
-    const rules = resources(api, 'AWS::Events::Rule').filter(([, r]) => JSON.stringify(r.Properties.Targets).includes(pollId));
+    expect(poll.Properties.Environment.Variables).toMatchObject({
+      HELPDESK_IMAP_URL: ON.mailImapUrl,
+      HELPDESK_IMAP_PASSWORD_ARN: PASSWORD_ARN,
+      HELPDESK_MAIL_DOMAIN: 'example.com',
+    });
+    const rules = resources(api, 'AWS::Events::Rule').filter(([, r]) =>
+      JSON.stringify(r.Properties.Targets).includes(pollId),
+    );
     expect(rules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
     const invoke = resources(api, 'AWS::Lambda::EventInvokeConfig').map(([, r]) => r.Properties);
     expect(invoke).toEqual([expect.objectContaining({ MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 0 })]);
@@ -38,19 +45,29 @@ describe('mail in from an IMAP mailbox on AWS', () => {
   it('may read the password secret, write received messages and attachments, and the table as the ingest', () => {
     const api = imapApi();
     const [pollId] = functionIn(api, 'MailImapPoll');
-    const statements = roleStatements(api, pollId).filter((s) => !actions([s]).some((a) => a.startsWith('logs:') || a.startsWith('xray:')));
+    const statements = roleStatements(api, pollId).filter(
+      (s) => !actions([s]).some((a) => a.startsWith('logs:') || a.startsWith('xray:')),
+    );
     const table = statements.filter((s) => actions([s]).some((a) => a.startsWith('dynamodb:')));
     expect(table).toHaveLength(MAIL_IN_GRANTS.length);
     const secrets = statements.filter((s) => actions([s]).some((a) => a.startsWith('secretsmanager:')));
     expect(actions(secrets).sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
     expect(secrets.map((s) => s.Resource)).toEqual([PASSWORD_ARN]);
     const files = statements.filter((s) => actions([s]).some((a) => a.startsWith('s3:')));
-    expect(files.map((s) => [actions([s]).sort().join(','), JSON.stringify(s.Resource).match(/\/(inbound\/imap|attachments)\/\*/)?.[1]])).toEqual([
+    expect(
+      files.map((s) => [
+        actions([s]).sort().join(','),
+        JSON.stringify(s.Resource).match(/\/(inbound\/imap|attachments)\/\*/)?.[1],
+      ]),
+    ).toEqual([
       ['s3:PutObject', 'inbound/imap'],
       ['s3:DeleteObject,s3:PutObject', 'attachments'],
     ]);
     const bucket = resources(api, 'AWS::S3::Bucket').find(([id]) => id.startsWith('MailImapMessages'));
-    expect(bucket?.[1].Properties.LifecycleConfiguration.Rules[0]).toMatchObject({ Prefix: 'inbound/', ExpirationInDays: 90 });
+    expect(bucket?.[1].Properties.LifecycleConfiguration.Rules[0]).toMatchObject({
+      Prefix: 'inbound/',
+      ExpirationInDays: 90,
+    });
     expect(statements.length).toBe(table.length + secrets.length + files.length);
   });
 
@@ -67,9 +84,13 @@ describe('mail in from an IMAP mailbox on AWS', () => {
     const [pollId] = functionIn(api, 'MailImapPoll');
     const alarms = resources(api, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     expect(alarms.filter((a) => a.MetricName === 'MailInProblems')).toHaveLength(1);
-    expect(alarms.filter((a) => a.MetricName === 'Errors' && JSON.stringify(a.Dimensions).includes(pollId))).toEqual([expect.objectContaining({ EvaluationPeriods: 3, Period: 60 })]);
+    expect(alarms.filter((a) => a.MetricName === 'Errors' && JSON.stringify(a.Dimensions).includes(pollId))).toEqual([
+      expect.objectContaining({ EvaluationPeriods: 3, Period: 60 }),
+    ]);
     const both = imapApi({ ...ON, mailInRecipients: 'support@example.com' });
-    expect(resources(both, 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties.MetricName === 'MailInProblems')).toHaveLength(1);
+    expect(
+      resources(both, 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties.MetricName === 'MailInProblems'),
+    ).toHaveLength(1);
   });
 
   it.each([

@@ -24,38 +24,65 @@ describe('mail in on AWS', () => {
     }
   });
 
-  it('has a rule set whose rule scans, stores the message raw, then runs the ingest, and a custom resource that activates it', () => {
-    const api = mailInApi();
-    const [ingestId] = functionIn(api, 'MailInIngest');
-    api.resourceCountIs('AWS::SES::ReceiptRuleSet', 1);
-    const rule = Object.values(api.findResources('AWS::SES::ReceiptRule') as Record<string, Resource>)[0]!.Properties.Rule;
-    expect(rule).toMatchObject({ Enabled: true, ScanEnabled: true, TlsPolicy: 'Require', Recipients: ['support@example.org', 'example.net'] });
-    expect(rule.Actions.map((a: Record<string, unknown>) => Object.keys(a)[0])).toEqual(['S3Action', 'LambdaAction']);
-    expect(rule.Actions[0].S3Action.ObjectKeyPrefix).toBe('inbound/');
-    expect(JSON.stringify(rule.Actions[1].LambdaAction.FunctionArn)).toContain(ingestId);
-    const activation = Object.values(api.findResources('Custom::AWS') as Record<string, Resource>);
-    expect(activation).toHaveLength(1);
-    expect(JSON.stringify(activation[0]!.Properties.Create)).toContain('setActiveReceiptRuleSet');
-    expect(JSON.stringify(activation[0]!.Properties.Delete)).toContain('setActiveReceiptRuleSet');
-  });
+  it(
+    'has a rule set whose rule scans, stores the message raw, then runs the ' +
+      'ingest, and a custom resource that ' +
+      'activates it',
+    () => {
+      const api = mailInApi();
+      const [ingestId] = functionIn(api, 'MailInIngest');
+      api.resourceCountIs('AWS::SES::ReceiptRuleSet', 1);
+      const rule = Object.values(api.findResources('AWS::SES::ReceiptRule') as Record<string, Resource>)[0]!.Properties
+        .Rule;
+      expect(rule).toMatchObject({
+        Enabled: true,
+        ScanEnabled: true,
+        TlsPolicy: 'Require',
+        Recipients: ['support@example.org', 'example.net'],
+      });
+      expect(rule.Actions.map((a: Record<string, unknown>) => Object.keys(a)[0])).toEqual(['S3Action', 'LambdaAction']);
+      expect(rule.Actions[0].S3Action.ObjectKeyPrefix).toBe('inbound/');
+      expect(JSON.stringify(rule.Actions[1].LambdaAction.FunctionArn)).toContain(ingestId);
+      const activation = Object.values(api.findResources('Custom::AWS') as Record<string, Resource>);
+      expect(activation).toHaveLength(1);
+      expect(JSON.stringify(activation[0]!.Properties.Create)).toContain('setActiveReceiptRuleSet');
+      expect(JSON.stringify(activation[0]!.Properties.Delete)).toContain('setActiveReceiptRuleSet');
+    },
+  );
 
   it('keeps messages in a private, encrypted bucket that expires them', () => {
     const api = mailInApi();
-    const buckets = Object.entries(api.findResources('AWS::S3::Bucket') as Record<string, Resource>).filter(([id]) => id.startsWith('MailInMessages'));
+    const buckets = Object.entries(api.findResources('AWS::S3::Bucket') as Record<string, Resource>).filter(([id]) =>
+      id.startsWith('MailInMessages'),
+    );
     expect(buckets).toHaveLength(1);
     const props = buckets[0]![1].Properties;
-    expect(props.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
-    expect(props.PublicAccessBlockConfiguration).toMatchObject({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-    expect(props.LifecycleConfiguration.Rules[0]).toMatchObject({ Prefix: 'inbound/', ExpirationInDays: 90, Status: 'Enabled' });
+    expect(props.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe(
+      'AES256',
+    );
+    expect(props.PublicAccessBlockConfiguration).toMatchObject({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(props.LifecycleConfiguration.Rules[0]).toMatchObject({
+      Prefix: 'inbound/',
+      ExpirationInDays: 90,
+      Status: 'Enabled',
+    });
   });
 
   it('gives the ingest its table grants, read of the messages and write of attachments only', () => {
     const api = mailInApi();
     const [ingestId] = functionIn(api, 'MailInIngest');
-    const statements = roleStatements(api, ingestId).filter((s) => !actions([s]).some((a) => a.startsWith('logs:') || a.startsWith('xray:')));
+    const statements = roleStatements(api, ingestId).filter(
+      (s) => !actions([s]).some((a) => a.startsWith('logs:') || a.startsWith('xray:')),
+    );
     const table = statements.filter((s) => actions([s]).some((a) => a.startsWith('dynamodb:')));
     expect(table).toHaveLength(MAIL_IN_GRANTS.length);
-    for (const s of table) expect(s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'].length).toBeGreaterThan(0);
+    for (const s of table)
+      expect(s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'].length).toBeGreaterThan(0);
     const files = statements.filter((s) => actions([s]).some((a) => a.startsWith('s3:')));
     const writes = files.filter((s) => actions([s]).includes('s3:PutObject'));
     expect(actions(writes).sort()).toEqual(['s3:DeleteObject', 's3:PutObject']);
@@ -71,21 +98,34 @@ describe('mail in on AWS', () => {
     const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>);
     expect(alarms.filter((a) => a.Properties.MetricName === 'MailInProblems')).toHaveLength(1);
     const [ingestId] = functionIn(api, 'MailInIngest');
-    expect(alarms.filter((a) => a.Properties.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(ingestId))).toHaveLength(1);
+    expect(
+      alarms.filter(
+        (a) => a.Properties.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(ingestId),
+      ),
+    ).toHaveLength(1);
   });
 
-  it("with mail out on, the ingest may read mail out's threading secret, named by its ARN, and nothing else of Secrets Manager", () => {
-    const api = apiTemplate(buildHelpdesk(templateApp('dev', { ...ON, ...MAIL_OUT_ON })).api);
-    const [ingestId, ingest] = functionIn(api, 'MailInIngest');
-    const [secretId] = Object.keys(api.findResources('AWS::SecretsManager::Secret')).filter((id) => id.startsWith('MailMailSecret'));
-    expect(secretId).toBeDefined();
-    expect(ingest.Properties.Environment.Variables.HELPDESK_MAIL_SECRET_ARN).toEqual({ Ref: secretId });
-    const reads = roleStatements(api, ingestId).filter((s) => actions([s]).some((a) => a.startsWith('secretsmanager:')));
-    expect(reads.flatMap((s) => [s.Resource].flat())).toEqual([{ Ref: secretId }]);
-    // Without mail out there are no tags to verify, and no secret.
-    const [, alone] = functionIn(mailInApi(), 'MailInIngest');
-    expect(alone.Properties.Environment.Variables.HELPDESK_MAIL_SECRET_ARN).toBeUndefined();
-  });
+  it(
+    "with mail out on, the ingest may read mail out's threading secret, named " +
+      'by its ARN, and nothing else of ' +
+      'Secrets Manager',
+    () => {
+      const api = apiTemplate(buildHelpdesk(templateApp('dev', { ...ON, ...MAIL_OUT_ON })).api);
+      const [ingestId, ingest] = functionIn(api, 'MailInIngest');
+      const [secretId] = Object.keys(api.findResources('AWS::SecretsManager::Secret')).filter((id) =>
+        id.startsWith('MailMailSecret'),
+      );
+      expect(secretId).toBeDefined();
+      expect(ingest.Properties.Environment.Variables.HELPDESK_MAIL_SECRET_ARN).toEqual({ Ref: secretId });
+      const reads = roleStatements(api, ingestId).filter((s) =>
+        actions([s]).some((a) => a.startsWith('secretsmanager:')),
+      );
+      expect(reads.flatMap((s) => [s.Resource].flat())).toEqual([{ Ref: secretId }]);
+      // Without mail out there are no tags to verify, and no secret.
+      const [, alone] = functionIn(mailInApi(), 'MailInIngest');
+      expect(alone.Properties.Environment.Variables.HELPDESK_MAIL_SECRET_ARN).toBeUndefined();
+    },
+  );
 
   it('refuses recipients that are neither addresses nor domains', () => {
     expect(() => buildHelpdesk(templateApp('dev', { mailInRecipients: 'not an address' }))).toThrow(/mailInRecipients/);

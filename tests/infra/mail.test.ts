@@ -14,101 +14,176 @@ import { addNagChecks } from '../../infra/nag';
 import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
 import type { Json } from '../json';
 
-const MAIL_ON = { mailFrom: 'Support <support@mail.example.com>', mailDomain: 'mail.example.com', mailHostedZoneId: 'Z0123456789ABC', mailHostedZoneName: 'example.com' };
+const MAIL_ON = {
+  mailFrom: 'Support <support@mail.example.com>',
+  mailDomain: 'mail.example.com',
+  mailHostedZoneId: 'Z0123456789ABC',
+  mailHostedZoneName: 'example.com',
+};
 
 let api: Template;
 beforeAll(() => {
   api = apiTemplate(buildHelpdesk(templateApp('dev', MAIL_ON)).api);
 });
 
-const SES_TYPES = ['AWS::SES::EmailIdentity', 'AWS::SES::ConfigurationSet', 'AWS::SES::ConfigurationSetEventDestination'];
+const SES_TYPES = [
+  'AWS::SES::EmailIdentity',
+  'AWS::SES::ConfigurationSet',
+  'AWS::SES::ConfigurationSetEventDestination',
+];
 const statementsOf = (prefix: string) => roleStatements(api, functionIn(api, prefix)[0]);
 const resourcesOf = (statements: Record<string, Json>[]) => statements.flatMap((s) => [s.Resource].flat());
 
 describe('mail on', () => {
-  it('the domain identity with Easy DKIM, its records in the hosted zone; a configuration set sending its events to the default bus', () => {
-    api.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'mail.example.com' });
-    const dkim = Object.values(api.findResources('AWS::Route53::RecordSet') as Record<string, Resource>);
-    expect(dkim.map((r) => [r.Properties.Type, r.Properties.HostedZoneId])).toEqual(Array(3).fill(['CNAME', 'Z0123456789ABC'])); // Easy DKIM's three
-    api.resourceCountIs('AWS::SES::ConfigurationSet', 1);
-    api.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
-      EventDestination: {
-        Enabled: true,
-        MatchingEventTypes: Match.arrayEquals(['bounce', 'complaint', 'delivery', 'reject']),
-        EventBridgeDestination: { EventBusArn: Match.anyValue() },
-      },
-    });
-    expect(JSON.stringify(api.findResources('AWS::SES::ConfigurationSetEventDestination'))).toContain(':event-bus/default');
-  });
+  it(
+    'the domain identity with Easy DKIM, its records in the hosted zone; a configuration ' +
+      'set sending its events ' +
+      'to the default bus',
+    () => {
+      api.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'mail.example.com' });
+      const dkim = Object.values(api.findResources('AWS::Route53::RecordSet') as Record<string, Resource>);
+      expect(dkim.map((r) => [r.Properties.Type, r.Properties.HostedZoneId])).toEqual(
+        Array(3).fill(['CNAME', 'Z0123456789ABC']),
+      ); // Easy DKIM's three
+      api.resourceCountIs('AWS::SES::ConfigurationSet', 1);
+      api.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+        EventDestination: {
+          Enabled: true,
+          MatchingEventTypes: Match.arrayEquals(['bounce', 'complaint', 'delivery', 'reject']),
+          EventBridgeDestination: { EventBusArn: Match.anyValue() },
+        },
+      });
+      expect(JSON.stringify(api.findResources('AWS::SES::ConfigurationSetEventDestination'))).toContain(
+        ':event-bus/default',
+      );
+    },
+  );
 
-  it("a rule passes the configuration set's bounce, complaint, delivery and reject events to the recorder, with retries and a failure queue", () => {
-    const [recorder] = functionIn(api, 'MailRecordMailEvent');
-    const rules = Object.values(api.findResources('AWS::Events::Rule') as Record<string, Resource>).filter((r) => JSON.stringify(r.Properties.Targets).includes(recorder));
-    expect(rules).toHaveLength(1);
-    const rule = rules[0]!.Properties;
-    expect(rule.EventPattern).toMatchObject({ source: ['aws.ses'], 'detail-type': ['Email Bounced', 'Email Complaint Received', 'Email Delivered', 'Email Rejected'] });
-    expect(JSON.stringify(rule.EventPattern.detail)).toContain('ses:configuration-set');
-    expect(rule.Targets[0].DeadLetterConfig).toBeDefined();
-    expect(rule.Targets[0].RetryPolicy).toMatchObject({ MaximumRetryAttempts: 8 });
-  });
+  it(
+    "a rule passes the configuration set's bounce, complaint, delivery and reject " +
+      'events to the recorder, with ' +
+      'retries and a failure ' +
+      'queue',
+    () => {
+      const [recorder] = functionIn(api, 'MailRecordMailEvent');
+      const rules = Object.values(api.findResources('AWS::Events::Rule') as Record<string, Resource>).filter((r) =>
+        JSON.stringify(r.Properties.Targets).includes(recorder),
+      );
+      expect(rules).toHaveLength(1);
+      const rule = rules[0]!.Properties;
+      expect(rule.EventPattern).toMatchObject({
+        source: ['aws.ses'],
+        'detail-type': ['Email Bounced', 'Email Complaint Received', 'Email Delivered', 'Email Rejected'],
+      });
+      expect(JSON.stringify(rule.EventPattern.detail)).toContain('ses:configuration-set');
+      expect(rule.Targets[0].DeadLetterConfig).toBeDefined();
+      expect(rule.Targets[0].RetryPolicy).toMatchObject({ MaximumRetryAttempts: 8 });
+    },
+  );
 
-  it('the sender may send only as the identity and through the configuration set; it reads attachments and the secret, nothing more of S3', () => {
-    const statements = statementsOf('MailSendMail');
-    const ses = statements.filter((s) => actions([s]).some((a) => a.startsWith('ses:')));
-    expect(ses).toHaveLength(1);
-    expect(actions(ses).sort()).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
-    const targets = JSON.stringify(ses[0]!.Resource);
-    expect(targets).toContain(':identity/');
-    expect(targets).toContain(':configuration-set/');
-    expect(targets).not.toContain('"*"');
-    expect(actions(statements).filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
-    expect(actions(statements)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility']));
-    expect(actions(statements).filter((a) => a.startsWith('dynamodb:Scan') || a === 'dynamodb:*')).toEqual([]);
-  });
+  it(
+    'the sender may send only as the identity and through the configuration ' +
+      'set; it reads attachments and the ' +
+      'secret, nothing more of ' +
+      'S3',
+    () => {
+      const statements = statementsOf('MailSendMail');
+      const ses = statements.filter((s) => actions([s]).some((a) => a.startsWith('ses:')));
+      expect(ses).toHaveLength(1);
+      expect(actions(ses).sort()).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
+      const targets = JSON.stringify(ses[0]!.Resource);
+      expect(targets).toContain(':identity/');
+      expect(targets).toContain(':configuration-set/');
+      expect(targets).not.toContain('"*"');
+      expect(actions(statements).filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
+      expect(actions(statements)).toEqual(
+        expect.arrayContaining(['secretsmanager:GetSecretValue', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility']),
+      );
+      expect(actions(statements).filter((a) => a.startsWith('dynamodb:Scan') || a === 'dynamodb:*')).toEqual([]);
+    },
+  );
 
-  it('the recorder may read Message-IDs, update the mail log and write the suppression list, and do nothing else', () => {
-    const statements = statementsOf('MailRecordMailEvent').filter((s) => actions([s]).some((a) => a.startsWith('dynamodb:')));
-    const granted = statements.map((s) => ({ actions: actions([s]), keys: (s.Condition)['ForAllValues:StringLike']['dynamodb:LeadingKeys'] }));
-    expect(granted).toEqual([
-      { actions: ['dynamodb:GetItem'], keys: ['MESSAGE_ID#*'] },
-      { actions: ['dynamodb:UpdateItem'], keys: ['MAIL#*'] },
-      { actions: ['dynamodb:PutItem'], keys: ['SUPPRESSED'] },
-    ]);
-    expect(actions(statementsOf('MailRecordMailEvent')).filter((a) => a.startsWith('ses:') || a.startsWith('s3:') || a.startsWith('sqs:'))).toEqual([]);
-    expect(resourcesOf(statements).every((r) => !JSON.stringify(r).includes('index'))).toBe(true);
-  });
+  it(
+    'the recorder may read Message-IDs, update the mail log and write the suppression ' + 'list, and do nothing else',
+    () => {
+      const statements = statementsOf('MailRecordMailEvent').filter((s) =>
+        actions([s]).some((a) => a.startsWith('dynamodb:')),
+      );
+      const granted = statements.map((s) => ({
+        actions: actions([s]),
+        keys: s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'],
+      }));
+      expect(granted).toEqual([
+        { actions: ['dynamodb:GetItem'], keys: ['MESSAGE_ID#*'] },
+        { actions: ['dynamodb:UpdateItem'], keys: ['MAIL#*'] },
+        { actions: ['dynamodb:PutItem'], keys: ['SUPPRESSED'] },
+      ]);
+      expect(
+        actions(statementsOf('MailRecordMailEvent')).filter(
+          (a) => a.startsWith('ses:') || a.startsWith('s3:') || a.startsWith('sqs:'),
+        ),
+      ).toEqual([]);
+      expect(resourcesOf(statements).every((r) => !JSON.stringify(r).includes('index'))).toBe(true);
+    },
+  );
 
-  it('the consumer reads the stream (ticket items, new followups) and may only queue; the queue dead-letters after the attempts and spares', () => {
-    const [consumer] = functionIn(api, 'MailQueueMail');
-    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: consumer },
-      BisectBatchOnFunctionError: true,
-      MaximumRetryAttempts: 10,
-      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
-    });
-    const consumerActions = actions(statementsOf('MailQueueMail'));
-    expect(consumerActions.filter((a) => a.startsWith('ses:') || a.startsWith('s3:'))).toEqual([]);
-    expect(consumerActions).toContain('sqs:SendMessage');
-    const queues = Object.values(api.findResources('AWS::SQS::Queue') as Record<string, Resource>).filter((q) => q.Properties.RedrivePolicy);
-    expect(queues.map((q) => q.Properties.RedrivePolicy.maxReceiveCount)).toContain(MAIL_ATTEMPTS + SPARE_MAIL_RECEIVES);
-  });
+  it(
+    'the consumer reads the stream (ticket items, new followups) and may only ' +
+      'queue; the queue dead-letters after ' +
+      'the attempts and spares',
+    () => {
+      const [consumer] = functionIn(api, 'MailQueueMail');
+      api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: consumer },
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: 10,
+        DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+      });
+      const consumerActions = actions(statementsOf('MailQueueMail'));
+      expect(consumerActions.filter((a) => a.startsWith('ses:') || a.startsWith('s3:'))).toEqual([]);
+      expect(consumerActions).toContain('sqs:SendMessage');
+      const queues = Object.values(api.findResources('AWS::SQS::Queue') as Record<string, Resource>).filter(
+        (q) => q.Properties.RedrivePolicy,
+      );
+      expect(queues.map((q) => q.Properties.RedrivePolicy.maxReceiveCount)).toContain(
+        MAIL_ATTEMPTS + SPARE_MAIL_RECEIVES,
+      );
+    },
+  );
 
   it('the sender puts a mail that failed on every attempt on the dead-letter queue, which alarms', () => {
     const [sender, fn] = functionIn(api, 'MailSendMail');
-    const mailQueue = Object.entries(api.findResources('AWS::SQS::Queue') as Record<string, Resource>).find(([id, q]) => id.startsWith('MailMailQueue') && q.Properties.RedrivePolicy)![1];
+    const mailQueue = Object.entries(api.findResources('AWS::SQS::Queue') as Record<string, Resource>).find(
+      ([id, q]) => id.startsWith('MailMailQueue') && q.Properties.RedrivePolicy,
+    )![1];
     const deadLetter = mailQueue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
     expect(fn.Properties.Environment.Variables.HELPDESK_MAIL_DEAD_LETTER_URL).toEqual({ Ref: deadLetter });
     const sends = roleStatements(api, sender).filter((s) => actions([s]).includes('sqs:SendMessage'));
     expect(sends.flatMap((s) => [s.Resource].flat())).toContainEqual({ 'Fn::GetAtt': [deadLetter, 'Arn'] });
-    const alarm = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).find((a) => String(a.Properties.AlarmDescription).includes('mails could not be sent'))!;
+    const alarm = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).find((a) =>
+      String(a.Properties.AlarmDescription).includes('mails could not be sent'),
+    )!;
     expect(JSON.stringify(alarm.Properties.Dimensions)).toContain(deadLetter);
-    expect(alarm.Properties).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(alarm.Properties).toMatchObject({
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
   });
 
   it('each failure queue has an alarm on its first message', () => {
-    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).map((a) => String(a.Properties.AlarmDescription));
-    for (const what of ['mails could not be sent', 'could not be turned into mails', 'SES events (bounces, complaints) could not be recorded']) {
-      expect(alarms.some((d) => d.includes(what)), what).toBe(true);
+    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).map((a) =>
+      String(a.Properties.AlarmDescription),
+    );
+    for (const what of [
+      'mails could not be sent',
+      'could not be turned into mails',
+      'SES events (bounces, complaints) could not be recorded',
+    ]) {
+      expect(
+        alarms.some((d) => d.includes(what)),
+        what,
+      ).toBe(true);
     }
   });
 
@@ -118,7 +193,9 @@ describe('mail on', () => {
     const checks = addNagChecks(app);
     app.synth();
     const report = checks.validateScope(app);
-    const findings = report.violations.flatMap((v: PolicyViolation) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}`));
+    const findings = report.violations.flatMap((v: PolicyViolation) =>
+      v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}`),
+    );
     expect(findings).toEqual([]);
   });
 });
@@ -143,11 +220,14 @@ describe('mail off', () => {
   });
 
   it('bad mail settings fail the synth saying what is wrong', () => {
-    const settings = (context: Record<string, string>) => () => withContextOverrides(environments.dev, (key) => context[key]);
+    const settings = (context: Record<string, string>) => () =>
+      withContextOverrides(environments.dev, (key) => context[key]);
     expect(settings({ mailDomain: 'example.com' })).toThrow(/needs a sender/);
     expect(settings({ mailFrom: 'not an address' })).toThrow(/must be "Name <address>" or an address/);
     expect(settings({ mailFrom: 'a@other.org', mailDomain: 'example.com' })).toThrow(/is not at the sending domain/);
-    expect(settings({ mailFrom: 'a@example.com', mailDomain: 'example.com', mailHostedZoneId: 'Z1' })).toThrow(/both its id and its name/);
+    expect(settings({ mailFrom: 'a@example.com', mailDomain: 'example.com', mailHostedZoneId: 'Z1' })).toThrow(
+      /both its id and its name/,
+    );
     expect(settings({ mailFrom: 'Evil\r\nBcc: x <a@example.com>' })).toThrow(/must be "Name <address>"/);
     expect(settings({ mail: 'maybe' })).toThrow(/-c mail=on or -c mail=off/);
   });

@@ -41,7 +41,8 @@ describe('observability of the dev environment', () => {
 
   it('traces every function with X-Ray and names the service and environment for Powertools', () => {
     const functions = resources(api, 'AWS::Lambda::Function');
-    // One per route and the fallback, the two webhook workers (infra/webhooks.ts), the file sweeper, the ticket counts and the escalation.
+    // One per route and the fallback, the two webhook workers (infra/webhooks.ts), the file sweeper, the ticket counts
+    // and the escalation.
     expect(functions).toHaveLength(routes.length + 1 + 5);
     for (const [, fn] of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
@@ -62,7 +63,9 @@ describe('observability of the dev environment', () => {
       const roleId = helpdesk.api.getLogicalId(role.node.defaultChild as never);
       const statements = resources(api, 'AWS::IAM::Policy')
         .filter(([, p]) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
-        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+        .flatMap(
+          ([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+        );
       const xray = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('xray:')));
       expect(xray, route.handler).toHaveLength(1);
       expect([xray[0]!.Action].flat().sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
@@ -84,8 +87,8 @@ describe('observability of the dev environment', () => {
   it('alarms on the 5xx rate, the p99 latency, Lambda throttles and 429s, each notifying the topic', () => {
     const alarms = resources(api, 'AWS::CloudWatch::Alarm');
     // Those four, the two webhook failure queues' (tests/infra/webhooks.test.ts) and the file
-    // sweeper's (tests/infra/file-sweeper.test.ts), the stream consumer's two (tests/infra/stream-consumer.test.ts) and the
-    // escalation's (tests/infra/escalation.test.ts), on the same topic.
+    // sweeper's (tests/infra/file-sweeper.test.ts), the stream consumer's two (tests/infra/stream-consumer.test.ts) and
+    // the escalation's (tests/infra/escalation.test.ts), on the same topic.
     expect(alarms).toHaveLength(10);
     for (const [, a] of alarms) {
       expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
@@ -93,7 +96,10 @@ describe('observability of the dev environment', () => {
       expect(a.Properties.TreatMissingData).toBe('notBreaching');
       expect(a.Properties.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
     }
-    const apiId = { Name: 'ApiId', Value: { Ref: helpdesk.api.getLogicalId(helpdesk.api.api.node.defaultChild as never) } };
+    const apiId = {
+      Name: 'ApiId',
+      Value: { Ref: helpdesk.api.getLogicalId(helpdesk.api.api.node.defaultChild as never) },
+    };
 
     const rate = alarm('ServerErrorRate');
     expect(rate.Threshold).toBe(ALARM_THRESHOLDS.serverErrorRatePercent);
@@ -101,28 +107,55 @@ describe('observability of the dev environment', () => {
     const expression = (rate.Metrics as { Expression?: string }[]).find((m) => m.Expression)!.Expression;
     expect(expression).toBe('IF(requests >= 10, 100 * errors / requests, 0)');
     const named = Object.fromEntries(
-      (rate.Metrics as { Id: string; MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: unknown[] }; Stat: string } }[])
+      (
+        rate.Metrics as {
+          Id: string;
+          MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: unknown[] }; Stat: string };
+        }[]
+      )
         .filter((m) => m.MetricStat)
         .map((m) => [m.Id, m.MetricStat!]),
     );
-    expect(named.requests).toMatchObject({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: [apiId] }, Stat: 'Sum' });
-    expect(named.errors).toMatchObject({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: [apiId] }, Stat: 'Sum' });
+    expect(named.requests).toMatchObject({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: [apiId] },
+      Stat: 'Sum',
+    });
+    expect(named.errors).toMatchObject({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: [apiId] },
+      Stat: 'Sum',
+    });
 
     // A labelled metric is rendered in the `Metrics` form: one MetricStat.
     const single = (props: Record<string, Json>) => {
       expect(props.Metrics).toHaveLength(1);
-      return props.Metrics[0].MetricStat as { Metric: { Namespace: string; MetricName: string; Dimensions?: unknown[] }; Stat: string; Period: number };
+      return props.Metrics[0].MetricStat as {
+        Metric: { Namespace: string; MetricName: string; Dimensions?: unknown[] };
+        Stat: string;
+        Period: number;
+      };
     };
     const latency = alarm('LatencyP99');
     expect(latency).toMatchObject({ Threshold: ALARM_THRESHOLDS.p99LatencyMs, EvaluationPeriods: 3 });
-    expect(single(latency)).toEqual({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Latency', Dimensions: [apiId] }, Stat: 'p99', Period: 300 });
+    expect(single(latency)).toEqual({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Latency', Dimensions: [apiId] },
+      Stat: 'p99',
+      Period: 300,
+    });
     const throttles = alarm('LambdaThrottles');
     expect(throttles).toMatchObject({ Threshold: 1, EvaluationPeriods: 1 });
-    expect(single(throttles)).toEqual({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' }, Stat: 'Sum', Period: 300 });
+    expect(single(throttles)).toEqual({
+      Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' },
+      Stat: 'Sum',
+      Period: 300,
+    });
     const refused = alarm('ApiThrottledRequests');
     expect(refused).toMatchObject({ Threshold: 1, EvaluationPeriods: 1 });
     expect(single(refused)).toEqual({
-      Metric: { Namespace: METRICS.namespace, MetricName: THROTTLED_REQUESTS_METRIC, Dimensions: [{ Name: 'environment', Value: 'dev' }] },
+      Metric: {
+        Namespace: METRICS.namespace,
+        MetricName: THROTTLED_REQUESTS_METRIC,
+        Dimensions: [{ Name: 'environment', Value: 'dev' }],
+      },
       Stat: 'Sum',
       Period: 300,
     });
@@ -155,7 +188,8 @@ describe('observability of the dev environment', () => {
     }
     expect(body).toContain('environment=\\\\\\"dev\\\\\\"');
     for (const route of [...routes, fallbackRoute]) expect(body).toContain(`\\"label\\":\\"${route.handler}\\"`);
-    for (const name of ['ServerErrorRate', 'LatencyP99', 'LambdaThrottles', 'ApiThrottledRequests']) expect(body).toContain(`Monitoring${name}`);
+    for (const name of ['ServerErrorRate', 'LatencyP99', 'LambdaThrottles', 'ApiThrottledRequests'])
+      expect(body).toContain(`Monitoring${name}`);
   });
 
   it('sends an alarm added by another construct to the topic and lists it on the dashboard', () => {
@@ -169,7 +203,11 @@ describe('observability of the dev environment', () => {
     other.api.monitoring.addAlarm(extra);
     const template = apiTemplate(other.api);
     const topic = { Ref: other.api.getLogicalId(other.api.monitoring.alarmTopic.node.defaultChild as never) };
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', AlarmActions: [topic], OKActions: [topic] });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      AlarmActions: [topic],
+      OKActions: [topic],
+    });
     const dashboard = resources(template, 'AWS::CloudWatch::Dashboard')[0]![1];
     expect(JSON.stringify(dashboard.Properties.DashboardBody)).toContain('ExtraAlarm');
   });
@@ -179,7 +217,10 @@ describe('observability of prod', () => {
   it('logs at INFO and subscribes the alarm e-mail given at deploy time', () => {
     const { api } = synth('prod', { alarmEmail: 'ops@example.com' });
     for (const [, fn] of resources(api, 'AWS::Lambda::Function')) {
-      expect(fn.Properties.Environment.Variables).toMatchObject({ POWERTOOLS_LOG_LEVEL: 'INFO', HELPDESK_ENVIRONMENT: 'prod' });
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        HELPDESK_ENVIRONMENT: 'prod',
+      });
     }
     api.resourceCountIs('AWS::SNS::Subscription', 1);
     api.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });

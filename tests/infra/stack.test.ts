@@ -15,7 +15,12 @@ import { TABLE_SCHEMA } from '../../shared/store/schema';
 import { apiTemplate } from './template';
 import type { Json } from '../json';
 
-type Resource = { Type: string; Properties: Record<string, Json>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Resource = {
+  Type: string;
+  Properties: Record<string, Json>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+};
 
 /**
  * Functions that serve no route: the webhook dispatcher and deliverer (infra/webhooks.ts) and the
@@ -23,7 +28,12 @@ type Resource = { Type: string; Properties: Record<string, Json>; DeletionPolicy
  */
 const WORKER_FUNCTIONS = 5;
 
-const DYNAMO_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const DYNAMO_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
 
 function synth(env: string, { validate = false } = {}): { helpdesk: Helpdesk; data: Template; api: Template } {
   const app = new App({
@@ -41,7 +51,10 @@ function logicalId(construct: unknown): string {
 }
 
 /** Every action the role's inline policies allow, with the resources of each statement. */
-function roleStatements(template: Template, roleId: string): { actions: string[]; resources: unknown[]; condition?: unknown }[] {
+function roleStatements(
+  template: Template,
+  roleId: string,
+): { actions: string[]; resources: unknown[]; condition?: unknown }[] {
   const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>).filter((p) =>
     (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })),
   );
@@ -75,42 +88,80 @@ describe('dev environment', () => {
     return roleStatements(api, logicalId(fn.role)).flatMap((s) => (s.condition ? [] : s.actions));
   }
 
-  it("grants each function its route's table grants and nothing else: actions by partition key pattern, Query by index", () => {
-    const tableArn = { 'Fn::ImportValue': expect.stringContaining('Table') };
-    for (const route of allRoutes) {
-      const fn = helpdesk.api.functions.get(route.handler)!;
-      const statements = roleStatements(api, logicalId(fn.role)).filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
-      const expected = grantsOf(route);
-      const keyed = expected.filter((g) => 'keys' in g);
-      const onTable = statements.filter((s) => s.condition);
-      // Every keyed grant is one statement on the table itself, under its partition key patterns.
-      expect(onTable, route.handler).toHaveLength(keyed.length);
-      keyed.forEach((grant, i) => {
-        expect(onTable[i]!.actions, route.handler).toEqual(grant.actions.map((a) => `dynamodb:${a}`));
-        expect(onTable[i]!.resources, route.handler).toEqual([tableArn]);
-        expect(onTable[i]!.condition, route.handler).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': grant.keys } });
-      });
-      // Without a condition: only Query, only on the indexes the route names (no `index/*`).
-      const unconditional = statements.filter((s) => !s.condition);
-      const indexes = expected.flatMap((g) => ('index' in g ? [g.index] : []));
-      expect(unconditional.flatMap((s) => s.actions), route.handler).toEqual(indexes.length ? ['dynamodb:Query'] : []);
-      const indexArns = unconditional.flatMap((s) => s.resources).map((r) => JSON.stringify(r));
-      expect(indexArns.length, route.handler).toBe(new Set(indexes).size);
-      for (const arn of indexArns) expect(arn, route.handler).toMatch(/\/index\/gsi[1234]"/);
-      // Never a Scan, a batch write, or a grant without a key condition on the table.
-      const all = statements.flatMap((s) => s.actions);
-      for (const broad of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:*']) expect(all, route.handler).not.toContain(broad);
-    }
-  });
+  it(
+    "grants each function its route's table grants and nothing else: actions " +
+      'by partition key pattern, Query by ' +
+      'index',
+    () => {
+      const tableArn = { 'Fn::ImportValue': expect.stringContaining('Table') };
+      for (const route of allRoutes) {
+        const fn = helpdesk.api.functions.get(route.handler)!;
+        const statements = roleStatements(api, logicalId(fn.role)).filter((s) =>
+          s.actions.some((a) => a.startsWith('dynamodb:')),
+        );
+        const expected = grantsOf(route);
+        const keyed = expected.filter((g) => 'keys' in g);
+        const onTable = statements.filter((s) => s.condition);
+        // Every keyed grant is one statement on the table itself, under its partition key patterns.
+        expect(onTable, route.handler).toHaveLength(keyed.length);
+        keyed.forEach((grant, i) => {
+          expect(onTable[i]!.actions, route.handler).toEqual(grant.actions.map((a) => `dynamodb:${a}`));
+          expect(onTable[i]!.resources, route.handler).toEqual([tableArn]);
+          expect(onTable[i]!.condition, route.handler).toEqual({
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': grant.keys },
+          });
+        });
+        // Without a condition: only Query, only on the indexes the route names (no `index/*`).
+        const unconditional = statements.filter((s) => !s.condition);
+        const indexes = expected.flatMap((g) => ('index' in g ? [g.index] : []));
+        expect(
+          unconditional.flatMap((s) => s.actions),
+          route.handler,
+        ).toEqual(indexes.length ? ['dynamodb:Query'] : []);
+        const indexArns = unconditional.flatMap((s) => s.resources).map((r) => JSON.stringify(r));
+        expect(indexArns.length, route.handler).toBe(new Set(indexes).size);
+        for (const arn of indexArns) expect(arn, route.handler).toMatch(/\/index\/gsi[1234]"/);
+        // Never a Scan, a batch write, or a grant without a key condition on the table.
+        const all = statements.flatMap((s) => s.actions);
+        for (const broad of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:*'])
+          expect(all, route.handler).not.toContain(broad);
+      }
+    },
+  );
 
-  it('lets a read-only route write nothing but failed-login counts (and a POST its Idempotency-Key), and tickets/list read only its list indexes and (filtered pages) the page\'s snapshots and ticket collections', () => {
-    const writes = (handler: string) =>
-      grantsOf(routeByHandler(handler)).flatMap((g) => ('keys' in g && g.actions.some((a) => ['PutItem', 'UpdateItem', 'DeleteItem'].includes(a)) ? g.keys : []));
-    for (const route of allRoutes.filter((r) => !writesTable(r))) {
-      expect(writes(route.handler), route.handler).toEqual(route.method === 'POST' ? ['LOGIN#*', 'IDEMPOTENCY#*'] : ['LOGIN#*']);
-    }
-    expect(grantsOf(routeByHandler('tickets/list')).flatMap((g) => ('keys' in g ? g.keys : [g.index]))).toEqual(['USER#*', 'TOKEN#*', 'LOGIN#*', 'CUSTOM_FIELDS', 'COUNTS#ticket', 'COUNTS#view', 'gsi1', 'gsi2', 'gsi3', 'gsi4', 'LISTED#*', 'TICKET#*']);
-  });
+  it(
+    'lets a read-only route write nothing but failed-login counts (and a POST ' +
+      'its Idempotency-Key), and tickets/list ' +
+      'read only its list indexes ' +
+      'and (filtered pages) the ' +
+      "page's snapshots and ticket " +
+      'collections',
+    () => {
+      const writes = (handler: string) =>
+        grantsOf(routeByHandler(handler)).flatMap((g) =>
+          'keys' in g && g.actions.some((a) => ['PutItem', 'UpdateItem', 'DeleteItem'].includes(a)) ? g.keys : [],
+        );
+      for (const route of allRoutes.filter((r) => !writesTable(r))) {
+        expect(writes(route.handler), route.handler).toEqual(
+          route.method === 'POST' ? ['LOGIN#*', 'IDEMPOTENCY#*'] : ['LOGIN#*'],
+        );
+      }
+      expect(grantsOf(routeByHandler('tickets/list')).flatMap((g) => ('keys' in g ? g.keys : [g.index]))).toEqual([
+        'USER#*',
+        'TOKEN#*',
+        'LOGIN#*',
+        'CUSTOM_FIELDS',
+        'COUNTS#ticket',
+        'COUNTS#view',
+        'gsi1',
+        'gsi2',
+        'gsi3',
+        'gsi4',
+        'LISTED#*',
+        'TICKET#*',
+      ]);
+    },
+  );
 
   it('names the stacks after the environment', () => {
     expect(helpdesk.data.stackName).toBe('Helpdesk-dev-Data');
@@ -120,7 +171,15 @@ describe('dev environment', () => {
   it('makes exactly one arm64 nodejs22.x function per route table entry plus the fallback', () => {
     const functions = api.findResources('AWS::Lambda::Function') as Record<string, Resource>;
     const ours = Object.entries(functions)
-      .filter(([id, f]) => !id.startsWith('Webhooks') && !id.startsWith('FileSweeper') && !id.startsWith('EscalationEscalate') && !id.startsWith('TicketCounts') && f.Properties.Runtime === 'nodejs22.x' && JSON.stringify(f.Properties.Architectures) === '["arm64"]')
+      .filter(
+        ([id, f]) =>
+          !id.startsWith('Webhooks') &&
+          !id.startsWith('FileSweeper') &&
+          !id.startsWith('EscalationEscalate') &&
+          !id.startsWith('TicketCounts') &&
+          f.Properties.Runtime === 'nodejs22.x' &&
+          JSON.stringify(f.Properties.Architectures) === '["arm64"]',
+      )
       .map(([, f]) => f);
     const handlers = new Set(allRoutes.map((r) => r.handler));
     expect(handlers.size).toBe(routes.length + 1);
@@ -184,8 +243,12 @@ describe('dev environment', () => {
   it('in prod, reserves 25 executions for each function that writes the table, and none for the others', () => {
     const prod = synth('prod');
     const reserved = (fn: unknown) =>
-      (prod.api.findResources('AWS::Lambda::Function')[logicalId(fn)] as Resource).Properties.ReservedConcurrentExecutions;
-    for (const route of routes) expect(reserved(prod.helpdesk.api.functions.get(route.handler)), route.handler).toBe(writesTable(route) ? 25 : undefined);
+      (prod.api.findResources('AWS::Lambda::Function')[logicalId(fn)] as Resource).Properties
+        .ReservedConcurrentExecutions;
+    for (const route of routes)
+      expect(reserved(prod.helpdesk.api.functions.get(route.handler)), route.handler).toBe(
+        writesTable(route) ? 25 : undefined,
+      );
     const total = Object.values(prod.api.findResources('AWS::Lambda::Function') as Record<string, Resource>).reduce(
       (sum, f) => sum + (f.Properties.ReservedConcurrentExecutions ?? 0),
       0,
@@ -195,13 +258,20 @@ describe('dev environment', () => {
   });
 
   it('caps the table at an on-demand maximum throughput per environment', () => {
-    data.hasResourceProperties('AWS::DynamoDB::Table', { OnDemandThroughput: { MaxReadRequestUnits: 4000, MaxWriteRequestUnits: 2000 } });
-    synth('prod').data.hasResourceProperties('AWS::DynamoDB::Table', { OnDemandThroughput: { MaxReadRequestUnits: 40000, MaxWriteRequestUnits: 20000 } });
+    data.hasResourceProperties('AWS::DynamoDB::Table', {
+      OnDemandThroughput: { MaxReadRequestUnits: 4000, MaxWriteRequestUnits: 2000 },
+    });
+    synth('prod').data.hasResourceProperties('AWS::DynamoDB::Table', {
+      OnDemandThroughput: { MaxReadRequestUnits: 40000, MaxWriteRequestUnits: 20000 },
+    });
   });
 
   it('writes a JSON access log line per request to a log group with the environment retention', () => {
     const stage = Object.values(api.findResources('AWS::ApiGatewayV2::Stage') as Record<string, Resource>)[0]!;
-    const settings = stage.Properties.AccessLogSettings as { DestinationArn: { 'Fn::GetAtt': [string, string] }; Format: string };
+    const settings = stage.Properties.AccessLogSettings as {
+      DestinationArn: { 'Fn::GetAtt': [string, string] };
+      Format: string;
+    };
     expect(JSON.parse(settings.Format)).toEqual({
       requestId: '$context.requestId',
       ip: '$context.identity.sourceIp',
@@ -245,20 +315,25 @@ describe('dev environment', () => {
     expect(routes.every((r) => !r.path.endsWith('/'))).toBe(true);
   });
 
-  it('lets the API invoke each function for its own paths only: one permission per path, GET and HEAD sharing it', () => {
-    const fromApi = Object.values(api.findResources('AWS::Lambda::Permission') as Record<string, Resource>).filter((p) => p.Properties.Principal === 'apigateway.amazonaws.com');
-    const pathsOf = new Map<string, string[]>();
-    for (const permission of fromApi) {
-      const parts = permission.Properties.SourceArn['Fn::Join'][1] as unknown[];
-      expect(parts.at(-2), 'this API').toEqual({ Ref: logicalId(helpdesk.api.api) });
-      const fn = permission.Properties.FunctionName['Fn::GetAtt'][0] as string;
-      pathsOf.set(fn, [...(pathsOf.get(fn) ?? []), (parts.at(-1) as string).replace(/^\/\*\/\*/, '')]);
-    }
-    const expected = new Map<string, string[]>();
-    for (const route of routes) expected.set(logicalId(helpdesk.api.functions.get(route.handler)), [route.path]);
-    expected.set(logicalId(helpdesk.api.functions.get(fallbackRoute.handler)), [...FALLBACK_PATHS]);
-    expect(Object.fromEntries(pathsOf)).toEqual(Object.fromEntries(expected));
-  });
+  it(
+    'lets the API invoke each function for its own paths only: one permission ' + 'per path, GET and HEAD sharing it',
+    () => {
+      const fromApi = Object.values(api.findResources('AWS::Lambda::Permission') as Record<string, Resource>).filter(
+        (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
+      );
+      const pathsOf = new Map<string, string[]>();
+      for (const permission of fromApi) {
+        const parts = permission.Properties.SourceArn['Fn::Join'][1] as unknown[];
+        expect(parts.at(-2), 'this API').toEqual({ Ref: logicalId(helpdesk.api.api) });
+        const fn = permission.Properties.FunctionName['Fn::GetAtt'][0] as string;
+        pathsOf.set(fn, [...(pathsOf.get(fn) ?? []), (parts.at(-1) as string).replace(/^\/\*\/\*/, '')]);
+      }
+      const expected = new Map<string, string[]>();
+      for (const route of routes) expected.set(logicalId(helpdesk.api.functions.get(route.handler)), [route.path]);
+      expected.set(logicalId(helpdesk.api.functions.get(fallbackRoute.handler)), [...FALLBACK_PATHS]);
+      expect(Object.fromEntries(pathsOf)).toEqual(Object.fromEntries(expected));
+    },
+  );
 
   it('serves the $default stage with the environment throttle, and outputs the URL, table and bucket', () => {
     api.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
@@ -270,7 +345,14 @@ describe('dev environment', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
     });
     const outputs = api.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'BucketName', 'DashboardName', 'TableName', 'WebhookSecretArn']);
+    expect(Object.keys(outputs).sort()).toEqual([
+      'AlarmTopicArn',
+      'ApiUrl',
+      'BucketName',
+      'DashboardName',
+      'TableName',
+      'WebhookSecretArn',
+    ]);
   });
 
   it('grants each function exactly the table and file access its route declares', () => {
@@ -281,9 +363,18 @@ describe('dev environment', () => {
         .map((f) => ({ read: 's3:GetObject', write: 's3:PutObject', delete: 's3:DeleteObject' })[f])
         .sort();
       expect(s3, route.handler).toEqual(expectedS3);
-      expect(actions.some((a) => a.startsWith('kms:')), route.handler).toBe(false);
-      expect(actions.some((a) => a.includes('*') && !a.startsWith('dynamodb:')), route.handler).toBe(false);
-      expect(unconditionalActionsOf(route.handler).filter((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:Query'), route.handler).toEqual([]);
+      expect(
+        actions.some((a) => a.startsWith('kms:')),
+        route.handler,
+      ).toBe(false);
+      expect(
+        actions.some((a) => a.includes('*') && !a.startsWith('dynamodb:')),
+        route.handler,
+      ).toBe(false);
+      expect(
+        unconditionalActionsOf(route.handler).filter((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:Query'),
+        route.handler,
+      ).toEqual([]);
     }
   });
 
@@ -300,19 +391,22 @@ describe('dev environment', () => {
     }
   });
 
-  it('keeps tickets/list read-only and without files, tickets/create writing, attachments/download reading files', () => {
-    const list = unconditionalActionsOf('tickets/list');
-    for (const action of DYNAMO_WRITE_ACTIONS) expect(list).not.toContain(action);
-    expect(list.filter((a) => a.startsWith('s3:'))).toEqual([]);
+  it(
+    'keeps tickets/list read-only and without files, tickets/create writing, ' + 'attachments/download reading files',
+    () => {
+      const list = unconditionalActionsOf('tickets/list');
+      for (const action of DYNAMO_WRITE_ACTIONS) expect(list).not.toContain(action);
+      expect(list.filter((a) => a.startsWith('s3:'))).toEqual([]);
 
-    const create = actionsOf('tickets/create');
-    expect(create).toContain('s3:PutObject');
-    expect(create).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
+      const create = actionsOf('tickets/create');
+      expect(create).toContain('s3:PutObject');
+      expect(create).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
 
-    const download = actionsOf('attachments/download');
-    expect(download).toContain('s3:GetObject');
-    expect(download).not.toContain('s3:PutObject');
-  });
+      const download = actionsOf('attachments/download');
+      expect(download).toContain('s3:GetObject');
+      expect(download).not.toContain('s3:PutObject');
+    },
+  );
 
   it('builds the table from the shared schema', () => {
     data.resourceCountIs('AWS::DynamoDB::Table', 1);
@@ -386,56 +480,86 @@ describe('stack headroom', () => {
   /** CloudFormation refuses a stack of more than 500 resources; a stack past 70% of it fails here. */
   const LIMIT = 500;
   const HEADROOM = 0.7;
-  const FULL = { domainName: 'help.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/api', edgeDomainName: 'api.example.com', edgeCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/edge', alarmEmail: 'ops@example.com' };
+  const FULL = {
+    domainName: 'help.example.com',
+    certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/api',
+    edgeDomainName: 'api.example.com',
+    edgeCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/edge',
+    alarmEmail: 'ops@example.com',
+  };
 
   it.each([
     { name: 'dev', env: 'dev', context: {} },
     { name: 'prod', env: 'prod', context: {} },
     { name: 'prod with a custom domain, the edge and alarm e-mail', env: 'prod', context: FULL },
-  ])('keeps every stack of $name, nested stacks included, within 70 percent of the 500-resource limit', ({ env, context }) => {
-    const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [], ...context }, builtinCloudFormationValidation: false });
-    buildHelpdesk(app);
-    const counts = Object.fromEntries(
-      app.node.findAll().filter((c): c is Stack => c instanceof Stack).map((stack) => [stack.node.path, Object.keys(Template.fromStack(stack).toJSON().Resources ?? {}).length]),
-    );
-    // The API stack, its nested stacks of route functions (one per group), the data stack, and the edge when asked for.
-    expect(Object.keys(counts).length).toBeGreaterThanOrEqual(6);
-    for (const [path, count] of Object.entries(counts)) expect(count, path).toBeLessThanOrEqual(LIMIT * HEADROOM);
-  });
+  ])(
+    'keeps every stack of $name, nested stacks included, within 70 percent of the 500-resource limit',
+    ({ env, context }) => {
+      const app = new App({
+        context: { env, 'aws:cdk:bundling-stacks': [], ...context },
+        builtinCloudFormationValidation: false,
+      });
+      buildHelpdesk(app);
+      const counts = Object.fromEntries(
+        app.node
+          .findAll()
+          .filter((c): c is Stack => c instanceof Stack)
+          .map((stack) => [stack.node.path, Object.keys(Template.fromStack(stack).toJSON().Resources ?? {}).length]),
+      );
+      // The API stack, its nested stacks of route functions (one per group), the data stack, and the edge when asked for.
+      expect(Object.keys(counts).length).toBeGreaterThanOrEqual(6);
+      for (const [path, count] of Object.entries(counts)) expect(count, path).toBeLessThanOrEqual(LIMIT * HEADROOM);
+    },
+  );
 
-  it('puts every route function in the nested stack of its group, and the routes, integrations and log groups in the API stack', () => {
-    const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
-    const { api } = buildHelpdesk(app);
-    for (const route of [...routes, fallbackRoute]) {
-      const fn = api.functions.get(route.handler)!;
-      expect(Stack.of(fn).node.id, route.handler).toBe(`${FUNCTION_GROUPS[route.handler.split('/')[0]!]}Functions`);
-    }
-    const parent = Template.fromStack(api);
-    parent.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + routes.filter((r) => r.method === 'GET').length + FALLBACK_PATHS.length);
-    parent.resourceCountIs('AWS::Logs::LogGroup', routes.length + 2 + WORKER_FUNCTIONS);
-    parent.resourceCountIs('AWS::CloudFormation::Stack', new Set(Object.values(FUNCTION_GROUPS)).size);
-  });
+  it(
+    'puts every route function in the nested stack of its group, and the routes, ' +
+      'integrations and log groups in ' +
+      'the API stack',
+    () => {
+      const app = new App({
+        context: { env: 'dev', 'aws:cdk:bundling-stacks': [] },
+        builtinCloudFormationValidation: false,
+      });
+      const { api } = buildHelpdesk(app);
+      for (const route of [...routes, fallbackRoute]) {
+        const fn = api.functions.get(route.handler)!;
+        expect(Stack.of(fn).node.id, route.handler).toBe(`${FUNCTION_GROUPS[route.handler.split('/')[0]!]}Functions`);
+      }
+      const parent = Template.fromStack(api);
+      parent.resourceCountIs(
+        'AWS::ApiGatewayV2::Route',
+        routes.length + routes.filter((r) => r.method === 'GET').length + FALLBACK_PATHS.length,
+      );
+      parent.resourceCountIs('AWS::Logs::LogGroup', routes.length + 2 + WORKER_FUNCTIONS);
+      parent.resourceCountIs('AWS::CloudFormation::Stack', new Set(Object.values(FUNCTION_GROUPS)).size);
+    },
+  );
 });
 
 describe('prod environment', () => {
-  it('retains the table and bucket and protects them from deletion (with CloudFormation validation)', { timeout: 180_000 }, () => {
-    const { helpdesk, data, api } = synth('prod', { validate: true });
-    expect(helpdesk.data.stackName).toBe('Helpdesk-prod-Data');
-    expect(helpdesk.data.terminationProtection).toBe(true);
-    data.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
-      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
-    });
-    data.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-    // No auto-delete helper outside throwaway environments.
-    data.resourceCountIs('AWS::Lambda::Function', 0);
-    data.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
-    api.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
-    });
-    api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
-  }); // the validator's WASM takes ~5 s to load, once; a busy 2-core machine takes far longer
+  it(
+    'retains the table and bucket and protects them from deletion (with CloudFormation validation)',
+    { timeout: 180_000 },
+    () => {
+      const { helpdesk, data, api } = synth('prod', { validate: true });
+      expect(helpdesk.data.stackName).toBe('Helpdesk-prod-Data');
+      expect(helpdesk.data.terminationProtection).toBe(true);
+      data.hasResource('AWS::DynamoDB::Table', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+      });
+      data.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      // No auto-delete helper outside throwaway environments.
+      data.resourceCountIs('AWS::Lambda::Function', 0);
+      data.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+      api.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+      });
+      api.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
+    },
+  ); // the validator's WASM takes ~5 s to load, once; a busy 2-core machine takes far longer
 
   it('rejects an unknown environment name', () => {
     expect(() => synth('qa')).toThrow(/Unknown environment "qa"/);

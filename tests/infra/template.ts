@@ -9,12 +9,17 @@ export type Resource = { Type: string; Properties: Record<string, Json> };
 
 /** An app that synthesises in well under a second: no bundling, no built-in CloudFormation validation. */
 export function templateApp(env = 'dev', context: Record<string, unknown> = {}): App {
-  return new App({ context: { env, 'aws:cdk:bundling-stacks': [], ...context }, builtinCloudFormationValidation: false });
+  return new App({
+    context: { env, 'aws:cdk:bundling-stacks': [], ...context },
+    builtinCloudFormationValidation: false,
+  });
 }
 
 /** The function whose logical id starts with `id` (e.g. `WebhooksDispatch`). */
 export function functionIn(template: Template, id: string): [string, Resource] {
-  const match = Object.entries(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).find(([logicalId]) => logicalId.startsWith(id));
+  const match = Object.entries(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).find(
+    ([logicalId]) => logicalId.startsWith(id),
+  );
   if (!match) throw new Error(`no function ${id}`);
   return match;
 }
@@ -50,26 +55,46 @@ export function apiTemplate(api: Stack): Template {
   for (const nested of api.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack)) {
     const stackId = api.getLogicalId(nested.nestedStackResource as CfnElement);
     const passed = (parent.Resources[stackId]!.Properties.Parameters ?? {}) as Record<string, unknown>;
-    const json = Template.fromStack(nested).toJSON() as { Resources: Record<string, Resource>; Outputs?: Record<string, { Value: unknown }> };
+    const json = Template.fromStack(nested).toJSON() as {
+      Resources: Record<string, Resource>;
+      Outputs?: Record<string, { Value: unknown }>;
+    };
     outputs.set(stackId, json.Outputs ?? {});
     for (const [id, resource] of Object.entries(json.Resources)) {
       if (id in resources) throw new Error(`logical id ${id} in both ${nested.node.path} and another stack`);
-      resources[id] = rewrite(resource, (node) => (typeof node.Ref === 'string' && Object.keys(node).length === 1 && node.Ref in passed ? passed[node.Ref] : undefined));
+      resources[id] = rewrite(resource, (node) =>
+        typeof node.Ref === 'string' && Object.keys(node).length === 1 && node.Ref in passed
+          ? passed[node.Ref]
+          : undefined,
+      );
     }
   }
   const fromOutputs = rewrite(resources, (node) => {
     const getAtt = node['Fn::GetAtt'] as [string, string] | undefined;
-    const output = getAtt && outputs.get(getAtt[0]) && getAtt[1].startsWith('Outputs.') ? outputs.get(getAtt[0])![getAtt[1].slice('Outputs.'.length)] : undefined;
+    const output =
+      getAtt && outputs.get(getAtt[0]) && getAtt[1].startsWith('Outputs.')
+        ? outputs.get(getAtt[0])![getAtt[1].slice('Outputs.'.length)]
+        : undefined;
     return output?.Value;
   });
-  return Template.fromJSON({ ...parent, Resources: fromOutputs as Record<string, unknown> }, { skipCyclicalDependenciesCheck: true });
+  return Template.fromJSON(
+    { ...parent, Resources: fromOutputs as Record<string, unknown> },
+    { skipCyclicalDependenciesCheck: true },
+  );
 }
 
-/** The cdk-nag findings left unacknowledged in the whole helpdesk of `env` with `context`, after a synth as `cdk synth` runs it. */
+/**
+ * The cdk-nag findings left unacknowledged in the whole helpdesk of `env` with `context`, after a synth as `cdk synth`
+ * runs it.
+ */
 export function nagFindings(env: string, context: Record<string, unknown> = {}): string[] {
   const app = templateApp(env, context);
   buildHelpdesk(app);
   const checks = addNagChecks(app);
   app.synth();
-  return checks.validateScope(app).violations.flatMap((v: PolicyViolation) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}: ${v.description}`));
+  return checks
+    .validateScope(app)
+    .violations.flatMap((v: PolicyViolation) =>
+      v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}: ${v.description}`),
+    );
 }

@@ -23,32 +23,47 @@ const statementsOf = (fnLogicalId: string) => roleStatements(api, fnLogicalId);
 
 describe('webhook pipeline', () => {
   it('the table streams new images', () => {
-    data.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: TABLE_SCHEMA.stream } });
-  });
-
-  it('the dispatcher reads the stream filtered to inserted outbox and change event items, with retries and a failure queue', () => {
-    const [dispatchId] = functionByHandler('WebhooksDispatch');
-    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: dispatchId },
-      StartingPosition: 'TRIM_HORIZON',
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      BisectBatchOnFunctionError: true,
-      MaximumRetryAttempts: 10,
-      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
-      FilterCriteria: {
-        Filters: ['webhook-event', 'change-event'].map((type) => ({ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [type] } } } }) })),
-      },
+    data.hasResourceProperties('AWS::DynamoDB::Table', {
+      StreamSpecification: { StreamViewType: TABLE_SCHEMA.stream },
     });
   });
 
+  it(
+    'the dispatcher reads the stream filtered to inserted outbox and change ' +
+      'event items, with retries and a failure ' +
+      'queue',
+    () => {
+      const [dispatchId] = functionByHandler('WebhooksDispatch');
+      api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: dispatchId },
+        StartingPosition: 'TRIM_HORIZON',
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: 10,
+        DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+        FilterCriteria: {
+          Filters: ['webhook-event', 'change-event'].map((type) => ({
+            Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [type] } } } }),
+          })),
+        },
+      });
+    },
+  );
+
   it('a schedule also runs the dispatcher every 15 minutes, for events the stream gave up on', () => {
     const [dispatchId] = functionByHandler('WebhooksDispatch');
-    const rules = Object.values(api.findResources('AWS::Events::Rule') as Record<string, Resource>).filter((r) => JSON.stringify(r.Properties.Targets).includes(dispatchId));
+    const rules = Object.values(api.findResources('AWS::Events::Rule') as Record<string, Resource>).filter((r) =>
+      JSON.stringify(r.Properties.Targets).includes(dispatchId),
+    );
     expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(15 minutes)']);
   });
 
   it('deliveries queue: encrypted, TLS only, one receive per attempt and spares, then a dead-letter queue', () => {
-    const queues = Object.fromEntries(Object.entries(api.findResources('AWS::SQS::Queue') as Record<string, Resource>).filter(([id]) => id.startsWith('Webhooks')));
+    const queues = Object.fromEntries(
+      Object.entries(api.findResources('AWS::SQS::Queue') as Record<string, Resource>).filter(([id]) =>
+        id.startsWith('Webhooks'),
+      ),
+    );
     expect(Object.keys(queues)).toHaveLength(3);
     for (const q of Object.values(queues)) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
     const main = Object.values(queues).find((q) => q.Properties.RedrivePolicy)!;
@@ -60,8 +75,13 @@ describe('webhook pipeline', () => {
     expect(main.Properties.VisibilityTimeout).toBe(6 * timeout);
     expect(main.Properties.MessageRetentionPeriod).toBe(14 * 86400);
     // TLS only on every queue.
-    expect(Object.keys(api.findResources('AWS::SQS::QueuePolicy')).filter((id) => id.startsWith('Webhooks'))).toHaveLength(3);
-    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: deliverId }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(
+      Object.keys(api.findResources('AWS::SQS::QueuePolicy')).filter((id) => id.startsWith('Webhooks')),
+    ).toHaveLength(3);
+    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: deliverId },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
   });
 
   it('an alarm fires on the first message in each failure queue', () => {
@@ -69,49 +89,97 @@ describe('webhook pipeline', () => {
       String(a.Properties.AlarmDescription).includes('webhook'),
     );
     expect(alarms).toHaveLength(2);
-    for (const a of alarms) expect(a.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    for (const a of alarms)
+      expect(a.Properties).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
   });
 
-  it('least privilege: the dispatcher writes only the outbox and the deliveries, the deliverer only the deliveries and subscriptions', () => {
-    const [dispatchId] = functionByHandler('WebhooksDispatch');
-    const dispatch = statementsOf(dispatchId);
-    const dispatchWrites = dispatch.filter((s) => [s.Action].flat().some((a: string) => /PutItem|DeleteItem|UpdateItem|BatchWrite/.test(a)));
-    expect(dispatchWrites).toHaveLength(1);
-    expect(dispatchWrites[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX', 'WEBHOOK_DELIVERIES'] } });
-    // It reads what a payload holds (the ticket, its queue, the custom field definitions), the outbox,
-    // the subscriptions and its deliveries, by partition, and no index: nothing without a key condition.
-    const reads = dispatch.filter((s) => [s.Action].flat().some((a: string) => /GetItem|Query/.test(a)));
-    expect(reads).toHaveLength(1);
-    expect(reads[0]!.Action).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
-    expect(reads[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TICKET#*', 'QUEUES', 'CUSTOM_FIELDS', 'OUTBOX', 'WEBHOOK_DELIVERIES', 'WEBHOOK_SUBSCRIPTIONS'] } });
-    expect(dispatch.filter((s) => JSON.stringify(s.Resource).includes('/index/'))).toEqual([]);
-    expect(actions(dispatch)).toContain('sqs:SendMessage');
-    expect(actions(dispatch)).not.toContain('secretsmanager:GetSecretValue');
-    // The wildcard resources (acknowledged in infra/lambda.ts): X-Ray's, and the event source's ListStreams.
-    expect(dispatch.filter((s) => s.Resource === '*').flatMap((s) => [s.Action].flat()).sort()).toEqual(['dynamodb:ListStreams', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+  it(
+    'least privilege: the dispatcher writes only the outbox and the deliveries, ' +
+      'the deliverer only the deliveries ' +
+      'and subscriptions',
+    () => {
+      const [dispatchId] = functionByHandler('WebhooksDispatch');
+      const dispatch = statementsOf(dispatchId);
+      const dispatchWrites = dispatch.filter((s) =>
+        [s.Action].flat().some((a: string) => /PutItem|DeleteItem|UpdateItem|BatchWrite/.test(a)),
+      );
+      expect(dispatchWrites).toHaveLength(1);
+      expect(dispatchWrites[0]!.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX', 'WEBHOOK_DELIVERIES'] },
+      });
+      // It reads what a payload holds (the ticket, its queue, the custom field definitions), the outbox,
+      // the subscriptions and its deliveries, by partition, and no index: nothing without a key condition.
+      const reads = dispatch.filter((s) => [s.Action].flat().some((a: string) => /GetItem|Query/.test(a)));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]!.Action).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+      expect(reads[0]!.Condition).toEqual({
+        'ForAllValues:StringLike': {
+          'dynamodb:LeadingKeys': [
+            'TICKET#*',
+            'QUEUES',
+            'CUSTOM_FIELDS',
+            'OUTBOX',
+            'WEBHOOK_DELIVERIES',
+            'WEBHOOK_SUBSCRIPTIONS',
+          ],
+        },
+      });
+      expect(dispatch.filter((s) => JSON.stringify(s.Resource).includes('/index/'))).toEqual([]);
+      expect(actions(dispatch)).toContain('sqs:SendMessage');
+      expect(actions(dispatch)).not.toContain('secretsmanager:GetSecretValue');
+      // The wildcard resources (acknowledged in infra/lambda.ts): X-Ray's, and the event source's ListStreams.
+      expect(
+        dispatch
+          .filter((s) => s.Resource === '*')
+          .flatMap((s) => [s.Action].flat())
+          .sort(),
+      ).toEqual(['dynamodb:ListStreams', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
 
-    const [deliverId] = functionByHandler('WebhooksDeliver');
-    const deliver = statementsOf(deliverId);
-    const table = deliver.filter((s) => [s.Action].flat().some((a: string) => a.startsWith('dynamodb:') && !a.includes('Stream')));
-    // Its deliveries (a new one: the log entry of a subscription it disables), and a subscription's
-    // secrets and health.
-    expect(table.map((s) => [s.Action, s.Condition])).toEqual([
-      [['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WEBHOOK_DELIVERIES'] } }],
-      [['dynamodb:GetItem', 'dynamodb:UpdateItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WEBHOOK_SUBSCRIPTIONS'] } }],
-    ]);
-    expect(actions(deliver)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage']));
-    // It may send only to the dead-letter queue (a delivery whose schedule is spent).
-    const sends = deliver.filter((s) => actions([s]).includes('sqs:SendMessage'));
-    expect(sends).toHaveLength(1);
-    expect(JSON.stringify(sends[0]!.Resource)).toContain('DeliveriesDeadLetter');
-  });
+      const [deliverId] = functionByHandler('WebhooksDeliver');
+      const deliver = statementsOf(deliverId);
+      const table = deliver.filter((s) =>
+        [s.Action].flat().some((a: string) => a.startsWith('dynamodb:') && !a.includes('Stream')),
+      );
+      // Its deliveries (a new one: the log entry of a subscription it disables), and a subscription's
+      // secrets and health.
+      expect(table.map((s) => [s.Action, s.Condition])).toEqual([
+        [
+          ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+          { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WEBHOOK_DELIVERIES'] } },
+        ],
+        [
+          ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WEBHOOK_SUBSCRIPTIONS'] } },
+        ],
+      ]);
+      expect(actions(deliver)).toEqual(
+        expect.arrayContaining([
+          'secretsmanager:GetSecretValue',
+          'sqs:ReceiveMessage',
+          'sqs:ChangeMessageVisibility',
+          'sqs:DeleteMessage',
+        ]),
+      );
+      // It may send only to the dead-letter queue (a delivery whose schedule is spent).
+      const sends = deliver.filter((s) => actions([s]).includes('sqs:SendMessage'));
+      expect(sends).toHaveLength(1);
+      expect(JSON.stringify(sends[0]!.Resource)).toContain('DeliveriesDeadLetter');
+    },
+  );
 
   it('only the redeliver route may queue deliveries; the secret reaches no API function', () => {
     for (const [handler, fn] of helpdesk.api.functions) {
       const id = helpdesk.api.getLogicalId(fn.node.defaultChild as never);
       const granted = actions(statementsOf(id));
       expect(granted.includes('sqs:SendMessage'), handler).toBe(handler === 'webhook-deliveries/redeliver');
-      expect(granted.some((a) => a.startsWith('secretsmanager:')), handler).toBe(false);
+      expect(
+        granted.some((a) => a.startsWith('secretsmanager:')),
+        handler,
+      ).toBe(false);
       const env = (api.findResources('AWS::Lambda::Function')[id] as Resource).Properties.Environment.Variables;
       expect(env.HELPDESK_WEBHOOK_SECRET_ARN, handler).toBeUndefined();
       expect(env).toHaveProperty('HELPDESK_NEW_TICKET_WEBHOOK_URLS');
@@ -119,7 +187,9 @@ describe('webhook pipeline', () => {
   });
 
   it('the signing secret is generated in Secrets Manager, never in the template', () => {
-    api.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: { PasswordLength: 32, ExcludePunctuation: true } });
+    api.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 32, ExcludePunctuation: true },
+    });
     expect(JSON.stringify(api.toJSON())).not.toMatch(/whsec_[A-Za-z0-9+/]{16,}/);
   });
 

@@ -1,9 +1,18 @@
-/** Attachment files: the `file` URL, its presigned download, and cleanup on delete (docs/upstream.md: where we differ, i; responses). */
+/**
+ * Attachment files: the `file` URL, its presigned download, and cleanup on delete (docs/upstream.md: where we differ,
+ * i; responses).
+ */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, API, VALID_TICKET, call, createUser, download, form, type Json } from './client';
 
-async function ticketWithAttachment(name: string, content: Buffer | string, type = 'application/octet-stream'): Promise<{ ticket: Json; attachment: Json }> {
-  const reply = await call('POST', '/api/tickets/', { form: form(VALID_TICKET, [{ field: 'attachment', name, type, content }]) });
+async function ticketWithAttachment(
+  name: string,
+  content: Buffer | string,
+  type = 'application/octet-stream',
+): Promise<{ ticket: Json; attachment: Json }> {
+  const reply = await call('POST', '/api/tickets/', {
+    form: form(VALID_TICKET, [{ field: 'attachment', name, type, content }]),
+  });
   expect(reply.status, reply.text).toBe(201);
   return { ticket: reply.body, attachment: reply.body.followup_set[0].followupattachment_set[0] };
 }
@@ -39,7 +48,9 @@ describe('attachment downloads', () => {
     expect(attachment.filename).toBe('résumé ✓.txt');
     const { target, bytes } = await download(attachment.file);
     expect(bytes.toString()).toBe('bonjour');
-    expect(target.headers.get('content-disposition')).toContain(`filename*=UTF-8''${encodeURIComponent('résumé ✓.txt')}`);
+    expect(target.headers.get('content-disposition')).toContain(
+      `filename*=UTF-8''${encodeURIComponent('résumé ✓.txt')}`,
+    );
   });
 
   it('a path in the uploaded file name is dropped', async () => {
@@ -58,7 +69,12 @@ describe('attachment downloads', () => {
     const reply = await call('POST', '/api/followups/', {
       form: form(
         { ticket: ticket.id, title: 'files', comment: 'several' },
-        files.map((f) => ({ field: 'attachments', name: f.name, type: 'application/octet-stream', content: f.content })),
+        files.map((f) => ({
+          field: 'attachments',
+          name: f.name,
+          type: 'application/octet-stream',
+          content: f.content,
+        })),
       ),
     });
     expect(reply.status).toBe(201);
@@ -112,7 +128,9 @@ describe('attachment downloads', () => {
 describe('deleting a ticket deletes its files', () => {
   it('after the delete the old file URL gives 404 and the stored object is gone', async () => {
     const { ticket, attachment } = await ticketWithAttachment('gone.txt', 'soon gone', 'text/plain');
-    const location = (await fetch(attachment.file, { headers: { authorization: ADMIN_AUTH }, redirect: 'manual' })).headers.get('location')!;
+    const location = (
+      await fetch(attachment.file, { headers: { authorization: ADMIN_AUTH }, redirect: 'manual' })
+    ).headers.get('location')!;
     expect((await fetch(location)).status).toBe(200);
     expect((await call('DELETE', `/api/tickets/${ticket.id}/`)).status).toBe(204);
     const reply = await call('GET', new URL(attachment.file).pathname);
@@ -125,12 +143,16 @@ describe('deleting a ticket deletes its files', () => {
     const { ticket: target } = await ticketWithAttachment('target.txt', 'target', 'text/plain');
     const { ticket: merged, attachment: mergedFile } = await ticketWithAttachment('merged.txt', 'merged', 'text/plain');
     const fu = await call('POST', '/api/followups/', {
-      form: form({ ticket: target.id, title: 'f', comment: 'c' }, [{ field: 'attachments', name: 'fu.txt', type: 'text/plain', content: 'fu' }]),
+      form: form({ ticket: target.id, title: 'f', comment: 'c' }, [
+        { field: 'attachments', name: 'fu.txt', type: 'text/plain', content: 'fu' },
+      ]),
     });
     const followupFile = fu.body.followupattachment_set[0];
     await call('PATCH', `/api/tickets/${merged.id}/`, { json: { merged_to: target.id } });
     const locations = await Promise.all(
-      [mergedFile, followupFile].map(async (a) => (await fetch(a.file, { headers: { authorization: ADMIN_AUTH }, redirect: 'manual' })).headers.get('location')!),
+      [mergedFile, followupFile].map(async (a) =>
+        (await fetch(a.file, { headers: { authorization: ADMIN_AUTH }, redirect: 'manual' })).headers.get('location')!,
+      ),
     );
     expect((await call('DELETE', `/api/tickets/${target.id}/`)).status).toBe(204);
     for (const a of [mergedFile, followupFile]) expect((await call('GET', new URL(a.file).pathname)).status).toBe(404);

@@ -1,8 +1,8 @@
 /**
- * Authentication on a runtime of its own: Token first, then Basic (so 401s challenge `Token`), a short failed-login window (20 s; delay after 2 failures,
- * lockout after 3) to see a lockout end, and storage faults injected (faults/storage-fault.mjs) so
- * that some requests end in a logged 500. Last, everything the runtime printed is searched for the
- * secrets the requests carried: nothing secret is ever logged.
+ * Authentication on a runtime of its own: Token first, then Basic (so 401s challenge `Token`), a short failed-login
+ * window (20 s; delay after 2 failures, lockout after 3) to see a lockout end, and storage faults injected
+ * (faults/storage-fault.mjs) so that some requests end in a logged 500. Last, everything the runtime printed is
+ * searched for the secrets the requests carried: nothing secret is ever logged.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -57,35 +57,45 @@ afterAll(async () => {
 });
 
 describe('with HELPDESK_AUTHENTICATION_CLASSES=token,basic', () => {
-  it('every 401 challenges with the first class, Token; Basic and tokens both authenticate', { timeout: 180_000 }, async () => {
-    for (const [auth, detail] of [
-      [null, 'Authentication credentials were not provided.'],
-      [basic(ADMIN.username, 'not-the-password'), 'Invalid username/password.'],
-      ['Token', 'Invalid token header. No credentials provided.'],
-      [`Token ${'f'.repeat(64)}`, 'Invalid token.'],
-    ] as const) {
-      const reply = await api.call('GET', '/api/tickets/', { auth });
-      expect(reply.status).toBe(401);
-      expect(reply.body).toEqual({ detail });
-      expect(reply.headers.get('www-authenticate')).toBe('Token');
-    }
-    const created = await api.call('POST', '/api/tokens/', { json: {} });
-    expect(created.status, created.text).toBe(201);
-    secrets.add(created.body.key);
-    expect((await api.call('GET', '/api/tickets/?page_size=1', { auth: `Token ${created.body.key}` })).status).toBe(200);
-    expect((await api.call('GET', '/api/tickets/?page_size=1')).status).toBe(200);
-  });
+  it(
+    'every 401 challenges with the first class, Token; Basic and tokens both authenticate',
+    { timeout: 180_000 },
+    async () => {
+      for (const [auth, detail] of [
+        [null, 'Authentication credentials were not provided.'],
+        [basic(ADMIN.username, 'not-the-password'), 'Invalid username/password.'],
+        ['Token', 'Invalid token header. No credentials provided.'],
+        [`Token ${'f'.repeat(64)}`, 'Invalid token.'],
+      ] as const) {
+        const reply = await api.call('GET', '/api/tickets/', { auth });
+        expect(reply.status).toBe(401);
+        expect(reply.body).toEqual({ detail });
+        expect(reply.headers.get('www-authenticate')).toBe('Token');
+      }
+      const created = await api.call('POST', '/api/tokens/', { json: {} });
+      expect(created.status, created.text).toBe(201);
+      secrets.add(created.body.key);
+      expect((await api.call('GET', '/api/tickets/?page_size=1', { auth: `Token ${created.body.key}` })).status).toBe(
+        200,
+      );
+      expect((await api.call('GET', '/api/tickets/?page_size=1')).status).toBe(200);
+    },
+  );
 });
 
 describe('failed-login throttling with a lockout after 3 failures', () => {
-  it('unknown usernames are counted the same way: the answers do not tell which usernames exist', { timeout: 180_000 }, async () => {
-    const known = await createUser({}, runtime!.url);
-    const unknown = unique('nobody');
-    const [a, b] = await Promise.all([fail(known.username, 4, runtime!.url), fail(unknown, 4, runtime!.url)]);
-    const shape = (replies: Reply[]) => replies.map((r) => [r.status, r.status === 429 ? 'throttled' : r.text]);
-    expect(shape(a)).toEqual(shape(b));
-    expect(shape(a).map(([status]) => status)).toEqual([401, 401, 401, 429]);
-  });
+  it(
+    'unknown usernames are counted the same way: the answers do not tell which usernames exist',
+    { timeout: 180_000 },
+    async () => {
+      const known = await createUser({}, runtime!.url);
+      const unknown = unique('nobody');
+      const [a, b] = await Promise.all([fail(known.username, 4, runtime!.url), fail(unknown, 4, runtime!.url)]);
+      const shape = (replies: Reply[]) => replies.map((r) => [r.status, r.status === 429 ? 'throttled' : r.text]);
+      expect(shape(a)).toEqual(shape(b));
+      expect(shape(a).map(([status]) => status)).toEqual([401, 401, 401, 429]);
+    },
+  );
 
   it('a success below the lockout clears the count', { timeout: 180_000 }, async () => {
     const user = await createUser({}, runtime!.url);
@@ -98,7 +108,9 @@ describe('failed-login throttling with a lockout after 3 failures', () => {
   it('a credential verified before the lockout keeps working from the warm cache', { timeout: 180_000 }, async () => {
     const user = await createUser({}, runtime!.url);
     expect((await attempt(user.auth, runtime!.url)).status).toBe(200);
-    await Promise.all(Array.from({ length: 3 }, (_, i) => attempt(basic(user.username, `attacker-${i}`), runtime!.url)));
+    await Promise.all(
+      Array.from({ length: 3 }, (_, i) => attempt(basic(user.username, `attacker-${i}`), runtime!.url)),
+    );
     expectThrottled(await attempt(basic(user.username, 'attacker-x'), runtime!.url), 20);
     expect((await attempt(user.auth, runtime!.url)).status).toBe(200);
   });
@@ -111,15 +123,19 @@ describe('failed-login throttling with a lockout after 3 failures', () => {
     }
   });
 
-  it('a locked username may log in again after Retry-After, and a new window counts from 1', { timeout: 180_000 }, async () => {
-    const user = await createUser({}, runtime!.url);
-    expect((await fail(user.username, 3, runtime!.url)).map((r) => r.status)).toEqual([401, 401, 401]);
-    const wait = expectThrottled(await attempt(user.auth, runtime!.url), 20);
-    await new Promise((r) => setTimeout(r, wait * 1000 + 100));
-    // The stored item outlives its window (TTL deletes lazily): it must no longer count.
-    expect((await fail(user.username, 3, runtime!.url)).map((r) => r.status)).toEqual([401, 401, 401]);
-    expectThrottled(await attempt(user.auth, runtime!.url), 20);
-  });
+  it(
+    'a locked username may log in again after Retry-After, and a new window counts from 1',
+    { timeout: 180_000 },
+    async () => {
+      const user = await createUser({}, runtime!.url);
+      expect((await fail(user.username, 3, runtime!.url)).map((r) => r.status)).toEqual([401, 401, 401]);
+      const wait = expectThrottled(await attempt(user.auth, runtime!.url), 20);
+      await new Promise((r) => setTimeout(r, wait * 1000 + 100));
+      // The stored item outlives its window (TTL deletes lazily): it must no longer count.
+      expect((await fail(user.username, 3, runtime!.url)).map((r) => r.status)).toEqual([401, 401, 401]);
+      expectThrottled(await attempt(user.auth, runtime!.url), 20);
+    },
+  );
 
   it('the configured delay applies from the configured count', { timeout: 180_000 }, async () => {
     const replies = await fail(unique('slow'), 3, runtime!.url);
@@ -139,9 +155,13 @@ describe('the runtime output after requests full of secrets', () => {
 
     expect((await api.call('GET', '/api/user_tickets/', { auth: credential(username, password) })).status).toBe(200);
     for (let i = 0; i < 3; i++) {
-      expect((await api.call('GET', '/api/user_tickets/', { auth: credential(username, secret('wrong')) })).status).toBe(401);
+      expect(
+        (await api.call('GET', '/api/user_tickets/', { auth: credential(username, secret('wrong')) })).status,
+      ).toBe(401);
     }
-    expect((await api.call('GET', '/api/user_tickets/', { auth: credential(unique('nobody'), secret('guess')) })).status).toBe(401);
+    expect(
+      (await api.call('GET', '/api/user_tickets/', { auth: credential(unique('nobody'), secret('guess')) })).status,
+    ).toBe(401);
     // Malformed headers that still carry a password.
     const spaced = credential(username, secret('spaced'));
     expect((await api.call('GET', '/api/user_tickets/', { auth: `${spaced} extra` })).status).toBe(401);
@@ -152,15 +172,25 @@ describe('the runtime output after requests full of secrets', () => {
     // Refused creations: a short password, a duplicate username.
     const short = `S${unique().slice(-6)}`;
     secrets.add(short);
-    const refused = await api.call('POST', '/api/users/', { json: { first_name: 'S', last_name: 'L', username: unique('u'), email: 'a@example.com', password: short } });
+    const refused = await api.call('POST', '/api/users/', {
+      json: { first_name: 'S', last_name: 'L', username: unique('u'), email: 'a@example.com', password: short },
+    });
     expect(refused.status).toBe(400);
-    const duplicate = await api.call('POST', '/api/users/', { json: { first_name: 'S', last_name: 'L', username, email: 'a@example.com', password: secret('dup') } });
+    const duplicate = await api.call('POST', '/api/users/', {
+      json: { first_name: 'S', last_name: 'L', username, email: 'a@example.com', password: secret('dup') },
+    });
     expect(duplicate.status).toBe(400);
 
     // Requests that fail in the store: a user creation (its write carries the new password hash) and
     // a ticket creation by a user who authenticated with Basic.
     const failing = await api.call('POST', '/api/users/', {
-      json: { first_name: MARKER, last_name: 'L', username: unique('u'), email: 'a@example.com', password: secret('failing') },
+      json: {
+        first_name: MARKER,
+        last_name: 'L',
+        username: unique('u'),
+        email: 'a@example.com',
+        password: secret('failing'),
+      },
     });
     expect(failing.status).toBe(500);
     expect(failing.body).toEqual({ detail: 'A server error occurred.' });

@@ -1,4 +1,7 @@
-/** Authentication, permission and the order of checks (docs/upstream.md: authentication and the order of checks; where we differ, l). */
+/**
+ * Authentication, permission and the order of checks (docs/upstream.md: authentication and the order of checks; where
+ * we differ, l).
+ */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, basic, call, createTicket, createUser, form, type Reply } from './client';
 
@@ -55,11 +58,17 @@ describe('401 for unauthenticated requests', () => {
   });
 
   it('a credential that is not base64 gets "not correctly base64 encoded"', async () => {
-    expect401(await call('GET', '/api/tickets/', { auth: 'Basic !!!not-base64!!!' }), 'Invalid basic header. Credentials not correctly base64 encoded.');
+    expect401(
+      await call('GET', '/api/tickets/', { auth: 'Basic !!!not-base64!!!' }),
+      'Invalid basic header. Credentials not correctly base64 encoded.',
+    );
   });
 
   it('a decoded credential without a colon gets "not correctly base64 encoded"', async () => {
-    expect401(await call('GET', '/api/tickets/', { auth: `Basic ${b64('adminadmin')}` }), 'Invalid basic header. Credentials not correctly base64 encoded.');
+    expect401(
+      await call('GET', '/api/tickets/', { auth: `Basic ${b64('adminadmin')}` }),
+      'Invalid basic header. Credentials not correctly base64 encoded.',
+    );
   });
 
   it('credentials containing NUL characters get "Invalid username/password."', async () => {
@@ -149,7 +158,11 @@ describe('order of checks', () => {
   });
 
   it('a non-staff request with an unparseable body gets 403, not 400 or 415', async () => {
-    const bad = await call('POST', '/api/tickets/', { auth: plain.auth, body: '{nope', contentType: 'application/json' });
+    const bad = await call('POST', '/api/tickets/', {
+      auth: plain.auth,
+      body: '{nope',
+      contentType: 'application/json',
+    });
     expect(bad.status).toBe(403);
     const unsupported = await call('POST', '/api/tickets/', { auth: plain.auth, body: 'x', contentType: 'text/plain' });
     expect(unsupported.status).toBe(403);
@@ -174,7 +187,13 @@ describe('order of checks', () => {
   });
 
   it('Accept headers that allow JSON are served', async () => {
-    for (const accept of ['application/json', '*/*', 'application/*', 'application/json; indent=4', 'text/html,application/xhtml+xml,*/*;q=0.8']) {
+    for (const accept of [
+      'application/json',
+      '*/*',
+      'application/*',
+      'application/json; indent=4',
+      'text/html,application/xhtml+xml,*/*;q=0.8',
+    ]) {
       const reply = await call('GET', '/api/tickets/?page_size=1', { headers: { accept } });
       expect(reply.status, accept).toBe(200);
     }

@@ -1,6 +1,18 @@
 /** Request bodies and response conventions (docs/upstream.md: request bodies, responses). */
 import { describe, expect, it } from 'vitest';
-import { ADMIN_AUTH, SECURITY_HEADERS, VALID_TICKET, call, createTicket, form, listAll, multipart, rawRequest, unique, type Reply } from './client';
+import {
+  ADMIN_AUTH,
+  SECURITY_HEADERS,
+  VALID_TICKET,
+  call,
+  createTicket,
+  form,
+  listAll,
+  multipart,
+  rawRequest,
+  unique,
+  type Reply,
+} from './client';
 
 function expectSecurityHeaders(reply: Reply): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(reply.headers.get(name), name).toBe(value);
@@ -23,10 +35,24 @@ describe('content types', () => {
   });
 
   it('an application/x-www-form-urlencoded body creates a ticket', async () => {
-    const params = new URLSearchParams({ queue: '1', title: 'urlencoded', description: 'd', submitter_email: 'u@example.com', priority: '2' });
-    const reply = await call('POST', '/api/tickets/', { body: params.toString(), contentType: 'application/x-www-form-urlencoded' });
+    const params = new URLSearchParams({
+      queue: '1',
+      title: 'urlencoded',
+      description: 'd',
+      submitter_email: 'u@example.com',
+      priority: '2',
+    });
+    const reply = await call('POST', '/api/tickets/', {
+      body: params.toString(),
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ title: 'urlencoded', description: 'd', submitter_email: 'u@example.com', priority: 2 });
+    expect(reply.body).toMatchObject({
+      title: 'urlencoded',
+      description: 'd',
+      submitter_email: 'u@example.com',
+      priority: 2,
+    });
   });
 
   it('a multipart body without files creates a ticket', async () => {
@@ -56,7 +82,10 @@ describe('malformed bodies', () => {
   });
 
   it('a broken multipart body gets 400 "Multipart form parse error - ..."', async () => {
-    const reply = await call('POST', '/api/tickets/', { body: '--xyz\r\ngarbage', contentType: 'multipart/form-data; boundary=xyz' });
+    const reply = await call('POST', '/api/tickets/', {
+      body: '--xyz\r\ngarbage',
+      contentType: 'multipart/form-data; boundary=xyz',
+    });
     expect(reply.status).toBe(400);
     expect(Object.keys(reply.body)).toEqual(['detail']);
     expect(reply.body.detail).toMatch(/^Multipart form parse error - ./);
@@ -88,7 +117,12 @@ describe('malformed bodies', () => {
 
   it('a body over 4 MiB gets 413 with a JSON detail', async () => {
     const big = Buffer.from(JSON.stringify({ ...VALID_TICKET, description: 'x'.repeat(4 * 1024 * 1024) }));
-    const reply = await rawRequest('POST', '/api/tickets/', { authorization: ADMIN_AUTH, 'content-type': 'application/json' }, big);
+    const reply = await rawRequest(
+      'POST',
+      '/api/tickets/',
+      { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
+      big,
+    );
     expect(reply.status).toBe(413);
     expect(reply.headers.get('content-type')).toBe('application/json');
     expect(Object.keys(reply.body)).toEqual(['detail']);
@@ -97,8 +131,15 @@ describe('malformed bodies', () => {
 
   it('a multipart upload over 4 MiB gets 413 and stores nothing', async () => {
     const title = unique('too-big');
-    const { body, contentType } = multipart({ ...VALID_TICKET, title }, [{ field: 'attachment', name: 'big.bin', content: Buffer.alloc(4 * 1024 * 1024 + 10, 1) }]);
-    const reply = await rawRequest('POST', '/api/tickets/', { authorization: ADMIN_AUTH, 'content-type': contentType }, body);
+    const { body, contentType } = multipart({ ...VALID_TICKET, title }, [
+      { field: 'attachment', name: 'big.bin', content: Buffer.alloc(4 * 1024 * 1024 + 10, 1) },
+    ]);
+    const reply = await rawRequest(
+      'POST',
+      '/api/tickets/',
+      { authorization: ADMIN_AUTH, 'content-type': contentType },
+      body,
+    );
     expect(reply.status).toBe(413);
     expect(typeof reply.body.detail).toBe('string');
     expect((await listAll()).some((t) => t.title === title)).toBe(false);
@@ -106,7 +147,9 @@ describe('malformed bodies', () => {
 
   it('a body of just under 4 MiB is accepted', async () => {
     const content = Buffer.alloc(4 * 1024 * 1024 - 4096, 7);
-    const reply = await call('POST', '/api/tickets/', { ...multipart(VALID_TICKET, [{ field: 'attachment', name: 'large.bin', content }]) });
+    const reply = await call('POST', '/api/tickets/', {
+      ...multipart(VALID_TICKET, [{ field: 'attachment', name: 'large.bin', content }]),
+    });
     expect(reply.status).toBe(201);
     expect(reply.body.followup_set[0].followupattachment_set[0].size).toBe(content.length);
   });
@@ -154,11 +197,14 @@ describe('field rules', () => {
     expect(reply.body.description).toBe('1.5');
   });
 
-  it.each([[true], [[]], [['a']], [{}], [{ a: 1 }]])('%j sent to a string field gives "Not a valid string."', async (value) => {
-    const reply = await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title: value } });
-    expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({ title: ['Not a valid string.'] });
-  });
+  it.each([[true], [[]], [['a']], [{}], [{ a: 1 }]])(
+    '%j sent to a string field gives "Not a valid string."',
+    async (value) => {
+      const reply = await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title: value } });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual({ title: ['Not a valid string.'] });
+    },
+  );
 
   it('a NUL character in a string field gives "Null characters are not allowed."', async () => {
     const reply = await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title: 'a\u0000b' } });
@@ -198,7 +244,9 @@ describe('field rules', () => {
 
 describe('form and multipart bodies', () => {
   it('an empty optional non-text field counts as not sent on create', async () => {
-    const reply = await call('POST', '/api/tickets/', { form: form({ ...VALID_TICKET, priority: '', assigned_to: '', due_date: '', merged_to: '' }) });
+    const reply = await call('POST', '/api/tickets/', {
+      form: form({ ...VALID_TICKET, priority: '', assigned_to: '', due_date: '', merged_to: '' }),
+    });
     expect(reply.status).toBe(201);
     expect(reply.body).toMatchObject({ priority: 3, assigned_to: null, due_date: null, merged_to: null });
   });
@@ -206,7 +254,9 @@ describe('form and multipart bodies', () => {
   it('on PATCH an empty non-text field is not sent, a nullable one becomes null, a text field keeps ""', async () => {
     const ticket = (await createTicket({ priority: 2, due_date: '2030-01-02T03:04:05Z' })).body;
     await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { resolution: 'some resolution' } });
-    const reply = await call('PATCH', `/api/tickets/${ticket.id}/`, { form: form({ priority: '', due_date: '', resolution: '' }) });
+    const reply = await call('PATCH', `/api/tickets/${ticket.id}/`, {
+      form: form({ priority: '', due_date: '', resolution: '' }),
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.priority).toBe(2);
     expect(reply.body.due_date).toBeNull();

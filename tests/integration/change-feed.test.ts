@@ -26,18 +26,24 @@ afterAll(async () => {
 });
 
 /** Every event after `after`, following `next`; and the cursor to poll from. */
-async function feed(after?: string | null, limit?: number): Promise<{ events: Json[]; cursor: string | null; pages: number }> {
+async function feed(
+  after?: string | null,
+  limit?: number,
+): Promise<{ events: Json[]; cursor: string | null; pages: number }> {
   const events: Json[] = [];
   let pages = 0;
   let cursor = after ?? null;
-  let path: string | null = `/api/events/?${new URLSearchParams({ ...(after ? { after } : {}), ...(limit ? { limit: String(limit) } : {}) }).toString()}`;
+  let path: string | null =
+    `/api/events/?${new URLSearchParams({ ...(after ? { after } : {}), ...(limit ? { limit: String(limit) } : {}) }).toString()}`;
   while (path) {
     const reply = await api.call('GET', path);
     expect(reply.status, reply.text).toBe(200);
     pages += 1;
     events.push(...reply.body.results);
     cursor = reply.body.cursor;
-    path = reply.body.next ? new URL(reply.body.next as string).pathname + new URL(reply.body.next as string).search : null;
+    path = reply.body.next
+      ? new URL(reply.body.next as string).pathname + new URL(reply.body.next as string).search
+      : null;
   }
   return { events, cursor, pages };
 }
@@ -52,79 +58,130 @@ async function end(): Promise<string | null> {
 async function since(cursor: string | null, count: number, limit?: number) {
   await runtime.drainTableStream();
   let got: Awaited<ReturnType<typeof feed>> | undefined;
-  await expect.poll(async () => (got = await feed(cursor, limit)).events.length, { timeout: 5000, interval: 20 }).toBeGreaterThanOrEqual(count);
+  await expect
+    .poll(async () => (got = await feed(cursor, limit)).events.length, { timeout: 5000, interval: 20 })
+    .toBeGreaterThanOrEqual(count);
   return got!;
 }
 
-const kinds = (events: Json[]) => events.map((e) => `${e.event} ${e.ticket}${e.followup ? `/${e.followup}` : ''}${e.attachment ? `/a${e.attachment}` : ''}`);
+const kinds = (events: Json[]) =>
+  events.map(
+    (e) => `${e.event} ${e.ticket}${e.followup ? `/${e.followup}` : ''}${e.attachment ? `/a${e.attachment}` : ''}`,
+  );
 
 describe('events for every change', () => {
   it('a new ticket: ticket.created and its opening followup', async () => {
     const cursor = await end();
     const ticket = (await api.createTicket({ title: 'Feed one' })).body;
     const { events } = await since(cursor, 2);
-    expect(kinds(events)).toEqual([`ticket.created ${ticket.id}`, `followup.created ${ticket.id}/${ticket.followup_set[0].id}`]);
+    expect(kinds(events)).toEqual([
+      `ticket.created ${ticket.id}`,
+      `followup.created ${ticket.id}/${ticket.followup_set[0].id}`,
+    ]);
     expect(events[0]).toMatchObject({ changes: null, data: { id: ticket.id, title: 'Feed one', status: 1 } });
     expect(events[0].id).toMatch(/^evt_/);
   });
 
-  it('a PATCH gives ticket.updated with exactly the changed fields, old and new; a status change also ticket.status_changed', async () => {
-    const ticket = (await api.createTicket({ title: 'Before', priority: 3 })).body;
-    const cursor = await end();
-    expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { title: 'After', priority: 1, description: ticket.description } })).status).toBe(200);
-    const first = await since(cursor, 1);
-    expect(kinds(first.events)).toEqual([`ticket.updated ${ticket.id}`]);
-    expect(first.events[0].changes).toEqual({ title: { old: 'Before', new: 'After' }, priority: { old: 3, new: 1 } });
-    expect(first.events[0].data).toMatchObject({ title: 'After', priority: 1 });
+  it(
+    'a PATCH gives ticket.updated with exactly the changed fields, old and new; ' +
+      'a status change also ticket.status_changed',
+    async () => {
+      const ticket = (await api.createTicket({ title: 'Before', priority: 3 })).body;
+      const cursor = await end();
+      expect(
+        (
+          await api.call('PATCH', `/api/tickets/${ticket.id}/`, {
+            json: { title: 'After', priority: 1, description: ticket.description },
+          })
+        ).status,
+      ).toBe(200);
+      const first = await since(cursor, 1);
+      expect(kinds(first.events)).toEqual([`ticket.updated ${ticket.id}`]);
+      expect(first.events[0].changes).toEqual({ title: { old: 'Before', new: 'After' }, priority: { old: 3, new: 1 } });
+      expect(first.events[0].data).toMatchObject({ title: 'After', priority: 1 });
 
-    expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { status: 3 } })).status).toBe(200);
-    const second = await since(first.cursor, 2);
-    expect(kinds(second.events)).toEqual([`ticket.updated ${ticket.id}`, `ticket.status_changed ${ticket.id}`]);
-    expect(second.events[1].changes).toEqual({ status: { old: 1, new: 3 } });
-    // The collection re-keyed under the new status (the consumer's own work) gives nothing more.
-    expect((await since(second.cursor, 0)).events).toEqual([]);
-  });
+      expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { status: 3 } })).status).toBe(200);
+      const second = await since(first.cursor, 2);
+      expect(kinds(second.events)).toEqual([`ticket.updated ${ticket.id}`, `ticket.status_changed ${ticket.id}`]);
+      expect(second.events[1].changes).toEqual({ status: { old: 1, new: 3 } });
+      // The collection re-keyed under the new status (the consumer's own work) gives nothing more.
+      expect((await since(second.cursor, 0)).events).toEqual([]);
+    },
+  );
 
-  it('followups and attachments: created, updated, deleted; the opening followup edited is an update, not a creation', async () => {
-    const ticket = (await api.createTicket({ title: 'Children' })).body;
-    const opening = ticket.followup_set[0].id as number;
-    const cursor = await end();
-    expect((await api.call('PATCH', `/api/followups/${opening}/`, { json: { comment: 'Edited opening' } })).status).toBe(200);
-    const added = await api.call('POST', '/api/followups/', multipart({ ticket: ticket.id, title: 'Log', comment: 'With a file', public: 'true' }, [{ field: 'attachments', name: 'log.txt', content: 'log' }]));
-    expect(added.status, added.text).toBe(201);
-    const followup = added.body.id as number;
-    const attachment = added.body.followupattachment_set[0].id as number;
-    expect((await api.call('PATCH', `/api/followups/${followup}/`, { json: { public: false } })).status).toBe(200);
-    expect((await api.call('DELETE', `/api/followups/${followup}/`)).status).toBe(204);
-    const { events } = await since(cursor, 6);
-    expect(kinds(events).slice(0, 4)).toEqual([
-      `followup.updated ${ticket.id}/${opening}`,
-      `followup.created ${ticket.id}/${followup}`,
-      `attachment.created ${ticket.id}/${followup}/a${attachment}`,
-      `followup.updated ${ticket.id}/${followup}`,
-    ]);
-    // One transaction: the order of its records is the stream's.
-    expect(kinds(events).slice(4).sort()).toEqual([`attachment.deleted ${ticket.id}/${followup}/a${attachment}`, `followup.deleted ${ticket.id}/${followup}`]);
-    expect(events[0].changes).toEqual({ comment: { old: ticket.followup_set[0].comment, new: 'Edited opening' } });
-    expect(events[3].changes).toEqual({ public: { old: true, new: false } });
-    // An attachment carries its followup's `public` (the subscriptions' payload policy reads it): the
-    // followup was public when the file came, private when it went.
-    expect(events[2].data).toMatchObject({ id: attachment, ticket: ticket.id, followup, filename: 'log.txt', public: true });
-    expect(events.find((e) => e.event === 'attachment.deleted').data).toMatchObject({ id: attachment, public: false });
-  });
+  it(
+    'followups and attachments: created, updated, deleted; the opening followup ' +
+      'edited is an update, not a creation',
+    async () => {
+      const ticket = (await api.createTicket({ title: 'Children' })).body;
+      const opening = ticket.followup_set[0].id as number;
+      const cursor = await end();
+      expect(
+        (await api.call('PATCH', `/api/followups/${opening}/`, { json: { comment: 'Edited opening' } })).status,
+      ).toBe(200);
+      const added = await api.call(
+        'POST',
+        '/api/followups/',
+        multipart({ ticket: ticket.id, title: 'Log', comment: 'With a file', public: 'true' }, [
+          { field: 'attachments', name: 'log.txt', content: 'log' },
+        ]),
+      );
+      expect(added.status, added.text).toBe(201);
+      const followup = added.body.id as number;
+      const attachment = added.body.followupattachment_set[0].id as number;
+      expect((await api.call('PATCH', `/api/followups/${followup}/`, { json: { public: false } })).status).toBe(200);
+      expect((await api.call('DELETE', `/api/followups/${followup}/`)).status).toBe(204);
+      const { events } = await since(cursor, 6);
+      expect(kinds(events).slice(0, 4)).toEqual([
+        `followup.updated ${ticket.id}/${opening}`,
+        `followup.created ${ticket.id}/${followup}`,
+        `attachment.created ${ticket.id}/${followup}/a${attachment}`,
+        `followup.updated ${ticket.id}/${followup}`,
+      ]);
+      // One transaction: the order of its records is the stream's.
+      expect(kinds(events).slice(4).sort()).toEqual([
+        `attachment.deleted ${ticket.id}/${followup}/a${attachment}`,
+        `followup.deleted ${ticket.id}/${followup}`,
+      ]);
+      expect(events[0].changes).toEqual({ comment: { old: ticket.followup_set[0].comment, new: 'Edited opening' } });
+      expect(events[3].changes).toEqual({ public: { old: true, new: false } });
+      // An attachment carries its followup's `public` (the subscriptions' payload policy reads it): the
+      // followup was public when the file came, private when it went.
+      expect(events[2].data).toMatchObject({
+        id: attachment,
+        ticket: ticket.id,
+        followup,
+        filename: 'log.txt',
+        public: true,
+      });
+      expect(events.find((e) => e.event === 'attachment.deleted').data).toMatchObject({
+        id: attachment,
+        public: false,
+      });
+    },
+  );
 
-  it('a merge is ticket.updated of merged_to (its pointer in the target gives nothing); deleting the target deletes both', async () => {
-    const target = (await api.createTicket({ title: 'Target' })).body;
-    const source = (await api.createTicket({ title: 'Source' })).body;
-    const cursor = await end();
-    expect((await api.call('PATCH', `/api/tickets/${source.id}/`, { json: { merged_to: target.id } })).status).toBe(200);
-    const merged = await since(cursor, 1);
-    expect(kinds(merged.events)).toEqual([`ticket.updated ${source.id}`]);
-    expect(merged.events[0].changes).toEqual({ merged_to: { old: null, new: target.id } });
-    expect((await api.call('DELETE', `/api/tickets/${target.id}/`)).status).toBe(204);
-    const deleted = await since(merged.cursor, 2);
-    expect(kinds(deleted.events).sort()).toEqual([`ticket.deleted ${source.id}`, `ticket.deleted ${target.id}`].sort());
-  });
+  it(
+    'a merge is ticket.updated of merged_to (its pointer in the target gives ' +
+      'nothing); deleting the target deletes ' +
+      'both',
+    async () => {
+      const target = (await api.createTicket({ title: 'Target' })).body;
+      const source = (await api.createTicket({ title: 'Source' })).body;
+      const cursor = await end();
+      expect((await api.call('PATCH', `/api/tickets/${source.id}/`, { json: { merged_to: target.id } })).status).toBe(
+        200,
+      );
+      const merged = await since(cursor, 1);
+      expect(kinds(merged.events)).toEqual([`ticket.updated ${source.id}`]);
+      expect(merged.events[0].changes).toEqual({ merged_to: { old: null, new: target.id } });
+      expect((await api.call('DELETE', `/api/tickets/${target.id}/`)).status).toBe(204);
+      const deleted = await since(merged.cursor, 2);
+      expect(kinds(deleted.events).sort()).toEqual(
+        [`ticket.deleted ${source.id}`, `ticket.deleted ${target.id}`].sort(),
+      );
+    },
+  );
 
   it('a ticket deleted is ticket.deleted, without an event per followup removed with it', async () => {
     const ticket = (await api.createTicket({ title: 'Doomed' })).body;
@@ -138,18 +195,23 @@ describe('events for every change', () => {
 });
 
 describe('the feed', () => {
-  it('after a cursor: exactly the events since, in order, across pages, and the cursor to poll from at the end', async () => {
-    const cursor = await end();
-    const tickets: Json[] = [];
-    for (let i = 0; i < 5; i++) tickets.push((await api.createTicket({ title: `Paged ${i}` })).body);
-    const paged = await since(cursor, 10, 3);
-    expect(paged.pages).toBe(4);
-    expect(kinds(paged.events)).toEqual(tickets.flatMap((t) => [`ticket.created ${t.id}`, `followup.created ${t.id}/${t.followup_set[0].id}`]));
-    expect(new Set(paged.events.map((e) => e.id)).size).toBe(10);
-    // At the end: nothing new, the same cursor back, no next link.
-    const idle = await api.call('GET', `/api/events/?after=${paged.cursor}`);
-    expect(idle.body).toEqual({ next: null, previous: null, cursor: paged.cursor, results: [] });
-  });
+  it(
+    'after a cursor: exactly the events since, in order, across pages, and the ' + 'cursor to poll from at the end',
+    async () => {
+      const cursor = await end();
+      const tickets: Json[] = [];
+      for (let i = 0; i < 5; i++) tickets.push((await api.createTicket({ title: `Paged ${i}` })).body);
+      const paged = await since(cursor, 10, 3);
+      expect(paged.pages).toBe(4);
+      expect(kinds(paged.events)).toEqual(
+        tickets.flatMap((t) => [`ticket.created ${t.id}`, `followup.created ${t.id}/${t.followup_set[0].id}`]),
+      );
+      expect(new Set(paged.events.map((e) => e.id)).size).toBe(10);
+      // At the end: nothing new, the same cursor back, no next link.
+      const idle = await api.call('GET', `/api/events/?after=${paged.cursor}`);
+      expect(idle.body).toEqual({ next: null, previous: null, cursor: paged.cursor, results: [] });
+    },
+  );
 
   it('a batch applied again puts the same items, in time or late: no new item, the same ids', async () => {
     const cursor = await end();
@@ -157,14 +219,23 @@ describe('the feed', () => {
     const first = await since(cursor, 2);
     // The stream records of that create, read back as the consumer got them.
     const { tableChangeOf } = await import('../../shared/consumer/stream-records');
-    const { DynamoDBStreamsClient, DescribeStreamCommand, GetShardIteratorCommand, GetRecordsCommand } = await import('@aws-sdk/client-dynamodb-streams');
+    const { DynamoDBStreamsClient, DescribeStreamCommand, GetShardIteratorCommand, GetRecordsCommand } =
+      await import('@aws-sdk/client-dynamodb-streams');
     const { DescribeTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
     const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
-    const arn = (await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME }))).Table!.LatestStreamArn;
+    const arn = (await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME })))
+      .Table!.LatestStreamArn;
     const records = [];
-    for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription!.Shards!) {
-      const iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
-      records.push(...((await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }))).Records ?? []));
+    for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription!
+      .Shards!) {
+      const iterator = (
+        await streams.send(
+          new GetShardIteratorCommand({ StreamArn: arn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+        )
+      ).ShardIterator;
+      records.push(
+        ...((await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }))).Records ?? []),
+      );
     }
     streams.destroy();
     const again = records.map(tableChangeOf).filter((c) => c.keys.PK === `TICKET#${ticket.id}`);
@@ -176,7 +247,18 @@ describe('the feed', () => {
     const inTime = Math.min(...again.map((c) => c.stream!.at));
     // Read from the table, not the feed: a late write goes at the (injected) current time, past the horizon.
     const listed = async () =>
-      ((await dynamo.send(new QueryCommand({ TableName: process.env.TABLE_NAME, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'EVENTS' }, ConsistentRead: true }))).Items ?? [])
+      (
+        (
+          await dynamo.send(
+            new QueryCommand({
+              TableName: process.env.TABLE_NAME,
+              KeyConditionExpression: 'PK = :pk',
+              ExpressionAttributeValues: { ':pk': 'EVENTS' },
+              ConsistentRead: true,
+            }),
+          )
+        ).Items ?? []
+      )
         .filter((i) => ids.includes(String(i.id)))
         .map((i) => `${String(i.id)} ${String(i.SK)}`)
         .sort();
@@ -191,41 +273,71 @@ describe('the feed', () => {
     expect(await listed()).toEqual(placed);
   });
 
-  it('a batch that failed on AWS is replayed from its failure message (replay-stream): its events reach the feed once, even if the batch is applied again later', async () => {
-    const cursor = await end();
-    // Written, and not applied: as a batch that failed in CountTickets on every retry.
-    const ticket = (await api.createTicket({ title: 'Failed batch' })).body;
-    const { DynamoDBStreamsClient, DescribeStreamCommand, GetShardIteratorCommand, GetRecordsCommand } = await import('@aws-sdk/client-dynamodb-streams');
-    const { DescribeTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-    const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
-    const streamArn = (await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME }))).Table!.LatestStreamArn!;
-    const batches = [];
-    for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription!.Shards!) {
-      const iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
-      const mine = ((await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }))).Records ?? []).filter((r) => r.dynamodb?.Keys?.PK?.S === `TICKET#${ticket.id}`);
-      if (mine.length) {
-        batches.push({ shardId: shard.ShardId!, startSequenceNumber: mine[0]!.dynamodb!.SequenceNumber!, endSequenceNumber: mine.at(-1)!.dynamodb!.SequenceNumber!, streamArn });
+  it(
+    'a batch that failed on AWS is replayed from its failure message (replay-stream): ' +
+      'its events reach the feed ' +
+      'once, even if the batch ' +
+      'is applied again later',
+    async () => {
+      const cursor = await end();
+      // Written, and not applied: as a batch that failed in CountTickets on every retry.
+      const ticket = (await api.createTicket({ title: 'Failed batch' })).body;
+      const { DynamoDBStreamsClient, DescribeStreamCommand, GetShardIteratorCommand, GetRecordsCommand } =
+        await import('@aws-sdk/client-dynamodb-streams');
+      const { DescribeTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+      const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
+      const streamArn = (
+        await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME }))
+      ).Table!.LatestStreamArn!;
+      const batches = [];
+      for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription!
+        .Shards!) {
+        const iterator = (
+          await streams.send(
+            new GetShardIteratorCommand({
+              StreamArn: streamArn,
+              ShardId: shard.ShardId,
+              ShardIteratorType: 'TRIM_HORIZON',
+            }),
+          )
+        ).ShardIterator;
+        const mine = (
+          (await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }))).Records ?? []
+        ).filter((r) => r.dynamodb?.Keys?.PK?.S === `TICKET#${ticket.id}`);
+        if (mine.length) {
+          batches.push({
+            shardId: shard.ShardId!,
+            startSequenceNumber: mine[0]!.dynamodb!.SequenceNumber!,
+            endSequenceNumber: mine.at(-1)!.dynamodb!.SequenceNumber!,
+            streamArn,
+          });
+        }
       }
-    }
-    streams.destroy();
-    expect(batches.length).toBeGreaterThan(0);
-    // What `aws sqs receive-message` prints for the failure queue's messages.
-    const received = JSON.stringify({ Messages: batches.map((b) => ({ MessageId: 'm', Body: JSON.stringify({ version: '1.0', DDBStreamBatchInfo: { ...b, batchSize: 1 } }) })) });
+      streams.destroy();
+      expect(batches.length).toBeGreaterThan(0);
+      // What `aws sqs receive-message` prints for the failure queue's messages.
+      const received = JSON.stringify({
+        Messages: batches.map((b) => ({
+          MessageId: 'm',
+          Body: JSON.stringify({ version: '1.0', DDBStreamBatchInfo: { ...b, batchSize: 1 } }),
+        })),
+      });
 
-    const { failedBatches, replayBatch } = await import('../../cli/stream');
-    let replayed = 0;
-    for (const batch of failedBatches(received)) replayed += await replayBatch(batch);
-    expect(replayed).toBeGreaterThan(0);
-    const created = (events: Json[]) => events.filter((e) => e.event === 'ticket.created' && e.ticket === ticket.id);
-    await expect.poll(async () => created((await feed(cursor, 1000)).events).length).toBe(1);
+      const { failedBatches, replayBatch } = await import('../../cli/stream');
+      let replayed = 0;
+      for (const batch of failedBatches(received)) replayed += await replayBatch(batch);
+      expect(replayed).toBeGreaterThan(0);
+      const created = (events: Json[]) => events.filter((e) => e.event === 'ticket.created' && e.ticket === ticket.id);
+      await expect.poll(async () => created((await feed(cursor, 1000)).events).length).toBe(1);
 
-    // Replayed again, then read by the consumer as usual: still one event, and the ticket counted once.
-    for (const batch of failedBatches(received)) await replayBatch(batch);
-    await runtime.drainTableStream();
-    expect(created((await feed(cursor, 1000)).events)).toHaveLength(1);
-    const listed = await api.call('GET', `/api/tickets/?queue=${ticket.queue}&ordering=-id`);
-    expect(listed.body.results.filter((t: Json) => t.id === ticket.id)).toHaveLength(1);
-  });
+      // Replayed again, then read by the consumer as usual: still one event, and the ticket counted once.
+      for (const batch of failedBatches(received)) await replayBatch(batch);
+      await runtime.drainTableStream();
+      expect(created((await feed(cursor, 1000)).events)).toHaveLength(1);
+      const listed = await api.call('GET', `/api/tickets/?queue=${ticket.queue}&ordering=-id`);
+      expect(listed.body.results.filter((t: Json) => t.id === ticket.id)).toHaveLength(1);
+    },
+  );
 
   it('a bad cursor or limit is a 400 saying so; only staff may read the feed', async () => {
     for (const query of ['after=nonsense', 'after=MjAyNg', 'limit=0', 'limit=ten']) {
@@ -245,7 +357,11 @@ describe('the feed', () => {
     // 200 and echoed it, and its holder never saw another event.
     const position = Buffer.from(given!, 'base64url').toString();
     const ahead = position.replace(/^\d{4}/, '2099');
-    for (const forged of [Buffer.from(ahead).toString('base64url'), Buffer.from(ahead.replace(/\.[\w-]+$/, '.AAAAAAAAAAAAAAAAAAAAAA')).toString('base64url'), Buffer.from(position.replace(/\.[\w-]+$/, '')).toString('base64url')]) {
+    for (const forged of [
+      Buffer.from(ahead).toString('base64url'),
+      Buffer.from(ahead.replace(/\.[\w-]+$/, '.AAAAAAAAAAAAAAAAAAAAAA')).toString('base64url'),
+      Buffer.from(position.replace(/\.[\w-]+$/, '')).toString('base64url'),
+    ]) {
       const reply = await api.call('GET', `/api/events/?after=${forged}`);
       expect(reply.status, forged).toBe(400);
       expect(reply.body).toEqual({ after: [expect.stringMatching(/^Not a cursor of this feed/)] });
@@ -255,7 +371,14 @@ describe('the feed', () => {
 
   it('items live in their own partition with a 30-day TTL', async () => {
     await end();
-    const { Items } = await dynamo.send(new QueryCommand({ TableName: process.env.TABLE_NAME, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'EVENTS' }, Limit: 1 }));
+    const { Items } = await dynamo.send(
+      new QueryCommand({
+        TableName: process.env.TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': 'EVENTS' },
+        Limit: 1,
+      }),
+    );
     const item = Items![0]!;
     expect(item.type).toBe('change-event');
     expect(item.expires_at).toBeGreaterThan(Date.now() / 1000 + 29 * 86_400);

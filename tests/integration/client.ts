@@ -31,10 +31,21 @@ const CONTRACT_FAILURES = Symbol.for('helpdesk.tests.contractFailures');
  * wraps `fetch`, and those of `rawRequest` here. Problems collect here; the setup file fails the
  * test that made the call, after it ran.
  */
-export const contractFailures: string[] = ((globalThis as typeof globalThis & { [CONTRACT_FAILURES]?: string[] })[CONTRACT_FAILURES] ??= []);
+export const contractFailures: string[] = ((globalThis as typeof globalThis & { [CONTRACT_FAILURES]?: string[] })[
+  CONTRACT_FAILURES
+] ??= []);
 
 function checkContract(method: string, url: string, reply: Reply): Reply {
-  contractFailures.push(...checkResponse({ method, url, status: reply.status, contentType: reply.headers.get('content-type'), text: reply.text, body: reply.body }));
+  contractFailures.push(
+    ...checkResponse({
+      method,
+      url,
+      status: reply.status,
+      contentType: reply.headers.get('content-type'),
+      text: reply.text,
+      body: reply.body,
+    }),
+  );
   return reply;
 }
 
@@ -74,10 +85,14 @@ export async function call(method: string, path: string, options: CallOptions = 
   return { status: res.status, headers: res.headers, text, body: parsed };
 }
 
-export function form(fields: Record<string, string | number | boolean>, files: { field: string; name: string; type?: string; content: string | Buffer }[] = []): FormData {
+export function form(
+  fields: Record<string, string | number | boolean>,
+  files: { field: string; name: string; type?: string; content: string | Buffer }[] = [],
+): FormData {
   const data = new FormData();
   for (const [k, v] of Object.entries(fields)) data.append(k, String(v));
-  for (const f of files) data.append(f.field, new Blob([f.content], { type: f.type ?? 'application/octet-stream' }), f.name);
+  for (const f of files)
+    data.append(f.field, new Blob([f.content], { type: f.type ?? 'application/octet-stream' }), f.name);
   return data;
 }
 
@@ -206,7 +221,10 @@ export async function expectNoNewTicket(request: () => Promise<Reply>): Promise<
 }
 
 /** Follows an attachment's `file` URL as the API answers it (302), then fetches the presigned target. */
-export async function download(file: string, auth: string = ADMIN_AUTH): Promise<{ redirect: Response; target: Response; bytes: Buffer }> {
+export async function download(
+  file: string,
+  auth: string = ADMIN_AUTH,
+): Promise<{ redirect: Response; target: Response; bytes: Buffer }> {
   const redirect = await fetch(file, { headers: { authorization: auth }, redirect: 'manual' });
   const location = redirect.headers.get('location');
   if (redirect.status !== 302 || !location) throw new Error(`no redirect: ${redirect.status}`);
@@ -227,7 +245,9 @@ export function multipart(
   const boundary = `----boundary${unique()}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${String(value)}\r\n`));
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${String(value)}\r\n`),
+    );
   }
   for (const f of files) {
     const type = f.type === null ? '' : `Content-Type: ${f.type ?? 'application/octet-stream'}\r\n`;
@@ -242,26 +262,42 @@ export function multipart(
  * A request over node:http that reports the response even when the server answers before reading
  * the whole body and then closes the connection (what a 413 does; fetch reports EPIPE instead).
  */
-export function rawRequest(method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<Reply> {
+export function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     let responded = false;
-    const req = httpRequest(`${API}${path}`, { method, headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-      responded = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          parsed = undefined;
-        }
-        const responseHeaders = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') responseHeaders.set(k, v);
-        resolve(checkContract(method, `${API}${path}`, { status: res.statusCode ?? 0, headers: responseHeaders, text, body: parsed }));
-      });
-    });
+    const req = httpRequest(
+      `${API}${path}`,
+      { method, headers: { ...headers, 'content-length': String(body.length) } },
+      (res) => {
+        responded = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            parsed = undefined;
+          }
+          const responseHeaders = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') responseHeaders.set(k, v);
+          resolve(
+            checkContract(method, `${API}${path}`, {
+              status: res.statusCode ?? 0,
+              headers: responseHeaders,
+              text,
+              body: parsed,
+            }),
+          );
+        });
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => {
       // Writing the rest of the body fails once the server has answered and closed: not our concern.
       if (!['EPIPE', 'ECONNRESET'].includes(error.code ?? '')) reject(error);

@@ -27,7 +27,10 @@ beforeAll(async () => {
     region: process.env.AWS_REGION!,
     retryStrategy: new StandardRetryStrategy(1),
     maxAttempts: 1,
-    transport: { attemptMs: 30_000, agents: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } },
+    transport: {
+      attemptMs: 30_000,
+      agents: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+    },
   }));
   const { emulateTransactionConflicts } = await import('../../infra/local/transaction-conflicts');
   emulation = emulateTransactionConflicts(client);
@@ -56,38 +59,67 @@ function gate(token: string): () => void {
 }
 
 const key = (name: string) => ({ PK: `EMULATION#${name}`, SK: 'ITEM' });
-const update = (name: string) => ({ Update: { TableName: table(), Key: key(name), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } });
-const read = async (name: string) => (await client.send(new GetCommand({ TableName: table(), Key: key(name), ConsistentRead: true }))).Item?.n;
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (error: Error & { CancellationReasons?: { Code?: string }[] }) => error);
+const update = (name: string) => ({
+  Update: {
+    TableName: table(),
+    Key: key(name),
+    UpdateExpression: 'ADD n :one',
+    ExpressionAttributeValues: { ':one': 1 },
+  },
+});
+const read = async (name: string) =>
+  (await client.send(new GetCommand({ TableName: table(), Key: key(name), ConsistentRead: true }))).Item?.n;
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (error: Error & { CancellationReasons?: { Code?: string }[] }) => error,
+  );
 
 describe('transaction conflicts, emulated', () => {
-  it('two overlapping transactions on one item: the second is cancelled with TransactionConflict, and wrote nothing', async () => {
-    const release = gate('held-1');
-    const held = client.send(new TransactWriteCommand({ ClientRequestToken: 'held-1', TransactItems: [update('a')] }));
-    // In flight, holding its item: DynamoDB Local applied it, its answer is held.
-    await expect.poll(() => read('a')).toBe(1);
+  it(
+    'two overlapping transactions on one item: the second is cancelled with ' +
+      'TransactionConflict, and wrote nothing',
+    async () => {
+      const release = gate('held-1');
+      const held = client.send(
+        new TransactWriteCommand({ ClientRequestToken: 'held-1', TransactItems: [update('a')] }),
+      );
+      // In flight, holding its item: DynamoDB Local applied it, its answer is held.
+      await expect.poll(() => read('a')).toBe(1);
 
-    const cancelled = await failure(client.send(new TransactWriteCommand({ TransactItems: [update('b'), update('a')] })));
-    expect(cancelled?.name).toBe('TransactionCanceledException');
-    expect(cancelled?.CancellationReasons?.map((r) => r.Code)).toEqual(['None', 'TransactionConflict']);
-    expect(await read('b')).toBeUndefined();
+      const cancelled = await failure(
+        client.send(new TransactWriteCommand({ TransactItems: [update('b'), update('a')] })),
+      );
+      expect(cancelled?.name).toBe('TransactionCanceledException');
+      expect(cancelled?.CancellationReasons?.map((r) => r.Code)).toEqual(['None', 'TransactionConflict']);
+      expect(await read('b')).toBeUndefined();
 
-    expect(emulation.refused.transactions).toBe(1);
-    const plain = await failure(client.send(new UpdateCommand({ TableName: table(), Key: key('a'), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } })));
-    expect(plain?.name).toBe('TransactionConflictException');
-    expect(emulation.refused.writes).toBe(1);
+      expect(emulation.refused.transactions).toBe(1);
+      const plain = await failure(
+        client.send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: key('a'),
+            UpdateExpression: 'ADD n :one',
+            ExpressionAttributeValues: { ':one': 1 },
+          }),
+        ),
+      );
+      expect(plain?.name).toBe('TransactionConflictException');
+      expect(emulation.refused.writes).toBe(1);
 
-    // Other items are free: a transaction and a plain write of them go through meanwhile.
-    await client.send(new TransactWriteCommand({ TransactItems: [update('b')] }));
-    await client.send(new PutCommand({ TableName: table(), Item: { ...key('c'), n: 7 } }));
-    expect([await read('b'), await read('c')]).toEqual([1, 7]);
+      // Other items are free: a transaction and a plain write of them go through meanwhile.
+      await client.send(new TransactWriteCommand({ TransactItems: [update('b')] }));
+      await client.send(new PutCommand({ TableName: table(), Item: { ...key('c'), n: 7 } }));
+      expect([await read('b'), await read('c')]).toEqual([1, 7]);
 
-    release();
-    await held;
-    // Free again: the one that was cancelled goes through when sent again.
-    await client.send(new TransactWriteCommand({ TransactItems: [update('b'), update('a')] }));
-    expect([await read('a'), await read('b')]).toEqual([2, 2]);
-  });
+      release();
+      await held;
+      // Free again: the one that was cancelled goes through when sent again.
+      await client.send(new TransactWriteCommand({ TransactItems: [update('b'), update('a')] }));
+      expect([await read('a'), await read('b')]).toEqual([2, 2]);
+    },
+  );
 
   it('a transaction that fails still frees its items', async () => {
     const release = gate('failing');
@@ -95,7 +127,9 @@ describe('transaction conflicts, emulated', () => {
       client.send(
         new TransactWriteCommand({
           ClientRequestToken: 'failing',
-          TransactItems: [{ ...update('d'), Update: { ...update('d').Update, ConditionExpression: 'attribute_exists(PK)' } }],
+          TransactItems: [
+            { ...update('d'), Update: { ...update('d').Update, ConditionExpression: 'attribute_exists(PK)' } },
+          ],
         }),
       ),
     );

@@ -29,7 +29,11 @@ it('20 concurrent requests with a credential not verified yet read its user once
     return next();
   });
   try {
-    const replies = await Promise.all(Array.from({ length: 20 }, () => fetch(`${runtime.url}/api/user_tickets/`, { headers: { authorization: basic(user.username, 'a-password-1') } })));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`${runtime.url}/api/user_tickets/`, { headers: { authorization: basic(user.username, 'a-password-1') } }),
+      ),
+    );
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect(userReads).toHaveLength(1);
   } finally {

@@ -8,7 +8,16 @@
  * them (the upstream set of `beforeAll` from "custom values" on).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATE_TIME, TICKET_KEYS, VALID_TICKET, clientFor, expectedCase5Ticket, multipart, unique, type Json } from './client';
+import {
+  DATE_TIME,
+  TICKET_KEYS,
+  VALID_TICKET,
+  clientFor,
+  expectedCase5Ticket,
+  multipart,
+  unique,
+  type Json,
+} from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
 
@@ -38,7 +47,8 @@ const DEFINITION_KEYS = [
   'staff_only',
   'ordering',
 ];
-const DATE_TIME_MESSAGE = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
+const DATE_TIME_MESSAGE =
+  'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
 const TIME_MESSAGE = 'Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]].';
 const DATE_MESSAGE = 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
 const SLUG_MESSAGE = 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.';
@@ -82,7 +92,9 @@ const customOf = (t: Json) => Object.fromEntries(Object.entries(t).filter(([k]) 
 describe('custom field definitions (superusers)', () => {
   it('POST answers 201 with the definition, keys in order, defaults filled in', async () => {
     const name = unique('cf');
-    const reply = await api.call('POST', '/api/custom-fields/', { json: { name, label: 'Customer number', data_type: 'varchar' } });
+    const reply = await api.call('POST', '/api/custom-fields/', {
+      json: { name, label: 'Customer number', data_type: 'varchar' },
+    });
     expect(reply.status).toBe(201);
     expect(Object.keys(reply.body)).toEqual(DEFINITION_KEYS);
     expect(reply.body).toEqual({
@@ -159,12 +171,16 @@ describe('custom field definitions (superusers)', () => {
   });
 
   it('refuses a name that is not a slug, and a duplicate name', async () => {
-    const bad = await api.call('POST', '/api/custom-fields/', { json: { name: 'two words', label: 'L', data_type: 'varchar' } });
+    const bad = await api.call('POST', '/api/custom-fields/', {
+      json: { name: 'two words', label: 'L', data_type: 'varchar' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ name: [SLUG_MESSAGE] });
     const name = unique('cf');
     await define({ name, data_type: 'varchar' });
-    const again = await api.call('POST', '/api/custom-fields/', { json: { name, label: 'Other', data_type: 'integer' } });
+    const again = await api.call('POST', '/api/custom-fields/', {
+      json: { name, label: 'Other', data_type: 'integer' },
+    });
     expect(again.status).toBe(400);
     expect(again.body).toEqual({ name: ['custom field with this name already exists.'] });
     expect((await api.call('GET', `/api/custom-fields/${name}/`)).body.data_type).toBe('varchar');
@@ -196,7 +212,11 @@ describe('custom field definitions (superusers)', () => {
 
   it('an unknown name gives 404 on GET, PATCH and DELETE; DELETE answers 204 once', async () => {
     for (const method of ['GET', 'PATCH', 'DELETE']) {
-      const reply = await api.call(method, `/api/custom-fields/${unique('none')}/`, method === 'PATCH' ? { json: {} } : {});
+      const reply = await api.call(
+        method,
+        `/api/custom-fields/${unique('none')}/`,
+        method === 'PATCH' ? { json: {} } : {},
+      );
       expect(reply.status, method).toBe(404);
       expect(reply.body).toEqual({ detail: 'Not found.' });
     }
@@ -231,11 +251,20 @@ describe('staff-only fields', () => {
     await define({ name: secret, data_type: 'varchar', max_length: 20, staff_only: true });
     try {
       const user = await api.createUser();
-      const ticket = (await api.createTicket({ submitter_email: user.email, [`custom_${open}`]: 'shown', [`custom_${secret}`]: 'internal note' })).body;
+      const ticket = (
+        await api.createTicket({
+          submitter_email: user.email,
+          [`custom_${open}`]: 'shown',
+          [`custom_${secret}`]: 'internal note',
+        })
+      ).body;
       expect(ticket[`custom_${secret}`]).toBe('internal note'); // staff see it
       const list = (await api.call('GET', '/api/user_tickets/', { auth: user.auth })).body.results as Json[];
       const detail = (await api.call('GET', `/api/user_tickets/${ticket.id}/`, { auth: user.auth })).body;
-      expect(list.find((t) => t.id === ticket.id), JSON.stringify(list.find((t) => t.id === ticket.id))).toHaveProperty(`custom_${open}`, 'shown');
+      expect(
+        list.find((t) => t.id === ticket.id),
+        JSON.stringify(list.find((t) => t.id === ticket.id)),
+      ).toHaveProperty(`custom_${open}`, 'shown');
       for (const shown of [list.find((t) => t.id === ticket.id)!, detail]) {
         expect(shown).not.toHaveProperty(`custom_${secret}`);
         expect(JSON.stringify(shown)).not.toContain('internal note');
@@ -261,7 +290,7 @@ describe('values on tickets', () => {
     await undefine(name);
   });
 
-  it('a ticket\'s ETag changes when the definitions change what GET shows; the old tag gets 412', async () => {
+  it("a ticket's ETag changes when the definitions change what GET shows; the old tag gets 412", async () => {
     const created = await api.createTicket();
     const id = created.body.id;
     const before = created.headers.get('etag')!;
@@ -271,12 +300,18 @@ describe('values on tickets', () => {
     expect(defined).not.toBe(before);
     await redefine(name, { label: 'Another label' });
     expect((await api.call('GET', `/api/tickets/${id}/`)).headers.get('etag')).not.toBe(defined);
-    const stale = await api.call('PATCH', `/api/tickets/${id}/`, { json: { priority: 1 }, headers: { 'if-match': before } });
+    const stale = await api.call('PATCH', `/api/tickets/${id}/`, {
+      json: { priority: 1 },
+      headers: { 'if-match': before },
+    });
     expect(stale.status).toBe(412);
     await undefine(name);
     // The same definitions again: the tag from before is current again (nothing wrote the ticket).
     expect((await api.call('GET', `/api/tickets/${id}/`)).headers.get('etag')).toBe(before);
-    const fresh = await api.call('PATCH', `/api/tickets/${id}/`, { json: { priority: 1 }, headers: { 'if-match': before } });
+    const fresh = await api.call('PATCH', `/api/tickets/${id}/`, {
+      json: { priority: 1 },
+      headers: { 'if-match': before },
+    });
     expect(fresh.status).toBe(200);
   });
 
@@ -298,7 +333,7 @@ describe('values on tickets', () => {
     await undefine(name);
   });
 
-  it('keys follow the definitions\' ordering, then name, after followup_set, in every representation', async () => {
+  it("keys follow the definitions' ordering, then name, after followup_set, in every representation", async () => {
     const [a, b, c] = ['a', 'b', 'c'].map((p) => unique(`${p}cf`));
     await define({ name: b!, data_type: 'integer', ordering: 1 });
     await define({ name: a!, data_type: 'integer', ordering: 2 });
@@ -315,14 +350,22 @@ describe('values on tickets', () => {
     expect(customOf(put.body)).toEqual({ [`custom_${b}`]: null, [`custom_${a}`]: 1, [`custom_${c}`]: 3 });
 
     await redefine(b!, { ordering: 3 });
-    expect(Object.keys(await ticket(created.body.id))).toEqual([...TICKET_KEYS, `custom_${a}`, `custom_${c}`, `custom_${b}`]);
+    expect(Object.keys(await ticket(created.body.id))).toEqual([
+      ...TICKET_KEYS,
+      `custom_${a}`,
+      `custom_${c}`,
+      `custom_${b}`,
+    ]);
     for (const n of [a!, b!, c!]) await undefine(n);
   });
 
   it('an unknown custom_ key gives 400 keyed by that key, with the other errors', async () => {
     const reply = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title: '', custom_nope: 'x' } });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({ title: ['This field may not be blank.'], custom_nope: ['No custom field of this name is defined.'] });
+    expect(reply.body).toEqual({
+      title: ['This field may not be blank.'],
+      custom_nope: ['No custom field of this name is defined.'],
+    });
   });
 });
 
@@ -336,7 +379,12 @@ const UPSTREAM_FIELDS: ({ name: string } & Record<string, unknown>)[] = [
   { name: 'text', label: 'Text (multi-line)', data_type: 'text', max_length: 10 },
   { name: 'integer', label: 'Integer', data_type: 'integer', required: true },
   { name: 'decimal', label: 'Decimal', data_type: 'decimal', max_length: 7, decimal_places: 3 },
-  { name: 'list', label: 'List', data_type: 'list', list_values: ['Green', '                Blue', '                Red', '                Yellow'] },
+  {
+    name: 'list',
+    label: 'List',
+    data_type: 'list',
+    list_values: ['Green', '                Blue', '                Red', '                Yellow'],
+  },
   { name: 'boolean', label: 'Boolean (checkbox yes/no)', data_type: 'boolean' },
   { name: 'date', label: 'Date', data_type: 'date' },
   { name: 'time', label: 'Time', data_type: 'time' },
@@ -349,43 +397,73 @@ const UPSTREAM_FIELDS: ({ name: string } & Record<string, unknown>)[] = [
 const CUSTOM_KEYS = UPSTREAM_FIELDS.map((f) => `custom_${f.name}`);
 
 /** Case 5's body as multipart string values, as upstream's tests send it. */
-const CASE5 = { queue: '1', title: 'Test title', description: 'Test description\nMulti lines', submitter_email: 'test@mail.com', priority: '4' };
+const CASE5 = {
+  queue: '1',
+  title: 'Test title',
+  description: 'Test description\nMulti lines',
+  submitter_email: 'test@mail.com',
+  priority: '4',
+};
 
 describe('limits', () => {
-  it('a text value takes at most 10,000 characters, whatever max_length says; definitions are bounded too', async () => {
-    const name = unique('lim').toLowerCase();
-    const created = await api.call('POST', '/api/custom-fields/', { json: { name, label: 'Long', data_type: 'text' } });
-    expect(created.status, created.text).toBe(201);
-    try {
-      expect((await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, [`custom_${name}`]: 'v'.repeat(10_000) } })).status).toBe(201);
-      const refused = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, [`custom_${name}`]: 'v'.repeat(10_001) } });
-      expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({ [`custom_${name}`]: [`Ensure this field has no more than 10000 characters.`] });
+  it(
+    'a text value takes at most 10,000 characters, whatever max_length says; ' + 'definitions are bounded too',
+    async () => {
+      const name = unique('lim').toLowerCase();
+      const created = await api.call('POST', '/api/custom-fields/', {
+        json: { name, label: 'Long', data_type: 'text' },
+      });
+      expect(created.status, created.text).toBe(201);
+      try {
+        expect(
+          (
+            await api.call('POST', '/api/tickets/', {
+              json: { ...VALID_TICKET, [`custom_${name}`]: 'v'.repeat(10_000) },
+            })
+          ).status,
+        ).toBe(201);
+        const refused = await api.call('POST', '/api/tickets/', {
+          json: { ...VALID_TICKET, [`custom_${name}`]: 'v'.repeat(10_001) },
+        });
+        expect(refused.status).toBe(400);
+        expect(refused.body).toEqual({ [`custom_${name}`]: [`Ensure this field has no more than 10000 characters.`] });
 
-      const bad = await api.call('PATCH', `/api/custom-fields/${name}/`, {
-        json: { max_length: 10_001, help_text: 'h'.repeat(10_001), list_values: Array.from({ length: 501 }, (_, i) => `v${i}`) },
-      });
-      expect(bad.status).toBe(400);
-      expect(bad.body).toEqual({
-        help_text: [`Ensure this field has no more than 10000 characters.`],
-        max_length: ['Ensure this value is less than or equal to 10000.'],
-        list_values: ['Ensure this field has no more than 500 elements.'],
-      });
-      const longChoice = await api.call('PATCH', `/api/custom-fields/${name}/`, { json: { list_values: ['x'.repeat(101)] } });
-      expect(longChoice.body).toEqual({ list_values: ['Ensure each value has no more than 100 characters.'] });
-    } finally {
-      await api.call('DELETE', `/api/custom-fields/${name}/`);
-    }
-  });
+        const bad = await api.call('PATCH', `/api/custom-fields/${name}/`, {
+          json: {
+            max_length: 10_001,
+            help_text: 'h'.repeat(10_001),
+            list_values: Array.from({ length: 501 }, (_, i) => `v${i}`),
+          },
+        });
+        expect(bad.status).toBe(400);
+        expect(bad.body).toEqual({
+          help_text: [`Ensure this field has no more than 10000 characters.`],
+          max_length: ['Ensure this value is less than or equal to 10000.'],
+          list_values: ['Ensure this field has no more than 500 elements.'],
+        });
+        const longChoice = await api.call('PATCH', `/api/custom-fields/${name}/`, {
+          json: { list_values: ['x'.repeat(101)] },
+        });
+        expect(longChoice.body).toEqual({ list_values: ['Ensure each value has no more than 100 characters.'] });
+      } finally {
+        await api.call('DELETE', `/api/custom-fields/${name}/`);
+      }
+    },
+  );
 });
 
-describe('upstream\'s custom fields', () => {
+describe("upstream's custom fields", () => {
   beforeAll(async () => {
     for (const f of UPSTREAM_FIELDS) await define(f);
   });
 
-  it('the list field\'s values are trimmed', async () => {
-    expect((await api.call('GET', '/api/custom-fields/list/')).body.list_values).toEqual(['Green', 'Blue', 'Red', 'Yellow']);
+  it("the list field's values are trimmed", async () => {
+    expect((await api.call('GET', '/api/custom-fields/list/')).body.list_values).toEqual([
+      'Green',
+      'Blue',
+      'Red',
+      'Yellow',
+    ]);
   });
 
   it('case 10a: case 5\'s body without the required integer gives exactly {"custom_integer": required}', async () => {
@@ -445,7 +523,7 @@ describe('upstream\'s custom fields', () => {
     expect((await api.call('GET', `/api/tickets/${reply.body.id}/`)).text).toBe(reply.text);
   });
 
-  it('upstream\'s JSON example of every type renders as 4.4 shows it', async () => {
+  it("upstream's JSON example of every type renders as 4.4 shows it", async () => {
     const reply = await api.call('POST', '/api/tickets/', {
       json: {
         ...VALID_TICKET,
@@ -473,7 +551,7 @@ describe('upstream\'s custom fields', () => {
     );
   });
 
-  it('all thirteen invalid at once give exactly upstream\'s 400, and store nothing', async () => {
+  it("all thirteen invalid at once give exactly upstream's 400, and store nothing", async () => {
     const invalid = {
       custom_varchar: '12345678901',
       custom_text: '12345678901',
@@ -490,13 +568,20 @@ describe('upstream\'s custom fields', () => {
       custom_slug: 'bad slug!',
     };
     const expected =
-      '{"custom_varchar":["Ensure this field has no more than 10 characters."],"custom_text":["Ensure this field has no more than 10 characters."],' +
-      '"custom_integer":["A valid integer is required."],"custom_decimal":["Ensure that there are no more than 7 digits in total."],' +
+      '{"custom_varchar":["Ensure this field has no more than 10 characters."],"custom_text":["Ensure ' +
+      'this field has no more ' +
+      'than 10 characters."],' +
+      '"custom_integer":["A valid integer is required."],"custom_decimal":["Ensure ' +
+      'that there are no more than ' +
+      '7 digits in total."],' +
       '"custom_list":["\\"Purple\\" is not a valid choice."],"custom_boolean":["Must be a valid boolean."],' +
       '"custom_date":["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."],' +
       '"custom_time":["Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]]."],' +
-      '"custom_datetime":["Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."],' +
-      '"custom_email":["Enter a valid email address."],"custom_url":["Enter a valid URL."],"custom_ipaddress":["Enter a valid IPv4 or IPv6 address."],' +
+      '"custom_datetime":["Datetime has wrong format. Use one of these formats ' +
+      'instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."],' +
+      '"custom_email":["Enter a valid email address."],"custom_url":["Enter a ' +
+      'valid URL."],"custom_ipaddress":["Enter ' +
+      'a valid IPv4 or IPv6 address."],' +
       '"custom_slug":["Enter a valid \\"slug\\" consisting of letters, numbers, underscores or hyphens."]}';
     const before = await api.countsSettled();
     const json = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, ...invalid } });
@@ -508,33 +593,36 @@ describe('upstream\'s custom fields', () => {
     expect(await api.countsSettled()).toBe(before);
   });
 
-  it('creation stores a default for every field not sent: "" for text types and list, null, false for boolean', async () => {
-    await redefine('integer', { required: false });
-    try {
-      const created = (await api.createTicket()).body;
-      const defaults = {
-        custom_varchar: '',
-        custom_text: '',
-        custom_integer: null,
-        custom_decimal: null,
-        custom_list: '',
-        custom_boolean: false,
-        custom_date: null,
-        custom_time: null,
-        custom_datetime: null,
-        custom_email: '',
-        custom_url: '',
-        custom_ipaddress: '',
-        custom_slug: '',
-      };
-      expect(customOf(created)).toEqual(defaults);
-      expect(Object.keys(created)).toEqual([...TICKET_KEYS, ...CUSTOM_KEYS]);
-      expect(customOf(await ticket(created.id))).toEqual(defaults);
-      expect(customOf(await listed(created.id))).toEqual(defaults);
-    } finally {
-      await redefine('integer', { required: true });
-    }
-  });
+  it(
+    'creation stores a default for every field not sent: "" for text types and ' + 'list, null, false for boolean',
+    async () => {
+      await redefine('integer', { required: false });
+      try {
+        const created = (await api.createTicket()).body;
+        const defaults = {
+          custom_varchar: '',
+          custom_text: '',
+          custom_integer: null,
+          custom_decimal: null,
+          custom_list: '',
+          custom_boolean: false,
+          custom_date: null,
+          custom_time: null,
+          custom_datetime: null,
+          custom_email: '',
+          custom_url: '',
+          custom_ipaddress: '',
+          custom_slug: '',
+        };
+        expect(customOf(created)).toEqual(defaults);
+        expect(Object.keys(created)).toEqual([...TICKET_KEYS, ...CUSTOM_KEYS]);
+        expect(customOf(await ticket(created.id))).toEqual(defaults);
+        expect(customOf(await listed(created.id))).toEqual(defaults);
+      } finally {
+        await redefine('integer', { required: true });
+      }
+    },
+  );
 
   /** Sends one custom value on create (with the required integer) and answers the 201 or 400 body. */
   async function send(key: string, value: unknown): Promise<{ status: number; body: Json }> {
@@ -553,7 +641,9 @@ describe('upstream\'s custom fields', () => {
     expect(reply.body, `${key} ${JSON.stringify(value)}`).toEqual({ [key]: [message] });
   }
 
-  /** Runs the cases concurrently (each is its own ticket creation): `[key, value, shown]` and `[key, value, message]`. */
+  /**
+   * Runs the cases concurrently (each is its own ticket creation): `[key, value, shown]` and `[key, value, message]`.
+   */
   async function check(stored: [string, unknown, unknown][], refused: [string, unknown, string][]): Promise<void> {
     await Promise.all([...stored.map((c) => expectStored(...c)), ...refused.map((c) => expectRefused(...c))]);
   }
@@ -588,13 +678,17 @@ describe('upstream\'s custom fields', () => {
         ['custom_integer', 1.0, 1],
       ],
       [
-        ...[1.5, '', 'abc', true, '1.5'].map((bad): [string, unknown, string] => ['custom_integer', bad, 'A valid integer is required.']),
+        ...[1.5, '', 'abc', true, '1.5'].map((bad): [string, unknown, string] => [
+          'custom_integer',
+          bad,
+          'A valid integer is required.',
+        ]),
         ['custom_integer', '1'.repeat(1001), 'String value too large.'],
       ],
     );
   });
 
-  it('decimal: a string with exactly decimal_places decimals; digit limits in upstream\'s order', async () => {
+  it("decimal: a string with exactly decimal_places decimals; digit limits in upstream's order", async () => {
     await check(
       [
         ['custom_decimal', 1.5, '1.500'],
@@ -604,7 +698,11 @@ describe('upstream\'s custom fields', () => {
         ['custom_decimal', '1234.5', '1234.500'],
       ],
       [
-        ...['abc', '', true, '1.2.3'].map((bad): [string, unknown, string] => ['custom_decimal', bad, 'A valid number is required.']),
+        ...['abc', '', true, '1.2.3'].map((bad): [string, unknown, string] => [
+          'custom_decimal',
+          bad,
+          'A valid number is required.',
+        ]),
         ['custom_decimal', '12345.1234', 'Ensure that there are no more than 7 digits in total.'],
         ['custom_decimal', '1.5000', 'Ensure that there are no more than 3 decimal places.'],
         ['custom_decimal', '0.1234', 'Ensure that there are no more than 3 decimal places.'],
@@ -634,8 +732,16 @@ describe('upstream\'s custom fields', () => {
   it('boolean: true or false in responses, from every spelling; others refused', async () => {
     await check(
       [
-        ...[true, 1, 'true', 'True', 'TRUE', 't', 'yes', 'y', 'on', '1'].map((yes): [string, unknown, unknown] => ['custom_boolean', yes, true]),
-        ...[false, 0, 'false', 'False', 'f', 'no', 'n', 'off', '0'].map((no): [string, unknown, unknown] => ['custom_boolean', no, false]),
+        ...[true, 1, 'true', 'True', 'TRUE', 't', 'yes', 'y', 'on', '1'].map((yes): [string, unknown, unknown] => [
+          'custom_boolean',
+          yes,
+          true,
+        ]),
+        ...[false, 0, 'false', 'False', 'f', 'no', 'n', 'off', '0'].map((no): [string, unknown, unknown] => [
+          'custom_boolean',
+          no,
+          false,
+        ]),
       ],
       ['maybe', '', 2].map((bad) => ['custom_boolean', bad, 'Must be a valid boolean.']),
     );
@@ -644,7 +750,11 @@ describe('upstream\'s custom fields', () => {
   it('date: YYYY-MM-DD only', async () => {
     await check(
       [['custom_date', '2022-04-11', '2022-04-11']],
-      ['2022-13-01', '2022-02-30', '11/04/2022', '2022-04-11T10:00', '', 20220411].map((bad) => ['custom_date', bad, DATE_MESSAGE]),
+      ['2022-13-01', '2022-02-30', '11/04/2022', '2022-04-11T10:00', '', 20220411].map((bad) => [
+        'custom_date',
+        bad,
+        DATE_MESSAGE,
+      ]),
     );
   });
 
@@ -676,16 +786,21 @@ describe('upstream\'s custom fields', () => {
     await check(
       [
         ['custom_email', 'someone@example.org', 'someone@example.org'],
-        ...['https://example.com/a?b=c', 'ftp://files.example.com/x', 'ftps://example.com', 'http://127.0.0.1:8080/'].map(
-          (url): [string, unknown, unknown] => ['custom_url', url, url],
-        ),
+        ...[
+          'https://example.com/a?b=c',
+          'ftp://files.example.com/x',
+          'ftps://example.com',
+          'http://127.0.0.1:8080/',
+        ].map((url): [string, unknown, unknown] => ['custom_url', url, url]),
         ['custom_ipaddress', '::1', '::1'],
         ['custom_ipaddress', '192.168.0.1', '192.168.0.1'],
         ['custom_slug', 'Good_slug-1', 'Good_slug-1'],
       ],
       [
         ['custom_email', 'bad', 'Enter a valid email address.'],
-        ...['not a url', 'example.com', 'javascript:alert(1)', 'mailto:a@b.co'].map((bad): [string, unknown, string] => ['custom_url', bad, 'Enter a valid URL.']),
+        ...['not a url', 'example.com', 'javascript:alert(1)', 'mailto:a@b.co'].map(
+          (bad): [string, unknown, string] => ['custom_url', bad, 'Enter a valid URL.'],
+        ),
         ['custom_ipaddress', '999.1.1.1', 'Enter a valid IPv4 or IPv6 address.'],
         ['custom_slug', 'bad slug!', SLUG_MESSAGE],
       ],
@@ -693,13 +808,17 @@ describe('upstream\'s custom fields', () => {
   });
 
   it('null is refused for every type with "This field may not be null."', async () => {
-    const reply = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, ...Object.fromEntries(CUSTOM_KEYS.map((k) => [k, null])) } });
+    const reply = await api.call('POST', '/api/tickets/', {
+      json: { ...VALID_TICKET, ...Object.fromEntries(CUSTOM_KEYS.map((k) => [k, null])) },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual(Object.fromEntries(CUSTOM_KEYS.map((k) => [k, ['This field may not be null.']])));
   });
 
   it('"" is refused in JSON for every type; the text types say "may not be blank"', async () => {
-    const reply = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, ...Object.fromEntries(CUSTOM_KEYS.map((k) => [k, ''])) } });
+    const reply = await api.call('POST', '/api/tickets/', {
+      json: { ...VALID_TICKET, ...Object.fromEntries(CUSTOM_KEYS.map((k) => [k, ''])) },
+    });
     expect(reply.status).toBe(400);
     const blank = ['This field may not be blank.'];
     expect(reply.body).toEqual({
@@ -719,27 +838,47 @@ describe('upstream\'s custom fields', () => {
     });
   });
 
-  it('custom errors come after the ticket\'s own field errors', async () => {
+  it("custom errors come after the ticket's own field errors", async () => {
     const reply = await api.call('POST', '/api/tickets/', { json: { queue: 999, custom_integer: 'x', title: '' } });
     expect(reply.status).toBe(400);
     expect(Object.keys(reply.body)).toEqual(['queue', 'title', 'description', 'submitter_email', 'custom_integer']);
   });
 
-  it('form bodies: an empty value of a non-required field counts as not sent; of a required one it is invalid', async () => {
-    const created = await api.call('POST', '/api/tickets/', multipart({ ...CASE5, custom_integer: '5', custom_decimal: '', custom_varchar: '', custom_date: '' }));
-    expect(created.status, created.text).toBe(201);
-    expect(customOf(created.body)).toMatchObject({ custom_integer: 5, custom_decimal: null, custom_varchar: '', custom_date: null });
+  it(
+    'form bodies: an empty value of a non-required field counts as not sent; ' + 'of a required one it is invalid',
+    async () => {
+      const created = await api.call(
+        'POST',
+        '/api/tickets/',
+        multipart({ ...CASE5, custom_integer: '5', custom_decimal: '', custom_varchar: '', custom_date: '' }),
+      );
+      expect(created.status, created.text).toBe(201);
+      expect(customOf(created.body)).toMatchObject({
+        custom_integer: 5,
+        custom_decimal: null,
+        custom_varchar: '',
+        custom_date: null,
+      });
 
-    const patched = await api.call('PATCH', `/api/tickets/${created.body.id}/`, multipart({ custom_varchar: 'x', custom_decimal: '2' }));
-    expect(customOf(patched.body)).toMatchObject({ custom_varchar: 'x', custom_decimal: '2.000' });
-    const emptied = await api.call('PATCH', `/api/tickets/${created.body.id}/`, multipart({ custom_varchar: '', custom_decimal: '' }));
-    expect(emptied.status).toBe(200);
-    expect(customOf(emptied.body)).toMatchObject({ custom_varchar: 'x', custom_decimal: '2.000' });
+      const patched = await api.call(
+        'PATCH',
+        `/api/tickets/${created.body.id}/`,
+        multipart({ custom_varchar: 'x', custom_decimal: '2' }),
+      );
+      expect(customOf(patched.body)).toMatchObject({ custom_varchar: 'x', custom_decimal: '2.000' });
+      const emptied = await api.call(
+        'PATCH',
+        `/api/tickets/${created.body.id}/`,
+        multipart({ custom_varchar: '', custom_decimal: '' }),
+      );
+      expect(emptied.status).toBe(200);
+      expect(customOf(emptied.body)).toMatchObject({ custom_varchar: 'x', custom_decimal: '2.000' });
 
-    const required = await api.call('POST', '/api/tickets/', multipart({ ...CASE5, custom_integer: '' }));
-    expect(required.status).toBe(400);
-    expect(required.body).toEqual({ custom_integer: ['A valid integer is required.'] });
-  });
+      const required = await api.call('POST', '/api/tickets/', multipart({ ...CASE5, custom_integer: '' }));
+      expect(required.status).toBe(400);
+      expect(required.body).toEqual({ custom_integer: ['A valid integer is required.'] });
+    },
+  );
 
   it('PUT requires the required fields, PATCH does not; both take new values', async () => {
     const created = (await api.createTicket({ custom_integer: 1, custom_varchar: 'first' })).body;
@@ -750,19 +889,31 @@ describe('upstream\'s custom fields', () => {
     expect(putForm.status).toBe(400);
     expect(putForm.body).toEqual({ custom_integer: REQUIRED });
 
-    const replaced = await api.call('PUT', `/api/tickets/${created.id}/`, { json: { ...VALID_TICKET, custom_integer: '2', custom_datetime: '2023-01-02T03:04:05Z' } });
+    const replaced = await api.call('PUT', `/api/tickets/${created.id}/`, {
+      json: { ...VALID_TICKET, custom_integer: '2', custom_datetime: '2023-01-02T03:04:05Z' },
+    });
     expect(replaced.status, replaced.text).toBe(200);
-    expect(customOf(replaced.body)).toMatchObject({ custom_integer: 2, custom_varchar: 'first', custom_datetime: '2023-01-02T03:04' });
+    expect(customOf(replaced.body)).toMatchObject({
+      custom_integer: 2,
+      custom_varchar: 'first',
+      custom_datetime: '2023-01-02T03:04',
+    });
 
     const patched = await api.call('PATCH', `/api/tickets/${created.id}/`, { json: { custom_decimal: '3.141' } });
     expect(patched.status, patched.text).toBe(200);
-    expect(customOf(patched.body)).toMatchObject({ custom_integer: 2, custom_decimal: '3.141', custom_varchar: 'first' });
+    expect(customOf(patched.body)).toMatchObject({
+      custom_integer: 2,
+      custom_decimal: '3.141',
+      custom_varchar: 'first',
+    });
     const none = await api.call('PATCH', `/api/tickets/${created.id}/`, { json: {} });
     expect(none.status).toBe(200);
     expect(customOf(none.body)).toEqual(customOf(patched.body));
     expect(customOf(await ticket(created.id))).toEqual(customOf(patched.body));
 
-    const bad = await api.call('PATCH', `/api/tickets/${created.id}/`, { json: { title: 'changed', custom_integer: 'x' } });
+    const bad = await api.call('PATCH', `/api/tickets/${created.id}/`, {
+      json: { title: 'changed', custom_integer: 'x' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ custom_integer: ['A valid integer is required.'] });
     expect((await ticket(created.id)).title).toBe(VALID_TICKET.title);
@@ -782,14 +933,18 @@ describe('upstream\'s custom fields', () => {
     await redefine('boolean', { required: true });
     try {
       for (const value of [false, 'false', 0]) {
-        const reply = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, custom_integer: 1, custom_boolean: value } });
+        const reply = await api.call('POST', '/api/tickets/', {
+          json: { ...VALID_TICKET, custom_integer: 1, custom_boolean: value },
+        });
         expect(reply.status, String(value)).toBe(400);
         expect(reply.body).toEqual({ custom_boolean: REQUIRED });
       }
       const missing = await api.call('POST', '/api/tickets/', multipart({ ...CASE5, custom_integer: '1' }));
       expect(missing.status).toBe(400);
       expect(missing.body).toEqual({ custom_boolean: REQUIRED });
-      const ok = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, custom_integer: 1, custom_boolean: true } });
+      const ok = await api.call('POST', '/api/tickets/', {
+        json: { ...VALID_TICKET, custom_integer: 1, custom_boolean: true },
+      });
       expect(ok.status).toBe(201);
       // Only creation insists: a PATCH may set it to false.
       const patched = await api.call('PATCH', `/api/tickets/${ok.body.id}/`, { json: { custom_boolean: false } });
@@ -807,7 +962,12 @@ describe('upstream\'s custom fields', () => {
     expect(Object.keys(post).filter((k) => k.startsWith('custom_'))).toEqual(CUSTOM_KEYS);
     expect(Object.keys(post).slice(-CUSTOM_KEYS.length)).toEqual(CUSTOM_KEYS);
     expect(post.custom_integer).toMatchObject({ type: 'integer', required: true, read_only: false, label: 'Integer' });
-    expect(post.custom_varchar).toMatchObject({ type: 'string', required: false, label: 'Character (single line)', max_length: 10 });
+    expect(post.custom_varchar).toMatchObject({
+      type: 'string',
+      required: false,
+      label: 'Character (single line)',
+      max_length: 10,
+    });
     expect(post.custom_list).toMatchObject({
       type: 'choice',
       choices: ['Green', 'Blue', 'Red', 'Yellow'].map((v) => ({ value: v, display_name: v })),
@@ -817,19 +977,35 @@ describe('upstream\'s custom fields', () => {
     expect(Object.keys(detail.body.actions.PUT).filter((k) => k.startsWith('custom_'))).toEqual(CUSTOM_KEYS);
   });
 
-  it('user_tickets: the list shows every custom value, the detail only the required ones (upstream\'s quirk)', async () => {
-    const user = await api.createUser();
-    const created = (await api.createTicket({ submitter_email: user.email, custom_integer: 9, custom_decimal: '1.5' })).body;
-    const list = await api.call('GET', '/api/user_tickets/', { auth: user.auth });
-    expect(list.status).toBe(200);
-    expect(list.body.count).toBe(1);
-    const entry = list.body.results[0];
-    expect(Object.keys(entry)).toEqual(['ticket', 'id', 'title', 'queue', 'status', 'created', 'due_date', 'submitter', 'kbitem', 'secret_key', ...CUSTOM_KEYS]);
-    expect(customOf(entry)).toEqual(customOf(created));
-    const detail = await api.call('GET', `/api/user_tickets/${created.id}/`, { auth: user.auth });
-    expect(detail.status).toBe(200);
-    expect(customOf(detail.body)).toEqual({ custom_integer: 9 });
-    expect(Object.keys(detail.body).at(-1)).toBe('custom_integer');
-  });
-
+  it(
+    'user_tickets: the list shows every custom value, the detail only the required ' + "ones (upstream's quirk)",
+    async () => {
+      const user = await api.createUser();
+      const created = (
+        await api.createTicket({ submitter_email: user.email, custom_integer: 9, custom_decimal: '1.5' })
+      ).body;
+      const list = await api.call('GET', '/api/user_tickets/', { auth: user.auth });
+      expect(list.status).toBe(200);
+      expect(list.body.count).toBe(1);
+      const entry = list.body.results[0];
+      expect(Object.keys(entry)).toEqual([
+        'ticket',
+        'id',
+        'title',
+        'queue',
+        'status',
+        'created',
+        'due_date',
+        'submitter',
+        'kbitem',
+        'secret_key',
+        ...CUSTOM_KEYS,
+      ]);
+      expect(customOf(entry)).toEqual(customOf(created));
+      const detail = await api.call('GET', `/api/user_tickets/${created.id}/`, { auth: user.auth });
+      expect(detail.status).toBe(200);
+      expect(customOf(detail.body)).toEqual({ custom_integer: 9 });
+      expect(Object.keys(detail.body).at(-1)).toBe('custom_integer');
+    },
+  );
 });

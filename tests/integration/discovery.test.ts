@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { routes } from '../../shared/api/routes';
 import { ADMIN_AUTH, API, call, createTicket, createUser, multipart, rawRequest, unique, type Json } from './client';
 
-/** The `Allow` header of every path (docs/upstream.md: routes and permissions), and whether OPTIONS describes a body (POST/PUT). */
+/**
+ * The `Allow` header of every path (docs/upstream.md: routes and permissions), and whether OPTIONS describes a body
+ * (POST/PUT).
+ */
 const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   '/api/openapi.json': { allow: 'GET, HEAD, OPTIONS', actions: [] },
@@ -54,18 +57,63 @@ const PATHS: Record<string, { allow: string; actions: string[] }> = {
 
 /** The writable fields OPTIONS describes, in order (no custom fields exist on this runtime). */
 const ACTION_FIELDS: Record<string, string[]> = {
-  'POST /api/tickets': ['queue', 'title', 'description', 'resolution', 'submitter_email', 'assigned_to', 'status', 'on_hold', 'priority', 'due_date', 'merged_to', 'attachment'],
-  'PUT /api/tickets/{id}': ['queue', 'title', 'description', 'resolution', 'submitter_email', 'assigned_to', 'status', 'on_hold', 'priority', 'due_date', 'merged_to'],
+  'POST /api/tickets': [
+    'queue',
+    'title',
+    'description',
+    'resolution',
+    'submitter_email',
+    'assigned_to',
+    'status',
+    'on_hold',
+    'priority',
+    'due_date',
+    'merged_to',
+    'attachment',
+  ],
+  'PUT /api/tickets/{id}': [
+    'queue',
+    'title',
+    'description',
+    'resolution',
+    'submitter_email',
+    'assigned_to',
+    'status',
+    'on_hold',
+    'priority',
+    'due_date',
+    'merged_to',
+  ],
   'POST /api/followups': ['ticket', 'user', 'title', 'comment', 'public', 'new_status', 'time_spent', 'attachments'],
   'POST /api/webhooks': ['url', 'events', 'description', 'enabled'],
   'POST /api/webhooks/{id}/rotate-secret': ['keep_previous_for'],
   'PUT /api/followups/{id}': ['ticket', 'user', 'title', 'comment', 'public', 'new_status', 'time_spent'],
   'POST /api/followups-attachments': ['followup', 'file', 'filename', 'mime_type', 'size'],
   'POST /api/users': ['first_name', 'last_name', 'username', 'email', 'password'],
-  'POST /api/queues': ['title', 'slug', 'email_address', 'new_ticket_cc', 'updated_ticket_cc', 'disabled_mail', 'escalate_days'],
+  'POST /api/queues': [
+    'title',
+    'slug',
+    'email_address',
+    'new_ticket_cc',
+    'updated_ticket_cc',
+    'disabled_mail',
+    'escalate_days',
+  ],
   'POST /api/tokens': ['user'],
   'POST /api/tickets/{id}/cc': ['email', 'user', 'can_view', 'can_update'],
-  'POST /api/custom-fields': ['name', 'label', 'help_text', 'data_type', 'max_length', 'decimal_places', 'empty_selection_list', 'list_values', 'required', 'staff_only', 'ordering'],
+  'POST /api/custom-fields': [
+    'name',
+    'label',
+    'help_text',
+    'data_type',
+    'max_length',
+    'decimal_places',
+    'empty_selection_list',
+    'list_values',
+    'required',
+    'staff_only',
+    'ordering',
+  ],
 };
 
 const REQUIRED_FIELDS: Record<string, string[]> = {
@@ -83,10 +131,11 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
   'POST /api/tickets/{id}/cc': [],
 };
 
-const fill = (path: string, values: Record<string, string | number>) => `${path.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? 99999999))}/`;
+const fill = (path: string, values: Record<string, string | number>) =>
+  `${path.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? 99999999))}/`;
 
 describe('GET /api/', () => {
-  it('answers the five links as absolute URLs, in upstream\'s order', async () => {
+  it("answers the five links as absolute URLs, in upstream's order", async () => {
     const reply = await call('GET', '/api/');
     expect(reply.status).toBe(200);
     expect(reply.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
@@ -103,7 +152,12 @@ describe('GET /api/', () => {
   });
 
   it('the links use the host the client asked for', async () => {
-    const reply = await rawRequest('GET', '/api/', { authorization: ADMIN_AUTH, host: 'helpdesk.example.com' }, Buffer.alloc(0));
+    const reply = await rawRequest(
+      'GET',
+      '/api/',
+      { authorization: ADMIN_AUTH, host: 'helpdesk.example.com' },
+      Buffer.alloc(0),
+    );
     expect(reply.body.tickets).toBe('http://helpdesk.example.com/api/tickets/');
   });
 
@@ -140,41 +194,52 @@ describe('OPTIONS', () => {
     expect(Object.keys(PATHS).sort()).toEqual([...new Set(routes.map((r) => r.path))].sort());
   });
 
-  it.each(Object.entries(PATHS))('%s answers 200 with Allow, name, renders, parses and actions for POST/PUT', async (path, expected) => {
-    const reply = await call('OPTIONS', fill(path, { name: 'anything' }));
-    expect(reply.status, reply.text).toBe(200);
-    expect(reply.headers.get('allow')).toBe(expected.allow);
-    expect(reply.headers.get('content-type')).toBe('application/json');
-    const { name, description, renders, parses, actions, ...rest } = reply.body;
-    expect(rest).toEqual({});
-    expect(typeof name).toBe('string');
-    expect(name).not.toBe('');
-    expect(description).toBe('');
-    expect(renders).toEqual(['application/json']);
-    expect(parses).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
-    if (!expected.actions.length) {
-      expect(actions).toBeUndefined();
-      return;
-    }
-    expect(Object.keys(actions)).toEqual(expected.actions);
-    for (const method of expected.actions) {
-      const key = `${method} ${path}`;
-      const fields = actions[method];
-      expect(Object.keys(fields), key).toEqual(ACTION_FIELDS[key]);
-      for (const [field, info] of Object.entries<Json>(fields)) {
-        expect(Object.keys(info).slice(0, 4), `${key} ${field}`).toEqual(['type', 'required', 'read_only', 'label']);
-        expect(info.read_only).toBe(false);
-        expect(typeof info.label).toBe('string');
+  it.each(Object.entries(PATHS))(
+    '%s answers 200 with Allow, name, renders, parses and actions for POST/PUT',
+    async (path, expected) => {
+      const reply = await call('OPTIONS', fill(path, { name: 'anything' }));
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.headers.get('allow')).toBe(expected.allow);
+      expect(reply.headers.get('content-type')).toBe('application/json');
+      const { name, description, renders, parses, actions, ...rest } = reply.body;
+      expect(rest).toEqual({});
+      expect(typeof name).toBe('string');
+      expect(name).not.toBe('');
+      expect(description).toBe('');
+      expect(renders).toEqual(['application/json']);
+      expect(parses).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+      if (!expected.actions.length) {
+        expect(actions).toBeUndefined();
+        return;
       }
-      const required = Object.entries(fields).filter(([, info]) => (info as Json).required).map(([field]) => field);
-      expect(required, key).toEqual(REQUIRED_FIELDS[key]);
-    }
-  });
+      expect(Object.keys(actions)).toEqual(expected.actions);
+      for (const method of expected.actions) {
+        const key = `${method} ${path}`;
+        const fields = actions[method];
+        expect(Object.keys(fields), key).toEqual(ACTION_FIELDS[key]);
+        for (const [field, info] of Object.entries<Json>(fields)) {
+          expect(Object.keys(info).slice(0, 4), `${key} ${field}`).toEqual(['type', 'required', 'read_only', 'label']);
+          expect(info.read_only).toBe(false);
+          expect(typeof info.label).toBe('string');
+        }
+        const required = Object.entries(fields)
+          .filter(([, info]) => (info as Json).required)
+          .map(([field]) => field);
+        expect(required, key).toEqual(REQUIRED_FIELDS[key]);
+      }
+    },
+  );
 
   it('describes types and choices as DRF does', async () => {
     const tickets = (await call('OPTIONS', '/api/tickets/')).body.actions.POST;
     expect(tickets.queue).toEqual({ type: 'field', required: true, read_only: false, label: 'Queue' });
-    expect(tickets.title).toEqual({ type: 'string', required: true, read_only: false, label: 'Title', max_length: 200 });
+    expect(tickets.title).toEqual({
+      type: 'string',
+      required: true,
+      read_only: false,
+      label: 'Title',
+      max_length: 200,
+    });
     expect(tickets.submitter_email).toMatchObject({ type: 'email', max_length: 254 });
     expect(tickets.on_hold.type).toBe('boolean');
     expect(tickets.due_date.type).toBe('datetime');
@@ -192,7 +257,19 @@ describe('OPTIONS', () => {
     expect(followups.new_status.type).toBe('choice');
     const fields = (await call('OPTIONS', '/api/custom-fields/')).body.actions.POST;
     expect(fields.data_type.choices.map((c: Json) => c.value)).toEqual([
-      'varchar', 'text', 'integer', 'decimal', 'list', 'boolean', 'date', 'time', 'datetime', 'email', 'url', 'ipaddress', 'slug',
+      'varchar',
+      'text',
+      'integer',
+      'decimal',
+      'list',
+      'boolean',
+      'date',
+      'time',
+      'datetime',
+      'email',
+      'url',
+      'ipaddress',
+      'slug',
     ]);
   });
 
@@ -211,11 +288,15 @@ describe('OPTIONS', () => {
 });
 
 describe('HEAD', () => {
-  it('every GET route answers HEAD with GET\'s status and headers, without a body', async () => {
+  it("every GET route answers HEAD with GET's status and headers, without a body", async () => {
     const user = await createUser();
     const ticket = (await createTicket({ submitter_email: user.email })).body;
     const followup = ticket.followup_set[0].id;
-    const file = await call('POST', '/api/followups-attachments/', multipart({ followup }, [{ field: 'file', name: 'head.txt', content: 'head' }]));
+    const file = await call(
+      'POST',
+      '/api/followups-attachments/',
+      multipart({ followup }, [{ field: 'file', name: 'head.txt', content: 'head' }]),
+    );
     const slug = unique('q');
     const queue = await call('POST', '/api/queues/', { json: { title: 'Head', slug } });
     expect(queue.status, queue.text).toBe(201);
@@ -232,10 +313,15 @@ describe('HEAD', () => {
         const path = fill(route.path, values);
         const auth = route.path.startsWith('/api/user_tickets') ? user.auth : ADMIN_AUTH;
         const get = await fetch(`${API}${path}`, { headers: { authorization: auth }, redirect: 'manual' });
-        const head = await fetch(`${API}${path}`, { method: 'HEAD', headers: { authorization: auth }, redirect: 'manual' });
+        const head = await fetch(`${API}${path}`, {
+          method: 'HEAD',
+          headers: { authorization: auth },
+          redirect: 'manual',
+        });
         expect(head.status, `HEAD ${path}`).toBe(get.status);
         expect(await head.text(), `HEAD ${path}`).toBe('');
-        for (const name of ['content-type', 'allow', 'vary']) expect(head.headers.get(name), `HEAD ${path} ${name}`).toBe(get.headers.get(name));
+        for (const name of ['content-type', 'allow', 'vary'])
+          expect(head.headers.get(name), `HEAD ${path} ${name}`).toBe(get.headers.get(name));
         // A redirect's presigned target is signed anew each time: compare where it points.
         const target = (r: Response) => r.headers.get('location')?.split('?')[0];
         expect(target(head), `HEAD ${path} location`).toBe(target(get));
@@ -244,7 +330,7 @@ describe('HEAD', () => {
     }
   }, 60_000); // two requests per GET route and case: ~50 requests
 
-  it('HEAD needs the route\'s permission like GET', async () => {
+  it("HEAD needs the route's permission like GET", async () => {
     const user = await createUser();
     const anonymous = await fetch(`${API}/api/tickets/`, { method: 'HEAD' });
     expect(anonymous.status).toBe(401);

@@ -27,28 +27,37 @@ describe('DynamoDB Local', () => {
   });
 
   it.skipIf(!outside)("closes a connection from this machine's other address unanswered", async () => {
-    await expect(fetch(`http://${outside}:${port(engines.dynamoEndpoint)}/`, { signal: AbortSignal.timeout(5000) })).rejects.toThrow();
+    await expect(
+      fetch(`http://${outside}:${port(engines.dynamoEndpoint)}/`, { signal: AbortSignal.timeout(5000) }),
+    ).rejects.toThrow();
   });
 });
 
 describe('s3rver', () => {
   it.skipIf(!outside)('listens on loopback only', async () => {
-    await expect(fetch(`http://${outside}:${port(engines.s3Endpoint)}/`, { signal: AbortSignal.timeout(5000) })).rejects.toThrow();
+    await expect(
+      fetch(`http://${outside}:${port(engines.s3Endpoint)}/`, { signal: AbortSignal.timeout(5000) }),
+    ).rejects.toThrow();
   });
 });
 
 describe('the Java options', () => {
-  it('turn the policy on where Java has a security manager (17 to 23), and copy a policy whose path has a space', () => {
-    expect(loopbackOnlyJavaOptions(17)).toMatch(/^-Djava\.security\.manager -Djava\.security\.policy==\S+loopback-only\.policy$/);
-    expect(loopbackOnlyJavaOptions(23)).toBeDefined();
-    expect(loopbackOnlyJavaOptions(24)).toBeUndefined();
-    const policy = new URL('../../infra/local/loopback-only.policy', import.meta.url).pathname;
-    const spacedDir = mkdtempSync(join(tmpdir(), 'with space '));
-    const spaced = join(spacedDir, 'loopback-only.policy');
-    copyFileSync(policy, spaced);
-    const copied = /policy==(\S+)$/.exec(loopbackOnlyJavaOptions(17, spaced)!)![1]!;
-    expect(copied).not.toBe(spaced);
-    expect(readFileSync(copied, 'utf8')).toBe(readFileSync(policy, 'utf8'));
-    rmSync(spacedDir, { recursive: true });
-  });
+  it(
+    'turn the policy on where Java has a security manager (17 to 23), and copy ' + 'a policy whose path has a space',
+    () => {
+      expect(loopbackOnlyJavaOptions(17)).toMatch(
+        /^-Djava\.security\.manager -Djava\.security\.policy==\S+loopback-only\.policy$/,
+      );
+      expect(loopbackOnlyJavaOptions(23)).toBeDefined();
+      expect(loopbackOnlyJavaOptions(24)).toBeUndefined();
+      const policy = new URL('../../infra/local/loopback-only.policy', import.meta.url).pathname;
+      const spacedDir = mkdtempSync(join(tmpdir(), 'with space '));
+      const spaced = join(spacedDir, 'loopback-only.policy');
+      copyFileSync(policy, spaced);
+      const copied = /policy==(\S+)$/.exec(loopbackOnlyJavaOptions(17, spaced)!)![1]!;
+      expect(copied).not.toBe(spaced);
+      expect(readFileSync(copied, 'utf8')).toBe(readFileSync(policy, 'utf8'));
+      rmSync(spacedDir, { recursive: true });
+    },
+  );
 });

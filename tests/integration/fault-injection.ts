@@ -2,9 +2,10 @@
  * Fault injection for the in-process local runtime (tests only; nothing here ships).
  *
  * DynamoDB: an interceptor around the store client's calls (shared/aws/dynamodb.ts), outside its
- * retries: an injected error is what the handler sees once the client has given up. S3: the store signs its requests itself and calls the global `fetch` at call
- * time (shared/aws/s3.ts), so the test wraps `globalThis.fetch` for the S3 engine's host only;
- * the store's retries of a 5xx go through the wrapper too, and every attempt of a faulted call fails.
+ * retries: an injected error is what the handler sees once the client has given up. S3: the store signs its requests
+ * itself and calls the global `fetch` at call time (shared/aws/s3.ts), so the test wraps `globalThis.fetch` for the S3
+ * engine's host only; the store's retries of a 5xx go through the wrapper too, and every attempt of a faulted call
+ * fails.
  *
  * While armed, every DynamoDB command and every S3 call is a numbered step; a run records its steps,
  * and `faults` says which step numbers fail and how.
@@ -38,15 +39,25 @@ function dynamoFault(kind: FaultKind, operation: string): Error {
       'TransactionCanceledException',
       'Transaction cancelled, please refer cancellation reasons for specific reasons [ThrottlingError] (injected)',
       $metadata(400),
-      { CancellationReasons: [{ Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' }] },
+      {
+        CancellationReasons: [
+          { Code: 'ThrottlingError', Message: 'Throughput exceeds the current capacity of your table or index.' },
+        ],
+      },
     );
   }
-  return new DynamoDBServiceError('ProvisionedThroughputExceededException', 'The level of configured provisioned throughput for the table was exceeded (injected)', $metadata(400));
+  return new DynamoDBServiceError(
+    'ProvisionedThroughputExceededException',
+    'The level of configured provisioned throughput for the table was exceeded (injected)',
+    $metadata(400),
+  );
 }
 
 function s3Fault(kind: Exclude<FaultKind, 'lost-reply'>): Response {
   if (kind === 'network') {
-    throw new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET (injected)'), { code: 'ECONNRESET' }) });
+    throw new TypeError('fetch failed', {
+      cause: Object.assign(new Error('read ECONNRESET (injected)'), { code: 'ECONNRESET' }),
+    });
   }
   const [status, code] = kind === 'server' ? [500, 'InternalError'] : [503, 'SlowDown'];
   const body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected</Message></Error>`;

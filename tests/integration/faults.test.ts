@@ -16,7 +16,15 @@ import type { DynamoDB } from '../../shared/aws/dynamodb';
 import { clientFor, multipart, unique, type CallOptions, type Reply } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 import { FAULT_KINDS, FaultInjector, type FaultKind, type Step } from './fault-injection';
-import { diff, invariantViolations, pendingCleanups, readState, removeTickets, signature, type State } from './table-state';
+import {
+  diff,
+  invariantViolations,
+  pendingCleanups,
+  readState,
+  removeTickets,
+  signature,
+  type State,
+} from './table-state';
 
 interface Request {
   method: string;
@@ -71,14 +79,21 @@ beforeAll(async () => {
   ({ sweepFileCleanups, UPLOAD_GRACE_MS: uploadGraceMs } = await import('../../shared/store/file-cleanups'));
   injector = new FaultInjector(dynamo, process.env.AWS_ENDPOINT_URL_S3!);
   await ok(api.call('POST', '/api/queues/', { json: { title: 'Second', slug: 'second' } }));
-  await ok(api.call('POST', '/api/custom-fields/', { json: { name: 'note', label: 'Note', data_type: 'varchar', max_length: 100 } }));
+  await ok(
+    api.call('POST', '/api/custom-fields/', {
+      json: { name: 'note', label: 'Note', data_type: 'varchar', max_length: 100 },
+    }),
+  );
   errorLog = vi.spyOn(console, 'error').mockImplementation(() => undefined);
 }, 120_000);
 
 afterAll(async () => {
   errorLog?.mockRestore();
   await runtime?.stop();
-  if (process.env.HELPDESK_TEST_FIGURES) console.log(`fault injection: ${injector?.injected} faults injected in ${stats.runs} runs over ${stats.steps} steps of ${stats.operations} operations`);
+  if (process.env.HELPDESK_TEST_FIGURES)
+    console.log(
+      `fault injection: ${injector?.injected} faults injected in ${stats.runs} runs over ${stats.steps} steps of ${stats.operations} operations`,
+    );
 });
 
 let warmedAt = 0;
@@ -101,7 +116,12 @@ async function warm(): Promise<void> {
 
 const send = (r: Request) => api.call(r.method, r.path, r.options);
 const json = (method: string, path: string, body: unknown): Request => ({ method, path, options: { json: body } });
-function upload(method: string, path: string, fields: Record<string, string | number>, files: { field: string; name: string }[]): Request {
+function upload(
+  method: string,
+  path: string,
+  fields: Record<string, string | number>,
+  files: { field: string; name: string }[],
+): Request {
   const { body, contentType } = multipart(
     fields,
     files.map((f, i) => ({ ...f, type: 'text/plain', content: `${f.name}: file ${i} of a fault test ${unique()}` })),
@@ -115,18 +135,29 @@ async function ok(reply: Promise<Reply>, status = 201): Promise<Reply> {
   return r;
 }
 
-const TICKET = { queue: 1, title: 'Fault test', description: 'Fault test ticket', submitter_email: 'faults@example.com' };
+const TICKET = {
+  queue: 1,
+  title: 'Fault test',
+  description: 'Fault test ticket',
+  submitter_email: 'faults@example.com',
+};
 
 /** A ticket with an attachment, and a followup with two files: three files in all. */
 async function ticketWithFiles(): Promise<{ ticket: number; followup: number; attachments: number[] }> {
   const t = await ok(send(upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name: 'ticket.txt' }])));
   const f = await ok(
-    send(upload('POST', '/api/followups/', { ticket: t.body.id, title: 'Files', comment: 'Two files' }, [
-      { field: 'attachments', name: 'one.txt' },
-      { field: 'attachments', name: 'two.txt' },
-    ])),
+    send(
+      upload('POST', '/api/followups/', { ticket: t.body.id, title: 'Files', comment: 'Two files' }, [
+        { field: 'attachments', name: 'one.txt' },
+        { field: 'attachments', name: 'two.txt' },
+      ]),
+    ),
   );
-  return { ticket: t.body.id, followup: f.body.id, attachments: f.body.followupattachment_set.map((a: { id: number }) => a.id) };
+  return {
+    ticket: t.body.id,
+    followup: f.body.id,
+    attachments: f.body.followupattachment_set.map((a: { id: number }) => a.id),
+  };
 }
 
 const plainTicket = async () => (await ok(api.createTicket({ title: 'Fault test target' }))).body.id as number;
@@ -141,14 +172,23 @@ const OPERATIONS: Operation[] = [
   {
     name: 'ticket create (multipart, one file)',
     ok: 201,
-    setup: () => upload('POST', '/api/tickets/', { ...TICKET, custom_note: 'a note' }, [{ field: 'attachment', name: 'screen.txt' }]),
+    setup: () =>
+      upload('POST', '/api/tickets/', { ...TICKET, custom_note: 'a note' }, [
+        { field: 'attachment', name: 'screen.txt' },
+      ]),
   },
   {
     name: 'ticket PUT (new queue and status, ticket with files)',
     ok: 200,
     setup: async () => {
       const { ticket } = await ticketWithFiles();
-      return json('PUT', `/api/tickets/${ticket}/`, { ...TICKET, queue: 2, status: 3, resolution: 'Fixed', assigned_to: 1 });
+      return json('PUT', `/api/tickets/${ticket}/`, {
+        ...TICKET,
+        queue: 2,
+        status: 3,
+        resolution: 'Fixed',
+        assigned_to: 1,
+      });
     },
   },
   {
@@ -165,7 +205,9 @@ const OPERATIONS: Operation[] = [
     deletesFiles: true,
     setup: async () => {
       const { ticket } = await ticketWithFiles();
-      const merged = await ok(send(upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name: 'merged.txt' }])));
+      const merged = await ok(
+        send(upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name: 'merged.txt' }])),
+      );
       await ok(api.call('PATCH', `/api/tickets/${merged.body.id}/`, { json: { merged_to: ticket } }), 200);
       return { method: 'DELETE', path: `/api/tickets/${ticket}/`, options: {} };
     },
@@ -199,31 +241,49 @@ const OPERATIONS: Operation[] = [
   {
     name: 'followup PATCH',
     ok: 200,
-    setup: async () => json('PATCH', `/api/followups/${(await ticketWithFiles()).followup}/`, { title: 'Renamed', public: true }),
+    setup: async () =>
+      json('PATCH', `/api/followups/${(await ticketWithFiles()).followup}/`, { title: 'Renamed', public: true }),
   },
   {
     name: 'followup DELETE (two files)',
     ok: 204,
     deletesFiles: true,
-    setup: async () => ({ method: 'DELETE', path: `/api/followups/${(await ticketWithFiles()).followup}/`, options: {} }),
+    setup: async () => ({
+      method: 'DELETE',
+      path: `/api/followups/${(await ticketWithFiles()).followup}/`,
+      options: {},
+    }),
   },
   {
     name: 'attachment create',
     ok: 201,
-    setup: async () => upload('POST', '/api/followups-attachments/', { followup: (await ticketWithFiles()).followup }, [{ field: 'file', name: 'more.txt' }]),
+    setup: async () =>
+      upload('POST', '/api/followups-attachments/', { followup: (await ticketWithFiles()).followup }, [
+        { field: 'file', name: 'more.txt' },
+      ]),
   },
   {
     name: 'attachment DELETE',
     ok: 204,
     deletesFiles: true,
-    setup: async () => ({ method: 'DELETE', path: `/api/followups-attachments/${(await ticketWithFiles()).attachments[0]}/`, options: {} }),
+    setup: async () => ({
+      method: 'DELETE',
+      path: `/api/followups-attachments/${(await ticketWithFiles()).attachments[0]}/`,
+      options: {},
+    }),
   },
   {
     name: 'user create',
     ok: 201,
     setup: () => {
       const username = unique('fault');
-      return json('POST', '/api/users/', { first_name: 'F', last_name: 'T', username, email: `${username}@example.com`, password: 'a-long-password' });
+      return json('POST', '/api/users/', {
+        first_name: 'F',
+        last_name: 'T',
+        username,
+        email: `${username}@example.com`,
+        password: 'a-long-password',
+      });
     },
   },
   {
@@ -256,7 +316,9 @@ const OPERATIONS: Operation[] = [
     name: 'custom field PATCH',
     ok: 200,
     setup: async () => {
-      const f = await ok(api.call('POST', '/api/custom-fields/', { json: { name: unique('f'), label: 'Fault', data_type: 'integer' } }));
+      const f = await ok(
+        api.call('POST', '/api/custom-fields/', { json: { name: unique('f'), label: 'Fault', data_type: 'integer' } }),
+      );
       return json('PATCH', `/api/custom-fields/${f.body.name}/`, { label: 'Renamed', ordering: 3 });
     },
   },
@@ -264,7 +326,9 @@ const OPERATIONS: Operation[] = [
     name: 'custom field DELETE',
     ok: 204,
     setup: async () => {
-      const f = await ok(api.call('POST', '/api/custom-fields/', { json: { name: unique('f'), label: 'Fault', data_type: 'integer' } }));
+      const f = await ok(
+        api.call('POST', '/api/custom-fields/', { json: { name: unique('f'), label: 'Fault', data_type: 'integer' } }),
+      );
       return { method: 'DELETE', path: `/api/custom-fields/${f.body.name}/`, options: {} };
     },
   },
@@ -286,7 +350,12 @@ function withoutCounter(s: State, kind?: FaultKind): State {
   const bookkeeping = kind === 'throttle' ? ['last_reserved'] : ['last_reserved', 'reserved'];
   const items = [...s.items]
     .filter(([k]) => k !== 'COUNTER|COUNTER')
-    .map(([k, item]): [string, Record<string, unknown>] => [k, k.startsWith('QUEUES|QUEUE#') ? Object.fromEntries(Object.entries(item).filter(([a]) => !bookkeeping.includes(a))) : item]);
+    .map(([k, item]): [string, Record<string, unknown>] => [
+      k,
+      k.startsWith('QUEUES|QUEUE#')
+        ? Object.fromEntries(Object.entries(item).filter(([a]) => !bookkeeping.includes(a)))
+        : item,
+    ]);
   return { items: new Map(items), objects: s.objects };
 }
 
@@ -341,7 +410,15 @@ async function exercise(op: Operation): Promise<void> {
 }
 
 /** One run with one fault; returns the state it leaves. */
-async function runWithFault(op: Operation, request: Request, before: State, steps: Step[], at: number, kind: FaultKind, expected: string[]): Promise<State> {
+async function runWithFault(
+  op: Operation,
+  request: Request,
+  before: State,
+  steps: Step[],
+  at: number,
+  kind: FaultKind,
+  expected: string[],
+): Promise<State> {
   const context = `${op.name}: ${kind} fault at step ${at} (${steps[at]!.label}) of [${steps.map((s) => s.label).join(', ')}]`;
   await warm();
   errorLog.mockClear();
@@ -382,7 +459,13 @@ async function runWithFault(op: Operation, request: Request, before: State, step
 
   expectRetryable(reply, context);
   const d = diff(withoutCounter(before, kind), withoutCounter(after, kind));
-  expect(d, `${context}: partial state`).toEqual({ added: [], removed: [], changed: [], objectsAdded: [], objectsRemoved: [] });
+  expect(d, `${context}: partial state`).toEqual({
+    added: [],
+    removed: [],
+    changed: [],
+    objectsAdded: [],
+    objectsRemoved: [],
+  });
   expectWhole(after, context);
 
   const retried = await send(request);
@@ -404,64 +487,101 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
   async function ticketWithFileSteps(name: string): Promise<{ request: Request; commit: number }> {
     await warm();
     const request = upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name }]);
-    const recorded = await injector.run(new Map(), () => send(upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name }])));
+    const recorded = await injector.run(new Map(), () =>
+      send(upload('POST', '/api/tickets/', TICKET, [{ field: 'attachment', name }])),
+    );
     expect(recorded.result.status).toBe(201);
     const commit = recorded.steps.findIndex((s) => s.label === 'TransactWriteItems');
-    // The cleanup record is written before the upload; then the reservation in the queue; the commit deletes the record.
-    expect(recorded.steps.slice(commit - 3, commit + 1).map((s) => s.label)).toEqual(['PutItem', 'S3 PUT', 'UpdateItem', 'TransactWriteItems']);
+    // The cleanup record is written before the upload; then the reservation in the queue; the commit deletes the
+    // record.
+    expect(recorded.steps.slice(commit - 3, commit + 1).map((s) => s.label)).toEqual([
+      'PutItem',
+      'S3 PUT',
+      'UpdateItem',
+      'TransactWriteItems',
+    ]);
     await warm();
     return { request, commit };
   }
 
-  it('when the commit fails and so does the cleanup of the upload (or the process dies there), the file stays recorded and the sweeper removes it', async () => {
-    const { request, commit } = await ticketWithFileSteps('abandoned.txt');
-    const before = await state();
-    // The commit fails, then the claim of the cleanup record (the step after it) fails too.
-    const { result: reply, steps } = await injector.run(
-      new Map<number, FaultKind>([
-        [commit, 'server'],
-        [commit + 1, 'network'],
-      ]),
-      () => send(request),
-    );
-    expect(steps.slice(commit).map((s) => s.label)).toEqual(['TransactWriteItems', 'UpdateItem']);
-    expectRetryable(reply, 'commit and cleanup failed');
-    const after = await state();
-    const d = diff(withoutCounter(before), withoutCounter(after));
-    expect(d.removed.concat(d.changed)).toEqual([]);
-    expect(d.added).toHaveLength(1);
-    expect(d.objectsAdded).toHaveLength(1);
-    expect(pendingCleanups(after).map((c) => c.object_keys)).toEqual([d.objectsAdded]);
-    expectWhole(after, 'abandoned upload'); // recorded, so not an orphan
+  it(
+    'when the commit fails and so does the cleanup of the upload (or the process ' +
+      'dies there), the file stays recorded ' +
+      'and the sweeper removes ' +
+      'it',
+    async () => {
+      const { request, commit } = await ticketWithFileSteps('abandoned.txt');
+      const before = await state();
+      // The commit fails, then the claim of the cleanup record (the step after it) fails too.
+      const { result: reply, steps } = await injector.run(
+        new Map<number, FaultKind>([
+          [commit, 'server'],
+          [commit + 1, 'network'],
+        ]),
+        () => send(request),
+      );
+      expect(steps.slice(commit).map((s) => s.label)).toEqual(['TransactWriteItems', 'UpdateItem']);
+      expectRetryable(reply, 'commit and cleanup failed');
+      const after = await state();
+      const d = diff(withoutCounter(before), withoutCounter(after));
+      expect(d.removed.concat(d.changed)).toEqual([]);
+      expect(d.added).toHaveLength(1);
+      expect(d.objectsAdded).toHaveLength(1);
+      expect(pendingCleanups(after).map((c) => c.object_keys)).toEqual([d.objectsAdded]);
+      expectWhole(after, 'abandoned upload'); // recorded, so not an orphan
 
-    // Not due yet (a slow request may still be committing); due once the grace period is over.
-    expect(await sweepFileCleanups()).toEqual({ finished: 0, unfinished: 0 });
-    expect(await sweepFileCleanups(new Date(Date.now() + uploadGraceMs + 1000))).toEqual({ finished: 1, unfinished: 0 });
-    expect(diff(withoutCounter(before), withoutCounter(await state()))).toEqual({ added: [], removed: [], changed: [], objectsAdded: [], objectsRemoved: [] });
+      // Not due yet (a slow request may still be committing); due once the grace period is over.
+      expect(await sweepFileCleanups()).toEqual({ finished: 0, unfinished: 0 });
+      expect(await sweepFileCleanups(new Date(Date.now() + uploadGraceMs + 1000))).toEqual({
+        finished: 1,
+        unfinished: 0,
+      });
+      expect(diff(withoutCounter(before), withoutCounter(await state()))).toEqual({
+        added: [],
+        removed: [],
+        changed: [],
+        objectsAdded: [],
+        objectsRemoved: [],
+      });
 
-    expect((await send(request)).status).toBe(201);
-    expectWhole(await state(), 'retried');
-  });
+      expect((await send(request)).status).toBe(201);
+      expectWhole(await state(), 'retried');
+    },
+  );
 
-  it('a commit that took effect but whose reply was lost keeps its file: the claim fails, nothing points at a missing object', async () => {
-    const { request, commit } = await ticketWithFileSteps('committed.txt');
-    const before = await state();
-    const { result: reply } = await injector.run(new Map<number, FaultKind>([[commit, 'lost-reply']]), () => send(request));
-    // The handler cannot know the ticket was stored (an Idempotency-Key makes the retry safe).
-    expectRetryable(reply, 'commit reply lost');
-    const after = await state();
-    const d = diff(withoutCounter(before), withoutCounter(after));
-    expect(d.objectsAdded).toHaveLength(1);
-    expect(d.objectsRemoved).toEqual([]);
-    expect(pendingCleanups(after)).toEqual([]);
-    expectWhole(after, 'commit reply lost');
-    expect(await sweepFileCleanups(new Date(Date.now() + uploadGraceMs + 1000))).toEqual({ finished: 0, unfinished: 0 });
-    expect((await state()).objects).toEqual(after.objects);
-  });
+  it(
+    'a commit that took effect but whose reply was lost keeps its file: the ' +
+      'claim fails, nothing points at a missing ' +
+      'object',
+    async () => {
+      const { request, commit } = await ticketWithFileSteps('committed.txt');
+      const before = await state();
+      const { result: reply } = await injector.run(new Map<number, FaultKind>([[commit, 'lost-reply']]), () =>
+        send(request),
+      );
+      // The handler cannot know the ticket was stored (an Idempotency-Key makes the retry safe).
+      expectRetryable(reply, 'commit reply lost');
+      const after = await state();
+      const d = diff(withoutCounter(before), withoutCounter(after));
+      expect(d.objectsAdded).toHaveLength(1);
+      expect(d.objectsRemoved).toEqual([]);
+      expect(pendingCleanups(after)).toEqual([]);
+      expectWhole(after, 'commit reply lost');
+      expect(await sweepFileCleanups(new Date(Date.now() + uploadGraceMs + 1000))).toEqual({
+        finished: 0,
+        unfinished: 0,
+      });
+      expect((await state()).objects).toEqual(after.objects);
+    },
+  );
 
   it('a keyed create whose answer cannot be kept still answers its success (the ticket was stored)', async () => {
     await warm();
-    const keyed = (key: string): Request => ({ method: 'POST', path: '/api/tickets/', options: { json: TICKET, headers: { 'idempotency-key': key } } });
+    const keyed = (key: string): Request => ({
+      method: 'POST',
+      path: '/api/tickets/',
+      options: { json: TICKET, headers: { 'idempotency-key': key } },
+    });
     const recorded = await injector.run(new Map(), () => send(keyed(unique('key'))));
     expect(recorded.result.status).toBe(201);
     // The claim (PutItem) comes first; keeping the answer (UpdateItem) comes after the commit.
@@ -487,11 +607,16 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
     const before = await state();
     clearCredentialCache();
     warmedAt = 0;
-    const { result: reply, steps } = await injector.run(new Map<number, FaultKind>([[0, 'throttle']]), () => send(request));
+    const { result: reply, steps } = await injector.run(new Map<number, FaultKind>([[0, 'throttle']]), () =>
+      send(request),
+    );
     // The user read, and the attempt counted for the username from this source and for the source.
     const [first, ...rest] = steps.map((s) => s.label);
     expect(first).toBe('GetItem');
-    expect(rest.every((label) => label === 'UpdateItem' || label === 'PutItem'), rest.join()).toBe(true);
+    expect(
+      rest.every((label) => label === 'UpdateItem' || label === 'PutItem'),
+      rest.join(),
+    ).toBe(true);
     expectRetryable(reply, 'authentication read throttled');
     // The attempts counted were given back (their items may stay, at zero).
     const d = diff(withoutLoginAttempts(before), withoutLoginAttempts(await state()));

@@ -1,6 +1,17 @@
 /** /api/followups-attachments/ and /{id}/: list, add, read and delete attachment records (as upstream's). */
 import { describe, expect, it } from 'vitest';
-import { ADMIN_AUTH, API, ATTACHMENT_KEYS, call, createTicket, download, form, multipart, unique, type Json } from './client';
+import {
+  ADMIN_AUTH,
+  API,
+  ATTACHMENT_KEYS,
+  call,
+  createTicket,
+  download,
+  form,
+  multipart,
+  unique,
+  type Json,
+} from './client';
 
 const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
 const DETAIL_ALLOW = 'GET, DELETE, HEAD, OPTIONS';
@@ -11,8 +22,18 @@ async function newFollowup(): Promise<{ ticket: Json; followup: number }> {
   return { ticket, followup: ticket.followup_set[0].id };
 }
 
-async function attach(followup: number, name: string, content: string | Buffer, fields: Record<string, string | number> = {}, type?: string | null): Promise<Json> {
-  const reply = await call('POST', '/api/followups-attachments/', multipart({ followup, ...fields }, [{ field: 'file', name, content, type }]));
+async function attach(
+  followup: number,
+  name: string,
+  content: string | Buffer,
+  fields: Record<string, string | number> = {},
+  type?: string | null,
+): Promise<Json> {
+  const reply = await call(
+    'POST',
+    '/api/followups-attachments/',
+    multipart({ followup, ...fields }, [{ field: 'file', name, content, type }]),
+  );
   expect(reply.status, reply.text).toBe(201);
   return reply.body;
 }
@@ -26,7 +47,9 @@ async function followupOf(id: number): Promise<Json> {
 describe('POST /api/followups-attachments/', () => {
   it('adds a file to a followup: 201 with the record; the followup and ticket list it', async () => {
     const { ticket, followup } = await newFollowup();
-    const reply = await call('POST', '/api/followups-attachments/', { form: form({ followup }, [{ field: 'file', name: 'doc.txt', type: 'text/plain', content: 'hello world\n' }]) });
+    const reply = await call('POST', '/api/followups-attachments/', {
+      form: form({ followup }, [{ field: 'file', name: 'doc.txt', type: 'text/plain', content: 'hello world\n' }]),
+    });
     expect(reply.status).toBe(201);
     expect(reply.headers.get('location')).toBeNull();
     expect(reply.headers.get('allow')).toBe(LIST_ALLOW);
@@ -56,17 +79,23 @@ describe('POST /api/followups-attachments/', () => {
     expect(created.size).toBe(300);
   });
 
-  it('mime_type defaults to a type guessed from the name, not the part\'s Content-Type', async () => {
+  it("mime_type defaults to a type guessed from the name, not the part's Content-Type", async () => {
     const { followup } = await newFollowup();
     expect((await attach(followup, 'notes.txt', 'text', {}, 'application/x-whatever')).mime_type).toBe('text/plain');
     expect((await attach(followup, 'pixel.png', 'png', {}, null)).mime_type).toBe('image/png');
-    expect((await attach(followup, 'no-extension', 'data', {}, 'text/plain')).mime_type).toBe('application/octet-stream');
+    expect((await attach(followup, 'no-extension', 'data', {}, 'text/plain')).mime_type).toBe(
+      'application/octet-stream',
+    );
     expect((await attach(followup, 'tool.exe', 'MZ')).mime_type).toBe('application/octet-stream');
   });
 
   it('filename, mime_type and size may be given; a given name is kept without its path', async () => {
     const { followup } = await newFollowup();
-    const given = await attach(followup, 'upload.txt', 'twelve bytes', { filename: 'report.pdf', mime_type: 'application/x-report', size: 5 });
+    const given = await attach(followup, 'upload.txt', 'twelve bytes', {
+      filename: 'report.pdf',
+      mime_type: 'application/x-report',
+      size: 5,
+    });
     expect(given).toMatchObject({ filename: 'report.pdf', mime_type: 'application/x-report', size: 5 });
     const guessed = await attach(followup, 'upload.txt', 'x', { filename: 'page.html' });
     expect(guessed).toMatchObject({ filename: 'page.html', mime_type: 'text/html', size: 1 });
@@ -77,7 +106,11 @@ describe('POST /api/followups-attachments/', () => {
   it('the followup lists its attachments by filename', async () => {
     const { followup } = await newFollowup();
     for (const name of ['c.txt', 'a.txt', 'b.txt']) await attach(followup, name, name);
-    expect((await followupOf(followup)).followupattachment_set.map((a: Json) => a.filename)).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect((await followupOf(followup)).followupattachment_set.map((a: Json) => a.filename)).toEqual([
+      'a.txt',
+      'b.txt',
+      'c.txt',
+    ]);
   });
 
   it('works on any followup, not only the opening one', async () => {
@@ -97,14 +130,22 @@ describe('POST /api/followups-attachments/', () => {
     const jsonReply = await call('POST', '/api/followups-attachments/', { json: { followup } });
     expect(jsonReply.status).toBe(400);
     expect(jsonReply.body).toEqual(missing);
-    const wrongField = await call('POST', '/api/followups-attachments/', multipart({ followup }, [{ field: 'attachment', name: 'a.txt', content: 'x' }]));
+    const wrongField = await call(
+      'POST',
+      '/api/followups-attachments/',
+      multipart({ followup }, [{ field: 'attachment', name: 'a.txt', content: 'x' }]),
+    );
     expect(wrongField.body).toEqual(missing);
     expect((await followupOf(followup)).followupattachment_set).toEqual([]);
   });
 
   it('an empty file gives {"file":["The submitted file is empty."]}', async () => {
     const { followup } = await newFollowup();
-    const reply = await call('POST', '/api/followups-attachments/', multipart({ followup }, [{ field: 'file', name: 'empty.txt', content: '' }]));
+    const reply = await call(
+      'POST',
+      '/api/followups-attachments/',
+      multipart({ followup }, [{ field: 'file', name: 'empty.txt', content: '' }]),
+    );
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ file: ['The submitted file is empty.'] });
     expect((await followupOf(followup)).followupattachment_set).toEqual([]);
@@ -137,7 +178,11 @@ describe('POST /api/followups-attachments/', () => {
     const { ticket } = await newFollowup();
     const fu = await call('POST', '/api/followups/', { json: { ticket: ticket.id, title: 't', comment: 'c' } });
     expect((await call('DELETE', `/api/followups/${fu.body.id}/`)).status).toBe(204);
-    const reply = await call('POST', '/api/followups-attachments/', multipart({ followup: fu.body.id }, [{ field: 'file', name: 'a.txt', content: 'x' }]));
+    const reply = await call(
+      'POST',
+      '/api/followups-attachments/',
+      multipart({ followup: fu.body.id }, [{ field: 'file', name: 'a.txt', content: 'x' }]),
+    );
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ followup: [`Invalid pk "${fu.body.id}" - object does not exist.`] });
   });
@@ -203,7 +248,9 @@ describe('/api/followups-attachments/{id}/', () => {
     const { ticket, followup } = await newFollowup();
     const keep = await attach(followup, 'keep.txt', 'keep');
     const gone = await attach(followup, 'gone.txt', 'gone');
-    const location = (await fetch(gone.file, { headers: { authorization: ADMIN_AUTH }, redirect: 'manual' })).headers.get('location')!;
+    const location = (
+      await fetch(gone.file, { headers: { authorization: ADMIN_AUTH }, redirect: 'manual' })
+    ).headers.get('location')!;
     expect((await fetch(location)).status).toBe(200);
 
     const reply = await call('DELETE', `/api/followups-attachments/${gone.id}/`);
@@ -216,7 +263,9 @@ describe('/api/followups-attachments/{id}/', () => {
 
     expect((await followupOf(followup)).followupattachment_set).toEqual([keep]);
     expect((await download(keep.file)).bytes.toString()).toBe('keep');
-    expect((await call('GET', `/api/tickets/${ticket.id}/`)).body.followup_set[0].followupattachment_set).toEqual([keep]);
+    expect((await call('GET', `/api/tickets/${ticket.id}/`)).body.followup_set[0].followupattachment_set).toEqual([
+      keep,
+    ]);
   });
 
   it('PUT and PATCH are not allowed', async () => {

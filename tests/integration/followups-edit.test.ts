@@ -1,11 +1,15 @@
-/** GET /api/followups/ and /api/followups/{id}/: read, PUT, PATCH, DELETE (as upstream's; docs/upstream.md: pagination). */
+/**
+ * GET /api/followups/ and /api/followups/{id}/: read, PUT, PATCH, DELETE (as upstream's; docs/upstream.md: pagination).
+ */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, ADMIN_ID, API, FOLLOWUP_KEYS, call, createTicket, download, form, type Json } from './client';
 
 const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';
 
 async function followup(ticket: number, body: Record<string, unknown> = {}): Promise<Json> {
-  const reply = await call('POST', '/api/followups/', { json: { ticket, title: 'A title', comment: 'A comment', ...body } });
+  const reply = await call('POST', '/api/followups/', {
+    json: { ticket, title: 'A title', comment: 'A comment', ...body },
+  });
   expect(reply.status, reply.text).toBe(201);
   return reply.body;
 }
@@ -55,7 +59,7 @@ async function listedFollowups(ids: number[]): Promise<Json[]> {
 }
 
 describe('GET /api/followups/', () => {
-  it('answers the paginated envelope of followups, each in the detail\'s shape', async () => {
+  it("answers the paginated envelope of followups, each in the detail's shape", async () => {
     const ticket = (await createTicket()).body;
     await followup(ticket.id);
     await followup(ticket.id);
@@ -129,7 +133,9 @@ describe('PATCH /api/followups/{id}/', () => {
   it('changes only what was sent and answers the followup', async () => {
     const ticket = (await createTicket()).body;
     const created = await followup(ticket.id, { public: false });
-    const reply = await call('PATCH', `/api/followups/${created.id}/`, { json: { title: 'Edited', public: true, time_spent: '01:30:00' } });
+    const reply = await call('PATCH', `/api/followups/${created.id}/`, {
+      json: { title: 'Edited', public: true, time_spent: '01:30:00' },
+    });
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual({ ...created, title: 'Edited', public: true, time_spent: '01:30:00' });
     expect(await get(created.id)).toEqual(reply.body);
@@ -140,7 +146,9 @@ describe('PATCH /api/followups/{id}/', () => {
     const ticket = (await createTicket()).body;
     const created = await followup(ticket.id);
     expect((await call('PATCH', `/api/followups/${created.id}/`, { json: {} })).body).toEqual(created);
-    const readOnly = await call('PATCH', `/api/followups/${created.id}/`, { json: { id: 1, date: '2000-01-01T00:00:00Z', message_id: 'm' } });
+    const readOnly = await call('PATCH', `/api/followups/${created.id}/`, {
+      json: { id: 1, date: '2000-01-01T00:00:00Z', message_id: 'm' },
+    });
     expect(readOnly.status).toBe(200);
     expect(readOnly.body).toEqual(created);
   });
@@ -148,7 +156,9 @@ describe('PATCH /api/followups/{id}/', () => {
   it('title and comment may become "" or null; user any existing user', async () => {
     const ticket = (await createTicket()).body;
     const created = await followup(ticket.id);
-    const reply = await call('PATCH', `/api/followups/${created.id}/`, { json: { title: '', comment: null, user: null } });
+    const reply = await call('PATCH', `/api/followups/${created.id}/`, {
+      json: { title: '', comment: null, user: null },
+    });
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toMatchObject({ title: '', comment: null, user: null });
     const back = await call('PATCH', `/api/followups/${created.id}/`, { json: { user: ADMIN_ID } });
@@ -158,7 +168,9 @@ describe('PATCH /api/followups/{id}/', () => {
   it('a changed new_status does not change the ticket, nor add a followup', async () => {
     const ticket = (await createTicket()).body;
     const created = await followup(ticket.id);
-    const reply = await call('PATCH', `/api/followups/${created.id}/`, { json: { new_status: 3, comment: 'resolved?' } });
+    const reply = await call('PATCH', `/api/followups/${created.id}/`, {
+      json: { new_status: 3, comment: 'resolved?' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.new_status).toBe(3);
     expect(reply.body.title).toBe(created.title);
@@ -188,7 +200,14 @@ describe('PATCH /api/followups/{id}/', () => {
     const ticket = (await createTicket()).body;
     const created = await followup(ticket.id);
     const reply = await call('PATCH', `/api/followups/${created.id}/`, {
-      json: { ticket: 99999999, user: 99999999, title: 'x'.repeat(201), public: 'maybe', new_status: 9, time_spent: 'abc' },
+      json: {
+        ticket: 99999999,
+        user: 99999999,
+        title: 'x'.repeat(201),
+        public: 'maybe',
+        new_status: 9,
+        time_spent: 'abc',
+      },
     });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({
@@ -197,7 +216,9 @@ describe('PATCH /api/followups/{id}/', () => {
       new_status: ['"9" is not a valid choice.'],
       time_spent: ['Duration has wrong format. Use one of these formats instead: [DD] [HH:[MM:]]ss[.uuuuuu].'],
     });
-    const refs = await call('PATCH', `/api/followups/${created.id}/`, { json: { ticket: 99999999, user: 99999999, title: 'changed?' } });
+    const refs = await call('PATCH', `/api/followups/${created.id}/`, {
+      json: { ticket: 99999999, user: 99999999, title: 'changed?' },
+    });
     expect(refs.status).toBe(400);
     expect(refs.body).toEqual({
       ticket: ['Invalid pk "99999999" - object does not exist.'],
@@ -231,7 +252,9 @@ describe('PUT /api/followups/{id}/', () => {
   it('with the same ticket edits the fields sent; the others keep their values', async () => {
     const ticket = (await createTicket()).body;
     const created = await followup(ticket.id, { public: true, time_spent: '00:10:00' });
-    const reply = await call('PUT', `/api/followups/${created.id}/`, { json: { ticket: ticket.id, comment: 'replaced' } });
+    const reply = await call('PUT', `/api/followups/${created.id}/`, {
+      json: { ticket: ticket.id, comment: 'replaced' },
+    });
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual({ ...created, comment: 'replaced' });
     expect(await get(created.id)).toEqual(reply.body);
@@ -270,7 +293,9 @@ describe('PUT /api/followups/{id}/', () => {
     expect((await call('GET', new URL(a.file).pathname)).status).toBe(404);
     expect((await download(reply.body.followupattachment_set[0].file)).bytes).toEqual(Buffer.from([0, 1, 2, 255]));
     expect((await download(reply.body.followupattachment_set[1].file)).bytes.toString()).toBe('bee');
-    expect((await call('GET', `/api/followups-attachments/${a.id}/`)).body.file).toBe(reply.body.followupattachment_set[0].file);
+    expect((await call('GET', `/api/followups-attachments/${a.id}/`)).body.file).toBe(
+      reply.body.followupattachment_set[0].file,
+    );
 
     expect(await listedFollowups([created.id])).toEqual([reply.body]);
 
@@ -289,8 +314,13 @@ describe('PUT /api/followups/{id}/', () => {
     const created = await followup(from.id);
     expect((await call('PATCH', `/api/followups/${created.id}/`, { json: { ticket: to.id } })).body.ticket).toBe(to.id);
     expect((await ticketOf(to.id)).followup_set).toHaveLength(2);
-    expect((await call('PATCH', `/api/followups/${created.id}/`, { json: { ticket: String(from.id) } })).body.ticket).toBe(from.id);
-    expect((await ticketOf(from.id)).followup_set.map((f: Json) => f.id)).toEqual([from.followup_set[0].id, created.id]);
+    expect(
+      (await call('PATCH', `/api/followups/${created.id}/`, { json: { ticket: String(from.id) } })).body.ticket,
+    ).toBe(from.id);
+    expect((await ticketOf(from.id)).followup_set.map((f: Json) => f.id)).toEqual([
+      from.followup_set[0].id,
+      created.id,
+    ]);
     expect((await ticketOf(to.id)).followup_set).toHaveLength(1);
   });
 
@@ -334,18 +364,25 @@ describe('DELETE /api/followups/{id}/', () => {
     expect((await call('GET', `/api/tickets/${ticket.id}/`)).status).toBe(200);
   });
 
-  it("concurrent edits of a new ticket's opening followup (held by the ticket item until first edited) all land on one followup", async () => {
-    const ticket = (await createTicket()).body;
-    const opening = ticket.followup_set[0];
-    const titles = ['one', 'two', 'three', 'four'];
-    const replies = await Promise.all(titles.map((title) => call('PATCH', `/api/followups/${opening.id}/`, { json: { title } })));
-    for (const reply of replies) expect(reply.status, reply.text).toBe(200);
-    const after = await ticketOf(ticket.id);
-    expect(after.followup_set.map((f: Json) => f.id)).toEqual([opening.id]);
-    expect(titles).toContain(after.followup_set[0].title);
-    expect(after.followup_set[0]).toEqual({ ...opening, title: after.followup_set[0].title });
-    expect(await get(opening.id)).toEqual(after.followup_set[0]);
-  });
+  it(
+    "concurrent edits of a new ticket's opening followup (held by the ticket " +
+      'item until first edited) all land ' +
+      'on one followup',
+    async () => {
+      const ticket = (await createTicket()).body;
+      const opening = ticket.followup_set[0];
+      const titles = ['one', 'two', 'three', 'four'];
+      const replies = await Promise.all(
+        titles.map((title) => call('PATCH', `/api/followups/${opening.id}/`, { json: { title } })),
+      );
+      for (const reply of replies) expect(reply.status, reply.text).toBe(200);
+      const after = await ticketOf(ticket.id);
+      expect(after.followup_set.map((f: Json) => f.id)).toEqual([opening.id]);
+      expect(titles).toContain(after.followup_set[0].title);
+      expect(after.followup_set[0]).toEqual({ ...opening, title: after.followup_set[0].title });
+      expect(await get(opening.id)).toEqual(after.followup_set[0]);
+    },
+  );
 
   it('the opening followup can be deleted; the ticket stays', async () => {
     const ticket = (await createTicket()).body;

@@ -1,6 +1,17 @@
 /** POST /api/followups/ (docs/upstream.md: decided points; where we differ, h). */
 import { describe, expect, it } from 'vitest';
-import { ADMIN_ID, API, ATTACHMENT_KEYS, DATE_TIME, FOLLOWUP_KEYS, call, createTicket, createUser, form, type Json } from './client';
+import {
+  ADMIN_ID,
+  API,
+  ATTACHMENT_KEYS,
+  DATE_TIME,
+  FOLLOWUP_KEYS,
+  call,
+  createTicket,
+  createUser,
+  form,
+  type Json,
+} from './client';
 
 const REQUIRED = ['This field is required.'];
 const DURATION_MESSAGE = 'Duration has wrong format. Use one of these formats instead: [DD] [HH:[MM:]]ss[.uuuuuu].';
@@ -24,7 +35,9 @@ async function ticketOf(id: number): Promise<Json> {
 describe('creating a followup', () => {
   it('answers 201 with the followup, keys in upstream order, appended to the ticket', async () => {
     const ticket = (await createTicket()).body;
-    const reply = await call('POST', '/api/followups/', { json: { ticket: ticket.id, title: 'A reply', comment: 'Some text\nwith lines' } });
+    const reply = await call('POST', '/api/followups/', {
+      json: { ticket: ticket.id, title: 'A reply', comment: 'Some text\nwith lines' },
+    });
     expect(reply.status).toBe(201);
     expect(reply.headers.get('location')).toBeNull();
     expect(Object.keys(reply.body)).toEqual(FOLLOWUP_KEYS);
@@ -59,15 +72,26 @@ describe('creating a followup', () => {
     const ticket = (await createTicket()).body;
     const png = Buffer.alloc(70, 0x89);
     const reply = await call('POST', '/api/followups/', {
-      form: form({ ticket: ticket.id, title: 'Test ticket answer', comment: 'This answer contains multiple files as attachment.' }, [
-        { field: 'attachments', name: 'pixel.png', type: 'image/png', content: png },
-        { field: 'attachments', name: 'notes.txt', type: 'text/plain', content: 'eighteen bytes!!\r\n' },
-        { field: 'attachments', name: 'zz.bin', type: 'application/octet-stream', content: Buffer.from([0, 1, 2]) },
-      ]),
+      form: form(
+        {
+          ticket: ticket.id,
+          title: 'Test ticket answer',
+          comment: 'This answer contains multiple files as attachment.',
+        },
+        [
+          { field: 'attachments', name: 'pixel.png', type: 'image/png', content: png },
+          { field: 'attachments', name: 'notes.txt', type: 'text/plain', content: 'eighteen bytes!!\r\n' },
+          { field: 'attachments', name: 'zz.bin', type: 'application/octet-stream', content: Buffer.from([0, 1, 2]) },
+        ],
+      ),
     });
     expect(reply.status).toBe(201);
     const f = reply.body;
-    expect(f).toMatchObject({ title: 'Test ticket answer', comment: 'This answer contains multiple files as attachment.', public: false });
+    expect(f).toMatchObject({
+      title: 'Test ticket answer',
+      comment: 'This answer contains multiple files as attachment.',
+      public: false,
+    });
     const files = f.followupattachment_set;
     expect(files.map((a: Json) => a.filename)).toEqual(['notes.txt', 'pixel.png', 'zz.bin']);
     for (const a of files) {
@@ -95,7 +119,9 @@ describe('creating a followup', () => {
 
   it('multipart without public makes a non-public followup; a text field keeps ""', async () => {
     const ticket = (await createTicket()).body;
-    const reply = await call('POST', '/api/followups/', { form: form({ ticket: ticket.id, title: '', comment: 'from a form' }) });
+    const reply = await call('POST', '/api/followups/', {
+      form: form({ ticket: ticket.id, title: '', comment: 'from a form' }),
+    });
     expect(reply.status).toBe(201);
     expect(reply.body.public).toBe(false);
     expect(reply.body.title).toBe('Comment');
@@ -104,7 +130,9 @@ describe('creating a followup', () => {
 
   it('a multipart empty new_status counts as null', async () => {
     const ticket = (await createTicket()).body;
-    const reply = await call('POST', '/api/followups/', { form: form({ ticket: ticket.id, title: 'x', comment: 'y', new_status: '' }) });
+    const reply = await call('POST', '/api/followups/', {
+      form: form({ ticket: ticket.id, title: 'x', comment: 'y', new_status: '' }),
+    });
     expect(reply.status).toBe(201);
     expect(reply.body.new_status).toBeNull();
     expect((await ticketOf(ticket.id)).status).toBe(1);
@@ -119,7 +147,9 @@ describe('creating a followup', () => {
     ['00:00:01.5', '00:00:01.500000'],
   ])('time_spent %j is returned as %s', async (input, output) => {
     const ticket = (await createTicket()).body;
-    expect((await followup({ ticket: ticket.id, title: 't', comment: 'c', time_spent: input })).time_spent).toBe(output);
+    expect((await followup({ ticket: ticket.id, title: 't', comment: 'c', time_spent: input })).time_spent).toBe(
+      output,
+    );
   });
 });
 
@@ -127,17 +157,29 @@ describe('concurrency', () => {
   it('concurrent followups that change no status are all stored', async () => {
     const ticket = (await createTicket()).body;
     const replies = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => call('POST', '/api/followups/', { json: { ticket: ticket.id, title: `parallel ${i}`, comment: `c${i}` } })),
+      Array.from({ length: 6 }, (_, i) =>
+        call('POST', '/api/followups/', { json: { ticket: ticket.id, title: `parallel ${i}`, comment: `c${i}` } }),
+      ),
     );
     for (const reply of replies) expect(reply.status, reply.text).toBe(201);
     const after = await ticketOf(ticket.id);
     expect(after.followup_set).toHaveLength(7);
-    expect(after.followup_set.slice(1).map((f: Json) => f.id).sort()).toEqual(replies.map((r) => r.body.id).sort());
+    expect(
+      after.followup_set
+        .slice(1)
+        .map((f: Json) => f.id)
+        .sort(),
+    ).toEqual(replies.map((r) => r.body.id).sort());
   });
 
   it('concurrent status changes store every accepted followup and leave a consistent ticket', async () => {
     const ticket = (await createTicket()).body;
-    const bodies = [null, 3, null, 4, 2, null].map((new_status, i) => ({ ticket: ticket.id, title: `parallel ${i}`, comment: `c${i}`, new_status }));
+    const bodies = [null, 3, null, 4, 2, null].map((new_status, i) => ({
+      ticket: ticket.id,
+      title: `parallel ${i}`,
+      comment: `c${i}`,
+      new_status,
+    }));
     const replies = await Promise.all(bodies.map((json) => call('POST', '/api/followups/', { json })));
     // Under contention a write may give up with a retryable 503; it then stored nothing.
     for (const reply of replies) {
@@ -147,7 +189,12 @@ describe('concurrency', () => {
     const accepted = replies.filter((r) => r.status === 201).map((r) => r.body.id);
     expect(accepted.length).toBeGreaterThan(0);
     const after = await ticketOf(ticket.id);
-    expect(after.followup_set.slice(1).map((f: Json) => f.id).sort()).toEqual(accepted.sort());
+    expect(
+      after.followup_set
+        .slice(1)
+        .map((f: Json) => f.id)
+        .sort(),
+    ).toEqual(accepted.sort());
     const changes = after.followup_set.filter((f: Json) => f.new_status !== null);
     expect(changes.length).toBeGreaterThan(0);
     expect(after.status).toBe(changes.at(-1).new_status);
@@ -155,7 +202,7 @@ describe('concurrency', () => {
 });
 
 describe('title and comment', () => {
-  it('a null title becomes the ticket\'s current title', async () => {
+  it("a null title becomes the ticket's current title", async () => {
     const ticket = (await createTicket({ title: 'original' })).body;
     await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { title: 'current title' } });
     expect((await followup({ ticket: ticket.id, title: null, comment: 'c' })).title).toBe('current title');
@@ -208,9 +255,15 @@ describe('title and comment', () => {
 });
 
 describe('status changes and resolution', () => {
-  it('new_status changes the ticket, records it and suffixes the title (upstream\'s observed example)', async () => {
+  it("new_status changes the ticket, records it and suffixes the title (upstream's observed example)", async () => {
     const ticket = (await createTicket({ title: 'stays' })).body;
-    const created = await followup({ ticket: ticket.id, title: 'Resolving', comment: 'resolved now', public: true, new_status: 3 });
+    const created = await followup({
+      ticket: ticket.id,
+      title: 'Resolving',
+      comment: 'resolved now',
+      public: true,
+      new_status: 3,
+    });
     expect(created).toEqual({
       id: created.id,
       ticket: ticket.id,
@@ -330,7 +383,14 @@ describe('errors', () => {
   });
 
   it('gives all errors at once, in field order', async () => {
-    const body = await followup400({ ticket: 999999999, title: 'x'.repeat(201), comment: 'c', public: 'maybe', new_status: 9, time_spent: 'abc' });
+    const body = await followup400({
+      ticket: 999999999,
+      title: 'x'.repeat(201),
+      comment: 'c',
+      public: 'maybe',
+      new_status: 9,
+      time_spent: 'abc',
+    });
     expect(Object.keys(body)).toEqual(['ticket', 'title', 'public', 'new_status', 'time_spent']);
   });
 
@@ -350,7 +410,9 @@ describe('errors', () => {
   it('a single empty file is keyed "0"', async () => {
     const ticket = (await createTicket()).body;
     const reply = await call('POST', '/api/followups/', {
-      form: form({ ticket: ticket.id, title: 'x', comment: 'y' }, [{ field: 'attachments', name: 'empty.txt', type: 'text/plain', content: '' }]),
+      form: form({ ticket: ticket.id, title: 'x', comment: 'y' }, [
+        { field: 'attachments', name: 'empty.txt', type: 'text/plain', content: '' },
+      ]),
     });
     expect(reply.status).toBe(400);
     expect(reply.text).toBe('{"attachments":{"0":["The submitted file is empty."]}}');
@@ -365,7 +427,10 @@ describe('errors', () => {
   it('a non-staff user gets 403', async () => {
     const user = await createUser();
     const ticket = (await createTicket()).body;
-    const reply = await call('POST', '/api/followups/', { auth: user.auth, json: { ticket: ticket.id, title: 't', comment: 'c' } });
+    const reply = await call('POST', '/api/followups/', {
+      auth: user.auth,
+      json: { ticket: ticket.id, title: 't', comment: 'c' },
+    });
     expect(reply.status).toBe(403);
     expect(await ticketOf(ticket.id)).toEqual(ticket);
   });

@@ -63,9 +63,19 @@ function sane(answer: Answer, method: string, what: string): boolean {
   return true;
 }
 
-async function expectSane(method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}, auth: string | null = ADMIN_AUTH): Promise<Answer> {
+async function expectSane(
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+  auth: string | null = ADMIN_AUTH,
+): Promise<Answer> {
   const answer = await send(method, path, body, headers, auth);
-  sane(answer, method, `${path} ${typeof body === 'string' ? body.slice(0, 200) : body ? `<${body.length} bytes>` : ''}`);
+  sane(
+    answer,
+    method,
+    `${path} ${typeof body === 'string' ? body.slice(0, 200) : body ? `<${body.length} bytes>` : ''}`,
+  );
   return answer;
 }
 
@@ -84,13 +94,39 @@ function safeDecode(segment: string): string {
 // Arbitraries
 // ---------------------------------------------------------------------------------------------
 
-const hugeString = fc.integer({ min: 1_000, max: 300_000 }).chain((n) => fc.constantFrom('a', '\u0000', 'é', '😀', '<', '"').map((c) => c.repeat(Math.ceil(n / c.length))));
+const hugeString = fc
+  .integer({ min: 1_000, max: 300_000 })
+  .chain((n) => fc.constantFrom('a', '\u0000', 'é', '😀', '<', '"').map((c) => c.repeat(Math.ceil(n / c.length))));
 const hostileString = fc.oneof(
   { weight: 5, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
-  { weight: 2, arbitrary: fc.constantFrom('', ' ', '\u0000', '1e308', '-0', 'NaN', 'Infinity', '-1', '0', '9'.repeat(40), 'null', 'true', '2024-02-30', '../../etc/passwd', '<script>', '%00', '\uFFFF', '\uD800') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\u0000',
+      '1e308',
+      '-0',
+      'NaN',
+      'Infinity',
+      '-1',
+      '0',
+      '9'.repeat(40),
+      'null',
+      'true',
+      '2024-02-30',
+      '../../etc/passwd',
+      '<script>',
+      '%00',
+      '\uFFFF',
+      '\uD800',
+    ),
+  },
   { weight: 1, arbitrary: hugeString },
 );
-const deep = fc.integer({ min: 10, max: 2_000 }).chain((depth) => fc.constantFrom('[', '{"a":').map((open) => ({ depth, open })));
+const deep = fc
+  .integer({ min: 10, max: 2_000 })
+  .chain((depth) => fc.constantFrom('[', '{"a":').map((open) => ({ depth, open })));
 const deepJson = deep.map(({ depth, open }) => {
   const close = open === '[' ? ']' : '}';
   return `${open.repeat(depth)}1${close.repeat(depth)}`;
@@ -98,16 +134,70 @@ const deepJson = deep.map(({ depth, open }) => {
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: hostileString },
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-  { weight: 2, arbitrary: fc.constantFrom(1e308, -1e308, -0, 0, 1, -1, 2 ** 53, 2 ** 31, 0.5, 1e-308, Number.MAX_SAFE_INTEGER + 2, true, false, null, [], {}, [1], ['a'], { id: 1 }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      1e308,
+      -1e308,
+      -0,
+      0,
+      1,
+      -1,
+      2 ** 53,
+      2 ** 31,
+      0.5,
+      1e-308,
+      Number.MAX_SAFE_INTEGER + 2,
+      true,
+      false,
+      null,
+      [],
+      {},
+      [1],
+      ['a'],
+      { id: 1 },
+    ),
+  },
   { weight: 1, arbitrary: fc.integer() },
 );
 
-const TICKET_FIELDS = ['queue', 'title', 'description', 'resolution', 'submitter_email', 'assigned_to', 'status', 'on_hold', 'priority', 'due_date', 'merged_to', 'attachment', 'followup_set', 'id', 'custom_x'];
-const FOLLOWUP_FIELDS = ['ticket', 'user', 'title', 'comment', 'public', 'new_status', 'time_spent', 'date', 'message_id', 'attachments', 'followupattachment_set', 'id'];
+const TICKET_FIELDS = [
+  'queue',
+  'title',
+  'description',
+  'resolution',
+  'submitter_email',
+  'assigned_to',
+  'status',
+  'on_hold',
+  'priority',
+  'due_date',
+  'merged_to',
+  'attachment',
+  'followup_set',
+  'id',
+  'custom_x',
+];
+const FOLLOWUP_FIELDS = [
+  'ticket',
+  'user',
+  'title',
+  'comment',
+  'public',
+  'new_status',
+  'time_spent',
+  'date',
+  'message_id',
+  'attachments',
+  'followupattachment_set',
+  'id',
+];
 const USER_FIELDS = ['username', 'password', 'email', 'first_name', 'last_name', 'is_staff', 'is_superuser', 'id'];
 const QUEUE_FIELDS = ['title', 'slug', 'id', 'ticket_count'];
 
-/** A followup edit's body naming `ticket`, when it is a JSON object (PUT requires it; PATCH must not move the followup). */
+/**
+ * A followup edit's body naming `ticket`, when it is a JSON object (PUT requires it; PATCH must not move the followup).
+ */
 function withTicket(raw: string, ticket: number): string {
   try {
     const body = JSON.parse(raw) as unknown;
@@ -118,13 +208,33 @@ function withTicket(raw: string, ticket: number): string {
 }
 
 /** Keys that trip naive object handling (prototype pollution, inherited methods). */
-const TRAP_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'custom_', 'custom___proto__', 'custom_toString'];
+const TRAP_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'custom_',
+  'custom___proto__',
+  'custom_toString',
+];
 
 /** An object with (some of) the real field names, each mapped to a hostile value. */
 function fieldsObject(names: string[], base: Record<string, unknown> = {}): fc.Arbitrary<Record<string, unknown>> {
   return fc
-    .uniqueArray(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.constantFrom(...TRAP_KEYS) }), { minLength: 0, maxLength: names.length })
-    .chain((keys) => fc.tuple(...keys.map(() => hostileValue)).map((values) => ({ ...base, ...Object.fromEntries(keys.map((k, i) => [k, values[i]])) })));
+    .uniqueArray(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...names) },
+        { weight: 1, arbitrary: fc.constantFrom(...TRAP_KEYS) },
+      ),
+      { minLength: 0, maxLength: names.length },
+    )
+    .chain((keys) =>
+      fc
+        .tuple(...keys.map(() => hostileValue))
+        .map((values) => ({ ...base, ...Object.fromEntries(keys.map((k, i) => [k, values[i]])) })),
+    );
 }
 
 /**
@@ -134,14 +244,28 @@ function fieldsObject(names: string[], base: Record<string, unknown> = {}): fc.A
  */
 function jsonBody(names: string[], valid: () => Record<string, unknown> = () => ({})): fc.Arbitrary<() => string> {
   /** A body builder that prints as what it builds (fast-check shows it in counterexamples). */
-  const builder = (describe: string, build: () => string) => Object.assign(build, { [fc.toStringMethod]: () => describe });
+  const builder = (describe: string, build: () => string) =>
+    Object.assign(build, { [fc.toStringMethod]: () => describe });
   return fc.oneof(
-    { weight: 4, arbitrary: fieldsObject(names).map((o) => builder(`valid + ${fc.stringify(o)}`, () => json({ ...valid(), ...o }))) },
+    {
+      weight: 4,
+      arbitrary: fieldsObject(names).map((o) =>
+        builder(`valid + ${fc.stringify(o)}`, () => json({ ...valid(), ...o })),
+      ),
+    },
     { weight: 2, arbitrary: fieldsObject(names).map((o) => builder(fc.stringify(o), () => json(o))) },
     { weight: 2, arbitrary: fc.jsonValue().map((v) => builder(fc.stringify(v), () => json(v))) },
-    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((t) => builder(`raw ${fc.stringify(t)}`, () => t)) },
+    {
+      weight: 2,
+      arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((t) => builder(`raw ${fc.stringify(t)}`, () => t)),
+    },
     { weight: 1, arbitrary: deepJson.map((t) => builder(`deep ${t.length}`, () => t)) },
-    { weight: 1, arbitrary: fieldsObject(names).map((o) => builder(`truncated valid + ${fc.stringify(o)}`, () => json({ ...valid(), ...o }).slice(0, -1))) },
+    {
+      weight: 1,
+      arbitrary: fieldsObject(names).map((o) =>
+        builder(`truncated valid + ${fc.stringify(o)}`, () => json({ ...valid(), ...o }).slice(0, -1)),
+      ),
+    },
   );
 }
 
@@ -160,18 +284,40 @@ function multipart(boundary: string, parts: Part[], close = true): Buffer {
   const chunks: Buffer[] = [];
   for (const part of parts) {
     chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"`));
-    if (part.filename !== undefined) chunks.push(Buffer.from('; filename="'), Buffer.from(part.filename), Buffer.from('"'));
-    chunks.push(Buffer.from(`\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ''}\r\n`), part.content, Buffer.from('\r\n'));
+    if (part.filename !== undefined)
+      chunks.push(Buffer.from('; filename="'), Buffer.from(part.filename), Buffer.from('"'));
+    chunks.push(
+      Buffer.from(`\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ''}\r\n`),
+      part.content,
+      Buffer.from('\r\n'),
+    );
   }
   if (close) chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
 }
 
-const fieldName = fc.oneof(fc.constant('attachment'), fc.constantFrom(...TICKET_FIELDS, ...FOLLOWUP_FIELDS), fc.string({ maxLength: 12 }).map((s) => s.replace(/["\r\n]/g, '_')));
+const fieldName = fc.oneof(
+  fc.constant('attachment'),
+  fc.constantFrom(...TICKET_FIELDS, ...FOLLOWUP_FIELDS),
+  fc.string({ maxLength: 12 }).map((s) => s.replace(/["\r\n]/g, '_')),
+);
 const fileName = fc.oneof(
-  fc.constantFrom('a.txt', '', '..', '../../x', 'x'.repeat(5_000), 'ü.txt', 'a\u0000b.txt', '😀.png', 'invoice\u202Efdp.exe', '\u2066x\u2069.txt'),
+  fc.constantFrom(
+    'a.txt',
+    '',
+    '..',
+    '../../x',
+    'x'.repeat(5_000),
+    'ü.txt',
+    'a\u0000b.txt',
+    '😀.png',
+    'invoice\u202Efdp.exe',
+    '\u2066x\u2069.txt',
+  ),
   fc.string({ maxLength: 30 }).map((s) => s.replace(/["\r\n]/g, '_')),
-  fc.uint8Array({ minLength: 1, maxLength: 40 }).map((b) => Buffer.from(b.map((x) => (x === 0x22 || x === 0x0d || x === 0x0a ? 0x80 : x)))), // not UTF-8
+  fc
+    .uint8Array({ minLength: 1, maxLength: 40 })
+    .map((b) => Buffer.from(b.map((x) => (x === 0x22 || x === 0x0d || x === 0x0a ? 0x80 : x)))), // not UTF-8
 );
 const partArb: fc.Arbitrary<Part> = fc.record(
   {
@@ -180,10 +326,23 @@ const partArb: fc.Arbitrary<Part> = fc.record(
     // Types a client can put in a part header, CR/LF and other controls included (a folded or
     // injected header line), which once failed the upload with a misleading 503.
     type: fc.oneof(
-      fc.constantFrom('text/plain', 'application/octet-stream', 'image/png', '', 'x/"y', 'text/plain\r\n X-Folded: 1', 'image/png\u0000', 'text/plain; charset=\u00e9'),
+      fc.constantFrom(
+        'text/plain',
+        'application/octet-stream',
+        'image/png',
+        '',
+        'x/"y',
+        'text/plain\r\n X-Folded: 1',
+        'image/png\u0000',
+        'text/plain; charset=\u00e9',
+      ),
       fc.string({ maxLength: 20 }).map((t) => t.replace(/\r\n/g, ' ')),
     ),
-    content: fc.oneof(fc.constant(Buffer.alloc(0)), fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)), fc.string({ maxLength: 50 }).map((s) => Buffer.from(s))),
+    content: fc.oneof(
+      fc.constant(Buffer.alloc(0)),
+      fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+      fc.string({ maxLength: 50 }).map((s) => Buffer.from(s)),
+    ),
   },
   { requiredKeys: ['name', 'content'] },
 );
@@ -197,7 +356,15 @@ const VALID_FIELDS: Part[] = [
 
 const multipartCase = fc.record({
   boundary: fc.constantFrom('XyZ123', 'a', '-'.repeat(70), 'with space', 'x'.repeat(200)),
-  declared: fc.constantFrom<'same' | 'other' | 'missing' | 'empty' | 'quoted'>('same', 'same', 'same', 'other', 'missing', 'empty', 'quoted'),
+  declared: fc.constantFrom<'same' | 'other' | 'missing' | 'empty' | 'quoted'>(
+    'same',
+    'same',
+    'same',
+    'other',
+    'missing',
+    'empty',
+    'quoted',
+  ),
   withValid: fc.constantFrom(true, true, false),
   parts: fc.array(partArb, { maxLength: 8 }),
   truncate: fc.option(fc.integer({ min: 0, max: 2_000 }), { nil: undefined }),
@@ -209,7 +376,13 @@ type MultipartCase = typeof multipartCase extends fc.Arbitrary<infer T> ? T : ne
 function multipartRequest(c: MultipartCase, valid: Part[]): { body: Buffer; contentType: string } {
   let body = multipart(c.boundary, [...(c.withValid ? valid : []), ...c.parts], c.close);
   if (c.truncate !== undefined) body = body.subarray(0, c.truncate);
-  const declared = { same: `; boundary=${c.boundary}`, other: '; boundary=nope', missing: '', empty: '; boundary=', quoted: `; boundary="${c.boundary}"` }[c.declared];
+  const declared = {
+    same: `; boundary=${c.boundary}`,
+    other: '; boundary=nope',
+    missing: '',
+    empty: '; boundary=',
+    quoted: `; boundary="${c.boundary}"`,
+  }[c.declared];
   return { body, contentType: `multipart/form-data${declared}` };
 }
 
@@ -226,7 +399,12 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     ticketId = (await createTicket({ title: 'fuzz target' })).body.id;
-    const followup = await send('POST', '/api/followups/', json({ ticket: ticketId, title: 'fuzz', comment: 'target' }), JSON_TYPE);
+    const followup = await send(
+      'POST',
+      '/api/followups/',
+      json({ ticket: ticketId, title: 'fuzz', comment: 'target' }),
+      JSON_TYPE,
+    );
     expect(followup.status).toBe(201);
     followupId = (JSON.parse(followup.text) as { id: number }).id;
     const slug = unique('fuzz');
@@ -242,12 +420,18 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
   it('POST /api/tickets/ with any JSON body; no ticket without a 201', async () => {
     let created = 0;
     await fc.assert(
-      fc.asyncProperty(jsonBody(TICKET_FIELDS.filter((f) => f !== 'queue'), () => ({ ...VALID_TICKET, queue: queueId })), async (build) => {
-        const body = build();
-        const answer = await expectSane('POST', '/api/tickets/', body, JSON_TYPE);
-        if (answer.status === 201 && JSON.parse(answer.text).queue === queueId) created++;
-        return true;
-      }),
+      fc.asyncProperty(
+        jsonBody(
+          TICKET_FIELDS.filter((f) => f !== 'queue'),
+          () => ({ ...VALID_TICKET, queue: queueId }),
+        ),
+        async (build) => {
+          const body = build();
+          const answer = await expectSane('POST', '/api/tickets/', body, JSON_TYPE);
+          if (answer.status === 201 && JSON.parse(answer.text).queue === queueId) created++;
+          return true;
+        },
+      ),
       { ...RUNS, numRuns: 300 },
     );
     // No partial state: only the 201s left a ticket behind (nothing else writes to this queue).
@@ -257,30 +441,46 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
 
   it('PUT/PATCH /api/tickets/{id}/ with any JSON body', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('PUT', 'PATCH'), jsonBody(TICKET_FIELDS, () => ({ ...VALID_TICKET })), async (method, build) => {
-        await expectSane(method, `/api/tickets/${ticketId}/`, build(), JSON_TYPE);
-        return true;
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('PUT', 'PATCH'),
+        jsonBody(TICKET_FIELDS, () => ({ ...VALID_TICKET })),
+        async (method, build) => {
+          await expectSane(method, `/api/tickets/${ticketId}/`, build(), JSON_TYPE);
+          return true;
+        },
+      ),
       { ...RUNS, numRuns: 300 },
     );
   });
 
   it('POST /api/followups/ with any JSON body', async () => {
     await fc.assert(
-      fc.asyncProperty(jsonBody(FOLLOWUP_FIELDS, () => ({ ticket: ticketId, title: 'Fuzz', comment: 'c' })), async (build) => {
-        await expectSane('POST', '/api/followups/', build(), JSON_TYPE);
-        return true;
-      }),
+      fc.asyncProperty(
+        jsonBody(FOLLOWUP_FIELDS, () => ({ ticket: ticketId, title: 'Fuzz', comment: 'c' })),
+        async (build) => {
+          await expectSane('POST', '/api/followups/', build(), JSON_TYPE);
+          return true;
+        },
+      ),
       { ...RUNS, numRuns: 250 },
     );
   });
 
   it('POST /api/users/ with any JSON body', async () => {
     await fc.assert(
-      fc.asyncProperty(jsonBody(USER_FIELDS, () => ({ username: unique('fz'), password: 'a-password-1', email: `${unique('fz')}@example.com`, first_name: 'F', last_name: 'L' })), async (build) => {
-        await expectSane('POST', '/api/users/', build(), JSON_TYPE);
-        return true;
-      }),
+      fc.asyncProperty(
+        jsonBody(USER_FIELDS, () => ({
+          username: unique('fz'),
+          password: 'a-password-1',
+          email: `${unique('fz')}@example.com`,
+          first_name: 'F',
+          last_name: 'L',
+        })),
+        async (build) => {
+          await expectSane('POST', '/api/users/', build(), JSON_TYPE);
+          return true;
+        },
+      ),
       { ...RUNS, numRuns: 250 },
     );
   });
@@ -293,16 +493,34 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
       { target: 'POST /api/queues/', names: QUEUE_FIELDS, valid: () => ({ title: 'Fuzz', slug: unique('fz') }) },
       { target: 'PATCH /api/queues/QUEUE/', names: QUEUE_FIELDS, valid: () => ({}) },
       { target: 'POST /api/tokens/', names: ['user', 'key', 'id'], valid: () => ({}) },
-      { target: 'PUT /api/followups/FOLLOWUP/', names: FOLLOWUP_FIELDS.filter((f) => f !== 'ticket'), valid: () => ({ title: 'Fuzz', comment: 'c' }) },
-      { target: 'PATCH /api/followups/FOLLOWUP/', names: FOLLOWUP_FIELDS.filter((f) => f !== 'ticket'), valid: () => ({}) },
+      {
+        target: 'PUT /api/followups/FOLLOWUP/',
+        names: FOLLOWUP_FIELDS.filter((f) => f !== 'ticket'),
+        valid: () => ({ title: 'Fuzz', comment: 'c' }),
+      },
+      {
+        target: 'PATCH /api/followups/FOLLOWUP/',
+        names: FOLLOWUP_FIELDS.filter((f) => f !== 'ticket'),
+        valid: () => ({}),
+      },
     ];
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...targets).chain((t) => jsonBody(t.names, t.valid).map((build) => ({ target: t.target, build }))),
+        fc
+          .constantFrom(...targets)
+          .chain((t) => jsonBody(t.names, t.valid).map((build) => ({ target: t.target, build }))),
         async ({ target, build }) => {
-          const [method, path] = target.replace('QUEUE', String(queueId)).replace('FOLLOWUP', String(followupId)).split(' ') as [string, string];
+          const [method, path] = target
+            .replace('QUEUE', String(queueId))
+            .replace('FOLLOWUP', String(followupId))
+            .split(' ') as [string, string];
           const raw = build();
-          await expectSane(method, path, path.startsWith('/api/followups/') ? withTicket(raw, ticketId) : raw, JSON_TYPE);
+          await expectSane(
+            method,
+            path,
+            path.startsWith('/api/followups/') ? withTicket(raw, ticketId) : raw,
+            JSON_TYPE,
+          );
           return true;
         },
       ),
@@ -314,7 +532,15 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('POST /api/tickets/', 'PATCH /api/tickets/ID/', 'POST /api/followups/', 'POST /api/users/'),
-        fc.constantFrom('application/json; charset=latin1', 'application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream', 'application/merge-patch+json', 'multipart/form-data', ''),
+        fc.constantFrom(
+          'application/json; charset=latin1',
+          'application/x-www-form-urlencoded',
+          'text/plain',
+          'application/octet-stream',
+          'application/merge-patch+json',
+          'multipart/form-data',
+          '',
+        ),
         fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.jsonValue().map(json), fc.webQueryParameters()),
         async (target, contentType, body) => {
           const [method, path] = target.replace('ID', String(ticketId)).split(' ') as [string, string];
@@ -328,13 +554,29 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
 
   it('hand-built multipart bodies', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('POST /api/tickets/', 'PATCH /api/tickets/ID/', 'POST /api/followups/', 'POST /api/followups-attachments/'), multipartCase, async (target, c) => {
-        const [method, path] = target.replace('ID', String(ticketId)).split(' ') as [string, string];
-        const valid = path.startsWith('/api/tickets/') ? VALID_FIELDS : [{ name: 'ticket', content: Buffer.from(String(ticketId)) }, { name: 'title', content: Buffer.from('t') }, { name: 'comment', content: Buffer.from('c') }, { name: 'followup', content: Buffer.from(String(followupId)) }];
-        const { body, contentType } = multipartRequest(c, valid);
-        await expectSane(method, path, body, { 'content-type': contentType });
-        return true;
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(
+          'POST /api/tickets/',
+          'PATCH /api/tickets/ID/',
+          'POST /api/followups/',
+          'POST /api/followups-attachments/',
+        ),
+        multipartCase,
+        async (target, c) => {
+          const [method, path] = target.replace('ID', String(ticketId)).split(' ') as [string, string];
+          const valid = path.startsWith('/api/tickets/')
+            ? VALID_FIELDS
+            : [
+                { name: 'ticket', content: Buffer.from(String(ticketId)) },
+                { name: 'title', content: Buffer.from('t') },
+                { name: 'comment', content: Buffer.from('c') },
+                { name: 'followup', content: Buffer.from(String(followupId)) },
+              ];
+          const { body, contentType } = multipartRequest(c, valid);
+          await expectSane(method, path, body, { 'content-type': contentType });
+          return true;
+        },
+      ),
       { ...RUNS, numRuns: 300 },
     );
   });
@@ -342,8 +584,14 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
   it('many multipart parts are refused with a 4xx', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 201, max: 600 }), fc.boolean(), async (count, asFiles) => {
-        const parts: Part[] = Array.from({ length: count }, (_, i) => ({ name: asFiles ? 'attachment' : `f${i}`, filename: asFiles ? `f${i}.txt` : undefined, content: Buffer.from('x') }));
-        const answer = await expectSane('POST', '/api/tickets/', multipart('B0UNDARY', [...VALID_FIELDS, ...parts]), { 'content-type': 'multipart/form-data; boundary=B0UNDARY' });
+        const parts: Part[] = Array.from({ length: count }, (_, i) => ({
+          name: asFiles ? 'attachment' : `f${i}`,
+          filename: asFiles ? `f${i}.txt` : undefined,
+          content: Buffer.from('x'),
+        }));
+        const answer = await expectSane('POST', '/api/tickets/', multipart('B0UNDARY', [...VALID_FIELDS, ...parts]), {
+          'content-type': 'multipart/form-data; boundary=B0UNDARY',
+        });
         expect(answer.status).toBeGreaterThanOrEqual(400);
         expect(answer.status).toBeLessThan(500);
         return true;
@@ -362,7 +610,12 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
         async (target, field, depth, open) => {
           const [method, path] = target.replace('ID', String(ticketId)).split(' ') as [string, string];
           const close = open === '[' ? ']' : '}';
-          const answer = await expectSane(method, path, `{"${field}":${open.repeat(depth)}1${close.repeat(depth)}}`, JSON_TYPE);
+          const answer = await expectSane(
+            method,
+            path,
+            `{"${field}":${open.repeat(depth)}1${close.repeat(depth)}}`,
+            JSON_TYPE,
+          );
           if (depth > 40) expect(answer.status).toBe(400);
           return true;
         },
@@ -373,16 +626,26 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
 
   it('a form field repeated any number of times', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('title', 'queue', 'priority', 'x'), fc.integer({ min: 2, max: 60_000 }), fc.boolean(), async (field, times, multipartBody) => {
-        if (multipartBody) {
-          const parts = Array.from({ length: Math.min(times, 180) }, () => ({ name: field, content: Buffer.from('1') }));
-          await expectSane('POST', '/api/tickets/', multipart('B0UNDARY', [...VALID_FIELDS, ...parts]), { 'content-type': 'multipart/form-data; boundary=B0UNDARY' });
-        } else {
-          const body = `queue=1&description=d&submitter_email=f%40example.com&${Array.from({ length: times }, (_, i) => `${field}=${i}`).join('&')}`;
-          await expectSane('POST', '/api/tickets/', body, { 'content-type': 'application/x-www-form-urlencoded' });
-        }
-        return true;
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('title', 'queue', 'priority', 'x'),
+        fc.integer({ min: 2, max: 60_000 }),
+        fc.boolean(),
+        async (field, times, multipartBody) => {
+          if (multipartBody) {
+            const parts = Array.from({ length: Math.min(times, 180) }, () => ({
+              name: field,
+              content: Buffer.from('1'),
+            }));
+            await expectSane('POST', '/api/tickets/', multipart('B0UNDARY', [...VALID_FIELDS, ...parts]), {
+              'content-type': 'multipart/form-data; boundary=B0UNDARY',
+            });
+          } else {
+            const body = `queue=1&description=d&submitter_email=f%40example.com&${Array.from({ length: times }, (_, i) => `${field}=${i}`).join('&')}`;
+            await expectSane('POST', '/api/tickets/', body, { 'content-type': 'application/x-www-form-urlencoded' });
+          }
+          return true;
+        },
+      ),
       { ...RUNS, numRuns: 30 },
     );
   });
@@ -391,7 +654,17 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
-          fc.constantFrom('application/json; charset=latin1', 'application/JSON', 'multipart/mixed; boundary=x', 'multipart/form-data; boundary="unterminated', 'text/plain', 'application/x-www-form-urlencoded; charset=utf-16', '*/*', ';', 'application/json, text/plain'),
+          fc.constantFrom(
+            'application/json; charset=latin1',
+            'application/JSON',
+            'multipart/mixed; boundary=x',
+            'multipart/form-data; boundary="unterminated',
+            'text/plain',
+            'application/x-www-form-urlencoded; charset=utf-16',
+            '*/*',
+            ';',
+            'application/json, text/plain',
+          ),
           fc.string({ maxLength: 40 }).map((t) => t.replace(/[\r\n]/g, ' ').replaceAll('\0', ' ')),
         ),
         async (type) => {
@@ -416,30 +689,82 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
       base64ish.map((b) => `Basic ${b}`),
       base64ish.map((b) => `basic    ${b}`),
       base64ish.map((b) => `Bearer ${b}`),
-      fc.constantFrom('Basic', 'Basic ', 'Basic =', 'Basic ====', `Basic ${Buffer.from('admin').toString('base64')}`, `Basic ${Buffer.from(':').toString('base64')}`, `Basic ${Buffer.from('admin:admin-test-password\u0000').toString('base64')}`, `Basic ${Buffer.from([0xff, 0xfe, 0x3a, 0x80]).toString('base64')}`),
+      fc.constantFrom(
+        'Basic',
+        'Basic ',
+        'Basic =',
+        'Basic ====',
+        `Basic ${Buffer.from('admin').toString('base64')}`,
+        `Basic ${Buffer.from(':').toString('base64')}`,
+        `Basic ${Buffer.from('admin:admin-test-password\u0000').toString('base64')}`,
+        `Basic ${Buffer.from([0xff, 0xfe, 0x3a, 0x80]).toString('base64')}`,
+      ),
       fc.integer({ min: 1_000, max: 6_000 }).map((n) => `Basic ${'A'.repeat(n)}`),
     );
     await fc.assert(
-      fc.asyncProperty(header.map((h) => h.trim()), fc.constantFrom('GET /api/tickets/', 'GET /api/', 'POST /api/tickets/', 'GET /api/user_tickets/', 'HEAD /api/tickets/', 'GET /api/queues/'), async (auth, target) => {
-        const [method, path] = target.split(' ') as [string, string];
-        const answer = await expectSane(method, path, method === 'POST' ? '{}' : undefined, method === 'POST' ? JSON_TYPE : {}, auth);
-        expect(answer.status).not.toBe(200);
-        return true;
-      }),
+      fc.asyncProperty(
+        header.map((h) => h.trim()),
+        fc.constantFrom(
+          'GET /api/tickets/',
+          'GET /api/',
+          'POST /api/tickets/',
+          'GET /api/user_tickets/',
+          'HEAD /api/tickets/',
+          'GET /api/queues/',
+        ),
+        async (auth, target) => {
+          const [method, path] = target.split(' ') as [string, string];
+          const answer = await expectSane(
+            method,
+            path,
+            method === 'POST' ? '{}' : undefined,
+            method === 'POST' ? JSON_TYPE : {},
+            auth,
+          );
+          expect(answer.status).not.toBe(200);
+          return true;
+        },
+      ),
       { ...RUNS, numRuns: 300 },
     );
   });
 
   it('any Accept header, method and format', async () => {
     const accept = fc.oneof(
-      fc.constantFrom('*/*', 'application/json', 'text/html', 'application/xml', 'text/html;q=0', 'application/json;q=0', 'application/json; version=9', ';;;', ',', 'application/*;q=abc', '*/*;q=-1', 'x'.repeat(4_000)),
+      fc.constantFrom(
+        '*/*',
+        'application/json',
+        'text/html',
+        'application/xml',
+        'text/html;q=0',
+        'application/json;q=0',
+        'application/json; version=9',
+        ';;;',
+        ',',
+        'application/*;q=abc',
+        '*/*;q=-1',
+        'x'.repeat(4_000),
+      ),
       fc.string({ maxLength: 40 }).map((s) => s.replace(/[^\t\x20-\x7e]/g, '')),
     );
     await fc.assert(
       fc.asyncProperty(
         accept,
         fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'FOO', 'get'),
-        fc.constantFrom('/api/', '/api/tickets/', '/api/tickets/ID/', '/api/tickets/?format=api', '/api/tickets/?format=xml', '/api/tickets/?format=', '/api/nope/', '/api', '/api/tickets', '/', '/api//tickets/', '/api/tickets/ID/attachments/x/'),
+        fc.constantFrom(
+          '/api/',
+          '/api/tickets/',
+          '/api/tickets/ID/',
+          '/api/tickets/?format=api',
+          '/api/tickets/?format=xml',
+          '/api/tickets/?format=',
+          '/api/nope/',
+          '/api',
+          '/api/tickets',
+          '/',
+          '/api//tickets/',
+          '/api/tickets/ID/attachments/x/',
+        ),
         async (acceptValue, method, rawPath) => {
           const path = rawPath.replace('ID', String(ticketId));
           // DELETE on the shared target ticket would end the other properties' subject.
@@ -456,13 +781,37 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
   it('any query string on GET /api/tickets/', async () => {
     const value = fc.oneof(
       fc.string({ maxLength: 20 }),
-      fc.constantFrom('0', '-1', '1e308', '-0', 'NaN', 'last', 'first', '99999999999999999999', '1.5', '', ' 1', '0x10', '１', '%', '%zz'),
+      fc.constantFrom(
+        '0',
+        '-1',
+        '1e308',
+        '-0',
+        'NaN',
+        'last',
+        'first',
+        '99999999999999999999',
+        '1.5',
+        '',
+        ' 1',
+        '0x10',
+        '１',
+        '%',
+        '%zz',
+      ),
       fc.integer().map(String),
     );
-    const query = fc.array(fc.tuple(fc.constantFrom('page', 'page_size', 'status', 'queue', 'assigned_to', 'ordering', 'search', 'format', 'x'), value), { maxLength: 4 });
+    const query = fc.array(
+      fc.tuple(
+        fc.constantFrom('page', 'page_size', 'status', 'queue', 'assigned_to', 'ordering', 'search', 'format', 'x'),
+        value,
+      ),
+      { maxLength: 4 },
+    );
     await fc.assert(
       fc.asyncProperty(query, fc.boolean(), async (pairs, raw) => {
-        const qs = raw ? pairs.map(([k, v]) => `${k}=${v.replace(/[#\s]/g, '')}`).join('&') : new URLSearchParams(pairs).toString();
+        const qs = raw
+          ? pairs.map(([k, v]) => `${k}=${v.replace(/[#\s]/g, '')}`).join('&')
+          : new URLSearchParams(pairs).toString();
         await expectSane('GET', `/api/tickets/?${qs}`);
         return true;
       }),
@@ -473,13 +822,42 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
   it('any path id', async () => {
     const segment = fc.oneof(
       fc.string({ maxLength: 30 }).map(encodeURIComponent),
-      fc.constantFrom('0', '-1', '1e308', '99999999999999999999', '1.0', '%00', '%2F', '%2e%2e', '..', '%', '%zz', '%C0%AF', '%FF', '１', 'null', ' ', 'a'.repeat(3_000), '1;2', '1%0A2'),
+      fc.constantFrom(
+        '0',
+        '-1',
+        '1e308',
+        '99999999999999999999',
+        '1.0',
+        '%00',
+        '%2F',
+        '%2e%2e',
+        '..',
+        '%',
+        '%zz',
+        '%C0%AF',
+        '%FF',
+        '１',
+        'null',
+        ' ',
+        'a'.repeat(3_000),
+        '1;2',
+        '1%0A2',
+      ),
       fc.integer().map(String),
-      fc.uint8Array({ minLength: 1, maxLength: 20 }).map((b) => [...b].map((x) => `%${x.toString(16).padStart(2, '0')}`).join('')),
+      fc
+        .uint8Array({ minLength: 1, maxLength: 20 })
+        .map((b) => [...b].map((x) => `%${x.toString(16).padStart(2, '0')}`).join('')),
     );
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/api/tickets/', '/api/followups/', '/api/custom-fields/', '/api/followups-attachments/', '/api/user_tickets/', '/api/queues/'),
+        fc.constantFrom(
+          '/api/tickets/',
+          '/api/followups/',
+          '/api/custom-fields/',
+          '/api/followups-attachments/',
+          '/api/user_tickets/',
+          '/api/queues/',
+        ),
         segment,
         fc.constantFrom('GET', 'HEAD', 'DELETE', 'PATCH', 'PUT', 'OPTIONS'),
         fc.boolean(),
@@ -495,15 +873,30 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
     );
   });
 
-  it('header bytes fetch refuses (NUL, raw latin-1) reach the server over a raw socket: a JSON 4xx with the headers', async () => {
-    for (const auth of ['Basic \u0000\u0000', 'Basic YWRtaW46\u0000', `Basic ${'\u00ff'.repeat(10)}`, 'Basic \u0001']) {
-      const answer = await rawRequest(Buffer.concat([Buffer.from('GET /api/tickets/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: '), Buffer.from(auth, 'latin1'), Buffer.from('\r\n\r\n')]));
-      expect(answer.status).toBeGreaterThanOrEqual(400);
-      expect(answer.status).toBeLessThan(500);
-      expect(answer.head).toMatch(/^x-content-type-options: nosniff$/im);
-      expect(() => JSON.parse(answer.body)).not.toThrow();
-    }
-  });
+  it(
+    'header bytes fetch refuses (NUL, raw latin-1) reach the server over a raw ' +
+      'socket: a JSON 4xx with the headers',
+    async () => {
+      for (const auth of [
+        'Basic \u0000\u0000',
+        'Basic YWRtaW46\u0000',
+        `Basic ${'\u00ff'.repeat(10)}`,
+        'Basic \u0001',
+      ]) {
+        const answer = await rawRequest(
+          Buffer.concat([
+            Buffer.from('GET /api/tickets/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: '),
+            Buffer.from(auth, 'latin1'),
+            Buffer.from('\r\n\r\n'),
+          ]),
+        );
+        expect(answer.status).toBeGreaterThanOrEqual(400);
+        expect(answer.status).toBeLessThan(500);
+        expect(answer.head).toMatch(/^x-content-type-options: nosniff$/im);
+        expect(() => JSON.parse(answer.body)).not.toThrow();
+      }
+    },
+  );
 });
 
 /** One request written byte for byte on a fresh socket; the answer's status, head and body. */
@@ -528,7 +921,7 @@ function rawRequest(bytes: Buffer): Promise<{ status: number; head: string; body
 
 /** Counterexamples the properties found, kept as plain tests. */
 describe('hostile input regressions', () => {
-  it('an unknown method (FOO, which Node\'s parser refuses) gets a JSON 400 with the security headers', async () => {
+  it("an unknown method (FOO, which Node's parser refuses) gets a JSON 400 with the security headers", async () => {
     const answer = await send('FOO', '/api/tickets', '{}', { accept: '=R7', ...JSON_TYPE });
     expect(answer.status).toBe(400);
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
@@ -544,7 +937,7 @@ describe('hostile input regressions', () => {
     expect(login.status).toBe(401);
   });
 
-  it('headers over Node\'s limit get a JSON 431 with the security headers', async () => {
+  it("headers over Node's limit get a JSON 431 with the security headers", async () => {
     const answer = await send('GET', '/api/tickets/', undefined, { 'x-big': 'a'.repeat(20_000) });
     expect(answer.status).toBe(431);
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
@@ -555,35 +948,56 @@ describe('hostile input regressions', () => {
     const ticket = (await createTicket({ title: 'fuzz duration' })).body.id;
     // Beyond what the store holds exactly (whole microseconds as a safe integer, ~104249 days), the
     // marshaller threw: a 500. Upstream (Python's timedelta) goes to 999999999 days; see fields.ts.
-    for (const timeSpent of [-1e308, 1e308, 1e20, '999999999 23:59:59', '999999999999 00:00:00', 'P99999999999D', '104250 00:00:00']) {
-      const answer = await send('POST', '/api/followups/', json({ ticket, title: 'Fuzz', comment: 'c', time_spent: timeSpent }), JSON_TYPE);
+    for (const timeSpent of [
+      -1e308,
+      1e308,
+      1e20,
+      '999999999 23:59:59',
+      '999999999999 00:00:00',
+      'P99999999999D',
+      '104250 00:00:00',
+    ]) {
+      const answer = await send(
+        'POST',
+        '/api/followups/',
+        json({ ticket, title: 'Fuzz', comment: 'c', time_spent: timeSpent }),
+        JSON_TYPE,
+      );
       expect(answer.status, String(timeSpent)).toBe(400);
       expect(JSON.parse(answer.text)).toEqual({ time_spent: [expect.any(String)] });
     }
-    const ok = await send('POST', '/api/followups/', json({ ticket, title: 'Fuzz', comment: 'c', time_spent: '104249 00:00:00' }), JSON_TYPE);
+    const ok = await send(
+      'POST',
+      '/api/followups/',
+      json({ ticket, title: 'Fuzz', comment: 'c', time_spent: '104249 00:00:00' }),
+      JSON_TYPE,
+    );
     expect(ok.status).toBe(201);
     expect(JSON.parse(ok.text).time_spent).toBe('104249 00:00:00');
   });
 
-  it('text that would make a record exceed DynamoDB\'s 400 KB item limit is a 400 before anything is stored', async () => {
-    const ticket = (await createTicket({ title: 'fuzz item size' })).body.id;
-    const huge = '\u00e9'.repeat(300_000); // 600 KB of UTF-8, under the 4 MB body limit
-    const tooLong = ['Ensure this field has no more than 80000 characters.'];
-    for (const [method, path, body, field] of [
-      ['POST', '/api/tickets/', { ...VALID_TICKET, description: huge }, 'description'],
-      ['PATCH', `/api/tickets/${ticket}/`, { description: huge }, 'description'],
-      ['PUT', `/api/tickets/${ticket}/`, { ...VALID_TICKET, resolution: huge }, 'resolution'],
-      ['POST', '/api/followups/', { ticket, title: 'x', comment: huge }, 'comment'],
-    ] as const) {
-      const answer = await send(method, path, json(body), JSON_TYPE);
-      expect(answer.status, `${method} ${path}`).toBe(400);
-      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(JSON.parse(answer.text)).toEqual({ [field]: tooLong });
-    }
-    const after = JSON.parse((await send('GET', `/api/tickets/${ticket}/`)).text);
-    expect(after.description).toBe(VALID_TICKET.description);
-    expect(after.resolution).toBeNull();
-  });
+  it(
+    "text that would make a record exceed DynamoDB's 400 KB item limit is a " + '400 before anything is stored',
+    async () => {
+      const ticket = (await createTicket({ title: 'fuzz item size' })).body.id;
+      const huge = '\u00e9'.repeat(300_000); // 600 KB of UTF-8, under the 4 MB body limit
+      const tooLong = ['Ensure this field has no more than 80000 characters.'];
+      for (const [method, path, body, field] of [
+        ['POST', '/api/tickets/', { ...VALID_TICKET, description: huge }, 'description'],
+        ['PATCH', `/api/tickets/${ticket}/`, { description: huge }, 'description'],
+        ['PUT', `/api/tickets/${ticket}/`, { ...VALID_TICKET, resolution: huge }, 'resolution'],
+        ['POST', '/api/followups/', { ticket, title: 'x', comment: huge }, 'comment'],
+      ] as const) {
+        const answer = await send(method, path, json(body), JSON_TYPE);
+        expect(answer.status, `${method} ${path}`).toBe(400);
+        expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(JSON.parse(answer.text)).toEqual({ [field]: tooLong });
+      }
+      const after = JSON.parse((await send('GET', `/api/tickets/${ticket}/`)).text);
+      expect(after.description).toBe(VALID_TICKET.description);
+      expect(after.resolution).toBeNull();
+    },
+  );
 
   it('a body over the size limit gets a JSON 413 with the security headers', async () => {
     const answer = await send('POST', '/api/tickets/', Buffer.alloc(4 * 1024 * 1024 + 10, 0x61), JSON_TYPE);

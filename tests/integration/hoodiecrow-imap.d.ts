@@ -14,7 +14,12 @@ declare module 'hoodiecrow-imap' {
     socket: { destroy(): void } | null;
     selectedMailbox?: Mailbox;
   }
-  export type CommandHandler = (connection: Connection, parsed: { attributes: { value: string }[] }, data: unknown, callback: () => void) => void;
+  export type CommandHandler = (
+    connection: Connection,
+    parsed: { attributes: { value: string }[] },
+    data: unknown,
+    callback: () => void,
+  ) => void;
   export interface HoodiecrowServer {
     server: Server;
     listen(port: number, host: string, callback: () => void): void;

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { SECURITY_HEADERS, VALID_TICKET, call, listAll, multipart, unique, type Json } from './client';
 
-const post = (path: string, json: unknown, key: string) => call('POST', path, { json, headers: { 'idempotency-key': key } });
+const post = (path: string, json: unknown, key: string) =>
+  call('POST', path, { json, headers: { 'idempotency-key': key } });
 /**
  * The tickets titled `title`. Listed page by page, while other files on the shared runtime delete
  * tickets: a deletion between two pages shifts the rest back, so a listing can skip one (never show
@@ -10,7 +11,8 @@ const post = (path: string, json: unknown, key: string) => call('POST', path, { 
  */
 async function withTitle(title: string): Promise<Json[]> {
   let found: Json[] = [];
-  for (let listing = 0; listing < 3 && found.length === 0; listing++) found = (await listAll()).filter((t) => t.title === title);
+  for (let listing = 0; listing < 3 && found.length === 0; listing++)
+    found = (await listAll()).filter((t) => t.title === title);
   return found;
 }
 
@@ -36,7 +38,9 @@ describe('Idempotency-Key', () => {
     const title = unique('idem-file');
     const upload = () => {
       // A new boundary per request, as every HTTP client makes one.
-      const { body, contentType } = multipart({ ...VALID_TICKET, title }, [{ field: 'attachment', name: 'log.txt', type: 'text/plain', content: 'the log' }]);
+      const { body, contentType } = multipart({ ...VALID_TICKET, title }, [
+        { field: 'attachment', name: 'log.txt', type: 'text/plain', content: 'the log' },
+      ]);
       return call('POST', '/api/tickets/', { body, contentType, headers: { 'idempotency-key': key } });
     };
     const first = await upload();
@@ -47,8 +51,12 @@ describe('Idempotency-Key', () => {
     expect(again.body.id).toBe(first.body.id);
     expect(await withTitle(title)).toHaveLength(1);
     // Other content under the same file name is another request.
-    const { body, contentType } = multipart({ ...VALID_TICKET, title }, [{ field: 'attachment', name: 'log.txt', type: 'text/plain', content: 'another log' }]);
-    expect((await call('POST', '/api/tickets/', { body, contentType, headers: { 'idempotency-key': key } })).status).toBe(422);
+    const { body, contentType } = multipart({ ...VALID_TICKET, title }, [
+      { field: 'attachment', name: 'log.txt', type: 'text/plain', content: 'another log' },
+    ]);
+    expect(
+      (await call('POST', '/api/tickets/', { body, contentType, headers: { 'idempotency-key': key } })).status,
+    ).toBe(422);
 
     const jsonKey = unique('key');
     const jsonTitle = unique('idem-json');
@@ -77,7 +85,10 @@ describe('Idempotency-Key', () => {
     const body = { ...VALID_TICKET, title: unique('race') };
     const replies = await Promise.all(Array.from({ length: 8 }, () => post('/api/tickets/', body, key)));
     const statuses = replies.map((r) => r.status);
-    expect(statuses.every((s) => s === 201 || s === 409), statuses.join()).toBe(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(),
+    ).toBe(true);
     expect(new Set(replies.filter((r) => r.status === 201).map((r) => r.body.id)).size).toBe(1);
     for (const r of replies.filter((r) => r.status === 409)) expect(r.headers.get('retry-after')).toBe('1');
     expect(await withTitle(body.title)).toHaveLength(1);
@@ -103,9 +114,12 @@ describe('Idempotency-Key', () => {
 
   it('refuses a malformed key; requests without one are unaffected', async () => {
     expect((await post('/api/tickets/', VALID_TICKET, 'x'.repeat(256))).status).toBe(400);
-    expect((await post('/api/tickets/', VALID_TICKET, 'with space')).body).toEqual({ detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' });
+    expect((await post('/api/tickets/', VALID_TICKET, 'with space')).body).toEqual({
+      detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+    });
     const title = unique('plain');
-    for (let i = 0; i < 2; i++) expect((await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title } })).status).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect((await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title } })).status).toBe(201);
     expect(await withTitle(title)).toHaveLength(2);
   });
 });

@@ -14,7 +14,9 @@ export type InProcessRuntime = Awaited<ReturnType<typeof import('../../infra/loc
 
 export async function startInProcessRuntime(env: Record<string, string> = {}): Promise<InProcessRuntime> {
   if (!inject('ownProcess')) {
-    throw new Error('An in-process runtime changes its process for good: list this file in IN_PROCESS (vitest.config.ts).');
+    throw new Error(
+      'An in-process runtime changes its process for good: list this file in IN_PROCESS (vitest.config.ts).',
+    );
   }
   Object.assign(process.env, {
     HELPDESK_ADMIN_USERNAME: ADMIN.username,
@@ -28,6 +30,9 @@ export async function startInProcessRuntime(env: Record<string, string> = {}): P
     ...env,
   });
   const { startLocalRuntime } = await import('../../infra/local/runtime');
-  const engines = { dynamoEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!, s3Endpoint: process.env.AWS_ENDPOINT_URL_S3! };
+  const engines = {
+    dynamoEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
+    s3Endpoint: process.env.AWS_ENDPOINT_URL_S3!,
+  };
   return startLocalRuntime({ dataDir: 'memory', port: 0, engines });
 }

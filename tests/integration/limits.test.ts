@@ -20,7 +20,9 @@ describe('text fields: the longest value is stored, one character more is a 400'
     const ok = await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, [field]: 'y'.repeat(max) } });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body[field]).toHaveLength(max);
-    const refused = await expectNoNewTicket(() => call('POST', '/api/tickets/', { json: { ...VALID_TICKET, [field]: 'y'.repeat(max + 1) } }));
+    const refused = await expectNoNewTicket(() =>
+      call('POST', '/api/tickets/', { json: { ...VALID_TICKET, [field]: 'y'.repeat(max + 1) } }),
+    );
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ [field]: [over(max)] });
   });
@@ -28,7 +30,9 @@ describe('text fields: the longest value is stored, one character more is a 400'
   it(`ticket resolution: ${LONG} characters on PATCH and PUT`, async () => {
     const id = await ticketId();
     expect((await call('PATCH', `/api/tickets/${id}/`, { json: { resolution: 'r'.repeat(LONG) } })).status).toBe(200);
-    const refused = await call('PUT', `/api/tickets/${id}/`, { json: { ...VALID_TICKET, resolution: 'r'.repeat(LONG + 1) } });
+    const refused = await call('PUT', `/api/tickets/${id}/`, {
+      json: { ...VALID_TICKET, resolution: 'r'.repeat(LONG + 1) },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ resolution: [over(LONG)] });
     expect((await call('GET', `/api/tickets/${id}/`)).body.resolution).toHaveLength(LONG);
@@ -39,7 +43,9 @@ describe('text fields: the longest value is stored, one character more is a 400'
     const ok = await call('POST', '/api/followups/', { json: { ticket, title: 'long', comment: 'c'.repeat(LONG) } });
     expect(ok.status, ok.text).toBe(201);
     const tooLong = 'c'.repeat(LONG + 1);
-    const { body, contentType } = multipart({ ticket, title: 'long', comment: tooLong }, [{ field: 'attachments', name: 'a.txt', content: 'file' }]);
+    const { body, contentType } = multipart({ ticket, title: 'long', comment: tooLong }, [
+      { field: 'attachments', name: 'a.txt', content: 'file' },
+    ]);
     const refused = await call('POST', '/api/followups/', { body, contentType });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ comment: [over(LONG)] });
@@ -59,14 +65,22 @@ describe('text fields: the longest value is stored, one character more is a 400'
   it('submitter e-mail: 254 characters', async () => {
     const email = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
     expect(email).toHaveLength(254);
-    expect((await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, submitter_email: email } })).status).toBe(201);
+    expect((await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, submitter_email: email } })).status).toBe(
+      201,
+    );
     const refused = await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, submitter_email: `a${email}` } });
     expect(refused.status).toBe(400);
     expect(refused.body.submitter_email).toContain(over(254));
   });
 
   it('user fields: names 150, password 4096', async () => {
-    const user = { first_name: 'F', last_name: 'L', username: unique('lim'), email: 'lim@example.com', password: 'p'.repeat(4096) };
+    const user = {
+      first_name: 'F',
+      last_name: 'L',
+      username: unique('lim'),
+      email: 'lim@example.com',
+      password: 'p'.repeat(4096),
+    };
     expect((await call('POST', '/api/users/', { json: user })).status).toBe(201);
     const refused = await call('POST', '/api/users/', {
       json: { ...user, username: unique('lim'), first_name: 'f'.repeat(151), password: 'p'.repeat(4097) },
@@ -83,24 +97,38 @@ describe('a ticket always fits one stored record (DynamoDB items are at most 400
     const id = await ticketId({ description: wide });
     const refused = await call('PATCH', `/api/tickets/${id}/`, { json: { resolution: wide } });
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ non_field_errors: [expect.stringMatching(/^The ticket's text fields together take 320\d{3} bytes \(UTF-8\); at most 300000 can be stored\.$/)] });
+    expect(refused.body).toEqual({
+      non_field_errors: [
+        expect.stringMatching(
+          /^The ticket's text fields together take 320\d{3} bytes \(UTF-8\); at most 300000 can be stored\.$/,
+        ),
+      ],
+    });
     const after = (await call('GET', `/api/tickets/${id}/`)).body;
     expect(after.resolution).toBeNull();
     expect(after.description).toBe(wide);
   });
 
-  it('a followup whose comment would become a resolution too large to store is a 400 before its files are uploaded', async () => {
-    const id = await ticketId({ description: wide });
-    const { body, contentType } = multipart({ ticket: id, title: 'Done', comment: wide, new_status: 3 }, [{ field: 'attachments', name: 'a.txt', content: 'file' }]);
-    const refused = await call('POST', '/api/followups/', { body, contentType });
-    expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ non_field_errors: [expect.stringContaining('at most 300000 can be stored')] });
-    const after = (await call('GET', `/api/tickets/${id}/`)).body;
-    expect(after.status).toBe(1);
-    expect(after.followup_set).toHaveLength(1);
-    // A short comment still resolves it.
-    expect((await call('POST', '/api/followups/', { json: { ticket: id, title: 'Done', comment: 'ok', new_status: 3 } })).status).toBe(201);
-  });
+  it(
+    'a followup whose comment would become a resolution too large to store is ' + 'a 400 before its files are uploaded',
+    async () => {
+      const id = await ticketId({ description: wide });
+      const { body, contentType } = multipart({ ticket: id, title: 'Done', comment: wide, new_status: 3 }, [
+        { field: 'attachments', name: 'a.txt', content: 'file' },
+      ]);
+      const refused = await call('POST', '/api/followups/', { body, contentType });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ non_field_errors: [expect.stringContaining('at most 300000 can be stored')] });
+      const after = (await call('GET', `/api/tickets/${id}/`)).body;
+      expect(after.status).toBe(1);
+      expect(after.followup_set).toHaveLength(1);
+      // A short comment still resolves it.
+      expect(
+        (await call('POST', '/api/followups/', { json: { ticket: id, title: 'Done', comment: 'ok', new_status: 3 } }))
+          .status,
+      ).toBe(201);
+    },
+  );
 });
 
 // Custom field limits are tested in custom-fields.test.ts, which has a runtime of its own (definitions
@@ -129,7 +157,9 @@ describe('requests and pages', () => {
 
   it('a file name is cut to 255 characters, keeping its extension', async () => {
     const ticket = await ticketId();
-    const { body, contentType } = multipart({ ticket, title: 'name', comment: 'c' }, [{ field: 'attachments', name: `${'n'.repeat(300)}.txt`, content: 'x' }]);
+    const { body, contentType } = multipart({ ticket, title: 'name', comment: 'c' }, [
+      { field: 'attachments', name: `${'n'.repeat(300)}.txt`, content: 'x' },
+    ]);
     const reply = await call('POST', '/api/followups/', { body, contentType });
     expect(reply.status).toBe(201);
     const filename: string = reply.body.followupattachment_set[0].filename;
@@ -137,30 +167,49 @@ describe('requests and pages', () => {
     expect(filename.endsWith('.txt')).toBe(true);
   });
 
-  it('a followup holds at most 31 attachments; a full one is still moved and deleted whole, files and all', { timeout: 120_000 }, async () => {
-    const ticket = await ticketId();
-    const files = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ field: 'attachments', name: `f${from + i}.txt`, content: `file ${from + i}` }));
-    const { body, contentType } = multipart({ ticket, title: 'many', comment: 'c' }, files(20, 0));
-    const followup = await call('POST', '/api/followups/', { body, contentType });
-    expect(followup.status, followup.text).toBe(201);
-    const add = (i: number) => {
-      const part = multipart({ followup: followup.body.id }, [{ field: 'file', name: `more${i}.txt`, content: `more ${i}` }]);
-      return call('POST', '/api/followups-attachments/', { body: part.body, contentType: part.contentType });
-    };
-    for (let i = 20; i < 31; i++) expect((await add(i)).status).toBe(201);
-    const refused = await add(31);
-    expect(refused.status, refused.text).toBe(400);
-    expect(refused.body).toEqual({ followup: ['A followup holds at most 31 attachments.'] });
-    const read = await call('GET', `/api/tickets/${ticket}`);
-    expect(read.body.followup_set.find((f: { id: number }) => f.id === followup.body.id).followupattachment_set).toHaveLength(31);
+  it(
+    'a followup holds at most 31 attachments; a full one is still moved and deleted whole, files and all',
+    { timeout: 120_000 },
+    async () => {
+      const ticket = await ticketId();
+      const files = (n: number, from: number) =>
+        Array.from({ length: n }, (_, i) => ({
+          field: 'attachments',
+          name: `f${from + i}.txt`,
+          content: `file ${from + i}`,
+        }));
+      const { body, contentType } = multipart({ ticket, title: 'many', comment: 'c' }, files(20, 0));
+      const followup = await call('POST', '/api/followups/', { body, contentType });
+      expect(followup.status, followup.text).toBe(201);
+      const add = (i: number) => {
+        const part = multipart({ followup: followup.body.id }, [
+          { field: 'file', name: `more${i}.txt`, content: `more ${i}` },
+        ]);
+        return call('POST', '/api/followups-attachments/', { body: part.body, contentType: part.contentType });
+      };
+      for (let i = 20; i < 31; i++) expect((await add(i)).status).toBe(201);
+      const refused = await add(31);
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body).toEqual({ followup: ['A followup holds at most 31 attachments.'] });
+      const read = await call('GET', `/api/tickets/${ticket}`);
+      expect(
+        read.body.followup_set.find((f: { id: number }) => f.id === followup.body.id).followupattachment_set,
+      ).toHaveLength(31);
 
-    const other = await ticketId();
-    expect((await call('PATCH', `/api/followups/${followup.body.id}/`, { json: { ticket: other } })).status).toBe(200);
-    const moved = (await call('GET', `/api/tickets/${other}`)).body.followup_set.find((f: { id: number }) => f.id === followup.body.id);
-    expect(moved.followupattachment_set).toHaveLength(31);
-    expect((await call('DELETE', `/api/followups/${followup.body.id}/`)).status).toBe(204);
-    expect((await call('GET', `/api/tickets/${other}`)).body.followup_set.map((f: { id: number }) => f.id)).not.toContain(followup.body.id);
-  });
+      const other = await ticketId();
+      expect((await call('PATCH', `/api/followups/${followup.body.id}/`, { json: { ticket: other } })).status).toBe(
+        200,
+      );
+      const moved = (await call('GET', `/api/tickets/${other}`)).body.followup_set.find(
+        (f: { id: number }) => f.id === followup.body.id,
+      );
+      expect(moved.followupattachment_set).toHaveLength(31);
+      expect((await call('DELETE', `/api/followups/${followup.body.id}/`)).status).toBe(204);
+      expect(
+        (await call('GET', `/api/tickets/${other}`)).body.followup_set.map((f: { id: number }) => f.id),
+      ).not.toContain(followup.body.id);
+    },
+  );
 
   it('page_size is capped at 100', async () => {
     const reply = await call('GET', '/api/followups/?page_size=1000');

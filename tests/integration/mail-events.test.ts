@@ -48,49 +48,85 @@ afterAll(async () => {
 async function sentMailTo(ticket: number, address: string): Promise<MailRecord> {
   let sent: MailRecord | undefined;
   await expect
-    .poll(async () => (sent = (await ticketMail(ticket)).find((m) => m.recipient === address && m.message_id)), { timeout: 30_000, interval: 100 })
+    .poll(async () => (sent = (await ticketMail(ticket)).find((m) => m.recipient === address && m.message_id)), {
+      timeout: 30_000,
+      interval: 100,
+    })
     .toBeDefined();
   return sent!;
 }
 
 describe('a simulated SES bounce', () => {
-  it('suppresses the address, shows the mail bounced on the ticket\'s email list, and is a mail.bounced change event; a superuser can clear the address', async () => {
-    const address = `${unique('bouncy')}@example.com`;
-    const ticket = (await api.createTicket({ submitter_email: address })).body.id as number;
-    const mail = await sentMailTo(ticket, address);
+  it(
+    "suppresses the address, shows the mail bounced on the ticket's email list, " +
+      'and is a mail.bounced change event; ' +
+      'a superuser can clear ' +
+      'the address',
+    async () => {
+      const address = `${unique('bouncy')}@example.com`;
+      const ticket = (await api.createTicket({ submitter_email: address })).body.id as number;
+      const mail = await sentMailTo(ticket, address);
 
-    await record(simulatedSesEvent('bounce', mail.message_id!, address.toUpperCase()));
+      await record(simulatedSesEvent('bounce', mail.message_id!, address.toUpperCase()));
 
-    const list = await api.call('GET', '/api/mail/suppressions/?page_size=1000');
-    const entry = (list.body.results as Json[]).find((s) => s.address === address);
-    expect(entry).toMatchObject({ address, reason: 'bounce', message_id: mail.message_id });
-    expect(entry!.detail).toMatch(/Permanent bounce.*550 5\.1\.1/);
-    expect((await ticketMail(ticket)).find((m) => m.id === mail.id)).toMatchObject({ status: 'bounced', error: expect.stringMatching(/Permanent bounce/) });
-    // As staff see it: the ticket's email list.
-    const emails = await api.call('GET', `/api/tickets/${ticket}/emails/`);
-    expect(emails.status, emails.text).toBe(200);
-    expect((emails.body.results as Json[]).find((m) => m.id === mail.id)).toMatchObject({ recipients: [address], status: 'bounced', kind: mail.kind });
+      const list = await api.call('GET', '/api/mail/suppressions/?page_size=1000');
+      const entry = (list.body.results as Json[]).find((s) => s.address === address);
+      expect(entry).toMatchObject({ address, reason: 'bounce', message_id: mail.message_id });
+      expect(entry!.detail).toMatch(/Permanent bounce.*550 5\.1\.1/);
+      expect((await ticketMail(ticket)).find((m) => m.id === mail.id)).toMatchObject({
+        status: 'bounced',
+        error: expect.stringMatching(/Permanent bounce/),
+      });
+      // As staff see it: the ticket's email list.
+      const emails = await api.call('GET', `/api/tickets/${ticket}/emails/`);
+      expect(emails.status, emails.text).toBe(200);
+      expect((emails.body.results as Json[]).find((m) => m.id === mail.id)).toMatchObject({
+        recipients: [address],
+        status: 'bounced',
+        kind: mail.kind,
+      });
 
-    await expect
-      .poll(async () => ((await api.call('GET', '/api/events/?limit=1000')).body.results as Json[]).find((e) => e.event === 'mail.bounced' && e.ticket === ticket), { timeout: 30_000, interval: 200 })
-      .toMatchObject({ data: { recipient: address, status: 'bounced', kind: mail.kind }, changes: { status: { new: 'bounced' } } });
+      await expect
+        .poll(
+          async () =>
+            ((await api.call('GET', '/api/events/?limit=1000')).body.results as Json[]).find(
+              (e) => e.event === 'mail.bounced' && e.ticket === ticket,
+            ),
+          { timeout: 30_000, interval: 200 },
+        )
+        .toMatchObject({
+          data: { recipient: address, status: 'bounced', kind: mail.kind },
+          changes: { status: { new: 'bounced' } },
+        });
 
-    // The event again (EventBridge delivers at least once): the same state, no error.
-    await record(simulatedSesEvent('bounce', mail.message_id!, address));
-    expect((await api.call('DELETE', `/api/mail/suppressions/${encodeURIComponent(address.toUpperCase())}/`)).status).toBe(204);
-    expect(((await api.call('GET', '/api/mail/suppressions/?page_size=1000')).body.results as Json[]).some((s) => s.address === address)).toBe(false);
-  });
+      // The event again (EventBridge delivers at least once): the same state, no error.
+      await record(simulatedSesEvent('bounce', mail.message_id!, address));
+      expect(
+        (await api.call('DELETE', `/api/mail/suppressions/${encodeURIComponent(address.toUpperCase())}/`)).status,
+      ).toBe(204);
+      expect(
+        ((await api.call('GET', '/api/mail/suppressions/?page_size=1000')).body.results as Json[]).some(
+          (s) => s.address === address,
+        ),
+      ).toBe(false);
+    },
+  );
 
-  it('a delivery records delivered and suppresses nothing; an event for a mail never sent still suppresses on a hard bounce', async () => {
-    const address = `${unique('fine')}@example.com`;
-    const ticket = (await api.createTicket({ submitter_email: address })).body.id as number;
-    const mail = await sentMailTo(ticket, address);
-    await record(simulatedSesEvent('delivery', mail.message_id!, address));
-    expect((await ticketMail(ticket)).find((m) => m.id === mail.id)?.status).toBe('delivered');
-    const stranger = `${unique('stranger')}@example.com`;
-    await record(simulatedSesEvent('bounce', '<never-sent@example.com>', stranger));
-    const results = (await api.call('GET', '/api/mail/suppressions/?page_size=1000')).body.results as Json[];
-    expect(results.map((s) => s.address)).toContain(stranger);
-    expect(results.map((s) => s.address)).not.toContain(address);
-  });
+  it(
+    'a delivery records delivered and suppresses nothing; an event for a mail ' +
+      'never sent still suppresses on a ' +
+      'hard bounce',
+    async () => {
+      const address = `${unique('fine')}@example.com`;
+      const ticket = (await api.createTicket({ submitter_email: address })).body.id as number;
+      const mail = await sentMailTo(ticket, address);
+      await record(simulatedSesEvent('delivery', mail.message_id!, address));
+      expect((await ticketMail(ticket)).find((m) => m.id === mail.id)?.status).toBe('delivered');
+      const stranger = `${unique('stranger')}@example.com`;
+      await record(simulatedSesEvent('bounce', '<never-sent@example.com>', stranger));
+      const results = (await api.call('GET', '/api/mail/suppressions/?page_size=1000')).body.results as Json[];
+      expect(results.map((s) => s.address)).toContain(stranger);
+      expect(results.map((s) => s.address)).not.toContain(address);
+    },
+  );
 });

@@ -21,14 +21,24 @@ const closedPort = await new Promise<number>((done) => {
 });
 
 const engines = onSharedEngines();
-const own = useOwnRuntime({ ...engines, HELPDESK_SMTP_URL: `smtp://127.0.0.1:${closedPort}`, HELPDESK_MAIL_RETRY_DELAYS: '0.2,0.2' });
+const own = useOwnRuntime({
+  ...engines,
+  HELPDESK_SMTP_URL: `smtp://127.0.0.1:${closedPort}`,
+  HELPDESK_MAIL_RETRY_DELAYS: '0.2,0.2',
+});
 
 describe('a mail that fails on every attempt', () => {
   it('ends failed after its attempts, with the error, and is listed for operators', { timeout: 90_000 }, async () => {
     const ticket = (await own.api.createTicket({ submitter_email: 'unreachable@example.com' })).body;
     let log: Json[] = [];
     await expect
-      .poll(async () => (log = (await own.api.call('GET', `/api/tickets/${ticket.id}/emails/`)).body.results).map((m: Json) => m.status), { timeout: 30_000, interval: 200 })
+      .poll(
+        async () =>
+          (log = (await own.api.call('GET', `/api/tickets/${ticket.id}/emails/`)).body.results).map(
+            (m: Json) => m.status,
+          ),
+        { timeout: 30_000, interval: 200 },
+      )
       .toEqual(['failed']);
     expect(log[0]).toMatchObject({ kind: 'newticket_submitter', recipients: ['unreachable@example.com'], attempts: 3 });
     expect(log[0]!.error).toMatch(/ECONNREFUSED/);
@@ -36,7 +46,14 @@ describe('a mail that fails on every attempt', () => {
     const listed = await cliOnTable(engines, ['list-failed-mail', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([
-      expect.objectContaining({ ticket: ticket.id, mail: log[0]!.id, kind: 'newticket_submitter', recipient: 'unreachable@example.com', attempts: 3, error: log[0]!.error }),
+      expect.objectContaining({
+        ticket: ticket.id,
+        mail: log[0]!.id,
+        kind: 'newticket_submitter',
+        recipient: 'unreachable@example.com',
+        attempts: 3,
+        error: log[0]!.error,
+      }),
     ]);
   });
 });

@@ -10,7 +10,10 @@ import nodemailer from 'nodemailer';
 import { cliOnTable } from './table-cli';
 import { unique, type clientFor, type Json } from './client';
 
-/** `npm run helpdesk -- <args> --json` on the table `engines` name (as on a deployed one: --table), with the mail secret `secret`. */
+/**
+ * `npm run helpdesk -- <args> --json` on the table `engines` name (as on a deployed one: --table), with the mail secret
+ * `secret`.
+ */
 export function mailCli(engines: Record<string, string>, secret: string, args: string[]) {
   return cliOnTable(engines, [...args, '--json'], { env: { HELPDESK_MAIL_SECRET: secret } });
 }
@@ -21,7 +24,11 @@ export async function mailsTo(mailbox: string, to: string, count: number) {
   await expect
     .poll(
       async () => {
-        const all = await Promise.all(readdirSync(mailbox).filter((f) => f.endsWith('.eml')).map((f) => PostalMime.parse(readFileSync(join(mailbox, f)))));
+        const all = await Promise.all(
+          readdirSync(mailbox)
+            .filter((f) => f.endsWith('.eml'))
+            .map((f) => PostalMime.parse(readFileSync(join(mailbox, f)))),
+        );
         found = all.filter((m) => (m.to ?? []).some((a) => a.address === to));
         return found.length;
       },

@@ -33,9 +33,30 @@ const dir = mkdtempSync(join(tmpdir(), 'helpdesk-imap-'));
 const mailbox = join(dir, 'sent');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// A certificate for 127.0.0.1, valid for a day: the poller refuses plain text to anything but loopback, and this run checks the TLS path.
+// A certificate for 127.0.0.1, valid for a day: the poller refuses plain text to anything but loopback, and this run
+// checks the TLS path.
 const [keyPath, certPath] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    keyPath,
+    '-out',
+    certPath,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+  ],
+  { stdio: 'ignore' },
+);
 const cert = readFileSync(certPath);
 
 const server = hoodiecrow({
@@ -49,13 +70,18 @@ await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
 afterAll(() => new Promise<void>((done) => server.close(() => done())));
 const port = (server.server.address() as AddressInfo).port;
 
-/** Called with the message's raw text when the poller first marks it (UID STORE); 'drop' closes the connection instead of answering. */
+/**
+ * Called with the message's raw text when the poller first marks it (UID STORE); 'drop' closes the connection instead
+ * of answering.
+ */
 let onMark: (raw: string) => Promise<'apply' | 'drop'> = () => Promise.resolve('apply');
 const store: CommandHandler = server.getCommandHandler('UID STORE');
 server.setCommandHandler('UID STORE', (connection, parsed, data, callback) => {
   const uid = Number(parsed.attributes[0]!.value);
   const raw = connection.selectedMailbox?.messages.find((m) => m.uid === uid)?.raw ?? '';
-  void onMark(raw).then((action) => (action === 'drop' ? connection.socket?.destroy() : store(connection, parsed, data, callback)));
+  void onMark(raw).then((action) =>
+    action === 'drop' ? connection.socket?.destroy() : store(connection, parsed, data, callback),
+  );
 });
 
 const queueSlug = unique('imapq');
@@ -79,7 +105,15 @@ beforeAll(async () => {
 
 /** Puts a message in the mailbox's INBOX, as the mail provider does. */
 async function deliver(raw: Buffer): Promise<void> {
-  const client = new ImapFlow({ host: '127.0.0.1', port, secure: true, tls: { ca: cert }, auth: { user: USER, pass: PASSWORD }, logger: false, disableAutoIdle: true });
+  const client = new ImapFlow({
+    host: '127.0.0.1',
+    port,
+    secure: true,
+    tls: { ca: cert },
+    auth: { user: USER, pass: PASSWORD },
+    logger: false,
+    disableAutoIdle: true,
+  });
   await client.connect();
   try {
     expect(await client.append('INBOX', raw)).toBeTruthy();
@@ -111,26 +145,47 @@ describe('a mailbox polled over IMAP', () => {
       if (raw.includes(from)) ticketsAtMark = (await ticketsOf(from)).length;
       return 'apply';
     };
-    await deliver(await compose({ from: `Imogen <${from}>`, to: queueAddress, subject: 'Re: Printer on floor 3' }, { text: 'It is jammed again.' }));
+    await deliver(
+      await compose(
+        { from: `Imogen <${from}>`, to: queueAddress, subject: 'Re: Printer on floor 3' },
+        { text: 'It is jammed again.' },
+      ),
+    );
     const [moved] = await processedFrom(from);
     expect(ticketsAtMark).toBe(1);
     expect(moved!.flags).toContain('\\Seen');
     expect(messagesIn('INBOX').some((m) => m.raw.includes(from))).toBe(false);
     const [ticket, ...others] = await ticketsOf(from);
     expect(others).toEqual([]);
-    expect(ticket).toMatchObject({ queue: queueId, title: 'Printer on floor 3', description: 'It is jammed again.', submitter_email: from });
+    expect(ticket).toMatchObject({
+      queue: queueId,
+      title: 'Printer on floor 3',
+      description: 'It is jammed again.',
+      submitter_email: from,
+    });
   });
 
-  it('stamps the ticket created when it is read, not when the mailbox received it: ids follow creation times', async () => {
-    const from = `${unique('waited')}@example.com`;
-    const start = new Date().toISOString();
-    // A message that waited in the mailbox for two days (its IMAP internal date), read now.
-    const raw = await compose({ from, to: queueAddress, subject: 'Sent while you were away' }, { text: 'Two days ago.' });
-    server.appendMessage('INBOX', [], new Date(Date.now() - 2 * 86_400_000), raw.toString('latin1'));
-    await processedFrom(from);
-    const since = `/api/tickets/?submitter_email=${encodeURIComponent(from)}&created_since=${encodeURIComponent(start)}&ordering=id`;
-    await expect.poll(async () => (await own.api.call('GET', since)).body.results.map((t: Json) => t.title), { timeout: 10_000, interval: 100 }).toEqual(['Sent while you were away']);
-  });
+  it(
+    'stamps the ticket created when it is read, not when the mailbox received ' + 'it: ids follow creation times',
+    async () => {
+      const from = `${unique('waited')}@example.com`;
+      const start = new Date().toISOString();
+      // A message that waited in the mailbox for two days (its IMAP internal date), read now.
+      const raw = await compose(
+        { from, to: queueAddress, subject: 'Sent while you were away' },
+        { text: 'Two days ago.' },
+      );
+      server.appendMessage('INBOX', [], new Date(Date.now() - 2 * 86_400_000), raw.toString('latin1'));
+      await processedFrom(from);
+      const since = `/api/tickets/?submitter_email=${encodeURIComponent(from)}&created_since=${encodeURIComponent(start)}&ordering=id`;
+      await expect
+        .poll(async () => (await own.api.call('GET', since)).body.results.map((t: Json) => t.title), {
+          timeout: 10_000,
+          interval: 100,
+        })
+        .toEqual(['Sent while you were away']);
+    },
+  );
 
   it('read again after a run broke off between the ticket and the mark, makes one ticket', async () => {
     const from = `${unique('again')}@example.com`;
@@ -142,37 +197,60 @@ describe('a mailbox polled over IMAP', () => {
     expect((await ticketsOf(from)).map((t) => t.title)).toEqual(['Twice over IMAP']);
   });
 
-  it(`keeps a message over ${MAX_MESSAGE_BYTES} bytes as a problem, left in the mailbox flagged, and goes on with the next`, async () => {
-    const from = `${unique('huge')}@example.com`;
-    const line = `${'x'.repeat(998)}\r\n`;
-    const body = line.repeat(Math.ceil((MAX_MESSAGE_BYTES + 1) / line.length));
-    // Put in by the server itself, as the provider delivers: 41 MB through the test server's APPEND takes it a minute.
-    server.appendMessage('INBOX', [], new Date(), `From: Hugo <${from}>\r\nTo: ${queueAddress}\r\nSubject: A huge scan\r\nMessage-ID: <${unique('huge')}@example.com>\r\n\r\n${body}`);
-    const after = `${unique('after')}@example.com`;
-    await deliver(await compose({ from: after, to: queueAddress, subject: 'After the huge one' }, { text: 'Small.' }));
-    await processedFrom(after);
-    // A later run passes over it: still one problem.
-    const later = `${unique('later')}@example.com`;
-    await deliver(await compose({ from: later, to: queueAddress, subject: 'Later still' }, { text: 'Small too.' }));
-    await processedFrom(later);
-    const huge = messagesIn('INBOX').find((m) => m.raw.includes(from));
-    expect(huge?.flags).toEqual(expect.arrayContaining(['\\Seen', '\\Flagged']));
-    expect(await ticketsOf(from)).toEqual([]);
-    const listed = await mailCli(engines, SECRET, ['list-mail-problems']);
-    expect(listed.code, listed.stderr).toBe(0);
-    const problems = JSON.parse(listed.stdout).filter((p: Json) => p.sender === from);
-    expect(problems).toEqual([expect.objectContaining({ kind: 'failed', reason: expect.stringMatching(/over the 41943040-byte limit.*stays in/) })]);
-  });
+  it(
+    `keeps a message over ${MAX_MESSAGE_BYTES} bytes as a problem, left in the mailbox flagged, and goes on with ` +
+      `the next`,
+    async () => {
+      const from = `${unique('huge')}@example.com`;
+      const line = `${'x'.repeat(998)}\r\n`;
+      const body = line.repeat(Math.ceil((MAX_MESSAGE_BYTES + 1) / line.length));
+      // Put in by the server itself, as the provider delivers: 41 MB through the test server's APPEND takes it a minute.
+      server.appendMessage(
+        'INBOX',
+        [],
+        new Date(),
+        `From: Hugo <${from}>\r\nTo: ${queueAddress}\r\nSubject: A huge scan\r\nMessage-ID: <${unique('huge')}@example.com>\r\n\r\n${body}`,
+      );
+      const after = `${unique('after')}@example.com`;
+      await deliver(
+        await compose({ from: after, to: queueAddress, subject: 'After the huge one' }, { text: 'Small.' }),
+      );
+      await processedFrom(after);
+      // A later run passes over it: still one problem.
+      const later = `${unique('later')}@example.com`;
+      await deliver(await compose({ from: later, to: queueAddress, subject: 'Later still' }, { text: 'Small too.' }));
+      await processedFrom(later);
+      const huge = messagesIn('INBOX').find((m) => m.raw.includes(from));
+      expect(huge?.flags).toEqual(expect.arrayContaining(['\\Seen', '\\Flagged']));
+      expect(await ticketsOf(from)).toEqual([]);
+      const listed = await mailCli(engines, SECRET, ['list-mail-problems']);
+      expect(listed.code, listed.stderr).toBe(0);
+      const problems = JSON.parse(listed.stdout).filter((p: Json) => p.sender === from);
+      expect(problems).toEqual([
+        expect.objectContaining({
+          kind: 'failed',
+          reason: expect.stringMatching(/over the 41943040-byte limit.*stays in/),
+        }),
+      ]);
+    },
+  );
 
   it('lands a reply to the acknowledgement (its Reply-To and In-Reply-To) on its ticket', async () => {
     const from = `${unique('reply')}@example.com`;
-    await deliver(await compose({ from, to: queueAddress, subject: 'Badge does not open the door' }, { text: 'Since Monday.' }));
+    await deliver(
+      await compose({ from, to: queueAddress, subject: 'Badge does not open the door' }, { text: 'Since Monday.' }),
+    );
     await processedFrom(from);
     const [ticket] = await ticketsOf(from);
     const [ack] = await mailsTo(mailbox, from, 1);
     const replyTo = ack!.replyTo?.[0]?.address;
     expect(replyTo).toMatch(new RegExp(`^helpdesk\\+${ticket!.id}\\.`));
-    await deliver(gmailReply({ from, to: replyTo!, subject: `Re: ${ack!.subject}`, inReplyTo: ack!.messageId }, 'It works again, thanks.'));
+    await deliver(
+      gmailReply(
+        { from, to: replyTo!, subject: `Re: ${ack!.subject}`, inReplyTo: ack!.messageId },
+        'It works again, thanks.',
+      ),
+    );
     await processedFrom(from, 2);
     expect((await ticketsOf(from)).map((t) => t.id)).toEqual([ticket!.id]);
     const reply = await own.api.call('GET', `/api/tickets/${ticket!.id}/`);
@@ -186,7 +264,19 @@ describe('a run that cannot go on', () => {
     const local = hoodiecrow({
       plugins: ['ID', 'UIDPLUS', 'MOVE'],
       users: { [USER]: { password: PASSWORD } },
-      storage: { INBOX: { messages: [{ raw: 'From: ann@example.com\r\nTo: support@example.com\r\nSubject: Stuck\r\nMessage-ID: <stuck@example.com>\r\n\r\nHello.\r\n', flags: [] }] }, '': { folders: {} } },
+      storage: {
+        INBOX: {
+          messages: [
+            {
+              raw:
+                'From: ann@example.com\r\nTo: support@example.com\r\nSubject: Stuck\r\nMessage-ID: ' +
+                '<stuck@example.com>\r\n\r\nHello.\r\n',
+              flags: [],
+            },
+          ],
+        },
+        '': { folders: {} },
+      },
     });
     await new Promise<void>((done) => local.listen(0, '127.0.0.1', done));
     const url = `imap://${encodeURIComponent(USER)}@127.0.0.1:${(local.server.address() as AddressInfo).port}/INBOX`;
@@ -197,7 +287,10 @@ describe('a run that cannot go on', () => {
     const { local, mailbox, close } = await plainMailbox();
     try {
       const ingested: unknown[] = [];
-      const run = pollMailbox(mailbox, PASSWORD, { store: () => Promise.reject(new Error('S3 is down')), ingest: (delivery) => Promise.reject(new Error(`not reached: ${ingested.push(delivery)}`)) });
+      const run = pollMailbox(mailbox, PASSWORD, {
+        store: () => Promise.reject(new Error('S3 is down')),
+        ingest: (delivery) => Promise.reject(new Error(`not reached: ${ingested.push(delivery)}`)),
+      });
       await expect(run).rejects.toThrow('S3 is down');
       expect(ingested).toEqual([]);
       expect(local.getMailbox('INBOX')!.messages.map((m) => m.flags)).toEqual([[]]);

@@ -17,7 +17,19 @@ import { useOwnRuntime } from './own-runtime';
 import { spawnApiRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
 import { replyAddress } from '../../shared/domain/mail-threading';
-import { appleMailReply, compose, dsnBounce, foldedSubject, gmailReply, legacyCharset, misdeclaredUtf8, nestedBomb, newMessageId, outlookReply, outOfOffice } from '../fixtures/mail/corpus';
+import {
+  appleMailReply,
+  compose,
+  dsnBounce,
+  foldedSubject,
+  gmailReply,
+  legacyCharset,
+  misdeclaredUtf8,
+  nestedBomb,
+  newMessageId,
+  outlookReply,
+  outOfOffice,
+} from '../fixtures/mail/corpus';
 
 const RATE = 3;
 const SECRET = 'mail-in-test-secret-0123456789abcdefghijklmnop';
@@ -26,7 +38,13 @@ const engines = onSharedEngines('mail-in');
 /** Where the runtime's outbound mail (issue 22) is captured: acknowledgements, replies are read from here. */
 const mailbox = mkdtempSync(join(tmpdir(), 'helpdesk-mail-in-'));
 afterAll(() => rmSync(mailbox, { recursive: true, force: true }));
-const own = useOwnRuntime({ ...engines, HELPDESK_MAILBOX_DIR: mailbox, HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR: String(RATE), HELPDESK_MAIL_FROM: 'Helpdesk <helpdesk@localhost>', HELPDESK_MAIL_SECRET: SECRET });
+const own = useOwnRuntime({
+  ...engines,
+  HELPDESK_MAILBOX_DIR: mailbox,
+  HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR: String(RATE),
+  HELPDESK_MAIL_FROM: 'Helpdesk <helpdesk@localhost>',
+  HELPDESK_MAIL_SECRET: SECRET,
+});
 
 const cli = (args: string[]) => mailCli(engines, SECRET, args);
 
@@ -36,7 +54,11 @@ const newQueue = () => newMailQueue(own.api, 'mq');
 const ticket = (id: number) => readTicket(own.api, id);
 
 /** A new ticket by mail from `from`; returns its id and the message's Message-ID. */
-async function mailTicket(queue: { address: string }, from: string, subject = 'Printer jammed'): Promise<{ id: number; messageId: string }> {
+async function mailTicket(
+  queue: { address: string },
+  from: string,
+  subject = 'Printer jammed',
+): Promise<{ id: number; messageId: string }> {
   const messageId = newMessageId();
   const sent = await send(await compose({ from, to: queue.address, subject, messageId }), [queue.address], from);
   expect(sent.response).toMatch(/ticket on ticket \d+/);
@@ -59,7 +81,12 @@ describe('a new message to a queue', () => {
     const pdf = Buffer.from('%PDF-1.4 fake but bytes are bytes \u0000\u0001\u0002');
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
     const raw = await compose(
-      { from: `Alice <${from}>`, to: queue.address, subject: 'Fwd: RE: Printer on floor 2', headers: { Importance: 'high' } },
+      {
+        from: `Alice <${from}>`,
+        to: queue.address,
+        subject: 'Fwd: RE: Printer on floor 2',
+        headers: { Importance: 'high' },
+      },
       {
         text: 'The printer is jammed.',
         html: '<p>The printer is <b>jammed</b>.</p><img src="cid:shot@example">',
@@ -72,9 +99,21 @@ describe('a new message to a queue', () => {
     const sent = await send(raw, [queue.address], from);
     expect(sent.code).toBe(250);
     const t = await ticket(sent.ticket!);
-    expect(t).toMatchObject({ queue: queue.id, title: 'Printer on floor 2', submitter_email: from, description: 'The printer is jammed.', priority: 2, status: 1 });
+    expect(t).toMatchObject({
+      queue: queue.id,
+      title: 'Printer on floor 2',
+      submitter_email: from,
+      description: 'The printer is jammed.',
+      priority: 2,
+      status: 1,
+    });
     const [opening] = t.followup_set;
-    expect(opening).toMatchObject({ title: `E-Mail Received from ${from}`, public: true, user: null, comment: 'The printer is jammed.' });
+    expect(opening).toMatchObject({
+      title: `E-Mail Received from ${from}`,
+      public: true,
+      user: null,
+      comment: 'The printer is jammed.',
+    });
     expect(opening.message_id).toMatch(/^<.+@mail\.example\.com>$/);
     const files = Object.fromEntries(opening.followupattachment_set.map((a: Json) => [a.filename, a]));
     expect(Object.keys(files).sort()).toEqual(['email_html_body.txt', 'reportfdp.pdf', 'screenshot.png']);
@@ -85,9 +124,17 @@ describe('a new message to a queue', () => {
   });
 
   // A verified sender's CCs are added (tests/integration/mail-trust.test.ts); an unverified one's are not (issue 32).
-  it("adds no CCs from an unverified sender, and says so", async () => {
+  it('adds no CCs from an unverified sender, and says so', async () => {
     const queue = await newQueue();
-    const sent = await send(await compose({ from: 'lead@example.com', to: `${queue.address}, Ops <ops@example.com>`, cc: `Bob <BOB@example.com>, ${queue.address}` }), [queue.address], 'lead@example.com');
+    const sent = await send(
+      await compose({
+        from: 'lead@example.com',
+        to: `${queue.address}, Ops <ops@example.com>`,
+        cc: `Bob <BOB@example.com>, ${queue.address}`,
+      }),
+      [queue.address],
+      'lead@example.com',
+    );
     const ccs = await own.api.call('GET', `/api/tickets/${sent.ticket}/cc`);
     expect(ccs.status, ccs.text).toBe(200);
     expect(ccs.body.results).toEqual([]);
@@ -96,7 +143,13 @@ describe('a new message to a queue', () => {
 
   it('without a text part takes the HTML turned into text, and keeps the HTML as a file', async () => {
     const queue = await newQueue();
-    const sent = await send(await compose({ from: 'html@example.com', to: queue.address, subject: 'HTML only' }, { text: undefined, html: '<div>Line one<br>Line &amp; two</div><script>alert(1)</script>' }), [queue.address]);
+    const sent = await send(
+      await compose(
+        { from: 'html@example.com', to: queue.address, subject: 'HTML only' },
+        { text: undefined, html: '<div>Line one<br>Line &amp; two</div><script>alert(1)</script>' },
+      ),
+      [queue.address],
+    );
     const t = await ticket(sent.ticket!);
     expect(t.description).toBe('Line one\nLine & two');
     expect(t.followup_set[0].followupattachment_set.map((a: Json) => a.filename)).toEqual(['email_html_body.txt']);
@@ -110,24 +163,37 @@ describe('a new message to a queue', () => {
       ['shift_jis', Buffer.from([0x82, 0xb1, 0x82, 0xf1, 0x82, 0xc9, 0x82, 0xbf, 0x82, 0xcd]), 'こんにちは'],
     ];
     for (const [charset, body, text] of cases) {
-      const sent = await send(legacyCharset({ from: 'intl@example.com', to: queue.address }, charset, body), [queue.address]);
+      const sent = await send(legacyCharset({ from: 'intl@example.com', to: queue.address }, charset, body), [
+        queue.address,
+      ]);
       expect((await ticket(sent.ticket!)).description, charset).toBe(text);
     }
   });
 
-  it('reads a Windows-1252 body sent as UTF-8 (or unlabelled) as the characters it is, and notes it, never storing U+FFFD', async () => {
-    const queue = await newQueue();
-    for (const charset of ['utf-8', undefined]) {
-      const sent = await send(misdeclaredUtf8({ from: 'old-client@example.com', to: queue.address }, charset), [queue.address]);
-      expect(sent.response, String(charset)).toContain('1 text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252');
-      expect((await ticket(sent.ticket!)).description, String(charset)).toBe('Café naïve €');
-    }
-  });
+  it(
+    'reads a Windows-1252 body sent as UTF-8 (or unlabelled) as the characters ' +
+      'it is, and notes it, never storing ' +
+      'U+FFFD',
+    async () => {
+      const queue = await newQueue();
+      for (const charset of ['utf-8', undefined]) {
+        const sent = await send(misdeclaredUtf8({ from: 'old-client@example.com', to: queue.address }, charset), [
+          queue.address,
+        ]);
+        expect(sent.response, String(charset)).toContain(
+          '1 text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252',
+        );
+        expect((await ticket(sent.ticket!)).description, String(charset)).toBe('Café naïve €');
+      }
+    },
+  );
 
   it('takes a folded, encoded subject whole (upstream issue #756)', async () => {
     const queue = await newQueue();
     const sent = await send(foldedSubject({ from: 'fold@example.com', to: queue.address }), [queue.address]);
-    expect((await ticket(sent.ticket!)).title).toBe('A very long subject line that a client folded over two lines – café');
+    expect((await ticket(sent.ticket!)).title).toBe(
+      'A very long subject line that a client folded over two lines – café',
+    );
   });
 });
 
@@ -143,38 +209,63 @@ describe('a reply', () => {
     expect(ack!.subject).toContain(`[${queue.slug}-${first.id}]`);
     const replyTo = ack!.replyTo?.[0]?.address;
     expect(replyTo).toMatch(new RegExp(`^helpdesk\\+${first.id}\\.[a-z2-7]+\\.[a-z2-7]+@localhost$`));
-    const sent = await send(gmailReply({ from, to: replyTo!, subject: `Re: ${ack!.subject}`, inReplyTo: ack!.messageId }, 'Thanks for the quick answer.'), [replyTo!], from);
+    const sent = await send(
+      gmailReply(
+        { from, to: replyTo!, subject: `Re: ${ack!.subject}`, inReplyTo: ack!.messageId },
+        'Thanks for the quick answer.',
+      ),
+      [replyTo!],
+      from,
+    );
     expect(sent.ticket).toBe(first.id);
     expect((await ticket(first.id)).followup_set.at(-1).comment).toBe('Thanks for the quick answer.');
   });
-
 
   it('joins its ticket by In-Reply-To (Gmail), with the quoted history stripped', async () => {
     const queue = await newQueue();
     const from = `${unique('g')}@gmail.example`;
     const first = await mailTicket(queue, from);
-    const sent = await send(gmailReply({ from, to: queue.address, inReplyTo: first.messageId }, 'Still jammed this morning.'), [queue.address], from);
+    const sent = await send(
+      gmailReply({ from, to: queue.address, inReplyTo: first.messageId }, 'Still jammed this morning.'),
+      [queue.address],
+      from,
+    );
     expect(sent.response).toContain(`followup on ticket ${first.id}`);
     const t = await ticket(first.id);
     expect(t.followup_set).toHaveLength(2);
     // Unsigned, not through its Reply-To: the From is a claim, so the followup is private (issue 32).
-    expect(t.followup_set[1]).toMatchObject({ comment: 'Still jammed this morning.', title: `E-Mail Received from ${from} (unverified)`, public: false });
+    expect(t.followup_set[1]).toMatchObject({
+      comment: 'Still jammed this morning.',
+      title: `E-Mail Received from ${from} (unverified)`,
+      public: false,
+    });
   });
 
   it('joins its ticket by References (Apple Mail), stripped of its quote', async () => {
     const queue = await newQueue();
     const from = `${unique('m')}@icloud.example`;
     const first = await mailTicket(queue, from);
-    const sent = await send(appleMailReply({ from, to: queue.address, inReplyTo: first.messageId }, 'Thanks, it works now.'), [queue.address], from);
+    const sent = await send(
+      appleMailReply({ from, to: queue.address, inReplyTo: first.messageId }, 'Thanks, it works now.'),
+      [queue.address],
+      from,
+    );
     expect(sent.ticket).toBe(first.id);
     expect((await ticket(first.id)).followup_set[1].comment).toBe('Thanks, it works now.');
   });
 
-  it("joins its ticket by the subject tag when the sender is the submitter (Outlook, no thread headers)", async () => {
+  it('joins its ticket by the subject tag when the sender is the submitter (Outlook, no thread headers)', async () => {
     const queue = await newQueue();
     const from = `${unique('o')}@outlook.example`;
     const first = await mailTicket(queue, from);
-    const sent = await send(outlookReply({ from, to: queue.address, subject: `RE: [${queue.slug}-${first.id}] Printer jammed` }, 'Can someone come by?'), [queue.address], from);
+    const sent = await send(
+      outlookReply(
+        { from, to: queue.address, subject: `RE: [${queue.slug}-${first.id}] Printer jammed` },
+        'Can someone come by?',
+      ),
+      [queue.address],
+      from,
+    );
     expect(sent.ticket).toBe(first.id);
     expect((await ticket(first.id)).followup_set[1].comment).toBe('Can someone come by?');
   });
@@ -184,34 +275,84 @@ describe('a reply', () => {
     const from = `${unique('r')}@example.com`;
     const first = await mailTicket(queue, from);
     const address = replyAddress(queue.address, first.id, SECRET);
-    const answered = await send(await compose({ from, to: address, subject: 'Re: no tag, no thread headers' }, { text: 'By the reply address.' }), [address], from);
+    const answered = await send(
+      await compose({ from, to: address, subject: 'Re: no tag, no thread headers' }, { text: 'By the reply address.' }),
+      [address],
+      from,
+    );
     expect(answered.ticket).toBe(first.id);
     const forged = address.replace(/\.([a-z2-7]+)@/, '.aaaaaaaaaaaaaaaa@');
-    const guessed = await send(await compose({ from: 'guesser@evil.example', to: forged }, { text: 'Guessed.' }), [forged], 'guesser@evil.example');
+    const guessed = await send(
+      await compose({ from: 'guesser@evil.example', to: forged }, { text: 'Guessed.' }),
+      [forged],
+      'guesser@evil.example',
+    );
     expect(guessed.ticket).not.toBe(first.id);
-    expect((await ticket(first.id)).followup_set.map((f: Json) => f.comment)).toEqual(['Hello, the printer on floor 2 is jammed again.', 'By the reply address.']);
+    expect((await ticket(first.id)).followup_set.map((f: Json) => f.comment)).toEqual([
+      'Hello, the printer on floor 2 is jammed again.',
+      'By the reply address.',
+    ]);
   });
 
   it('joins its ticket by the subject tag from one of its CCs', async () => {
     const queue = await newQueue();
     const cc = `${unique('cc')}@example.com`;
-    const sent = await send(await compose({ from: 'owner@example.com', to: queue.address }), [queue.address], 'owner@example.com');
+    const sent = await send(
+      await compose({ from: 'owner@example.com', to: queue.address }),
+      [queue.address],
+      'owner@example.com',
+    );
     expect((await own.api.call('POST', `/api/tickets/${sent.ticket}/cc/`, { json: { email: cc } })).status).toBe(201);
-    const reply = await send(await compose({ from: cc, to: queue.address, subject: `Re: [${queue.slug}-${sent.ticket}] A question` }, { text: 'Me too.' }), [queue.address], cc);
+    const reply = await send(
+      await compose(
+        { from: cc, to: queue.address, subject: `Re: [${queue.slug}-${sent.ticket}] A question` },
+        { text: 'Me too.' },
+      ),
+      [queue.address],
+      cc,
+    );
     expect(reply.ticket).toBe(sent.ticket);
   });
 
-  it("from a stranger using someone else's subject tag opens a ticket of its own, titled without that tag", async () => {
-    const queue = await newQueue();
-    const first = await mailTicket(queue, `${unique('owner')}@example.com`);
-    const sent = await send(await compose({ from: 'stranger@evil.example', to: queue.address, subject: `Re: [${queue.slug}-${first.id}] Printer jammed` }, { text: 'I am in your ticket.' }), [queue.address], 'stranger@evil.example');
-    expect(sent.ticket).not.toBe(first.id);
-    expect((await ticket(first.id)).followup_set).toHaveLength(1);
-    expect(await ticket(sent.ticket!)).toMatchObject({ submitter_email: 'stranger@evil.example', title: 'Printer jammed' });
-    // The tag after a forward prefix, and a tag of something else (not a queue's) kept as the sender wrote it.
-    const forwarded = await send(await compose({ from: 'stranger@evil.example', to: queue.address, subject: `[${queue.slug}-${first.id}] Fwd: [JIRA-12] Printer jammed` }, { text: 'Again.' }), [queue.address], 'stranger@evil.example');
-    expect((await ticket(forwarded.ticket!)).title).toBe('[JIRA-12] Printer jammed');
-  });
+  it(
+    "from a stranger using someone else's subject tag opens a ticket of its " + 'own, titled without that tag',
+    async () => {
+      const queue = await newQueue();
+      const first = await mailTicket(queue, `${unique('owner')}@example.com`);
+      const sent = await send(
+        await compose(
+          {
+            from: 'stranger@evil.example',
+            to: queue.address,
+            subject: `Re: [${queue.slug}-${first.id}] Printer jammed`,
+          },
+          { text: 'I am in your ticket.' },
+        ),
+        [queue.address],
+        'stranger@evil.example',
+      );
+      expect(sent.ticket).not.toBe(first.id);
+      expect((await ticket(first.id)).followup_set).toHaveLength(1);
+      expect(await ticket(sent.ticket!)).toMatchObject({
+        submitter_email: 'stranger@evil.example',
+        title: 'Printer jammed',
+      });
+      // The tag after a forward prefix, and a tag of something else (not a queue's) kept as the sender wrote it.
+      const forwarded = await send(
+        await compose(
+          {
+            from: 'stranger@evil.example',
+            to: queue.address,
+            subject: `[${queue.slug}-${first.id}] Fwd: [JIRA-12] Printer jammed`,
+          },
+          { text: 'Again.' },
+        ),
+        [queue.address],
+        'stranger@evil.example',
+      );
+      expect((await ticket(forwarded.ticket!)).title).toBe('[JIRA-12] Printer jammed');
+    },
+  );
 
   it('to a closed ticket, through the Reply-To mailed to its sender, reopens it', async () => {
     const queue = await newQueue();
@@ -222,7 +363,10 @@ describe('a reply', () => {
     await send(gmailReply({ from, to: replyTo, inReplyTo: first.messageId }, 'It broke again.'), [replyTo], from);
     const t = await ticket(first.id);
     expect(t.status).toBe(2);
-    expect(t.followup_set[1]).toMatchObject({ new_status: 2, title: `Ticket Re-Opened by E-Mail Received from ${from}` });
+    expect(t.followup_set[1]).toMatchObject({
+      new_status: 2,
+      title: `Ticket Re-Opened by E-Mail Received from ${from}`,
+    });
   });
 
   it('to a merged ticket goes to the ticket it was merged into', async () => {
@@ -230,8 +374,14 @@ describe('a reply', () => {
     const from = `${unique('mg')}@example.com`;
     const target = await mailTicket(queue, from, 'Target');
     const merged = await mailTicket(queue, from, 'Duplicate');
-    expect((await own.api.call('PATCH', `/api/tickets/${merged.id}/`, { json: { merged_to: target.id } })).status).toBe(200);
-    const sent = await send(gmailReply({ from, to: queue.address, inReplyTo: merged.messageId }, 'Any news?'), [queue.address], from);
+    expect((await own.api.call('PATCH', `/api/tickets/${merged.id}/`, { json: { merged_to: target.id } })).status).toBe(
+      200,
+    );
+    const sent = await send(
+      gmailReply({ from, to: queue.address, inReplyTo: merged.messageId }, 'Any news?'),
+      [queue.address],
+      from,
+    );
     expect(sent.ticket).toBe(target.id);
     expect((await ticket(target.id)).followup_set.map((f: Json) => f.comment)).toContain('Any news?');
   });
@@ -250,34 +400,56 @@ describe('a reply', () => {
 describe('what creates nothing', () => {
   it('an out-of-office answer', async () => {
     const queue = await newQueue();
-    const sent = await createsNoTicket(queue, () => send(outOfOffice({ from: 'away@example.com', to: queue.address }), [queue.address]));
+    const sent = await createsNoTicket(queue, () =>
+      send(outOfOffice({ from: 'away@example.com', to: queue.address }), [queue.address]),
+    );
     expect(sent.response).toMatch(/dropped \(auto-reply/);
   });
 
-  it('a bounce (DSN) to the return path of a mail sent to its failed recipient puts that recipient on the suppression list', async () => {
-    const queue = await newQueue();
-    const gone = `${unique('gone')}@example.com`;
-    await mailTicket(queue, gone);
-    const [ack] = await mailsTo(gone, 1);
-    const returnPath = ack!.headers.find((h) => h.key === 'return-path')!.value.replace(/[<>]/g, '');
-    const sent = await createsNoTicket(queue, () => send(dsnBounce({ from: 'mailer-daemon@mx.example.com', to: returnPath }, gone, ack!.messageId!), [returnPath], ''));
-    expect(sent.response).toContain(`permanent failures: ${gone}`);
-    const list = await own.api.call('GET', '/api/mail/suppressions');
-    expect(list.status, list.text).toBe(200);
-    expect((Array.isArray(list.body) ? list.body : list.body.results).map((x: Json) => x.address)).toContain(gone);
-  });
+  it(
+    'a bounce (DSN) to the return path of a mail sent to its failed recipient ' +
+      'puts that recipient on the suppression ' +
+      'list',
+    async () => {
+      const queue = await newQueue();
+      const gone = `${unique('gone')}@example.com`;
+      await mailTicket(queue, gone);
+      const [ack] = await mailsTo(gone, 1);
+      const returnPath = ack!.headers.find((h) => h.key === 'return-path')!.value.replace(/[<>]/g, '');
+      const sent = await createsNoTicket(queue, () =>
+        send(
+          dsnBounce({ from: 'mailer-daemon@mx.example.com', to: returnPath }, gone, ack!.messageId!),
+          [returnPath],
+          '',
+        ),
+      );
+      expect(sent.response).toContain(`permanent failures: ${gone}`);
+      const list = await own.api.call('GET', '/api/mail/suppressions');
+      expect(list.status, list.text).toBe(200);
+      expect((Array.isArray(list.body) ? list.body : list.body.results).map((x: Json) => x.address)).toContain(gone);
+    },
+  );
 
   it('list mail', async () => {
     const queue = await newQueue();
     const sent = await createsNoTicket(queue, async () =>
-      send(await compose({ from: 'news@lists.example', to: queue.address, headers: { 'List-Id': '<news.lists.example>', 'List-Unsubscribe': '<mailto:u@lists.example>' } }), [queue.address]),
+      send(
+        await compose({
+          from: 'news@lists.example',
+          to: queue.address,
+          headers: { 'List-Id': '<news.lists.example>', 'List-Unsubscribe': '<mailto:u@lists.example>' },
+        }),
+        [queue.address],
+      ),
     );
     expect(sent.response).toMatch(/dropped \(list mail/);
   });
 
   it("mail from the helpdesk's own address (a loop)", async () => {
     const queue = await newQueue();
-    const sent = await createsNoTicket(queue, async () => send(await compose({ from: 'helpdesk@localhost', to: queue.address }), [queue.address]));
+    const sent = await createsNoTicket(queue, async () =>
+      send(await compose({ from: 'helpdesk@localhost', to: queue.address }), [queue.address]),
+    );
     expect(sent.response).toMatch(/dropped \(loop/);
   });
 
@@ -285,7 +457,8 @@ describe('what creates nothing', () => {
     const queue = await newQueue();
     const from = `${unique('loop')}@example.com`;
     const results: Sent[] = [];
-    for (let i = 0; i <= RATE; i++) results.push(await send(await compose({ from, to: queue.address, subject: `Auto ${i}` }), [queue.address], from));
+    for (let i = 0; i <= RATE; i++)
+      results.push(await send(await compose({ from, to: queue.address, subject: `Auto ${i}` }), [queue.address], from));
     expect(results.slice(0, RATE).every((r) => r.ticket !== undefined)).toBe(true);
     expect(results[RATE]!.response).toMatch(/held \(rate/);
 
@@ -312,13 +485,18 @@ describe('refusals', () => {
 
   it('a message over 40 MB is refused with 552', async () => {
     const queue = await newQueue();
-    const big = Buffer.concat([await compose({ from: 'big@example.com', to: queue.address }), Buffer.alloc(41 * 1024 * 1024, 'a')]);
+    const big = Buffer.concat([
+      await compose({ from: 'big@example.com', to: queue.address }),
+      Buffer.alloc(41 * 1024 * 1024, 'a'),
+    ]);
     expect(await send(big, [queue.address])).toMatchObject({ accepted: false, code: 552 });
   });
 
   it('a MIME bomb (parts nested 60 deep) is refused with 554, the reason said', async () => {
     const queue = await newQueue();
-    const sent = await createsNoTicket(queue, () => send(nestedBomb({ from: 'bomb@example.com', to: queue.address }, 60), [queue.address]));
+    const sent = await createsNoTicket(queue, () =>
+      send(nestedBomb({ from: 'bomb@example.com', to: queue.address }, 60), [queue.address]),
+    );
     expect(sent).toMatchObject({ accepted: false, code: 554 });
     expect(sent.response).toMatch(/nested deeper than 20/);
   });

@@ -47,7 +47,10 @@ async function captured(): Promise<Captured[]> {
         headers: new Map(mail.headers.map((h) => [h.key, h.value])),
         text: mail.text ?? '',
         html: mail.html ?? '',
-        attachments: mail.attachments.map((a) => ({ filename: a.filename, content: Buffer.from(a.content as ArrayBuffer).toString() })),
+        attachments: mail.attachments.map((a) => ({
+          filename: a.filename,
+          content: Buffer.from(a.content as ArrayBuffer).toString(),
+        })),
       };
     }),
   );
@@ -56,7 +59,12 @@ async function captured(): Promise<Captured[]> {
 /** The messages about ticket `id` (by its subject tag), once there are `count` of them. */
 async function mailsOf(tag: string, count: number): Promise<Captured[]> {
   let mails: Captured[] = [];
-  await expect.poll(async () => (mails = (await captured()).filter((m) => m.subject.startsWith(tag))).length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(count);
+  await expect
+    .poll(async () => (mails = (await captured()).filter((m) => m.subject.startsWith(tag))).length, {
+      timeout: 15_000,
+      interval: 100,
+    })
+    .toBeGreaterThanOrEqual(count);
   return mails;
 }
 
@@ -80,7 +88,10 @@ async function emailsOf(ticket: number, count: number): Promise<Json[]> {
 }
 
 async function followup(ticket: number, body: Record<string, unknown>, auth?: string): Promise<Json> {
-  const reply = await api.call('POST', '/api/followups/', { json: { ticket, title: 'Update', ...body }, ...(auth ? { auth } : {}) });
+  const reply = await api.call('POST', '/api/followups/', {
+    json: { ticket, title: 'Update', ...body },
+    ...(auth ? { auth } : {}),
+  });
   expect(reply.status, reply.text).toBe(201);
   return reply.body;
 }
@@ -93,11 +104,23 @@ beforeAll(async () => {
   const { createUser } = await import('../../shared/store/users');
   const { newUserRecord } = await import('../../shared/domain/user');
   const username = unique('agent');
-  const user = await createUser(await newUserRecord({ username, email: `${username}@example.com`, first_name: 'Ada', last_name: 'Agent' }, 'a-password-1', 'staff'));
+  const user = await createUser(
+    await newUserRecord(
+      { username, email: `${username}@example.com`, first_name: 'Ada', last_name: 'Agent' },
+      'a-password-1',
+      'staff',
+    ),
+  );
   agent = { id: user.id, email: user.email, auth: basic(username, 'a-password-1') };
   const slug = unique('mq');
   const reply = await api.call('POST', '/api/queues/', {
-    json: { title: 'Mail Queue', slug, email_address: 'support@example.com', new_ticket_cc: 'new-cc@example.com', updated_ticket_cc: 'all-cc@example.com' },
+    json: {
+      title: 'Mail Queue',
+      slug,
+      email_address: 'support@example.com',
+      new_ticket_cc: 'new-cc@example.com',
+      updated_ticket_cc: 'all-cc@example.com',
+    },
   });
   expect(reply.status, reply.text).toBe(201);
   queue = reply.body;
@@ -109,45 +132,71 @@ afterAll(async () => {
 });
 
 describe('a ticket created', () => {
-  it('by JSON: the submitter, the queue CCs and the assignee each get their mail, threaded, from the queue', async () => {
-    const ticket = (await api.createTicket({ queue: queue.id, title: 'Printer <b>on fire</b>', submitter_email: 'sub@example.com', assigned_to: agent.id })).body;
-    const tag = `[${queue.slug}-${ticket.id}]`;
-    const mails = await mailsOf(tag, 4);
-    expect(mails.map((m) => m.to.join()).sort()).toEqual(['all-cc@example.com', agent.email, 'new-cc@example.com', 'sub@example.com'].sort());
+  it(
+    'by JSON: the submitter, the queue CCs and the assignee each get their mail, ' + 'threaded, from the queue',
+    async () => {
+      const ticket = (
+        await api.createTicket({
+          queue: queue.id,
+          title: 'Printer <b>on fire</b>',
+          submitter_email: 'sub@example.com',
+          assigned_to: agent.id,
+        })
+      ).body;
+      const tag = `[${queue.slug}-${ticket.id}]`;
+      const mails = await mailsOf(tag, 4);
+      expect(mails.map((m) => m.to.join()).sort()).toEqual(
+        ['all-cc@example.com', agent.email, 'new-cc@example.com', 'sub@example.com'].sort(),
+      );
 
-    const [submitter] = to(mails, 'sub@example.com');
-    expect(submitter!.subject).toBe(`${tag} Printer <b>on fire</b> (Opened)`);
-    expect(submitter!.from).toBe('Mail Queue <support@example.com>');
-    expect(submitter!.text).toContain('Thank you for your message.');
-    expect(submitter!.text).toContain('Test description');
-    expect(submitter!.html).toContain('Printer &lt;b&gt;on fire&lt;/b&gt;');
-    expect(submitter!.mode).toBe(0o600);
-    expect(to(mails, agent.email)[0]!.subject).toBe(`${tag} Printer <b>on fire</b> (Assigned to you)`);
-    expect(to(mails, 'new-cc@example.com')[0]!.text).toContain('A new ticket has been opened.');
+      const [submitter] = to(mails, 'sub@example.com');
+      expect(submitter!.subject).toBe(`${tag} Printer <b>on fire</b> (Opened)`);
+      expect(submitter!.from).toBe('Mail Queue <support@example.com>');
+      expect(submitter!.text).toContain('Thank you for your message.');
+      expect(submitter!.text).toContain('Test description');
+      expect(submitter!.html).toContain('Printer &lt;b&gt;on fire&lt;/b&gt;');
+      expect(submitter!.mode).toBe(0o600);
+      expect(to(mails, agent.email)[0]!.subject).toBe(`${tag} Printer <b>on fire</b> (Assigned to you)`);
+      expect(to(mails, 'new-cc@example.com')[0]!.text).toContain('A new ticket has been opened.');
 
-    // Threading: the ticket's root in References and In-Reply-To (the first mail of each thread),
-    // a Reply-To naming the ticket, and the RFC 3834 headers.
-    const secret = process.env.HELPDESK_MAIL_SECRET!;
-    for (const m of mails) {
-      const root = m.headers.get('references')!;
-      expect(ticketOfThreadRoot(root, secret)).toBe(ticket.id);
-      expect(m.headers.get('in-reply-to')).toBe(root);
-      expect(ticketOfReplyAddress(m.headers.get('reply-to')!.split('<').pop()!.split('>')[0]!, secret, 'support@example.com')).toBe(ticket.id);
-      expect(m.headers.get('auto-submitted')).toBe('auto-generated');
-      expect(m.headers.get('x-auto-response-suppress')).toBe('All');
-    }
+      // Threading: the ticket's root in References and In-Reply-To (the first mail of each thread),
+      // a Reply-To naming the ticket, and the RFC 3834 headers.
+      const secret = process.env.HELPDESK_MAIL_SECRET!;
+      for (const m of mails) {
+        const root = m.headers.get('references')!;
+        expect(ticketOfThreadRoot(root, secret)).toBe(ticket.id);
+        expect(m.headers.get('in-reply-to')).toBe(root);
+        expect(
+          ticketOfReplyAddress(
+            m.headers.get('reply-to')!.split('<').pop()!.split('>')[0]!,
+            secret,
+            'support@example.com',
+          ),
+        ).toBe(ticket.id);
+        expect(m.headers.get('auto-submitted')).toBe('auto-generated');
+        expect(m.headers.get('x-auto-response-suppress')).toBe('All');
+      }
 
-    const log = await emailsOf(ticket.id, 4);
-    expect(log.map((m) => `${m.kind} ${m.recipients.join()} ${m.status}`).sort()).toEqual(
-      [`assigned_owner ${agent.email} sent`, 'newticket_cc all-cc@example.com sent', 'newticket_cc new-cc@example.com sent', 'newticket_submitter sub@example.com sent'].sort(),
-    );
-    expect(log.find((m) => m.kind === 'newticket_submitter').message_id).toBe(submitter!.headers.get('message-id'));
-  });
+      const log = await emailsOf(ticket.id, 4);
+      expect(log.map((m) => `${m.kind} ${m.recipients.join()} ${m.status}`).sort()).toEqual(
+        [
+          `assigned_owner ${agent.email} sent`,
+          'newticket_cc all-cc@example.com sent',
+          'newticket_cc new-cc@example.com sent',
+          'newticket_submitter sub@example.com sent',
+        ].sort(),
+      );
+      expect(log.find((m) => m.kind === 'newticket_submitter').message_id).toBe(submitter!.headers.get('message-id'));
+    },
+  );
 
   it('by multipart, in a queue without an address: from <slug>@localhost, the file attached', async () => {
     const queue1 = (await api.call('GET', '/api/queues/1/')).body;
     const reply = await api.call('POST', '/api/tickets/', {
-      form: form({ queue: 1, title: 'With a file', description: 'See attached', submitter_email: 'multi@example.com' }, [{ field: 'attachment', name: 'notes.txt', type: 'text/plain', content: 'hello file' }]),
+      form: form(
+        { queue: 1, title: 'With a file', description: 'See attached', submitter_email: 'multi@example.com' },
+        [{ field: 'attachment', name: 'notes.txt', type: 'text/plain', content: 'hello file' }],
+      ),
     });
     expect(reply.status, reply.text).toBe(201);
     const [mail] = await mailsOf(`[${queue1.slug}-${reply.body.id}]`, 1);
@@ -159,7 +208,13 @@ describe('a ticket created', () => {
   it('the acting user gets nothing, even as submitter and assignee', async () => {
     const reply = await api.call('POST', '/api/tickets/', {
       auth: agent.auth,
-      json: { queue: queue.id, title: 'My own', description: 'Mine', submitter_email: agent.email, assigned_to: agent.id },
+      json: {
+        queue: queue.id,
+        title: 'My own',
+        description: 'Mine',
+        submitter_email: agent.email,
+        assigned_to: agent.id,
+      },
     });
     expect(reply.status, reply.text).toBe(201);
     const log = await emailsOf(reply.body.id, 2);
@@ -168,43 +223,86 @@ describe('a ticket created', () => {
 });
 
 describe('followups', () => {
-  it('a private followup mails nobody; a public one mails the submitter, the owner and the CCs, threaded after the first', async () => {
-    const ticket = (await api.createTicket({ queue: queue.id, title: 'Followed', submitter_email: 'follow@example.com', assigned_to: agent.id })).body;
-    const tag = `[${queue.slug}-${ticket.id}]`;
-    const [opened] = to(await mailsOf(tag, 4), 'follow@example.com');
-    await followup(ticket.id, { comment: 'Internal: the customer is difficult', public: false });
-    await followup(ticket.id, { comment: 'We are on it', public: true });
-    // The stream is read in order: once the public followup's mails are logged, the private one's would be.
-    const log = await emailsOf(ticket.id, 7);
-    expect(log.filter((m) => m.kind.startsWith('updated_')).map((m) => `${m.kind} ${m.recipients[0]}`).sort()).toEqual(
-      ['updated_cc all-cc@example.com', `updated_owner ${agent.email}`, 'updated_submitter follow@example.com'].sort(),
-    );
-    const mails = await mailsOf(tag, 7);
-    expect(mails.some((m) => m.text.includes('Internal') || m.html.includes('Internal'))).toBe(false);
-    const [update] = to(mails, 'follow@example.com').filter((m) => m.subject.endsWith('(Updated)'));
-    expect(update!.text).toContain('We are on it');
-    expect(update!.headers.get('in-reply-to')).toBe(opened!.headers.get('message-id'));
-    expect(update!.headers.get('references')).toBe(`${opened!.headers.get('references')} ${opened!.headers.get('message-id')}`);
-  });
+  it(
+    'a private followup mails nobody; a public one mails the submitter, the ' +
+      'owner and the CCs, threaded after ' +
+      'the first',
+    async () => {
+      const ticket = (
+        await api.createTicket({
+          queue: queue.id,
+          title: 'Followed',
+          submitter_email: 'follow@example.com',
+          assigned_to: agent.id,
+        })
+      ).body;
+      const tag = `[${queue.slug}-${ticket.id}]`;
+      const [opened] = to(await mailsOf(tag, 4), 'follow@example.com');
+      await followup(ticket.id, { comment: 'Internal: the customer is difficult', public: false });
+      await followup(ticket.id, { comment: 'We are on it', public: true });
+      // The stream is read in order: once the public followup's mails are logged, the private one's would be.
+      const log = await emailsOf(ticket.id, 7);
+      expect(
+        log
+          .filter((m) => m.kind.startsWith('updated_'))
+          .map((m) => `${m.kind} ${m.recipients[0]}`)
+          .sort(),
+      ).toEqual(
+        [
+          'updated_cc all-cc@example.com',
+          `updated_owner ${agent.email}`,
+          'updated_submitter follow@example.com',
+        ].sort(),
+      );
+      const mails = await mailsOf(tag, 7);
+      expect(mails.some((m) => m.text.includes('Internal') || m.html.includes('Internal'))).toBe(false);
+      const [update] = to(mails, 'follow@example.com').filter((m) => m.subject.endsWith('(Updated)'));
+      expect(update!.text).toContain('We are on it');
+      expect(update!.headers.get('in-reply-to')).toBe(opened!.headers.get('message-id'));
+      expect(update!.headers.get('references')).toBe(
+        `${opened!.headers.get('references')} ${opened!.headers.get('message-id')}`,
+      );
+    },
+  );
 
   it('a resolve mails resolved_submitter with the resolution; the acting owner hears nothing of it', async () => {
-    const ticket = (await api.createTicket({ queue: queue.id, title: 'To resolve', submitter_email: 'res@example.com', assigned_to: agent.id })).body;
+    const ticket = (
+      await api.createTicket({
+        queue: queue.id,
+        title: 'To resolve',
+        submitter_email: 'res@example.com',
+        assigned_to: agent.id,
+      })
+    ).body;
     await emailsOf(ticket.id, 4);
     await followup(ticket.id, { comment: 'Replaced the fuser.', public: true, new_status: 3 }, agent.auth);
     const log = await emailsOf(ticket.id, 6);
-    expect(log.slice(4).map((m) => `${m.kind} ${m.recipients[0]}`).sort()).toEqual(['resolved_cc all-cc@example.com', 'resolved_submitter res@example.com']);
-    const [resolved] = to(await mailsOf(`[${queue.slug}-${ticket.id}]`, 6), 'res@example.com').filter((m) => m.subject.endsWith('(Resolved)'));
+    expect(
+      log
+        .slice(4)
+        .map((m) => `${m.kind} ${m.recipients[0]}`)
+        .sort(),
+    ).toEqual(['resolved_cc all-cc@example.com', 'resolved_submitter res@example.com']);
+    const [resolved] = to(await mailsOf(`[${queue.slug}-${ticket.id}]`, 6), 'res@example.com').filter((m) =>
+      m.subject.endsWith('(Resolved)'),
+    );
     expect(resolved!.text).toContain('Your ticket has been resolved.');
     expect(resolved!.text).toContain('Resolution:\nReplaced the fuser.');
   });
 
-  it('a PATCH mails nothing (as upstream\'s API)', async () => {
-    const ticket = (await api.createTicket({ queue: queue.id, title: 'Patched', submitter_email: 'patch@example.com' })).body;
+  it("a PATCH mails nothing (as upstream's API)", async () => {
+    const ticket = (await api.createTicket({ queue: queue.id, title: 'Patched', submitter_email: 'patch@example.com' }))
+      .body;
     await emailsOf(ticket.id, 3);
     expect((await api.call('PATCH', `/api/tickets/${ticket.id}/`, { json: { status: 3 } })).status).toBe(200);
     await followup(ticket.id, { comment: 'After the patch', public: true });
     const log = await emailsOf(ticket.id, 5);
-    expect(log.slice(3).map((m) => m.kind).sort()).toEqual(['updated_cc', 'updated_submitter']);
+    expect(
+      log
+        .slice(3)
+        .map((m) => m.kind)
+        .sort(),
+    ).toEqual(['updated_cc', 'updated_submitter']);
   });
 });
 
@@ -218,17 +316,29 @@ describe('delivery', () => {
       const item = (input as { Item?: { PK?: string } }).Item;
       if (operation === 'PutItem' && item?.PK?.startsWith('MAIL#') && ++mailPuts === 2 && !failed) {
         failed += 1;
-        throw Object.assign(new Error('injected: the batch fails here'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
+        throw Object.assign(new Error('injected: the batch fails here'), {
+          name: 'InternalServerError',
+          $metadata: { httpStatusCode: 500 },
+        });
       }
       return next();
     });
     try {
-      const ticket = (await api.createTicket({ queue: queue.id, title: 'Retried', submitter_email: 'retry@example.com', assigned_to: agent.id })).body;
+      const ticket = (
+        await api.createTicket({
+          queue: queue.id,
+          title: 'Retried',
+          submitter_email: 'retry@example.com',
+          assigned_to: agent.id,
+        })
+      ).body;
       const log = await emailsOf(ticket.id, 4);
       expect(failed).toBe(1);
       expect(log.map((m) => `${m.status} ${m.attempts}`)).toEqual(['sent 1', 'sent 1', 'sent 1', 'sent 1']);
       const mails = await mailsOf(`[${queue.slug}-${ticket.id}]`, 4);
-      expect(mails.map((m) => m.to[0]).sort()).toEqual(['all-cc@example.com', agent.email, 'new-cc@example.com', 'retry@example.com'].sort());
+      expect(mails.map((m) => m.to[0]).sort()).toEqual(
+        ['all-cc@example.com', agent.email, 'new-cc@example.com', 'retry@example.com'].sort(),
+      );
       // Settled: a second drain of the stream adds nothing.
       await runtime.drainTableStream();
       expect((await captured()).filter((m) => m.subject.startsWith(`[${queue.slug}-${ticket.id}]`))).toHaveLength(4);
@@ -239,81 +349,122 @@ describe('delivery', () => {
 });
 
 describe('mail in on the same runtime', () => {
-  it("looks its senders up without reading every user for every message: the users' partition once a minute", async () => {
-    const [{ dynamo }, { ingest }, { compose }] = await Promise.all([import('../../shared/aws/clients'), import('../../shared/mail-in/ingest'), import('../fixtures/mail/corpus')]);
-    const ticket = (await api.createTicket({ queue: queue.id, title: 'Tagged', submitter_email: 'tagged@example.com' })).body;
-    const subject = `Re: [${queue.slug}-${ticket.id}] Tagged`;
-    const message = async (from: string, n: number) =>
-      ingest({ raw: await compose({ from, to: 'support@example.com', subject }), rawKey: `inbound/lookup-${n}`, recipients: ['support@example.com'] });
-    let userReads = 0;
-    const remove = dynamo.intercept(async ({ operation, input }, next) => {
-      if (operation === 'Query' && JSON.stringify(input).includes('"USERS"')) userReads += 1;
-      return next();
-    });
-    try {
-      // Staff write into a ticket by its subject tag; a stranger with the same tag opens one of their own.
-      const fromStaff = await message(agent.email, 1);
-      const fromStranger = await message('stranger@example.com', 2);
-      expect(fromStaff).toMatchObject({ outcome: 'followup', ticket: ticket.id });
-      expect(fromStranger).toMatchObject({ outcome: 'ticket' });
-      expect((fromStranger as { ticket: number }).ticket).not.toBe(ticket.id);
-      expect(userReads).toBe(1);
-    } finally {
-      remove();
-    }
-  });
+  it(
+    'looks its senders up without reading every user for every message: the ' + "users' partition once a minute",
+    async () => {
+      const [{ dynamo }, { ingest }, { compose }] = await Promise.all([
+        import('../../shared/aws/clients'),
+        import('../../shared/mail-in/ingest'),
+        import('../fixtures/mail/corpus'),
+      ]);
+      const ticket = (
+        await api.createTicket({ queue: queue.id, title: 'Tagged', submitter_email: 'tagged@example.com' })
+      ).body;
+      const subject = `Re: [${queue.slug}-${ticket.id}] Tagged`;
+      const message = async (from: string, n: number) =>
+        ingest({
+          raw: await compose({ from, to: 'support@example.com', subject }),
+          rawKey: `inbound/lookup-${n}`,
+          recipients: ['support@example.com'],
+        });
+      let userReads = 0;
+      const remove = dynamo.intercept(async ({ operation, input }, next) => {
+        if (operation === 'Query' && JSON.stringify(input).includes('"USERS"')) userReads += 1;
+        return next();
+      });
+      try {
+        // Staff write into a ticket by its subject tag; a stranger with the same tag opens one of their own.
+        const fromStaff = await message(agent.email, 1);
+        const fromStranger = await message('stranger@example.com', 2);
+        expect(fromStaff).toMatchObject({ outcome: 'followup', ticket: ticket.id });
+        expect(fromStranger).toMatchObject({ outcome: 'ticket' });
+        expect((fromStranger as { ticket: number }).ticket).not.toBe(ticket.id);
+        expect(userReads).toBe(1);
+      } finally {
+        remove();
+      }
+    },
+  );
 });
 
 describe('mail in over SMTP on the same runtime', () => {
-  it('reads the queues once a minute, not for every message, and reads them again before refusing an address (a queue made elsewhere)', async () => {
-    const [{ dynamo }, { startLocalSmtp }, { compose }, { keys }, { PutCommand }, { config }, { default: nodemailer }] = await Promise.all([
-      import('../../shared/aws/clients'),
-      import('../../infra/local/smtp'),
-      import('../fixtures/mail/corpus'),
-      import('../../shared/store/keys'),
-      import('../../shared/aws/dynamodb'),
-      import('../../shared/config'),
-      import('nodemailer'),
-    ]);
-    const smtp = await startLocalSmtp(0);
-    const send = async (to: string, from: string) => {
-      const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, ignoreTLS: true });
+  it(
+    'reads the queues once a minute, not for every message, and reads them again ' +
+      'before refusing an address (a ' +
+      'queue made elsewhere)',
+    async () => {
+      const [
+        { dynamo },
+        { startLocalSmtp },
+        { compose },
+        { keys },
+        { PutCommand },
+        { config },
+        { default: nodemailer },
+      ] = await Promise.all([
+        import('../../shared/aws/clients'),
+        import('../../infra/local/smtp'),
+        import('../fixtures/mail/corpus'),
+        import('../../shared/store/keys'),
+        import('../../shared/aws/dynamodb'),
+        import('../../shared/config'),
+        import('nodemailer'),
+      ]);
+      const smtp = await startLocalSmtp(0);
+      const send = async (to: string, from: string) => {
+        const transport = nodemailer.createTransport({
+          host: '127.0.0.1',
+          port: smtp.port,
+          secure: false,
+          ignoreTLS: true,
+        });
+        try {
+          return await transport
+            .sendMail({ envelope: { from, to: [to] }, raw: await compose({ from, to, subject: 'Counting' }) })
+            .then(
+              (info) => info.response,
+              (error: { responseCode?: number }) => error.responseCode,
+            );
+        } finally {
+          transport.close();
+        }
+      };
+      const requests: string[] = [];
+      const remove = dynamo.intercept(async ({ operation, input }, next) => {
+        requests.push(JSON.stringify(input).includes('"QUEUES"') && operation === 'Query' ? 'queues' : operation);
+        return next();
+      });
+      const queueReads = () => requests.filter((r) => r === 'queues').length;
       try {
-        return await transport.sendMail({ envelope: { from, to: [to] }, raw: await compose({ from, to, subject: 'Counting' }) }).then(
-          (info) => info.response,
-          (error: { responseCode?: number }) => error.responseCode,
+        await send('support@example.com', `${unique('warm')}@example.com`); // the queues are kept from here on
+        requests.length = 0;
+        for (let n = 0; n < 3; n++)
+          expect(await send('support@example.com', `${unique('count')}@example.com`)).toMatch(/ticket on ticket \d+/);
+        expect(queueReads()).toBe(0);
+
+        // A queue made by another process (its item written here without this process's store hearing of it).
+        const late = {
+          id: 900_000 + Math.floor(Math.random() * 99_999),
+          title: 'Late',
+          slug: unique('late'),
+          email_address: `${unique('late')}@example.com`,
+        };
+        await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.queue(late.id), ...late } }));
+        requests.length = 0;
+        const reply = await send(late.email_address, 'first@example.com');
+        expect(reply).toMatch(/ticket on ticket \d+/);
+        expect(queueReads()).toBe(1); // at RCPT, before refusing: the ingest finds it in what that read kept
+        expect((await api.call('GET', `/api/tickets/${/on ticket (\d+)/.exec(String(reply))![1]}/`)).body.queue).toBe(
+          late.id,
         );
+
+        requests.length = 0;
+        expect(await send('nobody@example.com', 'lost@example.com')).toBe(550);
+        expect(queueReads()).toBe(1);
       } finally {
-        transport.close();
+        remove();
+        await smtp.stop();
       }
-    };
-    const requests: string[] = [];
-    const remove = dynamo.intercept(async ({ operation, input }, next) => {
-      requests.push(JSON.stringify(input).includes('"QUEUES"') && operation === 'Query' ? 'queues' : operation);
-      return next();
-    });
-    const queueReads = () => requests.filter((r) => r === 'queues').length;
-    try {
-      await send('support@example.com', `${unique('warm')}@example.com`); // the queues are kept from here on
-      requests.length = 0;
-      for (let n = 0; n < 3; n++) expect(await send('support@example.com', `${unique('count')}@example.com`)).toMatch(/ticket on ticket \d+/);
-      expect(queueReads()).toBe(0);
-
-      // A queue made by another process (its item written here without this process's store hearing of it).
-      const late = { id: 900_000 + Math.floor(Math.random() * 99_999), title: 'Late', slug: unique('late'), email_address: `${unique('late')}@example.com` };
-      await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.queue(late.id), ...late } }));
-      requests.length = 0;
-      const reply = await send(late.email_address, 'first@example.com');
-      expect(reply).toMatch(/ticket on ticket \d+/);
-      expect(queueReads()).toBe(1); // at RCPT, before refusing: the ingest finds it in what that read kept
-      expect((await api.call('GET', `/api/tickets/${/on ticket (\d+)/.exec(String(reply))![1]}/`)).body.queue).toBe(late.id);
-
-      requests.length = 0;
-      expect(await send('nobody@example.com', 'lost@example.com')).toBe(550);
-      expect(queueReads()).toBe(1);
-    } finally {
-      remove();
-      await smtp.stop();
-    }
-  });
+    },
+  );
 });

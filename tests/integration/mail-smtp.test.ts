@@ -51,7 +51,12 @@ describe('mail through SMTP', () => {
       )
       .toBe('sent');
     expect(refused).toBe(1);
-    expect(log[0]).toMatchObject({ kind: 'newticket_submitter', recipients: ['flaky@example.com'], attempts: 2, error: null });
+    expect(log[0]).toMatchObject({
+      kind: 'newticket_submitter',
+      recipients: ['flaky@example.com'],
+      attempts: 2,
+      error: null,
+    });
     const mails = received.filter((m) => m.to.includes('flaky@example.com'));
     expect(mails).toHaveLength(1);
     expect(mails[0]!.data).toContain('Over SMTP (Opened)');

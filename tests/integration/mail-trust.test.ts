@@ -28,16 +28,27 @@ const dnsFile = join(mailbox, 'dns.json');
 writeFileSync(
   dnsFile,
   JSON.stringify({
-    [`TXT:sel._domainkey.${DOMAIN}`]: [[`v=DKIM1; k=rsa; p=${key.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`]],
+    [`TXT:sel._domainkey.${DOMAIN}`]: [
+      [`v=DKIM1; k=rsa; p=${key.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`],
+    ],
     [`TXT:_dmarc.${DOMAIN}`]: [['v=DMARC1; p=reject']],
   }),
 );
-const dkim = { domainName: DOMAIN, keySelector: 'sel', privateKey: key.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+const dkim = {
+  domainName: DOMAIN,
+  keySelector: 'sel',
+  privateKey: key.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+};
 
 /** A message as `options` say, DKIM-signed by customer.example when `signed`. */
 async function message(options: Mail.Options, signed: boolean): Promise<Buffer> {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
-  const info = await transport.sendMail({ messageId: newMessageId(), text: 'Hello.', ...options, ...(signed ? { dkim } : {}) });
+  const info = await transport.sendMail({
+    messageId: newMessageId(),
+    text: 'Hello.',
+    ...options,
+    ...(signed ? { dkim } : {}),
+  });
   return info.message as Buffer;
 }
 
@@ -57,7 +68,10 @@ const mailsTo = (to: string, count: number) => mailsToIn(mailbox, to, count);
 /** A staff user, made before any mail is read (the ingest keeps users by address for a minute). */
 const sam = `${unique('sam')}@${DOMAIN}`;
 beforeAll(async () => {
-  const created = await cliOnTable(engines, ['create-user', unique('sam'), '--email', sam, '--staff'], { input: 'sam-password-123456\n', env: { HELPDESK_MAIL_SECRET: SECRET } });
+  const created = await cliOnTable(engines, ['create-user', unique('sam'), '--email', sam, '--staff'], {
+    input: 'sam-password-123456\n',
+    env: { HELPDESK_MAIL_SECRET: SECRET },
+  });
   expect(created.code, created.stderr).toBe(0);
 }, 60_000);
 
@@ -72,10 +86,18 @@ describe('hostile text', () => {
   it.each([
     ['a text line of 1 MB of spaces, then x', { text: `${' '.repeat(MB)}x` }, 'x'],
     ['an HTML body of 1 MB of "<"', { text: undefined, html: `${'<'.repeat(MB)}` }, '<'.repeat(MB).slice(0, 100_000)],
-    ['an HTML body of 1 MB of unclosed <script> tags', { text: undefined, html: `ok${'<script>'.repeat(MB / 8)}` }, 'ok'],
+    [
+      'an HTML body of 1 MB of unclosed <script> tags',
+      { text: undefined, html: `ok${'<script>'.repeat(MB / 8)}` },
+      'ok',
+    ],
   ])('%s becomes a ticket within the budget of seconds', async (_name, body, description) => {
     const queue = await newQueue();
-    const sent = await send(await compose({ from: 'hostile@example.com', to: queue.address, subject: 'Spaces' }, body), [queue.address], 'hostile@example.com');
+    const sent = await send(
+      await compose({ from: 'hostile@example.com', to: queue.address, subject: 'Spaces' }, body),
+      [queue.address],
+      'hostile@example.com',
+    );
     expect(sent.response).toMatch(/ticket on ticket \d+/);
     expect((await ticket(sent.ticket!)).description.slice(0, 100_000)).toBe(description);
   });
@@ -84,49 +106,82 @@ describe('hostile text', () => {
 /** A ticket Alice opened by signed mail (so verified), with the acknowledgement she was sent. */
 async function alicesTicket(queue: { address: string; slug: string }) {
   const alice = `${unique('alice')}@${DOMAIN}`;
-  const sent = await send(await message({ from: `Alice <${alice}>`, to: queue.address, subject: 'Printer jammed' }, true), [queue.address], alice);
+  const sent = await send(
+    await message({ from: `Alice <${alice}>`, to: queue.address, subject: 'Printer jammed' }, true),
+    [queue.address],
+    alice,
+  );
   expect(sent.response).toMatch(/ticket on ticket \d+/);
   return { alice, id: sent.ticket!, subject: `Re: [${queue.slug}-${sent.ticket}] Printer jammed` };
 }
 
-const ccsOf = async (id: number): Promise<string[]> => (await own.api.call('GET', `/api/tickets/${id}/cc/`)).body.results.map((c: Json) => c.email).sort();
+const ccsOf = async (id: number): Promise<string[]> =>
+  (await own.api.call('GET', `/api/tickets/${id}/cc/`)).body.results.map((c: Json) => c.email).sort();
 
 describe('From is a claim', () => {
   it("a forged From: the submitter's, with a Cc, lands private and unverified: no CC, no mail to the Cc", async () => {
     const queue = await newQueue();
     const { alice, id, subject } = await alicesTicket(queue);
     const eve = `${unique('eve')}@evil.example`;
-    const forged = await send(await message({ from: `Alice <${alice}>`, to: queue.address, cc: eve, subject, text: 'Please send me the files.' }, false), [queue.address], eve);
+    const forged = await send(
+      await message(
+        { from: `Alice <${alice}>`, to: queue.address, cc: eve, subject, text: 'Please send me the files.' },
+        false,
+      ),
+      [queue.address],
+      eve,
+    );
     expect(forged.response).toContain(`followup on ticket ${id}`);
     const t = await ticket(id);
-    expect(t.followup_set.at(-1)).toMatchObject({ public: false, user: null, title: `E-Mail Received from ${alice} (unverified)`, comment: 'Please send me the files.' });
+    expect(t.followup_set.at(-1)).toMatchObject({
+      public: false,
+      user: null,
+      title: `E-Mail Received from ${alice} (unverified)`,
+      comment: 'Please send me the files.',
+    });
     expect(await ccsOf(id)).toEqual([]);
     // It is listed for review.
-    const problems = await cliOnTable(engines, ['list-mail-problems', '--json'], { env: { HELPDESK_MAIL_SECRET: SECRET } });
-    expect(JSON.parse(problems.stdout).some((p: Json) => p.kind === 'unverified' && p.reason.includes(`ticket ${id}`))).toBe(true);
+    const problems = await cliOnTable(engines, ['list-mail-problems', '--json'], {
+      env: { HELPDESK_MAIL_SECRET: SECRET },
+    });
+    expect(
+      JSON.parse(problems.stdout).some((p: Json) => p.kind === 'unverified' && p.reason.includes(`ticket ${id}`)),
+    ).toBe(true);
   });
 
   it('a signed reply from the submitter is public and adds her Cc; a staff removal is not undone by mail', async () => {
     const queue = await newQueue();
     const { alice, id, subject } = await alicesTicket(queue);
     const carol = `${unique('carol')}@${DOMAIN}`;
-    const reply = await send(await message({ from: alice, to: queue.address, cc: carol, subject, text: 'Adding Carol.' }, true), [queue.address], alice);
+    const reply = await send(
+      await message({ from: alice, to: queue.address, cc: carol, subject, text: 'Adding Carol.' }, true),
+      [queue.address],
+      alice,
+    );
     expect(reply.response).toContain(`followup on ticket ${id}`);
     expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: true, comment: 'Adding Carol.' });
     expect(await ccsOf(id)).toEqual([carol]);
     const entry = (await own.api.call('GET', `/api/tickets/${id}/cc/`)).body.results[0];
     expect((await own.api.call('DELETE', `/api/tickets/${id}/cc/${entry.id}/`)).status).toBe(204);
-    await send(await message({ from: alice, to: queue.address, cc: carol.toUpperCase(), subject, text: 'Carol again.' }, true), [queue.address], alice);
+    await send(
+      await message({ from: alice, to: queue.address, cc: carol.toUpperCase(), subject, text: 'Carol again.' }, true),
+      [queue.address],
+      alice,
+    );
     expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: true, comment: 'Carol again.' });
     expect(await ccsOf(id)).toEqual([]);
   });
 
-  it("a reply through the Reply-To mailed to the submitter is hers, signed or not", async () => {
+  it('a reply through the Reply-To mailed to the submitter is hers, signed or not', async () => {
     const queue = await newQueue();
     const { alice, id, subject } = await alicesTicket(queue);
     const [ack] = await mailsTo(alice, 1);
     const replyTo = ack!.replyTo![0]!.address!;
-    const sent = await send(await message({ from: alice, to: replyTo, subject, text: 'Through the token.' }, false), [replyTo], alice);
+    const sent = await send(
+      await message({ from: alice, to: replyTo, subject, text: 'Through the token.' }, false),
+      [replyTo],
+      alice,
+    );
     expect(sent.ticket).toBe(id);
     expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: true, comment: 'Through the token.' });
     // The same address from anyone else proves nothing.
@@ -135,20 +190,35 @@ describe('From is a claim', () => {
     expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: false, comment: 'Not Alice.' });
   });
 
-  it("a forged staff From is credited to nobody and changes nothing, even signed by the staff user's domain", async () => {
-    const queue = await newQueue();
-    const { id, subject } = await alicesTicket(queue);
-    for (const signed of [false, true]) {
-      await send(await message({ from: `Sam <${sam}>`, to: queue.address, subject, text: `As staff (${signed}).` }, signed), [queue.address], sam);
-      expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: false, user: null, comment: `As staff (${signed}).` });
-    }
-  });
+  it(
+    'a forged staff From is credited to nobody and changes nothing, even signed ' + "by the staff user's domain",
+    async () => {
+      const queue = await newQueue();
+      const { id, subject } = await alicesTicket(queue);
+      for (const signed of [false, true]) {
+        await send(
+          await message({ from: `Sam <${sam}>`, to: queue.address, subject, text: `As staff (${signed}).` }, signed),
+          [queue.address],
+          sam,
+        );
+        expect((await ticket(id)).followup_set.at(-1)).toMatchObject({
+          public: false,
+          user: null,
+          comment: `As staff (${signed}).`,
+        });
+      }
+    },
+  );
 
   it("a forged From: the submitter's does not reopen her closed ticket", async () => {
     const queue = await newQueue();
     const { alice, id, subject } = await alicesTicket(queue);
     expect((await own.api.call('PATCH', `/api/tickets/${id}/`, { json: { status: 4 } })).status).toBe(200);
-    await send(await message({ from: alice, to: queue.address, subject, text: 'Reopen please.' }, false), [queue.address], 'eve@evil.example');
+    await send(
+      await message({ from: alice, to: queue.address, subject, text: 'Reopen please.' }, false),
+      [queue.address],
+      'eve@evil.example',
+    );
     const t = await ticket(id);
     expect(t.status).toBe(4);
     expect(t.followup_set.at(-1)).toMatchObject({ public: false, new_status: null, comment: 'Reopen please.' });
@@ -156,17 +226,30 @@ describe('From is a claim', () => {
 });
 
 describe('CCs only by those entitled', () => {
-  it("a stranger's unsigned new ticket adds no CCs; a signed one at most ten, never the helpdesk's own plus-address", async () => {
-    const queue = await newQueue();
-    const many = Array.from({ length: 40 }, (_, i) => `cc${i}@elsewhere.example`);
-    const stranger = await send(await message({ from: `${unique('s')}@nowhere.example`, to: queue.address, cc: many }, false), [queue.address]);
-    expect(await ccsOf(stranger.ticket!)).toEqual([]);
-    const [local] = queue.address.split('@');
-    const signed = await send(await message({ from: `${unique('d')}@${DOMAIN}`, to: queue.address, cc: [`${local}+x@localhost`, ...many] }, true), [queue.address]);
-    const ccs = await ccsOf(signed.ticket!);
-    expect(ccs).toHaveLength(10);
-    expect(ccs.some((a) => a.startsWith(local!))).toBe(false);
-  });
+  it(
+    "a stranger's unsigned new ticket adds no CCs; a signed one at most ten, " +
+      "never the helpdesk's own plus-address",
+    async () => {
+      const queue = await newQueue();
+      const many = Array.from({ length: 40 }, (_, i) => `cc${i}@elsewhere.example`);
+      const stranger = await send(
+        await message({ from: `${unique('s')}@nowhere.example`, to: queue.address, cc: many }, false),
+        [queue.address],
+      );
+      expect(await ccsOf(stranger.ticket!)).toEqual([]);
+      const [local] = queue.address.split('@');
+      const signed = await send(
+        await message(
+          { from: `${unique('d')}@${DOMAIN}`, to: queue.address, cc: [`${local}+x@localhost`, ...many] },
+          true,
+        ),
+        [queue.address],
+      );
+      const ccs = await ccsOf(signed.ticket!);
+      expect(ccs).toHaveLength(10);
+      expect(ccs.some((a) => a.startsWith(local!))).toBe(false);
+    },
+  );
 });
 
 describe('bounces only for what we sent', () => {
@@ -174,7 +257,14 @@ describe('bounces only for what we sent', () => {
     const queue = await newQueue();
     const { alice } = await alicesTicket(queue);
     for (const victim of [alice, sam]) {
-      const sent = await send(dsnBounce({ from: `Eve <${unique('eve')}@evil.example>`, to: queue.address }, victim, newMessageId('localhost')), [queue.address]);
+      const sent = await send(
+        dsnBounce(
+          { from: `Eve <${unique('eve')}@evil.example>`, to: queue.address },
+          victim,
+          newMessageId('localhost'),
+        ),
+        [queue.address],
+      );
       expect(sent.response).toContain(`not ours, not acted on: ${victim}`);
     }
     const listed = (await own.api.call('GET', '/api/mail/suppressions')).body.results.map((x: Json) => x.address);
@@ -188,11 +278,21 @@ describe('no amplification', () => {
     const queue = await newQueue();
     const alice = `${unique('alice')}@${DOMAIN}`;
     const carol = `${unique('carol')}@elsewhere.example`;
-    const opened = await send(await message({ from: alice, to: queue.address, cc: carol, subject: 'Loop' }, true), [queue.address], alice);
+    const opened = await send(
+      await message({ from: alice, to: queue.address, cc: carol, subject: 'Loop' }, true),
+      [queue.address],
+      alice,
+    );
     const id = opened.ticket!;
-    await send(await message({ from: alice, to: queue.address, subject: `Re: [${queue.slug}-${id}] Loop`, text: 'More.' }, true), [queue.address], alice);
+    await send(
+      await message({ from: alice, to: queue.address, subject: `Re: [${queue.slug}-${id}] Loop`, text: 'More.' }, true),
+      [queue.address],
+      alice,
+    );
     const kinds = async (to: string) =>
-      (await own.api.call('GET', `/api/tickets/${id}/emails/`)).body.results.filter((m: Json) => m.recipients.includes(to)).map((m: Json) => m.kind);
+      (await own.api.call('GET', `/api/tickets/${id}/emails/`)).body.results
+        .filter((m: Json) => m.recipients.includes(to))
+        .map((m: Json) => m.kind);
     await expect.poll(() => kinds(carol), { timeout: 15_000 }).toContain('updated_cc');
     expect(await kinds(alice)).toEqual(['newticket_submitter']);
   });
@@ -201,7 +301,12 @@ describe('no amplification', () => {
     const queue = await newQueue();
     const local = unique('rl');
     const outcomes: string[] = [];
-    for (const from of [`${local}+0@x.example`, `${local}+1@x.example`, `${local.toUpperCase()}@X.example`, `${local}+3@x.example`]) {
+    for (const from of [
+      `${local}+0@x.example`,
+      `${local}+1@x.example`,
+      `${local.toUpperCase()}@X.example`,
+      `${local}+3@x.example`,
+    ]) {
       outcomes.push((await send(await compose({ from, to: queue.address }), [queue.address], from)).response);
     }
     expect(outcomes.slice(0, 3).every((r) => /ticket on ticket/.test(r))).toBe(true);
@@ -212,7 +317,16 @@ describe('no amplification', () => {
     const queue = await newQueue();
     const { alice, id, subject } = await alicesTicket(queue);
     const outcomes: string[] = [];
-    for (let i = 0; i < 5; i++) outcomes.push((await send(await message({ from: alice, to: queue.address, subject, text: `Reply ${i}` }, true), [queue.address], alice)).response);
+    for (let i = 0; i < 5; i++)
+      outcomes.push(
+        (
+          await send(
+            await message({ from: alice, to: queue.address, subject, text: `Reply ${i}` }, true),
+            [queue.address],
+            alice,
+          )
+        ).response,
+      );
     expect(outcomes.slice(0, 4).every((r) => r.includes(`followup on ticket ${id}`))).toBe(true);
     expect(outcomes[4]).toMatch(new RegExp(`held \\(rate: over 4 replies to ticket ${id}`));
   });
@@ -226,7 +340,13 @@ describe('one rule for addresses', () => {
     expect((await ticket(sent.ticket!)).submitter_email).toBe(written);
     for (const asked of [written.toLowerCase(), written.toUpperCase()]) {
       await expect
-        .poll(async () => (await own.api.call('GET', `/api/tickets/?submitter_email=${encodeURIComponent(asked)}`)).body.results.map((t: Json) => t.id), { timeout: 15_000 })
+        .poll(
+          async () =>
+            (await own.api.call('GET', `/api/tickets/?submitter_email=${encodeURIComponent(asked)}`)).body.results.map(
+              (t: Json) => t.id,
+            ),
+          { timeout: 15_000 },
+        )
         .toEqual([sent.ticket]);
     }
   });

@@ -45,40 +45,69 @@ const me = (jwt: string) => own.api.call('GET', '/api/users/me/', { auth: `Beare
 function expectRefused(reply: Reply, detail: string): void {
   expect(reply.status, reply.text).toBe(401);
   expect(reply.body).toEqual({ detail });
-  expect(reply.headers.get('www-authenticate')).toBe(`Bearer realm="api", error="invalid_token", error_description="${detail}"`);
+  expect(reply.headers.get('www-authenticate')).toBe(
+    `Bearer realm="api", error="invalid_token", error_description="${detail}"`,
+  );
 }
 
-const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64url = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 describe('a valid token', () => {
-  it('signs in a new user (created, staff by the groups claim) and the same user again by (iss, sub)', { timeout: 120_000 }, async () => {
-    const sub = unique('staff');
-    const first = await me(await token({ sub, preferred_username: sub, email: `${sub}@corp.example`, email_verified: true, groups: ['helpdesk-staff'] }));
-    expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ username: sub, email: `${sub}@corp.example`, is_staff: true, is_superuser: false, is_active: true });
-    // Staff: the staff routes open to the token.
-    const tickets = await own.api.call('GET', '/api/tickets/?page_size=1', { auth: `Bearer ${await token({ sub })}` });
-    expect(tickets.status).toBe(200);
-    // Bound by issuer and subject: a later token with another address is the same user.
-    const again = await me(await token({ sub, email: 'someone.else@corp.example', email_verified: true }));
-    expect(again.body.id).toBe(first.body.id);
-    // Out of the staff group: no longer staff (a token without a groups claim leaves the flag alone).
-    const demoted = await me(await token({ sub, groups: ['other'] }));
-    expect(demoted.body.is_staff).toBe(false);
-    expect((await own.api.call('GET', '/api/tickets/', { auth: `Bearer ${await token({ sub, groups: [] })}` })).status).toBe(403);
-  });
+  it(
+    'signs in a new user (created, staff by the groups claim) and the same user again by (iss, sub)',
+    { timeout: 120_000 },
+    async () => {
+      const sub = unique('staff');
+      const first = await me(
+        await token({
+          sub,
+          preferred_username: sub,
+          email: `${sub}@corp.example`,
+          email_verified: true,
+          groups: ['helpdesk-staff'],
+        }),
+      );
+      expect(first.status, first.text).toBe(200);
+      expect(first.body).toMatchObject({
+        username: sub,
+        email: `${sub}@corp.example`,
+        is_staff: true,
+        is_superuser: false,
+        is_active: true,
+      });
+      // Staff: the staff routes open to the token.
+      const tickets = await own.api.call('GET', '/api/tickets/?page_size=1', {
+        auth: `Bearer ${await token({ sub })}`,
+      });
+      expect(tickets.status).toBe(200);
+      // Bound by issuer and subject: a later token with another address is the same user.
+      const again = await me(await token({ sub, email: 'someone.else@corp.example', email_verified: true }));
+      expect(again.body.id).toBe(first.body.id);
+      // Out of the staff group: no longer staff (a token without a groups claim leaves the flag alone).
+      const demoted = await me(await token({ sub, groups: ['other'] }));
+      expect(demoted.body.is_staff).toBe(false);
+      expect(
+        (await own.api.call('GET', '/api/tickets/', { auth: `Bearer ${await token({ sub, groups: [] })}` })).status,
+      ).toBe(403);
+    },
+  );
 
-  it('a first sign-in links the one user with the verified address (any case), never by an unverified one', { timeout: 60_000 }, async () => {
-    const existing = await own.api.createUser({ email: `${unique('Ann')}@Example.com` });
-    const unverified = await me(await token({ email: existing.email, email_verified: false }));
-    expect(unverified.status).toBe(200);
-    expect(unverified.body.username).not.toBe(existing.username); // a new user, not the existing one
-    const sub = unique('ann');
-    const linked = await me(await token({ sub, email: existing.email.toLowerCase(), email_verified: true }));
-    expect(linked.status, linked.text).toBe(200);
-    expect(linked.body.username).toBe(existing.username);
-    expect((await me(await token({ sub }))).body.username).toBe(existing.username);
-  });
+  it(
+    'a first sign-in links the one user with the verified address (any case), never by an unverified one',
+    { timeout: 60_000 },
+    async () => {
+      const existing = await own.api.createUser({ email: `${unique('Ann')}@Example.com` });
+      const unverified = await me(await token({ email: existing.email, email_verified: false }));
+      expect(unverified.status).toBe(200);
+      expect(unverified.body.username).not.toBe(existing.username); // a new user, not the existing one
+      const sub = unique('ann');
+      const linked = await me(await token({ sub, email: existing.email.toLowerCase(), email_verified: true }));
+      expect(linked.status, linked.text).toBe(200);
+      expect(linked.body.username).toBe(existing.username);
+      expect((await me(await token({ sub }))).body.username).toBe(existing.username);
+    },
+  );
 
   it('Entra ID: the `oid` claim, not the per-app `sub`, names the user', { timeout: 60_000 }, async () => {
     const oid = unique('oid');
@@ -107,9 +136,15 @@ describe('refused tokens', () => {
 
   it('alg none, and HS256 signed with the public key', { timeout: 60_000 }, async () => {
     const claims = { iss: ISSUER, aud: AUDIENCE, sub: unique('none'), iat: now(), exp: now() + 600 };
-    expectRefused(await me(`${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}.`), 'Token algorithm is not allowed.');
+    expectRefused(
+      await me(`${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}.`),
+      'Token algorithm is not allowed.',
+    );
     const jwks = (await (await fetch(`${ISSUER}/jwks`)).json()) as { keys: JWK[] };
-    const pem = createPublicKey({ key: jwks.keys.find((k) => k.kid === 'first') as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
+    const pem = createPublicKey({ key: jwks.keys.find((k) => k.kid === 'first') as JsonWebKey, format: 'jwk' }).export({
+      type: 'spki',
+      format: 'pem',
+    });
     const unsigned = `${b64url({ alg: 'HS256', typ: 'JWT', kid: 'first' })}.${b64url(claims)}`;
     const mac = createHmac('sha256', pem).update(unsigned).digest('base64url');
     expectRefused(await me(`${unsigned}.${mac}`), 'Token algorithm is not allowed.');
@@ -117,35 +152,43 @@ describe('refused tokens', () => {
     expectRefused(await me('not-a-jwt'), 'Invalid bearer header. The token is not a JWT.');
   });
 
-  it('a key the issuer does not publish is unknown; a rotated-in key is fetched again and accepted', { timeout: 60_000 }, async () => {
-    expect((await me(await token({}))).status).toBe(200); // the JWKS with `first` is cached now
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const forged = await new SignJWT({ sub: unique('ghost') })
-      .setProtectedHeader({ alg: 'RS256', kid: 'ghost' })
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(privateKey);
-    expectRefused(await me(forged), 'Token was signed with an unknown key.');
+  it(
+    'a key the issuer does not publish is unknown; a rotated-in key is fetched again and accepted',
+    { timeout: 60_000 },
+    async () => {
+      expect((await me(await token({}))).status).toBe(200); // the JWKS with `first` is cached now
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const forged = await new SignJWT({ sub: unique('ghost') })
+        .setProtectedHeader({ alg: 'RS256', kid: 'ghost' })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey);
+      expectRefused(await me(forged), 'Token was signed with an unknown key.');
 
-    await issuerServer.issuer.keys.generate('RS256', { kid: 'second' });
-    const rotated = await token({}, 'second');
-    // Fetched again once the refetch interval (1 s here) has passed since the last fetch.
-    await expect.poll(async () => (await me(rotated)).status, { timeout: 15_000, interval: 300 }).toBe(200);
-  });
+      await issuerServer.issuer.keys.generate('RS256', { kid: 'second' });
+      const rotated = await token({}, 'second');
+      // Fetched again once the refetch interval (1 s here) has passed since the last fetch.
+      await expect.poll(async () => (await me(rotated)).status, { timeout: 15_000, interval: 300 }).toBe(200);
+    },
+  );
 
-  it('a deactivated user is refused at once; without credentials the challenge names Basic, the first class', { timeout: 60_000 }, async () => {
-    const sub = unique('leaver');
-    const signedIn = await me(await token({ sub }));
-    expect(signedIn.status).toBe(200);
-    const off = await own.api.call('PATCH', `/api/users/${signedIn.body.id}/`, { json: { is_active: false } });
-    expect(off.status).toBe(200);
-    expectRefused(await me(await token({ sub })), 'User inactive or deleted.');
-    const none = await own.api.call('GET', '/api/users/me/', { auth: null });
-    expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe('Basic realm="api"');
-  });
+  it(
+    'a deactivated user is refused at once; without credentials the challenge names Basic, the first class',
+    { timeout: 60_000 },
+    async () => {
+      const sub = unique('leaver');
+      const signedIn = await me(await token({ sub }));
+      expect(signedIn.status).toBe(200);
+      const off = await own.api.call('PATCH', `/api/users/${signedIn.body.id}/`, { json: { is_active: false } });
+      expect(off.status).toBe(200);
+      expectRefused(await me(await token({ sub })), 'User inactive or deleted.');
+      const none = await own.api.call('GET', '/api/users/me/', { auth: null });
+      expect(none.status).toBe(401);
+      expect(none.headers.get('www-authenticate')).toBe('Basic realm="api"');
+    },
+  );
 });
 
 describe('settings', () => {
@@ -160,10 +203,17 @@ describe('settings', () => {
     );
 
   it.each([
-    [{ HELPDESK_AUTHENTICATION_CLASSES: 'basic,bogus' }, 'HELPDESK_AUTHENTICATION_CLASSES: unknown class "bogus" (known: basic, token, oidc)'],
+    [
+      { HELPDESK_AUTHENTICATION_CLASSES: 'basic,bogus' },
+      'HELPDESK_AUTHENTICATION_CLASSES: unknown class "bogus" (known: basic, token, oidc)',
+    ],
     [{ HELPDESK_AUTHENTICATION_CLASSES: 'oidc' }, 'HELPDESK_OIDC_ISSUER is not set'],
     [
-      { HELPDESK_AUTHENTICATION_CLASSES: 'oidc', HELPDESK_OIDC_ISSUER: 'http://idp.example.com', HELPDESK_OIDC_AUDIENCE: 'x' },
+      {
+        HELPDESK_AUTHENTICATION_CLASSES: 'oidc',
+        HELPDESK_OIDC_ISSUER: 'http://idp.example.com',
+        HELPDESK_OIDC_AUDIENCE: 'x',
+      },
       'HELPDESK_OIDC_ISSUER "http://idp.example.com" must be https (http only on a loopback address)',
     ],
   ])('refuses to start with %o, saying why', { timeout: 120_000 }, async (env, message) => {

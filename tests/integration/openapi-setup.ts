@@ -27,7 +27,16 @@ if (!slot[WRAPPED]) {
     } catch {
       body = undefined;
     }
-    contractFailures.push(...checkResponse({ method, url, status: response.status, contentType: response.headers.get('content-type'), text, body }));
+    contractFailures.push(
+      ...checkResponse({
+        method,
+        url,
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        text,
+        body,
+      }),
+    );
     return response;
   };
 }

@@ -61,7 +61,11 @@ async function sendLogged(method: string, path: string, init: { auth?: boolean; 
   const headers: Record<string, string> = {};
   if (init.auth !== false) headers.authorization = basic(ADMIN.username, ADMIN.password);
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${runtime!.url}${path}`, { method, headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  const res = await fetch(`${runtime!.url}${path}`, {
+    method,
+    headers,
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -83,7 +87,8 @@ describe('request logs of the local runtime', () => {
       ['POST', '/api/users/', { json: { username: 'x', password: 'body-password-secret' } }, 400, 'POST /api/users'],
       ['DELETE', '/api/users/', {}, 405, 'ANY /api/{proxy+}'],
     ];
-    for (const [method, path, init, status] of requests) expect(await sendLogged(method, path, init), `${method} ${path}`).toBe(status);
+    for (const [method, path, init, status] of requests)
+      expect(await sendLogged(method, path, init), `${method} ${path}`).toBe(status);
 
     const records = (await waitForRecords(before + requests.length)).slice(before);
     expect(records).toHaveLength(requests.length);
@@ -123,7 +128,9 @@ describe('CORS on (HELPDESK_CORS_ORIGINS)', () => {
       expect(reply.text).toBe('');
       expect(reply.headers.get('access-control-allow-origin')).toBe(APP);
       expect(reply.headers.get('access-control-allow-methods')).toBe('GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS');
-      expect(reply.headers.get('access-control-allow-headers')).toBe('authorization,content-type,if-match,if-none-match,idempotency-key');
+      expect(reply.headers.get('access-control-allow-headers')).toBe(
+        'authorization,content-type,if-match,if-none-match,idempotency-key',
+      );
       expect(reply.headers.get('access-control-max-age')).toBe('3600');
     }
   });
@@ -136,7 +143,10 @@ describe('CORS on (HELPDESK_CORS_ORIGINS)', () => {
   });
 
   it('lets a plain OPTIONS reach the function, which describes the route', async () => {
-    const reply = await send('OPTIONS', '/api/tickets/', { origin: APP, authorization: basic(ADMIN.username, ADMIN.password) });
+    const reply = await send('OPTIONS', '/api/tickets/', {
+      origin: APP,
+      authorization: basic(ADMIN.username, ADMIN.password),
+    });
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.text)).toMatchObject({ name: expect.any(String), renders: ['application/json'] });
     expect(reply.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
@@ -147,7 +157,9 @@ describe('CORS on (HELPDESK_CORS_ORIGINS)', () => {
     const ok = await send('GET', '/api/', { origin: APP, authorization: basic(ADMIN.username, ADMIN.password) });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe(APP);
-    expect(ok.headers.get('access-control-expose-headers')).toBe('etag,retry-after,location,allow,www-authenticate,idempotent-replayed');
+    expect(ok.headers.get('access-control-expose-headers')).toBe(
+      'etag,retry-after,location,allow,www-authenticate,idempotent-replayed',
+    );
 
     const unauthenticated = await send('GET', '/api/tickets/', { origin: 'http://localhost:5173' });
     expect(unauthenticated.status).toBe(401);
@@ -173,6 +185,7 @@ describe('CORS off (the default)', () => {
   it('adds no CORS header to answers', async () => {
     const reply = await call('GET', '/api/', { headers: { origin: APP } });
     expect(reply.status).toBe(200);
-    for (const name of ['access-control-allow-origin', 'access-control-expose-headers']) expect(reply.headers.get(name)).toBeNull();
+    for (const name of ['access-control-allow-origin', 'access-control-expose-headers'])
+      expect(reply.headers.get(name)).toBeNull();
   });
 });

@@ -7,7 +7,10 @@ import { clientFor } from './client';
 import { onSharedEngines } from './shared-engines';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 
-export function useOwnRuntime(env: Record<string, string> = {}): { readonly api: ReturnType<typeof clientFor>; readonly runtime: SpawnedRuntime } {
+export function useOwnRuntime(env: Record<string, string> = {}): {
+  readonly api: ReturnType<typeof clientFor>;
+  readonly runtime: SpawnedRuntime;
+} {
   let runtime: SpawnedRuntime | undefined;
   let api: ReturnType<typeof clientFor> | undefined;
   beforeAll(async () => {

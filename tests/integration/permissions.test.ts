@@ -26,7 +26,12 @@ let dataDir: string;
 let engines: Record<string, string>;
 let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
-const callers: Record<'anonymous' | 'plain' | 'staff' | 'superuser', string | null> = { anonymous: null, plain: '', staff: '', superuser: ADMIN_AUTH };
+const callers: Record<'anonymous' | 'plain' | 'staff' | 'superuser', string | null> = {
+  anonymous: null,
+  plain: '',
+  staff: '',
+  superuser: ADMIN_AUTH,
+};
 
 /** Runs the operator CLI on this file's data directory. */
 async function cli(args: string[], input = ''): Promise<{ code: number | null; output: string }> {
@@ -44,7 +49,8 @@ beforeAll(async () => {
   runtime = await spawnApiRuntime({ ...engines, HELPDESK_DATA_DIR: dataDir });
   api = clientFor(runtime.url);
   const created = await cli(['create-user', STAFF.username, '--email', STAFF.email, '--staff'], `${STAFF.password}\n`);
-  if (created.code !== 0) throw new Error(`could not create the staff user with the CLI (${created.code}):\n${created.output}`);
+  if (created.code !== 0)
+    throw new Error(`could not create the staff user with the CLI (${created.code}):\n${created.output}`);
   callers.staff = basic(STAFF.username, STAFF.password);
   callers.plain = (await api.createUser({ email: 'plain@example.com' })).auth;
 });
@@ -62,7 +68,8 @@ const ALLOWED: Record<Permission, (keyof typeof callers)[]> = {
 };
 
 /** A path of the route with ids that do not exist, so that allowed calls change nothing (404 or 400). */
-const concrete = (path: string) => `${path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'name' ? 'no-such-field' : '99999999'))}/`;
+const concrete = (path: string) =>
+  `${path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'name' ? 'no-such-field' : '99999999'))}/`;
 
 async function send(method: string, path: string, auth: string | null): Promise<Reply> {
   const withBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
@@ -206,32 +213,72 @@ describe('every route refuses exactly the callers its permission excludes', () =
 });
 
 describe('superusers', () => {
-  it('create the first queue of a fresh runtime (next to the bootstrap\'s queue 1) where staff may not', async () => {
-    const refused = await api.call('POST', '/api/queues/', { auth: callers.staff, json: { title: 'First', slug: 'first' } });
+  it("create the first queue of a fresh runtime (next to the bootstrap's queue 1) where staff may not", async () => {
+    const refused = await api.call('POST', '/api/queues/', {
+      auth: callers.staff,
+      json: { title: 'First', slug: 'first' },
+    });
     expect(refused.status).toBe(403);
     const created = await api.call('POST', '/api/queues/', { json: { title: 'First', slug: 'first' } });
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toEqual({ id: 2, title: 'First', slug: 'first', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [], escalate_days: null });
+    expect(created.body).toEqual({
+      id: 2,
+      title: 'First',
+      slug: 'first',
+      email_address: null,
+      new_ticket_cc: null,
+      updated_ticket_cc: null,
+      disabled_mail: [],
+      escalate_days: null,
+    });
     const list = await api.call('GET', '/api/queues/');
-    expect(list.body.results).toEqual([{ id: 1, title: 'Support', slug: 'support', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [], escalate_days: null }, created.body]);
+    expect(list.body.results).toEqual([
+      {
+        id: 1,
+        title: 'Support',
+        slug: 'support',
+        email_address: null,
+        new_ticket_cc: null,
+        updated_ticket_cc: null,
+        disabled_mail: [],
+        escalate_days: null,
+      },
+      created.body,
+    ]);
   });
 });
 
 describe('staff users who are not superusers', () => {
   it('may use every ticket, followup, attachment and user operation', async () => {
     const auth = callers.staff!;
-    const ticket = await api.call('POST', '/api/tickets/', { auth, json: { queue: 1, title: 'By staff', description: 'd', submitter_email: 'x@example.com' } });
+    const ticket = await api.call('POST', '/api/tickets/', {
+      auth,
+      json: { queue: 1, title: 'By staff', description: 'd', submitter_email: 'x@example.com' },
+    });
     expect(ticket.status).toBe(201);
     expect(ticket.body.followup_set[0].user).not.toBe(1);
-    const followup = await api.call('POST', '/api/followups/', { auth, json: { ticket: ticket.body.id, title: 't', comment: 'c' } });
+    const followup = await api.call('POST', '/api/followups/', {
+      auth,
+      json: { ticket: ticket.body.id, title: 't', comment: 'c' },
+    });
     expect(followup.status).toBe(201);
-    expect((await api.call('PATCH', `/api/followups/${followup.body.id}/`, { auth, json: { public: true } })).status).toBe(200);
+    expect(
+      (await api.call('PATCH', `/api/followups/${followup.body.id}/`, { auth, json: { public: true } })).status,
+    ).toBe(200);
     expect((await api.call('DELETE', `/api/followups/${followup.body.id}/`, { auth })).status).toBe(204);
-    expect((await api.call('PATCH', `/api/tickets/${ticket.body.id}/`, { auth, json: { priority: 1 } })).status).toBe(200);
+    expect((await api.call('PATCH', `/api/tickets/${ticket.body.id}/`, { auth, json: { priority: 1 } })).status).toBe(
+      200,
+    );
     expect((await api.call('DELETE', `/api/tickets/${ticket.body.id}/`, { auth })).status).toBe(204);
     const user = await api.call('POST', '/api/users/', {
       auth,
-      json: { first_name: 'F', last_name: 'L', username: 'made-by-staff', email: 'm@example.com', password: 'pw-123456' },
+      json: {
+        first_name: 'F',
+        last_name: 'L',
+        username: 'made-by-staff',
+        email: 'm@example.com',
+        password: 'pw-123456',
+      },
     });
     expect(user.status).toBe(201);
   });
@@ -247,11 +294,20 @@ describe('staff users who are not superusers', () => {
     ] as const) {
       expect((await api.call(method, path, { auth, json })).status, `${method} ${path}`).toBe(403);
     }
-    expect((await api.call('GET', '/api/queues/1/')).body).toEqual({ id: 1, title: 'Support', slug: 'support', email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [], escalate_days: null });
+    expect((await api.call('GET', '/api/queues/1/')).body).toEqual({
+      id: 1,
+      title: 'Support',
+      slug: 'support',
+      email_address: null,
+      new_ticket_cc: null,
+      updated_ticket_cc: null,
+      disabled_mail: [],
+      escalate_days: null,
+    });
     expect((await api.call('GET', '/api/custom-fields/')).body.count).toBe(0);
   });
 
-  it('case 14: a staff user\'s user_tickets holds only the tickets submitted with their e-mail', async () => {
+  it("case 14: a staff user's user_tickets holds only the tickets submitted with their e-mail", async () => {
     const mine = await api.createTicket({ title: 'Test 1', submitter_email: STAFF.email });
     await api.createTicket({ title: 'Test 2', submitter_email: 'foo@example.com' });
     const reply = await api.call('GET', '/api/user_tickets/', { auth: callers.staff });

@@ -18,8 +18,23 @@ const countsSettled = () => own.api.countsSettled();
 const REQUIRED = ['This field is required.'];
 const SLUG_MESSAGE = 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.';
 const DUPLICATE = { slug: ['queue with this slug already exists.'] };
-const QUEUE_KEYS = ['id', 'title', 'slug', 'email_address', 'new_ticket_cc', 'updated_ticket_cc', 'disabled_mail', 'escalate_days'];
-const NO_MAIL_SETTINGS = { email_address: null, new_ticket_cc: null, updated_ticket_cc: null, disabled_mail: [], escalate_days: null };
+const QUEUE_KEYS = [
+  'id',
+  'title',
+  'slug',
+  'email_address',
+  'new_ticket_cc',
+  'updated_ticket_cc',
+  'disabled_mail',
+  'escalate_days',
+];
+const NO_MAIL_SETTINGS = {
+  email_address: null,
+  new_ticket_cc: null,
+  updated_ticket_cc: null,
+  disabled_mail: [],
+  escalate_days: null,
+};
 
 async function createQueue(overrides: Record<string, unknown> = {}): Promise<Json> {
   const slug = unique('q');
@@ -62,7 +77,13 @@ describe('creating and reading queues', () => {
     expect(page.body.results).toHaveLength(1);
     expect(page.body.next).toBe(`${own.runtime.url}/api/queues/?page=2&page_size=1`);
     const queues = await allQueues();
-    expect(queues).toEqual(expect.arrayContaining([{ id: 1, title: expect.any(String), slug: expect.any(String), ...NO_MAIL_SETTINGS }, a, b]));
+    expect(queues).toEqual(
+      expect.arrayContaining([
+        { id: 1, title: expect.any(String), slug: expect.any(String), ...NO_MAIL_SETTINGS },
+        a,
+        b,
+      ]),
+    );
     for (const q of queues) expect(Object.keys(q)).toEqual(QUEUE_KEYS);
   });
 
@@ -98,7 +119,10 @@ describe('creating and reading queues', () => {
 
   it('form bodies work too', async () => {
     const slug = unique('q');
-    const reply = await call('POST', '/api/queues/', { body: `title=Form+queue&slug=${slug}`, contentType: 'application/x-www-form-urlencoded' });
+    const reply = await call('POST', '/api/queues/', {
+      body: `title=Form+queue&slug=${slug}`,
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(reply.status).toBe(201);
     expect(reply.body).toMatchObject({ title: 'Form queue', slug });
   });
@@ -161,63 +185,92 @@ describe('changing queues', () => {
 });
 
 describe("a queue's mail settings", () => {
-  it('POST and PATCH set the sender address, the CC lists (normalised) and the kinds switched off; blank clears', async () => {
-    const queue = await createQueue({
-      email_address: 'support@example.com',
-      new_ticket_cc: ' a@example.com,b@example.com ,',
-      disabled_mail: ['updated_cc', 'newticket_cc', 'updated_cc'],
-    });
-    expect(queue).toMatchObject({ email_address: 'support@example.com', new_ticket_cc: 'a@example.com, b@example.com', updated_ticket_cc: null, disabled_mail: ['newticket_cc', 'updated_cc'] });
-    const patched = await call('PATCH', `/api/queues/${queue.id}/`, { json: { updated_ticket_cc: 'c@example.com', new_ticket_cc: '', email_address: null, disabled_mail: [] } });
-    expect(patched.status, patched.text).toBe(200);
-    expect(patched.body).toEqual({ ...queue, ...NO_MAIL_SETTINGS, updated_ticket_cc: 'c@example.com' });
-    expect((await call('GET', `/api/queues/${queue.id}/`)).body).toEqual(patched.body);
-    const titled = await call('PATCH', `/api/queues/${queue.id}/`, { json: { title: 'Kept settings' } });
-    expect(titled.body).toEqual({ ...patched.body, title: 'Kept settings' });
-  });
+  it(
+    'POST and PATCH set the sender address, the CC lists (normalised) and the ' + 'kinds switched off; blank clears',
+    async () => {
+      const queue = await createQueue({
+        email_address: 'support@example.com',
+        new_ticket_cc: ' a@example.com,b@example.com ,',
+        disabled_mail: ['updated_cc', 'newticket_cc', 'updated_cc'],
+      });
+      expect(queue).toMatchObject({
+        email_address: 'support@example.com',
+        new_ticket_cc: 'a@example.com, b@example.com',
+        updated_ticket_cc: null,
+        disabled_mail: ['newticket_cc', 'updated_cc'],
+      });
+      const patched = await call('PATCH', `/api/queues/${queue.id}/`, {
+        json: { updated_ticket_cc: 'c@example.com', new_ticket_cc: '', email_address: null, disabled_mail: [] },
+      });
+      expect(patched.status, patched.text).toBe(200);
+      expect(patched.body).toEqual({ ...queue, ...NO_MAIL_SETTINGS, updated_ticket_cc: 'c@example.com' });
+      expect((await call('GET', `/api/queues/${queue.id}/`)).body).toEqual(patched.body);
+      const titled = await call('PATCH', `/api/queues/${queue.id}/`, { json: { title: 'Kept settings' } });
+      expect(titled.body).toEqual({ ...patched.body, title: 'Kept settings' });
+    },
+  );
 
   it('escalate_days: a whole number of days from 0, or null; PATCH sets and clears it', async () => {
     const queue = await createQueue({ escalate_days: '3' });
     expect(queue.escalate_days).toBe(3);
-    expect((await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: -1 } })).body).toEqual({ escalate_days: ['Ensure this value is greater than or equal to 0.'] });
-    expect((await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: 'soon' } })).body).toEqual({ escalate_days: ['A valid integer is required.'] });
+    expect((await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: -1 } })).body).toEqual({
+      escalate_days: ['Ensure this value is greater than or equal to 0.'],
+    });
+    expect((await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: 'soon' } })).body).toEqual({
+      escalate_days: ['A valid integer is required.'],
+    });
     expect((await call('GET', `/api/queues/${queue.id}/`)).body.escalate_days).toBe(3);
-    expect((await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: null } })).body.escalate_days).toBeNull();
+    expect(
+      (await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: null } })).body.escalate_days,
+    ).toBeNull();
   });
 
   it('a form body sends disabled_mail as one comma-separated value', async () => {
     const slug = unique('q');
-    const reply = await call('POST', '/api/queues/', { body: `title=Form&slug=${slug}&disabled_mail=closed_cc,resolved_cc&updated_ticket_cc=x%40example.com`, contentType: 'application/x-www-form-urlencoded' });
+    const reply = await call('POST', '/api/queues/', {
+      body: `title=Form&slug=${slug}&disabled_mail=closed_cc,resolved_cc&updated_ticket_cc=x%40example.com`,
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(reply.status, reply.text).toBe(201);
-    expect(reply.body).toMatchObject({ disabled_mail: ['resolved_cc', 'closed_cc'], updated_ticket_cc: 'x@example.com' });
+    expect(reply.body).toMatchObject({
+      disabled_mail: ['resolved_cc', 'closed_cc'],
+      updated_ticket_cc: 'x@example.com',
+    });
   });
 
-  it('bad addresses, line breaks (header injection), long lists and unknown kinds are 400s naming the field, and change nothing', async () => {
-    const queue = await createQueue();
-    const bad = await call('PATCH', `/api/queues/${queue.id}/`, {
-      json: {
-        title: 'Evil\r\nBcc: victim@example.com',
-        email_address: 'support@example.com\nBcc: x@example.com',
-        new_ticket_cc: 'ok@example.com, not-an-address',
-        updated_ticket_cc: 'a@example.com\r\nBcc: b@example.com',
-        disabled_mail: ['newticket_cc', 'no_such_kind'],
-      },
-    });
-    expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({
-      title: ['Line breaks are not allowed.'],
-      email_address: ['Enter a valid email address.'],
-      new_ticket_cc: ['Enter valid e-mail addresses separated by commas. "not-an-address" is not one.'],
-      updated_ticket_cc: ['Line breaks are not allowed.'],
-      disabled_mail: ['"no_such_kind" is not a valid choice.'],
-    });
-    const long = await call('PATCH', `/api/queues/${queue.id}/`, { json: { new_ticket_cc: Array.from({ length: 20 }, (_, i) => `person${i}@example.com`).join(',') } });
-    expect(long.status).toBe(400);
-    expect(long.body).toEqual({ new_ticket_cc: ['Ensure this field has no more than 200 characters.'] });
-    const notList = await call('PATCH', `/api/queues/${queue.id}/`, { json: { disabled_mail: 5 } });
-    expect(notList.body).toEqual({ disabled_mail: ['Expected a list of items but got type "int".'] });
-    expect((await call('GET', `/api/queues/${queue.id}/`)).body).toEqual(queue);
-  });
+  it(
+    'bad addresses, line breaks (header injection), long lists and unknown kinds ' +
+      'are 400s naming the field, and ' +
+      'change nothing',
+    async () => {
+      const queue = await createQueue();
+      const bad = await call('PATCH', `/api/queues/${queue.id}/`, {
+        json: {
+          title: 'Evil\r\nBcc: victim@example.com',
+          email_address: 'support@example.com\nBcc: x@example.com',
+          new_ticket_cc: 'ok@example.com, not-an-address',
+          updated_ticket_cc: 'a@example.com\r\nBcc: b@example.com',
+          disabled_mail: ['newticket_cc', 'no_such_kind'],
+        },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toEqual({
+        title: ['Line breaks are not allowed.'],
+        email_address: ['Enter a valid email address.'],
+        new_ticket_cc: ['Enter valid e-mail addresses separated by commas. "not-an-address" is not one.'],
+        updated_ticket_cc: ['Line breaks are not allowed.'],
+        disabled_mail: ['"no_such_kind" is not a valid choice.'],
+      });
+      const long = await call('PATCH', `/api/queues/${queue.id}/`, {
+        json: { new_ticket_cc: Array.from({ length: 20 }, (_, i) => `person${i}@example.com`).join(',') },
+      });
+      expect(long.status).toBe(400);
+      expect(long.body).toEqual({ new_ticket_cc: ['Ensure this field has no more than 200 characters.'] });
+      const notList = await call('PATCH', `/api/queues/${queue.id}/`, { json: { disabled_mail: 5 } });
+      expect(notList.body).toEqual({ disabled_mail: ['Expected a list of items but got type "int".'] });
+      expect((await call('GET', `/api/queues/${queue.id}/`)).body).toEqual(queue);
+    },
+  );
 });
 
 describe('deleting queues', () => {
@@ -259,14 +312,18 @@ describe('deleting queues', () => {
     expect((await call('DELETE', `/api/queues/${from.id}/`)).status).toBe(409);
     expect((await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { queue: 1 } })).status).toBe(200);
     // Queue use is counted from the stream: the move shows within a moment (docs/data-model.md).
-    await expect.poll(async () => (await call('DELETE', `/api/queues/${from.id}/`)).status, { timeout: 5000, interval: 50 }).toBe(204);
+    await expect
+      .poll(async () => (await call('DELETE', `/api/queues/${from.id}/`)).status, { timeout: 5000, interval: 50 })
+      .toBe(204);
   });
 
   it('tickets cannot be created in or moved to a deleted queue', async () => {
     const queue = await createQueue();
     expect((await call('DELETE', `/api/queues/${queue.id}/`)).status).toBe(204);
     const missing = { queue: [`Invalid pk "${queue.id}" - object does not exist.`] };
-    const created = await call('POST', '/api/tickets/', { json: { queue: queue.id, title: 't', description: 'd', submitter_email: 'a@example.com' } });
+    const created = await call('POST', '/api/tickets/', {
+      json: { queue: queue.id, title: 't', description: 'd', submitter_email: 'a@example.com' },
+    });
     expect(created.status).toBe(400);
     expect(created.body).toEqual(missing);
     const ticket = (await createTicket()).body;
@@ -309,7 +366,8 @@ describe('deleting a queue while tickets go into it (issue 24: no ticket is ever
     } else {
       expect((await call('GET', `/api/queues/${queue.id}/`)).status).toBe(200);
     }
-    for (const a of answers.filter((a) => a.status === 400)) expect(a.body).toEqual({ queue: [`Invalid pk "${queue.id}" - object does not exist.`] });
+    for (const a of answers.filter((a) => a.status === 400))
+      expect(a.body).toEqual({ queue: [`Invalid pk "${queue.id}" - object does not exist.`] });
     for (const a of into) expect((await call('GET', `/api/tickets/${a.body.id}/`)).body.queue).toBe(queue.id);
     return { deleted: status, into: into.length };
   }
@@ -319,19 +377,27 @@ describe('deleting a queue while tickets go into it (issue 24: no ticket is ever
     await createTicket({ queue: queue.id });
     const refused = await call('DELETE', `/api/queues/${queue.id}/`);
     expect(refused.status).toBe(409);
-    expect(refused.body).toEqual({ detail: 'This queue still has tickets: move or delete them before deleting the queue.' });
+    expect(refused.body).toEqual({
+      detail: 'This queue still has tickets: move or delete them before deleting the queue.',
+    });
     expect((await call('GET', `/api/queues/${queue.id}/`)).status).toBe(200);
   });
 
-  it('creates and a DELETE at once, repeated: either the DELETE answers 409 or no create got into the queue', async () => {
-    for (const after of [0, 1, 2, 4, 0, 1, 6, 11]) {
-      const queue = await createQueue();
-      const creates = Array.from({ length: 12 }, () => () => call('POST', '/api/tickets/', { json: { queue: queue.id, ...TICKET } }));
-      const outcome = await race(queue, creates, after);
-      // Sent once a create had answered, the DELETE met its ticket, which the counts may not hold yet.
-      if (after > 0) expect(outcome.deleted).toBe(409);
-    }
-  });
+  it(
+    'creates and a DELETE at once, repeated: either the DELETE answers 409 or ' + 'no create got into the queue',
+    async () => {
+      for (const after of [0, 1, 2, 4, 0, 1, 6, 11]) {
+        const queue = await createQueue();
+        const creates = Array.from(
+          { length: 12 },
+          () => () => call('POST', '/api/tickets/', { json: { queue: queue.id, ...TICKET } }),
+        );
+        const outcome = await race(queue, creates, after);
+        // Sent once a create had answered, the DELETE met its ticket, which the counts may not hold yet.
+        if (after > 0) expect(outcome.deleted).toBe(409);
+      }
+    },
+  );
 
   it('PATCHes moving tickets into the queue and a DELETE at once: the same', async () => {
     const tickets: number[] = [];
@@ -344,7 +410,8 @@ describe('deleting a queue while tickets go into it (issue 24: no ticket is ever
       if (after > 0) expect(outcome.deleted).toBe(409);
       if (outcome.deleted === 409) {
         // Move them back out, so that the next round's queue starts with none of them in it.
-        for (const id of tickets) expect((await call('PATCH', `/api/tickets/${id}/`, { json: { queue: 1 } })).status).toBe(200);
+        for (const id of tickets)
+          expect((await call('PATCH', `/api/tickets/${id}/`, { json: { queue: 1 } })).status).toBe(200);
       }
     }
   });

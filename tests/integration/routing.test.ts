@@ -34,7 +34,9 @@ describe('trailing slash optional', () => {
   it('creation answers without the trailing slash', async () => {
     const ticket = await call('POST', '/api/tickets', { json: VALID_TICKET });
     expect(ticket.status).toBe(201);
-    const followup = await call('POST', '/api/followups', { json: { ticket: ticket.body.id, title: 't', comment: 'c' } });
+    const followup = await call('POST', '/api/followups', {
+      json: { ticket: ticket.body.id, title: 't', comment: 'c' },
+    });
     expect(followup.status).toBe(201);
     const username = unique('slashless');
     const user = await call('POST', '/api/users', {
@@ -46,7 +48,13 @@ describe('trailing slash optional', () => {
 
 describe('unknown paths', () => {
   it('unknown /api paths answer 404 {"detail":"Not found."} with and without credentials', async () => {
-    for (const path of ['/api/nope', '/api/nope/', '/api/tickets/1/nope/', '/api/tickets/1/attachments/', '/api/ticket/']) {
+    for (const path of [
+      '/api/nope',
+      '/api/nope/',
+      '/api/tickets/1/nope/',
+      '/api/tickets/1/attachments/',
+      '/api/ticket/',
+    ]) {
       for (const auth of [null, undefined]) {
         const reply = await call('GET', path, { auth });
         expect(reply.status, path).toBe(404);
@@ -98,14 +106,17 @@ describe('405 with Allow after authentication and permission', () => {
     }
   });
 
-  it('PUT, PATCH and DELETE /api/users/ give 405 with its Allow (GET lists users here: upstream answers 405)', async () => {
-    for (const method of ['PUT', 'PATCH', 'DELETE']) {
-      const reply = await call(method, '/api/users/');
-      expect(reply.status, method).toBe(405);
-      expect(reply.body).toEqual({ detail: `Method "${method}" not allowed.` });
-      expect(reply.headers.get('allow')).toBe(USERS_ALLOW);
-    }
-  });
+  it(
+    'PUT, PATCH and DELETE /api/users/ give 405 with its Allow (GET lists users ' + 'here: upstream answers 405)',
+    async () => {
+      for (const method of ['PUT', 'PATCH', 'DELETE']) {
+        const reply = await call(method, '/api/users/');
+        expect(reply.status, method).toBe(405);
+        expect(reply.body).toEqual({ detail: `Method "${method}" not allowed.` });
+        expect(reply.headers.get('allow')).toBe(USERS_ALLOW);
+      }
+    },
+  );
 
   it('/api/users/{id}/ answers a user (not in upstream), and 404 for an id no user has', async () => {
     expect((await call('GET', '/api/users/1/')).status).toBe(200);
@@ -134,7 +145,10 @@ describe('Allow and HEAD', () => {
 
   it('HEAD is GET without a body', async () => {
     const ticket = (await createTicket()).body;
-    const res = await fetch(`${API}/api/tickets/${ticket.id}/`, { method: 'HEAD', headers: { authorization: ADMIN_AUTH } });
+    const res = await fetch(`${API}/api/tickets/${ticket.id}/`, {
+      method: 'HEAD',
+      headers: { authorization: ADMIN_AUTH },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.get('allow')).toBe(DETAIL_ALLOW);

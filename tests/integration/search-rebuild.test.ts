@@ -19,21 +19,47 @@ afterAll(async () => {
 });
 
 const documents = async () => {
-  const [{ searchEngine }, { DOCUMENTS }] = await Promise.all([import('../../shared/search/engine'), import('../../shared/search/sql')]);
+  const [{ searchEngine }, { DOCUMENTS }] = await Promise.all([
+    import('../../shared/search/engine'),
+    import('../../shared/search/sql'),
+  ]);
   return (await searchEngine()!).query({ sql: DOCUMENTS });
 };
 
 it('rebuilds the live index exactly, and goes on from where a stopped rebuild was', async () => {
   const word = unique('r');
   const field = unique('f');
-  expect((await api.call('POST', '/api/custom-fields/', { json: { label: 'L', name: field, data_type: 'varchar', max_length: 40, staff_only: true } })).status).toBe(201);
+  expect(
+    (
+      await api.call('POST', '/api/custom-fields/', {
+        json: { label: 'L', name: field, data_type: 'varchar', max_length: 40, staff_only: true },
+      })
+    ).status,
+  ).toBe(201);
   const ids: number[] = [];
-  for (let i = 0; i < 6; i++) ids.push((await api.createTicket({ title: `${word} ticket ${i}`, description: `Café number ${i}`, [`custom_${field}`]: `secret ${i}` })).body.id);
+  for (let i = 0; i < 6; i++)
+    ids.push(
+      (
+        await api.createTicket({
+          title: `${word} ticket ${i}`,
+          description: `Café number ${i}`,
+          [`custom_${field}`]: `secret ${i}`,
+        })
+      ).body.id,
+    );
   const followup = await api.call('POST', '/api/followups/', {
-    form: form({ ticket: ids[0]!, title: 'private note', comment: 'hidden words', public: false }, [{ field: 'attachments', name: 'report-7.pdf', content: 'x' }]),
+    form: form({ ticket: ids[0]!, title: 'private note', comment: 'hidden words', public: false }, [
+      { field: 'attachments', name: 'report-7.pdf', content: 'x' },
+    ]),
   });
   expect(followup.status).toBe(201);
-  expect((await api.call('POST', '/api/followups/', { json: { ticket: ids[1], title: 'reply', comment: 'public words', public: true } })).status).toBe(201);
+  expect(
+    (
+      await api.call('POST', '/api/followups/', {
+        json: { ticket: ids[1], title: 'reply', comment: 'public words', public: true },
+      })
+    ).status,
+  ).toBe(201);
   expect((await api.call('PATCH', `/api/followups/${followup.body.id}/`, { json: { public: true } })).status).toBe(200);
   expect((await api.call('PATCH', `/api/tickets/${ids[2]}/`, { json: { merged_to: ids[3] } })).status).toBe(200);
   expect((await api.call('DELETE', `/api/tickets/${ids[4]}/`)).status).toBe(204);

@@ -15,18 +15,23 @@ const search = async (text: string, extra = '', auth?: string, path = '/api/tick
   expect(reply.status, reply.text).toBe(200);
   return reply.body as { count: number; next: string | null; results: Json[] };
 };
-const ids = async (text: string, extra = '', auth?: string, path?: string) => (await search(text, extra, auth, path)).results.map((t) => t.id as number);
+const ids = async (text: string, extra = '', auth?: string, path?: string) =>
+  (await search(text, extra, auth, path)).results.map((t) => t.id as number);
 /** Waits until `text` finds exactly `expected` (in that order). */
 const finds = (text: string, expected: number[], extra = '', auth?: string, path?: string) =>
   expect.poll(() => ids(text, extra, auth, path), { timeout: 20_000, interval: 100 }).toEqual(expected);
 
 const tag = unique('t'); // a word only this file's tickets hold, so every query can be narrowed to them
-const ticket = async (fields: Record<string, unknown>) => (await api().createTicket({ description: tag, ...fields })).body.id as number;
+const ticket = async (fields: Record<string, unknown>) =>
+  (await api().createTicket({ description: tag, ...fields })).body.id as number;
 
 describe('relevance, language and syntax', () => {
   const t: Record<string, number> = {};
   beforeAll(async () => {
-    t.laptop = await ticket({ title: 'Laptop overheats after the update', description: `${tag} The fan is loud and the laptop overheats.` });
+    t.laptop = await ticket({
+      title: 'Laptop overheats after the update',
+      description: `${tag} The fan is loud and the laptop overheats.`,
+    });
     t.mention = await ticket({ title: 'Battery question', description: `${tag} Asked about a laptop battery once.` });
     t.cafe = await ticket({ title: 'Café machine broken', description: `${tag} Espresso from the café is cold` });
     t.paper = await ticket({ title: 'Paper jam in tray 2', description: `${tag} the paper jam happens daily` });
@@ -34,9 +39,15 @@ describe('relevance, language and syntax', () => {
     t.printer = await ticket({ title: 'Printer out of toner', description: `${tag} printer toner empty` });
     t.printer2 = await ticket({ title: 'Printer offline', description: `${tag} printer unreachable over wifi` });
     t.fax = await ticket({ title: 'Fax line noisy', description: `${tag} the fax hisses` });
-    t.invoice = await ticket({ title: 'Billing dispute', description: `${tag} see invoice INV-2024-0042 and model X1-Carbon` });
+    t.invoice = await ticket({
+      title: 'Billing dispute',
+      description: `${tag} see invoice INV-2024-0042 and model X1-Carbon`,
+    });
     const all = Object.values(t).sort((a, b) => a - b);
-    await vi.waitFor(async () => expect(await ids(tag, '&ordering=id&page_size=100')).toEqual(all), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(async () => expect(await ids(tag, '&ordering=id&page_size=100')).toEqual(all), {
+      timeout: 20_000,
+      interval: 100,
+    });
   });
 
   it('ranks a title match above a passing mention, and marks the matched words in the snippet', async () => {
@@ -44,7 +55,12 @@ describe('relevance, language and syntax', () => {
     expect(found.map((r) => r.id)).toEqual([t.laptop]);
     const [first] = (await search('laptop')).results.filter((r) => [t.laptop, t.mention].includes(r.id));
     expect(first.id).toBe(t.laptop);
-    expect(first.snippet).toMatchObject({ field: 'title', followup: null, custom_field: null, text: 'Laptop overheats after the update' });
+    expect(first.snippet).toMatchObject({
+      field: 'title',
+      followup: null,
+      custom_field: null,
+      text: 'Laptop overheats after the update',
+    });
     expect(first.snippet.highlights).toEqual([{ start: 0, end: 6 }]);
   });
 
@@ -67,7 +83,9 @@ describe('relevance, language and syntax', () => {
     expect(await ids('2024-0042')).toEqual([t.invoice]);
     expect(await ids(`${tag} INV-2024-0042`)).toEqual([t.invoice]);
     const code = (await search('x1-carb')).results.find((r) => r.id === t.invoice)!;
-    expect(code.snippet.text.slice(code.snippet.highlights[0].start, code.snippet.highlights[0].end).toLowerCase()).toBe('x1-carb');
+    expect(
+      code.snippet.text.slice(code.snippet.highlights[0].start, code.snippet.highlights[0].end).toLowerCase(),
+    ).toBe('x1-carb');
     expect((await ids(String(t.fax)))[0]).toBe(t.fax);
     expect((await ids(`#${t.fax}`))[0]).toBe(t.fax);
     expect((await ids(`[support-${t.paper}] ${tag}`))[0]).toBe(t.paper);
@@ -93,7 +111,10 @@ describe('relevance, language and syntax', () => {
     const long = await api().call('GET', `/api/tickets/?search=${'a'.repeat(201)}`);
     expect(long.status).toBe(400);
     expect(long.body.search[0]).toMatch(/at most 200 characters/);
-    const many = await api().call('GET', `/api/tickets/?search=${encodeURIComponent(Array.from({ length: 17 }, (_, i) => `w${i}`).join(' '))}`);
+    const many = await api().call(
+      'GET',
+      `/api/tickets/?search=${encodeURIComponent(Array.from({ length: 17 }, (_, i) => `w${i}`).join(' '))}`,
+    );
     expect(many.status).toBe(400);
     expect(many.body.search[0]).toMatch(/at most 16 words/);
   });
@@ -102,7 +123,8 @@ describe('relevance, language and syntax', () => {
 describe('filters', () => {
   it('combine with search, each one and all together', async () => {
     const ftag = unique('f');
-    const queue = (await api().call('POST', '/api/queues/', { json: { title: 'Other', slug: unique('q') } })).body.id as number;
+    const queue = (await api().call('POST', '/api/queues/', { json: { title: 'Other', slug: unique('q') } })).body
+      .id as number;
     const since = new Date(Date.now() - 1000).toISOString();
     const a = await ticket({ title: `${ftag} alpha`, priority: 1, submitter_email: 'one@example.com', assigned_to: 1 });
     const b = await ticket({ title: `${ftag} beta`, priority: 2, queue, submitter_email: 'two@example.com' });
@@ -118,7 +140,12 @@ describe('filters', () => {
     expect(await ids(ftag, '&submitter_email=one@example.com&ordering=-id')).toEqual([c, a]);
     expect(await ids(ftag, `&created_since=${since}&ordering=id`)).toEqual([a, b, c]);
     expect(await ids(ftag, '&updated_since=2999-01-01T00:00:00Z')).toEqual([]);
-    expect(await ids(ftag, `&status=open,resolved&priority=1&submitter_email=one@example.com&queue=1&assigned_to=none&created_since=${since}&ordering=-id`)).toEqual([c]);
+    expect(
+      await ids(
+        ftag,
+        `&status=open,resolved&priority=1&submitter_email=one@example.com&queue=1&assigned_to=none&created_since=${since}&ordering=-id`,
+      ),
+    ).toEqual([c]);
     const bad = await api().call('GET', `/api/tickets/?search=${ftag}&priority=9`);
     expect(bad.status).toBe(400);
   });
@@ -130,28 +157,50 @@ describe('what a requester may see', () => {
     const user = await api().createUser();
     const secretField = unique('secret');
     const openField = unique('open');
-    for (const [name, staffOnly] of [[secretField, true], [openField, false]] as const) {
-      const made = await api().call('POST', '/api/custom-fields/', { json: { label: 'L', name, data_type: 'varchar', max_length: 40, staff_only: staffOnly } });
+    for (const [name, staffOnly] of [
+      [secretField, true],
+      [openField, false],
+    ] as const) {
+      const made = await api().call('POST', '/api/custom-fields/', {
+        json: { label: 'L', name, data_type: 'varchar', max_length: 40, staff_only: staffOnly },
+      });
       expect(made.status, made.text).toBe(201);
     }
-    const id = await ticket({ title: `${ptag} Printer`, submitter_email: user.email, [`custom_${secretField}`]: 'zanzibar', [`custom_${openField}`]: 'quokka' });
+    const id = await ticket({
+      title: `${ptag} Printer`,
+      submitter_email: user.email,
+      [`custom_${secretField}`]: 'zanzibar',
+      [`custom_${openField}`]: 'quokka',
+    });
     const other = await ticket({ title: `${ptag} someone else`, submitter_email: 'else@example.com' });
     const priv = await api().call('POST', '/api/followups/', {
-      form: form({ ticket: id, title: 'internal', comment: 'xylophone hidden', public: false }, [{ field: 'attachments', name: 'kumquat.txt', content: 'x' }]),
+      form: form({ ticket: id, title: 'internal', comment: 'xylophone hidden', public: false }, [
+        { field: 'attachments', name: 'kumquat.txt', content: 'x' },
+      ]),
     });
     expect(priv.status, priv.text).toBe(201);
-    const pub = await api().call('POST', '/api/followups/', { json: { ticket: id, title: 'reply', comment: 'walrus visible', public: true } });
+    const pub = await api().call('POST', '/api/followups/', {
+      json: { ticket: id, title: 'reply', comment: 'walrus visible', public: true },
+    });
     expect(pub.status, pub.text).toBe(201);
     // Staff find all of it.
     for (const word of ['xylophone', 'zanzibar', 'quokka', 'walrus', 'kumquat']) await finds(`${ptag} ${word}`, [id]);
-    expect((await search('xylophone')).results[0].snippet).toMatchObject({ field: 'followup_comment', followup: priv.body.id, text: 'xylophone hidden' });
-    expect((await search('zanzibar')).results[0].snippet).toMatchObject({ field: 'custom_field', custom_field: secretField });
+    expect((await search('xylophone')).results[0].snippet).toMatchObject({
+      field: 'followup_comment',
+      followup: priv.body.id,
+      text: 'xylophone hidden',
+    });
+    expect((await search('zanzibar')).results[0].snippet).toMatchObject({
+      field: 'custom_field',
+      custom_field: secretField,
+    });
     // The requester finds the public text of their own tickets only, and no snippet holds a private word.
     const mine = (text: string) => ids(text, '', user.auth, '/api/user_tickets/');
     expect(await mine(`${ptag} walrus`)).toEqual([id]);
     expect(await mine(`${ptag} quokka`)).toEqual([id]);
     expect(await mine(ptag)).toEqual([id]);
-    for (const word of ['xylophone', 'zanzibar', 'kumquat', 'internal', 'hidden']) expect(await mine(word), word).toEqual([]);
+    for (const word of ['xylophone', 'zanzibar', 'kumquat', 'internal', 'hidden'])
+      expect(await mine(word), word).toEqual([]);
     expect(await mine(`${ptag} someone`)).toEqual([]);
     expect(await mine(String(other))).toEqual([]);
     const shown = (await search(`${ptag} walrus OR printer`, '', user.auth, '/api/user_tickets/')).results;
@@ -177,7 +226,9 @@ describe('changes', () => {
     expect((await api().call('PATCH', `/api/tickets/${merged}/`, { json: { merged_to: target } })).status).toBe(200);
     await finds(ctag, [target]);
     const edited = Date.now();
-    expect((await api().call('PATCH', `/api/tickets/${target}/`, { json: { title: `${ctag} renamed narwhal` } })).status).toBe(200);
+    expect(
+      (await api().call('PATCH', `/api/tickets/${target}/`, { json: { title: `${ctag} renamed narwhal` } })).status,
+    ).toBe(200);
     await finds(`${ctag} narwhal`, [target]);
     expect(Date.now() - edited).toBeLessThan(10_000);
   });

@@ -22,7 +22,10 @@ export function onSharedEngines(label?: string): Record<string, string> {
   const { dynamoEndpoint, s3Endpoint } = inject('engines');
   const file = label ?? basename(expect.getState().testPath ?? 'file', '.test.ts');
   // Valid as both: DynamoDB table names take 3-255 of [a-zA-Z0-9_.-], bucket names 3-63 of [a-z0-9-].
-  const name = `${file.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40)}-${randomBytes(4).toString('hex')}`;
+  const name = `${file
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 40)}-${randomBytes(4).toString('hex')}`;
   return {
     HELPDESK_ENGINES: 'external',
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,

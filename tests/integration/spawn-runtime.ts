@@ -47,7 +47,17 @@ export async function spawnRuntime(env: Record<string, string> = {}): Promise<Sp
     // the others, and writes to a pipe are synchronous on Linux. The table's stream is read every
     // STREAM_POLL_MS rather than every 50 ms: see there. Mail in listens on a free port, never on
     // `npm start`'s 2525.
-    env: { ...process.env, PORT: '0', HELPDESK_SMTP_PORT: '0', HELPDESK_DATA_DIR: 'memory', POWERTOOLS_LOG_LEVEL: 'WARN', HELPDESK_LOG_FORMAT: 'json', HELPDESK_STREAM_POLL_MS: STREAM_POLL_MS, HELPDESK_SEARCH: 'off', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HELPDESK_SMTP_PORT: '0',
+      HELPDESK_DATA_DIR: 'memory',
+      POWERTOOLS_LOG_LEVEL: 'WARN',
+      HELPDESK_LOG_FORMAT: 'json',
+      HELPDESK_STREAM_POLL_MS: STREAM_POLL_MS,
+      HELPDESK_SEARCH: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -50,7 +50,8 @@ describe('binary attributes on DynamoDB Local', () => {
     for (const pk of ['ours', 'sdk']) {
       const key = { PK: `BINARY#${pk}`, SK: 'ITEM' };
       const bySdk = (await sdk.send(new SdkGet({ TableName: table(), Key: key, ConsistentRead: true }))).Item;
-      const byOurs = (await ours.send(new store.GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item;
+      const byOurs = (await ours.send(new store.GetCommand({ TableName: table(), Key: key, ConsistentRead: true })))
+        .Item;
       expect(byOurs, pk).toEqual(bySdk);
       expect(byOurs?.raw, pk).toBeInstanceOf(Uint8Array);
       expect(byOurs?.raw, pk).toEqual(bytes);
@@ -64,12 +65,31 @@ describe('binary attributes on DynamoDB Local', () => {
     const key = { PK: 'BINARY#cond', SK: 'ITEM' };
     await ours.send(new store.PutCommand({ TableName: table(), Item: { ...key, raw: bytes } }));
     await expect(
-      ours.send(new store.UpdateCommand({ TableName: table(), Key: key, UpdateExpression: 'SET #raw = :new', ConditionExpression: '#raw = :old', ExpressionAttributeNames: { '#raw': 'raw' }, ExpressionAttributeValues: { ':old': new Uint8Array([1]), ':new': new Uint8Array([2]) } })),
+      ours.send(
+        new store.UpdateCommand({
+          TableName: table(),
+          Key: key,
+          UpdateExpression: 'SET #raw = :new',
+          ConditionExpression: '#raw = :old',
+          ExpressionAttributeNames: { '#raw': 'raw' },
+          ExpressionAttributeValues: { ':old': new Uint8Array([1]), ':new': new Uint8Array([2]) },
+        }),
+      ),
     ).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
     const out = await ours.send(
-      new store.UpdateCommand({ TableName: table(), Key: key, UpdateExpression: 'SET #raw = :new', ConditionExpression: '#raw = :old', ExpressionAttributeNames: { '#raw': 'raw' }, ExpressionAttributeValues: { ':old': bytes, ':new': new Uint8Array([2]) }, ReturnValues: 'ALL_OLD' }),
+      new store.UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'SET #raw = :new',
+        ConditionExpression: '#raw = :old',
+        ExpressionAttributeNames: { '#raw': 'raw' },
+        ExpressionAttributeValues: { ':old': bytes, ':new': new Uint8Array([2]) },
+        ReturnValues: 'ALL_OLD',
+      }),
     );
     expect(out.Attributes?.raw).toEqual(bytes);
-    expect((await sdk.send(new SdkGet({ TableName: table(), Key: key, ConsistentRead: true }))).Item?.raw).toEqual(new Uint8Array([2]));
+    expect((await sdk.send(new SdkGet({ TableName: table(), Key: key, ConsistentRead: true }))).Item?.raw).toEqual(
+      new Uint8Array([2]),
+    );
   });
 });

@@ -8,7 +8,14 @@
  * needs and its route lacks fails them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDB } from '../../shared/aws/dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type DynamoDB,
+} from '../../shared/aws/dynamodb';
 import { routeByHandler } from '../../shared/api/routes';
 import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
 
@@ -29,34 +36,86 @@ afterAll(async () => {
 
 const as = <T>(handler: string, call: () => Promise<T>) => asRoute(routeByHandler(handler), call);
 const denied = (handler: string, call: () => Promise<unknown>) =>
-  expect(as(handler, call)).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining(handler) });
+  expect(as(handler, call)).rejects.toMatchObject({
+    name: 'AccessDeniedException',
+    message: expect.stringContaining(handler),
+  });
 
 describe('a route may make the calls its grants allow, and no other', () => {
   it('a read route reads its partitions and its authentication items, and writes nothing else', async () => {
-    await as('tickets/get', () => dynamo.send(new QueryCommand({ TableName: TableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'TICKET#1' } })));
-    await as('tickets/get', () => dynamo.send(new GetCommand({ TableName: TableName(), Key: { PK: 'USER#admin', SK: 'USER' } })));
-    await denied('tickets/get', () => dynamo.send(new PutCommand({ TableName: TableName(), Item: { PK: 'TICKET#999999', SK: 'TICKET' } })));
-    await denied('tickets/get', () => dynamo.send(new GetCommand({ TableName: TableName(), Key: { PK: 'COUNTER', SK: 'COUNTER' } })));
-    await denied('tickets/get', () => dynamo.send(new QueryCommand({ TableName: TableName(), IndexName: 'gsi1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': 'TICKETS' } })));
+    await as('tickets/get', () =>
+      dynamo.send(
+        new QueryCommand({
+          TableName: TableName(),
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': 'TICKET#1' },
+        }),
+      ),
+    );
+    await as('tickets/get', () =>
+      dynamo.send(new GetCommand({ TableName: TableName(), Key: { PK: 'USER#admin', SK: 'USER' } })),
+    );
+    await denied('tickets/get', () =>
+      dynamo.send(new PutCommand({ TableName: TableName(), Item: { PK: 'TICKET#999999', SK: 'TICKET' } })),
+    );
+    await denied('tickets/get', () =>
+      dynamo.send(new GetCommand({ TableName: TableName(), Key: { PK: 'COUNTER', SK: 'COUNTER' } })),
+    );
+    await denied('tickets/get', () =>
+      dynamo.send(
+        new QueryCommand({
+          TableName: TableName(),
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': 'TICKETS' },
+        }),
+      ),
+    );
     // A pattern is not a prefix: `TICKET#*` does not cover `TICKETS`.
-    await denied('tickets/get', () => dynamo.send(new QueryCommand({ TableName: TableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'TICKETS' } })));
-    const written = await dynamo.send(new GetCommand({ TableName: TableName(), Key: { PK: 'TICKET#999999', SK: 'TICKET' }, ConsistentRead: true }));
+    await denied('tickets/get', () =>
+      dynamo.send(
+        new QueryCommand({
+          TableName: TableName(),
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': 'TICKETS' },
+        }),
+      ),
+    );
+    const written = await dynamo.send(
+      new GetCommand({ TableName: TableName(), Key: { PK: 'TICKET#999999', SK: 'TICKET' }, ConsistentRead: true }),
+    );
     expect(written.Item).toBeUndefined();
   });
 
   it('a batch or a transaction is refused whole when one of its items is outside the grants', async () => {
     await denied('tickets/get', () =>
-      dynamo.send(new BatchGetCommand({ RequestItems: { [TableName()]: { Keys: [{ PK: 'TICKET#1', SK: 'TICKET' }, { PK: 'QUEUES', SK: 'QUEUE#000000000001' }] } } })),
+      dynamo.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [TableName()]: {
+              Keys: [
+                { PK: 'TICKET#1', SK: 'TICKET' },
+                { PK: 'QUEUES', SK: 'QUEUE#000000000001' },
+              ],
+            },
+          },
+        }),
+      ),
     );
     // tickets/create writes its ticket's items, never the counts (the stream consumer's).
     await denied('tickets/create', () =>
       dynamo.send(
         new TransactWriteCommand({
-          TransactItems: [{ Put: { TableName: TableName(), Item: { PK: 'TICKET#999998', SK: 'TICKET' } } }, { Put: { TableName: TableName(), Item: { PK: 'COUNTS#ticket', SK: '!TOTALS' } } }],
+          TransactItems: [
+            { Put: { TableName: TableName(), Item: { PK: 'TICKET#999998', SK: 'TICKET' } } },
+            { Put: { TableName: TableName(), Item: { PK: 'COUNTS#ticket', SK: '!TOTALS' } } },
+          ],
         }),
       ),
     );
-    const written = await dynamo.send(new GetCommand({ TableName: TableName(), Key: { PK: 'TICKET#999998', SK: 'TICKET' }, ConsistentRead: true }));
+    const written = await dynamo.send(
+      new GetCommand({ TableName: TableName(), Key: { PK: 'TICKET#999998', SK: 'TICKET' }, ConsistentRead: true }),
+    );
     expect(written.Item).toBeUndefined();
   });
 

@@ -81,9 +81,13 @@ export async function removeObjects(bucket: string, keys: Iterable<string>): Pro
  * records then find nothing counted).
  */
 export async function removeTickets(dynamo: DynamoDB, table: string, bucket: string, state: State): Promise<void> {
-  const doomed = [...state.items.values()].filter((i) => /^(TICKET|COUNTS|COUNTED|LISTED|FOLLOWUP|ATTACHMENT)#/.test(String(i.PK)));
+  const doomed = [...state.items.values()].filter((i) =>
+    /^(TICKET|COUNTS|COUNTED|LISTED|FOLLOWUP|ATTACHMENT)#/.test(String(i.PK)),
+  );
   for (let i = 0; i < doomed.length; i += 25) {
-    let pending: unknown[] = doomed.slice(i, i + 25).map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));
+    let pending: unknown[] = doomed
+      .slice(i, i + 25)
+      .map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));
     while (pending.length) {
       const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [table]: pending as never } }));
       pending = out.UnprocessedItems?.[table] ?? [];
@@ -99,7 +103,9 @@ export function pendingCleanups(state: State): { SK: string; object_keys: string
 
 /** Objects under `attachments/` that neither an attachment record nor a cleanup record names. */
 export function orphanFiles(state: State): string[] {
-  const referenced = new Set([...state.items.values()].filter((i) => i.type === 'attachment').map((i) => String(i.object_key)));
+  const referenced = new Set(
+    [...state.items.values()].filter((i) => i.type === 'attachment').map((i) => String(i.object_key)),
+  );
   for (const c of pendingCleanups(state)) c.object_keys.forEach((k) => referenced.add(k));
   return [...state.objects].filter((k) => !referenced.has(k));
 }
@@ -111,7 +117,8 @@ export function category(item: Item): string {
   if (pk === 'COUNTER') return 'counter';
   if (pk.startsWith('COUNTS#') || pk.startsWith('COUNTED#')) return 'counts';
   if (pk.startsWith('LISTED#')) return sk === 'PAGE' ? 'page-snapshot' : 'listing';
-  if (pk.startsWith('FOLLOWUP#') || pk.startsWith('ATTACHMENT#')) return `ref:${pk.slice(0, pk.indexOf('#')).toLowerCase()}`;
+  if (pk.startsWith('FOLLOWUP#') || pk.startsWith('ATTACHMENT#'))
+    return `ref:${pk.slice(0, pk.indexOf('#')).toLowerCase()}`;
   if (pk.startsWith('TICKET#')) return String(item.type);
   if (pk === 'QUEUES') return sk.startsWith('SLUG#') ? 'queue-slug' : 'queue';
   if (pk === 'USERS') return 'user-summary';
@@ -152,7 +159,9 @@ export function diff(before: State, after: State): Diff {
 export function signature(before: State, after: State): string[] {
   const d = diff(before, after);
   const of = (action: string, keys: string[], state: State) =>
-    keys.map((k) => `${action} ${category(state.items.get(k)!)}`).filter((s) => !/ (counter|counts|listing|late-event-mark)$/.test(s));
+    keys
+      .map((k) => `${action} ${category(state.items.get(k)!)}`)
+      .filter((s) => !/ (counter|counts|listing|late-event-mark)$/.test(s));
   return [
     ...of('added', d.added, after),
     ...of('removed', d.removed, before),
@@ -176,7 +185,9 @@ export function invariantViolations(state: State): string[] {
   const byType = (t: string) => items.filter((i) => String(i.PK).startsWith('TICKET#') && i.type === t);
   const tickets = new Map(byType('ticket').map((t) => [t.id as number, t]));
   // A ticket item may hold its opening followup (shared/store/items.ts `ticketItem`): a followup too.
-  const inline = [...tickets.values()].flatMap((t): Item[] => (t.opening ? [{ ...(t.opening as Item), ticket: t.id, PK: t.PK }] : []));
+  const inline = [...tickets.values()].flatMap((t): Item[] =>
+    t.opening ? [{ ...(t.opening as Item), ticket: t.id, PK: t.PK }] : [],
+  );
   const followups = [...byType('followup'), ...inline];
   const attachments = byType('attachment');
 
@@ -184,36 +195,61 @@ export function invariantViolations(state: State): string[] {
     const pk = `TICKET#${t.id}`;
     const children = items.filter((i) => i.PK === pk && (i.type === 'followup' || i.type === 'attachment'));
     for (const i of [t, ...children]) {
-      if (i.GSI2PK !== `TICKETS#STATUS#${t.status}`) problems.push(`${i.PK}|${i.SK}: GSI2PK ${String(i.GSI2PK)}, ticket status ${String(t.status)}`);
+      if (i.GSI2PK !== `TICKETS#STATUS#${t.status}`)
+        problems.push(`${i.PK}|${i.SK}: GSI2PK ${String(i.GSI2PK)}, ticket status ${String(t.status)}`);
       if (i.GSI1SK !== `${pad(t.id as number)}#${i.SK}`) problems.push(`${i.PK}|${i.SK}: GSI1SK ${String(i.GSI1SK)}`);
     }
   }
   for (const f of followups) {
     if (`TICKET#${f.ticket}` !== f.PK) problems.push(`followup ${f.id}: ticket ${String(f.ticket)} in ${String(f.PK)}`);
-    if (!tickets.has(f.ticket as number)) problems.push(`followup ${f.id}: its ticket ${String(f.ticket)} does not exist`);
+    if (!tickets.has(f.ticket as number))
+      problems.push(`followup ${f.id}: its ticket ${String(f.ticket)} does not exist`);
   }
   const followupIds = new Map(followups.map((f) => [f.id as number, f]));
   for (const a of attachments) {
-    if (`TICKET#${a.ticket}` !== a.PK) problems.push(`attachment ${a.id}: ticket ${String(a.ticket)} in ${String(a.PK)}`);
+    if (`TICKET#${a.ticket}` !== a.PK)
+      problems.push(`attachment ${a.id}: ticket ${String(a.ticket)} in ${String(a.PK)}`);
     const f = followupIds.get(a.followup as number);
-    if (!f || f.ticket !== a.ticket) problems.push(`attachment ${a.id}: followup ${String(a.followup)} not on ticket ${String(a.ticket)}`);
+    if (!f || f.ticket !== a.ticket)
+      problems.push(`attachment ${a.id}: followup ${String(a.followup)} not on ticket ${String(a.ticket)}`);
   }
 
   // Refs: one per followup and attachment, saying where it is.
-  const refs = (kind: string) => new Map(items.filter((i) => String(i.PK).startsWith(`${kind.toUpperCase()}#`)).map((r) => [r.id as number, r]));
-  const compare = (name: string, actual: Map<number, Item>, expected: Map<number, string>, describe: (r: Item) => string) => {
-    for (const [id, value] of expected) if (!actual.has(id) || describe(actual.get(id)!) !== value) problems.push(`${name} ref ${id}: ${actual.has(id) ? describe(actual.get(id)!) : 'missing'}, expected ${value}`);
+  const refs = (kind: string) =>
+    new Map(items.filter((i) => String(i.PK).startsWith(`${kind.toUpperCase()}#`)).map((r) => [r.id as number, r]));
+  const compare = (
+    name: string,
+    actual: Map<number, Item>,
+    expected: Map<number, string>,
+    describe: (r: Item) => string,
+  ) => {
+    for (const [id, value] of expected)
+      if (!actual.has(id) || describe(actual.get(id)!) !== value)
+        problems.push(
+          `${name} ref ${id}: ${actual.has(id) ? describe(actual.get(id)!) : 'missing'}, expected ${value}`,
+        );
     for (const id of actual.keys()) if (!expected.has(id)) problems.push(`${name} ref ${id} has no record`);
   };
-  compare('followup', refs('followup'), new Map(followups.map((f) => [f.id as number, `${f.ticket}`])), (r) => `${r.ticket}`);
-  compare('attachment', refs('attachment'), new Map(attachments.map((a) => [a.id as number, `${a.ticket}:${a.followup}:${a.filename}`])), (r) => `${r.ticket}:${r.followup}:${r.filename}`);
+  compare(
+    'followup',
+    refs('followup'),
+    new Map(followups.map((f) => [f.id as number, `${f.ticket}`])),
+    (r) => `${r.ticket}`,
+  );
+  compare(
+    'attachment',
+    refs('attachment'),
+    new Map(attachments.map((a) => [a.id as number, `${a.ticket}:${a.followup}:${a.filename}`])),
+    (r) => `${r.ticket}:${r.followup}:${r.filename}`,
+  );
 
   // Ticket counts (kept from the stream): per block of 1,000 ids, run of 25 and status; totals per
   // status and queue, the same at both ends; each ticket's counted state.
   const counted = new Map<string, number>();
   for (const block of items.filter((i) => i.PK === 'COUNTS#ticket' && String(i.SK).startsWith('BLOCK#'))) {
     const b = Number(String(block.SK).slice('BLOCK#'.length));
-    for (const [attribute, value] of Object.entries(block)) if (/^c\d+_\d$/.test(attribute) && value !== 0) counted.set(`${b}:${attribute}`, value as number);
+    for (const [attribute, value] of Object.entries(block))
+      if (/^c\d+_\d$/.test(attribute) && value !== 0) counted.set(`${b}:${attribute}`, value as number);
   }
   const expectedCounts = new Map<string, number>();
   const expectedTotals = new Map<string, number>();
@@ -224,15 +260,20 @@ export function invariantViolations(state: State): string[] {
     add(expectedTotals, `s${t.status}`);
     add(expectedTotals, `q${t.queue}`);
     const c = state.items.get(`COUNTED#${id}|COUNTED`);
-    if (!c || c.status !== t.status || c.queue !== t.queue || c.version !== (t.version ?? 0)) problems.push(`ticket ${id}: counted as ${stable(c)}`);
+    if (!c || c.status !== t.status || c.queue !== t.queue || c.version !== (t.version ?? 0))
+      problems.push(`ticket ${id}: counted as ${stable(c)}`);
   }
   for (const key of new Set([...counted.keys(), ...expectedCounts.keys()])) {
-    if ((counted.get(key) ?? 0) !== (expectedCounts.get(key) ?? 0)) problems.push(`ticket counts ${key}: ${counted.get(key) ?? 0}, expected ${expectedCounts.get(key) ?? 0}`);
+    if ((counted.get(key) ?? 0) !== (expectedCounts.get(key) ?? 0))
+      problems.push(`ticket counts ${key}: ${counted.get(key) ?? 0}, expected ${expectedCounts.get(key) ?? 0}`);
   }
   for (const sk of ['!TOTALS', '~TOTALS']) {
     const totals = state.items.get(`COUNTS#ticket|${sk}`) ?? {};
     for (const key of new Set([...Object.keys(totals).filter((k) => /^[sq]\d+$/.test(k)), ...expectedTotals.keys()])) {
-      if (Number(totals[key] ?? 0) !== (expectedTotals.get(key) ?? 0)) problems.push(`ticket totals ${sk} ${key}: ${String(totals[key] ?? 0)}, expected ${expectedTotals.get(key) ?? 0}`);
+      if (Number(totals[key] ?? 0) !== (expectedTotals.get(key) ?? 0))
+        problems.push(
+          `ticket totals ${sk} ${key}: ${String(totals[key] ?? 0)}, expected ${expectedTotals.get(key) ?? 0}`,
+        );
     }
   }
 
@@ -240,8 +281,17 @@ export function invariantViolations(state: State): string[] {
   // and order; none of another ticket but tombstones (no gsi4 keys).
   const listed = (t: Item): Record<string, { value?: string; sort?: string }> => {
     const assigned = t.assigned_to == null ? 'none' : String(t.assigned_to);
-    const sorts: Record<string, string> = { created: String(t.created), modified: String(t.modified), priority: String(t.priority), due: t.due_date == null ? '~' : String(t.due_date) };
-    const views: Record<string, string> = { 'status-queue': `${t.status}#${t.queue}`, 'status-assigned': `${t.status}#${assigned}`, 'status-queue-assigned': `${t.status}#${t.queue}#${assigned}` };
+    const sorts: Record<string, string> = {
+      created: String(t.created),
+      modified: String(t.modified),
+      priority: String(t.priority),
+      due: t.due_date == null ? '~' : String(t.due_date),
+    };
+    const views: Record<string, string> = {
+      'status-queue': `${t.status}#${t.queue}`,
+      'status-assigned': `${t.status}#${assigned}`,
+      'status-queue-assigned': `${t.status}#${t.queue}#${assigned}`,
+    };
     return {
       queue: { value: String(t.queue) },
       assigned: { value: assigned },
@@ -250,7 +300,12 @@ export function invariantViolations(state: State): string[] {
       created: { sort: sorts.created },
       'all@priority': { sort: sorts.priority },
       'all@due': { sort: sorts.due },
-      ...Object.fromEntries(Object.entries(views).flatMap(([view, value]) => [[view, { value }], ...Object.entries(sorts).map(([order, sort]) => [`${view}@${order}`, { value, sort }])])),
+      ...Object.fromEntries(
+        Object.entries(views).flatMap(([view, value]) => [
+          [view, { value }],
+          ...Object.entries(sorts).map(([order, sort]) => [`${view}@${order}`, { value, sort }]),
+        ]),
+      ),
     };
   };
   for (const t of tickets.values()) {
@@ -258,43 +313,69 @@ export function invariantViolations(state: State): string[] {
       const l = state.items.get(`LISTED#${t.id}|${dimension}`);
       const pk = value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`;
       const sk = sort === undefined ? pad(t.id as number) : `${sort}#${pad(t.id as number)}`;
-      if (!l || l.GSI4PK !== pk || l.GSI4SK !== sk) problems.push(`ticket ${t.id}: listed in ${dimension} as ${stable(l)}`);
+      if (!l || l.GSI4PK !== pk || l.GSI4SK !== sk)
+        problems.push(`ticket ${t.id}: listed in ${dimension} as ${stable(l)}`);
     }
     // Its page snapshot: its collection's items as stored (a collection over SNAPSHOT_MAX_BYTES has none).
     const snapshot = state.items.get(`LISTED#${t.id}|PAGE`);
-    const collection = items.filter((i) => i.PK === `TICKET#${t.id}`).map((i) => `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`);
-    const kept = snapshot && (JSON.parse(String(snapshot.items)) as Item[]).map((i) => `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`);
-    if (snapshot ? stable(kept!.sort()) !== stable(collection.sort()) : JSON.stringify(collection).length < SNAPSHOT_MAX_BYTES) problems.push(`ticket ${t.id}: page snapshot ${snapshot ? 'is not its collection' : 'missing'}`);
+    const collection = items
+      .filter((i) => i.PK === `TICKET#${t.id}`)
+      .map(
+        (i) =>
+          `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`,
+      );
+    const kept =
+      snapshot &&
+      (JSON.parse(String(snapshot.items)) as Item[]).map(
+        (i) =>
+          `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`,
+      );
+    if (
+      snapshot
+        ? stable(kept!.sort()) !== stable(collection.sort())
+        : JSON.stringify(collection).length < SNAPSHOT_MAX_BYTES
+    )
+      problems.push(`ticket ${t.id}: page snapshot ${snapshot ? 'is not its collection' : 'missing'}`);
   }
   for (const l of items.filter((i) => String(i.PK).startsWith('LISTED#'))) {
-    if (!tickets.has(l.ticket as number) && (l.GSI4PK !== undefined || l.SK === 'PAGE')) problems.push(`${l.PK}|${l.SK}: listed, but the ticket does not exist`);
+    if (!tickets.has(l.ticket as number) && (l.GSI4PK !== undefined || l.SK === 'PAGE'))
+      problems.push(`${l.PK}|${l.SK}: listed, but the ticket does not exist`);
   }
 
   // Queues: slug claims.
   const queues = items.filter((i) => i.PK === 'QUEUES' && String(i.SK).startsWith('QUEUE#'));
   const slugs = items.filter((i) => i.PK === 'QUEUES' && String(i.SK).startsWith('SLUG#'));
   for (const q of queues) {
-    if (!slugs.some((s) => s.SK === `SLUG#${q.slug}` && s.id === q.id)) problems.push(`queue ${q.id}: slug ${String(q.slug)} not claimed`);
+    if (!slugs.some((s) => s.SK === `SLUG#${q.slug}` && s.id === q.id))
+      problems.push(`queue ${q.id}: slug ${String(q.slug)} not claimed`);
   }
   for (const s of slugs) {
-    if (!queues.some((q) => q.id === s.id && `SLUG#${q.slug}` === s.SK)) problems.push(`${s.SK}: claimed for queue ${String(s.id)}, which does not have it`);
+    if (!queues.some((q) => q.id === s.id && `SLUG#${q.slug}` === s.SK))
+      problems.push(`${s.SK}: claimed for queue ${String(s.id)}, which does not have it`);
   }
-  for (const t of tickets.values()) if (!queues.some((q) => q.id === t.queue)) problems.push(`ticket ${t.id}: queue ${String(t.queue)} does not exist`);
+  for (const t of tickets.values())
+    if (!queues.some((q) => q.id === t.queue)) problems.push(`ticket ${t.id}: queue ${String(t.queue)} does not exist`);
 
   // Users: the full record and the summary come in pairs.
   const users = items.filter((i) => String(i.PK).startsWith('USER#'));
   const summaries = items.filter((i) => i.PK === 'USERS');
-  for (const u of users) if (!summaries.some((s) => s.id === u.id && s.username === u.username)) problems.push(`user ${String(u.username)}: no summary`);
-  for (const s of summaries) if (!users.some((u) => u.id === s.id && u.username === s.username)) problems.push(`user summary ${String(s.id)}: no user`);
+  for (const u of users)
+    if (!summaries.some((s) => s.id === u.id && s.username === u.username))
+      problems.push(`user ${String(u.username)}: no summary`);
+  for (const s of summaries)
+    if (!users.some((u) => u.id === s.id && u.username === s.username))
+      problems.push(`user summary ${String(s.id)}: no user`);
 
   // Merge pointers live in the target's collection.
   for (const t of tickets.values()) {
     if (t.merged_to == null || t.merged_to === t.id || !tickets.has(t.merged_to as number)) continue;
-    if (!state.items.has(`TICKET#${t.merged_to}|MERGED#${pad(t.id as number)}`)) problems.push(`ticket ${t.id}: merged into ${String(t.merged_to)} without a pointer`);
+    if (!state.items.has(`TICKET#${t.merged_to}|MERGED#${pad(t.id as number)}`))
+      problems.push(`ticket ${t.id}: merged into ${String(t.merged_to)} without a pointer`);
   }
   for (const m of items.filter((i) => i.type === 'merged')) {
     const source = tickets.get(m.source as number);
-    if (!source || `TICKET#${source.merged_to}` !== m.PK) problems.push(`${m.PK}|${m.SK}: source ${String(m.source)} is not merged into it`);
+    if (!source || `TICKET#${source.merged_to}` !== m.PK)
+      problems.push(`${m.PK}|${m.SK}: source ${String(m.source)} is not merged into it`);
   }
 
   // Files: one object per attachment record; any other is named by a cleanup record (which the
@@ -302,7 +383,8 @@ export function invariantViolations(state: State): string[] {
   const referenced = new Set(attachments.map((a) => String(a.object_key)));
   const toClean = new Set(pendingCleanups(state).flatMap((c) => c.object_keys));
   for (const key of referenced) if (!state.objects.has(key)) problems.push(`attachment file ${key} is missing`);
-  for (const key of referenced) if (toClean.has(key)) problems.push(`attachment file ${key} is named by a cleanup record`);
+  for (const key of referenced)
+    if (toClean.has(key)) problems.push(`attachment file ${key} is named by a cleanup record`);
   for (const key of orphanFiles(state)) problems.push(`orphan file ${key}`);
   return problems;
 }

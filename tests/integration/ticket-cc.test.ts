@@ -12,13 +12,25 @@ async function ticketId(): Promise<number> {
 describe("a ticket's CC list", () => {
   it('adds addresses and users, lists them in order, removes one; each is on the list once', async () => {
     const ticket = await ticketId();
-    const first = await call('POST', `/api/tickets/${ticket}/cc/`, { json: { email: 'Boss@Example.com', can_view: true } });
+    const first = await call('POST', `/api/tickets/${ticket}/cc/`, {
+      json: { email: 'Boss@Example.com', can_view: true },
+    });
     expect(first.status, first.text).toBe(201);
-    expect(first.body).toEqual({ id: expect.any(Number), ticket, user: null, email: 'boss@example.com', can_view: true, can_update: false });
+    expect(first.body).toEqual({
+      id: expect.any(Number),
+      ticket,
+      user: null,
+      email: 'boss@example.com',
+      can_view: true,
+      can_update: false,
+    });
     const again = await call('POST', `/api/tickets/${ticket}/cc/`, { json: { email: 'boss@example.com' } });
     expect(again.status).toBe(400);
     expect(again.body).toEqual({ email: ["This is on the ticket's CC list already."] });
-    const second = await call('POST', `/api/tickets/${ticket}/cc/`, { body: 'email=two%40example.com', contentType: 'application/x-www-form-urlencoded' });
+    const second = await call('POST', `/api/tickets/${ticket}/cc/`, {
+      body: 'email=two%40example.com',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(second.status, second.text).toBe(201);
     const list = await call('GET', `/api/tickets/${ticket}/cc/`);
     expect(list.status).toBe(200);
@@ -29,7 +41,9 @@ describe("a ticket's CC list", () => {
     expect((await call('GET', `/api/tickets/${ticket}/cc/`)).body.results).toEqual([second.body]);
     expect((await call('DELETE', `/api/tickets/${ticket}/cc/${first.body.id}/`)).status).toBe(404);
     // The address is free again.
-    expect((await call('POST', `/api/tickets/${ticket}/cc/`, { json: { email: 'boss@example.com' } })).status).toBe(201);
+    expect((await call('POST', `/api/tickets/${ticket}/cc/`, { json: { email: 'boss@example.com' } })).status).toBe(
+      201,
+    );
   });
 
   it('a user entry names an existing user, once', async () => {
@@ -37,7 +51,9 @@ describe("a ticket's CC list", () => {
     const admin = await call('POST', `/api/tickets/${ticket}/cc/`, { json: { user: 1 } });
     expect(admin.status, admin.text).toBe(201);
     expect(admin.body).toMatchObject({ user: 1, email: null });
-    expect((await call('POST', `/api/tickets/${ticket}/cc/`, { json: { user: 1 } })).body).toEqual({ user: ["This is on the ticket's CC list already."] });
+    expect((await call('POST', `/api/tickets/${ticket}/cc/`, { json: { user: 1 } })).body).toEqual({
+      user: ["This is on the ticket's CC list already."],
+    });
     const missing = await call('POST', `/api/tickets/${ticket}/cc/`, { json: { user: 99999999 } });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ user: ['Invalid pk "99999999" - object does not exist.'] });
@@ -47,7 +63,10 @@ describe("a ticket's CC list", () => {
     const ticket = await ticketId();
     const cases: [unknown, unknown][] = [
       [{}, { non_field_errors: ['Give either an e-mail address or a user, not both.'] }],
-      [{ email: 'a@example.com', user: 1 }, { non_field_errors: ['Give either an e-mail address or a user, not both.'] }],
+      [
+        { email: 'a@example.com', user: 1 },
+        { non_field_errors: ['Give either an e-mail address or a user, not both.'] },
+      ],
       [{ email: 'a@example.com\r\nBcc: b@example.com' }, { email: ['Enter a valid email address.'] }],
       [{ email: 'not an address' }, { email: ['Enter a valid email address.'] }],
       [{ email: `${'x'.repeat(250)}@example.com` }, { email: ['Ensure this field has no more than 254 characters.'] }],
@@ -74,12 +93,18 @@ describe("a ticket's CC list", () => {
     const ticket = await ticketId();
     const plain = await createUser({ username: unique('plain') });
     await call('POST', `/api/tickets/${ticket}/cc/`, { json: { email: 'kept@example.com' } });
-    for (const [method, path] of [['GET', `/api/tickets/${ticket}/cc/`], ['POST', `/api/tickets/${ticket}/cc/`], ['DELETE', `/api/tickets/${ticket}/cc/1/`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/api/tickets/${ticket}/cc/`],
+      ['POST', `/api/tickets/${ticket}/cc/`],
+      ['DELETE', `/api/tickets/${ticket}/cc/1/`],
+    ] as const) {
       const body = method === 'POST' ? { json: { email: 'a@example.com' } } : {};
       expect((await call(method, path, { auth: plain.auth, ...body })).status, `${method} ${path}`).toBe(403);
       expect((await call(method, path, { auth: null, ...body })).status, `${method} ${path}`).toBe(401);
     }
-    expect((await call('GET', `/api/tickets/${ticket}/cc/`)).body.results.map((cc: { email: string }) => cc.email)).toEqual(['kept@example.com']);
+    expect(
+      (await call('GET', `/api/tickets/${ticket}/cc/`)).body.results.map((cc: { email: string }) => cc.email),
+    ).toEqual(['kept@example.com']);
   });
 });
 

@@ -9,7 +9,14 @@
  * are applied and sees the consumer's work whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/aws/dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDB,
+} from '../../shared/aws/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -40,10 +47,13 @@ afterAll(async () => {
   await runtime?.stop();
 });
 
-const totals = async () => (await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.countsTotalsFirst, ConsistentRead: true }))).Item ?? {};
+const totals = async () =>
+  (await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.countsTotalsFirst, ConsistentRead: true })))
+    .Item ?? {};
 const count = async (query = '') => (await api.call('GET', `/api/tickets/?page_size=1${query}`)).body.count as number;
 const ticket = async (fields: Json = {}) => (await api.createTicket(fields)).body;
-const item = async (key: { PK: string; SK: string }) => (await dynamo.send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item;
+const item = async (key: { PK: string; SK: string }) =>
+  (await dynamo.send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item;
 
 describe('ticket counts from the stream', () => {
   it('count creates, status changes, queue moves and deletes once the stream is applied, and not before', async () => {
@@ -66,21 +76,26 @@ describe('ticket counts from the stream', () => {
     expect((await api.call('DELETE', `/api/queues/${queue.id}/`)).status).toBe(204);
   });
 
-  it("mends opening followup refs: none left by a ticket created and deleted in one batch, one written for a create whose ref was lost", async () => {
-    await runtime.drainTableStream();
-    const gone = await ticket();
-    expect((await api.call('DELETE', `/api/tickets/${gone.id}/`)).status).toBe(204);
-    await runtime.drainTableStream(); // its INSERT and REMOVE in one batch: one ref, asked for once
-    expect(await item(store.keys.ref('followup', gone.followup_set[0].id))).toBeUndefined();
+  it(
+    'mends opening followup refs: none left by a ticket created and deleted ' +
+      'in one batch, one written for a create ' +
+      'whose ref was lost',
+    async () => {
+      await runtime.drainTableStream();
+      const gone = await ticket();
+      expect((await api.call('DELETE', `/api/tickets/${gone.id}/`)).status).toBe(204);
+      await runtime.drainTableStream(); // its INSERT and REMOVE in one batch: one ref, asked for once
+      expect(await item(store.keys.ref('followup', gone.followup_set[0].id))).toBeUndefined();
 
-    // The ticket was stored, its opening followup's ref not (the write failed, or the process stopped).
-    const kept = await ticket();
-    const ref = store.keys.ref('followup', kept.followup_set[0].id);
-    await dynamo.send(new DeleteCommand({ TableName: table(), Key: ref }));
-    await runtime.drainTableStream();
-    expect(await item(ref)).toMatchObject({ id: kept.followup_set[0].id, ticket: kept.id });
-    expect((await api.call('GET', `/api/followups/${kept.followup_set[0].id}/`)).body).toEqual(kept.followup_set[0]);
-  });
+      // The ticket was stored, its opening followup's ref not (the write failed, or the process stopped).
+      const kept = await ticket();
+      const ref = store.keys.ref('followup', kept.followup_set[0].id);
+      await dynamo.send(new DeleteCommand({ TableName: table(), Key: ref }));
+      await runtime.drainTableStream();
+      expect(await item(ref)).toMatchObject({ id: kept.followup_set[0].id, ticket: kept.id });
+      expect((await api.call('GET', `/api/followups/${kept.followup_set[0].id}/`)).body).toEqual(kept.followup_set[0]);
+    },
+  );
 
   it('count each change exactly once when records come twice, late, or again after a batch failed', async () => {
     const created = await Promise.all([ticket(), ticket(), ticket()]);
@@ -91,8 +106,16 @@ describe('ticket counts from the stream', () => {
     // Every record of these tickets, as the stream carried them (their current images), twice, in
     // reverse, and older ones after newer: the counts do not move.
     const images = await Promise.all(created.map((t) => item(store.keys.ticket(t.id as number))));
-    const records = images.map((newImage) => ({ eventName: 'MODIFY' as const, keys: { PK: String(newImage!.PK), SK: 'TICKET' }, newImage: newImage! }));
-    const older = records.map((r) => ({ ...r, eventName: 'INSERT' as const, newImage: { ...r.newImage, status: 1, version: 1 } }));
+    const records = images.map((newImage) => ({
+      eventName: 'MODIFY' as const,
+      keys: { PK: String(newImage!.PK), SK: 'TICKET' },
+      newImage: newImage!,
+    }));
+    const older = records.map((r) => ({
+      ...r,
+      eventName: 'INSERT' as const,
+      newImage: { ...r.newImage, status: 1, version: 1 },
+    }));
     await store.applyTableChanges([...records, ...records.reverse(), ...older]);
     expect(await totals()).toEqual(settled);
 
@@ -122,69 +145,105 @@ describe('ticket counts from the stream', () => {
 describe('deleting a queue: reservations and the arrivals counted (docs/data-model.md, "Deleting a queue")', () => {
   const FILLING = { detail: 'Tickets are being created in or moved to this queue: try again in a moment.' };
   const IN_USE = { detail: 'This queue still has tickets: move or delete them before deleting the queue.' };
-  const newQueue = async () => (await api.call('POST', '/api/queues/', { json: { title: 'Reserved', slug: `reserved-${Date.now()}-${Math.random().toString(36).slice(2)}` } })).body;
+  const newQueue = async () =>
+    (
+      await api.call('POST', '/api/queues/', {
+        json: { title: 'Reserved', slug: `reserved-${Date.now()}-${Math.random().toString(36).slice(2)}` },
+      })
+    ).body;
   const queueItem = async (id: number) => (await item(store.keys.queue(id)))!;
   const deleteQueue = (id: number) => api.call('DELETE', `/api/queues/${id}/`);
 
-  it('a create or a move the counts do not hold yet: 409 "being created" (the queue reopened), then 409 "in use" once they do', async () => {
-    await runtime.drainTableStream();
-    const queue = await newQueue();
-    const created = await ticket({ queue: queue.id });
-    expect(await queueItem(queue.id)).toMatchObject({ reserved: 1 });
-    const refused = await deleteQueue(queue.id);
-    expect(refused.status).toBe(409);
-    expect(refused.body).toEqual(FILLING);
-    expect((await queueItem(queue.id)).closed_until).toBeUndefined();
-    expect((await ticket({ queue: queue.id })).queue).toBe(queue.id); // open again
+  it(
+    'a create or a move the counts do not hold yet: 409 "being created" (the ' +
+      'queue reopened), then 409 "in use" ' +
+      'once they do',
+    async () => {
+      await runtime.drainTableStream();
+      const queue = await newQueue();
+      const created = await ticket({ queue: queue.id });
+      expect(await queueItem(queue.id)).toMatchObject({ reserved: 1 });
+      const refused = await deleteQueue(queue.id);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual(FILLING);
+      expect((await queueItem(queue.id)).closed_until).toBeUndefined();
+      expect((await ticket({ queue: queue.id })).queue).toBe(queue.id); // open again
 
-    await runtime.drainTableStream();
-    expect(await totals()).toMatchObject({ [`q${queue.id}`]: 2, [`arr${queue.id}`]: 2 });
-    expect((await deleteQueue(queue.id)).body).toEqual(IN_USE);
+      await runtime.drainTableStream();
+      expect(await totals()).toMatchObject({ [`q${queue.id}`]: 2, [`arr${queue.id}`]: 2 });
+      expect((await deleteQueue(queue.id)).body).toEqual(IN_USE);
 
-    // Moved out (not counted yet: still in use by the counts), and one moved in (not counted: filling).
-    const other = await newQueue();
-    for (const t of await Promise.all([created, ticket()])) {
-      expect((await api.call('PATCH', `/api/tickets/${t.id}/`, { json: { queue: other.id } })).status).toBe(200);
-    }
-    expect((await deleteQueue(queue.id)).body).toEqual(IN_USE);
-    expect((await deleteQueue(other.id)).body).toEqual(FILLING);
-    await runtime.drainTableStream();
-    expect(await totals()).toMatchObject({ [`q${other.id}`]: 2, [`arr${other.id}`]: 2, [`arr${queue.id}`]: 2 });
-    expect((await deleteQueue(other.id)).body).toEqual(IN_USE);
-  });
+      // Moved out (not counted yet: still in use by the counts), and one moved in (not counted: filling).
+      const other = await newQueue();
+      for (const t of await Promise.all([created, ticket()])) {
+        expect((await api.call('PATCH', `/api/tickets/${t.id}/`, { json: { queue: other.id } })).status).toBe(200);
+      }
+      expect((await deleteQueue(queue.id)).body).toEqual(IN_USE);
+      expect((await deleteQueue(other.id)).body).toEqual(FILLING);
+      await runtime.drainTableStream();
+      expect(await totals()).toMatchObject({ [`q${other.id}`]: 2, [`arr${other.id}`]: 2, [`arr${queue.id}`]: 2 });
+      expect((await deleteQueue(other.id)).body).toEqual(IN_USE);
+    },
+  );
 
-  it('a reservation whose write was refused is given back; one whose write may have happened is kept, and given up after its time', async () => {
-    const { withReservation } = await import('../../shared/store/queue-reservations');
-    const { transact } = await import('../../shared/store/transact');
-    const { ITEM_IS_NEW } = await import('../../shared/store/keys');
-    const { RESERVATION_GIVEN_UP_MS } = await import('../../shared/domain/queue-delete');
-    await runtime.drainTableStream();
-    const queue = await newQueue();
-    const existing = await ticket();
-    // A create whose ticket put is refused (its condition): nothing was written, the reservation goes back.
-    const refusedPut = () => transact([{ Put: { TableName: table(), Item: { ...store.keys.ticket(existing.id as number) }, ConditionExpression: ITEM_IS_NEW } }]);
-    await expect(withReservation(queue.id as number, refusedPut)).rejects.toThrow('Condition failed');
-    expect((await queueItem(queue.id)).reserved).toBe(0);
-    expect((await deleteQueue(queue.id)).status).toBe(204);
+  it(
+    'a reservation whose write was refused is given back; one whose write may ' +
+      'have happened is kept, and given ' +
+      'up after its time',
+    async () => {
+      const { withReservation } = await import('../../shared/store/queue-reservations');
+      const { transact } = await import('../../shared/store/transact');
+      const { ITEM_IS_NEW } = await import('../../shared/store/keys');
+      const { RESERVATION_GIVEN_UP_MS } = await import('../../shared/domain/queue-delete');
+      await runtime.drainTableStream();
+      const queue = await newQueue();
+      const existing = await ticket();
+      // A create whose ticket put is refused (its condition): nothing was written, the reservation goes back.
+      const refusedPut = () =>
+        transact([
+          {
+            Put: {
+              TableName: table(),
+              Item: { ...store.keys.ticket(existing.id as number) },
+              ConditionExpression: ITEM_IS_NEW,
+            },
+          },
+        ]);
+      await expect(withReservation(queue.id as number, refusedPut)).rejects.toThrow('Condition failed');
+      expect((await queueItem(queue.id)).reserved).toBe(0);
+      expect((await deleteQueue(queue.id)).status).toBe(204);
 
-    // A write that failed without saying whether it happened (a timeout, a crash): kept.
-    const kept = await newQueue();
-    await expect(withReservation(kept.id as number, () => Promise.reject(new Error('socket hang up')))).rejects.toThrow('socket hang up');
-    expect((await queueItem(kept.id)).reserved).toBe(1);
-    expect((await deleteQueue(kept.id)).body).toEqual(FILLING);
-    // Older than any writer runs: given up, and the empty queue goes.
-    await dynamo.send(
-      new UpdateCommand({ TableName: table(), Key: store.keys.queue(kept.id as number), UpdateExpression: 'SET last_reserved = :then', ExpressionAttributeValues: { ':then': Date.now() - RESERVATION_GIVEN_UP_MS - 1000 } }),
-    );
-    expect((await deleteQueue(kept.id)).status).toBe(204);
-  });
+      // A write that failed without saying whether it happened (a timeout, a crash): kept.
+      const kept = await newQueue();
+      await expect(
+        withReservation(kept.id as number, () => Promise.reject(new Error('socket hang up'))),
+      ).rejects.toThrow('socket hang up');
+      expect((await queueItem(kept.id)).reserved).toBe(1);
+      expect((await deleteQueue(kept.id)).body).toEqual(FILLING);
+      // Older than any writer runs: given up, and the empty queue goes.
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: store.keys.queue(kept.id as number),
+          UpdateExpression: 'SET last_reserved = :then',
+          ExpressionAttributeValues: { ':then': Date.now() - RESERVATION_GIVEN_UP_MS - 1000 },
+        }),
+      );
+      expect((await deleteQueue(kept.id)).status).toBe(204);
+    },
+  );
 
   it('a create into a queue another request is deleting waits for its answer: 400 once it is gone', async () => {
     await runtime.drainTableStream();
     const queue = await newQueue();
     // Held closed, as a delete does while it decides (DELETE then answers 409 "being deleted").
     await dynamo.send(
-      new UpdateCommand({ TableName: table(), Key: store.keys.queue(queue.id as number), UpdateExpression: 'SET closed_until = :until', ExpressionAttributeValues: { ':until': Date.now() + 5000 } }),
+      new UpdateCommand({
+        TableName: table(),
+        Key: store.keys.queue(queue.id as number),
+        UpdateExpression: 'SET closed_until = :until',
+        ExpressionAttributeValues: { ':until': Date.now() + 5000 },
+      }),
     );
     expect((await deleteQueue(queue.id)).body).toEqual({ detail: 'This queue is being deleted by another request.' });
     // The create has reached its wait once its reservation was refused and it read the queue still there.
@@ -195,7 +254,8 @@ describe('deleting a queue: reservations and the arrivals counted (docs/data-mod
     const waited = new Promise<void>((done) => (reachedWait = done));
     const stop = dynamo.intercept(async ({ operation, input }, next) => {
       // A transaction of one item is sent as a plain UpdateItem (store/transact.ts).
-      const reserving = operation === 'UpdateItem' && onQueue(input) && String(input.UpdateExpression).startsWith('ADD #reserved :one');
+      const reserving =
+        operation === 'UpdateItem' && onQueue(input) && String(input.UpdateExpression).startsWith('ADD #reserved :one');
       if (!reserving && !(refused && operation === 'GetItem' && onQueue(input))) return next();
       const answer = await next().catch((error: unknown) => {
         refused ||= reserving;
@@ -205,7 +265,9 @@ describe('deleting a queue: reservations and the arrivals counted (docs/data-mod
       return answer;
     });
     try {
-      const waiting = api.call('POST', '/api/tickets/', { json: { queue: queue.id, title: 't', description: 'd', submitter_email: 'w@example.com' } });
+      const waiting = api.call('POST', '/api/tickets/', {
+        json: { queue: queue.id, title: 't', description: 'd', submitter_email: 'w@example.com' },
+      });
       await waited;
       expect((await queueItem(queue.id)).reserved ?? 0).toBe(0); // nothing reserved while closed
       await dynamo.send(new DeleteCommand({ TableName: table(), Key: store.keys.queue(queue.id as number) }));
@@ -219,45 +281,94 @@ describe('deleting a queue: reservations and the arrivals counted (docs/data-mod
 });
 
 describe('what the consumer mends', () => {
-  it('a followup committed as its ticket was deleted goes, with its ref, and its file is handed to the sweeper', async () => {
-    const t = await ticket();
-    const followup = (await api.call('POST', '/api/followups/', multipart({ ticket: t.id, title: 'late', comment: 'c' }, [{ field: 'attachments', name: 'late.txt', type: 'text/plain', content: 'x' }]))).body;
-    await runtime.drainTableStream();
-    // The followup's transaction does not hold the ticket item: re-create the race by putting its
-    // items back after the ticket's delete, as a commit landing just after it would.
-    const keys = store.keys;
-    const saved = await Promise.all([
-      item(keys.followup(t.id as number, followup.id as number)),
-      item(keys.ref('followup', followup.id as number)),
-      item(keys.attachment(t.id as number, followup.followupattachment_set[0].id)),
-    ]);
-    expect((await api.call('DELETE', `/api/tickets/${t.id}/`)).status).toBe(204);
-    await runtime.drainTableStream();
-    for (const Item of saved) await dynamo.send(new PutCommand({ TableName: table(), Item: Item! }));
-    await runtime.drainTableStream();
+  it(
+    'a followup committed as its ticket was deleted goes, with its ref, and ' + 'its file is handed to the sweeper',
+    async () => {
+      const t = await ticket();
+      const followup = (
+        await api.call(
+          'POST',
+          '/api/followups/',
+          multipart({ ticket: t.id, title: 'late', comment: 'c' }, [
+            { field: 'attachments', name: 'late.txt', type: 'text/plain', content: 'x' },
+          ]),
+        )
+      ).body;
+      await runtime.drainTableStream();
+      // The followup's transaction does not hold the ticket item: re-create the race by putting its
+      // items back after the ticket's delete, as a commit landing just after it would.
+      const keys = store.keys;
+      const saved = await Promise.all([
+        item(keys.followup(t.id as number, followup.id as number)),
+        item(keys.ref('followup', followup.id as number)),
+        item(keys.attachment(t.id as number, followup.followupattachment_set[0].id)),
+      ]);
+      expect((await api.call('DELETE', `/api/tickets/${t.id}/`)).status).toBe(204);
+      await runtime.drainTableStream();
+      for (const Item of saved) await dynamo.send(new PutCommand({ TableName: table(), Item: Item! }));
+      await runtime.drainTableStream();
 
-    expect(await item(keys.followup(t.id as number, followup.id as number))).toBeUndefined();
-    expect(await item(keys.ref('followup', followup.id as number))).toBeUndefined();
-    const cleanups = await dynamo.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.fileCleanupPartition }, ConsistentRead: true }));
-    expect(cleanups.Items!.flatMap((c) => c.object_keys)).toContain(saved[2]!.object_key);
-  });
+      expect(await item(keys.followup(t.id as number, followup.id as number))).toBeUndefined();
+      expect(await item(keys.ref('followup', followup.id as number))).toBeUndefined();
+      const cleanups = await dynamo.send(
+        new QueryCommand({
+          TableName: table(),
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.fileCleanupPartition },
+          ConsistentRead: true,
+        }),
+      );
+      expect(cleanups.Items!.flatMap((c) => c.object_keys)).toContain(saved[2]!.object_key);
+    },
+  );
 
   it('a followup written under the status its ticket just left is re-keyed, and listed under the new one', async () => {
     const t = await ticket();
-    const followup = (await api.call('POST', '/api/followups/', { json: { ticket: t.id, title: 'racing', comment: 'c' } })).body;
+    const followup = (
+      await api.call('POST', '/api/followups/', { json: { ticket: t.id, title: 'racing', comment: 'c' } })
+    ).body;
     await api.call('PATCH', `/api/tickets/${t.id}/`, { json: { status: 2 } });
     await runtime.drainTableStream();
     // As if another followup had committed after the status change's re-keying read the collection:
     // inserted under the status the ticket left.
     const keys = store.keys;
-    const late = { ...(await item(keys.followup(t.id as number, followup.id as number)))!, id: 1_000_000, title: 'late' };
+    const late = {
+      ...(await item(keys.followup(t.id as number, followup.id as number)))!,
+      id: 1_000_000,
+      title: 'late',
+    };
     const key = keys.followup(t.id as number, late.id);
-    await dynamo.send(new PutCommand({ TableName: table(), Item: { ...late, ...key, ...keys.listAll(t.id as number, key.SK), ...keys.listByStatus(1, t.id as number, key.SK) } }));
-    await dynamo.send(new PutCommand({ TableName: table(), Item: { ...keys.ref('followup', late.id), ...keys.refList('followup', late.id), type: 'ref', id: late.id, ticket: t.id } }));
+    await dynamo.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...late,
+          ...key,
+          ...keys.listAll(t.id as number, key.SK),
+          ...keys.listByStatus(1, t.id as number, key.SK),
+        },
+      }),
+    );
+    await dynamo.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...keys.ref('followup', late.id),
+          ...keys.refList('followup', late.id),
+          type: 'ref',
+          id: late.id,
+          ticket: t.id,
+        },
+      }),
+    );
     await runtime.drainTableStream();
     expect((await item(key))!.GSI2PK).toBe(keys.listByStatusPartition(2));
     const listed = (await api.call('GET', '/api/tickets/?status=2&page=last')).body.results as Json[];
-    expect(listed.find((r) => r.id === t.id)!.followup_set.map((f: Json) => f.id)).toEqual([expect.any(Number), followup.id, late.id]);
+    expect(listed.find((r) => r.id === t.id)!.followup_set.map((f: Json) => f.id)).toEqual([
+      expect.any(Number),
+      followup.id,
+      late.id,
+    ]);
   });
 });
 
@@ -325,66 +436,100 @@ describe('list pages in a large table (simulated)', () => {
 });
 
 describe('counts of a helpdesk with many queues and agents', () => {
-  it('the totals item stays small with 50 queues × 50 agents: the views count in items of their own, each exact', async () => {
-    const { applyTicketRecords } = await import('../../shared/consumer/ticket-counts');
-    const { itemSize } = await import('../../bench/item-size');
-    // One ticket per queue × assignee (statuses cycling), counted by the consumer's own code, on ids
-    // and queues no other test uses (uncounted at the end).
-    const QUEUES = 50;
-    const AGENTS = 50;
-    const FIRST = 10 ** 9;
-    const stateOf = (i: number) => ({ status: (i % 5) + 1, queue: 5000 + Math.floor(i / AGENTS), assigned: String(6000 + (i % AGENTS)), priority: 3 });
-    const records = Array.from({ length: QUEUES * AGENTS }, (_, i) => ({ ticket: FIRST + i, version: 1, state: stateOf(i) }));
-    const before = itemSize(await totals());
-    await applyTicketRecords(records);
-    const size = itemSize(await totals());
-    // 100 more queue and assignee counts: about a kilobyte more, not 2,500 × 3 view counts (35 KB before they moved).
-    expect(size - before).toBeLessThan(1500);
-    expect(size).toBeLessThan(4096); // a list page's count: one read unit
-    for (const i of [0, 1, 1249, 2499]) {
-      const { status, queue, assigned } = stateOf(i);
-      expect(await count(`&status=${status}&queue=${queue}&assigned_to=${assigned}`)).toBe(1);
-      expect(await count(`&queue=${queue}&assigned_to=${assigned}&ordering=-created`)).toBe(1);
-      expect(await count(`&status=${status}&queue=${queue}&ordering=due_date`)).toBe(records.filter((r) => r.state.status === status && r.state.queue === queue).length);
-      expect(await count(`&status=${status}&assigned_to=${assigned}`)).toBe(records.filter((r) => r.state.status === status && r.state.assigned === assigned).length);
-    }
-    await applyTicketRecords(records.map(({ ticket }) => ({ ticket, version: 0 })));
-    expect(await count(`&queue=5000&assigned_to=6000`)).toBe(0);
-    expect(await count(`&status=1&queue=5000`)).toBe(0);
-  }, 120_000);
-
-  it('a run of tickets another consumer moved meanwhile into view items of their own is applied in smaller transactions, each within 100 actions', async () => {
-    const { applyTicketRecords } = await import('../../shared/consumer/ticket-counts');
-    const FIRST = 2 * 10 ** 9;
-    const TICKETS = 23; // from one shared view combination into one each: 23 + 1 block + 3 + 69 + 2 totals = 98 actions
-    const ids = Array.from({ length: TICKETS }, (_, i) => FIRST + i);
-    await applyTicketRecords(ids.map((ticket) => ({ ticket, version: 1, state: { status: 1, queue: 7000, assigned: '8000', priority: 3 } })));
-    const later = ids.map((ticket, i) => ({ ticket, version: 3, state: { status: 2, queue: 7001 + i, assigned: String(8001 + i), priority: 3 } }));
-    // Another consumer (a replayed batch) counts version 2 of each, in a combination of its own, after this one read version 1.
-    const between = ids.map((ticket, i) => ({ ticket, version: 2, state: { status: 3, queue: 7100 + i, assigned: String(8100 + i), priority: 3 } }));
-    const transactions: number[] = [];
-    const stop = dynamo.intercept(async (call, next) => {
-      if (call.operation === 'TransactWriteItems') transactions.push((call.input.TransactItems as unknown[]).length);
-      return next();
-    });
-    try {
-      let interfered = false;
-      await applyTicketRecords(later, async () => {
-        if (interfered) return;
-        interfered = true;
-        await applyTicketRecords(between);
+  it(
+    'the totals item stays small with 50 queues × 50 agents: the views count ' + 'in items of their own, each exact',
+    async () => {
+      const { applyTicketRecords } = await import('../../shared/consumer/ticket-counts');
+      const { itemSize } = await import('../../bench/item-size');
+      // One ticket per queue × assignee (statuses cycling), counted by the consumer's own code, on ids
+      // and queues no other test uses (uncounted at the end).
+      const QUEUES = 50;
+      const AGENTS = 50;
+      const FIRST = 10 ** 9;
+      const stateOf = (i: number) => ({
+        status: (i % 5) + 1,
+        queue: 5000 + Math.floor(i / AGENTS),
+        assigned: String(6000 + (i % AGENTS)),
+        priority: 3,
       });
-    } finally {
-      stop();
-    }
-    // Re-read, the run leaves 23 combinations and enters 23 others (164 actions): it is halved.
-    expect(Math.max(...transactions)).toBeLessThanOrEqual(100);
-    expect(transactions.length).toBeGreaterThanOrEqual(4); // the other consumer's, the refused one, two halves
-    expect(await count('&queue=7000&assigned_to=8000')).toBe(0);
-    for (const i of [0, 11, 22]) {
-      expect(await count(`&status=2&queue=${7001 + i}&assigned_to=${8001 + i}`)).toBe(1);
-      expect(await count(`&queue=${7100 + i}&assigned_to=${8100 + i}`)).toBe(0);
-    }
-    await applyTicketRecords(ids.map((ticket) => ({ ticket, version: 0 })));
-  }, 120_000);
+      const records = Array.from({ length: QUEUES * AGENTS }, (_, i) => ({
+        ticket: FIRST + i,
+        version: 1,
+        state: stateOf(i),
+      }));
+      const before = itemSize(await totals());
+      await applyTicketRecords(records);
+      const size = itemSize(await totals());
+      // 100 more queue and assignee counts: about a kilobyte more, not 2,500 × 3 view counts (35 KB before they moved).
+      expect(size - before).toBeLessThan(1500);
+      expect(size).toBeLessThan(4096); // a list page's count: one read unit
+      for (const i of [0, 1, 1249, 2499]) {
+        const { status, queue, assigned } = stateOf(i);
+        expect(await count(`&status=${status}&queue=${queue}&assigned_to=${assigned}`)).toBe(1);
+        expect(await count(`&queue=${queue}&assigned_to=${assigned}&ordering=-created`)).toBe(1);
+        expect(await count(`&status=${status}&queue=${queue}&ordering=due_date`)).toBe(
+          records.filter((r) => r.state.status === status && r.state.queue === queue).length,
+        );
+        expect(await count(`&status=${status}&assigned_to=${assigned}`)).toBe(
+          records.filter((r) => r.state.status === status && r.state.assigned === assigned).length,
+        );
+      }
+      await applyTicketRecords(records.map(({ ticket }) => ({ ticket, version: 0 })));
+      expect(await count(`&queue=5000&assigned_to=6000`)).toBe(0);
+      expect(await count(`&status=1&queue=5000`)).toBe(0);
+    },
+    120_000,
+  );
+
+  it(
+    'a run of tickets another consumer moved meanwhile into view items of their ' +
+      'own is applied in smaller transactions, ' +
+      'each within 100 actions',
+    async () => {
+      const { applyTicketRecords } = await import('../../shared/consumer/ticket-counts');
+      const FIRST = 2 * 10 ** 9;
+      const TICKETS = 23; // from one shared view combination into one each: 23 + 1 block + 3 + 69 + 2 totals = 98 actions
+      const ids = Array.from({ length: TICKETS }, (_, i) => FIRST + i);
+      await applyTicketRecords(
+        ids.map((ticket) => ({ ticket, version: 1, state: { status: 1, queue: 7000, assigned: '8000', priority: 3 } })),
+      );
+      const later = ids.map((ticket, i) => ({
+        ticket,
+        version: 3,
+        state: { status: 2, queue: 7001 + i, assigned: String(8001 + i), priority: 3 },
+      }));
+      // Another consumer (a replayed batch) counts version 2 of each, in a combination of its own, after this one read
+      // version 1.
+      const between = ids.map((ticket, i) => ({
+        ticket,
+        version: 2,
+        state: { status: 3, queue: 7100 + i, assigned: String(8100 + i), priority: 3 },
+      }));
+      const transactions: number[] = [];
+      const stop = dynamo.intercept(async (call, next) => {
+        if (call.operation === 'TransactWriteItems') transactions.push((call.input.TransactItems as unknown[]).length);
+        return next();
+      });
+      try {
+        let interfered = false;
+        await applyTicketRecords(later, async () => {
+          if (interfered) return;
+          interfered = true;
+          await applyTicketRecords(between);
+        });
+      } finally {
+        stop();
+      }
+      // Re-read, the run leaves 23 combinations and enters 23 others (164 actions): it is halved.
+      expect(Math.max(...transactions)).toBeLessThanOrEqual(100);
+      expect(transactions.length).toBeGreaterThanOrEqual(4); // the other consumer's, the refused one, two halves
+      expect(await count('&queue=7000&assigned_to=8000')).toBe(0);
+      for (const i of [0, 11, 22]) {
+        expect(await count(`&status=2&queue=${7001 + i}&assigned_to=${8001 + i}`)).toBe(1);
+        expect(await count(`&queue=${7100 + i}&assigned_to=${8100 + i}`)).toBe(0);
+      }
+      await applyTicketRecords(ids.map((ticket) => ({ ticket, version: 0 })));
+    },
+    120_000,
+  );
 });

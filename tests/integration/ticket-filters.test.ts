@@ -29,7 +29,9 @@ let agent: { id: number; auth: string };
 
 /** The ticket as answered, with its stored `created` and `modified` (the API does not show them, as upstream's). */
 async function remember(ticket: Json): Promise<Json> {
-  const item = (await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.ticket(ticket.id), ConsistentRead: true }))).Item!;
+  const item = (
+    await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.ticket(ticket.id), ConsistentRead: true }))
+  ).Item!;
   const known = { ...ticket, created: item.created, modified: item.modified };
   tickets.set(ticket.id, known);
   return known;
@@ -59,7 +61,9 @@ async function expectPreviousLinksRetrace(pages: Json[]): Promise<void> {
  * call and the counted one (a CI run counted a GetItem of the user), so reads of those items are
  * not the page's.
  */
-async function pageReads(path: string): Promise<{ reply: Awaited<ReturnType<typeof api.call>>; calls: { operation: string; input: string }[] }> {
+async function pageReads(
+  path: string,
+): Promise<{ reply: Awaited<ReturnType<typeof api.call>>; calls: { operation: string; input: string }[] }> {
   await api.call('GET', path);
   const calls: { operation: string; input: string }[] = [];
   const stop = dynamo.intercept(async (call, next) => {
@@ -90,10 +94,20 @@ async function listIds(query: string, pageSize = 3): Promise<{ ids: number[]; pa
 
 const all = () => [...tickets.values()];
 const byId = (a: Json, b: Json) => a.id - b.id;
-const byTime = (field: 'created' | 'modified') => (a: Json, b: Json) => (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : a.id - b.id);
+const byTime = (field: 'created' | 'modified') => (a: Json, b: Json) =>
+  a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : a.id - b.id;
 const byPriority = (a: Json, b: Json) => a.priority - b.priority || a.id - b.id;
 /** By due date, none last (as PostgreSQL sorts nulls ascending), then id. */
-const byDue = (a: Json, b: Json) => (a.due_date === b.due_date ? a.id - b.id : a.due_date === null ? 1 : b.due_date === null ? -1 : a.due_date < b.due_date ? -1 : 1);
+const byDue = (a: Json, b: Json) =>
+  a.due_date === b.due_date
+    ? a.id - b.id
+    : a.due_date === null
+      ? 1
+      : b.due_date === null
+        ? -1
+        : a.due_date < b.due_date
+          ? -1
+          : 1;
 const idsOf = (list: Json[]) => list.map((t) => t.id as number);
 
 beforeAll(async () => {
@@ -101,9 +115,21 @@ beforeAll(async () => {
   api = clientFor(runtime.url);
   ({ dynamo } = await import('../../shared/aws/clients'));
   const keysModule = await import('../../shared/store/keys');
-  store = { keys: keysModule.keys, dimensions: keysModule.LISTING_DIMENSIONS, backfill: (await import('../../shared/consumer/backfill')).backfill };
+  store = {
+    keys: keysModule.keys,
+    dimensions: keysModule.LISTING_DIMENSIONS,
+    backfill: (await import('../../shared/consumer/backfill')).backfill,
+  };
   queue = (await api.call('POST', '/api/queues/', { json: { title: 'Filtered', slug: 'filtered' } })).body.id;
-  const user = await api.call('POST', '/api/users/', { json: { first_name: 'A', last_name: 'Gent', username: 'agent', email: 'agent@example.com', password: 'a-password-1' } });
+  const user = await api.call('POST', '/api/users/', {
+    json: {
+      first_name: 'A',
+      last_name: 'Gent',
+      username: 'agent',
+      email: 'agent@example.com',
+      password: 'a-password-1',
+    },
+  });
   expect(user.status).toBe(201);
   const stored = await (await import('../../shared/store/users')).findUserByUsername('agent');
   agent = { id: stored!.id, auth: `Basic ${Buffer.from('agent:a-password-1').toString('base64')}` };
@@ -132,7 +158,11 @@ describe('filters return exactly the matching tickets, in id order, across curso
     ['assigned_to a user', () => `assigned_to=${agent.id}`, (t: Json) => t.assigned_to === agent.id],
     ['assigned_to none', () => 'assigned_to=none', (t: Json) => t.assigned_to === null],
     ['priority', () => 'priority=2', (t: Json) => t.priority === 2],
-    ['submitter_email', () => 'submitter_email=odd%40example.com', (t: Json) => t.submitter_email === 'odd@example.com'],
+    [
+      'submitter_email',
+      () => 'submitter_email=odd%40example.com',
+      (t: Json) => t.submitter_email === 'odd@example.com',
+    ],
   ])('%s', async (_, query, matches) => {
     const expected = idsOf(all().filter(matches).sort(byId));
     expect(expected.length).toBeGreaterThan(2);
@@ -144,7 +174,11 @@ describe('filters return exactly the matching tickets, in id order, across curso
     const count = query().startsWith('submitter') ? null : expected.length;
     expect(pages[0]!.count).toBe(count);
     expect(reversed.pages[0]!.count).toBe(count);
-    for (const ordering of ['-created', 'due_date', 'priority']) expect((await api.call('GET', `/api/tickets/?page_size=1&${query()}&ordering=${ordering}`)).body.count, ordering).toBe(count);
+    for (const ordering of ['-created', 'due_date', 'priority'])
+      expect(
+        (await api.call('GET', `/api/tickets/?page_size=1&${query()}&ordering=${ordering}`)).body.count,
+        ordering,
+      ).toBe(count);
     // each ticket listed is the whole ticket, as GET shows it
     const first = pages[0]!.results[0];
     expect(first).toEqual((await api.call('GET', `/api/tickets/${first.id}/`)).body);
@@ -158,26 +192,39 @@ describe('filters return exactly the matching tickets, in id order, across curso
     await expectPreviousLinksRetrace(pages);
   });
 
-  it('a filtered page shows its tickets as the stream left them: a change and a deletion show once it is drained', async () => {
-    const moved = all().find((t) => t.queue === 1)!;
-    const before = (await listIds('queue=1')).pages.flatMap((p) => p.results).find((t: Json) => t.id === moved.id);
-    await patch(moved.id, { queue });
-    // Before the stream is applied, the index and the page snapshot both hold the ticket as it was.
-    expect((await listIds('queue=1')).pages.flatMap((p) => p.results).find((t: Json) => t.id === moved.id)).toEqual(before);
-    expect((await listIds(`queue=${queue}`)).ids).not.toContain(moved.id);
-    await runtime.drainTableStream();
-    expect((await listIds('queue=1')).ids).not.toContain(moved.id);
-    const shown = (await listIds(`queue=${queue}`)).pages.flatMap((p) => p.results).find((t: Json) => t.id === moved.id);
-    expect(shown).toEqual((await api.call('GET', `/api/tickets/${moved.id}/`)).body);
+  it(
+    'a filtered page shows its tickets as the stream left them: a change and ' + 'a deletion show once it is drained',
+    async () => {
+      const moved = all().find((t) => t.queue === 1)!;
+      const before = (await listIds('queue=1')).pages.flatMap((p) => p.results).find((t: Json) => t.id === moved.id);
+      await patch(moved.id, { queue });
+      // Before the stream is applied, the index and the page snapshot both hold the ticket as it was.
+      expect((await listIds('queue=1')).pages.flatMap((p) => p.results).find((t: Json) => t.id === moved.id)).toEqual(
+        before,
+      );
+      expect((await listIds(`queue=${queue}`)).ids).not.toContain(moved.id);
+      await runtime.drainTableStream();
+      expect((await listIds('queue=1')).ids).not.toContain(moved.id);
+      const shown = (await listIds(`queue=${queue}`)).pages
+        .flatMap((p) => p.results)
+        .find((t: Json) => t.id === moved.id);
+      expect(shown).toEqual((await api.call('GET', `/api/tickets/${moved.id}/`)).body);
 
-    const gone = await make({ title: 'gone', queue, priority: 5 });
-    await runtime.drainTableStream();
-    expect((await listIds('priority=5')).ids).toContain(gone.id);
-    expect((await api.call('DELETE', `/api/tickets/${gone.id}/`)).status).toBe(204);
-    tickets.delete(gone.id);
-    await runtime.drainTableStream();
-    expect((await listIds('priority=5')).ids).toEqual(idsOf(all().filter((t) => t.priority === 5).sort(byId)));
-  });
+      const gone = await make({ title: 'gone', queue, priority: 5 });
+      await runtime.drainTableStream();
+      expect((await listIds('priority=5')).ids).toContain(gone.id);
+      expect((await api.call('DELETE', `/api/tickets/${gone.id}/`)).status).toBe(204);
+      tickets.delete(gone.id);
+      await runtime.drainTableStream();
+      expect((await listIds('priority=5')).ids).toEqual(
+        idsOf(
+          all()
+            .filter((t) => t.priority === 5)
+            .sort(byId),
+        ),
+      );
+    },
+  );
 
   it('a ticket without a page snapshot (too large to keep, or not written yet) is read by its Query', async () => {
     const t = all().find((x) => x.queue === queue)!;
@@ -188,7 +235,9 @@ describe('filters return exactly the matching tickets, in id order, across curso
 
   it('a followup shows on the filtered page once the stream is drained (its page snapshot)', async () => {
     const t = all().find((x) => x.queue === queue)!;
-    const reply = await api.call('POST', '/api/followups/', { json: { ticket: t.id, title: 'Seen', comment: 'on the page' } });
+    const reply = await api.call('POST', '/api/followups/', {
+      json: { ticket: t.id, title: 'Seen', comment: 'on the page' },
+    });
     expect(reply.status).toBe(201);
     await runtime.drainTableStream();
     const shown = (await listIds(`queue=${queue}`)).pages.flatMap((p) => p.results).find((x: Json) => x.id === t.id);
@@ -200,14 +249,24 @@ describe('filters return exactly the matching tickets, in id order, across curso
 describe('filters combine: every combination, in every ordering, exactly the matching tickets across pages', () => {
   const STATUS = [undefined, '1', '1,3'];
   const statusOf = (t: Json) => t.status as number;
-  const matcher = (f: { status?: string; queue?: number; assigned?: number | null; priority?: number; email?: string; since?: string; updated?: string }) => (t: Json) =>
-    (f.status === undefined || f.status.split(',').map(Number).includes(statusOf(t))) &&
-    (f.queue === undefined || t.queue === f.queue) &&
-    (f.assigned === undefined || t.assigned_to === f.assigned) &&
-    (f.priority === undefined || t.priority === f.priority) &&
-    (f.email === undefined || t.submitter_email === f.email) &&
-    (f.since === undefined || t.created >= f.since) &&
-    (f.updated === undefined || t.modified >= f.updated);
+  const matcher =
+    (f: {
+      status?: string;
+      queue?: number;
+      assigned?: number | null;
+      priority?: number;
+      email?: string;
+      since?: string;
+      updated?: string;
+    }) =>
+    (t: Json) =>
+      (f.status === undefined || f.status.split(',').map(Number).includes(statusOf(t))) &&
+      (f.queue === undefined || t.queue === f.queue) &&
+      (f.assigned === undefined || t.assigned_to === f.assigned) &&
+      (f.priority === undefined || t.priority === f.priority) &&
+      (f.email === undefined || t.submitter_email === f.email) &&
+      (f.since === undefined || t.created >= f.since) &&
+      (f.updated === undefined || t.modified >= f.updated);
   const queryOf = (f: Parameters<typeof matcher>[0]) =>
     [
       f.status && `status=${f.status}`,
@@ -244,7 +303,10 @@ describe('filters combine: every combination, in every ordering, exactly the mat
           const matching = all().filter(matcher(f));
           for (const [ordering, order] of ORDERS) {
             const expected = idsOf([...matching].sort(order));
-            for (const [sign, want] of [['', expected], ['-', [...expected].reverse()]] as const) {
+            for (const [sign, want] of [
+              ['', expected],
+              ['-', [...expected].reverse()],
+            ] as const) {
               const { ids, pages } = await listIds(`${query}&ordering=${sign}${ordering}`);
               expect(ids, `${query}&ordering=${sign}${ordering}`).toEqual(want);
               // Status, queue and assignee in any combination keep an exact count, in every ordering.
@@ -270,60 +332,86 @@ describe('filters combine: every combination, in every ordering, exactly the mat
     }
   };
 
-  it('the counts of status, queue and assignee in every combination stay exact through creates, moves and deletes', async () => {
-    await expectCountsExact('as made');
-    const created = [await make({ title: 'new in the view', queue, assigned_to: agent.id }), await make({ title: 'new unassigned', queue: 1 })];
-    await runtime.drainTableStream();
-    await expectCountsExact('after creates');
-    await patch(created[0]!.id, { status: 2, queue: 1, assigned_to: ADMIN_ID });
-    await patch(created[1]!.id, { assigned_to: agent.id });
-    await runtime.drainTableStream();
-    await expectCountsExact('after moves');
-    for (const t of created) {
-      expect((await api.call('DELETE', `/api/tickets/${t.id}/`)).status).toBe(204);
-      tickets.delete(t.id);
-    }
-    await runtime.drainTableStream();
-    await expectCountsExact('after deletes');
-  }, 120_000);
+  it(
+    'the counts of status, queue and assignee in every combination stay exact ' + 'through creates, moves and deletes',
+    async () => {
+      await expectCountsExact('as made');
+      const created = [
+        await make({ title: 'new in the view', queue, assigned_to: agent.id }),
+        await make({ title: 'new unassigned', queue: 1 }),
+      ];
+      await runtime.drainTableStream();
+      await expectCountsExact('after creates');
+      await patch(created[0]!.id, { status: 2, queue: 1, assigned_to: ADMIN_ID });
+      await patch(created[1]!.id, { assigned_to: agent.id });
+      await runtime.drainTableStream();
+      await expectCountsExact('after moves');
+      for (const t of created) {
+        expect((await api.call('DELETE', `/api/tickets/${t.id}/`)).status).toBe(204);
+        tickets.delete(t.id);
+      }
+      await runtime.drainTableStream();
+      await expectCountsExact('after deletes');
+    },
+    120_000,
+  );
 
-  it('a table whose totals items hold the views\' counts (an earlier version) is upgraded by the backfill: moved once, exact, changes made meanwhile kept', async () => {
-    // As an earlier version left it: the views' counts as attributes of both totals items, no view count items.
-    const views = (await dynamo.send(new QueryCommand({ TableName: table(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': store.keys.countsViewPartition }, ConsistentRead: true }))).Items ?? [];
-    expect(views.length).toBeGreaterThan(3);
-    const legacy: Record<string, number> = {};
-    for (const view of views) {
-      const [kind, ...values] = String(view.SK).split('#');
-      for (const [attribute, n] of Object.entries(view)) if (/^s\d$/.test(attribute) && Number(n) !== 0) legacy[`${kind}${attribute.slice(1)}_${values.join('_')}`] = Number(n);
-      await dynamo.send(new DeleteCommand({ TableName: table(), Key: { PK: view.PK, SK: view.SK } }));
-    }
-    const entries = Object.entries(legacy);
-    for (const Key of [store.keys.countsTotalsFirst, store.keys.countsTotalsLast]) {
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key,
-          UpdateExpression: `SET ${entries.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(entries.map(([a], i) => [`#a${i}`, a])),
-          ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
-        }),
-      );
-    }
-    // A change counted by this version before the upgrade ran: into the view count items already.
-    const moved = all().find((t) => t.queue === queue && t.assigned_to === agent.id)!;
-    await patch(moved.id, { assigned_to: null });
-    await runtime.drainTableStream();
+  it(
+    "a table whose totals items hold the views' counts (an earlier version) " +
+      'is upgraded by the backfill: moved ' +
+      'once, exact, changes made ' +
+      'meanwhile kept',
+    async () => {
+      // As an earlier version left it: the views' counts as attributes of both totals items, no view count items.
+      const views =
+        (
+          await dynamo.send(
+            new QueryCommand({
+              TableName: table(),
+              KeyConditionExpression: 'PK = :pk',
+              ExpressionAttributeValues: { ':pk': store.keys.countsViewPartition },
+              ConsistentRead: true,
+            }),
+          )
+        ).Items ?? [];
+      expect(views.length).toBeGreaterThan(3);
+      const legacy: Record<string, number> = {};
+      for (const view of views) {
+        const [kind, ...values] = String(view.SK).split('#');
+        for (const [attribute, n] of Object.entries(view))
+          if (/^s\d$/.test(attribute) && Number(n) !== 0)
+            legacy[`${kind}${attribute.slice(1)}_${values.join('_')}`] = Number(n);
+        await dynamo.send(new DeleteCommand({ TableName: table(), Key: { PK: view.PK, SK: view.SK } }));
+      }
+      const entries = Object.entries(legacy);
+      for (const Key of [store.keys.countsTotalsFirst, store.keys.countsTotalsLast]) {
+        await dynamo.send(
+          new UpdateCommand({
+            TableName: table(),
+            Key,
+            UpdateExpression: `SET ${entries.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+            ExpressionAttributeNames: Object.fromEntries(entries.map(([a], i) => [`#a${i}`, a])),
+            ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+          }),
+        );
+      }
+      // A change counted by this version before the upgrade ran: into the view count items already.
+      const moved = all().find((t) => t.queue === queue && t.assigned_to === agent.id)!;
+      await patch(moved.id, { assigned_to: null });
+      await runtime.drainTableStream();
 
-    const done = await store.backfill();
-    expect(done.viewCounts).toBe(entries.length);
-    await expectCountsExact('after the upgrade');
-    for (const Key of [store.keys.countsTotalsFirst, store.keys.countsTotalsLast]) {
-      const totals = (await dynamo.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }))).Item!;
-      expect(Object.keys(totals).filter((a) => /^(sq|sa)/.test(a))).toEqual([]);
-    }
-    expect((await store.backfill()).viewCounts).toBe(0);
-    await expectCountsExact('after a second run');
-  }, 120_000);
+      const done = await store.backfill();
+      expect(done.viewCounts).toBe(entries.length);
+      await expectCountsExact('after the upgrade');
+      for (const Key of [store.keys.countsTotalsFirst, store.keys.countsTotalsLast]) {
+        const totals = (await dynamo.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }))).Item!;
+        expect(Object.keys(totals).filter((a) => /^(sq|sa)/.test(a))).toEqual([]);
+      }
+      expect((await store.backfill()).viewCounts).toBe(0);
+      await expectCountsExact('after a second run');
+    },
+    120_000,
+  );
 
   it('with priority, submitter_email and created_since besides: checked on the tickets read, count null', async () => {
     const since = all().sort(byTime('created'))[4]!.created as string;
@@ -348,48 +436,83 @@ describe('filters combine: every combination, in every ordering, exactly the mat
     }
   }, 120_000);
 
-  it('id order with only time filters, with or without status: every priority partition merged, both ways, count null', async () => {
-    const since = all().sort(byTime('created'))[4]!.created as string;
-    const updated = all().sort(byTime('modified'))[6]!.modified as string;
-    for (const status of STATUS) {
-      for (const times of [{ since }, { updated }, { since, updated }]) {
-        const f = { status, ...times };
-        const query = queryOf(f);
-        const expected = idsOf(all().filter(matcher(f)).sort(byId));
-        expect(expected.length, query).toBeGreaterThan(0);
-        for (const [sign, want] of [['', expected], ['-', [...expected].reverse()]] as const) {
-          const { ids, pages } = await listIds(`${query}&ordering=${sign}id`, 2);
-          expect(ids, `${query}&ordering=${sign}id`).toEqual(want);
-          expect(pages[0]!.count).toBeNull();
-          await expectPreviousLinksRetrace(pages);
+  it(
+    'id order with only time filters, with or without status: every priority ' +
+      'partition merged, both ways, count ' +
+      'null',
+    async () => {
+      const since = all().sort(byTime('created'))[4]!.created as string;
+      const updated = all().sort(byTime('modified'))[6]!.modified as string;
+      for (const status of STATUS) {
+        for (const times of [{ since }, { updated }, { since, updated }]) {
+          const f = { status, ...times };
+          const query = queryOf(f);
+          const expected = idsOf(all().filter(matcher(f)).sort(byId));
+          expect(expected.length, query).toBeGreaterThan(0);
+          for (const [sign, want] of [
+            ['', expected],
+            ['-', [...expected].reverse()],
+          ] as const) {
+            const { ids, pages } = await listIds(`${query}&ordering=${sign}id`, 2);
+            expect(ids, `${query}&ordering=${sign}id`).toEqual(want);
+            expect(pages[0]!.count).toBeNull();
+            await expectPreviousLinksRetrace(pages);
+          }
         }
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
-  it('an agent view page, in any ordering, takes at most 5 DynamoDB requests (one Query per status, one BatchGetItem, the totals)', async () => {
-    for (const f of [{ status: '1', queue: 1 }, { status: '1,3', assigned: agent.id }, { status: '1,2,3', queue: 1, assigned: agent.id }]) {
-      for (const [ordering] of ORDERS) {
-        for (const sign of ['', '-']) {
-          const path = `/api/tickets/?page_size=25&${queryOf(f)}&ordering=${sign}${ordering}`;
-          const { reply, calls } = await pageReads(path);
-          expect(reply.status).toBe(200);
-          expect(calls.length, `${path}: ${calls.map((c) => c.operation).join(', ')}`).toBeLessThanOrEqual(f.status.split(',').length + 2);
-          expect(calls.filter((c) => c.operation === 'BatchGetItem')).toHaveLength(reply.body.results.length ? 1 : 0);
+  it(
+    'an agent view page, in any ordering, takes at most 5 DynamoDB requests ' +
+      '(one Query per status, one BatchGetItem, ' +
+      'the totals)',
+    async () => {
+      for (const f of [
+        { status: '1', queue: 1 },
+        { status: '1,3', assigned: agent.id },
+        { status: '1,2,3', queue: 1, assigned: agent.id },
+      ]) {
+        for (const [ordering] of ORDERS) {
+          for (const sign of ['', '-']) {
+            const path = `/api/tickets/?page_size=25&${queryOf(f)}&ordering=${sign}${ordering}`;
+            const { reply, calls } = await pageReads(path);
+            expect(reply.status).toBe(200);
+            expect(calls.length, `${path}: ${calls.map((c) => c.operation).join(', ')}`).toBeLessThanOrEqual(
+              f.status.split(',').length + 2,
+            );
+            expect(calls.filter((c) => c.operation === 'BatchGetItem')).toHaveLength(reply.body.results.length ? 1 : 0);
+          }
         }
       }
-    }
-  });
+    },
+  );
 
   it('a ticket with a mailed thread of about 30 KB is still read from its snapshot: no Query of its own', async () => {
-    const thread = await make({ queue: 1, title: 'A long thread', submitter_email: 'long@example.com', assigned_to: agent.id });
+    const thread = await make({
+      queue: 1,
+      title: 'A long thread',
+      submitter_email: 'long@example.com',
+      assigned_to: agent.id,
+    });
     for (let i = 0; i < 15; i++) {
-      const reply = await api.call('POST', '/api/followups/', { json: { ticket: thread.id, title: `Reply ${i}`, comment: `${'a mailed reply, quoted text stripped. '.repeat(52)}${i}` } });
+      const reply = await api.call('POST', '/api/followups/', {
+        json: {
+          ticket: thread.id,
+          title: `Reply ${i}`,
+          comment: `${'a mailed reply, quoted text stripped. '.repeat(52)}${i}`,
+        },
+      });
       expect(reply.status).toBe(201);
     }
     await remember((await api.call('GET', `/api/tickets/${thread.id}/`)).body);
     await runtime.drainTableStream();
-    const snapshot = (await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.pageSnapshot(thread.id), ConsistentRead: true }))).Item;
+    const snapshot = (
+      await dynamo.send(
+        new GetCommand({ TableName: table(), Key: store.keys.pageSnapshot(thread.id), ConsistentRead: true }),
+      )
+    ).Item;
     // Past the 8 KB it was once capped at, within the 64 KB it is now.
     expect(String(snapshot?.items).length).toBeGreaterThan(30_000);
     const path = `/api/tickets/?page_size=25&status=1&queue=1&assigned_to=${agent.id}&ordering=-id`;
@@ -403,7 +526,11 @@ describe('filters combine: every combination, in every ordering, exactly the mat
     const t = all().find((x) => x.status === 1 && x.queue === 1)!;
     await patch(t.id, { status: 3, assigned_to: agent.id });
     await runtime.drainTableStream();
-    for (const f of [{ status: '1', queue: 1 }, { status: '3', assigned: agent.id }, { status: '3', queue: 1, assigned: agent.id }]) {
+    for (const f of [
+      { status: '1', queue: 1 },
+      { status: '3', assigned: agent.id },
+      { status: '3', queue: 1, assigned: agent.id },
+    ]) {
       const { ids, pages } = await listIds(queryOf(f));
       expect(ids).toEqual(idsOf(all().filter(matcher(f)).sort(byId)));
       expect(pages[0]!.count).toBe(ids.length);
@@ -418,7 +545,13 @@ describe('orderings and the time filters', () => {
     expect(reply.body.count).toBe(tickets.size);
     await patch(all()[1]!.id, { status: 3 });
     await runtime.drainTableStream();
-    expect((await listIds('status=3&ordering=-id')).ids).toEqual(idsOf(all().filter((t) => t.status === 3).sort(byId)).reverse());
+    expect((await listIds('status=3&ordering=-id')).ids).toEqual(
+      idsOf(
+        all()
+          .filter((t) => t.status === 3)
+          .sort(byId),
+      ).reverse(),
+    );
   });
 
   it('ordering by created and modified, both ways', async () => {
@@ -436,23 +569,40 @@ describe('orderings and the time filters', () => {
     const since = sorted[5]!.created as string;
     const created = idsOf(sorted.filter((t) => t.created >= since));
     expect((await listIds(`created_since=${encodeURIComponent(since)}`)).ids).toEqual(created);
-    expect((await listIds(`created_since=${encodeURIComponent(since)}&ordering=-created`)).ids).toEqual([...created].reverse());
+    expect((await listIds(`created_since=${encodeURIComponent(since)}&ordering=-created`)).ids).toEqual(
+      [...created].reverse(),
+    );
 
     const before = await patch(all()[3]!.id, { title: 'touched' });
     const touched = await patch(all()[7]!.id, { title: 'touched too' });
     expect((await listIds(`updated_since=${encodeURIComponent(before.modified)}`)).ids).toEqual([]); // not applied yet
     await runtime.drainTableStream();
-    expect((await listIds(`updated_since=${encodeURIComponent(before.modified)}`)).ids).toEqual([before.id, touched.id]);
-    expect((await listIds(`updated_since=${encodeURIComponent(before.modified)}&ordering=-modified`)).ids).toEqual([touched.id, before.id]);
+    expect((await listIds(`updated_since=${encodeURIComponent(before.modified)}`)).ids).toEqual([
+      before.id,
+      touched.id,
+    ]);
+    expect((await listIds(`updated_since=${encodeURIComponent(before.modified)}&ordering=-modified`)).ids).toEqual([
+      touched.id,
+      before.id,
+    ]);
     // a date alone is midnight UTC; a future time lists nothing
     expect((await listIds('updated_since=2000-01-01')).ids).toHaveLength(tickets.size);
     expect((await listIds('updated_since=2999-01-01T00:00:00Z')).ids).toEqual([]);
   });
 });
 
-describe('bad values: 400 in upstream\'s shape (every combination of filters and ordering is served)', () => {
+describe("bad values: 400 in upstream's shape (every combination of filters and ordering is served)", () => {
   it.each([
-    ['ordering=title', { ordering: ['"title" is not a valid choice. Use one of: id, -id, created, -created, modified, -modified, priority, -priority, due_date, -due_date.'] }],
+    [
+      'ordering=title',
+      {
+        ordering: [
+          '"title" is not a valid choice. Use one of: id, -id, created, -created, ' +
+            'modified, -modified, priority, ' +
+            '-priority, due_date, -due_date.',
+        ],
+      },
+    ],
     ['queue=abc', { queue: ['Enter a whole number.'] }],
     ['priority=9', { priority: ['"9" is not a valid choice.'] }],
     ['assigned_to=me', { assigned_to: ['Enter a whole number. Or "none": unassigned tickets.'] }],
@@ -469,8 +619,12 @@ describe('bad values: 400 in upstream\'s shape (every combination of filters and
     const paged = await api.call('GET', '/api/tickets/?queue=1&page=2');
     expect(paged.status).toBe(400);
     expect(paged.body.detail).toMatch(/paged by cursor/);
-    const timeCursor = new URL((await api.call('GET', '/api/tickets/?ordering=modified&page_size=1')).body.next).searchParams.get('cursor')!;
-    const idCursor = new URL((await api.call('GET', '/api/tickets/?queue=1&page_size=1')).body.next).searchParams.get('cursor')!;
+    const timeCursor = new URL(
+      (await api.call('GET', '/api/tickets/?ordering=modified&page_size=1')).body.next,
+    ).searchParams.get('cursor')!;
+    const idCursor = new URL((await api.call('GET', '/api/tickets/?queue=1&page_size=1')).body.next).searchParams.get(
+      'cursor',
+    )!;
     expect((await api.call('GET', `/api/tickets/?queue=1&cursor=${timeCursor}`)).status).toBe(404);
     expect((await api.call('GET', `/api/tickets/?ordering=created&cursor=${idCursor}`)).status).toBe(404);
     expect((await api.call('GET', `/api/tickets/?cursor=${idCursor}`)).status).toBe(404);
@@ -480,7 +634,13 @@ describe('bad values: 400 in upstream\'s shape (every combination of filters and
 
 describe('permissions', () => {
   it('non-staff may not list tickets, filtered or not; their own tickets stay theirs', async () => {
-    for (const query of ['', `?queue=${queue}`, '?submitter_email=odd%40example.com', '?ordering=-modified', `?assigned_to=${agent.id}`]) {
+    for (const query of [
+      '',
+      `?queue=${queue}`,
+      '?submitter_email=odd%40example.com',
+      '?ordering=-modified',
+      `?assigned_to=${agent.id}`,
+    ]) {
       expect((await api.call('GET', `/api/tickets/${query}`, { auth: agent.auth })).status, query).toBe(403);
     }
     const own = await api.call('GET', '/api/user_tickets/', { auth: agent.auth });
@@ -521,7 +681,8 @@ describe('filters the partition does not serve are checked within a read budget 
     // Id order with only a time filter reads every ticket (all priorities merged) above its id floor,
     // which leaves out only tickets created 16 minutes or more before the time (none here): the same budget.
     const since = `created_since=${encodeURIComponent(needle.created)}`;
-    for (const ordering of ['id', '-id']) expect((await listIds(`${since}&ordering=${ordering}`, 5)).ids).toEqual([needle.id]);
+    for (const ordering of ['id', '-id'])
+      expect((await listIds(`${since}&ordering=${ordering}`, 5)).ids).toEqual([needle.id]);
     const first = await listIds(`${since}&ordering=id`, 5);
     expect(first.pages[0]!.results).toEqual([]);
     expect(first.pages[0]!.next).not.toBeNull();

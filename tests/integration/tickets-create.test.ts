@@ -18,7 +18,8 @@ import {
 } from './client';
 
 const REQUIRED = ['This field is required.'];
-const DATE_TIME_MESSAGE = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
+const DATE_TIME_MESSAGE =
+  'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
 
 async function post400(body: Record<string, unknown>) {
   const reply = await call('POST', '/api/tickets/', { json: { ...VALID_TICKET, ...body } });
@@ -95,7 +96,7 @@ describe('creating a ticket', () => {
     expect(reply.body.followup_set[0].title).toBe('Ticket Opened & Assigned to admin');
   });
 
-  it('matches upstream\'s observed example', async () => {
+  it("matches upstream's observed example", async () => {
     const reply = await call('POST', '/api/tickets/', {
       json: {
         queue: 1,
@@ -210,7 +211,9 @@ describe('validation errors (first stage)', () => {
   });
 
   it('a title of 201 characters is too long', async () => {
-    expect(await post400({ title: 't'.repeat(201) })).toEqual({ title: ['Ensure this field has no more than 200 characters.'] });
+    expect(await post400({ title: 't'.repeat(201) })).toEqual({
+      title: ['Ensure this field has no more than 200 characters.'],
+    });
   });
 
   it('a null title may not be null', async () => {
@@ -242,7 +245,9 @@ describe('validation errors (first stage)', () => {
   });
 
   it('an invalid submitter_email is refused', async () => {
-    expect(await post400({ submitter_email: 'not-an-email' })).toEqual({ submitter_email: ['Enter a valid email address.'] });
+    expect(await post400({ submitter_email: 'not-an-email' })).toEqual({
+      submitter_email: ['Enter a valid email address.'],
+    });
   });
 
   it('priority 9 and 0 are not valid choices', async () => {
@@ -259,14 +264,18 @@ describe('validation errors (first stage)', () => {
   });
 
   it('assigned_to 999 does not exist', async () => {
-    expect(await post400({ assigned_to: 999999 })).toEqual({ assigned_to: ['Invalid pk "999999" - object does not exist.'] });
+    expect(await post400({ assigned_to: 999999 })).toEqual({
+      assigned_to: ['Invalid pk "999999" - object does not exist.'],
+    });
   });
 
   it('merged_to 999 does not exist, although merged_to is then ignored', async () => {
-    expect(await post400({ merged_to: 999999999 })).toEqual({ merged_to: ['Invalid pk "999999999" - object does not exist.'] });
+    expect(await post400({ merged_to: 999999999 })).toEqual({
+      merged_to: ['Invalid pk "999999999" - object does not exist.'],
+    });
   });
 
-  it('gives several errors at once in field order (upstream\'s observed example)', async () => {
+  it("gives several errors at once in field order (upstream's observed example)", async () => {
     const reply = await call('POST', '/api/tickets/', {
       json: { queue: 999, title: '', description: 'x', submitter_email: 'not-an-email', priority: 9, status: 42 },
     });
@@ -280,7 +289,9 @@ describe('validation errors (first stage)', () => {
 
   it('stores nothing on a 400', async () => {
     const title = unique('never-stored');
-    const reply = await expectNoNewTicket(() => call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title, priority: 9 } }));
+    const reply = await expectNoNewTicket(() =>
+      call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title, priority: 9 } }),
+    );
     expect(reply.status).toBe(400);
     expect((await listAll()).some((t) => t.title === title)).toBe(false);
   });
@@ -296,12 +307,16 @@ describe('validation errors (second stage)', () => {
   });
 
   it('runs only when the first stage passed', async () => {
-    expect(await post400({ description: '', submitter_email: 'bad' })).toEqual({ submitter_email: ['Enter a valid email address.'] });
+    expect(await post400({ description: '', submitter_email: 'bad' })).toEqual({
+      submitter_email: ['Enter a valid email address.'],
+    });
   });
 
   it('stores nothing on a second-stage 400', async () => {
     const title = unique('never-stored-2');
-    const reply = await expectNoNewTicket(() => call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title, description: '' } }));
+    const reply = await expectNoNewTicket(() =>
+      call('POST', '/api/tickets/', { json: { ...VALID_TICKET, title, description: '' } }),
+    );
     expect(reply.status).toBe(400);
     expect((await listAll()).some((t) => t.title === title)).toBe(false);
   });
@@ -330,21 +345,28 @@ describe('attachment', () => {
     expect((await call('GET', `/api/tickets/${reply.body.id}/`)).body).toEqual(reply.body);
   });
 
-  it('the mime type is the part\'s Content-Type, else guessed from the name, else application/octet-stream', async () => {
-    const cases = [
-      { name: 'photo.jpg', type: 'image/jpg', expected: 'image/jpg' },
-      { name: 'notes.txt', type: 'application/octet-stream', expected: 'application/octet-stream' },
-      { name: 'data.pdf', type: 'text/plain', expected: 'text/plain' },
-      { name: 'notes.txt', type: null, expected: 'text/plain' },
-      { name: 'doc.pdf', type: null, expected: 'application/pdf' },
-      { name: 'blob.unknownext', type: null, expected: 'application/octet-stream' },
-    ];
-    for (const c of cases) {
-      const reply = await call('POST', '/api/tickets/', multipart(VALID_TICKET, [{ field: 'attachment', name: c.name, type: c.type, content: 'data' }]));
-      expect(reply.status, c.name).toBe(201);
-      expect(reply.body.followup_set[0].followupattachment_set[0].mime_type, `${c.name} ${c.type}`).toBe(c.expected);
-    }
-  });
+  it(
+    "the mime type is the part's Content-Type, else guessed from the name, else " + 'application/octet-stream',
+    async () => {
+      const cases = [
+        { name: 'photo.jpg', type: 'image/jpg', expected: 'image/jpg' },
+        { name: 'notes.txt', type: 'application/octet-stream', expected: 'application/octet-stream' },
+        { name: 'data.pdf', type: 'text/plain', expected: 'text/plain' },
+        { name: 'notes.txt', type: null, expected: 'text/plain' },
+        { name: 'doc.pdf', type: null, expected: 'application/pdf' },
+        { name: 'blob.unknownext', type: null, expected: 'application/octet-stream' },
+      ];
+      for (const c of cases) {
+        const reply = await call(
+          'POST',
+          '/api/tickets/',
+          multipart(VALID_TICKET, [{ field: 'attachment', name: c.name, type: c.type, content: 'data' }]),
+        );
+        expect(reply.status, c.name).toBe(201);
+        expect(reply.body.followup_set[0].followupattachment_set[0].mime_type, `${c.name} ${c.type}`).toBe(c.expected);
+      }
+    },
+  );
 
   it('accepts any extension', async () => {
     for (const name of ['tool.exe', 'page.html', 'script.sh', 'noextension', 'trailing.', '.bashrc']) {
@@ -373,7 +395,9 @@ describe('attachment', () => {
   it('a plain form value for attachment is not a file', async () => {
     const reply = await call('POST', '/api/tickets/', { form: form({ ...VALID_TICKET, attachment: 'just text' }) });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({ attachment: ['The submitted data was not a file. Check the encoding type on the form.'] });
+    expect(reply.body).toEqual({
+      attachment: ['The submitted data was not a file. Check the encoding type on the form.'],
+    });
   });
 
   it('two files in attachment give a 400 keyed attachment and store nothing', async () => {
@@ -395,7 +419,9 @@ describe('attachment', () => {
 
   it('attachment errors come after the field errors', async () => {
     const reply = await call('POST', '/api/tickets/', {
-      form: form({ ...VALID_TICKET, title: '', priority: 9 }, [{ field: 'attachment', name: 'e.txt', type: 'text/plain', content: '' }]),
+      form: form({ ...VALID_TICKET, title: '', priority: 9 }, [
+        { field: 'attachment', name: 'e.txt', type: 'text/plain', content: '' },
+      ]),
     });
     expect(reply.status).toBe(400);
     expect(Object.keys(reply.body)).toEqual(['title', 'priority', 'attachment']);

@@ -112,7 +112,9 @@ describe('deleting a ticket', () => {
     const target = (await createTicket({ title: 'big merge target' })).body.id;
     const merged: number[] = [];
     for (let batch = 0; batch < 11; batch++) {
-      const ids = await Promise.all(Array.from({ length: 10 }, async () => (await createTicket({ title: 'merged' })).body.id as number));
+      const ids = await Promise.all(
+        Array.from({ length: 10 }, async () => (await createTicket({ title: 'merged' })).body.id as number),
+      );
       await Promise.all(ids.map((id) => call('PATCH', `/api/tickets/${id}/`, { json: { merged_to: target } })));
       merged.push(...ids);
     }

@@ -31,7 +31,9 @@ describe('ETag', () => {
     const after = await read(id);
     expect(after.etag).toBe(patched.headers.get('etag'));
     expect(after.body).toEqual(patched.body);
-    const put = await call('PUT', `/api/tickets/${id}/`, { json: { ...created.body, followup_set: undefined, title: 'put' } });
+    const put = await call('PUT', `/api/tickets/${id}/`, {
+      json: { ...created.body, followup_set: undefined, title: 'put' },
+    });
     expect(put.status).toBe(200);
     expect(put.headers.get('etag')).not.toBe(after.etag);
     expect((await read(id)).etag).toBe(put.headers.get('etag'));
@@ -46,12 +48,18 @@ describe('ETag', () => {
       seen.add(etag);
     };
     await step('created');
-    const followup = await call('POST', '/api/followups/', { form: form({ ticket: id, title: 'note', comment: 'hello' }) });
+    const followup = await call('POST', '/api/followups/', {
+      form: form({ ticket: id, title: 'note', comment: 'hello' }),
+    });
     expect(followup.status).toBe(201);
     await step('followup added');
-    await call('POST', '/api/followups/', { form: form({ ticket: id, title: 'close', comment: 'done', new_status: 3 }) });
+    await call('POST', '/api/followups/', {
+      form: form({ ticket: id, title: 'close', comment: 'done', new_status: 3 }),
+    });
     await step('followup that resolves the ticket');
-    expect((await call('PATCH', `/api/followups/${followup.body.id}/`, { json: { comment: 'edited' } })).status).toBe(200);
+    expect((await call('PATCH', `/api/followups/${followup.body.id}/`, { json: { comment: 'edited' } })).status).toBe(
+      200,
+    );
     await step('followup edited');
     const attachment = await call('POST', '/api/followups-attachments/', {
       form: form({ followup: followup.body.id }, [{ field: 'file', name: 'a.txt', type: 'text/plain', content: 'A' }]),
@@ -68,7 +76,9 @@ describe('ETag', () => {
     const a = (await createTicket()).body.id;
     const b = (await createTicket()).body.id;
     const before = [(await read(a)).etag, (await read(b)).etag];
-    const followup = await call('POST', '/api/followups/', { form: form({ ticket: a, title: 'moving', comment: 'x' }) });
+    const followup = await call('POST', '/api/followups/', {
+      form: form({ ticket: a, title: 'moving', comment: 'x' }),
+    });
     const afterAdd = (await read(a)).etag;
     expect((await call('PATCH', `/api/followups/${followup.body.id}/`, { json: { ticket: b } })).status).toBe(200);
     expect((await read(a)).etag).not.toBe(afterAdd);
@@ -83,7 +93,10 @@ describe('If-Match on PUT, PATCH and DELETE', () => {
     let reply = await call('PATCH', `/api/tickets/${id}/`, { json: { priority: 2 }, headers: { 'if-match': etag } });
     expect(reply.status).toBe(200);
     etag = reply.headers.get('etag')!;
-    reply = await call('PATCH', `/api/tickets/${id}/`, { json: { priority: 3 }, headers: { 'if-match': `"1-nothing", ${etag}` } });
+    reply = await call('PATCH', `/api/tickets/${id}/`, {
+      json: { priority: 3 },
+      headers: { 'if-match': `"1-nothing", ${etag}` },
+    });
     expect(reply.status).toBe(200);
     reply = await call('PATCH', `/api/tickets/${id}/`, { json: { priority: 4 }, headers: { 'if-match': '*' } });
     expect(reply.status).toBe(200);
@@ -112,13 +125,18 @@ describe('If-Match on PUT, PATCH and DELETE', () => {
   it('a weak tag never matches (strong comparison)', async () => {
     const id = (await createTicket()).body.id;
     const current = (await read(id)).etag;
-    const reply = await call('PATCH', `/api/tickets/${id}/`, { json: { priority: 1 }, headers: { 'if-match': `W/${current}` } });
+    const reply = await call('PATCH', `/api/tickets/${id}/`, {
+      json: { priority: 1 },
+      headers: { 'if-match': `W/${current}` },
+    });
     expect(reply.status).toBe(412);
   });
 
   it('DELETE with the current tag deletes; with * too', async () => {
     const a = (await createTicket()).body.id;
-    expect((await call('DELETE', `/api/tickets/${a}/`, { headers: { 'if-match': (await read(a)).etag } })).status).toBe(204);
+    expect((await call('DELETE', `/api/tickets/${a}/`, { headers: { 'if-match': (await read(a)).etag } })).status).toBe(
+      204,
+    );
     expect((await call('GET', `/api/tickets/${a}/`)).status).toBe(404);
     const b = (await createTicket()).body.id;
     expect((await call('DELETE', `/api/tickets/${b}/`, { headers: { 'if-match': '*' } })).status).toBe(204);
@@ -127,17 +145,26 @@ describe('If-Match on PUT, PATCH and DELETE', () => {
   it('the precondition is checked before the body: a stale tag with an invalid body is 412', async () => {
     const created = await createTicket();
     await call('PATCH', `/api/tickets/${created.body.id}/`, { json: { priority: 2 } });
-    const reply = await call('PATCH', `/api/tickets/${created.body.id}/`, { json: { priority: 99 }, headers: { 'if-match': created.headers.get('etag')! } });
+    const reply = await call('PATCH', `/api/tickets/${created.body.id}/`, {
+      json: { priority: 99 },
+      headers: { 'if-match': created.headers.get('etag')! },
+    });
     expect(reply.status).toBe(412);
   });
 
   it('a missing ticket is 404 whatever If-Match says; a malformed If-Match is 400', async () => {
     for (const tag of ['*', '"1-x"']) {
-      const reply = await call('PATCH', '/api/tickets/987654321/', { json: { priority: 1 }, headers: { 'if-match': tag } });
+      const reply = await call('PATCH', '/api/tickets/987654321/', {
+        json: { priority: 1 },
+        headers: { 'if-match': tag },
+      });
       expect(reply.status).toBe(404);
     }
     const created = await createTicket();
-    const reply = await call('PATCH', `/api/tickets/${created.body.id}/`, { json: { priority: 1 }, headers: { 'if-match': 'no-quotes' } });
+    const reply = await call('PATCH', `/api/tickets/${created.body.id}/`, {
+      json: { priority: 1 },
+      headers: { 'if-match': 'no-quotes' },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ detail: 'Malformed If-Match header: expected "*" or a list of quoted entity tags.' });
     expect((await read(created.body.id)).etag).toBe(created.headers.get('etag'));

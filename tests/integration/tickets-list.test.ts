@@ -46,10 +46,12 @@ describe('pagination', () => {
     for (const ticket of reply.body.results) expect(Object.keys(ticket)).toEqual(TICKET_KEYS);
   });
 
-  it('a list item equals the ticket\'s detail, followups and attachments included', async () => {
+  it("a list item equals the ticket's detail, followups and attachments included", async () => {
     const ticket = (
       await call('POST', '/api/tickets/', {
-        form: form({ ...VALID_TICKET, title: unique('listed') }, [{ field: 'attachment', name: 'a.txt', type: 'text/plain', content: 'a' }]),
+        form: form({ ...VALID_TICKET, title: unique('listed') }, [
+          { field: 'attachment', name: 'a.txt', type: 'text/plain', content: 'a' },
+        ]),
       })
     ).body;
     await call('POST', '/api/followups/', { json: { ticket: ticket.id, title: 'second', comment: 'more' } });
@@ -92,7 +94,11 @@ describe('pagination', () => {
     type Reply = Awaited<ReturnType<typeof call>>;
     const settled = (r: Reply) => r.body.results.length === r.body.count - (Math.ceil(r.body.count / 7) - 1) * 7;
     let reply: Reply | undefined;
-    await expect.poll(async () => settled((reply = await call('GET', '/api/tickets/?page_size=7&page=last'))), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => settled((reply = await call('GET', '/api/tickets/?page_size=7&page=last'))), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     reply = reply!;
     expect(reply.status).toBe(200);
     const { count: total, results, next, previous } = reply.body;
@@ -115,7 +121,7 @@ describe('pagination', () => {
     expect(reply.body).toEqual(INVALID_PAGE);
   });
 
-  it('links are the request URL with page set; the link to page 1 has no page (upstream\'s example)', async () => {
+  it("links are the request URL with page set; the link to page 1 has no page (upstream's example)", async () => {
     const reply = await call('GET', '/api/tickets/?page_size=1&page=2');
     expect(reply.body.next).toBe(`${LIST}?page=3&page_size=1`);
     expect(reply.body.previous).toBe(`${LIST}?page_size=1`);
@@ -131,14 +137,18 @@ describe('pagination', () => {
     expect(reply.body.previous).toBe(`${LIST}?alpha=a+b&mid=%C3%A9&page=2&page_size=2&zeta=z+z`);
   });
 
-  it('honours no other field filter parameters (the filters and ordering of issue 15 are in ticket-filters.test.ts)', async () => {
-    const reply = await call('GET', `/api/tickets/?title=${unique('t')}&page_size=20`);
-    expect(reply.status).toBe(200);
-    expect(reply.body.results).toHaveLength(20);
-    expectAscending(ids(reply.body.results));
-    const reversed = await call('GET', `/api/tickets/?ordering=-id&title=${unique('t')}&page_size=20`);
-    expect(ids(reversed.body.results)).toEqual([...ids(reversed.body.results)].sort((a, b) => b - a));
-  });
+  it(
+    'honours no other field filter parameters (the filters and ordering of issue ' +
+      '15 are in ticket-filters.test.ts)',
+    async () => {
+      const reply = await call('GET', `/api/tickets/?title=${unique('t')}&page_size=20`);
+      expect(reply.status).toBe(200);
+      expect(reply.body.results).toHaveLength(20);
+      expectAscending(ids(reply.body.results));
+      const reversed = await call('GET', `/api/tickets/?ordering=-id&title=${unique('t')}&page_size=20`);
+      expect(ids(reversed.body.results)).toEqual([...ids(reversed.body.results)].sort((a, b) => b - a));
+    },
+  );
 
   it('answers ?search= with a 400 naming the setting where search is off (search.test.ts runs it on)', async () => {
     const reply = await call('GET', `/api/tickets/?search=${unique('s')}`);
@@ -154,9 +164,12 @@ describe('?status= filter', () => {
   let duplicate: Json;
 
   beforeAll(async () => {
-    [open, resolved, closed, duplicate] = await Promise.all([createTicket(), createTicket(), createTicket(), createTicket()]).then((r) =>
-      r.map((x) => x.body),
-    );
+    [open, resolved, closed, duplicate] = await Promise.all([
+      createTicket(),
+      createTicket(),
+      createTicket(),
+      createTicket(),
+    ]).then((r) => r.map((x) => x.body));
     await call('PATCH', `/api/tickets/${resolved.id}/`, { json: { status: 3 } });
     await call('PATCH', `/api/tickets/${closed.id}/`, { json: { status: 4 } });
     await call('PATCH', `/api/tickets/${duplicate.id}/`, { json: { status: 5 } });
@@ -180,7 +193,10 @@ describe('?status= filter', () => {
       expect(ids(results), query).toEqual(expect.arrayContaining([resolved.id, closed.id]));
       expect(ids(results), query).not.toContain(open.id);
       expect(ids(results), query).not.toContain(duplicate.id);
-      expect(results.every((t) => t.status === 3 || t.status === 4), query).toBe(true);
+      expect(
+        results.every((t) => t.status === 3 || t.status === 4),
+        query,
+      ).toBe(true);
     }
   });
 
@@ -197,7 +213,9 @@ describe('?status= filter', () => {
     await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { status: 5 } });
     expect(ids(await filtered('status=Duplicate'))).toContain(ticket.id);
     expect(ids(await filtered('status=1'))).not.toContain(ticket.id);
-    await call('POST', '/api/followups/', { json: { ticket: ticket.id, title: 'reopen', comment: 'again', new_status: 2 } });
+    await call('POST', '/api/followups/', {
+      json: { ticket: ticket.id, title: 'reopen', comment: 'again', new_status: 2 },
+    });
     const reopened = await filtered('status=Reopened');
     expect(ids(reopened)).toContain(ticket.id);
     expect(reopened.find((t) => t.id === ticket.id).followup_set).toHaveLength(2);
@@ -206,7 +224,9 @@ describe('?status= filter', () => {
   it('a filtered list item equals the detail after status changes, files included', async () => {
     const ticket = (
       await call('POST', '/api/tickets/', {
-        form: form({ ...VALID_TICKET, title: unique('moving') }, [{ field: 'attachment', name: 'a.txt', type: 'text/plain', content: 'a' }]),
+        form: form({ ...VALID_TICKET, title: unique('moving') }, [
+          { field: 'attachment', name: 'a.txt', type: 'text/plain', content: 'a' },
+        ]),
       })
     ).body;
     await call('POST', '/api/followups/', {
@@ -216,7 +236,9 @@ describe('?status= filter', () => {
       ]),
     });
     await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { status: 4 } });
-    await call('POST', '/api/followups/', { json: { ticket: ticket.id, title: 'resolve', comment: 'r', new_status: 3 } });
+    await call('POST', '/api/followups/', {
+      json: { ticket: ticket.id, title: 'resolve', comment: 'r', new_status: 3 },
+    });
     const detail = (await call('GET', `/api/tickets/${ticket.id}/`)).body;
     expect(detail.status).toBe(3);
     expect(detail.followup_set).toHaveLength(3);

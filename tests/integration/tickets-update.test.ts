@@ -21,7 +21,7 @@ describe('GET /api/tickets/{id}/', () => {
 });
 
 describe('PUT /api/tickets/{id}/', () => {
-  it('writes exactly the values sent (upstream\'s observed example), followups unchanged', async () => {
+  it("writes exactly the values sent (upstream's observed example), followups unchanged", async () => {
     const ticket = (await createTicket()).body;
     const body = {
       queue: 1,
@@ -83,7 +83,9 @@ describe('PUT /api/tickets/{id}/', () => {
     const ticket = (await createTicket()).body;
     const patched = await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { on_hold: true } });
     expect(patched.body.on_hold).toBe(true);
-    const reply = await call('PUT', `/api/tickets/${ticket.id}/`, { form: form({ ...VALID_TICKET, title: 'multipart put' }) });
+    const reply = await call('PUT', `/api/tickets/${ticket.id}/`, {
+      form: form({ ...VALID_TICKET, title: 'multipart put' }),
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.on_hold).toBe(false);
     expect(reply.body.title).toBe('multipart put');
@@ -129,7 +131,7 @@ describe('PUT /api/tickets/{id}/', () => {
 });
 
 describe('PATCH /api/tickets/{id}/', () => {
-  it('changes only what was sent (upstream\'s observed example)', async () => {
+  it("changes only what was sent (upstream's observed example)", async () => {
     const ticket = (await createTicket()).body;
     const reply = await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { priority: 1, on_hold: true } });
     expect(reply.status).toBe(200);
@@ -174,7 +176,9 @@ describe('PATCH /api/tickets/{id}/', () => {
       json: { due_date: '2031-02-03', assigned_to: ADMIN_ID, merged_to: target.id },
     });
     expect(set.body).toMatchObject({ due_date: '2031-02-03T00:00:00Z', assigned_to: ADMIN_ID, merged_to: target.id });
-    const cleared = await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { due_date: null, assigned_to: null, merged_to: null } });
+    const cleared = await call('PATCH', `/api/tickets/${ticket.id}/`, {
+      json: { due_date: null, assigned_to: null, merged_to: null },
+    });
     expect(cleared.body).toMatchObject({ due_date: null, assigned_to: null, merged_to: null });
   });
 
@@ -215,7 +219,9 @@ describe('PATCH /api/tickets/{id}/', () => {
   it('accepts and ignores an attachment', async () => {
     const ticket = (await createTicket()).body;
     const reply = await call('PATCH', `/api/tickets/${ticket.id}/`, {
-      form: form({ priority: 2 }, [{ field: 'attachment', name: 'ignored.txt', type: 'text/plain', content: 'ignored' }]),
+      form: form({ priority: 2 }, [
+        { field: 'attachment', name: 'ignored.txt', type: 'text/plain', content: 'ignored' },
+      ]),
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ...ticket, priority: 2 });
@@ -240,14 +246,23 @@ describe('PATCH /api/tickets/{id}/', () => {
 
   it('accepts and ignores an attachment key in a JSON body', async () => {
     const ticket = (await createTicket()).body;
-    const reply = await call('PATCH', `/api/tickets/${ticket.id}/`, { json: { attachment: 'not a file', priority: 5 } });
+    const reply = await call('PATCH', `/api/tickets/${ticket.id}/`, {
+      json: { attachment: 'not a file', priority: 5 },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ...ticket, priority: 5 });
   });
 
   it('concurrent PATCHes of different fields all land', async () => {
     const ticket = (await createTicket()).body;
-    const changes = [{ priority: 1 }, { title: 'concurrent' }, { on_hold: true }, { resolution: 'parallel' }, { due_date: '2032-03-04' }, { status: 2 }];
+    const changes = [
+      { priority: 1 },
+      { title: 'concurrent' },
+      { on_hold: true },
+      { resolution: 'parallel' },
+      { due_date: '2032-03-04' },
+      { status: 2 },
+    ];
     const replies = await Promise.all(changes.map((json) => call('PATCH', `/api/tickets/${ticket.id}/`, { json })));
     for (const reply of replies) expect(reply.status).toBe(200);
     expect((await call('GET', `/api/tickets/${ticket.id}/`)).body).toEqual({

@@ -37,76 +37,97 @@ async function makeToken(auth: string, body: Record<string, unknown> = {}): Prom
 }
 
 describe('Token authentication (basic,token)', () => {
-  it('a token made by POST /api/tokens/ authenticates as its owner; the key is shown once', { timeout: 120_000 }, async () => {
-    const created = await makeToken(ADMIN_AUTH);
-    expect(created.status, created.text).toBe(201);
-    expect(Object.keys(created.body)).toEqual(['id', 'user', 'key', 'prefix', 'created']);
-    const { id, key, prefix, user } = created.body;
-    expect(user).toBe(ADMIN.username);
-    expect(key).toMatch(/^[0-9a-f]{64}$/);
-    expect(prefix).toBe(key.slice(0, 8));
+  it(
+    'a token made by POST /api/tokens/ authenticates as its owner; the key is shown once',
+    { timeout: 120_000 },
+    async () => {
+      const created = await makeToken(ADMIN_AUTH);
+      expect(created.status, created.text).toBe(201);
+      expect(Object.keys(created.body)).toEqual(['id', 'user', 'key', 'prefix', 'created']);
+      const { id, key, prefix, user } = created.body;
+      expect(user).toBe(ADMIN.username);
+      expect(key).toMatch(/^[0-9a-f]{64}$/);
+      expect(prefix).toBe(key.slice(0, 8));
 
-    const reply = await api.call('GET', '/api/tickets/?page_size=1', { auth: tokenAuth(key) });
-    expect(reply.status, reply.text).toBe(200);
+      const reply = await api.call('GET', '/api/tickets/?page_size=1', { auth: tokenAuth(key) });
+      expect(reply.status, reply.text).toBe(200);
 
-    const listed = await api.call('GET', '/api/tokens/', { auth: tokenAuth(key) });
-    expect(listed.status).toBe(200);
-    expect(listed.text).not.toContain(key);
-    const mine = listed.body.results.find((t: { id: number }) => t.id === id);
-    expect(mine).toEqual({ id, user: ADMIN.username, prefix, created: created.body.created });
-  });
+      const listed = await api.call('GET', '/api/tokens/', { auth: tokenAuth(key) });
+      expect(listed.status).toBe(200);
+      expect(listed.text).not.toContain(key);
+      const mine = listed.body.results.find((t: { id: number }) => t.id === id);
+      expect(mine).toEqual({ id, user: ADMIN.username, prefix, created: created.body.created });
+    },
+  );
 
-  it('an Idempotency-Key replay of a token create never shows (or stores) the key again: 409 naming the token', { timeout: 120_000 }, async () => {
-    const headers = { 'idempotency-key': unique('token-key') };
-    const count = async () => (await api.call('GET', '/api/tokens/', { auth: ADMIN_AUTH })).body.count as number;
-    const before = await count();
-    const first = await api.call('POST', '/api/tokens/', { auth: ADMIN_AUTH, json: {}, headers });
-    expect(first.status, first.text).toBe(201);
-    const again = await api.call('POST', '/api/tokens/', { auth: ADMIN_AUTH, json: {}, headers });
-    // A replay answers what the key's record stores, so the record holds no key either.
-    expect(again.status, again.text).toBe(409);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.text).not.toContain(first.body.key);
-    expect(again.body).toEqual({
-      detail: `A request with this Idempotency-Key already succeeded (id ${first.body.id}); its answer held a secret that is shown only once, so it is not repeated.`,
-    });
-    expect(await count()).toBe(before + 1);
-  });
+  it(
+    'an Idempotency-Key replay of a token create never shows (or stores) the key again: 409 naming the token',
+    { timeout: 120_000 },
+    async () => {
+      const headers = { 'idempotency-key': unique('token-key') };
+      const count = async () => (await api.call('GET', '/api/tokens/', { auth: ADMIN_AUTH })).body.count as number;
+      const before = await count();
+      const first = await api.call('POST', '/api/tokens/', { auth: ADMIN_AUTH, json: {}, headers });
+      expect(first.status, first.text).toBe(201);
+      const again = await api.call('POST', '/api/tokens/', { auth: ADMIN_AUTH, json: {}, headers });
+      // A replay answers what the key's record stores, so the record holds no key either.
+      expect(again.status, again.text).toBe(409);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.text).not.toContain(first.body.key);
+      expect(again.body).toEqual({
+        detail:
+          `A request with this Idempotency-Key already succeeded (id ${first.body.id}); its answer held a secret ` +
+          `that is shown only once, ` +
+          `so it is not repeated.`,
+      });
+      expect(await count()).toBe(before + 1);
+    },
+  );
 
   it("DRF's messages for a malformed or unknown token; Basic still works", { timeout: 120_000 }, async () => {
-    expect401(await api.call('GET', '/api/tickets/', { auth: 'Token' }), 'Invalid token header. No credentials provided.');
-    expect401(await api.call('GET', '/api/tickets/', { auth: 'Token a b' }), 'Invalid token header. Token string should not contain spaces.');
+    expect401(
+      await api.call('GET', '/api/tickets/', { auth: 'Token' }),
+      'Invalid token header. No credentials provided.',
+    );
+    expect401(
+      await api.call('GET', '/api/tickets/', { auth: 'Token a b' }),
+      'Invalid token header. Token string should not contain spaces.',
+    );
     expect401(await api.call('GET', '/api/tickets/', { auth: `Token ${'0'.repeat(64)}` }), 'Invalid token.');
     expect401(await api.call('GET', '/api/tickets/', { auth: null }), 'Authentication credentials were not provided.');
     expect((await api.call('GET', '/api/tickets/?page_size=1')).status).toBe(200);
   });
 
-  it('a superuser makes tokens for others; non-staff users cannot manage tokens; a revoked key is refused', { timeout: 120_000 }, async () => {
-    // (A staff user's own-tokens-only rule needs a staff user, made with the CLI: cli.test.ts.)
-    const plain = await api.createUser();
-    const refused = await makeToken(plain.auth);
-    expect(refused.status).toBe(403); // not staff
+  it(
+    'a superuser makes tokens for others; non-staff users cannot manage tokens; a revoked key is refused',
+    { timeout: 120_000 },
+    async () => {
+      // (A staff user's own-tokens-only rule needs a staff user, made with the CLI: cli.test.ts.)
+      const plain = await api.createUser();
+      const refused = await makeToken(plain.auth);
+      expect(refused.status).toBe(403); // not staff
 
-    const other = await makeToken(ADMIN_AUTH, { user: plain.username });
-    expect(other.status, other.text).toBe(201);
-    expect(other.body.user).toBe(plain.username);
-    // The non-staff owner may authenticate with it (user_tickets is for any user), not manage tokens.
-    expect((await api.call('GET', '/api/user_tickets/', { auth: tokenAuth(other.body.key) })).status).toBe(200);
-    expect((await api.call('GET', '/api/tokens/', { auth: tokenAuth(other.body.key) })).status).toBe(403);
+      const other = await makeToken(ADMIN_AUTH, { user: plain.username });
+      expect(other.status, other.text).toBe(201);
+      expect(other.body.user).toBe(plain.username);
+      // The non-staff owner may authenticate with it (user_tickets is for any user), not manage tokens.
+      expect((await api.call('GET', '/api/user_tickets/', { auth: tokenAuth(other.body.key) })).status).toBe(200);
+      expect((await api.call('GET', '/api/tokens/', { auth: tokenAuth(other.body.key) })).status).toBe(403);
 
-    const unknown = await makeToken(ADMIN_AUTH, { user: unique('ghost') });
-    expect(unknown.status).toBe(400);
-    expect(Object.keys(unknown.body)).toEqual(['user']);
+      const unknown = await makeToken(ADMIN_AUTH, { user: unique('ghost') });
+      expect(unknown.status).toBe(400);
+      expect(Object.keys(unknown.body)).toEqual(['user']);
 
-    // Used, then revoked: refused at once (tokens are never cached).
-    const spare = await makeToken(ADMIN_AUTH, { user: plain.username });
-    expect((await api.call('GET', '/api/user_tickets/', { auth: tokenAuth(spare.body.key) })).status).toBe(200);
-    const revoke = await api.call('DELETE', `/api/tokens/${spare.body.id}/`);
-    expect(revoke.status).toBe(204);
-    expect401(await api.call('GET', '/api/user_tickets/', { auth: tokenAuth(spare.body.key) }), 'Invalid token.');
-    expect((await api.call('DELETE', `/api/tokens/${spare.body.id}/`)).status).toBe(404);
-    const all = await api.call('GET', '/api/tokens/?page_size=100');
-    expect(all.body.results.map((t: { id: number }) => t.id)).not.toContain(spare.body.id);
-    expect(all.body.results.map((t: { id: number }) => t.id)).toContain(other.body.id);
-  });
+      // Used, then revoked: refused at once (tokens are never cached).
+      const spare = await makeToken(ADMIN_AUTH, { user: plain.username });
+      expect((await api.call('GET', '/api/user_tickets/', { auth: tokenAuth(spare.body.key) })).status).toBe(200);
+      const revoke = await api.call('DELETE', `/api/tokens/${spare.body.id}/`);
+      expect(revoke.status).toBe(204);
+      expect401(await api.call('GET', '/api/user_tickets/', { auth: tokenAuth(spare.body.key) }), 'Invalid token.');
+      expect((await api.call('DELETE', `/api/tokens/${spare.body.id}/`)).status).toBe(404);
+      const all = await api.call('GET', '/api/tokens/?page_size=100');
+      expect(all.body.results.map((t: { id: number }) => t.id)).not.toContain(spare.body.id);
+      expect(all.body.results.map((t: { id: number }) => t.id)).toContain(other.body.id);
+    },
+  );
 });

@@ -13,10 +13,15 @@ import { TEST_ADMIN } from './spawn-runtime';
 const api: ApiAccess = { url: API, ...TEST_ADMIN };
 
 describe('clients generated from the served OpenAPI document', () => {
-  it('generate, compile with --strict, and run the integration (openapi-typescript with openapi-fetch, then hey-api)', async () => {
-    await generateTypedClients(api);
-    compileTypedClients();
-    expect(runTypedClient('client.ts', api)).toContain('typed client: all steps passed');
-    expect(runTypedClient('hey-api-client.ts', api)).toContain('hey-api client: all steps passed');
-  }, 400_000);
+  it(
+    'generate, compile with --strict, and run the integration (openapi-typescript ' +
+      'with openapi-fetch, then hey-api)',
+    async () => {
+      await generateTypedClients(api);
+      compileTypedClients();
+      expect(runTypedClient('client.ts', api)).toContain('typed client: all steps passed');
+      expect(runTypedClient('hey-api-client.ts', api)).toContain('hey-api client: all steps passed');
+    },
+    400_000,
+  );
 });

@@ -4,10 +4,24 @@
  * Case 10 needs operator-defined custom fields (out of scope); its custom-free part is checked.
  */
 import { describe, expect, it } from 'vitest';
-import { ADMIN_AUTH, ADMIN_ID, API, DATE_TIME, call, createTicket, createUser, expectedCase5Ticket, expectNoNewTicket, listAll, multipart, unique } from './client';
+import {
+  ADMIN_AUTH,
+  ADMIN_ID,
+  API,
+  DATE_TIME,
+  call,
+  createTicket,
+  createUser,
+  expectedCase5Ticket,
+  expectNoNewTicket,
+  listAll,
+  multipart,
+  unique,
+} from './client';
 
 const REQUIRED = ['This field is required.'];
-const DATE_TIME_MESSAGE = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
+const DATE_TIME_MESSAGE =
+  'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
 
 /** Case 5's body, as multipart string values. */
 const CASE5 = {
@@ -60,23 +74,33 @@ describe('upstream API test cases', () => {
     expect(reply.text).toBe('{"detail":"You do not have permission to perform this action."}');
   });
 
-  it('case 3: an empty body gives 400 with queue, title, description and submitter_email required; no ticket', async () => {
-    const reply = await expectNoNewTicket(() => call('POST', '/api/tickets/', multipart({})));
-    expect(reply.status).toBe(400);
-    expect(reply.text).toBe(
-      '{"queue":["This field is required."],"title":["This field is required."],' +
-        '"description":["This field is required."],"submitter_email":["This field is required."]}',
-    );
-  });
+  it(
+    'case 3: an empty body gives 400 with queue, title, description and submitter_email ' + 'required; no ticket',
+    async () => {
+      const reply = await expectNoNewTicket(() => call('POST', '/api/tickets/', multipart({})));
+      expect(reply.status).toBe(400);
+      expect(reply.text).toBe(
+        '{"queue":["This field is required."],"title":["This field is required."],' +
+          '"description":["This field is required."],"submitter_email":["This field is required."]}',
+      );
+    },
+  );
 
-  it('case 4: an unparseable due_date gives 400 after the required description and submitter_email; no ticket', async () => {
-    const reply = await expectNoNewTicket(() =>
-      call('POST', '/api/tickets/', multipart({ queue: '1', title: 'Test title', due_date: 'monday, 1st of may 2022' })),
-    );
-    expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({ description: REQUIRED, submitter_email: REQUIRED, due_date: [DATE_TIME_MESSAGE] });
-    expect(Object.keys(reply.body)).toEqual(['description', 'submitter_email', 'due_date']);
-  });
+  it(
+    'case 4: an unparseable due_date gives 400 after the required description ' + 'and submitter_email; no ticket',
+    async () => {
+      const reply = await expectNoNewTicket(() =>
+        call(
+          'POST',
+          '/api/tickets/',
+          multipart({ queue: '1', title: 'Test title', due_date: 'monday, 1st of may 2022' }),
+        ),
+      );
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual({ description: REQUIRED, submitter_email: REQUIRED, due_date: [DATE_TIME_MESSAGE] });
+      expect(Object.keys(reply.body)).toEqual(['description', 'submitter_email', 'due_date']);
+    },
+  );
 
   it('case 5: a valid body gives 201 with those values (newline kept) and exactly one followup', async () => {
     const reply = await call('POST', '/api/tickets/', multipart(CASE5));
@@ -94,25 +118,28 @@ describe('upstream API test cases', () => {
     expect(stored.followup_set).toHaveLength(1);
   });
 
-  it('case 6: creation keeps the given fields but forces resolution null, on_hold false, status 1, merged_to null', async () => {
-    const { fields, due } = await case6Body();
-    const reply = await call('POST', '/api/tickets/', { auth: ADMIN_AUTH, ...multipart(fields) });
-    expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({
-      title: 'Title',
-      description: 'Description',
-      assigned_to: ADMIN_ID,
-      submitter_email: 'test@mail.com',
-      priority: 1,
-      due_date: due.returned,
-      resolution: null,
-      on_hold: false,
-      status: 1,
-      merged_to: null,
-    });
-  });
+  it(
+    'case 6: creation keeps the given fields but forces resolution null, on_hold ' + 'false, status 1, merged_to null',
+    async () => {
+      const { fields, due } = await case6Body();
+      const reply = await call('POST', '/api/tickets/', { auth: ADMIN_AUTH, ...multipart(fields) });
+      expect(reply.status).toBe(201);
+      expect(reply.body).toMatchObject({
+        title: 'Title',
+        description: 'Description',
+        assigned_to: ADMIN_ID,
+        submitter_email: 'test@mail.com',
+        priority: 1,
+        due_date: due.returned,
+        resolution: null,
+        on_hold: false,
+        status: 1,
+        merged_to: null,
+      });
+    },
+  );
 
-  it('case 7: PUT with case 6\'s body sets resolution, on_hold, status and merged_to too', async () => {
+  it("case 7: PUT with case 6's body sets resolution, on_hold, status and merged_to too", async () => {
     const { fields, mergeTicket, due } = await case6Body();
     const ticket = (await call('POST', '/api/tickets/', multipart(fields))).body;
     const reply = await call('PUT', `/api/tickets/${ticket.id}/`, multipart(fields));
@@ -192,7 +219,11 @@ describe('upstream API test cases', () => {
 
   it('case 3 and 4 leave no ticket behind (checked by a unique title as well)', async () => {
     const title = unique('case4');
-    const reply = await call('POST', '/api/tickets/', multipart({ queue: '1', title, due_date: 'monday, 1st of may 2022' }));
+    const reply = await call(
+      'POST',
+      '/api/tickets/',
+      multipart({ queue: '1', title, due_date: 'monday, 1st of may 2022' }),
+    );
     expect(reply.status).toBe(400);
     expect((await listAll()).some((t) => t.title === title)).toBe(false);
   });

@@ -1,4 +1,7 @@
-/** /api/user_tickets/ and /{id}/: the caller's own tickets in upstream's compact shape (docs/upstream.md: routes and permissions; upstream's cases 13 and 15). */
+/**
+ * /api/user_tickets/ and /{id}/: the caller's own tickets in upstream's compact shape (docs/upstream.md: routes and
+ * permissions; upstream's cases 13 and 15).
+ */
 import { describe, expect, it } from 'vitest';
 import { API, call, createTicket, createUser, unique, type Json } from './client';
 
@@ -44,7 +47,7 @@ describe('GET /api/user_tickets/', () => {
     expect(reply.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
 
-  it('answers upstream\'s compact shape, keys in order', async () => {
+  it("answers upstream's compact shape, keys in order", async () => {
     const user = await createUser();
     const ticket = (await createTicket({ title: 'Compact', submitter_email: user.email })).body;
     const entry = (await mine(user.auth)).results[0];
@@ -101,7 +104,8 @@ describe('GET /api/user_tickets/', () => {
       [-(5 * MINUTE + 30_000), `5${NBSP}minutes ago`],
     ];
     const ids: number[] = [];
-    for (const [offset] of cases) ids.push((await createTicket({ submitter_email: user.email, due_date: inMs(offset) })).body.id);
+    for (const [offset] of cases)
+      ids.push((await createTicket({ submitter_email: user.email, due_date: inMs(offset) })).body.id);
     const reply = await call('GET', '/api/user_tickets/', { auth: user.auth });
     expect(reply.text).toContain('\u00a0'); // raw UTF-8, not \u escapes
     expect(reply.text).not.toContain('\\u00a0');
@@ -172,7 +176,7 @@ describe('GET /api/user_tickets/', () => {
 });
 
 describe('GET /api/user_tickets/{id}/', () => {
-  it('answers the same object as the list for one of the caller\'s tickets', async () => {
+  it("answers the same object as the list for one of the caller's tickets", async () => {
     const user = await createUser();
     const ticket = (await createTicket({ submitter_email: user.email, due_date: inMs(3 * DAY + 30 * MINUTE) })).body;
     const entry = (await mine(user.auth)).results[0];
@@ -183,7 +187,7 @@ describe('GET /api/user_tickets/{id}/', () => {
     expect({ ...reply.body, created: entry.created }).toEqual(entry);
   });
 
-  it('another user\'s ticket, an unknown id and a non-integer id give 404', async () => {
+  it("another user's ticket, an unknown id and a non-integer id give 404", async () => {
     const user = await createUser();
     const someone = await createUser();
     const theirs = (await createTicket({ submitter_email: someone.email })).body;

@@ -8,7 +8,14 @@ const FIELDS = ['first_name', 'last_name', 'username', 'email', 'password'];
 
 function newUser(overrides: Record<string, unknown> = {}) {
   const username = unique('u');
-  return { first_name: 'New', last_name: 'User', username, email: `${username}@example.com`, password: 'new-pass-123', ...overrides };
+  return {
+    first_name: 'New',
+    last_name: 'User',
+    username,
+    email: `${username}@example.com`,
+    password: 'new-pass-123',
+    ...overrides,
+  };
 }
 
 async function post400(body: Record<string, unknown>) {
@@ -53,7 +60,7 @@ describe('creating a user', () => {
     expect((await call('GET', '/api/tickets/', { auth: basic(body.username, 'secret-pw') })).status).toBe(403);
   });
 
-  it('a password needs at least 8 characters (after trimming), with Django\'s message; nothing is created', async () => {
+  it("a password needs at least 8 characters (after trimming), with Django's message; nothing is created", async () => {
     const tooShort = { password: ['This password is too short. It must contain at least 8 characters.'] };
     for (const password of ['x', '1234567', '  1234567  ', '😀😀😀😀😀😀😀']) {
       const body = newUser({ password });
@@ -72,7 +79,10 @@ describe('creating a user', () => {
 
   it('accepts a form body', async () => {
     const body = newUser();
-    const reply = await call('POST', '/api/users/', { body: new URLSearchParams(body as Record<string, string>).toString(), contentType: 'application/x-www-form-urlencoded' });
+    const reply = await call('POST', '/api/users/', {
+      body: new URLSearchParams(body as Record<string, string>).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(reply.status).toBe(201);
     expect(reply.body.username).toBe(body.username);
   });
@@ -95,7 +105,9 @@ describe('creating a user', () => {
   it('usernames are unique case-sensitively: the same username again gives 400', async () => {
     const body = newUser();
     expect((await call('POST', '/api/users/', { json: body })).status).toBe(201);
-    expect(await post400({ ...body, email: 'other@example.com' })).toEqual({ username: ['A user with that username already exists.'] });
+    expect(await post400({ ...body, email: 'other@example.com' })).toEqual({
+      username: ['A user with that username already exists.'],
+    });
     const upper = await call('POST', '/api/users/', { json: { ...body, username: body.username.toUpperCase() } });
     expect(upper.status).toBe(201);
   });
@@ -134,7 +146,9 @@ describe('validation', () => {
   });
 
   it('a username over 150 characters is refused', async () => {
-    expect(await post400(newUser({ username: 'u'.repeat(151) }))).toEqual({ username: ['Ensure this field has no more than 150 characters.'] });
+    expect(await post400(newUser({ username: 'u'.repeat(151) }))).toEqual({
+      username: ['Ensure this field has no more than 150 characters.'],
+    });
   });
 
   it('names over 150 characters are refused', async () => {

@@ -37,7 +37,8 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
       for (;;) {
         const seen = received.filter(which);
         if (seen.length >= count) return seen;
-        if (Date.now() > deadline) throw new Error(`receiver got ${seen.length} of ${count} expected requests in ${ms} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver got ${seen.length} of ${count} expected requests in ${ms} ms`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },
@@ -57,7 +58,12 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const request = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const request = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       const id = String(req.headers['webhook-id'] ?? request.path);
       const n = (counts.get(id) ?? 0) + 1;
       counts.set(id, n);

@@ -43,8 +43,14 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-const payloadOf = (r: Received) => JSON.parse(r.body) as { ticket: { id: number; title: string; followup_set: { id: number }[] }; queue_slug: string; followup_id?: number };
-const forTicket = (id: number, path?: string) => (r: Received) => (path === undefined || r.path === path) && payloadOf(r).ticket.id === id;
+const payloadOf = (r: Received) =>
+  JSON.parse(r.body) as {
+    ticket: { id: number; title: string; followup_set: { id: number }[] };
+    queue_slug: string;
+    followup_id?: number;
+  };
+const forTicket = (id: number, path?: string) => (r: Received) =>
+  (path === undefined || r.path === path) && payloadOf(r).ticket.id === id;
 
 function verify(r: Received): unknown {
   return verifier.verify(r.body, {
@@ -82,9 +88,16 @@ describe('payloads and signatures', () => {
     expect(a!.headers['webhook-id']).not.toBe(b!.headers['webhook-id']);
     // The opening followup does not fire the followup hook (as upstream): a followup posted now is
     // the only one the followup URL gets for this ticket (one fired by the create would come first).
-    const marker = await api.call('POST', '/api/followups/', { json: { ticket: created.id, title: 'marker', comment: 'm', public: true } });
-    await receiver.waitFor(1, (r) => forTicket(created.id, '/followup')(r) && payloadOf(r).followup_id === marker.body.id);
-    expect(receiver.received.filter(forTicket(created.id, '/followup')).map((r) => payloadOf(r).followup_id)).toEqual([marker.body.id]);
+    const marker = await api.call('POST', '/api/followups/', {
+      json: { ticket: created.id, title: 'marker', comment: 'm', public: true },
+    });
+    await receiver.waitFor(
+      1,
+      (r) => forTicket(created.id, '/followup')(r) && payloadOf(r).followup_id === marker.body.id,
+    );
+    expect(receiver.received.filter(forTicket(created.id, '/followup')).map((r) => payloadOf(r).followup_id)).toEqual([
+      marker.body.id,
+    ]);
   });
 
   it('a tampered body or another secret fails verification', async () => {
@@ -98,7 +111,9 @@ describe('payloads and signatures', () => {
   it('a followup is posted with the ticket as it stands after it, the queue slug and its id', async () => {
     const created = (await api.createTicket({ title: unique('wh') })).body;
     const reply = await api.call('POST', '/api/followups/', {
-      form: form({ ticket: created.id, title: 'Fixed', comment: 'done', new_status: 3, public: true }, [{ field: 'attachments', name: 'log.txt', type: 'text/plain', content: 'log' }]),
+      form: form({ ticket: created.id, title: 'Fixed', comment: 'done', new_status: 3, public: true }, [
+        { field: 'attachments', name: 'log.txt', type: 'text/plain', content: 'log' },
+      ]),
     });
     expect(reply.status).toBe(201);
     const [r] = await receiver.waitFor(1, forTicket(created.id, '/followup'));
@@ -108,16 +123,25 @@ describe('payloads and signatures', () => {
     expect(payload.ticket.status).toBe(3);
     expect(payload.ticket.resolution).toBe('done');
     expect(payload.ticket.followup_set.at(-1)!.id).toBe(reply.body.id);
-    // Attachment links are this API's absolute URLs (docs/upstream.md: where we differ, i), as in the API's own answers.
-    expect(payload.ticket.followup_set.at(-1)!.followupattachment_set[0]!.file).toBe(reply.body.followupattachment_set[0].file);
-    expect(payload).toEqual({ ticket: (await api.call('GET', `/api/tickets/${created.id}/`)).body, queue_slug: expect.any(String), followup_id: reply.body.id });
+    // Attachment links are this API's absolute URLs (docs/upstream.md: where we differ, i), as in the API's own
+    // answers.
+    expect(payload.ticket.followup_set.at(-1)!.followupattachment_set[0]!.file).toBe(
+      reply.body.followupattachment_set[0].file,
+    );
+    expect(payload).toEqual({
+      ticket: (await api.call('GET', `/api/tickets/${created.id}/`)).body,
+      queue_slug: expect.any(String),
+      followup_id: reply.body.id,
+    });
   });
 
   it('a private followup is named but not shown: receivers see what the submitter could (issue 13)', async () => {
     const created = (await api.createTicket({ title: unique('wh') })).body;
     const note = unique('internal-note');
     const reply = await api.call('POST', '/api/followups/', {
-      form: form({ ticket: created.id, title: 'Internal', comment: note }, [{ field: 'attachments', name: 'secret.txt', type: 'text/plain', content: 'x' }]),
+      form: form({ ticket: created.id, title: 'Internal', comment: note }, [
+        { field: 'attachments', name: 'secret.txt', type: 'text/plain', content: 'x' },
+      ]),
     });
     expect(reply.status).toBe(201);
     expect(reply.body.public).toBe(false);
@@ -133,22 +157,37 @@ describe('payloads and signatures', () => {
     const created = (await api.createTicket({ title: unique('wh') })).body;
     const note = unique('the-safe-code-is');
     // A private followup that resolves the ticket: upstream copies its comment into the resolution.
-    const resolving = await api.call('POST', '/api/followups/', { json: { ticket: created.id, title: 'Internal', comment: note, new_status: 3, public: false } });
+    const resolving = await api.call('POST', '/api/followups/', {
+      json: { ticket: created.id, title: 'Internal', comment: note, new_status: 3, public: false },
+    });
     expect(resolving.status).toBe(201);
     // Staff still see it, as upstream shows them.
     expect((await api.call('GET', `/api/tickets/${created.id}/`)).body.resolution).toBe(note);
-    const [r] = await receiver.waitFor(1, (x) => forTicket(created.id, '/followup')(x) && payloadOf(x).followup_id === resolving.body.id);
+    const [r] = await receiver.waitFor(
+      1,
+      (x) => forTicket(created.id, '/followup')(x) && payloadOf(x).followup_id === resolving.body.id,
+    );
     const payload = verify(r!) as Json;
     expect(payload.ticket).toMatchObject({ status: 3, resolution: null });
     expect(JSON.stringify(payload)).not.toContain(note);
     // Any followup on a resolved ticket overwrites the resolution: a public one shows, a private one hides it again.
     const done = unique('Replaced the fuser');
-    const answer = await api.call('POST', '/api/followups/', { json: { ticket: created.id, title: 'Done', comment: done, public: true } });
-    const [shown] = await receiver.waitFor(1, (x) => forTicket(created.id, '/followup')(x) && payloadOf(x).followup_id === answer.body.id);
+    const answer = await api.call('POST', '/api/followups/', {
+      json: { ticket: created.id, title: 'Done', comment: done, public: true },
+    });
+    const [shown] = await receiver.waitFor(
+      1,
+      (x) => forTicket(created.id, '/followup')(x) && payloadOf(x).followup_id === answer.body.id,
+    );
     expect((verify(shown!) as Json).ticket.resolution).toBe(done);
     const again = unique('internal-again');
-    const hidden = await api.call('POST', '/api/followups/', { json: { ticket: created.id, title: 'Note', comment: again } });
-    const [last] = await receiver.waitFor(1, (x) => forTicket(created.id, '/followup')(x) && payloadOf(x).followup_id === hidden.body.id);
+    const hidden = await api.call('POST', '/api/followups/', {
+      json: { ticket: created.id, title: 'Note', comment: again },
+    });
+    const [last] = await receiver.waitFor(
+      1,
+      (x) => forTicket(created.id, '/followup')(x) && payloadOf(x).followup_id === hidden.body.id,
+    );
     expect((verify(last!) as Json).ticket.resolution).toBeNull();
     expect(last!.body).not.toContain(again);
   });
@@ -157,8 +196,16 @@ describe('payloads and signatures', () => {
     const title = unique('never');
     const before = receiver.received.length;
     expect((await api.call('POST', '/api/tickets/', { json: { queue: 1, title } })).status).toBe(400);
-    expect((await api.call('POST', '/api/tickets/', { json: { queue: 99999, title, description: 'd', submitter_email: 'a@b.example' } })).status).toBe(400);
-    expect((await api.call('POST', '/api/followups/', { json: { ticket: 99999, title, comment: 'c' } })).status).toBe(400);
+    expect(
+      (
+        await api.call('POST', '/api/tickets/', {
+          json: { queue: 99999, title, description: 'd', submitter_email: 'a@b.example' },
+        })
+      ).status,
+    ).toBe(400);
+    expect((await api.call('POST', '/api/followups/', { json: { ticket: 99999, title, comment: 'c' } })).status).toBe(
+      400,
+    );
     // Edits, deletes and other routes do not fire either (upstream fires on create only).
     const created = (await api.createTicket({ title: unique('wh') })).body;
     await receiver.waitFor(2, forTicket(created.id));
@@ -176,7 +223,11 @@ describe('payloads and signatures', () => {
 describe('idempotent creates', () => {
   it('a create repeated with its Idempotency-Key sends no second webhook', async () => {
     const title = unique('idem');
-    const send = () => api.call('POST', '/api/tickets/', { json: { queue: 1, title, description: 'd', submitter_email: 'a@b.example' }, headers: { 'idempotency-key': title } });
+    const send = () =>
+      api.call('POST', '/api/tickets/', {
+        json: { queue: 1, title, description: 'd', submitter_email: 'a@b.example' },
+        headers: { 'idempotency-key': title },
+      });
     const first = await send();
     const again = await send();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -202,7 +253,12 @@ describe('retries and the delivery log', () => {
     const id = String(attempts[0]!.headers['webhook-id']);
     let entry: Json;
     // The last attempt is recorded just after the receiver answers it.
-    await expect.poll(async () => (entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body).status, { timeout: 5000, interval: 50 }).toBe('delivered');
+    await expect
+      .poll(async () => (entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body).status, {
+        timeout: 5000,
+        interval: 50,
+      })
+      .toBe('delivered');
     expect(entry).toEqual({
       id,
       event: 'ticket.created',
@@ -226,18 +282,29 @@ describe('retries and the delivery log', () => {
     const created = (await api.createTicket({ title })).body;
     const firstAttempt = await receiver.waitFor(1, forTicket(created.id, '/new-b'));
     // While its attempts are under way (three retries 0.3 s apart remain), a delivery cannot be sent again.
-    const early = await api.call('POST', `/api/webhook-deliveries/${String(firstAttempt[0]!.headers['webhook-id'])}/redeliver`);
+    const early = await api.call(
+      'POST',
+      `/api/webhook-deliveries/${String(firstAttempt[0]!.headers['webhook-id'])}/redeliver`,
+    );
     expect(early.status, early.text).toBe(409);
-    expect(early.body).toEqual({ detail: 'This delivery is still being attempted; send it again once it has succeeded or failed.' });
+    expect(early.body).toEqual({
+      detail: 'This delivery is still being attempted; send it again once it has succeeded or failed.',
+    });
     const attempts = await receiver.waitFor(4, forTicket(created.id, '/new-b'));
     const id = String(attempts[0]!.headers['webhook-id']);
     let entry: Json;
-    await expect.poll(async () => (entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body).status, { timeout: 5000, interval: 50 }).toBe('failed');
+    await expect
+      .poll(async () => (entry = (await api.call('GET', `/api/webhook-deliveries/${id}/`)).body).status, {
+        timeout: 5000,
+        interval: 50,
+      })
+      .toBe('failed');
     expect(entry).toMatchObject({ status: 'failed', attempts: 4, last_response_code: 503, next_attempt: null });
     // No fifth attempt: a delivery started now and retried once on the same schedule (0.3 s) comes
     // after any attempt that was still due.
     const marker = unique('marker');
-    receiver.behaviour = (r, n) => (r.body.includes(title) && r.path === '/new-b') || (r.body.includes(marker) && n === 1) ? 503 : 200;
+    receiver.behaviour = (r, n) =>
+      (r.body.includes(title) && r.path === '/new-b') || (r.body.includes(marker) && n === 1) ? 503 : 200;
     const retried = (await api.createTicket({ title: marker })).body;
     await receiver.waitFor(2, forTicket(retried.id, '/new-b'));
     expect(receiver.received.filter(forTicket(created.id, '/new-b'))).toHaveLength(4);
@@ -261,7 +328,20 @@ describe('retries and the delivery log', () => {
     expect(first.status).toBe(200);
     expect(Object.keys(first.body)).toEqual(['next', 'previous', 'results']);
     expect(first.body.results).toHaveLength(2);
-    expect(Object.keys(first.body.results[0])).toEqual(['id', 'event', 'url', 'ticket', 'followup', 'subscription', 'status', 'attempts', 'last_response_code', 'last_error', 'next_attempt', 'created']);
+    expect(Object.keys(first.body.results[0])).toEqual([
+      'id',
+      'event',
+      'url',
+      'ticket',
+      'followup',
+      'subscription',
+      'status',
+      'attempts',
+      'last_response_code',
+      'last_error',
+      'next_attempt',
+      'created',
+    ]);
     const second = await api.call('GET', new URL(first.body.next).pathname + new URL(first.body.next).search);
     expect(second.status).toBe(200);
     const ids = [...first.body.results, ...second.body.results].map((d: { id: string }) => d.id);
@@ -285,7 +365,8 @@ describe('never blocking, never lost', () => {
     const created = (await api.createTicket({ title: unique('big') })).body;
     // Three followups of 80,000 two-byte characters: the ticket's payload passes 350,000 bytes.
     const comment = 'é'.repeat(80_000);
-    const post = (i: number) => api.call('POST', '/api/followups/', { json: { ticket: created.id, title: `big ${i}`, comment, public: true } });
+    const post = (i: number) =>
+      api.call('POST', '/api/followups/', { json: { ticket: created.id, title: `big ${i}`, comment, public: true } });
     await post(0);
     await post(1);
     const last = await post(2);
@@ -294,74 +375,95 @@ describe('never blocking, never lost', () => {
     await receiver.waitFor(2, forTicket(after.id));
     const log = (await api.call('GET', '/api/webhook-deliveries/?page_size=20')).body.results as Json[];
     const big = log.find((d) => d.followup === last.body.id)!;
-    expect(big).toMatchObject({ status: 'failed', attempts: 0, last_error: expect.stringMatching(/^payload of \d+ bytes is over the 350000/) });
+    expect(big).toMatchObject({
+      status: 'failed',
+      attempts: 0,
+      last_error: expect.stringMatching(/^payload of \d+ bytes is over the 350000/),
+    });
     expect(receiver.received.filter((r) => r.headers['webhook-id'] === big.id)).toEqual([]);
     const again = await api.call('POST', `/api/webhook-deliveries/${big.id}/redeliver`);
     expect(again.status).toBe(409);
   });
 
-  it('a receiver that hangs does not slow the API: creates answer while its deliveries are held open', { timeout: 55_000 }, async () => {
-    const slow = unique('hang');
-    receiver.behaviour = (r) => (r.body.includes(slow) ? 'hang' : 200);
-    try {
-      const first = (await api.createTicket({ title: `${slow}-0` })).body;
-      await receiver.waitFor(2, forTicket(first.id));
-      for (let i = 1; i < 15; i++) expect((await api.createTicket({ title: `${slow}-${i}` })).status).toBe(201);
-      // Every create answered while the first ticket's deliveries were still held: none waited on a
-      // receiver (the sender gives up on a held delivery only after its timeout, 60 s here).
-      expect(receiver.held(forTicket(first.id))).toHaveLength(2);
-      // And the others' deliveries went out beside the held ones, all held too.
-      await receiver.waitFor(30, (r) => r.body.includes(slow), 50_000);
-      expect(receiver.held((r) => r.body.includes(slow))).toHaveLength(30);
-    } finally {
-      receiver.behaviour = () => 200;
-      receiver.release();
-    }
-  });
+  it(
+    'a receiver that hangs does not slow the API: creates answer while its deliveries are held open',
+    { timeout: 55_000 },
+    async () => {
+      const slow = unique('hang');
+      receiver.behaviour = (r) => (r.body.includes(slow) ? 'hang' : 200);
+      try {
+        const first = (await api.createTicket({ title: `${slow}-0` })).body;
+        await receiver.waitFor(2, forTicket(first.id));
+        for (let i = 1; i < 15; i++) expect((await api.createTicket({ title: `${slow}-${i}` })).status).toBe(201);
+        // Every create answered while the first ticket's deliveries were still held: none waited on a
+        // receiver (the sender gives up on a held delivery only after its timeout, 60 s here).
+        expect(receiver.held(forTicket(first.id))).toHaveLength(2);
+        // And the others' deliveries went out beside the held ones, all held too.
+        await receiver.waitFor(30, (r) => r.body.includes(slow), 50_000);
+        expect(receiver.held((r) => r.body.includes(slow))).toHaveLength(30);
+      } finally {
+        receiver.behaviour = () => 200;
+        receiver.release();
+      }
+    },
+  );
 
   // The two at once (each on a table and a receiver of its own). Both runtimes of a test use the same
   // table on the run's shared engines: what a restart must not lose is in the table (the pending
   // deliveries), not in the runtime's process. That a killed runtime's own DynamoDB Local goes too is
   // engines.ts's watchdog, checked in tests/unit/watchdog.test.ts.
   // (`expect` is the test's own, as concurrent tests need for expect.poll.)
-  it.concurrent.for(['stopped', 'killed outright (SIGKILL)'])('nothing is lost across a restart with deliveries pending: runtime %s', { timeout: 240_000 }, async (how, { expect }) => {
-    const local = await startReceiver(() => 503);
-    // Retries far apart: the delivery is still pending when the runtime stops.
-    const env = { ...onSharedEngines(), ...runtimeEnv(local.url, { HELPDESK_WEBHOOK_RETRY_DELAYS: '2,2,2,2' }) };
-    let first: SpawnedRuntime | undefined = await spawnApiRuntime(env);
-    let second: SpawnedRuntime | undefined;
-    const firstOutput = first.output;
-    try {
-      const client = clientFor(first.url);
-      const created = (await client.createTicket({ title: unique('restart') })).body;
-      const failed = await local.waitFor(1, forTicket(created.id, '/new-a'));
-      // The attempt is recorded just after the receiver answers: wait for it, so the counts below are exact.
-      const firstId = String(failed[0]!.headers['webhook-id']);
-      await expect.poll(async () => (await client.call('GET', `/api/webhook-deliveries/${firstId}/`)).body.attempts, { timeout: 5000, interval: 50 }).toBe(1);
-      await (how === 'stopped' ? first.stop() : first.kill());
-      first = undefined;
+  it.concurrent.for(['stopped', 'killed outright (SIGKILL)'])(
+    'nothing is lost across a restart with deliveries pending: runtime %s',
+    { timeout: 240_000 },
+    async (how, { expect }) => {
+      const local = await startReceiver(() => 503);
+      // Retries far apart: the delivery is still pending when the runtime stops.
+      const env = { ...onSharedEngines(), ...runtimeEnv(local.url, { HELPDESK_WEBHOOK_RETRY_DELAYS: '2,2,2,2' }) };
+      let first: SpawnedRuntime | undefined = await spawnApiRuntime(env);
+      let second: SpawnedRuntime | undefined;
+      const firstOutput = first.output;
+      try {
+        const client = clientFor(first.url);
+        const created = (await client.createTicket({ title: unique('restart') })).body;
+        const failed = await local.waitFor(1, forTicket(created.id, '/new-a'));
+        // The attempt is recorded just after the receiver answers: wait for it, so the counts below are exact.
+        const firstId = String(failed[0]!.headers['webhook-id']);
+        await expect
+          .poll(async () => (await client.call('GET', `/api/webhook-deliveries/${firstId}/`)).body.attempts, {
+            timeout: 5000,
+            interval: 50,
+          })
+          .toBe(1);
+        await (how === 'stopped' ? first.stop() : first.kill());
+        first = undefined;
 
-      local.behaviour = () => 200;
-      second = await spawnApiRuntime(env);
-      const delivered = await local.waitFor(2, forTicket(created.id, '/new-a'), 60_000);
-      expect(delivered[1]!.headers['webhook-id']).toBe(failed[0]!.headers['webhook-id']);
-      // Each attempt is recorded just after the receiver answers it.
-      const restarted = clientFor(second.url);
-      const logged = async (id: string) => (await restarted.call('GET', `/api/webhook-deliveries/${id}/`)).body;
-      await expect.poll(() => logged(firstId), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'delivered', attempts: 2 });
-      // The other receiver's delivery too, whether or not the first runtime had tried it yet.
-      const other = firstId.replace(/_0$/, '_1');
-      await local.waitFor(1, (r) => forTicket(created.id, '/new-b')(r) && r.headers['webhook-id'] === other, 60_000);
-      await expect.poll(async () => (await logged(other)).status, { timeout: 10_000, interval: 100 }).toBe('delivered');
-    } catch (error) {
-      console.log(`first runtime:\n${firstOutput()}\nsecond runtime:\n${second?.output()}`);
-      throw error;
-    } finally {
-      await first?.stop();
-      await second?.stop();
-      await local.stop();
-    }
-  });
+        local.behaviour = () => 200;
+        second = await spawnApiRuntime(env);
+        const delivered = await local.waitFor(2, forTicket(created.id, '/new-a'), 60_000);
+        expect(delivered[1]!.headers['webhook-id']).toBe(failed[0]!.headers['webhook-id']);
+        // Each attempt is recorded just after the receiver answers it.
+        const restarted = clientFor(second.url);
+        const logged = async (id: string) => (await restarted.call('GET', `/api/webhook-deliveries/${id}/`)).body;
+        await expect
+          .poll(() => logged(firstId), { timeout: 10_000, interval: 100 })
+          .toMatchObject({ status: 'delivered', attempts: 2 });
+        // The other receiver's delivery too, whether or not the first runtime had tried it yet.
+        const other = firstId.replace(/_0$/, '_1');
+        await local.waitFor(1, (r) => forTicket(created.id, '/new-b')(r) && r.headers['webhook-id'] === other, 60_000);
+        await expect
+          .poll(async () => (await logged(other)).status, { timeout: 10_000, interval: 100 })
+          .toBe('delivered');
+      } catch (error) {
+        console.log(`first runtime:\n${firstOutput()}\nsecond runtime:\n${second?.output()}`);
+        throw error;
+      } finally {
+        await first?.stop();
+        await second?.stop();
+        await local.stop();
+      }
+    },
+  );
 });
 
 describe('settings', () => {
@@ -390,7 +492,9 @@ describe('settings', () => {
     ['http://metadata.google.internal/x', /metadata host/],
     ['http://[fe80::1]/x', /link-local/],
   ])('refuses to start with %s as a receiver', async (url, reason) => {
-    const failed = await spawnApiRuntime(runtimeEnv('http://127.0.0.1:9', { HELPDESK_NEW_TICKET_WEBHOOK_URLS: `http://ok.example/a, ${url}` })).then(
+    const failed = await spawnApiRuntime(
+      runtimeEnv('http://127.0.0.1:9', { HELPDESK_NEW_TICKET_WEBHOOK_URLS: `http://ok.example/a, ${url}` }),
+    ).then(
       async (r) => {
         await r.stop();
         return undefined;

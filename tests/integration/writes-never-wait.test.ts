@@ -61,7 +61,9 @@ describe('writes never wait for the stream consumer', () => {
       const created = await api.createTicket({ title: 'created while the consumer is behind' });
       expect(created.status).toBe(201);
       expect((await api.call('GET', `/api/tickets/${created.body.id}/`)).status).toBe(200);
-      const followup = await api.call('POST', '/api/followups/', { json: { ticket: created.body.id, title: 'meanwhile', comment: 'no wait' } });
+      const followup = await api.call('POST', '/api/followups/', {
+        json: { ticket: created.body.id, title: 'meanwhile', comment: 'no wait' },
+      });
       expect(followup.status).toBe(201);
       // The count is the consumer's: nothing of the held batch is applied yet.
       expect(await count()).toBe(before);

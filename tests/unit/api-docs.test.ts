@@ -19,16 +19,30 @@ describe('docs/api.md', () => {
     expect(lines).toHaveLength(routes.length);
     expect(lines).toContain('| GET | `/api/tickets/` | staff | List tickets with their followups and attachments |');
     expect(lines).toContain('| GET | `/api/openapi.json` | any user | This OpenAPI document |');
-    expect(lines.filter((line) => line.includes('| superuser |')).length).toBe(routes.filter((r) => r.permission === 'superuser').length);
+    expect(lines.filter((line) => line.includes('| superuser |')).length).toBe(
+      routes.filter((r) => r.permission === 'superuser').length,
+    );
   });
 });
 
 describe('the generator', () => {
-  const route: Route = { method: 'GET', path: '/api/things', handler: 'things/list', permission: 'staff', table: [], files: [] };
-  const described = (summary: string): Route => ({ ...route, doc: { tag: 'Tickets', summary, success: { status: 200, description: 'Things.' } } });
+  const route: Route = {
+    method: 'GET',
+    path: '/api/things',
+    handler: 'things/list',
+    permission: 'staff',
+    table: [],
+    files: [],
+  };
+  const described = (summary: string): Route => ({
+    ...route,
+    doc: { tag: 'Tickets', summary, success: { status: 200, description: 'Things.' } },
+  });
 
   it('escapes a summary that would break the table', () => {
-    expect(routeTable([described('Things | and\nmore')])).toContain('| GET | `/api/things/` | staff | Things \\| and more |');
+    expect(routeTable([described('Things | and\nmore')])).toContain(
+      '| GET | `/api/things/` | staff | Things \\| and more |',
+    );
   });
 
   it('refuses a route without a description', () => {

@@ -20,7 +20,10 @@ describe('parseBasicAuthorization', () => {
   });
 
   it('splits at the first colon', () => {
-    expect(parseBasicAuthorization(`Basic ${b64('user:pa:ss:word')}`)).toEqual({ username: 'user', password: 'pa:ss:word' });
+    expect(parseBasicAuthorization(`Basic ${b64('user:pa:ss:word')}`)).toEqual({
+      username: 'user',
+      password: 'pa:ss:word',
+    });
     expect(parseBasicAuthorization(`Basic ${b64(':')}`)).toEqual({ username: '', password: '' });
   });
 
@@ -55,7 +58,9 @@ describe('parseBasicAuthorization', () => {
 
   it('not base64: not correctly base64 encoded', () => {
     for (const header of ['Basic !!!!', 'Basic abc*', 'Basic a', 'Basic YWRtaW46c2VjcmV0=x', 'Basic YWRtaW46cGFzcw']) {
-      expect(failure(header).body, header).toEqual({ detail: 'Invalid basic header. Credentials not correctly base64 encoded.' });
+      expect(failure(header).body, header).toEqual({
+        detail: 'Invalid basic header. Credentials not correctly base64 encoded.',
+      });
     }
   });
 

@@ -32,11 +32,15 @@ afterAll(() => aws.close());
 describe('awsJsonCall', () => {
   it('posts the input to the service, signed for the region, with its target and JSON version', async () => {
     aws.replies = [{ status: 200, body: '{"SecretString":"s3cret"}' }];
-    expect(await awsJsonCall('secretsmanager', 'GetSecretValue', { SecretId: 'arn' })).toEqual({ SecretString: 's3cret' });
+    expect(await awsJsonCall('secretsmanager', 'GetSecretValue', { SecretId: 'arn' })).toEqual({
+      SecretString: 's3cret',
+    });
     const [{ headers, body }] = seen as [Seen];
     expect(headers['x-amz-target']).toBe('secretsmanager.GetSecretValue');
     expect(headers['content-type']).toBe('application/x-amz-json-1.1');
-    expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request, /);
+    expect(headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request, /,
+    );
     expect(headers['x-amz-security-token']).toBe('session');
     expect(headers['user-agent']).toMatch(/^helpdesk-api ua\/2\.1 .* api\/secrets_manager/);
     expect(body).toEqual({ SecretId: 'arn' });
@@ -47,7 +51,13 @@ describe('awsJsonCall', () => {
     try {
       await awsJsonCall('sqs', 'SendMessage', { QueueUrl: 'q', MessageBody: 'm' });
       const [{ headers }] = seen as [Seen];
-      const aws4 = new AwsClient({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'session', service: 'sqs', region: 'eu-west-1' });
+      const aws4 = new AwsClient({
+        accessKeyId: 'AKIDEXAMPLE',
+        secretAccessKey: 'secret',
+        sessionToken: 'session',
+        service: 'sqs',
+        region: 'eu-west-1',
+      });
       const expected = await aws4.sign(endpoint, {
         method: 'POST',
         headers: {
@@ -69,24 +79,45 @@ describe('awsJsonCall', () => {
   it('tries again after a 5xx or a dropped connection, up to 3 attempts, with one invocation id', async () => {
     aws.replies = [{ status: 503 }, 'hang up', { status: 200, body: '{}' }];
     expect(await awsJsonCall('sqs', 'SendMessage', {})).toEqual({});
-    expect(seen.map((s) => s.headers['amz-sdk-request'])).toEqual(['attempt=1; max=3', 'attempt=2; max=3', 'attempt=3; max=3']);
+    expect(seen.map((s) => s.headers['amz-sdk-request'])).toEqual([
+      'attempt=1; max=3',
+      'attempt=2; max=3',
+      'attempt=3; max=3',
+    ]);
     expect(new Set(seen.map((s) => s.headers['amz-sdk-invocation-id'])).size).toBe(1);
 
     seen.length = 0;
     aws.replies = [{ status: 500 }, { status: 500 }, { status: 500 }];
-    await expect(awsJsonCall('sqs', 'SendMessage', {})).rejects.toMatchObject({ name: 'HTTP500', $metadata: { httpStatusCode: 500 } });
+    await expect(awsJsonCall('sqs', 'SendMessage', {})).rejects.toMatchObject({
+      name: 'HTTP500',
+      $metadata: { httpStatusCode: 500 },
+    });
     expect(seen).toHaveLength(3);
   });
 
   it("throws the service's error by name, without retrying a 4xx; one attempt when asked", async () => {
-    aws.replies = [{ status: 400, body: JSON.stringify({ __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' }) }];
+    aws.replies = [
+      {
+        status: 400,
+        body: JSON.stringify({
+          __type: 'com.amazonaws.sqs#QueueDoesNotExist',
+          message: 'The specified queue does not exist.',
+        }),
+      },
+    ];
     const error = await awsJsonCall('sqs', 'SendMessage', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AwsServiceError);
-    expect(error).toMatchObject({ name: 'QueueDoesNotExist', message: 'sqs SendMessage failed: QueueDoesNotExist: The specified queue does not exist.' });
+    expect(error).toMatchObject({
+      name: 'QueueDoesNotExist',
+      message: 'sqs SendMessage failed: QueueDoesNotExist: The specified queue does not exist.',
+    });
     expect(seen).toHaveLength(1);
 
     aws.replies = ['hang up'];
-    await expect(awsJsonCall('secretsmanager', 'GetSecretValue', {}, { attempts: 1 })).rejects.toMatchObject({ name: 'NetworkingError', code: 'ECONNRESET' });
+    await expect(awsJsonCall('secretsmanager', 'GetSecretValue', {}, { attempts: 1 })).rejects.toMatchObject({
+      name: 'NetworkingError',
+      code: 'ECONNRESET',
+    });
     expect(seen).toHaveLength(2);
   });
 });
@@ -99,6 +130,10 @@ describe('SQS', () => {
     expect(headers['x-amz-target']).toBe('AmazonSQS.SendMessage');
     expect(headers['content-type']).toBe('application/x-amz-json-1.0');
     expect(headers.authorization).toContain('/us-east-2/sqs/aws4_request');
-    expect(body).toEqual({ QueueUrl: 'https://sqs.us-east-2.amazonaws.com/123456789012/deliveries', MessageBody: '{"delivery":"d1"}', DelaySeconds: 60 });
+    expect(body).toEqual({
+      QueueUrl: 'https://sqs.us-east-2.amazonaws.com/123456789012/deliveries',
+      MessageBody: '{"delivery":"d1"}',
+      DelaySeconds: 60,
+    });
   });
 });

@@ -26,7 +26,10 @@ const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
 
 const aws = await startAwsStandIn();
 const { seen } = aws;
-const transport = { attemptMs: 2_000, agents: { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } };
+const transport = {
+  attemptMs: 2_000,
+  agents: { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+};
 
 const endpoint = aws.endpoint;
 afterAll(() => aws.close());
@@ -39,7 +42,11 @@ beforeEach(() => {
 /** A strategy that records what it is told of each failure and never retries. */
 function recording(): { strategy: RetryStrategy; told: RetryErrorType[] } {
   const told: RetryErrorType[] = [];
-  const token: Awaited<ReturnType<RetryStrategy['acquireInitialRetryToken']>> = { getRetryCount: () => 0, getRetryDelay: () => 0, getRetryCost: () => undefined };
+  const token: Awaited<ReturnType<RetryStrategy['acquireInitialRetryToken']>> = {
+    getRetryCount: () => 0,
+    getRetryDelay: () => 0,
+    getRetryCost: () => undefined,
+  };
   const strategy: RetryStrategy = {
     acquireInitialRetryToken: () => Promise.resolve(token),
     refreshRetryTokenForRetry: (_token, info) => {
@@ -64,14 +71,24 @@ const clients = {
     return () => client.send(new Sdk.GetItemCommand({ TableName: 't', Key: { PK: { S: 'a' } } }));
   },
   ours(strategy: RetryStrategy = new StandardRetryStrategy(DYNAMODB_RETRIES), fail?: () => Error, url = endpoint) {
-    const client = new DynamoDB(() => ({ endpoint: url, region: 'eu-west-1', retryStrategy: strategy, maxAttempts: DYNAMODB_RETRIES.maxAttempts, transport }));
+    const client = new DynamoDB(() => ({
+      endpoint: url,
+      region: 'eu-west-1',
+      retryStrategy: strategy,
+      maxAttempts: DYNAMODB_RETRIES.maxAttempts,
+      transport,
+    }));
     if (fail) client.intercept(() => Promise.reject(fail()), { eachAttempt: true });
     return () => client.send(new GetCommand({ TableName: 't', Key: { PK: 'a' } }));
   },
 };
 
 /** What each client's strategy is told of the failure of one call. */
-async function classified(answer: Reply | undefined, fail?: () => Error, url?: string): Promise<{ sdk: RetryErrorType[]; ours: RetryErrorType[] }> {
+async function classified(
+  answer: Reply | undefined,
+  fail?: () => Error,
+  url?: string,
+): Promise<{ sdk: RetryErrorType[]; ours: RetryErrorType[] }> {
   const result = { sdk: [] as RetryErrorType[], ours: [] as RetryErrorType[] };
   for (const which of ['sdk', 'ours'] as const) {
     const { strategy, told } = recording();
@@ -90,32 +107,65 @@ const MODELED = Object.entries(Sdk)
   .map(([name]) => name);
 
 const ANSWERS: [string, Reply][] = [
-  ...MODELED.map((name): [string, Reply] => [name, { status: name === 'InternalServerError' ? 500 : 400, body: typed(name) }]),
+  ...MODELED.map((name): [string, Reply] => [
+    name,
+    { status: name === 'InternalServerError' ? 500 : 400, body: typed(name) },
+  ]),
   ['a 500 without a body the service wrote', { status: 500, body: '<html>oops</html>' }],
   ['502', { status: 502, body: '' }],
   ['503', { status: 503, body: typed('ServiceUnavailable') }],
   ['504', { status: 504, body: '' }],
   ['501', { status: 501, body: '' }],
   ['429 without a name', { status: 429, body: '' }],
-  ['a signature that expired', { status: 400, body: typed('InvalidSignatureException', 'Signature expired: 20260101T000000Z is now earlier than ...') }],
-  ['a signature that does not match', { status: 400, body: typed('InvalidSignatureException', 'The request signature we calculated does not match') }],
+  [
+    'a signature that expired',
+    {
+      status: 400,
+      body: typed('InvalidSignatureException', 'Signature expired: 20260101T000000Z is now earlier than ...'),
+    },
+  ],
+  [
+    'a signature that does not match',
+    { status: 400, body: typed('InvalidSignatureException', 'The request signature we calculated does not match') },
+  ],
   ['AccessDeniedException', { status: 400, body: typed('AccessDeniedException') }],
   ['UnrecognizedClientException', { status: 400, body: typed('UnrecognizedClientException') }],
   ['ValidationException', { status: 400, body: typed('ValidationException') }],
   ['RequestTimeout', { status: 400, body: typed('RequestTimeout') }],
 ];
 
-const networkError = (code: string, message = `connect ${code}`) => () => Object.assign(new Error(message), { code });
+const networkError =
+  (code: string, message = `connect ${code}`) =>
+  () =>
+    Object.assign(new Error(message), { code });
 const FAILURES: [string, () => Error][] = [
-  ...['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED', 'EPROTO'].map(
-    (code): [string, () => Error] => [code, networkError(code)],
-  ),
+  ...[
+    'ECONNRESET',
+    'ECONNREFUSED',
+    'EPIPE',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'ECONNABORTED',
+    'EPROTO',
+  ].map((code): [string, () => Error] => [code, networkError(code)]),
   ['a TimeoutError', () => Object.assign(new Error('Connection timed out after 2000 ms'), { name: 'TimeoutError' })],
   ['an AbortError', () => Object.assign(new Error('aborted'), { name: 'AbortError' })],
-  ['an error whose cause is a dropped connection', () => new TypeError('fetch failed', { cause: networkError('ECONNRESET')() })],
+  [
+    'an error whose cause is a dropped connection',
+    () => new TypeError('fetch failed', { cause: networkError('ECONNRESET')() }),
+  ],
   ['an error whose cause is a DNS failure', () => new Error('wrapped', { cause: networkError('EAI_AGAIN')() })],
   ['an error with a retryable trait', () => Object.assign(new Error('x'), { $retryable: {} })],
-  ['an HTTP/2 stream refused', () => Object.assign(new Error('Stream closed with error code NGHTTP2_REFUSED_STREAM'), { code: 'ERR_HTTP2_STREAM_ERROR' })],
+  [
+    'an HTTP/2 stream refused',
+    () =>
+      Object.assign(new Error('Stream closed with error code NGHTTP2_REFUSED_STREAM'), {
+        code: 'ERR_HTTP2_STREAM_ERROR',
+      }),
+  ],
   ['a plain Error', () => new Error('something else')],
 ];
 
@@ -132,18 +182,23 @@ describe('error classification, against the SDK client', () => {
     expect(ours).toEqual(sdk);
   });
 
-  it('a real connection refused (a closed port), and DNS and routing failures are retried (today, not a 500 on the first try)', async () => {
-    const closed = createServer();
-    await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
-    const url = `http://127.0.0.1:${(closed.address() as { port: number }).port}`;
-    await new Promise((done) => closed.close(done));
-    const { sdk, ours } = await classified(undefined, undefined, url);
-    expect(ours).toEqual(sdk);
-    expect(ours).toEqual(['TRANSIENT']);
-    for (const code of ['EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']) {
-      expect((await classified(undefined, networkError(code))).ours, code).toEqual(['TRANSIENT']);
-    }
-  });
+  it(
+    'a real connection refused (a closed port), and DNS and routing failures ' +
+      'are retried (today, not a 500 on ' +
+      'the first try)',
+    async () => {
+      const closed = createServer();
+      await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
+      const url = `http://127.0.0.1:${(closed.address() as { port: number }).port}`;
+      await new Promise((done) => closed.close(done));
+      const { sdk, ours } = await classified(undefined, undefined, url);
+      expect(ours).toEqual(sdk);
+      expect(ours).toEqual(['TRANSIENT']);
+      for (const code of ['EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']) {
+        expect((await classified(undefined, networkError(code))).ours, code).toEqual(['TRANSIENT']);
+      }
+    },
+  );
 
   it('every modeled error was in the table (a new one in the SDK is compared too)', () => {
     expect(MODELED).toContain('ReplicatedWriteConflictException');
@@ -161,21 +216,24 @@ describe("the SDK's retry strategy", () => {
     expect(strategy).toBeInstanceOf(StandardRetryStrategy);
   });
 
-  it('a brownout (every answer a 500) costs as many requests as with the SDK client: the retry budget runs out', async () => {
-    aws.always = { status: 500, body: typed('InternalServerError') };
-    const calls = 15;
-    const requests = { sdk: 0, ours: 0 };
-    for (const which of ['sdk', 'ours'] as const) {
-      seen.length = 0;
-      const call = which === 'sdk' ? clients.sdk() : clients.ours();
-      for (let i = 0; i < calls; i++) await call().catch(() => undefined);
-      requests[which] = seen.length;
-    }
-    expect(requests.ours).toBe(requests.sdk);
-    // Not 4 attempts each (60): once the budget is spent, a failing call is tried once.
-    expect(requests.ours).toBeLessThan(calls * DYNAMODB_RETRIES.maxAttempts);
-    expect(requests.ours).toBeGreaterThan(calls);
-  });
+  it(
+    'a brownout (every answer a 500) costs as many requests as with the SDK ' + 'client: the retry budget runs out',
+    async () => {
+      aws.always = { status: 500, body: typed('InternalServerError') };
+      const calls = 15;
+      const requests = { sdk: 0, ours: 0 };
+      for (const which of ['sdk', 'ours'] as const) {
+        seen.length = 0;
+        const call = which === 'sdk' ? clients.sdk() : clients.ours();
+        for (let i = 0; i < calls; i++) await call().catch(() => undefined);
+        requests[which] = seen.length;
+      }
+      expect(requests.ours).toBe(requests.sdk);
+      // Not 4 attempts each (60): once the budget is spent, a failing call is tried once.
+      expect(requests.ours).toBeLessThan(calls * DYNAMODB_RETRIES.maxAttempts);
+      expect(requests.ours).toBeGreaterThan(calls);
+    },
+  );
 });
 
 describe('clock skew, against the SDK client', () => {
@@ -184,11 +242,18 @@ describe('clock skew, against the SDK client', () => {
   function skewedReplys() {
     const serverNow = new Date(Date.now() + skewMs).toUTCString();
     aws.replies = [
-      { status: 400, body: typed('InvalidSignatureException', 'Signature not yet current: 20261127T100000Z is still later than ...'), headers: { date: serverNow } },
+      {
+        status: 400,
+        body: typed('InvalidSignatureException', 'Signature not yet current: 20261127T100000Z is still later than ...'),
+        headers: { date: serverNow },
+      },
       { status: 200, body: {}, headers: { date: serverNow } },
     ];
   }
-  const signedAt = (headers: IncomingHttpHeaders) => Date.parse(String(headers['x-amz-date']).replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+  const signedAt = (headers: IncomingHttpHeaders) =>
+    Date.parse(
+      String(headers['x-amz-date']).replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'),
+    );
 
   it('the offset is taken from Date and the call signed again at the corrected time, by both', async () => {
     const offsets: Record<string, number[]> = {};
@@ -204,7 +269,10 @@ describe('clock skew, against the SDK client', () => {
   });
 
   it('a signature refused while the clocks agree is not retried, by either', async () => {
-    const { ours, sdk } = await classified({ status: 400, body: typed('InvalidSignatureException', 'Signature not yet current') });
+    const { ours, sdk } = await classified({
+      status: 400,
+      body: typed('InvalidSignatureException', 'Signature not yet current'),
+    });
     expect(ours).toEqual(sdk);
     expect(ours).toEqual(['CLIENT_ERROR']);
   });

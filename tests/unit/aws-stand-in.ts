@@ -33,7 +33,11 @@ export async function startAwsStandIn(): Promise<AwsStandIn> {
       stand.seen.push({ path: request.url ?? '', headers: request.headers, body });
       const reply = stand.always ?? stand.replies.shift() ?? stand.answer?.(body) ?? { status: 200, body: {} };
       if (reply === 'hang up') return request.socket.destroy();
-      response.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${stand.seen.length}`, ...reply.headers });
+      response.writeHead(reply.status, {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amzn-requestid': `req-${stand.seen.length}`,
+        ...reply.headers,
+      });
       response.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {}));
     });
   });

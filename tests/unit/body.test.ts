@@ -4,7 +4,14 @@ import { jsonDepth, parseBody } from '../../shared/middleware/body';
 import type { HttpEvent } from '../../shared/middleware/http';
 
 function event(contentType: string | undefined, body: string | Buffer | undefined, base64 = false): HttpEvent {
-  const text = body === undefined ? undefined : Buffer.isBuffer(body) ? body.toString('base64') : base64 ? Buffer.from(body).toString('base64') : body;
+  const text =
+    body === undefined
+      ? undefined
+      : Buffer.isBuffer(body)
+        ? body.toString('base64')
+        : base64
+          ? Buffer.from(body).toString('base64')
+          : body;
   return {
     version: '2.0',
     routeKey: 'POST /api/tickets',
@@ -39,7 +46,10 @@ async function failure(promise: Promise<unknown>): Promise<HttpError> {
 }
 
 const BOUNDARY = '----vitestBoundary7MA4YWxk';
-function multipart(parts: { name: string; value: string | Buffer; filename?: string; type?: string }[], boundary = BOUNDARY): Buffer {
+function multipart(
+  parts: { name: string; value: string | Buffer; filename?: string; type?: string }[],
+  boundary = BOUNDARY,
+): Buffer {
   const chunks: Buffer[] = [];
   for (const p of parts) {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"`;
@@ -120,7 +130,9 @@ describe('parseBody: JSON', () => {
 
 describe('parseBody: urlencoded', () => {
   it('parses fields as strings, repeated names as arrays', async () => {
-    const parsed = await parseBody(event('application/x-www-form-urlencoded', 'queue=1&title=Hello+world&tag=a&tag=b&empty=&e=%C3%A9'));
+    const parsed = await parseBody(
+      event('application/x-www-form-urlencoded', 'queue=1&title=Hello+world&tag=a&tag=b&empty=&e=%C3%A9'),
+    );
     expect(parsed).toEqual({
       kind: 'form',
       data: { queue: '1', title: 'Hello world', tag: ['a', 'b'], empty: '', e: 'é' },
@@ -128,15 +140,21 @@ describe('parseBody: urlencoded', () => {
     });
   });
 
-  it('takes a field repeated 100,000 times (copying the list at each repeat, 5·10^9 copies, outran the test timeout)', async () => {
-    const body = Array.from({ length: 100_000 }, (_, i) => `title=${i}`).join('&');
-    const parsed = await parseBody(event('application/x-www-form-urlencoded', body));
-    expect((parsed.data.title as string[]).length).toBe(100_000);
-    expect((parsed.data.title as string[])[99_999]).toBe('99999');
-  });
+  it(
+    'takes a field repeated 100,000 times (copying the list at each repeat, ' +
+      '5·10^9 copies, outran the test timeout)',
+    async () => {
+      const body = Array.from({ length: 100_000 }, (_, i) => `title=${i}`).join('&');
+      const parsed = await parseBody(event('application/x-www-form-urlencoded', body));
+      expect((parsed.data.title as string[]).length).toBe(100_000);
+      expect((parsed.data.title as string[])[99_999]).toBe('99999');
+    },
+  );
 
   it('accepts a charset parameter', async () => {
-    expect((await parseBody(event('application/x-www-form-urlencoded; charset=UTF-8', 'a=1'))).data).toEqual({ a: '1' });
+    expect((await parseBody(event('application/x-www-form-urlencoded; charset=UTF-8', 'a=1'))).data).toEqual({
+      a: '1',
+    });
   });
 });
 
@@ -164,14 +182,20 @@ describe('parseBody: multipart', () => {
   });
 
   it('keeps empty files (validation refuses them later) and sanitises file names', async () => {
-    const body = multipart([{ name: 'attachment', value: '', filename: '../../etc/passwd', type: 'application/octet-stream' }]);
+    const body = multipart([
+      { name: 'attachment', value: '', filename: '../../etc/passwd', type: 'application/octet-stream' },
+    ]);
     const parsed = await parseBody(event(type, body));
     expect(parsed.files).toHaveLength(1);
-    expect(parsed.files[0]).toMatchObject({ field: 'attachment', filename: 'passwd', contentType: 'application/octet-stream' });
+    expect(parsed.files[0]).toMatchObject({
+      field: 'attachment',
+      filename: 'passwd',
+      contentType: 'application/octet-stream',
+    });
     expect(parsed.files[0]!.data.length).toBe(0);
   });
 
-  it('the part\'s own Content-Type wins; without one the type is guessed from the name', async () => {
+  it("the part's own Content-Type wins; without one the type is guessed from the name", async () => {
     const body = multipart([
       { name: 'blob', value: 'raw field', type: 'application/octet-stream' },
       { name: 'f', value: 'x', filename: 'pixel.png', type: 'text/plain' },

@@ -44,7 +44,12 @@ describe('route facts in the bundles', () => {
     // Before any storage call: a JSON route refuses an HTML-only Accept (406), a page route does not
     // (it goes on to authentication: 401), and a GET's 405-style Allow is the path's.
     const answer = (file: string, path: string, accept: string) =>
-      JSON.parse(runBundle(file, `const r = await m.handler(${eventSource(path, accept)}, { awsRequestId: 'r' }); console.log(JSON.stringify(r.statusCode))`));
+      JSON.parse(
+        runBundle(
+          file,
+          `const r = await m.handler(${eventSource(path, accept)}, { awsRequestId: 'r' }); console.log(JSON.stringify(r.statusCode))`,
+        ),
+      );
     expect(answer(get, '/api/tickets/1', 'text/html')).toBe(406);
     expect(answer(docs, '/api/docs', 'text/html')).toBe(401);
   }, 120_000);
@@ -53,12 +58,15 @@ describe('route facts in the bundles', () => {
     const get = await bundle('tickets/get');
     // A stand-in DynamoDB that knows no user: Basic credentials are looked up (GetItem), the failure
     // counted (UpdateItem), and the answer is 401: a whole SDK round trip, in and out.
-    const code = `
+    const code =
+      `
       const { createServer } = await import('node:http');
       const targets = [];
       const server = createServer((req, res) => {
         req.resume();
-        req.on('end', () => { targets.push(req.headers['x-amz-target']); res.setHeader('content-type', 'application/x-amz-json-1.0'); res.end('{}'); });
+        req.on('end', () => { targets.push(req.headers['x-amz-target']); ` +
+      `res.setHeader('content-type', 'application/x-amz-json-1.0'); ` +
+      `res.end('{}'); });
       });
       await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
       process.env.AWS_ENDPOINT_URL_DYNAMODB = 'http://127.0.0.1:' + server.address().port;
@@ -77,37 +85,49 @@ describe('route facts in the bundles', () => {
 });
 
 describe('the OpenAPI template in its bundle', () => {
-  it('the openapi function carries the template compressed, not the route table, and it gives the same document', async () => {
-    const openapi = await bundle('api/openapi');
-    expect(readFileSync(openapi, 'utf8')).not.toContain('List tickets with their followups');
-    // The template module and the document's last step, bundled with the openapi function's constants.
-    const { build } = await import('esbuild');
-    const outfile = join(dir, 'openapi-document.mjs');
-    await build({
-      stdin: {
-        contents: `import { openApiTemplate } from './shared/api/openapi-template'; import { finishOpenApi } from './shared/api/openapi-document';
-          console.log(JSON.stringify(finishOpenApi(openApiTemplate, { customFields: JSON.parse(process.argv[2]), authenticationClasses: ['token', 'basic'] })));`,
-        resolveDir: join(import.meta.dirname, '../..'),
-        loader: 'ts',
-      },
-      outfile,
-      bundle: true,
-      logLevel: 'error',
-      define: bundleDefines('api/openapi'),
-      ...BUNDLE_SETTINGS,
-      mainFields: [...BUNDLE_SETTINGS.mainFields],
-      external: [...BUNDLE_SETTINGS.external],
-      banner: { js: BUNDLE_SETTINGS.banner },
-    });
-    expect(readFileSync(outfile, 'utf8')).not.toContain('List tickets with their followups');
-    const defs = [
-      { name: 'region', label: 'Region', data_type: 'list', list_values: ['EU', 'US'], required: true, ordering: 2 },
-      { name: 'seats', label: 'Seats', data_type: 'integer', list_values: [], required: false, ordering: 1 },
-    ];
-    const run = spawnSync(process.execPath, [outfile, JSON.stringify(defs)], { encoding: 'utf8', timeout: 60_000 });
-    expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toEqual(buildOpenApi({ customFields: defs as never, authenticationClasses: ['token', 'basic'] }));
-  }, 120_000);
+  it(
+    'the openapi function carries the template compressed, not the route table, ' + 'and it gives the same document',
+    async () => {
+      const openapi = await bundle('api/openapi');
+      expect(readFileSync(openapi, 'utf8')).not.toContain('List tickets with their followups');
+      // The template module and the document's last step, bundled with the openapi function's constants.
+      const { build } = await import('esbuild');
+      const outfile = join(dir, 'openapi-document.mjs');
+      await build({
+        stdin: {
+          contents:
+            `import { openApiTemplate } from './shared/api/openapi-template'; import ` +
+            `{ finishOpenApi } from ` +
+            `'./shared/api/openapi-document';
+          console.log(JSON.stringify(finishOpenApi(openApiTemplate, { customFields: ` +
+            `JSON.parse(process.argv[2]), ` +
+            `authenticationClasses: ` +
+            `['token', 'basic'] })));`,
+          resolveDir: join(import.meta.dirname, '../..'),
+          loader: 'ts',
+        },
+        outfile,
+        bundle: true,
+        logLevel: 'error',
+        define: bundleDefines('api/openapi'),
+        ...BUNDLE_SETTINGS,
+        mainFields: [...BUNDLE_SETTINGS.mainFields],
+        external: [...BUNDLE_SETTINGS.external],
+        banner: { js: BUNDLE_SETTINGS.banner },
+      });
+      expect(readFileSync(outfile, 'utf8')).not.toContain('List tickets with their followups');
+      const defs = [
+        { name: 'region', label: 'Region', data_type: 'list', list_values: ['EU', 'US'], required: true, ordering: 2 },
+        { name: 'seats', label: 'Seats', data_type: 'integer', list_values: [], required: false, ordering: 1 },
+      ];
+      const run = spawnSync(process.execPath, [outfile, JSON.stringify(defs)], { encoding: 'utf8', timeout: 60_000 });
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual(
+        buildOpenApi({ customFields: defs as never, authenticationClasses: ['token', 'basic'] }),
+      );
+    },
+    120_000,
+  );
 });
 
 /** Source of an API Gateway (HTTP API) event for `GET path` without credentials. */
@@ -118,7 +138,13 @@ function eventSource(path: string, accept: string): string {
     rawPath: path,
     rawQueryString: '',
     headers: { accept, host: 'example.com' },
-    requestContext: { http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '10.0.0.1', userAgent: 'test' }, requestId: 'r', routeKey: `GET ${path}`, stage: '$default', timeEpoch: 0 },
+    requestContext: {
+      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '10.0.0.1', userAgent: 'test' },
+      requestId: 'r',
+      routeKey: `GET ${path}`,
+      stage: '$default',
+      timeEpoch: 0,
+    },
     isBase64Encoded: false,
   });
 }
@@ -153,21 +179,29 @@ function runScript(source: string): string {
 }
 
 describe('every deployed function is measured', () => {
-  it('the benchmark bundles every function the stacks make, workers too, and mail/send holds no SMTP client', async () => {
-    const { deployedHandlers } = await import('../../bench/bundles');
-    const measured = new Set(deployedHandlers().map((h) => h.handler));
-    // Every `handler: '...'` the infra passes to helpdeskFunction (a route's comes from the route table).
-    const infraFolder = new URL('../../infra/', import.meta.url);
-    const infra = readdirSync(infraFolder)
-      .filter((file) => file.endsWith('.ts'))
-      .flatMap((file) => [...readFileSync(new URL(file, infraFolder), 'utf8').matchAll(/handler: '([\w-]+\/[\w/-]+)'/g)].map((m) => m[1]!));
-    expect(infra.length).toBeGreaterThan(6);
-    for (const handler of infra) expect(measured, handler).toContain(handler);
+  it(
+    'the benchmark bundles every function the stacks make, workers too, and ' + 'mail/send holds no SMTP client',
+    async () => {
+      const { deployedHandlers } = await import('../../bench/bundles');
+      const measured = new Set(deployedHandlers().map((h) => h.handler));
+      // Every `handler: '...'` the infra passes to helpdeskFunction (a route's comes from the route table).
+      const infraFolder = new URL('../../infra/', import.meta.url);
+      const infra = readdirSync(infraFolder)
+        .filter((file) => file.endsWith('.ts'))
+        .flatMap((file) =>
+          [...readFileSync(new URL(file, infraFolder), 'utf8').matchAll(/handler: '([\w-]+\/[\w/-]+)'/g)].map(
+            (m) => m[1]!,
+          ),
+        );
+      expect(infra.length).toBeGreaterThan(6);
+      for (const handler of infra) expect(measured, handler).toContain(handler);
 
-    const send = await bundle('mail/send');
-    // nodemailer's SMTP client (a string of its connection code): only the local runtime sends by SMTP.
-    expect(readFileSync(send, 'utf8')).not.toContain('Greeting never received');
-    const { bundleBudget } = await import('../../bench/report');
-    expect(statSync(send).size).toBeLessThanOrEqual(bundleBudget({ route: false, handler: 'mail/send' }));
-  }, 120_000);
+      const send = await bundle('mail/send');
+      // nodemailer's SMTP client (a string of its connection code): only the local runtime sends by SMTP.
+      expect(readFileSync(send, 'utf8')).not.toContain('Greeting never received');
+      const { bundleBudget } = await import('../../bench/report');
+      expect(statSync(send).size).toBeLessThanOrEqual(bundleBudget({ route: false, handler: 'mail/send' }));
+    },
+    120_000,
+  );
 });

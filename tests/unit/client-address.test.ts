@@ -15,7 +15,17 @@ describe('parseViewerAddress (CloudFront-Viewer-Address: "ip:port")', () => {
   });
 
   it('is undefined for anything that is not an address and a port', () => {
-    for (const value of [undefined, '', '198.51.100.10', '198.51.100.10:', 'example.com:443', '198.51.100.300:1', '1.2.3.4:443, 5.6.7.8', ':443', '1.2.3.4:http']) {
+    for (const value of [
+      undefined,
+      '',
+      '198.51.100.10',
+      '198.51.100.10:',
+      'example.com:443',
+      '198.51.100.300:1',
+      '1.2.3.4:443, 5.6.7.8',
+      ':443',
+      '1.2.3.4:http',
+    ]) {
       expect(parseViewerAddress(value), String(value)).toBeUndefined();
     }
   });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { allowedOrigin, corsAllowMethods, isPreflight, parseCorsOrigins, preflightHeaders, responseCorsHeaders } from '../../infra/cors';
+import {
+  allowedOrigin,
+  corsAllowMethods,
+  isPreflight,
+  parseCorsOrigins,
+  preflightHeaders,
+  responseCorsHeaders,
+} from '../../infra/cors';
 
 const ORIGINS = ['https://app.example.com', 'http://localhost:5173'];
 

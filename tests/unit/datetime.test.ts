@@ -56,7 +56,16 @@ describe('parseDateTime', () => {
   });
 
   it('rejects other formats', () => {
-    for (const bad of ['tomorrow', '', '2022-1-1', '22-01-01', '2022/01/01', '2022-01-01T10', '2022-01-01T10:00:00 UTC', '1700000000']) {
+    for (const bad of [
+      'tomorrow',
+      '',
+      '2022-1-1',
+      '22-01-01',
+      '2022/01/01',
+      '2022-01-01T10',
+      '2022-01-01T10:00:00 UTC',
+      '1700000000',
+    ]) {
       expect(parseDateTime(bad), bad).toBeNull();
     }
   });
@@ -66,7 +75,7 @@ describe('parseDateTime', () => {
     expect(parseDateTime('0001-01-01T00:00:00Z')).toBe('0001-01-01T00:00:00.000000Z');
   });
 
-  it('has upstream\'s message', () => {
+  it("has upstream's message", () => {
     expect(DATE_TIME_FORMAT_MESSAGE).toBe(
       'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
     );

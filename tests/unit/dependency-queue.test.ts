@@ -59,24 +59,30 @@ afterAll(async () => {
   await new Promise((closed) => server.close(closed));
 });
 
-it('calls queued for sockets longer than the timeout all succeed: only time on the wire counts', { timeout: 30_000 }, async () => {
-  const { dynamo } = await import('../../shared/aws/clients');
-  const { GetCommand } = await import('../../shared/aws/dynamodb');
-  const calls = 300; // six times the client's sockets
-  const results = Promise.allSettled(
-    Array.from({ length: calls }, (_, i) => dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: `k${i}`, SK: 'x' } }))),
-  );
-  // Every socket busy with a held call; the rest queue behind them.
-  await expect.poll(() => held.length, { timeout: 10_000 }).toBe(50);
-  const full = performance.now();
-  await expect.poll(() => performance.now() - full, { timeout: 2 * HOLD_MS, interval: 100 }).toBeGreaterThan(HOLD_MS);
-  released = true;
-  held.forEach((answer) => answer());
+it(
+  'calls queued for sockets longer than the timeout all succeed: only time on the wire counts',
+  { timeout: 30_000 },
+  async () => {
+    const { dynamo } = await import('../../shared/aws/clients');
+    const { GetCommand } = await import('../../shared/aws/dynamodb');
+    const calls = 300; // six times the client's sockets
+    const results = Promise.allSettled(
+      Array.from({ length: calls }, (_, i) =>
+        dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: `k${i}`, SK: 'x' } })),
+      ),
+    );
+    // Every socket busy with a held call; the rest queue behind them.
+    await expect.poll(() => held.length, { timeout: 10_000 }).toBe(50);
+    const full = performance.now();
+    await expect.poll(() => performance.now() - full, { timeout: 2 * HOLD_MS, interval: 100 }).toBeGreaterThan(HOLD_MS);
+    released = true;
+    held.forEach((answer) => answer());
 
-  const failed = (await results).filter((r) => r.status === 'rejected').map((r) => (r.reason as Error).name);
-  expect(failed).toEqual([]);
-  // They did wait: the sockets were all busy, and the other 250 reached the server only after the
-  // hold, over twice the timeout after they were sent.
-  expect(mostOpen).toBe(50);
-  expect(arrivedAfterRelease).toBe(calls - 50);
-});
+    const failed = (await results).filter((r) => r.status === 'rejected').map((r) => (r.reason as Error).name);
+    expect(failed).toEqual([]);
+    // They did wait: the sockets were all busy, and the other 250 reached the server only after the
+    // hold, over twice the timeout after they were sent.
+    expect(mostOpen).toBe(50);
+    expect(arrivedAfterRelease).toBe(calls - 50);
+  },
+);

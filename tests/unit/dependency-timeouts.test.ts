@@ -94,10 +94,16 @@ describe("AWS's timeouts", () => {
     expect(transport.attemptMs).toBe(2_000);
     // An attempt: the connection timer (half the attempt's time), then the inactivity timer.
     const attemptAtMost = transport.attemptMs * 1.5;
-    const dynamo = DYNAMODB_RETRIES.maxAttempts * attemptAtMost + (await longestBackoff(new StandardRetryStrategy(DYNAMODB_RETRIES), DYNAMODB_RETRIES.maxAttempts));
-    const awsJson = DEFAULT_MAX_ATTEMPTS * attemptAtMost + (await longestBackoff(new StandardRetryStrategy({ maxAttempts: DEFAULT_MAX_ATTEMPTS }), DEFAULT_MAX_ATTEMPTS));
+    const dynamo =
+      DYNAMODB_RETRIES.maxAttempts * attemptAtMost +
+      (await longestBackoff(new StandardRetryStrategy(DYNAMODB_RETRIES), DYNAMODB_RETRIES.maxAttempts));
+    const awsJson =
+      DEFAULT_MAX_ATTEMPTS * attemptAtMost +
+      (await longestBackoff(new StandardRetryStrategy({ maxAttempts: DEFAULT_MAX_ATTEMPTS }), DEFAULT_MAX_ATTEMPTS));
     // Connected at once, as to a hung endpoint (the common case): the comment in clients.ts says 8 s.
-    const dynamoConnected = DYNAMODB_RETRIES.maxAttempts * transport.attemptMs + (await longestBackoff(new StandardRetryStrategy(DYNAMODB_RETRIES), DYNAMODB_RETRIES.maxAttempts));
+    const dynamoConnected =
+      DYNAMODB_RETRIES.maxAttempts * transport.attemptMs +
+      (await longestBackoff(new StandardRetryStrategy(DYNAMODB_RETRIES), DYNAMODB_RETRIES.maxAttempts));
     expect(dynamoConnected).toBeLessThan(BUDGET_MS);
     expect(awsJson).toBeLessThan(BUDGET_MS);
     expect(S3_CALL_TIMEOUT_MS).toBeLessThan(BUDGET_MS);
@@ -121,9 +127,16 @@ async function failure(call: () => Promise<unknown>): Promise<{ error: Error; ms
  * server never closes one; fetch, which S3's calls use, may keep an aborted one). `expect` is the
  * test's own, as concurrent tests need for expect.poll.
  */
-async function expectConnections(service: keyof typeof silent, count: number, expect: ExpectStatic, { closed = true } = {}): Promise<void> {
+async function expectConnections(
+  service: keyof typeof silent,
+  count: number,
+  expect: ExpectStatic,
+  { closed = true } = {},
+): Promise<void> {
   const seen = silent[service];
-  await expect.poll(() => seen.accepted >= count && (!closed || seen.closed === seen.accepted), { timeout: 10_000 }).toBe(true);
+  await expect
+    .poll(() => seen.accepted >= count && (!closed || seen.closed === seen.accepted), { timeout: 10_000 })
+    .toBe(true);
   expect(seen.accepted).toBe(count);
 }
 
@@ -136,7 +149,9 @@ describe.concurrent('a dependency that never answers', () => {
   it('DynamoDB: a TimeoutError after 4 attempts, each on a connection of its own', async ({ expect }) => {
     const { dynamo } = await import('../../shared/aws/clients');
     const { GetCommand } = await import('../../shared/aws/dynamodb');
-    const { error, ms } = await failure(() => dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: 'x', SK: 'y' } })));
+    const { error, ms } = await failure(() =>
+      dynamo.send(new GetCommand({ TableName: 'helpdesk', Key: { PK: 'x', SK: 'y' } })),
+    );
     expect(error.name).toBe('TimeoutError');
     expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(4);
     expect(ms).toBeGreaterThanOrEqual(4 * ATTEMPT_MS - 5);
@@ -151,24 +166,33 @@ describe.concurrent('a dependency that never answers', () => {
     await expectConnections('s3', 1, expect, { closed: false });
   });
 
-  it("SQS: a TimeoutError after 3 attempts (the SDK's default), on the same timeouts as DynamoDB", async ({ expect }) => {
+  it("SQS: a TimeoutError after 3 attempts (the SDK's default), on the same timeouts as DynamoDB", async ({
+    expect,
+  }) => {
     const { sendMessage } = await import('../../shared/aws/sqs');
-    const { error, ms } = await failure(() => sendMessage('https://sqs.us-east-1.amazonaws.com/123456789012/deliveries', '{}'));
+    const { error, ms } = await failure(() =>
+      sendMessage('https://sqs.us-east-1.amazonaws.com/123456789012/deliveries', '{}'),
+    );
     expect(error.name).toBe('TimeoutError');
     expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(3);
     expect(ms).toBeGreaterThanOrEqual(3 * ATTEMPT_MS - 5);
     await expectConnections('sqs', 3, expect);
   });
 
-  it('Secrets Manager (the webhook secret): a TimeoutError after 3 attempts, on the same sockets and timeouts as DynamoDB', async ({ expect }) => {
-    const { webhookSecret } = await import('../../shared/webhooks/settings');
-    const { error, ms } = await failure(() => webhookSecret());
-    expect(error.name).toBe('TimeoutError');
-    expect(error.message).toMatch(/^secretsmanager GetSecretValue failed: /);
-    expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(3);
-    expect(ms).toBeGreaterThanOrEqual(3 * ATTEMPT_MS - 5);
-    await expectConnections('secrets', 3, expect);
-  });
+  it(
+    'Secrets Manager (the webhook secret): a TimeoutError after 3 attempts, ' +
+      'on the same sockets and timeouts as ' +
+      'DynamoDB',
+    async ({ expect }) => {
+      const { webhookSecret } = await import('../../shared/webhooks/settings');
+      const { error, ms } = await failure(() => webhookSecret());
+      expect(error.name).toBe('TimeoutError');
+      expect(error.message).toMatch(/^secretsmanager GetSecretValue failed: /);
+      expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(3);
+      expect(ms).toBeGreaterThanOrEqual(3 * ATTEMPT_MS - 5);
+      await expectConnections('secrets', 3, expect);
+    },
+  );
 
   it('both are answered as a retryable 503', async () => {
     const { errorResponse } = await import('../../shared/middleware');

@@ -12,7 +12,16 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const PAGE = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
 const TOP = ['shared', 'functions', 'infra', 'tests', 'cli', 'bench', 'scripts', 'docs', 'examples'];
 /** Files at the root the page may name (a bare `global-setup.ts` is a file named beside its folder). */
-const ROOT_FILES = ['README.md', 'package.json', 'vitest.config.ts', 'vitest.e2e.config.ts', 'eslint.config.js', 'tsconfig.json', 'cdk.json', 'redocly.yaml'];
+const ROOT_FILES = [
+  'README.md',
+  'package.json',
+  'vitest.config.ts',
+  'vitest.e2e.config.ts',
+  'eslint.config.js',
+  'tsconfig.json',
+  'cdk.json',
+  'redocly.yaml',
+];
 
 /** The repository paths the page names in code spans; a placeholder (`<resource>`) ends the part checked. */
 function namedPaths(text: string): string[] {
@@ -36,7 +45,9 @@ describe('docs/development.md, the map', () => {
 
   it('names every folder of functions/ and shared/', () => {
     const folders = ['functions', 'shared'].flatMap((top) =>
-      readdirSync(join(ROOT, top)).filter((name) => statSync(join(ROOT, top, name)).isDirectory()).map((name) => `${top}/${name}/`),
+      readdirSync(join(ROOT, top))
+        .filter((name) => statSync(join(ROOT, top, name)).isDirectory())
+        .map((name) => `${top}/${name}/`),
     );
     const missing = folders.filter((folder) => !PAGE.includes(`\`${folder}`));
     expect(missing).toEqual([]);
@@ -44,7 +55,10 @@ describe('docs/development.md, the map', () => {
 
   it('lists every construct that reads the table stream', () => {
     const readers = readdirSync(join(ROOT, 'infra'))
-      .filter((name) => name.endsWith('.ts') && readFileSync(join(ROOT, 'infra', name), 'utf8').includes('new DynamoEventSource('))
+      .filter(
+        (name) =>
+          name.endsWith('.ts') && readFileSync(join(ROOT, 'infra', name), 'utf8').includes('new DynamoEventSource('),
+      )
       .map((name) => `infra/${name}`);
     expect(readers.length).toBeGreaterThanOrEqual(3);
     const section = PAGE.slice(PAGE.indexOf('### The stream consumers'), PAGE.indexOf('### Recipes'));
@@ -53,7 +67,12 @@ describe('docs/development.md, the map', () => {
 });
 
 describe('the docs link only inside the repository, or to public addresses', () => {
-  const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  const files = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
   const links = files.flatMap((file) =>
     [...readFileSync(join(ROOT, file), 'utf8').matchAll(/\]\(([^)\s]+)\)/g)]
       .map((m) => m[1]!)
@@ -71,7 +90,11 @@ describe('the docs link only inside the repository, or to public addresses', () 
   });
 
   it('no doc names a file outside the repository', () => {
-    const outside = files.filter((file) => /\.\.\/shared\/(design|upstream-behaviour|style|toolchain)|upstream-behaviour\.md/.test(readFileSync(join(ROOT, file), 'utf8')));
+    const outside = files.filter((file) =>
+      /\.\.\/shared\/(design|upstream-behaviour|style|toolchain)|upstream-behaviour\.md/.test(
+        readFileSync(join(ROOT, file), 'utf8'),
+      ),
+    );
     expect(outside).toEqual([]);
   });
 });

@@ -27,24 +27,47 @@ const ticket: Ticket = {
   custom: {},
 };
 const followup = (body: Record<string, unknown>, on: Ticket = ticket) =>
-  planFollowup(parseFollowupBody(json({ ticket: on.id, title: 'x', ...body })), { ticket: on, userExists: true }, 1, NOW).ticketChanges;
+  planFollowup(
+    parseFollowupBody(json({ ticket: on.id, title: 'x', ...body })),
+    { ticket: on, userExists: true },
+    1,
+    NOW,
+  ).ticketChanges;
 
 describe('where a resolution comes from', () => {
   it('a private followup that resolves a ticket copies its comment as upstream does, marked private', () => {
-    expect(followup({ comment: 'the safe code is 1234', new_status: STATUS.RESOLVED, public: false })).toMatchObject({ resolution: 'the safe code is 1234', resolution_private: true });
-    expect(followup({ comment: 'Fixed it', new_status: STATUS.RESOLVED, public: true })).toMatchObject({ resolution: 'Fixed it', resolution_private: false });
+    expect(followup({ comment: 'the safe code is 1234', new_status: STATUS.RESOLVED, public: false })).toMatchObject({
+      resolution: 'the safe code is 1234',
+      resolution_private: true,
+    });
+    expect(followup({ comment: 'Fixed it', new_status: STATUS.RESOLVED, public: true })).toMatchObject({
+      resolution: 'Fixed it',
+      resolution_private: false,
+    });
   });
 
   it('any followup on a resolved ticket overwrites it, and says whose it is now', () => {
     const resolved = { ...ticket, status: STATUS.RESOLVED, resolution: 'Fixed it', resolution_private: false };
-    expect(followup({ comment: 'internal note' }, resolved)).toMatchObject({ resolution: 'internal note', resolution_private: true });
+    expect(followup({ comment: 'internal note' }, resolved)).toMatchObject({
+      resolution: 'internal note',
+      resolution_private: true,
+    });
     const privately = { ...resolved, resolution: 'internal note', resolution_private: true };
-    expect(followup({ comment: 'Done', public: true }, privately)).toMatchObject({ resolution: 'Done', resolution_private: false });
+    expect(followup({ comment: 'Done', public: true }, privately)).toMatchObject({
+      resolution: 'Done',
+      resolution_private: false,
+    });
   });
 
   it('a resolution staff write is public; the same text sent back keeps what it was', () => {
     const privately = { ...ticket, status: STATUS.RESOLVED, resolution: 'internal note', resolution_private: true };
-    const update = (data: Record<string, unknown>) => planTicketUpdate(parseTicketBody(json(data), 'partial', []), { queues: new Set([1]), users: new Map(), tickets: new Map() }, NOW, privately);
+    const update = (data: Record<string, unknown>) =>
+      planTicketUpdate(
+        parseTicketBody(json(data), 'partial', []),
+        { queues: new Set([1]), users: new Map(), tickets: new Map() },
+        NOW,
+        privately,
+      );
     expect(update({ resolution: 'Replaced the fuser' }).resolution_private).toBe(false);
     expect(update({ resolution: 'internal note' })).not.toHaveProperty('resolution_private');
     expect(update({ priority: 1 })).not.toHaveProperty('resolution_private');
@@ -71,16 +94,24 @@ describe("the environment's receivers' collection", () => {
       { id: 11, followup: 2 },
     ],
   };
-  const defs = [{ name: 'open', staff_only: false }, { name: 'internal', staff_only: true }];
+  const defs = [
+    { name: 'open', staff_only: false },
+    { name: 'internal', staff_only: true },
+  ];
 
-  it('leaves out private followups, their files, staff-only fields and a private resolution unless the operator includes them', () => {
-    const shown = disclosedCollection(collection, defs, false);
-    expect(shown.collection.followups.map((f) => f.id)).toEqual([1]);
-    expect(shown.collection.attachments.map((a) => a.id)).toEqual([10]);
-    expect(shown.collection.ticket.resolution).toBeNull();
-    expect(shown.defs.map((d) => d.name)).toEqual(['open']);
-    expect(disclosedCollection(collection, defs, true)).toEqual({ collection, defs });
-  });
+  it(
+    'leaves out private followups, their files, staff-only fields and a private ' +
+      'resolution unless the operator ' +
+      'includes them',
+    () => {
+      const shown = disclosedCollection(collection, defs, false);
+      expect(shown.collection.followups.map((f) => f.id)).toEqual([1]);
+      expect(shown.collection.attachments.map((a) => a.id)).toEqual([10]);
+      expect(shown.collection.ticket.resolution).toBeNull();
+      expect(shown.defs.map((d) => d.name)).toEqual(['open']);
+      expect(disclosedCollection(collection, defs, true)).toEqual({ collection, defs });
+    },
+  );
 });
 
 describe("subscriptions' events", () => {
@@ -106,20 +137,44 @@ describe("subscriptions' events", () => {
     expect(shown.data).toEqual({ id: 4, status: 3, resolution: null });
     expect(shown).not.toHaveProperty('private_fields');
     expect(JSON.stringify(shown)).not.toMatch(/1234|gold/);
-    const replacedPublic = disclosedEvent(updated({ changes: { resolution: { old: 'Fixed', new: 'the safe code is 1234' } }, private_fields: { before: [], after: ['resolution'] } }), [], false)!;
+    const replacedPublic = disclosedEvent(
+      updated({
+        changes: { resolution: { old: 'Fixed', new: 'the safe code is 1234' } },
+        private_fields: { before: [], after: ['resolution'] },
+      }),
+      [],
+      false,
+    )!;
     expect(replacedPublic.changes).toEqual({ resolution: { old: 'Fixed', new: null } });
-    const madePublic = disclosedEvent(updated({ changes: { resolution: { old: 'the safe code is 1234', new: 'Done' } }, data: { resolution: 'Done' }, private_fields: { before: ['resolution'], after: [] } }), [], false)!;
+    const madePublic = disclosedEvent(
+      updated({
+        changes: { resolution: { old: 'the safe code is 1234', new: 'Done' } },
+        data: { resolution: 'Done' },
+        private_fields: { before: ['resolution'], after: [] },
+      }),
+      [],
+      false,
+    )!;
     expect(madePublic.changes).toEqual({ resolution: { old: null, new: 'Done' } });
   });
 
   it('a deletion hides what the record held before', () => {
-    const deleted = disclosedEvent(updated({ event: 'ticket.deleted', private_fields: { before: ['resolution'], after: [] } }), [], false)!;
+    const deleted = disclosedEvent(
+      updated({ event: 'ticket.deleted', private_fields: { before: ['resolution'], after: [] } }),
+      [],
+      false,
+    )!;
     expect(deleted.data.resolution).toBeNull();
   });
 
   it('an update whose every visible change is hidden is not sent at all', () => {
-    expect(disclosedEvent(updated({ changes: { custom_tier: { old: null, new: 'gold' } } }), ['tier'], false)).toBeUndefined();
-    const privateToPrivate = updated({ changes: { resolution: { old: 'note one', new: 'note two' } }, private_fields: { before: ['resolution'], after: ['resolution'] } });
+    expect(
+      disclosedEvent(updated({ changes: { custom_tier: { old: null, new: 'gold' } } }), ['tier'], false),
+    ).toBeUndefined();
+    const privateToPrivate = updated({
+      changes: { resolution: { old: 'note one', new: 'note two' } },
+      private_fields: { before: ['resolution'], after: ['resolution'] },
+    });
     expect(disclosedEvent(privateToPrivate, [], false)).toBeUndefined();
     expect(disclosedEvent(privateToPrivate, [], true)).toBe(privateToPrivate);
   });

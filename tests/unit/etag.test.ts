@@ -13,7 +13,16 @@ import {
 } from '../../shared/domain/etag';
 
 const field = (name: string, extra: Partial<CustomFieldDefinition> = {}) =>
-  ({ name, key: `k-${name}`, label: name, help_text: '', data_type: 'varchar', max_length: 10, decimal_places: null, ...extra }) as CustomFieldDefinition;
+  ({
+    name,
+    key: `k-${name}`,
+    label: name,
+    help_text: '',
+    data_type: 'varchar',
+    max_length: 10,
+    decimal_places: null,
+    ...extra,
+  }) as CustomFieldDefinition;
 
 describe('parseETagList', () => {
   it('reads *, one tag, and lists of strong and weak tags', () => {

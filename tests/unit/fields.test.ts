@@ -194,8 +194,10 @@ describe('idField', () => {
 describe('booleanField', () => {
   const flag = booleanField();
   it('accepts DRF spellings', () => {
-    for (const raw of [true, 1, 'true', 'True', 'TRUE', 't', 'y', 'yes', 'on', '1']) expect(run(flag, raw)).toEqual({ ok: true });
-    for (const raw of [false, 0, 'false', 'False', 'f', 'n', 'no', 'off', '0']) expect(run(flag, raw)).toEqual({ ok: false });
+    for (const raw of [true, 1, 'true', 'True', 'TRUE', 't', 'y', 'yes', 'on', '1'])
+      expect(run(flag, raw)).toEqual({ ok: true });
+    for (const raw of [false, 0, 'false', 'False', 'f', 'n', 'no', 'off', '0'])
+      expect(run(flag, raw)).toEqual({ ok: false });
   });
   it('rejects others', () => {
     expect(run(flag, 'maybe')).toEqual({ errors: ['Must be a valid boolean.'] });
@@ -257,7 +259,12 @@ describe('validateFields', () => {
   };
 
   it('collects every error at once, in field order', () => {
-    const { values, errors } = validateFields(fields, { on_hold: 'x', status: 9, title: '', queue: 'abc' }, 'create', 'json');
+    const { values, errors } = validateFields(
+      fields,
+      { on_hold: 'x', status: 9, title: '', queue: 'abc' },
+      'create',
+      'json',
+    );
     expect(values).toEqual({});
     expect(Object.keys(errors)).toEqual(['queue', 'title', 'status', 'on_hold']);
     expect(errors).toEqual({
@@ -307,7 +314,7 @@ describe('validateFields', () => {
     expect(validateFields(fields, { on_hold: 'on' }, 'partial', 'form').values).toEqual({ on_hold: true });
   });
 
-  it('form: an empty required id field is null, as DRF\'s related fields read it', () => {
+  it("form: an empty required id field is null, as DRF's related fields read it", () => {
     expect(validateFields(fields, { queue: '', title: 'T' }, 'create', 'form').errors).toEqual({
       queue: ['This field may not be null.'],
     });

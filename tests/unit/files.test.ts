@@ -4,7 +4,9 @@ import { MAX_FILENAME_LENGTH, isHeaderSafe, mimeTypeOf, sanitiseFilename } from 
 describe('sanitiseFilename', () => {
   it('drops bidirectional controls, so a name shows as what it is (issue 13)', () => {
     expect(sanitiseFilename('invoice\u202Efdp.exe')).toBe('invoicefdp.exe');
-    expect(sanitiseFilename('\u2066a\u2067b\u2068c\u2069\u200E\u200F\u061Cd\u202A\u202B\u202C\u202D.txt')).toBe('abcd.txt');
+    expect(sanitiseFilename('\u2066a\u2067b\u2068c\u2069\u200E\u200F\u061Cd\u202A\u202B\u202C\u202D.txt')).toBe(
+      'abcd.txt',
+    );
   });
 
   it('keeps ordinary names', () => {
@@ -62,7 +64,9 @@ describe('mimeTypeOf', () => {
   it('guesses from the name otherwise', () => {
     expect(mimeTypeOf('a.txt', undefined)).toBe('text/plain');
     expect(mimeTypeOf('A.PNG', undefined)).toBe('image/png');
-    expect(mimeTypeOf('notes.docx', undefined)).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(mimeTypeOf('notes.docx', undefined)).toBe(
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    );
     expect(mimeTypeOf('noext', undefined)).toBe('application/octet-stream');
     expect(mimeTypeOf('x.unknownext', undefined)).toBe('application/octet-stream');
   });

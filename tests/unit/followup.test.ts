@@ -43,7 +43,9 @@ describe('parseFollowupBody', () => {
   });
 
   it('validates new_status and time_spent', () => {
-    const { errors } = parseFollowupBody(json({ ticket: 1, title: 't', comment: 'c', new_status: 9, time_spent: 'abc' }));
+    const { errors } = parseFollowupBody(
+      json({ ticket: 1, title: 't', comment: 'c', new_status: 9, time_spent: 'abc' }),
+    );
     expect(errors).toEqual({
       new_status: ['"9" is not a valid choice.'],
       time_spent: ['Duration has wrong format. Use one of these formats instead: [DD] [HH:[MM:]]ss[.uuuuuu].'],
@@ -51,7 +53,11 @@ describe('parseFollowupBody', () => {
   });
 
   it('keys empty files by position', () => {
-    const body: ParsedBody = { kind: 'form', data: { ticket: '1', title: 't', comment: 'c' }, files: [file('ok'), file('')] };
+    const body: ParsedBody = {
+      kind: 'form',
+      data: { ticket: '1', title: 't', comment: 'c' },
+      files: [file('ok'), file('')],
+    };
     expect(parseFollowupBody(body).errors).toEqual({ attachments: { '1': ['The submitted file is empty.'] } });
   });
 
@@ -62,14 +68,23 @@ describe('parseFollowupBody', () => {
   });
 
   it('keeps the files', () => {
-    const body: ParsedBody = { kind: 'form', data: { ticket: '1', title: 't', comment: 'c' }, files: [file('a'), file('b', 'pixel.png')] };
+    const body: ParsedBody = {
+      kind: 'form',
+      data: { ticket: '1', title: 't', comment: 'c' },
+      files: [file('a'), file('b', 'pixel.png')],
+    };
     expect(parseFollowupBody(body).attachments.map((f) => f.filename)).toEqual(['notes.txt', 'pixel.png']);
   });
 });
 
 describe('planFollowup', () => {
   it('a plain followup', () => {
-    const { followup, ticketChanges } = plan({ title: 'Test ticket answer', comment: 'An answer', user: 3, public: true });
+    const { followup, ticketChanges } = plan({
+      title: 'Test ticket answer',
+      comment: 'An answer',
+      user: 3,
+      public: true,
+    });
     expect(followup).toEqual({
       ticket: 1,
       user: 7,
@@ -95,10 +110,20 @@ describe('planFollowup', () => {
   });
 
   it('a status change appends " and <Label>" and records new_status', () => {
-    const { followup, ticketChanges } = plan({ title: 'Resolving', comment: 'resolved now', public: true, new_status: 3 });
+    const { followup, ticketChanges } = plan({
+      title: 'Resolving',
+      comment: 'resolved now',
+      public: true,
+      new_status: 3,
+    });
     expect(followup.title).toBe('Resolving and Resolved');
     expect(followup.new_status).toBe(3);
-    expect(ticketChanges).toEqual({ status: 3, resolution: 'resolved now', resolution_private: false, modified: '2030-01-02T03:04:05.000000Z' });
+    expect(ticketChanges).toEqual({
+      status: 3,
+      resolution: 'resolved now',
+      resolution_private: false,
+      modified: '2030-01-02T03:04:05.000000Z',
+    });
   });
 
   it('a null title with a status change gets the ticket title and the suffix', () => {
@@ -145,13 +170,22 @@ describe('planFollowup', () => {
     });
 
     it('any followup on a Resolved ticket overwrites the resolution', () => {
-      const { followup, ticketChanges } = plan({ title: 'note', comment: 'later note' }, ticket({ status: 3, resolution: 'Fixed it' }));
+      const { followup, ticketChanges } = plan(
+        { title: 'note', comment: 'later note' },
+        ticket({ status: 3, resolution: 'Fixed it' }),
+      );
       expect(followup.new_status).toBeNull();
-      expect(ticketChanges).toEqual({ resolution: 'later note', resolution_private: true, modified: '2030-01-02T03:04:05.000000Z' });
+      expect(ticketChanges).toEqual({
+        resolution: 'later note',
+        resolution_private: true,
+        modified: '2030-01-02T03:04:05.000000Z',
+      });
     });
 
     it('any followup on a Closed ticket without resolution sets it', () => {
-      expect(plan({ title: 'n', comment: 'c' }, ticket({ status: 4, resolution: null })).ticketChanges.resolution).toBe('c');
+      expect(plan({ title: 'n', comment: 'c' }, ticket({ status: 4, resolution: null })).ticketChanges.resolution).toBe(
+        'c',
+      );
     });
 
     it('other statuses leave the resolution alone', () => {
@@ -174,7 +208,9 @@ describe('planFollowup', () => {
 
   it('reports field errors and file errors together, in field order', () => {
     const body: ParsedBody = { kind: 'form', data: { ticket: '1', comment: 'c', new_status: '9' }, files: [file('')] };
-    const errors = errorsOf(() => planFollowup(parseFollowupBody(body), { ticket: ticket(), userExists: true }, 7, NOW));
+    const errors = errorsOf(() =>
+      planFollowup(parseFollowupBody(body), { ticket: ticket(), userExists: true }, 7, NOW),
+    );
     expect(Object.keys(errors)).toEqual(['title', 'new_status', 'attachments']);
   });
 });

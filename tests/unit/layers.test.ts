@@ -22,13 +22,19 @@ function sources(folder: string, extensions = ['.ts']): string[] {
 /** The project files a source imports (relative specifiers, resolved from the project root). */
 function imports(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*(?:\(\s*)?['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => normalize(join(dirname(file), m[1]!)));
+  return [...text.matchAll(/(?:from|import)\s*(?:\(\s*)?['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) =>
+    normalize(join(dirname(file), m[1]!)),
+  );
 }
 
 /** The project files a source's code loads: its imports but type-only ones (erased), transitively. */
 function loads(file: string, seen = new Set<string>()): Set<string> {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  const specs = [...text.matchAll(/(?:^[ \t]*(?:import|export)(?!\s+type\b)[^'";]*?from\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => m[1]!);
+  const specs = [
+    ...text.matchAll(
+      /(?:^[ \t]*(?:import|export)(?!\s+type\b)[^'";]*?from\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm,
+    ),
+  ].map((m) => m[1]!);
   for (const spec of specs) {
     const path = normalize(join(dirname(file), spec));
     const target = existsSync(join(ROOT, `${path}.ts`)) ? `${path}.ts` : join(path, 'index.ts');
@@ -43,17 +49,28 @@ describe('layers', () => {
   it.each(['functions', 'shared'])('nothing under %s/ imports infra/', (folder) => {
     const files = sources(folder);
     expect(files.length).toBeGreaterThan(10);
-    const offending = files.flatMap((f) => imports(f).filter((i) => relative('infra', i).split('/')[0] !== '..').map((i) => `${f} -> ${i}`));
+    const offending = files.flatMap((f) =>
+      imports(f)
+        .filter((i) => relative('infra', i).split('/')[0] !== '..')
+        .map((i) => `${f} -> ${i}`),
+    );
     expect(offending).toEqual([]);
   });
 
-  it('no route loads the stream consumer (shared/consumer/): the request path reads what it writes through the store', () => {
-    const stream = new Set(['functions/mail/queue.ts']);
-    const routes = sources('functions').filter((f) => !f.startsWith('functions/stream/') && !stream.has(f));
-    expect(routes.length).toBeGreaterThan(50);
-    const offending = routes.flatMap((f) => [...loads(f)].filter((i) => i.startsWith('shared/consumer/')).map((i) => `${f} -> ${i}`));
-    expect(offending).toEqual([]);
-  });
+  it(
+    'no route loads the stream consumer (shared/consumer/): the request path ' +
+      'reads what it writes through the ' +
+      'store',
+    () => {
+      const stream = new Set(['functions/mail/queue.ts']);
+      const routes = sources('functions').filter((f) => !f.startsWith('functions/stream/') && !stream.has(f));
+      expect(routes.length).toBeGreaterThan(50);
+      const offending = routes.flatMap((f) =>
+        [...loads(f)].filter((i) => i.startsWith('shared/consumer/')).map((i) => `${f} -> ${i}`),
+      );
+      expect(offending).toEqual([]);
+    },
+  );
 
   it('the CLI imports the local runtime (infra/local) only in target.ts, and only when a command works there', () => {
     const files = sources('cli');
@@ -61,7 +78,11 @@ describe('layers', () => {
     const local = (f: string) => imports(f).filter((i) => relative('infra/local', i).split('/')[0] !== '..');
     expect(files.filter((f) => local(f).length).map((f) => relative('cli', f))).toEqual(['target.ts']);
     // A static import would load it for help and usage errors too: only types (erased) and import().
-    const statics = [...readFileSync(join(ROOT, 'cli/target.ts'), 'utf8').matchAll(/^import (?!type )[^;]*from '\.\.\/infra\/local\/[^']*'/gm)];
+    const statics = [
+      ...readFileSync(join(ROOT, 'cli/target.ts'), 'utf8').matchAll(
+        /^import (?!type )[^;]*from '\.\.\/infra\/local\/[^']*'/gm,
+      ),
+    ];
     expect(statics.map((m) => m[0])).toEqual([]);
   });
 });
@@ -76,7 +97,10 @@ interface PackageImport {
 function packageImports(file: string): PackageImport[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const found = [
-    ...[...text.matchAll(/^[ \t]*(import|export)(\s+type)?\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm)].map((m) => ({ spec: m[3]!, typeOnly: !!m[2] })),
+    ...[...text.matchAll(/^[ \t]*(import|export)(\s+type)?\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm)].map((m) => ({
+      spec: m[3]!,
+      typeOnly: !!m[2],
+    })),
     ...[...text.matchAll(/^[ \t]*import\s+['"]([^'"]+)['"]/gm)].map((m) => ({ spec: m[1]!, typeOnly: false })),
     ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => ({ spec: m[1]!, typeOnly: false })),
   ];
@@ -88,11 +112,15 @@ function packageImports(file: string): PackageImport[] {
     });
 }
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 const runtime = new Set(Object.keys(pkg.dependencies));
 const declared = new Set([...runtime, ...Object.keys(pkg.devDependencies)]);
 /** A package's declaration: itself, or its types (`aws-lambda` is `@types/aws-lambda`). */
-const declaration = (name: string) => (declared.has(name) ? name : declared.has(`@types/${name}`) ? `@types/${name}` : undefined);
+const declaration = (name: string) =>
+  declared.has(name) ? name : declared.has(`@types/${name}`) ? `@types/${name}` : undefined;
 
 /** What Lambda runs: its code (every bundle is built from it and its dependencies). */
 const LAMBDA = [...sources('functions'), ...sources('shared')];
@@ -108,8 +136,10 @@ const ALL = [
 const NOT_IMPORTED: Record<string, string> = {
   'aws-cdk': 'the cdk CLI (npm run synth)',
   tsx: 'runs the TypeScript entry points (npm start, cdk.json)',
-  '@electric-sql/pglite': "the local search engine, imported by its worker thread's plain module (shared/search/pglite-worker.mjs)",
+  '@electric-sql/pglite':
+    "the local search engine, imported by its worker thread's plain module (shared/search/pglite-worker.mjs)",
   typescript: 'tsc (npm run typecheck), and typescript-eslint',
+  prettier: 'the formatter (npm run format, format:check in CI)',
   node: 'the Node 22 that npm scripts run on',
   '@types/node': 'tsconfig.json types',
   '@types/busboy': "busboy's types",
@@ -117,7 +147,7 @@ const NOT_IMPORTED: Record<string, string> = {
   '@redocly/cli': 'the redocly CLI (npm run lint:openapi, scripts/openapi-lint.ts)',
   '@types/nodemailer': "nodemailer's types",
   '@types/smtp-server': "smtp-server's types",
-  'openapi-typescript': 'generates the typed client example\'s types (scripts/typed-clients.ts)',
+  'openapi-typescript': "generates the typed client example's types (scripts/typed-clients.ts)",
   '@hey-api/openapi-ts': 'generates the second typed client (scripts/typed-clients.ts)',
   'openapi-fetch': 'the typed client example (examples/typed-client, compiled and run by scripts/typed-clients.ts)',
 };

@@ -1,7 +1,13 @@
 /** The failed-login policy (shared/domain/login-throttle.ts) and its 429 answer. */
 import { describe, expect, it } from 'vitest';
 import { Throttled } from '../../shared/domain/errors';
-import { DEFAULT_LOGIN_THROTTLE as POLICY, delayFor, loginThrottleFrom, retryAfter, windowEnd } from '../../shared/domain/login-throttle';
+import {
+  DEFAULT_LOGIN_THROTTLE as POLICY,
+  delayFor,
+  loginThrottleFrom,
+  retryAfter,
+  windowEnd,
+} from '../../shared/domain/login-throttle';
 
 const NOW = 1_800_000_000_000; // ms
 
@@ -36,7 +42,13 @@ describe('the failed-login policy', () => {
 
 describe('loginThrottleFrom', () => {
   it('defaults: 15-minute window, delay after 5, lockout after 10, 1 s delay, 50 failures per source', () => {
-    expect(loginThrottleFrom({})).toEqual({ windowSeconds: 900, delayAfter: 5, lockAfter: 10, delayMs: 1000, sourceLockAfter: 50 });
+    expect(loginThrottleFrom({})).toEqual({
+      windowSeconds: 900,
+      delayAfter: 5,
+      lockAfter: 10,
+      delayMs: 1000,
+      sourceLockAfter: 50,
+    });
   });
 
   it('reads each HELPDESK_LOGIN_* variable', () => {

@@ -16,7 +16,11 @@ describe('HELPDESK_IMAP_URL', () => {
   });
 
   it('takes an unencoded @ in the user, a port, a folder, and the settings after ?', () => {
-    expect(parseImapUrl('imaps://help@contoso.onmicrosoft.com@outlook.office365.com:993/Help%20Desk?recipient=Help@Contoso.com&after=delete')).toMatchObject({
+    expect(
+      parseImapUrl(
+        'imaps://help@contoso.onmicrosoft.com@outlook.office365.com:993/Help%20Desk?recipient=Help@Contoso.com&after=delete',
+      ),
+    ).toMatchObject({
       user: 'help@contoso.onmicrosoft.com',
       mailbox: 'Help Desk',
       recipient: 'help@contoso.com',
@@ -27,7 +31,9 @@ describe('HELPDESK_IMAP_URL', () => {
   it('allows plain text (imap://) to loopback only', () => {
     expect(parseImapUrl('imap://me%40localhost@127.0.0.1:1143/INBOX')).toMatchObject({ tls: false, port: 1143 });
     expect(parseImapUrl('imap://me%40localhost@[::1]/INBOX')).toMatchObject({ tls: false, port: 143 });
-    expect(() => parseImapUrl('imap://support%40example.com@imap.example.com/INBOX')).toThrow(/plain text.*only a loopback address/);
+    expect(() => parseImapUrl('imap://support%40example.com@imap.example.com/INBOX')).toThrow(
+      /plain text.*only a loopback address/,
+    );
   });
 
   it.each([

@@ -1,6 +1,22 @@
-/** The inbound mail rules (shared/domain/mail-in.ts) and the parser's limits (shared/mail-in/parse.ts), on a corpus of header shapes. */
+/**
+ * The inbound mail rules (shared/domain/mail-in.ts) and the parser's limits (shared/mail-in/parse.ts), on a corpus of
+ * header shapes.
+ */
 import { describe, expect, it } from 'vitest';
-import { classify, cleanSubject, headerMap, htmlToText, messageIds, permanentFailures, planMailFollowup, priorityOf, subjectTags, withoutOwnTags, withoutTag, type MailFacts } from '../../shared/domain/mail-in';
+import {
+  classify,
+  cleanSubject,
+  headerMap,
+  htmlToText,
+  messageIds,
+  permanentFailures,
+  planMailFollowup,
+  priorityOf,
+  subjectTags,
+  withoutOwnTags,
+  withoutTag,
+  type MailFacts,
+} from '../../shared/domain/mail-in';
 import { MailRefused, parseMail } from '../../shared/mail-in/parse';
 import { dsnBounce, legacyCharset, misdeclaredUtf8, nestedBomb } from '../fixtures/mail/corpus';
 import { ticketRecord } from './fixtures';
@@ -8,7 +24,14 @@ import { ticketRecord } from './fixtures';
 const OWN = new Set(['support@localhost', 'helpdesk@localhost']);
 
 function facts(headers: Record<string, string>, overrides: Partial<MailFacts> = {}): MailFacts {
-  return { headers: headerMap(Object.entries(headers).map(([key, value]) => ({ key, value }))), from: 'person@example.com', subject: 'Hi', partTypes: [], ownAddresses: OWN, ...overrides };
+  return {
+    headers: headerMap(Object.entries(headers).map(([key, value]) => ({ key, value }))),
+    from: 'person@example.com',
+    subject: 'Hi',
+    partTypes: [],
+    ownAddresses: OWN,
+    ...overrides,
+  };
 }
 
 describe('classify', () => {
@@ -29,7 +52,11 @@ describe('classify', () => {
     ['X-Autoreply', { 'X-Autoreply': 'yes' }, /x-autoreply/],
     ['X-Autorespond', { 'X-Autorespond': 'Out of office' }, /x-autorespond/],
     ['X-Auto-Response-Suppress All (Exchange OOF)', { 'X-Auto-Response-Suppress': 'All' }, /X-Auto-Response-Suppress/],
-    ['X-Auto-Response-Suppress DR, AutoReply', { 'X-Auto-Response-Suppress': 'DR, AutoReply' }, /X-Auto-Response-Suppress/],
+    [
+      'X-Auto-Response-Suppress DR, AutoReply',
+      { 'X-Auto-Response-Suppress': 'DR, AutoReply' },
+      /X-Auto-Response-Suppress/,
+    ],
     ['List-Id', { 'List-Id': '<dev.lists.example.org>' }, /list mail/],
     ['List-Unsubscribe', { 'List-Unsubscribe': '<mailto:leave@example.org>' }, /list mail/],
   ];
@@ -49,12 +76,20 @@ describe('classify', () => {
   });
 
   it("drops the helpdesk's own mail (loops), by From and by X-Loop", () => {
-    expect(classify(facts({}, { from: 'support@localhost' }))).toMatchObject({ action: 'drop', reason: expect.stringMatching(/^loop/) });
-    expect(classify(facts({ 'X-Loop': 'helpdesk@localhost' }))).toMatchObject({ action: 'drop', reason: expect.stringMatching(/^loop/) });
+    expect(classify(facts({}, { from: 'support@localhost' }))).toMatchObject({
+      action: 'drop',
+      reason: expect.stringMatching(/^loop/),
+    });
+    expect(classify(facts({ 'X-Loop': 'helpdesk@localhost' }))).toMatchObject({
+      action: 'drop',
+      reason: expect.stringMatching(/^loop/),
+    });
   });
 
   it('knows a DSN by its report type or its delivery-status part', () => {
-    expect(classify(facts({ 'Content-Type': 'multipart/report; report-type=delivery-status; boundary="x"' })).action).toBe('bounce');
+    expect(
+      classify(facts({ 'Content-Type': 'multipart/report; report-type=delivery-status; boundary="x"' })).action,
+    ).toBe('bounce');
     expect(classify(facts({}, { partTypes: ['text/plain', 'message/delivery-status'] })).action).toBe('bounce');
   });
 
@@ -62,7 +97,9 @@ describe('classify', () => {
     expect(classify(facts({}, { verdicts: { virus: 'FAIL' } })).action).toBe('drop');
     expect(classify(facts({}, { verdicts: { spam: 'FAIL' } })).action).toBe('hold');
     expect(classify(facts({}, { verdicts: { dmarc: 'FAIL', dmarcPolicy: 'REJECT' } })).action).toBe('hold');
-    expect(classify(facts({}, { verdicts: { dmarc: 'FAIL', dmarcPolicy: 'none', spf: 'FAIL', dkim: 'FAIL' } }))).toEqual({
+    expect(
+      classify(facts({}, { verdicts: { dmarc: 'FAIL', dmarcPolicy: 'none', spf: 'FAIL', dkim: 'FAIL' } })),
+    ).toEqual({
       action: 'accept',
       notes: ['SPF failed', 'DKIM failed', 'DMARC failed'],
     });
@@ -114,11 +151,20 @@ describe('the letter', () => {
     ['Re: [JIRA-12] Printer [support-1] on fire', '[JIRA-12] Printer on fire'],
     ['[support-1]', 'Comment from e-mail'],
     ['Re: [Support-1] Printer', '[Support-1] Printer'],
-  ])("a new ticket's title from %j, the queues' tags out, is %j", (subject, title) => expect(cleanSubject(withoutOwnTags(subject, new Set(['support', 'it-support'])))).toBe(title));
+  ])("a new ticket's title from %j, the queues' tags out, is %j", (subject, title) =>
+    expect(cleanSubject(withoutOwnTags(subject, new Set(['support', 'it-support'])))).toBe(title),
+  );
 
   it("takes upstream's priorities (Priority, Importance) and X-Priority 1 or 2", () => {
-    const p = (h: Record<string, string>) => priorityOf(headerMap(Object.entries(h).map(([key, value]) => ({ key, value }))));
-    expect([p({ Importance: 'High' }), p({ Priority: 'urgent' }), p({ 'X-Priority': '1 (Highest)' }), p({ 'X-Priority': '3' }), p({})]).toEqual([2, 2, 2, 3, 3]);
+    const p = (h: Record<string, string>) =>
+      priorityOf(headerMap(Object.entries(h).map(([key, value]) => ({ key, value }))));
+    expect([
+      p({ Importance: 'High' }),
+      p({ Priority: 'urgent' }),
+      p({ 'X-Priority': '1 (Highest)' }),
+      p({ 'X-Priority': '3' }),
+      p({}),
+    ]).toEqual([2, 2, 2, 3, 3]);
   });
 
   it('reads thread ids in order, once each', () => {
@@ -126,7 +172,9 @@ describe('the letter', () => {
   });
 
   it('turns HTML into readable text, scripts and styles gone', () => {
-    expect(htmlToText('<style>p{}</style><p>One &lt;two&gt;</p><p>&#8364;&#x263A;</p><script>x()</script>')).toBe('One <two>\n€☺');
+    expect(htmlToText('<style>p{}</style><p>One &lt;two&gt;</p><p>&#8364;&#x263A;</p><script>x()</script>')).toBe(
+      'One <two>\n€☺',
+    );
   });
 
   it('reads a plus-addressed reply address as its base address', () => {
@@ -135,7 +183,9 @@ describe('the letter', () => {
 
   it('reopens a closed ticket, and only a closed one', () => {
     const letter = { sender: 'a@example.com', subject: 'Re: x', body: 'again', messageId: '<m@x>', priority: 3 };
-    expect(planMailFollowup(letter, ticketRecord({ status: 4 }), null, new Date()).ticketChanges).toMatchObject({ status: 2 });
+    expect(planMailFollowup(letter, ticketRecord({ status: 4 }), null, new Date()).ticketChanges).toMatchObject({
+      status: 2,
+    });
     expect(planMailFollowup(letter, ticketRecord({ status: 3 }), null, new Date()).ticketChanges).toEqual({});
   });
 });
@@ -154,18 +204,34 @@ describe('parseMail', () => {
     expect(mail.parts.map((p) => p.mimeType)).not.toContain('message/delivery-status');
   });
 
-  it('reads an unknown charset as Latin-1 (readable), and counts bytes that fit no charset instead of passing them off as text', async () => {
-    expect((await parseMail(legacyCharset(e, 'x-unknown-charset', Buffer.from([0x43, 0x61, 0x66, 0xe9])))).body).toBe('Café');
-    // A Shift_JIS lead byte with nothing after it: no character.
-    const broken = await parseMail(legacyCharset(e, 'shift_jis', Buffer.from([0x41, 0x20, 0x82])));
-    expect(broken).toMatchObject({ body: 'A \uFFFD', undecodable: 1, misdeclared: 0 });
-  });
+  it(
+    'reads an unknown charset as Latin-1 (readable), and counts bytes that fit ' +
+      'no charset instead of passing them ' +
+      'off as text',
+    async () => {
+      expect((await parseMail(legacyCharset(e, 'x-unknown-charset', Buffer.from([0x43, 0x61, 0x66, 0xe9])))).body).toBe(
+        'Café',
+      );
+      // A Shift_JIS lead byte with nothing after it: no character.
+      const broken = await parseMail(legacyCharset(e, 'shift_jis', Buffer.from([0x41, 0x20, 0x82])));
+      expect(broken).toMatchObject({ body: 'A \uFFFD', undecodable: 1, misdeclared: 0 });
+    },
+  );
 
-  it('reads a part labelled UTF-8 (or unlabelled) that is not UTF-8 as Windows-1252, and counts it; real UTF-8 stays UTF-8', async () => {
-    for (const charset of ['utf-8', 'UTF8', undefined]) {
-      expect(await parseMail(misdeclaredUtf8(e, charset)), String(charset)).toMatchObject({ body: 'Café naïve €', undecodable: 0, misdeclared: 1 });
-    }
-    const utf8 = await parseMail(legacyCharset(e, 'utf-8', Buffer.from('Café naïve €')));
-    expect(utf8).toMatchObject({ body: 'Café naïve €', undecodable: 0, misdeclared: 0 });
-  });
+  it(
+    'reads a part labelled UTF-8 (or unlabelled) that is not UTF-8 as Windows-1252, ' +
+      'and counts it; real UTF-8 ' +
+      'stays UTF-8',
+    async () => {
+      for (const charset of ['utf-8', 'UTF8', undefined]) {
+        expect(await parseMail(misdeclaredUtf8(e, charset)), String(charset)).toMatchObject({
+          body: 'Café naïve €',
+          undecodable: 0,
+          misdeclared: 1,
+        });
+      }
+      const utf8 = await parseMail(legacyCharset(e, 'utf-8', Buffer.from('Café naïve €')));
+      expect(utf8).toMatchObject({ body: 'Café naïve €', undecodable: 0, misdeclared: 0 });
+    },
+  );
 });

@@ -20,7 +20,8 @@ const followup = (f: Partial<{ public: boolean; comment: string | null; new_stat
   actor: 1,
   followup: { public: true, comment: 'Hello', new_status: null, ...f },
 });
-const pairs = (change: MailChange, a: Partial<MailAudience> = {}) => planMail(change, { ...audience, ...a }).map((m) => `${m.kind} ${m.recipient}`);
+const pairs = (change: MailChange, a: Partial<MailAudience> = {}) =>
+  planMail(change, { ...audience, ...a }).map((m) => `${m.kind} ${m.recipient}`);
 
 describe('a ticket created', () => {
   it('mails the submitter, the queue CCs and ticket CCs, and the assignee, in upstream order', () => {
@@ -34,26 +35,31 @@ describe('a ticket created', () => {
   });
 
   it('without an assignee or submitter, the CCs alone', () => {
-    expect(pairs({ type: 'created', ticket: { ...ticket, submitter_email: null, assigned_to: null }, actor: 1 })).toEqual([
-      'newticket_cc upd@example.com',
-      'newticket_cc new@example.com',
-      'newticket_cc cc@example.com',
-    ]);
+    expect(
+      pairs({ type: 'created', ticket: { ...ticket, submitter_email: null, assigned_to: null }, actor: 1 }),
+    ).toEqual(['newticket_cc upd@example.com', 'newticket_cc new@example.com', 'newticket_cc cc@example.com']);
   });
 
   it('never the acting user, never the queue address, each address once (case aside)', () => {
     expect(
       pairs(
         { type: 'created', ticket: { ...ticket, submitter_email: 'Staff@Example.com' }, actor: 1 },
-        { newTicketCc: ['SUPPORT@example.com', 'owner@example.com'], updatedTicketCc: ['OWNER@example.com'], ticketCc: [] },
+        {
+          newTicketCc: ['SUPPORT@example.com', 'owner@example.com'],
+          updatedTicketCc: ['OWNER@example.com'],
+          ticketCc: [],
+        },
       ),
     ).toEqual(['newticket_cc OWNER@example.com']);
   });
 
   it('skips what is not a plain address (a stored value with a line break cannot become a header)', () => {
-    expect(pairs({ type: 'created', ticket: { ...ticket, submitter_email: 'a@example.com\r\nBcc: x@evil.test' }, actor: 1 }, { newTicketCc: [], updatedTicketCc: [], ticketCc: [] })).toEqual([
-      'assigned_owner owner@example.com',
-    ]);
+    expect(
+      pairs(
+        { type: 'created', ticket: { ...ticket, submitter_email: 'a@example.com\r\nBcc: x@evil.test' }, actor: 1 },
+        { newTicketCc: [], updatedTicketCc: [], ticketCc: [] },
+      ),
+    ).toEqual(['assigned_owner owner@example.com']);
   });
 
   it('a kind switched off sends nothing, and leaves the address to a later role', () => {
@@ -69,7 +75,12 @@ describe('a ticket created', () => {
 
 describe('a followup', () => {
   it('public with a comment: submitter, owner, CCs (updated_), no new_ticket_cc', () => {
-    expect(pairs(followup({}))).toEqual(['updated_submitter sub@example.com', 'updated_owner owner@example.com', 'updated_cc upd@example.com', 'updated_cc cc@example.com']);
+    expect(pairs(followup({}))).toEqual([
+      'updated_submitter sub@example.com',
+      'updated_owner owner@example.com',
+      'updated_cc upd@example.com',
+      'updated_cc cc@example.com',
+    ]);
   });
 
   it('private: nobody at all (HELPDESK_PRIVATE_FOLLOWUP_MEANS_NO_EMAILS)', () => {
@@ -78,8 +89,14 @@ describe('a followup', () => {
   });
 
   it('public without a comment: not the submitter, unless it resolves or closes', () => {
-    expect(pairs(followup({ comment: '' }))).toEqual(['updated_owner owner@example.com', 'updated_cc upd@example.com', 'updated_cc cc@example.com']);
-    expect(pairs(followup({ comment: null, new_status: STATUS.RESOLVED }))[0]).toBe('resolved_submitter sub@example.com');
+    expect(pairs(followup({ comment: '' }))).toEqual([
+      'updated_owner owner@example.com',
+      'updated_cc upd@example.com',
+      'updated_cc cc@example.com',
+    ]);
+    expect(pairs(followup({ comment: null, new_status: STATUS.RESOLVED }))[0]).toBe(
+      'resolved_submitter sub@example.com',
+    );
     expect(pairs(followup({ comment: null, new_status: STATUS.CLOSED }))).toEqual([
       'closed_submitter sub@example.com',
       'closed_owner owner@example.com',
@@ -93,7 +110,11 @@ describe('a followup', () => {
   });
 
   it('the acting owner is not told of their own followup', () => {
-    expect(pairs(followup({}), { actorEmail: 'owner@example.com' })).toEqual(['updated_submitter sub@example.com', 'updated_cc upd@example.com', 'updated_cc cc@example.com']);
+    expect(pairs(followup({}), { actorEmail: 'owner@example.com' })).toEqual([
+      'updated_submitter sub@example.com',
+      'updated_cc upd@example.com',
+      'updated_cc cc@example.com',
+    ]);
   });
 });
 
@@ -118,7 +139,11 @@ describe('a PUT or PATCH', () => {
       'resolved_cc upd@example.com',
       'resolved_cc cc@example.com',
     ]);
-    expect(pairs(updated({ assigned_to: 8 }), on)).toEqual(['assigned_owner owner@example.com', 'assigned_cc upd@example.com', 'assigned_cc cc@example.com']);
+    expect(pairs(updated({ assigned_to: 8 }), on)).toEqual([
+      'assigned_owner owner@example.com',
+      'assigned_cc upd@example.com',
+      'assigned_cc cc@example.com',
+    ]);
     expect(pairs(updated({ status: STATUS.CLOSED, assigned_to: 8 }), on)[0]).toBe('updated_submitter sub@example.com');
     expect(pairs(updated({ status: STATUS.REOPENED }), on)).toEqual([]);
     expect(pairs(updated({ assigned_to: null }), on)).toEqual([]);

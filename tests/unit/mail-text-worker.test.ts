@@ -34,9 +34,12 @@ const HOSTILE: [keyof typeof TEXT_FUNCTIONS, unknown[]][] = [
 ];
 
 describe('mail text in the worker', () => {
-  it.each(HOSTILE.map(([fn, args]) => [fn, String(args[0]).slice(0, 12), args] as const))('%s on 1 MB of %j finishes within its budget', async (fn, _sample, args) => {
-    await expect(runBounded(fn, args as never, BUDGET)).resolves.toBeDefined();
-  });
+  it.each(HOSTILE.map(([fn, args]) => [fn, String(args[0]).slice(0, 12), args] as const))(
+    '%s on 1 MB of %j finishes within its budget',
+    async (fn, _sample, args) => {
+      await expect(runBounded(fn, args as never, BUDGET)).resolves.toBeDefined();
+    },
+  );
 
   it('stops a run past its budget, and the next run is served', async () => {
     // A budget no 1 MB parse meets: the run is stopped, reported as over budget.

@@ -35,8 +35,17 @@ describe('reply address', () => {
     expect(ticketOfReplyAddress(address.replace(tag, flipped), SECRET)).toBeUndefined();
     expect(ticketOfReplyAddress(address.replace(tag, tag.slice(0, -1)), SECRET)).toBeUndefined();
     expect(ticketOfReplyAddress(address, SECRET, 'help@example.com')).toBeUndefined();
-    expect(ticketOfReplyAddress(address.replace('example.com', 'other.org'), SECRET, 'support@example.com')).toBeUndefined();
-    for (const bad of ['support@example.com', 'support+42@example.com', 'support+042.x@example.com', '+42.abc@example.com', 'no-at-sign', 'support+99999999999999999.aaaaaaaaaaaaaaaa@example.com']) {
+    expect(
+      ticketOfReplyAddress(address.replace('example.com', 'other.org'), SECRET, 'support@example.com'),
+    ).toBeUndefined();
+    for (const bad of [
+      'support@example.com',
+      'support+42@example.com',
+      'support+042.x@example.com',
+      '+42.abc@example.com',
+      'no-at-sign',
+      'support+99999999999999999.aaaaaaaaaaaaaaaa@example.com',
+    ]) {
       expect(ticketOfReplyAddress(bad, SECRET)).toBeUndefined();
     }
   });
@@ -74,7 +83,10 @@ describe('thread root and headers', () => {
   it('the first mail answers the root; later ones the previous mail, with the root first in References', () => {
     const root = threadRoot(3, 'example.com', SECRET);
     expect(threadHeaders(root, [])).toEqual({ 'In-Reply-To': root, References: root });
-    expect(threadHeaders(root, ['<a@x>', '<b@x>'])).toEqual({ 'In-Reply-To': '<b@x>', References: `${root} <a@x> <b@x>` });
+    expect(threadHeaders(root, ['<a@x>', '<b@x>'])).toEqual({
+      'In-Reply-To': '<b@x>',
+      References: `${root} <a@x> <b@x>`,
+    });
   });
 
   it('References keep the root and the latest MAX_REFERENCES', () => {
@@ -108,12 +120,18 @@ describe('mail ids', () => {
     const a = mailId(change(Date.UTC(2026, 0, 2), '100'), 'newticket_submitter', 'Ann@Example.com');
     expect(a).toBe(mailId(change(Date.UTC(2026, 0, 2), '100'), 'newticket_submitter', 'ann@example.com'));
     expect(a).not.toBe(mailId(change(Date.UTC(2026, 0, 2), '100'), 'newticket_cc', 'ann@example.com'));
-    expect(a).not.toBe(mailId(change(Date.UTC(2026, 0, 2), '100', 'change-2'), 'newticket_submitter', 'ann@example.com'));
+    expect(a).not.toBe(
+      mailId(change(Date.UTC(2026, 0, 2), '100', 'change-2'), 'newticket_submitter', 'ann@example.com'),
+    );
   });
 
   it('sort in commit order: by time, then by the stream sequence within one second', () => {
     const t = Date.UTC(2026, 0, 2);
-    const ids = [mailId(change(t, '99'), 'closed_cc', 'z@x'), mailId(change(t, '100'), 'assigned_cc', 'a@x'), mailId(change(t + 1000, '5'), 'assigned_cc', 'a@x')];
+    const ids = [
+      mailId(change(t, '99'), 'closed_cc', 'z@x'),
+      mailId(change(t, '100'), 'assigned_cc', 'a@x'),
+      mailId(change(t + 1000, '5'), 'assigned_cc', 'a@x'),
+    ];
     expect([...ids].sort()).toEqual(ids);
   });
 });

@@ -39,7 +39,11 @@ afterEach(() => {
 
 /** Every line written, parsed: each must be one whole JSON object. */
 function records(): Record<string, Json>[] {
-  return written.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return written
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 const requestLines = () => records().filter((r) => r.message === 'request');
 const emf = () => records().filter((r) => r._aws);
@@ -69,46 +73,65 @@ function event(method: string, path: string, routeKey: string, headers: Record<s
     isBase64Encoded: false,
   };
 }
-const context = (id: string) => ({ awsRequestId: id, functionName: 'helpdesk-api-root', memoryLimitInMB: '512', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:helpdesk-api-root' });
+const context = (id: string) => ({
+  awsRequestId: id,
+  functionName: 'helpdesk-api-root',
+  memoryLimitInMB: '512',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:helpdesk-api-root',
+});
 
 describe('one log line per request', () => {
-  it('carries the request id, route, status, latency and cold-start flag, and no credentials, query or body', async () => {
-    const handler = apiHandler('api/root', () => ({ statusCode: 200, body: '{}' }));
-    const secret = 'Basic not-base64-password-secret';
-    const first = await handler(event('GET', '/api/', 'GET /api', { authorization: secret }), context('lambda-1') as never);
-    expect(first.statusCode).toBe(401);
-    await handler(event('GET', '/api/', 'GET /api'), context('lambda-2') as never);
+  it(
+    'carries the request id, route, status, latency and cold-start flag, and ' + 'no credentials, query or body',
+    async () => {
+      const handler = apiHandler('api/root', () => ({ statusCode: 200, body: '{}' }));
+      const secret = 'Basic not-base64-password-secret';
+      const first = await handler(
+        event('GET', '/api/', 'GET /api', { authorization: secret }),
+        context('lambda-1') as never,
+      );
+      expect(first.statusCode).toBe(401);
+      await handler(event('GET', '/api/', 'GET /api'), context('lambda-2') as never);
 
-    const lines = requestLines();
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatchObject({
-      level: 'INFO',
-      message: 'request',
-      service: 'helpdesk',
-      operation: 'api/root',
-      request_id: expect.stringMatching(/^api-request-\d+$/),
-      function_request_id: 'lambda-1',
-      route: 'GET /api',
-      method: 'GET',
-      path: '/api/',
-      status: 401,
-      latency_ms: expect.any(Number),
-      cold_start: true,
-    });
-    expect(lines[0]!.timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(lines[1]).toMatchObject({ function_request_id: 'lambda-2', status: 401, cold_start: false });
-    const all = written.join('');
-    for (const leaked of ['not-base64-password-secret', 'body-secret', 'query-value', 'authorization', 'Authorization']) {
-      expect(all).not.toContain(leaked);
-    }
-  });
+      const lines = requestLines();
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatchObject({
+        level: 'INFO',
+        message: 'request',
+        service: 'helpdesk',
+        operation: 'api/root',
+        request_id: expect.stringMatching(/^api-request-\d+$/),
+        function_request_id: 'lambda-1',
+        route: 'GET /api',
+        method: 'GET',
+        path: '/api/',
+        status: 401,
+        latency_ms: expect.any(Number),
+        cold_start: true,
+      });
+      expect(lines[0]!.timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(lines[1]).toMatchObject({ function_request_id: 'lambda-2', status: 401, cold_start: false });
+      const all = written.join('');
+      for (const leaked of [
+        'not-base64-password-secret',
+        'body-secret',
+        'query-value',
+        'authorization',
+        'Authorization',
+      ]) {
+        expect(all).not.toContain(leaked);
+      }
+    },
+  );
 
   it('logs the 404 of a switched-off API too', async () => {
     process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'False';
     const handler = apiHandler('tickets/list', () => ({ statusCode: 200 }));
     const response = await handler(event('GET', '/api/tickets/', 'GET /api/tickets'), context('lambda-3') as never);
     expect(response.statusCode).toBe(404);
-    expect(requestLines()).toEqual([expect.objectContaining({ operation: 'tickets/list', route: 'GET /api/tickets', status: 404 })]);
+    expect(requestLines()).toEqual([
+      expect.objectContaining({ operation: 'tickets/list', route: 'GET /api/tickets', status: 404 }),
+    ]);
   });
 
   it('emits the operation metrics as one EMF record per request', async () => {
@@ -129,7 +152,14 @@ describe('one log line per request', () => {
         ]),
       },
     ]);
-    expect(record).toMatchObject({ service: 'helpdesk', environment: 'test', operation: 'tickets/get', Requests: 1, ServerErrors: 0, ClientErrors: 1 });
+    expect(record).toMatchObject({
+      service: 'helpdesk',
+      environment: 'test',
+      operation: 'tickets/get',
+      Requests: 1,
+      ServerErrors: 0,
+      ClientErrors: 1,
+    });
     expect(record.Latency).toBeGreaterThanOrEqual(0);
   });
 
@@ -150,7 +180,9 @@ describe('one log line per request', () => {
       function_request_id: 'lambda-5',
       error: { name: 'TypeError', message: 'boom', stack: expect.stringContaining('TypeError: boom') },
     });
-    expect(requestLines()).toEqual([expect.objectContaining({ level: 'ERROR', status: 500, operation: 'tickets/update' })]);
+    expect(requestLines()).toEqual([
+      expect.objectContaining({ level: 'ERROR', status: 500, operation: 'tickets/update' }),
+    ]);
     expect(emf().find((r) => 'Requests' in r)).toMatchObject({ ServerErrors: 1, ClientErrors: 0 });
   });
 });

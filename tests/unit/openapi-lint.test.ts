@@ -33,7 +33,10 @@ describe('the OpenAPI lint', () => {
     delete doc.paths['/api/tickets/{id}/attachments/{attachmentId}/'];
     const { status, output } = lintOpenApi(doc, { path: join(scratch, 'openapi.json') });
     expect(status).not.toBe(0);
-    expect([...output.matchAll(/^[ \t]+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]), output).toEqual(['tag-description']);
+    expect(
+      [...output.matchAll(/^[ \t]+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]),
+      output,
+    ).toEqual(['tag-description']);
   });
 
   it('fails on a document without its licence (info-license is on: the project is MIT)', () => {
@@ -43,7 +46,10 @@ describe('the OpenAPI lint', () => {
     delete doc.paths['/api/tickets/{id}/attachments/{attachmentId}/'];
     const { status, output } = lintOpenApi(doc, { path: join(scratch, 'unlicensed.json') });
     expect(status).not.toBe(0);
-    expect([...output.matchAll(/^[ \t]+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]), output).toEqual(['info-license']);
+    expect(
+      [...output.matchAll(/^[ \t]+\d+:\d+\s+(?:error|warning)\s+(\S+)/gm)].map((m) => m[1]),
+      output,
+    ).toEqual(['info-license']);
   });
 
   it("excuses only operations that answer no 2xx, and the download's redirect is one", () => {
@@ -54,7 +60,10 @@ describe('the OpenAPI lint', () => {
     const paths = buildOpenApi().paths;
     for (const [, path, method] of pointers) {
       const responses = Object.keys(paths[path!.replace(/~1/g, '/').replace(/~0/g, '~')]?.[method!]?.responses ?? {});
-      expect(responses.filter((s) => s.startsWith('2')), `${method} ${path}: remove its exception`).toEqual([]);
+      expect(
+        responses.filter((s) => s.startsWith('2')),
+        `${method} ${path}: remove its exception`,
+      ).toEqual([]);
       expect(responses).toContain('302');
     }
   });

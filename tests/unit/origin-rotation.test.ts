@@ -28,16 +28,27 @@ beforeEach(() => {
   secretsManager.answer = answer;
 });
 
-/** GetSecretValue, as Secrets Manager answers it for `versions` (a read: one call; the origin check makes one attempt). */
+/**
+ * GetSecretValue, as Secrets Manager answers it for `versions` (a read: one call; the origin check makes one attempt).
+ */
 function answer(body: Record<string, unknown>): Reply {
   const { SecretId, VersionStage } = body as { SecretId: string; VersionStage: 'AWSCURRENT' | 'AWSPREVIOUS' };
   reads.push(VersionStage);
   if (!versions) return { status: 500, body: { __type: 'InternalServiceError', message: 'down' } };
   const version = versions[VersionStage];
   if (SecretId !== process.env.HELPDESK_ORIGIN_SECRET_NAME || !version) {
-    return { status: 400, body: { __type: 'ResourceNotFoundException', message: `Secrets Manager can't find the specified secret value for staging label: ${VersionStage}` } };
+    return {
+      status: 400,
+      body: {
+        __type: 'ResourceNotFoundException',
+        message: `Secrets Manager can't find the specified secret value for staging label: ${VersionStage}`,
+      },
+    };
   }
-  return { status: 200, body: { Name: SecretId, VersionId: `v-${version.SecretString}`, VersionStages: [VersionStage], ...version } };
+  return {
+    status: 200,
+    body: { Name: SecretId, VersionId: `v-${version.SecretString}`, VersionStages: [VersionStage], ...version },
+  };
 }
 
 afterEach(() => {
@@ -57,37 +68,46 @@ const accepts = (value: string | undefined) =>
   );
 
 describe('the origin secret through a rotation', () => {
-  it('accepts the current value, then both for the grace period once a new one is current, then the new one only', async () => {
-    const made = START / 1000 - 30 * 86400;
-    versions = { AWSCURRENT: { SecretString: 'old-value', CreatedDate: made } };
-    expect(await accepts('old-value')).toBe(true);
-    expect(await accepts('new-value')).toBe(false);
-    expect(await accepts(undefined)).toBe(false);
-    // Long after the last rotation, the previous version is not even read.
-    expect(reads).toEqual(['AWSCURRENT']);
+  it(
+    'accepts the current value, then both for the grace period once a new one ' + 'is current, then the new one only',
+    async () => {
+      const made = START / 1000 - 30 * 86400;
+      versions = { AWSCURRENT: { SecretString: 'old-value', CreatedDate: made } };
+      expect(await accepts('old-value')).toBe(true);
+      expect(await accepts('new-value')).toBe(false);
+      expect(await accepts(undefined)).toBe(false);
+      // Long after the last rotation, the previous version is not even read.
+      expect(reads).toEqual(['AWSCURRENT']);
 
-    // put-secret-value: the new value is AWSCURRENT, the old one AWSPREVIOUS.
-    at(60_000);
-    versions = { AWSCURRENT: { SecretString: 'new-value', CreatedDate: (START + 60_000) / 1000 }, AWSPREVIOUS: { SecretString: 'old-value', CreatedDate: made } };
-    // Until the values read run out, a warm function goes on with them (no read per request).
-    expect(await accepts('new-value')).toBe(false);
-    expect(reads).toHaveLength(1);
+      // put-secret-value: the new value is AWSCURRENT, the old one AWSPREVIOUS.
+      at(60_000);
+      versions = {
+        AWSCURRENT: { SecretString: 'new-value', CreatedDate: (START + 60_000) / 1000 },
+        AWSPREVIOUS: { SecretString: 'old-value', CreatedDate: made },
+      };
+      // Until the values read run out, a warm function goes on with them (no read per request).
+      expect(await accepts('new-value')).toBe(false);
+      expect(reads).toHaveLength(1);
 
-    at(SECRET_CACHE_MS);
-    expect(await accepts('old-value')).toBe(true); // CloudFront, until the edge is deployed
-    expect(await accepts('new-value')).toBe(true); // CloudFront, after
-    expect(await accepts('other')).toBe(false);
+      at(SECRET_CACHE_MS);
+      expect(await accepts('old-value')).toBe(true); // CloudFront, until the edge is deployed
+      expect(await accepts('new-value')).toBe(true); // CloudFront, after
+      expect(await accepts('other')).toBe(false);
 
-    at(60_000 + ROTATION_GRACE_MS + SECRET_CACHE_MS);
-    expect(await accepts('old-value')).toBe(false);
-    expect(await accepts('new-value')).toBe(true);
-  });
+      at(60_000 + ROTATION_GRACE_MS + SECRET_CACHE_MS);
+      expect(await accepts('old-value')).toBe(false);
+      expect(await accepts('new-value')).toBe(true);
+    },
+  );
 
   it('ends the grace early when the operator removes the AWSPREVIOUS label', async () => {
     // (A fresh module per file; this one continues from the previous test's state, a day on.)
     at(2 * ROTATION_GRACE_MS);
     const rotated = (START + 2 * ROTATION_GRACE_MS) / 1000;
-    versions = { AWSCURRENT: { SecretString: 'third-value', CreatedDate: rotated }, AWSPREVIOUS: { SecretString: 'new-value', CreatedDate: 0 } };
+    versions = {
+      AWSCURRENT: { SecretString: 'third-value', CreatedDate: rotated },
+      AWSPREVIOUS: { SecretString: 'new-value', CreatedDate: 0 },
+    };
     expect(await accepts('new-value')).toBe(true);
     expect(await accepts('third-value')).toBe(true);
     delete versions.AWSPREVIOUS;

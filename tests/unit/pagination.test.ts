@@ -90,7 +90,10 @@ describe('pageWindow', () => {
 describe('pageOf', () => {
   it('slices the requested page out of a whole list, the last one short', () => {
     const items = ['a', 'b', 'c', 'd', 'e'];
-    expect(pageOf({ page: 2, pageSize: 2 }, items)).toEqual({ window: { page: 2, pages: 3, offset: 2, limit: 2 }, page: ['c', 'd'] });
+    expect(pageOf({ page: 2, pageSize: 2 }, items)).toEqual({
+      window: { page: 2, pages: 3, offset: 2, limit: 2 },
+      page: ['c', 'd'],
+    });
     expect(pageOf({ page: 'last', pageSize: 2 }, items).page).toEqual(['e']);
     expect(() => pageOf({ page: 4, pageSize: 2 }, items)).toThrow(InvalidPage);
   });
@@ -127,13 +130,30 @@ describe('links', () => {
   });
 
   it('encode as quote_plus does: spaces as +', () => {
-    expect(pageLink(URL_, [['q', 'a b&c=d/é'], ['z', "!'()*~_.-"]], 2)).toBe(
-      `${URL_}?page=2&q=a+b%26c%3Dd%2F%C3%A9&z=%21%27%28%29%2A~_.-`,
-    );
+    expect(
+      pageLink(
+        URL_,
+        [
+          ['q', 'a b&c=d/é'],
+          ['z', "!'()*~_.-"],
+        ],
+        2,
+      ),
+    ).toBe(`${URL_}?page=2&q=a+b%26c%3Dd%2F%C3%A9&z=%21%27%28%29%2A~_.-`);
   });
 
   it('keep repeated parameters in their order', () => {
-    expect(pageLink(URL_, [['status', '1'], ['a', 'x'], ['status', '3']], 2)).toBe(`${URL_}?a=x&page=2&status=1&status=3`);
+    expect(
+      pageLink(
+        URL_,
+        [
+          ['status', '1'],
+          ['a', 'x'],
+          ['status', '3'],
+        ],
+        2,
+      ),
+    ).toBe(`${URL_}?a=x&page=2&status=1&status=3`);
   });
 
   it('an empty list has no links', () => {
@@ -153,15 +173,34 @@ describe('cursors', () => {
       expect(encoded).toMatch(/^[A-Za-z0-9_-]+$/);
       expect(decodeCursor(encoded)).toEqual(cursor);
     }
-    for (const bad of ['', 'a1', '!!!', Buffer.from('c5').toString('base64url'), Buffer.from('a-1').toString('base64url'), 'x'.repeat(100)]) {
+    for (const bad of [
+      '',
+      'a1',
+      '!!!',
+      Buffer.from('c5').toString('base64url'),
+      Buffer.from('a-1').toString('base64url'),
+      'x'.repeat(100),
+    ]) {
       expect(() => decodeCursor(bad)).toThrow(NotFound);
     }
   });
 
   it('a cursor link replaces the page number and keeps the other parameters, sorted', () => {
-    const link = pageLink(URL_, [['page', '3'], ['status', '1'], ['cursor', 'old']], { after: 42 });
+    const link = pageLink(
+      URL_,
+      [
+        ['page', '3'],
+        ['status', '1'],
+        ['cursor', 'old'],
+      ],
+      { after: 42 },
+    );
     expect(link).toBe(`${URL_}?cursor=${encodeCursor({ after: 42 })}&status=1`);
-    expect(parsePageRequest({ page: '9', cursor: encodeCursor({ before: 5 }) })).toEqual({ page: 1, pageSize: DEFAULT_PAGE_SIZE, cursor: { before: 5 } });
+    expect(parsePageRequest({ page: '9', cursor: encodeCursor({ before: 5 }) })).toEqual({
+      page: 1,
+      pageSize: DEFAULT_PAGE_SIZE,
+      cursor: { before: 5 },
+    });
   });
 
   it('a page too deep says where to go instead', () => {

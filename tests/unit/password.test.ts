@@ -10,7 +10,8 @@ import { SCRYPT_PARAMS, decoyHash, hashPassword, verifyPassword } from '../../sh
 const DJANGO = {
   pbkdf2_sha256: 'pbkdf2_sha256$260000$seasalt2024abcdefghijk$ZltSstUrhKVVEZ0mftricXsIdbRrVhIEoxkeyUg/FSQ=',
   pbkdf2_sha1: 'pbkdf2_sha1$260000$seasalt2024abcdefghijk$hHOBidmzfSXAIfU5jcLzc16/Exw=',
-  scrypt: 'scrypt$16384$Qx3PZk8yVw0LmN5rT2bHcJ$8$1$QWdRdJnca3wA7tRpRxp2GCiuNuHFDVZsa0lk1zK3ODTC/DSOhbTEfBQbDTFeME2TdL/fGA8rQwAWiEezCC1jSg==',
+  scrypt:
+    'scrypt$16384$Qx3PZk8yVw0LmN5rT2bHcJ$8$1$QWdRdJnca3wA7tRpRxp2GCiuNuHFDVZsa0lk1zK3ODTC/DSOhbTEfBQbDTFeME2TdL/fGA8rQwAWiEezCC1jSg==',
 };
 const DJANGO_PASSWORD = 'pässwörd-123';
 
@@ -43,7 +44,8 @@ describe('password hashing', () => {
   });
 
   it('still verifies hashes stored in the earlier encoding (scrypt$N$r$p$salt$key, NFKC)', async () => {
-    // The earlier encoding (N = 2^15, r = 8, p = 1, 16-byte salt, 32-byte key) of 'new-pass-123', which the earlier verifyPassword accepts.
+    // The earlier encoding (N = 2^15, r = 8, p = 1, 16-byte salt, 32-byte key) of 'new-pass-123', which the earlier
+    // verifyPassword accepts.
     const earlier = 'scrypt$32768$8$1$3Bn4W7oP0Q8c0uN1k2bK9A==$YNcNLRCvSJagKkvI0eCymblct8zctqE7JCenV8E/OwM=';
     expect(await verifyPassword('new-pass-123', earlier)).toBe(true);
     expect(await verifyPassword('new-pass-124', earlier)).toBe(false);
@@ -66,14 +68,20 @@ describe('password hashing', () => {
       expect(await verifyPassword('x', stored), stored).toBe(false);
   });
 
-  it('the decoy for unknown usernames is a stored hash of the same parameters, made without hashing, that no password matches', async () => {
-    const real = await hashPassword('new-pass-123');
-    const decoy = decoyHash();
-    expect(decoy).not.toBe(decoyHash());
-    // The same shape as a real hash: scheme, parameters, salt and key of the same lengths, so verifying costs the same.
-    const shape = (h: string) => h.split('$').map((part, i) => (i === 5 ? Buffer.from(part, 'base64').length : i === 2 ? part.length : part));
-    expect(shape(decoy)).toEqual(shape(real));
-    expect(await verifyPassword('new-pass-123', decoy)).toBe(false);
-    expect(await verifyPassword('', decoy)).toBe(false);
-  });
+  it(
+    'the decoy for unknown usernames is a stored hash of the same parameters, ' +
+      'made without hashing, that no password ' +
+      'matches',
+    async () => {
+      const real = await hashPassword('new-pass-123');
+      const decoy = decoyHash();
+      expect(decoy).not.toBe(decoyHash());
+      // The same shape as a real hash: scheme, parameters, salt and key of the same lengths, so verifying costs the same.
+      const shape = (h: string) =>
+        h.split('$').map((part, i) => (i === 5 ? Buffer.from(part, 'base64').length : i === 2 ? part.length : part));
+      expect(shape(decoy)).toEqual(shape(real));
+      expect(await verifyPassword('new-pass-123', decoy)).toBe(false);
+      expect(await verifyPassword('', decoy)).toBe(false);
+    },
+  );
 });

@@ -70,7 +70,11 @@ describe('route table', () => {
   it('has one handler per route and finds them', () => {
     const handlers = routes.map((r) => r.handler);
     expect(new Set(handlers).size).toBe(handlers.length);
-    expect(routeByHandler('tickets/create')).toMatchObject({ method: 'POST', path: '/api/tickets', permission: 'staff' });
+    expect(routeByHandler('tickets/create')).toMatchObject({
+      method: 'POST',
+      path: '/api/tickets',
+      permission: 'staff',
+    });
     expect(routeByHandler('api/fallback')).toBe(fallbackRoute);
     expect(() => routeByHandler('nope')).toThrow();
   });

@@ -14,7 +14,13 @@ process.env.BUCKET_NAME = 'helpdesk-files';
 delete process.env.AWS_ENDPOINT_URL_S3;
 const { putFile, deleteFiles, presignDownload, DOWNLOAD_LINK_SECONDS } = await import('../../shared/aws/s3');
 
-const aws4 = new AwsClient({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'session', service: 's3', region: 'eu-west-1' });
+const aws4 = new AwsClient({
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'secret',
+  sessionToken: 'session',
+  service: 's3',
+  region: 'eu-west-1',
+});
 const KEY = "attachments/7/0b1c/Report (final)!'*.pdf";
 const URL_OF_KEY = `https://helpdesk-files.s3.eu-west-1.amazonaws.com/${KEY.split('/').map(encodeURIComponent).join('/')}`;
 

@@ -1,13 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { fallbackRoute, routeByHandler } from '../../shared/api/routes';
-import { accessLine, functionConcurrency, resolveRoute, TIMED_OUT, toEvent, withFunctionTimeout } from '../../infra/local/server';
+import {
+  accessLine,
+  functionConcurrency,
+  resolveRoute,
+  TIMED_OUT,
+  toEvent,
+  withFunctionTimeout,
+} from '../../infra/local/server';
 
 describe('resolveRoute', () => {
   it('finds the route of a method and path, with or without slash', () => {
     expect(resolveRoute('GET', '/api/tickets/')).toEqual({ route: routeByHandler('tickets/list'), params: {} });
     expect(resolveRoute('POST', '/api/tickets')).toEqual({ route: routeByHandler('tickets/create'), params: {} });
-    expect(resolveRoute('PATCH', '/api/tickets/4/')).toEqual({ route: routeByHandler('tickets/update'), params: { id: '4' } });
+    expect(resolveRoute('PATCH', '/api/tickets/4/')).toEqual({
+      route: routeByHandler('tickets/update'),
+      params: { id: '4' },
+    });
   });
 
   it('sends HEAD to GET', () => {
@@ -18,12 +28,21 @@ describe('resolveRoute', () => {
     expect(resolveRoute('DELETE', '/api/tickets/')).toEqual({ route: fallbackRoute, params: { proxy: 'tickets/' } });
     expect(resolveRoute('OPTIONS', '/api/users')).toEqual({ route: fallbackRoute, params: { proxy: 'users' } });
     expect(resolveRoute('POST', '/api/')).toEqual({ route: fallbackRoute, params: { proxy: '' } });
-    expect(resolveRoute('GET', '/api/nothing/here')).toEqual({ route: fallbackRoute, params: { proxy: 'nothing/here' } });
+    expect(resolveRoute('GET', '/api/nothing/here')).toEqual({
+      route: fallbackRoute,
+      params: { proxy: 'nothing/here' },
+    });
   });
 });
 
 function request(method: string, url: string, headers: Record<string, string | string[]>): IncomingMessage {
-  return { method, url, headers, httpVersion: '1.1', socket: { remoteAddress: '10.0.0.9' } } as unknown as IncomingMessage;
+  return {
+    method,
+    url,
+    headers,
+    httpVersion: '1.1',
+    socket: { remoteAddress: '10.0.0.9' },
+  } as unknown as IncomingMessage;
 }
 
 describe('toEvent', () => {
@@ -68,7 +87,12 @@ describe('toEvent', () => {
   it('base64-encodes binary bodies and omits empty parts', () => {
     const { route, params } = resolveRoute('POST', '/api/tickets');
     const bytes = Buffer.from([0, 1, 2, 255]);
-    const event = toEvent(request('POST', '/api/tickets', { 'content-type': 'multipart/form-data; boundary=x' }), bytes, route, params);
+    const event = toEvent(
+      request('POST', '/api/tickets', { 'content-type': 'multipart/form-data; boundary=x' }),
+      bytes,
+      route,
+      params,
+    );
     expect(event.isBase64Encoded).toBe(true);
     expect(Buffer.from(event.body!, 'base64').equals(bytes)).toBe(true);
     expect(event.queryStringParameters).toBeUndefined();
@@ -88,54 +112,74 @@ describe('toEvent', () => {
 
 describe('accessLine', () => {
   it("is npm start's one line per request: method, path and query, status, whole milliseconds, request id", () => {
-    expect(accessLine('GET', '/api/tickets/?page=2', 200, 12.6, 'a1b2')).toBe('GET /api/tickets/?page=2 200 13 ms a1b2');
+    expect(accessLine('GET', '/api/tickets/?page=2', 200, 12.6, 'a1b2')).toBe(
+      'GET /api/tickets/?page=2 200 13 ms a1b2',
+    );
     expect(accessLine('POST', '/api/tickets/', 413, 3, undefined)).toBe('POST /api/tickets/ 413 3 ms -');
   });
 });
 
 describe('withFunctionTimeout', () => {
-  it("answers as the HTTP API does once a function runs past its timeout, and the function's own answer before it", async () => {
-    vi.useFakeTimers();
-    try {
-      const never = new Promise<never>(() => undefined);
-      const late = withFunctionTimeout(never, 15_000);
-      await vi.advanceTimersByTimeAsync(14_999);
-      const settled = await Promise.race([late.then(() => 'answered'), Promise.resolve('pending')]);
-      expect(settled).toBe('pending');
-      await vi.advanceTimersByTimeAsync(1);
-      expect(await late).toEqual(TIMED_OUT);
-      expect(TIMED_OUT).toMatchObject({ statusCode: 500, body: '{"message":"Internal Server Error"}' });
-      const answer = { statusCode: 201, headers: {}, body: '{}' };
-      expect(await withFunctionTimeout(Promise.resolve(answer), 15_000)).toBe(answer);
-      expect(vi.getTimerCount()).toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+  it(
+    'answers as the HTTP API does once a function runs past its timeout, and ' +
+      "the function's own answer before " +
+      'it',
+    async () => {
+      vi.useFakeTimers();
+      try {
+        const never = new Promise<never>(() => undefined);
+        const late = withFunctionTimeout(never, 15_000);
+        await vi.advanceTimersByTimeAsync(14_999);
+        const settled = await Promise.race([late.then(() => 'answered'), Promise.resolve('pending')]);
+        expect(settled).toBe('pending');
+        await vi.advanceTimersByTimeAsync(1);
+        expect(await late).toEqual(TIMED_OUT);
+        expect(TIMED_OUT).toMatchObject({ statusCode: 500, body: '{"message":"Internal Server Error"}' });
+        const answer = { statusCode: 201, headers: {}, body: '{}' };
+        expect(await withFunctionTimeout(Promise.resolve(answer), 15_000)).toBe(answer);
+        expect(vi.getTimerCount()).toBe(0);
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 });
 
 describe('functionConcurrency', () => {
-  it('runs at most `limit` invocations of one function at once, the others in turn, and other functions beside them', async () => {
-    const bound = functionConcurrency(2);
-    const running = { create: 0, get: 0 };
-    const most = { create: 0, get: 0 };
-    const gates: (() => void)[] = [];
-    const invoke = (fn: 'create' | 'get') =>
-      bound(fn, async () => {
-        most[fn] = Math.max(most[fn], ++running[fn]);
-        await new Promise<void>((open) => gates.push(open));
-        running[fn]--;
-        return fn;
-      });
-    const creates = Array.from({ length: 5 }, () => invoke('create'));
-    const gets = [invoke('get'), invoke('get')];
-    await expect.poll(() => gates.length).toBe(4);
-    expect(running).toEqual({ create: 2, get: 2 });
-    while (running.create + running.get) {
-      gates.shift()!();
-      await new Promise((settle) => setImmediate(settle));
-    }
-    expect(await Promise.all([...creates, ...gets])).toEqual(['create', 'create', 'create', 'create', 'create', 'get', 'get']);
-    expect(most).toEqual({ create: 2, get: 2 });
-  });
+  it(
+    'runs at most `limit` invocations of one function at once, the others in ' +
+      'turn, and other functions beside ' +
+      'them',
+    async () => {
+      const bound = functionConcurrency(2);
+      const running = { create: 0, get: 0 };
+      const most = { create: 0, get: 0 };
+      const gates: (() => void)[] = [];
+      const invoke = (fn: 'create' | 'get') =>
+        bound(fn, async () => {
+          most[fn] = Math.max(most[fn], ++running[fn]);
+          await new Promise<void>((open) => gates.push(open));
+          running[fn]--;
+          return fn;
+        });
+      const creates = Array.from({ length: 5 }, () => invoke('create'));
+      const gets = [invoke('get'), invoke('get')];
+      await expect.poll(() => gates.length).toBe(4);
+      expect(running).toEqual({ create: 2, get: 2 });
+      while (running.create + running.get) {
+        gates.shift()!();
+        await new Promise((settle) => setImmediate(settle));
+      }
+      expect(await Promise.all([...creates, ...gets])).toEqual([
+        'create',
+        'create',
+        'create',
+        'create',
+        'create',
+        'get',
+        'get',
+      ]);
+      expect(most).toEqual({ create: 2, get: 2 });
+    },
+  );
 });

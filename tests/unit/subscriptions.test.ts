@@ -23,7 +23,17 @@ const sub = () => newSubscription({ url: 'https://hooks.example.com/in', events:
 
 describe('subscription bodies', () => {
   it('takes a URL, events (deduplicated, in the docs order) and a description', () => {
-    expect(parseSubscriptionBody(json({ url: 'https://hooks.example.com/in', events: ['ticket.updated', 'ticket.created', 'ticket.updated'], description: 'CRM' }), 'create', false)).toEqual({
+    expect(
+      parseSubscriptionBody(
+        json({
+          url: 'https://hooks.example.com/in',
+          events: ['ticket.updated', 'ticket.created', 'ticket.updated'],
+          description: 'CRM',
+        }),
+        'create',
+        false,
+      ),
+    ).toEqual({
       url: 'https://hooks.example.com/in',
       events: ['ticket.created', 'ticket.updated'],
       description: 'CRM',
@@ -67,17 +77,27 @@ describe('receiver health', () => {
   const day = 86_400_000;
   it(`starts a run of failures, ends it on a 2xx, and disables after ${DISABLE_AFTER_DAYS} days of it`, () => {
     expect(receiverHealth({ failing_since: null }, true, NOW)).toEqual({ change: 'none' });
-    expect(receiverHealth({ failing_since: null }, false, NOW)).toEqual({ change: 'failing', since: NOW.toISOString() });
+    expect(receiverHealth({ failing_since: null }, false, NOW)).toEqual({
+      change: 'failing',
+      since: NOW.toISOString(),
+    });
     const since = new Date(NOW.getTime() - DISABLE_AFTER_DAYS * day + 1).toISOString();
     expect(receiverHealth({ failing_since: since }, false, NOW)).toEqual({ change: 'none' });
     expect(receiverHealth({ failing_since: since }, true, NOW)).toEqual({ change: 'answering' });
-    expect(receiverHealth({ failing_since: new Date(NOW.getTime() - DISABLE_AFTER_DAYS * day).toISOString() }, false, NOW)).toMatchObject({ change: 'disable' });
+    expect(
+      receiverHealth({ failing_since: new Date(NOW.getTime() - DISABLE_AFTER_DAYS * day).toISOString() }, false, NOW),
+    ).toMatchObject({ change: 'disable' });
   });
 
   it('enabling again, or a new URL, forgets past failures', () => {
     const failing = { ...sub(), enabled: false, failing_since: NOW.toISOString(), disabled_reason: 'x' };
-    expect(changedSubscription(failing, { enabled: true }, NOW)).toMatchObject({ failing_since: null, disabled_reason: null });
-    expect(changedSubscription(failing, { url: 'https://other.example.com/' }, NOW)).toMatchObject({ failing_since: null });
+    expect(changedSubscription(failing, { enabled: true }, NOW)).toMatchObject({
+      failing_since: null,
+      disabled_reason: null,
+    });
+    expect(changedSubscription(failing, { url: 'https://other.example.com/' }, NOW)).toMatchObject({
+      failing_since: null,
+    });
     expect(changedSubscription(failing, { description: 'd' }, NOW)).toMatchObject({ failing_since: NOW.toISOString() });
   });
 });
@@ -91,7 +111,15 @@ describe('deliveries and payloads', () => {
     followup: null,
     attachment: null,
     changes: { custom_tier: { old: null, new: 'gold' }, title: { old: 'a', new: 'b' } },
-    data: { id: 4, title: 'b', custom_tier: 'gold', followup_set: [{ id: 1, public: true }, { id: 2, public: false }] },
+    data: {
+      id: 4,
+      title: 'b',
+      custom_tier: 'gold',
+      followup_set: [
+        { id: 1, public: true },
+        { id: 2, public: false },
+      ],
+    },
   };
 
   it('one delivery id per event and subscription, valid in the delivery log', () => {
@@ -106,7 +134,11 @@ describe('deliveries and payloads', () => {
     expect(shown).toEqual({
       type: 'ticket.updated',
       timestamp: event.created,
-      data: { ...event, changes: { title: { old: 'a', new: 'b' } }, data: { id: 4, title: 'b', followup_set: [{ id: 1, public: true }] } },
+      data: {
+        ...event,
+        changes: { title: { old: 'a', new: 'b' } },
+        data: { id: 4, title: 'b', followup_set: [{ id: 1, public: true }] },
+      },
     });
     expect(subscriptionPayload(event, ['tier'], true)?.data).toEqual(event);
   });
@@ -114,7 +146,10 @@ describe('deliveries and payloads', () => {
 
 describe("the environment's receivers", () => {
   it('are read-only subscriptions, one per URL, without query strings', () => {
-    const views = environmentSubscriptionViews({ 'ticket.created': ['https://a.example/x?token=1'], 'followup.created': ['https://b.example/y', 'https://c.example/z'] });
+    const views = environmentSubscriptionViews({
+      'ticket.created': ['https://a.example/x?token=1'],
+      'followup.created': ['https://b.example/y', 'https://c.example/z'],
+    });
     expect(views.map((v) => [v.id, v.url, v.events, v.read_only, v.source])).toEqual([
       ['env_new_ticket_0', 'https://a.example/x?…', ['ticket.created'], true, 'HELPDESK_NEW_TICKET_WEBHOOK_URLS'],
       ['env_followup_0', 'https://b.example/y', ['followup.created'], true, 'HELPDESK_FOLLOWUP_WEBHOOK_URLS'],

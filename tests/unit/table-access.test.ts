@@ -1,27 +1,56 @@
 /** What a DynamoDB call needs from IAM, and whether grants allow it (shared/api/table-access.ts). */
 import { describe, expect, it } from 'vitest';
-import { allows, grantsOf, tableRequests, writesTable, GRANTS, STREAM_CONSUMER_GRANTS, type TableGrant } from '../../shared/api/table-access';
+import {
+  allows,
+  grantsOf,
+  tableRequests,
+  writesTable,
+  GRANTS,
+  STREAM_CONSUMER_GRANTS,
+  type TableGrant,
+} from '../../shared/api/table-access';
 import { keys } from '../../shared/store/keys';
 import { routeByHandler, routes } from '../../shared/api/routes';
 
 describe('tableRequests', () => {
   it('names one action per item, on its partition key, for every command the functions send', () => {
-    expect(tableRequests('GetItem', { Key: { PK: 'USER#a', SK: 'USER' } })).toEqual([{ action: 'GetItem', partition: 'USER#a' }]);
-    expect(tableRequests('PutItem', { Item: { PK: 'TICKET#1', SK: 'TICKET' } })).toEqual([{ action: 'PutItem', partition: 'TICKET#1' }]);
-    expect(tableRequests('Query', { IndexName: 'gsi2', ExpressionAttributeValues: { ':pk': 'TICKETS#STATUS#1' } })).toEqual([
-      { action: 'Query', partition: 'TICKETS#STATUS#1', index: 'gsi2' },
+    expect(tableRequests('GetItem', { Key: { PK: 'USER#a', SK: 'USER' } })).toEqual([
+      { action: 'GetItem', partition: 'USER#a' },
     ]);
-    expect(tableRequests('BatchGetItem', { RequestItems: { t: { Keys: [{ PK: 'QUEUES' }, { PK: 'USERS' }] } } }).map((r) => r.partition)).toEqual(['QUEUES', 'USERS']);
+    expect(tableRequests('PutItem', { Item: { PK: 'TICKET#1', SK: 'TICKET' } })).toEqual([
+      { action: 'PutItem', partition: 'TICKET#1' },
+    ]);
+    expect(
+      tableRequests('Query', { IndexName: 'gsi2', ExpressionAttributeValues: { ':pk': 'TICKETS#STATUS#1' } }),
+    ).toEqual([{ action: 'Query', partition: 'TICKETS#STATUS#1', index: 'gsi2' }]);
+    expect(
+      tableRequests('BatchGetItem', { RequestItems: { t: { Keys: [{ PK: 'QUEUES' }, { PK: 'USERS' }] } } }).map(
+        (r) => r.partition,
+      ),
+    ).toEqual(['QUEUES', 'USERS']);
     expect(
       tableRequests('TransactWriteItems', {
-        TransactItems: [{ Put: { Item: { PK: 'TICKET#1' } } }, { ConditionCheck: { Key: { PK: 'QUEUES' } } }, { Delete: { Key: { PK: 'FILE_CLEANUPS' } } }],
+        TransactItems: [
+          { Put: { Item: { PK: 'TICKET#1' } } },
+          { ConditionCheck: { Key: { PK: 'QUEUES' } } },
+          { Delete: { Key: { PK: 'FILE_CLEANUPS' } } },
+        ],
       }),
     ).toEqual([
       { action: 'PutItem', partition: 'TICKET#1' },
       { action: 'ConditionCheckItem', partition: 'QUEUES' },
       { action: 'DeleteItem', partition: 'FILE_CLEANUPS' },
     ]);
-    expect(tableRequests('BatchWriteItem', { RequestItems: { t: [{ PutRequest: { Item: { PK: 'EVENTS', SK: 'a' } } }, { DeleteRequest: { Key: { PK: 'EVENTS', SK: 'b' } } }] } })).toEqual([
+    expect(
+      tableRequests('BatchWriteItem', {
+        RequestItems: {
+          t: [
+            { PutRequest: { Item: { PK: 'EVENTS', SK: 'a' } } },
+            { DeleteRequest: { Key: { PK: 'EVENTS', SK: 'b' } } },
+          ],
+        },
+      }),
+    ).toEqual([
       { action: 'BatchWriteItem', partition: 'EVENTS' },
       { action: 'BatchWriteItem', partition: 'EVENTS' },
     ]);
@@ -30,16 +59,23 @@ describe('tableRequests', () => {
 });
 
 describe('the change feed grants', () => {
-  it('only the stream consumer writes the feed, in batches, and nothing else that way; only the feed route reads it', () => {
-    expect(allows(STREAM_CONSUMER_GRANTS, { action: 'BatchWriteItem', partition: 'EVENTS' })).toBe(true);
-    expect(allows(STREAM_CONSUMER_GRANTS, { action: 'BatchWriteItem', partition: 'TICKET#1' })).toBe(false);
-    expect(allows(STREAM_CONSUMER_GRANTS, { action: 'Query', partition: 'CUSTOM_FIELDS' })).toBe(true);
-    expect(allows(STREAM_CONSUMER_GRANTS, { action: 'PutItem', partition: 'CUSTOM_FIELDS' })).toBe(false);
-    for (const route of routes) {
-      expect(allows(grantsOf(route), { action: 'BatchWriteItem', partition: 'EVENTS' }), route.handler).toBe(false);
-      expect(allows(grantsOf(route), { action: 'Query', partition: 'EVENTS' }), route.handler).toBe(route.handler === 'events/list');
-    }
-  });
+  it(
+    'only the stream consumer writes the feed, in batches, and nothing else ' +
+      'that way; only the feed route reads ' +
+      'it',
+    () => {
+      expect(allows(STREAM_CONSUMER_GRANTS, { action: 'BatchWriteItem', partition: 'EVENTS' })).toBe(true);
+      expect(allows(STREAM_CONSUMER_GRANTS, { action: 'BatchWriteItem', partition: 'TICKET#1' })).toBe(false);
+      expect(allows(STREAM_CONSUMER_GRANTS, { action: 'Query', partition: 'CUSTOM_FIELDS' })).toBe(true);
+      expect(allows(STREAM_CONSUMER_GRANTS, { action: 'PutItem', partition: 'CUSTOM_FIELDS' })).toBe(false);
+      for (const route of routes) {
+        expect(allows(grantsOf(route), { action: 'BatchWriteItem', partition: 'EVENTS' }), route.handler).toBe(false);
+        expect(allows(grantsOf(route), { action: 'Query', partition: 'EVENTS' }), route.handler).toBe(
+          route.handler === 'events/list',
+        );
+      }
+    },
+  );
 });
 
 describe('allows', () => {
@@ -60,7 +96,9 @@ describe('the route grants', () => {
       const grants = grantsOf(route);
       expect(allows(grants, { action: 'GetItem', partition: 'USER#x' }), route.handler).toBe(true);
       expect(allows(grants, { action: 'UpdateItem', partition: 'LOGIN#x' }), route.handler).toBe(true);
-      expect(allows(grants, { action: 'PutItem', partition: 'IDEMPOTENCY#x' }), route.handler).toBe(route.method === 'POST');
+      expect(allows(grants, { action: 'PutItem', partition: 'IDEMPOTENCY#x' }), route.handler).toBe(
+        route.method === 'POST',
+      );
     }
   });
 
@@ -76,9 +114,11 @@ describe('the route grants', () => {
   it('reads write nothing of their own; GET routes are readers', () => {
     // The one exception: the change feed's first read makes the key its cursors are signed with
     // (store/change-feed.ts feedCursorKey), one conditional PutItem on that key's own partition.
-    const cursorKeyGrant = (grant: TableGrant) => 'actions' in grant && grant.keys.every((k) => k === keys.feedCursorKeyPartition);
+    const cursorKeyGrant = (grant: TableGrant) =>
+      'actions' in grant && grant.keys.every((k) => k === keys.feedCursorKeyPartition);
     for (const route of routes.filter((r) => r.method === 'GET')) {
-      const table = route.handler === 'events/list' ? route.table.filter((grant) => !cursorKeyGrant(grant)) : route.table;
+      const table =
+        route.handler === 'events/list' ? route.table.filter((grant) => !cursorKeyGrant(grant)) : route.table;
       expect(writesTable({ table }), route.handler).toBe(false);
     }
     const feed = grantsOf(routeByHandler('events/list'));

@@ -19,9 +19,36 @@ import { ticketRecord } from './fixtures';
 
 const NOW = new Date('2030-01-02T03:04:05.678Z');
 
-const admin: UserSummary = { id: 1, username: 'admin', first_name: '', last_name: '', email: '', is_active: true, is_staff: true, is_superuser: true };
-const jane: UserSummary = { id: 2, username: 'jane', first_name: 'Jane', last_name: 'Doe', email: 'jane@example.com', is_active: true, is_staff: false, is_superuser: false };
-const gone: UserSummary = { id: 3, username: 'gone', first_name: 'Old', last_name: 'User', email: '', is_active: false, is_staff: false, is_superuser: false };
+const admin: UserSummary = {
+  id: 1,
+  username: 'admin',
+  first_name: '',
+  last_name: '',
+  email: '',
+  is_active: true,
+  is_staff: true,
+  is_superuser: true,
+};
+const jane: UserSummary = {
+  id: 2,
+  username: 'jane',
+  first_name: 'Jane',
+  last_name: 'Doe',
+  email: 'jane@example.com',
+  is_active: true,
+  is_staff: false,
+  is_superuser: false,
+};
+const gone: UserSummary = {
+  id: 3,
+  username: 'gone',
+  first_name: 'Old',
+  last_name: 'User',
+  email: '',
+  is_active: false,
+  is_staff: false,
+  is_superuser: false,
+};
 
 const existingTicket = (id: number): Ticket => ticketRecord({ id, title: `T${id}` });
 
@@ -106,7 +133,11 @@ describe('parseTicketBody', () => {
 
 describe('referencedIds', () => {
   it('lists the ids that were sent', () => {
-    expect(referencedIds({ queue: 1, assigned_to: 2, merged_to: 5 })).toEqual({ queues: [1], users: [2], tickets: [5] });
+    expect(referencedIds({ queue: 1, assigned_to: 2, merged_to: 5 })).toEqual({
+      queues: [1],
+      users: [2],
+      tickets: [5],
+    });
     expect(referencedIds({ queue: 1, assigned_to: null })).toEqual({ queues: [1], users: [], tickets: [] });
   });
 });
@@ -114,7 +145,15 @@ describe('referencedIds', () => {
 describe('planTicketCreation', () => {
   it('forces status 1 and ignores resolution, on_hold and merged_to', () => {
     const { ticket } = create(
-      json({ ...valid, priority: 2, status: 3, on_hold: true, resolution: 'r', merged_to: 5, due_date: '2030-01-02T03:04:05Z' }),
+      json({
+        ...valid,
+        priority: 2,
+        status: 3,
+        on_hold: true,
+        resolution: 'r',
+        merged_to: 5,
+        due_date: '2030-01-02T03:04:05Z',
+      }),
     );
     expect(ticket).toMatchObject({
       queue: 1,
@@ -177,7 +216,9 @@ describe('planTicketCreation', () => {
 
   it('reports field and reference errors together in field order', () => {
     const errors = errorsOf(() =>
-      create(json({ queue: 999, title: '', description: 'x', submitter_email: 'not-an-email', priority: 9, status: 42 })),
+      create(
+        json({ queue: 999, title: '', description: 'x', submitter_email: 'not-an-email', priority: 9, status: 42 }),
+      ),
     );
     expect(errors).toEqual({
       queue: ['Invalid pk "999" - object does not exist.'],
@@ -191,7 +232,9 @@ describe('planTicketCreation', () => {
 
   it('stage 2: an empty or null description gives a "body" error', () => {
     expect(errorsOf(() => create(json({ ...valid, description: '' })))).toEqual({ body: ['This field is required.'] });
-    expect(errorsOf(() => create(json({ ...valid, description: null })))).toEqual({ body: ['This field is required.'] });
+    expect(errorsOf(() => create(json({ ...valid, description: null })))).toEqual({
+      body: ['This field is required.'],
+    });
   });
 
   it('stage 2 runs only when stage 1 passed', () => {
@@ -220,14 +263,27 @@ describe('planTicketCreation', () => {
     expect(errorsOf(() => create(json({ ...valid, submitter_email: null })))).toEqual({
       submitter_email: ['This field may not be null.'],
     });
-    expect(errorsOf(() => create(json({ ...valid, priority: null })))).toEqual({ priority: ['This field may not be null.'] });
+    expect(errorsOf(() => create(json({ ...valid, priority: null })))).toEqual({
+      priority: ['This field may not be null.'],
+    });
     expect(errorsOf(() => create(json({ ...valid, due_date: 'tomorrow' })))).toEqual({
-      due_date: ['Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'],
+      due_date: [
+        'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+      ],
     });
   });
 
   it('accepts a form body with string values', () => {
-    const { ticket } = create(form({ queue: '1', title: 'F', description: 'd', submitter_email: 'f@example.com', priority: '2', assigned_to: '' }));
+    const { ticket } = create(
+      form({
+        queue: '1',
+        title: 'F',
+        description: 'd',
+        submitter_email: 'f@example.com',
+        priority: '2',
+        assigned_to: '',
+      }),
+    );
     expect(ticket).toMatchObject({ queue: 1, priority: 2, assigned_to: null, status: 1, on_hold: false });
   });
 
@@ -238,12 +294,22 @@ describe('planTicketCreation', () => {
 
 describe('planTicketUpdate', () => {
   it('returns only the fields sent, plus modified', () => {
-    const changes = planTicketUpdate(parseTicketBody(json({ priority: 1, on_hold: true }), 'partial', []), refs, NOW, existingTicket(9));
+    const changes = planTicketUpdate(
+      parseTicketBody(json({ priority: 1, on_hold: true }), 'partial', []),
+      refs,
+      NOW,
+      existingTicket(9),
+    );
     expect(changes).toEqual({ priority: 1, on_hold: true, modified: '2030-01-02T03:04:05.678000Z', custom: {} });
   });
 
   it('may set status, resolution and merged_to freely', () => {
-    const changes = planTicketUpdate(parseTicketBody(json({ status: 4, resolution: '', merged_to: 5 }), 'partial', []), refs, NOW, existingTicket(9));
+    const changes = planTicketUpdate(
+      parseTicketBody(json({ status: 4, resolution: '', merged_to: 5 }), 'partial', []),
+      refs,
+      NOW,
+      existingTicket(9),
+    );
     expect(changes).toMatchObject({ status: 4, resolution: '', merged_to: 5 });
   });
 
@@ -253,7 +319,11 @@ describe('planTicketUpdate', () => {
   });
 
   it('checks references', () => {
-    expect(errorsOf(() => planTicketUpdate(parseTicketBody(json({ assigned_to: 99 }), 'partial', []), refs, NOW, existingTicket(9)))).toEqual({
+    expect(
+      errorsOf(() =>
+        planTicketUpdate(parseTicketBody(json({ assigned_to: 99 }), 'partial', []), refs, NOW, existingTicket(9)),
+      ),
+    ).toEqual({
       assigned_to: ['Invalid pk "99" - object does not exist.'],
     });
   });
@@ -297,7 +367,9 @@ describe('size limits: every ticket fits one stored record', () => {
     const current = ticketRecord({ id: 9, description: wide });
     const body = parseTicketBody(json({ resolution: wide }), 'partial', []);
     expect(errorsOf(() => planTicketUpdate(body, refs, NOW, current))).toEqual({
-      non_field_errors: [`The ticket's text fields together take ${ticketTextBytes({ ...current, resolution: wide })} bytes (UTF-8); at most ${MAX_TICKET_TEXT_BYTES} can be stored.`],
+      non_field_errors: [
+        `The ticket's text fields together take ${ticketTextBytes({ ...current, resolution: wide })} bytes (UTF-8); at most ${MAX_TICKET_TEXT_BYTES} can be stored.`,
+      ],
     });
     // Custom values count, with their keys, including values of fields deleted since.
     const custom = { [`k${'0'.repeat(35)}`]: 'x'.repeat(200_000) };

@@ -28,7 +28,8 @@ describe('parseTokenAuthorization', () => {
   });
 
   it('leaves other schemes and no header to the next class', () => {
-    for (const header of [undefined, '', 'Basic YTpi', 'Bearer x', 'Tokens abc']) expect(parseTokenAuthorization(header)).toBeUndefined();
+    for (const header of [undefined, '', 'Basic YTpi', 'Bearer x', 'Tokens abc'])
+      expect(parseTokenAuthorization(header)).toBeUndefined();
   });
 
   it("answers DRF's messages for a malformed Token header", () => {

@@ -8,7 +8,10 @@ const { CONFLICT_ATTEMPTS, ConditionFailed, refusedWhole, transact } = await imp
 const { errorResponse } = await import('../../shared/middleware/index');
 
 function cancelled(...codes: string[]): Error {
-  return Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: codes.map((Code) => ({ Code })) });
+  return Object.assign(new Error('Transaction cancelled'), {
+    name: 'TransactionCanceledException',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
 }
 
 beforeEach(() => {
@@ -43,22 +46,48 @@ describe('transact', () => {
 describe('refusedWhole: whether a failed write surely applied nothing (a queue reservation is given back then)', () => {
   const failure = async (error: Error, items = 2) => {
     send.mockImplementation(() => Promise.reject(error));
-    return transact(Array.from({ length: items }, () => ({ Put: { TableName: 't', Item: {} } }))).catch((e: unknown) => e);
+    return transact(Array.from({ length: items }, () => ({ Put: { TableName: 't', Item: {} } }))).catch(
+      (e: unknown) => e,
+    );
   };
   const withAttempts = (error: Error, attempts: number) => Object.assign(error, { $metadata: { attempts } });
 
   it('a refusal: a failed condition, a conflict, throttling', async () => {
     expect(refusedWhole(await failure(cancelled('ConditionalCheckFailed', 'None')))).toBe(true);
     expect(refusedWhole(await failure(cancelled('TransactionConflict')))).toBe(true);
-    expect(refusedWhole(await failure(withAttempts(Object.assign(new Error('c'), { name: 'ConditionalCheckFailedException' }), 1), 1))).toBe(true);
+    expect(
+      refusedWhole(
+        await failure(withAttempts(Object.assign(new Error('c'), { name: 'ConditionalCheckFailedException' }), 1), 1),
+      ),
+    ).toBe(true);
     expect(refusedWhole(await failure(cancelled('ThrottlingError')))).toBe(true);
-    expect(refusedWhole(withAttempts(Object.assign(new Error('t'), { name: 'ProvisionedThroughputExceededException', $fault: 'client' }), 4))).toBe(true);
+    expect(
+      refusedWhole(
+        withAttempts(
+          Object.assign(new Error('t'), { name: 'ProvisionedThroughputExceededException', $fault: 'client' }),
+          4,
+        ),
+      ),
+    ).toBe(true);
   });
 
-  it('not when the write may have happened: a server error, a lost connection, a plain write whose retry failed its condition', async () => {
-    expect(refusedWhole(Object.assign(new Error('s'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }))).toBe(false);
-    expect(refusedWhole(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toBe(false);
-    expect(refusedWhole(await failure(withAttempts(Object.assign(new Error('c'), { name: 'ConditionalCheckFailedException' }), 2), 1))).toBe(false);
-    expect(refusedWhole(new Error('anything else'))).toBe(false);
-  });
+  it(
+    'not when the write may have happened: a server error, a lost connection, ' +
+      'a plain write whose retry failed ' +
+      'its condition',
+    async () => {
+      expect(
+        refusedWhole(
+          Object.assign(new Error('s'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } }),
+        ),
+      ).toBe(false);
+      expect(refusedWhole(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toBe(false);
+      expect(
+        refusedWhole(
+          await failure(withAttempts(Object.assign(new Error('c'), { name: 'ConditionalCheckFailedException' }), 2), 1),
+        ),
+      ).toBe(false);
+      expect(refusedWhole(new Error('anything else'))).toBe(false);
+    },
+  );
 });

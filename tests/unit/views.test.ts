@@ -45,12 +45,19 @@ const attachment = (id: number, followupId: number, filename: string): Attachmen
 
 describe('ticketView', () => {
   it('has upstream keys in order, wire date-times and no secrets', () => {
-    const view = ticketView(BASE, {
-      ticket,
-      followups: [followup(5, '2026-11-21T23:17:09.000000Z'), followup(4, '2026-11-21T23:17:08.525441Z', { time_spent: 5_400_000_000 })],
-      attachments: [attachment(2, 4, 'z.txt'), attachment(1, 4, 'a.txt'), attachment(3, 5, 'm.txt')],
-      mergedFrom: [],
-    }, []);
+    const view = ticketView(
+      BASE,
+      {
+        ticket,
+        followups: [
+          followup(5, '2026-11-21T23:17:09.000000Z'),
+          followup(4, '2026-11-21T23:17:08.525441Z', { time_spent: 5_400_000_000 }),
+        ],
+        attachments: [attachment(2, 4, 'z.txt'), attachment(1, 4, 'a.txt'), attachment(3, 5, 'm.txt')],
+        mergedFrom: [],
+      },
+      [],
+    );
     expect(Object.keys(view)).toEqual(TICKET_KEYS);
     expect(view.due_date).toBe('2030-01-02T03:04:05Z');
     expect(view.followup_set.map((f) => f.id)).toEqual([4, 5]);
@@ -66,7 +73,10 @@ describe('ticketView', () => {
   });
 
   it('a null due_date stays null', () => {
-    expect(ticketView(BASE, { ticket: { ...ticket, due_date: null }, followups: [], attachments: [], mergedFrom: [] }, []).due_date).toBeNull();
+    expect(
+      ticketView(BASE, { ticket: { ...ticket, due_date: null }, followups: [], attachments: [], mergedFrom: [] }, [])
+        .due_date,
+    ).toBeNull();
   });
 });
 
@@ -88,7 +98,10 @@ describe('attachmentView', () => {
 
 describe('followupView', () => {
   it('keeps only its own attachments', () => {
-    const view = followupView(BASE, followup(4, '2030-01-01T00:00:00.000000Z'), [attachment(1, 4, 'a'), attachment(2, 5, 'b')]);
+    const view = followupView(BASE, followup(4, '2030-01-01T00:00:00.000000Z'), [
+      attachment(1, 4, 'a'),
+      attachment(2, 5, 'b'),
+    ]);
     expect(view.followupattachment_set.map((a) => a.id)).toEqual([1]);
     expect(view.date).toBe('2030-01-01T00:00:00Z');
   });
@@ -96,7 +109,13 @@ describe('followupView', () => {
 
 describe('userView', () => {
   it('has the four non-secret fields in order', () => {
-    const view = userView({ first_name: 'New', last_name: 'User', username: 'newuser', email: 'new@example.com', password_hash: 'x' } as never);
+    const view = userView({
+      first_name: 'New',
+      last_name: 'User',
+      username: 'newuser',
+      email: 'new@example.com',
+      password_hash: 'x',
+    } as never);
     expect(view).toEqual({ first_name: 'New', last_name: 'User', username: 'newuser', email: 'new@example.com' });
     expect(Object.keys(view)).toEqual(['first_name', 'last_name', 'username', 'email']);
   });

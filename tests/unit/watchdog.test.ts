@@ -19,28 +19,34 @@ function running(pid: number): boolean {
   }
 }
 
-it.skipIf(process.platform !== 'linux')('a child under the watchdog ends when its parent is killed outright (SIGKILL)', { timeout: 30_000 }, async () => {
-  // The parent: starts a long child, puts it under the watchdog, prints its pid, and stays up.
-  const script = [
-    "import { spawn } from 'node:child_process';",
-    `import { endWithThisProcess } from ${JSON.stringify(ENGINES)};`,
-    "const child = spawn('sleep', ['300'], { stdio: 'ignore' });",
-    'endWithThisProcess(child);',
-    'console.log(child.pid);',
-    'setInterval(() => undefined, 1000);',
-  ].join('\n');
-  const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  parent.stdout.on('data', (chunk) => (output += chunk));
-  parent.stderr.on('data', (chunk) => (output += chunk));
-  try {
-    await expect.poll(() => /^\d+$/m.test(output), { timeout: 20_000, interval: 50 }).toBe(true);
-    const child = Number(/^(\d+)$/m.exec(output)![1]);
-    expect(running(child)).toBe(true);
-    parent.kill('SIGKILL');
-    // The watchdog looks once a second.
-    await expect.poll(() => running(child), { timeout: 10_000, interval: 100 }).toBe(false);
-  } finally {
-    parent.kill('SIGKILL');
-  }
-});
+it.skipIf(process.platform !== 'linux')(
+  'a child under the watchdog ends when its parent is killed outright (SIGKILL)',
+  { timeout: 30_000 },
+  async () => {
+    // The parent: starts a long child, puts it under the watchdog, prints its pid, and stays up.
+    const script = [
+      "import { spawn } from 'node:child_process';",
+      `import { endWithThisProcess } from ${JSON.stringify(ENGINES)};`,
+      "const child = spawn('sleep', ['300'], { stdio: 'ignore' });",
+      'endWithThisProcess(child);',
+      'console.log(child.pid);',
+      'setInterval(() => undefined, 1000);',
+    ].join('\n');
+    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    parent.stdout.on('data', (chunk) => (output += chunk));
+    parent.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      await expect.poll(() => /^\d+$/m.test(output), { timeout: 20_000, interval: 50 }).toBe(true);
+      const child = Number(/^(\d+)$/m.exec(output)![1]);
+      expect(running(child)).toBe(true);
+      parent.kill('SIGKILL');
+      // The watchdog looks once a second.
+      await expect.poll(() => running(child), { timeout: 10_000, interval: 100 }).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  },
+);

@@ -25,25 +25,39 @@ afterAll(() => new Promise<void>((done) => server.close(() => done())));
 const send = (to: string, allowLoopback: boolean) => postWebhook(to, {}, '{}', { timeoutMs: 2000, allowLoopback });
 
 describe('at send time', () => {
-  it('a loopback IP literal is sent to in the local runtime only (no lookup checks a literal: the URL is checked again)', async () => {
-    expect(await send(url, true)).toEqual({ status: 200 });
-    const before = hits;
-    expect(await send(url, false)).toEqual({ error: 'not sent: a loopback address (allowed only in the local runtime)' });
-    expect(await send(url.replace('127.0.0.1', '[::ffff:0:7f00:1]'), false)).toEqual({ error: 'not sent: a loopback address (allowed only in the local runtime)' });
-    expect(hits).toBe(before);
-  });
+  it(
+    'a loopback IP literal is sent to in the local runtime only (no lookup checks ' +
+      'a literal: the URL is checked ' +
+      'again)',
+    async () => {
+      expect(await send(url, true)).toEqual({ status: 200 });
+      const before = hits;
+      expect(await send(url, false)).toEqual({
+        error: 'not sent: a loopback address (allowed only in the local runtime)',
+      });
+      expect(await send(url.replace('127.0.0.1', '[::ffff:0:7f00:1]'), false)).toEqual({
+        error: 'not sent: a loopback address (allowed only in the local runtime)',
+      });
+      expect(hits).toBe(before);
+    },
+  );
 
-  it('private, metadata and translated addresses, and http outside the local runtime, are never connected to', async () => {
-    for (const [to, reason] of [
-      ['http://10.0.0.8:9001/in', 'a private or reserved address'],
-      ['http://169.254.169.254/latest/meta-data/', 'a link-local or cloud metadata address'],
-      ['http://[64:ff9b:1::a9fe:a9fe]/', 'a private or reserved address'],
-      ['http://[::ffff:0:a9fe:a9fe]/', 'a link-local or cloud metadata address'],
-    ] as const) {
-      expect(await send(to, true)).toEqual({ error: `not sent: ${reason}` });
-    }
-    expect(await send('http://hooks.example.com/in', false)).toEqual({ error: 'not sent: only https URLs are allowed outside the local runtime' });
-  });
+  it(
+    'private, metadata and translated addresses, and http outside the local ' + 'runtime, are never connected to',
+    async () => {
+      for (const [to, reason] of [
+        ['http://10.0.0.8:9001/in', 'a private or reserved address'],
+        ['http://169.254.169.254/latest/meta-data/', 'a link-local or cloud metadata address'],
+        ['http://[64:ff9b:1::a9fe:a9fe]/', 'a private or reserved address'],
+        ['http://[::ffff:0:a9fe:a9fe]/', 'a link-local or cloud metadata address'],
+      ] as const) {
+        expect(await send(to, true)).toEqual({ error: `not sent: ${reason}` });
+      }
+      expect(await send('http://hooks.example.com/in', false)).toEqual({
+        error: 'not sent: only https URLs are allowed outside the local runtime',
+      });
+    },
+  );
 
   it('a refused connection is said in words, its code kept for the logs only', async () => {
     const closed = createServer();

@@ -14,7 +14,11 @@ const recordDeadLettered = vi.fn();
 /** SQS: a loopback stand-in for its JSON protocol (shared/aws/sqs.ts), which answers `{}`. */
 const sqs = await startAwsStandIn();
 /** What the workers sent to SQS: operation and input. */
-const sqsSent = () => sqs.seen.map(({ headers, body }) => ({ operation: String(headers['x-amz-target']).replace('AmazonSQS.', ''), input: body }));
+const sqsSent = () =>
+  sqs.seen.map(({ headers, body }) => ({
+    operation: String(headers['x-amz-target']).replace('AmazonSQS.', ''),
+    input: body,
+  }));
 
 vi.mock('../../shared/webhooks/service', () => ({ dispatchEvent, attemptDelivery }));
 vi.mock('../../shared/store/deliveries', () => ({ recordDeadLettered }));
@@ -43,7 +47,10 @@ const outboxImage = (id: string) => ({
   created: { S: '2026-11-24T10:00:00.000Z' },
 });
 const streamEvent = (ids: string[]): DynamoDBStreamEvent => ({
-  Records: ids.map((id, i) => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: String(100 + i), NewImage: outboxImage(id) as never } })),
+  Records: ids.map((id, i) => ({
+    eventName: 'INSERT',
+    dynamodb: { SequenceNumber: String(100 + i), NewImage: outboxImage(id) as never },
+  })),
 });
 
 describe('dispatch (stream)', () => {
@@ -51,8 +58,22 @@ describe('dispatch (stream)', () => {
     dispatchEvent.mockResolvedValue(undefined);
     expect(await dispatch(streamEvent(['a', 'b']))).toEqual({ batchItemFailures: [] });
     expect(dispatchEvent.mock.calls.map(([e]) => e)).toEqual([
-      { id: 'a', event: 'ticket.created', ticket: 7, followup: null, base_url: 'https://api.example', created: '2026-11-24T10:00:00.000Z' },
-      { id: 'b', event: 'ticket.created', ticket: 7, followup: null, base_url: 'https://api.example', created: '2026-11-24T10:00:00.000Z' },
+      {
+        id: 'a',
+        event: 'ticket.created',
+        ticket: 7,
+        followup: null,
+        base_url: 'https://api.example',
+        created: '2026-11-24T10:00:00.000Z',
+      },
+      {
+        id: 'b',
+        event: 'ticket.created',
+        ticket: 7,
+        followup: null,
+        base_url: 'https://api.example',
+        created: '2026-11-24T10:00:00.000Z',
+      },
     ]);
   });
 
@@ -69,7 +90,9 @@ describe('dispatch (schedule)', () => {
     eventsWrittenBefore.mockResolvedValue(stranded);
     dispatchEvent.mockResolvedValue(undefined);
     const before = Date.now();
-    expect(await dispatch({ source: 'aws.events', 'detail-type': 'Scheduled Event' } as never)).toEqual({ dispatched: 2 });
+    expect(await dispatch({ source: 'aws.events', 'detail-type': 'Scheduled Event' } as never)).toEqual({
+      dispatched: 2,
+    });
     const cutoff = (eventsWrittenBefore.mock.calls[0]![0] as Date).getTime();
     expect(cutoff).toBeGreaterThanOrEqual(before - STRANDED_AFTER_MS);
     expect(cutoff).toBeLessThanOrEqual(Date.now() - STRANDED_AFTER_MS);
@@ -84,7 +107,9 @@ describe('dispatch (schedule)', () => {
 });
 
 const sqsEvent = (deliveries: string[]): SQSEvent => ({
-  Records: deliveries.map((delivery, i) => ({ messageId: `m${i}`, receiptHandle: `r${i}`, body: JSON.stringify({ delivery }) }) as never),
+  Records: deliveries.map(
+    (delivery, i) => ({ messageId: `m${i}`, receiptHandle: `r${i}`, body: JSON.stringify({ delivery }) }) as never,
+  ),
 });
 
 describe('deliver', () => {
@@ -98,26 +123,37 @@ describe('deliver', () => {
     attemptDelivery.mockResolvedValue({ state: 'retry', inSeconds: 300 });
     expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
     expect(sqsSent()).toHaveLength(1);
-    expect(sqsSent()[0]).toEqual({ operation: 'ChangeMessageVisibility', input: { QueueUrl: 'https://sqs.example/deliveries', ReceiptHandle: 'r0', VisibilityTimeout: 300 } });
+    expect(sqsSent()[0]).toEqual({
+      operation: 'ChangeMessageVisibility',
+      input: { QueueUrl: 'https://sqs.example/deliveries', ReceiptHandle: 'r0', VisibilityTimeout: 300 },
+    });
   });
 
   it('a delivery whose schedule is spent goes to the dead-letter queue (its alarm) and leaves this one', async () => {
     attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
     expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [] });
-    expect(sqsSent()[0]).toEqual({ operation: 'SendMessage', input: { QueueUrl: 'https://sqs.example/dead-letters', MessageBody: JSON.stringify({ delivery: 'd1' }) } });
+    expect(sqsSent()[0]).toEqual({
+      operation: 'SendMessage',
+      input: { QueueUrl: 'https://sqs.example/dead-letters', MessageBody: JSON.stringify({ delivery: 'd1' }) },
+    });
     expect(recordDeadLettered.mock.calls).toEqual([['d1']]);
   });
 
-  it('a dead-letter put that fails reports the message for another receive and leaves the delivery due for the put', async () => {
-    attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
-    sqs.always = { status: 500, body: { __type: 'InternalError', message: 'injected' } };
-    try {
-      expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
-    } finally {
-      sqs.always = undefined;
-    }
-    expect(recordDeadLettered).not.toHaveBeenCalled();
-  });
+  it(
+    'a dead-letter put that fails reports the message for another receive and ' +
+      'leaves the delivery due for the ' +
+      'put',
+    async () => {
+      attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
+      sqs.always = { status: 500, body: { __type: 'InternalError', message: 'injected' } };
+      try {
+        expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+      } finally {
+        sqs.always = undefined;
+      }
+      expect(recordDeadLettered).not.toHaveBeenCalled();
+    },
+  );
 
   it("a subscription's delivery whose schedule is spent only leaves the queue: no dead letter, no alarm", async () => {
     attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: false });

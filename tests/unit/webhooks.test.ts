@@ -43,9 +43,13 @@ describe('the delivery log', () => {
   });
 
   it("shows only the path's first segment, shortened, where chat receivers keep their secret (issue 25)", () => {
-    expect(shownUrl('https://hooks.slack.com/services/T0001/B0001/XXXXXXXXXXXXXXXXXXXXXXXX')).toBe('https://hooks.slack.com/services/…');
+    expect(shownUrl('https://hooks.slack.com/services/T0001/B0001/XXXXXXXXXXXXXXXXXXXXXXXX')).toBe(
+      'https://hooks.slack.com/services/…',
+    );
     expect(shownUrl('https://discord.com/api/webhooks/123456/abcdef-token')).toBe('https://discord.com/api/…');
-    expect(shownUrl('https://hooks.example.com/0f3c9a7b2d5e4f60a1b2c3d4e5f6a7b8')).toBe('https://hooks.example.com/0f3c9a…');
+    expect(shownUrl('https://hooks.example.com/0f3c9a7b2d5e4f60a1b2c3d4e5f6a7b8')).toBe(
+      'https://hooks.example.com/0f3c9a…',
+    );
     expect(shownUrl('https://hooks.example.com/')).toBe('https://hooks.example.com/');
     expect(shownUrl('https://hooks.example.com/in/')).toBe('https://hooks.example.com/in/');
     expect(shownUrl('not a url')).toBe('(not a URL)');
@@ -58,9 +62,17 @@ describe('why a send failed (issue 25)', () => {
     expect(sendFailure('ETIMEDOUT')).toMatch(/^timed out/);
     expect(sendFailure('ENOTFOUND')).toMatch(/^DNS failed/);
     expect(sendFailure('EAI_AGAIN')).toMatch(/^DNS failed/);
-    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER']) expect(sendFailure(code)).toMatch(/^TLS failed/);
+    for (const code of [
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+      'CERT_HAS_EXPIRED',
+      'EPROTO',
+      'ERR_SSL_WRONG_VERSION_NUMBER',
+    ])
+      expect(sendFailure(code)).toMatch(/^TLS failed/);
     expect(sendFailure('EREFUSEDADDRESS')).toMatch(/^not sent: .*may not have$/);
-    for (const code of ['EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', undefined]) expect(sendFailure(code)).toBe('connection failed');
+    for (const code of ['EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', undefined])
+      expect(sendFailure(code)).toBe('connection failed');
   });
 
   it('public addresses in IPv6 forms stay allowed', () => {
@@ -110,13 +122,22 @@ describe('receiver URLs', () => {
   });
 
   it('http only in the local runtime: elsewhere receivers are https', () => {
-    expect(refusedUrl('http://hooks.example.com/in', false)).toBe('only https URLs are allowed outside the local runtime');
+    expect(refusedUrl('http://hooks.example.com/in', false)).toBe(
+      'only https URLs are allowed outside the local runtime',
+    );
     expect(refusedUrl('http://hooks.example.com/in', true)).toBeUndefined();
     expect(refusedUrl('https://hooks.example.com/in', false)).toBeUndefined();
   });
 
   it('loopback only where allowed (the local runtime)', () => {
-    for (const url of ['http://127.0.0.1:9000/x', 'http://localhost/x', 'http://localhost./x', 'http://[::1]/x', 'http://[::ffff:7f00:1]/x', 'http://app.localhost/x']) {
+    for (const url of [
+      'http://127.0.0.1:9000/x',
+      'http://localhost/x',
+      'http://localhost./x',
+      'http://[::1]/x',
+      'http://[::ffff:7f00:1]/x',
+      'http://app.localhost/x',
+    ]) {
       expect(refusedUrl(url, false)).toMatch(/loopback/);
       expect(refusedUrl(url, true)).toBeUndefined();
     }
@@ -124,10 +145,24 @@ describe('receiver URLs', () => {
 
   it('settings name every bad entry and check the timeout and schedule', () => {
     expect(() =>
-      parseWebhookSettings({ HELPDESK_NEW_TICKET_WEBHOOK_URLS: 'https://ok.example/a, ftp://x/y', HELPDESK_FOLLOWUP_WEBHOOK_URLS: 'http://127.0.0.1/z', HELPDESK_WEBHOOK_TIMEOUT: '0' }, false),
-    ).toThrow(/HELPDESK_NEW_TICKET_WEBHOOK_URLS: ftp:\/\/x\/y: only http[\s\S]*HELPDESK_FOLLOWUP_WEBHOOK_URLS: http:\/\/127.0.0.1\/z: a loopback[\s\S]*HELPDESK_WEBHOOK_TIMEOUT/);
+      parseWebhookSettings(
+        {
+          HELPDESK_NEW_TICKET_WEBHOOK_URLS: 'https://ok.example/a, ftp://x/y',
+          HELPDESK_FOLLOWUP_WEBHOOK_URLS: 'http://127.0.0.1/z',
+          HELPDESK_WEBHOOK_TIMEOUT: '0',
+        },
+        false,
+      ),
+    ).toThrow(
+      /HELPDESK_NEW_TICKET_WEBHOOK_URLS: ftp:\/\/x\/y: only http[\s\S]*HELPDESK_FOLLOWUP_WEBHOOK_URLS: http:\/\/127.0.0.1\/z: a loopback[\s\S]*HELPDESK_WEBHOOK_TIMEOUT/,
+    );
     const settings = parseWebhookSettings({ HELPDESK_FOLLOWUP_WEBHOOK_URLS: 'https://a.example/f' }, false);
-    expect(settings).toEqual({ urls: { 'ticket.created': [], 'followup.created': ['https://a.example/f'] }, includePrivate: false, timeoutMs: 3000, retryDelays: DEFAULT_RETRY_DELAYS });
+    expect(settings).toEqual({
+      urls: { 'ticket.created': [], 'followup.created': ['https://a.example/f'] },
+      includePrivate: false,
+      timeoutMs: 3000,
+      retryDelays: DEFAULT_RETRY_DELAYS,
+    });
     expect(() => parseWebhookSettings({ HELPDESK_WEBHOOK_RETRY_DELAYS: '5,50000' }, false)).toThrow(/RETRY_DELAYS/);
   });
 });
@@ -165,16 +200,40 @@ describe('ids, payloads and the retry schedule', () => {
 
   it("payloads have upstream's keys, in upstream's order", () => {
     expect(Object.keys(webhookPayload('ticket.created', { id: 1 }, 'q'))).toEqual(['ticket', 'queue_slug']);
-    expect(webhookPayload('followup.created', { id: 1 }, 'q', 7)).toEqual({ ticket: { id: 1 }, queue_slug: 'q', followup_id: 7 });
+    expect(webhookPayload('followup.created', { id: 1 }, 'q', 7)).toEqual({
+      ticket: { id: 1 },
+      queue_slug: 'q',
+      followup_id: 7,
+    });
   });
 
   it('retries on anything but 2xx, for more than a day, then fails', () => {
     expect(DEFAULT_RETRY_DELAYS.reduce((a, b) => a + b, 0)).toBeGreaterThan(24 * 3600);
     const now = new Date('2026-01-01T00:00:00Z');
-    expect(afterAttempt({ attempts: 0 }, { status: 204 }, [5], now)).toEqual({ status: 'delivered', attempts: 1, last_response_code: 204, last_error: null, next_attempt: null });
-    expect(afterAttempt({ attempts: 0 }, { status: 301 }, [5], now)).toMatchObject({ status: 'pending', retryInSeconds: 5, next_attempt: '2026-01-01T00:00:05.000Z' });
-    expect(afterAttempt({ attempts: 0 }, { error: 'timeout' }, [5], now)).toMatchObject({ status: 'pending', last_error: 'timeout', last_response_code: null });
-    expect(afterAttempt({ attempts: 1 }, { status: 500 }, [5], now)).toEqual({ status: 'failed', attempts: 2, last_response_code: 500, last_error: null, next_attempt: null });
+    expect(afterAttempt({ attempts: 0 }, { status: 204 }, [5], now)).toEqual({
+      status: 'delivered',
+      attempts: 1,
+      last_response_code: 204,
+      last_error: null,
+      next_attempt: null,
+    });
+    expect(afterAttempt({ attempts: 0 }, { status: 301 }, [5], now)).toMatchObject({
+      status: 'pending',
+      retryInSeconds: 5,
+      next_attempt: '2026-01-01T00:00:05.000Z',
+    });
+    expect(afterAttempt({ attempts: 0 }, { error: 'timeout' }, [5], now)).toMatchObject({
+      status: 'pending',
+      last_error: 'timeout',
+      last_response_code: null,
+    });
+    expect(afterAttempt({ attempts: 1 }, { status: 500 }, [5], now)).toEqual({
+      status: 'failed',
+      attempts: 2,
+      last_response_code: 500,
+      last_error: null,
+      next_attempt: null,
+    });
   });
 });
 
@@ -192,7 +251,12 @@ describe('redelivery', () => {
     expect(mayRedeliver({ status: 'pending', next_attempt: at(STUCK_AFTER_MS - 1) }, now)).toBe(false);
   });
 
-  it('is allowed for a pending delivery whose next attempt is overdue by more than STUCK_AFTER_MS (its message was lost)', () => {
-    expect(mayRedeliver({ status: 'pending', next_attempt: at(STUCK_AFTER_MS + 1) }, now)).toBe(true);
-  });
+  it(
+    'is allowed for a pending delivery whose next attempt is overdue by more ' +
+      'than STUCK_AFTER_MS (its message ' +
+      'was lost)',
+    () => {
+      expect(mayRedeliver({ status: 'pending', next_attempt: at(STUCK_AFTER_MS + 1) }, now)).toBe(true);
+    },
+  );
 });

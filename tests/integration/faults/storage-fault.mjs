@@ -16,11 +16,11 @@ if (marker) {
     const fault = () => req.destroy(Object.assign(new Error('injected storage fault'), { name: 'InjectedFault' }));
     const { write, end } = req;
     req.write = function (chunk, ...rest) {
-      if (faulty(chunk)) return fault(), false;
+      if (faulty(chunk)) return (fault(), false);
       return write.call(this, chunk, ...rest);
     };
     req.end = function (chunk, ...rest) {
-      if (faulty(chunk)) return fault(), this;
+      if (faulty(chunk)) return (fault(), this);
       return end.call(this, chunk, ...rest);
     };
     return req;
