@@ -1,6 +1,6 @@
 /** Renders the benchmark's results as docs/benchmarks.md. */
 import { environments } from '../infra/environments';
-import type { BenchResults } from './run';
+import type { BenchResults } from './results';
 import type { ListCosts } from './scale';
 
 const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;

@@ -26,6 +26,7 @@ import {
   withSection,
   type Target,
 } from './report';
+import type { BenchResults, ConsumerCost, Latency, OperationResult } from './results';
 import {
   checkedIdPages,
   checkFilter,
@@ -197,23 +198,6 @@ function followupForm(ticket: number) {
 }
 
 // --- measurement ---------------------------------------------------------------------------------
-interface Latency {
-  p50: number;
-  p95: number;
-  p99: number;
-  rps: number;
-}
-interface OperationResult {
-  status: number;
-  dynamodb: number;
-  s3: number;
-  readUnits: number;
-  writeUnits: number;
-  commands: Record<string, number>;
-  cpuMs: number;
-  c1: Latency;
-  c8: Latency;
-}
 
 /** Creates, then GETs, at 8 in flight beside the burst. */
 const STEADY_REQUESTS = 400;
@@ -566,9 +550,7 @@ const rssMb = round(process.memoryUsage().rss / 1024 / 1024, 0);
  * What the stream consumer does for one change (its requests and capacity units: counts, listing
  * records, repairs, change events), each measured alone: the stream drained before and after it.
  */
-async function consumerCost(
-  run: () => Promise<unknown>,
-): Promise<{ requests: number; readUnits: number; writeUnits: number }> {
+async function consumerCost(run: () => Promise<unknown>): Promise<ConsumerCost> {
   await runtime.drainTableStream();
   Object.assign(consumerCounters, { dynamodb: 0, readUnits: 0, writeUnits: 0 });
   await run();
@@ -655,7 +637,7 @@ for (const [name, c] of Object.entries(huge.pages))
 
 await runtime.stop();
 
-const results = {
+const results: BenchResults = {
   date: new Date().toISOString(),
   machine: {
     cpus: cpus().length,
@@ -693,5 +675,3 @@ writeFileSync(resolve(import.meta.dirname, '../docs/cost.md'), renderCost(result
 if (args.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 else log(`wrote docs/benchmarks.md (${results.seconds} s)`);
 process.exit(0);
-
-export type BenchResults = typeof results;
