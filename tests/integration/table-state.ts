@@ -75,14 +75,15 @@ export async function removeObjects(bucket: string, keys: Iterable<string>): Pro
 }
 
 /**
- * Removes every ticket (with its followups, attachments, refs and files) and the ticket counts: a
- * whole, smaller state, so that table reads stay fast. Users, queues and custom fields stay. The
+ * Removes every ticket (with its followups, attachments, refs and files), the ticket counts and the
+ * change feed's events (as their retention would): a whole, smaller state, so that table reads stay
+ * fast. Users, queues and custom fields stay. The
  * stream still carries the removed tickets' records: drain it first, and again after (their REMOVE
  * records then find nothing counted).
  */
 export async function removeTickets(dynamo: DynamoDB, table: string, bucket: string, state: State): Promise<void> {
   const doomed = [...state.items.values()].filter((i) =>
-    /^(TICKET|COUNTS|COUNTED|LISTED|FOLLOWUP|ATTACHMENT)#/.test(String(i.PK)),
+    /^(?:(?:TICKET|COUNTS|COUNTED|LISTED|FOLLOWUP|ATTACHMENT)#|EVENTS(?:_LATE)?$)/.test(String(i.PK)),
   );
   for (let i = 0; i < doomed.length; i += 25) {
     let pending: unknown[] = doomed
