@@ -1,6 +1,6 @@
 /**
  * Authentication on a runtime of its own: Token first, then Basic (so 401s challenge `Token`), a short failed-login
- * window (20 s; delay after 2 failures, lockout after 3) to see a lockout end, and storage faults injected
+ * window (10 s; delay after 2 failures, lockout after 3) to see a lockout end, and storage faults injected
  * (faults/storage-fault.mjs) so that some requests end in a logged 500. Last, everything the runtime printed is
  * searched for the secrets the requests carried: nothing secret is ever logged.
  */
@@ -15,6 +15,11 @@ import { attempt, expectThrottled, fail } from './throttle-helpers';
 const MARKER = `fault-${unique()}`;
 const FAULT_MODULE = pathToFileURL(resolve(import.meta.dirname, 'faults/storage-fault.mjs')).href;
 
+/**
+ * Seconds in a failed-login window: long enough for a test's few attempts on a loaded machine, short
+ * because one test waits for a lockout to end.
+ */
+const WINDOW = 10;
 let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
 /** Every secret the requests of this file carry; none may appear in the output. */
@@ -37,7 +42,7 @@ beforeAll(async () => {
   runtime = await spawnApiRuntime({
     ...onSharedEngines(),
     HELPDESK_AUTHENTICATION_CLASSES: 'token,basic',
-    HELPDESK_LOGIN_FAILURE_WINDOW: '20',
+    HELPDESK_LOGIN_FAILURE_WINDOW: String(WINDOW),
     HELPDESK_LOGIN_FAILURES_BEFORE_DELAY: '2',
     HELPDESK_LOGIN_FAILURES_BEFORE_LOCKOUT: '3',
     HELPDESK_LOGIN_FAILURE_DELAY_MS: '300',
@@ -111,7 +116,7 @@ describe('failed-login throttling with a lockout after 3 failures', () => {
     await Promise.all(
       Array.from({ length: 3 }, (_, i) => attempt(basic(user.username, `attacker-${i}`), runtime!.url)),
     );
-    expectThrottled(await attempt(basic(user.username, 'attacker-x'), runtime!.url), 20);
+    expectThrottled(await attempt(basic(user.username, 'attacker-x'), runtime!.url), WINDOW);
     expect((await attempt(user.auth, runtime!.url)).status).toBe(200);
   });
 
@@ -129,11 +134,11 @@ describe('failed-login throttling with a lockout after 3 failures', () => {
     async () => {
       const user = await createUser({}, runtime!.url);
       expect((await fail(user.username, 3, runtime!.url)).map((r) => r.status)).toEqual([401, 401, 401]);
-      const wait = expectThrottled(await attempt(user.auth, runtime!.url), 20);
+      const wait = expectThrottled(await attempt(user.auth, runtime!.url), WINDOW);
       await new Promise((r) => setTimeout(r, wait * 1000 + 100));
       // The stored item outlives its window (TTL deletes lazily): it must no longer count.
       expect((await fail(user.username, 3, runtime!.url)).map((r) => r.status)).toEqual([401, 401, 401]);
-      expectThrottled(await attempt(user.auth, runtime!.url), 20);
+      expectThrottled(await attempt(user.auth, runtime!.url), WINDOW);
     },
   );
 
