@@ -228,6 +228,17 @@ async function inParallel<T>(items: T[], work: (item: T) => Promise<void>): Prom
   if (failures.length) throw failures[0];
 }
 
+/**
+ * The backfill's part (consumer/backfill.ts): recounts the followups with time among stored items, for a table
+ * written before time spent was kept. The same state-based recount as the stream's, so running it twice, or while
+ * writes go on, changes nothing it should not.
+ */
+export async function recountStoredFollowups(items: Item[]): Promise<number> {
+  const timed = items.filter((i) => i.type === 'followup' && contributionOf(i));
+  await inParallel(timed, (i) => recountFollowup(Number(i.id), new Set([Number(i.ticket)])));
+  return timed.length;
+}
+
 async function applyTimeSpent(changes: TableChange[]): Promise<void> {
   const { followups, tickets } = timeSpentWork(changes);
   await inParallel([...followups], ([id, named]) => recountFollowup(id, named));

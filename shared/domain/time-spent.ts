@@ -128,12 +128,11 @@ function parseDay(raw: string | undefined, name: string, errors: FieldErrors): s
   return raw.trim();
 }
 
-/** `?by=&since=&until=`, with DRF's messages for a missing or unknown `by` and a malformed date. */
+/** `?by=&since=&until=` (`by` by default `ticket`), with DRF's messages for an unknown `by` and a malformed date. */
 export function parseTimeSpentQuery(params: Record<string, string | undefined>): TimeSpentQuery {
   const errors: FieldErrors = {};
-  const by = params.by;
-  if (by === undefined || by === '') errors.by = [MESSAGES.required];
-  else if (!(TIME_SPENT_DIMENSIONS as readonly string[]).includes(by)) errors.by = [MESSAGES.choice(by)];
+  const by = params.by ?? 'ticket';
+  if (!(TIME_SPENT_DIMENSIONS as readonly string[]).includes(by)) errors.by = [MESSAGES.choice(by)];
   const since = parseDay(params.since, 'since', errors);
   const until = parseDay(params.until, 'until', errors);
   if (since && until && until < since) errors.until = ['Must not be before `since`.'];

@@ -4,7 +4,7 @@
  * value with time that day, whatever the number of followups.
  */
 import type { TimeSpentCell, TimeSpentDimension } from '../domain/time-spent';
-import { inSortRange, keys, KEY } from './keys';
+import { keys, KEY } from './keys';
 import { queryAll } from './query';
 
 /** Sorts after every real day: an unbounded end. */
