@@ -42,7 +42,8 @@ export const imapPassword = deploymentSecret(
   (value) => {
     if (!value)
       throw new Error(
-        'The IMAP mailbox has no password or OAuth credentials: set HELPDESK_IMAP_PASSWORD or HELPDESK_IMAP_PASSWORD_FILE ' +
+        'The IMAP mailbox has no password or OAuth credentials: set HELPDESK_IMAP_PASSWORD or ' +
+          'HELPDESK_IMAP_PASSWORD_FILE ' +
           '(HELPDESK_IMAP_PASSWORD_ARN ' +
           'on AWS).',
       );

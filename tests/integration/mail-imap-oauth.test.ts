@@ -141,7 +141,10 @@ describe('an OAuth 2.0 mailbox', () => {
       .poll(async () => (await signInProblems()).map((p) => p.reason), { timeout: 20_000, interval: 500 })
       .toEqual([
         expect.stringMatching(
-          /^refused: the token endpoint 127\.0\.0\.1:\d+ refused google-refresh-token credentials for support@example.com: 400 invalid_grant: Token has been expired or revoked\.$/,
+          new RegExp(
+            '^refused: the token endpoint 127\\.0\\.0\\.1:\\d+ refused google-refresh-token credentials for ' +
+              'support@example.com: 400 invalid_grant: Token has been expired or revoked\\.$',
+          ),
         ),
       ]);
     refusing = false;
