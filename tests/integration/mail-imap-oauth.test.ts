@@ -3,7 +3,8 @@
  * (hoodiecrow-imap with SASL-IR and XOAUTH2, which takes only the access token issued last) every
  * 200 ms, signing in with a Google refresh token against a token endpoint on loopback whose tokens
  * live 302 s: kept until 5 minutes before they expire, each is renewed about 2 s after it was issued.
- * The endpoint then refuses: the refusal is a mail problem in words, and the poller goes on.
+ * The endpoint then refuses, and then the IMAP server: each refusal is a mail problem in words, and the poller goes
+ * on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import hoodiecrow from 'hoodiecrow-imap';
@@ -37,6 +38,8 @@ const port = (server.server.address() as AddressInfo).port;
 const issued: string[] = [];
 const refusals: Record<string, string>[] = [];
 let refusing = false;
+/** While set, a token issued is not taken by the IMAP server either (the mailbox's permission withdrawn). */
+let revoked = false;
 const endpoint = createServer((req, res) => {
   let body = '';
   req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -51,7 +54,7 @@ const endpoint = createServer((req, res) => {
     }
     const token = `token-${issued.length + 1}`;
     issued.push(token);
-    users[USER]!.xoauth2.accessToken = token;
+    users[USER]!.xoauth2.accessToken = revoked ? 'revoked' : token;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ access_token: token, expires_in: 302, token_type: 'Bearer' }));
   });
@@ -151,5 +154,17 @@ describe('an OAuth 2.0 mailbox', () => {
     const later = `${unique('later')}@example.com`;
     await deliver(later, 'After the refusal');
     expect(await ticketOf(later)).toHaveLength(1);
+  });
+
+  it('drops a token the IMAP server refuses, says so, and signs in with a new one', async () => {
+    revoked = true;
+    users[USER]!.xoauth2.accessToken = 'revoked';
+    await expect
+      .poll(async () => (await signInProblems()).map((p) => p.reason), { timeout: 20_000, interval: 500 })
+      .toEqual([expect.stringMatching(/^refused: the IMAP server 127\.0\.0\.1 refused the access token for support@/)]);
+    revoked = false;
+    const after = `${unique('after')}@example.com`;
+    await deliver(after, 'With a new token');
+    expect(await ticketOf(after)).toHaveLength(1);
   });
 });
