@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +15,7 @@ import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { parseOAuthCredentials } from '../../shared/domain/imap-oauth';
 import { parseImapUrl } from '../../shared/domain/mail-in-imap';
 import { RENEW_EARLY_MS, SignInRefused, tokenSource } from '../../shared/mail-in/oauth';
+import { selfSignedCertificate } from '../fixtures/certificates';
 
 const USER = 'support@example.com';
 let server: Server;
@@ -70,22 +70,8 @@ describe('token sources', () => {
   it('Entra ID with a certificate: a client assertion signed with its key, x5t its thumbprint', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'entra-'));
     try {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-keyout',
-          join(dir, 'k.pem'),
-          '-out',
-          join(dir, 'c.pem'),
-        ].concat(['-days', '1', '-subj', '/CN=helpdesk-imap']),
-        { stdio: 'ignore' },
-      );
-      const [key, certificate] = [readFileSync(join(dir, 'k.pem'), 'utf8'), readFileSync(join(dir, 'c.pem'), 'utf8')];
+      const { keyPath, certPath } = selfSignedCertificate(dir, '/CN=helpdesk-imap');
+      const [key, certificate] = [readFileSync(keyPath, 'utf8'), readFileSync(certPath, 'utf8')];
       requests.length = 0;
       const credentials = parseOAuthCredentials(
         'entra',
