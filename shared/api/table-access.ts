@@ -303,7 +303,7 @@ export const MAIL_IN_GRANTS: readonly TableGrant[] = [
   ...GRANTS.newIds,
   ...GRANTS.fileCleanups,
   ...GRANTS.outbox,
-  on(['GetItem'], P.messageIds),
+  on(['BatchGetItem'], P.messageIds),
   on(['Query', 'PutItem'], P.ticketCc),
   on(['BatchGetItem'], P.users),
   on(['PutItem'], P.suppressions),

@@ -210,6 +210,25 @@ export function messageIds(...values: (string | undefined)[]): string[] {
   return [...new Set(ids)];
 }
 
+/** At most this many of a reply's thread ids are looked up (one batch read), however long its References. */
+export const MAX_THREAD_IDS = 20;
+/**
+ * A Message-ID longer than this (bytes) is ignored: RFC 5322's line limit, which a msg-id (never folded) cannot pass;
+ * it also keeps each id within DynamoDB's key size.
+ */
+export const MAX_MESSAGE_ID_BYTES = 998;
+
+/**
+ * The ids a reply is threaded by: In-Reply-To's first, then the last References (the newest; RFC 5322 lets a sender
+ * cut the list, so a thread never depends on an early one), MAX_THREAD_IDS in all, overlong ids left out.
+ */
+export function threadIdsOf(inReplyTo: string | undefined, references: string | undefined): string[] {
+  const fits = (id: string) => Buffer.byteLength(id) <= MAX_MESSAGE_ID_BYTES;
+  const replied = messageIds(inReplyTo).filter(fits).slice(0, 1);
+  const referenced = messageIds(references).filter((id) => fits(id) && id !== replied[0]);
+  return [...replied, ...referenced.slice(-(MAX_THREAD_IDS - replied.length))];
+}
+
 /** The reply's own text: what the sender wrote, without the quoted history (given the parser's cut). */
 export function trimmedBody(text: string): string {
   return trimLineEnds(text.replace(/\r\n/g, '\n'))
