@@ -326,7 +326,7 @@ export const MAIL_QUEUE_GRANTS: readonly TableGrant[] = [
 /**
  * The mail sender's grants (mail/send): the mail log (claim, outcome, the thread's earlier mails),
  * the Message-IDs it records, what a mail is rendered from (the ticket, its queue, its assignee, the
- * template overrides), and the suppression list.
+ * template overrides, whether a CC is staff), and the suppression list.
  */
 export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
   on(['GetItem', 'Query', 'UpdateItem'], P.mail),
@@ -335,6 +335,8 @@ export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
   on(['Query'], P.ticket, P.templateOverrides),
   on(['GetItem'], P.queues),
   on(['BatchGetItem'], P.users),
+  // Is a CC staff? The users by address, read whole at most once a minute (store/users.ts `usersWithEmail`).
+  on(['Query'], P.users),
   // The suppression list, checked before every mail (store/suppressions.ts `suppressedAmong`).
   on(['BatchGetItem'], P.suppressions),
 ];

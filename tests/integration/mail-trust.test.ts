@@ -351,3 +351,42 @@ describe('one rule for addresses', () => {
     }
   });
 });
+
+describe('outsiders', () => {
+  it("a CC who is not staff gets the submitter's view (no priority, submitter, assignee); a staff CC all", async () => {
+    const queue = await newQueue();
+    const submitter = `${unique('ann')}@${DOMAIN}`;
+    const { body: t } = await own.api.createTicket({
+      queue: queue.id,
+      submitter_email: submitter,
+      priority: 1,
+      title: 'Outsiders',
+    });
+    const outsider = `${unique('out')}@elsewhere.example`;
+    for (const email of [outsider, sam])
+      expect((await own.api.call('POST', `/api/tickets/${t.id}/cc/`, { json: { email } })).status).toBe(201);
+    const update = { ticket: t.id, title: 'Update', comment: 'Looking into it.', public: true };
+    expect((await own.api.call('POST', '/api/followups/', { json: update })).status).toBe(201);
+    // The update's mail (a CC added before the opening's mail was queued gets that one too).
+    const about = async (to: string) => {
+      let found: Awaited<ReturnType<typeof mailsTo>>[number] | undefined;
+      await expect
+        .poll(
+          async () => (found = (await mailsTo(to, 1)).find((m) => m.subject?.includes(`${t.id}] Outsiders (Updated)`))),
+          {
+            timeout: 15_000,
+          },
+        )
+        .toBeDefined();
+      return found!;
+    };
+    const [outside, staff] = [await about(outsider), await about(sam)];
+    expect(outside.text).toContain('Looking into it.');
+    for (const part of [outside.text, outside.html]) {
+      expect(part).not.toContain(submitter);
+      expect(part).not.toContain('Priority');
+    }
+    expect(staff.text).toContain(`Submitter: ${submitter}`);
+    expect(staff.text).toContain('Priority: ');
+  });
+});
