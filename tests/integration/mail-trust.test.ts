@@ -390,3 +390,30 @@ describe('outsiders', () => {
     expect(staff.text).toContain('Priority: ');
   });
 });
+
+describe('unverified followups', () => {
+  it('tell the assignee (staff) only: never the submitter nor a CC', async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    const samId = (await own.api.call('GET', `/api/users/?email=${encodeURIComponent(sam)}`)).body.results[0].id;
+    expect((await own.api.call('PATCH', `/api/tickets/${id}/`, { json: { assigned_to: samId } })).status).toBe(200);
+    const carol = `${unique('carol')}@elsewhere.example`;
+    expect((await own.api.call('POST', `/api/tickets/${id}/cc/`, { json: { email: carol } })).status).toBe(201);
+    await send(
+      await message({ from: alice, to: queue.address, subject, text: 'Forged.' }, false),
+      [queue.address],
+      'eve@evil.example',
+    );
+    const updates = async (to: string) =>
+      (await own.api.call('GET', `/api/tickets/${id}/emails/`)).body.results
+        .filter((m: Json) => m.recipients.includes(to) && m.kind.startsWith('updated_'))
+        .map((m: Json) => m.kind);
+    await expect.poll(() => updates(sam), { timeout: 15_000 }).toEqual(['updated_owner']);
+    // A staff followup after it: once its mails are logged, every mail of the forged one is.
+    const staffReply = { ticket: id, title: 'Update', comment: 'Staff here.', public: true };
+    expect((await own.api.call('POST', '/api/followups/', { json: staffReply })).status).toBe(201);
+    await expect.poll(() => updates(carol), { timeout: 15_000 }).toEqual(['updated_cc']);
+    expect(await updates(alice)).toEqual(['updated_submitter']);
+    expect(await updates(sam)).toEqual(['updated_owner', 'updated_owner']);
+  });
+});
