@@ -218,6 +218,10 @@ export const GRANTS = {
   /** Mail template overrides (store/template-overrides.ts), and the queue an override names. */
   readTemplateOverrides: [on(['Query'], P.templateOverrides)],
   writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
+  /** Mail in's kept messages (store/inbound-mail.ts `listProblems`). */
+  readMailProblems: [on(['Query'], P.mailProblems)],
+  /** Publishing an unverified reply (mail-in/problems.ts): its problem, its message's record, then its followup. */
+  releaseMailProblems: [on(['GetItem', 'DeleteItem'], P.mailProblems), on(['GetItem'], P.inboundMail)],
   /** A ticket's mail log (store/mail-log.ts). */
   readMailLog: [on(['Query'], P.mail)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/stream-consumer.ts). */

@@ -11,7 +11,7 @@
  * senders, and a `message/delivery-status` part (RFC 3464) for bounces.
  */
 import { randomUUID } from 'node:crypto';
-import { storedDateTime } from './datetime';
+import { storedDateTime, wireIsoDateTime } from './datetime';
 import { sanitiseFilename } from './files';
 import { trimLineEnds } from './linear-text';
 import type { FollowupPlan } from './followup';
@@ -209,6 +209,27 @@ export function messageIds(...values: (string | undefined)[]): string[] {
   const ids = values.flatMap((v) => [...(v ?? '').matchAll(/<([^<>\s]+)>/g)].map((m) => `<${m[1]}>`));
   return [...new Set(ids)];
 }
+
+/** A kept message as the API shows it (store/inbound-mail.ts `MailProblem`). */
+export const mailProblemView = (p: {
+  id: string;
+  kind: 'failed' | 'held' | 'unverified';
+  reason: string;
+  sender: string;
+  received: string;
+  recipients: string[];
+  message_id: string | null;
+  attempts: number;
+}) => ({
+  id: p.id,
+  kind: p.kind,
+  reason: p.reason,
+  sender: p.sender,
+  received: wireIsoDateTime(p.received)!,
+  recipients: p.recipients,
+  message_id: p.message_id,
+  attempts: p.attempts,
+});
 
 /** At most this many of a reply's thread ids are looked up (one batch read), however long its References. */
 export const MAX_THREAD_IDS = 20;

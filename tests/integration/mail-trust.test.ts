@@ -416,4 +416,34 @@ describe('unverified followups', () => {
     expect(await updates(alice)).toEqual(['updated_submitter']);
     expect(await updates(sam)).toEqual(['updated_owner', 'updated_owner']);
   });
+
+  it("are released through the API: the followup made public, nothing else; a held message is the CLI's", async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    expect((await own.api.call('PATCH', `/api/tickets/${id}/`, { json: { status: 4 } })).status).toBe(200);
+    const carol = `${unique('carol')}@elsewhere.example`;
+    const forged = await message({ from: alice, to: queue.address, cc: carol, subject, text: 'Review me.' }, false);
+    await send(forged, [queue.address], 'eve@evil.example');
+    const problems = async () =>
+      (await own.api.call('GET', '/api/mail/problems/?page_size=1000')).body.results as Json[];
+    const listed = (await problems()).find((p) => p.kind === 'unverified' && p.reason.includes(`on ticket ${id} `));
+    expect(listed).toMatchObject({ sender: alice, recipients: [queue.address] });
+    const released = await own.api.call('POST', `/api/mail/problems/${encodeURIComponent(listed!.id)}/release/`);
+    expect(released.status, released.text).toBe(200);
+    expect(released.body).toMatchObject({ ticket: id, public: true, comment: 'Review me.', user: null });
+    const t = await ticket(id);
+    expect(t.followup_set.at(-1)).toMatchObject({ public: true, comment: 'Review me.' });
+    expect(t.status).toBe(4);
+    expect(await ccsOf(id)).toEqual([]);
+    expect((await problems()).map((p) => p.id)).not.toContain(listed!.id);
+    const again = await own.api.call('POST', `/api/mail/problems/${encodeURIComponent(listed!.id)}/release/`);
+    expect(again.status).toBe(404);
+    // Over the rate of new tickets (3 an hour here): held, and released by running the ingest again.
+    const flood = `${unique('flood')}@x.example`;
+    for (let i = 0; i < 4; i++) await send(await compose({ from: flood, to: queue.address }), [queue.address], flood);
+    const held = (await problems()).find((p) => p.kind === 'held' && p.sender === flood)!;
+    const refused = await own.api.call('POST', `/api/mail/problems/${encodeURIComponent(held.id)}/release/`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain(`retry-mail '${held.id}' --release`);
+  });
 });
