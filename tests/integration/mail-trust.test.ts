@@ -67,12 +67,19 @@ const mailsTo = (to: string, count: number) => mailsToIn(mailbox, to, count);
 
 /** A staff user, made before any mail is read (the ingest keeps users by address for a minute). */
 const sam = `${unique('sam')}@${DOMAIN}`;
+/** Two users with one address (upstream allows it), and one with an address of their own. */
+const shared = `${unique('Pat')}@${DOMAIN}`;
+const kimAddress = `${unique('kim')}@${DOMAIN}`;
+let kim: number;
 beforeAll(async () => {
   const created = await cliOnTable(engines, ['create-user', unique('sam'), '--email', sam, '--staff'], {
     input: 'sam-password-123456\n',
     env: { HELPDESK_MAIL_SECRET: SECRET },
   });
   expect(created.code, created.stderr).toBe(0);
+  for (const email of [shared, shared.toLowerCase()]) await own.api.createUser({ email });
+  await own.api.createUser({ email: kimAddress });
+  kim = (await own.api.call('GET', `/api/users/?email=${encodeURIComponent(kimAddress)}`)).body.results[0].id;
 }, 60_000);
 
 const send = (raw: Buffer, to: string[], from?: string): Promise<Sent> => sendRaw(own.runtime.smtpPort, raw, to, from);
@@ -333,6 +340,18 @@ describe('no amplification', () => {
 });
 
 describe('one rule for addresses', () => {
+  it('an address two users share credits neither; an address one user has credits them', async () => {
+    const queue = await newQueue();
+    const opened = async (from: string) => {
+      const sent = await send(await message({ from, to: queue.address, subject: 'Who?' }, true), [queue.address], from);
+      return { sent, first: (await ticket(sent.ticket!)).followup_set[0] };
+    };
+    const both = await opened(shared);
+    expect(both.first.user).toBeNull();
+    expect(both.sent.response).toContain(`2 users have the address ${shared.toLowerCase()}: credited to none of them`);
+    expect((await opened(kimAddress)).first.user).toBe(kim);
+  });
+
   it('a sender is stored as written and found by its address in any case', async () => {
     const queue = await newQueue();
     const written = `${unique('Corpus-C')}@example.com`;
