@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { once } from 'node:events';
 import { config } from '../config';
 import { MailRefused, type ParsedMail } from './parse';
 import type { TEXT_FUNCTIONS, TextAnswer, TextFunction } from './text-worker';
@@ -53,9 +54,12 @@ export async function runBounded<F extends TextFunction>(
   args: Parameters<(typeof TEXT_FUNCTIONS)[F]>,
   budgetMs: number = config.mailIn.parseBudgetMs,
 ): Promise<Awaited<ReturnType<(typeof TEXT_FUNCTIONS)[F]>>> {
+  const fresh = idle === undefined;
   const worker = idle ?? startWorker();
   idle = undefined;
   worker.ref();
+  // A thread's CPU time can be read once it runs.
+  if (fresh) await once(worker, 'online').catch(() => undefined);
   const start = await cpuMs(worker);
   let check: NodeJS.Timeout | undefined;
   const answer = await new Promise<TextAnswer | 'over'>((resolve, reject) => {
