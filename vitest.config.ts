@@ -40,6 +40,7 @@ const IN_PROCESS = [
   'tests/integration/store-client.test.ts',
   'tests/integration/faults.test.ts',
   'tests/integration/mail-events.test.ts',
+  'tests/integration/mail-limits.test.ts',
   'tests/integration/mail-out.test.ts',
   'tests/integration/search-rebuild.test.ts',
   'tests/integration/ignored-senders.test.ts',

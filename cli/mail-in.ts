@@ -11,8 +11,8 @@ export const listMailProblems = command({
     'Lists the received messages that were not applied: "failed" (unreadable, ' +
     'over a limit, or an error while applying) ' +
     'and ' +
-    '"held" (spam, DMARC failure under a reject policy, or over the per-sender ' +
-    'rate of new tickets), and "sign-in" (an OAuth mailbox refused its token), oldest first, ' +
+    '"held" (spam, DMARC failure under a reject policy, or over a rate), "unverified" (applied as a private ' +
+    'followup: its sender is not verified), and "sign-in" (an OAuth mailbox refused its token), oldest first, ' +
     'with the ' +
     'reason. Each is kept raw in the mail bucket; retry-mail runs it again.',
   examples: ['npm run helpdesk -- list-mail-problems'],
@@ -37,7 +37,8 @@ export const retryMail = command({
     'the mail ' +
     'arrived; the problem is removed once the message is applied (a message ' +
     'that fails again is kept as a new problem). ' +
-    '--release lets a held message through its hold (spam, DMARC, rate). A message ' +
+    '--release lets a held message through its hold (spam, DMARC, rate); an unverified reply is released by ' +
+    'publishing its private followup (nothing else: as POST /api/mail/problems/{id}/release/). A message ' +
     'applied before is not applied ' +
     'twice.',
   options: { release: { type: 'boolean', help: 'apply a held message despite its hold' } },
@@ -55,6 +56,19 @@ export const retryMail = command({
       // No message to run again: the poller signs in again at each run; the problem is only words.
       await removeProblem(problem.id);
       show(ctx, problem, 'A sign-in problem has no message: removed. The next poll signs in again.');
+      return;
+    }
+    // An unverified reply was applied (privately): releasing it publishes its followup, as the API's release does.
+    if (problem.kind === 'unverified') {
+      const { publishUnverified } = await import('../shared/mail-in/problems');
+      const published = await publishUnverified(problem);
+      show(
+        ctx,
+        published?.followup ?? null,
+        published
+          ? `Published: followup ${published.followup.id} on ticket ${published.followup.ticket} is public.`
+          : 'Its followup was deleted: nothing to publish.',
+      );
       return;
     }
     const raw = await getFile(problem.raw_key, config.mailIn.bucket);

@@ -89,6 +89,7 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   api: 'Reference',
   'ticket-cc': 'Mail',
   'mail-suppressions': 'Mail',
+  'mail-problems': 'Mail',
   'mail-templates': 'Mail',
   'ignored-senders': 'Mail',
   'ticket-emails': 'Mail',

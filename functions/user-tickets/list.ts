@@ -23,7 +23,8 @@ export const handler = apiHandler('user-tickets/list', async (event) => {
     // Public text of the caller's own tickets only, whoever the caller is (staff included: this is their requester
     // view).
     const found = await searchTickets(search, {}, 'relevance', { requester: user.email }, request);
-    const hits = (await readHits(found.hits)).filter((h) => h.collection.ticket.submitter_email === user.email);
+    const own = user.email.toLowerCase();
+    const hits = (await readHits(found.hits)).filter((h) => h.collection.ticket.submitter_email?.toLowerCase() === own);
     return pageResponse(
       event,
       found.window,

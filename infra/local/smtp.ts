@@ -5,8 +5,10 @@
  * (shared/mail-in/ingest.ts). Any mail client or library can send to it; nothing leaves the machine.
  *
  * No AUTH and no STARTTLS: it listens on loopback only. A message over the 40 MB limit is refused
- * while it is sent (552); one the ingest refuses (MIME nesting, header size, parts) is answered 554
- * with the reason, and kept for operators like every problem.
+ * (552) and never held past the limit: what follows is read and dropped as it streams in. One the
+ * ingest refuses (MIME nesting, header size, parts) is answered 554 with the reason, and kept for
+ * operators like every problem. Connections are limited (smtpLimits): a client past the limit is
+ * answered 421, an idle one is closed.
  */
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 import { randomUUID } from 'node:crypto';
@@ -33,10 +35,47 @@ export function inboundKey(now: Date): string {
   return `${INBOUND_MAIL_PREFIX}${now.toISOString().slice(0, 10)}/${randomUUID()}`;
 }
 
-async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** What the local SMTP server allows (docs/local.md, "Mail in"). */
+export interface SmtpLimits {
+  /** Connections at once (HELPDESK_SMTP_MAX_CLIENTS): one more is answered 421 and closed. */
+  maxClients: number;
+  /** How long a client may owe the server input (HELPDESK_SMTP_IDLE_SECONDS) before it is closed (421). */
+  socketTimeoutMs: number;
+  /** How long a stop waits for connected clients before closing them. */
+  closeTimeoutMs: number;
+}
+
+export const DEFAULT_SMTP_MAX_CLIENTS = 10;
+export const DEFAULT_SMTP_IDLE_SECONDS = 60;
+const SMTP_CLOSE_TIMEOUT_MS = 5_000;
+
+export function smtpLimits(env: Record<string, string | undefined> = process.env): SmtpLimits {
+  const whole = (name: string, fallback: number) => {
+    const raw = (env[name] ?? String(fallback)).trim();
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a whole number above 0, not "${raw}"`);
+    return Number(raw);
+  };
+  return {
+    maxClients: whole('HELPDESK_SMTP_MAX_CLIENTS', DEFAULT_SMTP_MAX_CLIENTS),
+    socketTimeoutMs: whole('HELPDESK_SMTP_IDLE_SECONDS', DEFAULT_SMTP_IDLE_SECONDS) * 1000,
+    closeTimeoutMs: SMTP_CLOSE_TIMEOUT_MS,
+  };
+}
+
+/**
+ * The message as it streamed in, or undefined when it went over `limit` bytes: from there on each chunk is read
+ * (the client must be let finish before it hears 552) and dropped, and what was kept is let go.
+ */
+async function readUpTo(stream: SMTPServerDataStream, limit: number): Promise<Buffer | undefined> {
+  let chunks: Buffer[] | undefined = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    if (!chunks) continue;
+    size += (chunk as Buffer).length;
+    if (size > limit) chunks = undefined;
+    else chunks.push(chunk as Buffer);
+  }
+  return chunks && Buffer.concat(chunks, size);
 }
 
 /** The SMTP answer to an ingest's outcome: accepted unless the message itself was refused. */
@@ -59,9 +98,17 @@ async function answersAt(address: string): Promise<boolean> {
   return (await queues.find((known) => known.own.has(withoutTag(address)) || undefined)) === true;
 }
 
-export async function startLocalSmtp(port: number, hooks?: MailInHooks, host = '127.0.0.1'): Promise<LocalSmtp> {
+export async function startLocalSmtp(
+  port: number,
+  hooks?: MailInHooks,
+  host = '127.0.0.1',
+  limits = smtpLimits(),
+): Promise<LocalSmtp> {
   const server = new SMTPServer({
     logger: false,
+    maxClients: limits.maxClients,
+    socketTimeout: limits.socketTimeoutMs,
+    closeTimeout: limits.closeTimeoutMs,
     disabledCommands: ['AUTH', 'STARTTLS'],
     authOptional: true,
     size: MAX_MESSAGE_BYTES,
@@ -75,9 +122,9 @@ export async function startLocalSmtp(port: number, hooks?: MailInHooks, host = '
     },
     onData(stream, session, callback) {
       const receivedAt = new Date();
-      readAll(stream)
+      readUpTo(stream, MAX_MESSAGE_BYTES)
         .then(async (raw) => {
-          if (stream.sizeExceeded) throw smtpError(552, `5.3.4 Message over the ${MAX_MESSAGE_BYTES}-byte limit`);
+          if (!raw) throw smtpError(552, `5.3.4 Message over the ${MAX_MESSAGE_BYTES}-byte limit`);
           const rawKey = inboundKey(receivedAt);
           await putFile(rawKey, raw, 'message/rfc822', config.mailIn.bucket);
           const recipients = session.envelope.rcptTo.map((r) => r.address);

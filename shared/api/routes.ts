@@ -1532,6 +1532,42 @@ export const routes: readonly Route[] = [
   },
   {
     method: 'GET',
+    path: '/api/mail/problems',
+    handler: 'mail-problems/list',
+    permission: 'superuser',
+    table: [...G.readMailProblems],
+    files: [],
+    doc: {
+      tag: 'Mail',
+      summary: 'Received mail kept for review',
+      description:
+        'Messages mail in did not apply (`failed`, `held`) or applied as a private followup because their ' +
+        'sender is not verified (`unverified`), oldest first; each is kept raw. An unverified one is released ' +
+        'here; a failed or held one with `npm run helpdesk -- retry-mail`.',
+      success: json('MailProblemPage', 200, 'A page of kept messages, oldest first.'),
+      paginated: true,
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/mail/problems/{id}/release',
+    handler: 'mail-problems/release',
+    permission: 'superuser',
+    table: [...G.releaseMailProblems, ...G.userSummaries, ...G.writeTickets, ...G.writeRefs],
+    files: [],
+    doc: {
+      tag: 'Mail',
+      summary: "Publish an unverified reply's followup",
+      description:
+        'The followup becomes public and the message leaves the list; nothing else it was withheld from is ' +
+        'applied (no reopen, no CCs, no credit to a user, no mail): staff make those changes themselves. ' +
+        '`id` as listed, its `#` percent-encoded. A failed or held message: 409 (the CLI runs the ingest again).',
+      success: json('Followup', 200, 'The followup, now public.'),
+      errors: [404, 409],
+    },
+  },
+  {
+    method: 'GET',
     path: '/api/mail/templates',
     handler: 'mail-templates/list',
     permission: 'superuser',

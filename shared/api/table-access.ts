@@ -218,6 +218,10 @@ export const GRANTS = {
   /** Mail template overrides (store/template-overrides.ts), and the queue an override names. */
   readTemplateOverrides: [on(['Query'], P.templateOverrides)],
   writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
+  /** Mail in's kept messages (store/inbound-mail.ts `listProblems`). */
+  readMailProblems: [on(['Query'], P.mailProblems)],
+  /** Publishing an unverified reply (mail-in/problems.ts): its problem, its message's record, then its followup. */
+  releaseMailProblems: [on(['GetItem', 'DeleteItem'], P.mailProblems), on(['GetItem'], P.inboundMail)],
   /** A ticket's mail log (store/mail-log.ts). */
   readMailLog: [on(['Query'], P.mail)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/stream-consumer.ts). */
@@ -307,7 +311,7 @@ export const MAIL_IN_GRANTS: readonly TableGrant[] = [
   ...GRANTS.newIds,
   ...GRANTS.fileCleanups,
   ...GRANTS.outbox,
-  on(['GetItem'], P.messageIds),
+  on(['BatchGetItem'], P.messageIds),
   on(['Query', 'PutItem'], P.ticketCc),
   on(['BatchGetItem'], P.users),
   on(['PutItem'], P.suppressions),
@@ -330,7 +334,7 @@ export const MAIL_QUEUE_GRANTS: readonly TableGrant[] = [
 /**
  * The mail sender's grants (mail/send): the mail log (claim, outcome, the thread's earlier mails),
  * the Message-IDs it records, what a mail is rendered from (the ticket, its queue, its assignee, the
- * template overrides), and the suppression list.
+ * template overrides, whether a CC is staff), and the suppression list.
  */
 export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
   on(['GetItem', 'Query', 'UpdateItem'], P.mail),
@@ -339,6 +343,8 @@ export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
   on(['Query'], P.ticket, P.templateOverrides),
   on(['GetItem'], P.queues),
   on(['BatchGetItem'], P.users),
+  // Is a CC staff? The users by address, read whole at most once a minute (store/users.ts `usersWithEmail`).
+  on(['Query'], P.users),
   // The suppression list, checked before every mail (store/suppressions.ts `suppressedAmong`).
   on(['BatchGetItem'], P.suppressions),
 ];

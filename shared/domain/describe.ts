@@ -139,6 +139,8 @@ const NAMES: Record<string, string> = {
   '/api/mail/templates': 'Mail Template List',
   '/api/mail/templates/{kind}': 'Mail Template Instance',
   '/api/mail/suppressions/{address}': 'Suppression Instance',
+  '/api/mail/problems': 'Mail Problem List',
+  '/api/mail/problems/{id}/release': 'Mail Problem Release',
   '/api/queues': 'Queue List',
   '/api/queues/{id}': 'Queue Instance',
   '/api/custom-fields': 'Custom Field List',

@@ -11,7 +11,7 @@
  * senders, and a `message/delivery-status` part (RFC 3464) for bounces.
  */
 import { randomUUID } from 'node:crypto';
-import { storedDateTime } from './datetime';
+import { storedDateTime, wireIsoDateTime } from './datetime';
 import { sanitiseFilename } from './files';
 import { trimLineEnds } from './linear-text';
 import type { FollowupPlan } from './followup';
@@ -208,6 +208,46 @@ export function priorityOf(headers: Headers): number {
 export function messageIds(...values: (string | undefined)[]): string[] {
   const ids = values.flatMap((v) => [...(v ?? '').matchAll(/<([^<>\s]+)>/g)].map((m) => `<${m[1]}>`));
   return [...new Set(ids)];
+}
+
+/** A kept message as the API shows it (store/inbound-mail.ts `MailProblem`). */
+export const mailProblemView = (p: {
+  id: string;
+  kind: 'failed' | 'held' | 'unverified';
+  reason: string;
+  sender: string;
+  received: string;
+  recipients: string[];
+  message_id: string | null;
+  attempts: number;
+}) => ({
+  id: p.id,
+  kind: p.kind,
+  reason: p.reason,
+  sender: p.sender,
+  received: wireIsoDateTime(p.received)!,
+  recipients: p.recipients,
+  message_id: p.message_id,
+  attempts: p.attempts,
+});
+
+/** At most this many of a reply's thread ids are looked up (one batch read), however long its References. */
+export const MAX_THREAD_IDS = 20;
+/**
+ * A Message-ID longer than this (bytes) is ignored: RFC 5322's line limit, which a msg-id (never folded) cannot pass;
+ * it also keeps each id within DynamoDB's key size.
+ */
+export const MAX_MESSAGE_ID_BYTES = 998;
+
+/**
+ * The ids a reply is threaded by: In-Reply-To's first, then the last References (the newest; RFC 5322 lets a sender
+ * cut the list, so a thread never depends on an early one), MAX_THREAD_IDS in all, overlong ids left out.
+ */
+export function threadIdsOf(inReplyTo: string | undefined, references: string | undefined): string[] {
+  const fits = (id: string) => Buffer.byteLength(id) <= MAX_MESSAGE_ID_BYTES;
+  const replied = messageIds(inReplyTo).filter(fits).slice(0, 1);
+  const referenced = messageIds(references).filter((id) => fits(id) && id !== replied[0]);
+  return [...replied, ...referenced.slice(-(MAX_THREAD_IDS - replied.length))];
 }
 
 /** The reply's own text: what the sender wrote, without the quoted history (given the parser's cut). */

@@ -5,7 +5,8 @@
  *   ticket's CCs `newticket_cc`; the assignee `assigned_owner`;
  * - a followup (`update_ticket.py` `process_email_notifications_for_ticket_update`): nothing for a
  *   private one (upstream's HELPDESK_PRIVATE_FOLLOWUP_MEANS_NO_EMAILS, our rule: a private
- *   followup's text never reaches a submitter or a CC); else the prefix is `resolved_` or `closed_`
+ *   followup's text never reaches a submitter or a CC), but the assignee's `updated_owner` for one
+ *   made from unverified mail (issue 32: staff only are told it waits for review); else the prefix is `resolved_` or `closed_`
  *   by its `new_status`, otherwise `updated_`; the submitter only when it has a comment or resolves
  *   or closes; the assignee `<prefix>owner`; the queue's `updated_ticket_cc` and the ticket's CCs
  *   `<prefix>cc`;
@@ -35,7 +36,8 @@ export type MailChange =
       type: 'followup';
       ticket: TicketFacts;
       actor: number | null;
-      followup: { public: boolean; comment: string | null; new_status: number | null };
+      /** `unverified`: a private followup from a message whose sender is not trusted (mail in). */
+      followup: { public: boolean; comment: string | null; new_status: number | null; unverified?: boolean };
     }
   | { type: 'updated'; ticket: TicketFacts; actor: number | null; before: TicketFacts }
   | { type: 'escalated'; ticket: TicketFacts; actor: null };
@@ -84,11 +86,15 @@ export function planMail(change: MailChange, audience: MailAudience): PlannedMai
     if (ticket.assigned_to !== null) roles.push(['assigned_owner', [audience.assigneeEmail]]);
   } else if (change.type === 'followup') {
     const f = change.followup;
-    if (!f.public) return [];
-    const prefix = prefixOf(f.new_status);
-    if (f.comment || isFinal(f.new_status)) roles.push([`${prefix}submitter`, [ticket.submitter_email]]);
-    if (ticket.assigned_to !== null) roles.push([`${prefix}owner`, [audience.assigneeEmail]]);
-    roles.push([`${prefix}cc`, cc]);
+    // A private followup mails nobody, but one from unverified mail tells the assignee (staff only) it waits for review.
+    if (!f.public && !(f.unverified && ticket.assigned_to !== null)) return [];
+    if (!f.public) roles.push(['updated_owner', [audience.assigneeEmail]]);
+    else {
+      const prefix = prefixOf(f.new_status);
+      if (f.comment || isFinal(f.new_status)) roles.push([`${prefix}submitter`, [ticket.submitter_email]]);
+      if (ticket.assigned_to !== null) roles.push([`${prefix}owner`, [audience.assigneeEmail]]);
+      roles.push([`${prefix}cc`, cc]);
+    }
   } else if (change.type === 'escalated') {
     // Upstream's escalate_tickets: Ticket.send to the submitter, the CCs and the assignee.
     roles.push(['escalated_submitter', [ticket.submitter_email]], ['escalated_cc', cc]);

@@ -40,6 +40,17 @@ export type MailTemplateName = (typeof MAIL_TEMPLATE_NAMES)[number];
 /** The values a mail is rendered with: every name a string (empty when the mail has none). */
 export type MailTemplateContext = Record<MailTemplateName, string>;
 
+/**
+ * What only staff are told: a CC who is not staff (an outsider) gets the submitter's view, these values empty
+ * whatever the template (an override included) names, so their sections drop out.
+ */
+export const STAFF_ONLY_NAMES = ['ticket.priority', 'ticket.submitter_email', 'ticket.assigned_to'] as const;
+
+/** `context` as an outsider may see it. */
+export function outsiderContext(context: MailTemplateContext): MailTemplateContext {
+  return { ...context, ...Object.fromEntries(STAFF_ONLY_NAMES.map((name) => [name, ''])) };
+}
+
 /** The subject's tag of a ticket, upstream's `ticket.ticket`: `[<queue slug>-<id>]`. */
 export const ticketTag = (queueSlug: string, ticket: number) => `[${queueSlug}-${ticket}]`;
 

@@ -16,6 +16,7 @@ import type { ignoredSenderView } from './ignored-senders';
 import type { effectiveTemplateView, templateOverrideView } from './template-overrides';
 import { MAIL_KINDS, SUPPRESSION_REASONS, type suppressionView, type ticketCcView } from './mail-settings';
 import { MAIL_STATUSES, type mailView } from './mail';
+import type { mailProblemView } from './mail-in';
 import type { describeRoute } from './describe';
 import type { pageEnvelope } from './pagination';
 import type { userTicketView } from './user-tickets';
@@ -64,6 +65,8 @@ export type ShapeId =
   | 'TicketCcPage'
   | 'Suppression'
   | 'SuppressionPage'
+  | 'MailProblem'
+  | 'MailProblemPage'
   | 'MailTemplate'
   | 'MailTemplateOverride'
   | 'MailTemplateOverridePage'
@@ -370,6 +373,23 @@ shapes.add(suppressionShape, {
     'id of the mail that did.',
 });
 
+export const mailProblemShape = z.object({
+  id: text,
+  kind: z.enum(['failed', 'held', 'unverified']),
+  reason: text,
+  sender: text,
+  received: dateTime,
+  recipients: z.array(text),
+  message_id: nullable(text),
+  attempts: z.int().check(z.minimum(1)),
+});
+shapes.add(mailProblemShape, {
+  id: 'MailProblem',
+  description:
+    'A received message kept for review, raw: `failed` (unreadable, over a limit, or an error while applying), ' +
+    '`held` (spam, DMARC, a rate) or `unverified` (applied as a private followup: its sender is not verified).',
+});
+
 export const ticketEmailShape = z.object({
   id: text,
   kind: z.enum(MAIL_KINDS),
@@ -539,6 +559,8 @@ export const suppressionPage = pageOf(suppressionShape);
 export const templateOverridePage = pageOf(templateOverrideShape);
 shapes.add(templateOverridePage, { id: 'MailTemplateOverridePage' });
 shapes.add(suppressionPage, { id: 'SuppressionPage' });
+export const mailProblemPage = pageOf(mailProblemShape);
+shapes.add(mailProblemPage, { id: 'MailProblemPage' });
 export const customFieldPage = pageOf(customFieldShape);
 shapes.add(customFieldPage, { id: 'CustomFieldPage' });
 
@@ -760,6 +782,10 @@ const tieOverride: Fits<
   Omit<ReturnType<typeof templateOverrideView>, 'updated'>,
   Omit<Out<typeof templateOverrideShape>, 'updated'>
 > = true;
+const tieProblem: Fits<
+  Omit<ReturnType<typeof mailProblemView>, 'received'>,
+  Omit<Out<typeof mailProblemShape>, 'received'>
+> = true;
 const tieEmail: Fits<ReturnType<typeof mailView>, Out<typeof ticketEmailShape>> = true;
 const tie6: Fits<ReturnType<typeof customFieldView>, Out<typeof customFieldShape>> = true;
 const tie7: Fits<keyof ReturnType<typeof describeRoute>, string> = true;
@@ -790,6 +816,7 @@ void [
   tieCc,
   tieSuppression,
   tieEmail,
+  tieProblem,
   tie0,
   tie1,
   tie2,

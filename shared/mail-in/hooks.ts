@@ -1,13 +1,13 @@
 /**
  * What the ingest reads and writes of the outbound mail and the mail settings (issue 22): the
  * verified reply address and thread root (domain/mail-threading.ts, keyed by the mail secret), the
- * Message-IDs the helpdesk sent (store/mail-log.ts), a ticket's CC list (store/ticket-ccs.ts) and
+ * Message-IDs the helpdesk sent and received (store/inbound-mail.ts), a ticket's CC list (store/ticket-ccs.ts) and
  * the suppression list (store/suppressions.ts). An interface, so that a test can stand in for one.
  */
 import { bounceVerifies, replyVerifies, ticketOfReplyAddress, ticketOfThreadRoot } from '../domain/mail-threading';
 import { storedDateTime } from '../domain/datetime';
 import { logger } from '../observability';
-import { ticketOfMessageId } from '../store/mail-log';
+import { ticketOfThreadIds } from '../store/inbound-mail';
 import { suppress } from '../store/suppressions';
 import { DuplicateCc, addTicketCc, removedTicketCcs, ticketCcAddresses } from '../store/ticket-ccs';
 import { mailSecret } from '../mail/secret';
@@ -15,8 +15,11 @@ import { mailSecret } from '../mail/secret';
 export interface MailInHooks {
   /** The ticket a plus-addressed reply address names, once its tag is verified (undefined: none, or forged). */
   ticketOfReplyAddress(address: string): Promise<number | undefined>;
-  /** The ticket of the latest of these Message-IDs that the helpdesk sent (or its verified thread root). */
-  ticketOfSentMessageIds(ids: string[]): Promise<number | undefined>;
+  /**
+   * The ticket of these thread ids: a verified thread root among them, else the latest the helpdesk sent or received
+   * (one batch read).
+   */
+  ticketOfThreadIds(ids: string[]): Promise<number | undefined>;
   /** Whether one of `addresses` is ticket `ticket`'s reply address issued to `from` (the sender answers our mail). */
   replyVerifies(addresses: string[], ticket: number, from: string): Promise<boolean>;
   /**
@@ -51,13 +54,10 @@ export const storeHooks: MailInHooks = {
     const secret = await secretOrNone();
     return secret ? ticketOfReplyAddress(address, secret) : undefined;
   },
-  async ticketOfSentMessageIds(ids) {
+  async ticketOfThreadIds(ids) {
     const secret = await secretOrNone();
-    for (const id of [...ids].reverse()) {
-      const ticket = (secret ? ticketOfThreadRoot(id, secret) : undefined) ?? (await ticketOfMessageId(id));
-      if (ticket !== undefined) return ticket;
-    }
-    return undefined;
+    const root = secret ? [...ids].reverse().find((id) => ticketOfThreadRoot(id, secret) !== undefined) : undefined;
+    return root ? ticketOfThreadRoot(root, secret!) : ticketOfThreadIds(ids);
   },
   async replyVerifies(addresses, ticket, from) {
     const secret = await secretOrNone();

@@ -47,7 +47,6 @@ import {
   inboundRecordPut,
   keepProblem,
   recordInbound,
-  ticketOfReceived,
   type InboundRecord,
   type MailProblem,
 } from '../store/inbound-mail';
@@ -338,8 +337,7 @@ async function route(
 ): Promise<Ticket | undefined> {
   let id: number | undefined;
   for (const address of addressed) id ??= await hooks.ticketOfReplyAddress(address);
-  if (id === undefined && mail.threadIds.length)
-    id = (await hooks.ticketOfSentMessageIds(mail.threadIds)) ?? (await ticketOfReceived(mail.threadIds));
+  if (id === undefined && mail.threadIds.length) id = await hooks.ticketOfThreadIds(mail.threadIds);
   let ticket = id === undefined ? undefined : await getTicket(id);
   if (!ticket) ticket = await taggedTicket(mail, queues, users, hooks);
   for (let hops = 0; ticket?.merged_to != null && hops < 10; hops++) ticket = await getTicket(ticket.merged_to);

@@ -18,6 +18,7 @@ import {
   htmlToText,
   messageIds,
   priorityOf,
+  threadIdsOf,
   trimmedBody,
   undecodable,
 } from '../domain/mail-in';
@@ -89,7 +90,7 @@ export interface ParsedMail {
   parts: MailPart[];
   /** The message/delivery-status part's text, for a bounce. */
   deliveryStatus: string | undefined;
-  /** In-Reply-To then References, in order. */
+  /** In-Reply-To's first id, then the newest References: at most MAX_THREAD_IDS. */
   threadIds: string[];
   priority: number;
   /** Characters that could not be decoded (U+FFFD), for the record. */
@@ -161,7 +162,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     html: email.html,
     parts,
     deliveryStatus: statusPart ? bytesOf(statusPart.content).toString('utf8') : undefined,
-    threadIds: messageIds(email.inReplyTo, email.references),
+    threadIds: threadIdsOf(email.inReplyTo, email.references),
     priority: priorityOf(headers),
     undecodable: undecodable(`${email.subject ?? ''}${fullText}`),
     misdeclared: parser.misdeclared,

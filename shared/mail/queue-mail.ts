@@ -100,7 +100,13 @@ async function mailableOf(
         type: 'followup',
         ticket: facts(ticket),
         actor: f.user,
-        followup: { public: f.public, comment: f.comment, new_status: f.new_status },
+        // Mail in makes a followup private only when its sender is not trusted (domain/mail-in.ts `planMailFollowup`).
+        followup: {
+          public: f.public,
+          comment: f.comment,
+          new_status: f.new_status,
+          unverified: !f.public && !!f.message_id,
+        },
       },
       ticket: id,
       queue: ticket.queue,

@@ -27,7 +27,13 @@ import {
   threadHeaders,
   threadRoot,
 } from '../domain/mail-threading';
-import { effectiveTemplate, renderMail, ticketTag, type MailTemplateContext } from '../domain/mail-templates';
+import {
+  effectiveTemplate,
+  outsiderContext,
+  renderMail,
+  ticketTag,
+  type MailTemplateContext,
+} from '../domain/mail-templates';
 import {
   PRIORITY_LABELS,
   STATUS_LABELS,
@@ -43,6 +49,7 @@ import { claimMail, getMail, recordFailedAttempt, recordSent, ticketMail } from 
 import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';
 import { readTicket } from '../store/tickets';
+import { usersWithEmail } from '../store/users';
 import { suppressedAmong } from '../store/suppressions';
 import { readTemplateOverrides } from '../store/template-overrides';
 import { composeMail } from './compose';
@@ -118,6 +125,23 @@ async function contextOf(
   };
 }
 
+/**
+ * Whether a mail's recipient is told what only staff are (priority, submitter, assignee): the submitter's and the
+ * assignee's kinds say it themselves; a CC is staff when the address is on the queue's own CC lists (set by
+ * superusers) or is one active staff user's. Anyone else a ticket's CC list names (added by staff or by mail) is an
+ * outsider, and so is an address several users share (which of them reads it is not guessed).
+ */
+async function seesStaffView(kind: MailKind, recipient: string, queue: Queue | undefined): Promise<boolean> {
+  if (kindAudience(kind) !== 'cc') return kindAudience(kind) === 'owner';
+  const address = recipient.trim().toLowerCase();
+  const queueCcs = [queue?.new_ticket_cc, queue?.updated_ticket_cc].flatMap((list) =>
+    (list ?? '').split(',').map((a) => a.trim().toLowerCase()),
+  );
+  if (queueCcs.includes(address)) return true;
+  const users = (await usersWithEmail(address)).filter((u) => u.is_active);
+  return users.length === 1 && users[0]!.is_staff;
+}
+
 /** One attempt at mail `ref`; what came of it (a `retry` says when to try again). */
 export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new Date()): Promise<SendResult> {
   const found = await getMail(ref.ticket, ref.id);
@@ -140,9 +164,10 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
     const from = senderOf(queue ?? { title: 'Helpdesk', slug: 'helpdesk', email_address: null }, ctx);
     const files = await filesOf(followup ? collection.attachments.filter((a) => a.followup === followup.id) : []);
     const overrides = await readTemplateOverrides(mail.kind, collection.ticket.queue);
+    const context = await contextOf(mail, collection, queue, followup, files.linked);
     const rendered = renderMail(
       effectiveTemplate(mail.kind, overrides),
-      await contextOf(mail, collection, queue, followup, files.linked),
+      (await seesStaffView(mail.kind, mail.recipient, queue)) ? context : outsiderContext(context),
     );
     if ((await suppressedAmong([mail.recipient])).size) {
       await recordSent(

@@ -229,6 +229,15 @@ export function apiHandler(
   return chain.handler((event) => fn(event));
 }
 
+/** Path parameter as text, percent-decoded (`@`, `#` may come encoded); a malformed escape names nothing: 404. */
+export function textParam(event: ApiEvent, name: string): string {
+  try {
+    return decodeURIComponent(event.pathParameters?.[name] ?? '');
+  } catch {
+    throw new NotFound();
+  }
+}
+
 /** Path parameter as an integer id; anything else is 404, as upstream's `\d+` routes. */
 export function idParam(event: ApiEvent, name = 'id'): number {
   const raw = event.pathParameters?.[name] ?? '';

@@ -44,7 +44,9 @@ export const SCHEMA: readonly string[] = [
   'CREATE INDEX IF NOT EXISTS search_tickets_public ON search_tickets USING gin (public_doc)',
   'CREATE INDEX IF NOT EXISTS search_tickets_staff_trgm ON search_tickets USING gin (staff_text gin_trgm_ops)',
   'CREATE INDEX IF NOT EXISTS search_tickets_public_trgm ON search_tickets USING gin (public_text gin_trgm_ops)',
-  'CREATE INDEX IF NOT EXISTS search_tickets_submitter ON search_tickets (submitter_email)',
+  // Addresses match without case (issue 32): the index is on what the filters compare; the old one goes.
+  'DROP INDEX IF EXISTS search_tickets_submitter',
+  'CREATE INDEX IF NOT EXISTS search_tickets_submitter_lower ON search_tickets (lower(submitter_email))',
   `CREATE TABLE IF NOT EXISTS search_parts (
      ticket bigint NOT NULL,
      item text NOT NULL,
@@ -222,7 +224,7 @@ const matches = (audience: Audience) => {
     FROM matched m JOIN search_tickets t ON t.id = m.id
     WHERE NOT t.merged
       AND (:queues IS NULL OR t.queue IN (${ids('queues')}))
-      AND (:own_email IS NULL OR t.submitter_email = :own_email)
+      AND (:own_email IS NULL OR lower(t.submitter_email) = lower(:own_email))
       AND (:statuses IS NULL OR t.status IN (SELECT CAST(value AS int) ` +
     `FROM jsonb_array_elements_text(CAST(:statuses ` +
     `AS jsonb))))
@@ -232,7 +234,7 @@ const matches = (audience: Audience) => {
     `= CAST(:assigned_to AS ` +
     `bigint) END))
       AND (:priority IS NULL OR t.priority = CAST(:priority AS int))
-      AND (:submitter_email IS NULL OR t.submitter_email = :submitter_email)
+      AND (:submitter_email IS NULL OR lower(t.submitter_email) = lower(:submitter_email))
       AND (:created_since IS NULL OR t.created >= :created_since)
       AND (:updated_since IS NULL OR t.modified >= :updated_since)
   )`

@@ -73,22 +73,25 @@ export async function findInbound(messageId: string): Promise<InboundRecord | un
 }
 
 /**
- * The ticket of the latest of `ids` that was received and applied (a reply referencing an earlier message of its
- * thread).
+ * The ticket of the latest of a reply's thread ids (domain/mail-in.ts `threadIdsOf`: at most MAX_THREAD_IDS) that
+ * the helpdesk sent (keys.ts `messageId`) or received and applied: one BatchGetItem for both, whatever the
+ * message's References held.
  */
-export async function ticketOfReceived(ids: string[]): Promise<number | undefined> {
+export async function ticketOfThreadIds(ids: string[]): Promise<number | undefined> {
   if (!ids.length) return undefined;
-  const found = new Map(
-    (await batchGet(ids.map((id) => keys.inboundMessage(idHash(id))))).map((i) => [
-      i.message_id as string,
-      toRecord(i),
+  const idOfPartition = new Map(
+    ids.flatMap((id) => [
+      [keys.messageId(id).PK, id],
+      [keys.inboundMessage(idHash(id)).PK, id],
     ]),
   );
-  for (const id of [...ids].reverse()) {
-    const ticket = found.get(id)?.ticket;
-    if (typeof ticket === 'number') return ticket;
+  const found = new Map<string, number>();
+  for (const item of await batchGet(ids.flatMap((id) => [keys.messageId(id), keys.inboundMessage(idHash(id))]))) {
+    const id = idOfPartition.get(item.PK as string);
+    if (id !== undefined && typeof item.ticket === 'number') found.set(id, item.ticket);
   }
-  return undefined;
+  const latest = [...ids].reverse().find((id) => found.has(id));
+  return latest === undefined ? undefined : found.get(latest);
 }
 
 /**

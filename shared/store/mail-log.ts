@@ -205,11 +205,6 @@ export async function mailOfMessageId(messageId: string): Promise<{ ticket: numb
   return out.Item ? { ticket: Number(out.Item.ticket), mail: String(out.Item.mail) } : undefined;
 }
 
-/** The ticket a sent Message-ID belongs to (mail in: a reply's In-Reply-To or References). */
-export async function ticketOfMessageId(messageId: string): Promise<number | undefined> {
-  return (await mailOfMessageId(messageId))?.ticket;
-}
-
 /**
  * A provider's later word on a sent mail (SES's delivery, bounce and complaint events): its status,
  * when and why. Undefined when the log no longer has it.

@@ -46,6 +46,8 @@ const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api/tickets/{id}/emails': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   '/api/mail/suppressions': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   '/api/mail/suppressions/{address}': { allow: 'DELETE, OPTIONS', actions: [] },
+  '/api/mail/problems': { allow: 'GET, HEAD, OPTIONS', actions: [] },
+  '/api/mail/problems/{id}/release': { allow: 'POST, OPTIONS', actions: [] },
   '/api/mail/templates': { allow: 'GET, HEAD, OPTIONS', actions: [] },
   // OPTIONS describes the bodies of the routes describe.ts lists; a template's PUT is not among them.
   '/api/mail/templates/{kind}': { allow: 'GET, PUT, DELETE, HEAD, OPTIONS', actions: [] },

@@ -67,12 +67,19 @@ const mailsTo = (to: string, count: number) => mailsToIn(mailbox, to, count);
 
 /** A staff user, made before any mail is read (the ingest keeps users by address for a minute). */
 const sam = `${unique('sam')}@${DOMAIN}`;
+/** Two users with one address (upstream allows it), and one with an address of their own. */
+const shared = `${unique('Pat')}@${DOMAIN}`;
+const kimAddress = `${unique('kim')}@${DOMAIN}`;
+let kim: number;
 beforeAll(async () => {
   const created = await cliOnTable(engines, ['create-user', unique('sam'), '--email', sam, '--staff'], {
     input: 'sam-password-123456\n',
     env: { HELPDESK_MAIL_SECRET: SECRET },
   });
   expect(created.code, created.stderr).toBe(0);
+  for (const email of [shared, shared.toLowerCase()]) await own.api.createUser({ email });
+  await own.api.createUser({ email: kimAddress });
+  kim = (await own.api.call('GET', `/api/users/?email=${encodeURIComponent(kimAddress)}`)).body.results[0].id;
 }, 60_000);
 
 const send = (raw: Buffer, to: string[], from?: string): Promise<Sent> => sendRaw(own.runtime.smtpPort, raw, to, from);
@@ -333,6 +340,18 @@ describe('no amplification', () => {
 });
 
 describe('one rule for addresses', () => {
+  it('an address two users share credits neither; an address one user has credits them', async () => {
+    const queue = await newQueue();
+    const opened = async (from: string) => {
+      const sent = await send(await message({ from, to: queue.address, subject: 'Who?' }, true), [queue.address], from);
+      return { sent, first: (await ticket(sent.ticket!)).followup_set[0] };
+    };
+    const both = await opened(shared);
+    expect(both.first.user).toBeNull();
+    expect(both.sent.response).toContain(`2 users have the address ${shared.toLowerCase()}: credited to none of them`);
+    expect((await opened(kimAddress)).first.user).toBe(kim);
+  });
+
   it('a sender is stored as written and found by its address in any case', async () => {
     const queue = await newQueue();
     const written = `${unique('Corpus-C')}@example.com`;
@@ -349,5 +368,101 @@ describe('one rule for addresses', () => {
         )
         .toEqual([sent.ticket]);
     }
+  });
+});
+
+describe('outsiders', () => {
+  it("a CC who is not staff gets the submitter's view (no priority, submitter, assignee); a staff CC all", async () => {
+    const queue = await newQueue();
+    const submitter = `${unique('ann')}@${DOMAIN}`;
+    const { body: t } = await own.api.createTicket({
+      queue: queue.id,
+      submitter_email: submitter,
+      priority: 1,
+      title: 'Outsiders',
+    });
+    const outsider = `${unique('out')}@elsewhere.example`;
+    for (const email of [outsider, sam])
+      expect((await own.api.call('POST', `/api/tickets/${t.id}/cc/`, { json: { email } })).status).toBe(201);
+    const update = { ticket: t.id, title: 'Update', comment: 'Looking into it.', public: true };
+    expect((await own.api.call('POST', '/api/followups/', { json: update })).status).toBe(201);
+    // The update's mail (a CC added before the opening's mail was queued gets that one too).
+    const about = async (to: string) => {
+      let found: Awaited<ReturnType<typeof mailsTo>>[number] | undefined;
+      await expect
+        .poll(
+          async () => (found = (await mailsTo(to, 1)).find((m) => m.subject?.includes(`${t.id}] Outsiders (Updated)`))),
+          {
+            timeout: 15_000,
+          },
+        )
+        .toBeDefined();
+      return found!;
+    };
+    const [outside, staff] = [await about(outsider), await about(sam)];
+    expect(outside.text).toContain('Looking into it.');
+    for (const part of [outside.text, outside.html]) {
+      expect(part).not.toContain(submitter);
+      expect(part).not.toContain('Priority');
+    }
+    expect(staff.text).toContain(`Submitter: ${submitter}`);
+    expect(staff.text).toContain('Priority: ');
+  });
+});
+
+describe('unverified followups', () => {
+  it('tell the assignee (staff) only: never the submitter nor a CC', async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    const samId = (await own.api.call('GET', `/api/users/?email=${encodeURIComponent(sam)}`)).body.results[0].id;
+    expect((await own.api.call('PATCH', `/api/tickets/${id}/`, { json: { assigned_to: samId } })).status).toBe(200);
+    const carol = `${unique('carol')}@elsewhere.example`;
+    expect((await own.api.call('POST', `/api/tickets/${id}/cc/`, { json: { email: carol } })).status).toBe(201);
+    await send(
+      await message({ from: alice, to: queue.address, subject, text: 'Forged.' }, false),
+      [queue.address],
+      'eve@evil.example',
+    );
+    const updates = async (to: string) =>
+      (await own.api.call('GET', `/api/tickets/${id}/emails/`)).body.results
+        .filter((m: Json) => m.recipients.includes(to) && m.kind.startsWith('updated_'))
+        .map((m: Json) => m.kind);
+    await expect.poll(() => updates(sam), { timeout: 15_000 }).toEqual(['updated_owner']);
+    // A staff followup after it: once its mails are logged, every mail of the forged one is.
+    const staffReply = { ticket: id, title: 'Update', comment: 'Staff here.', public: true };
+    expect((await own.api.call('POST', '/api/followups/', { json: staffReply })).status).toBe(201);
+    await expect.poll(() => updates(carol), { timeout: 15_000 }).toEqual(['updated_cc']);
+    expect(await updates(alice)).toEqual(['updated_submitter']);
+    expect(await updates(sam)).toEqual(['updated_owner', 'updated_owner']);
+  });
+
+  it("are released through the API: the followup made public, nothing else; a held message is the CLI's", async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    expect((await own.api.call('PATCH', `/api/tickets/${id}/`, { json: { status: 4 } })).status).toBe(200);
+    const carol = `${unique('carol')}@elsewhere.example`;
+    const forged = await message({ from: alice, to: queue.address, cc: carol, subject, text: 'Review me.' }, false);
+    await send(forged, [queue.address], 'eve@evil.example');
+    const problems = async () =>
+      (await own.api.call('GET', '/api/mail/problems/?page_size=1000')).body.results as Json[];
+    const listed = (await problems()).find((p) => p.kind === 'unverified' && p.reason.includes(`on ticket ${id} `));
+    expect(listed).toMatchObject({ sender: alice, recipients: [queue.address] });
+    const released = await own.api.call('POST', `/api/mail/problems/${encodeURIComponent(listed!.id)}/release/`);
+    expect(released.status, released.text).toBe(200);
+    expect(released.body).toMatchObject({ ticket: id, public: true, comment: 'Review me.', user: null });
+    const t = await ticket(id);
+    expect(t.followup_set.at(-1)).toMatchObject({ public: true, comment: 'Review me.' });
+    expect(t.status).toBe(4);
+    expect(await ccsOf(id)).toEqual([]);
+    expect((await problems()).map((p) => p.id)).not.toContain(listed!.id);
+    const again = await own.api.call('POST', `/api/mail/problems/${encodeURIComponent(listed!.id)}/release/`);
+    expect(again.status).toBe(404);
+    // Over the rate of new tickets (3 an hour here): held, and released by running the ingest again.
+    const flood = `${unique('flood')}@x.example`;
+    for (let i = 0; i < 4; i++) await send(await compose({ from: flood, to: queue.address }), [queue.address], flood);
+    const held = (await problems()).find((p) => p.kind === 'held' && p.sender === flood)!;
+    const refused = await own.api.call('POST', `/api/mail/problems/${encodeURIComponent(held.id)}/release/`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain(`retry-mail '${held.id}' --release`);
   });
 });

@@ -109,6 +109,16 @@ describe('a valid token', () => {
     },
   );
 
+  it('a verified address two users share is refused, not guessed', { timeout: 60_000 }, async () => {
+    const email = `${unique('Lee')}@Example.com`;
+    await own.api.createUser({ email });
+    await own.api.createUser({ email: email.toLowerCase() });
+    expectRefused(
+      await me(await token({ sub: unique('lee'), email, email_verified: true })),
+      'More than one user has this e-mail address; an operator must link one.',
+    );
+  });
+
   it('Entra ID: the `oid` claim, not the per-app `sub`, names the user', { timeout: 60_000 }, async () => {
     const oid = unique('oid');
     const one = await me(await token({ oid, sub: unique('app1') }));

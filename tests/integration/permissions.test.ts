@@ -135,6 +135,8 @@ const EXPECTED: Record<string, Permission> = {
   'DELETE /api/queues/{id}': 'superuser',
   'GET /api/mail/suppressions': 'superuser',
   'DELETE /api/mail/suppressions/{address}': 'superuser',
+  'GET /api/mail/problems': 'superuser',
+  'POST /api/mail/problems/{id}/release': 'superuser',
   'GET /api/mail/templates': 'superuser',
   'GET /api/mail/templates/{kind}': 'superuser',
   'PUT /api/mail/templates/{kind}': 'superuser',

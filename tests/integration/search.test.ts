@@ -152,6 +152,15 @@ describe('filters', () => {
 });
 
 describe('what a requester may see', () => {
+  it('finds their own tickets whatever the case of the address (staff filter by it the same way)', async () => {
+    const ctag = unique('c');
+    const user = await api().createUser({ email: `${unique('Ann.Lee')}@Example.COM` });
+    const lower = await ticket({ title: `${ctag} lower`, submitter_email: user.email.toLowerCase() });
+    const upper = await ticket({ title: `${ctag} upper`, submitter_email: user.email.toUpperCase() });
+    await finds(ctag, [upper, lower], '', user.auth, '/api/user_tickets/'); // newest first
+    await finds(ctag, [lower, upper], `&ordering=id&submitter_email=${encodeURIComponent(user.email)}`);
+  });
+
   it('never finds or shows private followups, a private resolution, staff-only fields or private files', async () => {
     const ptag = unique('p');
     const user = await api().createUser();

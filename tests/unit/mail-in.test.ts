@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_THREAD_IDS,
+  threadIdsOf,
   classify,
   cleanSubject,
   headerMap,
@@ -234,4 +236,18 @@ describe('parseMail', () => {
       expect(utf8).toMatchObject({ body: 'Café naïve €', undecodable: 0, misdeclared: 0 });
     },
   );
+});
+
+describe('threadIdsOf', () => {
+  it("keeps In-Reply-To's id and the newest References, at most MAX_THREAD_IDS, overlong ids left out", () => {
+    const refs = Array.from({ length: 1000 }, (_, i) => `<r${i}@x>`);
+    const long = `<${'a'.repeat(998)}@x>`;
+    const ids = threadIdsOf('<parent@x>', [...refs, long].join(' '));
+    expect(ids).toHaveLength(MAX_THREAD_IDS);
+    expect(ids[0]).toBe('<parent@x>');
+    expect(ids.at(-1)).toBe('<r999@x>');
+    expect(ids).not.toContain(long);
+    expect(threadIdsOf(undefined, '<a@x> <b@x>')).toEqual(['<a@x>', '<b@x>']);
+    expect(threadIdsOf('<a@x>', '<a@x> <b@x>')).toEqual(['<a@x>', '<b@x>']);
+  });
 });

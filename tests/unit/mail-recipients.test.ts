@@ -14,7 +14,9 @@ const audience: MailAudience = {
   disabled: new Set(),
   onTicketUpdates: false,
 };
-const followup = (f: Partial<{ public: boolean; comment: string | null; new_status: number | null }>): MailChange => ({
+const followup = (
+  f: Partial<{ public: boolean; comment: string | null; new_status: number | null; unverified: boolean }>,
+): MailChange => ({
   type: 'followup',
   ticket,
   actor: 1,
@@ -86,6 +88,16 @@ describe('a followup', () => {
   it('private: nobody at all (HELPDESK_PRIVATE_FOLLOWUP_MEANS_NO_EMAILS)', () => {
     expect(pairs(followup({ public: false }))).toEqual([]);
     expect(pairs(followup({ public: false, new_status: STATUS.RESOLVED }))).toEqual([]);
+  });
+
+  it('private from unverified mail: the assignee alone, told it waits for review; unassigned, nobody', () => {
+    expect(pairs(followup({ public: false, unverified: true }))).toEqual(['updated_owner owner@example.com']);
+    expect(
+      pairs({
+        ...followup({ public: false, unverified: true }),
+        ticket: { ...ticket, assigned_to: null },
+      }),
+    ).toEqual([]);
   });
 
   it('public without a comment: not the submitter, unless it resolves or closes', () => {

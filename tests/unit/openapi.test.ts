@@ -136,9 +136,9 @@ describe('the route table and the document', () => {
       // Every operation: a permission, a cross-site write, or (behind the edge) a request around it.
       expect('403' in responses, what).toBe(true);
       expect('406' in responses, what).toBe(route.negotiatesJson !== false);
-      // Every write takes a body, but the bodiless actions (redeliver, ping).
+      // Every write takes a body, but the bodiless actions (redeliver, ping, release).
       const takesBody = ['POST', 'PUT', 'PATCH'].includes(route.method) && route.doc!.body !== undefined;
-      const bodiless = ['webhook-deliveries/redeliver', 'webhook-subscriptions/ping'];
+      const bodiless = ['webhook-deliveries/redeliver', 'webhook-subscriptions/ping', 'mail-problems/release'];
       expect(takesBody, what).toBe(
         ['POST', 'PUT', 'PATCH'].includes(route.method) && !bodiless.includes(route.handler),
       );
