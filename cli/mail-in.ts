@@ -12,7 +12,7 @@ export const listMailProblems = command({
     'over a limit, or an error while applying) ' +
     'and ' +
     '"held" (spam, DMARC failure under a reject policy, or over the per-sender ' +
-    'rate of new tickets), oldest first, ' +
+    'rate of new tickets), and "sign-in" (an OAuth mailbox refused its token), oldest first, ' +
     'with the ' +
     'reason. Each is kept raw in the mail bucket; retry-mail runs it again.',
   examples: ['npm run helpdesk -- list-mail-problems'],
@@ -51,6 +51,12 @@ export const retryMail = command({
     ]);
     const problem = await getProblem(ctx.args[0]!);
     if (!problem) throw new Failure(`No mail problem with id ${ctx.args[0]}.`);
+    if (problem.kind === 'sign-in') {
+      // No message to run again: the poller signs in again at each run; the problem is only words.
+      await removeProblem(problem.id);
+      show(ctx, problem, 'A sign-in problem has no message: removed. The next poll signs in again.');
+      return;
+    }
     const raw = await getFile(problem.raw_key, config.mailIn.bucket);
     const result = await ingest({
       raw,

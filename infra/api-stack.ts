@@ -76,6 +76,7 @@ export const FUNCTION_GROUPS: Readonly<Record<string, string>> = {
   tickets: 'Tickets',
   'user-tickets': 'Tickets',
   followups: 'Followups',
+  reports: 'Followups',
   attachments: 'Followups',
   users: 'Admin',
   tokens: 'Admin',

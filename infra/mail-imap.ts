@@ -6,10 +6,11 @@
  * anyway). It stores each message raw in an encrypted bucket of its own (`inbound/imap/<sha256>`,
  * expired after MAIL_RETENTION), runs the one ingest, then marks the message in the mailbox.
  *
- * It may read only the mailbox's password secret (made by the operator), write only received
+ * It may read only the mailbox's secret (made by the operator: an app password, or OAuth credentials' JSON with
+ * `auth=` in the URL, the tokens then fetched from Entra ID or Google: shared/mail-in/oauth.ts), write only received
  * messages and attachment objects (and delete its own abandoned uploads), and on the table only what
  * MAIL_IN_GRANTS names. Alarms: messages kept as problems, and runs failing three minutes in a row
- * (a wrong or revoked app password, the server unreachable).
+ * (a wrong or revoked app password, the server unreachable; a refused OAuth sign-in is a mail problem instead).
  */
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';

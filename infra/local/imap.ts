@@ -30,7 +30,12 @@ export async function startLocalImapPoller(intervalMs = imapPollInterval()): Pro
   const { MAIL_IN_GRANTS } = await import('../../shared/api/table-access');
   const { asFunction } = await import('./table-access');
   const { logger } = await import('../../shared/observability');
-  await imapPassword(); // a missing password stops the start, with the reason
+  const secret = await imapPassword(); // a missing password stops the start, with the reason
+  if (mailbox.auth !== 'password') {
+    // So do OAuth credentials that cannot be used.
+    const { parseOAuthCredentials } = await import('../../shared/domain/imap-oauth');
+    parseOAuthCredentials(mailbox.auth, secret);
+  }
   return repeatEvery(intervalMs, async () => {
     try {
       const report = await asFunction('mail-in/poll', MAIL_IN_GRANTS, async () =>

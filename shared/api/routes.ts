@@ -1450,6 +1450,54 @@ export const routes: readonly Route[] = [
   },
   {
     method: 'GET',
+    path: '/api/reports/time-spent',
+    handler: 'reports/time-spent',
+    permission: 'staff',
+    table: [...G.readTimeSpent],
+    files: [],
+    doc: {
+      tag: 'Followups',
+      summary: 'Time spent, by ticket, queue or user',
+      description:
+        "The followups' `time_spent` totalled per ticket, per queue or per author over a range of days " +
+        "(UTC days of the followups' `date`). A ticket's time counts towards the queue it is in now, as " +
+        "upstream's `Queue.dedicated_time`. Upstream shows such totals in its web UI's reports, not its " +
+        'API: this route is ours. Kept by the table stream: a followup shows a second or so after its change.',
+      success: {
+        ...json('TimeSpentReport', 200, 'The totals, in id order.'),
+        example: {
+          by: 'queue',
+          since: '2026-11-01',
+          until: '2026-11-30',
+          time_spent: '1 02:30:00',
+          results: [
+            { queue: 1, time_spent: '1 00:00:00' },
+            { queue: 2, time_spent: '02:30:00' },
+          ],
+        },
+      },
+      query: [
+        {
+          name: 'by',
+          description: "Required: `ticket`, `queue` or `user` (the followup's author).",
+          schema: { type: 'string', enum: ['ticket', 'queue', 'user'] },
+        },
+        {
+          name: 'since',
+          description: 'The first day counted, `YYYY-MM-DD` (none: from the first).',
+          example: '2026-11-01',
+        },
+        {
+          name: 'until',
+          description: 'The last day counted, `YYYY-MM-DD` (none: to the last).',
+          example: '2026-11-30',
+        },
+      ],
+      errors: [400],
+    },
+  },
+  {
+    method: 'GET',
     path: '/api/mail/suppressions',
     handler: 'mail-suppressions/list',
     permission: 'superuser',

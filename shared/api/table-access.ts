@@ -231,6 +231,8 @@ export const GRANTS = {
   ],
   /** Escalation exclusions (store/escalation.ts); a new one's queues are checked. */
   readExclusions: [on(['GetItem', 'Query'], P.exclusions)],
+  /** The time spent report's day cells (store/time-spent.ts). */
+  readTimeSpent: [on(['Query'], P.timeSpentCells)],
   writeExclusions: [
     on(['GetItem', 'Query', 'PutItem', 'DeleteItem'], P.exclusions),
     on(['UpdateItem'], P.counters),
@@ -254,6 +256,8 @@ export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
   on(['BatchGetItem', 'BatchWriteItem'], P.events, P.lateEvents),
   on(['BatchWriteItem'], P.listed),
   on(['Query'], P.customFields),
+  // Time spent's summaries and cells (consumer/time-spent.ts).
+  on(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], P.timeSpentTickets, P.timeSpentCells),
 ];
 
 /**

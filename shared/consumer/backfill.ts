@@ -18,6 +18,7 @@ import { readTotals } from '../store/ticket-counts';
 import { applyTicketRecords, moveViewCountsOutOfTotals, ticketRecordOf } from './ticket-counts';
 import { applyListingWrites, listingWritesOf } from './listings';
 import { writePageSnapshots } from './page-snapshots';
+import { recountStoredFollowups } from './time-spent';
 import { transact } from '../store/transact';
 import type { Attachment, Followup } from '../domain/records';
 import type { TicketRecord } from '../domain/ticket-counts';
@@ -70,6 +71,7 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
       await transact(refItems.slice(n, n + 100).map((Item) => ({ Put: { TableName: config.tableName, Item } })));
     }
     refs += refItems.length;
+    await recountStoredFollowups(page);
   }
   return { tickets, refs, listings, viewCounts };
 }

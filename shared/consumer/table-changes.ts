@@ -19,6 +19,7 @@ import { listingWritesOfMoves, putListings } from './listings';
 import { timedPhase } from './consumer-timings';
 import { refreshPageSnapshots } from './page-snapshots';
 import { SEARCH_INDEXER } from '../search/indexer';
+import { TIME_SPENT } from './time-spent';
 
 type Item = Record<string, unknown>;
 
@@ -88,6 +89,7 @@ export const STREAM_CONSUMERS: readonly StreamConsumer[] = [
   // Followups and attachments removed with their ticket give no event: it reads whether their ticket is still there.
   { name: 'change feed', apply: recordChangeEvents },
   SEARCH_INDEXER,
+  TIME_SPENT,
 ];
 
 /**

@@ -5,6 +5,14 @@
  */
 import { isIP } from 'node:net';
 
+/**
+ * How a run signs in: `password` (an app password, IMAP LOGIN), or OAuth 2.0 (SASL XOAUTH2) with an
+ * access token from Microsoft Entra ID (client credentials), a Google service account with
+ * domain-wide delegation, or a Google user's refresh token (shared/mail-in/oauth.ts).
+ */
+export type ImapAuth = 'password' | 'entra' | 'google-service-account' | 'google-refresh-token';
+export const IMAP_AUTH: readonly ImapAuth[] = ['password', 'entra', 'google-service-account', 'google-refresh-token'];
+
 /** What a run does with a message once it is safely stored and ingested. */
 export type AfterIngest = 'move' | 'seen' | 'delete';
 const AFTER_INGEST: readonly AfterIngest[] = ['move', 'seen', 'delete'];
@@ -32,6 +40,8 @@ export interface ImapMailbox {
   after: AfterIngest;
   /** The folder `move` moves to (made when missing). */
   processed: string;
+  /** How the run signs in (`password` by default); the secret is the app password or the OAuth credentials' JSON. */
+  auth: ImapAuth;
 }
 
 /** Why a mailbox setting cannot be used; the message names the setting and what is wrong. */
@@ -47,8 +57,8 @@ export function isLoopback(host: string): boolean {
 
 /**
  * HELPDESK_IMAP_URL:
- * `imaps://<user>@<host>[:993]/<folder>[?recipient=<address>&after=move|seen|delete&processed=<folder>]` (an `@` in the
- * user written as `%40` or as is). `imap://` (no TLS, port 143) only to loopback.
+ * `imaps://<user>@<host>[:993]/<folder>[?recipient=<address>&after=move|seen|delete&processed=<folder>&auth=<how>]`
+ * (an `@` in the user written as `%40` or as is). `imap://` (no TLS, port 143) only to loopback.
  */
 export function parseImapUrl(text: string): ImapMailbox {
   const fail = (why: string) => new ImapSettingsError(`HELPDESK_IMAP_URL ${why}`);
@@ -69,7 +79,7 @@ export function parseImapUrl(text: string): ImapMailbox {
   const user = decodeURIComponent(url.username);
   if (!user) throw fail('names no user (imaps://<user>@<host>/...)');
   const folder = decodeURIComponent(url.pathname.replace(/^\//, '')) || 'INBOX';
-  const known = new Set(['recipient', 'after', 'processed']);
+  const known = new Set(['recipient', 'after', 'processed', 'auth']);
   const unknown = [...url.searchParams.keys()].find((k) => !known.has(k));
   if (unknown) throw fail(`has an unknown setting "${unknown}" (known: ${[...known].join(', ')})`);
   const after = (url.searchParams.get('after') ?? 'move') as AfterIngest;
@@ -79,6 +89,8 @@ export function parseImapUrl(text: string): ImapMailbox {
     throw fail(
       `needs recipient=<address> (the address mail to this mailbox is sent to): the user "${user}" is no address`,
     );
+  const auth = (url.searchParams.get('auth') ?? 'password') as ImapAuth;
+  if (!IMAP_AUTH.includes(auth)) throw fail(`auth= must be one of ${IMAP_AUTH.join(', ')}, not "${auth}"`);
   const processed = url.searchParams.get('processed') ?? 'Processed';
   if (after === 'move' && processed === folder) throw fail(`moves processed mail to the folder it reads (${folder})`);
   return {
@@ -90,5 +102,6 @@ export function parseImapUrl(text: string): ImapMailbox {
     recipient,
     after,
     processed,
+    auth,
   };
 }

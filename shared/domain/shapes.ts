@@ -59,6 +59,7 @@ export type ShapeId =
   | 'EscalationExclusionPage'
   | 'IgnoredSender'
   | 'IgnoredSenderPage'
+  | 'TimeSpentReport'
   | 'TicketCc'
   | 'TicketCcPage'
   | 'Suppression'
@@ -508,6 +509,28 @@ export const exclusionPage = pageOf(exclusionShape);
 shapes.add(exclusionPage, { id: 'EscalationExclusionPage' });
 export const ignoredSenderPage = pageOf(ignoredSenderShape);
 shapes.add(ignoredSenderPage, { id: 'IgnoredSenderPage' });
+/** GET /api/reports/time-spent/: the totals of one view over a range of days (domain/time-spent.ts). */
+const timeSpentDay = nullable(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)));
+export const timeSpentReportShape = z.object({
+  by: z.enum(['ticket', 'queue', 'user']),
+  since: timeSpentDay,
+  until: timeSpentDay,
+  time_spent: text,
+  results: z.array(
+    z.object({
+      ticket: z.optional(id),
+      queue: z.optional(nullable(id)),
+      user: z.optional(nullable(id)),
+      time_spent: text,
+    }),
+  ),
+});
+shapes.add(timeSpentReportShape, {
+  id: 'TimeSpentReport',
+  description:
+    '`time_spent`: the total, and each row\'s, as a followup\'s (`"[D ]HH:MM:SS[.ffffff]"`). Each row has ' +
+    'the key `by` names (`ticket`, `queue` or `user`; `user` null: followups without an author).',
+});
 export const ticketCcPage = pageOf(ticketCcShape);
 shapes.add(ticketCcPage, { id: 'TicketCcPage' });
 export const ticketEmailPage = pageOf(ticketEmailShape);

@@ -2,7 +2,8 @@
  * Mail in from an IMAP mailbox (docs/email.md, "Receiving from a mailbox"), as upstream's
  * `imap_sync`: for teams whose mail lives on Gmail or Microsoft 365, or whose AWS region does not
  * receive with SES. One run (a scheduled function on AWS, a timer in `npm start`) logs in over TLS
- * with an app password, reads the mailbox's messages in UID order, and for each one:
+ * with an app password or an OAuth 2.0 access token (XOAUTH2: oauth.ts), reads the mailbox's messages in UID order,
+ * and for each one:
  *
  *   store raw (the mail bucket, as SES's S3 action does) → the one ingest (ingest.ts) → mark it
  *
@@ -22,24 +23,27 @@ import { MAX_HEADER_BYTES, MAX_MESSAGE_BYTES } from '../domain/mail-in';
 import { config } from '../config';
 import { logger, METRICS, metrics } from '../observability';
 import { putFile } from '../aws/s3';
-import { findInbound, keepProblem, recordInbound } from '../store/inbound-mail';
+import { findInbound, keepProblem, keepSignInProblem, recordInbound } from '../store/inbound-mail';
 import { imapMessageKey } from '../store/keys';
 import { ingest as runIngest, type Delivery, type IngestResult } from './ingest';
 import { parseMailBounded } from './bounded';
 import { KEPT_IN_MAILBOX } from './ignored';
 import type { ImapMailbox } from '../domain/mail-in-imap';
 import { deploymentSecret } from '../aws/secrets';
+import { parseOAuthCredentials } from '../domain/imap-oauth';
+import { SignInRefused, tokenSource, type TokenSource } from './oauth';
 
 /**
- * The mailbox's app password: HELPDESK_IMAP_PASSWORD (or _FILE) locally, Secrets Manager (HELPDESK_IMAP_PASSWORD_ARN)
- * on AWS.
+ * The mailbox's secret: its app password, or its OAuth credentials' JSON (`auth=` other than `password`):
+ * HELPDESK_IMAP_PASSWORD (or _FILE) locally, Secrets Manager (HELPDESK_IMAP_PASSWORD_ARN) on AWS.
  */
 export const imapPassword = deploymentSecret(
   () => ({ arn: config.mailIn.imapPasswordArn, value: config.mailIn.imapPassword }),
   (value) => {
     if (!value)
       throw new Error(
-        'The IMAP mailbox has no password: set HELPDESK_IMAP_PASSWORD or HELPDESK_IMAP_PASSWORD_FILE ' +
+        'The IMAP mailbox has no password or OAuth credentials: set HELPDESK_IMAP_PASSWORD or ' +
+          'HELPDESK_IMAP_PASSWORD_FILE ' +
           '(HELPDESK_IMAP_PASSWORD_ARN ' +
           'on AWS).',
       );
@@ -62,6 +66,8 @@ export interface PollOptions {
   store?: (key: string, raw: Buffer) => Promise<void>;
   /** The ingest (the local runtime runs it inside the function's table grants). */
   ingest?: (delivery: Delivery) => Promise<IngestResult>;
+  /** The OAuth tokens' clock (epoch ms): tests move it on to reach a renewal. */
+  now?: () => number;
 }
 
 export interface PollReport {
@@ -71,6 +77,8 @@ export interface PollReport {
   oversized: number;
   /** Messages left for the next run by the run's limits. */
   remaining: number;
+  /** Why an OAuth sign-in was refused (recorded as a mail problem, alarmed): the run read nothing. */
+  refused?: string;
 }
 
 const storeRaw = (key: string, raw: Buffer) => putFile(key, raw, 'message/rfc822', config.mailIn.bucket);
@@ -96,13 +104,21 @@ export async function pollMailbox(
   const ingest = options.ingest ?? ((delivery: Delivery) => runIngest(delivery));
   const started = Date.now();
   const report: PollReport = { outcomes: {}, oversized: 0, remaining: 0 };
+  const source = mailbox.auth === 'password' ? undefined : tokenSourceFor(mailbox, password, options.now);
+  let accessToken: string | undefined;
+  try {
+    accessToken = await source?.token();
+  } catch (error) {
+    if (error instanceof SignInRefused) return refused(mailbox, error.message, report);
+    throw error;
+  }
   const client = new ImapFlow({
     host: mailbox.host,
     port: mailbox.port,
     secure: mailbox.tls,
     // Loopback without TLS is plain text all the way; anything else was refused by parseImapUrl.
     doSTARTTLS: mailbox.tls ? undefined : false,
-    auth: { user: mailbox.user, pass: password },
+    auth: accessToken === undefined ? { user: mailbox.user, pass: password } : { user: mailbox.user, accessToken },
     logger: false,
     disableAutoIdle: true,
     connectionTimeout: 15_000,
@@ -113,7 +129,20 @@ export async function pollMailbox(
   client.on('error', (error: Error) =>
     logger.warn('IMAP connection error', { error: error.message, host: mailbox.host }),
   );
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    const e = error as { authenticationFailed?: boolean; response?: unknown };
+    if (!source || !e.authenticationFailed) throw error;
+    client.close();
+    source.invalidate(); // the next run asks for a new one
+    const said = typeof e.response === 'string' && e.response ? `: ${e.response}` : '';
+    return refused(
+      mailbox,
+      `the IMAP server ${mailbox.host} refused the access token for ${mailbox.user}${said}`,
+      report,
+    );
+  }
   try {
     if (mailbox.after === 'move' && !(await client.list()).some((m) => m.path === mailbox.processed))
       await client.mailboxCreate(mailbox.processed);
@@ -159,6 +188,31 @@ export async function pollMailbox(
     await client.logout().catch(() => client.close());
   }
   return report;
+}
+
+/** The OAuth mailboxes' token sources, one per mailbox and credentials: a warm function keeps its token. */
+const sources = new Map<string, TokenSource>();
+
+function tokenSourceFor(mailbox: ImapMailbox, secret: string, now?: () => number): TokenSource {
+  const key = `${mailbox.auth}|${mailbox.user}|${sha256(Buffer.from(secret))}|${now ? 'own clock' : ''}`;
+  let source = sources.get(key);
+  if (!source) {
+    const credentials = parseOAuthCredentials(mailbox.auth as Exclude<ImapMailbox['auth'], 'password'>, secret);
+    sources.set(key, (source = tokenSource(credentials, mailbox.user, { now })));
+  }
+  return source;
+}
+
+/**
+ * A refused OAuth sign-in: a setting to fix (a secret expired or revoked, consent withdrawn, the mailbox's permission
+ * removed), so it is said in words where mail problems are (list-mail-problems; alarmed by their metric), and the run
+ * ends without reading, rather than failing: its mail waits in the mailbox.
+ */
+async function refused(mailbox: ImapMailbox, reason: string, report: PollReport): Promise<PollReport> {
+  metrics.addMetric(METRICS.mailInProblems, 'Count', 1);
+  logger.error('IMAP sign-in refused', { reason, mailbox: mailbox.user, auth: mailbox.auth });
+  await keepSignInProblem(mailbox.user, `refused: ${reason}`, new Date());
+  return { ...report, refused: reason };
 }
 
 /**

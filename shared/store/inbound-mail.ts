@@ -127,7 +127,8 @@ async function countMailIn(counter: 'tickets' | 'replies', key: Record<string, s
  */
 export interface MailProblem {
   id: string;
-  kind: 'failed' | 'held' | 'unverified';
+  /** `sign-in`: an OAuth mailbox's sign-in refused (no message: `raw_key` is empty), one per mailbox and hour. */
+  kind: 'failed' | 'held' | 'unverified' | 'sign-in';
   reason: string;
   raw_key: string;
   message_id: string | null;
@@ -143,6 +144,27 @@ export async function keepProblem(problem: Omit<MailProblem, 'id' | 'attempts'>,
   const kept: MailProblem = { id: `${problem.received}#${randomUUID().slice(0, 8)}`, attempts, ...problem };
   await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.mailProblem(kept.id), ...kept } }));
   return kept;
+}
+
+/**
+ * Keeps a mailbox's refused sign-in as a problem: one item per mailbox and hour (each failing run of the hour writes
+ * its latest words over it), so a mailbox refused all day lists 24, not 1,440.
+ */
+export async function keepSignInProblem(mailbox: string, reason: string, at: Date): Promise<void> {
+  const hour = `${at.toISOString().slice(0, 13)}:00:00.000Z`;
+  const id = `${hour}#sign-in#${createHash('sha256').update(mailbox).digest('hex').slice(0, 8)}`;
+  const problem: MailProblem = {
+    id,
+    kind: 'sign-in',
+    reason,
+    raw_key: '',
+    message_id: null,
+    sender: mailbox,
+    received: at.toISOString(),
+    recipients: [],
+    attempts: 1,
+  };
+  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.mailProblem(id), ...problem } }));
 }
 
 export async function listProblems(): Promise<MailProblem[]> {

@@ -391,6 +391,26 @@ export const keys = {
    * mail in.
    */
   ignoredSender: (id: number) => ({ PK: 'IGNORED_SENDERS', SK: `SENDER#${pad(id)}` }),
+  /**
+   * Time spent (consumer/time-spent.ts, store/time-spent.ts), written only by the stream consumer. Per
+   * ticket with time, one summary item: each day's followups with time and the queue that day is
+   * counted under. Per view (`ticket`, `queue`, `user`) one partition of day cells, sorted by day, then
+   * queue (so a staff user's queues can filter every view), then ticket or user: a range of days is one
+   * Query of its cells, never a read of the followups.
+   */
+  timeSpentTicket: (ticket: number) => ({ PK: `TIMESPENT#TICKET#${ticket}`, SK: 'SUMMARY' }),
+  timeSpentPartition: (by: string) => `TIMESPENT#BY#${by}`,
+  timeSpentCell: (by: string, day: string, queue: number | null, value: number | null) => ({
+    PK: `TIMESPENT#BY#${by}`,
+    SK: [
+      day,
+      queue === null ? 'none' : pad(queue),
+      ...(by === 'queue' ? [] : [value === null ? 'none' : pad(value)]),
+    ].join('#'),
+  }),
+  /** The first and last sort key of a day's cells (a range Query: BETWEEN the first's and the last's). */
+  timeSpentDayFirst: (day: string) => `${day}#`,
+  timeSpentDayLast: (day: string) => `${day}#~`,
   escalation: (ticket: number, day: string, notice: boolean) => ({
     PK: `${ESCALATION_PREFIX}${ticket}`,
     SK: `${notice ? 'NOTICE' : 'DAY'}#${day}`,
@@ -437,6 +457,8 @@ export const PARTITIONS = {
   exclusions: keys.exclusionPartition,
   escalations: `${ESCALATION_PREFIX}*`,
   ignoredSenders: keys.ignoredSenderPartition,
+  timeSpentTickets: 'TIMESPENT#TICKET#*',
+  timeSpentCells: 'TIMESPENT#BY#*',
 } as const;
 
 /**

@@ -82,7 +82,7 @@ describe('stream consumer', () => {
   it(
     'may touch only the counts, counted states, ticket collections, refs and ' +
       'file cleanup records, write the change ' +
-      'feed and read the custom ' +
+      'feed and the time spent cells and read the custom ' +
       'field definitions',
     () => {
       const isStream = (a: string) =>
@@ -105,6 +105,7 @@ describe('stream consumer', () => {
         [PARTITIONS.events, PARTITIONS.lateEvents],
         [PARTITIONS.listed],
         [PARTITIONS.customFields],
+        [PARTITIONS.timeSpentTickets, PARTITIONS.timeSpentCells],
       ]);
       expect(actions([keyed[0]!]).sort()).toEqual([
         'dynamodb:BatchGetItem',

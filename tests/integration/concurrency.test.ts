@@ -98,11 +98,12 @@ describe('concurrent creates', () => {
 
       // None lost and none duplicated: every title sent appears exactly once in the whole list (a
       // 503 that had stored something would show its title twice), under the id its 201 gave, and
-      // the count (from the stream's counts, within a moment) and the listed tickets (from gsi1) both
-      // grow by exactly CREATES.
+      // the count (from the stream's counts, once the consumer has caught up: 60 s allows for a machine
+      // at a load of 16, where 10 s saw 130 of 200) and the listed tickets (from gsi1) both grow by
+      // exactly CREATES. How soon counts are exact is the bench's to measure (--burst), not a test's.
       await expect
         .poll(async () => (await api.call('GET', '/api/tickets/?page_size=1')).body.count, {
-          timeout: 10_000,
+          timeout: 60_000,
           interval: 50,
         })
         .toBe(before.count + CREATES);

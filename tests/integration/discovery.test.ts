@@ -53,6 +53,7 @@ const PATHS: Record<string, { allow: string; actions: string[] }> = {
   '/api/escalation-exclusions/{id}': { allow: 'GET, DELETE, HEAD, OPTIONS', actions: [] },
   '/api/ignored-senders': { allow: 'GET, POST, HEAD, OPTIONS', actions: [] },
   '/api/ignored-senders/{id}': { allow: 'GET, DELETE, HEAD, OPTIONS', actions: [] },
+  '/api/reports/time-spent': { allow: 'GET, HEAD, OPTIONS', actions: [] },
 };
 
 /** The writable fields OPTIONS describes, in order (no custom fields exist on this runtime). */

@@ -144,3 +144,19 @@ export class FaultInjector {
     }
   }
 }
+
+/**
+ * Fails the next TransactWriteItems the store's client sends (a stream consumer's batch failing part-way), once;
+ * `failed()` says whether it came, `stop()` removes the interceptor.
+ */
+export function failNextTransaction(dynamo: DynamoDB): { failed(): boolean; stop(): void } {
+  let failed = false;
+  const stop = dynamo.intercept(({ operation }, next) => {
+    if (!failed && operation === 'TransactWriteItems') {
+      failed = true;
+      throw Object.assign(new Error('injected'), { name: 'InternalServerError', $metadata: {} });
+    }
+    return next();
+  });
+  return { failed: () => failed, stop };
+}

@@ -33,7 +33,7 @@ declare module 'hoodiecrow-imap' {
     secureConnection?: boolean;
     credentials?: { key: string | Buffer; cert: string | Buffer };
     plugins?: string[];
-    users?: Record<string, { password: string }>;
+    users?: Record<string, { password: string; xoauth2?: { accessToken: string } }>;
     storage?: Record<string, unknown>;
   }
   export default function hoodiecrow(options?: HoodiecrowOptions): HoodiecrowServer;

@@ -11,7 +11,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import hoodiecrow, { type CommandHandler } from 'hoodiecrow-imap';
 import { ImapFlow } from 'imapflow';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +23,7 @@ import { MAX_MESSAGE_BYTES } from '../../shared/domain/mail-in';
 import { parseImapUrl } from '../../shared/domain/mail-in-imap';
 import { pollMailbox } from '../../shared/mail-in/imap';
 import { compose, gmailReply } from '../fixtures/mail/corpus';
+import { selfSignedCertificate } from '../fixtures/certificates';
 
 const SECRET = 'mail-imap-test-secret-0123456789abcdefghijklmnop';
 const USER = 'support@example.com';
@@ -35,28 +35,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // A certificate for 127.0.0.1, valid for a day: the poller refuses plain text to anything but loopback, and this run
 // checks the TLS path.
-const [keyPath, certPath] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-execFileSync(
-  'openssl',
-  [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    keyPath,
-    '-out',
-    certPath,
-    '-days',
-    '1',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ],
-  { stdio: 'ignore' },
-);
+const { keyPath, certPath } = selfSignedCertificate(dir, '/CN=localhost', [
+  'subjectAltName=IP:127.0.0.1,DNS:localhost',
+]);
 const cert = readFileSync(certPath);
 
 const server = hoodiecrow({

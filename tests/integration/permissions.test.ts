@@ -163,6 +163,7 @@ const EXPECTED: Record<string, Permission> = {
   'POST /api/ignored-senders': 'superuser',
   'GET /api/ignored-senders/{id}': 'superuser',
   'DELETE /api/ignored-senders/{id}': 'superuser',
+  'GET /api/reports/time-spent': 'staff',
 };
 const ROUTES = Object.entries(EXPECTED).map(([route, permission]) => {
   const [method, path] = route.split(' ') as [string, string];

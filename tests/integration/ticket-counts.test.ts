@@ -19,6 +19,7 @@ import {
 } from '../../shared/aws/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
+import { failNextTransaction } from './fault-injection';
 
 let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
 let api: ReturnType<typeof clientFor>;
@@ -121,22 +122,15 @@ describe('ticket counts from the stream', () => {
 
     // A batch that fails part-way (its transaction refused) changed nothing; applied again, it counts once.
     const third = await ticket();
-    let failed = false;
-    const stopFailing = dynamo.intercept(({ operation }, next) => {
-      if (!failed && operation === 'TransactWriteItems') {
-        failed = true;
-        throw Object.assign(new Error('injected'), { name: 'InternalServerError', $metadata: {} });
-      }
-      return next();
-    });
+    const fault = failNextTransaction(dynamo);
     try {
       await expect(runtime.drainTableStream()).rejects.toThrow('injected');
       expect(await totals()).toEqual(settled);
       await runtime.drainTableStream();
     } finally {
-      stopFailing();
+      fault.stop();
     }
-    expect(failed).toBe(true);
+    expect(fault.failed()).toBe(true);
     expect((await totals()).s1).toBe(Number(settled.s1) + 1);
     expect(await item(store.keys.counted(third.id as number))).toMatchObject({ status: 1, version: 1 });
   });

@@ -12,6 +12,7 @@ describe('HELPDESK_IMAP_URL', () => {
       recipient: 'support@example.com',
       after: 'move',
       processed: 'Processed',
+      auth: 'password',
     });
   });
 

@@ -144,14 +144,19 @@ describe('the route table and the document', () => {
       );
       for (const status of ['413', '415']) expect(status in responses, `${what} ${status}`).toBe(takesBody);
       // The ticket list's status filter is validated too, and so are the change feed's cursor and limit,
-      // a mail template's `?queue=` and the users list's filters. A POST also answers 400 for a malformed
-      // Idempotency-Key.
+      // a mail template's `?queue=`, the users list's filters and the time spent report's `by` and days. A POST
+      // also answers 400 for a malformed Idempotency-Key.
       expect('400' in responses, what).toBe(
         takesBody ||
           route.method === 'POST' ||
-          ['tickets/list', 'events/list', 'mail-templates/get', 'mail-templates/delete', 'users/list'].includes(
-            route.handler,
-          ),
+          [
+            'tickets/list',
+            'events/list',
+            'mail-templates/get',
+            'mail-templates/delete',
+            'users/list',
+            'reports/time-spent',
+          ].includes(route.handler),
       );
       if (takesBody)
         expect(responses['400'].content['application/json'].schema).toEqual({
