@@ -143,6 +143,22 @@ export default defineConfig(
     },
   },
   {
+    // Prettier's width holds for every line it cannot break too (issue 31): long strings, templates, regular
+    // expressions and comments are split by hand. Exempt: a line with a URL, and a module specifier (one string)
+    // that alone passes the width (infra/bundled/: paths into node_modules).
+    rules: {
+      'max-len': [
+        'error',
+        { code: 120, ignoreUrls: true, ignorePattern: String.raw`^\s*(?:export|import|\}).* from '[^']+';$` },
+      ],
+    },
+  },
+  {
+    // TODO(lead): remove once routes.ts is split
+    files: ['shared/api/routes.ts'],
+    rules: { 'max-len': 'off' },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly' } },

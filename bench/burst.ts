@@ -257,6 +257,11 @@ export function renderBurst(r: BurstResult, date: string): string {
     `| ${name} | ${p.requests} | ${Object.entries(p.statuses)
       .map(([s, n]) => `${s} ×${n}`)
       .join(', ')} | ${p.distinctIds} | ${p.perSecond} | ${p.p50} | ${p.p99} | ${p.max} |`;
+  const largestBatch = Math.max(0, ...r.consumer.log.map((b) => b.records));
+  const longestBatchMs = Math.round(Math.max(0, ...r.consumer.log.map((b) => b.ms)));
+  const late = r.eventLoopDelay;
+  const readMs = Math.round(r.consumer.readMs);
+  const secondsIn = (at: number) => Math.round((at - r.consumer.since) / 100) / 10;
   return (
     `${BURST_START}
 ## Bursts
@@ -284,7 +289,7 @@ ${renderSteady(r)}A lone create after the burst (${r.lone.writes}, one at a time
 ${r.lone.p50} ms after its 201 (median; at most ${r.lone.max} ms); the local stream is polled every 50 ms.
 
 The stream consumer during the burst: ${r.consumer.records} records in ${r.consumer.batches} batches (largest
-${Math.max(0, ...r.consumer.log.map((b) => b.records))}, longest ${Math.round(Math.max(0, ...r.consumer.log.map((b) => b.ms)))} ms), ${r.consumer.retries} retried, ${Math.round(r.consumer.readMs)} ms reading the
+${largestBatch}, longest ${longestBatchMs} ms), ${r.consumer.retries} retried, ${readMs} ms reading the
 stream. Its time per phase (consumers run at once per batch; \`counts\` includes \`listings\`, written
 before each counts transaction):
 
@@ -301,24 +306,22 @@ route's call waits for the consumer's (nothing admits them: docs/local.md, "Conc
 | Pool | Calls | Queued ms (mean / max) | Wire ms (mean / max) |
 |---|---|---|---|
 ${Object.entries(r.consumer.calls)
-  .map(
-    ([pool, c]) =>
-      `| ${pool} | ${c.calls} | ${Math.round(c.queuedMs / c.calls)} / ${Math.round(c.maxQueuedMs)} | ${Math.round(c.wireMs / c.calls)} / ${Math.round(c.maxWireMs)} |`,
-  )
+  .map(([pool, c]) => {
+    const queued = `${Math.round(c.queuedMs / c.calls)} / ${Math.round(c.maxQueuedMs)}`;
+    const wire = `${Math.round(c.wireMs / c.calls)} / ${Math.round(c.maxWireMs)}`;
+    return `| ${pool} | ${c.calls} | ${queued} | ${wire} |`;
+  })
   .join('\n')}
 
 The runtime, the engines' client and the benchmark's client share one Node process: its event loop
-ran timers ${r.eventLoopDelay.p50} ms late at the median, ${r.eventLoopDelay.p99} ms at p99, ${r.eventLoopDelay.max} ms at most, and an answer
+ran timers ${late.p50} ms late at the median, ${late.p99} ms at p99, ${late.max} ms at most, and an answer
 that arrived waited as long to be read ("wire" above includes it). The consumer's ${SLOWEST_BATCHES} longest
 batches (when each began, from the first create; its records, wall time and DynamoDB calls):
 ${r.consumer.log
   .toSorted((a, b) => b.ms - a.ms)
   .slice(0, SLOWEST_BATCHES)
   .toSorted((a, b) => a.at - b.at)
-  .map(
-    (b) =>
-      `${Math.round((b.at - r.consumer.since) / 100) / 10} s: ${b.records} records, ${Math.round(b.ms)} ms, ${b.calls} calls`,
-  )
+  .map((b) => `${secondsIn(b.at)} s: ${b.records} records, ${Math.round(b.ms)} ms, ${b.calls} calls`)
   .join('; ')}.
 
 Before issue 12 every create's transaction held items that every create shares (the ticket index

@@ -107,7 +107,8 @@ for (const [size, batches] of [
   }
   const ms = median(times);
   console.log(
-    `batch of ${size} creates: ${Math.round(ms)} ms (median of ${times.length}), ${((ms / size) * 1000).toFixed(0)} µs a record; load ${loadavg()[0]!.toFixed(1)}`,
+    `batch of ${size} creates: ${Math.round(ms)} ms (median of ${times.length}), ` +
+      `${((ms / size) * 1000).toFixed(0)} µs a record; load ${loadavg()[0]!.toFixed(1)}`,
   );
 }
 // Batches of one shard at once (a parallelization factor above 1): their counts transactions share the totals items.
@@ -135,9 +136,11 @@ for (const [size, together] of [
     Array.from({ length: together }, (_, i) => applyTableChanges(changes.slice(i * size, (i + 1) * size))),
   );
   const failed = outcomes.filter((o) => o.status === 'rejected').map((o) => String(o.reason).slice(0, 120));
+  const ms = Math.round(performance.now() - started);
   console.log(
-    `${together} batches of ${size} at once: ${Math.round(performance.now() - started)} ms, ${conflicts} transactions cancelled ` +
-      `by a conflict (retried), ${failed.length} batches failed ${failed.join(' | ')}; load ${loadavg()[0]!.toFixed(1)}`,
+    `${together} batches of ${size} at once: ${ms} ms, ${conflicts} transactions cancelled ` +
+      `by a conflict (retried), ${failed.length} batches failed ${failed.join(' | ')}; ` +
+      `load ${loadavg()[0]!.toFixed(1)}`,
   );
 }
 await runtime.stop();

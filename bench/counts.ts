@@ -159,6 +159,13 @@ await runtime.stop();
 process.exit(0);
 
 function renderCounts(rows: CountsResult[], date: string, load: number): string {
+  const lines = rows.map((r) => {
+    const units = r.failure
+      ? `counting fails: ${r.failure.replaceAll('|', '/')}`
+      : `${r.moveWriteUnits} | ${r.moveReadUnits} | ${r.viewCountReadUnits}`;
+    const totals = `${(r.totalsBytes / 1024).toFixed(1)} KB`;
+    return `| ${r.queues} × ${r.agents} | ${r.tickets.toLocaleString('en')} | ${totals} | ${units} |`;
+  });
   return `${COUNTS_START}
 ## Counts by queues and agents
 
@@ -177,6 +184,6 @@ view's count 1, 6 and 95 read units (load 11).
 
 | Queues × agents | Tickets | Totals item | One move: WRU | One move: RRU | A view's count: RRU |
 |---|---|---|---|---|---|
-${rows.map((r) => `| ${r.queues} × ${r.agents} | ${r.tickets.toLocaleString('en')} | ${(r.totalsBytes / 1024).toFixed(1)} KB | ${r.failure ? `counting fails: ${r.failure.replaceAll('|', '/')}` : `${r.moveWriteUnits} | ${r.moveReadUnits} | ${r.viewCountReadUnits}`} |`).join('\n')}
+${lines.join('\n')}
 ${COUNTS_END}`;
 }

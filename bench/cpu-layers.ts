@@ -10,6 +10,9 @@ export interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string }; hitCount?: number; children?: number[] }[];
 }
 
+/** A pattern that matches where any of the alternatives does (their sources joined by `|`). */
+const anyOf = (...alternatives: RegExp[]) => new RegExp(alternatives.map((a) => a.source).join('|'));
+
 /** Layers by the file a frame comes from, first match wins. */
 const LAYERS: [layer: string, pattern: RegExp][] = [
   ['local adapter (HTTP server → API Gateway event)', /\/infra\/local\//],
@@ -19,15 +22,26 @@ const LAYERS: [layer: string, pattern: RegExp][] = [
   ],
   [
     'auth',
-    /\/shared\/middleware\/auth\.ts|\/shared\/domain\/(password|tokens|login-throttle|auth-header)\.ts|\/shared\/store\/(users|tokens|login-throttle)\.ts/,
+    anyOf(
+      /\/shared\/middleware\/auth\.ts/,
+      /\/shared\/domain\/(password|tokens|login-throttle|auth-header)\.ts/,
+      /\/shared\/store\/(users|tokens|login-throttle)\.ts/,
+    ),
   ],
   [
     'validation and body parsing',
-    /\/zod\/|\/busboy\/|\/shared\/domain\/(fields|ticket|followup|user|admin|attachment|custom-fields|body)\.ts|\/shared\/middleware\/(body|multipart)\.ts/,
+    anyOf(
+      /\/zod\/|\/busboy\//,
+      /\/shared\/domain\/(fields|ticket|followup|user|admin|attachment|custom-fields|body)\.ts/,
+      /\/shared\/middleware\/(body|multipart)\.ts/,
+    ),
   ],
   [
     'serialisation',
-    /\/shared\/domain\/(views|pagination|user-tickets|etag|describe|datetime)\.ts|\/shared\/middleware\/(http|pages)\.ts/,
+    anyOf(
+      /\/shared\/domain\/(views|pagination|user-tickets|etag|describe|datetime)\.ts/,
+      /\/shared\/middleware\/(http|pages)\.ts/,
+    ),
   ],
   [
     'store and AWS calls (marshalling, signing, HTTP)',

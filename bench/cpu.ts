@@ -162,7 +162,8 @@ const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) =
 if (isMain) {
   for (const result of await measureCpu(Number(process.argv[2] ?? 1000))) {
     console.log(
-      `${result.operation.padEnd(18)} ${result.cpuMs.toFixed(3)} ms CPU/request over ${result.requests} (warm-up rounds: ${result.warmup.join(', ')})`,
+      `${result.operation.padEnd(18)} ${result.cpuMs.toFixed(3)} ms CPU/request over ${result.requests} ` +
+        `(warm-up rounds: ${result.warmup.join(', ')})`,
     );
     for (const [layer, ms] of Object.entries(result.layers))
       console.log(`    ${ms.toFixed(3).padStart(7)} ms  ${layer}`);

@@ -192,8 +192,13 @@ export function renderLists(
   load: string,
 ): string {
   const combos = [...new Set(sizes[0]!.results.map((r) => r.combination))];
+  const sizeHeads = sizes.map((s) => {
+    const size = `${s.tickets.toLocaleString('en')}${s.simulated ? ' (simulated)' : ''}`;
+    return `${size}: requests / read units (max over orderings)`;
+  });
+  const countedAt = sizes[1]?.tickets.toLocaleString('en') ?? '';
   const header =
-    `| Combination | ${sizes.map((s) => `${s.tickets.toLocaleString('en')}${s.simulated ? ' (simulated)' : ''}: requests / read units ` + `(max over orderings)`).join(' | ')} | count (${sizes[1]?.tickets.toLocaleString('en') ?? ''}) | followed to its end ` +
+    `| Combination | ${sizeHeads.join(' | ')} | count (${countedAt}) | followed to its end ` +
     `at ${(sizes[1] ?? sizes[0]!).tickets.toLocaleString('en')}: pages / requests (max ` +
     `over orderings) |`;
   const rows = combos.map((name) => {
@@ -227,6 +232,15 @@ export function renderLists(
     undefined,
   );
   const views = sizes.flatMap((s) => s.results.filter((r) => r.view));
+  const viewRequests = most(views, (r) => r.requests);
+  const matched = checks.length - missed.length;
+  const followedSizes = [...new Set(checks.map((r) => r.tickets))].map((n) => n.toLocaleString('en')).join(' and ');
+  const missedLists = missed.map((r) => `${r.combination} ${r.ordering} at ${r.tickets}`).join(', ');
+  const followMinutes = (sum(checks, (r) => r.followMs ?? 0) / 60_000).toFixed(1);
+  const longest = slowest
+    ? `${slowest.combination} by ${slowest.ordering} at ${slowest.tickets.toLocaleString('en')}`
+    : '–';
+  const longestSeconds = slowest ? (slowest.followMs! / 1000).toFixed(1) : '–';
   const consumerRows = Object.entries(consumer).map(
     ([name, c]) => `| ${name} | ${c.requests} | ${c.readUnits} | ${c.writeUnits} |`,
   );
@@ -245,13 +259,13 @@ ${header}
 |---|${sizes.map(() => '---|').join('')}---|---|
 ${rows.join('\n')}
 
-- **Agent views, every ordering:** at most ${most(views, (r) => r.requests)} requests and ${most(views, (r) => r.readUnits)} read units a
+- **Agent views, every ordering:** at most ${viewRequests} requests and ${most(views, (r) => r.readUnits)} read units a
   page at every size (${views.length} pages measured); their \`count\` is exact in every ordering.
-- **Exactly the matching tickets, in order, across pages:** ${checks.length - missed.length} of ${checks.length} lists followed
+- **Exactly the matching tickets, in order, across pages:** ${matched} of ${checks.length} lists followed
   to their end (100 a page) matched the seeded tickets filtered and sorted independently
-  (${[...new Set(checks.map((r) => r.tickets))].map((n) => n.toLocaleString('en')).join(' and ')} tickets)${missed.length ? `; missed: ${missed.map((r) => `${r.combination} ${r.ordering} at ${r.tickets}`).join(', ')}` : ''}.
-  Every combination in every ordering is followed at both sizes, ${checks.length} lists, in ${(sum(checks, (r) => r.followMs ?? 0) / 60_000).toFixed(1)} minutes;
-  the longest, ${slowest ? `${slowest.combination} by ${slowest.ordering} at ${slowest.tickets.toLocaleString('en')}` : '–'}, took ${slowest ? (slowest.followMs! / 1000).toFixed(1) : '–'} s and ${slowest?.check!.pages ?? '–'} pages (a list
+  (${followedSizes} tickets)${missed.length ? `; missed: ${missedLists}` : ''}.
+  Every combination in every ordering is followed at both sizes, ${checks.length} lists, in ${followMinutes} minutes;
+  the longest, ${longest}, took ${longestSeconds} s and ${slowest?.check!.pages ?? '–'} pages (a list
   that checks its filters on a whole-table partition reads it 100 entries a page). \`created_since\` in
   id order reads the whole table here too: bench/seed.ts stamps its tickets within seconds, so the id
   floor (the last ticket created 16 minutes before the time asked for) lies before all of them; on a

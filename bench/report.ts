@@ -28,7 +28,8 @@ export function requestFloors(o: BenchResults['operations'], listMeasured: strin
       'create: DynamoDB requests ≤ 4 (the reservation in its queue among them; ' +
         '+1 with files: their cleanup record), ' +
         '1 S3 PUT per file',
-      `${o['create (JSON)']?.dynamodb}, ${o['create with attachment']?.dynamodb} + ${o['create with attachment']?.s3} S3`,
+      `${o['create (JSON)']?.dynamodb}, ` +
+        `${o['create with attachment']?.dynamodb} + ${o['create with attachment']?.s3} S3`,
       (o['create (JSON)']?.dynamodb ?? 9) <= 4 &&
         (o['create with attachment']?.dynamodb ?? 9) <= 5 &&
         o['create with attachment']?.s3 === 1,
@@ -220,16 +221,19 @@ function renderSizing(r: BenchResults): string {
     `credential (scrypt) ms ` +
     `|\n|---|---|${names.map(() => '---').join('|')}|---|`;
   const body = rows
-    .map(
-      (row) =>
-        `| ${row.memory} MB | ${Math.min(1, row.memory / SIZING.mbPerVcpu).toFixed(2)} | ${names.map((n) => `${row.durations[n]!.toFixed(1)} / $${row.costs[n]!.toFixed(3)}`).join(' | ')} | ${Math.round(row.hashMs)} |`,
-    )
+    .map((row) => {
+      const vcpu = Math.min(1, row.memory / SIZING.mbPerVcpu).toFixed(2);
+      const perName = names.map((n) => `${row.durations[n]!.toFixed(1)} / $${row.costs[n]!.toFixed(3)}`);
+      return `| ${row.memory} MB | ${vcpu} | ${perName.join(' | ')} | ${Math.round(row.hashMs)} |`;
+    })
     .join('\n');
   const set = environments.prod.memorySize;
+  const waits = `DynamoDB (~${SIZING.dynamoWaitMs} ms a request) and S3 (~${SIZING.s3WaitMs} ms a PUT)`;
+  const setVerdict = set === chosen ? ', the size chosen' : `: **not the size chosen** (${chosen} MB); change it there`;
   return (
     `sized as Lambda Power Tuning does, from the CPU per request measured above
 (\`sizeMemory\` in bench/report.ts): at m MB a function gets m / ${SIZING.mbPerVcpu} of a vCPU, so a request takes its
-CPU time over that share, plus its waits on DynamoDB (~${SIZING.dynamoWaitMs} ms a request) and S3 (~${SIZING.s3WaitMs} ms a PUT), which
+CPU time over that share, plus its waits on ${waits}, which
 memory does not change (AWS's typical in-region latencies: not measurable here). Lambda's price per
 million of each (billed duration × memory, plus the request):
 
@@ -240,7 +244,7 @@ Chosen: the smallest size at which the first request of a credential, which hash
 (${r.operations['user create']?.cpuMs} ms of CPU here), waits at most ${SIZING.hashBudgetMs} ms, and no operation ` +
     `takes more than ${SIZING.slowdown} times
 its duration at 1,024 MB: **${chosen} MB**. The stacks set ${set} MB for every API function
-(\`infra/environments.ts\`)${set === chosen ? ', the size chosen' : `: **not the size chosen** (${chosen} MB); change it there`}. Below it, requests
+(\`infra/environments.ts\`)${setVerdict}. Below it, requests
 would cost a little less and take several times longer, and a user's first request on a fresh
 function would wait over a second for its hash.`
   );
@@ -258,7 +262,8 @@ function renderCpu(cpu: BenchResults['cpu']): string {
     .join('\n');
   const total = `| **all (ms CPU per request)** | ${cpu.map((c) => `**${c.cpuMs.toFixed(3)}**`).join(' | ')} |`;
   const load = `| machine's load average (1 min) | ${cpu.map((c) => c.load.toFixed(1)).join(' | ')} |`;
-  const warmup = `| warm-up rounds before (ms per request, in order) | ${cpu.map((c) => c.warmup.map((ms) => ms.toFixed(3)).join(' → ')).join(' | ')} |`;
+  const rounds = cpu.map((c) => c.warmup.map((ms) => ms.toFixed(3)).join(' → '));
+  const warmup = `| warm-up rounds before (ms per request, in order) | ${rounds.join(' | ')} |`;
   return (
     `User and system time of a process that serves the API and nothing else (\`bench/cpu-server.ts\`:
 the local runtime in memory, logging a Powertools record and EMF metrics per request as on AWS; the
@@ -294,7 +299,8 @@ export function renderReport(r: BenchResults): string {
   const opRows = ops
     .map(
       ([name, o]) =>
-        `| ${name} | ${o.status} | ${o.dynamodb} | ${o.s3} | ${o.readUnits} | ${o.writeUnits} | ${o.cpuMs} | ${o.c1.p50} | ${o.c1.p95} | ${o.c1.rps} | ${o.c8.p50} | ${o.c8.p95} | ${o.c8.rps} |`,
+        `| ${[name, o.status, o.dynamodb, o.s3, o.readUnits, o.writeUnits, o.cpuMs].join(' | ')} ` +
+        `| ${[o.c1.p50, o.c1.p95, o.c1.rps, o.c8.p50, o.c8.p95, o.c8.rps].join(' | ')} |`,
     )
     .join('\n');
   const commandRows = ops
@@ -316,10 +322,11 @@ export function renderReport(r: BenchResults): string {
   const maxRequests = Math.max(...sizes.flatMap((size) => Object.values(size.pages).map((p) => p.requests)));
   const pageNames = [...new Set(sizes.flatMap((size) => Object.keys(size.pages)))];
   const pageRows = pageNames
-    .map(
-      (name) =>
-        `| ${name} | ${sizes.map((size) => (size.pages[name] ? `${size.pages[name].requests} / ${size.pages[name].readUnits} / ${size.pages[name].p50}` : '–')).join(' | ')} |`,
-    )
+    .map((name) => {
+      const costs = sizes.map((size) => size.pages[name]);
+      const cells = costs.map((p) => (p ? `${p.requests} / ${p.readUnits} / ${p.p50}` : '–'));
+      return `| ${name} | ${cells.join(' | ')} |`;
+    })
     .join('\n');
   const filteredNames = [...new Set([...Object.keys(r.scale.small.filtered), ...Object.keys(r.scale.large.filtered)])];
   const cell = (c: ListCosts[string] | undefined) => (c ? `${c.requests} / ${c.readUnits} / ${c.p50}` : '–');
@@ -329,25 +336,28 @@ export function renderReport(r: BenchResults): string {
   const checkRows = Object.entries(r.scale.large.filterChecks)
     .map(
       ([name, c]) =>
-        `| ${name} | ${c.expected.toLocaleString('en')} | ${c.listed.toLocaleString('en')} | ${c.exact ? 'yes' : '**no**'} | ${c.pages} | ${c.requests.toLocaleString('en')} |`,
+        `| ${name} | ${c.expected.toLocaleString('en')} | ${c.listed.toLocaleString('en')} | ` +
+        `${c.exact ? 'yes' : '**no**'} | ${c.pages} | ${c.requests.toLocaleString('en')} |`,
     )
     .join('\n');
   const checks = Object.values(r.scale.large.filterChecks);
   const targets: Target[] = [
     ...filteredFloors({ ...r.scale.small.filtered, ...r.scale.large.filtered }),
     [
-      `filters: each lists exactly the matching tickets, in order, at ${r.scale.large.tickets.toLocaleString('en')} tickets`,
+      `filters: each lists exactly the matching tickets, in order, ` +
+        `at ${r.scale.large.tickets.toLocaleString('en')} tickets`,
       `${checks.filter((c) => c.exact).length} of ${checks.length}`,
       checks.length > 0 && checks.every((c) => c.exact),
     ],
     ...requestFloors(
       o,
-      `at most ${maxRequests} (at ${r.scale.huge.tickets.toLocaleString('en')} simulated tickets: ${Math.max(...Object.values(r.scale.huge.pages).map((p) => p.requests))})`,
+      `at most ${maxRequests} (at ${r.scale.huge.tickets.toLocaleString('en')} simulated tickets: ` +
+        `${Math.max(...Object.values(r.scale.huge.pages).map((p) => p.requests))})`,
       maxRequests,
     ),
     [
-      `list page: read units flat from ${r.scale.small.tickets} to ${r.scale.huge.tickets.toLocaleString('en')} tickets (same page, within ` +
-        `0.5)`,
+      `list page: read units flat from ${r.scale.small.tickets} ` +
+        `to ${r.scale.huge.tickets.toLocaleString('en')} tickets (same page, within 0.5)`,
       Object.entries(r.scale.small.pages)
         .map(([name, p]) => `${name} ${p.readUnits} → ${r.scale.huge.pages[name]?.readUnits}`)
         .join('; '),
@@ -370,7 +380,8 @@ export function renderReport(r: BenchResults): string {
     }),
     [
       `every bundle ≤ ${BUNDLE_TARGET_BYTES / 1024} KiB`,
-      `${kib(maxBundle)} (${r.bundles.filter((b) => b.bytes > BUNDLE_TARGET_BYTES).length} of ${r.bundles.length} above)`,
+      `${kib(maxBundle)} ` +
+        `(${r.bundles.filter((b) => b.bytes > BUNDLE_TARGET_BYTES).length} of ${r.bundles.length} above)`,
       maxBundle <= BUNDLE_TARGET_BYTES,
     ],
     [`every median import ≤ ${IMPORT_TARGET_MS} ms`, `${maxImport} ms`, maxImport <= IMPORT_TARGET_MS],
@@ -660,10 +671,12 @@ export function renderCost(r: BenchResults): string {
   const consumerDollars = (c: { readUnits: number; writeUnits: number }) =>
     c.readUnits * PRICES.dynamoPerMillionReadUnits + c.writeUnits * PRICES.dynamoPerMillionWriteUnits;
   const consumerRows = Object.entries(r.consumer)
-    .map(
-      ([name, c]) =>
-        `| ${name} | ${c.requests} | ${c.readUnits} | ${c.writeUnits} | ${usd(consumerDollars(c))} | ${usd(perMillion(r.operations[name]!).total)} | **${usd(perMillion(r.operations[name]!).total + consumerDollars(c))}** |`,
-    )
+    .map(([name, c]) => {
+      const request = perMillion(r.operations[name]!).total;
+      const together = `**${usd(request + consumerDollars(c))}**`;
+      const cells = [name, c.requests, c.readUnits, c.writeUnits, usd(consumerDollars(c)), usd(request), together];
+      return `| ${cells.join(' | ')} |`;
+    })
     .join('\n');
   const consumerMonthly =
     (ticketsPerMonth * (consumerDollars(r.consumer['create (JSON)']) + 2.2 * consumerDollars(r.consumer.PATCH))) / 1e6;
@@ -672,13 +685,21 @@ export function renderCost(r: BenchResults): string {
   const tableGb = (ticketsPerMonth * 12 * 4 * 1024) / 1024 ** 3;
   const filesGb = (ticketsPerMonth * 12 * 0.2 * 200 * 1024) / 1024 ** 3;
   const storage = tableGb * PRICES.dynamoStoragePerGbMonth + filesGb * PRICES.s3StoragePerGbMonth;
+  const lambdaPrices =
+    `$${PRICES.lambdaPerMillionRequests} per million requests ` + `and $${PRICES.lambdaArmPerGbSecond} per GB-second`;
+  const dynamoPrices =
+    `$${PRICES.dynamoPerMillionReadUnits} per million read ` +
+    `and $${PRICES.dynamoPerMillionWriteUnits} per million write`;
+  const edgeFixed = PRICES.wafWebAclPerMonth + EDGE_RULES * PRICES.wafRulePerMonth;
+  const edgeMonthly = edgeFixed + (monthlyRequests / 1e6) * PRICES.wafPerMillionRequests;
+  const monthlyMillions = (monthlyRequests / 1e6).toFixed(2);
   return (
     `# Cost model
 
 Generated by \`npm run bench\` (bench/report.ts) on ${r.date.slice(0, 10)} from the counts it measured
 (docs/benchmarks.md), at the on-demand prices of us-east-1: API Gateway HTTP API $${PRICES.apiGatewayPerMillion} per
-million requests; Lambda arm64 $${PRICES.lambdaPerMillionRequests} per million requests and $${PRICES.lambdaArmPerGbSecond} per GB-second at
-${LAMBDA_MEMORY_GB * 1024} MB; DynamoDB $${PRICES.dynamoPerMillionReadUnits} per million read and $${PRICES.dynamoPerMillionWriteUnits} per million write request ` +
+million requests; Lambda arm64 ${lambdaPrices} at
+${LAMBDA_MEMORY_GB * 1024} MB; DynamoDB ${dynamoPrices} request ` +
     `units;
 S3 $${PRICES.s3PutPerThousand} per thousand PUTs. Lambda time is the local p50 latency, an upper estimate (the
 local engines answer slower than DynamoDB and S3). Free tiers are ignored; log ingestion, data
@@ -703,7 +724,8 @@ ${lines}
     `| | | ${usd(consumerMonthly)} |
 | **Requests** | | | **${usd(monthly)}** |
 
-Storage after a year (360,000 tickets: about ${tableGb.toFixed(1)} GB of items, ${filesGb.toFixed(1)} GB of files): ${usd(storage)} a
+Storage after a year (360,000 tickets: about ${tableGb.toFixed(1)} GB of items, ` +
+    `${filesGb.toFixed(1)} GB of files): ${usd(storage)} a
 month. So a helpdesk of this size costs about **${usd(monthly + storage)} a month** on AWS; point-in-time
 recovery of the table adds about $0.20 per GB-month. Writes are the dearest requests: a transaction
 bills two write units per KB of each item, and a request's transaction holds only the items of its
@@ -750,13 +772,15 @@ ${consumerRows}
 ## The optional edge
 
 CloudFront with AWS WAF in front of the API (\`-c edgeDomainName=... -c edgeCertificateArn=...\`,
-infra/edge.ts) costs, as published in 2026: the web ACL ${usd(PRICES.wafWebAclPerMonth)} a month and ${usd(PRICES.wafRulePerMonth)} per rule (${EDGE_RULES} rules:
-the rate rule and three managed groups, none of the paid ones), so ${usd(PRICES.wafWebAclPerMonth + EDGE_RULES * PRICES.wafRulePerMonth)} a month before any request; ` +
+infra/edge.ts) costs, as published in 2026: the web ACL ${usd(PRICES.wafWebAclPerMonth)} a month and ` +
+    `${usd(PRICES.wafRulePerMonth)} per rule (${EDGE_RULES} rules:
+the rate rule and three managed groups, none of the paid ones), so ${usd(edgeFixed)} a month before any request; ` +
     `then
-per million requests ${usd(PRICES.wafPerMillionRequests)} for WAF and ${usd(PRICES.cloudFrontPerMillionHttpsRequests)} for CloudFront's HTTPS ` +
+per million requests ${usd(PRICES.wafPerMillionRequests)} for WAF and ` +
+    `${usd(PRICES.cloudFrontPerMillionHttpsRequests)} for CloudFront's HTTPS ` +
     `requests, and ${usd(PRICES.cloudFrontPerGbOut)} per GB of answers
 out (CloudFront's always-free tier covers the first 10 million requests and 1 TB a month). For the
-helpdesk above (${(monthlyRequests / 1e6).toFixed(2)} million requests a month) that is about **${usd(PRICES.wafWebAclPerMonth + EDGE_RULES * PRICES.wafRulePerMonth + (monthlyRequests / 1e6) * PRICES.wafPerMillionRequests)} a month**, more than
+helpdesk above (${monthlyMillions} million requests a month) that is about **${usd(edgeMonthly)} a month**, more than
 the API itself: worth it for an API exposed to the internet at large, less so for one only
 integrations call. The API Gateway, Lambda and DynamoDB costs stay as they are (CloudFront to the API
 is data transfer AWS does not charge).
@@ -791,6 +815,9 @@ export interface MailInResult {
 
 /** The "Mail in" section (bench/mail-in.ts): the ingest's CPU and time per message. */
 export function renderMailIn(results: MailInResult[], date: string): string {
+  const rows = results
+    .map((r) => `| ${r.message} | ${(r.bytes / 1024).toFixed(0)} KiB | ${r.messages} | ${r.cpuMs} | ${r.ms} |`)
+    .join('\n');
   return `${MAIL_IN_START}
 ## Mail in
 
@@ -801,7 +828,7 @@ calls' client side), as the AWS function would spend it.
 
 | Message | Size | Messages | CPU ms per message | ms per message |
 |---|---|---|---|---|
-${results.map((r) => `| ${r.message} | ${(r.bytes / 1024).toFixed(0)} KiB | ${r.messages} | ${r.cpuMs} | ${r.ms} |`).join('\n')}
+${rows}
 ${MAIL_IN_END}`;
 }
 

@@ -247,7 +247,9 @@ async function measure(name: string, run: (i: number) => Promise<{ status: numbe
   const c8 = await latency(() => run(sequence++), ITERATIONS * 2, 8);
   const result = { status, ...counted, cpuMs: round((used.user + used.system) / 1000), c1, c8 };
   log(
-    `${name.padEnd(24)} ${String(status).padEnd(4)} ddb=${counted.dynamodb} s3=${counted.s3} rru=${counted.readUnits} wru=${counted.writeUnits} p50=${c1.p50}ms p95=${c1.p95}ms ${c8.rps} req/s@8`,
+    `${name.padEnd(24)} ${String(status).padEnd(4)} ` +
+      `ddb=${counted.dynamodb} s3=${counted.s3} rru=${counted.readUnits} wru=${counted.writeUnits} ` +
+      `p50=${c1.p50}ms p95=${c1.p95}ms ${c8.rps} req/s@8`,
   );
   return result;
 }
@@ -421,11 +423,14 @@ if (args.lists) {
     const tickets = (await request('GET', '/api/tickets/?page_size=1')).body.count;
     const results = await measureLists(probe, all, combos, follow, (r) =>
       log(
-        `  ${r.combination}, ${r.ordering}: ${r.check!.exact ? 'exact' : 'NOT EXACT'}, ${r.check!.listed} tickets in ${r.check!.pages} pages, ${r.check!.requests} requests, ${(r.followMs! / 1000).toFixed(1)} s`,
+        `  ${r.combination}, ${r.ordering}: ${r.check!.exact ? 'exact' : 'NOT EXACT'}, ` +
+          `${r.check!.listed} tickets in ${r.check!.pages} pages, ${r.check!.requests} requests, ` +
+          `${(r.followMs! / 1000).toFixed(1)} s`,
       ),
     );
     log(
-      `lists at ${tickets}: ${results.length} pages measured; at most ${Math.max(...results.filter((r) => r.view).map((r) => r.requests))} requests for an agent ` +
+      `lists at ${tickets}: ${results.length} pages measured; ` +
+        `at most ${Math.max(...results.filter((r) => r.view).map((r) => r.requests))} requests for an agent ` +
         `view; ${results.filter((r) => r.check && !r.check.exact).length} lists not exact`,
     );
     return { tickets, simulated, results };
@@ -615,7 +620,8 @@ const large = {
 };
 for (const [name, c] of Object.entries(large.filterChecks))
   log(
-    `${name}: ${c.listed} of ${c.expected} listed, ${c.exact ? 'exactly' : 'NOT exactly'}, ${c.pages} pages, ${c.requests} requests`,
+    `${name}: ${c.listed} of ${c.expected} listed, ${c.exact ? 'exactly' : 'NOT exactly'}, ` +
+      `${c.pages} pages, ${c.requests} requests`,
   );
 
 // Scale, simulated: the counts of millions of tickets, real ones only where the measured pages read.

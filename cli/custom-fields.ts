@@ -78,7 +78,8 @@ export const createCustomField = command({
       show(
         ctx,
         domain.customFieldView(definition),
-        `Created custom field "${definition.name}" (${definition.data_type}); tickets carry it as custom_${definition.name}.`,
+        `Created custom field "${definition.name}" (${definition.data_type}); ` +
+          `tickets carry it as custom_${definition.name}.`,
       );
     };
   },

@@ -63,11 +63,7 @@ export const escalate = command({
       const more = result.alreadyToday.length
         ? `\n${result.alreadyToday.length} already escalated on ${result.day}.`
         : '';
-      show(
-        ctx,
-        result,
-        `${verb} ${result.escalated.length} ticket(s) on ${result.day}.${lines.length ? `\n${lines.join('\n')}` : ''}${more}`,
-      );
+      show(ctx, result, [`${verb} ${result.escalated.length} ticket(s) on ${result.day}.`, ...lines].join('\n') + more);
     };
   },
 });
@@ -130,7 +126,7 @@ export const createEscalationExclusions = command({
       show(
         ctx,
         made,
-        `Added ${made.length} exclusion(s) from ${from} to ${until}${slugs ? ` for ${slugs.join(', ')}` : ' for every queue'}.`,
+        `Added ${made.length} exclusion(s) from ${from} to ${until} for ${slugs ? slugs.join(', ') : 'every queue'}.`,
       );
     };
   },

@@ -78,7 +78,8 @@ export const reindex = command({
           },
         });
         if (tty) process.stderr.write('\n');
-        const text = `Indexed ${done.tickets} tickets${done.resumedFrom ? ` (went on from ticket ${done.resumedFrom})` : ''}.`;
+        const resumed = done.resumedFrom ? ` (went on from ticket ${done.resumedFrom})` : '';
+        const text = `Indexed ${done.tickets} tickets${resumed}.`;
         ctx.out(ctx.json ? JSON.stringify(done) : text);
       } finally {
         await closeSearchEngine();

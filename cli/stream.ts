@@ -61,8 +61,8 @@ export function failedBatches(text: string): FailedBatch[] {
     const info = (body as { DDBStreamBatchInfo?: unknown } | null)?.DDBStreamBatchInfo;
     if (!isBatch(info)) {
       throw new Failure(
-        `Entry ${i + 1} of the batches file names no stream batch (DDBStreamBatchInfo with ${BATCH_FIELDS.join(', ')}, the sequence numbers ` +
-          `in digits).`,
+        `Entry ${i + 1} of the batches file names no stream batch ` +
+          `(DDBStreamBatchInfo with ${BATCH_FIELDS.join(', ')}, the sequence numbers in digits).`,
       );
     }
     return {

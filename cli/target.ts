@@ -34,9 +34,8 @@ function tableFromOutputs(file: string): { table: string; region?: string } {
   if (tables.size === 0)
     throw new Failure(`No TableName output in ${file} (expected the outputs of \`cdk deploy --outputs-file\`).`);
   if (tables.size > 1) {
-    throw new Failure(
-      `${file} names several tables (${found.map((f) => `${f.stack}: ${f.table}`).join(', ')}); choose one with --table.`,
-    );
+    const named = found.map((f) => `${f.stack}: ${f.table}`).join(', ');
+    throw new Failure(`${file} names several tables (${named}); choose one with --table.`);
   }
   return found[0]!;
 }
@@ -192,7 +191,9 @@ export function describeAwsError(error: Error & { $metadata?: unknown }): string
   if (/region is missing/i.test(error.message)) return 'No AWS region: set AWS_REGION.';
   if (error.$metadata !== undefined || error.name === 'TimeoutError' || /ECONNREFUSED|ENOTFOUND/.test(error.message)) {
     const code = (error as { code?: string }).code;
-    return `AWS request failed${error.name !== 'Error' ? ` (${error.name})` : ''}: ${error.message}${code && !error.message.includes(code) ? ` (${code})` : ''}`;
+    const name = error.name !== 'Error' ? ` (${error.name})` : '';
+    const codeNote = code && !error.message.includes(code) ? ` (${code})` : '';
+    return `AWS request failed${name}: ${error.message}${codeNote}`;
   }
   return error.message;
 }

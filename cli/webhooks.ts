@@ -12,10 +12,8 @@ async function storedSubscription(ctx: Context) {
     import('../shared/domain/subscriptions'),
   ]);
   const subscription = SUBSCRIPTION_ID.test(id) ? await getSubscription(id) : undefined;
-  if (!subscription)
-    throw new Failure(
-      `No subscription with id ${id}${id.startsWith('env_') ? " (the environment's receivers change only by redeploying)" : ''}.`,
-    );
+  const why = id.startsWith('env_') ? " (the environment's receivers change only by redeploying)" : '';
+  if (!subscription) throw new Failure(`No subscription with id ${id}${why}.`);
   return subscription;
 }
 

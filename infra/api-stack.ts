@@ -258,7 +258,9 @@ export class ApiStack extends Stack {
       });
       new CfnOutput(this, 'CustomDomainTarget', {
         value: domain.regionalDomainName,
-        description: `Point ${settings.customDomain.domainName} here: a CNAME, or a Route 53 alias in zone CustomDomainHostedZoneId`,
+        description:
+          `Point ${settings.customDomain.domainName} here: ` +
+          'a CNAME, or a Route 53 alias in zone CustomDomainHostedZoneId',
       });
       new CfnOutput(this, 'CustomDomainHostedZoneId', { value: domain.regionalHostedZoneId });
     }

@@ -96,10 +96,14 @@ export function workerCommands(handler: string, outputDir: string): string[] {
   if (!MAIL_TEXT_WORKER_HANDLERS.includes(handler)) return [];
   const esbuild = createRequire(import.meta.url).resolve('esbuild/bin/esbuild');
   const entry = fileURLToPath(new URL('../shared/mail-in/text-worker.ts', import.meta.url));
-  const options = `--bundle --format=esm --platform=node --target=${BUNDLE_SETTINGS.target} --minify --log-level=warning`;
-  return [
-    `${quote(esbuild)} ${quote(entry)} ${options} --banner:js=${quote(ESM_REQUIRE_BANNER)} --outfile=${quote(`${outputDir}/${BUNDLED_WORKER}`)}`,
-  ];
+  const options = [
+    '--bundle --format=esm --platform=node',
+    `--target=${BUNDLE_SETTINGS.target}`,
+    '--minify --log-level=warning',
+    `--banner:js=${quote(ESM_REQUIRE_BANNER)}`,
+    `--outfile=${quote(`${outputDir}/${BUNDLED_WORKER}`)}`,
+  ].join(' ');
+  return [`${quote(esbuild)} ${quote(entry)} ${options}`];
 }
 
 /**

@@ -382,7 +382,8 @@ function oidcSettings(
   const oidc = Object.keys(defined).length ? { ...settings.oidc, ...defined } : settings.oidc;
   if (oidcIn({ authenticationClasses }) && !(oidc?.cognitoUserPool || (oidc?.issuer && oidc.audience))) {
     throw new Error(
-      `Environment "${settings.name}": the oidc class needs -c oidcIssuer=... -c oidcAudience=..., or -c cognitoUserPool=true`,
+      `Environment "${settings.name}": the oidc class needs ` +
+        '-c oidcIssuer=... -c oidcAudience=..., or -c cognitoUserPool=true',
     );
   }
   return { authenticationClasses, ...(oidc ? { oidc } : {}) };

@@ -44,8 +44,9 @@ export class FileSweeper extends Construct {
     sweep.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [bucket.arnForObjects(`${ATTACHMENT_PREFIX}*`)] }),
     );
+    const bucketArn = nagImportedArn(bucket, bucket.bucketArn, Stack.of(this));
     Validations.of(sweep.role!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, Stack.of(this))}/${ATTACHMENT_PREFIX}*]`,
+      id: `AwsSolutions-IAM5[Resource::${bucketArn}/${ATTACHMENT_PREFIX}*]`,
       reason:
         'Deletes only attachment objects, and only the ones named by cleanup records, ' +
         'whose keys (attachments/<ticket>/<uuid>) ' +

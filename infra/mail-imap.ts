@@ -101,8 +101,9 @@ export class MailImap extends Construct {
         'and deletes only its own ' +
         'abandoned uploads.',
     });
+    const bucketId = stack.getLogicalId(this.bucket.node.defaultChild as CfnBucket);
     Validations.of(poll.role!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as CfnBucket)}.Arn>/${received}]`,
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${received}]`,
       reason: 'The received messages, named by the SHA-256 of their bytes at run time.',
     });
 

@@ -93,8 +93,9 @@ export class MailIn extends Construct {
       id: 'AwsSolutions-IAM5[Action::s3:List*]',
       reason: 'grantRead of the mail bucket (its own), as CDK writes it.',
     });
+    const bucketId = stack.getLogicalId(this.bucket.node.defaultChild as CfnBucket);
     Validations.of(ingest.role!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as CfnBucket)}.Arn>/${INBOUND_MAIL_PREFIX}*]`,
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${INBOUND_MAIL_PREFIX}*]`,
       reason: 'The received messages, named by SES at run time.',
     });
 

@@ -2,14 +2,15 @@
  * Mail out on AWS (docs/email.md, docs/operations.md "Mail"), made only where the environment turns
  * mail on (EnvironmentSettings.mail):
  *
- *   table stream ──(ticket items, new followups)──▶ QueueMail ──▶ Mail queue ──▶ SendMail ──▶ SES v2 (configuration set)
- *                                                   │ failures                │ every attempt failed, or receives spent
- *                                                   ▼                         ▼
- *                                             QueueFailures             MailDeadLetter
- *   SES events (bounce, complaint, delivery, reject) ──▶ EventBridge default bus ──▶ rule ──▶ RecordMailEvent ──▶ mail log, suppression list
- *                                                                                      │ failures after retries
- *                                                                                      ▼
- *                                                                               EventFailures
+ *   table stream (ticket items, new followups)
+ *     ──▶ QueueMail ──▶ Mail queue ──▶ SendMail ──▶ SES v2 (configuration set)
+ *         │             │
+ *         │             └─ every attempt failed, or receives spent ──▶ MailDeadLetter
+ *         └─ failures ──▶ QueueFailures
+ *
+ *   SES events (bounce, complaint, delivery, reject)
+ *     ──▶ EventBridge default bus ──▶ rule ──▶ RecordMailEvent ──▶ mail log, suppression list
+ *                                              └─ failures after retries ──▶ EventFailures
  *
  * The SES identity is the environment's sending domain (Easy DKIM; its DNS records written here when
  * a hosted zone is given, else shown as outputs for the operator) or its sender address (SES mails

@@ -161,15 +161,18 @@ export class Monitoring extends Construct {
       threshold: ALARM_THRESHOLDS.throttles,
       evaluationPeriods: 1,
       description:
-        `The API stage throttle (${settings.throttle.rateLimit}/s, burst ${settings.throttle.burstLimit}) refused requests with ` +
-        `429.`,
+        `The API stage throttle (${settings.throttle.rateLimit}/s, burst ${settings.throttle.burstLimit}) ` +
+        'refused requests with 429.',
     });
 
     // --- per operation: the functions' own metrics (EMF), one line per operation ---
     // SEARCH finds one line per operation (or function) without listing them here.
+    const searchTerms = (dimensions: string, metricName: string) =>
+      `{${METRICS.namespace},${dimensions}} MetricName="${metricName}" ` +
+      `${METRICS.dimensions.environment}="${env}" service="${SERVICE_NAME}"`;
     const search = (dimensions: string, metricName: string, statistic: string): IMetric =>
       new MathExpression({
-        expression: `SEARCH('{${METRICS.namespace},${dimensions}} MetricName="${metricName}" ${METRICS.dimensions.environment}="${env}" service="${SERVICE_NAME}"', '${statistic}', ${PERIOD.toSeconds()})`,
+        expression: `SEARCH('${searchTerms(dimensions, metricName)}', '${statistic}', ${PERIOD.toSeconds()})`,
         usingMetrics: {},
         label: '',
         period: PERIOD,

@@ -1,10 +1,11 @@
 /**
  * Webhook delivery on AWS (docs/webhooks.md):
  *
- *   table stream ──(inserted event items only)───▶ Dispatch ──▶ Deliveries queue ──▶ Deliver ──▶ receivers
- *                                    │ failures after retries                 │ schedule spent
- *                                    ▼                                         ▼
- *                             DispatchFailures queue                  DeliveriesDeadLetter queue
+ *   table stream (inserted event items only)
+ *     ──▶ Dispatch ──▶ Deliveries queue ──▶ Deliver ──▶ receivers
+ *         │            │
+ *         │            └─ schedule spent ──▶ DeliveriesDeadLetter queue
+ *         └─ failures after retries ──▶ DispatchFailures queue
  *
  * A schedule also runs Dispatch every 15 minutes for events still in the outbox an hour after they
  * were written (the stream's retries spent), so none is stranded. Event items are the outbox's

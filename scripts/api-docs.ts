@@ -43,7 +43,8 @@ export function routeTable(list: readonly Route[] = routes): string {
     .filter((route) => route.method !== 'ANY')
     .map((route) => {
       if (!route.doc) throw new Error(`No description (doc) for ${route.method} ${route.path} (${route.handler})`);
-      return `| ${route.method} | \`${documentPath(route.path)}\` | ${WHO[route.permission]} | ${cell(route.doc.summary)} |`;
+      const cells = [route.method, `\`${documentPath(route.path)}\``, WHO[route.permission], cell(route.doc.summary)];
+      return `| ${cells.join(' | ')} |`;
     });
   return ['| Method | Path | Who may call it | Summary |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -66,10 +66,9 @@ export function checkResponse(r: CheckedResponse): string[] {
   const operation = OPENAPI_METHODS.has(method) ? OPENAPI.paths[docPath]?.[method] : undefined;
   if (!operation) return detailOnly(new Set([...UNDOCUMENTED_METHOD, ...parserMay]));
   const documented = operation.responses[String(r.status)];
+  const listed = Object.keys(operation.responses).join(', ');
   if (!documented)
-    return [
-      `${what}: status not documented for ${method.toUpperCase()} ${docPath} (documented: ${Object.keys(operation.responses).join(', ')})`,
-    ];
+    return [`${what}: status not documented for ${method.toUpperCase()} ${docPath} (documented: ${listed})`];
   // Errors are named responses (components.responses), referred to by $ref.
   const named = typeof documented.$ref === 'string' ? (documented.$ref as string).split('/').pop()! : undefined;
   const response = named ? OPENAPI.components.responses[named] : documented;

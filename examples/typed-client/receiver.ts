@@ -92,7 +92,9 @@ export function describePayload(payload: WebhookPayload): string {
   if (payload.type === 'webhook.ping')
     return `ping for subscription ${payload.data.subscription} at ${payload.timestamp}`;
   const event = payload.data;
-  return `${payload.type} ${event.id}: ticket ${event.ticket}${event.followup === null ? '' : `, followup ${event.followup}`}${event.changes ? `, changed ${Object.keys(event.changes).join(', ')}` : ''}`;
+  const followup = event.followup === null ? '' : `, followup ${event.followup}`;
+  const changed = event.changes ? `, changed ${Object.keys(event.changes).join(', ')}` : '';
+  return `${payload.type} ${event.id}: ticket ${event.ticket}${followup}${changed}`;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -196,8 +196,9 @@ export async function claimDataDir<T>(
     const accepted = await accept(record);
     if (accepted !== undefined) return { accepted };
     if (Date.now() > deadline) {
+      const owner = record.owner === 'server' ? 'the local server' : 'the helpdesk CLI';
       throw new DataDirBusy(
-        `${dataDir} is in use by process ${record.pid} (${record.owner === 'server' ? 'the local server' : 'the helpdesk CLI'}); ` +
+        `${dataDir} is in use by process ${record.pid} (${owner}); ` +
           `if that process is not a helpdesk process, remove ${path}.`,
       );
     }

@@ -81,7 +81,13 @@ function spawnDynamo(port: number, path: string | null, options: string | undefi
 export function endWithThisProcess(child: ChildProcess): void {
   if (process.platform === 'win32' || !child.pid) return;
   const [parent, jvm] = [process.pid, child.pid];
-  const script = `while kill -0 ${parent} 2>/dev/null && kill -0 ${jvm} 2>/dev/null; do sleep 1; done; kill -0 ${parent} 2>/dev/null || kill ${jvm} 2>/dev/null`;
+  const alive = (pid: number) => `kill -0 ${pid} 2>/dev/null`;
+  const script = [
+    `while ${alive(parent)} && ${alive(jvm)}`,
+    'do sleep 1',
+    'done',
+    `${alive(parent)} || kill ${jvm} 2>/dev/null`,
+  ].join('; ');
   spawn('sh', ['-c', script], { stdio: 'ignore', detached: true }).unref();
 }
 

@@ -56,13 +56,11 @@ if (runtime.smtpPortTaken !== undefined)
   console.log(
     `SMTP port ${runtime.smtpPortTaken} is taken: using ${runtime.smtpPort} (set HELPDESK_SMTP_PORT to choose)`,
   );
-console.log(
-  `Mail in: SMTP listening on 127.0.0.1:${runtime.smtpPort} (a queue answers at <slug>@${process.env.HELPDESK_MAIL_DOMAIN || 'localhost'})`,
-);
+const mailDomain = process.env.HELPDESK_MAIL_DOMAIN || 'localhost';
+console.log(`Mail in: SMTP listening on 127.0.0.1:${runtime.smtpPort} (a queue answers at <slug>@${mailDomain})`);
+const pollSeconds = process.env.HELPDESK_IMAP_POLL_SECONDS ?? DEFAULT_IMAP_POLL_SECONDS;
 if (runtime.imapMailbox)
-  console.log(
-    `Mail in: polling the mailbox ${runtime.imapMailbox} (HELPDESK_IMAP_URL) every ${process.env.HELPDESK_IMAP_POLL_SECONDS ?? DEFAULT_IMAP_POLL_SECONDS} s`,
-  );
+  console.log(`Mail in: polling the mailbox ${runtime.imapMailbox} (HELPDESK_IMAP_URL) every ${pollSeconds} s`);
 console.log(`Data: ${dataDir === 'memory' ? 'in memory (lost on exit)' : dataDir}`);
 if (process.env.HELPDESK_ACTIVATE_API_ENDPOINT !== 'True') {
   console.log('HELPDESK_ACTIVATE_API_ENDPOINT is not True: every API route answers 404.');
@@ -82,8 +80,8 @@ if (runtime.generatedWebhookSecret) {
   console.log(
     dataDir === 'memory'
       ? 'Webhook signing secret: generated for this run only; set HELPDESK_WEBHOOK_SECRET to verify signatures'
-      : `Webhook signing secret: generated, in ${dataDir}/webhook-secret (readable by you only); set HELPDESK_WEBHOOK_SECRET ` +
-          `to choose it`,
+      : `Webhook signing secret: generated, in ${dataDir}/webhook-secret (readable by you only); ` +
+          'set HELPDESK_WEBHOOK_SECRET to choose it',
   );
 }
 

@@ -82,9 +82,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
       ? undefined
       : await claimDataDir(dataDir, 'server', (owner) => {
           if (owner.owner === 'server') {
-            throw new DataDirBusy(
-              `${dataDir} is already used by the local server of process ${owner.pid}${owner.url ? ` (${owner.url})` : ''}.`,
-            );
+            const at = owner.url ? ` (${owner.url})` : '';
+            throw new DataDirBusy(`${dataDir} is already used by the local server of process ${owner.pid}${at}.`);
           }
           return undefined;
         });

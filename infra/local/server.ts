@@ -296,8 +296,8 @@ export function createLocalServer({
       'Content-Length': Buffer.byteLength(body),
       Connection: 'close',
     });
-    socket.end(
-      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n${headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`,
-    );
+    const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+    const head = headers.map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head}\r\n${body}`);
   });
 }

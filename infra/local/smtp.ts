@@ -83,8 +83,10 @@ function answer(result: IngestResult): string {
   if (result.outcome === 'refused') throw smtpError(554, `5.6.0 Message refused: ${result.reason}`);
   // The message record's notes too (SPF, a charset read otherwise than labelled...): what a developer's mail client
   // shows.
-  if (result.outcome === 'ticket' || result.outcome === 'followup')
-    return `Accepted: ${result.outcome} on ticket ${result.ticket}${result.notes.length ? ` (${result.notes.join('; ')})` : ''}`;
+  if (result.outcome === 'ticket' || result.outcome === 'followup') {
+    const notes = result.notes.length ? ` (${result.notes.join('; ')})` : '';
+    return `Accepted: ${result.outcome} on ticket ${result.ticket}${notes}`;
+  }
   if (result.outcome === 'duplicate') return 'Accepted: already received';
   return `Accepted: ${result.outcome} (${result.reason})`;
 }

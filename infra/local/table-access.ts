@@ -63,8 +63,8 @@ export function enforceTableGrants(client: DynamoDB): void {
           const on = request.index ? `index ${request.index}` : `partition ${request.partition}`;
           throw new DynamoDBServiceError(
             'AccessDeniedException',
-            `${scope.handler} is not authorized to perform dynamodb:${request.action} on ${on} (its grants: routes.ts, ` +
-              `table-access.ts)`,
+            `${scope.handler} is not authorized to perform dynamodb:${request.action} on ${on} ` +
+              '(its grants: routes.ts, table-access.ts)',
             { httpStatusCode: 400 },
           );
         }

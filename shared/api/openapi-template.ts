@@ -8,7 +8,8 @@
 import { brotliDecompressSync } from 'node:zlib';
 import type { OpenApiTemplate } from './openapi-document';
 
-/* eslint-disable no-restricted-properties -- a build-time constant (esbuild's define), not a setting: it must stay this expression */
+// A build-time constant (esbuild's define), not a setting: it must stay this expression.
+/* eslint-disable no-restricted-properties -- a build-time constant (esbuild's define), not a setting */
 export const openApiTemplate: OpenApiTemplate = process.env.HELPDESK_OPENAPI_TEMPLATE
   ? (JSON.parse(
       brotliDecompressSync(Buffer.from(process.env.HELPDESK_OPENAPI_TEMPLATE, 'base64')).toString('utf8'),

@@ -258,8 +258,8 @@ const PAGE_PARAMETERS: JsonSchema[] = [
     required: false,
     // Upstream's (DRF's) rule: an invalid size is ignored, not refused; so no minimum or maximum here.
     description:
-      `Items per page: default ${DEFAULT_PAGE_SIZE}; more than ${MAX_PAGE_SIZE} counts as ${MAX_PAGE_SIZE}; 0, a negative number ` +
-      `or a non-number is ignored ` +
+      `Items per page: default ${DEFAULT_PAGE_SIZE}; more than ${MAX_PAGE_SIZE} counts as ${MAX_PAGE_SIZE}; ` +
+      `0, a negative number or a non-number is ignored ` +
       `(the default applies), ` +
       `as upstream.`,
     schema: { type: 'integer' },

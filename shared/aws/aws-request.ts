@@ -163,13 +163,16 @@ export function serviceEndpoint(
   const variable = `AWS_ENDPOINT_URL_${ENDPOINT_VARIABLES[service] ?? service.toUpperCase()}`;
   if (variant) {
     throw new EndpointNotSupported(
-      `${variant}=true is not supported by the store's ${service} client (it has no endpoint rules); set ${variable} to the endpoint instead.`,
+      `${variant}=true is not supported by the store's ${service} client (it has no endpoint rules); ` +
+        `set ${variable} to the endpoint instead.`,
     );
   }
   const partition = PARTITIONS.find((p) => p.regions.test(region));
   if (!partition) {
+    const known = PARTITIONS.map((p) => p.name).join(', ');
     throw new EndpointNotSupported(
-      `The region ${JSON.stringify(region)} is not in a partition the store's ${service} client knows (${PARTITIONS.map((p) => p.name).join(', ')}); set ${variable} to the endpoint instead.`,
+      `The region ${JSON.stringify(region)} is not in a partition the store's ${service} client knows (${known}); ` +
+        `set ${variable} to the endpoint instead.`,
     );
   }
   return new URL(`https://${service}.${region}.${partition.suffix}/`);

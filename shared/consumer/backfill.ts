@@ -57,7 +57,8 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
           }),
         )
         .catch((error: Error) => {
-          if (error.name !== 'ConditionalCheckFailedException') throw error; // changed meanwhile: its own write set the key
+          // Changed meanwhile: its own write set the key.
+          if (error.name !== 'ConditionalCheckFailedException') throw error;
         });
     }
     const refItems = page.flatMap((i) => {

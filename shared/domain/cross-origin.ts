@@ -28,8 +28,10 @@ export function crossOriginRefusal(request: CrossOriginRequest, trusted: readonl
   const site = request.secFetchSite?.trim().toLowerCase();
   if (site) {
     if (site === 'same-origin' || site === 'none') return undefined;
+    const method = request.method.toUpperCase();
     return (
-      `Cross-site request refused: this ${request.method.toUpperCase()} came from another site (Sec-Fetch-Site: ${site}). Send it from this API's ` +
+      `Cross-site request refused: this ${method} came from another site (Sec-Fetch-Site: ${site}). ` +
+      `Send it from this API's ` +
       `own pages, from an origin ` +
       `the CORS setting lists, ` +
       `or from a client that ` +

@@ -57,8 +57,17 @@ export const MAX_LIST_VALUES = 500;
 export const MAX_LIST_VALUE_LENGTH = 100;
 
 const TEXT_TYPES = new Set<DataType>(['varchar', 'text', 'email', 'url', 'ipaddress', 'slug']);
-const URL_PATTERN =
-  /^(?:https?|ftps?):\/\/(?:[^\s:@/]+(?::[^\s@/]*)?@)?(?:\[[0-9a-f:.]+\]|[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?(?:\.[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?)*\.?)(?::\d{1,5})?(?:[/?#][^\s]*)?$/i;
+/** A URL's optional `user[:password]@`. */
+const URL_USER_INFO = /(?:[^\s:@/]+(?::[^\s@/]*)?@)?/;
+/** One label of a host name: up to 63 letters, digits (any non-ASCII counts as a letter) or inner hyphens. */
+const URL_HOST_LABEL = /[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?/;
+/** A bracketed IPv6 address, or dotted labels with an optional final dot. */
+const URL_HOST = String.raw`(?:\[[0-9a-f:.]+\]|${URL_HOST_LABEL.source}(?:\.${URL_HOST_LABEL.source})*\.?)`;
+/** Scheme, user info, host, optional port, then anything without white space. */
+export const URL_PATTERN = new RegExp(
+  String.raw`^(?:https?|ftps?):\/\/${URL_USER_INFO.source}${URL_HOST}(?::\d{1,5})?(?:[/?#][^\s]*)?$`,
+  'i',
+);
 
 export const CUSTOM_MESSAGES = {
   integer: 'A valid integer is required.',

@@ -192,6 +192,7 @@ export function defaultTemplate(kind: MailKind): MailTemplate {
     details.map(([label, name]) => `{{#${name}}}${label}: {{ ${name} }}\n{{/${name}}}`).join('') +
     blocks.map(([label, name]) => `{{#${name}}}\n${label}:\n{{ ${name} }}\n{{/${name}}}`).join('') +
     `\n${reply}\n\n-- \n{{ queue.title }}\n`;
+  const labelStyle = 'text-align: left; padding-right: 1em;';
   const html = [
     '<!DOCTYPE html><html><body style="font-family: sans-serif; line-height: 1.4;">',
     '<p>Hello,</p>',
@@ -199,7 +200,7 @@ export function defaultTemplate(kind: MailKind): MailTemplate {
     '<table style="border-collapse: collapse;">',
     ...details.map(
       ([label, name]) =>
-        `{{#${name}}}<tr><th style="text-align: left; padding-right: 1em;">${label}</th><td>{{ ${name} }}</td></tr>{{/${name}}}`,
+        `{{#${name}}}<tr><th style="${labelStyle}">${label}</th><td>{{ ${name} }}</td></tr>{{/${name}}}`,
     ),
     '</table>',
     ...blocks.map(([label, name]) => `{{#${name}}}<h3>${label}</h3><p>{{ ${name} }}</p>{{/${name}}}`),

@@ -2,9 +2,11 @@
  * The mail log's record (issue 22): one mail, that is one (change, kind, recipient). Pure types and
  * rules; store/mail-log.ts keeps them, the sender (shared/mail/) moves them along:
  *
- *   queued ──sender claims──▶ sending ──provider accepted──▶ sent ──SES events──▶ delivered | bounced | complained
- *      └──────────────────────────────▶ suppressed (the address is on the suppression list)
- *      └── every attempt failed ──────▶ failed
+ * queued ──sender claims──▶ sending ──provider accepted──▶ sent ──SES events──▶ delivered
+ *    │                                                                        | bounced
+ *    │                                                                        | complained
+ *    ├── the address is on the suppression list ──▶ suppressed
+ *    └── every attempt failed ─────────────────────▶ failed
  */
 import { createHash } from 'node:crypto';
 

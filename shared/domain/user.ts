@@ -24,7 +24,8 @@ const USERNAME = {
   message: 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.',
 };
 export const DUPLICATE_USERNAME = 'A user with that username already exists.';
-export const PASSWORD_TOO_SHORT = `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`;
+export const PASSWORD_TOO_SHORT =
+  'This password is too short. ' + `It must contain at least ${MIN_PASSWORD_LENGTH} characters.`;
 
 export const userFields = {
   first_name: textField({ required: true, maxLength: 150 }),

@@ -80,9 +80,8 @@ for (const [network, prefix] of [
 /** An IPv6 address's eight 16-bit groups (a dotted IPv4 tail counts as two), or undefined. */
 function ipv6Groups(ip: string): number[] | undefined {
   const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
-  const text = dotted
-    ? `${dotted[1]}${((+dotted[2]! << 8) | +dotted[3]!).toString(16)}:${((+dotted[4]! << 8) | +dotted[5]!).toString(16)}`
-    : ip;
+  const group = (high: string, low: string) => ((+high << 8) | +low).toString(16);
+  const text = dotted ? `${dotted[1]}${group(dotted[2]!, dotted[3]!)}:${group(dotted[4]!, dotted[5]!)}` : ip;
   const [head, tail, ...more] = text.split('::');
   if (more.length) return undefined;
   const part = (p: string | undefined) => (p ? p.split(':').map((g) => parseInt(g, 16)) : []);

@@ -193,7 +193,8 @@ async function apply(
     const ours = delivery.verdicts ? [] : await hooks.bouncesOfOurs(addressed, failed);
     if (ours.length) await hooks.suppress(ours, `delivery status report ${mail.messageId}`);
     const ignored = failed.filter((a) => !ours.includes(a));
-    const reason = `${verdict.reason}; permanent failures: ${ours.join(', ') || 'none'}${ignored.length ? `; not ours, not acted ` + `on: ${ignored.join(', ')}` : ''}`;
+    const notOurs = ignored.length ? `; not ours, not acted on: ${ignored.join(', ')}` : '';
+    const reason = `${verdict.reason}; permanent failures: ${ours.join(', ') || 'none'}${notOurs}`;
     await recordInbound(record('bounce', [reason]));
     return { outcome: 'bounce', reason };
   }
@@ -241,11 +242,8 @@ async function apply(
       cc: (await hooks.ticketCcs(target.id)).includes(mail.from),
     };
     const trust = trustOf(standing);
-    if (!trust.trusted)
-      notes.push(
-        `unverified: ${standing.staff ? 'acting as staff needs the reply address mailed to them' : author.detail}; kept private, nothing ` +
-          `else changed`,
-      );
+    const unverified = standing.staff ? 'acting as staff needs the reply address mailed to them' : author.detail;
+    if (!trust.trusted) notes.push(`unverified: ${unverified}; kept private, nothing else changed`);
     const credited = sender && (!sender.is_staff || trust.actsAsStaff) && trust.trusted ? sender : undefined;
     const applied = await applyFollowup(
       target,
@@ -435,9 +433,9 @@ function filesOf(mail: ParsedMail, notes: string[]): UploadedFile[] {
   let total = 0;
   const add = (filename: string, contentType: string, data: Buffer) => {
     if (data.length > MAX_ATTACHMENT_BYTES || total + data.length > MAX_ATTACHMENTS_BYTES) {
+      const limit = data.length > MAX_ATTACHMENT_BYTES ? 'per-file' : 'per-message';
       notes.push(
-        `attachment ${filename} (${data.length} bytes) not stored: over the ${data.length > MAX_ATTACHMENT_BYTES ? 'per-file' : 'per-message'} limit; it is in the kept ` +
-          `message`,
+        `attachment ${filename} (${data.length} bytes) not stored: over the ${limit} limit; it is in the kept message`,
       );
       return;
     }

@@ -59,8 +59,7 @@ export async function checkAuthor(
     forwarded.header?.from?.toLowerCase() === fromDomain
   )
     return { verified: true, detail: `arc:${sealer}` };
-  return {
-    verified: false,
-    detail: `DMARC ${dmarc}${arc && arc.status.result !== 'none' ? `, ARC ${arc.status.result}${sealer ? ` by ${sealer}` : ''}` : ''}`,
-  };
+  const arcResult =
+    arc && arc.status.result !== 'none' ? `, ARC ${arc.status.result}${sealer ? ` by ${sealer}` : ''}` : '';
+  return { verified: false, detail: `DMARC ${dmarc}${arcResult}` };
 }

@@ -83,10 +83,10 @@ async function filesOf(attachments: Attachment[]) {
   for (const a of attachments) {
     if (a.size < MAX_EMAIL_ATTACHMENT_BYTES)
       attached.push({ filename: a.filename, content: await getFile(a.object_key), contentType: a.mime_type });
-    else
-      linked.push(
-        `${a.filename} (${a.size} bytes): ${await presignDownload(a.object_key, a.filename, a.mime_type, MAIL_LINK_SECONDS)}`,
-      );
+    else {
+      const link = await presignDownload(a.object_key, a.filename, a.mime_type, MAIL_LINK_SECONDS);
+      linked.push(`${a.filename} (${a.size} bytes): ${link}`);
+    }
   }
   return { attached, linked };
 }

@@ -12,7 +12,8 @@ import { header, type HttpEvent } from './http';
  * the others never parse one, and their bundles define this `false` (infra/bundling.ts). Unbundled
  * (the local runtime, tests) it is always there.
  */
-// eslint-disable-next-line no-restricted-properties -- a build-time constant (esbuild's define), not a setting: it must stay this expression
+// It must stay this expression: esbuild's define replaces it (infra/bundling.ts).
+// eslint-disable-next-line no-restricted-properties -- a build-time constant (esbuild's define), not a setting
 const multipart = process.env.HELPDESK_MULTIPART === 'false' ? undefined : await import('./multipart');
 
 /**

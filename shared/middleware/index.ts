@@ -1,8 +1,9 @@
 /**
  * The Middy chain every handler shares, assembled once. Order of checks, as upstream, after the
- * edge's origin header when there is an edge (origin.ts, 403): activation flag (404) → route → `Accept` (406) →
- * authentication (401) → permission (403) → Idempotency-Key (replay, 409, 422) → the handler, which looks up its object
- * (404) and then parses the body (415, 400) → validation (400) → action.
+ * edge's origin header when there is an edge (origin.ts, 403): activation flag (404) → route →
+ * `Accept` (406) → authentication (401) → permission (403) → Idempotency-Key (replay, 409, 422) →
+ * the handler, which looks up its object (404) and then parses the body (415, 400) → validation
+ * (400) → action.
  */
 import middy from '@middy/core';
 import type { Permission, RouteFacts } from '../api/routes';

@@ -21,7 +21,8 @@ type Middleware = middy.MiddlewareObj<ApiEvent, HttpResult>;
  * `"true"`, the others' with `"false"`, and esbuild then drops the import. Lambda's active tracing
  * traces every function without it. Unbundled (local runtime, tests) it is off unless asked for.
  */
-// eslint-disable-next-line no-restricted-properties -- a build-time constant (esbuild's define), not a setting: it must stay this expression
+// It must stay this expression: esbuild's define replaces it (infra/bundling.ts).
+// eslint-disable-next-line no-restricted-properties -- a build-time constant (esbuild's define), not a setting
 const tracing = process.env.HELPDESK_TRACER === 'true' ? await import('./tracing') : undefined;
 
 /** The fields of a request's log line. */

@@ -258,11 +258,11 @@ export const SEARCH_ORDERS = {
 export type SearchOrder = keyof typeof SEARCH_ORDERS;
 
 /** A page of matches and their exact count (`total` on every row; one row of nulls when the page is empty). */
+const PAGE_WINDOW = 'LIMIT CAST(:limit AS int) OFFSET CAST(:offset AS int)';
 export const searchPage = (order: SearchOrder, audience: Audience) =>
   `WITH ${matches(audience)}
   SELECT c.total, p.id FROM (SELECT count(*) AS total FROM hits) c
-  LEFT JOIN LATERAL (SELECT id FROM hits ORDER BY ${SEARCH_ORDERS[order]} LIMIT CAST(:limit AS int) OFFSET CAST(:offset ` +
-  `AS int)) p ON true`;
+  LEFT JOIN LATERAL (SELECT id FROM hits ORDER BY ${SEARCH_ORDERS[order]} ${PAGE_WINDOW}) p ON true`;
 
 /**
  * The snippets of a page's tickets: each part of theirs the caller may see, with its matched words

@@ -191,6 +191,8 @@ async function escalate(
       message_id: null,
     };
     const last = ticket.last_escalation ? { ':last': ticket.last_escalation } : {};
+    const lastUnchanged = ticket.last_escalation ? '#last = :last' : 'attribute_not_exists(#last)';
+    const unchanged = [ITEM_EXISTS, '#status = :status', '#priority = :old', '#hold = :hold', lastUnchanged];
     writes.push(
       {
         Update: {
@@ -198,7 +200,7 @@ async function escalate(
           Key: keys.ticket(ticket.id),
           UpdateExpression: 'SET #priority = :priority, #last = :now, #modified = :now ADD #version :one',
           // The state the rule was applied to: status, hold, priority and last escalation unchanged.
-          ConditionExpression: `${ITEM_EXISTS} AND #status = :status AND #priority = :old AND #hold = :hold AND ${ticket.last_escalation ? '#last = :last' : 'attribute_not_exists(#last)'}`,
+          ConditionExpression: unchanged.join(' AND '),
           ExpressionAttributeNames: {
             '#priority': 'priority',
             '#last': 'last_escalation',

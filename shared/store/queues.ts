@@ -251,13 +251,16 @@ export async function deleteQueue(queue: Queue): Promise<void> {
  * Deletes the queue and its slug if it still holds `reserved` reservations under this delete's close; false when not.
  */
 async function deleteClosed(queue: Queue, closedUntil: number, reserved: number): Promise<boolean> {
+  const reservedUnchanged = reserved
+    ? '#reserved = :reserved'
+    : '(attribute_not_exists(#reserved) OR #reserved = :reserved)';
   try {
     await transact([
       {
         Delete: {
           TableName: config.tableName,
           Key: keys.queue(queue.id),
-          ConditionExpression: `#closedUntil = :until AND ${reserved ? '#reserved = :reserved' : '(attribute_not_exists(#reserved) ' + 'OR #reserved = :reserved)'}`,
+          ConditionExpression: `#closedUntil = :until AND ${reservedUnchanged}`,
           ExpressionAttributeNames: { ...CLOSED_UNTIL, ...RESERVED },
           ExpressionAttributeValues: { ':until': closedUntil, ':reserved': reserved },
         },

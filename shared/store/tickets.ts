@@ -262,12 +262,13 @@ export async function updateTicket(
       removes.push(INDEXES.gsi3.partitionKey, INDEXES.gsi3.sortKey);
     }
   }
+  const removal = removes.length ? ` REMOVE ${removes.join(', ')}` : '';
   const essential: TransactItem[] = [
     {
       Update: {
         TableName: config.tableName,
         Key: keys.ticket(id),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''} ADD #version :one`,
+        UpdateExpression: `SET ${sets.join(', ')}${removal} ADD #version :one`,
         ConditionExpression:
           `${ITEM_EXISTS} AND #status = :status AND #queue = :queue AND attribute_exists(#custom) ` +
           `AND ${same.condition}`,

@@ -506,7 +506,8 @@ describe('stack headroom', () => {
           .filter((c): c is Stack => c instanceof Stack)
           .map((stack) => [stack.node.path, Object.keys(Template.fromStack(stack).toJSON().Resources ?? {}).length]),
       );
-      // The API stack, its nested stacks of route functions (one per group), the data stack, and the edge when asked for.
+      // The API stack, its nested stacks of route functions (one per group), the data stack, and the edge when asked
+      // for.
       expect(Object.keys(counts).length).toBeGreaterThanOrEqual(6);
       for (const [path, count] of Object.entries(counts)) expect(count, path).toBeLessThanOrEqual(LIMIT * HEADROOM);
     },

@@ -31,7 +31,8 @@ describe('stream consumer', () => {
         'AWS::CloudWatch::Alarm TicketCountsIteratorAgeAlarmB786F183', // added (issue 33): new, replaces nothing
         'AWS::IAM::Policy TicketCountsCountTicketsRoleDefaultPolicy59E57DC5',
         'AWS::IAM::Role TicketCountsCountTicketsRoleA84E259D',
-        'AWS::Lambda::EventSourceMapping TicketCountsCountTicketsDynamoDBEventSourceHelpdeskdevDataTable21C797F4561C7EE8',
+        'AWS::Lambda::EventSourceMapping ' +
+          'TicketCountsCountTicketsDynamoDBEventSourceHelpdeskdevDataTable21C797F4561C7EE8',
         'AWS::Lambda::Function TicketCountsCountTicketsA914DFD7',
         'AWS::Logs::LogGroup TicketCountsCountTicketsLogsB9E4793A',
         'AWS::SQS::Queue TicketCountsCountFailures70FA9E35',
@@ -56,8 +57,8 @@ describe('stream consumer', () => {
         BisectBatchOnFunctionError: true,
         MaximumRetryAttempts: 10,
       });
-      // Measured (docs/data-model.md, "The stream consumer"): batches of up to 500, none held back for a window, one at a
-      // time per shard.
+      // Measured (docs/data-model.md, "The stream consumer"): batches of up to 500, none held back for a window, one at
+      // a time per shard.
       expect(m).toMatchObject({ BatchSize: 500, MaximumBatchingWindowInSeconds: 0, ParallelizationFactor: 1 });
       expect(m.DestinationConfig.OnFailure.Destination).toBeDefined();
       const patterns = (m.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
@@ -114,8 +115,8 @@ describe('stream consumer', () => {
         'dynamodb:Query',
         'dynamodb:UpdateItem',
       ]);
-      // The feed's partition and its late-event marks: written in batches (a late event's position and mark read first),
-      // nothing else; the definitions: read.
+      // The feed's partition and its late-event marks: written in batches (a late event's position and mark read
+      // first), nothing else; the definitions: read.
       expect(actions([keyed[1]!])).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
       // Listing records: written in batches too (before the counts transaction that commits them).
       expect(actions([keyed[2]!])).toEqual(['dynamodb:BatchWriteItem']);

@@ -33,8 +33,8 @@ async function feed(
   const events: Json[] = [];
   let pages = 0;
   let cursor = after ?? null;
-  let path: string | null =
-    `/api/events/?${new URLSearchParams({ ...(after ? { after } : {}), ...(limit ? { limit: String(limit) } : {}) }).toString()}`;
+  const query = new URLSearchParams({ ...(after ? { after } : {}), ...(limit ? { limit: String(limit) } : {}) });
+  let path: string | null = `/api/events/?${query.toString()}`;
   while (path) {
     const reply = await api.call('GET', path);
     expect(reply.status, reply.text).toBe(200);

@@ -251,7 +251,8 @@ export function multipart(
   }
   for (const f of files) {
     const type = f.type === null ? '' : `Content-Type: ${f.type ?? 'application/octet-stream'}\r\n`;
-    const head = `--${boundary}\r\nContent-Disposition: form-data; name="${f.field}"; filename="${f.name}"\r\n${type}\r\n`;
+    const disposition = `Content-Disposition: form-data; name="${f.field}"; filename="${f.name}"`;
+    const head = `--${boundary}\r\n${disposition}\r\n${type}\r\n`;
     parts.push(Buffer.from(head), Buffer.from(f.content), Buffer.from('\r\n'));
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));

@@ -72,7 +72,8 @@ const TICKET = { queue: 1, description: 'concurrency', submitter_email: 'c@examp
 
 describe('concurrent creates', () => {
   it(
-    `${CREATES} creates at ${IN_FLIGHT} in flight: ${CREATES} distinct ids, all readable, the list grows by exactly ${CREATES}, none lost or duplicated`,
+    `${CREATES} creates at ${IN_FLIGHT} in flight: ${CREATES} distinct ids, all readable, ` +
+      `the list grows by exactly ${CREATES}, none lost or duplicated`,
     { timeout: 420_000 },
     async () => {
       const before = await listAll();

@@ -547,7 +547,8 @@ describe("upstream's custom fields", () => {
       '{"custom_varchar":"test","custom_text":"multi\\nline","custom_integer":1,"custom_decimal":"42.987",' +
         '"custom_list":"Red","custom_boolean":true,"custom_date":"2022-04-11","custom_time":"23:59:59",' +
         '"custom_datetime":"2022-03-01T10:20","custom_email":"email@test.com",' +
-        '"custom_url":"http://django-helpdesk.readthedocs.org/","custom_ipaddress":"127.0.0.1","custom_slug":"test-slug"}',
+        '"custom_url":"http://django-helpdesk.readthedocs.org/",' +
+        '"custom_ipaddress":"127.0.0.1","custom_slug":"test-slug"}',
     );
   });
 

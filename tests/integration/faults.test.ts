@@ -92,7 +92,8 @@ afterAll(async () => {
   await runtime?.stop();
   if (process.env.HELPDESK_TEST_FIGURES)
     console.log(
-      `fault injection: ${injector?.injected} faults injected in ${stats.runs} runs over ${stats.steps} steps of ${stats.operations} operations`,
+      `fault injection: ${injector?.injected} faults injected in ${stats.runs} runs ` +
+        `over ${stats.steps} steps of ${stats.operations} operations`,
     );
 });
 
@@ -419,7 +420,8 @@ async function runWithFault(
   kind: FaultKind,
   expected: string[],
 ): Promise<State> {
-  const context = `${op.name}: ${kind} fault at step ${at} (${steps[at]!.label}) of [${steps.map((s) => s.label).join(', ')}]`;
+  const labels = steps.map((s) => s.label).join(', ');
+  const context = `${op.name}: ${kind} fault at step ${at} (${steps[at]!.label}) of [${labels}]`;
   await warm();
   errorLog.mockClear();
   const injectedBefore = injector.injected;

@@ -640,7 +640,8 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
               'content-type': 'multipart/form-data; boundary=B0UNDARY',
             });
           } else {
-            const body = `queue=1&description=d&submitter_email=f%40example.com&${Array.from({ length: times }, (_, i) => `${field}=${i}`).join('&')}`;
+            const repeated = Array.from({ length: times }, (_, i) => `${field}=${i}`).join('&');
+            const body = `queue=1&description=d&submitter_email=f%40example.com&${repeated}`;
             await expectSane('POST', '/api/tickets/', body, { 'content-type': 'application/x-www-form-urlencoded' });
           }
           return true;

@@ -158,7 +158,8 @@ describe('a mailbox polled over IMAP', () => {
       );
       server.appendMessage('INBOX', [], new Date(Date.now() - 2 * 86_400_000), raw.toString('latin1'));
       await processedFrom(from);
-      const since = `/api/tickets/?submitter_email=${encodeURIComponent(from)}&created_since=${encodeURIComponent(start)}&ordering=id`;
+      const filters = `submitter_email=${encodeURIComponent(from)}&created_since=${encodeURIComponent(start)}`;
+      const since = `/api/tickets/?${filters}&ordering=id`;
       await expect
         .poll(async () => (await own.api.call('GET', since)).body.results.map((t: Json) => t.title), {
           timeout: 10_000,
@@ -185,12 +186,14 @@ describe('a mailbox polled over IMAP', () => {
       const from = `${unique('huge')}@example.com`;
       const line = `${'x'.repeat(998)}\r\n`;
       const body = line.repeat(Math.ceil((MAX_MESSAGE_BYTES + 1) / line.length));
-      // Put in by the server itself, as the provider delivers: 41 MB through the test server's APPEND takes it a minute.
+      // Put in by the server itself, as the provider delivers: 41 MB through the test server's APPEND takes it a
+      // minute.
       server.appendMessage(
         'INBOX',
         [],
         new Date(),
-        `From: Hugo <${from}>\r\nTo: ${queueAddress}\r\nSubject: A huge scan\r\nMessage-ID: <${unique('huge')}@example.com>\r\n\r\n${body}`,
+        `From: Hugo <${from}>\r\nTo: ${queueAddress}\r\nSubject: A huge scan\r\n` +
+          `Message-ID: <${unique('huge')}@example.com>\r\n\r\n${body}`,
       );
       const after = `${unique('after')}@example.com`;
       await deliver(

@@ -143,7 +143,8 @@ describe('filters', () => {
     expect(
       await ids(
         ftag,
-        `&status=open,resolved&priority=1&submitter_email=one@example.com&queue=1&assigned_to=none&created_since=${since}&ordering=-id`,
+        `&status=open,resolved&priority=1&submitter_email=one@example.com&queue=1&assigned_to=none` +
+          `&created_since=${since}&ordering=-id`,
       ),
     ).toEqual([c]);
     const bad = await api().call('GET', `/api/tickets/?search=${ftag}&priority=9`);

@@ -319,18 +319,17 @@ export function invariantViolations(state: State): string[] {
     }
     // Its page snapshot: its collection's items as stored (a collection over SNAPSHOT_MAX_BYTES has none).
     const snapshot = state.items.get(`LISTED#${t.id}|PAGE`);
-    const collection = items
-      .filter((i) => i.PK === `TICKET#${t.id}`)
-      .map(
-        (i) =>
-          `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`,
-      );
-    const kept =
-      snapshot &&
-      (JSON.parse(String(snapshot.items)) as Item[]).map(
-        (i) =>
-          `${String(i.SK)}:${stable({ ...i, GSI1PK: undefined, GSI1SK: undefined, GSI2PK: undefined, GSI2SK: undefined, GSI3PK: undefined, GSI3SK: undefined })}`,
-      );
+    const unindexed = {
+      GSI1PK: undefined,
+      GSI1SK: undefined,
+      GSI2PK: undefined,
+      GSI2SK: undefined,
+      GSI3PK: undefined,
+      GSI3SK: undefined,
+    };
+    const entry = (i: Item) => `${String(i.SK)}:${stable({ ...i, ...unindexed })}`;
+    const collection = items.filter((i) => i.PK === `TICKET#${t.id}`).map(entry);
+    const kept = snapshot && (JSON.parse(String(snapshot.items)) as Item[]).map(entry);
     if (
       snapshot
         ? stable(kept!.sort()) !== stable(collection.sort())

@@ -483,7 +483,8 @@ describe('counts of a helpdesk with many queues and agents', () => {
     async () => {
       const { applyTicketRecords } = await import('../../shared/consumer/ticket-counts');
       const FIRST = 2 * 10 ** 9;
-      const TICKETS = 23; // from one shared view combination into one each: 23 + 1 block + 3 + 69 + 2 totals = 98 actions
+      // From one shared view combination into one each: 23 + 1 block + 3 + 69 + 2 totals = 98 actions.
+      const TICKETS = 23;
       const ids = Array.from({ length: TICKETS }, (_, i) => FIRST + i);
       await applyTicketRecords(
         ids.map((ticket) => ({ ticket, version: 1, state: { status: 1, queue: 7000, assigned: '8000', priority: 3 } })),

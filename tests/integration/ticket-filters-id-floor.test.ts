@@ -52,12 +52,9 @@ async function page(path: string): Promise<{ ids: number[]; body: Json; calls: s
   // The page's own reads (as ticket-filters.test.ts counts them): not the caller's credential or the custom fields.
   const stop = dynamo.intercept(async (call, next) => {
     const input = JSON.stringify(call.input);
+    const values = (call.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues;
     if (!/"(USER#|TOKEN#|CUSTOM_FIELDS)/.test(input))
-      calls.push(
-        call.operation === 'Query'
-          ? `Query ${String((call.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues?.[':pk'])}`
-          : call.operation,
-      );
+      calls.push(call.operation === 'Query' ? `Query ${String(values?.[':pk'])}` : call.operation);
     return next();
   });
   try {
@@ -140,8 +137,8 @@ describe('id order with created_since reads only ids above its floor', () => {
       expect(body.next).toBeNull();
       expect(body.previous).toBeNull();
       expect(body.count).toBeNull();
-      // The floor's Query (the created partition, newest first, one entry) before the five priority partitions, read from
-      // the floor up.
+      // The floor's Query (the created partition, newest first, one entry) before the five priority partitions, read
+      // from the floor up.
       expect(calls[0]).toBe('Query LIST#created');
       expect(priorityPartitions(calls)).toHaveLength(5);
       expect(calls.filter((c) => c === 'BatchGetItem')).toHaveLength(1);

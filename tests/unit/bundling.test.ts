@@ -47,7 +47,8 @@ describe('route facts in the bundles', () => {
       JSON.parse(
         runBundle(
           file,
-          `const r = await m.handler(${eventSource(path, accept)}, { awsRequestId: 'r' }); console.log(JSON.stringify(r.statusCode))`,
+          `const r = await m.handler(${eventSource(path, accept)}, { awsRequestId: 'r' }); ` +
+            'console.log(JSON.stringify(r.statusCode))',
         ),
       );
     expect(answer(get, '/api/tickets/1', 'text/html')).toBe(406);

@@ -75,8 +75,9 @@ describe('a call', () => {
     const [{ headers, body }] = seen as [Seen];
     expect(headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
     expect(headers['content-type']).toBe('application/x-amz-json-1.0');
+    const credential = String.raw`Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/dynamodb\/aws4_request`;
     expect(headers.authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=.*x-amz-target.*, Signature=[0-9a-f]{64}$/,
+      new RegExp(String.raw`^AWS4-HMAC-SHA256 ${credential}, SignedHeaders=.*x-amz-target.*, Signature=[0-9a-f]{64}$`),
     );
     expect(headers['x-amz-security-token']).toBe('session');
     expect(body).toEqual({
@@ -296,8 +297,11 @@ describe('headers for AWS support and X-Ray', () => {
         IncomingHttpHeaders,
         IncomingHttpHeaders,
       ];
+      const runtime = String.raw`lang\/js md\/nodejs#\d+\.\d+\.\d+`;
       expect(first['user-agent']).toMatch(
-        /^helpdesk-api ua\/2\.1 os\/\S+ lang\/js md\/nodejs#\d+\.\d+\.\d+ api\/dynamodb exec-env\/AWS_Lambda_nodejs22\.x$/,
+        new RegExp(
+          String.raw`^helpdesk-api ua\/2\.1 os\/\S+ ${runtime} api\/dynamodb exec-env\/AWS_Lambda_nodejs22\.x$`,
+        ),
       );
       expect(first['x-amzn-trace-id']).toBe(
         'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',

@@ -11,7 +11,8 @@ const DJANGO = {
   pbkdf2_sha256: 'pbkdf2_sha256$260000$seasalt2024abcdefghijk$ZltSstUrhKVVEZ0mftricXsIdbRrVhIEoxkeyUg/FSQ=',
   pbkdf2_sha1: 'pbkdf2_sha1$260000$seasalt2024abcdefghijk$hHOBidmzfSXAIfU5jcLzc16/Exw=',
   scrypt:
-    'scrypt$16384$Qx3PZk8yVw0LmN5rT2bHcJ$8$1$QWdRdJnca3wA7tRpRxp2GCiuNuHFDVZsa0lk1zK3ODTC/DSOhbTEfBQbDTFeME2TdL/fGA8rQwAWiEezCC1jSg==',
+    'scrypt$16384$Qx3PZk8yVw0LmN5rT2bHcJ$8$1$' +
+    'QWdRdJnca3wA7tRpRxp2GCiuNuHFDVZsa0lk1zK3ODTC/DSOhbTEfBQbDTFeME2TdL/fGA8rQwAWiEezCC1jSg==',
 };
 const DJANGO_PASSWORD = 'pässwörd-123';
 
@@ -76,7 +77,8 @@ describe('password hashing', () => {
       const real = await hashPassword('new-pass-123');
       const decoy = decoyHash();
       expect(decoy).not.toBe(decoyHash());
-      // The same shape as a real hash: scheme, parameters, salt and key of the same lengths, so verifying costs the same.
+      // The same shape as a real hash: scheme, parameters, salt and key of the same lengths, so verifying costs the
+      // same.
       const shape = (h: string) =>
         h.split('$').map((part, i) => (i === 5 ? Buffer.from(part, 'base64').length : i === 2 ? part.length : part));
       expect(shape(decoy)).toEqual(shape(real));

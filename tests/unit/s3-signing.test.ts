@@ -22,7 +22,8 @@ const aws4 = new AwsClient({
   region: 'eu-west-1',
 });
 const KEY = "attachments/7/0b1c/Report (final)!'*.pdf";
-const URL_OF_KEY = `https://helpdesk-files.s3.eu-west-1.amazonaws.com/${KEY.split('/').map(encodeURIComponent).join('/')}`;
+const KEY_PATH = KEY.split('/').map(encodeURIComponent).join('/');
+const URL_OF_KEY = `https://helpdesk-files.s3.eu-west-1.amazonaws.com/${KEY_PATH}`;
 
 const sent: Request[] = [];
 beforeEach(() => {

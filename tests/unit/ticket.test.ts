@@ -368,7 +368,8 @@ describe('size limits: every ticket fits one stored record', () => {
     const body = parseTicketBody(json({ resolution: wide }), 'partial', []);
     expect(errorsOf(() => planTicketUpdate(body, refs, NOW, current))).toEqual({
       non_field_errors: [
-        `The ticket's text fields together take ${ticketTextBytes({ ...current, resolution: wide })} bytes (UTF-8); at most ${MAX_TICKET_TEXT_BYTES} can be stored.`,
+        `The ticket's text fields together take ${ticketTextBytes({ ...current, resolution: wide })} bytes (UTF-8); ` +
+          `at most ${MAX_TICKET_TEXT_BYTES} can be stored.`,
       ],
     });
     // Custom values count, with their keys, including values of fields deleted since.
