@@ -213,7 +213,7 @@ export function messageIds(...values: (string | undefined)[]): string[] {
 /** A kept message as the API shows it (store/inbound-mail.ts `MailProblem`). */
 export const mailProblemView = (p: {
   id: string;
-  kind: 'failed' | 'held' | 'unverified';
+  kind: 'failed' | 'held' | 'unverified' | 'sign-in';
   reason: string;
   sender: string;
   received: string;

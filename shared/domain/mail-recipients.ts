@@ -6,10 +6,10 @@
  * - a followup (`update_ticket.py` `process_email_notifications_for_ticket_update`): nothing for a
  *   private one (upstream's HELPDESK_PRIVATE_FOLLOWUP_MEANS_NO_EMAILS, our rule: a private
  *   followup's text never reaches a submitter or a CC), but the assignee's `updated_owner` for one
- *   made from unverified mail (issue 32: staff only are told it waits for review); else the prefix is `resolved_` or `closed_`
- *   by its `new_status`, otherwise `updated_`; the submitter only when it has a comment or resolves
- *   or closes; the assignee `<prefix>owner`; the queue's `updated_ticket_cc` and the ticket's CCs
- *   `<prefix>cc`;
+ *   made from unverified mail (issue 32: staff only are told it waits for review); else the prefix
+ *   is `resolved_` or `closed_` by its `new_status`, otherwise `updated_`; the submitter only when
+ *   it has a comment or resolves or closes; the assignee `<prefix>owner`; the queue's
+ *   `updated_ticket_cc` and the ticket's CCs `<prefix>cc`;
  * - a PUT or PATCH (only with the setting on; upstream's API mails nothing there): an assignment
  *   change is `assigned_` (the submitter then `updated_submitter`, and only if the status also went
  *   to resolved or closed), a status change to resolved or closed `resolved_`/`closed_`.
@@ -86,7 +86,8 @@ export function planMail(change: MailChange, audience: MailAudience): PlannedMai
     if (ticket.assigned_to !== null) roles.push(['assigned_owner', [audience.assigneeEmail]]);
   } else if (change.type === 'followup') {
     const f = change.followup;
-    // A private followup mails nobody, but one from unverified mail tells the assignee (staff only) it waits for review.
+    // A private followup mails nobody, but one from unverified mail tells the assignee (staff only)
+    // that it waits for review.
     if (!f.public && !(f.unverified && ticket.assigned_to !== null)) return [];
     if (!f.public) roles.push(['updated_owner', [audience.assigneeEmail]]);
     else {

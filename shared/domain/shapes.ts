@@ -375,7 +375,7 @@ shapes.add(suppressionShape, {
 
 export const mailProblemShape = z.object({
   id: text,
-  kind: z.enum(['failed', 'held', 'unverified']),
+  kind: z.enum(['failed', 'held', 'unverified', 'sign-in']),
   reason: text,
   sender: text,
   received: dateTime,

@@ -121,56 +121,62 @@ describe('size', () => {
 });
 
 describe('References', () => {
-  it('a reply naming 1,000 ids (one of 3,000 characters) threads on one in its last 20, in one batch read', async () => {
-    const queue = await newMailQueue(api, 'rf');
-    const opening = newMessageId();
-    const opened = await sendRaw(
-      smtp.port,
-      await compose({ from: 'ref@example.com', to: queue.address, subject: 'Threads', messageId: opening }),
-      [queue.address],
-      'ref@example.com',
-    );
-    expect(opened.ticket).toBeDefined();
-    const junk = (n: number) => `<junk.${n}.${Date.now()}@elsewhere.example>`;
-    const ids = [
-      ...Array.from({ length: 985 }, (_, i) => junk(i)),
-      `<${'a'.repeat(3000)}@long.example>`,
-      opening,
-      ...Array.from({ length: 13 }, (_, i) => junk(1000 + i)),
-    ];
-    const lookups: number[] = [];
-    let singleReads = 0;
-    const threadKey = (pk: unknown) => typeof pk === 'string' && /^(MESSAGE_ID|MAIL_IN)#/.test(pk);
-    const stop = dynamo.intercept(async ({ operation, input }, next) => {
-      if (operation === 'BatchGetItem') {
-        const keys = Object.values(
-          (input as { RequestItems: Record<string, { Keys: { PK: unknown }[] }> }).RequestItems,
-        )
-          .flatMap((r) => r.Keys)
-          .filter((k) => threadKey(k.PK));
-        if (keys.length) lookups.push(keys.length);
-      }
-      if (operation === 'GetItem' && /^MESSAGE_ID#/.test(String((input as { Key: { PK: unknown } }).Key.PK)))
-        singleReads++;
-      return next();
-    });
-    let reply;
-    try {
-      reply = await sendRaw(
+  const THREAD_TEST =
+    'a reply naming 1,000 ids (one of 3,000 characters) threads on one in its last 20, in one batch read';
+  it(
+    THREAD_TEST,
+    async () => {
+      const queue = await newMailQueue(api, 'rf');
+      const opening = newMessageId();
+      const opened = await sendRaw(
         smtp.port,
-        await compose(
-          { from: 'ref@example.com', to: queue.address, subject: 'Re: Threads' },
-          { references: ids.join(' '), inReplyTo: undefined },
-        ),
+        await compose({ from: 'ref@example.com', to: queue.address, subject: 'Threads', messageId: opening }),
         [queue.address],
         'ref@example.com',
       );
-    } finally {
-      stop();
-    }
-    expect(reply.response).toContain(`followup on ticket ${opened.ticket}`);
-    // The 20 ids as sent and as received: one request.
-    expect(lookups).toEqual([40]);
-    expect(singleReads).toBe(0);
-  }, 60_000);
+      expect(opened.ticket).toBeDefined();
+      const junk = (n: number) => `<junk.${n}.${Date.now()}@elsewhere.example>`;
+      const ids = [
+        ...Array.from({ length: 985 }, (_, i) => junk(i)),
+        `<${'a'.repeat(3000)}@long.example>`,
+        opening,
+        ...Array.from({ length: 13 }, (_, i) => junk(1000 + i)),
+      ];
+      const lookups: number[] = [];
+      let singleReads = 0;
+      const threadKey = (pk: unknown) => typeof pk === 'string' && /^(MESSAGE_ID|MAIL_IN)#/.test(pk);
+      const stop = dynamo.intercept(async ({ operation, input }, next) => {
+        if (operation === 'BatchGetItem') {
+          const keys = Object.values(
+            (input as { RequestItems: Record<string, { Keys: { PK: unknown }[] }> }).RequestItems,
+          )
+            .flatMap((r) => r.Keys)
+            .filter((k) => threadKey(k.PK));
+          if (keys.length) lookups.push(keys.length);
+        }
+        if (operation === 'GetItem' && /^MESSAGE_ID#/.test(String((input as { Key: { PK: unknown } }).Key.PK)))
+          singleReads++;
+        return next();
+      });
+      let reply;
+      try {
+        reply = await sendRaw(
+          smtp.port,
+          await compose(
+            { from: 'ref@example.com', to: queue.address, subject: 'Re: Threads' },
+            { references: ids.join(' '), inReplyTo: undefined },
+          ),
+          [queue.address],
+          'ref@example.com',
+        );
+      } finally {
+        stop();
+      }
+      expect(reply.response).toContain(`followup on ticket ${opened.ticket}`);
+      // The 20 ids as sent and as received: one request.
+      expect(lookups).toEqual([40]);
+      expect(singleReads).toBe(0);
+    },
+    60_000,
+  );
 });
