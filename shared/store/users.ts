@@ -20,7 +20,8 @@ export async function findUserByUsername(username: string): Promise<User | undef
   return out.Item as User | undefined;
 }
 
-function summaryOf(user: User): UserSummary & Record<string, unknown> {
+/** The summary item of a user (its id's), beside the full record under the username. */
+export function summaryOf(user: User): UserSummary & Record<string, unknown> {
   const { id, username, first_name, last_name, email, is_active, is_staff, is_superuser, queues } = user;
   return {
     ...keys.userById(id),

@@ -1,0 +1,344 @@
+/**
+ * Writing a django-helpdesk installation into the table (`import-django`, issue 37) and reading it back
+ * out (`export-django`). The mapping is shared/migrate/django.ts; this file holds the items and their writes.
+ *
+ * Every item is written on its own, conditional on being new: a run that is killed leaves whole items
+ * only, and the next run reads what is there, skips what is equal, writes what is missing, and refuses
+ * (or with `overwrite` replaces) what differs. So a second run changes nothing, and a killed one finishes.
+ * Ticket collection items carry the run's mark (items.ts IMPORTED): the mail and webhook consumers skip
+ * them, counts, listings and search take them in from the stream as any write.
+ */
+import { randomUUID } from 'node:crypto';
+import { PutCommand, UpdateCommand } from '../aws/dynamodb';
+import type { CustomFieldDefinition } from '../domain/custom-fields';
+import { queueMailSettings, type TicketCc } from '../domain/mail-settings';
+import type { Attachment, Followup, Ticket, User } from '../domain/records';
+import type { ImportedQueue, ImportedTicket, ImportedToken } from '../migrate/django';
+import { hashTokenKey, TOKEN_PREFIX_LENGTH } from '../domain/tokens';
+import { config } from '../config';
+import { dynamo } from '../aws/clients';
+import type { Counter } from './counters';
+import { reserveIds } from './counters';
+import {
+  attachmentItem,
+  attachmentRefItem,
+  collectionsFrom,
+  followupItem,
+  followupRefItem,
+  IMPORTED,
+  mergedItem,
+} from './items';
+import { ticketItem, RESERVATION_VERSION } from './items';
+import { attachmentObjectKey, INDEXES, ITEM_IS_NEW, keys, KEY, SORT_BEGINS_WITH } from './keys';
+import { batchGet, queryAll, queryPages } from './query';
+import { summaryOf } from './users';
+import { listUsers } from './users';
+import { listCustomFields } from './custom-fields';
+import { listTicketCcs } from './ticket-ccs';
+import { inboundMessageKey } from './inbound-mail';
+import { isConditionFailure, transact } from './transact';
+
+type Item = Record<string, unknown>;
+type Key = { PK: string; SK: string };
+/** An item to write, and what the report calls it. */
+export type Desired = { label: string; item: Item };
+
+/** What became of each item kind: written new, already equal, replaced (`overwrite`), or refused as different. */
+export interface WriteTally {
+  written: number;
+  unchanged: number;
+  replaced: number;
+  conflicts: string[];
+}
+
+export interface ImportWriter {
+  /** The run's mark on the items it writes. */
+  readonly mark: string;
+  readonly tally: Record<string, WriteTally>;
+  /** Writes `desired` items not yet there (or different, with overwrite); returns the keys it wrote. */
+  write(kind: string, desired: Desired[], before?: (d: Desired) => Promise<void>): Promise<Set<string>>;
+}
+
+/** Attributes that say nothing of the record: the run's mark, and the ticket version the API's writes raise. */
+const UNCOMPARED = new Set([IMPORTED]);
+
+function equal(a: Item, b: Item): boolean {
+  const keysOf = (i: Item) =>
+    Object.keys(i)
+      .filter((k) => !UNCOMPARED.has(k) && i[k] !== undefined)
+      .sort();
+  const ka = keysOf(a);
+  const kb = keysOf(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && JSON.stringify(a[k]) === JSON.stringify(b[k]));
+}
+
+const keyText = (k: Key) => `${k.PK}\u0000${k.SK}`;
+
+/** How many conditional puts are in flight at once. */
+const IN_FLIGHT = 16;
+
+async function pool<T>(tasks: T[], run: (t: T) => Promise<void>): Promise<void> {
+  const queue = [...tasks];
+  await Promise.all(
+    Array.from({ length: Math.min(IN_FLIGHT, queue.length) }, async () => {
+      for (let t = queue.shift(); t !== undefined; t = queue.shift()) await run(t);
+    }),
+  );
+}
+
+/**
+ * A writer for one run. `onItem` is called after each item written (the CLI's progress, and the
+ * fault injection of the kill test).
+ */
+export function importWriter(options: { overwrite: boolean; dryRun: boolean; onItem?: () => void }): ImportWriter {
+  const mark = `django-import:${new Date().toISOString()}:${randomUUID().slice(0, 8)}`;
+  const tally: Record<string, WriteTally> = {};
+  return {
+    mark,
+    tally,
+    async write(kind, desired, before) {
+      const t = (tally[kind] ??= { written: 0, unchanged: 0, replaced: 0, conflicts: [] });
+      const wrote = new Set<string>();
+      if (!desired.length) return wrote;
+      const existing = new Map(
+        (await batchGet(desired.map(({ item }) => ({ PK: item.PK as string, SK: item.SK as string })))).map((i) => [
+          keyText(i as Key),
+          i,
+        ]),
+      );
+      await pool(desired, async (d) => {
+        const { label, item } = d;
+        const key = keyText(item as Key);
+        const stored = existing.get(key);
+        if (stored && equal(stored, item)) {
+          t.unchanged++;
+          return;
+        }
+        if (stored && !options.overwrite) {
+          t.conflicts.push(label);
+          return;
+        }
+        if (options.dryRun) {
+          if (stored) t.replaced++;
+          else t.written++;
+          return;
+        }
+        await before?.(d);
+        try {
+          await dynamo.send(
+            new PutCommand({
+              TableName: config.tableName,
+              Item: item,
+              ...(stored ? {} : { ConditionExpression: ITEM_IS_NEW }),
+            }),
+          );
+        } catch (error) {
+          // Written meanwhile by someone else: not ours to replace.
+          if (isConditionFailure(error)) {
+            t.conflicts.push(label);
+            return;
+          }
+          throw error;
+        }
+        if (stored) t.replaced++;
+        else t.written++;
+        wrote.add(key);
+        options.onItem?.();
+      });
+      return wrote;
+    },
+  };
+}
+
+export const userItems = (u: User): { label: string; item: Item }[] => [
+  { label: `user ${u.username}`, item: { ...keys.user(u.username), ...u } },
+  { label: `user ${u.id}`, item: summaryOf(u) },
+];
+
+export const queueItems = (q: ImportedQueue): { label: string; item: Item }[] => [
+  { label: `queue ${q.id}`, item: { ...keys.queue(q.id), ...q } },
+  { label: `queue slug ${q.slug}`, item: { ...keys.queueSlug(q.slug), id: q.id } },
+];
+
+export const customFieldItem = (d: CustomFieldDefinition) => ({
+  label: `custom field ${d.name}`,
+  item: { ...keys.customField(d.name), ...d },
+});
+
+export const ticketCcItem = (cc: TicketCc) => ({
+  label: `ticket cc ${cc.id}`,
+  item: {
+    ...(cc.user !== null ? keys.ticketCcUser(cc.ticket, cc.user) : keys.ticketCcAddress(cc.ticket, cc.email!)),
+    ...cc,
+  },
+});
+
+/** An imported attachment's object: named by its upstream id, so a rerun writes the same one. */
+export const importedObjectKey = (a: Pick<Attachment, 'ticket' | 'id'>) =>
+  attachmentObjectKey(a.ticket, `django-${a.id}`);
+
+/**
+ * A ticket's items: the ticket (with no queue reservation: an import is no write into a queue the API
+ * races a delete with), its followups, attachments and their refs, its merge pointer in its target, and
+ * a received-mail record per followup Message-ID, so a reply to an old message threads.
+ */
+export function ticketItems(
+  t: ImportedTicket & { ticket: Ticket },
+  mark: string,
+): { label: string; item: Item; kind: 'ticket' | 'followup' | 'attachment' | 'other' }[] {
+  const status = t.ticket.status;
+  const { [RESERVATION_VERSION]: _, ...ticket } = ticketItem(t.ticket);
+  const out: { label: string; item: Item; kind: 'ticket' | 'followup' | 'attachment' | 'other' }[] = [
+    { label: `ticket ${t.ticket.id}`, item: { ...ticket, [IMPORTED]: mark }, kind: 'ticket' },
+  ];
+  for (const f of t.followups) {
+    out.push({ label: `followup ${f.id}`, item: { ...followupItem(f, status), [IMPORTED]: mark }, kind: 'followup' });
+    out.push({ label: `followup ref ${f.id}`, item: followupRefItem(f), kind: 'other' });
+    if (f.message_id)
+      out.push({
+        label: `message ${f.message_id}`,
+        item: {
+          ...inboundMessageKey(f.message_id),
+          message_id: f.message_id,
+          outcome: 'followup',
+          ticket: t.ticket.id,
+          followup: f.id,
+          raw_key: '',
+          sender: '',
+          received: f.date,
+          notes: ['imported from django-helpdesk'],
+        },
+        kind: 'other',
+      });
+  }
+  for (const { file: _file, ...a } of t.attachments) {
+    const record: Attachment = { ...a, object_key: importedObjectKey(a) };
+    out.push({
+      label: `attachment ${a.id}`,
+      item: { ...attachmentItem(record, status), [IMPORTED]: mark },
+      kind: 'attachment',
+    });
+    out.push({ label: `attachment ref ${a.id}`, item: attachmentRefItem(record), kind: 'other' });
+  }
+  if (t.ticket.merged_to !== null)
+    out.push({ label: `merge ${t.ticket.id}`, item: mergedItem(t.ticket.merged_to, t.ticket.id), kind: 'other' });
+  return out;
+}
+
+/** The secret keys of tickets already stored (a dump without them keeps the ones the first run made). */
+export async function storedSecretKeys(ids: number[]): Promise<Map<number, string>> {
+  const items = ids.length ? await batchGet(ids.map((id) => keys.ticket(id))) : [];
+  return new Map(items.map((i) => [Number(i.id), String(i.secret_key)]));
+}
+
+/**
+ * A DRF token: its lookup item (the key's hash) and summary, in one transaction conditional on the key
+ * being new: a token already there is left as it is (its id is this API's own).
+ */
+export async function importToken(token: ImportedToken, dryRun: boolean): Promise<'written' | 'unchanged'> {
+  const keyHash = hashTokenKey(token.key);
+  const [found] = await batchGet([keys.token(keyHash)]);
+  if (found || dryRun) return found ? 'unchanged' : 'written';
+  const { token: id } = await reserveIds({ token: 1 });
+  const summary = {
+    id,
+    user: token.user,
+    prefix: token.key.slice(0, TOKEN_PREFIX_LENGTH),
+    created: token.created,
+    key_hash: keyHash,
+  };
+  try {
+    await transact([
+      {
+        Put: {
+          TableName: config.tableName,
+          Item: { ...keys.token(keyHash), id, user: token.user, created: token.created },
+          ConditionExpression: ITEM_IS_NEW,
+        },
+      },
+      { Put: { TableName: config.tableName, Item: { ...keys.tokenById(id), ...summary } } },
+    ]);
+  } catch (error) {
+    if (isConditionFailure(error)) return 'unchanged';
+    throw error;
+  }
+  return 'written';
+}
+
+/** Raises each id counter to at least `highest`, so that ids allocated after the import continue above it. */
+export async function raiseCounters(highest: Partial<Record<Counter, number>>): Promise<void> {
+  for (const [name, value] of Object.entries(highest)) {
+    if (!value) continue;
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: keys.counters,
+          UpdateExpression: 'SET #c = :v',
+          ConditionExpression: 'attribute_not_exists(#c) OR #c < :v',
+          ExpressionAttributeNames: { '#c': name },
+          ExpressionAttributeValues: { ':v': value },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export: everything the export writes, read back.
+
+export interface Installation {
+  users: User[];
+  queues: ImportedQueue[];
+  customFields: CustomFieldDefinition[];
+  tickets: { ticket: Ticket; followups: Followup[]; attachments: Attachment[] }[];
+  ccs: TicketCc[];
+}
+
+/** Reads the whole installation: users (with their hashes), queues (with upstream's settings), tickets, CCs. */
+export async function readInstallation(): Promise<Installation> {
+  const summaries = await listUsers();
+  const users = (summaries.length ? await batchGet(summaries.map((u) => keys.user(u.username))) : [])
+    .map(({ PK: _pk, SK: _sk, ...u }) => u as unknown as User)
+    .sort((a, b) => a.id - b.id);
+  const queues = (
+    await queryAll({
+      KeyConditionExpression: SORT_BEGINS_WITH,
+      ExpressionAttributeValues: { ':pk': keys.queuePartition, ':sk': keys.queueSortPrefix },
+      ConsistentRead: true,
+    })
+  ).map((i): ImportedQueue => ({
+    id: i.id as number,
+    title: i.title as string,
+    slug: i.slug as string,
+    ...queueMailSettings(i),
+    escalate_days: (i.escalate_days as number | null | undefined) ?? null,
+    ...(i.django ? { django: i.django as Record<string, unknown> } : {}),
+  }));
+  const items: Item[] = [];
+  for await (const page of queryPages({
+    IndexName: INDEXES.gsi1.name,
+    KeyConditionExpression: `${INDEXES.gsi1.partitionKey} = :pk`,
+    ExpressionAttributeValues: { ':pk': keys.listAllPartition },
+  }))
+    items.push(...page);
+  // The index is eventually consistent: each collection is read again from the table.
+  const ids = [...new Set(items.filter((i) => i.type === 'ticket').map((i) => Number(i.id)))].sort((a, b) => a - b);
+  const tickets: Installation['tickets'] = [];
+  const ccs: TicketCc[] = [];
+  for (const id of ids) {
+    const collection = collectionsFrom(
+      await queryAll({
+        KeyConditionExpression: `${KEY.partition} = :pk`,
+        ExpressionAttributeValues: { ':pk': keys.ticketPartition(id) },
+        ConsistentRead: true,
+      }),
+    ).get(id);
+    if (!collection) continue;
+    tickets.push({ ticket: collection.ticket, followups: collection.followups, attachments: collection.attachments });
+    ccs.push(...(await listTicketCcs(id)));
+  }
+  return { users, queues, customFields: await listCustomFields({ fresh: true }), tickets, ccs };
+}
