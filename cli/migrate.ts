@@ -130,11 +130,12 @@ export const importDjango = command({
     return async () => {
       const store = await import('../shared/store/django-import');
       const { putFile } = await import('../shared/aws/s3');
+      const recordsOf = (t: (typeof plan.tickets)[number]) => 1 + t.followups.length + t.attachments.length;
       const total =
         plan.users.length +
         plan.queues.length +
         plan.customFields.length +
-        plan.tickets.length +
+        plan.tickets.reduce((n, t) => n + recordsOf(t), 0) +
         plan.ccs.length +
         plan.tokens.length;
       const tty = process.stderr.isTTY && !ctx.json;
@@ -158,6 +159,7 @@ export const importDjango = command({
       await writer.write('users', plan.users.flatMap(store.userItems));
       progress(plan.users.length);
       await writer.write('queues', plan.queues.flatMap(store.queueItems));
+      if (overwrite && !dryRun) await store.releaseStaleSlugs(plan.queues);
       progress(plan.queues.length);
       await writer.write(
         'custom fields',
@@ -193,7 +195,7 @@ export const importDjango = command({
             },
           );
         }
-        progress(round.length);
+        progress(round.reduce((n, t) => n + recordsOf(t), 0));
       }
       await writer.write('ticket ccs', plan.ccs.map(store.ticketCcItem));
       progress(plan.ccs.length);

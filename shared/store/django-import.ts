@@ -9,7 +9,8 @@
  * them, counts, listings and search take them in from the stream as any write.
  */
 import { randomUUID } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '../aws/dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
+import { canonicalJson } from '../domain/canonical-json';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
 import { queueMailSettings, type TicketCc } from '../domain/mail-settings';
 import type { Attachment, Followup, Ticket, User } from '../domain/records';
@@ -59,7 +60,7 @@ export interface ImportWriter {
   write(kind: string, desired: Desired[], before?: (d: Desired) => Promise<void>): Promise<Set<string>>;
 }
 
-/** Attributes that say nothing of the record: the run's mark, and the ticket version the API's writes raise. */
+/** Attributes that say nothing of the record: the run's mark. */
 const UNCOMPARED = new Set([IMPORTED]);
 
 function equal(a: Item, b: Item): boolean {
@@ -223,6 +224,33 @@ export function ticketItems(
   if (t.ticket.merged_to !== null)
     out.push({ label: `merge ${t.ticket.id}`, item: mergedItem(t.ticket.merged_to, t.ticket.id), kind: 'other' });
   return out;
+}
+
+/**
+ * After queues were replaced (`overwrite`): the slug claims that still name an imported queue under a slug it no
+ * longer has (the local runtime's queue 1, `support`, replaced by the dump's) are let go.
+ */
+export async function releaseStaleSlugs(queues: ImportedQueue[]): Promise<void> {
+  const slugOf = new Map(queues.map((q) => [q.id, q.slug]));
+  const claims = await queryAll({
+    KeyConditionExpression: SORT_BEGINS_WITH,
+    ExpressionAttributeValues: { ':pk': keys.queuePartition, ':sk': keys.queueSlug('').SK },
+    ConsistentRead: true,
+  });
+  for (const claim of claims) {
+    const slug = String(claim.SK).slice(keys.queueSlug('').SK.length);
+    const id = Number(claim.id);
+    if (slugOf.has(id) && slugOf.get(id) !== slug)
+      await dynamo.send(
+        new DeleteCommand({
+          TableName: config.tableName,
+          Key: keys.queueSlug(slug),
+          ConditionExpression: '#id = :id',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ExpressionAttributeValues: { ':id': id },
+        }),
+      );
+  }
 }
 
 /** The secret keys of tickets already stored (a dump without them keeps the ones the first run made). */
