@@ -63,14 +63,11 @@ export interface ImportWriter {
 /** Attributes that say nothing of the record: the run's mark. */
 const UNCOMPARED = new Set([IMPORTED]);
 
+/** Equal as stored: every attribute but the uncompared ones, maps in any key order. */
 function equal(a: Item, b: Item): boolean {
-  const keysOf = (i: Item) =>
-    Object.keys(i)
-      .filter((k) => !UNCOMPARED.has(k) && i[k] !== undefined)
-      .sort();
-  const ka = keysOf(a);
-  const kb = keysOf(b);
-  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && JSON.stringify(a[k]) === JSON.stringify(b[k]));
+  const compared = (i: Item) =>
+    canonicalJson(Object.fromEntries(Object.entries(i).filter(([k, v]) => !UNCOMPARED.has(k) && v !== undefined)));
+  return compared(a) === compared(b);
 }
 
 const keyText = (k: Key) => `${k.PK}\u0000${k.SK}`;
