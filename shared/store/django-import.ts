@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import { canonicalJson } from '../domain/canonical-json';
+import { needsRehash } from '../domain/password';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
 import { queueMailSettings, type TicketCc } from '../domain/mail-settings';
 import type { Attachment, Followup, Ticket, User } from '../domain/records';
@@ -33,6 +34,7 @@ import { ticketItem, RESERVATION_VERSION } from './items';
 import { attachmentObjectKey, INDEXES, ITEM_IS_NEW, keys, KEY, SORT_BEGINS_WITH } from './keys';
 import { batchGet, queryAll, queryPages } from './query';
 import { summaryOf } from './users';
+import { CLOSED_UNTIL, RESERVED } from './queue-reservations';
 import { listUsers } from './users';
 import { listCustomFields } from './custom-fields';
 import { listTicketCcs } from './ticket-ccs';
@@ -60,14 +62,29 @@ export interface ImportWriter {
   write(kind: string, desired: Desired[], before?: (d: Desired) => Promise<void>): Promise<Set<string>>;
 }
 
-/** Attributes that say nothing of the record: the run's mark. */
-const UNCOMPARED = new Set([IMPORTED]);
+/**
+ * Attributes that say nothing of the record: the run's mark, and a queue's reservation bookkeeping, which every
+ * ticket the API puts into it writes (store/queue-reservations.ts).
+ */
+const UNCOMPARED = new Set([IMPORTED, ...Object.values(RESERVED), ...Object.values(CLOSED_UNTIL), 'last_reserved']);
 
 /** Equal as stored: every attribute but the uncompared ones, maps in any key order. */
 function equal(a: Item, b: Item): boolean {
   const compared = (i: Item) =>
     canonicalJson(Object.fromEntries(Object.entries(i).filter(([k, v]) => !UNCOMPARED.has(k) && v !== undefined)));
   return compared(a) === compared(b);
+}
+
+/**
+ * A stored user whose hash was upgraded at a sign-in since (middleware/auth.ts) is still the one the dump
+ * names: compared with the dump's hash in place of ours, so a rerun finds it equal.
+ */
+function upgradedFrom(stored: Item, desired: Item): Item {
+  const [ours, theirs] = [stored.password_hash, desired.password_hash];
+  if (typeof ours !== 'string' || typeof theirs !== 'string' || ours === theirs) return stored;
+  return !needsRehash(ours) && needsRehash(theirs) && !theirs.startsWith('!')
+    ? { ...stored, password_hash: theirs }
+    : stored;
 }
 
 const keyText = (k: Key) => `${k.PK}\u0000${k.SK}`;
@@ -108,7 +125,7 @@ export function importWriter(options: { overwrite: boolean; dryRun: boolean; onI
         const { label, item } = d;
         const key = keyText(item as Key);
         const stored = existing.get(key);
-        if (stored && equal(stored, item)) {
+        if (stored && equal(upgradedFrom(stored, item), item)) {
           t.unchanged++;
           return;
         }
