@@ -2,8 +2,9 @@
  * Writing a django-helpdesk installation into the table (`import-django`, issue 37) and reading it back
  * out (`export-django`). The mapping is shared/migrate/django.ts; this file holds the items and their writes.
  *
- * Every item is written on its own, conditional on being new: a run that is killed leaves whole items
- * only, and the next run reads what is there, skips what is equal, writes what is missing, and refuses
+ * Every item is written conditional on being new (new ones up to 100 in a transaction: one call, at twice
+ * the write units of single puts on AWS; a transaction refused is done again item by item): a run that is
+ * killed leaves whole items only, and the next run reads what is there, skips what is equal, writes what is missing, and refuses
  * (or with `overwrite` replaces) what differs. So a second run changes nothing, and a killed one finishes.
  * Ticket collection items carry the run's mark (items.ts IMPORTED): the mail and webhook consumers skip
  * them, counts, listings and search take them in from the stream as any write.
@@ -39,7 +40,7 @@ import { listUsers } from './users';
 import { listCustomFields } from './custom-fields';
 import { listTicketCcs } from './ticket-ccs';
 import { inboundMessageKey } from './inbound-mail';
-import { isConditionFailure, transact } from './transact';
+import { ConditionFailed, isConditionFailure, MAX_TRANSACTION_ITEMS, transact } from './transact';
 
 type Item = Record<string, unknown>;
 type Key = { PK: string; SK: string };
@@ -89,8 +90,8 @@ function upgradedFrom(stored: Item, desired: Item): Item {
 
 const keyText = (k: Key) => `${k.PK}\u0000${k.SK}`;
 
-/** How many conditional puts are in flight at once. */
-const IN_FLIGHT = 16;
+/** How many writes (transactions of new items, or single puts) are in flight at once. */
+const IN_FLIGHT = 8;
 
 async function pool<T>(tasks: T[], run: (t: T) => Promise<void>): Promise<void> {
   const queue = [...tasks];
@@ -121,44 +122,66 @@ export function importWriter(options: { overwrite: boolean; dryRun: boolean; onI
           i,
         ]),
       );
-      await pool(desired, async (d) => {
-        const { label, item } = d;
-        const key = keyText(item as Key);
-        const stored = existing.get(key);
-        if (stored && equal(upgradedFrom(stored, item), item)) {
-          t.unchanged++;
-          return;
-        }
-        if (stored && !options.overwrite) {
-          t.conflicts.push(label);
-          return;
-        }
-        if (options.dryRun) {
-          if (stored) t.replaced++;
-          else t.written++;
-          return;
-        }
-        await before?.(d);
+      const fresh: Desired[] = [];
+      const replacing: Desired[] = [];
+      for (const d of desired) {
+        const stored = existing.get(keyText(d.item as Key));
+        if (!stored) fresh.push(d);
+        else if (equal(upgradedFrom(stored, d.item), d.item)) t.unchanged++;
+        else if (options.overwrite) replacing.push(d);
+        else t.conflicts.push(d.label);
+      }
+      if (options.dryRun) {
+        t.written += fresh.length;
+        t.replaced += replacing.length;
+        return wrote;
+      }
+      const done = (d: Desired, replaced: boolean) => {
+        if (replaced) t.replaced++;
+        else t.written++;
+        wrote.add(keyText(d.item as Key));
+        options.onItem?.();
+      };
+      /** One item, conditional on being new unless it replaces one (overwrite). */
+      const putOne = async (d: Desired, replace: boolean) => {
         try {
           await dynamo.send(
             new PutCommand({
               TableName: config.tableName,
-              Item: item,
-              ...(stored ? {} : { ConditionExpression: ITEM_IS_NEW }),
+              Item: d.item,
+              ...(replace ? {} : { ConditionExpression: ITEM_IS_NEW }),
             }),
           );
         } catch (error) {
           // Written meanwhile by someone else: not ours to replace.
-          if (isConditionFailure(error)) {
-            t.conflicts.push(label);
-            return;
-          }
+          if (isConditionFailure(error)) return void t.conflicts.push(d.label);
           throw error;
         }
-        if (stored) t.replaced++;
-        else t.written++;
-        wrote.add(key);
-        options.onItem?.();
+        done(d, replace);
+      };
+      // New items go up to MAX_TRANSACTION_ITEMS in one transaction, each conditional on being new: one call
+      // instead of a hundred. A transaction refused (an item written meanwhile) is done again item by item.
+      const chunks: Desired[][] = [];
+      for (let i = 0; i < fresh.length; i += MAX_TRANSACTION_ITEMS)
+        chunks.push(fresh.slice(i, i + MAX_TRANSACTION_ITEMS));
+      await pool(chunks, async (chunk) => {
+        if (before) await Promise.all(chunk.map(before));
+        try {
+          await transact(
+            chunk.map((d) => ({
+              Put: { TableName: config.tableName, Item: d.item, ConditionExpression: ITEM_IS_NEW },
+            })),
+          );
+        } catch (error) {
+          if (!(error instanceof ConditionFailed)) throw error;
+          await pool(chunk, (d) => putOne(d, false));
+          return;
+        }
+        for (const d of chunk) done(d, false);
+      });
+      await pool(replacing, async (d) => {
+        await before?.(d);
+        await putOne(d, true);
       });
       return wrote;
     },
