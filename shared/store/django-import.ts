@@ -40,7 +40,7 @@ import { listUsers } from './users';
 import { listCustomFields } from './custom-fields';
 import { listTicketCcs } from './ticket-ccs';
 import { inboundMessageKey } from './inbound-mail';
-import { ConditionFailed, isConditionFailure, MAX_TRANSACTION_ITEMS, transact } from './transact';
+import { conditionHeld, ConditionFailed, MAX_TRANSACTION_ITEMS, transact } from './transact';
 
 type Item = Record<string, unknown>;
 type Key = { PK: string; SK: string };
@@ -144,20 +144,18 @@ export function importWriter(options: { overwrite: boolean; dryRun: boolean; onI
       };
       /** One item, conditional on being new unless it replaces one (overwrite). */
       const putOne = async (d: Desired, replace: boolean) => {
-        try {
-          await dynamo.send(
+        const written = await conditionHeld(
+          dynamo.send(
             new PutCommand({
               TableName: config.tableName,
               Item: d.item,
               ...(replace ? {} : { ConditionExpression: ITEM_IS_NEW }),
             }),
-          );
-        } catch (error) {
-          // Written meanwhile by someone else: not ours to replace.
-          if (isConditionFailure(error)) return void t.conflicts.push(d.label);
-          throw error;
-        }
-        done(d, replace);
+          ),
+        );
+        // Refused: written meanwhile by someone else, not ours to replace.
+        if (written) done(d, replace);
+        else t.conflicts.push(d.label);
       };
       // New items go up to MAX_TRANSACTION_ITEMS in one transaction, each conditional on being new: one call
       // instead of a hundred. A transaction refused (an item written meanwhile) is done again item by item.
@@ -324,7 +322,7 @@ export async function importToken(token: ImportedToken, dryRun: boolean): Promis
       { Put: { TableName: config.tableName, Item: { ...keys.tokenById(id), ...summary } } },
     ]);
   } catch (error) {
-    if (isConditionFailure(error)) return 'unchanged';
+    if (error instanceof ConditionFailed) return 'unchanged';
     throw error;
   }
   return 'written';
@@ -334,8 +332,9 @@ export async function importToken(token: ImportedToken, dryRun: boolean): Promis
 export async function raiseCounters(highest: Partial<Record<Counter, number>>): Promise<void> {
   for (const [name, value] of Object.entries(highest)) {
     if (!value) continue;
-    try {
-      await dynamo.send(
+    // Refused when the counter is already as high: nothing to do then.
+    await conditionHeld(
+      dynamo.send(
         new UpdateCommand({
           TableName: config.tableName,
           Key: keys.counters,
@@ -344,10 +343,8 @@ export async function raiseCounters(highest: Partial<Record<Counter, number>>): 
           ExpressionAttributeNames: { '#c': name },
           ExpressionAttributeValues: { ':v': value },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 }
 

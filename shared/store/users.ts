@@ -9,7 +9,7 @@ import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryAll } from './query';
-import { ConditionFailed, isConditionFailure, transact } from './transact';
+import { ConditionFailed, conditionHeld, transact } from './transact';
 
 export class DuplicateUsername extends Error {}
 
@@ -138,8 +138,8 @@ export async function saveUser(user: User): Promise<void> {
  * writes, the others find the condition failed and leave it. False when it was not written.
  */
 export async function replacePasswordHash(username: string, current: string, next: string): Promise<boolean> {
-  try {
-    await dynamo.send(
+  const written = await conditionHeld(
+    dynamo.send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys.user(username),
@@ -148,11 +148,8 @@ export async function replacePasswordHash(username: string, current: string, nex
         ExpressionAttributeNames: { '#hash': 'password_hash' },
         ExpressionAttributeValues: { ':next': next, ':current': current },
       }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-  for (const listener of changeListeners) listener(username);
-  return true;
+    ),
+  );
+  if (written) for (const listener of changeListeners) listener(username);
+  return written;
 }
