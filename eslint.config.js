@@ -22,6 +22,7 @@
  *                           the OpenAPI document made from it; read by the CDK stack and the local
  *                           runtime too. It names the domain's field sets and shapes, and of the
  *                           store reads keys.ts alone (the partitions its grants name)
+ *   shared/migrate/         django-helpdesk's dumpdata to records and back (import-django, export-django): pure
  *   shared/domain/          pure rules and shapes: no AWS, no I/O, no environment
  *
  * Nothing under functions/ or shared/ imports infra/, bench/ or tests/ (they import it). A handler
@@ -49,6 +50,7 @@ const SHARED = [
   'webhooks',
   'mail',
   'mail-in',
+  'migrate',
   'config',
   'observability',
 ];
@@ -287,6 +289,13 @@ export default defineConfig(
     ],
     message: "The route table is declarative: it names the domain's field sets and shapes, nothing that does I/O.",
     packages: [SDK_CLIENTS, IMPURE, AWS_WIRE],
+  }),
+  boundaries({
+    files: ['shared/migrate/**/*.ts'],
+    depth: 2,
+    forbidden: ALL_SHARED_BUT('domain', 'migrate'),
+    message: 'The django-helpdesk mapping is pure: records in and out, the domain only (the CLI and the store do I/O).',
+    packages: [IMPURE, AWS_WIRE],
   }),
   boundaries({
     files: ['shared/domain/**/*.ts'],

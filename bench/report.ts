@@ -798,6 +798,25 @@ is data transfer AWS does not charge).
   concurrency costs nothing itself; 20 writers × 25 = 500 need an account limit of at least 600.
 - **Table maximum throughput in prod: 40,000 read and 20,000 write units a second**, a cap on the
   bill that no client or bug can pass (beyond it DynamoDB throttles and the API answers 503).
+
+## Importing from django-helpdesk (estimate)
+
+An estimate from the items \`import-django\` writes, not a measurement on AWS (the local figure:
+benchmarks.md, "Importing from django-helpdesk"). A ticket with 3 followups and a tenth of an
+attachment is about 7.2 items (the ticket, 3 followups and their 3 refs, the attachment and its ref),
+written new in transactions of up to 100 (2 write units an item: 14.4), plus their index entries
+(gsi1 and gsi2 of the collection items, gsi3 of the ticket, gsi1 of the refs: about 12.5 units), plus
+the stream consumer's counts, listing records and page snapshot of a created ticket (about 51 units,
+"Per change" above) and its followups' snapshot refreshes: about **90 write units and 8 read units a
+ticket**. The 20,000 tickets, 60,000 followups and 2,000 attachments of \`npm run bench -- --import\`:
+about 1.8 million write units, **about $1.15** of DynamoDB, $0.01 of S3 PUTs, and a few cents of
+the consumer's Lambda (one invocation per batch of up to 100 records). The rate is bounded by the
+gsi1 partition \`TICKETS\`, which every collection item enters (about 1,000 entries a second, 4 a
+ticket here): about 250 tickets a second, so **about 1.5 minutes** for the 20,000 from a machine in
+the region (8 transactions in flight at ~50 ms each would allow more), and the consumer's listing
+partitions (one entry a ticket in each whole-table ordering) follow at the same pace, so the derived
+state is exact a minute or two after the import ends. From outside the region each round trip adds
+its latency: at 80 ms, about 4 minutes.
 `
   );
 }

@@ -64,6 +64,8 @@ const { values: args } = parseArgs({
     lists: { type: 'boolean', default: false },
     // Ticket search alone (bench/search.ts): index cost, latency with and without filters, lag.
     search: { type: 'boolean', default: false },
+    // import-django of a generated installation (bench/import.ts): its rate, and when the counts are exact.
+    import: { type: 'boolean', default: false },
     'search-tickets': { type: 'string', default: '20000' },
     'search-iterations': { type: 'string', default: '400' },
     'cpu-requests': { type: 'string', default: '1000' },
@@ -74,6 +76,10 @@ const { values: args } = parseArgs({
 });
 if (args.search) {
   await import('./search');
+  process.exit(0);
+}
+if (args.import) {
+  await import('./import');
   process.exit(0);
 }
 const QUICK = args.quick;

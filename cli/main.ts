@@ -33,6 +33,7 @@ import { tailEvents } from './events';
 import { mail } from './mail';
 import { replayStream } from './stream';
 import { reindex } from './search';
+import { exportDjango, importDjango } from './migrate';
 import { listMailProblems, retryMail } from './mail-in';
 import { activateUser, createUser, deactivateUser, listUsers, setPassword } from './users';
 
@@ -61,6 +62,8 @@ const COMMANDS: Command[] = [
   disableWebhook,
   replayStream,
   reindex,
+  importDjango,
+  exportDjango,
   retryMail,
   listUsers,
   listQueues,

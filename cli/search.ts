@@ -9,15 +9,9 @@
 import { join } from 'node:path';
 import { command, Failure } from './command';
 import { chooseTarget, localServerOn } from './target';
+import { progressBar } from './terminal';
 
-/** The bar's width in characters. */
-const BAR = 30;
-
-function bar(done: number, total: number): string {
-  const share = total > 0 ? Math.min(1, done / total) : 0;
-  const filled = Math.round(share * BAR);
-  return `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}] ${done}/${total} tickets`;
-}
+const bar = (done: number, total: number) => progressBar(done, total, 'tickets');
 
 /** Refuses a data directory the local server runs on: its worker holds the index's files. */
 async function refuseRunningServer(dataDir: string): Promise<void> {

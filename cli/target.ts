@@ -147,6 +147,11 @@ async function connectLocal(dataDir: string): Promise<() => Promise<void>> {
       import('@aws-sdk/client-dynamodb'),
     ]);
     await ensureTable(new DynamoDBClient({}));
+    // The files a command writes (import-django's attachments) need the bucket the server would make.
+    const { S3Client } = await import('@aws-sdk/client-s3');
+    const { ensureBucket } = await import('../infra/local/bootstrap');
+    const { config } = await import('../shared/config');
+    await ensureBucket(new S3Client({ forcePathStyle: config.s3ForcePathStyle }));
   } catch (error) {
     await close();
     throw error;

@@ -17,6 +17,17 @@ export function wrap(text: string, width: number, indent: string): string {
   return lines.map((l, i) => (i ? indent + l : l)).join('\n');
 }
 
+/** The bar's width in characters. */
+const BAR = 30;
+
+/** A progress bar: `[####......] 120/400 tickets`, and the rate when given (per second). */
+export function progressBar(done: number, total: number, unit: string, perSecond?: number): string {
+  const share = total > 0 ? Math.min(1, done / total) : 0;
+  const filled = Math.round(share * BAR);
+  const rate = perSecond === undefined ? '' : `, ${Math.round(perSecond)}/s`;
+  return `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}] ${done}/${total} ${unit}${rate}`;
+}
+
 type Cell = string | number | null | undefined;
 
 export const yesNo = (value: boolean | undefined) => (value ? 'yes' : 'no');

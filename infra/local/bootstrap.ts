@@ -97,7 +97,8 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
   );
 }
 
-async function ensureBucket(client: S3Client): Promise<void> {
+/** Creates the attachments bucket if it is not there (the server's start, and a CLI command that writes files). */
+export async function ensureBucket(client: S3Client): Promise<void> {
   try {
     await client.send(new HeadBucketCommand({ Bucket: config.bucketName }));
   } catch {

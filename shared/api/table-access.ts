@@ -135,7 +135,12 @@ const WRITE: readonly TableAction[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
  * login counts); every POST may carry an Idempotency-Key: `grantsOf` adds both to each route's own.
  */
 export const GRANTS = {
-  authenticate: [on(['GetItem'], P.user, P.token), on(['GetItem', ...WRITE], P.loginAttempts)],
+  // UpdateItem on a user's item: the rehash of a password verified against an older encoding (middleware/auth.ts).
+  authenticate: [
+    on(['GetItem'], P.user, P.token),
+    on(['UpdateItem'], P.user),
+    on(['GetItem', ...WRITE], P.loginAttempts),
+  ],
   /**
    * With the `oidc` class: a bearer token's identity binding, and what a first sign-in does (the
    * users read for a verified address, the binding written, a user created: a new id and both user

@@ -10,7 +10,8 @@
  *   collection in gsi2, the consumer's own repairs), the opening followup leaving the ticket item;
  * - the INSERT of an opening followup written out of its ticket item (marked `written_out`), which
  *   was already announced with its ticket (`followup.created` beside `ticket.created`);
- * - merge pointers and everything outside ticket collections.
+ * - merge pointers and everything outside ticket collections;
+ * - the writes of `import-django` (store/items.ts `writtenByImport`): history, not news.
  * Followups and attachments removed with their ticket are left out by the consumer, which knows
  * whether the ticket is gone (`ticket.deleted` says it).
  */
@@ -23,7 +24,7 @@ import type { Attachment, Followup, Ticket } from '../domain/records';
 import { attachmentView, followupView, ticketView } from '../domain/views';
 import { MAIL_PREFIX, TICKET_PREFIX } from '../store/keys';
 import type { MailRecord } from '../domain/mail';
-import { openingOf, strip, WRITTEN_OUT } from '../store/items';
+import { openingOf, strip, writtenByImport, WRITTEN_OUT } from '../store/items';
 import type { StreamPosition, TableChange } from './changes';
 
 type Item = Record<string, unknown>;
@@ -143,6 +144,8 @@ function mailEvent(change: TableChange): DerivedEvent[] {
 
 export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[] {
   const { stream, eventName, newImage, oldImage } = change;
+  // History brought in by import-django is no change to announce (no feed event, so no webhook).
+  if (writtenByImport(change)) return [];
   if (stream && isMailStatusEvent(change)) return mailEvent(change);
   if (!stream || !change.keys.PK.startsWith(TICKET_PREFIX)) return [];
   const image = (newImage ?? oldImage)!;

@@ -6,9 +6,9 @@
  *
  * Verified too, for users brought over from Django: `pbkdf2_sha256` and `pbkdf2_sha1` (Django's
  * defaults over the years), and this API's own earlier encoding (`scrypt$N$r$p$salt$key`, base64
- * salt and a 32-byte key of the NFKC-normalised password). Storing a verified password again in
- * the current encoding at sign-in, as Django does, comes with the import from django-helpdesk: it needs a
- * write to the user from every function's authentication, which today only reads.
+ * salt and a 32-byte key of the NFKC-normalised password). A password verified against any hash but
+ * the current one (`needsRehash`) is stored again in the current encoding at that sign-in, as Django
+ * does (middleware/auth.ts).
  */
 import {
   pbkdf2 as pbkdf2Callback,
@@ -165,4 +165,19 @@ export async function verifyPassword(password: string, stored: string): Promise<
       ? await scrypt(hash.password(password), hash.salt, hash.params, hash.key.length)
       : await pbkdf2(Buffer.from(password, 'utf8'), hash.salt, hash.iterations, hash.digest, hash.key.length);
   return actual.length === hash.key.length && timingSafeEqual(actual, hash.key);
+}
+
+/**
+ * Whether a stored hash should be replaced by a fresh one once its password is verified: anything but
+ * Django's scrypt encoding with SCRYPT_PARAMS (pbkdf2 from Django, our earlier encoding, weaker
+ * parameters). Unusable hashes never verify, so they never get here.
+ */
+export function needsRehash(stored: string): boolean {
+  const hash = parse(stored);
+  if (!hash || hash.kind !== 'scrypt') return true;
+  const { N, r, p } = hash.params;
+  const parts = stored.split('$');
+  // Django's order is N, salt, r, p (parse above): r and p in the fourth and fifth fields.
+  const djangoOrder = POSITIVE.test(parts[3]!) && POSITIVE.test(parts[4]!);
+  return !djangoOrder || N !== SCRYPT_PARAMS.N || r !== SCRYPT_PARAMS.r || p !== SCRYPT_PARAMS.p;
 }

@@ -66,6 +66,19 @@ export interface Followup {
   time_spent: number | null;
   date: string;
   message_id: string | null;
+  /**
+   * The ticket changes this followup made (upstream's TicketChange): kept for followups imported from
+   * django-helpdesk, and given back by the export. Not on the wire (upstream's serializer has none).
+   */
+  changes?: TicketChange[];
+}
+
+/** Upstream's `helpdesk.ticketchange`: one field a followup changed. */
+export interface TicketChange {
+  id: number;
+  field: string;
+  old_value: string | null;
+  new_value: string | null;
 }
 
 export interface Attachment {

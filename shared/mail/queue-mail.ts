@@ -16,7 +16,7 @@ import { mailId, type MailRecord, type MailRef, type MailSettings } from '../dom
 import { STATUS, type Followup, type Queue, type Ticket } from '../domain/records';
 import { config } from '../config';
 import { ESCALATION_ITEM_TYPE, TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
-import { ESCALATION, openingOf, strip, UPDATED_BY, WRITTEN_OUT } from '../store/items';
+import { ESCALATION, openingOf, strip, UPDATED_BY, writtenByImport, WRITTEN_OUT } from '../store/items';
 import { getMail, queueMail } from '../store/mail-log';
 import { findInbound } from '../store/inbound-mail';
 import { getQueue } from '../store/queues';
@@ -51,6 +51,8 @@ async function mailableOf(
   tickets: Map<number, Promise<Ticket | undefined>>,
 ): Promise<Mailable | undefined> {
   const { stream, newImage, oldImage, eventName } = change;
+  // Records written by import-django are old history: nobody is mailed about them.
+  if (writtenByImport(change)) return undefined;
   if (stream && eventName === 'INSERT' && newImage?.type === ESCALATION_ITEM_TYPE)
     return escalationOf(newImage, stream, tickets);
   if (!stream || !change.keys.PK.startsWith(TICKET_PREFIX) || !newImage) return undefined;

@@ -21,9 +21,10 @@
 import { createHash } from 'node:crypto';
 import { BASIC_CHALLENGE, NotAuthenticated, Throttled } from '../domain/errors';
 import type { User } from '../domain/records';
-import { decoyHash, verifyPassword } from '../domain/password';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from '../domain/password';
 import { delayFor, retryAfter, windowEnd } from '../domain/login-throttle';
 import { config } from '../config';
+import { logger } from '../observability';
 import {
   TOKEN_CHALLENGE,
   TOKEN_MESSAGES,
@@ -34,7 +35,7 @@ import {
 import { clearAttempts, returnAttempt, takeAttempt } from '../store/login-attempts';
 import { keys } from '../store/keys';
 import { findTokenByKeyHash } from '../store/tokens';
-import { findUserByUsername, onUserSaved } from '../store/users';
+import { findUserByUsername, onUserSaved, replacePasswordHash } from '../store/users';
 import { BEARER_CHALLENGE, InvalidBearer, parseBearerAuthorization } from '../domain/oidc';
 import { verifyBearer } from './oidc';
 
@@ -146,8 +147,27 @@ async function verifyBasic(credentials: Credentials, source: string): Promise<Us
   if (delay) await sleep(delay);
   const valid = await verifyPassword(password, user?.password_hash ?? DECOY_HASH);
   if (!user || !valid || !user.is_active) throw new NotAuthenticated(INVALID_CREDENTIALS);
-  await Promise.all([clearAttempts(pairKey), returnAttempt(sourceKey, now)]);
-  return user;
+  const [rehashed] = await Promise.all([rehash(user, password), clearAttempts(pairKey), returnAttempt(sourceKey, now)]);
+  return rehashed;
+}
+
+/**
+ * A verified password whose stored hash is not the current encoding (Django's pbkdf2 of an imported user, our
+ * earlier scrypt) is stored again in it, as Django's `check_password` does: once per user, so the sign-ins that
+ * need none pay nothing. Conditional on the old hash, so concurrent sign-ins write once; a failed write costs the
+ * sign-in nothing (the next one tries again).
+ */
+async function rehash(user: User, password: string): Promise<User> {
+  if (!needsRehash(user.password_hash)) return user;
+  try {
+    const next = await hashPassword(password);
+    return (await replacePasswordHash(user.username, user.password_hash, next))
+      ? { ...user, password_hash: next }
+      : user;
+  } catch (error) {
+    logger.warn('password not rehashed', { error: String(error) });
+    return user;
+  }
 }
 
 /** Checks a Token key: one GetItem of the token, one of its user; DRF's messages. */

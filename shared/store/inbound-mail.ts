@@ -29,6 +29,8 @@ export interface InboundRecord {
 }
 
 const idHash = (messageId: string) => createHash('sha256').update(messageId).digest('hex');
+/** The key of a Message-ID's record (what a reply's threading looks up): the import writes one per followup. */
+export const inboundMessageKey = (messageId: string) => keys.inboundMessage(idHash(messageId));
 
 /**
  * The record's write, conditional on the Message-ID being new (or, for a held message an operator

@@ -32,6 +32,20 @@ export const UPDATED_BY = 'updated_by';
  */
 export const ESCALATION = 'escalation';
 
+/**
+ * Marks an item written by `import-django` (store/django-import.ts), with the run's id: the mail and
+ * webhook consumers skip the record that wrote it (`writtenByImport`), while counts, listings and
+ * search take it in as any other. A later write of the item by the API keeps or drops the mark, and
+ * either way is no import's. Not part of the record.
+ */
+export const IMPORTED = 'imported';
+
+/** Whether a stream record is the import's own write (the mark is new in it): nobody is mailed, no webhook called. */
+export function writtenByImport(change: { newImage?: Item; oldImage?: Item }): boolean {
+  const mark = change.newImage?.[IMPORTED];
+  return mark !== undefined && mark !== change.oldImage?.[IMPORTED];
+}
+
 // `collection_size` is no longer written; tickets stored before still carry it. `opening`: below.
 const INTERNAL = new Set<string>([
   ...KEY_ATTRIBUTES,
@@ -43,6 +57,7 @@ const INTERNAL = new Set<string>([
   RESERVATION_VERSION,
   UPDATED_BY,
   ESCALATION,
+  IMPORTED,
 ]);
 
 /**

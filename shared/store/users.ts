@@ -2,14 +2,14 @@
  * Users: the full record under the username (what authentication reads, one GetItem), and a small
  * summary under the integer id (what assignee checks read), written together.
  */
-import { GetCommand } from '../aws/dynamodb';
+import { GetCommand, UpdateCommand } from '../aws/dynamodb';
 import type { User, UserSummary } from '../domain/records';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryAll } from './query';
-import { ConditionFailed, transact } from './transact';
+import { ConditionFailed, conditionHeld, transact } from './transact';
 
 export class DuplicateUsername extends Error {}
 
@@ -20,7 +20,8 @@ export async function findUserByUsername(username: string): Promise<User | undef
   return out.Item as User | undefined;
 }
 
-function summaryOf(user: User): UserSummary & Record<string, unknown> {
+/** The summary item of a user (its id's), beside the full record under the username. */
+export function summaryOf(user: User): UserSummary & Record<string, unknown> {
   const { id, username, first_name, last_name, email, is_active, is_staff, is_superuser, queues } = user;
   return {
     ...keys.userById(id),
@@ -129,4 +130,26 @@ export async function saveUser(user: User): Promise<void> {
     { Put: { TableName: config.tableName, Item: summaryOf(user) } },
   ]);
   for (const listener of changeListeners) listener(user.username);
+}
+
+/**
+ * Replaces a user's password hash by `next` if it is still `current` (a sign-in's rehash: middleware/auth.ts).
+ * One conditional UpdateItem of the username's item (the summary holds no hash): of concurrent sign-ins one
+ * writes, the others find the condition failed and leave it. False when it was not written.
+ */
+export async function replacePasswordHash(username: string, current: string, next: string): Promise<boolean> {
+  const written = await conditionHeld(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.user(username),
+        UpdateExpression: 'SET #hash = :next',
+        ConditionExpression: '#hash = :current',
+        ExpressionAttributeNames: { '#hash': 'password_hash' },
+        ExpressionAttributeValues: { ':next': next, ':current': current },
+      }),
+    ),
+  );
+  if (written) for (const listener of changeListeners) listener(username);
+  return written;
 }

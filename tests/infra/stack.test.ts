@@ -130,7 +130,8 @@ describe('dev environment', () => {
   );
 
   it(
-    'lets a read-only route write nothing but failed-login counts (and a POST ' +
+    'lets a read-only route write nothing but failed-login counts, the rehash of a ' +
+      "user's password (and a POST " +
       'its Idempotency-Key), and tickets/list ' +
       'read only its list indexes ' +
       'and (filtered pages) the ' +
@@ -143,12 +144,13 @@ describe('dev environment', () => {
         );
       for (const route of allRoutes.filter((r) => !writesTable(r))) {
         expect(writes(route.handler), route.handler).toEqual(
-          route.method === 'POST' ? ['LOGIN#*', 'IDEMPOTENCY#*'] : ['LOGIN#*'],
+          route.method === 'POST' ? ['USER#*', 'LOGIN#*', 'IDEMPOTENCY#*'] : ['USER#*', 'LOGIN#*'],
         );
       }
       expect(grantsOf(routeByHandler('tickets/list')).flatMap((g) => ('keys' in g ? g.keys : [g.index]))).toEqual([
         'USER#*',
         'TOKEN#*',
+        'USER#*',
         'LOGIN#*',
         'CUSTOM_FIELDS',
         'COUNTS#ticket',

@@ -37,6 +37,8 @@ const COMMANDS = [
   'list-custom-fields',
   'list-webhooks',
   'tail-events',
+  'import-django',
+  'export-django',
 ];
 
 interface Result {

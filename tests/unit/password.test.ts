@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCRYPT_PARAMS, decoyHash, hashPassword, verifyPassword } from '../../shared/domain/password';
+import { SCRYPT_PARAMS, decoyHash, hashPassword, needsRehash, verifyPassword } from '../../shared/domain/password';
 
 /**
  * Made by Django itself (3.2.25, Debian's python3-django: PBKDF2PasswordHasher and
@@ -86,4 +86,13 @@ describe('password hashing', () => {
       expect(await verifyPassword('', decoy)).toBe(false);
     },
   );
+
+  it('asks for a new hash for anything but our current scrypt (Django pbkdf2 and scrypt, the earlier encoding)', async () => {
+    expect(needsRehash(await hashPassword('new-pass-123'))).toBe(false);
+    expect(needsRehash(decoyHash())).toBe(false);
+    for (const stored of Object.values(DJANGO)) expect(needsRehash(stored), stored).toBe(true);
+    expect(needsRehash('scrypt$32768$8$1$3Bn4W7oP0Q8c0uN1k2bK9A==$YNcNLRCvSJagKkvI0eCymblct8zctqE7JCenV8E/OwM=')).toBe(
+      true,
+    );
+  });
 });
