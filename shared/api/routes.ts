@@ -858,7 +858,7 @@ export const routes: readonly Route[] = [
     path: '/api/followups',
     handler: 'followups/list',
     permission: 'staff',
-    table: [...G.listRefs, ...G.readTickets],
+    table: [...G.listRefs, ...G.readTickets, ...G.visibleTickets],
     files: [],
     doc: {
       tag: 'Followups',
@@ -964,7 +964,7 @@ export const routes: readonly Route[] = [
     path: '/api/followups-attachments',
     handler: 'attachments/list',
     permission: 'staff',
-    table: [...G.listRefs, ...G.readTickets],
+    table: [...G.listRefs, ...G.readTickets, ...G.visibleTickets],
     files: [],
     doc: {
       tag: 'Attachments',
@@ -1639,7 +1639,7 @@ export const routes: readonly Route[] = [
     path: '/api/webhook-deliveries',
     handler: 'webhook-deliveries/list',
     permission: 'staff',
-    table: [...G.readDeliveries],
+    table: [...G.readDeliveries, ...G.visibleTickets],
     files: [],
     doc: {
       tag: 'Webhooks',
@@ -1661,7 +1661,7 @@ export const routes: readonly Route[] = [
     path: '/api/webhook-deliveries/{id}',
     handler: 'webhook-deliveries/get',
     permission: 'staff',
-    table: [...G.readDeliveries],
+    table: [...G.readDeliveries, ...G.visibleTickets],
     files: [],
     doc: { tag: 'Webhooks', summary: 'One webhook delivery', success: json('WebhookDelivery', 200, 'The delivery.') },
   },
@@ -1670,7 +1670,7 @@ export const routes: readonly Route[] = [
     path: '/api/webhook-deliveries/{id}/redeliver',
     handler: 'webhook-deliveries/redeliver',
     permission: 'staff',
-    table: [...G.redeliver],
+    table: [...G.redeliver, ...G.visibleTickets],
     files: [],
     queuesWebhooks: true,
     doc: {
@@ -1685,7 +1685,7 @@ export const routes: readonly Route[] = [
     path: '/api/events',
     handler: 'events/list',
     permission: 'staff',
-    table: [...G.readEvents],
+    table: [...G.readEvents, ...G.visibleTickets],
     files: [],
     doc: {
       tag: 'Events',

@@ -260,6 +260,7 @@ export const queueShape = z.object({
   updated_ticket_cc: nullable(text),
   disabled_mail: z.array(z.enum(MAIL_KINDS)),
   escalate_days: nullable(z.int().check(z.minimum(0))),
+  allow_public_submission: z.boolean(),
 });
 shapes.add(queueShape, {
   id: 'Queue',
@@ -275,7 +276,8 @@ shapes.add(queueShape, {
     'days (holidays not counted) ' +
     'an open ticket waits before ' +
     'the daily run raises its ' +
-    'priority; null: never.',
+    'priority; null: never. ' +
+    '`allow_public_submission`: with per-queue permissions on, every staff member sees this queue.',
 });
 
 export const exclusionShape = z.object({ id, name: text, date: z.iso.date(), queues: z.array(id) });

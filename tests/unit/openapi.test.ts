@@ -334,7 +334,7 @@ describe('response shapes, from zod', () => {
 
   it('queues, custom fields and route descriptions match their shapes', () => {
     expect(
-      component('Queue')(queueView({ id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS, escalate_days: 3 })),
+      component('Queue')(queueView({ id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS, escalate_days: 3, allow_public_submission: true })),
     ).toBe(true);
     expect(component('CustomField')(customFieldView(DEF))).toBe(true);
     expect(component('RouteDescription')(describeRoute('/api/tickets', [DEF]))).toBe(true);
