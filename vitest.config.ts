@@ -47,6 +47,7 @@ const IN_PROCESS = [
   'tests/integration/ticket-counts.test.ts',
   'tests/integration/ticket-filters.test.ts',
   'tests/integration/ticket-filters-id-floor.test.ts',
+  'tests/integration/queue-permissions.test.ts',
   'tests/integration/webhook-store.test.ts',
   'tests/integration/writes-never-wait.test.ts',
 ];
