@@ -230,6 +230,7 @@ describe('superusers', () => {
       updated_ticket_cc: null,
       disabled_mail: [],
       escalate_days: null,
+      allow_public_submission: false,
     });
     const list = await api.call('GET', '/api/queues/');
     expect(list.body.results).toEqual([
@@ -242,6 +243,7 @@ describe('superusers', () => {
         updated_ticket_cc: null,
         disabled_mail: [],
         escalate_days: null,
+      allow_public_submission: false,
       },
       created.body,
     ]);
@@ -303,6 +305,7 @@ describe('staff users who are not superusers', () => {
       updated_ticket_cc: null,
       disabled_mail: [],
       escalate_days: null,
+      allow_public_submission: false,
     });
     expect((await api.call('GET', '/api/custom-fields/')).body.count).toBe(0);
   });

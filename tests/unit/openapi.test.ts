@@ -362,7 +362,7 @@ describe('checkResponse (what the integration client runs on every reply)', () =
         method: 'GET',
         url: 'http://h/api/queues/1',
         status: 200,
-        body: { id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS, escalate_days: null },
+        body: { id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS, escalate_days: null, allow_public_submission: false },
       }),
     ).toEqual([]);
     expect(
