@@ -12,7 +12,7 @@ import { idParam } from '../../shared/middleware';
 import { baseUrl, json, type ApiEvent, type HttpResult } from '../../shared/middleware/http';
 import { checkIfMatch } from './preconditions';
 import { retryWhileStale } from '../../shared/middleware/stale';
-import { queueErrors, requireTicket } from '../../shared/middleware/queue-access';
+import { referencesSeenBy, requireTicket } from '../../shared/middleware/queue-access';
 
 export async function updateTicketRequest(
   event: ApiEvent,
@@ -24,10 +24,9 @@ export async function updateTicketRequest(
   const defs = await checkIfMatch(event, current, cached); // 412 before the body is looked at (RFC 9110 §13.2.1)
   const draft = parseTicketBody(await event.parseBody!(), mode, defs);
   delete draft.errors.attachment; // accepted and ignored on updates, as upstream
-  Object.assign(draft.errors, await queueErrors(event, draft.values.queue, current.ticket.queue));
   const changes = planTicketUpdate(
     draft,
-    await loadReferences(referencedIds(draft.values)),
+    await referencesSeenBy(event, await loadReferences(referencedIds(draft.values)), current.ticket.queue),
     new Date(),
     current.ticket,
   );

@@ -5,10 +5,10 @@
  * process: a queue's `allow_public_submission` counts within it) and what the route needs.
  */
 import { config } from '../config';
-import { NotFound, type FieldErrors } from '../domain/errors';
-import { MESSAGES } from '../domain/fields';
+import { NotFound } from '../domain/errors';
 import { canAccessTicket, canUseQueue, queueScope, type QueueScope } from '../domain/queue-access';
 import type { Ticket } from '../domain/records';
+import type { References } from '../domain/ticket';
 import type { Delivery } from '../domain/webhooks';
 import { ticketsListedUnder } from '../store/listings';
 import { queuesForMail } from '../store/queues';
@@ -54,10 +54,19 @@ export async function mayAccessDelivery(
   return delivery.event === 'subscription.disabled' || mayAccessTicketId(event, delivery.ticket);
 }
 
-/** `{"queue": [...]}` when the caller may not put a ticket into `queue` (unchanged from `current`: allowed). */
-export async function queueErrors(event: ApiEvent, queue: unknown, current?: number): Promise<FieldErrors> {
-  if (typeof queue !== 'number' || queue === current) return {};
-  return canUseQueue(await queueScopeOf(event), queue) ? {} : { queue: [MESSAGES.pkMissing(queue)] };
+/**
+ * What a ticket write names, as the caller may see it: a queue not theirs (unless the ticket is in it
+ * already: `current`) and a ticket they may not see are absent, so the write is a 400 on that field
+ * with upstream's words for a missing pk.
+ */
+export async function referencesSeenBy(event: ApiEvent, refs: References, current?: number): Promise<References> {
+  const scope = await queueScopeOf(event);
+  if (!scope) return refs;
+  return {
+    ...refs,
+    queues: new Set([...refs.queues].filter((q) => q === current || canUseQueue(scope, q))),
+    tickets: new Map([...refs.tickets].filter(([, t]) => canAccessTicket(scope, t))),
+  };
 }
 
 /**

@@ -46,7 +46,7 @@ async function staffMember(queues: number[]): Promise<{ id: number; auth: string
 const queue = async (slug: string, extra: Json = {}) =>
   ok(await admin('POST', '/api/queues/', { title: slug, slug, ...extra }), 201).id as number;
 
-const ticketIn = async (queueId: number, extra: Json = {}) =>
+const ticketInQueue = async (queueId: number, extra: Json = {}) =>
   ok(
     await admin('POST', '/api/tickets/', {
       queue: queueId,
@@ -64,6 +64,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   runtime = await startInProcessRuntime({
     HELPDESK_EVENTS_SETTLE_MS: '0',
+    HELPDESK_SEARCH: 'pglite',
     HELPDESK_NEW_TICKET_WEBHOOK_URLS: `${receiver.url}/new`,
     HELPDESK_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   });
@@ -80,7 +81,7 @@ beforeAll(async () => {
     notInA: notInA.auth,
     requester: (await api.createUser()).auth,
   });
-  ids.ticket = await ticketIn(ids.A);
+  ids.ticket = await ticketInQueue(ids.A);
   ids.followup = (ok(await admin('GET', `/api/tickets/${ids.ticket}/`)).followup_set as Json[])[0].id;
   const file = fileOn(ids.followup);
   ids.attachment = ok(
@@ -381,6 +382,7 @@ describe("a limited staff member's ticket list", () => {
   beforeAll(async () => {
     process.env[SETTING] = 'true';
     const [C, D] = [await queue('queue-c'), await queue('queue-d')];
+    const ticketIn = (queueId: number, extra: Json = {}) => ticketInQueue(queueId, { title: 'wombat', ...extra });
     limited = await staffMember([C]);
     Object.assign(made, {
       C,
@@ -412,6 +414,47 @@ describe("a limited staff member's ticket list", () => {
       ids: [made.c1, made.c2, made.c3].sort(),
     });
     expect(await list(`?assigned_to=none&status=1`)).toEqual({ count: 2, ids: [made.c1, made.p1].sort() });
+  });
+
+  it('searches what it holds: their queues, the public ones, their own tickets', async () => {
+    const found = async (query: string) => {
+      const body = ok(await api.call('GET', `/api/tickets/?search=wombat${query}`, { auth: limited.auth }));
+      return { count: body.count, ids: (body.results as Json[]).map((t) => t.id as number).sort() };
+    };
+    const visible = [made.c1, made.c2, made.c3, made.d3, made.p1].sort();
+    await expect.poll(() => found(''), { timeout: 20_000 }).toEqual({ count: 5, ids: visible });
+    expect(await found(`&queue=${made.D}`)).toEqual({ count: 1, ids: [made.d3] });
+    expect((await api.call('GET', '/api/tickets/?search=wombat')).body.count).toBe(6);
+  });
+
+  it('writes only into queues and tickets it may see: 400 on the field, as a missing pk', async () => {
+    const created = await api.call('POST', '/api/tickets/', {
+      auth: limited.auth,
+      json: { queue: made.D, title: 't', description: 'd', submitter_email: 'x@example.com' },
+    });
+    expect([created.status, created.body]).toEqual([
+      400,
+      { queue: [`Invalid pk "${made.D}" - object does not exist.`] },
+    ]);
+    const moved = await api.call('PATCH', `/api/tickets/${made.c1}/`, { auth: limited.auth, json: { queue: made.D } });
+    expect([moved.status, moved.body]).toEqual([400, { queue: [`Invalid pk "${made.D}" - object does not exist.`] }]);
+    const merged = await api.call('PATCH', `/api/tickets/${made.c1}/`, {
+      auth: limited.auth,
+      json: { merged_to: made.d1 },
+    });
+    expect([merged.status, merged.body]).toEqual([
+      400,
+      { merged_to: [`Invalid pk "${made.d1}" - object does not exist.`] },
+    ]);
+    // Their own ticket in a queue not theirs keeps its queue; a public queue is theirs to use.
+    ok(
+      await api.call('PUT', `/api/tickets/${made.d3}/`, {
+        auth: limited.auth,
+        json: { queue: made.D, title: 'wombat', description: 'd', submitter_email: 'someone@example.com' },
+      }),
+    );
+    ok(await api.call('PATCH', `/api/tickets/${made.c1}/`, { auth: limited.auth, json: { queue: ids.P } }));
+    expect((await admin('GET', `/api/tickets/${made.c1}/`)).body.queue).toBe(ids.P);
   });
 
   it('pages by cursor through every ticket it holds, each once', async () => {
