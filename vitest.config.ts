@@ -33,6 +33,7 @@ class LongestFirst extends BaseSequencer {
  * its own. startInProcessRuntime refuses to run in a process shared with other files.
  */
 const IN_PROCESS = [
+  'tests/integration/actors.test.ts',
   'tests/integration/change-feed.test.ts',
   'tests/integration/conflict-emulation.test.ts',
   'tests/integration/credential-sharing.test.ts',

@@ -384,10 +384,13 @@ export const ticketEmailShape = z.object({
   sent: nullable(dateTime),
   updated: dateTime,
   error: nullable(text),
+  actor: nullable(z.object({ id, username: text })),
+  source: z.enum(['api', 'mail', 'system', 'unknown']),
 });
 shapes.add(ticketEmailShape, {
   id: 'TicketEmail',
   description:
+    '`actor` and `source`: who made the change it tells of, as a change event names them. ' +
     "One mail the helpdesk sent (or is sending) about the ticket: its kind (upstream's " +
     'template name), recipients, ' +
     'subject (once composed), ' +
@@ -622,6 +625,8 @@ export const changeEventShape = z.object({
   ticket: id,
   followup: nullable(id),
   attachment: nullable(id),
+  actor: nullable(z.object({ id, username: text })),
+  source: z.enum(['api', 'mail', 'system', 'unknown']),
   changes: nullable(z.record(z.string(), z.object({ old: z.unknown(), new: z.unknown() }))),
   data: z.record(z.string(), z.unknown()),
 });
@@ -641,7 +646,9 @@ shapes.add(changeEventShape, {
     '`public` of its followup) ' +
     'as staff see it after ' +
     'the change, or before ' +
-    'it for a deletion.',
+    'it for a deletion. `actor`: who made the change, the API user ' +
+    '(`{id, username}`), or null with `source` `mail` (mail in), `system` (the escalation run, a mail ' +
+    'delivery report) or `unknown` (a deletion, or an event recorded before actors were).',
 });
 /** The change feed's page: DRF's cursor envelope, and `cursor`, the position after its last event. */
 export const changeEventPage = z.object({

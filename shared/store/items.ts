@@ -2,6 +2,7 @@
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import { KEY_ATTRIBUTES, keys, type ItemType } from './keys';
 import { attachmentLocation, type AttachmentLocation } from '../domain/attachment-location';
+import { WRITTEN_BY, writtenBy } from './actor';
 
 type Item = Record<string, unknown>;
 
@@ -43,6 +44,7 @@ const INTERNAL = new Set<string>([
   RESERVATION_VERSION,
   UPDATED_BY,
   ESCALATION,
+  WRITTEN_BY,
 ]);
 
 /**
@@ -87,6 +89,7 @@ export function ticketItem(ticket: Ticket, opening?: Followup): Item {
     [RESERVATION_VERSION]: FIRST_VERSION,
     ...ticket,
     ...(inline ? { opening: inline } : {}),
+    ...writtenBy(),
   };
 }
 
@@ -98,12 +101,18 @@ export function openingOf(ticketItem: Item): Followup | undefined {
 
 export function followupItem(f: Followup, ticketStatus: number): Item {
   const k = keys.followup(f.ticket, f.id);
-  return { ...k, ...listKeys(f.ticket, ticketStatus, k.SK), type: 'followup' satisfies ItemType, ...f };
+  return { ...k, ...listKeys(f.ticket, ticketStatus, k.SK), type: 'followup' satisfies ItemType, ...f, ...writtenBy() };
 }
 
 export function attachmentItem(a: Attachment, ticketStatus: number): Item {
   const k = keys.attachment(a.ticket, a.id);
-  return { ...k, ...listKeys(a.ticket, ticketStatus, k.SK), type: 'attachment' satisfies ItemType, ...a };
+  return {
+    ...k,
+    ...listKeys(a.ticket, ticketStatus, k.SK),
+    type: 'attachment' satisfies ItemType,
+    ...a,
+    ...writtenBy(),
+  };
 }
 
 /** Where followup `f` lives (keys.ts `ref`). */

@@ -68,6 +68,8 @@ async function writeChangeEvent(event: EventType, fields: Partial<ChangeEvent> =
     ticket: 7,
     followup: null,
     attachment: null,
+    actor: null,
+    source: 'unknown',
     changes: null,
     data: { id: 7, title: 'Printer on fire' },
     ...fields,
