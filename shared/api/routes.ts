@@ -216,6 +216,8 @@ export const CHANGE_EVENT_EXAMPLE = {
   ticket: 42,
   followup: null,
   attachment: null,
+  actor: { id: 7, username: 'agent' },
+  source: 'api',
   changes: { priority: { old: 3, new: 1 }, assigned_to: { old: null, new: 7 } },
   data: {
     id: 42,

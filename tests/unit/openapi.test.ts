@@ -176,6 +176,8 @@ describe('for generated clients', () => {
         ticket: 1,
         followup: null,
         attachment: null,
+        actor: { id: 1, username: 'admin' },
+        source: 'api',
         changes: null,
         data: {},
       };
