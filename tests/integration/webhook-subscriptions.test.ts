@@ -198,6 +198,8 @@ describe('deliveries', () => {
     const other = await subscribe('/deletes', ['ticket.deleted']);
     const event = await writeChangeEvent('ticket.updated', {
       changes: { title: { old: 'Printer', new: 'Printer on fire' } },
+      actor: { id: 3, username: 'agent' },
+      source: 'api',
     });
     const [r] = await receiver.waitFor(1, at('/updates'));
     expect(verifyWith(sub.secret, r!)).toEqual({
@@ -210,6 +212,8 @@ describe('deliveries', () => {
         ticket: 7,
         followup: null,
         attachment: null,
+        actor: { id: 3, username: 'agent' },
+        source: 'api',
         changes: event.changes,
         data: event.data,
       },
