@@ -243,7 +243,7 @@ describe('superusers', () => {
         updated_ticket_cc: null,
         disabled_mail: [],
         escalate_days: null,
-      allow_public_submission: false,
+        allow_public_submission: false,
       },
       created.body,
     ]);
