@@ -150,6 +150,8 @@ describe('dev environment', () => {
         'USER#*',
         'TOKEN#*',
         'LOGIN#*',
+        // Per-queue permissions: a limited staff member's queues (middleware/queue-access.ts).
+        'QUEUES',
         'CUSTOM_FIELDS',
         'COUNTS#ticket',
         'COUNTS#view',
