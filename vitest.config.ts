@@ -33,6 +33,7 @@ class LongestFirst extends BaseSequencer {
  * its own. startInProcessRuntime refuses to run in a process shared with other files.
  */
 const IN_PROCESS = [
+  'tests/integration/actors.test.ts',
   'tests/integration/change-feed.test.ts',
   'tests/integration/conflict-emulation.test.ts',
   'tests/integration/credential-sharing.test.ts',
@@ -49,6 +50,7 @@ const IN_PROCESS = [
   'tests/integration/ticket-filters.test.ts',
   'tests/integration/ticket-filters-id-floor.test.ts',
   'tests/integration/time-spent.test.ts',
+  'tests/integration/queue-permissions.test.ts',
   'tests/integration/webhook-store.test.ts',
   'tests/integration/writes-never-wait.test.ts',
 ];

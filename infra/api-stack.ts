@@ -375,6 +375,7 @@ export class ApiStack extends Stack {
         ...webhooks.environment,
         // Optional: without it, Basic only (shared/domain/tokens.ts).
         ...(settings.authenticationClasses ? { HELPDESK_AUTHENTICATION_CLASSES: settings.authenticationClasses } : {}),
+        ...(settings.perQueueStaffPermission ? { HELPDESK_ENABLE_PER_QUEUE_STAFF_PERMISSION: 'true' } : {}),
         // OpenID Connect's issuer and rules (infra/identity.ts), with `oidc` among the classes.
         ...this.identity.environment,
         // The origins trusted with cross-site writes (shared/domain/cross-origin.ts), as CORS lists them.

@@ -33,6 +33,11 @@ export interface EnvironmentSettings {
    */
   authenticationClasses?: string;
   /**
+   * HELPDESK_ENABLE_PER_QUEUE_STAFF_PERMISSION for every function: staff who are not superusers kept to
+   * their queues (shared/domain/queue-access.ts, docs/security.md). Unset: off, as upstream.
+   */
+  perQueueStaffPermission?: boolean;
+  /**
    * OpenID Connect bearer tokens, with `oidc` in authenticationClasses (docs/operations.md): an issuer
    * and audience of the operator's provider, or `cognitoUserPool` to have the stack make a Cognito user
    * pool (and app client) the issuer, into which Entra ID or Google can be federated.

@@ -187,6 +187,14 @@ export const config = {
   get apiActive(): boolean {
     return env('HELPDESK_ACTIVATE_API_ENDPOINT') === 'True';
   },
+  /**
+   * Per-queue permissions for staff who are not superusers (domain/queue-access.ts): on only when
+   * HELPDESK_ENABLE_PER_QUEUE_STAFF_PERMISSION is `true`, as upstream's setting. Read at every request,
+   * as `apiActive`: the permission matrix test turns it on and off within one runtime.
+   */
+  get perQueueStaffPermission(): boolean {
+    return env('HELPDESK_ENABLE_PER_QUEUE_STAFF_PERMISSION') === 'true';
+  },
   /** Failed-login throttling (domain/login-throttle.ts): HELPDESK_LOGIN_* variables, else defaults. */
   get loginThrottle(): LoginThrottlePolicy {
     return settings.loginThrottle();

@@ -10,13 +10,15 @@ import { reserveIds } from '../../shared/store/counters';
 import { withFiles } from '../../shared/store/file-cleanups';
 import { addAttachment, followupTicket } from '../../shared/store/followups';
 import { MissingTicket, readTicket } from '../../shared/store/tickets';
+import { queueScopeOf } from '../../shared/middleware/queue-access';
+import { canAccessTicket } from '../../shared/domain/queue-access';
 
 export const handler = apiHandler('attachments/create', async (event) => {
   const draft = parseAttachmentBody(await event.parseBody!());
   const missing = () => new ValidationError({ followup: [MESSAGES.pkMissing(draft.followup)] });
   const ticketId = await followupTicket(draft.followup);
   const collection = ticketId === undefined ? undefined : await readTicket(ticketId);
-  if (!collection) throw missing();
+  if (!collection || !canAccessTicket(await queueScopeOf(event), collection.ticket)) throw missing();
   const full = followupFullError(collection.attachments.filter((a) => a.followup === draft.followup).length);
   if (full) throw full;
   const { ticket } = collection;

@@ -4,9 +4,10 @@ import { baseUrl } from '../../shared/middleware/http';
 import { pageRequest, pageResponse } from '../../shared/middleware/pages';
 import { attachmentView } from '../../shared/domain/views';
 import { listAttachments } from '../../shared/store/followups';
+import { visibleTicketIds } from '../../shared/middleware/queue-access';
 
 export const handler = apiHandler('attachments/list', async (event) => {
-  const page = await listAttachments(pageRequest(event));
+  const page = await listAttachments(pageRequest(event), await visibleTicketIds(event));
   const base = baseUrl(event);
   return pageResponse(
     event,

@@ -8,6 +8,7 @@ import { baseUrl, json, queryParam } from '../../shared/middleware/http';
 import { ValidationError } from '../../shared/domain/errors';
 import { DEFAULT_FEED_PAGE, MAX_FEED_PAGE } from '../../shared/domain/events';
 import { decodeFeedCursor, encodeFeedCursor, feedCursorKey, readChangeEvents } from '../../shared/store/change-feed';
+import { visibleTicketIds } from '../../shared/middleware/queue-access';
 
 function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_FEED_PAGE;
@@ -30,7 +31,7 @@ export const handler = apiHandler('events/list', async (event) => {
       ],
     });
   }
-  const page = await readChangeEvents(after, limit);
+  const [page, visible] = await Promise.all([readChangeEvents(after, limit), visibleTicketIds(event)]);
   const position = page.last ?? after;
   const cursor = position === undefined ? null : encodeFeedCursor(position, key);
   let next: string | null = null;
@@ -40,5 +41,8 @@ export const handler = apiHandler('events/list', async (event) => {
     if (queryParam(event, 'limit') !== undefined) url.searchParams.set('limit', String(limit));
     next = url.toString();
   }
-  return json(200, { next, previous: null, cursor, results: page.events });
+  // A limited staff member's page leaves out the events of tickets they may not see (it may be short; the cursor
+  // still moves past them).
+  const results = visible ? page.events.filter((e) => visible.has(e.ticket)) : page.events;
+  return json(200, { next, previous: null, cursor, results });
 });

@@ -10,6 +10,8 @@ import { loadReferences } from '../../shared/store/references';
 import { webhookEventFor } from '../../shared/webhooks/settings';
 import { StaleTicket, MissingTicket, addFollowup } from '../../shared/store/tickets';
 import { retryWhileStale } from '../../shared/middleware/stale';
+import { queueScopeOf } from '../../shared/middleware/queue-access';
+import { canAccessTicket } from '../../shared/domain/queue-access';
 
 export const handler = apiHandler('followups/create', async (event) => {
   const draft = parseFollowupBody(await event.parseBody!());
@@ -22,7 +24,9 @@ export const handler = apiHandler('followups/create', async (event) => {
     });
   const planWith = async () => {
     const refs = await lookup();
-    const ticket = typeof v.ticket === 'number' ? refs.tickets.get(v.ticket) : undefined;
+    const named = typeof v.ticket === 'number' ? refs.tickets.get(v.ticket) : undefined;
+    // A ticket the caller may not see is one that does not exist (400 on `ticket`).
+    const ticket = named && canAccessTicket(await queueScopeOf(event), named) ? named : undefined;
     const plan = planFollowup(
       draft,
       { ticket, userExists: typeof v.user === 'number' && refs.users.has(v.user) },

@@ -4,15 +4,16 @@
  */
 import { apiHandler, idParam } from '../../shared/middleware';
 import { json } from '../../shared/middleware/http';
-import { NotFound, ValidationError } from '../../shared/domain/errors';
+import { ValidationError } from '../../shared/domain/errors';
 import { MESSAGES } from '../../shared/domain/fields';
 import { ALREADY_CC, parseTicketCcBody, ticketCcView } from '../../shared/domain/mail-settings';
 import { getTicket } from '../../shared/store/tickets';
 import { addTicketCc, DuplicateCc, userExists } from '../../shared/store/ticket-ccs';
+import { requireTicket } from '../../shared/middleware/queue-access';
 
 export const handler = apiHandler('ticket-cc/create', async (event) => {
   const ticket = idParam(event);
-  if (!(await getTicket(ticket))) throw new NotFound();
+  await requireTicket(event, await getTicket(ticket));
   const entry = parseTicketCcBody(await event.parseBody!());
   if (entry.user !== null && !(await userExists(entry.user)))
     throw new ValidationError({ user: [MESSAGES.pkMissing(entry.user)] });

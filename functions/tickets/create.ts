@@ -14,11 +14,12 @@ import { MissingQueueOnWrite, createTicket } from '../../shared/store/tickets';
 import { webhookEventFor } from '../../shared/webhooks/settings';
 import { ValidationError } from '../../shared/domain/errors';
 import { MESSAGES } from '../../shared/domain/fields';
+import { referencesSeenBy } from '../../shared/middleware/queue-access';
 
 export const handler = apiHandler('tickets/create', async (event) => {
   const defs = await listCustomFields();
   const draft = parseTicketBody(await event.parseBody!(), 'create', defs);
-  const refs = await loadReferences(referencedIds(draft.values));
+  const refs = await referencesSeenBy(event, await loadReferences(referencedIds(draft.values)));
   const plan = planTicketCreation(draft, refs, event.user!.id, new Date());
 
   const uploads = draft.attachment ? [draft.attachment] : [];

@@ -1,5 +1,4 @@
 /** PUT and PATCH of a ticket share everything but the mode (what is required). Not a handler itself. */
-import { NotFound } from '../../shared/domain/errors';
 import { ticketETag, ticketRevision } from '../../shared/domain/etag';
 import type { Mode } from '../../shared/domain/fields';
 import { parseTicketBody, planTicketUpdate, referencedIds } from '../../shared/domain/ticket';
@@ -13,28 +12,28 @@ import { idParam } from '../../shared/middleware';
 import { baseUrl, json, type ApiEvent, type HttpResult } from '../../shared/middleware/http';
 import { checkIfMatch } from './preconditions';
 import { retryWhileStale } from '../../shared/middleware/stale';
+import { referencesSeenBy, requireTicket } from '../../shared/middleware/queue-access';
 
 export async function updateTicketRequest(
   event: ApiEvent,
   mode: Extract<Mode, 'replace' | 'partial'>,
 ): Promise<HttpResult> {
   const id = idParam(event);
-  const [current, cached] = await Promise.all([readTicket(id), listCustomFields()]);
-  if (!current) throw new NotFound();
+  const [first, cached] = await Promise.all([readTicket(id), listCustomFields()]);
+  const current = await requireTicket(event, first, (c) => c.ticket);
   const defs = await checkIfMatch(event, current, cached); // 412 before the body is looked at (RFC 9110 §13.2.1)
   const draft = parseTicketBody(await event.parseBody!(), mode, defs);
   delete draft.errors.attachment; // accepted and ignored on updates, as upstream
   const changes = planTicketUpdate(
     draft,
-    await loadReferences(referencedIds(draft.values)),
+    await referencesSeenBy(event, await loadReferences(referencedIds(draft.values)), current.ticket.queue),
     new Date(),
     current.ticket,
   );
   let read = current;
   return retryWhileStale(async (attempt) => {
     if (attempt > 1) {
-      const again = await readTicket(id);
-      if (!again) throw new NotFound();
+      const again = await requireTicket(event, await readTicket(id), (c) => c.ticket);
       await checkIfMatch(event, again, defs);
       read = again;
     }

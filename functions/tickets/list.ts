@@ -10,6 +10,7 @@ import { listCustomFields } from '../../shared/store/custom-fields';
 import { listTicketsBy } from '../../shared/store/filtered-lists';
 import { readHits, searchRequest } from '../../shared/search/results';
 import { searchTickets } from '../../shared/search/search';
+import { queueScopeOf } from '../../shared/middleware/queue-access';
 
 const PARAMETERS = ['status', 'ordering', 'search', ...FILTERS];
 
@@ -17,8 +18,10 @@ export const handler = apiHandler('tickets/list', async (event) => {
   const params = Object.fromEntries(PARAMETERS.map((name) => [name, queryParam(event, name)]));
   const base = baseUrl(event);
   const search = searchRequest(params);
+  const scope = await queueScopeOf(event);
   if (search) {
-    const found = await searchTickets(search.query, search.filters, search.order, {}, pageRequest(event));
+    const access = scope ? { queues: [...scope.queues], assignedTo: scope.user } : {};
+    const found = await searchTickets(search.query, search.filters, search.order, access, pageRequest(event));
     const [hits, defs] = await Promise.all([readHits(found.hits), listCustomFields()]);
     return pageResponse(
       event,
@@ -27,7 +30,7 @@ export const handler = apiHandler('tickets/list', async (event) => {
       hits.map((h) => ({ ...ticketView(base, h.collection, defs), snippet: h.snippet })),
     );
   }
-  const query = parseTicketListQuery(params);
+  const query = parseTicketListQuery(params, scope);
   const [page, defs] = await Promise.all([
     listTicketsBy(query, pageRequest(event, { cursors: true })),
     listCustomFields(),

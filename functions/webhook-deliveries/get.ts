@@ -4,10 +4,11 @@ import { json } from '../../shared/middleware/http';
 import { NotFound } from '../../shared/domain/errors';
 import { DELIVERY_ID, deliveryView } from '../../shared/domain/webhooks';
 import { getDelivery } from '../../shared/store/deliveries';
+import { mayAccessDelivery } from '../../shared/middleware/queue-access';
 
 export const handler = apiHandler('webhook-deliveries/get', async (event) => {
   const id = event.pathParameters?.id ?? '';
   const delivery = DELIVERY_ID.test(id) ? await getDelivery(id) : undefined;
-  if (!delivery) throw new NotFound();
+  if (!delivery || !(await mayAccessDelivery(event, delivery))) throw new NotFound();
   return json(200, deliveryView(delivery));
 });

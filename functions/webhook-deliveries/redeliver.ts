@@ -11,11 +11,12 @@ import { Conflict, NotFound } from '../../shared/domain/errors';
 import { DELIVERY_ID, deliveryView, mayRedeliver } from '../../shared/domain/webhooks';
 import { getDelivery, requeueDelivery } from '../../shared/store/deliveries';
 import { deliveryQueue } from '../../shared/webhooks/queue';
+import { mayAccessDelivery } from '../../shared/middleware/queue-access';
 
 export const handler = apiHandler('webhook-deliveries/redeliver', async (event) => {
   const id = event.pathParameters?.id ?? '';
   const current = DELIVERY_ID.test(id) ? await getDelivery(id) : undefined;
-  if (!current) throw new NotFound();
+  if (!current || !(await mayAccessDelivery(event, current))) throw new NotFound();
   if (current.event === 'subscription.disabled')
     throw new Conflict('This entry records a subscription being disabled: it has nothing to send.');
   if (!current.body)

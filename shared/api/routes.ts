@@ -216,6 +216,8 @@ export const CHANGE_EVENT_EXAMPLE = {
   ticket: 42,
   followup: null,
   attachment: null,
+  actor: { id: 7, username: 'agent' },
+  source: 'api',
   changes: { priority: { old: 3, new: 1 }, assigned_to: { old: null, new: 7 } },
   data: {
     id: 42,
@@ -858,7 +860,7 @@ export const routes: readonly Route[] = [
     path: '/api/followups',
     handler: 'followups/list',
     permission: 'staff',
-    table: [...G.listRefs, ...G.readTickets],
+    table: [...G.listRefs, ...G.readTickets, ...G.visibleTickets],
     files: [],
     doc: {
       tag: 'Followups',
@@ -964,7 +966,7 @@ export const routes: readonly Route[] = [
     path: '/api/followups-attachments',
     handler: 'attachments/list',
     permission: 'staff',
-    table: [...G.listRefs, ...G.readTickets],
+    table: [...G.listRefs, ...G.readTickets, ...G.visibleTickets],
     files: [],
     doc: {
       tag: 'Attachments',
@@ -1723,7 +1725,7 @@ export const routes: readonly Route[] = [
     path: '/api/webhook-deliveries',
     handler: 'webhook-deliveries/list',
     permission: 'staff',
-    table: [...G.readDeliveries],
+    table: [...G.readDeliveries, ...G.visibleTickets],
     files: [],
     doc: {
       tag: 'Webhooks',
@@ -1745,7 +1747,7 @@ export const routes: readonly Route[] = [
     path: '/api/webhook-deliveries/{id}',
     handler: 'webhook-deliveries/get',
     permission: 'staff',
-    table: [...G.readDeliveries],
+    table: [...G.readDeliveries, ...G.visibleTickets],
     files: [],
     doc: { tag: 'Webhooks', summary: 'One webhook delivery', success: json('WebhookDelivery', 200, 'The delivery.') },
   },
@@ -1754,7 +1756,7 @@ export const routes: readonly Route[] = [
     path: '/api/webhook-deliveries/{id}/redeliver',
     handler: 'webhook-deliveries/redeliver',
     permission: 'staff',
-    table: [...G.redeliver],
+    table: [...G.redeliver, ...G.visibleTickets],
     files: [],
     queuesWebhooks: true,
     doc: {
@@ -1769,7 +1771,7 @@ export const routes: readonly Route[] = [
     path: '/api/events',
     handler: 'events/list',
     permission: 'staff',
-    table: [...G.readEvents],
+    table: [...G.readEvents, ...G.visibleTickets],
     files: [],
     doc: {
       tag: 'Events',

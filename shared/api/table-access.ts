@@ -153,6 +153,13 @@ export const GRANTS = {
     on(['UpdateItem'], P.counters),
   ],
   idempotencyKeys: [on(['GetItem', ...WRITE], P.idempotency)],
+  /** Per-queue permissions (middleware/queue-access.ts): every staff route may read the queues. */
+  queueScope: [on(['Query'], P.queues)],
+  /**
+   * What a limited staff member may see of a list that is not of tickets: the listing records of their
+   * queues and of their tickets (gsi4), or one ticket item by id.
+   */
+  visibleTickets: [{ index: INDEXES.gsi4.name }, on(['GetItem'], P.ticket)],
   /** Custom field definitions, which decide a ticket's `custom_*` keys and its ETag. */
   customFieldDefinitions: [on(['Query'], P.customFields)],
   /** A new id: the counter's `ADD`. */
@@ -173,8 +180,8 @@ export const GRANTS = {
   /** A webhook event written with the change it announces. */
   outbox: [on(['PutItem'], P.outbox)],
   countsTotals: [on(['Query'], P.counts)],
-  /** An agent view's count item (store/ticket-counts.ts readViewCount). */
-  viewCounts: [on(['GetItem'], P.countsViews)],
+  /** An agent view's count item (store/ticket-counts.ts readViewCount), or several (a limited staff member's count). */
+  viewCounts: [on(['GetItem', 'BatchGetItem'], P.countsViews)],
   listTickets: [{ index: INDEXES.gsi1.name }, { index: INDEXES.gsi2.name }],
   /**
    * Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), their page
@@ -369,12 +376,13 @@ export const MAIL_EVENT_GRANTS: readonly TableGrant[] = [
  * authentication classes, a first sign-in's writes too), and its own grants.
  */
 export function grantsOf(
-  route: { method: string; table: readonly TableGrant[] },
+  route: { method: string; permission?: string; table: readonly TableGrant[] },
   options: { oidc?: boolean } = {},
 ): TableGrant[] {
   return [
     ...GRANTS.authenticate,
     ...(options.oidc ? GRANTS.oidcSignIn : []),
+    ...(route.permission === 'staff' ? GRANTS.queueScope : []),
     ...(route.method === 'POST' ? GRANTS.idempotencyKeys : []),
     ...route.table,
   ];

@@ -26,6 +26,8 @@ import { MAIL_PREFIX, TICKET_PREFIX } from '../store/keys';
 import type { MailRecord } from '../domain/mail';
 import { openingOf, strip, writtenByImport, WRITTEN_OUT } from '../store/items';
 import type { StreamPosition, TableChange } from './changes';
+import { eventActor } from '../domain/actor';
+import { WRITTEN_BY } from '../store/actor';
 
 type Item = Record<string, unknown>;
 type Data = Record<string, JsonValue>;
@@ -136,6 +138,9 @@ function mailEvent(change: TableChange): DerivedEvent[] {
     ticket: mail.ticket,
     followup: mail.followup,
     attachment: null,
+    // A delivery report (SES, the sender): no one's action.
+    actor: null,
+    source: 'system',
     changes: { status: { old: (change.oldImage?.status as string | undefined) ?? null, new: mail.status } },
     data,
   };
@@ -153,6 +158,8 @@ export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[]
   const out: DerivedEvent[] = [];
   // A ticket's fields holding text only staff may see, before and after (domain/disclosure.ts).
   const privateFields = image.type === 'ticket' ? ticketPrivateFields(oldImage, newImage) : undefined;
+  // The write's own record of its actor; a deletion writes none (the old image names the one before it).
+  const by = eventName === 'REMOVE' ? eventActor(undefined) : eventActor(newImage?.[WRITTEN_BY]);
   const add = (
     event: EventType,
     created: string,
@@ -170,6 +177,7 @@ export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[]
         ticket,
         followup: ids.followup ?? null,
         attachment: ids.attachment ?? null,
+        ...by,
         changes,
         data,
         ...(privateFields ? { private_fields: privateFields } : {}),

@@ -37,6 +37,8 @@ export const queueFields = {
   slug: textField({ required: true, maxLength: 50, match: SLUG }),
   ...queueMailFields,
   escalate_days: escalateDaysField(),
+  // Upstream's: with per-queue permissions, every staff member sees such a queue (domain/queue-access.ts).
+  allow_public_submission: booleanField(),
 };
 
 export function parseQueueBody(body: ParsedBody, mode: Mode): Partial<Omit<Queue, 'id'>> {
@@ -54,6 +56,7 @@ export const queueView = (q: Queue) => ({
   updated_ticket_cc: q.updated_ticket_cc,
   disabled_mail: q.disabled_mail,
   escalate_days: q.escalate_days,
+  allow_public_submission: q.allow_public_submission,
 });
 
 const listOfStrings: Field<string[]> = {

@@ -3,6 +3,7 @@
  * change feed's records (`GET /api/events/`) and what webhook subscriptions receive. Pure types and
  * rules only; deriving them from the table's stream and storing them live in shared/store.
  */
+import type { EventActor } from './actor';
 
 /** Every event type, in the order the docs list them. */
 export const EVENT_TYPES = [
@@ -41,6 +42,9 @@ export interface ChangeEvent {
   ticket: number;
   followup: number | null;
   attachment: number | null;
+  /** Who made the change: the API user (`{id, username}`), or null with `source` `mail` or `system` (domain/actor.ts). */
+  actor: EventActor['actor'];
+  source: EventActor['source'];
   /** The changed fields' old and new values, for the `*.updated` and `ticket.status_changed` events; else null. */
   changes: Record<string, FieldChange> | null;
   /** The record as staff see it after the change (before it, for a deletion). */

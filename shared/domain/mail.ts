@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { isMailKind, MAIL_KINDS, type MailKind } from './mail-settings';
 import { storedDateTime, wireDateTime } from './datetime';
 import { angleAddress } from './linear-text';
+import type { EventActor } from './actor';
 
 export const MAIL_STATUSES = [
   'queued',
@@ -52,6 +53,9 @@ export interface MailRecord {
   updated: string;
   /** Why it failed, bounced or was suppressed (a provider's answer, at most 500 characters). */
   error: string | null;
+  /** Who made the change it tells of (domain/actor.ts); absent on mail logged before actors were recorded. */
+  actor?: EventActor['actor'];
+  source?: EventActor['source'];
 }
 
 /**
@@ -238,5 +242,7 @@ export function mailView(m: MailRecord) {
     sent: m.sent ? wire(m.sent) : null,
     updated: wire(m.updated),
     error: m.error,
+    actor: m.actor ?? null,
+    source: m.source ?? 'unknown',
   };
 }

@@ -131,4 +131,6 @@ export interface Queue extends QueueMailSettings {
   slug: string;
   /** Upstream's `escalate_days`: days (not excluded) an open ticket waits before it escalates; null never. */
   escalate_days: number | null;
+  /** Upstream's: every staff member sees it when per-queue permissions are on (domain/queue-access.ts). */
+  allow_public_submission: boolean;
 }

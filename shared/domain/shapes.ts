@@ -264,6 +264,7 @@ export const queueShape = z.object({
   updated_ticket_cc: nullable(text),
   disabled_mail: z.array(z.enum(MAIL_KINDS)),
   escalate_days: nullable(z.int().check(z.minimum(0))),
+  allow_public_submission: z.boolean(),
 });
 shapes.add(queueShape, {
   id: 'Queue',
@@ -279,7 +280,8 @@ shapes.add(queueShape, {
     'days (holidays not counted) ' +
     'an open ticket waits before ' +
     'the daily run raises its ' +
-    'priority; null: never.',
+    'priority; null: never. ' +
+    '`allow_public_submission`: with per-queue permissions on, every staff member sees this queue.',
 });
 
 export const exclusionShape = z.object({ id, name: text, date: z.iso.date(), queues: z.array(id) });
@@ -403,10 +405,13 @@ export const ticketEmailShape = z.object({
   sent: nullable(dateTime),
   updated: dateTime,
   error: nullable(text),
+  actor: nullable(z.object({ id, username: text })),
+  source: z.enum(['api', 'mail', 'system', 'unknown']),
 });
 shapes.add(ticketEmailShape, {
   id: 'TicketEmail',
   description:
+    '`actor` and `source`: who made the change it tells of, as a change event names them. ' +
     "One mail the helpdesk sent (or is sending) about the ticket: its kind (upstream's " +
     'template name), recipients, ' +
     'subject (once composed), ' +
@@ -665,6 +670,8 @@ export const changeEventShape = z.object({
   ticket: id,
   followup: nullable(id),
   attachment: nullable(id),
+  actor: nullable(z.object({ id, username: text })),
+  source: z.enum(['api', 'mail', 'system', 'unknown']),
   changes: nullable(z.record(z.string(), z.object({ old: z.unknown(), new: z.unknown() }))),
   data: z.record(z.string(), z.unknown()),
 });
@@ -684,7 +691,9 @@ shapes.add(changeEventShape, {
     '`public` of its followup) ' +
     'as staff see it after ' +
     'the change, or before ' +
-    'it for a deletion.',
+    'it for a deletion. `actor`: who made the change, the API user ' +
+    '(`{id, username}`), or null with `source` `mail` (mail in), `system` (the escalation run, a mail ' +
+    'delivery report) or `unknown` (a deletion, or an event recorded before actors were).',
 });
 /** The change feed's page: DRF's cursor envelope, and `cursor`, the position after its last event. */
 export const changeEventPage = z.object({

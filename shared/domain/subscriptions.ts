@@ -284,6 +284,8 @@ export function subscriptionPayload(event: ChangeEvent, staffOnlyFields: readonl
       ticket: shown.ticket,
       followup: shown.followup,
       attachment: shown.attachment,
+      actor: shown.actor,
+      source: shown.source,
       changes: shown.changes,
       data: shown.data,
     },

@@ -6,7 +6,8 @@
 import { parseDateTime, storedDateTime } from './datetime';
 import { ValidationError } from './errors';
 import { MESSAGES } from './fields';
-import { PRIORITY_VALUES, type Ticket } from './records';
+import { PRIORITY_VALUES, STATUS_VALUES, type Ticket } from './records';
+import { canAccessTicket, type QueueScope } from './queue-access';
 import { parseStatusFilter } from './status-filter';
 import { statusAttribute, type ViewCountItem } from './ticket-counts';
 import { type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
@@ -56,7 +57,17 @@ export interface TicketFilters {
  * status views: several statuses are merged in id order), or gsi3 for a submitter.
  */
 export type ListingSource =
-  { dimension: ListedDimension; values?: string[]; since?: string } | { dimension: 'submitter'; email: string };
+  | {
+      dimension: ListedDimension;
+      values?: string[];
+      since?: string;
+      /**
+       * More partitions merged with these, in the same order (a limited staff member's queues and their
+       * own tickets: scopedPlan); a ticket listed in two is shown once.
+       */
+      also?: { dimension: ListedDimension; values: string[] }[];
+    }
+  | { dimension: 'submitter'; email: string };
 
 /** What a list query asks for, and so which index reads it. */
 export type TicketListQuery =
@@ -74,6 +85,9 @@ export type TicketListQuery =
       filters: TicketFilters;
       ascending: boolean;
       idFloor?: IdFloor;
+      /** A limited staff member's (domain/queue-access.ts): what the list may show, and its count's terms. */
+      scope?: QueueScope;
+      count?: CountSource | null;
     };
 
 /**
@@ -176,7 +190,7 @@ function planListing(filters: TicketFilters, order: ListingOrder): { source: Lis
 }
 
 /** The list `query` (the request's query parameters) asks for; a bad value or combination is a 400. */
-export function parseTicketListQuery(query: Record<string, string | undefined>): TicketListQuery {
+export function parseTicketListQuery(query: Record<string, string | undefined>, scope?: QueueScope): TicketListQuery {
   const errors: Record<string, string[]> = {};
   const given = (name: string) => {
     const raw = query[name];
@@ -248,10 +262,67 @@ export function parseTicketListQuery(query: Record<string, string | undefined>):
     (others.length && others.every((k) => k.endsWith('Since')) ? (createdSince ? 'created' : 'modified') : 'id');
   const ascending = !order.startsWith('-');
   const key = ORDER_OF_FIELD[order.replace('-', '') as OrderingField];
+  const idFloor = idFloorOf(createdSince, key);
+  const floor = idFloor ? { idFloor } : {};
+  if (scope) return { kind: 'listing', ...scopedPlan(filters, key, scope), filters, ascending, scope, ...floor };
   // Upstream's list: id order, by status or not: gsi1 / gsi2, page numbers.
   if (key === 'id' && !others.length) return { kind: 'ids', ...(statuses ? { statuses } : {}), ascending };
-  const idFloor = idFloorOf(createdSince, key);
-  return { kind: 'listing', ...planListing(filters, key), filters, ascending, ...(idFloor ? { idFloor } : {}) };
+  return { kind: 'listing', ...planListing(filters, key), filters, ascending, ...floor };
+}
+
+/**
+ * A limited staff member's list (docs/data-model.md, "Listings for a staff member limited to a set of
+ * queues"): what they may see of `filters`. A queue of theirs, or their own tickets, is the list as
+ * anyone's; a queue not theirs, their tickets in it; otherwise the union of one branch per queue of
+ * theirs (the filters and that queue) and one of their own tickets (the filters and them as
+ * assignee), each planned as any list, their partitions merged (in id order one per queue and one
+ * for them; in another order the agent views, per status: every status when none is asked). The
+ * count, exact where the filters are at most statuses and an assignee, sums the agent views' count
+ * items: per queue, plus theirs, less theirs in those queues (counted twice).
+ */
+function scopedPlan(
+  filters: TicketFilters,
+  order: ListingOrder,
+  scope: QueueScope,
+): { source: ListingSource; residual: TicketFilters; count: CountSource | null } {
+  const me = String(scope.user);
+  const { queue, assignee } = filters;
+  const plain = (f: TicketFilters) => {
+    const plan = planListing(f, order);
+    const query = { kind: 'listing', filters: f } as const;
+    return { ...plan, count: countSourceOf({ ...query, ...plan, ascending: true }) ?? null };
+  };
+  if (queue !== undefined && scope.queues.has(Number(queue))) return plain(filters);
+  if (assignee === me) return plain(filters);
+  if (queue !== undefined) {
+    if (assignee !== undefined) return { source: { dimension: 'queue', values: [] }, residual: {}, count: { sum: [] } };
+    return plain({ ...filters, assignee: me });
+  }
+  const statuses = order === 'id' ? filters.statuses : (filters.statuses ?? new Set<number>(STATUS_VALUES));
+  const branches = [
+    ...[...scope.queues].sort((a, b) => a - b).map((q) => ({ ...filters, statuses, queue: String(q) })),
+    ...(assignee === undefined ? [{ ...filters, statuses, assignee: me }] : []),
+  ].map((f) => planListing(Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)), order));
+  const parts = branches.flatMap(({ source }) =>
+    source.dimension === 'submitter' ? [] : [{ dimension: source.dimension, values: source.values ?? [] }],
+  );
+  const first = parts[0] ?? { dimension: 'queue' as const, values: [] };
+  const since = branches[0]?.source.dimension !== 'submitter' ? branches[0]?.source.since : undefined;
+  const source: ListingSource = { ...first, ...(since ? { since } : {}), also: parts.slice(1) };
+  // Every branch leaves the same filters to check: all but the statuses, queue, assignee (and time) it serves.
+  const residual = branches[0]?.residual ?? {};
+  const counted = Object.keys(filters).every((k) => k === 'statuses' || k === 'assignee');
+  if (!counted) return { source, residual, count: null };
+  const queues = [...scope.queues].map(String);
+  const sum: CountTerm[] =
+    assignee !== undefined
+      ? queues.map((q) => ({ item: { view: 'sqa', queue: q, assignee }, sign: 1 }))
+      : [
+          ...queues.map((q): CountTerm => ({ item: { view: 'sq', queue: q }, sign: 1 })),
+          { item: { view: 'sa', assignee: me }, sign: 1 },
+          ...queues.map((q): CountTerm => ({ item: { view: 'sqa', queue: q, assignee: me }, sign: -1 })),
+        ];
+  return { source, residual, count: { sum, ...(filters.statuses ? { statuses: filters.statuses } : {}) } };
 }
 
 /**
@@ -275,7 +346,7 @@ export function matchesFilters(filters: TicketFilters, ticket: Ticket): boolean 
 /** Whether a ticket as read still matches every filter of the list it was listed in. */
 export function stillMatches(query: TicketListQuery, ticket: Ticket): boolean {
   if (query.kind === 'ids') return !query.statuses || query.statuses.has(ticket.status);
-  return matchesFilters(query.filters, ticket);
+  return matchesFilters(query.filters, ticket) && canAccessTicket(query.scope, ticket);
 }
 
 /**
@@ -286,9 +357,18 @@ export function stillMatches(query: TicketListQuery, ticket: Ticket): boolean {
  * all of them). Undefined (a `null` count) for the rest: a submitter, a time filter, a priority
  * with anything else.
  */
-export type CountSource = { totals: 'all' | string[] } | { view: ViewCountItem; statuses?: Set<number> };
+export type CountSource =
+  | { totals: 'all' | string[] }
+  | { view: ViewCountItem; statuses?: Set<number> }
+  | { sum: CountTerm[]; statuses?: Set<number> };
+/** One view count item added or taken away (a limited staff member's count: scopedPlan). */
+export interface CountTerm {
+  item: ViewCountItem;
+  sign: 1 | -1;
+}
 
 export function countSourceOf(query: TicketListQuery): CountSource | undefined {
+  if (query.kind === 'listing' && query.count !== undefined) return query.count ?? undefined;
   const { statuses, queue, assignee, priority, email, createdSince, updatedSince } =
     query.kind === 'ids' ? { statuses: query.statuses } : query.filters;
   if (email !== undefined || createdSince !== undefined || updatedSince !== undefined) return undefined;

@@ -61,6 +61,7 @@ import type { AuthorCheck } from './verify';
 import { storeHooks, type MailInHooks } from './hooks';
 import { queuesOfMessage, type MessageQueues } from './known-queues';
 import { ignoredMessage, type IgnoredResult } from './ignored';
+import { withWriter } from '../store/actor';
 
 export interface Delivery {
   raw: Buffer;
@@ -98,8 +99,15 @@ async function checkAuthor(mail: ParsedMail, delivery: Delivery): Promise<Author
   );
 }
 
-/** Runs the ingest; whatever goes wrong is kept as a problem (raw, listed, re-runnable), counted and logged. */
+/**
+ * Runs the ingest; whatever goes wrong is kept as a problem (raw, listed, re-runnable), counted and
+ * logged. What it writes is mail's (store/actor.ts): no user is its actor.
+ */
 export async function ingest(delivery: Delivery, hooks: MailInHooks = storeHooks): Promise<IngestResult> {
+  return withWriter({ source: 'mail' }, () => ingestMessage(delivery, hooks));
+}
+
+async function ingestMessage(delivery: Delivery, hooks: MailInHooks): Promise<IngestResult> {
   const received = (delivery.receivedAt ?? new Date()).toISOString();
   let mail: ParsedMail | undefined;
   const problem = async (kind: MailProblem['kind'], reason: string) => {

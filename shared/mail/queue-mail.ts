@@ -25,6 +25,8 @@ import { readTicket } from '../store/tickets';
 import type { TableChange } from '../consumer/changes';
 import { ccAddresses } from '../domain/mail-settings';
 import { ticketCcAddresses } from '../store/ticket-ccs';
+import { eventActor } from '../domain/actor';
+import { WRITTEN_BY } from '../store/actor';
 
 export interface MailQueue {
   enqueue(ref: MailRef, delaySeconds: number): Promise<void>;
@@ -210,6 +212,7 @@ export async function queueMailFor(
         sent: null,
         updated: at,
         error: null,
+        ...eventActor(change.newImage?.[WRITTEN_BY]),
       };
       const created = await queueMail(mail);
       // Recorded before (a retried batch, a restart reading the stream again): queued again unless

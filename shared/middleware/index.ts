@@ -26,6 +26,8 @@ import { observe } from './observe';
 import { ORIGIN_HEADER, checkOrigin } from './origin';
 import { isRetryableFailure } from '../aws/aws-request';
 import { SECURITY_HEADERS, header, json, type ApiEvent, type HttpResult } from './http';
+import { apiWriter } from '../domain/actor';
+import { withWriter } from '../store/actor';
 
 export type { ApiEvent, HttpResult } from './http';
 
@@ -227,7 +229,9 @@ export function apiHandler(
   // A POST route with Idempotency-Key: once per key (idempotency.ts). Not the fallback: a 404 or 405
   // has no effect to make once, and its function may not write keys (shared/api/table-access.ts).
   if (entry.method === 'POST') chain.use(idempotency(handlerName, { answerHoldsSecret: entry.answerHoldsSecret }));
-  return chain.handler((event) => fn(event));
+  // Everything the handler writes names its caller (store/actor.ts): the change feed's, the webhooks' and the mail
+  // log's actor.
+  return chain.handler((event) => (event.user ? withWriter(apiWriter(event.user), () => fn(event)) : fn(event)));
 }
 
 /** Path parameter as text, percent-decoded (`@`, `#` may come encoded); a malformed escape names nothing: 404. */

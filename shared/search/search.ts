@@ -17,6 +17,8 @@ export interface SearchAccess {
   requester?: string;
   /** The queue ids the caller may see; undefined: every queue. */
   queues?: readonly number[];
+  /** With `queues`: the tickets assigned to this user are seen in any queue (domain/queue-access.ts). */
+  assignedTo?: number;
 }
 
 export interface SearchHit {
@@ -50,6 +52,7 @@ function parameters(query: SearchQuery, filters: TicketFilters, access: SearchAc
     public: access.requester !== undefined,
     own_email: none(access.requester),
     queues: access.queues ? JSON.stringify(access.queues) : null,
+    also_assigned: access.assignedTo === undefined ? null : String(access.assignedTo),
     statuses: filters.statuses ? JSON.stringify([...filters.statuses]) : null,
     queue: none(filters.queue),
     assigned_to: none(filters.assignee),

@@ -199,7 +199,7 @@ export type Audience = 'staff' | 'public';
  * escaped by the caller, the others checked on the rows) with its other words; each set is read
  * through its own index and the union filtered by the lists' filters (each null when not given) and
  * the caller's access: `:own_email` (a requester's own tickets), `:queues` (JSON list of queue ids
- * allowed, or null for all).
+ * allowed, or null for all) and `:also_assigned` (a user whose tickets are allowed in any queue).
  */
 const matches = (audience: Audience) => {
   const doc = audience === 'public' ? 't.public_doc' : 't.staff_doc';
@@ -223,7 +223,7 @@ const matches = (audience: Audience) => {
       ts_rank_cd(${doc}, (SELECT query FROM q)) AS rank
     FROM matched m JOIN search_tickets t ON t.id = m.id
     WHERE NOT t.merged
-      AND (:queues IS NULL OR t.queue IN (${ids('queues')}))
+      AND (:queues IS NULL OR t.queue IN (${ids('queues')}) OR t.assigned_to = CAST(:also_assigned AS bigint))
       AND (:own_email IS NULL OR lower(t.submitter_email) = lower(:own_email))
       AND (:statuses IS NULL OR t.status IN (SELECT CAST(value AS int) ` +
     `FROM jsonb_array_elements_text(CAST(:statuses ` +

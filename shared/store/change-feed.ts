@@ -20,7 +20,7 @@ export function isChangeEventItem(item: Record<string, unknown> | undefined): bo
 }
 
 export function changeEventFromItem(item: Record<string, unknown>): ChangeEvent {
-  const { id, event, created, ticket, followup, attachment, changes, data, private_fields } =
+  const { id, event, created, ticket, followup, attachment, actor, source, changes, data, private_fields } =
     item as unknown as ChangeEvent;
   return {
     id,
@@ -29,6 +29,9 @@ export function changeEventFromItem(item: Record<string, unknown>): ChangeEvent 
     ticket,
     followup: followup ?? null,
     attachment: attachment ?? null,
+    // Events written before the actor was recorded: unknown.
+    actor: actor ?? null,
+    source: source ?? 'unknown',
     changes: changes ?? null,
     data: data ?? {},
     ...(private_fields ? { private_fields } : {}),

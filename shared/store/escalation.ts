@@ -35,6 +35,7 @@ import {
   type EscalationExclusion,
 } from '../domain/escalation';
 import { STATUS, type Followup, type Queue, type Ticket } from '../domain/records';
+import { WRITTEN_BY, withWriter, writtenBy } from './actor';
 
 type Item = Record<string, unknown>;
 
@@ -136,7 +137,14 @@ async function candidates(queues: ReadonlySet<number>): Promise<Ticket[]> {
 }
 
 /** Runs one escalation: every ticket of the chosen queues that the rule says is due today. */
+/** The escalation run's writes are the system's (store/actor.ts). */
+const SYSTEM = { source: 'system' } as const;
+
 export async function runEscalation(options: EscalationOptions = {}): Promise<EscalationResult> {
+  return withWriter(SYSTEM, () => escalationRun(options));
+}
+
+async function escalationRun(options: EscalationOptions): Promise<EscalationResult> {
   const now = options.now ?? new Date();
   const timeZone = options.timeZone ?? config.escalation.timeZone;
   const day = localDate(now, timeZone);
@@ -198,7 +206,7 @@ async function escalate(
         Update: {
           TableName: config.tableName,
           Key: keys.ticket(ticket.id),
-          UpdateExpression: 'SET #priority = :priority, #last = :now, #modified = :now ADD #version :one',
+          UpdateExpression: 'SET #priority = :priority, #last = :now, #modified = :now, #wb = :wb ADD #version :one',
           // The state the rule was applied to: status, hold, priority and last escalation unchanged.
           ConditionExpression: unchanged.join(' AND '),
           ExpressionAttributeNames: {
@@ -208,6 +216,7 @@ async function escalate(
             '#version': 'version',
             '#status': 'status',
             '#hold': 'on_hold',
+            '#wb': WRITTEN_BY,
           },
           ExpressionAttributeValues: {
             ':priority': ticket.priority - 1,
@@ -216,6 +225,7 @@ async function escalate(
             ':status': ticket.status,
             ':old': ticket.priority,
             ':hold': ticket.on_hold,
+            ':wb': SYSTEM,
             ...last,
           },
         },
@@ -234,6 +244,7 @@ async function escalate(
     notify_only: notifyOnly,
     at,
     expires_at: Math.floor(now.getTime() / 1000) + RECORD_DAYS * 86_400,
+    ...writtenBy(),
   };
   writes.push({ Put: { TableName: config.tableName, Item: record, ConditionExpression: ITEM_IS_NEW } });
   try {

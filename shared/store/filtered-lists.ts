@@ -22,7 +22,7 @@ import type { TicketCollection } from '../domain/records';
 import { isListingSortKey, keys, orderOf } from './keys';
 import { lastCreatedBefore, readListing, sortValue, type ListingQuery } from './listings';
 import { readPageCollections } from './page-snapshots';
-import { readTotals, readViewCount } from './ticket-counts';
+import { readTotals, readViewCount, readViewCounts } from './ticket-counts';
 import { listTickets, listTicketsDescending, type TicketPage } from './tickets';
 
 /** A page of a list whose `count` is not kept (a filter without a count of its own: null). */
@@ -58,24 +58,44 @@ function partitionsOf(source: ListingSource): { index: 'gsi3' | 'gsi4'; partitio
   if (source.dimension === 'submitter') return [{ index: 'gsi3', partition: keys.submitterPartition(source.email) }];
   const from = source.since ? { from: source.since } : {};
   if (!source.values) return [{ index: 'gsi4', partition: keys.listingPartition(source.dimension), ...from }];
-  return source.values.map((value) => ({
-    index: 'gsi4',
-    partition: keys.listingPartition(source.dimension, value),
-    ...from,
-  }));
+  return [{ dimension: source.dimension, values: source.values }, ...(source.also ?? [])].flatMap(
+    ({ dimension, values }) =>
+      values.map((value) => ({ index: 'gsi4' as const, partition: keys.listingPartition(dimension, value), ...from })),
+  );
 }
 
-/** Up to `limit` entries of the partitions, merged in the list's order (one Query each, at once). */
+/**
+ * Up to `limit` entries of the partitions, merged in the list's order (one Query each, at once), and
+ * whether that is all of them. A ticket listed in two partitions (a limited staff member's queue and
+ * their own tickets) is one entry; the merge then stops where the first partition read in full stops
+ * (past it, another partition's next entries could come before the ones read).
+ */
 async function readMerged(
   listings: ListingQuery[],
   limit: number,
   ascending: boolean,
   backwards: boolean,
-): Promise<{ ticket: number; key: string }[]> {
+): Promise<{ entries: { ticket: number; key: string }[]; exhausted: boolean }> {
   const pages = await Promise.all(listings.map((l) => readListing(l, limit)));
-  if (pages.length === 1) return pages[0]!;
-  const merged = pages.flat().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) * (ascending ? 1 : -1));
-  return backwards ? merged.slice(-limit) : merged.slice(0, limit);
+  if (pages.length === 1) return { entries: pages[0]!, exhausted: pages[0]!.length < limit };
+  // Each page is in the list's order; read toward its end, or (backwards) toward its start from the cursor.
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) * (ascending ? 1 : -1);
+  const beyond = (key: string, end: string) => (backwards ? cmp(key, end) < 0 : cmp(key, end) > 0);
+  let stop: string | undefined;
+  for (const page of pages) {
+    if (page.length < limit) continue;
+    const end = backwards ? page[0]!.key : page.at(-1)!.key;
+    if (stop === undefined || beyond(stop, end)) stop = end;
+  }
+  const seen = new Set<string>();
+  const merged = pages
+    .flat()
+    .filter((e) => (stop === undefined || !beyond(e.key, stop)) && !seen.has(e.key) && !!seen.add(e.key))
+    .sort((a, b) => cmp(a.key, b.key));
+  return {
+    entries: backwards ? merged.slice(-limit) : merged.slice(0, limit),
+    exhausted: stop === undefined && merged.length < limit,
+  };
 }
 
 /** The ticket list `query` asks for, one page of it. */
@@ -111,7 +131,7 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   }));
   const checking = Object.keys(query.residual).length > 0;
   const limit = checking ? Math.max(CHECK_BUDGET, request.pageSize + 1) : request.pageSize + 1;
-  const [listed, count, endFloor] = await Promise.all([
+  const [{ entries: listed, exhausted: allRead }, count, endFloor] = await Promise.all([
     readMerged(listings, limit, ascending, backwards),
     listCount(query),
     query.idFloor && downward ? floorKeyOf(query.idFloor) : undefined,
@@ -120,7 +140,7 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   // floor are the far end.
   const entries = endFloor === undefined ? listed : listed.filter((e) => e.key > endFloor);
   // Fewer than asked for, or the floor reached: nothing further in the direction read.
-  const exhausted = listed.length < limit || entries.length < listed.length;
+  const exhausted = allRead || entries.length < listed.length;
   // Checking reads the snapshots of every entry (to check the filters on), else of the page's only.
   const read = checking ? await readPageCollections(entries.map((e) => e.ticket)) : undefined;
   const candidates = read
@@ -194,6 +214,13 @@ export async function listCount(query: TicketListQuery): Promise<number | null> 
   const source = countSourceOf(query);
   if (source === undefined) return null;
   if ('view' in source) return totalOf(await readViewCount(source.view), source.statuses);
+  if ('sum' in source) {
+    const items = source.sum.length ? await readViewCounts(source.sum.map((t) => t.item)) : [];
+    return Math.max(
+      0,
+      source.sum.reduce((sum, t, i) => sum + t.sign * totalOf(items[i], source.statuses), 0),
+    );
+  }
   const totals = await readTotals();
   if (source.totals === 'all') return totalOf(totals, undefined);
   return source.totals.reduce((sum, a) => sum + Math.max(0, Number(totals?.[a] ?? 0)), 0);

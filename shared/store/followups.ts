@@ -61,12 +61,16 @@ export interface FollowupPage {
   attachments: Attachment[];
 }
 
-/** Every followup, in id order (the order of their dates), one page at a time. */
-export async function listFollowups(request: PageRequest): Promise<FollowupPage> {
-  const [refs, attachmentRefs] = await Promise.all([
+/**
+ * Every followup, in id order (the order of their dates), one page at a time; with `visible`, only
+ * those of its tickets (a limited staff member's: middleware/queue-access.ts), the count exact.
+ */
+export async function listFollowups(request: PageRequest, visible?: ReadonlySet<number>): Promise<FollowupPage> {
+  const [all, attachmentRefs] = await Promise.all([
     listRefs<{ id: number; ticket: number }>('followup'),
     listRefs<AttachmentLocation>('attachment'),
   ]);
+  const refs = visible ? all.filter((r) => visible.has(r.ticket)) : all;
   const { window, page } = pageOf(request, refs);
   const onPage = new Set(page.map((f) => f.id));
   const attachmentKeys = attachmentRefs
@@ -215,9 +219,11 @@ export interface AttachmentPage {
   attachments: Attachment[];
 }
 
-/** Every attachment record by file name (then id), one page at a time. */
-export async function listAttachments(request: PageRequest): Promise<AttachmentPage> {
-  const index = (await listRefs<AttachmentLocation>('attachment')).sort(byFilename);
+/** Every attachment record by file name (then id), one page at a time; `visible` as listFollowups'. */
+export async function listAttachments(request: PageRequest, visible?: ReadonlySet<number>): Promise<AttachmentPage> {
+  const index = (await listRefs<AttachmentLocation>('attachment'))
+    .filter((r) => !visible || visible.has(r.ticket))
+    .sort(byFilename);
   const { window, page } = pageOf(request, index);
   const items = await batchGet(page.map((a) => keys.attachment(a.ticket, a.id)));
   const byId = new Map(items.map((i) => [i.id as number, strip<Attachment>(i)]));

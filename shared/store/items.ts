@@ -2,6 +2,7 @@
 import type { Attachment, Followup, Ticket, TicketCollection } from '../domain/records';
 import { KEY_ATTRIBUTES, keys, type ItemType } from './keys';
 import { attachmentLocation, type AttachmentLocation } from '../domain/attachment-location';
+import { WRITTEN_BY, writtenBy } from './actor';
 
 type Item = Record<string, unknown>;
 
@@ -58,6 +59,7 @@ const INTERNAL = new Set<string>([
   UPDATED_BY,
   ESCALATION,
   IMPORTED,
+  WRITTEN_BY,
 ]);
 
 /**
@@ -102,6 +104,7 @@ export function ticketItem(ticket: Ticket, opening?: Followup): Item {
     [RESERVATION_VERSION]: FIRST_VERSION,
     ...ticket,
     ...(inline ? { opening: inline } : {}),
+    ...writtenBy(),
   };
 }
 
@@ -113,12 +116,18 @@ export function openingOf(ticketItem: Item): Followup | undefined {
 
 export function followupItem(f: Followup, ticketStatus: number): Item {
   const k = keys.followup(f.ticket, f.id);
-  return { ...k, ...listKeys(f.ticket, ticketStatus, k.SK), type: 'followup' satisfies ItemType, ...f };
+  return { ...k, ...listKeys(f.ticket, ticketStatus, k.SK), type: 'followup' satisfies ItemType, ...f, ...writtenBy() };
 }
 
 export function attachmentItem(a: Attachment, ticketStatus: number): Item {
   const k = keys.attachment(a.ticket, a.id);
-  return { ...k, ...listKeys(a.ticket, ticketStatus, k.SK), type: 'attachment' satisfies ItemType, ...a };
+  return {
+    ...k,
+    ...listKeys(a.ticket, ticketStatus, k.SK),
+    type: 'attachment' satisfies ItemType,
+    ...a,
+    ...writtenBy(),
+  };
 }
 
 /** Where followup `f` lives (keys.ts `ref`). */

@@ -7,7 +7,8 @@ import { QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import type { Ticket } from '../domain/records';
 import { dynamo } from '../aws/clients';
-import { keys, INDEXES, inSortRange, type ListingOrder } from './keys';
+import { keys, INDEXES, inIndex, inSortRange, type ListingOrder } from './keys';
+import { queryAll } from './query';
 
 type Item = Record<string, unknown>;
 
@@ -107,4 +108,27 @@ export async function lastCreatedBefore(time: string): Promise<number | undefine
     1,
   );
   return entry?.ticket;
+}
+
+/**
+ * Every ticket listed under the queues and the assignee given (`LIST#queue#<q>`, `LIST#assigned#<a>`),
+ * each partition read whole (keys only, about 100 bytes an entry, one Query per 1 MB), at once: what a
+ * limited staff member may see, for the lists that are not of tickets (followups, files, the change
+ * feed, webhook deliveries). As the listings, it follows the stream.
+ */
+export async function ticketsListedUnder(queues: Iterable<number>, assignee: number): Promise<Set<number>> {
+  const partitions = [
+    ...[...queues].map((q) => keys.listingPartition('queue', String(q))),
+    keys.listingPartition('assigned', String(assignee)),
+  ];
+  const pages = await Promise.all(
+    partitions.map((partition) =>
+      queryAll({
+        IndexName: INDEXES.gsi4.name,
+        KeyConditionExpression: inIndex('gsi4'),
+        ExpressionAttributeValues: { ':pk': partition },
+      }),
+    ),
+  );
+  return new Set(pages.flat().map((i) => keys.ticketOfSortKey(String(i[INDEXES.gsi4.sortKey]))));
 }

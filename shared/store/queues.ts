@@ -30,9 +30,10 @@ import { arrivalsAttribute, queueDeleteDecision } from '../domain/queue-delete';
 import { logger } from '../observability';
 
 // The settings an update writes beside title and slug: the mail settings and `escalate_days`.
-const MAIL_ATTRIBUTES: (keyof QueueMailSettings | 'escalate_days')[] = [
+const MAIL_ATTRIBUTES: (keyof QueueMailSettings | 'escalate_days' | 'allow_public_submission')[] = [
   ...(Object.keys(QUEUE_MAIL_DEFAULTS) as (keyof QueueMailSettings)[]),
   'escalate_days',
+  'allow_public_submission',
 ];
 
 export class DuplicateSlug extends Error {}
@@ -46,13 +47,14 @@ function toQueue(item: Record<string, unknown>): Queue {
     slug: item.slug as string,
     ...queueMailSettings(item),
     escalate_days: (item.escalate_days as number | null | undefined) ?? null,
+    allow_public_submission: item.allow_public_submission === true,
   };
 }
 
 /** What a new queue needs: title and slug; its mail settings default to none (QUEUE_MAIL_DEFAULTS). */
 export type NewQueue = Pick<Queue, 'title' | 'slug'> &
   Partial<QueueMailSettings> &
-  Partial<Pick<Queue, 'escalate_days'>>;
+  Partial<Pick<Queue, 'escalate_days' | 'allow_public_submission'>>;
 
 /**
  * How long mail in keeps the queues per process (warm function; the local runtime's SMTP server):
@@ -117,6 +119,7 @@ export async function createQueue(fields: NewQueue, id?: number): Promise<Queue>
       id: id ?? (await reserveIds({ queue: 1 })).queue,
       ...QUEUE_MAIL_DEFAULTS,
       escalate_days: null,
+      allow_public_submission: false,
       ...fields,
     };
     try {

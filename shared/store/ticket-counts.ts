@@ -8,6 +8,7 @@ import { config } from '../config';
 import type { ViewCountItem } from '../domain/ticket-counts';
 import { dynamo } from '../aws/clients';
 import { keys, IN_PARTITION } from './keys';
+import { batchGet } from './query';
 
 type Item = Record<string, unknown>;
 
@@ -40,6 +41,15 @@ export async function readViewCount(item: ViewCountItem): Promise<Item | undefin
     new GetCommand({ TableName: config.tableName, Key: keys.countsView(item), ConsistentRead: true }),
   );
   return out.Item;
+}
+
+/**
+ * Several agent views' count items at once (one BatchGetItem per 100, strongly consistent), in the
+ * order given; undefined for an item no ticket has counted in yet.
+ */
+export async function readViewCounts(items: ViewCountItem[]): Promise<(Item | undefined)[]> {
+  const found = new Map((await batchGet(items.map(keys.countsView))).map((i) => [String(i.SK), i]));
+  return items.map((item) => found.get(String(keys.countsView(item).SK)));
 }
 
 /** The totals item alone (per status `s<n>`, per queue `q<id>`), strongly consistent. */

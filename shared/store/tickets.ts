@@ -56,6 +56,7 @@ import {
   type TransactItem,
 } from './transact';
 import { MissingQueue, withReservation } from './queue-reservations';
+import { setWrittenBy } from './actor';
 
 type Item = Record<string, unknown>;
 
@@ -229,6 +230,7 @@ export async function updateTicket(
     ...same.values,
   };
   const sets: string[] = ['#by = :by'];
+  setWrittenBy(sets, names, values);
   const removes: string[] = [];
   Object.entries(fields).forEach(([field, value], i) => {
     names[`#f${i}`] = field;
@@ -328,6 +330,7 @@ export async function addFollowup(
       values[`:v${i}`] = value;
       sets.push(`#f${i} = :v${i}`);
     });
+    setWrittenBy(sets, names, values);
     if (status !== ticket.status) {
       values[':gsi2pk'] = keys.listByStatus(status, ticket.id, TICKET_SORT_KEY).GSI2PK;
       sets.push(`${INDEXES.gsi2.partitionKey} = :gsi2pk`);

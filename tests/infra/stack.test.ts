@@ -152,6 +152,8 @@ describe('dev environment', () => {
         'TOKEN#*',
         'USER#*',
         'LOGIN#*',
+        // Per-queue permissions: a limited staff member's queues (middleware/queue-access.ts).
+        'QUEUES',
         'CUSTOM_FIELDS',
         'COUNTS#ticket',
         'COUNTS#view',

@@ -101,6 +101,7 @@ const ACTION_FIELDS: Record<string, string[]> = {
     'updated_ticket_cc',
     'disabled_mail',
     'escalate_days',
+    'allow_public_submission',
   ],
   'POST /api/tokens': ['user'],
   'POST /api/tickets/{id}/cc': ['email', 'user', 'can_view', 'can_update'],

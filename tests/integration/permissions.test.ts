@@ -233,6 +233,7 @@ describe('superusers', () => {
       updated_ticket_cc: null,
       disabled_mail: [],
       escalate_days: null,
+      allow_public_submission: false,
     });
     const list = await api.call('GET', '/api/queues/');
     expect(list.body.results).toEqual([
@@ -245,6 +246,7 @@ describe('superusers', () => {
         updated_ticket_cc: null,
         disabled_mail: [],
         escalate_days: null,
+        allow_public_submission: false,
       },
       created.body,
     ]);
@@ -306,6 +308,7 @@ describe('staff users who are not superusers', () => {
       updated_ticket_cc: null,
       disabled_mail: [],
       escalate_days: null,
+      allow_public_submission: false,
     });
     expect((await api.call('GET', '/api/custom-fields/')).body.count).toBe(0);
   });

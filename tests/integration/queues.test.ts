@@ -27,6 +27,7 @@ const QUEUE_KEYS = [
   'updated_ticket_cc',
   'disabled_mail',
   'escalate_days',
+  'allow_public_submission',
 ];
 const NO_MAIL_SETTINGS = {
   email_address: null,
@@ -34,6 +35,7 @@ const NO_MAIL_SETTINGS = {
   updated_ticket_cc: null,
   disabled_mail: [],
   escalate_days: null,
+  allow_public_submission: false,
 };
 
 async function createQueue(overrides: Record<string, unknown> = {}): Promise<Json> {

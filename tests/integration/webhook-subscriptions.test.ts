@@ -68,6 +68,8 @@ async function writeChangeEvent(event: EventType, fields: Partial<ChangeEvent> =
     ticket: 7,
     followup: null,
     attachment: null,
+    actor: null,
+    source: 'unknown',
     changes: null,
     data: { id: 7, title: 'Printer on fire' },
     ...fields,
@@ -196,6 +198,8 @@ describe('deliveries', () => {
     const other = await subscribe('/deletes', ['ticket.deleted']);
     const event = await writeChangeEvent('ticket.updated', {
       changes: { title: { old: 'Printer', new: 'Printer on fire' } },
+      actor: { id: 3, username: 'agent' },
+      source: 'api',
     });
     const [r] = await receiver.waitFor(1, at('/updates'));
     expect(verifyWith(sub.secret, r!)).toEqual({
@@ -208,6 +212,8 @@ describe('deliveries', () => {
         ticket: 7,
         followup: null,
         attachment: null,
+        actor: { id: 3, username: 'agent' },
+        source: 'api',
         changes: event.changes,
         data: event.data,
       },

@@ -122,6 +122,8 @@ describe("subscriptions' events", () => {
     ticket: 4,
     followup: null,
     attachment: null,
+    actor: null,
+    source: 'unknown',
     changes: null,
     data: { id: 4, status: 3, resolution: 'the safe code is 1234', custom_tier: 'gold' },
     ...fields,

@@ -181,6 +181,8 @@ describe('for generated clients', () => {
         ticket: 1,
         followup: null,
         attachment: null,
+        actor: { id: 1, username: 'admin' },
+        source: 'api',
         changes: null,
         data: {},
       };
@@ -339,7 +341,16 @@ describe('response shapes, from zod', () => {
 
   it('queues, custom fields and route descriptions match their shapes', () => {
     expect(
-      component('Queue')(queueView({ id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS, escalate_days: 3 })),
+      component('Queue')(
+        queueView({
+          id: 1,
+          title: 'T',
+          slug: 's',
+          ...QUEUE_MAIL_DEFAULTS,
+          escalate_days: 3,
+          allow_public_submission: true,
+        }),
+      ),
     ).toBe(true);
     expect(component('CustomField')(customFieldView(DEF))).toBe(true);
     expect(component('RouteDescription')(describeRoute('/api/tickets', [DEF]))).toBe(true);
@@ -367,7 +378,14 @@ describe('checkResponse (what the integration client runs on every reply)', () =
         method: 'GET',
         url: 'http://h/api/queues/1',
         status: 200,
-        body: { id: 1, title: 'T', slug: 's', ...QUEUE_MAIL_DEFAULTS, escalate_days: null },
+        body: {
+          id: 1,
+          title: 'T',
+          slug: 's',
+          ...QUEUE_MAIL_DEFAULTS,
+          escalate_days: null,
+          allow_public_submission: false,
+        },
       }),
     ).toEqual([]);
     expect(

@@ -110,6 +110,8 @@ describe('deliveries and payloads', () => {
     ticket: 4,
     followup: null,
     attachment: null,
+    actor: null,
+    source: 'unknown',
     changes: { custom_tier: { old: null, new: 'gold' }, title: { old: 'a', new: 'b' } },
     data: {
       id: 4,

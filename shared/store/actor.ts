@@ -1,0 +1,33 @@
+/**
+ * Who is writing, for the whole of a request (or a mail's ingest, or an escalation run): set once by
+ * the entry point (middleware/index.ts for the API, mail-in/ingest.ts, store/escalation.ts) and
+ * recorded by the store on every ticket, followup and attachment item it writes (`written_by`:
+ * items.ts), so that the stream's consumers know who made each change without a write of their own.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { WrittenBy } from '../domain/actor';
+
+/** The item attribute (never part of a record: items.ts INTERNAL). */
+export const WRITTEN_BY = 'written_by';
+
+const writer = new AsyncLocalStorage<WrittenBy>();
+
+/** Runs `fn` with `by` as the writer of everything it writes. */
+export function withWriter<T>(by: WrittenBy, fn: () => T): T {
+  return writer.run(by, fn);
+}
+
+/** The attribute to put on an item written now (none outside an entry point: a test's direct write). */
+export function writtenBy(): Record<string, WrittenBy> {
+  const by = writer.getStore();
+  return by ? { [WRITTEN_BY]: by } : {};
+}
+
+/** The same for an update expression: adds `#wb = :wb` to `sets` when there is a writer. */
+export function setWrittenBy(sets: string[], names: Record<string, string>, values: Record<string, unknown>): void {
+  const by = writer.getStore();
+  if (!by) return;
+  sets.push('#wb = :wb');
+  names['#wb'] = WRITTEN_BY;
+  values[':wb'] = by;
+}
