@@ -42,7 +42,10 @@ export interface ChangeEvent {
   ticket: number;
   followup: number | null;
   attachment: number | null;
-  /** Who made the change: the API user (`{id, username}`), or null with `source` `mail` or `system` (domain/actor.ts). */
+  /**
+   * Who made the change: the API user (`{id, username}`), or null with `source` `mail` or `system`
+   * (domain/actor.ts).
+   */
   actor: EventActor['actor'];
   source: EventActor['source'];
   /** The changed fields' old and new values, for the `*.updated` and `ticket.status_changed` events; else null. */

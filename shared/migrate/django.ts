@@ -20,7 +20,10 @@ export interface DjangoObject {
   fields: Record<string, unknown>;
 }
 
-/** Queue settings upstream has and this API keeps only to give back (the export): locale, allow_*, mailbox … */
+/**
+ * Queue settings upstream has and this API keeps only to give back (the export): locale,
+ * allow_email_submission, mailbox …
+ */
 export type QueueExtras = Record<string, unknown>;
 export type ImportedQueue = Queue & { django?: QueueExtras };
 
@@ -154,7 +157,15 @@ function queueGrant(permission: unknown): string | undefined {
     : undefined;
 }
 
-const QUEUE_FIELDS = new Set(['title', 'slug', 'email_address', 'new_ticket_cc', 'updated_ticket_cc', 'escalate_days']);
+const QUEUE_FIELDS = new Set([
+  'title',
+  'slug',
+  'email_address',
+  'new_ticket_cc',
+  'updated_ticket_cc',
+  'escalate_days',
+  'allow_public_submission',
+]);
 /** Never kept: the mailbox password is a secret, and IMAP mail in is configured with its own. */
 const QUEUE_SECRETS = new Set(['email_box_pass']);
 
@@ -178,6 +189,8 @@ function queueOf(o: DjangoObject, warnings: string[]): ImportedQueue {
     updated_ticket_cc: strOrNull(f.updated_ticket_cc),
     disabled_mail: [],
     escalate_days: num(f.escalate_days),
+    // Upstream's per-queue permissions let every staff member into a public queue: so do ours.
+    allow_public_submission: f.allow_public_submission === true,
     ...(Object.keys(extras).length ? { django: extras } : {}),
   };
 }
@@ -484,6 +497,7 @@ export function toDjango(input: ExportInput): DjangoObject[] {
         new_ticket_cc: q.new_ticket_cc ?? '',
         updated_ticket_cc: q.updated_ticket_cc ?? '',
         escalate_days: q.escalate_days,
+        allow_public_submission: q.allow_public_submission,
         permission_name: `helpdesk.${QUEUE_PERMISSION_PREFIX}${q.slug}`,
       },
     });

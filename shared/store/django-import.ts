@@ -4,8 +4,9 @@
  *
  * Every item is written conditional on being new (new ones up to 100 in a transaction: one call, at twice
  * the write units of single puts on AWS; a transaction refused is done again item by item): a run that is
- * killed leaves whole items only, and the next run reads what is there, skips what is equal, writes what is missing, and refuses
- * (or with `overwrite` replaces) what differs. So a second run changes nothing, and a killed one finishes.
+ * killed leaves whole items only, and the next run reads what is there, skips what is equal, writes what is
+ * missing, and refuses (or with `overwrite` replaces) what differs. So a second run changes nothing, and a
+ * killed one finishes.
  * Ticket collection items carry the run's mark (items.ts IMPORTED): the mail and webhook consumers skip
  * them, counts, listings and search take them in from the stream as any write.
  */
@@ -377,6 +378,7 @@ export async function readInstallation(): Promise<Installation> {
     slug: i.slug as string,
     ...queueMailSettings(i),
     escalate_days: (i.escalate_days as number | null | undefined) ?? null,
+    allow_public_submission: i.allow_public_submission === true,
     ...(i.django ? { django: i.django as Record<string, unknown> } : {}),
   }));
   const items: Item[] = [];

@@ -15,10 +15,11 @@ export const PASSWORD = 'imported-pass-123';
 
 const b64 = (b: Buffer) => b.toString('base64');
 /** Django's PBKDF2PasswordHasher / PBKDF2SHA1PasswordHasher and ScryptPasswordHasher encodings. */
+const SALTS = ['saltsaltsalt0001', 'saltsaltsalt0002', 'saltsaltsalt0003'] as const;
 export const HASHES = {
-  pbkdf2_sha256: `pbkdf2_sha256$1000$saltsaltsalt0001$${b64(pbkdf2Sync(PASSWORD, 'saltsaltsalt0001', 1000, 32, 'sha256'))}`,
-  pbkdf2_sha1: `pbkdf2_sha1$1000$saltsaltsalt0002$${b64(pbkdf2Sync(PASSWORD, 'saltsaltsalt0002', 1000, 20, 'sha1'))}`,
-  scrypt: `scrypt$16384$saltsaltsalt0003$8$1$${b64(scryptSync(PASSWORD, 'saltsaltsalt0003', 64, { N: 16384, r: 8, p: 1 }))}`,
+  pbkdf2_sha256: `pbkdf2_sha256$1000$${SALTS[0]}$${b64(pbkdf2Sync(PASSWORD, SALTS[0], 1000, 32, 'sha256'))}`,
+  pbkdf2_sha1: `pbkdf2_sha1$1000$${SALTS[1]}$${b64(pbkdf2Sync(PASSWORD, SALTS[1], 1000, 20, 'sha1'))}`,
+  scrypt: `scrypt$16384$${SALTS[2]}$8$1$${b64(scryptSync(PASSWORD, SALTS[2], 64, { N: 16384, r: 8, p: 1 }))}`,
   argon2: 'argon2$argon2id$v=19$m=102400,t=2,p=8$c2FsdHNhbHQ$0123456789abcdefghijklmnopqrstuvwxyzABCDE',
   bcrypt_sha256: 'bcrypt_sha256$$2b$12$abcdefghijklmnopqrstuu5Bq2P7yRQ4YqkG2e6gZ0QpQ0vYlQWGm',
 };

@@ -161,8 +161,10 @@ const REQUESTS: Record<string, () => Request> = {
   'PATCH /api/followups/{id}': () => ({ path: `/api/followups/${ids.followup}/`, json: { public: true } }),
   'DELETE /api/followups/{id}': () => ({
     path: '',
-    prepare: async () =>
-      `/api/followups/${ok(await admin('POST', '/api/followups/', { ticket: ids.ticket, title: 't', comment: 'c' }), 201).id}/`,
+    prepare: async () => {
+      const followup = { ticket: ids.ticket, title: 't', comment: 'c' };
+      return `/api/followups/${ok(await admin('POST', '/api/followups/', followup), 201).id}/`;
+    },
   }),
   'GET /api/followups-attachments': () => ({ path: '/api/followups-attachments/?page_size=1000' }),
   'POST /api/followups-attachments': () => ({ path: '/api/followups-attachments/', file: true }),
@@ -337,7 +339,8 @@ async function outcomeOf(route: string, who: Caller): Promise<string> {
     ...(file ? { body: file.body, contentType: file.contentType } : {}),
     ...(request.headers ? { headers: request.headers } : {}),
   });
-  return `${reply.status}${reply.status === 200 && typeof reply.body?.results === 'object' ? ` ${lists(route, reply.body) ? 'listed' : 'unlisted'}` : ''}`;
+  const listed = reply.status === 200 && typeof reply.body?.results === 'object';
+  return listed ? `${reply.status} ${lists(route, reply.body) ? 'listed' : 'unlisted'}` : `${reply.status}`;
 }
 
 const shown = (outcome: Outcome): string[] =>

@@ -87,7 +87,9 @@ describe('password hashing', () => {
     },
   );
 
-  it('asks for a new hash for anything but our current scrypt (Django pbkdf2 and scrypt, the earlier encoding)', async () => {
+  const REHASHED =
+    'asks for a new hash for anything but our current scrypt (Django pbkdf2 and scrypt, the earlier encoding)';
+  it(REHASHED, async () => {
     expect(needsRehash(await hashPassword('new-pass-123'))).toBe(false);
     expect(needsRehash(decoyHash())).toBe(false);
     for (const stored of Object.values(DJANGO)) expect(needsRehash(stored), stored).toBe(true);
