@@ -1464,7 +1464,8 @@ export const routes: readonly Route[] = [
         "The followups' `time_spent` totalled per ticket, per queue or per author over a range of days " +
         "(UTC days of the followups' `date`). A ticket's time counts towards the queue it is in now, as " +
         "upstream's `Queue.dedicated_time`. Upstream shows such totals in its web UI's reports, not its " +
-        'API: this route is ours. Kept by the table stream: a followup shows a second or so after its change.',
+        'API: this route is ours. Kept by the table stream: a followup shows a second or so after its change. ' +
+        'With per-queue permissions on, a staff member who is not a superuser gets the time of their queues only.',
       success: {
         ...json('TimeSpentReport', 200, 'The totals, in id order.'),
         example: {

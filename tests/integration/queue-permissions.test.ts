@@ -89,6 +89,7 @@ beforeAll(async () => {
     201,
   ).id;
   ok(await admin('POST', `/api/tickets/${ids.ticket}/cc/`, { email: 'cc@example.com' }), 201);
+  ok(await admin('PATCH', `/api/followups/${ids.followup}/`, { time_spent: '00:30:00' }));
   // The stream's work: the ticket's listing records, its events and its webhook delivery.
   delivery = await vi.waitFor(
     async () => {
@@ -104,6 +105,13 @@ beforeAll(async () => {
     async () => {
       const events = ok(await admin('GET', '/api/events/?limit=1000')).results as Json[];
       if (!events.some((e) => e.ticket === ids.ticket)) throw new Error('no event yet');
+    },
+    { timeout: 20_000, interval: 100 },
+  );
+  await vi.waitFor(
+    async () => {
+      const totals = ok(await admin('GET', '/api/reports/time-spent/?by=ticket')).results as Json[];
+      if (!totals.some((t) => t.ticket === ids.ticket)) throw new Error('no time counted yet');
     },
     { timeout: 20_000, interval: 100 },
   );
@@ -220,6 +228,9 @@ const REQUESTS: Record<string, () => Request> = {
     path: `/api/webhook-deliveries/${delivery}/redeliver/`,
   }),
   'GET /api/events': () => ({ path: '/api/events/?limit=1000' }),
+  'GET /api/reports/time-spent': () => ({ path: '/api/reports/time-spent/?by=ticket' }),
+  'GET /api/mail/problems': () => ({ path: '/api/mail/problems/' }),
+  'POST /api/mail/problems/{id}/release': () => ({ path: `/api/mail/problems/${NONE}/release/` }),
   'GET /api/webhooks': () => ({ path: '/api/webhooks/' }),
   'POST /api/webhooks': () => ({ path: '/api/webhooks/', json: {} }),
   'GET /api/webhooks/{id}': () => ({ path: `/api/webhooks/${NONE}/` }),
@@ -310,6 +321,9 @@ const EXPECTED: Record<string, Expected> = {
   'GET /api/webhook-deliveries/{id}': OF_TICKET(200, 404),
   'POST /api/webhook-deliveries/{id}/redeliver': OF_TICKET('sent', 404),
   'GET /api/events': OF_TICKET('listed', 'unlisted'),
+  'GET /api/reports/time-spent': OF_TICKET('listed', 'unlisted'),
+  'GET /api/mail/problems': ADMIN_ONLY(200),
+  'POST /api/mail/problems/{id}/release': ADMIN_ONLY(404),
   'GET /api/webhooks': ADMIN_ONLY(200),
   'POST /api/webhooks': ADMIN_ONLY(400),
   'GET /api/webhooks/{id}': ADMIN_ONLY(404),
