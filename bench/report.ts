@@ -25,9 +25,8 @@ export function requestFloors(o: BenchResults['operations'], listMeasured: strin
         (o['DELETE']?.writeUnits ?? 99) <= 8,
     ],
     [
-      'create: DynamoDB requests ≤ 4 (the reservation in its queue among them; ' +
-        '+1 with files: their cleanup record), ' +
-        '1 S3 PUT per file',
+      'create: DynamoDB requests ≤ 4 (the reservation in its queue among them; +1 with files: their cleanup ' +
+        'record), 1 S3 PUT per file',
       `${o['create (JSON)']?.dynamodb}, ` +
         `${o['create with attachment']?.dynamodb} + ${o['create with attachment']?.s3} S3`,
       (o['create (JSON)']?.dynamodb ?? 9) <= 4 &&

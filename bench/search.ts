@@ -39,11 +39,10 @@ const { keys } = await import('../shared/store/keys');
 
 // --- 1. indexing ----------------------------------------------------------------------------
 const WORDS = (
-  'laptop printer screen battery keyboard mouse network wifi router server password account invoice refund shipping ' +
-  'delivery order payment billing license update install crash error slow ' +
-  'overheats broken noisy cable charger ' +
-  'monitor email ' +
-  'calendar backup restore database report export import login access permission café résumé naïve'
+  'laptop printer screen battery keyboard mouse network wifi router server password account invoice refund ' +
+  'shipping delivery order payment billing license update install crash error slow overheats broken noisy cable ' +
+  'charger monitor email calendar backup restore database report export import login access permission café ' +
+  'résumé naïve'
 ).split(' ');
 let seed = 1;
 const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;

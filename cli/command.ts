@@ -58,10 +58,8 @@ export const TARGET_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     value: 'DIR',
     help:
-      'local data directory (default: $HELPDESK_DATA_DIR, else .helpdesk-data); ' +
-      'uses the engines of `npm start` ' +
-      'when it runs on DIR, else ' +
-      'starts them for this command',
+      'local data directory (default: $HELPDESK_DATA_DIR, else .helpdesk-data); uses the engines of `npm start` ' +
+      'when it runs on DIR, else starts them for this command',
   },
   table: {
     type: 'string',
@@ -95,8 +93,7 @@ export function parseCommandLine(command: Command, argv: string[]): Context {
   // Before the parse, so that a password option gets this message, not the parse's "Unknown option".
   if (beforeEnd(argv).some((a) => PASSWORD_OPTION.test(a))) {
     throw new UsageError(
-      'Passwords are never taken from the command line: type it at the prompt, ' +
-        'or pipe it as the first line of ' +
+      'Passwords are never taken from the command line: type it at the prompt, or pipe it as the first line of ' +
         'standard input.',
       command,
     );

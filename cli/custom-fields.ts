@@ -25,8 +25,8 @@ export const createCustomField = command({
   name: 'create-custom-field',
   summary: 'create a custom ticket field',
   description:
-    'Defines a custom field: tickets then carry it as custom_<name>. A list field needs --list-values; a ' +
-    'decimal field needs --decimal-places (and --max-length, total digits, at least that).',
+    'Defines a custom field: tickets then carry it as custom_<name>. A list field needs --list-values; a decimal ' +
+    'field needs --decimal-places (and --max-length, total digits, at least that).',
   options: {
     name: { type: 'string', value: 'NAME', help: 'letters, digits, _ and -, at most 50 characters, unique (required)' },
     label: { type: 'string', value: 'LABEL', help: 'label, at most 30 characters (required)' },
@@ -43,8 +43,8 @@ export const createCustomField = command({
   },
   required: ['name', 'label', 'type'],
   examples: [
-    'npm run helpdesk -- create-custom-field --name os --label "Operating system" ' +
-      '--type list --list-values "Linux,macOS,Windows"',
+    'npm run helpdesk -- create-custom-field --name os --label "Operating system" --type list --list-values ' +
+      '"Linux,macOS,Windows"',
     'npm run helpdesk -- create-custom-field --name cost --label Cost --type decimal --max-length 8 --decimal-places 2',
   ],
   prepare(ctx) {

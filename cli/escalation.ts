@@ -18,15 +18,11 @@ export const escalate = command({
   name: 'escalate',
   summary: "escalate the tickets that have waited their queue's escalate_days",
   description:
-    'Raises the priority of every open or reopened ticket, not on hold and not ' +
-    'at priority 1, whose queue has escalate_days ' +
-    'and that has waited that many days (excluded dates not counted) since its ' +
-    'last escalation or its creation; ' +
-    'adds its ' +
-    '"Ticket Escalated" followup and mails its submitter, CCs and assignee. ' +
-    'A ticket is escalated at most once ' +
-    'a day, ' +
-    'however often this runs. npm start runs it daily, and so does a schedule on AWS.',
+    'Raises the priority of every open or reopened ticket, not on hold and not at priority 1, whose queue has ' +
+    'escalate_days and that has waited that many days (excluded dates not counted) since its last escalation or ' +
+    'its creation; adds its "Ticket Escalated" followup and mails its submitter, CCs and assignee. A ticket is ' +
+    'escalated at most once a day, however often this runs. npm start runs it daily, and so does a schedule on ' +
+    'AWS.',
   options: {
     queues: { type: 'string', value: 'SLUGS', help: 'only these queues (comma-separated slugs)' },
     'notify-only': { type: 'boolean', help: 'mail as an escalation would, without changing the tickets' },
@@ -72,10 +68,8 @@ export const createEscalationExclusions = command({
   name: 'create-escalation-exclusions',
   summary: 'add escalation exclusions: every given weekday over a range',
   description:
-    'Adds an exclusion (a date escalation does not count) for each date from ' +
-    '--from to --until, or for --occurrences ' +
-    'weeks, ' +
-    'that falls on one of --days; for the queues given, else for every queue.',
+    'Adds an exclusion (a date escalation does not count) for each date from --from to --until, or for ' +
+    '--occurrences weeks, that falls on one of --days; for the queues given, else for every queue.',
   options: {
     days: { type: 'string', value: 'WEEKDAYS', help: 'comma-separated weekday names, e.g. saturday,sunday (required)' },
     from: { type: 'string', value: 'DATE', help: 'the first date (YYYY-MM-DD; default today, UTC)' },

@@ -20,10 +20,9 @@ export const tailEvents = command({
   name: 'tail-events',
   summary: 'print the change feed, one line per event (--follow: keep printing new ones)',
   description:
-    'Prints the change events after --after (a cursor, as GET /api/events/ gives; ' +
-    'without it, from the oldest kept), ' +
-    'oldest ' +
-    'first, one line each (--json: one JSON object each), then the cursor to continue from. With --follow it keeps ' +
+    'Prints the change events after --after (a cursor, as GET /api/events/ gives; without it, from the oldest ' +
+    'kept), oldest first, one line each (--json: one JSON object each), then the cursor to continue from. With ' +
+    '--follow it keeps ' +
     `reading every ${FOLLOW_EVERY_MS / 1000} s until Ctrl-C. Events show a few seconds after their change (the ` +
     `feed's settle horizon).`,
   options: {

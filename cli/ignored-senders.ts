@@ -8,11 +8,9 @@ export const ignoreSender = command({
   args: ['address'],
   summary: 'ignore mail from an address or a pattern (*@example.com)',
   description:
-    "Mail from the address (or upstream's patterns: *@example.com, noreply@*; " +
-    'any case) to the queues given (default ' +
-    'every ' +
-    'queue) opens and changes no ticket, by any way in; it is recorded as ignored. ' +
-    'The rules of POST /api/ignored-senders/.',
+    "Mail from the address (or upstream's patterns: *@example.com, noreply@*; any case) to the queues given " +
+    '(default every queue) opens and changes no ticket, by any way in; it is recorded as ignored. The rules of ' +
+    'POST /api/ignored-senders/.',
   options: {
     name: { type: 'string', value: 'NAME', help: 'what the rule is for (default: the address)' },
     queues: { type: 'string', value: 'SLUGS', help: 'only mail to these queues (comma-separated slugs)' },

@@ -8,13 +8,10 @@ export const listMailProblems = command({
   name: 'list-mail-problems',
   summary: 'list received mail that failed or waits for review (kept raw)',
   description:
-    'Lists the received messages that were not applied: "failed" (unreadable, ' +
-    'over a limit, or an error while applying) ' +
-    'and ' +
-    '"held" (spam, DMARC failure under a reject policy, or over a rate), "unverified" (applied as a private ' +
-    'followup: its sender is not verified), and "sign-in" (an OAuth mailbox refused its token), oldest first, ' +
-    'with the ' +
-    'reason. Each is kept raw in the mail bucket; retry-mail runs it again.',
+    'Lists the received messages that were not applied: "failed" (unreadable, over a limit, or an error while ' +
+    'applying) and "held" (spam, DMARC failure under a reject policy, or over a rate), "unverified" (applied as ' +
+    'a private followup: its sender is not verified), and "sign-in" (an OAuth mailbox refused its token), oldest ' +
+    'first, with the reason. Each is kept raw in the mail bucket; retry-mail runs it again.',
   examples: ['npm run helpdesk -- list-mail-problems'],
   async run(ctx) {
     const { listProblems } = await import('../shared/store/inbound-mail');
@@ -32,15 +29,11 @@ export const retryMail = command({
   args: ['id'],
   summary: 'run a kept message through the mail ingest again (after a fix, or to release a held one)',
   description:
-    'Reads the kept raw message of a problem (list-mail-problems) and runs the ' +
-    'ingest on it again, as it ran when ' +
-    'the mail ' +
-    'arrived; the problem is removed once the message is applied (a message ' +
-    'that fails again is kept as a new problem). ' +
-    '--release lets a held message through its hold (spam, DMARC, rate); an unverified reply is released by ' +
-    'publishing its private followup (nothing else: as POST /api/mail/problems/{id}/release/). A message ' +
-    'applied before is not applied ' +
-    'twice.',
+    'Reads the kept raw message of a problem (list-mail-problems) and runs the ingest on it again, as it ran ' +
+    'when the mail arrived; the problem is removed once the message is applied (a message that fails again is ' +
+    'kept as a new problem). --release lets a held message through its hold (spam, DMARC, rate); an unverified ' +
+    'reply is released by publishing its private followup (nothing else: as POST ' +
+    '/api/mail/problems/{id}/release/). A message applied before is not applied twice.',
   options: { release: { type: 'boolean', help: 'apply a held message despite its hold' } },
   examples: ['npm run helpdesk -- retry-mail 2026-11-27T10:15:00.000Z#1a2b3c4d --release'],
   async run(ctx) {

@@ -42,13 +42,10 @@ export const listFailedMail = command({
   name: 'list-failed-mail',
   summary: 'list the mails that failed on every attempt',
   description:
-    'Mails the sender gave up on after its attempts (SMTP or SES refusing them), ' +
-    'or that had nobody left to tell ' +
-    '(the ticket ' +
-    'deleted first), oldest first: ticket, kind, recipient, attempts and the ' +
-    'last error. On AWS each one that failed ' +
-    'on every ' +
-    "attempt also raised the mail dead-letter alarm. GET /api/tickets/{id}/emails/ shows the ticket's whole mail log.",
+    'Mails the sender gave up on after its attempts (SMTP or SES refusing them), or that had nobody left to tell ' +
+    '(the ticket deleted first), oldest first: ticket, kind, recipient, attempts and the last error. On AWS each ' +
+    'one that failed on every attempt also raised the mail dead-letter alarm. GET /api/tickets/{id}/emails/ ' +
+    "shows the ticket's whole mail log.",
   examples: [
     'npm run helpdesk -- list-failed-mail',
     'npm run helpdesk -- list-failed-mail --table helpdesk-prod-Table --json',
@@ -72,13 +69,9 @@ export const sesEvent = command({
   args: ['type'],
   summary: 'simulate an SES event (bounce, complaint, delivery, reject) for a sent mail',
   description:
-    "The local stand-in for Amazon SES's events: builds one as EventBridge delivers " +
-    'it and runs it through the ' +
-    'recorder, as on AWS. A ' +
-    'bounce (permanent) or ' +
-    'complaint puts the recipient ' +
-    'on the suppression list; ' +
-    "the mail's status follows.",
+    "The local stand-in for Amazon SES's events: builds one as EventBridge delivers it and runs it through the " +
+    'recorder, as on AWS. A bounce (permanent) or complaint puts the recipient on the suppression list; the ' +
+    "mail's status follows.",
   options: {
     'message-id': {
       type: 'string',

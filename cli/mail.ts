@@ -36,15 +36,10 @@ export const mail = command({
   name: 'mail',
   summary: 'list the mail the local runtime captured, or print one (--show 3, --show last)',
   description:
-    'The local runtime (npm start) sends no mail out unless HELPDESK_SMTP_URL ' +
-    'is set: it keeps each message as ' +
-    'sent, one .eml ' +
-    'file in <data dir>/mailbox. Without an argument this lists them, oldest ' +
-    'first: number, time, recipient and ' +
-    'subject ' +
-    '(--json: one object each). With --show and a number (or `last`) it prints ' +
-    'that message as sent, headers and ' +
-    'MIME parts.',
+    'The local runtime (npm start) sends no mail out unless HELPDESK_SMTP_URL is set: it keeps each message as ' +
+    'sent, one .eml file in <data dir>/mailbox. Without an argument this lists them, oldest first: number, time, ' +
+    'recipient and subject (--json: one object each). With --show and a number (or `last`) it prints that ' +
+    'message as sent, headers and MIME parts.',
   options: { show: { type: 'string', value: 'N', help: 'print message N of the list (or `last`) as sent' } },
   examples: [
     'npm run helpdesk -- mail',

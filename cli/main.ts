@@ -114,11 +114,9 @@ function overallHelp(): string {
     ...optionLines(TARGET_OPTIONS),
     '',
     wrap(
-      'Without --table or --stack-outputs (and with TABLE_NAME unset, or --data-dir ' +
-        'given) the commands work on ' +
-        'the local ' +
-        'data directory of `npm start`. With a table they use AWS as usual (AWS_REGION/AWS_PROFILE ' +
-        'or AWS_ACCESS_KEY_ID...).',
+      'Without --table or --stack-outputs (and with TABLE_NAME unset, or --data-dir given) the commands work on ' +
+        'the local data directory of `npm start`. With a table they use AWS as usual (AWS_REGION/AWS_PROFILE or ' +
+        'AWS_ACCESS_KEY_ID...).',
       96,
       '',
     ),

@@ -98,10 +98,10 @@ export const importDjango = command({
   description:
     'Reads `manage.py dumpdata --natural-foreign helpdesk auth.user auth.group authtoken.token` JSON and the ' +
     "attachment files under the installation's MEDIA_ROOT, and writes users, queues, custom fields, tickets, " +
-    'followups, ticket changes, attachments, CCs and API tokens, keeping every id and time. Nobody is mailed ' +
-    'and no webhook is called. Idempotent: a second run changes nothing, and a run stopped half-way finishes ' +
-    'when run again. A record already there that differs is refused (exit 1) unless --overwrite. --dry-run ' +
-    'prints the report (per model imported and skipped, warnings) and writes nothing.',
+    'followups, ticket changes, attachments, CCs and API tokens, keeping every id and time. Nobody is mailed and ' +
+    'no webhook is called. Idempotent: a second run changes nothing, and a run stopped half-way finishes when ' +
+    'run again. A record already there that differs is refused (exit 1) unless --overwrite. --dry-run prints the ' +
+    'report (per model imported and skipped, warnings) and writes nothing.',
   options: {
     media: { type: 'string', value: 'DIR', help: "the installation's MEDIA_ROOT (attachment files)" },
     'dry-run': { type: 'boolean', help: 'print the report only; write nothing' },
@@ -226,9 +226,9 @@ export const exportDjango = command({
   summary: 'export to django-helpdesk dumpdata JSON (and the attachment files)',
   description:
     'Writes users (with their password hashes), queues, custom fields and their values, tickets, followups, ' +
-    'ticket changes, attachments and CCs as `manage.py dumpdata` JSON, which `manage.py loaddata` reads, and ' +
-    'the attachment files under --media (the dump names them relative to it, as MEDIA_ROOT). ' +
-    'import-django reads it back into an empty helpdesk as equal records.',
+    'ticket changes, attachments and CCs as `manage.py dumpdata` JSON, which `manage.py loaddata` reads, and the ' +
+    'attachment files under --media (the dump names them relative to it, as MEDIA_ROOT). import-django reads it ' +
+    'back into an empty helpdesk as equal records.',
   options: {
     media: { type: 'string', value: 'DIR', help: 'where the attachment files go (a MEDIA_ROOT)' },
     bucket: BUCKET_OPTION,

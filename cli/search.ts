@@ -27,22 +27,16 @@ export const reindex = command({
   name: 'reindex',
   summary: 'rebuild the search index from the table (resumable)',
   description:
-    'Empties the search index and indexes every ticket again, in id order, a ' +
-    'page of the table at a time, showing ' +
-    'a progress ' +
-    'bar. Interrupted, the next run goes on from where it stopped (--restart ' +
-    'starts over). Locally, stop `npm start` ' +
-    'first ' +
-    '(the index is its files). On AWS, give the Aurora cluster in HELPDESK_SEARCH=aurora, ' +
-    'HELPDESK_SEARCH_CLUSTER_ARN ' +
-    'and ' +
-    'HELPDESK_SEARCH_SECRET_ARN (the stack outputs SearchClusterArn and SearchSecretArn).',
+    'Empties the search index and indexes every ticket again, in id order, a page of the table at a time, ' +
+    'showing a progress bar. Interrupted, the next run goes on from where it stopped (--restart starts over). ' +
+    'Locally, stop `npm start` first (the index is its files). On AWS, give the Aurora cluster in ' +
+    'HELPDESK_SEARCH=aurora, HELPDESK_SEARCH_CLUSTER_ARN and HELPDESK_SEARCH_SECRET_ARN (the stack outputs ' +
+    'SearchClusterArn and SearchSecretArn).',
   options: { restart: { type: 'boolean', help: 'start over, even if an earlier run was interrupted' } },
   examples: [
     'npm run helpdesk -- reindex',
-    'HELPDESK_SEARCH=aurora HELPDESK_SEARCH_CLUSTER_ARN=... HELPDESK_SEARCH_SECRET_ARN=... ' +
-      'npm run helpdesk -- reindex ' +
-      '--table helpdesk-prod',
+    'HELPDESK_SEARCH=aurora HELPDESK_SEARCH_CLUSTER_ARN=... HELPDESK_SEARCH_SECRET_ARN=... npm run helpdesk -- ' +
+      'reindex --table helpdesk-prod',
   ],
   async prepare(ctx) {
     const target = chooseTarget(ctx.options);
@@ -52,9 +46,8 @@ export const reindex = command({
       process.env.HELPDESK_SEARCH_DIR = join(target.dataDir, 'search');
     } else if (process.env.HELPDESK_SEARCH !== 'aurora') {
       throw new Failure(
-        'Set HELPDESK_SEARCH=aurora, HELPDESK_SEARCH_CLUSTER_ARN and HELPDESK_SEARCH_SECRET_ARN ' +
-          '(the stack outputs) to ' +
-          'rebuild the index on AWS.',
+        'Set HELPDESK_SEARCH=aurora, HELPDESK_SEARCH_CLUSTER_ARN and HELPDESK_SEARCH_SECRET_ARN (the stack ' +
+          'outputs) to rebuild the index on AWS.',
       );
     }
     return async () => {

@@ -134,14 +134,12 @@ export const replayStream = command({
   name: 'replay-stream',
   summary: "apply again the table stream's batches that failed in CountTickets (from its failure queue)",
   description:
-    'Reads the stream records of each failed batch the file names and applies ' +
-    'them as the CountTickets function ' +
-    'does: ' +
-    'the ticket counts, the listing records and the change events (which the feed and the webhook subscriptions then ' +
-    'get, late). FILE is the output of `aws sqs receive-message` on the TicketCountsCountFailures queue, or the ' +
-    "messages' bodies. The stream keeps records 24 hours. Replaying a batch " +
-    'twice changes nothing; delete the messages ' +
-    'once it has run (docs/operations.md, "Runbook: ticket counts").',
+    'Reads the stream records of each failed batch the file names and applies them as the CountTickets function ' +
+    'does: the ticket counts, the listing records and the change events (which the feed and the webhook ' +
+    'subscriptions then get, late). FILE is the output of `aws sqs receive-message` on the ' +
+    "TicketCountsCountFailures queue, or the messages' bodies. The stream keeps records 24 hours. Replaying a " +
+    'batch twice changes nothing; delete the messages once it has run (docs/operations.md, "Runbook: ticket ' +
+    'counts").',
   options: {
     batches: {
       type: 'string',

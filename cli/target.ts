@@ -59,8 +59,8 @@ export function chooseTarget(options: Context['options']): Target {
   if (!dir.trim()) throw new UsageError('--data-dir needs a directory.');
   if (dir === 'memory') {
     throw new UsageError(
-      'The "memory" data directory keeps nothing between processes, so a command cannot work on it. ' +
-        'Use a data directory (--data-dir or HELPDESK_DATA_DIR), or a deployed table (--table).',
+      'The "memory" data directory keeps nothing between processes, so a command cannot work on it. Use a data ' +
+        'directory (--data-dir or HELPDESK_DATA_DIR), or a deployed table (--table).',
     );
   }
   return { kind: 'local', dataDir: dir };
@@ -183,9 +183,8 @@ export function describeAwsError(error: Error & { $metadata?: unknown }): string
       );
     case 'CredentialsProviderError':
       return (
-        'No AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY ' +
-        '(or sign in with `aws ' +
-        'sso login`).'
+        'No AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or sign in ' +
+        'with `aws sso login`).'
       );
     case 'UnrecognizedClientException':
     case 'InvalidSignatureException':

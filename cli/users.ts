@@ -78,8 +78,8 @@ export const createUser = command({
   args: ['username'],
   summary: 'create a user (password prompted or read from stdin)',
   description:
-    'Creates an active user. --staff lets it use the API (every route needs staff); --superuser implies ' +
-    "--staff (as Django's createsuperuser). Names are optional here, unlike POST /api/users/.\n" +
+    'Creates an active user. --staff lets it use the API (every route needs staff); --superuser implies --staff ' +
+    "(as Django's createsuperuser). Names are optional here, unlike POST /api/users/.\n" +
     PASSWORD_NOTE,
   options: {
     email: { type: 'string', value: 'EMAIL', help: 'e-mail address (required)' },
@@ -166,11 +166,9 @@ export const deactivateUser = command({
   args: ['username'],
   summary: 'make a user inactive (it can no longer authenticate)',
   description:
-    'Marks a user inactive, as unticking "active" in Django\'s admin (and as ' +
-    'PATCH /api/users/{id}/ with is_active ' +
-    'false): ' +
-    'its password stops working (warm API functions notice within 5 s) and its API tokens are revoked. ' +
-    'Its tickets and followups stay; activate-user makes it active again (with new tokens to create).',
+    'Marks a user inactive, as unticking "active" in Django\'s admin (and as PATCH /api/users/{id}/ with ' +
+    'is_active false): its password stops working (warm API functions notice within 5 s) and its API tokens are ' +
+    'revoked. Its tickets and followups stay; activate-user makes it active again (with new tokens to create).',
   examples: ['npm run helpdesk -- deactivate-user alice'],
   prepare: setActive(false),
 });

@@ -21,10 +21,9 @@ export const createWebhook = command({
   name: 'create-webhook',
   summary: 'subscribe a receiver URL to change events (the signing secret is printed once)',
   description:
-    'Creates a webhook subscription, as POST /api/webhooks/ does, and prints ' +
-    'its signing secret (whsec_...): the ' +
-    'only ' +
-    'time it is shown. --events is a comma-separated list of event types (ticket.created, ticket.updated, ...).',
+    'Creates a webhook subscription, as POST /api/webhooks/ does, and prints its signing secret (whsec_...): the ' +
+    'only time it is shown. --events is a comma-separated list of event types (ticket.created, ticket.updated, ' +
+    '...).',
   options: {
     url: {
       type: 'string',
@@ -108,11 +107,8 @@ export const pingWebhook = command({
   args: ['id'],
   summary: "send a test event to a subscription's receiver and show its answer",
   description:
-    'Posts a signed webhook.ping event to the receiver from this machine, as ' +
-    'POST /api/webhooks/{id}/ping does, ' +
-    'and prints what it answered. ' +
-    'Exit status 1 if it answered ' +
-    'anything but 2xx.',
+    'Posts a signed webhook.ping event to the receiver from this machine, as POST /api/webhooks/{id}/ping does, ' +
+    'and prints what it answered. Exit status 1 if it answered anything but 2xx.',
   examples: ['npm run helpdesk -- ping-webhook sub_0mi2vsq0w3a9f1c6e7b2d405'],
   prepare(ctx) {
     return async () => {
@@ -140,9 +136,8 @@ export const disableWebhook = command({
   args: ['id'],
   summary: 'disable a webhook subscription',
   description:
-    'Stops deliveries to a subscription (its pending ones end at their next ' +
-    'attempt); PATCH {"enabled": true} enables ' +
-    'it again.',
+    'Stops deliveries to a subscription (its pending ones end at their next attempt); PATCH {"enabled": true} ' +
+    'enables it again.',
   examples: ['npm run helpdesk -- disable-webhook sub_0mi2vsq0w3a9f1c6e7b2d405'],
   prepare(ctx) {
     return async () => {

@@ -191,10 +191,8 @@ export class ApiStack extends Stack {
       id: 'AwsSolutions-APIG4',
       reason:
         'Authentication is in the functions: every route checks HTTP Basic credentials ' +
-        '(shared/middleware/auth.ts), ' +
-        'as the API spec requires; ' +
-        'the fallback route only ' +
-        'answers 404/405 and OPTIONS.',
+        '(shared/middleware/auth.ts), as the API spec requires; the fallback route only answers 404/405 and ' +
+        'OPTIONS.',
     });
 
     // One JSON line per request, kept as long as the functions' logs.
@@ -414,13 +412,9 @@ export class ApiStack extends Stack {
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, scope)}/${ATTACHMENT_PREFIX}*]`,
         reason:
-          'Attachment objects of the one bucket only, and only the actions the route ' +
-          'declares (no List, no bucket-level ' +
-          'action): keys are attachments/<ticket>/<uuid>, ' +
-          'made at run time, so no ' +
-          'narrower ARN exists for ' +
-          'a function that serves ' +
-          'any ticket.',
+          'Attachment objects of the one bucket only, and only the actions the route declares (no List, no ' +
+          'bucket-level action): keys are attachments/<ticket>/<uuid>, made at run time, so no narrower ARN ' +
+          'exists for a function that serves any ticket.',
       });
     }
     return fn;

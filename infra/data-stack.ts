@@ -78,23 +78,11 @@ export class DataStack extends Stack {
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
-        'No S3 server access logs: the bucket is private (BlockPublicAccess, TLS ' +
-        'only, no ACLs). Uploads and deletes ' +
-        'are made by the API functions ' +
-        '(each request in the API ' +
-        'access log and the function ' +
-        'logs); downloads are presigned ' +
-        'GETs the API issues (each ' +
-        'issuance logged, valid ' +
-        '5 minutes) that reach ' +
-        'S3 directly, so the record ' +
-        'of the downloads themselves ' +
-        'is CloudTrail S3 data ' +
-        'events, which an account ' +
-        'enables across buckets ' +
-        '(docs/security.md), not ' +
-        'a per-bucket log in a ' +
-        'second bucket.',
+        'No S3 server access logs: the bucket is private (BlockPublicAccess, TLS only, no ACLs). Uploads and ' +
+        'deletes are made by the API functions (each request in the API access log and the function logs); ' +
+        'downloads are presigned GETs the API issues (each issuance logged, valid 5 minutes) that reach S3 ' +
+        'directly, so the record of the downloads themselves is CloudTrail S3 data events, which an account ' +
+        'enables across buckets (docs/security.md), not a per-bucket log in a second bucket.',
     });
     if (settings.search) this.search = new SearchCluster(this, 'Search', { ...settings, search: settings.search });
   }

@@ -94,16 +94,10 @@ export class EdgeStack extends Stack {
     Validations.of(this.originSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Not a credential of any user: it proves a request came through CloudFront, ' +
-        'whose header is set from it ' +
-        'at deploy. Rotation is ' +
-        'a step of docs/operations.md ' +
-        '(a new value, then a deploy ' +
-        'naming its version with ' +
-        '-c edgeOriginSecretVersion); ' +
-        'the functions accept the ' +
-        'previous value for a grace ' +
-        'period meanwhile (shared/middleware/origin.ts).',
+        'Not a credential of any user: it proves a request came through CloudFront, whose header is set from it ' +
+        'at deploy. Rotation is a step of docs/operations.md (a new value, then a deploy naming its version with ' +
+        '-c edgeOriginSecretVersion); the functions accept the previous value for a grace period meanwhile ' +
+        '(shared/middleware/origin.ts).',
     });
 
     const managedRule = (name: (typeof MANAGED_RULE_GROUPS)[number], priority: number): CfnWebACL.RuleProperty => ({
@@ -172,20 +166,15 @@ export class EdgeStack extends Stack {
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR1',
       reason:
-        'A helpdesk API serves its customers wherever they are; the rate rule and ' +
-        'the managed rules apply everywhere ' +
-        'instead.',
+        'A helpdesk API serves its customers wherever they are; the rate rule and the managed rules apply ' +
+        'everywhere instead.',
     });
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR3',
       reason:
-        "Every request that reaches the API is in the stage's access log (api-stack.ts), " +
-        "and WAF's sampled requests " +
-        'and metrics show what ' +
-        'the firewall stopped; ' +
-        "CloudFront's own logs " +
-        'would only repeat them ' +
-        'at extra cost.',
+        "Every request that reaches the API is in the stage's access log (api-stack.ts), and WAF's sampled " +
+        "requests and metrics show what the firewall stopped; CloudFront's own logs would only repeat them at " +
+        'extra cost.',
     });
 
     new CfnOutput(this, 'EdgeUrl', {

@@ -549,8 +549,7 @@ function edgeSettings(
   // Secrets Manager's version ids are 32 to 64 characters (a UUID when it makes them).
   if (originSecretVersion !== undefined && !/^[\w-]{32,64}$/.test(originSecretVersion)) {
     throw fail(
-      `origin secret version must be the VersionId Secrets Manager gave the new ` +
-        `value (32 to 64 letters, digits ` +
+      'origin secret version must be the VersionId Secrets Manager gave the new value (32 to 64 letters, digits ' +
         `or dashes), not ${originSecretVersion}`,
     );
   }

@@ -47,8 +47,7 @@ export class Escalation extends Construct {
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(run.node.defaultChild as CfnFunction)}.Arn>:*]`,
       reason:
-        "lambda:InvokeFunction on the escalation function's versions and aliases " +
-        "(the scheduler target's grant): " +
+        "lambda:InvokeFunction on the escalation function's versions and aliases (the scheduler target's grant): " +
         'this one function only.',
     });
     new Schedule(this, 'Daily', {

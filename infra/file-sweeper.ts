@@ -48,9 +48,8 @@ export class FileSweeper extends Construct {
     Validations.of(sweep.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${bucketArn}/${ATTACHMENT_PREFIX}*]`,
       reason:
-        'Deletes only attachment objects, and only the ones named by cleanup records, ' +
-        'whose keys (attachments/<ticket>/<uuid>) ' +
-        'are made at run time.',
+        'Deletes only attachment objects, and only the ones named by cleanup records, whose keys ' +
+        '(attachments/<ticket>/<uuid>) are made at run time.',
     });
     new Rule(this, 'Schedule', {
       description: 'Runs the file sweeper',

@@ -85,23 +85,15 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
   Validations.of(role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason:
-      'xray:PutTraceSegments and xray:PutTelemetryRecords (added by active tracing) ' +
-      'support no resource-level permissions: ' +
-      'AWS documents Resource ' +
-      '"*" for them. (The webhook ' +
-      'dispatcher also has dynamodb:ListStreams ' +
-      'on "*", which the DynamoDB ' +
-      'event source needs and ' +
-      'which has no resource-level ' +
-      'permissions either.)',
+      'xray:PutTraceSegments and xray:PutTelemetryRecords (added by active tracing) support no resource-level ' +
+      'permissions: AWS documents Resource "*" for them. (The webhook dispatcher also has dynamodb:ListStreams ' +
+      'on "*", which the DynamoDB event source needs and which has no resource-level permissions either.)',
   });
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-L1',
     reason:
-      'nodejs22.x on purpose: the bundles target node22 and the code keeps to ' +
-      'Node 20/22 APIs (docs/local.md); ' +
-      'moving to nodejs24.x is ' +
-      'a separate, tested change.',
+      'nodejs22.x on purpose: the bundles target node22 and the code keeps to Node 20/22 APIs (docs/local.md); ' +
+      'moving to nodejs24.x is a separate, tested change.',
   });
   return fn;
 }

@@ -97,9 +97,8 @@ export class MailImap extends Construct {
     Validations.of(poll.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, stack)}/${ATTACHMENT_PREFIX}*]`,
       reason:
-        'Writes attachment objects under keys made at run time (attachments/<ticket>/<uuid>), ' +
-        'and deletes only its own ' +
-        'abandoned uploads.',
+        'Writes attachment objects under keys made at run time (attachments/<ticket>/<uuid>), and deletes only ' +
+        'its own abandoned uploads.',
     });
     const bucketId = stack.getLogicalId(this.bucket.node.defaultChild as CfnBucket);
     Validations.of(poll.role!).acknowledge({

@@ -76,9 +76,8 @@ export class MailIn extends Construct {
     Validations.of(ingest.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, stack)}/${ATTACHMENT_PREFIX}*]`,
       reason:
-        'Writes attachment objects under keys made at run time (attachments/<ticket>/<uuid>), ' +
-        'and deletes only its own ' +
-        'abandoned uploads.',
+        'Writes attachment objects under keys made at run time (attachments/<ticket>/<uuid>), and deletes only ' +
+        'its own abandoned uploads.',
     });
     Validations.of(ingest.role!).acknowledge({
       id: 'AwsSolutions-IAM5[Action::s3:GetObject*]',

@@ -147,10 +147,8 @@ export class Mail extends Construct {
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Not rotated automatically: a new secret makes every reply to an earlier ' +
-        'mail unthreadable, so rotation ' +
-        'is an operator step (docs/operations.md, ' +
-        '"Mail").',
+        'Not rotated automatically: a new secret makes every reply to an earlier mail unthreadable, so rotation ' +
+        'is an operator step (docs/operations.md, "Mail").',
     });
 
     const environment = {

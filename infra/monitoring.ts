@@ -78,15 +78,9 @@ export class Monitoring extends Construct {
     Validations.of(this.alarmTopic).acknowledge({
       id: 'AwsSolutions-SNS2',
       reason:
-        'Alarm notices carry alarm names, states and metric values, no customer ' +
-        'data. CloudWatch cannot publish ' +
-        'to a topic encrypted with ' +
-        'the AWS managed aws/sns ' +
-        'key, so encryption would ' +
-        'need a customer managed ' +
-        'KMS key (and its policy) ' +
-        'per environment for no ' +
-        'data worth it.',
+        'Alarm notices carry alarm names, states and metric values, no customer data. CloudWatch cannot publish ' +
+        'to a topic encrypted with the AWS managed aws/sns key, so encryption would need a customer managed KMS ' +
+        'key (and its policy) per environment for no data worth it.',
     });
     if (settings.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(settings.alarmEmail));
     this.action = new SnsAction(this.alarmTopic);

@@ -35,8 +35,7 @@ export class SearchCluster extends Construct {
     Validations.of(vpc).acknowledge({
       id: 'AwsSolutions-VPC7',
       reason:
-        'Isolated subnets that hold only the search cluster, with no route out and ' +
-        'no inbound rule: only the RDS ' +
+        'Isolated subnets that hold only the search cluster, with no route out and no inbound rule: only the RDS ' +
         'Data API reaches it.',
     });
     this.cluster = new DatabaseCluster(this, 'Cluster', {
@@ -67,11 +66,8 @@ export class SearchCluster extends Construct {
       {
         id: 'AwsSolutions-SMG4',
         reason:
-          "The database user's secret is read only by the Data API on behalf of the " +
-          'search functions; rotation ' +
-          'would need a function ' +
-          'in the VPC for an index ' +
-          'rebuilt from the table.',
+          "The database user's secret is read only by the Data API on behalf of the search functions; rotation " +
+          'would need a function in the VPC for an index rebuilt from the table.',
       },
       ...(settings.deletionProtection
         ? []

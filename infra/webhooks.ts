@@ -60,8 +60,7 @@ export class Webhooks extends Construct {
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Not rotated automatically: every receiver must be given the new secret ' +
-        'at the same time, so rotation is ' +
+        'Not rotated automatically: every receiver must be given the new secret at the same time, so rotation is ' +
         'an operator step (docs/webhooks.md).',
     });
 

@@ -25,8 +25,7 @@ export const handler = apiHandler('events/list', async (event) => {
   if (rawAfter !== undefined && after === undefined) {
     throw new ValidationError({
       after: [
-        'Not a cursor of this feed: pass the `cursor` of an earlier answer, or leave ' +
-          '`after` out to start from ' +
+        'Not a cursor of this feed: pass the `cursor` of an earlier answer, or leave `after` out to start from ' +
           'the oldest event kept.',
       ],
     });

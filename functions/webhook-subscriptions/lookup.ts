@@ -21,9 +21,8 @@ export async function storedSubscription(event: ApiEvent): Promise<Subscription>
   const id = event.pathParameters?.id ?? '';
   if (ENVIRONMENT_ID.test(id) && environmentSubscriptions().some((s) => s.id === id)) {
     throw new Conflict(
-      'This subscription comes from the environment (its source variable): it ' +
-        'is read-only here; change the variable ' +
-        'and redeploy.',
+      'This subscription comes from the environment (its source variable): it is read-only here; change the ' +
+        'variable and redeploy.',
     );
   }
   const subscription = SUBSCRIPTION_ID.test(id) ? await getSubscription(id) : undefined;

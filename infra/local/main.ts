@@ -21,8 +21,7 @@ const enginesSetting = process.env.HELPDESK_ENGINES ?? 'own';
 const [dynamoEndpoint, s3Endpoint] = [process.env.AWS_ENDPOINT_URL_DYNAMODB, process.env.AWS_ENDPOINT_URL_S3];
 if (enginesSetting !== 'own' && !(enginesSetting === 'external' && dynamoEndpoint && s3Endpoint)) {
   console.error(
-    `HELPDESK_ENGINES must be own, or external with AWS_ENDPOINT_URL_DYNAMODB ` +
-      `and AWS_ENDPOINT_URL_S3 set, not ` +
+    'HELPDESK_ENGINES must be own, or external with AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_S3 set, not ' +
       `"${enginesSetting}"`,
   );
   process.exit(1);

@@ -109,10 +109,9 @@ const SECURITY_SCHEMES: Record<AuthenticationClass, { name: string; scheme: Json
       scheme: 'bearer',
       bearerFormat: 'JWT',
       description:
-        "An OpenID Connect token (JWT) from the deployment's issuer, for its audience, " +
-        'signed with an asymmetric ' +
-        'key. ' +
-        'A refusal is 401 with `WWW-Authenticate: Bearer error="invalid_token", error_description="..."`.',
+        "An OpenID Connect token (JWT) from the deployment's issuer, for its audience, signed with an asymmetric " +
+        'key. A refusal is 401 with `WWW-Authenticate: Bearer error="invalid_token", ' +
+        'error_description="..."`.',
     },
     says: 'an OpenID Connect bearer token (`Authorization: Bearer <JWT>`)',
   },
@@ -160,19 +159,11 @@ export function finishOpenApi(template: OpenApiTemplate, options: OpenApiOptions
         `Every request needs ${schemes.map((s) => s.says).join(', or ')}. Paths answer with and without the trailing ` +
           `slash; every GET also ` +
           `answers HEAD.`,
-        'Errors: `{"detail": "message"}`, or for validation (400) `{"<field>": ["message", ' +
-          '...]}`. Before any operation, ' +
-          'the HTTP server itself ' +
-          'may answer 400 (a request ' +
-          'it cannot parse, such ' +
-          'as an unknown method) ' +
-          'or 431 (headers too large), ' +
-          'with a `{"detail"}` body.',
-        'Tickets carry one `custom_<name>` key per custom field defined by the operator ' +
-          '(/api/custom-fields/); ' +
-          'this document lists the ' +
-          'ones defined when it was ' +
-          'served.',
+        'Errors: `{"detail": "message"}`, or for validation (400) `{"<field>": ["message", ...]}`. ' +
+          'Before any operation, the HTTP server itself may answer 400 (a request it cannot parse, such as an ' +
+          'unknown method) or 431 (headers too large), with a `{"detail"}` body.',
+        'Tickets carry one `custom_<name>` key per custom field defined by the operator (/api/custom-fields/); ' +
+          'this document lists the ones defined when it was served.',
       ].join('\n\n'),
     },
     // Relative: the host that serves this document (the spec resolves a relative server URL against

@@ -47,11 +47,8 @@ const IDEMPOTENCY_KEY = {
   in: 'header',
   required: false,
   description:
-    'Makes the POST safe to retry: the same key with the same request within ' +
-    '24 hours answers the first response ' +
-    'again (header `Idempotent-Replayed: ' +
-    'true`) without doing it ' +
-    'twice.',
+    'Makes the POST safe to retry: the same key with the same request within 24 hours answers the first response ' +
+    'again (header `Idempotent-Replayed: true`) without doing it twice.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
@@ -59,18 +56,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: field errors, or a body that could not be parsed.',
   401: 'No or invalid credentials.',
   403:
-    'The user may not do this, or a browser sent this write from another site ' +
-    '(Sec-Fetch-Site, Origin), or (behind ' +
-    'the optional edge) the ' +
-    'request did not come through ' +
-    'it.',
+    'The user may not do this, or a browser sent this write from another site (Sec-Fetch-Site, Origin), or ' +
+    '(behind the optional edge) the request did not come through it.',
   404: 'Not found (or the API is switched off).',
   406: 'The `Accept` header allows no JSON.',
   409:
-    'The resource is in use; or a request with the same Idempotency-Key is still ' +
-    'running, or succeeded with ' +
-    'an answer holding a secret ' +
-    'shown only once.',
+    'The resource is in use; or a request with the same Idempotency-Key is still running, or succeeded with an ' +
+    'answer holding a secret shown only once.',
   422: 'The Idempotency-Key was used before with a different request.',
   412: 'The `If-Match` ETag is not the current version of the ticket: read it again.',
   413: 'The body is too large (4 MiB at most).',
@@ -182,11 +174,8 @@ function bodySchema(body: BodyDoc, withFiles: boolean): JsonSchema {
 }
 
 const CUSTOM_BODY_NOTE =
-  ' Custom fields as `custom_<name>` keys: the document served lists each ' +
-  'field defined when it was served (regenerate ' +
-  'a client after defining ' +
-  'one); a name not defined ' +
-  'is a 400.';
+  ' Custom fields as `custom_<name>` keys: the document served lists each field defined when it was served ' +
+  '(regenerate a client after defining one); a name not defined is a 400.';
 
 function requestBody(body: BodyDoc): JsonSchema {
   const content: Record<string, JsonSchema> = {};
@@ -515,8 +504,7 @@ function optionsOperation(): JsonSchema {
     },
     '204': {
       description:
-        'A CORS preflight (`Origin` and `Access-Control-Request-Method` sent), when ' +
-        'CORS is on: answered before ' +
+        'A CORS preflight (`Origin` and `Access-Control-Request-Method` sent), when CORS is on: answered before ' +
         'authentication, no body.',
       headers: Object.fromEntries(
         [
@@ -534,14 +522,9 @@ function optionsOperation(): JsonSchema {
     tags: ['API' satisfies Tag],
     summary: 'Describe a route (OPTIONS on any path)',
     description:
-      'Every path answers OPTIONS with its description: the name, media types ' +
-      'and (for POST and PUT) the writable ' +
-      'fields, as Django REST ' +
-      'framework does. Shown ' +
-      'here once for /api/; send ' +
-      'OPTIONS to any path of ' +
-      'this document the same ' +
-      'way.',
+      'Every path answers OPTIONS with its description: the name, media types and (for POST and PUT) the ' +
+      'writable fields, as Django REST framework does. Shown here once for /api/; send OPTIONS to any path of ' +
+      'this document the same way.',
     responses,
   };
 }
@@ -570,12 +553,8 @@ function componentSchemas(): Record<string, JsonSchema> {
 }
 
 const CUSTOM_SHAPE_NOTE =
-  'Custom fields are `custom_<name>` keys: the document served lists each ' +
-  'field defined when it was served as a ' +
-  'property (regenerate a ' +
-  'client after defining ' +
-  'one); any `custom_` key ' +
-  'is valid.';
+  'Custom fields are `custom_<name>` keys: the document served lists each field defined when it was served as a ' +
+  'property (regenerate a client after defining one); any `custom_` key is valid.';
 
 /**
  * The document's `webhooks`: what a receiver is posted, one entry per event type (subscriptions), the
@@ -584,11 +563,8 @@ const CUSTOM_SHAPE_NOTE =
  */
 function webhookOperations(): Record<string, JsonSchema> {
   const signed =
-    'Signed as Standard Webhooks say: headers `webhook-id`, `webhook-timestamp` ' +
-    '(seconds) and `webhook-signature` ' +
-    '(`v1,<base64 HMAC-SHA256>`); ' +
-    'verify before trusting ' +
-    'the body.';
+    'Signed as Standard Webhooks say: headers `webhook-id`, `webhook-timestamp` (seconds) and ' +
+    '`webhook-signature` (`v1,<base64 HMAC-SHA256>`); verify before trusting the body.';
   const post = (
     summary: string,
     description: string,

@@ -144,32 +144,21 @@ export const TAGS = {
     'Users: creating and listing them (staff), changing them (superusers), and who the caller is (anyone signed in).',
   'User tickets': "Any user's own tickets: those submitted under their e-mail address.",
   'API tokens':
-    'Keys for `Authorization: Token <key>` (where token authentication is on): ' +
-    'staff manage their own, superusers ' +
-    "everyone's.",
+    'Keys for `Authorization: Token <key>` (where token authentication is on): staff manage their own, ' +
+    "superusers everyone's.",
   Queues:
-    'The queues that tickets belong to, with their mail and escalation settings, ' +
-    'and the dates escalation does ' +
-    'not count. Superusers ' +
-    'only.',
+    'The queues that tickets belong to, with their mail and escalation settings, and the dates escalation does ' +
+    'not count. Superusers only.',
   Mail:
-    'Who else hears of a ticket (its CC list, staff); the addresses mail no ' +
-    'longer goes to (the suppression ' +
-    "list) and the mail templates' " +
-    'overrides (superusers).',
+    'Who else hears of a ticket (its CC list, staff); the addresses mail no longer goes to (the suppression ' +
+    "list) and the mail templates' overrides (superusers).",
   'Custom fields': 'Definitions of the fields an operator adds to tickets (`custom_<name>`). Superusers only.',
   Events:
-    'The change feed: every change to tickets, followups and attachments, in ' +
-    'commit order, kept 30 days, so an ' +
-    'integration that was down ' +
-    'catches up without scanning ' +
-    'tickets. Staff only.',
+    'The change feed: every change to tickets, followups and attachments, in commit order, kept 30 days, so an ' +
+    'integration that was down catches up without scanning tickets. Staff only.',
   Webhooks:
-    'Webhook subscriptions: receivers of change events, each with its own signing ' +
-    'secret (superusers only); the ' +
-    'log of webhook deliveries, ' +
-    'and sending one again ' +
-    '(staff).',
+    'Webhook subscriptions: receivers of change events, each with its own signing secret (superusers only); the ' +
+    'log of webhook deliveries, and sending one again (staff).',
 } as const;
 export type Tag = keyof typeof TAGS;
 
@@ -318,13 +307,11 @@ const noContent: SuccessDoc = { status: 204, description: 'Deleted.' };
 
 /** Upstream reports a missing or empty `description` under `body` (its model field's name): kept as it is. */
 const DESCRIPTION_ERROR_NOTE =
-  'An empty or null `description` is reported under the key `body` (`{"body": ' +
-  '["This field is required."]}`), as ' +
-  'upstream does.';
+  'An empty or null `description` is reported under the key `body` (`{"body": ["This field is ' +
+  'required."]}`), as upstream does.';
 
 const NEW_STATUS_NOTE =
-  "The ticket's new status: 1 Open, 2 Reopened, 3 Resolved, 4 Closed, 5 Duplicate " +
-  "(null or the ticket's own: no " +
+  "The ticket's new status: 1 Open, 2 Reopened, 3 Resolved, 4 Closed, 5 Duplicate (null or the ticket's own: no " +
   'change).';
 
 const TICKET_FILE: FilePart = {
@@ -340,31 +327,15 @@ const FOLLOWUP_FILES: FilePart = {
 };
 
 const SEARCH_SYNTAX =
-  'Words match their forms (English stemming: `laptops` finds laptop), accents ' +
-  'fold (`cafe` finds Café), and the ' +
-  'last word matches as a ' +
-  'prefix while typed (`lapt`); ' +
-  '`"quoted words"` match as a phrase, `-word` excludes, `OR` joins alternatives; ' +
-  'codes with a digit (`INV-2024-0042`, ' +
-  '`X1-Carbon`) also match ' +
-  'anywhere inside a word. ' +
-  'A ticket id (`123`, `#123`) or subject tag (`[support-123]`) puts that ' +
-  'ticket first. At most 200 characters ' +
-  'and 16 words (else 400). ' +
-  'Any other text is a valid ' +
-  'query. ' +
-  'Searched: title, description, resolution, submitter e-mail, followup titles ' +
-  'and comments, custom field values ' +
-  'and attachment file names. ' +
-  'Results come in relevance order (named ids first) unless `ordering` is ' +
-  'given, paged by number with an exact ' +
-  '`count`; each carries ' +
-  'a `snippet`. ' +
-  "The index follows the table's stream (a change shows within about a second). " +
-  'Off in an environment (`HELPDESK_SEARCH=off`), ' +
-  '`search` answers 400; ' +
-  'while the engine resumes ' +
-  'from a pause, 503 with ' +
+  'Words match their forms (English stemming: `laptops` finds laptop), accents fold (`cafe` finds Café), and the ' +
+  'last word matches as a prefix while typed (`lapt`); `"quoted words"` match as a phrase, `-word` excludes, ' +
+  '`OR` joins alternatives; codes with a digit (`INV-2024-0042`, `X1-Carbon`) also match anywhere inside a word. ' +
+  'A ticket id (`123`, `#123`) or subject tag (`[support-123]`) puts that ticket first. At most 200 characters ' +
+  'and 16 words (else 400). Any other text is a valid query. Searched: title, description, resolution, submitter ' +
+  'e-mail, followup titles and comments, custom field values and attachment file names. Results come in ' +
+  'relevance order (named ids first) unless `ordering` is given, paged by number with an exact `count`; each ' +
+  "carries a `snippet`. The index follows the table's stream (a change shows within about a second). Off in an " +
+  'environment (`HELPDESK_SEARCH=off`), `search` answers 400; while the engine resumes from a pause, 503 with ' +
   '`Retry-After`.';
 
 export const routes: readonly Route[] = [
@@ -391,10 +362,8 @@ export const routes: readonly Route[] = [
       tag: 'API',
       summary: 'This OpenAPI document',
       description:
-        'Generated from the route table and the schemas that validate requests and ' +
-        'shape responses; includes the ' +
-        'custom fields defined ' +
-        'now.',
+        'Generated from the route table and the schemas that validate requests and shape responses; includes the ' +
+        'custom fields defined now.',
       success: {
         status: 200,
         description: 'The OpenAPI 3.1 document.',
@@ -448,116 +417,52 @@ export const routes: readonly Route[] = [
       tag: 'Tickets',
       summary: 'List tickets with their followups and attachments',
       description:
-        "Without a filter or `ordering`, upstream's list: oldest first, by page " +
-        'number; `status` alone keeps page ' +
-        'numbers. Filters combine ' +
-        'freely, each optional, ' +
-        'and every combination ' +
-        'takes every `ordering`. ' +
-        'The agent views `status` × `queue`, `status` × `assigned_to` and `status` ' +
-        '× `queue` × `assigned_to` are ' +
-        'served in each of the ' +
-        'ten orderings by index ' +
-        'partitions of their own ' +
-        '(several statuses are ' +
-        'merged): a page reads ' +
-        'one index partition per ' +
-        "status, the page's tickets " +
-        'at once and the counts, ' +
-        "whatever the table's size, " +
-        'with an exact `count`. ' +
-        'So are `queue`, `assigned_to`, `priority` and `submitter_email` alone in ' +
-        '`id` order, and every ticket ' +
-        'by `created`, `modified`, ' +
-        '`priority` or `due_date`. ' +
-        'Any other combination reads the most selective of those in the order asked ' +
-        'for and checks the other filters ' +
-        'on the tickets, at most ' +
-        '100 entries a page: such ' +
-        'a page may hold fewer ' +
-        'tickets than `page_size` ' +
-        '(even none) and still ' +
-        'have a `next` link; no ' +
-        'matching ticket is ever ' +
-        'skipped. `ordering` by ' +
-        '`id` or `-id` with no ' +
-        'filter but `updated_since`, ' +
-        '`created_since` and `status` ' +
-        'reads every ticket in ' +
-        'id order the same way ' +
-        '(the five priority partitions ' +
-        'merged). With `created_since`, ' +
-        'every list in `id` or ' +
-        '`-id` order reads only ' +
-        'ids above those of the ' +
-        'tickets created more than ' +
-        '16 minutes before that ' +
-        'time (ids follow creation ' +
-        'times): its first page ' +
-        'holds the tickets created ' +
-        'since, and `-id` ends ' +
-        'at them, however many ' +
-        'older tickets the table ' +
-        'holds. With only `updated_since`, ' +
-        'such a list walks the ' +
-        "table's ids: the `modified` " +
-        'orderings read it from ' +
-        'its time on. ' +
-        'A filtered list, or one ordered other than by `id`, is paged by cursor ' +
-        '(`next` and `previous` links; `page` ' +
-        'there may only be 1, the ' +
-        'first page as without ' +
-        'it: any other page answers ' +
-        '400). `count` depends ' +
-        'on the filters alone, ' +
-        'in every ordering: exact ' +
-        'with none, with `status`, ' +
-        '`queue`, `assigned_to` ' +
-        'or `priority` alone, and ' +
-        'with `status`, `queue` ' +
-        'and `assigned_to` in any ' +
-        'combination (the agent ' +
-        'views, and a queue with ' +
-        'an assignee); null with ' +
-        '`submitter_email`, with ' +
-        '`updated_since` or `created_since`, ' +
-        'and with `priority` combined ' +
-        'with another filter. ' +
-        'The filters other than `status` alone read listing records and ticket snapshots ' +
-        "the table's stream keeps: " +
-        'a change (a new followup ' +
-        'too) shows in them within ' +
-        'about a second, and a ' +
-        'ticket deleted a moment ' +
-        'ago may still be listed.',
+        "Without a filter or `ordering`, upstream's list: oldest first, by page number; `status` alone keeps " +
+        'page numbers. Filters combine freely, each optional, and every combination takes every `ordering`. The ' +
+        'agent views `status` × `queue`, `status` × `assigned_to` and `status` × `queue` × `assigned_to` are ' +
+        'served in each of the ten orderings by index partitions of their own (several statuses are merged): a ' +
+        "page reads one index partition per status, the page's tickets at once and the counts, whatever the " +
+        "table's size, with an exact `count`. So are `queue`, `assigned_to`, `priority` and `submitter_email` " +
+        'alone in `id` order, and every ticket by `created`, `modified`, `priority` or `due_date`. Any other ' +
+        'combination reads the most selective of those in the order asked for and checks the other filters on ' +
+        'the tickets, at most 100 entries a page: such a page may hold fewer tickets than `page_size` (even ' +
+        'none) and still have a `next` link; no matching ticket is ever skipped. `ordering` by `id` or `-id` ' +
+        'with no filter but `updated_since`, `created_since` and `status` reads every ticket in id order the ' +
+        'same way (the five priority partitions merged). With `created_since`, every list in `id` or `-id` order ' +
+        'reads only ids above those of the tickets created more than 16 minutes before that time (ids follow ' +
+        'creation times): its first page holds the tickets created since, and `-id` ends at them, however many ' +
+        "older tickets the table holds. With only `updated_since`, such a list walks the table's ids: the " +
+        '`modified` orderings read it from its time on. A filtered list, or one ordered other than by `id`, is ' +
+        'paged by cursor (`next` and `previous` links; `page` there may only be 1, the first page as without it: ' +
+        'any other page answers 400). `count` depends on the filters alone, in every ordering: exact with none, ' +
+        'with `status`, `queue`, `assigned_to` or `priority` alone, and with `status`, `queue` and `assigned_to` ' +
+        'in any combination (the agent views, and a queue with an assignee); null with `submitter_email`, with ' +
+        '`updated_since` or `created_since`, and with `priority` combined with another filter. The filters other ' +
+        "than `status` alone read listing records and ticket snapshots the table's stream keeps: a change (a new " +
+        'followup too) shows in them within about a second, and a ticket deleted a moment ago may still be ' +
+        'listed.',
       success: json('TicketPage', 200, 'A page of tickets, oldest first unless `ordering` says otherwise.'),
       paginated: true,
       query: [
         {
           name: 'status',
           description:
-            'Only these states: comma-separated ids or names (`1,2` or `open,reopened`). ' +
-            'Combines with every filter ' +
-            'and ordering.',
+            'Only these states: comma-separated ids or names (`1,2` or `open,reopened`). Combines with every ' +
+            'filter and ordering.',
         },
         {
           name: 'queue',
           description:
-            'Only tickets of this queue (its id). With `status` (and `assigned_to`), ' +
-            'an agent view with a partition ' +
-            'and an exact count of ' +
-            'its own.',
+            'Only tickets of this queue (its id). With `status` (and `assigned_to`), an agent view with a ' +
+            'partition and an exact count of its own.',
           schema: { type: 'integer', minimum: 1 },
           example: 1,
         },
         {
           name: 'assigned_to',
           description:
-            'Only tickets assigned to this user (their id), or `none`: unassigned tickets. ' +
-            'With `status` (and `queue`), ' +
-            'an agent view with a partition ' +
-            'and an exact count of ' +
-            'its own.',
+            'Only tickets assigned to this user (their id), or `none`: unassigned tickets. With `status` (and ' +
+            '`queue`), an agent view with a partition and an exact count of its own.',
           schema: {
             anyOf: [
               { type: 'integer', minimum: 1 },
@@ -580,42 +485,25 @@ export const routes: readonly Route[] = [
         {
           name: 'updated_since',
           description:
-            'Only tickets modified at or after this ISO 8601 date-time (UTC without ' +
-            'an offset). The default ordering ' +
-            'is `modified` when no ' +
-            'other filter but `status` ' +
-            'is given.',
+            'Only tickets modified at or after this ISO 8601 date-time (UTC without an offset). The default ' +
+            'ordering is `modified` when no other filter but `status` is given.',
           example: '2030-01-02T03:04:05Z',
         },
         {
           name: 'created_since',
           description:
-            'Only tickets created at or after this ISO 8601 date-time (UTC without an ' +
-            'offset). The default ordering ' +
-            'is `created` when no other ' +
-            'filter but `status` is ' +
-            'given.',
+            'Only tickets created at or after this ISO 8601 date-time (UTC without an offset). The default ' +
+            'ordering is `created` when no other filter but `status` is given.',
           example: '2030-01-02T03:04:05Z',
         },
         {
           name: 'ordering',
           description:
-            'The order: `id` (the default), `created`, `modified`, `priority` (1 Critical ' +
-            'first), `due_date` (tickets ' +
-            'without a due date last, ' +
-            'as PostgreSQL sorts nulls), ' +
-            'each reversed by a leading ' +
-            '`-` (`-due_date`: undated ' +
-            'first). Ties go by id ' +
-            'in the same direction. ' +
-            'Combines with every filter. ' +
-            '`created` is its own order, ' +
-            "not `id`: a ticket's creation " +
-            'time is taken before its ' +
-            'id is given out, so two ' +
-            'tickets created at once ' +
-            'can have ids the other ' +
-            'way round.',
+            'The order: `id` (the default), `created`, `modified`, `priority` (1 Critical first), `due_date` ' +
+            '(tickets without a due date last, as PostgreSQL sorts nulls), each reversed by a leading `-` ' +
+            '(`-due_date`: undated first). Ties go by id in the same direction. Combines with every filter. ' +
+            "`created` is its own order, not `id`: a ticket's creation time is taken before its id is given out, " +
+            'so two tickets created at once can have ids the other way round.',
           schema: { type: 'string', enum: [...ORDERINGS] },
           example: '-priority',
         },
@@ -631,9 +519,8 @@ export const routes: readonly Route[] = [
         {
           name: 'cursor',
           description:
-            `A position in the list, as the \`next\` and \`previous\` links carry it ` +
-            `(opaque). Page numbers ` +
-            `reach pages that start ` +
+            'A position in the list, as the `next` and `previous` links carry it (opaque). Page numbers reach ' +
+            'pages that start ' +
             `within ${MAX_PAGE_DEPTH.toLocaleString('en')} tickets of either end ` +
             `of the list (a deeper ` +
             `\`page\` answers 400); ` +
@@ -668,13 +555,9 @@ export const routes: readonly Route[] = [
       tag: 'Tickets',
       summary: 'Create a ticket',
       description:
-        'The ticket is always created OPEN (status 1) whatever is sent; resolution, ' +
-        'on_hold and merged_to are validated ' +
-        'and ignored; priority ' +
-        'defaults to 3. An opening ' +
-        'followup is created with ' +
-        'it. One file may be attached ' +
-        'with a multipart body.',
+        'The ticket is always created OPEN (status 1) whatever is sent; resolution, on_hold and merged_to are ' +
+        'validated and ignored; priority defaults to 3. An opening followup is created with it. One file may be ' +
+        'attached with a multipart body.',
       success: { ...json('Ticket', 201, 'The created ticket.'), example: TICKET_EXAMPLE },
       body: {
         fields: ticketFields,
@@ -766,16 +649,10 @@ export const routes: readonly Route[] = [
       tag: 'Attachments',
       summary: "Download an attachment's file",
       description:
-        'Answers 302: `Location` is a short-lived link to the file itself (on AWS, ' +
-        'an S3 presigned URL; it needs ' +
-        'no credentials). ' +
-        'A fetch-based client follows the redirect by default and receives the file, ' +
-        'of its own type, not JSON: ' +
-        'read it as bytes (openapi-fetch: ' +
-        "`parseAs: 'blob'` or `'arrayBuffer'`), " +
-        'or send the request with ' +
-        "`redirect: 'manual'` to " +
-        'get the link.',
+        'Answers 302: `Location` is a short-lived link to the file itself (on AWS, an S3 presigned URL; it needs ' +
+        'no credentials). A fetch-based client follows the redirect by default and receives the file, of its own ' +
+        "type, not JSON: read it as bytes (openapi-fetch: `parseAs: 'blob'` or `'arrayBuffer'`), or send the " +
+        "request with `redirect: 'manual'` to get the link.",
       success: {
         status: 302,
         description: 'A redirect to a short-lived download link (no body).',
@@ -808,11 +685,8 @@ export const routes: readonly Route[] = [
       tag: 'Mail',
       summary: "Add an address or a user to a ticket's CC list",
       description:
-        "Either `email` or `user` (a user's id: mailed at the user's address as " +
-        'it is when mailing). CC addresses ' +
-        "hear of the ticket's public " +
-        "changes, as upstream's " +
-        'TicketCC.',
+        "Either `email` or `user` (a user's id: mailed at the user's address as it is when mailing). CC " +
+        "addresses hear of the ticket's public changes, as upstream's TicketCC.",
       success: json('TicketCc', 201, 'The new entry.'),
       body: {
         fields: ticketCcFields,
@@ -841,16 +715,9 @@ export const routes: readonly Route[] = [
       tag: 'Mail',
       summary: 'The mail sent about a ticket',
       description:
-        'Every notification about the ticket, oldest first: kind, recipients, subject, ' +
-        'status and times. A mail ' +
-        'is listed once it is queued ' +
-        '(within about a second ' +
-        'of the change that causes ' +
-        'it) and its status follows ' +
-        'it: sent, then delivered, ' +
-        'bounced or complained ' +
-        'as the mail service reports ' +
-        '(on AWS).',
+        'Every notification about the ticket, oldest first: kind, recipients, subject, status and times. A mail ' +
+        'is listed once it is queued (within about a second of the change that causes it) and its status follows ' +
+        'it: sent, then delivered, bounced or complained as the mail service reports (on AWS).',
       success: json('TicketEmailPage', 200, 'A page of mails, oldest first.'),
       paginated: true,
     },
@@ -1064,10 +931,8 @@ export const routes: readonly Route[] = [
       tag: 'Users',
       summary: 'List users',
       description:
-        'Every user, in id order, never a password. Not in upstream (which answers ' +
-        '405): an integration finds the ' +
-        'id to put in `assigned_to` ' +
-        'here.',
+        'Every user, in id order, never a password. Not in upstream (which answers 405): an integration finds ' +
+        'the id to put in `assigned_to` here.',
       success: json('UserDetailPage', 200, 'A page of users.'),
       paginated: true,
       errors: [400],
@@ -1125,14 +990,9 @@ export const routes: readonly Route[] = [
       tag: 'Users',
       summary: 'Change a user',
       description:
-        'Names, e-mail address, `is_active`, `is_staff` and `queues` (superusers; ' +
-        'not in upstream). Deactivating ' +
-        'a user revokes their API ' +
-        'tokens and ' +
-        'refuses their sign-ins (at once in the function that did it, within 5 s ' +
-        'in warm functions elsewhere); ' +
-        'their tickets and followups ' +
-        'stay.',
+        'Names, e-mail address, `is_active`, `is_staff` and `queues` (superusers; not in upstream). Deactivating ' +
+        'a user revokes their API tokens and refuses their sign-ins (at once in the function that did it, within ' +
+        '5 s in warm functions elsewhere); their tickets and followups stay.',
       success: json('UserDetail', 200, 'The user as changed.'),
       body: {
         fields: userChangeFields,
@@ -1164,12 +1024,8 @@ export const routes: readonly Route[] = [
         {
           name: 'search',
           description:
-            `Only the caller's tickets whose public text matches: private followups, ` +
-            `a private resolution, ` +
-            `staff-only custom fields ` +
-            `and the files of private ` +
-            `followups are neither ` +
-            `searched nor shown in ` +
+            "Only the caller's tickets whose public text matches: private followups, a private resolution, " +
+            'staff-only custom fields and the files of private followups are neither searched nor shown in ' +
             `a snippet, for staff too. ${SEARCH_SYNTAX}`,
           example: 'printer',
         },
@@ -1216,10 +1072,8 @@ export const routes: readonly Route[] = [
       tag: 'API tokens',
       summary: 'Create an API token',
       description:
-        'For the caller, or (superusers) for the user named in `user`. Use it as ' +
-        '`Authorization: Token <key>` where ' +
-        'token authentication is ' +
-        'enabled.',
+        'For the caller, or (superusers) for the user named in `user`. Use it as `Authorization: Token <key>` ' +
+        'where token authentication is enabled.',
       success: json('CreatedApiToken', 201, 'The token, with its key (shown only now).'),
       body: { fields: tokenFields, mode: 'create' },
     },
@@ -1295,16 +1149,9 @@ export const routes: readonly Route[] = [
       tag: 'Queues',
       summary: 'Delete an unused queue',
       description:
-        'Answers 409 while tickets are in the queue, or while tickets created in ' +
-        'it or moved to it a moment ago ' +
-        'are not yet counted (the ' +
-        'delete waits up to 3 s ' +
-        'for them; try again). ' +
-        'Creates and moves into ' +
-        'the queue wait while the ' +
-        'delete decides, then go ' +
-        'ahead or answer 400 (no ' +
-        'such queue).',
+        'Answers 409 while tickets are in the queue, or while tickets created in it or moved to it a moment ago ' +
+        'are not yet counted (the delete waits up to 3 s for them; try again). Creates and moves into the queue ' +
+        'wait while the delete decides, then go ahead or answer 400 (no such queue).',
       success: noContent,
       errors: [409],
     },
@@ -1334,13 +1181,8 @@ export const routes: readonly Route[] = [
       tag: 'Queues',
       summary: 'Add an escalation exclusion (a holiday)',
       description:
-        "A date the daily escalation does not count, as upstream's EscalationExclusion: " +
-        "a ticket's wait for its " +
-        "queue's `escalate_days` " +
-        'is a day longer for each. ' +
-        '`queues`: the queue ids ' +
-        'it is for (none: every ' +
-        'queue).',
+        "A date the daily escalation does not count, as upstream's EscalationExclusion: a ticket's wait for its " +
+        "queue's `escalate_days` is a day longer for each. `queues`: the queue ids it is for (none: every queue).",
       success: json('EscalationExclusion', 201, 'The exclusion.'),
       body: {
         fields: exclusionFields,
@@ -1403,20 +1245,10 @@ export const routes: readonly Route[] = [
       tag: 'Mail',
       summary: 'Ignore mail from an address or a pattern',
       description:
-        "As upstream's IgnoreEmail: mail from `email_address` (an address, or `*@example.com`, " +
-        '`noreply@*`; any case) ' +
-        'to the `queues` listed ' +
-        '(none: every queue) opens ' +
-        'and changes no ticket, ' +
-        'by any way in (SMTP, SES, ' +
-        'a mailbox); it is recorded ' +
-        'as `ignored` with the ' +
-        'rule. `keep_in_mailbox`: ' +
-        'a mailbox leaves the message ' +
-        'there, read, instead of ' +
-        'moving or deleting it. ' +
-        'Mail in uses a new rule ' +
-        'within a minute.',
+        "As upstream's IgnoreEmail: mail from `email_address` (an address, or `*@example.com`, `noreply@*`; any " +
+        'case) to the `queues` listed (none: every queue) opens and changes no ticket, by any way in (SMTP, SES, ' +
+        'a mailbox); it is recorded as `ignored` with the rule. `keep_in_mailbox`: a mailbox leaves the message ' +
+        'there, read, instead of moving or deleting it. Mail in uses a new rule within a minute.',
       success: json('IgnoredSender', 201, 'The rule.'),
       body: {
         fields: ignoredSenderFields,
@@ -1461,11 +1293,11 @@ export const routes: readonly Route[] = [
       tag: 'Followups',
       summary: 'Time spent, by ticket, queue or user',
       description:
-        "The followups' `time_spent` totalled per ticket, per queue or per author over a range of days " +
-        "(UTC days of the followups' `date`). A ticket's time counts towards the queue it is in now, as " +
-        "upstream's `Queue.dedicated_time`. Upstream shows such totals in its web UI's reports, not its " +
-        'API: this route is ours. Kept by the table stream: a followup shows a second or so after its change. ' +
-        'With per-queue permissions on, a staff member who is not a superuser gets the time of their queues only.',
+        "The followups' `time_spent` totalled per ticket, per queue or per author over a range of days (UTC days " +
+        "of the followups' `date`). A ticket's time counts towards the queue it is in now, as upstream's " +
+        "`Queue.dedicated_time`. Upstream shows such totals in its web UI's reports, not its API: this route is " +
+        'ours. Kept by the table stream: a followup shows a second or so after its change. With per-queue ' +
+        'permissions on, a staff member who is not a superuser gets the time of their queues only.',
       success: {
         ...json('TimeSpentReport', 200, 'The totals, in id order.'),
         example: {
@@ -1510,11 +1342,8 @@ export const routes: readonly Route[] = [
       tag: 'Mail',
       summary: 'The suppression list',
       description:
-        'Addresses no mail goes to: put there when a mail to them bounced hard or ' +
-        'was marked as spam (the mail ' +
-        "service's events). Mail " +
-        'to them is logged as `suppressed`, ' +
-        'not sent.',
+        'Addresses no mail goes to: put there when a mail to them bounced hard or was marked as spam (the mail ' +
+        "service's events). Mail to them is logged as `suppressed`, not sent.",
       success: json('SuppressionPage', 200, 'A page of suppressed addresses, in address order.'),
       paginated: true,
     },
@@ -1544,9 +1373,9 @@ export const routes: readonly Route[] = [
       tag: 'Mail',
       summary: 'Received mail kept for review',
       description:
-        'Messages mail in did not apply (`failed`, `held`) or applied as a private followup because their ' +
-        'sender is not verified (`unverified`), oldest first; each is kept raw. An unverified one is released ' +
-        'here; a failed or held one with `npm run helpdesk -- retry-mail`.',
+        'Messages mail in did not apply (`failed`, `held`) or applied as a private followup because their sender ' +
+        'is not verified (`unverified`), oldest first; each is kept raw. An unverified one is released here; a ' +
+        'failed or held one with `npm run helpdesk -- retry-mail`.',
       success: json('MailProblemPage', 200, 'A page of kept messages, oldest first.'),
       paginated: true,
     },
@@ -1563,8 +1392,8 @@ export const routes: readonly Route[] = [
       summary: "Publish an unverified reply's followup",
       description:
         'The followup becomes public and the message leaves the list; nothing else it was withheld from is ' +
-        'applied (no reopen, no CCs, no credit to a user, no mail): staff make those changes themselves. ' +
-        '`id` as listed, its `#` percent-encoded. A failed or held message: 409 (the CLI runs the ingest again).',
+        'applied (no reopen, no CCs, no credit to a user, no mail): staff make those changes themselves. `id` as ' +
+        'listed, its `#` percent-encoded. A failed or held message: 409 (the CLI runs the ingest again).',
       success: json('Followup', 200, 'The followup, now public.'),
       errors: [404, 409],
     },
@@ -1594,11 +1423,8 @@ export const routes: readonly Route[] = [
       tag: 'Mail',
       summary: "A mail kind's template, as mails are rendered with it",
       description:
-        "The default with the overridden parts; `?queue=<id>` for one queue's mails " +
-        '(its override over the global ' +
-        "one). `kind`: one of upstream's " +
-        'template names (`newticket_submitter`, ' +
-        '`resolved_cc`, ...).',
+        "The default with the overridden parts; `?queue=<id>` for one queue's mails (its override over the " +
+        "global one). `kind`: one of upstream's template names (`newticket_submitter`, `resolved_cc`, ...).",
       success: json('MailTemplate', 200, 'The template and which parts are overridden.'),
       query: [{ name: 'queue', description: "A queue's id: the template its mails use.", example: '1' }],
       errors: [400],
@@ -1615,17 +1441,10 @@ export const routes: readonly Route[] = [
       tag: 'Mail',
       summary: "Override a mail kind's subject, text or HTML",
       description:
-        'For every queue, or for `queue`. Parts left out keep the default. Templates ' +
-        'name values as `{{ ticket.title ' +
-        '}}` (HTML-escaped in `html`) ' +
-        'and sections as `{{#comment}}...{{/comment}}`; ' +
-        'an unknown name, an unclosed ' +
-        'section, or a subject ' +
-        'without `{{ ticket.tag ' +
-        "}}` (upstream's `[queue-id]`, " +
-        'which replies are threaded ' +
-        'by) is refused. Mails ' +
-        'use it within a minute.',
+        'For every queue, or for `queue`. Parts left out keep the default. Templates name values as `{{ ' +
+        'ticket.title }}` (HTML-escaped in `html`) and sections as `{{#comment}}...{{/comment}}`; an unknown ' +
+        "name, an unclosed section, or a subject without `{{ ticket.tag }}` (upstream's `[queue-id]`, which " +
+        'replies are threaded by) is refused. Mails use it within a minute.',
       success: json('MailTemplateOverride', 200, 'The override as kept.'),
       body: {
         fields: templateOverrideFields,
@@ -1778,11 +1597,9 @@ export const routes: readonly Route[] = [
       tag: 'Events',
       summary: 'The change feed: the change events after a cursor, oldest first',
       description:
-        `The same events webhook subscriptions receive (\`ticket.created\`, \`ticket.updated\` ` +
-        `with the changed fields' ` +
-        `old and new values, \`ticket.status_changed\`, ` +
-        `\`ticket.deleted\`, \`followup.created\`/\`updated\`/\`deleted\`, ` +
-        `\`attachment.created\`/\`deleted\`), ` +
+        'The same events webhook subscriptions receive (`ticket.created`, `ticket.updated` with the changed ' +
+        "fields' old and new values, `ticket.status_changed`, `ticket.deleted`, " +
+        '`followup.created`/`updated`/`deleted`, `attachment.created`/`deleted`), ' +
         `in commit order, kept ${EVENT_RETENTION_DAYS} days. Start without \`after\` ` +
         `(the oldest event kept), ` +
         `then poll with \`?after=<cursor>\` ` +
@@ -1831,11 +1648,8 @@ export const routes: readonly Route[] = [
       tag: 'Webhooks',
       summary: 'List webhook subscriptions',
       description:
-        "The environment's receivers first (`read_only`, from `HELPDESK_NEW_TICKET_WEBHOOK_URLS` " +
-        'and `HELPDESK_FOLLOWUP_WEBHOOK_URLS`), ' +
-        'then the subscriptions ' +
-        'made here, oldest first. ' +
-        'Never a secret.',
+        "The environment's receivers first (`read_only`, from `HELPDESK_NEW_TICKET_WEBHOOK_URLS` and " +
+        '`HELPDESK_FOLLOWUP_WEBHOOK_URLS`), then the subscriptions made here, oldest first. Never a secret.',
       success: {
         ...json('WebhookSubscriptionPage', 200, 'A page of subscriptions.'),
         example: { count: 1, next: null, previous: null, results: [SUBSCRIPTION_EXAMPLE] },
@@ -1855,10 +1669,8 @@ export const routes: readonly Route[] = [
       tag: 'Webhooks',
       summary: 'Subscribe a receiver to change events',
       description:
-        `The URL must be https (http only to this machine in the local runtime) ` +
-        `and not a private, link-local ` +
-        `or metadata address; it ` +
-        `is checked again at each ` +
+        'The URL must be https (http only to this machine in the local runtime) and not a private, link-local or ' +
+        'metadata address; it is checked again at each ' +
         `connection. At most ${MAX_SUBSCRIPTIONS} subscriptions. Each event ` +
         `is posted as \`{"type", ` +
         `"timestamp", "data"}\`, ` +
@@ -1913,11 +1725,8 @@ export const routes: readonly Route[] = [
       tag: 'Webhooks',
       summary: 'Change, disable or enable a webhook subscription',
       description:
-        `\`{"enabled": false}\` disables it (its pending deliveries end at their ` +
-        `next attempt); \`{"enabled": ` +
-        `true}\` enables it again. ` +
-        `A subscription whose receiver ` +
-        `answered only failures ` +
+        '`{"enabled": false}` disables it (its pending deliveries end at their next attempt); `{"enabled": ' +
+        'true}` enables it again. A subscription whose receiver answered only failures ' +
         `for ${DISABLE_AFTER_DAYS} days is disabled by the ` +
         `deliverer (\`disabled_reason\`). ` +
         `The environment's receivers ` +
@@ -1961,9 +1770,8 @@ export const routes: readonly Route[] = [
       tag: 'Webhooks',
       summary: "Replace a subscription's signing secret",
       description:
-        `The old secret keeps signing beside the new one (two \`v1,\` signatures ` +
-        `in \`webhook-signature\`) ` +
-        `for \`keep_previous_for\` ` +
+        'The old secret keeps signing beside the new one (two `v1,` signatures in `webhook-signature`) for ' +
+        '`keep_previous_for` ' +
         `seconds (default ${DEFAULT_ROTATION_GRACE_SECONDS}, i.e. a day; 0 stops ` +
         `it at once), so the receiver ` +
         `can switch without missing ` +
@@ -1995,13 +1803,9 @@ export const routes: readonly Route[] = [
       tag: 'Webhooks',
       summary: 'Send a test event to a subscription now',
       description:
-        'Posts `{"type": "webhook.ping", "timestamp": ..., "data": {"subscription": ' +
-        '<id>}}`, signed as deliveries ' +
-        'are, and answers with ' +
-        'what the receiver answered ' +
-        '(a failing receiver is ' +
-        'still a 200 here). Not ' +
-        'in the delivery log.',
+        'Posts `{"type": "webhook.ping", "timestamp": ..., "data": {"subscription": <id>}}`, signed as ' +
+        'deliveries are, and answers with what the receiver answered (a failing receiver is still a 200 here). ' +
+        'Not in the delivery log.',
       success: {
         ...json('WebhookPing', 200, "The receiver's answer."),
         example: { id: 'msg_mi2vsq0w3a9f1c6e7b2d405812', delivered: false, status: 503, error: null },

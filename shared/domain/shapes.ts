@@ -129,21 +129,11 @@ export const fieldErrors = z.record(z.string(), fieldMessages);
 shapes.add(fieldErrors, {
   id: 'FieldErrors',
   description:
-    "Validation errors (400): each field that failed, in the resource's field " +
-    'order, with its messages (`{"title": ' +
-    '["This field is required."]}`); ' +
-    '`non_field_errors` for ' +
-    'a body that is not an ' +
-    'object; for repeated file ' +
-    'fields, messages by file ' +
-    'index (`{"attachments": ' +
-    '{"0": ["The submitted ' +
-    'file is empty."]}}`). ' +
-    "A ticket's empty or null " +
-    '`description` is reported ' +
-    'under `body`, as upstream. ' +
-    'Never a `detail` key: ' +
-    'that is ErrorDetail.',
+    "Validation errors (400): each field that failed, in the resource's field order, with its messages " +
+    '(`{"title": ["This field is required."]}`); `non_field_errors` for a body that is not an object; for ' +
+    'repeated file fields, messages by file index (`{"attachments": {"0": ["The submitted file is ' +
+    'empty."]}}`). A ticket\'s empty or null `description` is reported under `body`, as upstream. Never a ' +
+    '`detail` key: that is ErrorDetail.',
 });
 /** FieldErrors never has a `detail` key (openapi.ts states it, so that generated types narrow on it). */
 export const FIELD_ERRORS_EXCLUDE = 'detail';
@@ -198,11 +188,8 @@ export const ticketShape = z.object({
 shapes.add(ticketShape, {
   id: 'Ticket',
   description:
-    'A ticket with its followups and their attachments. Status: 1 Open, 2 Reopened, ' +
-    '3 Resolved, 4 Closed, 5 Duplicate. ' +
-    'Priority: 1 Critical to ' +
-    '5 Very Low. Plus one `custom_<name>` ' +
-    'key per custom field defined.',
+    'A ticket with its followups and their attachments. Status: 1 Open, 2 Reopened, 3 Resolved, 4 Closed, 5 ' +
+    'Duplicate. Priority: 1 Critical to 5 Very Low. Plus one `custom_<name>` key per custom field defined.',
 });
 withCustomFields.add(ticketShape);
 
@@ -224,9 +211,8 @@ export const userDetailShape = z.object({
 shapes.add(userDetailShape, {
   id: 'UserDetail',
   description:
-    'A user (never the password). `queues`: the ids of the queues a staff member ' +
-    'works in when per-queue permissions ' +
-    'are on.',
+    'A user (never the password). `queues`: the ids of the queues a staff member works in when per-queue ' +
+    'permissions are on.',
 });
 
 export const userTicketShape = z.object({
@@ -244,14 +230,9 @@ export const userTicketShape = z.object({
 shapes.add(userTicketShape, {
   id: 'UserTicket',
   description:
-    "One of the caller's own tickets in upstream's compact form: `ticket` " +
-    'is `"<id> [<queue slug>-<id>]"`, `status` ' +
-    'a label, `created` and ' +
-    '`due_date` natural times ' +
-    '("2 hours ago"). Plus ' +
-    '`custom_<name>` keys (the ' +
-    'detail view: only the ' +
-    'required custom fields).',
+    'One of the caller\'s own tickets in upstream\'s compact form: `ticket` is `"<id> [<queue slug>-<id>]"`, ' +
+    '`status` a label, `created` and `due_date` natural times ("2 hours ago"). Plus `custom_<name>` keys (the ' +
+    'detail view: only the required custom fields).',
 });
 withCustomFields.add(userTicketShape);
 
@@ -269,18 +250,10 @@ export const queueShape = z.object({
 shapes.add(queueShape, {
   id: 'Queue',
   description:
-    '`email_address`: the From: of the queue\'s mail ("<title> <address>"; null: ' +
-    "the deployment's sender). `new_ticket_cc`, " +
-    '`updated_ticket_cc`: comma-separated ' +
-    'addresses told of new ' +
-    'tickets, of every change. ' +
-    '`disabled_mail`: the mail ' +
-    'kinds (templates) this ' +
-    'queue sends none of. `escalate_days`: ' +
-    'days (holidays not counted) ' +
-    'an open ticket waits before ' +
-    'the daily run raises its ' +
-    'priority; null: never. ' +
+    '`email_address`: the From: of the queue\'s mail ("<title> <address>"; null: the deployment\'s sender). ' +
+    '`new_ticket_cc`, `updated_ticket_cc`: comma-separated addresses told of new tickets, of every change. ' +
+    '`disabled_mail`: the mail kinds (templates) this queue sends none of. `escalate_days`: days (holidays not ' +
+    'counted) an open ticket waits before the daily run raises its priority; null: never. ' +
     '`allow_public_submission`: with per-queue permissions on, every staff member sees this queue.',
 });
 
@@ -288,8 +261,7 @@ export const exclusionShape = z.object({ id, name: text, date: z.iso.date(), que
 shapes.add(exclusionShape, {
   id: 'EscalationExclusion',
   description:
-    'A date the daily escalation does not count (a holiday): for the queues ' +
-    'listed, or every queue when `queues` ' +
+    'A date the daily escalation does not count (a holiday): for the queues listed, or every queue when `queues` ' +
     'is empty.',
 });
 
@@ -304,14 +276,9 @@ export const ignoredSenderShape = z.object({
 shapes.add(ignoredSenderShape, {
   id: 'IgnoredSender',
   description:
-    'Mail from `email_address` (an address, or `*@example.com`, `noreply@*`; ' +
-    'any case) to the queues listed (none: ' +
-    'every queue) becomes no ' +
-    'ticket or followup: it ' +
-    'is recorded as `ignored`. ' +
-    '`keep_in_mailbox`: a mailbox ' +
-    'read over IMAP leaves ' +
-    'it there, read.',
+    'Mail from `email_address` (an address, or `*@example.com`, `noreply@*`; any case) to the queues listed ' +
+    '(none: every queue) becomes no ticket or followup: it is recorded as `ignored`. `keep_in_mailbox`: a ' +
+    'mailbox read over IMAP leaves it there, read.',
 });
 
 export const ticketCcShape = z.object({
@@ -325,10 +292,8 @@ export const ticketCcShape = z.object({
 shapes.add(ticketCcShape, {
   id: 'TicketCc',
   description:
-    "One entry of a ticket's CC list (upstream's TicketCC): an `email` address, " +
-    "or a `user` (mailed at the user's " +
-    'address as it is when ' +
-    'mailing).',
+    "One entry of a ticket's CC list (upstream's TicketCC): an `email` address, or a `user` (mailed at the " +
+    "user's address as it is when mailing).",
 });
 
 const mailKind = z.enum(MAIL_KINDS);
@@ -343,8 +308,7 @@ export const templateOverrideShape = z.object({
 shapes.add(templateOverrideShape, {
   id: 'MailTemplateOverride',
   description:
-    "An operator's parts of a mail kind's template, for every queue (`queue` " +
-    'null) or one; a null part keeps the ' +
+    "An operator's parts of a mail kind's template, for every queue (`queue` null) or one; a null part keeps the " +
     'one below it.',
 });
 export const mailTemplateShape = z.object({
@@ -370,9 +334,8 @@ export const suppressionShape = z.object({
 shapes.add(suppressionShape, {
   id: 'Suppression',
   description:
-    'An address no mail goes to: it bounced hard, or its owner marked a mail ' +
-    "as spam. `message_id`: the mail service's " +
-    'id of the mail that did.',
+    'An address no mail goes to: it bounced hard, or its owner marked a mail as spam. `message_id`: the mail ' +
+    "service's id of the mail that did.",
 });
 
 export const mailProblemShape = z.object({
@@ -411,18 +374,11 @@ export const ticketEmailShape = z.object({
 shapes.add(ticketEmailShape, {
   id: 'TicketEmail',
   description:
-    '`actor` and `source`: who made the change it tells of, as a change event names them. ' +
-    "One mail the helpdesk sent (or is sending) about the ticket: its kind (upstream's " +
-    'template name), recipients, ' +
-    'subject (once composed), ' +
-    'status (`queued`, `sending`, ' +
-    '`sent`, `delivered`, `bounced`, ' +
-    '`complained`, `suppressed`, ' +
-    '`failed`) and times; `message_id` ' +
-    'is the Message-ID the ' +
-    'recipient sees, `error` ' +
-    'why it failed, bounced ' +
-    'or was suppressed.',
+    '`actor` and `source`: who made the change it tells of, as a change event names them. One mail the helpdesk ' +
+    "sent (or is sending) about the ticket: its kind (upstream's template name), recipients, subject (once " +
+    'composed), status (`queued`, `sending`, `sent`, `delivered`, `bounced`, `complained`, `suppressed`, ' +
+    '`failed`) and times; `message_id` is the Message-ID the recipient sees, `error` why it failed, bounced or ' +
+    'was suppressed.',
 });
 
 export const customFieldShape = z.object({
@@ -487,16 +443,9 @@ export const snippetShape = z.object({
 shapes.add(snippetShape, {
   id: 'SearchSnippet',
   description:
-    'Why a search result matched: a short text of the field that matched (`followup`: ' +
-    'whose title, comment or file; ' +
-    '`custom_field`: its name; ' +
-    '`id`: the ticket was named ' +
-    'by its id or subject tag), ' +
-    'with each matched word ' +
-    'at `highlights` (offsets ' +
-    'in UTF-16 code units into ' +
-    '`text`, `end` excluded). ' +
-    'Only text the caller may ' +
+    'Why a search result matched: a short text of the field that matched (`followup`: whose title, comment or ' +
+    'file; `custom_field`: its name; `id`: the ticket was named by its id or subject tag), with each matched ' +
+    'word at `highlights` (offsets in UTF-16 code units into `text`, `end` excluded). Only text the caller may ' +
     'see.',
 });
 
@@ -553,8 +502,8 @@ export const timeSpentReportShape = z.object({
 shapes.add(timeSpentReportShape, {
   id: 'TimeSpentReport',
   description:
-    '`time_spent`: the total, and each row\'s, as a followup\'s (`"[D ]HH:MM:SS[.ffffff]"`). Each row has ' +
-    'the key `by` names (`ticket`, `queue` or `user`; `user` null: followups without an author).',
+    '`time_spent`: the total, and each row\'s, as a followup\'s (`"[D ]HH:MM:SS[.ffffff]"`). Each row has the ' +
+    'key `by` names (`ticket`, `queue` or `user`; `user` null: followups without an author).',
 });
 export const ticketCcPage = pageOf(ticketCcShape);
 shapes.add(ticketCcPage, { id: 'TicketCcPage' });
@@ -637,8 +586,7 @@ export const subscriptionShape = z.object({
 shapes.add(subscriptionShape, {
   id: 'WebhookSubscription',
   description:
-    'A receiver and the events it gets. `read_only` ones come from the environment ' +
-    '(`source` names the variable) ' +
+    'A receiver and the events it gets. `read_only` ones come from the environment (`source` names the variable) ' +
     'and change only by redeploying.',
 });
 export const subscriptionWithSecretShape = z.object({
@@ -678,22 +626,13 @@ export const changeEventShape = z.object({
 shapes.add(changeEventShape, {
   id: 'ChangeEvent',
   description:
-    'One committed change. `id` is stable (the same in the feed and in every ' +
-    'delivery: deduplicate by it). `changes`: ' +
-    'for `*.updated` and `ticket.status_changed`, ' +
-    'the changed fields with ' +
-    'their `old` and `new` ' +
-    'values. `data`: the ticket ' +
-    '(without `followup_set`), ' +
-    'followup (without `followupattachment_set`) ' +
-    'or attachment record (with ' +
-    'its `ticket`, and the ' +
-    '`public` of its followup) ' +
-    'as staff see it after ' +
-    'the change, or before ' +
-    'it for a deletion. `actor`: who made the change, the API user ' +
-    '(`{id, username}`), or null with `source` `mail` (mail in), `system` (the escalation run, a mail ' +
-    'delivery report) or `unknown` (a deletion, or an event recorded before actors were).',
+    'One committed change. `id` is stable (the same in the feed and in every delivery: deduplicate by it). ' +
+    '`changes`: for `*.updated` and `ticket.status_changed`, the changed fields with their `old` and `new` ' +
+    'values. `data`: the ticket (without `followup_set`), followup (without `followupattachment_set`) or ' +
+    'attachment record (with its `ticket`, and the `public` of its followup) as staff see it after the change, ' +
+    'or before it for a deletion. `actor`: who made the change, the API user (`{id, username}`), or null with ' +
+    '`source` `mail` (mail in), `system` (the escalation run, a mail delivery report) or `unknown` (a deletion, ' +
+    'or an event recorded before actors were).',
 });
 /** The change feed's page: DRF's cursor envelope, and `cursor`, the position after its last event. */
 export const changeEventPage = z.object({
@@ -705,12 +644,8 @@ export const changeEventPage = z.object({
 shapes.add(changeEventPage, {
   id: 'ChangeEventPage',
   description:
-    '`cursor`: the position after the last event of this page (the `after` sent ' +
-    'when there is none; null only for ' +
-    'an empty feed read from ' +
-    'its start). Poll with ' +
-    '`?after=<cursor>`: it ' +
-    'never skips an event.',
+    '`cursor`: the position after the last event of this page (the `after` sent when there is none; null only ' +
+    'for an empty feed read from its start). Poll with `?after=<cursor>`: it never skips an event.',
 });
 
 /**
@@ -725,12 +660,9 @@ export const webhookEventPayloadShape = z.object({
 shapes.add(webhookEventPayloadShape, {
   id: 'WebhookEventPayload',
   description:
-    '`type` is the event type, `timestamp` when the change committed, `data` ' +
-    'the event as the change feed lists ' +
-    'it (with staff-only custom ' +
-    'fields and private followups ' +
-    'left out unless the deployment ' +
-    'includes them: docs/webhooks.md).',
+    '`type` is the event type, `timestamp` when the change committed, `data` the event as the change feed lists ' +
+    'it (with staff-only custom fields and private followups left out unless the deployment includes them: ' +
+    'docs/webhooks.md).',
 });
 /** What `POST /api/webhooks/{id}/ping` posts (webhooks/subscriptions.ts). */
 export const webhookPingPayloadShape = z.object({

@@ -43,9 +43,7 @@ export const imapPassword = deploymentSecret(
     if (!value)
       throw new Error(
         'The IMAP mailbox has no password or OAuth credentials: set HELPDESK_IMAP_PASSWORD or ' +
-          'HELPDESK_IMAP_PASSWORD_FILE ' +
-          '(HELPDESK_IMAP_PASSWORD_ARN ' +
-          'on AWS).',
+          'HELPDESK_IMAP_PASSWORD_FILE (HELPDESK_IMAP_PASSWORD_ARN on AWS).',
       );
     return value.trim();
   },

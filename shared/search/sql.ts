@@ -15,14 +15,10 @@ export const SCHEMA: readonly string[] = [
   'CREATE EXTENSION IF NOT EXISTS unaccent',
   'CREATE EXTENSION IF NOT EXISTS pg_trgm',
   // English stemming after accent folding: "Café" and "cafe" are one lexeme, "laptops" and "laptop" too.
-  `DO $$ BEGIN
-     IF NOT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = 'helpdesk_english') THEN
-       CREATE TEXT SEARCH CONFIGURATION helpdesk_english (COPY = english);
-       ALTER TEXT SEARCH CONFIGURATION helpdesk_english ALTER MAPPING FOR ` +
-    `hword, hword_part, word WITH unaccent, ` +
-    `english_stem;
-     END IF;
-   END $$`,
+  "DO $$ BEGIN\n     IF NOT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = 'helpdesk_english') THEN\n       " +
+    'CREATE TEXT SEARCH CONFIGURATION helpdesk_english (COPY = english);\n       ALTER TEXT SEARCH CONFIGURATION ' +
+    'helpdesk_english ALTER MAPPING FOR hword, hword_part, word WITH unaccent, english_stem;\n     END IF;\n   END ' +
+    '$$',
   `CREATE TABLE IF NOT EXISTS search_tickets (
      id bigint PRIMARY KEY,
      queue bigint NOT NULL,
@@ -70,15 +66,11 @@ export const SCHEMA: readonly string[] = [
      staff_only boolean NOT NULL
    )`,
   // Custom field values of a deleted definition are shown nowhere, so they are searched nowhere.
-  `CREATE OR REPLACE VIEW search_visible_parts AS
-     SELECT p.ticket, p.item, p.seq, p.field, p.followup, c.name AS custom_field, p.text,
-            p.private OR coalesce(c.staff_only, false) OR (p.field = 'attachment' ` +
-    `AND coalesce(f.private, false)) ` +
-    `AS private
-     FROM search_parts p
-     LEFT JOIN search_custom_fields c ON c.key = p.field_key
-     LEFT JOIN search_followups f ON p.field = 'attachment' AND f.id = p.followup
-     WHERE p.field_key IS NULL OR c.key IS NOT NULL`,
+  'CREATE OR REPLACE VIEW search_visible_parts AS\n     SELECT p.ticket, p.item, p.seq, p.field, p.followup, ' +
+    'c.name AS custom_field, p.text,\n            p.private OR coalesce(c.staff_only, false) OR (p.field = ' +
+    "'attachment' AND coalesce(f.private, false)) AS private\n     FROM search_parts p\n     LEFT JOIN " +
+    "search_custom_fields c ON c.key = p.field_key\n     LEFT JOIN search_followups f ON p.field = 'attachment' " +
+    'AND f.id = p.followup\n     WHERE p.field_key IS NULL OR c.key IS NOT NULL',
   // The ticket ids each batch asks the documents of to be built again (a temporary list per transaction).
   'CREATE TABLE IF NOT EXISTS search_dirty (ticket bigint PRIMARY KEY)',
   // A rebuild under way: the ticket it goes on from (rebuild.ts). No row: none.
@@ -98,50 +90,38 @@ export const APPLY = {
   ],
   /** `:rows`: search_tickets rows (their list values; the documents are built below). */
   upsertTickets:
-    `INSERT INTO search_tickets (id, queue, status, priority, assigned_to, submitter_email, ` +
-    `created, modified, due_date, ` +
-    `merged, config)
-     SELECT r.id, r.queue, r.status, r.priority, r.assigned_to, r.submitter_email, ` +
-    `r.created, r.modified, r.due_date, ` +
-    `r.merged, CAST(r.config ` +
-    `AS regconfig)
-     FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, queue ` +
-    `bigint, status int, priority int, assigned_to ` +
-    `bigint,
-       submitter_email text, created text, modified text, due_date text, merged boolean, config text)
-     ON CONFLICT (id) DO UPDATE SET queue = excluded.queue, status = excluded.status, priority = excluded.priority,
-       assigned_to = excluded.assigned_to, submitter_email = excluded.submitter_email, created = excluded.created,
-       modified = excluded.modified, due_date = excluded.due_date, merged = excluded.merged, config = excluded.config`,
+    'INSERT INTO search_tickets (id, queue, status, priority, assigned_to, submitter_email, created, modified, ' +
+    'due_date, merged, config)\n     SELECT r.id, r.queue, r.status, r.priority, r.assigned_to, ' +
+    'r.submitter_email, r.created, r.modified, r.due_date, r.merged, CAST(r.config AS regconfig)\n     FROM ' +
+    'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, queue bigint, status int, priority int, ' +
+    'assigned_to bigint,\n       submitter_email text, created text, modified text, due_date text, merged ' +
+    'boolean, config text)\n     ON CONFLICT (id) DO UPDATE SET queue = excluded.queue, status = ' +
+    'excluded.status, priority = excluded.priority,\n       assigned_to = excluded.assigned_to, submitter_email ' +
+    '= excluded.submitter_email, created = excluded.created,\n       modified = excluded.modified, due_date = ' +
+    'excluded.due_date, merged = excluded.merged, config = excluded.config',
   /** `:items`: the [ticket, item] pairs whose parts are replaced; `:parts`: their new parts. */
   replaceParts: [
     `DELETE FROM search_parts p USING jsonb_to_recordset(CAST(:items AS jsonb)) AS i(ticket bigint, item text)
      WHERE p.ticket = i.ticket AND p.item = i.item`,
-    `INSERT INTO search_parts (ticket, item, seq, field, followup, field_key, private, text)
-     SELECT r.ticket, r.item, r.seq, r.field, r.followup, r.field_key, r.private, r.text
-     FROM jsonb_to_recordset(CAST(:parts AS jsonb)) AS r(ticket bigint, ` +
-      `item text, seq int, field text, followup ` +
-      `bigint, field_key text, ` +
-      `private boolean, text ` +
-      `text)`,
+    'INSERT INTO search_parts (ticket, item, seq, field, followup, field_key, private, text)\n     SELECT ' +
+      'r.ticket, r.item, r.seq, r.field, r.followup, r.field_key, r.private, r.text\n     FROM ' +
+      'jsonb_to_recordset(CAST(:parts AS jsonb)) AS r(ticket bigint, item text, seq int, field text, followup ' +
+      'bigint, field_key text, private boolean, text text)',
   ],
   /** `:rows`: followups present [{id, ticket, private}]; `:removed`: ids of followups removed. */
   followups: [
-    `INSERT INTO search_followups (id, ticket, private)
-     SELECT r.id, r.ticket, r.private FROM jsonb_to_recordset(CAST(:rows ` +
-      `AS jsonb)) AS r(id bigint, ticket bigint, ` +
-      `private boolean)
-     ON CONFLICT (id) DO UPDATE SET ticket = excluded.ticket, private = excluded.private`,
+    'INSERT INTO search_followups (id, ticket, private)\n     SELECT r.id, r.ticket, r.private FROM ' +
+      'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, ticket bigint, private boolean)\n     ON CONFLICT ' +
+      '(id) DO UPDATE SET ticket = excluded.ticket, private = excluded.private',
     `DELETE FROM search_followups WHERE id IN (${ids('removed')})`,
   ],
   /** `:rows`: definitions [{key, name, staff_only}]; `:removed`: keys of definitions removed. */
   customFields: [
-    `INSERT INTO search_custom_fields (key, name, staff_only)
-     SELECT r.key, r.name, r.staff_only FROM jsonb_to_recordset(CAST(:rows ` +
-      `AS jsonb)) AS r(key text, name text, ` +
-      `staff_only boolean)
-     ON CONFLICT (key) DO UPDATE SET name = excluded.name, staff_only = excluded.staff_only`,
-    `DELETE FROM search_custom_fields WHERE key IN (SELECT value FROM jsonb_array_elements_text(CAST(:removed ` +
-      `AS jsonb)))`,
+    'INSERT INTO search_custom_fields (key, name, staff_only)\n     SELECT r.key, r.name, r.staff_only FROM ' +
+      'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(key text, name text, staff_only boolean)\n     ON CONFLICT ' +
+      '(key) DO UPDATE SET name = excluded.name, staff_only = excluded.staff_only',
+    'DELETE FROM search_custom_fields WHERE key IN (SELECT value FROM jsonb_array_elements_text(CAST(:removed AS ' +
+      'jsonb)))',
   ],
   /**
    * `:tickets`: tickets whose documents change; `:keys`: custom field keys whose visibility changed (their tickets
@@ -154,28 +134,17 @@ export const APPLY = {
   ],
   /** Builds the documents of the tickets marked, then forgets the marks. */
   rebuildDirty: [
-    `WITH parts AS (
-       SELECT p.ticket,
-         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field = 'title') AS title,
-         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field <> 'title') AS staff_rest,
-         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field ` +
-      `<> 'title' AND NOT p.private) AS ` +
-      `public_rest
-       FROM search_visible_parts p JOIN search_dirty d ON d.ticket = p.ticket GROUP BY p.ticket
-     )
-     UPDATE search_tickets t SET
-       staff_doc = setweight(to_tsvector(t.config, coalesce(p.title, '')), ` +
-      `'A') || setweight(to_tsvector(t.config, ` +
-      `coalesce(p.staff_rest, ` +
-      `'')), 'B'),
-       public_doc = setweight(to_tsvector(t.config, coalesce(p.title, '')), ` +
-      `'A') || setweight(to_tsvector(t.config, ` +
-      `coalesce(p.public_rest, ` +
-      `'')), 'B'),
-       staff_text = lower(unaccent(concat_ws(' ', p.title, p.staff_rest))),
-       public_text = lower(unaccent(concat_ws(' ', p.title, p.public_rest)))
-     FROM search_dirty d LEFT JOIN parts p ON p.ticket = d.ticket
-     WHERE t.id = d.ticket`,
+    "WITH parts AS (\n       SELECT p.ticket,\n         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER " +
+      "(WHERE p.field = 'title') AS title,\n         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE " +
+      "p.field <> 'title') AS staff_rest,\n         string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE " +
+      "p.field <> 'title' AND NOT p.private) AS public_rest\n       FROM search_visible_parts p JOIN search_dirty " +
+      'd ON d.ticket = p.ticket GROUP BY p.ticket\n     )\n     UPDATE search_tickets t SET\n       staff_doc = ' +
+      "setweight(to_tsvector(t.config, coalesce(p.title, '')), 'A') || setweight(to_tsvector(t.config, " +
+      "coalesce(p.staff_rest, '')), 'B'),\n       public_doc = setweight(to_tsvector(t.config, coalesce(p.title, " +
+      "'')), 'A') || setweight(to_tsvector(t.config, coalesce(p.public_rest, '')), 'B'),\n       staff_text = " +
+      "lower(unaccent(concat_ws(' ', p.title, p.staff_rest))),\n       public_text = lower(unaccent(concat_ws(' ', " +
+      'p.title, p.public_rest)))\n     FROM search_dirty d LEFT JOIN parts p ON p.ticket = d.ticket\n     WHERE ' +
+      't.id = d.ticket',
     'DELETE FROM search_dirty',
   ],
 } as const;

@@ -60,8 +60,8 @@ export async function recordAttempt(previous: Delivery, record: AttemptRecord): 
         TableName: config.tableName,
         Key: keys.delivery(previous.id),
         UpdateExpression:
-          `SET #status = :status, attempts = :attempts, last_response_code = :code, ` +
-          `last_error = :error, next_attempt ` +
+          'SET #status = :status, attempts = :attempts, last_response_code = :code, last_error = :error, ' +
+          'next_attempt ' +
           `= :next${due ? ', dead_letter_due = :due' : ''}`,
         ConditionExpression: 'attempts = :previous',
         ExpressionAttributeNames: { '#status': 'status' },

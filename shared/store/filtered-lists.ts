@@ -37,9 +37,8 @@ export class CursorPagedList extends HttpError {
   constructor() {
     super(400, {
       detail:
-        'This list (a filter or an ordering other than id) is paged by cursor: follow ' +
-        'the next and previous links; ' +
-        'page numbers are not served.',
+        'This list (a filter or an ordering other than id) is paged by cursor: follow the next and previous ' +
+        'links; page numbers are not served.',
     });
   }
 }

@@ -21,8 +21,7 @@ export const webhookSecret = deploymentSecret(
     const value = raw && !raw.startsWith('whsec_') ? `whsec_${raw}` : raw;
     if (!value || !isWebhookSecret(value)) {
       throw new Error(
-        'The webhook secret is missing or not a Standard Webhooks secret (whsec_ ' +
-          'followed by base64 of 24 to 64 ' +
+        'The webhook secret is missing or not a Standard Webhooks secret (whsec_ followed by base64 of 24 to 64 ' +
           'bytes).',
       );
     }

@@ -44,9 +44,8 @@ describe('GET /api/docs in headless Chromium', () => {
     });
     // Any CSP refusal is also reported as an event in the page.
     await page.evaluateOnNewDocument(
-      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP " +
-        "refused ' + e.violatedDirective " +
-        "+ ' ' + e.blockedURI));",
+      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP refused ' + " +
+        "e.violatedDirective + ' ' + e.blockedURI));",
     );
 
     // Without credentials the page answers 401 with a Basic challenge, so a browser asks the user

@@ -83,8 +83,8 @@ describe('with an edge (-c edgeDomainName=... -c edgeCertificateArn=...)', () =>
   });
 
   it(
-    'forwards everything to the API’s own domain over HTTPS, caches nothing, ' +
-      'with the web ACL and the secret header',
+    'forwards everything to the API’s own domain over HTTPS, caches nothing, with the web ACL and the secret ' +
+      'header',
     () => {
       const config = Object.values(edge!.findResources('AWS::CloudFront::Distribution') as Record<string, Resource>)[0]!
         .Properties.DistributionConfig;
@@ -164,8 +164,7 @@ describe('the origin secret after a rotation (-c edgeOriginSecretVersion=<Versio
   };
 
   it(
-    'names the version in the dynamic reference, so that the deploy changes ' +
-      'the distribution and CloudFormation ' +
+    'names the version in the dynamic reference, so that the deploy changes the distribution and CloudFormation ' +
       'resolves the new value',
     () => {
       const current = header({ ...ORIGIN, ...EDGE });

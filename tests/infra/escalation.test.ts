@@ -17,8 +17,8 @@ beforeAll(() => {
 
 describe('daily escalation', () => {
   it(
-    "runs daily at the environment's hour in its time zone (EventBridge Scheduler), " +
-      '-c escalationHour and escalationTimeZone',
+    "runs daily at the environment's hour in its time zone (EventBridge Scheduler), -c escalationHour and " +
+      'escalationTimeZone',
     () => {
       const schedules = (api: Template, id: string) =>
         Object.values(api.findResources('AWS::Scheduler::Schedule') as Record<string, Resource>).filter((s) =>

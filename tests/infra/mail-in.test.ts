@@ -25,8 +25,7 @@ describe('mail in on AWS', () => {
   });
 
   it(
-    'has a rule set whose rule scans, stores the message raw, then runs the ' +
-      'ingest, and a custom resource that ' +
+    'has a rule set whose rule scans, stores the message raw, then runs the ingest, and a custom resource that ' +
       'activates it',
     () => {
       const api = mailInApi();
@@ -106,8 +105,7 @@ describe('mail in on AWS', () => {
   });
 
   it(
-    "with mail out on, the ingest may read mail out's threading secret, named " +
-      'by its ARN, and nothing else of ' +
+    "with mail out on, the ingest may read mail out's threading secret, named by its ARN, and nothing else of " +
       'Secrets Manager',
     () => {
       const api = apiTemplate(buildHelpdesk(templateApp('dev', { ...ON, ...MAIL_OUT_ON })).api);

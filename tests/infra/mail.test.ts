@@ -36,8 +36,7 @@ const resourcesOf = (statements: Record<string, Json>[]) => statements.flatMap((
 
 describe('mail on', () => {
   it(
-    'the domain identity with Easy DKIM, its records in the hosted zone; a configuration ' +
-      'set sending its events ' +
+    'the domain identity with Easy DKIM, its records in the hosted zone; a configuration set sending its events ' +
       'to the default bus',
     () => {
       api.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'mail.example.com' });
@@ -60,10 +59,8 @@ describe('mail on', () => {
   );
 
   it(
-    "a rule passes the configuration set's bounce, complaint, delivery and reject " +
-      'events to the recorder, with ' +
-      'retries and a failure ' +
-      'queue',
+    "a rule passes the configuration set's bounce, complaint, delivery and reject events to the recorder, with " +
+      'retries and a failure queue',
     () => {
       const [recorder] = functionIn(api, 'MailRecordMailEvent');
       const rules = Object.values(api.findResources('AWS::Events::Rule') as Record<string, Resource>).filter((r) =>
@@ -82,10 +79,8 @@ describe('mail on', () => {
   );
 
   it(
-    'the sender may send only as the identity and through the configuration ' +
-      'set; it reads attachments and the ' +
-      'secret, nothing more of ' +
-      'S3',
+    'the sender may send only as the identity and through the configuration set; it reads attachments and the ' +
+      'secret, nothing more of S3',
     () => {
       const statements = statementsOf('MailSendMail');
       const ses = statements.filter((s) => actions([s]).some((a) => a.startsWith('ses:')));
@@ -128,9 +123,8 @@ describe('mail on', () => {
   );
 
   it(
-    'the consumer reads the stream (ticket items, new followups) and may only ' +
-      'queue; the queue dead-letters after ' +
-      'the attempts and spares',
+    'the consumer reads the stream (ticket items, new followups) and may only queue; the queue dead-letters ' +
+      'after the attempts and spares',
     () => {
       const [consumer] = functionIn(api, 'MailQueueMail');
       api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {

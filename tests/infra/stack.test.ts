@@ -89,8 +89,7 @@ describe('dev environment', () => {
   }
 
   it(
-    "grants each function its route's table grants and nothing else: actions " +
-      'by partition key pattern, Query by ' +
+    "grants each function its route's table grants and nothing else: actions by partition key pattern, Query by " +
       'index',
     () => {
       const tableArn = { 'Fn::ImportValue': expect.stringContaining('Table') };
@@ -130,13 +129,9 @@ describe('dev environment', () => {
   );
 
   it(
-    'lets a read-only route write nothing but failed-login counts, the rehash of a ' +
-      "user's password (and a POST " +
-      'its Idempotency-Key), and tickets/list ' +
-      'read only its list indexes ' +
-      'and (filtered pages) the ' +
-      "page's snapshots and ticket " +
-      'collections',
+    "lets a read-only route write nothing but failed-login counts, the rehash of a user's password (and a POST " +
+      "its Idempotency-Key), and tickets/list read only its list indexes and (filtered pages) the page's snapshots " +
+      'and ticket collections',
     () => {
       const writes = (handler: string) =>
         grantsOf(routeByHandler(handler)).flatMap((g) =>
@@ -518,8 +513,7 @@ describe('stack headroom', () => {
   );
 
   it(
-    'puts every route function in the nested stack of its group, and the routes, ' +
-      'integrations and log groups in ' +
+    'puts every route function in the nested stack of its group, and the routes, integrations and log groups in ' +
       'the API stack',
     () => {
       const app = new App({

@@ -18,8 +18,7 @@ beforeAll(() => {
 
 describe('stream consumer', () => {
   it(
-    'keeps the logical ids it was deployed with (TicketCounts, CountTickets), ' +
-      'so an upgrade replaces neither its ' +
+    'keeps the logical ids it was deployed with (TicketCounts, CountTickets), so an upgrade replaces neither its ' +
       'function nor its mapping',
     () => {
       const ids = Object.entries(api.toJSON().Resources as Record<string, Resource>)
@@ -42,10 +41,8 @@ describe('stream consumer', () => {
   );
 
   it(
-    'reads the table stream, filtered to ticket items and the followup and attachment ' +
-      'records the counts and change ' +
-      'feed need, retried then ' +
-      'dead-lettered',
+    'reads the table stream, filtered to ticket items and the followup and attachment records the counts and ' +
+      'change feed need, retried then dead-lettered',
     () => {
       const mappings = Object.values(
         api.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>,
@@ -80,10 +77,8 @@ describe('stream consumer', () => {
   );
 
   it(
-    'may touch only the counts, counted states, ticket collections, refs and ' +
-      'file cleanup records, write the change ' +
-      'feed and the time spent cells and read the custom ' +
-      'field definitions',
+    'may touch only the counts, counted states, ticket collections, refs and file cleanup records, write the ' +
+      'change feed and the time spent cells and read the custom field definitions',
     () => {
       const isStream = (a: string) =>
         [

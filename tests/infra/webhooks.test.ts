@@ -29,9 +29,8 @@ describe('webhook pipeline', () => {
   });
 
   it(
-    'the dispatcher reads the stream filtered to inserted outbox and change ' +
-      'event items, with retries and a failure ' +
-      'queue',
+    'the dispatcher reads the stream filtered to inserted outbox and change event items, with retries and a ' +
+      'failure queue',
     () => {
       const [dispatchId] = functionByHandler('WebhooksDispatch');
       api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -98,9 +97,8 @@ describe('webhook pipeline', () => {
   });
 
   it(
-    'least privilege: the dispatcher writes only the outbox and the deliveries, ' +
-      'the deliverer only the deliveries ' +
-      'and subscriptions',
+    'least privilege: the dispatcher writes only the outbox and the deliveries, the deliverer only the ' +
+      'deliveries and subscriptions',
     () => {
       const [dispatchId] = functionByHandler('WebhooksDispatch');
       const dispatch = statementsOf(dispatchId);

@@ -83,8 +83,8 @@ describe('events for every change', () => {
   });
 
   it(
-    'a PATCH gives ticket.updated with exactly the changed fields, old and new; ' +
-      'a status change also ticket.status_changed',
+    'a PATCH gives ticket.updated with exactly the changed fields, old and new; a status change also ' +
+      'ticket.status_changed',
     async () => {
       const ticket = (await api.createTicket({ title: 'Before', priority: 3 })).body;
       const cursor = await end();
@@ -110,8 +110,8 @@ describe('events for every change', () => {
   );
 
   it(
-    'followups and attachments: created, updated, deleted; the opening followup ' +
-      'edited is an update, not a creation',
+    'followups and attachments: created, updated, deleted; the opening followup edited is an update, not a ' +
+      'creation',
     async () => {
       const ticket = (await api.createTicket({ title: 'Children' })).body;
       const opening = ticket.followup_set[0].id as number;
@@ -162,9 +162,8 @@ describe('events for every change', () => {
   );
 
   it(
-    'a merge is ticket.updated of merged_to (its pointer in the target gives ' +
-      'nothing); deleting the target deletes ' +
-      'both',
+    'a merge is ticket.updated of merged_to (its pointer in the target gives nothing); deleting the target ' +
+      'deletes both',
     async () => {
       const target = (await api.createTicket({ title: 'Target' })).body;
       const source = (await api.createTicket({ title: 'Source' })).body;
@@ -274,10 +273,8 @@ describe('the feed', () => {
   });
 
   it(
-    'a batch that failed on AWS is replayed from its failure message (replay-stream): ' +
-      'its events reach the feed ' +
-      'once, even if the batch ' +
-      'is applied again later',
+    'a batch that failed on AWS is replayed from its failure message (replay-stream): its events reach the feed ' +
+      'once, even if the batch is applied again later',
     async () => {
       const cursor = await end();
       // Written, and not applied: as a batch that failed in CountTickets on every retry.

@@ -223,10 +223,8 @@ describe.sequential('on a data directory', () => {
     });
 
     it(
-      "update-queue sets a queue's mail settings (refusing bad ones); ses-event " +
-        'bounce suppresses, list-suppressions ' +
-        'shows it, unsuppress clears ' +
-        'it',
+      "update-queue sets a queue's mail settings (refusing bad ones); ses-event bounce suppresses, " +
+        'list-suppressions shows it, unsuppress clears it',
       { timeout: 120_000 },
       async () => {
         const [updated, bad, bounced, explode] = await Promise.all([

@@ -77,8 +77,8 @@ const failure = (p: Promise<unknown>) =>
 
 describe('transaction conflicts, emulated', () => {
   it(
-    'two overlapping transactions on one item: the second is cancelled with ' +
-      'TransactionConflict, and wrote nothing',
+    'two overlapping transactions on one item: the second is cancelled with TransactionConflict, and wrote ' +
+      'nothing',
     async () => {
       const release = gate('held-1');
       const held = client.send(

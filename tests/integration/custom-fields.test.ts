@@ -569,21 +569,17 @@ describe("upstream's custom fields", () => {
       custom_slug: 'bad slug!',
     };
     const expected =
-      '{"custom_varchar":["Ensure this field has no more than 10 characters."],"custom_text":["Ensure ' +
-      'this field has no more ' +
-      'than 10 characters."],' +
-      '"custom_integer":["A valid integer is required."],"custom_decimal":["Ensure ' +
-      'that there are no more than ' +
-      '7 digits in total."],' +
-      '"custom_list":["\\"Purple\\" is not a valid choice."],"custom_boolean":["Must be a valid boolean."],' +
-      '"custom_date":["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."],' +
-      '"custom_time":["Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]]."],' +
-      '"custom_datetime":["Datetime has wrong format. Use one of these formats ' +
-      'instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."],' +
-      '"custom_email":["Enter a valid email address."],"custom_url":["Enter a ' +
-      'valid URL."],"custom_ipaddress":["Enter ' +
-      'a valid IPv4 or IPv6 address."],' +
-      '"custom_slug":["Enter a valid \\"slug\\" consisting of letters, numbers, underscores or hyphens."]}';
+      '{"custom_varchar":["Ensure this field has no more than 10 characters."],"custom_text":["Ensure this field ' +
+      'has no more than 10 characters."],"custom_integer":["A valid integer is ' +
+      'required."],"custom_decimal":["Ensure that there are no more than 7 digits in ' +
+      'total."],"custom_list":["\\"Purple\\" is not a valid choice."],"custom_boolean":["Must be a valid ' +
+      'boolean."],"custom_date":["Date has wrong format. Use one of these formats instead: ' +
+      'YYYY-MM-DD."],"custom_time":["Time has wrong format. Use one of these formats instead: ' +
+      'hh:mm[:ss[.uuuuuu]]."],"custom_datetime":["Datetime has wrong format. Use one of these formats instead: ' +
+      'YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."],"custom_email":["Enter a valid email ' +
+      'address."],"custom_url":["Enter a valid URL."],"custom_ipaddress":["Enter a valid IPv4 or IPv6 ' +
+      'address."],"custom_slug":["Enter a valid \\"slug\\" consisting of letters, numbers, underscores or ' +
+      'hyphens."]}';
     const before = await api.countsSettled();
     const json = await api.call('POST', '/api/tickets/', { json: { ...VALID_TICKET, ...invalid } });
     expect(json.status).toBe(400);

@@ -507,10 +507,8 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
   }
 
   it(
-    'when the commit fails and so does the cleanup of the upload (or the process ' +
-      'dies there), the file stays recorded ' +
-      'and the sweeper removes ' +
-      'it',
+    'when the commit fails and so does the cleanup of the upload (or the process dies there), the file stays ' +
+      'recorded and the sweeper removes it',
     async () => {
       const { request, commit } = await ticketWithFileSteps('abandoned.txt');
       const before = await state();
@@ -552,9 +550,8 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
   );
 
   it(
-    'a commit that took effect but whose reply was lost keeps its file: the ' +
-      'claim fails, nothing points at a missing ' +
-      'object',
+    'a commit that took effect but whose reply was lost keeps its file: the claim fails, nothing points at a ' +
+      'missing object',
     async () => {
       const { request, commit } = await ticketWithFileSteps('committed.txt');
       const before = await state();

@@ -365,8 +365,7 @@ describe('DELETE /api/followups/{id}/', () => {
   });
 
   it(
-    "concurrent edits of a new ticket's opening followup (held by the ticket " +
-      'item until first edited) all land ' +
+    "concurrent edits of a new ticket's opening followup (held by the ticket item until first edited) all land " +
       'on one followup',
     async () => {
       const ticket = (await createTicket()).body;

@@ -875,8 +875,8 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
   });
 
   it(
-    'header bytes fetch refuses (NUL, raw latin-1) reach the server over a raw ' +
-      'socket: a JSON 4xx with the headers',
+    'header bytes fetch refuses (NUL, raw latin-1) reach the server over a raw socket: a JSON 4xx with the ' +
+      'headers',
     async () => {
       for (const auth of [
         'Basic \u0000\u0000',

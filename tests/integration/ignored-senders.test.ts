@@ -138,8 +138,7 @@ describe('ignored senders', () => {
   });
 
   it(
-    'from an IMAP mailbox: kept there (read) when the rule says so, else moved ' +
-      'as every message; a second poll ' +
+    'from an IMAP mailbox: kept there (read) when the rule says so, else moved as every message; a second poll ' +
       'leaves it',
     async () => {
       const user = 'support@example.com';

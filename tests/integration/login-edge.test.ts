@@ -53,9 +53,8 @@ async function sequence(send: (i: number) => Promise<number>, times: number): Pr
 
 describe('through the edge (the origin secret sent)', () => {
   it(
-    'a username guessed at by one viewer is locked for that viewer only: its ' +
-      'owner, behind the same edge address, ' +
-      'logs in',
+    'a username guessed at by one viewer is locked for that viewer only: its owner, behind the same edge ' +
+      'address, logs in',
     { timeout: 60_000 },
     async () => {
       const user = await edgeUser();

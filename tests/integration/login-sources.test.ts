@@ -63,8 +63,7 @@ describe('login attempts by source', () => {
   );
 
   it(
-    'one source trying a password across many usernames (spraying) is refused ' +
-      'from the 20th failure, for every ' +
+    'one source trying a password across many usernames (spraying) is refused from the 20th failure, for every ' +
       'username',
     { timeout: 120_000 },
     async () => {

@@ -58,10 +58,8 @@ async function sentMailTo(ticket: number, address: string): Promise<MailRecord> 
 
 describe('a simulated SES bounce', () => {
   it(
-    "suppresses the address, shows the mail bounced on the ticket's email list, " +
-      'and is a mail.bounced change event; ' +
-      'a superuser can clear ' +
-      'the address',
+    "suppresses the address, shows the mail bounced on the ticket's email list, and is a mail.bounced change " +
+      'event; a superuser can clear the address',
     async () => {
       const address = `${unique('bouncy')}@example.com`;
       const ticket = (await api.createTicket({ submitter_email: address })).body.id as number;
@@ -113,8 +111,7 @@ describe('a simulated SES bounce', () => {
   );
 
   it(
-    'a delivery records delivered and suppresses nothing; an event for a mail ' +
-      'never sent still suppresses on a ' +
+    'a delivery records delivered and suppresses nothing; an event for a mail never sent still suppresses on a ' +
       'hard bounce',
     async () => {
       const address = `${unique('fine')}@example.com`;

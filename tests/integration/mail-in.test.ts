@@ -171,9 +171,8 @@ describe('a new message to a queue', () => {
   });
 
   it(
-    'reads a Windows-1252 body sent as UTF-8 (or unlabelled) as the characters ' +
-      'it is, and notes it, never storing ' +
-      'U+FFFD',
+    'reads a Windows-1252 body sent as UTF-8 (or unlabelled) as the characters it is, and notes it, never ' +
+      'storing U+FFFD',
     async () => {
       const queue = await newQueue();
       for (const charset of ['utf-8', undefined]) {
@@ -407,9 +406,8 @@ describe('what creates nothing', () => {
   });
 
   it(
-    'a bounce (DSN) to the return path of a mail sent to its failed recipient ' +
-      'puts that recipient on the suppression ' +
-      'list',
+    'a bounce (DSN) to the return path of a mail sent to its failed recipient puts that recipient on the ' +
+      'suppression list',
     async () => {
       const queue = await newQueue();
       const gone = `${unique('gone')}@example.com`;

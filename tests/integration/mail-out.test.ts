@@ -224,8 +224,7 @@ describe('a ticket created', () => {
 
 describe('followups', () => {
   it(
-    'a private followup mails nobody; a public one mails the submitter, the ' +
-      'owner and the CCs, threaded after ' +
+    'a private followup mails nobody; a public one mails the submitter, the owner and the CCs, threaded after ' +
       'the first',
     async () => {
       const ticket = (
@@ -389,8 +388,7 @@ describe('mail in on the same runtime', () => {
 
 describe('mail in over SMTP on the same runtime', () => {
   it(
-    'reads the queues once a minute, not for every message, and reads them again ' +
-      'before refusing an address (a ' +
+    'reads the queues once a minute, not for every message, and reads them again before refusing an address (a ' +
       'queue made elsewhere)',
     async () => {
       const [

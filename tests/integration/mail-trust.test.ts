@@ -234,8 +234,8 @@ describe('From is a claim', () => {
 
 describe('CCs only by those entitled', () => {
   it(
-    "a stranger's unsigned new ticket adds no CCs; a signed one at most ten, " +
-      "never the helpdesk's own plus-address",
+    "a stranger's unsigned new ticket adds no CCs; a signed one at most ten, never the helpdesk's own " +
+      'plus-address',
     async () => {
       const queue = await newQueue();
       const many = Array.from({ length: 40 }, (_, i) => `cc${i}@elsewhere.example`);

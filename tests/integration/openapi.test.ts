@@ -56,8 +56,7 @@ describe('GET /api/openapi.json with custom fields defined', () => {
   });
 
   it(
-    'lists the custom fields defined now as ticket properties, and allows any ' +
-      'other custom_ key by propertyNames ' +
+    'lists the custom fields defined now as ticket properties, and allows any other custom_ key by propertyNames ' +
       '(no index signature)',
     async () => {
       const name = unique('colour');
@@ -127,10 +126,8 @@ describe('the document and the answers agree', () => {
   });
 
   it(
-    'page_size: no bound in the schema, since any value answers 200 (below 1 ' +
-      'or not a number: the default; above ' +
-      'the most: the most), as ' +
-      'the description says',
+    'page_size: no bound in the schema, since any value answers 200 (below 1 or not a number: the default; above ' +
+      'the most: the most), as the description says',
     async () => {
       const pageSize = parameter('/api/tickets/', 'get', 'page_size');
       expect(pageSize.schema).toEqual({ type: 'integer' });
@@ -153,10 +150,8 @@ describe('the document and the answers agree', () => {
   );
 
   it(
-    'page on filtered lists: status alone keeps page numbers; on a cursor-paged ' +
-      'filter page 1 is the first page ' +
-      'and another page answers ' +
-      '400',
+    'page on filtered lists: status alone keeps page numbers; on a cursor-paged filter page 1 is the first page ' +
+      'and another page answers 400',
     async () => {
       const description = doc.paths['/api/tickets/'].get.description;
       expect(description).toContain('`status` alone keeps page numbers');
@@ -176,8 +171,7 @@ describe('the document and the answers agree', () => {
   });
 
   it(
-    'error keys: an empty description under `body`, which the document names; ' +
-      'FieldErrors and ErrorDetail told ' +
+    'error keys: an empty description under `body`, which the document names; FieldErrors and ErrorDetail told ' +
       'apart by `detail`',
     async () => {
       const badRequest = response('/api/tickets/', 'post', 400);
@@ -203,8 +197,7 @@ describe('the document and the answers agree', () => {
   );
 
   it(
-    'an attachment download is a 302 without a body whose Location is the file, ' +
-      'as the document says (and how ' +
+    'an attachment download is a 302 without a body whose Location is the file, as the document says (and how ' +
       'fetch clients read it)',
     async () => {
       const download = doc.paths['/api/tickets/{id}/attachments/{attachmentId}/'].get;
@@ -231,8 +224,8 @@ describe('the document and the answers agree', () => {
   );
 
   it(
-    'string ids in the paths of webhook subscriptions and deliveries; If-Match ' +
-      'and If-None-Match as header parameters',
+    'string ids in the paths of webhook subscriptions and deliveries; If-Match and If-None-Match as header ' +
+      'parameters',
     async () => {
       expect(parameter('/api/webhooks/{id}/', 'get', 'id').schema).toEqual({ type: 'string', pattern: '^(sub|env)_' });
       expect(parameter('/api/webhook-deliveries/{id}/', 'get', 'id').schema).toEqual({

@@ -241,8 +241,7 @@ describe("a queue's mail settings", () => {
   });
 
   it(
-    'bad addresses, line breaks (header injection), long lists and unknown kinds ' +
-      'are 400s naming the field, and ' +
+    'bad addresses, line breaks (header injection), long lists and unknown kinds are 400s naming the field, and ' +
       'change nothing',
     async () => {
       const queue = await createQueue();

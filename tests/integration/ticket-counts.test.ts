@@ -78,9 +78,8 @@ describe('ticket counts from the stream', () => {
   });
 
   it(
-    'mends opening followup refs: none left by a ticket created and deleted ' +
-      'in one batch, one written for a create ' +
-      'whose ref was lost',
+    'mends opening followup refs: none left by a ticket created and deleted in one batch, one written for a ' +
+      'create whose ref was lost',
     async () => {
       await runtime.drainTableStream();
       const gone = await ticket();
@@ -149,8 +148,7 @@ describe('deleting a queue: reservations and the arrivals counted (docs/data-mod
   const deleteQueue = (id: number) => api.call('DELETE', `/api/queues/${id}/`);
 
   it(
-    'a create or a move the counts do not hold yet: 409 "being created" (the ' +
-      'queue reopened), then 409 "in use" ' +
+    'a create or a move the counts do not hold yet: 409 "being created" (the queue reopened), then 409 "in use" ' +
       'once they do',
     async () => {
       await runtime.drainTableStream();
@@ -181,8 +179,7 @@ describe('deleting a queue: reservations and the arrivals counted (docs/data-mod
   );
 
   it(
-    'a reservation whose write was refused is given back; one whose write may ' +
-      'have happened is kept, and given ' +
+    'a reservation whose write was refused is given back; one whose write may have happened is kept, and given ' +
       'up after its time',
     async () => {
       const { withReservation } = await import('../../shared/store/queue-reservations');
@@ -477,9 +474,8 @@ describe('counts of a helpdesk with many queues and agents', () => {
   );
 
   it(
-    'a run of tickets another consumer moved meanwhile into view items of their ' +
-      'own is applied in smaller transactions, ' +
-      'each within 100 actions',
+    'a run of tickets another consumer moved meanwhile into view items of their own is applied in smaller ' +
+      'transactions, each within 100 actions',
     async () => {
       const { applyTicketRecords } = await import('../../shared/consumer/ticket-counts');
       const FIRST = 2 * 10 ** 9;

@@ -128,8 +128,7 @@ afterAll(async () => {
 
 describe('id order with created_since reads only ids above its floor', () => {
   it(
-    'ordering=id: exactly the recent tickets on the first page, in order, the ' +
-      'list over (7 requests: the floor, ' +
+    'ordering=id: exactly the recent tickets on the first page, in order, the list over (7 requests: the floor, ' +
       '5 partitions, 1 BatchGetItem)',
     async () => {
       const { ids, body, calls } = await page(`/api/tickets/?page_size=10&${sinceQuery(since)}&ordering=id`);
@@ -147,8 +146,7 @@ describe('id order with created_since reads only ids above its floor', () => {
   );
 
   it(
-    'ordering=-id: the recent tickets newest first, and the list ends at the ' +
-      'floor (next null) without reading ' +
+    'ordering=-id: the recent tickets newest first, and the list ends at the floor (next null) without reading ' +
       'the old ones',
     async () => {
       const { ids, body, calls } = await page(`/api/tickets/?page_size=10&${sinceQuery(since)}&ordering=-id`);
@@ -162,8 +160,7 @@ describe('id order with created_since reads only ids above its floor', () => {
   );
 
   it(
-    'page by page, both ways, with previous links back: the same tickets; a ' +
-      'page after a cursor (read upward) ' +
+    'page by page, both ways, with previous links back: the same tickets; a page after a cursor (read upward) ' +
       'does not ask for the floor',
     async () => {
       for (const [ordering, want] of [
@@ -190,8 +187,7 @@ describe('id order with created_since reads only ids above its floor', () => {
   );
 
   it(
-    'every id-ordered source with created_since: a queue, a submitter, an agent ' +
-      'view, a priority, with status ' +
+    'every id-ordered source with created_since: a queue, a submitter, an agent view, a priority, with status ' +
       'besides',
     async () => {
       const third = recent[2]!;

@@ -357,10 +357,8 @@ describe('filters combine: every combination, in every ordering, exactly the mat
   );
 
   it(
-    "a table whose totals items hold the views' counts (an earlier version) " +
-      'is upgraded by the backfill: moved ' +
-      'once, exact, changes made ' +
-      'meanwhile kept',
+    "a table whose totals items hold the views' counts (an earlier version) is upgraded by the backfill: moved " +
+      'once, exact, changes made meanwhile kept',
     async () => {
       // As an earlier version left it: the views' counts as attributes of both totals items, no view count items.
       const views =
@@ -437,8 +435,7 @@ describe('filters combine: every combination, in every ordering, exactly the mat
   }, 120_000);
 
   it(
-    'id order with only time filters, with or without status: every priority ' +
-      'partition merged, both ways, count ' +
+    'id order with only time filters, with or without status: every priority partition merged, both ways, count ' +
       'null',
     async () => {
       const since = all().sort(byTime('created'))[4]!.created as string;
@@ -465,9 +462,8 @@ describe('filters combine: every combination, in every ordering, exactly the mat
   );
 
   it(
-    'an agent view page, in any ordering, takes at most 5 DynamoDB requests ' +
-      '(one Query per status, one BatchGetItem, ' +
-      'the totals)',
+    'an agent view page, in any ordering, takes at most 5 DynamoDB requests (one Query per status, one ' +
+      'BatchGetItem, the totals)',
     async () => {
       for (const f of [
         { status: '1', queue: 1 },
@@ -597,8 +593,7 @@ describe("bad values: 400 in upstream's shape (every combination of filters and 
       'ordering=title',
       {
         ordering: [
-          '"title" is not a valid choice. Use one of: id, -id, created, -created, ' +
-            'modified, -modified, priority, ' +
+          '"title" is not a valid choice. Use one of: id, -id, created, -created, modified, -modified, priority, ' +
             '-priority, due_date, -due_date.',
         ],
       },

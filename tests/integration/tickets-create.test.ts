@@ -281,9 +281,9 @@ describe('validation errors (first stage)', () => {
     });
     expect(reply.status).toBe(400);
     expect(reply.text).toBe(
-      '{"queue":["Invalid pk \\"999\\" - object does not exist."],"title":["This field may not be blank."],' +
-        '"submitter_email":["Enter a valid email address."],"status":["\\"42\\" is not a valid choice."],' +
-        '"priority":["\\"9\\" is not a valid choice."]}',
+      '{"queue":["Invalid pk \\"999\\" - object does not exist."],"title":["This field may not be ' +
+        'blank."],"submitter_email":["Enter a valid email address."],"status":["\\"42\\" is not a valid ' +
+        'choice."],"priority":["\\"9\\" is not a valid choice."]}',
     );
   });
 

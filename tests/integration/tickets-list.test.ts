@@ -138,8 +138,8 @@ describe('pagination', () => {
   });
 
   it(
-    'honours no other field filter parameters (the filters and ordering of issue ' +
-      '15 are in ticket-filters.test.ts)',
+    'honours no other field filter parameters (the filters and ordering of issue 15 are in ' +
+      'ticket-filters.test.ts)',
     async () => {
       const reply = await call('GET', `/api/tickets/?title=${unique('t')}&page_size=20`);
       expect(reply.status).toBe(200);

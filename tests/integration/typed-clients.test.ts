@@ -14,8 +14,8 @@ const api: ApiAccess = { url: API, ...TEST_ADMIN };
 
 describe('clients generated from the served OpenAPI document', () => {
   it(
-    'generate, compile with --strict, and run the integration (openapi-typescript ' +
-      'with openapi-fetch, then hey-api)',
+    'generate, compile with --strict, and run the integration (openapi-typescript with openapi-fetch, then ' +
+      'hey-api)',
     async () => {
       await generateTypedClients(api);
       compileTypedClients();

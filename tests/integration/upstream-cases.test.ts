@@ -80,8 +80,8 @@ describe('upstream API test cases', () => {
       const reply = await expectNoNewTicket(() => call('POST', '/api/tickets/', multipart({})));
       expect(reply.status).toBe(400);
       expect(reply.text).toBe(
-        '{"queue":["This field is required."],"title":["This field is required."],' +
-          '"description":["This field is required."],"submitter_email":["This field is required."]}',
+        '{"queue":["This field is required."],"title":["This field is required."],"description":["This field is ' +
+          'required."],"submitter_email":["This field is required."]}',
       );
     },
   );

@@ -231,8 +231,7 @@ describe('deliveries', () => {
   });
 
   it(
-    "the delivery log shows a receiver's scheme, host and shortened path, not " +
-      'the secret a chat receiver keeps ' +
+    "the delivery log shows a receiver's scheme, host and shortened path, not the secret a chat receiver keeps " +
       'in it (issue 25)',
     async () => {
       const sub = await subscribe('/services/T0001/B0001/chatsecret0123456789', ['attachment.deleted']);
@@ -307,8 +306,7 @@ describe('deliveries', () => {
 
 describe('changes made over the API', () => {
   it(
-    'a subscription receives a signed ticket.updated for a PATCH, with the changed ' +
-      'fields and the same event the ' +
+    'a subscription receives a signed ticket.updated for a PATCH, with the changed fields and the same event the ' +
       'feed lists',
     async () => {
       const sub = await subscribe('/patched', ['ticket.updated', 'ticket.status_changed']);

@@ -183,8 +183,7 @@ describe('error classification, against the SDK client', () => {
   });
 
   it(
-    'a real connection refused (a closed port), and DNS and routing failures ' +
-      'are retried (today, not a 500 on ' +
+    'a real connection refused (a closed port), and DNS and routing failures are retried (today, not a 500 on ' +
       'the first try)',
     async () => {
       const closed = createServer();

@@ -60,13 +60,9 @@ describe('route facts in the bundles', () => {
     // A stand-in DynamoDB that knows no user: Basic credentials are looked up (GetItem), the failure
     // counted (UpdateItem), and the answer is 401: a whole SDK round trip, in and out.
     const code =
-      `
-      const { createServer } = await import('node:http');
-      const targets = [];
-      const server = createServer((req, res) => {
-        req.resume();
-        req.on('end', () => { targets.push(req.headers['x-amz-target']); ` +
-      `res.setHeader('content-type', 'application/x-amz-json-1.0'); ` +
+      "\n      const { createServer } = await import('node:http');\n      const targets = [];\n      const " +
+      "server = createServer((req, res) => {\n        req.resume();\n        req.on('end', () => { " +
+      "targets.push(req.headers['x-amz-target']); res.setHeader('content-type', 'application/x-amz-json-1.0'); " +
       `res.end('{}'); });
       });
       await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -97,13 +93,10 @@ describe('the OpenAPI template in its bundle', () => {
       await build({
         stdin: {
           contents:
-            `import { openApiTemplate } from './shared/api/openapi-template'; import ` +
-            `{ finishOpenApi } from ` +
-            `'./shared/api/openapi-document';
-          console.log(JSON.stringify(finishOpenApi(openApiTemplate, { customFields: ` +
-            `JSON.parse(process.argv[2]), ` +
-            `authenticationClasses: ` +
-            `['token', 'basic'] })));`,
+            "import { openApiTemplate } from './shared/api/openapi-template'; import { finishOpenApi } from " +
+            "'./shared/api/openapi-document';\n          " +
+            'console.log(JSON.stringify(finishOpenApi(openApiTemplate, { customFields: ' +
+            "JSON.parse(process.argv[2]), authenticationClasses: ['token', 'basic'] })));",
           resolveDir: join(import.meta.dirname, '../..'),
           loader: 'ts',
         },

@@ -16,8 +16,7 @@ const body = {
 
 describe('failedBatches', () => {
   it(
-    'reads `aws sqs receive-message` output, an array of message bodies, or ' +
-      "one body: each batch's shard, range " +
+    "reads `aws sqs receive-message` output, an array of message bodies, or one body: each batch's shard, range " +
       'and stream',
     () => {
       const other = { ...info, shardId: 'shardId-2' };
@@ -37,8 +36,7 @@ describe('failedBatches', () => {
   );
 
   it(
-    'refuses a file that is not JSON, a message without a JSON body, and an ' +
-      'entry that names no batch, saying ' +
+    'refuses a file that is not JSON, a message without a JSON body, and an entry that names no batch, saying ' +
       'which',
     () => {
       expect(() => failedBatches('Messages:')).toThrow(/not JSON/);

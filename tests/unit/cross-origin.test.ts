@@ -22,8 +22,8 @@ describe('cross-origin protection (Sec-Fetch-Site, then Origin)', () => {
   });
 
   it(
-    'lets through same-origin and user-initiated browser requests, listed origins, ' +
-      'and clients that are not browsers',
+    'lets through same-origin and user-initiated browser requests, listed origins, and clients that are not ' +
+      'browsers',
     () => {
       expect(
         crossOriginRefusal(post({ secFetchSite: 'same-origin', origin: 'https://api.example.com' }), []),

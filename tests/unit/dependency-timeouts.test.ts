@@ -180,8 +180,7 @@ describe.concurrent('a dependency that never answers', () => {
   });
 
   it(
-    'Secrets Manager (the webhook secret): a TimeoutError after 3 attempts, ' +
-      'on the same sockets and timeouts as ' +
+    'Secrets Manager (the webhook secret): a TimeoutError after 3 attempts, on the same sockets and timeouts as ' +
       'DynamoDB',
     async ({ expect }) => {
       const { webhookSecret } = await import('../../shared/webhooks/settings');

@@ -100,8 +100,7 @@ describe("the environment's receivers' collection", () => {
   ];
 
   it(
-    'leaves out private followups, their files, staff-only fields and a private ' +
-      'resolution unless the operator ' +
+    'leaves out private followups, their files, staff-only fields and a private resolution unless the operator ' +
       'includes them',
     () => {
       const shown = disclosedCollection(collection, defs, false);

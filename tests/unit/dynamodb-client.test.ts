@@ -205,8 +205,7 @@ describe('a call', () => {
 
 describe('binary attributes', () => {
   it(
-    "are sent as base64, as the SDK's JSON protocol sends blobs, wherever they " +
-      'are (Buffer, Uint8Array, a set, ' +
+    "are sent as base64, as the SDK's JSON protocol sends blobs, wherever they are (Buffer, Uint8Array, a set, " +
       'nested)',
     async () => {
       const bytes = new Uint8Array([0, 1, 254, 255]);
@@ -278,8 +277,7 @@ describe('binary attributes', () => {
 
 describe('headers for AWS support and X-Ray', () => {
   it(
-    "a User-Agent in the SDK's format, the SDK's invocation id and attempt, " +
-      "and in Lambda the invocation's trace " +
+    "a User-Agent in the SDK's format, the SDK's invocation id and attempt, and in Lambda the invocation's trace " +
       'header',
     async () => {
       process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
@@ -346,8 +344,7 @@ describe('endpoints', () => {
   });
 
   it(
-    'refuses other partitions, FIPS and dual-stack with a message that names ' +
-      'the way out; an explicit endpoint ' +
+    'refuses other partitions, FIPS and dual-stack with a message that names the way out; an explicit endpoint ' +
       'always works',
     () => {
       for (const region of ['us-iso-east-1', 'us-isob-east-1', 'eu-isoe-west-1', 'us-isof-south-1', 'mars-1']) {
@@ -356,10 +353,8 @@ describe('endpoints', () => {
         );
       }
       expect(() => serviceEndpoint('dynamodb', 'us-east-1', undefined, { ...standard, useFipsEndpoint: true })).toThrow(
-        "AWS_USE_FIPS_ENDPOINT=true is not supported by the store's dynamodb client " +
-          '(it has no endpoint rules); set ' +
-          'AWS_ENDPOINT_URL_DYNAMODB ' +
-          'to the endpoint instead.',
+        "AWS_USE_FIPS_ENDPOINT=true is not supported by the store's dynamodb client (it has no endpoint rules); " +
+          'set AWS_ENDPOINT_URL_DYNAMODB to the endpoint instead.',
       );
       expect(() =>
         serviceEndpoint('secretsmanager', 'us-east-1', undefined, { ...standard, useDualstackEndpoint: true }),
@@ -400,8 +395,8 @@ describe('errors and retries', () => {
           body: {
             __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
             Message:
-              'Transaction cancelled, please refer cancellation reasons for specific reasons ' +
-              '[None, ConditionalCheckFailed]',
+              'Transaction cancelled, please refer cancellation reasons for specific reasons [None, ' +
+              'ConditionalCheckFailed]',
             CancellationReasons: [
               { Code: 'None' },
               { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' },
@@ -449,8 +444,7 @@ describe('errors and retries', () => {
   });
 
   it(
-    "a transaction's attempts carry one idempotency token (as the SDK's), so " +
-      'a retry after a lost answer is not ' +
+    "a transaction's attempts carry one idempotency token (as the SDK's), so a retry after a lost answer is not " +
       'applied twice',
     async () => {
       aws.replies = ['hang up', { status: 200, body: {} }];

@@ -85,8 +85,7 @@ const names = (change: TableChange) => eventsOf(change, ctx).map((d) => d.event.
 
 describe('events of a ticket record', () => {
   it(
-    'an insert is ticket.created with the ticket as staff see it, and followup.created ' +
-      'for the opening followup ' +
+    'an insert is ticket.created with the ticket as staff see it, and followup.created for the opening followup ' +
       'it holds',
     () => {
       const [created, followup] = eventsOf(record('INSERT', undefined, ticketItem(ticket, opening)), ctx);
@@ -125,9 +124,8 @@ describe('events of a ticket record', () => {
   });
 
   it(
-    'an update lists exactly the visible fields that changed, with old and new ' +
-      'values; a status change also gives ' +
-      'ticket.status_changed',
+    'an update lists exactly the visible fields that changed, with old and new values; a status change also ' +
+      'gives ticket.status_changed',
     () => {
       const before = { ...ticketItem(ticket), version: 4 };
       const after = {
@@ -152,8 +150,7 @@ describe('events of a ticket record', () => {
   );
 
   it(
-    "a resolution that is a private followup's comment is marked on the events, " +
-      'before and after, and the feed ' +
+    "a resolution that is a private followup's comment is marked on the events, before and after, and the feed " +
       'does not list the mark',
     () => {
       const before = { ...ticketItem(ticket), version: 4 };
@@ -286,8 +283,7 @@ describe('the feed position', () => {
   });
 
   it(
-    'an event written later than half the settle horizon goes at the current ' +
-      'time, so no cursor handed out is ' +
+    'an event written later than half the settle horizon goes at the current time, so no cursor handed out is ' +
       'past it',
     () => {
       const now = stream.at + 2600;

@@ -58,8 +58,7 @@ describe('layers', () => {
   });
 
   it(
-    'no route loads the stream consumer (shared/consumer/): the request path ' +
-      'reads what it writes through the ' +
+    'no route loads the stream consumer (shared/consumer/): the request path reads what it writes through the ' +
       'store',
     () => {
       const stream = new Set(['functions/mail/queue.ts']);

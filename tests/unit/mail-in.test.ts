@@ -207,9 +207,8 @@ describe('parseMail', () => {
   });
 
   it(
-    'reads an unknown charset as Latin-1 (readable), and counts bytes that fit ' +
-      'no charset instead of passing them ' +
-      'off as text',
+    'reads an unknown charset as Latin-1 (readable), and counts bytes that fit no charset instead of passing ' +
+      'them off as text',
     async () => {
       expect((await parseMail(legacyCharset(e, 'x-unknown-charset', Buffer.from([0x43, 0x61, 0x66, 0xe9])))).body).toBe(
         'Café',
@@ -221,8 +220,7 @@ describe('parseMail', () => {
   );
 
   it(
-    'reads a part labelled UTF-8 (or unlabelled) that is not UTF-8 as Windows-1252, ' +
-      'and counts it; real UTF-8 ' +
+    'reads a part labelled UTF-8 (or unlabelled) that is not UTF-8 as Windows-1252, and counts it; real UTF-8 ' +
       'stays UTF-8',
     async () => {
       for (const charset of ['utf-8', 'UTF8', undefined]) {

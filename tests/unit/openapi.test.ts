@@ -42,8 +42,7 @@ describe('the route table and the document', () => {
   });
 
   it(
-    'has one operation per route, and OPTIONS once (on /api/, not on every path, ' +
-      'which would clutter generated ' +
+    'has one operation per route, and OPTIONS once (on /api/, not on every path, which would clutter generated ' +
       'SDKs)',
     () => {
       const operations = Object.values(doc.paths).flatMap((item) =>
@@ -168,9 +167,8 @@ describe('the route table and the document', () => {
 
 describe('for generated clients', () => {
   it(
-    "describes what receivers are posted: every event type, the ping, and upstream's " +
-      'two payloads, each checkable ' +
-      'against its schema',
+    "describes what receivers are posted: every event type, the ping, and upstream's two payloads, each " +
+      'checkable against its schema',
     () => {
       expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPES, 'webhook.ping', 'new-ticket', 'new-followup']);
       const payload = component('WebhookEventPayload');

@@ -13,9 +13,8 @@ const change = (eventName: TableChange['eventName'], ticket: number, SK: string)
 
 describe('snapshotChanges', () => {
   it(
-    'every ticket with a record of its collection, once; deleted ones (the batch ' +
-      'ends with their ticket item removed) ' +
-      'apart',
+    'every ticket with a record of its collection, once; deleted ones (the batch ends with their ticket item ' +
+      'removed) apart',
     () => {
       const changes = [
         change('INSERT', 1, 'TICKET'),

@@ -70,9 +70,8 @@ describe('password hashing', () => {
   });
 
   it(
-    'the decoy for unknown usernames is a stored hash of the same parameters, ' +
-      'made without hashing, that no password ' +
-      'matches',
+    'the decoy for unknown usernames is a stored hash of the same parameters, made without hashing, that no ' +
+      'password matches',
     async () => {
       const real = await hashPassword('new-pass-123');
       const decoy = decoyHash();

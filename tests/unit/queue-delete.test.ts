@@ -12,8 +12,7 @@ describe('whether a queue may be deleted', () => {
   });
 
   it(
-    'an empty queue whose reservations are all counted is deleted; one never ' +
-      "reserved in (an earlier version's) " +
+    "an empty queue whose reservations are all counted is deleted; one never reserved in (an earlier version's) " +
       'too',
     () => {
       expect(state({ reserved: 4, arrived: 4, lastReserved: now - 10 })).toBe('delete');
@@ -27,8 +26,7 @@ describe('whether a queue may be deleted', () => {
   });
 
   it(
-    'reservations left uncounted longer than any writer runs are taken as given ' +
-      'up (a writer that died): no 409 ' +
+    'reservations left uncounted longer than any writer runs are taken as given up (a writer that died): no 409 ' +
       'for ever',
     () => {
       expect(state({ reserved: 5, arrived: 4, lastReserved: now - RESERVATION_GIVEN_UP_MS - 1 })).toBe('delete');
@@ -40,8 +38,7 @@ describe('whether a queue may be deleted', () => {
   );
 
   it(
-    'more arrivals than reservations (one given back by a write that happened ' +
-      'after all) waits until the last ' +
+    'more arrivals than reservations (one given back by a write that happened after all) waits until the last ' +
       'reservation is old',
     () => {
       expect(state({ reserved: 3, arrived: 4, lastReserved: now - 10 })).toBe('unsettled');

@@ -4,9 +4,8 @@ import { withoutSdkLogging } from '../../infra/local/table-stream';
 
 describe('withoutSdkLogging', () => {
   it(
-    "takes the SDK's logger middleware (which filters every input and output " +
-      'for a no-op logger) out of a client, ' +
-      'and nothing else',
+    "takes the SDK's logger middleware (which filters every input and output for a no-op logger) out of a " +
+      'client, and nothing else',
     () => {
       const client = new DynamoDBClient({ region: 'us-east-1' });
       const before = client.middlewareStack.identify();

@@ -120,35 +120,31 @@ describe('accessLine', () => {
 });
 
 describe('withFunctionTimeout', () => {
-  it(
-    'answers as the HTTP API does once a function runs past its timeout, and ' +
-      "the function's own answer before " +
-      'it',
-    async () => {
-      vi.useFakeTimers();
-      try {
-        const never = new Promise<never>(() => undefined);
-        const late = withFunctionTimeout(never, 15_000);
-        await vi.advanceTimersByTimeAsync(14_999);
-        const settled = await Promise.race([late.then(() => 'answered'), Promise.resolve('pending')]);
-        expect(settled).toBe('pending');
-        await vi.advanceTimersByTimeAsync(1);
-        expect(await late).toEqual(TIMED_OUT);
-        expect(TIMED_OUT).toMatchObject({ statusCode: 500, body: '{"message":"Internal Server Error"}' });
-        const answer = { statusCode: 201, headers: {}, body: '{}' };
-        expect(await withFunctionTimeout(Promise.resolve(answer), 15_000)).toBe(answer);
-        expect(vi.getTimerCount()).toBe(0);
-      } finally {
-        vi.useRealTimers();
-      }
-    },
-  );
+  const ANSWERS_AS_HTTP_API =
+    "answers as the HTTP API does once a function runs past its timeout, and the function's own answer before it";
+  it(ANSWERS_AS_HTTP_API, async () => {
+    vi.useFakeTimers();
+    try {
+      const never = new Promise<never>(() => undefined);
+      const late = withFunctionTimeout(never, 15_000);
+      await vi.advanceTimersByTimeAsync(14_999);
+      const settled = await Promise.race([late.then(() => 'answered'), Promise.resolve('pending')]);
+      expect(settled).toBe('pending');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await late).toEqual(TIMED_OUT);
+      expect(TIMED_OUT).toMatchObject({ statusCode: 500, body: '{"message":"Internal Server Error"}' });
+      const answer = { statusCode: 201, headers: {}, body: '{}' };
+      expect(await withFunctionTimeout(Promise.resolve(answer), 15_000)).toBe(answer);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe('functionConcurrency', () => {
   it(
-    'runs at most `limit` invocations of one function at once, the others in ' +
-      'turn, and other functions beside ' +
+    'runs at most `limit` invocations of one function at once, the others in turn, and other functions beside ' +
       'them',
     async () => {
       const bound = functionConcurrency(2);

@@ -24,9 +24,8 @@ afterAll(() => stand.close());
 
 describe('SES SendEmail', () => {
   it(
-    'posts the raw message to the region, signed for ses, with the configuration ' +
-      "set; the transport records SES's " +
-      'Message-ID',
+    'posts the raw message to the region, signed for ses, with the configuration set; the transport records ' +
+      "SES's Message-ID",
     async () => {
       stand.replies = [{ status: 200, body: { MessageId: '0102abc-def' } }];
       const raw = Buffer.from('From: a@example.com\r\nTo: b@example.com\r\nSubject: hi\r\n\r\nbody\r\n');

@@ -60,8 +60,7 @@ describe('tableRequests', () => {
 
 describe('the change feed grants', () => {
   it(
-    'only the stream consumer writes the feed, in batches, and nothing else ' +
-      'that way; only the feed route reads ' +
+    'only the stream consumer writes the feed, in batches, and nothing else that way; only the feed route reads ' +
       'it',
     () => {
       expect(allows(STREAM_CONSUMER_GRANTS, { action: 'BatchWriteItem', partition: 'EVENTS' })).toBe(true);

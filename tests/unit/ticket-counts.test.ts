@@ -172,8 +172,7 @@ describe('ticket counts from stream records', () => {
 
 describe("the agent views' count items", () => {
   it(
-    'count an assigned ticket in its status × queue, status × assignee and status ' +
-      '× queue × assignee items, not ' +
+    'count an assigned ticket in its status × queue, status × assignee and status × queue × assignee items, not ' +
       'in the totals',
     () => {
       const changes = countChanges([{ ticket: 7, version: 1, state: state(2, 4, '9') }], new Map());

@@ -162,8 +162,7 @@ describe('parseTicketListQuery', () => {
   });
 
   it(
-    'id order with only time filters (besides status): every priority partition ' +
-      'merged, the filters checked on ' +
+    'id order with only time filters (besides status): every priority partition merged, the filters checked on ' +
       'the tickets read',
     () => {
       const all = ['1', '2', '3', '4', '5'];
@@ -209,10 +208,8 @@ describe('parseTicketListQuery', () => {
   });
 
   it(
-    'the count comes from the filters alone, in every ordering: the agent views ' +
-      'from their count items, one status, ' +
-      'queue, assignee or priority ' +
-      'from the totals',
+    'the count comes from the filters alone, in every ordering: the agent views from their count items, one ' +
+      'status, queue, assignee or priority from the totals',
     () => {
       const count = (query: Record<string, string>) => countSourceOf(parseTicketListQuery(query));
       for (const ordering of [undefined, ...ORDERINGS]) {
@@ -292,10 +289,8 @@ describe('the id floor of an id-ordered list with created_since', () => {
   });
 
   it(
-    'every id-ordered list asking for created_since has one: each partition ' +
-      'in id order, the submitter, the agent ' +
-      'views, all priorities ' +
-      'merged',
+    'every id-ordered list asking for created_since has one: each partition in id order, the submitter, the ' +
+      'agent views, all priorities merged',
     () => {
       const floor = { createdBefore: '2030-01-01T23:44:00.000000Z' };
       const lists: Record<string, string>[] = [

@@ -72,8 +72,7 @@ describe('refusedWhole: whether a failed write surely applied nothing (a queue r
   });
 
   it(
-    'not when the write may have happened: a server error, a lost connection, ' +
-      'a plain write whose retry failed ' +
+    'not when the write may have happened: a server error, a lost connection, a plain write whose retry failed ' +
       'its condition',
     async () => {
       expect(

@@ -26,8 +26,7 @@ const send = (to: string, allowLoopback: boolean) => postWebhook(to, {}, '{}', {
 
 describe('at send time', () => {
   it(
-    'a loopback IP literal is sent to in the local runtime only (no lookup checks ' +
-      'a literal: the URL is checked ' +
+    'a loopback IP literal is sent to in the local runtime only (no lookup checks a literal: the URL is checked ' +
       'again)',
     async () => {
       expect(await send(url, true)).toEqual({ status: 200 });

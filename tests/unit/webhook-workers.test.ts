@@ -139,21 +139,18 @@ describe('deliver', () => {
     expect(recordDeadLettered.mock.calls).toEqual([['d1']]);
   });
 
-  it(
-    'a dead-letter put that fails reports the message for another receive and ' +
-      'leaves the delivery due for the ' +
-      'put',
-    async () => {
-      attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
-      sqs.always = { status: 500, body: { __type: 'InternalError', message: 'injected' } };
-      try {
-        expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
-      } finally {
-        sqs.always = undefined;
-      }
-      expect(recordDeadLettered).not.toHaveBeenCalled();
-    },
-  );
+  const DEAD_LETTER_FAILS =
+    'a dead-letter put that fails reports the message for another receive and leaves the delivery due for the put';
+  it(DEAD_LETTER_FAILS, async () => {
+    attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: true });
+    sqs.always = { status: 500, body: { __type: 'InternalError', message: 'injected' } };
+    try {
+      expect(await deliver(sqsEvent(['d1']))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+    } finally {
+      sqs.always = undefined;
+    }
+    expect(recordDeadLettered).not.toHaveBeenCalled();
+  });
 
   it("a subscription's delivery whose schedule is spent only leaves the queue: no dead letter, no alarm", async () => {
     attemptDelivery.mockResolvedValue({ state: 'failed', deadLetter: false });

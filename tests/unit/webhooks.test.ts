@@ -258,8 +258,7 @@ describe('redelivery', () => {
   });
 
   it(
-    'is allowed for a pending delivery whose next attempt is overdue by more ' +
-      'than STUCK_AFTER_MS (its message ' +
+    'is allowed for a pending delivery whose next attempt is overdue by more than STUCK_AFTER_MS (its message ' +
       'was lost)',
     () => {
       expect(mayRedeliver({ status: 'pending', next_attempt: at(STUCK_AFTER_MS + 1) }, now)).toBe(true);
