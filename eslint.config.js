@@ -156,11 +156,6 @@ export default defineConfig(
     },
   },
   {
-    // TODO(lead): remove once routes.ts is split
-    files: ['shared/api/routes.ts'],
-    rules: { 'max-len': 'off' },
-  },
-  {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly' } },
