@@ -143,9 +143,16 @@ export const WORKER_EXCEPTIONS: Record<string, number> = { 'mail-in/poll': 1340 
  * Data API, whose SDK client (@aws-sdk/client-rds-data) is most of their 458 and 472 KiB (issue 35);
  * stream/consume (425 KiB, above) carries it too, for the search indexer. Still owed: one signed POST
  * per statement through shared/aws/ (the Data API is REST-JSON, as the other AWS calls here are), which
- * would bring all three back under their budgets.
+ * would bring all three back under their budgets. tickets/list grew to 477 KiB with a limited staff
+ * member's list (issue 34: the merge of their queues' listings). api/fallback carries the whole route
+ * table (its 404s and 405s answer from it), 216 KiB once this stop's routes came in (time spent, mail
+ * problems); owed: only the paths and methods compiled in, as the other routes have their RouteFacts.
  */
-export const ROUTE_EXCEPTIONS: Record<string, number> = { 'tickets/list': 476 * 1024, 'user-tickets/list': 462 * 1024 };
+export const ROUTE_EXCEPTIONS: Record<string, number> = {
+  'tickets/list': 480 * 1024,
+  'user-tickets/list': 462 * 1024,
+  'api/fallback': 218 * 1024,
+};
 
 /**
  * What the bundles hold and what was decided about it (issue 16), measured with esbuild's metafile
