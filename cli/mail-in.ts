@@ -32,16 +32,14 @@ export const retryMail = command({
     'Reads the kept raw message of a problem (list-mail-problems) and runs the ingest on it again, as it ran ' +
     'when the mail arrived; the problem is removed once the message is applied (a message that fails again is ' +
     'kept as a new problem). --release lets a held message through its hold (spam, DMARC, rate); an unverified ' +
-    'reply is released by publishing its private followup (nothing else: as POST ' +
-    '/api/mail/problems/{id}/release/). A message applied before is not applied twice.',
+    'reply is released by publishing its private followup (nothing else). POST /api/mail/problems/{id}/release/ ' +
+    'does the same, with --release for a held or failed one. A message applied before is not applied twice.',
   options: { release: { type: 'boolean', help: 'apply a held message despite its hold' } },
   examples: ['npm run helpdesk -- retry-mail 2026-11-27T10:15:00.000Z#1a2b3c4d --release'],
   async run(ctx) {
-    const [{ getProblem, removeProblem }, { getFile }, { ingest }, { config }] = await Promise.all([
+    const [{ getProblem, removeProblem, markReleasing }, { rerunProblem }] = await Promise.all([
       import('../shared/store/inbound-mail'),
-      import('../shared/aws/s3'),
-      import('../shared/mail-in/ingest'),
-      import('../shared/config'),
+      import('../shared/mail-in/rerun'),
     ]);
     const problem = await getProblem(ctx.args[0]!);
     if (!problem) throw new Failure(`No mail problem with id ${ctx.args[0]}.`);
@@ -64,14 +62,11 @@ export const retryMail = command({
       );
       return;
     }
-    const raw = await getFile(problem.raw_key, config.mailIn.bucket);
-    const result = await ingest({
-      raw,
-      rawKey: problem.raw_key,
-      recipients: problem.recipients,
-      release: ctx.options.release === true,
-    });
-    await removeProblem(problem.id);
+    // Held as the API's release holds it: one run at a time, whichever started it.
+    const mark = await markReleasing(problem.id, new Date());
+    if ('missing' in mark) throw new Failure(`No mail problem with id ${problem.id}.`);
+    if ('busy' in mark) throw new Failure(`Mail problem ${problem.id} is being released already (since ${mark.busy}).`);
+    const result = await rerunProblem(problem, ctx.options.release === true, mark.marked);
     const text =
       result.outcome === 'ticket' || result.outcome === 'followup'
         ? `Applied: ${result.outcome} ${result.followup} on ticket ${result.ticket}.`

@@ -93,6 +93,9 @@ const settings = {
   webhookQueueUrl: once(() => env('HELPDESK_WEBHOOK_QUEUE_URL') || undefined),
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
   mailBucket: once((): string => env('HELPDESK_MAIL_BUCKET') || required('BUCKET_NAME')),
+  imapMailBucket: once(() => env('HELPDESK_IMAP_MAIL_BUCKET') || undefined),
+  mailReleaseFunction: once(() => env('HELPDESK_MAIL_RELEASE_FUNCTION') || undefined),
+  lambdaEndpoint: once(() => env('AWS_ENDPOINT_URL_LAMBDA') || undefined),
   mailDomain: once(() => (env('HELPDESK_MAIL_DOMAIN') || 'localhost').toLowerCase()),
   mailTicketsPerSenderHour: once(() =>
     wholeNumber('HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR', MAIL_IN_TICKETS_PER_SENDER_HOUR),
@@ -249,6 +252,13 @@ export const config = {
     return settings.aws();
   },
   /**
+   * AWS_ENDPOINT_URL_LAMBDA, as the SDK would take it (aws/lambda.ts): the local runtime's endpoint. Apart from
+   * `aws`, which is read before the local runtime knows the port it listens on.
+   */
+  get lambdaEndpoint(): string | undefined {
+    return settings.lambdaEndpoint();
+  },
+  /**
    * The X-Ray trace of the invocation being served (`_X_AMZN_TRACE_ID`): read at each use, not kept,
    * as Lambda sets it anew for every invocation.
    */
@@ -328,6 +338,21 @@ export const config = {
     /** The mailbox's app password locally: HELPDESK_IMAP_PASSWORD, or the file HELPDESK_IMAP_PASSWORD_FILE names. */
     get imapPassword(): string | undefined {
       return settings.imapPassword();
+    },
+    /**
+     * The IMAP poller's bucket of received messages where SES mail in has its own too (HELPDESK_IMAP_MAIL_BUCKET: the
+     * release function reads both); undefined: `bucket` holds every kept message.
+     */
+    get imapBucket(): string | undefined {
+      return settings.imapMailBucket();
+    },
+    /**
+     * The function that runs a released held or failed message through the ingest again
+     * (HELPDESK_MAIL_RELEASE_FUNCTION: infra/mail-release.ts on AWS, the local runtime's otherwise); undefined where
+     * no mail in is deployed.
+     */
+    get releaseFunction(): string | undefined {
+      return settings.mailReleaseFunction();
     },
   },
   webhooks: {

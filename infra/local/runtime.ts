@@ -12,6 +12,7 @@ import type { LocalMail } from './mail';
 import type { LocalTableStream } from './table-stream';
 import { fileSweepInterval, type LocalFileSweeper } from './file-sweeper';
 import type { LocalSmtp } from './smtp';
+import type { LocalLambda } from './lambda';
 import type { Repeating } from './repeat';
 import { imapPollInterval } from './imap';
 import { join } from 'node:path';
@@ -106,6 +107,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   let smtp: LocalSmtp | undefined;
   let imap: Repeating | undefined;
   let escalation: Repeating | undefined;
+  let lambda: LocalLambda | undefined;
   try {
     const { emulateTransactionConflicts, emulationEnabled } = await import('./transaction-conflicts');
     const { dynamo } = await import('../../shared/aws/clients');
@@ -129,6 +131,8 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     });
     const { startLocalFileSweeper } = await import('./file-sweeper');
     sweeper = await startLocalFileSweeper(sweepEvery);
+    // Before the routes serve: the mail problems' release invokes the mail release function through it.
+    lambda = await (await import('./lambda')).startLocalLambda();
     const { createLocalServer } = await import('./server');
     server = createLocalServer({ accessLog: options.accessLog ?? false, grants: options.awsEmulation ?? true });
     const host = options.host ?? '127.0.0.1';
@@ -163,6 +167,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     const activeSweeper = sweeper;
     const activeStream = stream;
     const activeMail = mail;
+    const activeLambda = lambda;
     return {
       url,
       admin,
@@ -179,6 +184,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
           activeServer.closeIdleConnections();
         });
         await activeSmtp?.stop();
+        await activeLambda.stop();
         await activeImap?.stop();
         await activeEscalation.stop();
         await activeWebhooks.stop();
@@ -193,6 +199,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   } catch (error) {
     server?.close();
     await smtp?.stop();
+    await lambda?.stop();
     await imap?.stop();
     await escalation?.stop();
     await webhooks?.stop();

@@ -37,6 +37,11 @@ export interface Route {
   answerHoldsSecret?: true;
   /** True for a route that queues webhook deliveries (the stack grants sending to the queue). */
   queuesWebhooks?: true;
+  /**
+   * True for a route that invokes the mail release function (infra/mail-release.ts): the stack grants invoking that
+   * one function and names it (HELPDESK_MAIL_RELEASE_FUNCTION), where mail in is deployed.
+   */
+  releasesMail?: true;
   /** Takes `?search=`: the search engine's settings and the Data API on its cluster (infra/search.ts). */
   searches?: true;
   /**

@@ -232,8 +232,11 @@ export const GRANTS = {
   writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
   /** Mail in's kept messages (store/inbound-mail.ts `listProblems`). */
   readMailProblems: [on(['Query'], P.mailProblems)],
-  /** Publishing an unverified reply (mail-in/problems.ts): its problem, its message's record, then its followup. */
-  releaseMailProblems: [on(['GetItem', 'DeleteItem'], P.mailProblems), on(['GetItem'], P.inboundMail)],
+  /**
+   * Releasing a problem (mail-in/problems.ts): an unverified reply's problem, its message's record, then its followup;
+   * a held or failed one's mark (the release function it invokes does the rest, with MAIL_IN_GRANTS).
+   */
+  releaseMailProblems: [on(['GetItem', 'UpdateItem', 'DeleteItem'], P.mailProblems), on(['GetItem'], P.inboundMail)],
   /** A ticket's mail log (store/mail-log.ts). */
   readMailLog: [on(['Query'], P.mail)],
   /** The change feed: read by its route only (the stream consumer writes it: infra/stream-consumer.ts). */

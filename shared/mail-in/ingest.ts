@@ -73,6 +73,8 @@ export interface Delivery {
   receivedAt?: Date;
   /** An operator releases a held message: its hold (spam, DMARC, rate) no longer applies. */
   release?: boolean;
+  /** The how-many-th run of this message (a problem run again: its attempts, and this one). */
+  attempts?: number;
 }
 
 export type IngestResult =
@@ -114,15 +116,18 @@ async function ingestMessage(delivery: Delivery, hooks: MailInHooks): Promise<In
     // An unverified reply is applied (privately) and listed for review: no alarm.
     if (kind !== 'unverified') metrics.addMetric(METRICS.mailInProblems, 'Count', 1);
     logger.warn('inbound mail kept for operators', { kind, reason, rawKey: delivery.rawKey });
-    return keepProblem({
-      kind,
-      reason,
-      raw_key: delivery.rawKey,
-      message_id: mail?.messageId ?? null,
-      sender: mail?.from ?? '',
-      received,
-      recipients: delivery.recipients,
-    });
+    return keepProblem(
+      {
+        kind,
+        reason,
+        raw_key: delivery.rawKey,
+        message_id: mail?.messageId ?? null,
+        sender: mail?.from ?? '',
+        received,
+        recipients: delivery.recipients,
+      },
+      delivery.attempts,
+    );
   };
   try {
     mail = await parseMailBounded(delivery.raw);

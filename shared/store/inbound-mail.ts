@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
-import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
+import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { withoutTag } from '../domain/mail-in';
 import { batchGet, queryAll } from './query';
 import { isConditionFailure, type TransactItem } from './transact';
@@ -142,6 +142,8 @@ export interface MailProblem {
   /** The envelope recipients, as delivered. */
   recipients: string[];
   attempts: number;
+  /** When a release (API or CLI) started running it again: no other starts until it ends or goes stale. */
+  releasing_at?: string;
 }
 
 /** Keeps a problem; its id sorts by arrival. */
@@ -186,6 +188,59 @@ export async function getProblem(id: string): Promise<MailProblem | undefined> {
     new GetCommand({ TableName: config.tableName, Key: keys.mailProblem(id), ConsistentRead: true }),
   );
   return out.Item ? (toRecord(out.Item) as unknown as MailProblem) : undefined;
+}
+
+/**
+ * How long a release may hold its problem (the release function's timeout, with a margin): one that never ended (the
+ * process died) lets another start after it.
+ */
+export const RELEASE_HOLD_MS = 5 * 60_000;
+
+/**
+ * Marks a problem as being released, at `at`, unless another release holds it (a conditional update): `busy` with
+ * the other's start, `missing` when there is no such problem.
+ */
+export async function markReleasing(
+  id: string,
+  at: Date,
+): Promise<{ marked: string } | { busy: string } | { missing: true }> {
+  const marked = at.toISOString();
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.mailProblem(id),
+        UpdateExpression: 'SET releasing_at = :marked',
+        ConditionExpression: `${ITEM_EXISTS} AND (attribute_not_exists(releasing_at) OR releasing_at < :stale)`,
+        ExpressionAttributeValues: {
+          ':marked': marked,
+          ':stale': new Date(at.getTime() - RELEASE_HOLD_MS).toISOString(),
+        },
+      }),
+    );
+    return { marked };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const problem = await getProblem(id);
+    return problem ? { busy: problem.releasing_at ?? marked } : { missing: true };
+  }
+}
+
+/** Lets go of a release's mark (its own only: a later release's stays); nothing when the problem is gone. */
+export async function unmarkReleasing(id: string, marked: string): Promise<void> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.mailProblem(id),
+        UpdateExpression: 'REMOVE releasing_at',
+        ConditionExpression: 'releasing_at = :marked',
+        ExpressionAttributeValues: { ':marked': marked },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 export async function removeProblem(id: string): Promise<void> {

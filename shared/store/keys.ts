@@ -486,11 +486,13 @@ export function attachmentObjectKey(ticket: number, uuid: string): string {
 
 /** Raw received messages live under this prefix of the mail bucket (SES's S3 action writes there too). */
 export const INBOUND_MAIL_PREFIX = 'inbound/';
+/** Where the IMAP poller keeps what it read (imapMessageKey). */
+export const INBOUND_IMAP_PREFIX = `${INBOUND_MAIL_PREFIX}imap/`;
 
 /**
  * Where a message read from an IMAP mailbox is kept: named by the SHA-256 of its bytes, so that the
  * same message read again (a run that stopped before marking it) is stored over itself, not twice.
  */
 export function imapMessageKey(sha256: string): string {
-  return `${INBOUND_MAIL_PREFIX}imap/${sha256}`;
+  return `${INBOUND_IMAP_PREFIX}${sha256}`;
 }

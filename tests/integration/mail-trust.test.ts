@@ -436,7 +436,7 @@ describe('unverified followups', () => {
     expect(await updates(sam)).toEqual(['updated_owner', 'updated_owner']);
   });
 
-  it("are released through the API: the followup made public, nothing else; a held message is the CLI's", async () => {
+  it('are released through the API: the followup made public, nothing else', async () => {
     const queue = await newQueue();
     const { alice, id, subject } = await alicesTicket(queue);
     expect((await own.api.call('PATCH', `/api/tickets/${id}/`, { json: { status: 4 } })).status).toBe(200);
@@ -457,12 +457,56 @@ describe('unverified followups', () => {
     expect((await problems()).map((p) => p.id)).not.toContain(listed!.id);
     const again = await own.api.call('POST', `/api/mail/problems/${encodeURIComponent(listed!.id)}/release/`);
     expect(again.status).toBe(404);
-    // Over the rate of new tickets (3 an hour here): held, and released by running the ingest again.
+  });
+
+  it('a held message released through the API becomes its ticket, once; staff who are not superusers may not', async () => {
+    const queue = await newQueue();
+    // Over the rate of new tickets (3 an hour here): the fourth is held.
     const flood = `${unique('flood')}@x.example`;
-    for (let i = 0; i < 4; i++) await send(await compose({ from: flood, to: queue.address }), [queue.address], flood);
+    const subjects = [1, 2, 3, 4].map((i) => `Flood ${i} ${unique('s')}`);
+    for (const subject of subjects)
+      await send(await compose({ from: flood, to: queue.address, subject }), [queue.address], flood);
+    const problems = async () =>
+      (await own.api.call('GET', '/api/mail/problems/?page_size=1000')).body.results as Json[];
     const held = (await problems()).find((p) => p.kind === 'held' && p.sender === flood)!;
-    const refused = await own.api.call('POST', `/api/mail/problems/${encodeURIComponent(held.id)}/release/`);
-    expect(refused.status).toBe(409);
-    expect(refused.body.detail).toContain(`retry-mail '${held.id}' --release`);
+    expect(held.reason).toContain('rate');
+    const path = `/api/mail/problems/${encodeURIComponent(held.id)}/release/`;
+    const staff = await own.api.createUser();
+    const staffId = (await own.api.call('GET', `/api/users/?email=${encodeURIComponent(staff.email)}`)).body.results[0]
+      .id;
+    expect((await own.api.call('PATCH', `/api/users/${staffId}/`, { json: { is_staff: true } })).status).toBe(200);
+    expect((await own.api.call('POST', path, { auth: staff.auth })).status).toBe(403);
+
+    // Two at once: one runs it, the other is told it is being released (or, once done, that it is gone).
+    const [released, other] = (await Promise.all([own.api.call('POST', path), own.api.call('POST', path)])).sort(
+      (a, b) => a.status - b.status,
+    );
+    expect(released!.status, released!.text).toBe(200);
+    expect([404, 409]).toContain(other!.status);
+    expect(other!.body.detail).toMatch(/being released already|released already/);
+    expect(released!.body).toMatchObject({ title: `E-Mail Received from ${flood}`, public: true });
+    const opened = await ticket(released!.body.ticket);
+    expect(opened).toMatchObject({ queue: queue.id, title: subjects[3], submitter_email: flood });
+    expect((await problems()).map((p) => p.id)).not.toContain(held.id);
+    const again = await own.api.call('POST', path);
+    expect(again.status).toBe(404);
+    expect(again.body.detail).toContain('released already');
+    // Listings follow the table's stream: the four tickets, the released one among them, once.
+    const list = async () =>
+      (await own.api.call('GET', `/api/tickets/?queue=${queue.id}&page_size=100`)).body.results as Json[];
+    await expect.poll(async () => (await list()).map((t) => t.title).sort()).toEqual([...subjects].sort());
+
+    // One more from the same sender, to a queue then deleted: held, released, not applied (no queue answers), so
+    // listed again as a new problem, one attempt more; nothing runs it again by itself.
+    const gone = await newQueue();
+    await send(await compose({ from: flood, to: gone.address }), [gone.address], flood);
+    const heldAgain = (await problems()).find((p) => p.kind === 'held' && p.recipients.includes(gone.address))!;
+    expect((await own.api.call('DELETE', `/api/queues/${gone.id}/`)).status).toBe(204);
+    const failed = await own.api.call('POST', `/api/mail/problems/${encodeURIComponent(heldAgain.id)}/release/`);
+    expect(failed.status, failed.text).toBe(409);
+    expect(failed.body.detail).toMatch(/^Not applied: refused \(no queue answers .*\): kept again as problem /);
+    const kept = (await problems()).filter((p) => p.recipients.includes(gone.address));
+    expect(kept).toEqual([expect.objectContaining({ kind: 'failed', attempts: 2 })]);
+    expect(failed.body.detail).toContain(kept[0]!.id);
   });
 });

@@ -175,8 +175,8 @@ export const mailRoutes: readonly Route[] = [
       summary: 'Received mail kept for review',
       description:
         'Messages mail in did not apply (`failed`, `held`) or applied as a private followup because their sender ' +
-        'is not verified (`unverified`), oldest first; each is kept raw. An unverified one is released here; a ' +
-        'failed or held one with `npm run helpdesk -- retry-mail`.',
+        'is not verified (`unverified`), oldest first; each is kept raw and released with ' +
+        '`POST /api/mail/problems/{id}/release/` (or `npm run helpdesk -- retry-mail`).',
       success: json('MailProblemPage', 200, 'A page of kept messages, oldest first.'),
       paginated: true,
     },
@@ -188,15 +188,20 @@ export const mailRoutes: readonly Route[] = [
     permission: 'superuser',
     table: [...G.releaseMailProblems, ...G.userSummaries, ...G.writeTickets, ...G.writeRefs],
     files: [],
+    releasesMail: true,
     doc: {
       tag: 'Mail',
-      summary: "Publish an unverified reply's followup",
+      summary: 'Release a kept message',
       description:
-        'The followup becomes public and the message leaves the list; nothing else it was withheld from is ' +
-        'applied (no reopen, no CCs, no credit to a user, no mail): staff make those changes themselves. `id` as ' +
-        'listed, its `#` percent-encoded. A failed or held message: 409 (the CLI runs the ingest again).',
-      success: json('Followup', 200, 'The followup, now public.'),
-      errors: [404, 409],
+        'An unverified reply: its followup becomes public and the message leaves the list; nothing else it was ' +
+        'withheld from is applied (no reopen, no CCs, no credit to a user, no mail): staff make those changes ' +
+        'themselves. A held or failed message: run through mail in again past its hold (spam, DMARC, rate), as ' +
+        '`retry-mail --release` does; it becomes its ticket or followup and leaves the list. One that is not ' +
+        'applied again (409, saying why) is listed again as a new problem; 409 too while another release runs it. ' +
+        '503 when mail in takes longer than the request may: it goes on, and the list shows the outcome. `id` as ' +
+        'listed, its `#` percent-encoded.',
+      success: json('Followup', 200, 'The followup: made public, or the one the message became.'),
+      errors: [404, 409, 503],
     },
   },
   {
