@@ -52,6 +52,7 @@ import { Mail } from './mail';
 import { FileSweeper } from './file-sweeper';
 import { Escalation } from './escalation';
 import { MailIn } from './mail-in';
+import { MailRelease } from './mail-release';
 import { MailImap } from './mail-imap';
 import { StreamConsumer } from './stream-consumer';
 import type { SearchCluster } from './search';
@@ -285,20 +286,17 @@ export class ApiStack extends Stack {
       ? new Mail(this, 'Mail', { settings: { ...settings, mail: settings.mail }, table, bucket })
       : undefined;
     // Mail in verifies replies' Reply-To tags with mail out's secret (when there is mail out, there are tags).
-    if (settings.mailIn)
-      new MailIn(this, 'MailIn', {
-        settings,
-        mailIn: settings.mailIn,
-        table,
-        bucket,
-        mailSecret: mail?.secret,
-      }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    const mailIn = settings.mailIn
+      ? new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket, mailSecret: mail?.secret })
+      : undefined;
+    mailIn?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     new StreamConsumer(this, 'TicketCounts', { settings, table, search }).alarms.forEach((alarm) =>
       this.monitoring.addAlarm(alarm),
     );
     mail?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    let imap: MailImap | undefined;
     if (settings.mailImap) {
-      const imap = new MailImap(this, 'MailImap', {
+      imap = new MailImap(this, 'MailImap', {
         settings,
         mailImap: settings.mailImap,
         table,
@@ -307,6 +305,26 @@ export class ApiStack extends Stack {
         problemsAlarmed: settings.mailIn !== undefined,
       });
       imap.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
+    }
+    if (mailIn || imap) {
+      const release = new MailRelease(this, 'MailRelease', {
+        settings,
+        table,
+        bucket,
+        sesMessages: mailIn?.bucket,
+        imapMessages: imap?.bucket,
+        environment: (mailIn ?? imap)!.ingestEnvironment,
+        mailSecret: mail?.secret,
+      });
+      // The release route may invoke this one function, and is told its name.
+      for (const route of routes.filter((r) => r.releasesMail)) {
+        const fn = this.functions.get(route.handler)!;
+        // The function itself, not its versions or aliases (grantInvoke's `:*`): it has neither.
+        fn.addToRolePolicy(
+          new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [release.fn.functionArn] }),
+        );
+        fn.addEnvironment('HELPDESK_MAIL_RELEASE_FUNCTION', release.fn.functionName);
+      }
     }
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.monitoring.alarmTopic.topicArn,

@@ -87,7 +87,7 @@ export function lambdaBundling(handler: string, assets: readonly string[] = [], 
 }
 
 /** The functions that parse received mail, in a worker thread (shared/mail-in/bounded.ts). */
-export const MAIL_TEXT_WORKER_HANDLERS = ['mail-in/ingest', 'mail-in/poll'];
+export const MAIL_TEXT_WORKER_HANDLERS = ['mail-in/ingest', 'mail-in/poll', 'mail-in/release'];
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

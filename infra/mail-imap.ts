@@ -50,6 +50,8 @@ export interface MailImapProps {
 export class MailImap extends Construct {
   readonly bucket: Bucket;
   readonly alarms: Alarm[];
+  /** The ingest's mail settings (its domain and sender), which the mail release function runs with too. */
+  readonly ingestEnvironment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: MailImapProps) {
     super(scope, id);
@@ -60,6 +62,10 @@ export class MailImap extends Construct {
 
     this.bucket = receivedMailBucket(this, 'Messages', settings, 'the IMAP poller');
     const password = Secret.fromSecretCompleteArn(this, 'Password', mailImap.passwordSecretArn);
+    this.ingestEnvironment = {
+      HELPDESK_MAIL_DOMAIN: mailImap.domain ?? recipientDomain,
+      ...(mailImap.from ? { HELPDESK_MAIL_FROM: mailImap.from } : {}),
+    };
 
     const poll = helpdeskFunction(this, 'Poll', {
       handler: 'mail-in/poll',
@@ -69,10 +75,9 @@ export class MailImap extends Construct {
         TABLE_NAME: table.tableName,
         BUCKET_NAME: bucket.bucketName,
         HELPDESK_MAIL_BUCKET: this.bucket.bucketName,
-        HELPDESK_MAIL_DOMAIN: mailImap.domain ?? recipientDomain,
+        ...this.ingestEnvironment,
         HELPDESK_IMAP_URL: mailImap.url,
         HELPDESK_IMAP_PASSWORD_ARN: password.secretArn,
-        ...(mailImap.from ? { HELPDESK_MAIL_FROM: mailImap.from } : {}),
         ...(mailSecret ? { HELPDESK_MAIL_SECRET_ARN: mailSecret.secretArn } : {}),
       },
       // A run starts no message after 40 s (POLL_LIMITS); its last one may be 40 MB to read, store and parse.

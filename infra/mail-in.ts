@@ -41,6 +41,8 @@ export class MailIn extends Construct {
   readonly bucket: Bucket;
   readonly ruleSet: ReceiptRuleSet;
   readonly alarms: Alarm[];
+  /** The ingest's mail settings (its domain and sender), which the mail release function runs with too. */
+  readonly ingestEnvironment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: MailInProps) {
     super(scope, id);
@@ -48,6 +50,10 @@ export class MailIn extends Construct {
     const stack = Stack.of(this);
 
     this.bucket = receivedMailBucket(this, 'Messages', settings, 'SES');
+    this.ingestEnvironment = {
+      HELPDESK_MAIL_DOMAIN: mailIn.domain,
+      ...(mailIn.from ? { HELPDESK_MAIL_FROM: mailIn.from } : {}),
+    };
 
     const ingest = helpdeskFunction(this, 'Ingest', {
       handler: 'mail-in/ingest',
@@ -57,8 +63,7 @@ export class MailIn extends Construct {
         TABLE_NAME: table.tableName,
         BUCKET_NAME: bucket.bucketName,
         HELPDESK_MAIL_BUCKET: this.bucket.bucketName,
-        HELPDESK_MAIL_DOMAIN: mailIn.domain,
-        ...(mailIn.from ? { HELPDESK_MAIL_FROM: mailIn.from } : {}),
+        ...this.ingestEnvironment,
         ...(props.mailSecret ? { HELPDESK_MAIL_SECRET_ARN: props.mailSecret.secretArn } : {}),
       },
       // A 40 MB message with its attachments: read, parsed, uploaded.

@@ -125,6 +125,47 @@ describe('mail in on AWS', () => {
     },
   );
 
+  it(
+    'has a mail release function with the ingest grants and read of the messages, which the release route alone ' +
+      'may invoke',
+    () => {
+      const api = mailInApi();
+      const [releaseId, release] = functionIn(api, 'MailRelease');
+      const statements = roleStatements(api, releaseId).filter(
+        (s) => !actions([s]).some((a) => a.startsWith('logs:') || a.startsWith('xray:')),
+      );
+      const table = statements.filter((s) => actions([s]).some((a) => a.startsWith('dynamodb:')));
+      expect(table).toHaveLength(MAIL_IN_GRANTS.length);
+      const files = statements.filter((s) => actions([s]).some((a) => a.startsWith('s3:')));
+      expect(actions(files).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+      expect(JSON.stringify(files.find((s) => actions([s]).includes('s3:GetObject'))!.Resource)).toContain(
+        '/inbound/*',
+      );
+      expect(statements.length).toBe(table.length + files.length);
+      expect(release.Properties.Environment.Variables.HELPDESK_MAIL_DOMAIN).toBeDefined();
+      // Invoking it: the release route's function, told its name; no other role may.
+      const invokers = Object.entries(api.findResources('AWS::IAM::Policy') as Record<string, Resource>).filter(
+        ([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes(releaseId),
+      );
+      expect(invokers.map(([id]) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual(['MailProblemsReleaseRoleDefaultPolicy']);
+      const granted = invokers[0]![1].Properties.PolicyDocument.Statement as Record<string, unknown>[];
+      expect(granted.filter((s) => JSON.stringify(s).includes(releaseId))).toEqual([
+        { Action: 'lambda:InvokeFunction', Effect: 'Allow', Resource: { 'Fn::GetAtt': [releaseId, 'Arn'] } },
+      ]);
+      const [routeId, route] = functionIn(api, 'MailProblemsRelease');
+      expect(JSON.stringify(route.Properties.Environment.Variables.HELPDESK_MAIL_RELEASE_FUNCTION)).toContain(
+        releaseId,
+      );
+      expect(JSON.stringify(roleStatements(api, routeId))).toContain('lambda:InvokeFunction');
+      // Without mail in, no release function, and the route is not told of one (it answers 409).
+      const none = apiTemplate(buildHelpdesk(templateApp('dev')).api);
+      expect(() => functionIn(none, 'MailRelease')).toThrow();
+      expect(functionIn(none, 'MailProblemsRelease')[1].Properties.Environment.Variables).not.toHaveProperty(
+        'HELPDESK_MAIL_RELEASE_FUNCTION',
+      );
+    },
+  );
+
   it('refuses recipients that are neither addresses nor domains', () => {
     expect(() => buildHelpdesk(templateApp('dev', { mailInRecipients: 'not an address' }))).toThrow(/mailInRecipients/);
   });
