@@ -232,6 +232,8 @@ export const GRANTS = {
   writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
   /** Mail in's kept messages (store/inbound-mail.ts `listProblems`). */
   readMailProblems: [on(['Query'], P.mailProblems)],
+  /** A delete's record of who deleted (store/actor.ts deletionRecord): the ticket, followup and attachment deletes. */
+  recordDeletions: [on(['PutItem'], P.deletions)],
   /**
    * Releasing a problem (mail-in/problems.ts): an unverified reply's problem, its message's record, then its followup;
    * a held or failed one's mark (the release function it invokes does the rest, with MAIL_IN_GRANTS).
@@ -273,6 +275,8 @@ export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
   on(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], ...COUNT_KEY_PATTERNS),
   { index: INDEXES.gsi1.name },
   on(['BatchGetItem', 'BatchWriteItem'], P.events, P.lateEvents),
+  // Who deleted what a REMOVE record names (store/actor.ts deletionRecord).
+  on(['BatchGetItem'], P.deletions),
   on(['BatchWriteItem'], P.listed),
   on(['Query'], P.customFields),
   // Time spent's summaries and cells (consumer/time-spent.ts).

@@ -17,6 +17,7 @@ import { eventsOf, isMailStatusEvent, type DerivedEvent, type EventContext } fro
 import { keys, TICKET_PREFIX } from '../store/keys';
 import { openingOf } from '../store/items';
 import { batchGet, batchWrite } from '../store/query';
+import { WRITTEN_BY } from '../store/actor';
 import type { TableChange } from './changes';
 
 type Item = Record<string, unknown>;
@@ -68,10 +69,11 @@ async function eventsOfBatch(changes: TableChange[], ctx: EventContext): Promise
   };
   const derived: DerivedEvent[] = [];
   const unknown: DerivedEvent[] = [];
+  const deletedBy = await deletionActors(changes);
   for (const change of changes) {
     learn(change.oldImage);
     learn(change.newImage);
-    for (const d of eventsOf(change, ctx)) {
+    for (const d of eventsOf(change, ctx, deletedBy(change))) {
       derived.push(d);
       if (d.event.attachment === null) continue;
       const visible = known.get(d.event.followup!);
@@ -87,6 +89,28 @@ async function eventsOfBatch(changes: TableChange[], ctx: EventContext): Promise
     ).forEach(learn);
   for (const d of unknown) d.event.data.public = known.get(d.event.followup!) ?? false;
   return derived;
+}
+
+/**
+ * Who deleted what the batch's REMOVE records name (store/actor.ts `deletionRecord`): one BatchGet of their records
+ * (an attachment's own, else its followup's, deleted with it), only for a batch that has deletions.
+ */
+async function deletionActors(changes: TableChange[]): Promise<(change: TableChange) => unknown> {
+  const candidates = (change: TableChange) => {
+    const old = change.eventName === 'REMOVE' ? change.oldImage : undefined;
+    if (old?.type === 'ticket') return [keys.deletion('ticket', Number(old.id))];
+    if (old?.type === 'followup') return [keys.deletion('followup', Number(old.id))];
+    if (old?.type === 'attachment')
+      return [keys.deletion('attachment', Number(old.id)), keys.deletion('followup', Number(old.followup))];
+    return [];
+  };
+  const wanted = changes.flatMap(candidates);
+  if (!wanted.length) return () => undefined;
+  const found = new Map((await batchGet(wanted)).map((item) => [String(item.PK), item[WRITTEN_BY]]));
+  return (change) =>
+    candidates(change)
+      .map((key) => found.get(key.PK))
+      .find((by) => by !== undefined);
 }
 
 const childDeletion = (d: DerivedEvent) =>

@@ -147,7 +147,12 @@ function mailEvent(change: TableChange): DerivedEvent[] {
   return [{ stream, index: 0, event }];
 }
 
-export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[] {
+/**
+ * The events of one record. `deletedBy`: a REMOVE's actor, as its delete recorded it (store/actor.ts
+ * `deletionRecord`, read by the batch: change-feed.ts); none (an item deleted before it was recorded, or by the
+ * consumer's own repair): unknown.
+ */
+export function eventsOf(change: TableChange, ctx: EventContext, deletedBy?: unknown): DerivedEvent[] {
   const { stream, eventName, newImage, oldImage } = change;
   // History brought in by import-django is no change to announce (no feed event, so no webhook).
   if (writtenByImport(change)) return [];
@@ -158,8 +163,8 @@ export function eventsOf(change: TableChange, ctx: EventContext): DerivedEvent[]
   const out: DerivedEvent[] = [];
   // A ticket's fields holding text only staff may see, before and after (domain/disclosure.ts).
   const privateFields = image.type === 'ticket' ? ticketPrivateFields(oldImage, newImage) : undefined;
-  // The write's own record of its actor; a deletion writes none (the old image names the one before it).
-  const by = eventName === 'REMOVE' ? eventActor(undefined) : eventActor(newImage?.[WRITTEN_BY]);
+  // The write's own record of its actor; a deletion's is beside it (the old image names the writer before it).
+  const by = eventActor(eventName === 'REMOVE' ? deletedBy : newImage?.[WRITTEN_BY]);
   const add = (
     event: EventType,
     created: string,

@@ -6,6 +6,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { WrittenBy } from '../domain/actor';
+import { config } from '../config';
+import { keys } from './keys';
+import type { TransactItem } from './transact';
 
 /** The item attribute (never part of a record: items.ts INTERNAL). */
 export const WRITTEN_BY = 'written_by';
@@ -30,4 +33,23 @@ export function setWrittenBy(sets: string[], names: Record<string, string>, valu
   sets.push('#wb = :wb');
   names['#wb'] = WRITTEN_BY;
   values[':wb'] = by;
+}
+
+/** How long a deletion's actor is kept: past the stream's 24 hours, for a late retry or a replay of the batch. */
+const DELETION_RECORD_SECONDS = 2 * 86_400;
+
+/**
+ * Who deletes `kind` `id`, as a put to go beside the delete (in its transaction, or just before a lone DeleteItem):
+ * a stream REMOVE record holds the item as it was, whose `written_by` names its last writer, not who deleted it. One
+ * small item (1 write unit; 2 in a transaction), rather than an update of the item itself before the delete (its
+ * size in units, and a MODIFY record every consumer reads). The change feed reads it (consumer/change-feed.ts).
+ * Undefined outside an entry point.
+ */
+export function deletionRecord(kind: 'ticket' | 'followup' | 'attachment', id: number): TransactItem | undefined {
+  const by = writer.getStore();
+  if (!by) return undefined;
+  const expires = Math.floor(Date.now() / 1000) + DELETION_RECORD_SECONDS;
+  return {
+    Put: { TableName: config.tableName, Item: { ...keys.deletion(kind, id), [WRITTEN_BY]: by, expires_at: expires } },
+  };
 }

@@ -16,6 +16,7 @@ import { batchGet, queryAll } from './query';
 import { MissingTicket, childDeletes, childPuts, put, readTicket } from './tickets';
 import { ConditionFailed, TransactionConflict, transact, type TransactItem } from './transact';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
+import { deletionRecord } from './actor';
 
 export interface FoundFollowup {
   collection: ReadCollection;
@@ -198,6 +199,7 @@ export async function deleteFollowup(found: FoundFollowup): Promise<FileCleanup[
       ...others,
       collectionChange(followup.ticket),
       ...files.actions,
+      ...[deletionRecord('followup', followup.id)].filter((a) => a !== undefined),
     ]);
   } catch (error) {
     if (error instanceof ConditionFailed) throw new MissingTicket();
@@ -281,6 +283,7 @@ export async function deleteAttachment(attachment: Attachment): Promise<FileClea
       refDelete!,
       collectionChange(attachment.ticket),
       ...files.actions,
+      ...[deletionRecord('attachment', attachment.id)].filter((a) => a !== undefined),
     ]);
   } catch (error) {
     if (error instanceof ConditionFailed) throw new MissingTicket();

@@ -85,6 +85,8 @@ export function inSortRange(index: IndexName, bound: 'none' | 'gt' | 'ge' | 'lt'
   return `${pk} = :pk${ops[bound]}`;
 }
 
+/** The partitions of deletions' actors (keys.deletion). */
+const DELETION_PREFIX = 'DELETED#';
 export const TICKET_PREFIX = 'TICKET#';
 /** The sort key of a ticket's own item in its collection (and the suffix of its list sort keys). */
 export const TICKET_SORT_KEY = 'TICKET';
@@ -411,6 +413,14 @@ export const keys = {
   /** The first and last sort key of a day's cells (a range Query: BETWEEN the first's and the last's). */
   timeSpentDayFirst: (day: string) => `${day}#`,
   timeSpentDayLast: (day: string) => `${day}#~`,
+  /**
+   * Who deleted a ticket, followup or attachment (store/actor.ts `deletionRecord`): a stream REMOVE record carries
+   * only the item as it was, so the delete writes this beside it and the change feed reads it (expires in 2 days).
+   */
+  deletion: (kind: 'ticket' | 'followup' | 'attachment', id: number) => ({
+    PK: `${DELETION_PREFIX}${kind.toUpperCase()}#${id}`,
+    SK: 'BY',
+  }),
   escalation: (ticket: number, day: string, notice: boolean) => ({
     PK: `${ESCALATION_PREFIX}${ticket}`,
     SK: `${notice ? 'NOTICE' : 'DAY'}#${day}`,
@@ -459,6 +469,7 @@ export const PARTITIONS = {
   ignoredSenders: keys.ignoredSenderPartition,
   timeSpentTickets: 'TIMESPENT#TICKET#*',
   timeSpentCells: 'TIMESPENT#BY#*',
+  deletions: `${DELETION_PREFIX}*`,
 } as const;
 
 /**

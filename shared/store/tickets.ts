@@ -56,7 +56,7 @@ import {
   type TransactItem,
 } from './transact';
 import { MissingQueue, withReservation } from './queue-reservations';
-import { setWrittenBy } from './actor';
+import { deletionRecord, setWrittenBy } from './actor';
 
 type Item = Record<string, unknown>;
 
@@ -428,6 +428,11 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
   // removes should that fail. (A merge pointer in another ticket's collection it would not: those
   // deletes stay in one transaction.)
   const alone = essential.length === 1 && target == null;
+  // Who deletes each ticket (store/actor.ts): in the transaction, or just before a lone ticket's plain delete (a
+  // failed delete leaves it behind, harmless: the next delete writes its own first).
+  const byWhom = collections.flatMap((c) => [deletionRecord('ticket', c.ticket.id)].filter((a) => a !== undefined));
+  if (alone && byWhom.length) await transact(byWhom);
+  else essential.push(...byWhom);
   try {
     await (alone ? transact(essential) : transactEssentialFirst(essential, rest));
   } catch (error) {

@@ -78,6 +78,50 @@ describe('the actor of a change', () => {
       .toContainEqual(expect.objectContaining({ recipients: ['someone@example.com'], ...ADMIN_ACTOR }));
   });
 
+  it('is the user who deleted, not the last writer, for a deletion: in the feed and the payload', async () => {
+    const sub = await api.call('POST', '/api/webhooks/', {
+      json: { url: `${receiver.url}/deleted`, events: ['ticket.deleted'] },
+    });
+    expect(sub.status, sub.text).toBe(201);
+    const staff = await api.createUser();
+    const staffId = (await api.call('GET', `/api/users/?email=${encodeURIComponent(staff.email)}`)).body.results[0].id;
+    expect((await api.call('PATCH', `/api/users/${staffId}/`, { json: { is_staff: true } })).status).toBe(200);
+    const asStaff = { auth: staff.auth };
+    const STAFF_ACTOR = { actor: { id: staffId, username: staff.username }, source: 'api' };
+    // Written by the admin: a ticket, a followup with a file, another followup.
+    const queue = (await api.call('POST', '/api/queues/', { json: { title: 'D', slug: unique('d') } })).body;
+    const id = (
+      await api.call('POST', '/api/tickets/', {
+        json: { queue: queue.id, title: 't', description: 'd', submitter_email: 'someone@example.com' },
+      })
+    ).body.id as number;
+    const withFile = new FormData();
+    withFile.append('ticket', String(id));
+    withFile.append('title', 'File');
+    withFile.append('comment', 'See it.');
+    withFile.append('attachments', new Blob(['x']), 'x.txt');
+    const filed = await api.call('POST', '/api/followups/', { form: withFile });
+    expect(filed.status, filed.text).toBe(201);
+    const other = await api.call('POST', '/api/followups/', { json: { ticket: id, title: 'Other', comment: 'c' } });
+    // Deleted by the staff user: the attachment, then the other followup, then the ticket.
+    const attachment = filed.body.followupattachment_set[0].id as number;
+    for (const path of [`/api/followups-attachments/${attachment}/`, `/api/followups/${other.body.id}/`])
+      expect((await api.call('DELETE', path, asStaff)).status, path).toBe(204);
+    await eventsOf(id, 7);
+    expect((await api.call('DELETE', `/api/tickets/${id}/`, asStaff)).status).toBe(204);
+    const events = await eventsOf(id, 8);
+    expect(events.filter((e) => e.event.endsWith('.deleted')).map((e) => [e.event, who(e)])).toEqual([
+      ['attachment.deleted', STAFF_ACTOR],
+      ['followup.deleted', STAFF_ACTOR],
+      ['ticket.deleted', STAFF_ACTOR],
+    ]);
+    const [payload] = await receiver.waitFor(
+      1,
+      (r) => r.path.startsWith('/deleted') && JSON.parse(r.body).data?.ticket === id,
+    );
+    expect(who(JSON.parse(payload!.body).data)).toEqual(STAFF_ACTOR);
+  });
+
   it('is no one, from mail, for a ticket mail in opens', async () => {
     const slug = unique('m');
     expect((await api.call('POST', '/api/queues/', { json: { title: 'Mail', slug } })).status).toBe(201);

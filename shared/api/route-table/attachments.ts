@@ -82,7 +82,7 @@ export const attachmentsRoutes: readonly Route[] = [
     path: '/api/followups-attachments/{id}',
     handler: 'attachments/delete',
     permission: 'staff',
-    table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups],
+    table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.recordDeletions],
     files: ['delete'],
     doc: { tag: 'Attachments', summary: 'Delete an attachment and its file', success: noContent },
   },

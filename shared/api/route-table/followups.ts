@@ -119,7 +119,7 @@ export const followupsRoutes: readonly Route[] = [
     path: '/api/followups/{id}',
     handler: 'followups/delete',
     permission: 'staff',
-    table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups],
+    table: [...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.recordDeletions],
     files: ['delete'],
     doc: { tag: 'Followups', summary: 'Delete a followup and its attachments', success: noContent },
   },

@@ -294,7 +294,7 @@ export const ticketsRoutes: readonly Route[] = [
     path: '/api/tickets/{id}',
     handler: 'tickets/delete',
     permission: 'staff',
-    table: [...G.customFieldDefinitions, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups],
+    table: [...G.customFieldDefinitions, ...G.writeTickets, ...G.writeRefs, ...G.fileCleanups, ...G.recordDeletions],
     files: ['delete'],
     doc: {
       tag: 'Tickets',
