@@ -631,8 +631,8 @@ shapes.add(changeEventShape, {
     'values. `data`: the ticket (without `followup_set`), followup (without `followupattachment_set`) or ' +
     'attachment record (with its `ticket`, and the `public` of its followup) as staff see it after the change, ' +
     'or before it for a deletion. `actor`: who made the change, the API user (`{id, username}`), or null with ' +
-    '`source` `mail` (mail in), `system` (the escalation run, a mail delivery report) or `unknown` (a deletion, ' +
-    'or an event recorded before actors were).',
+    '`source` `mail` (mail in), `system` (the escalation run, a mail delivery report) or `unknown` (an event ' +
+    'recorded before actors were, or a leftover the stream consumer removed).',
 });
 /** The change feed's page: DRF's cursor envelope, and `cursor`, the position after its last event. */
 export const changeEventPage = z.object({
@@ -675,15 +675,27 @@ shapes.add(webhookPingPayloadShape, {
   description: 'A test event: `data.subscription` is the subscription pinged.',
 });
 /** Upstream's payloads, posted to the environment's receivers (webhooks.ts `webhookPayload`). */
-export const newTicketWebhookShape = z.object({ ticket: ticketShape, queue_slug: text });
+/** Who made a change, as change events, subscriptions' payloads and the environment's receivers' name it. */
+const actorFields = {
+  actor: nullable(z.object({ id, username: text })),
+  source: z.enum(['api', 'mail', 'system', 'unknown']),
+};
+const ACTOR_NOTE = " `actor` and `source`: who made the change, as a change event names them (not upstream's keys).";
+export const newTicketWebhookShape = z.object({ ticket: ticketShape, queue_slug: text, ...actorFields });
 shapes.add(newTicketWebhookShape, {
   id: 'NewTicketWebhookPayload',
-  description: "Upstream's new-ticket payload: the ticket as its submitter could see it, and its queue's slug.",
+  description:
+    "Upstream's new-ticket payload: the ticket as its submitter could see it, and its queue's slug." + ACTOR_NOTE,
 });
-export const newFollowupWebhookShape = z.object({ ticket: ticketShape, queue_slug: text, followup_id: id });
+export const newFollowupWebhookShape = z.object({
+  ticket: ticketShape,
+  queue_slug: text,
+  followup_id: id,
+  ...actorFields,
+});
 shapes.add(newFollowupWebhookShape, {
   id: 'NewFollowupWebhookPayload',
-  description: "Upstream's new-followup payload: the ticket, its queue's slug, and the new followup's id.",
+  description: "Upstream's new-followup payload: the ticket, its queue's slug, and the new followup's id." + ACTOR_NOTE,
 });
 
 // Compile-time ties: each serialiser's output must be assignable to its declared shape (the custom

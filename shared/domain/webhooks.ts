@@ -7,6 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { EventType } from './events';
 import { wireIsoDateTime } from './datetime';
+import type { EventActor } from './actor';
 
 /** The two events upstream fires, under the names our delivery log shows. */
 export type WebhookEvent = 'ticket.created' | 'followup.created';
@@ -207,16 +208,23 @@ export function parseWebhookSettings(env: Record<string, string | undefined>, al
   return { urls, includePrivate: includePrivate === 'true', timeoutMs: timeout * 1000, retryDelays };
 }
 
-/** Upstream's payloads: the ticket as the API shows it, its queue's slug, and the new followup's id. */
+/**
+ * Upstream's payloads: the ticket as the API shows it, its queue's slug, and the new followup's id; then who made the
+ * change (`actor`, `source`: domain/actor.ts), as change events and subscriptions' payloads name it (upstream has no
+ * such keys: receivers that read only its keys are not disturbed).
+ */
 export function webhookPayload(
   event: WebhookEvent,
   ticket: unknown,
   queueSlug: string,
-  followupId?: number,
+  followupId: number | undefined,
+  by: EventActor,
 ): Record<string, unknown> {
-  return event === 'followup.created'
-    ? { ticket, queue_slug: queueSlug, followup_id: followupId }
-    : { ticket, queue_slug: queueSlug };
+  const upstream =
+    event === 'followup.created'
+      ? { ticket, queue_slug: queueSlug, followup_id: followupId }
+      : { ticket, queue_slug: queueSlug };
+  return { ...upstream, actor: by.actor, source: by.source };
 }
 
 /**

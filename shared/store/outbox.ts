@@ -10,6 +10,8 @@ import { dynamo } from '../aws/clients';
 import { keys, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryPages } from './query';
 import type { TransactItem } from './transact';
+import type { WrittenBy } from '../domain/actor';
+import { writtenBy } from './actor';
 
 export interface OutboxEvent {
   id: string;
@@ -19,6 +21,8 @@ export interface OutboxEvent {
   /** Where the API was called, for the attachment URLs in the payload. */
   base_url: string;
   created: string;
+  /** Who made the change (store/actor.ts), as the item the event announces records it; absent on older events. */
+  written_by?: WrittenBy;
 }
 
 /** Marks outbox items, for the stream's event filter. */
@@ -29,15 +33,15 @@ export function outboxPut(event: OutboxEvent): TransactItem {
   return {
     Put: {
       TableName: config.tableName,
-      Item: { ...keys.outboxEvent(event.id), type: OUTBOX_ITEM_TYPE, ...event },
+      Item: { ...keys.outboxEvent(event.id), type: OUTBOX_ITEM_TYPE, ...writtenBy(), ...event },
       ConditionExpression: ITEM_IS_NEW,
     },
   };
 }
 
 export function eventFromItem(item: Record<string, unknown>): OutboxEvent {
-  const { id, event, ticket, followup, base_url, created } = item as unknown as OutboxEvent;
-  return { id, event, ticket, followup: followup ?? null, base_url, created };
+  const { id, event, ticket, followup, base_url, created, written_by } = item as unknown as OutboxEvent;
+  return { id, event, ticket, followup: followup ?? null, base_url, created, ...(written_by ? { written_by } : {}) };
 }
 
 /** The oldest events not dispatched yet (strongly consistent). */

@@ -18,6 +18,7 @@ import {
   type WebhookSettings,
 } from '../domain/webhooks';
 import { ticketView } from '../domain/views';
+import { eventActor } from '../domain/actor';
 import { listCustomFields } from '../store/custom-fields';
 import { createDelivery, getDelivery, recordAttempt } from '../store/deliveries';
 import { removeEvent, type OutboxEvent } from '../store/outbox';
@@ -69,6 +70,7 @@ export async function dispatchEvent(event: OutboxEvent, ctx: WebhookContext): Pr
           ticketView(event.base_url, shown.collection, shown.defs),
           queue?.slug ?? '',
           event.followup ?? undefined,
+          eventActor(event.written_by),
         ),
       );
       const stored = storedPayload(body, { event: event.id, ticket: event.ticket });

@@ -7,13 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, clientFor, form, unique, type Json } from './client';
+import { ADMIN, ADMIN_ID, basic, clientFor, form, unique, type Json } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
 import { startReceiver, type Receiver, type Received } from './webhook-receiver';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const verifier = new Webhook(SECRET);
+/** The admin made every change these tests post (the API's credentials of client.ts). */
+const ADMIN_ACTOR = { actor: { id: ADMIN_ID, username: ADMIN.username }, source: 'api' };
 
 let receiver: Receiver;
 let runtime: SpawnedRuntime;
@@ -77,8 +79,9 @@ describe('payloads and signatures', () => {
     const [b] = await receiver.waitFor(1, forTicket(created.id, '/new-b'));
     const shown = (await api.call('GET', `/api/tickets/${created.id}/`)).body;
     for (const r of [a!, b!]) {
-      expect(verify(r)).toEqual({ ticket: shown, queue_slug: expect.any(String) });
-      expect(Object.keys(JSON.parse(r.body))).toEqual(['ticket', 'queue_slug']);
+      // Upstream's keys, in its order, then who made the change (the actor, as change events name it).
+      expect(verify(r)).toEqual({ ticket: shown, queue_slug: expect.any(String), ...ADMIN_ACTOR });
+      expect(Object.keys(JSON.parse(r.body))).toEqual(['ticket', 'queue_slug', 'actor', 'source']);
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['user-agent']).toMatch(/^helpdesk-api-webhooks\//);
       expect(r.headers['webhook-id']).toMatch(/^msg_/);
@@ -118,7 +121,7 @@ describe('payloads and signatures', () => {
     expect(reply.status).toBe(201);
     const [r] = await receiver.waitFor(1, forTicket(created.id, '/followup'));
     const payload = verify(r!) as Json;
-    expect(Object.keys(payload)).toEqual(['ticket', 'queue_slug', 'followup_id']);
+    expect(Object.keys(payload)).toEqual(['ticket', 'queue_slug', 'followup_id', 'actor', 'source']);
     expect(payload.followup_id).toBe(reply.body.id);
     expect(payload.ticket.status).toBe(3);
     expect(payload.ticket.resolution).toBe('done');
@@ -132,6 +135,7 @@ describe('payloads and signatures', () => {
       ticket: (await api.call('GET', `/api/tickets/${created.id}/`)).body,
       queue_slug: expect.any(String),
       followup_id: reply.body.id,
+      ...ADMIN_ACTOR,
     });
   });
 

@@ -204,12 +204,21 @@ describe('ids, payloads and the retry schedule', () => {
     expect(DELIVERY_ID.test('msg_../../x')).toBe(false);
   });
 
-  it("payloads have upstream's keys, in upstream's order", () => {
-    expect(Object.keys(webhookPayload('ticket.created', { id: 1 }, 'q'))).toEqual(['ticket', 'queue_slug']);
-    expect(webhookPayload('followup.created', { id: 1 }, 'q', 7)).toEqual({
+  it("payloads have upstream's keys, in upstream's order, then the actor", () => {
+    const mail = { actor: null, source: 'mail' } as const;
+    expect(Object.keys(webhookPayload('ticket.created', { id: 1 }, 'q', undefined, mail))).toEqual([
+      'ticket',
+      'queue_slug',
+      'actor',
+      'source',
+    ]);
+    const by = { actor: { id: 3, username: 'ann' }, source: 'api' } as const;
+    expect(webhookPayload('followup.created', { id: 1 }, 'q', 7, by)).toEqual({
       ticket: { id: 1 },
       queue_slug: 'q',
       followup_id: 7,
+      actor: { id: 3, username: 'ann' },
+      source: 'api',
     });
   });
 
