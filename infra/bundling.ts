@@ -55,7 +55,12 @@ export const BUNDLE_SETTINGS = {
 } as const;
 
 /** NodejsFunction's bundling options for every function of the stacks. */
-export function lambdaBundling(handler: string, assets: readonly string[] = [], traced = false): BundlingOptions {
+export function lambdaBundling(
+  handler: string,
+  assets: readonly string[] = [],
+  traced = false,
+  oidc = false,
+): BundlingOptions {
   return {
     format: OutputFormat.ESM,
     minify: BUNDLE_SETTINGS.minify,
@@ -63,7 +68,7 @@ export function lambdaBundling(handler: string, assets: readonly string[] = [], 
     sourceMap: false,
     mainFields: [...BUNDLE_SETTINGS.mainFields],
     banner: BUNDLE_SETTINGS.banner,
-    define: bundleDefines(handler, traced),
+    define: bundleDefines(handler, traced, oidc),
     esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
     // Bundle everything: nothing is taken from the runtime's copy of the AWS SDK.
     externalModules: [...BUNDLE_SETTINGS.external],
@@ -126,10 +131,12 @@ export function assetCommands(assets: readonly string[], outputDir: string): str
  * - whether it has the Tracer (shared/middleware/observe.ts; EnvironmentSettings.tracedHandlers);
  * - whether it can parse multipart bodies (shared/middleware/body.ts): only the methods that carry a
  *   body do (a POST without fields still fingerprints its body for an Idempotency-Key);
+ * - whether it carries OpenID Connect's verification (jose: shared/middleware/auth.ts): only where the environment's
+ *   authentication classes name `oidc`;
  * - for the openapi function, the document's template (shared/api/openapi-template.ts), as base64 of
  *   its JSON brotli-compressed (deterministic: the same routes give the same bundle).
  */
-export function bundleDefines(handler: string, traced = false): Record<string, string> {
+export function bundleDefines(handler: string, traced = false, oidc = false): Record<string, string> {
   // Functions without a route (stream consumers, queue workers, schedules) parse no request.
   const route = [...routes, fallbackRoute].find((r) => r.handler === handler);
   const takesBody = route?.method === 'POST' || route?.method === 'PUT' || route?.method === 'PATCH';
@@ -137,6 +144,7 @@ export function bundleDefines(handler: string, traced = false): Record<string, s
     ...(route ? { 'process.env.HELPDESK_ROUTE_FACTS': JSON.stringify(JSON.stringify(routeFacts(route))) } : {}),
     'process.env.HELPDESK_TRACER': JSON.stringify(String(traced)),
     'process.env.HELPDESK_MULTIPART': JSON.stringify(String(takesBody)),
+    'process.env.HELPDESK_OIDC_BUNDLED': JSON.stringify(String(oidc)),
     ...(handler === 'api/openapi'
       ? { 'process.env.HELPDESK_OPENAPI_TEMPLATE': JSON.stringify(packedOpenApiTemplate()) }
       : {}),
@@ -159,6 +167,7 @@ export async function bundleFunction(
   handler: string,
   outfile: string,
   traced = false,
+  oidc = false,
 ): Promise<import('esbuild').Metafile> {
   const { build } = await import('esbuild');
   const result = await build({
@@ -167,7 +176,7 @@ export async function bundleFunction(
     bundle: true,
     logLevel: 'error',
     alias: BUNDLE_ALIASES,
-    define: bundleDefines(handler, traced),
+    define: bundleDefines(handler, traced, oidc),
     ...BUNDLE_SETTINGS,
     mainFields: [...BUNDLE_SETTINGS.mainFields],
     external: [...BUNDLE_SETTINGS.external],

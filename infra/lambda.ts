@@ -15,7 +15,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { lambdaBundling } from './bundling';
 import { SERVICE_NAME } from '../shared/observability';
-import type { EnvironmentSettings } from './environments';
+import { oidcIn, type EnvironmentSettings } from './environments';
 import type { TableGrant } from '../shared/api/table-access';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -80,7 +80,12 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: settings.logLevel,
     },
-    bundling: lambdaBundling(props.handler, props.assets, settings.tracedHandlers.includes(props.handler)),
+    bundling: lambdaBundling(
+      props.handler,
+      props.assets,
+      settings.tracedHandlers.includes(props.handler),
+      oidcIn(settings),
+    ),
   });
   Validations.of(role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',

@@ -37,7 +37,6 @@ import { keys } from '../store/keys';
 import { findTokenByKeyHash } from '../store/tokens';
 import { findUserByUsername, onUserSaved, replacePasswordHash } from '../store/users';
 import { BEARER_CHALLENGE, InvalidBearer, parseBearerAuthorization } from '../domain/oidc';
-import { verifyBearer } from './oidc';
 
 export const CREDENTIAL_CACHE_MS = 60_000;
 /**
@@ -210,10 +209,25 @@ const SCHEMES: Record<AuthenticationClass, Scheme> = {
     cached: false,
     parse: (header) => {
       const jwt = parseBearerAuthorization(header);
-      return jwt === undefined ? undefined : () => verifyBearer(jwt);
+      return jwt === undefined ? undefined : async () => (await oidcVerifier()).verifyBearer(jwt);
     },
   },
 };
+
+/**
+ * OpenID Connect's verification (jose, 14 to 38 KiB of a route's bundle) is loaded at the first bearer token, and
+ * is in a function's bundle only where the environment's classes name `oidc`: the others' bundles define this
+ * `false` (infra/bundling.ts) and esbuild drops the import. Unbundled (the local runtime, tests) it is always there.
+ */
+// It must stay this expression: esbuild's define replaces it (infra/bundling.ts).
+// eslint-disable-next-line no-restricted-properties -- a build-time constant (esbuild's define), not a setting
+const loadOidc = process.env.HELPDESK_OIDC_BUNDLED === 'false' ? undefined : () => import('./oidc');
+
+function oidcVerifier(): Promise<typeof import('./oidc')> {
+  if (!loadOidc)
+    throw new Error('oidc is an authentication class here, but this function was bundled without it: deploy again');
+  return loadOidc();
+}
 
 /**
  * The user the header authenticates, trying HELPDESK_AUTHENTICATION_CLASSES in order as DRF does:

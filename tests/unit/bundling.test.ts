@@ -35,6 +35,18 @@ describe('tracer in the bundles', () => {
   }, 120_000);
 });
 
+describe('OpenID Connect in the bundles', () => {
+  it("is only where the environment's classes name oidc, and such a bundle still loads", async () => {
+    const plain = await bundleFunction('tickets/get', join(dir, 'oidc-off.mjs'));
+    const withOidc = join(dir, 'oidc-on.mjs');
+    const on = await bundleFunction('tickets/get', withOidc, false, true);
+    const jose = (meta: typeof on) => Object.keys(meta.inputs).filter((i) => i.includes('node_modules/jose/'));
+    expect(jose(plain)).toEqual([]);
+    expect(jose(on).length).toBeGreaterThan(0);
+    expect(runBundle(withOidc, 'console.log(typeof m.handler)')).toBe('function');
+  }, 120_000);
+});
+
 describe('route facts in the bundles', () => {
   it('a bundle answers from its own route compiled in, without the route table', async () => {
     const get = await bundle('tickets/get');
