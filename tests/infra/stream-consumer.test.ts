@@ -78,7 +78,7 @@ describe('stream consumer', () => {
 
   it(
     'may touch only the counts, counted states, ticket collections, refs and file cleanup records, write the ' +
-      'change feed and the time spent cells and read the custom field definitions',
+      "change feed and the time spent cells and read the custom field definitions and deletions' actors",
     () => {
       const isStream = (a: string) =>
         [
@@ -98,6 +98,7 @@ describe('stream consumer', () => {
       expect(keyed.map(leading)).toEqual([
         COUNT_KEY_PATTERNS,
         [PARTITIONS.events, PARTITIONS.lateEvents],
+        [PARTITIONS.deletions],
         [PARTITIONS.listed],
         [PARTITIONS.customFields],
         [PARTITIONS.timeSpentTickets, PARTITIONS.timeSpentCells],
@@ -113,9 +114,11 @@ describe('stream consumer', () => {
       // The feed's partition and its late-event marks: written in batches (a late event's position and mark read
       // first), nothing else; the definitions: read.
       expect(actions([keyed[1]!])).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
+      // Who deleted what a batch's REMOVE records name: read only.
+      expect(actions([keyed[2]!])).toEqual(['dynamodb:BatchGetItem']);
       // Listing records: written in batches too (before the counts transaction that commits them).
-      expect(actions([keyed[2]!])).toEqual(['dynamodb:BatchWriteItem']);
-      expect(actions([keyed[3]!])).toEqual(['dynamodb:Query']);
+      expect(actions([keyed[3]!])).toEqual(['dynamodb:BatchWriteItem']);
+      expect(actions([keyed[4]!])).toEqual(['dynamodb:Query']);
       // Without a key condition: only reading gsi1 (the backfill).
       for (const s of table.filter((s) => !s.Condition)) {
         expect(actions([s])).toEqual(['dynamodb:Query']);
