@@ -31,6 +31,35 @@ export class AwsServiceError extends Error {
   }
 }
 
+/**
+ * The error of a REST JSON API (SES v2, Lambda), named by its X-Amzn-ErrorType header (else the body's `__type`),
+ * its message prefixed by `call` (`ses SendEmail`).
+ */
+export const restJsonError =
+  (call: string) =>
+  ({ status, text, headers }: AwsReply): AwsServiceError => {
+    const fault = serviceFault(status, text);
+    const header = headers['x-amzn-errortype'];
+    const name = (Array.isArray(header) ? header[0] : header)?.split(':')[0] || fault.name;
+    return new AwsServiceError(name, `${call} failed: ${name}${fault.message ? `: ${fault.message}` : ''}`, {
+      httpStatusCode: status,
+    });
+  };
+
+/**
+ * What a REST JSON call throws for `caught`: the service's error as it is; a failure to get an answer named as the
+ * SDK's HTTP handler names it (TimeoutError or NetworkingError, which the error middleware answers with a 503).
+ */
+export function restJsonFailure(call: string, caught: unknown): Error {
+  if (caught instanceof AwsServiceError) return caught;
+  const error = caught as Error & { code?: string };
+  return Object.assign(new Error(`${call} failed: ${error.message}`), {
+    name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
+    code: error.code,
+    cause: error,
+  });
+}
+
 const serviceError = ({ status, text }: AwsReply) => {
   const fault = serviceFault(status, text);
   return new AwsServiceError(fault.name, `${fault.name}${fault.message ? `: ${fault.message}` : ''}`, {

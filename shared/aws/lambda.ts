@@ -6,20 +6,11 @@
  * local runtime's endpoint (infra/local/lambda.ts), which runs the same handler.
  */
 import { config } from '../config';
-import { AwsServiceError } from './aws-json';
-import { AwsService, serviceEndpoint, serviceFault, type AwsReply } from './aws-request';
+import { restJsonError, restJsonFailure } from './aws-json';
+import { AwsService, serviceEndpoint } from './aws-request';
 import { transport } from './clients';
 
-const lambdaError = ({ status, text, headers }: AwsReply) => {
-  const fault = serviceFault(status, text);
-  const header = headers['x-amzn-errortype'];
-  const name = (Array.isArray(header) ? header[0] : header)?.split(':')[0] || fault.name;
-  return new AwsServiceError(name, `lambda Invoke failed: ${name}${fault.message ? `: ${fault.message}` : ''}`, {
-    httpStatusCode: status,
-  });
-};
-
-const lambda = new AwsService('lambda', 'lambda', lambdaError);
+const lambda = new AwsService('lambda', 'lambda', restJsonError('lambda Invoke'));
 
 /** The function threw (Lambda answers 200 with its `errorType` and `errorMessage`). */
 export class FunctionError extends Error {
@@ -50,13 +41,7 @@ export async function invokeFunction<T>(functionName: string, payload: unknown, 
       { agents: transport.agents, attemptMs: waitMs },
     );
   } catch (caught) {
-    if (caught instanceof AwsServiceError) throw caught;
-    const error = caught as Error & { code?: string };
-    throw Object.assign(new Error(`lambda Invoke failed: ${error.message}`), {
-      name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
-      code: error.code,
-      cause: error,
-    });
+    throw restJsonFailure('lambda Invoke', caught);
   }
   const answer = JSON.parse(text || 'null') as T | { errorType?: string; errorMessage?: string } | null;
   if (answer && typeof answer === 'object' && 'errorMessage' in answer && 'errorType' in answer)

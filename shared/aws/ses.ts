@@ -8,18 +8,11 @@
  */
 import { DEFAULT_MAX_ATTEMPTS, StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
-import { AwsServiceError } from './aws-json';
-import { AwsService, serviceEndpoint, serviceFault, withRetries, type AwsReply } from './aws-request';
+import { restJsonError, restJsonFailure } from './aws-json';
+import { AwsService, serviceEndpoint, withRetries } from './aws-request';
 import { transport } from './clients';
 
-const sesError = ({ status, text, headers }: AwsReply) => {
-  const fault = serviceFault(status, text);
-  const header = headers['x-amzn-errortype'];
-  const name = (Array.isArray(header) ? header[0] : header)?.split(':')[0] || fault.name;
-  return new AwsServiceError(name, `ses SendEmail failed: ${name}${fault.message ? `: ${fault.message}` : ''}`, {
-    httpStatusCode: status,
-  });
-};
+const sesError = restJsonError('ses SendEmail');
 
 const ses = new AwsService('ses', 'sesv2', sesError);
 /** The process's retry strategy (and budget) for SES, with the SDK clients' default attempts. */
@@ -62,12 +55,6 @@ export async function sendRawEmail(email: RawEmail): Promise<string> {
     );
     return String((JSON.parse(text) as { MessageId?: string }).MessageId);
   } catch (caught) {
-    if (caught instanceof AwsServiceError) throw caught;
-    const error = caught as Error & { code?: string };
-    throw Object.assign(new Error(`ses SendEmail failed: ${error.message}`), {
-      name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
-      code: error.code,
-      cause: error,
-    });
+    throw restJsonFailure('ses SendEmail', caught);
   }
 }

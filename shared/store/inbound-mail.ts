@@ -10,7 +10,7 @@ import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { withoutTag } from '../domain/mail-in';
 import { batchGet, queryAll } from './query';
-import { isConditionFailure, type TransactItem } from './transact';
+import { conditionHeld, isConditionFailure, type TransactItem } from './transact';
 
 /** What a received message became. */
 export type InboundOutcome = 'ticket' | 'followup' | 'dropped' | 'held' | 'bounce' | 'failed' | 'ignored';
@@ -205,42 +205,32 @@ export async function markReleasing(
   at: Date,
 ): Promise<{ marked: string } | { busy: string } | { missing: true }> {
   const marked = at.toISOString();
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: keys.mailProblem(id),
-        UpdateExpression: 'SET releasing_at = :marked',
-        ConditionExpression: `${ITEM_EXISTS} AND (attribute_not_exists(releasing_at) OR releasing_at < :stale)`,
-        ExpressionAttributeValues: {
-          ':marked': marked,
-          ':stale': new Date(at.getTime() - RELEASE_HOLD_MS).toISOString(),
-        },
-      }),
-    );
-    return { marked };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const problem = await getProblem(id);
-    return problem ? { busy: problem.releasing_at ?? marked } : { missing: true };
-  }
+  const stale = new Date(at.getTime() - RELEASE_HOLD_MS).toISOString();
+  const held = await updateProblemIf(
+    id,
+    'SET releasing_at = :marked',
+    `${ITEM_EXISTS} AND (attribute_not_exists(releasing_at) OR releasing_at < :stale)`,
+    { ':marked': marked, ':stale': stale },
+  );
+  if (held) return { marked };
+  const problem = await getProblem(id);
+  return problem ? { busy: problem.releasing_at ?? marked } : { missing: true };
 }
 
 /** Lets go of a release's mark (its own only: a later release's stays); nothing when the problem is gone. */
 export async function unmarkReleasing(id: string, marked: string): Promise<void> {
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: keys.mailProblem(id),
-        UpdateExpression: 'REMOVE releasing_at',
-        ConditionExpression: 'releasing_at = :marked',
-        ExpressionAttributeValues: { ':marked': marked },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateProblemIf(id, 'REMOVE releasing_at', 'releasing_at = :marked', { ':marked': marked });
+}
+
+/** A conditional update of a problem's item: false when the condition did not hold. */
+function updateProblemIf(
+  id: string,
+  UpdateExpression: string,
+  ConditionExpression: string,
+  ExpressionAttributeValues: Record<string, unknown>,
+): Promise<boolean> {
+  const update = { TableName: config.tableName, Key: keys.mailProblem(id), UpdateExpression, ConditionExpression };
+  return conditionHeld(dynamo.send(new UpdateCommand({ ...update, ExpressionAttributeValues })));
 }
 
 export async function removeProblem(id: string): Promise<void> {
