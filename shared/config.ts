@@ -95,7 +95,6 @@ const settings = {
   mailBucket: once((): string => env('HELPDESK_MAIL_BUCKET') || required('BUCKET_NAME')),
   imapMailBucket: once(() => env('HELPDESK_IMAP_MAIL_BUCKET') || undefined),
   mailReleaseFunction: once(() => env('HELPDESK_MAIL_RELEASE_FUNCTION') || undefined),
-  lambdaEndpoint: once(() => env('AWS_ENDPOINT_URL_LAMBDA') || undefined),
   mailDomain: once(() => (env('HELPDESK_MAIL_DOMAIN') || 'localhost').toLowerCase()),
   mailTicketsPerSenderHour: once(() =>
     wholeNumber('HELPDESK_MAIL_IN_TICKETS_PER_SENDER_HOUR', MAIL_IN_TICKETS_PER_SENDER_HOUR),
@@ -253,10 +252,11 @@ export const config = {
   },
   /**
    * AWS_ENDPOINT_URL_LAMBDA, as the SDK would take it (aws/lambda.ts): the local runtime's endpoint. Apart from
-   * `aws`, which is read before the local runtime knows the port it listens on.
+   * `aws`, which is read before the local runtime knows the port it listens on, and read at each use: a runtime
+   * started again in the same process (tests) listens on another port.
    */
   get lambdaEndpoint(): string | undefined {
-    return settings.lambdaEndpoint();
+    return env('AWS_ENDPOINT_URL_LAMBDA') || undefined;
   },
   /**
    * The X-Ray trace of the invocation being served (`_X_AMZN_TRACE_ID`): read at each use, not kept,
