@@ -232,8 +232,11 @@ export const GRANTS = {
   writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
   /** Mail in's kept messages (store/inbound-mail.ts `listProblems`). */
   readMailProblems: [on(['Query'], P.mailProblems)],
-  /** A delete's record of who deleted (store/actor.ts deletionRecord): the ticket, followup and attachment deletes. */
-  recordDeletions: [on(['PutItem'], P.deletions)],
+  /**
+   * A delete's record of who deleted (store/actor.ts deletionRecord): the ticket, followup and attachment deletes; a
+   * lone ticket's, taken back when its delete fails.
+   */
+  recordDeletions: [on(['PutItem', 'DeleteItem'], P.deletions)],
   /**
    * Releasing a problem (mail-in/problems.ts): an unverified reply's problem, its message's record, then its followup;
    * a held or failed one's mark (the release function it invokes does the rest, with MAIL_IN_GRANTS).

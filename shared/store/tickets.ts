@@ -428,14 +428,18 @@ export async function deleteTicket(root: ReadCollection): Promise<FileCleanup[]>
   // removes should that fail. (A merge pointer in another ticket's collection it would not: those
   // deletes stay in one transaction.)
   const alone = essential.length === 1 && target == null;
-  // Who deletes each ticket (store/actor.ts): in the transaction, or just before a lone ticket's plain delete (a
-  // failed delete leaves it behind, harmless: the next delete writes its own first).
+  // Who deletes each ticket (store/actor.ts): in the transaction, or just before a lone ticket's plain delete (taken
+  // back when that fails: a failed request leaves nothing behind).
   const byWhom = collections.flatMap((c) => [deletionRecord('ticket', c.ticket.id)].filter((a) => a !== undefined));
   if (alone && byWhom.length) await transact(byWhom);
   else essential.push(...byWhom);
   try {
     await (alone ? transact(essential) : transactEssentialFirst(essential, rest));
   } catch (error) {
+    if (alone && byWhom.length) {
+      const record = { TableName: config.tableName, Key: keys.deletion('ticket', root.ticket.id) };
+      await transact([{ Delete: record }]).catch(() => undefined);
+    }
     if (error instanceof ConditionFailed && error.positions.includes(0)) {
       throw (await getTicket(root.ticket.id)) ? new StaleTicket() : new MissingTicket();
     }

@@ -127,6 +127,7 @@ export function category(item: Item): string {
   if (pk === 'CUSTOM_FIELDS') return 'custom-field';
   if (pk === 'FILE_CLEANUPS') return 'file-cleanup';
   if (pk === 'EVENTS_LATE') return 'late-event-mark';
+  if (pk.startsWith('DELETED#')) return `deletion:${pk.split('#')[1]!.toLowerCase()}`;
   return `other:${pk}`;
 }
 
