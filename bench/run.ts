@@ -285,7 +285,11 @@ if (args.burst) {
     },
     { eachAttempt: true },
   );
-  const burst = await measureBurst(request, { reset: resetConsumerTimings, read: consumerTimings });
+  const burst = await measureBurst(request, {
+    reset: resetConsumerTimings,
+    read: consumerTimings,
+    drain: () => runtime.drainTableStream(),
+  });
   // Beside the burst, in the same run: creates and GETs at 8 in flight, and the consumer's work per change.
   const steadyLoad = Math.round(loadavg()[0]! * 10) / 10;
   const steady = (l: Latency) => ({ requests: STEADY_REQUESTS, inFlight: 8, perSecond: l.rps, p50: l.p50, p99: l.p99 });
