@@ -827,6 +827,9 @@ its latency: at 80 ms, about 4 minutes.
   );
 }
 
+/** The Search section's markers (written by bench/search.ts, kept by the full run). */
+export const SEARCH_START = '<!-- search:start -->';
+export const SEARCH_END = '<!-- search:end -->';
 export const MAIL_IN_START = '<!-- mail-in:start -->';
 export const MAIL_IN_END = '<!-- mail-in:end -->';
 
