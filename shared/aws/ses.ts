@@ -8,20 +8,11 @@
  */
 import { DEFAULT_MAX_ATTEMPTS, StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
-import { AwsServiceError } from './aws-json';
-import { AwsService, serviceEndpoint, serviceFault, withRetries, type AwsReply } from './aws-request';
+import { callFailure, restJsonError } from './aws-json';
+import { AwsService, serviceEndpoint, withRetries } from './aws-request';
 import { transport } from './clients';
 
-const sesError = ({ status, text, headers }: AwsReply) => {
-  const fault = serviceFault(status, text);
-  const header = headers['x-amzn-errortype'];
-  const name = (Array.isArray(header) ? header[0] : header)?.split(':')[0] || fault.name;
-  return new AwsServiceError(name, `ses SendEmail failed: ${name}${fault.message ? `: ${fault.message}` : ''}`, {
-    httpStatusCode: status,
-  });
-};
-
-const ses = new AwsService('ses', 'sesv2', sesError);
+const ses = new AwsService('ses', 'sesv2', restJsonError);
 /** The process's retry strategy (and budget) for SES, with the SDK clients' default attempts. */
 const strategy = new StandardRetryStrategy({ maxAttempts: DEFAULT_MAX_ATTEMPTS });
 /** An attempt may go this long without a byte: SES takes longer than DynamoDB to accept a message. */
@@ -62,12 +53,6 @@ export async function sendRawEmail(email: RawEmail): Promise<string> {
     );
     return String((JSON.parse(text) as { MessageId?: string }).MessageId);
   } catch (caught) {
-    if (caught instanceof AwsServiceError) throw caught;
-    const error = caught as Error & { code?: string };
-    throw Object.assign(new Error(`ses SendEmail failed: ${error.message}`), {
-      name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
-      code: error.code,
-      cause: error,
-    });
+    throw callFailure('ses SendEmail', caught);
   }
 }
