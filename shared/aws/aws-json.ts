@@ -126,6 +126,43 @@ export async function awsJsonCall<T = Record<string, unknown>>(
   }
 }
 
+/** A REST JSON call (SES v2, the RDS Data API): where it goes, its body, and how long an attempt may wait. */
+export interface RestJsonPost {
+  /** The call's name in errors (`ses SendEmail`). */
+  call: string;
+  url: URL;
+  region: string;
+  body: string;
+  attemptMs: number;
+}
+
+/** POSTs `post` through `client` with the SDK's retries (`strategy`, its default attempts); the answer's text. */
+export async function restJsonPost(
+  client: AwsService,
+  strategy: StandardRetryStrategy,
+  { call, url, region, body, attemptMs }: RestJsonPost,
+): Promise<string> {
+  const invocationId = AwsService.invocationId();
+  try {
+    return await withRetries(strategy, (attempt) =>
+      client.send(
+        {
+          url,
+          region,
+          contentType: 'application/json',
+          body,
+          invocationId,
+          attempt,
+          maxAttempts: DEFAULT_MAX_ATTEMPTS,
+        },
+        { agents: transport.agents, attemptMs },
+      ),
+    );
+  } catch (caught) {
+    throw callFailure(call, caught);
+  }
+}
+
 /**
  * What a call that failed throws: the service's error with the call named in its message, or a
  * failure without an answer named as the SDK's HTTP handler names them (TimeoutError or

@@ -9,9 +9,8 @@
  */
 import { DEFAULT_MAX_ATTEMPTS, StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
-import { callFailure, restJsonError } from './aws-json';
-import { AwsService, serviceEndpoint, withRetries } from './aws-request';
-import { transport } from './clients';
+import { restJsonError, restJsonPost } from './aws-json';
+import { AwsService, serviceEndpoint } from './aws-request';
 
 const dataApi = new AwsService('rds-data', 'rds_data', restJsonError);
 
@@ -66,24 +65,12 @@ export async function rdsData<O extends Operation>(operation: O, input: Calls[O]
   const region = config.aws.region;
   const url = new URL(OPERATIONS[operation], serviceEndpoint('rds-data', region, config.aws.rdsDataEndpoint));
   const body = JSON.stringify(input);
-  const invocationId = AwsService.invocationId();
-  try {
-    const text = await withRetries(strategy, (attempt) =>
-      dataApi.send(
-        {
-          url,
-          region,
-          contentType: 'application/json',
-          body,
-          invocationId,
-          attempt,
-          maxAttempts: DEFAULT_MAX_ATTEMPTS,
-        },
-        { agents: transport.agents, attemptMs: ATTEMPT_MS },
-      ),
-    );
-    return (text ? JSON.parse(text) : {}) as Calls[O][1];
-  } catch (caught) {
-    throw callFailure(`rds-data ${operation}`, caught);
-  }
+  const text = await restJsonPost(dataApi, strategy, {
+    call: `rds-data ${operation}`,
+    url,
+    region,
+    body,
+    attemptMs: ATTEMPT_MS,
+  });
+  return (text ? JSON.parse(text) : {}) as Calls[O][1];
 }

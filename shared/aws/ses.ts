@@ -8,8 +8,8 @@
  */
 import { DEFAULT_MAX_ATTEMPTS, StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
-import { callFailure, restJsonError } from './aws-json';
-import { AwsService, serviceEndpoint, withRetries } from './aws-request';
+import { restJsonError, restJsonPost } from './aws-json';
+import { AwsService, serviceEndpoint } from './aws-request';
 import { transport } from './clients';
 
 const ses = new AwsService('ses', 'sesv2', restJsonError);
@@ -35,24 +35,6 @@ export async function sendRawEmail(email: RawEmail): Promise<string> {
     Content: { Raw: { Data: email.raw.toString('base64') } },
     ...(email.configurationSet ? { ConfigurationSetName: email.configurationSet } : {}),
   });
-  const invocationId = AwsService.invocationId();
-  try {
-    const text = await withRetries(strategy, (attempt) =>
-      ses.send(
-        {
-          url,
-          region,
-          contentType: 'application/json',
-          body,
-          invocationId,
-          attempt,
-          maxAttempts: DEFAULT_MAX_ATTEMPTS,
-        },
-        { agents: transport.agents, attemptMs },
-      ),
-    );
-    return String((JSON.parse(text) as { MessageId?: string }).MessageId);
-  } catch (caught) {
-    throw callFailure('ses SendEmail', caught);
-  }
+  const text = await restJsonPost(ses, strategy, { call: 'ses SendEmail', url, region, body, attemptMs });
+  return String((JSON.parse(text) as { MessageId?: string }).MessageId);
 }
