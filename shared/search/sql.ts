@@ -205,9 +205,10 @@ const NAMED = `ARRAY(${ids('ids')})`;
 
 /**
  * How many matches a relevance ordering ranks: the newest this many (by id), ranked by ts_rank_cd;
- * the older ones follow, newest first. Ranking reads each match's whole document (about 13 µs a
- * ticket measured in PGlite), so an unbounded rank makes a word found in every ticket cost as many
- * tickets; bounded, a search costs the same at any size (docs/data-model.md, "Search").
+ * the older ones follow, newest first. Ranking reads each match's whole document (7 to 28 µs a
+ * ticket in PGlite on the loaded benchmark machine), so an unbounded rank makes a word found in every
+ * ticket cost that for every ticket; bounded, the rank costs the same at any size (the count and the
+ * page still read every match: docs/data-model.md, "Search").
  */
 export const RANKED_MATCHES = 1000;
 
