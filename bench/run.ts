@@ -19,6 +19,8 @@ import {
   MAIL_IN_END,
   MAIL_IN_START,
   MAIL_START,
+  SEARCH_END,
+  SEARCH_START,
   filteredFloors,
   renderCost,
   renderReport,
@@ -671,8 +673,8 @@ const results: BenchResults = {
   cpu,
   seconds: round((Date.now() - started) / 1000, 0),
 };
-// The Bursts, Mail out and Mail in sections come from their own runs (--burst; bench/mail.ts;
-// bench/mail-in.ts): kept as they were.
+// The Bursts, Mail out, Mail in and Search sections come from their own runs (--burst; bench/mail.ts;
+// bench/mail-in.ts; --search): kept as they were.
 const kept = (start: string, end: string) =>
   previousReport.includes(start)
     ? previousReport.slice(previousReport.indexOf(start), previousReport.indexOf(end) + end.length)
@@ -682,6 +684,7 @@ let report = burstSection ? withBurstSection(renderReport(results), burstSection
 for (const [start, end] of [
   [MAIL_START, MAIL_END],
   [MAIL_IN_START, MAIL_IN_END],
+  [SEARCH_START, SEARCH_END],
 ] as const) {
   const section = kept(start, end);
   if (section) report = withSection(report, start, end, section);

@@ -82,6 +82,7 @@ const settings = {
     executionEnv: env('AWS_EXECUTION_ENV') || undefined,
     userAgentAppId: env('AWS_SDK_UA_APP_ID') || undefined,
     sesEndpoint: env('AWS_ENDPOINT_URL_SESV2') || undefined,
+    rdsDataEndpoint: env('AWS_ENDPOINT_URL_RDS_DATA') || undefined,
   })),
   webhookLoopbackAllowed: once(() => env('HELPDESK_WEBHOOK_ALLOW_LOOPBACK') === 'true'),
   webhookSettings: once((): WebhookSettings => parseWebhookSettings(process.env, settings.webhookLoopbackAllowed())),

@@ -8,20 +8,11 @@
  */
 import { DEFAULT_MAX_ATTEMPTS, StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
-import { AwsServiceError } from './aws-json';
-import { AwsService, serviceEndpoint, serviceFault, withRetries, type AwsReply } from './aws-request';
+import { restJsonError, restJsonPost } from './aws-json';
+import { AwsService, serviceEndpoint } from './aws-request';
 import { transport } from './clients';
 
-const sesError = ({ status, text, headers }: AwsReply) => {
-  const fault = serviceFault(status, text);
-  const header = headers['x-amzn-errortype'];
-  const name = (Array.isArray(header) ? header[0] : header)?.split(':')[0] || fault.name;
-  return new AwsServiceError(name, `ses SendEmail failed: ${name}${fault.message ? `: ${fault.message}` : ''}`, {
-    httpStatusCode: status,
-  });
-};
-
-const ses = new AwsService('ses', 'sesv2', sesError);
+const ses = new AwsService('ses', 'sesv2', restJsonError);
 /** The process's retry strategy (and budget) for SES, with the SDK clients' default attempts. */
 const strategy = new StandardRetryStrategy({ maxAttempts: DEFAULT_MAX_ATTEMPTS });
 /** An attempt may go this long without a byte: SES takes longer than DynamoDB to accept a message. */
@@ -44,30 +35,6 @@ export async function sendRawEmail(email: RawEmail): Promise<string> {
     Content: { Raw: { Data: email.raw.toString('base64') } },
     ...(email.configurationSet ? { ConfigurationSetName: email.configurationSet } : {}),
   });
-  const invocationId = AwsService.invocationId();
-  try {
-    const text = await withRetries(strategy, (attempt) =>
-      ses.send(
-        {
-          url,
-          region,
-          contentType: 'application/json',
-          body,
-          invocationId,
-          attempt,
-          maxAttempts: DEFAULT_MAX_ATTEMPTS,
-        },
-        { agents: transport.agents, attemptMs },
-      ),
-    );
-    return String((JSON.parse(text) as { MessageId?: string }).MessageId);
-  } catch (caught) {
-    if (caught instanceof AwsServiceError) throw caught;
-    const error = caught as Error & { code?: string };
-    throw Object.assign(new Error(`ses SendEmail failed: ${error.message}`), {
-      name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
-      code: error.code,
-      cause: error,
-    });
-  }
+  const text = await restJsonPost(ses, strategy, { call: 'ses SendEmail', url, region, body, attemptMs });
+  return String((JSON.parse(text) as { MessageId?: string }).MessageId);
 }
