@@ -770,6 +770,9 @@ it, those rows are DynamoDB Local's figures.
 |---|---|---|---|---|---|---|
 ${consumerRows}
 
+<!-- search:start -->
+<!-- search:end -->
+
 ## The optional edge
 
 CloudFront with AWS WAF in front of the API (\`-c edgeDomainName=... -c edgeCertificateArn=...\`,
@@ -905,6 +908,26 @@ stream consumer's write), and the runtime \`npm run bench\` measures has mail of
 there adds Lambda's stream polling (about 4 a second) and SQS's receive; SES's own latency is not
 in it.
 ${MAIL_END}`;
+}
+
+const MARKED_SECTION = /<!-- ([\w-]+):start -->[^]*?<!-- \1:end -->/g;
+
+/**
+ * `rendered` with each marked section (`<!-- name:start -->` … `<!-- name:end -->`) of `previous`
+ * that it renders empty or not at all: in place where it has the empty markers, else appended in
+ * the previous order. So a full run keeps what other modes (or hands) wrote.
+ */
+export function withKeptSections(rendered: string, previous: string): string {
+  let report = rendered;
+  for (const [section, name] of previous.matchAll(MARKED_SECTION)) {
+    const start = `<!-- ${name}:start -->`;
+    const end = `<!-- ${name}:end -->`;
+    const from = report.indexOf(start);
+    const to = report.indexOf(end);
+    const empty = from >= 0 && to > from && report.slice(from + start.length, to).trim() === '';
+    if (from < 0 || empty) report = withSection(report, start, end, section);
+  }
+  return report;
 }
 
 /** Replaces a marked section of the report, or appends it. */
