@@ -5,7 +5,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The order `npm test` starts its files in: the longest first, whichever project they belong to, so
- * that the workers finish together. Vitest's own order runs the projects one after the other
+ * that the two workers finish together. Vitest's own order runs the projects one after the other
  * (infra, integration, unit, by name): the unit files that wait on real clocks (dependency
  * timeouts, 8 s) came last, beside an idle worker. Durations come from vitest's cache of earlier
  * runs (node_modules/.vite); files it does not know yet go first, the largest first, as vitest's own.
@@ -72,11 +72,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Three files at once on two cores: the suite waits as well as computes (polls, the stream's
-    // counts, timers, child processes starting), and with two at once the cores idled for much of a
-    // run. Measured: 721 s of CPU for a whole run here (at load 15), against 2 × 490-518 s of core
-    // time in a fresh clone's CI run with two, so at least 28% idle.
-    maxWorkers: 3,
+    // Two files at once. Three were measured (2026-11-28, whole runs at load 13-18 from other work):
+    // 1,061 s of wall time and 893 s of CPU against two's 899 s and 721 s, and tests over their limits.
+    maxWorkers: 2,
     sequence: { sequencer: LongestFirst },
     projects: [
       // Log records go to stdout directly (past vitest's console capture): unit tests that drive
@@ -88,7 +86,12 @@ export default defineConfig({
       // Template tests build apps in memory and change nothing global: one worker process runs one
       // file after another, importing aws-cdk-lib once (measured: 33 s of CPU for the project with a
       // process per file, 20 s without). A file that sets process.env would need `isolate` back.
-      { extends: true, test: { name: 'infra', include: ['tests/infra/**/*.test.ts'], isolate: false } },
+      // A test that synthesises every environment's app, first in its process to ask for them (apiTemplateOf),
+      // took 53 s beside two other files at load 24: the project's tests get two minutes.
+      {
+        extends: true,
+        test: { name: 'infra', include: ['tests/infra/**/*.test.ts'], isolate: false, testTimeout: 120_000 },
+      },
       {
         extends: true,
         test: {
