@@ -106,6 +106,7 @@ const settings = {
   ),
   mailCcsPerMessage: once(() => wholeNumber('HELPDESK_MAIL_IN_CCS_PER_MESSAGE', MAIL_IN_CCS_PER_MESSAGE)),
   mailParseBudgetMs: once(() => wholeNumber('HELPDESK_MAIL_IN_PARSE_BUDGET_MS', MAIL_IN_PARSE_BUDGET_MS)),
+  customFieldsCacheMs: once(() => wholeNumber('HELPDESK_CUSTOM_FIELDS_CACHE_MS', DEFINITIONS_TTL_MS)),
   mailDnsRecords: once((): Record<string, string[][]> | undefined => {
     const file = env('HELPDESK_MAIL_IN_DNS_FILE');
     return file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string[][]>) : undefined;
@@ -165,6 +166,8 @@ export const MAIL_IN_REPLIES_PER_TICKET_HOUR = 30;
 export const MAIL_IN_CCS_PER_MESSAGE = 10;
 /** CPU time parsing and cleaning one message may take in its worker before it is set aside. */
 export const MAIL_IN_PARSE_BUDGET_MS = 20_000;
+/** How long a warm function keeps the custom field definitions (store/custom-fields.ts). */
+export const DEFINITIONS_TTL_MS = 60_000;
 
 /** A setting that is a whole number, or its default when unset. */
 function wholeNumber(name: string, fallback: number): number {
@@ -267,6 +270,13 @@ export const config = {
    */
   get eventsSettleMs(): number {
     return settings.eventsSettleMs();
+  },
+  /**
+   * HELPDESK_CUSTOM_FIELDS_CACHE_MS: how long a warm function keeps the custom field definitions, so how
+   * soon a definition written elsewhere (another function, the CLI) shows. Default: DEFINITIONS_TTL_MS.
+   */
+  get customFieldsCacheMs(): number {
+    return settings.customFieldsCacheMs();
   },
   mailIn: {
     /** The bucket of received raw messages (HELPDESK_MAIL_BUCKET; locally the attachments bucket, under `inbound/`). */

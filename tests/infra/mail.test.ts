@@ -11,7 +11,7 @@ import { buildHelpdesk } from '../../infra/app';
 import { withContextOverrides, environments } from '../../infra/environments';
 import { MAIL_ATTEMPTS, SPARE_MAIL_RECEIVES } from '../../infra/mail';
 import { addNagChecks } from '../../infra/nag';
-import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+import { apiTemplateOf, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
 import type { Json } from '../json';
 
 const MAIL_ON = {
@@ -23,7 +23,7 @@ const MAIL_ON = {
 
 let api: Template;
 beforeAll(() => {
-  api = apiTemplate(buildHelpdesk(templateApp('dev', MAIL_ON)).api);
+  api = apiTemplateOf('dev', MAIL_ON);
 });
 
 const SES_TYPES = [
@@ -197,7 +197,7 @@ describe('mail on', () => {
 describe('mail off', () => {
   it('is the default of every environment: no SES resource, no mail function', () => {
     for (const env of Object.keys(environments)) {
-      const template = apiTemplate(buildHelpdesk(templateApp(env)).api);
+      const template = apiTemplateOf(env);
       for (const type of SES_TYPES) template.resourceCountIs(type, 0);
       const ids = Object.keys(template.findResources('AWS::Lambda::Function'));
       expect(ids.filter((id) => /^Mail(QueueMail|SendMail|RecordMailEvent)/.test(id))).toEqual([]);
@@ -206,9 +206,9 @@ describe('mail off', () => {
   });
 
   it('-c mail=off turns it off; a sender address alone makes an email identity (no DNS)', () => {
-    const off = apiTemplate(buildHelpdesk(templateApp('dev', { ...MAIL_ON, mail: 'off' })).api);
+    const off = apiTemplateOf('dev', { ...MAIL_ON, mail: 'off' });
     for (const type of SES_TYPES) off.resourceCountIs(type, 0);
-    const address = apiTemplate(buildHelpdesk(templateApp('dev', { mailFrom: 'help@example.org' })).api);
+    const address = apiTemplateOf('dev', { mailFrom: 'help@example.org' });
     address.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'help@example.org' });
     address.resourceCountIs('AWS::Route53::RecordSet', 0);
   });

@@ -4,15 +4,14 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildHelpdesk } from '../../infra/app';
 import { COUNT_KEY_PATTERNS, PARTITIONS } from '../../shared/store/keys';
-import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+import { apiTemplateOf, actions, functionIn, roleStatements, type Resource } from './template';
 
 let api: Template;
 let countId: string;
 
 beforeAll(() => {
-  api = apiTemplate(buildHelpdesk(templateApp()).api);
+  api = apiTemplateOf();
   [countId] = functionIn(api, 'TicketCountsCountTickets');
 });
 
