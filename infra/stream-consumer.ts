@@ -198,7 +198,7 @@ export class StreamConsumer extends Construct {
         bisectBatchOnError: true,
         retryAttempts: 10,
         onFailure: new SqsDlq(failures),
-        // The consumers' filters together, merged (Lambda allows 5 a mapping unless raised; 6 with search).
+        // The consumers' filters together, merged (Lambda allows 5 a mapping unless raised: 4, and 5 with search).
         filters: mergedPatterns(consumers.flatMap((c) => c.filters)).map((pattern) =>
           FilterCriteria.filter(pattern as Record<string, unknown>),
         ),

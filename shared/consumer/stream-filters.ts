@@ -8,15 +8,17 @@ import type { FilterPattern } from '../domain/stream-filters';
 import { keys, MAIL_PREFIX, TICKET_SORT_KEY } from '../store/keys';
 
 /**
- * What the ticket state, the change feed and time spent take: ticket items; followups inserted,
- * modified and removed; attachments inserted and removed; a mail log entry's bounce or complaint
- * (the change feed's mail.bounced and mail.complained: consumer/events-of.ts).
+ * What the ticket state, the change feed and time spent take: ticket items; followups and attachments
+ * inserted, modified and removed; a merge's record; a mail log entry's bounce or complaint (the change
+ * feed's mail.bounced and mail.complained: consumer/events-of.ts). Attachments modified and merge
+ * records were missing from the AWS filter (the page snapshots of consumer/page-snapshots.ts read
+ * them), which the local poller, unfiltered until the one reader, hid.
  */
 export const TICKET_CHANGE_FILTERS: readonly FilterPattern[] = [
   { dynamodb: { Keys: { SK: { S: [TICKET_SORT_KEY] } } } },
-  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['followup', 'attachment'] } } } },
+  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['followup', 'attachment', 'merged'] } } } },
   { eventName: ['MODIFY', 'REMOVE'], dynamodb: { OldImage: { type: { S: ['followup'] } } } },
-  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
+  { eventName: ['MODIFY', 'REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
   {
     eventName: ['MODIFY'],
     dynamodb: {
