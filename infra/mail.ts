@@ -18,7 +18,7 @@
  * each failure queue has an alarm on its first message.
  */
 import { CfnOutput, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -43,6 +43,7 @@ import { SES_DETAIL_TYPES } from '../shared/domain/ses-events';
 import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import type { EnvironmentSettings, MailEnvironment } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
+import { firstMessageAlarm } from './monitoring';
 import { RETRY_MESSAGE_QUEUE_BYTES } from './stream-consumer';
 import { nagImportedArn } from './nag';
 import { angleAddress } from '../shared/domain/linear-text';
@@ -247,16 +248,7 @@ export class Mail extends Construct {
       ],
       ['EventFailuresAlarm', eventFailures, 'SES events (bounces, complaints) could not be recorded'],
     ] as const) {
-      this.alarms.push(
-        new Alarm(this, name, {
-          alarmDescription: `Helpdesk ${settings.name}: ${what}`,
-          metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
+      this.alarms.push(firstMessageAlarm(this, name, settings.name, queue, what));
     }
   }
 }

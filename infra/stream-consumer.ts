@@ -33,6 +33,7 @@ import { WEBHOOK_CONSUMER, WEBHOOK_FILTERS } from '../shared/webhooks/stream-dis
 import type { EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
 import type { SearchCluster } from './search';
+import { firstMessageAlarm } from './monitoring';
 
 /** SQS's largest message: a retry message holds whole stream records (functions/stream/consumers.ts). */
 export const RETRY_MESSAGE_QUEUE_BYTES = 1_048_576;
@@ -107,16 +108,7 @@ export class StreamConsumer extends Construct {
         ...extra,
       });
     const deadLetterAlarm = (alarmId: string, queue: Queue, what: string, scope: Construct = retries) =>
-      this.alarms.push(
-        new Alarm(scope, alarmId, {
-          alarmDescription: `Helpdesk ${settings.name}: ${what}`,
-          metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
+      this.alarms.push(firstMessageAlarm(scope, alarmId, settings.name, queue, what));
 
     // Each consumer's retry queue, and its dead-letter queue (with an alarm) unless it brought one.
     const retryQueues = consumers.map((consumer) => {

@@ -14,7 +14,7 @@
  * deliveries and subscriptions and read the signing secret.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -25,6 +25,7 @@ import { Construct } from 'constructs';
 import { parseWebhookSettings } from '../shared/domain/webhooks';
 import type { EnvironmentSettings } from './environments';
 import { grantTable, helpdeskFunction } from './lambda';
+import { firstMessageAlarm } from './monitoring';
 import { RETRY_MESSAGE_QUEUE_BYTES } from './stream-consumer';
 import { WEBHOOK_DELIVER_GRANTS, WEBHOOK_DISPATCH_GRANTS } from '../shared/api/table-access';
 
@@ -143,14 +144,13 @@ export class Webhooks extends Construct {
       ['DispatchFailuresAlarm', dispatchFailures, 'webhook events could not be dispatched on any retry'],
     ] as const) {
       this.alarms.push(
-        new Alarm(this, name, {
-          alarmDescription: `Helpdesk ${settings.name}: ${what} (see the delivery log, GET /api/webhook-deliveries/)`,
-          metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
+        firstMessageAlarm(
+          this,
+          name,
+          settings.name,
+          queue,
+          `${what} (see the delivery log, GET /api/webhook-deliveries/)`,
+        ),
       );
     }
   }

@@ -37,7 +37,8 @@ const keyed = (statements: Record<string, Json>[]) =>
     .map((s) => ({ actions: actions([s]), keys: s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'] }));
 
 describe("the table stream's one reader", () => {
-  it('is the only reader of the stream, with mail, webhooks and search on or off', () => {
+  // Four synths: seconds each on a quiet machine.
+  it('is the only reader of the stream, with mail, webhooks and search on or off', { timeout: 180_000 }, () => {
     for (const context of [{}, MAIL_ON, { search: 'on' }, { ...MAIL_ON, search: 'on' }]) {
       const template = apiTemplate(buildHelpdesk(templateApp('dev', context)).api);
       const mappings = streamMappings(template);
