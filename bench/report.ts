@@ -134,9 +134,15 @@ export const bundleBudget = (bundle: { route: boolean; handler: string }) =>
  * well-kept IMAP client comes without them, and the function runs once a minute on a schedule with
  * one execution reserved, so its cold start delays no request. It misses issue 16's 300 KiB target,
  * which the report's "every bundle" row says; this budget keeps it from growing unseen. stream/consume: 430 KiB with
- * the time spent consumer (issue 36: 425.4 KiB without it, 4.7 KiB more), within 436.
+ * the time spent consumer (issue 36: 425.4 KiB without it, 4.7 KiB more); 453 KiB as the table stream's one reader
+ * (issue 33: webhook dispatch's payloads and mail's recipient rules join it, 23 KiB), and its consumers' retry
+ * handler, stream/retry, the same code, 448 KiB: within 456 each.
  */
-export const WORKER_EXCEPTIONS: Record<string, number> = { 'mail-in/poll': 1340 * 1024, 'stream/consume': 436 * 1024 };
+export const WORKER_EXCEPTIONS: Record<string, number> = {
+  'mail-in/poll': 1340 * 1024,
+  'stream/consume': 456 * 1024,
+  'stream/retry': 456 * 1024,
+};
 
 /**
  * Routes held to a budget of their own, and why. The two ticket lists run `?search=` through the RDS
