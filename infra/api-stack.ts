@@ -293,7 +293,7 @@ export class ApiStack extends Stack {
         bucket,
         mailSecret: mail?.secret,
       }).alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
-    new StreamConsumer(this, 'TicketCounts', { settings, table, search }).alarms.forEach((alarm) =>
+    new StreamConsumer(this, 'TicketCounts', { settings, table, search, webhooks, mail }).alarms.forEach((alarm) =>
       this.monitoring.addAlarm(alarm),
     );
     mail?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));

@@ -93,6 +93,14 @@ const settings = {
   webhookSecretArn: once(() => env('HELPDESK_WEBHOOK_SECRET_ARN') || undefined),
   webhookQueueUrl: once(() => env('HELPDESK_WEBHOOK_QUEUE_URL') || undefined),
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
+  streamRetryQueues: once((): Record<string, string> => {
+    const raw = env('HELPDESK_STREAM_RETRY_QUEUES');
+    if (!raw) return {};
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed === null || typeof parsed !== 'object' || Object.values(parsed).some((u) => typeof u !== 'string'))
+      throw new Error('HELPDESK_STREAM_RETRY_QUEUES must be a JSON object of consumer names to queue URLs');
+    return parsed as Record<string, string>;
+  }),
   mailBucket: once((): string => env('HELPDESK_MAIL_BUCKET') || required('BUCKET_NAME')),
   mailDomain: once(() => (env('HELPDESK_MAIL_DOMAIN') || 'localhost').toLowerCase()),
   mailTicketsPerSenderHour: once(() =>
@@ -372,6 +380,12 @@ export const config = {
     },
     get deadLetterUrl(): string | undefined {
       return settings.webhookDeadLetterUrl();
+    },
+  },
+  stream: {
+    /** Each stream consumer's retry queue on AWS, by consumer name (HELPDESK_STREAM_RETRY_QUEUES, set by the stack). */
+    get retryQueues(): Record<string, string> {
+      return settings.streamRetryQueues();
     },
   },
   search: {
