@@ -54,8 +54,8 @@ const SHARED = [
   'config',
   'observability',
 ];
-/** The functions the table's stream invokes: the consumer's own, and mail's (which reads its records). */
-const STREAM_FUNCTIONS = ['functions/stream/**/*.ts', 'functions/mail/queue.ts'];
+/** The functions of the table's stream: its one reader and its consumers' retry handler. */
+const STREAM_FUNCTIONS = ['functions/stream/**/*.ts'];
 /** The project's folders that Lambda code never imports. */
 const OUTSIDE = ['infra', 'bench', 'tests', 'functions'];
 

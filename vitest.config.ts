@@ -72,6 +72,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Two files at once. Three were measured (2026-11-28, whole runs at load 13-18 from other work):
+    // 1,061 s of wall time and 893 s of CPU against two's 899 s and 721 s, and tests over their limits.
     maxWorkers: 2,
     sequence: { sequencer: LongestFirst },
     projects: [
@@ -84,7 +86,12 @@ export default defineConfig({
       // Template tests build apps in memory and change nothing global: one worker process runs one
       // file after another, importing aws-cdk-lib once (measured: 33 s of CPU for the project with a
       // process per file, 20 s without). A file that sets process.env would need `isolate` back.
-      { extends: true, test: { name: 'infra', include: ['tests/infra/**/*.test.ts'], isolate: false } },
+      // A test that synthesises every environment's app, first in its process to ask for them (apiTemplateOf),
+      // took 53 s beside two other files at load 24: the project's tests get two minutes.
+      {
+        extends: true,
+        test: { name: 'infra', include: ['tests/infra/**/*.test.ts'], isolate: false, testTimeout: 120_000 },
+      },
       {
         extends: true,
         test: {

@@ -45,7 +45,7 @@ const LAYERS: [layer: string, pattern: RegExp][] = [
   ],
   [
     'store and AWS calls (marshalling, signing, HTTP)',
-    /\/@aws-sdk\/|\/@smithy\/|\/@aws\/|\/aws4fetch\/|\/shared\/store\//,
+    /\/@aws-sdk\/|\/@smithy\/|\/@aws\/|\/aws4fetch\/|\/shared\/store\/|\/shared\/aws\//,
   ],
   ['middleware chain', /\/@middy\/|\/shared\/middleware\/|\/shared\/api\//],
   ['handlers and domain rules', /\/functions\/|\/shared\/domain\//],

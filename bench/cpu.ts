@@ -5,7 +5,7 @@
  * a function's hot paths only after many calls, so the CPU per request falls over the first
  * thousands of requests (measured here for GET: 0.70 ms per request after 300, 0.50 after 3,000).
  * The warm-up runs in rounds of `count` requests, each measured, until a round costs no more than 5%
- * below the one before (at least 2 rounds, at most WARMUP_ROUNDS), and the rounds are reported with
+ * below the one before (at least MIN_WARMUP_ROUNDS rounds, at most WARMUP_ROUNDS), and the rounds are reported with
  * the result. A second, profiled pass of the same requests splits the time by layer
  * (bench/cpu-layers.ts); the profiler slows the process down, so the split is applied as shares of
  * the unprofiled figure.
@@ -105,7 +105,11 @@ async function run(
   );
 }
 
-/** The most warm-up rounds an operation gets before it is measured, settled or not. */
+/**
+ * Warm-up rounds an operation gets at least (4 rounds of 1,000: 4,000 requests, so that the figure
+ * does not hang on the settling rule) and at most, settled or not.
+ */
+const MIN_WARMUP_ROUNDS = 4;
 const WARMUP_ROUNDS = 8;
 /** A round this much cheaper than the one before means the JIT is still at work. */
 const SETTLING = 0.05;
@@ -136,7 +140,7 @@ export async function measureCpu(count = 1000): Promise<CpuResult[]> {
         warmup.push((await measured(sent, false)).cpuMs);
         sent += count;
         const [before, last] = warmup.slice(-2);
-        if (warmup.length >= 2 && last! >= before! * (1 - SETTLING)) break;
+        if (warmup.length >= MIN_WARMUP_ROUNDS && last! >= before! * (1 - SETTLING)) break;
       }
       const { cpuMs } = await measured(sent, false);
       const load = Math.round(loadavg()[0]! * 10) / 10;

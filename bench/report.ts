@@ -135,26 +135,19 @@ export const bundleBudget = (bundle: { route: boolean; handler: string }) =>
  * 174, imapflow 171, encoding-japanese 87; `npx tsx bench/bundles.ts --why mail-in/poll`): no
  * well-kept IMAP client comes without them, and the function runs once a minute on a schedule with
  * one execution reserved, so its cold start delays no request. It misses issue 16's 300 KiB target,
- * which the report's "every bundle" row says; this budget keeps it from growing unseen. stream/consume: 430 KiB with
- * the time spent consumer (issue 36: 425.4 KiB without it, 4.7 KiB more), within 436.
+ * which the report's "every bundle" row says; this budget keeps it from growing unseen.
  */
-export const WORKER_EXCEPTIONS: Record<string, number> = { 'mail-in/poll': 1340 * 1024, 'stream/consume': 436 * 1024 };
+export const WORKER_EXCEPTIONS: Record<string, number> = { 'mail-in/poll': 1340 * 1024 };
 
 /**
- * Routes held to a budget of their own, and why. The two ticket lists run `?search=` through the RDS
- * Data API, whose SDK client (@aws-sdk/client-rds-data) is most of their 458 and 472 KiB (issue 35);
- * stream/consume (425 KiB, above) carries it too, for the search indexer. Still owed: one signed POST
- * per statement through shared/aws/ (the Data API is REST-JSON, as the other AWS calls here are), which
- * would bring all three back under their budgets. tickets/list grew to 477 KiB with a limited staff
- * member's list (issue 34: the merge of their queues' listings). api/fallback carries the whole route
- * table (its 404s and 405s answer from it), 216 KiB once this stop's routes came in (time spent, mail
- * problems); owed: only the paths and methods compiled in, as the other routes have their RouteFacts.
- * Each came down by jose's ~30 KiB (without oidc, above; 2026-11-29): tickets/list 482.4 → 452.4 KiB,
- * user-tickets/list 465.9 → 435.9, api/fallback 222.4 → 191.8 (the release route's record among them).
+ * Routes held to a budget of their own, and why. api/fallback carries the whole route table (its 404s
+ * and 405s answer from it), 216 KiB once this stop's routes came in (time spent, mail problems); owed:
+ * only the paths and methods compiled in, as the other routes have their RouteFacts. (The ticket lists,
+ * 477 and 458 KiB, and stream/consume, 430, carried the RDS Data API's SDK client; through
+ * shared/aws/rds-data.ts they are 202, 186 and 157 KiB: issue 35.) Down by jose's ~30 KiB (without oidc,
+ * above; 2026-11-29): api/fallback 222.4 → 191.8 KiB (the release route's record among them).
  */
 export const ROUTE_EXCEPTIONS: Record<string, number> = {
-  'tickets/list': 455 * 1024,
-  'user-tickets/list': 438 * 1024,
   'api/fallback': 194 * 1024,
 };
 
@@ -281,9 +274,10 @@ table's stream, on AWS another function's work, not read meanwhile; the runtime'
 grants and DynamoDB's conflict rule off, being IAM's and DynamoDB's work on AWS), divided by
 ${cpu[0]!.requests} warm requests of each operation sent with 4 in flight from the benchmark's own process.
 Warm means settled: V8 optimises a function's hot paths only after many calls, so the first
-thousands of requests cost more. Before it is measured, each operation runs rounds of
-${cpu[0]!.requests} requests, each measured, until a round is no more than 5% cheaper than the one
-before (the last row). A second pass of the same
+thousands of requests cost more. Before it is measured, each operation runs at least 4 rounds of
+${cpu[0]!.requests} requests (a long warm-up, so that the figure does not hang on the rule that
+ends it), each measured, and more until a round is no more than 5% cheaper than the one before
+(the last row). A second pass of the same
 requests under V8's sampling profiler splits that time by layer: each sample counts for the innermost
 frame of a known layer on its stack (\`bench/cpu-layers.ts\`; Node's and builtins' frames count for
 their caller). Milliseconds per request:
@@ -779,6 +773,9 @@ it, those rows are DynamoDB Local's figures.
 |---|---|---|---|---|---|---|
 ${consumerRows}
 
+<!-- search:start -->
+<!-- search:end -->
+
 ## The optional edge
 
 CloudFront with AWS WAF in front of the API (\`-c edgeDomainName=... -c edgeCertificateArn=...\`,
@@ -831,6 +828,9 @@ its latency: at 80 ms, about 4 minutes.
   );
 }
 
+/** The Search section's markers (written by bench/search.ts, kept by the full run). */
+export const SEARCH_START = '<!-- search:start -->';
+export const SEARCH_END = '<!-- search:end -->';
 export const MAIL_IN_START = '<!-- mail-in:start -->';
 export const MAIL_IN_END = '<!-- mail-in:end -->';
 
@@ -911,6 +911,26 @@ stream consumer's write), and the runtime \`npm run bench\` measures has mail of
 there adds Lambda's stream polling (about 4 a second) and SQS's receive; SES's own latency is not
 in it.
 ${MAIL_END}`;
+}
+
+const MARKED_SECTION = /<!-- ([\w-]+):start -->[^]*?<!-- \1:end -->/g;
+
+/**
+ * `rendered` with each marked section (`<!-- name:start -->` … `<!-- name:end -->`) of `previous`
+ * that it renders empty or not at all: in place where it has the empty markers, else appended in
+ * the previous order. So a full run keeps what other modes (or hands) wrote.
+ */
+export function withKeptSections(rendered: string, previous: string): string {
+  let report = rendered;
+  for (const [section, name] of previous.matchAll(MARKED_SECTION)) {
+    const start = `<!-- ${name}:start -->`;
+    const end = `<!-- ${name}:end -->`;
+    const from = report.indexOf(start);
+    const to = report.indexOf(end);
+    const empty = from >= 0 && to > from && report.slice(from + start.length, to).trim() === '';
+    if (from < 0 || empty) report = withSection(report, start, end, section);
+  }
+  return report;
 }
 
 /** Replaces a marked section of the report, or appends it. */

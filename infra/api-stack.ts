@@ -290,7 +290,7 @@ export class ApiStack extends Stack {
       ? new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket, mailSecret: mail?.secret })
       : undefined;
     mailIn?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
-    new StreamConsumer(this, 'TicketCounts', { settings, table, search }).alarms.forEach((alarm) =>
+    new StreamConsumer(this, 'TicketCounts', { settings, table, search, webhooks, mail }).alarms.forEach((alarm) =>
       this.monitoring.addAlarm(alarm),
     );
     mail?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));

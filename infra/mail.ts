@@ -2,11 +2,11 @@
  * Mail out on AWS (docs/email.md, docs/operations.md "Mail"), made only where the environment turns
  * mail on (EnvironmentSettings.mail):
  *
- *   table stream (ticket items, new followups)
- *     ──▶ QueueMail ──▶ Mail queue ──▶ SendMail ──▶ SES v2 (configuration set)
- *         │             │
- *         │             └─ every attempt failed, or receives spent ──▶ MailDeadLetter
- *         └─ failures ──▶ QueueFailures
+ *   table stream (ticket items, new followups, escalations)
+ *     ──▶ the one reader's mail consumer ──▶ Mail queue ──▶ SendMail ──▶ SES v2 (configuration set)
+ *         (infra/stream-consumer.ts)        │
+ *         │                                 └─ every attempt failed, or receives spent ──▶ MailDeadLetter
+ *         └─ failed records ──▶ its retry queue ──▶ receives spent ──▶ QueueFailures
  *
  *   SES events (bounce, complaint, delivery, reject)
  *     ──▶ EventBridge default bus ──▶ rule ──▶ RecordMailEvent ──▶ mail log, suppression list
@@ -18,13 +18,12 @@
  * each failure queue has an alarm on its first message.
  */
 import { CfnOutput, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnRecordSet } from 'aws-cdk-lib/aws-route53';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -38,12 +37,14 @@ import {
 } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MAIL_EVENT_GRANTS, MAIL_QUEUE_GRANTS, MAIL_SEND_GRANTS } from '../shared/api/table-access';
+import { MAIL_EVENT_GRANTS, MAIL_SEND_GRANTS } from '../shared/api/table-access';
 import { MAIL_RETRY_DELAYS } from '../shared/domain/mail';
 import { SES_DETAIL_TYPES } from '../shared/domain/ses-events';
-import { ATTACHMENT_PREFIX, ESCALATION_ITEM_TYPE, TICKET_SORT_KEY } from '../shared/store/keys';
+import { ATTACHMENT_PREFIX } from '../shared/store/keys';
 import type { EnvironmentSettings, MailEnvironment } from './environments';
-import { filterEquals, grantTable, helpdeskFunction } from './lambda';
+import { grantTable, helpdeskFunction } from './lambda';
+import { firstMessageAlarm } from './monitoring';
+import { RETRY_MESSAGE_QUEUE_BYTES } from './stream-consumer';
 import { nagImportedArn } from './nag';
 import { angleAddress } from '../shared/domain/linear-text';
 
@@ -71,6 +72,12 @@ export class Mail extends Construct {
   readonly configurationSet: ConfigurationSet;
   /** The threading secret (Reply-To tags, thread roots): mail in (SES and IMAP) verifies replies with it. */
   readonly secret: Secret;
+  /** The queue of mails to send: the stream reader's mail consumer puts each mail on it. */
+  readonly queue: Queue;
+  /** The mail consumer's dead-letter queue (records its retries failed on): `QueueFailures`, as it was deployed. */
+  readonly consumerDeadLetter: Queue;
+  /** What the mail consumer reads (shared/config.ts `mail`), for the stream reader. */
+  readonly consumerEnvironment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: MailProps) {
     super(scope, id);
@@ -125,7 +132,8 @@ export class Mail extends Construct {
         ...extra,
       });
     const deadLetters = secureQueue('MailDeadLetter');
-    const queueFailures = secureQueue('QueueFailures');
+    // Once QueueMail's failure destination; the mail consumer's dead-letter queue since the one reader (issue 33).
+    const queueFailures = secureQueue('QueueFailures', { maxMessageSizeBytes: RETRY_MESSAGE_QUEUE_BYTES });
     const eventFailures = secureQueue('EventFailures');
     for (const queue of [deadLetters, queueFailures, eventFailures]) {
       Validations.of(queue).acknowledge({
@@ -134,10 +142,11 @@ export class Mail extends Construct {
       });
     }
     const sendTimeout = Duration.seconds(60);
-    const mailQueue = secureQueue('MailQueue', {
+    const mailQueue = (this.queue = secureQueue('MailQueue', {
       visibilityTimeout: Duration.seconds(6 * sendTimeout.toSeconds()),
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: MAIL_ATTEMPTS + SPARE_MAIL_RECEIVES },
-    });
+    }));
+    this.consumerDeadLetter = queueFailures;
 
     // Threading tags (Reply-To, thread roots) are keyed by this secret: made here, never in the repo.
     const secret = (this.secret = new Secret(this, 'MailSecret', {
@@ -151,44 +160,22 @@ export class Mail extends Construct {
         'is an operator step (docs/operations.md, "Mail").',
     });
 
-    const environment = {
-      TABLE_NAME: table.tableName,
-      BUCKET_NAME: bucket.bucketName,
+    // What the stream reader's mail consumer reads; the sender reads these and its own.
+    this.consumerEnvironment = {
       HELPDESK_MAIL_TRANSPORT: 'ses',
       HELPDESK_MAIL_FROM: mail.from,
-      HELPDESK_SES_CONFIGURATION_SET: this.configurationSet.configurationSetName,
-      HELPDESK_MAIL_SECRET_ARN: secret.secretArn,
       HELPDESK_MAIL_QUEUE_URL: mailQueue.queueUrl,
-      HELPDESK_MAIL_DEAD_LETTER_URL: deadLetters.queueUrl,
       ...(mail.onTicketUpdates ? { HELPDESK_MAIL_ON_TICKET_UPDATES: 'true' } : {}),
       ...(mail.disabledKinds?.length ? { HELPDESK_MAIL_DISABLED_KINDS: mail.disabledKinds.join(',') } : {}),
     };
-
-    const queueMail = helpdeskFunction(this, 'QueueMail', {
-      handler: 'mail/queue',
-      description: 'Committed ticket changes → the mail log and one queued message per mail',
-      settings,
-      environment,
-      timeout: Duration.seconds(60),
-    });
-    grantTable(queueMail, table, MAIL_QUEUE_GRANTS);
-    mailQueue.grantSendMessages(queueMail);
-    queueMail.addEventSource(
-      new DynamoEventSource(table, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
-        bisectBatchOnError: true,
-        retryAttempts: 10,
-        onFailure: new SqsDlq(queueFailures),
-        filters: [
-          FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: filterEquals(TICKET_SORT_KEY) } } } }),
-          FilterCriteria.filter({
-            eventName: filterEquals('INSERT'),
-            dynamodb: { NewImage: { type: { S: FilterRule.or('followup', ESCALATION_ITEM_TYPE) } } },
-          }),
-        ],
-      }),
-    );
+    const environment = {
+      TABLE_NAME: table.tableName,
+      BUCKET_NAME: bucket.bucketName,
+      ...this.consumerEnvironment,
+      HELPDESK_SES_CONFIGURATION_SET: this.configurationSet.configurationSetName,
+      HELPDESK_MAIL_SECRET_ARN: secret.secretArn,
+      HELPDESK_MAIL_DEAD_LETTER_URL: deadLetters.queueUrl,
+    };
 
     const sendMail = helpdeskFunction(this, 'SendMail', {
       handler: 'mail/send',
@@ -253,19 +240,15 @@ export class Mail extends Construct {
         deadLetters,
         'mails could not be sent on any attempt (see GET /api/tickets/{id}/emails/)',
       ],
-      ['QueueFailuresAlarm', queueFailures, 'committed changes could not be turned into mails'],
+      [
+        'QueueFailuresAlarm',
+        queueFailures,
+        'committed changes could not be turned into mails on any retry (docs/operations.md, "Runbook: a stream ' +
+          'consumer\'s dead letters")',
+      ],
       ['EventFailuresAlarm', eventFailures, 'SES events (bounces, complaints) could not be recorded'],
     ] as const) {
-      this.alarms.push(
-        new Alarm(this, name, {
-          alarmDescription: `Helpdesk ${settings.name}: ${what}`,
-          metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
+      this.alarms.push(firstMessageAlarm(this, name, settings.name, queue, what));
     }
   }
 }

@@ -31,6 +31,19 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { METRICS, SERVICE_NAME } from '../shared/observability';
 import type { EnvironmentSettings } from './environments';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+
+/** An alarm on a failure queue's first message (a dead-letter queue's: each is watched so). */
+export function firstMessageAlarm(scope: Construct, id: string, environment: string, queue: IQueue, what: string) {
+  return new Alarm(scope, id, {
+    alarmDescription: `Helpdesk ${environment}: ${what}`,
+    metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
 
 const PERIOD = Duration.minutes(5);
 

@@ -1,59 +1,170 @@
 /**
- * The table's stream consumer on AWS (functions/stream/consume.ts): a function on the table's stream, filtered to what
- * it needs (ticket items; followups inserted, modified and removed; attachments inserted and removed), keeps the
- * counts, mends collections and writes the change feed (shared/consumer/table-changes.ts). It is the only
- * writer of the counts and of the feed, so no request's transaction shares an item with another's. Batches are retried,
- * split on error, and after that go to a failure queue with an alarm; the consumer is idempotent, so retries never
- * double-count.
+ * The table stream's one reader on AWS (issue 33): one event source mapping, on the function
+ * functions/stream/consume.ts, whose batch fans out in process to every consumer (shared/consumer/fan-out.ts):
+ * the ticket state (counts, listings, page snapshots, repairs), the change feed, time spent, the
+ * search index where search is on, webhook dispatch, and mail where the environment sends it.
+ * DynamoDB Streams serves about two readers a shard before it throttles; three mappings read it
+ * before, and search would have made four.
+ *
+ *   table stream ──▶ CountTickets ──▶ each consumer, with the records its filters pass
+ *                    │                └─ fails ──▶ its retry queue ──▶ RetryConsumers (the same code)
+ *                    │                                               └─ receives spent ──▶ its dead-letter queue
+ *                    └─ could not queue a failed consumer's records: the batch retried, bisected ──▶ CountFailures
+ *
+ * The mapping's filter is the union of the consumers' (merged to the fewest patterns); each
+ * consumer's own is applied in process. The function's role is the union of the consumers' grants
+ * (docs/security.md, "The table stream's one reader"). Every dead-letter queue and the stream's
+ * iterator age have alarms.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { keys, MAIL_PREFIX, TICKET_SORT_KEY } from '../shared/store/keys';
+import { streamReaderGrants } from '../shared/api/table-access';
+import type { FilterPattern } from '../shared/domain/stream-filters';
+import { mergedPatterns } from '../shared/domain/stream-filters';
+import { SEARCH_FILTERS, TABLE_CHANGE_CONSUMERS } from '../shared/consumer/stream-filters';
+import { MAIL_CONSUMER, MAIL_FILTERS } from '../shared/mail/queue-mail';
+import { WEBHOOK_CONSUMER, WEBHOOK_FILTERS } from '../shared/webhooks/stream-dispatch';
 import type { EnvironmentSettings } from './environments';
-import { filterEquals, grantTable, helpdeskFunction } from './lambda';
-import { STREAM_CONSUMER_GRANTS } from '../shared/api/table-access';
+import { grantTable, helpdeskFunction } from './lambda';
 import type { SearchCluster } from './search';
+import { firstMessageAlarm } from './monitoring';
+
+/** SQS's largest message: a retry message holds whole stream records (functions/stream/consumers.ts). */
+export const RETRY_MESSAGE_QUEUE_BYTES = 1_048_576;
+/** Receives of a retry message before it goes to its consumer's dead-letter queue. */
+export const RETRY_RECEIVES = 5;
+/** The reader's and the retry handler's timeout: a batch of 500 takes seconds at DynamoDB's latencies. */
+const READER_TIMEOUT = Duration.minutes(1);
+/** The stream's records wait this long (the maximum age over a minute), three minutes in a row, to alarm. */
+export const ITERATOR_AGE_ALARM_MS = 60_000;
+
+/** A consumer the reader fans out to: its name (as the code spells it), retry queue id and dead-letter queue. */
+interface ConsumerQueues {
+  name: string;
+  id: string;
+  filters: readonly FilterPattern[];
+  /** A dead-letter queue made elsewhere (kept from before the one reader), else one is made here. */
+  deadLetter?: Queue;
+}
 
 export interface StreamConsumerProps {
   settings: EnvironmentSettings;
   table: ITable;
   /** The search index it keeps too (shared/search/indexer.ts), where search is on. */
   search?: SearchCluster;
+  /** Webhook dispatch: the deliveries queue it fills, its settings, its dead-letter queue. */
+  webhooks: { queue: Queue; environment: Record<string, string>; consumerDeadLetter: Queue };
+  /** Mail, where the environment sends it: the mail queue it fills, its settings, its dead-letter queue. */
+  mail?: { queue: Queue; consumerEnvironment: Record<string, string>; consumerDeadLetter: Queue };
 }
 
 /**
- * Named for what it keeps at first (ticket counts), its construct id (`TicketCounts`, api-stack.ts)
+ * Named for what it kept at first (ticket counts), its construct id (`TicketCounts`, api-stack.ts)
  * and its function's (`CountTickets`) stay: CloudFormation's logical ids come from them, and new ids
  * would replace the deployed function and its event source mapping (which would then start again
- * from the stream's TRIM_HORIZON): tests/infra/stream-consumer.test.ts pins them.
+ * from the stream's TRIM_HORIZON, applying 24 hours of records again): tests/infra/stream-consumer.test.ts
+ * pins them.
  */
 export class StreamConsumer extends Construct {
-  /** Batches given up on, and the stream read falling behind. */
-  readonly alarms: Alarm[];
+  /** Batches given up on, each consumer's dead letters, and the stream read falling behind. */
+  readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: StreamConsumerProps) {
     super(scope, id);
-    const { settings, table, search } = props;
-    const count = helpdeskFunction(this, 'CountTickets', {
+    const { settings, table, search, webhooks, mail } = props;
+    const consumers: ConsumerQueues[] = [
+      { name: 'ticket state', id: 'TicketState', filters: TABLE_CHANGE_CONSUMERS['ticket state'] },
+      { name: 'change feed', id: 'ChangeFeed', filters: TABLE_CHANGE_CONSUMERS['change feed'] },
+      { name: 'time spent', id: 'TimeSpent', filters: TABLE_CHANGE_CONSUMERS['time spent'] },
+      ...(search ? [{ name: 'search index', id: 'SearchIndex', filters: SEARCH_FILTERS }] : []),
+      {
+        name: WEBHOOK_CONSUMER,
+        id: 'WebhookDispatch',
+        filters: WEBHOOK_FILTERS,
+        deadLetter: webhooks.consumerDeadLetter,
+      },
+      ...(mail
+        ? [{ name: MAIL_CONSUMER, id: 'Mail', filters: MAIL_FILTERS, deadLetter: mail.consumerDeadLetter }]
+        : []),
+    ];
+
+    // The retry queues, dead letters, their alarms and the retry handler: in a nested stack of their own, so that
+    // the API stack keeps its headroom (tests/infra/stack.test.ts); the reader stays where it was deployed.
+    const retries = new NestedStack(this, 'Retries', {
+      description: "Helpdesk: the table stream consumers' retry queues, dead letters and retry handler",
+    });
+    const secureQueue = (queueId: string, extra: Partial<ConstructorParameters<typeof Queue>[2]> = {}) =>
+      new Queue(retries, queueId, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+        maxMessageSizeBytes: RETRY_MESSAGE_QUEUE_BYTES,
+        ...extra,
+      });
+    const deadLetterAlarm = (alarmId: string, queue: Queue, what: string, scope: Construct = retries) =>
+      this.alarms.push(firstMessageAlarm(scope, alarmId, settings.name, queue, what));
+
+    // Each consumer's retry queue, and its dead-letter queue (with an alarm) unless it brought one.
+    const retryQueues = consumers.map((consumer) => {
+      let deadLetter = consumer.deadLetter;
+      if (!deadLetter) {
+        deadLetter = secureQueue(`${consumer.id}DeadLetter`);
+        Validations.of(deadLetter).acknowledge({
+          id: 'AwsSolutions-SQS3',
+          reason: 'This queue is itself a dead-letter queue (records a consumer failed on every retry), alarmed.',
+        });
+        deadLetterAlarm(
+          `${consumer.id}DeadLetterAlarm`,
+          deadLetter,
+          `the stream consumer "${consumer.name}" failed on records on every retry (docs/operations.md, ` +
+            `"Runbook: a stream consumer's dead letters")`,
+        );
+      }
+      return {
+        ...consumer,
+        queue: secureQueue(`${consumer.id}Retry`, {
+          // Longer than the retry handler may run on one message (timeout × 6, as Lambda recommends).
+          visibilityTimeout: Duration.seconds(6 * READER_TIMEOUT.toSeconds()),
+          deadLetterQueue: { queue: deadLetter, maxReceiveCount: RETRY_RECEIVES },
+        }),
+      };
+    });
+
+    // What every consumer reads: the reader and the retry handler run the same consumers.
+    const environment = {
+      TABLE_NAME: table.tableName,
+      // The change feed's attachment links (`file`) are absolute behind the edge, else paths.
+      ...(settings.edge ? { HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}` } : {}),
+      ...(search ? search.environment : {}),
+      ...webhooks.environment,
+      ...(mail ? mail.consumerEnvironment : {}),
+      HELPDESK_STREAM_RETRY_QUEUES: Stack.of(this).toJsonString(
+        Object.fromEntries(retryQueues.map((c) => [c.name, c.queue.queueUrl])),
+      ),
+    };
+    const asConsumers = (fn: NodejsFunction) => {
+      grantTable(fn, table, streamReaderGrants({ mail: !!mail }));
+      search?.grant(fn);
+      webhooks.queue.grantSendMessages(fn);
+      mail?.queue.grantSendMessages(fn);
+    };
+
+    const reader = helpdeskFunction(this, 'CountTickets', {
       handler: 'stream/consume',
       description:
-        'Keeps ticket counts and the change feed from the table stream; mends collections; backfills on request',
+        "The table stream's one reader: counts, listings, change feed, time spent, search, webhooks, mail; backfills",
       settings,
-      // The change feed's attachment links (`file`) are absolute behind the edge, else paths.
-      environment: {
-        TABLE_NAME: table.tableName,
-        ...(settings.edge ? { HELPDESK_PUBLIC_URL: `https://${settings.edge.domainName}` } : {}),
-        ...(search ? search.environment : {}),
-      },
-      timeout: Duration.minutes(1),
+      environment,
+      timeout: READER_TIMEOUT,
     });
-    grantTable(count, table, STREAM_CONSUMER_GRANTS);
-    search?.grant(count);
+    asConsumers(reader);
+    for (const { queue } of retryQueues) queue.grantSendMessages(reader);
     const failures = new Queue(this, 'CountFailures', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -63,7 +174,7 @@ export class StreamConsumer extends Construct {
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is itself a dead-letter queue (batches the stream gave up on), watched by an alarm.',
     });
-    count.addEventSource(
+    reader.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
         // Chosen by measurement (docs/data-model.md, "The stream consumer"): a batch's time is mostly
@@ -75,65 +186,52 @@ export class StreamConsumer extends Construct {
         batchSize: 500,
         maxBatchingWindow: Duration.seconds(0),
         parallelizationFactor: 1,
+        // A batch fails only when a failed consumer's records could not be put on its retry queue.
         bisectBatchOnError: true,
         retryAttempts: 10,
         onFailure: new SqsDlq(failures),
-        filters: [
-          FilterCriteria.filter({ dynamodb: { Keys: { SK: { S: filterEquals(TICKET_SORT_KEY) } } } }),
-          FilterCriteria.filter({
-            eventName: filterEquals('INSERT'),
-            dynamodb: { NewImage: { type: { S: FilterRule.or('followup', 'attachment') } } },
-          }),
-          // The change feed's followup.updated, followup.deleted and attachment.deleted.
-          FilterCriteria.filter({
-            eventName: FilterRule.or('MODIFY', 'REMOVE'),
-            dynamodb: { OldImage: { type: { S: filterEquals('followup') } } },
-          }),
-          FilterCriteria.filter({
-            eventName: filterEquals('REMOVE'),
-            dynamodb: { OldImage: { type: { S: filterEquals('attachment') } } },
-          }),
-          // The change feed's mail.bounced and mail.complained (a mail log entry's status: consumer/events-of.ts).
-          FilterCriteria.filter({
-            eventName: filterEquals('MODIFY'),
-            dynamodb: {
-              Keys: { PK: { S: [{ prefix: MAIL_PREFIX }] } },
-              NewImage: { status: { S: FilterRule.or('bounced', 'complained') } },
-            },
-          }),
-          // The search index's custom field definitions (which values requesters may find).
-          ...(search
-            ? [FilterCriteria.filter({ dynamodb: { Keys: { PK: { S: filterEquals(keys.customFieldPartition) } } } })]
-            : []),
-        ],
+        // The consumers' filters together, merged (Lambda allows 5 a mapping unless raised: 4, and 5 with search).
+        filters: mergedPatterns(consumers.flatMap((c) => c.filters)).map((pattern) =>
+          FilterCriteria.filter(pattern as Record<string, unknown>),
+        ),
       }),
     );
-    const failed = new Alarm(this, 'FailuresAlarm', {
-      alarmDescription:
-        `Helpdesk ${settings.name}: ticket count batches failed on every retry (counts may be off: ` +
-        `invoke CountTickets with ` +
-        `{"backfill": true} after ` +
-        `fixing the cause)`,
-      metric: failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+
+    const retry = helpdeskFunction(retries, 'RetryConsumers', {
+      handler: 'stream/retry',
+      description: "A stream consumer's failed records, applied again from its retry queue",
+      settings,
+      environment,
+      timeout: READER_TIMEOUT,
     });
-    // The age of the newest record of a batch when the function got it: how far derived state (counts,
-    // lists, the change feed) lags the writes. A minute, three minutes in a row, is no burst's lag
-    // (docs/data-model.md, "One reader of the stream"); the stream keeps records 24 hours.
-    const behind = new Alarm(this, 'IteratorAgeAlarm', {
-      alarmDescription:
-        `Helpdesk ${settings.name}: the table stream's consumer is more than a minute behind the ` +
-        `writes (counts, lists ` +
-        `and the change feed lag)`,
-      metric: count.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }),
-      threshold: 60_000,
-      evaluationPeriods: 3,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    this.alarms = [failed, behind];
+    asConsumers(retry);
+    for (const { queue } of retryQueues)
+      // One message at a time (up to 1 MiB of records), two at once per queue at most (SQS's least).
+      retry.addEventSource(
+        new SqsEventSource(queue, { batchSize: 1, maxConcurrency: 2, reportBatchItemFailures: true }),
+      );
+
+    deadLetterAlarm(
+      'FailuresAlarm',
+      failures,
+      "stream batches failed on every retry (a consumer's records could not be queued for retry: counts, lists " +
+        'and the other consumers may be off; replay the batch: docs/operations.md, "Runbook: ticket counts")',
+      this,
+    );
+    // The age of the newest record of a batch when the function got it: how far every consumer lags the writes. A
+    // minute, three minutes in a row, is no burst's lag (docs/data-model.md, "One reader of the stream on AWS"); the
+    // stream keeps records 24 hours.
+    this.alarms.push(
+      new Alarm(this, 'IteratorAgeAlarm', {
+        alarmDescription:
+          `Helpdesk ${settings.name}: the table stream's reader is more than a minute behind the writes ` +
+          '(counts, lists, the change feed, webhooks and mail lag)',
+        metric: reader.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }),
+        threshold: ITERATOR_AGE_ALARM_MS,
+        evaluationPeriods: 3,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
   }
 }

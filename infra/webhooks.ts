@@ -2,32 +2,31 @@
  * Webhook delivery on AWS (docs/webhooks.md):
  *
  *   table stream (inserted event items only)
- *     ──▶ Dispatch ──▶ Deliveries queue ──▶ Deliver ──▶ receivers
- *         │            │
- *         │            └─ schedule spent ──▶ DeliveriesDeadLetter queue
- *         └─ failures after retries ──▶ DispatchFailures queue
+ *     ──▶ the one reader's webhook consumer ──▶ Deliveries queue ──▶ Deliver ──▶ receivers
+ *         (infra/stream-consumer.ts)            │
+ *         │                                     └─ schedule spent ──▶ DeliveriesDeadLetter queue
+ *         └─ failed records ──▶ its retry queue ──▶ receives spent ──▶ DispatchFailures queue
  *
- * A schedule also runs Dispatch every 15 minutes for events still in the outbox an hour after they
- * were written (the stream's retries spent), so none is stranded. Event items are the outbox's
- * (environment receivers) and the change events (subscriptions). Each failure queue has an alarm on
- * its first message. Dispatch may write only the outbox and the deliveries; Deliver may touch only
- * the deliveries and subscriptions and read the signing secret.
+ * Dispatch runs every 15 minutes for events still in the outbox an hour after they were written
+ * (the reader's retries spent), so none is stranded. Event items are the outbox's (environment
+ * receivers) and the change events (subscriptions). Each failure queue has an alarm on its first
+ * message. Dispatch may write only the outbox and the deliveries; Deliver may touch only the
+ * deliveries and subscriptions and read the signing secret.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { parseWebhookSettings } from '../shared/domain/webhooks';
-import { OUTBOX_ITEM_TYPE } from '../shared/store/outbox';
-import { CHANGE_EVENT_ITEM_TYPE } from '../shared/webhooks/change-events';
 import type { EnvironmentSettings } from './environments';
-import { filterEquals, grantTable, helpdeskFunction } from './lambda';
+import { grantTable, helpdeskFunction } from './lambda';
+import { firstMessageAlarm } from './monitoring';
+import { RETRY_MESSAGE_QUEUE_BYTES } from './stream-consumer';
 import { WEBHOOK_DELIVER_GRANTS, WEBHOOK_DISPATCH_GRANTS } from '../shared/api/table-access';
 
 /** Receives of a delivery message beyond one per attempt, before SQS gives up on it. */
@@ -42,8 +41,10 @@ export class Webhooks extends Construct {
   readonly queue: Queue;
   readonly secret: Secret;
   readonly alarms: Alarm[] = [];
-  /** What the API functions need to record events and queue redeliveries. */
+  /** What the API functions need to record events and queue redeliveries (and the stream reader to dispatch). */
   readonly environment: Record<string, string>;
+  /** The stream reader's webhook consumer's dead-letter queue: `DispatchFailures`, as it was deployed. */
+  readonly consumerDeadLetter: Queue;
 
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
@@ -84,11 +85,14 @@ export class Webhooks extends Construct {
       // every receive was spent without an answer.
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: parsed.retryDelays.length + 1 + SPARE_RECEIVES },
     });
-    const dispatchFailures = new Queue(this, 'DispatchFailures', {
+    // Once the Dispatch mapping's failure destination; the webhook consumer's dead-letter queue since the one
+    // reader (issue 33).
+    const dispatchFailures = (this.consumerDeadLetter = new Queue(this, 'DispatchFailures', {
+      maxMessageSizeBytes: RETRY_MESSAGE_QUEUE_BYTES,
       retentionPeriod: retention,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-    });
+    }));
     for (const queue of [deadLetters, dispatchFailures]) {
       Validations.of(queue).acknowledge({
         id: 'AwsSolutions-SQS3',
@@ -109,31 +113,14 @@ export class Webhooks extends Construct {
 
     const dispatch = helpdeskFunction(this, 'Dispatch', {
       handler: 'webhooks/dispatch',
-      description: 'Webhook outbox events → one queued delivery per receiver',
+      description: 'Webhook outbox events the stream reader left → one queued delivery per receiver',
       settings,
       environment,
       timeout: Duration.seconds(30),
     });
     grantTable(dispatch, table, WEBHOOK_DISPATCH_GRANTS);
     this.queue.grantSendMessages(dispatch);
-    dispatch.addEventSource(
-      new DynamoEventSource(table, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 10,
-        bisectBatchOnError: true,
-        retryAttempts: 10,
-        reportBatchItemFailures: true,
-        onFailure: new SqsDlq(dispatchFailures),
-        filters: [OUTBOX_ITEM_TYPE, CHANGE_EVENT_ITEM_TYPE].map((type) =>
-          FilterCriteria.filter({
-            eventName: filterEquals('INSERT'),
-            dynamodb: { NewImage: { type: { S: filterEquals(type) } } },
-          }),
-        ),
-      }),
-    );
-
-    // And on a schedule, for events the stream gave up on (functions/webhooks/dispatch.ts).
+    // On a schedule, for events the stream reader gave up on (functions/webhooks/dispatch.ts).
     new Rule(this, 'DispatchStranded', {
       description: 'Dispatches webhook events that stayed in the outbox',
       schedule: Schedule.rate(Duration.minutes(15)),
@@ -154,17 +141,16 @@ export class Webhooks extends Construct {
 
     for (const [name, queue, what] of [
       ['DeliveriesDeadLetterAlarm', deadLetters, 'webhook deliveries failed on every attempt of the schedule'],
-      ['DispatchFailuresAlarm', dispatchFailures, 'webhook events could not be dispatched'],
+      ['DispatchFailuresAlarm', dispatchFailures, 'webhook events could not be dispatched on any retry'],
     ] as const) {
       this.alarms.push(
-        new Alarm(this, name, {
-          alarmDescription: `Helpdesk ${settings.name}: ${what} (see the delivery log, GET /api/webhook-deliveries/)`,
-          metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
+        firstMessageAlarm(
+          this,
+          name,
+          settings.name,
+          queue,
+          `${what} (see the delivery log, GET /api/webhook-deliveries/)`,
+        ),
       );
     }
   }

@@ -82,6 +82,7 @@ const settings = {
     executionEnv: env('AWS_EXECUTION_ENV') || undefined,
     userAgentAppId: env('AWS_SDK_UA_APP_ID') || undefined,
     sesEndpoint: env('AWS_ENDPOINT_URL_SESV2') || undefined,
+    rdsDataEndpoint: env('AWS_ENDPOINT_URL_RDS_DATA') || undefined,
   })),
   webhookLoopbackAllowed: once(() => env('HELPDESK_WEBHOOK_ALLOW_LOOPBACK') === 'true'),
   webhookSettings: once((): WebhookSettings => parseWebhookSettings(process.env, settings.webhookLoopbackAllowed())),
@@ -92,6 +93,14 @@ const settings = {
   webhookSecretArn: once(() => env('HELPDESK_WEBHOOK_SECRET_ARN') || undefined),
   webhookQueueUrl: once(() => env('HELPDESK_WEBHOOK_QUEUE_URL') || undefined),
   webhookDeadLetterUrl: once(() => env('HELPDESK_WEBHOOK_DEAD_LETTER_URL') || undefined),
+  streamRetryQueues: once((): Record<string, string> => {
+    const raw = env('HELPDESK_STREAM_RETRY_QUEUES');
+    if (!raw) return {};
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed === null || typeof parsed !== 'object' || Object.values(parsed).some((u) => typeof u !== 'string'))
+      throw new Error('HELPDESK_STREAM_RETRY_QUEUES must be a JSON object of consumer names to queue URLs');
+    return parsed as Record<string, string>;
+  }),
   mailBucket: once((): string => env('HELPDESK_MAIL_BUCKET') || required('BUCKET_NAME')),
   imapMailBucket: once(() => env('HELPDESK_IMAP_MAIL_BUCKET') || undefined),
   mailReleaseFunction: once(() => env('HELPDESK_MAIL_RELEASE_FUNCTION') || undefined),
@@ -107,6 +116,7 @@ const settings = {
   ),
   mailCcsPerMessage: once(() => wholeNumber('HELPDESK_MAIL_IN_CCS_PER_MESSAGE', MAIL_IN_CCS_PER_MESSAGE)),
   mailParseBudgetMs: once(() => wholeNumber('HELPDESK_MAIL_IN_PARSE_BUDGET_MS', MAIL_IN_PARSE_BUDGET_MS)),
+  customFieldsCacheMs: once(() => wholeNumber('HELPDESK_CUSTOM_FIELDS_CACHE_MS', DEFINITIONS_TTL_MS)),
   mailDnsRecords: once((): Record<string, string[][]> | undefined => {
     const file = env('HELPDESK_MAIL_IN_DNS_FILE');
     return file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string[][]>) : undefined;
@@ -166,6 +176,8 @@ export const MAIL_IN_REPLIES_PER_TICKET_HOUR = 30;
 export const MAIL_IN_CCS_PER_MESSAGE = 10;
 /** CPU time parsing and cleaning one message may take in its worker before it is set aside. */
 export const MAIL_IN_PARSE_BUDGET_MS = 20_000;
+/** How long a warm function keeps the custom field definitions (store/custom-fields.ts). */
+export const DEFINITIONS_TTL_MS = 60_000;
 
 /** A setting that is a whole number, or its default when unset. */
 function wholeNumber(name: string, fallback: number): number {
@@ -277,6 +289,13 @@ export const config = {
   get eventsSettleMs(): number {
     return settings.eventsSettleMs();
   },
+  /**
+   * HELPDESK_CUSTOM_FIELDS_CACHE_MS: how long a warm function keeps the custom field definitions, so how
+   * soon a definition written elsewhere (another function, the CLI) shows. Default: DEFINITIONS_TTL_MS.
+   */
+  get customFieldsCacheMs(): number {
+    return settings.customFieldsCacheMs();
+  },
   mailIn: {
     /** The bucket of received raw messages (HELPDESK_MAIL_BUCKET; locally the attachments bucket, under `inbound/`). */
     get bucket(): string {
@@ -386,6 +405,12 @@ export const config = {
     },
     get deadLetterUrl(): string | undefined {
       return settings.webhookDeadLetterUrl();
+    },
+  },
+  stream: {
+    /** Each stream consumer's retry queue on AWS, by consumer name (HELPDESK_STREAM_RETRY_QUEUES, set by the stack). */
+    get retryQueues(): Record<string, string> {
+      return settings.streamRetryQueues();
     },
   },
   search: {

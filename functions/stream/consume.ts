@@ -1,16 +1,20 @@
 /**
- * The table's stream consumer (infra/stream-consumer.ts): counts, listings, page snapshots, the
- * change feed and collection repairs. Each batch goes through consumer/table-changes.ts, which is
- * idempotent, so a failed batch is simply
- * thrown back for Lambda to retry (then split, then sent to the failure queue). Invoked by hand with
- * `{"backfill": true}`, it counts the tickets of a table written by an earlier version and gives
- * their followups and attachments refs (docs/data-model.md, "Upgrading a table").
+ * The table stream's one reader on AWS (infra/stream-consumer.ts; issue 33): each batch fans out to
+ * every consumer (consumers.ts), each given only its records and isolated: a consumer that fails
+ * has its records put on its own retry queue (retry.ts applies them again) and the batch still
+ * succeeds, so no consumer stalls another. Only a failure to queue those records fails the batch,
+ * which Lambda then retries, bisects, and parks on the failure queue (alarmed); every consumer is
+ * idempotent, so a retried batch is a repeat. Invoked by hand with `{"backfill": true}`, it counts the
+ * tickets of a table written by an earlier version and gives their followups and attachments refs
+ * (docs/data-model.md, "Upgrading a table").
  */
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/observability';
 import { backfill } from '../../shared/consumer/backfill';
-import { tableChangeOf } from '../../shared/consumer/stream-records';
-import { applyTableChanges } from '../../shared/consumer/table-changes';
+import { fanOut } from '../../shared/consumer/fan-out';
+import { sqsRetrySink, streamConsumers } from './consumers';
+
+const consumers = streamConsumers();
 
 export async function handler(event: DynamoDBStreamEvent | { backfill: true }): Promise<unknown> {
   if (!('Records' in event)) {
@@ -18,6 +22,6 @@ export async function handler(event: DynamoDBStreamEvent | { backfill: true }): 
     logger.info('backfill done', done);
     return done;
   }
-  await applyTableChanges(event.Records.map(tableChangeOf));
-  return {};
+  const { retried } = await fanOut(event.Records, consumers, sqsRetrySink);
+  return retried.length ? { retried } : {};
 }

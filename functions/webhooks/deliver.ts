@@ -18,7 +18,7 @@ import { attemptDelivery } from '../../shared/webhooks/service';
 import { logger } from '../../shared/observability';
 import { recordDeadLettered } from '../../shared/store/deliveries';
 import { hideMessage, sendMessage } from '../../shared/aws/sqs';
-import { webhookContext } from './context';
+import { webhookContext } from '../../shared/webhooks/context';
 
 const ctx = webhookContext();
 const queueUrl = config.webhooks.queueUrl!;

@@ -1,7 +1,7 @@
 /**
  * Mail in the local runtime (issue 22): the same consumer and sender as on AWS, driven in-process.
- * The table stream's poller hands each batch to the consumer (where AWS has a function on the
- * stream), and timers hold the mails waiting for their attempt (where AWS has SQS). Nothing leaves
+ * The table stream's poller fans each batch out to the consumer (as the one reader does on AWS),
+ * and timers hold the mails waiting for their attempt (where AWS has SQS). Nothing leaves
  * the machine by default: mail is captured as .eml files in `<data dir>/mailbox` (owner-only), which
  * `npm run helpdesk -- mail` lists and prints; with HELPDESK_SMTP_URL it goes to that SMTP server.
  * A restart loses nothing: the stream is read again from its oldest record, and every mail still
@@ -14,13 +14,13 @@ import { config } from '../../shared/config';
 import type { MailRef } from '../../shared/domain/mail';
 import { logger } from '../../shared/observability';
 import { MAIL_QUEUE_GRANTS, MAIL_SEND_GRANTS } from '../../shared/api/table-access';
-import { queueMailFor, type MailQueue } from '../../shared/mail/queue-mail';
+import { mailConsumer, type MailQueue } from '../../shared/mail/queue-mail';
 import { mailSecret } from '../../shared/mail/secret';
 import { sendMail, type SenderContext } from '../../shared/mail/send-mail';
 import { transportFor } from '../../shared/mail/transports';
-import type { TableChange } from '../../shared/consumer/changes';
+import type { FilteredConsumer } from '../../shared/consumer/changes';
 import { ensureLocalSecret } from './secrets';
-import { asFunction } from './table-access';
+import { asFunction, consumerAs } from './table-access';
 
 /** After an error of our own (the engines busy, say): try that step again this much later. */
 const RECOVER_MS = 2000;
@@ -28,8 +28,9 @@ const RECOVER_MS = 2000;
 export interface LocalMail {
   /** The folder mail is captured in (undefined when it goes to SMTP, or nowhere). */
   mailboxDir: string | undefined;
-  /** Records and queues the mails of a batch of the table's stream (the local stream poller calls it). */
-  queueChanges(changes: TableChange[]): Promise<void>;
+  /** The mail consumer of the table's stream (the local stream poller fans out to it), held to its grants; none
+   * without a transport. */
+  consumer: FilteredConsumer | undefined;
   stop(): Promise<void>;
 }
 
@@ -88,10 +89,7 @@ export function startLocalMail(dataDir: string): LocalMail {
 
   return {
     mailboxDir: settings.transport === 'mailbox' ? settings.mailboxDir : undefined,
-    async queueChanges(changes) {
-      if (!ctx) return;
-      await asFunction('mail/queue', MAIL_QUEUE_GRANTS, () => queueMailFor(changes, queue, settings));
-    },
+    consumer: ctx && consumerAs('mail/queue', MAIL_QUEUE_GRANTS, mailConsumer(queue, settings)),
     async stop() {
       stopped = true;
       timers.forEach(clearTimeout);

@@ -123,12 +123,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     webhooks = await startLocalWebhooks(dataDir);
     mail = (await import('./mail')).startLocalMail(dataDir);
     const { startLocalTableStream } = await import('./table-stream');
-    const localWebhooks = webhooks;
-    const localMail = mail;
-    stream = await startLocalTableStream(undefined, async (changes) => {
-      await localWebhooks.dispatchChanges(changes);
-      await localMail.queueChanges(changes);
-    });
+    stream = await startLocalTableStream(undefined, [webhooks.consumer, ...(mail.consumer ? [mail.consumer] : [])]);
     const { startLocalFileSweeper } = await import('./file-sweeper');
     sweeper = await startLocalFileSweeper(sweepEvery);
     // Before the routes serve: the mail problems' release invokes the mail release function through it.

@@ -12,6 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import type { Route } from '../../shared/api/routes';
+import type { FilteredConsumer } from '../../shared/consumer/changes';
 import { allows, grantsOf, tableRequests, type TableGrant } from '../../shared/api/table-access';
 import { config } from '../../shared/config';
 import { DynamoDBServiceError, type DynamoDB } from '../../shared/aws/dynamodb';
@@ -42,6 +43,15 @@ export function asRoute<T>(route: Route, fn: () => Promise<T>): Promise<T> {
 /** Runs `fn` as a function that is not a route's (the table stream consumer), held to `grants`. */
 export function asFunction<T>(handler: string, grants: readonly TableGrant[], fn: () => Promise<T>): Promise<T> {
   return inScope.run({ handler, grants }, fn);
+}
+
+/** A stream consumer whose every batch runs as `handler`'s function, held to `grants`. */
+export function consumerAs(
+  handler: string,
+  grants: readonly TableGrant[],
+  consumer: FilteredConsumer,
+): FilteredConsumer {
+  return { ...consumer, apply: (changes) => asFunction(handler, grants, () => consumer.apply(changes)) };
 }
 
 /**

@@ -1,9 +1,13 @@
 /**
- * The table's stream in the local runtime: where AWS runs the CountTickets function on the
+ * The table's stream in the local runtime: where AWS runs the one reader, CountTickets, on the
  * DynamoDB Stream (infra/stream-consumer.ts), this poller reads DynamoDB Local's own stream of the
- * same table, shard by shard, in order, and hands the records to the same code
- * (consumer/table-changes.ts). A failed batch is read again from its first record, as Lambda retries
- * one; the consumer is idempotent, so a restart simply starts from the oldest record kept.
+ * same table, shard by shard, in order, and fans each batch out with the same code
+ * (consumer/fan-out.ts) to the same consumers: those of consumer/table-changes.ts, and the ones the
+ * runtime adds (webhook dispatch, mail), each held to its own grants. A consumer that fails has its
+ * records kept for retry (where AWS has its SQS retry queue), applied again at a later drain by the
+ * same code, and given up on, logged, after RETRY_ATTEMPTS (AWS: its dead-letter queue); the others
+ * go on. A batch whose fan-out failed is read again from its first record, as Lambda retries one;
+ * every consumer is idempotent, so a restart simply starts from the oldest record kept.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,18 +19,18 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
-import { tableChangeOf } from '../../shared/consumer/stream-records';
 import { withOwnSockets } from '../../shared/aws/clients';
-import type { TableChange } from '../../shared/consumer/changes';
+import type { FilteredConsumer } from '../../shared/consumer/changes';
+import { fanOut, retryRecords, type RetrySink } from '../../shared/consumer/fan-out';
+import type { StreamRecordLike } from '../../shared/consumer/stream-records';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
-import { asFunction } from './table-access';
+import { consumerAs } from './table-access';
 import {
   CONSUMER_POOL,
   recordBatch,
   recordRead,
   recordRetry,
   startBatch,
-  timedPhase,
 } from '../../shared/consumer/consumer-timings';
 
 /**
@@ -62,15 +66,64 @@ export interface LocalTableStream {
   stop(): Promise<void>;
 }
 
+/** A failed consumer's records are applied again this much later (AWS: its retry queue's delay). */
+const RETRY_MS = 1000;
+/** Attempts at a failed consumer's records before they are given up on, logged (AWS: its dead-letter queue). */
+export const RETRY_ATTEMPTS = 5;
+
+/** A consumer's records waiting for their next attempt. */
+interface PendingRetry {
+  consumer: string;
+  records: StreamRecordLike[];
+  attempts: number;
+  due: number;
+}
+
 /**
- * `alsoApply` gets each batch after the counts (the webhook dispatcher's change events, where AWS
- * has the Dispatch function on the same stream); a failure there reads the batch again too.
+ * `extraConsumers` get their records of each batch beside consumer/table-changes.ts's (the runtime's
+ * webhook dispatcher and mail: where AWS runs them in the same reader), each already held to its grants.
  */
 export async function startLocalTableStream(
   intervalMs = streamPollInterval(),
-  alsoApply?: (changes: TableChange[]) => Promise<void>,
+  extraConsumers: readonly FilteredConsumer[] = [],
 ): Promise<LocalTableStream> {
-  const { applyTableChanges } = await import('../../shared/consumer/table-changes');
+  const { STREAM_CONSUMERS } = await import('../../shared/consumer/table-changes');
+  // Held to CountTickets' grants for the table changes' consumers, and the others to theirs (AWS: the union).
+  const consumers: FilteredConsumer[] = [
+    ...STREAM_CONSUMERS.map((c) => consumerAs('stream/consume', STREAM_CONSUMER_GRANTS, c)),
+    ...extraConsumers,
+  ];
+  const pending: PendingRetry[] = [];
+  const sink: RetrySink = {
+    retry(consumer, records) {
+      recordRetry();
+      pending.push({ consumer, records, attempts: 1, due: Date.now() + RETRY_MS });
+      return Promise.resolve();
+    },
+  };
+  /** The consumers' work, as on AWS with sockets of its own: not queued behind a burst's requests. */
+  const asReader = <T>(work: () => Promise<T>) => withOwnSockets(CONSUMER_POOL, () => consumer.run(true, work));
+  /** The retries due (all of them when the poller is off and a test steps the stream). */
+  const retryDue = async (all: boolean) => {
+    const now = Date.now();
+    for (const retry of [...pending]) {
+      if (!all && retry.due > now) continue;
+      try {
+        await asReader(() => retryRecords(retry, consumers));
+        pending.splice(pending.indexOf(retry), 1);
+      } catch (error) {
+        retry.attempts += 1;
+        retry.due = now + RETRY_MS;
+        if (retry.attempts <= RETRY_ATTEMPTS) continue;
+        pending.splice(pending.indexOf(retry), 1);
+        logger.error('stream consumer gave up on records after every retry', {
+          consumer: retry.consumer,
+          records: retry.records.length,
+          error: (error as Error).message,
+        });
+      }
+    }
+  };
   // Polled every 50 ms: without the SDK's logger middleware, which copies every batch for a no-op logger.
   const streams = withoutSdkLogging(new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }));
   const table = await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: config.tableName }));
@@ -128,18 +181,10 @@ export async function startLocalTableStream(
         return;
       }
       const applying = startBatch();
-      const changes = records.map(tableChangeOf);
       const reading = next ? getRecords(next) : undefined;
       // Not awaited when the batch fails (its iterator is dropped): its failure is of no interest then.
       reading?.catch(() => undefined);
-      // Sockets of its own, as its own function has on AWS: not queued behind a burst's requests.
-      await withOwnSockets(CONSUMER_POOL, () =>
-        consumer.run(true, async () => {
-          // Held to CountTickets' grants, as on AWS; the dispatcher is a function of its own there.
-          await asFunction('stream/consume', STREAM_CONSUMER_GRANTS, () => applyTableChanges(changes));
-          if (alsoApply) await timedPhase('webhook dispatch', () => alsoApply(changes));
-        }),
-      );
+      await asReader(() => fanOut(records, consumers, sink));
       recordBatch(applying, records.length);
       applied.set(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
       if (!reading) return void closed.add(shardId);
@@ -157,6 +202,8 @@ export async function startLocalTableStream(
       // Listed parents first: a child shard's records come after its parent's.
       shards = (StreamDescription?.Shards ?? []).map((shard) => shard.ShardId!).filter((id) => !closed.has(id));
     }
+    // The retries first: records a consumer failed on in this drain wait for the next (AWS: their queue's delay).
+    await retryDue(!intervalMs);
     for (const shardId of shards) if (!closed.has(shardId)) await readShard(shardId);
   };
   const drain = () => (draining = draining.catch(() => undefined).then(drainOnce));

@@ -1,7 +1,8 @@
 /**
- * Webhooks in the local runtime: the same dispatch and delivery code as the AWS functions, driven
- * in-process. A poller reads the outbox (where AWS has the DynamoDB Stream), the table stream's
- * poller hands it the change events (subscriptions' events), and timers hold the
+ * Webhooks in the local runtime: the same dispatch and delivery code as on AWS, driven in-process.
+ * The table stream's poller fans its batches out to the same webhook consumer as the one reader on
+ * AWS (shared/webhooks/stream-dispatch.ts: outbox events and change events), a poller sweeps the
+ * outbox for events left there (where AWS has Dispatch's 15-minute schedule), and timers hold the
  * deliveries waiting for their next attempt (where AWS has SQS). Everything they need is in the
  * table, so a restart loses nothing: events still in the outbox are dispatched, and pending
  * deliveries are resumed at their recorded next attempt. The dispatcher's and the deliveries' calls
@@ -15,21 +16,23 @@ import { attemptDelivery, dispatchEvent, type WebhookContext } from '../../share
 import { useLocalDeliveryQueue } from '../../shared/webhooks/queue';
 import { config } from '../../shared/config';
 import { webhookSecret } from '../../shared/webhooks/settings';
-import { changeEventFromItem, dispatchChangeEvent, isChangeEventItem } from '../../shared/webhooks/change-events';
-import type { TableChange } from '../../shared/consumer/changes';
+import { webhookDispatcher } from '../../shared/webhooks/stream-dispatch';
+import type { FilteredConsumer } from '../../shared/consumer/changes';
 import { WEBHOOK_DELIVER_GRANTS, WEBHOOK_DISPATCH_GRANTS } from '../../shared/api/table-access';
-import { asFunction } from './table-access';
+import { asFunction, consumerAs } from './table-access';
 import { ensureLocalSecret } from './secrets';
 
 const POLL_MS = 200;
+/** An outbox event this old is one the stream's consumer did not dispatch (AWS: an hour, Dispatch's sweep). */
+const STRANDED_MS = 10_000;
 /** After an error of our own (the engines busy, say): try that step again this much later. */
 const RECOVER_MS = 2000;
 
 export interface LocalWebhooks {
   /** Set when this start made the signing secret (printed once, as the admin password is). */
   generatedSecret?: string;
-  /** Dispatches the change events among a batch of the table's stream (the local stream poller calls it). */
-  dispatchChanges(changes: TableChange[]): Promise<void>;
+  /** The webhook consumer of the table's stream (the local stream poller fans out to it), held to its grants. */
+  consumer: FilteredConsumer;
   stop(): Promise<void>;
 }
 
@@ -88,7 +91,8 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
   async function poll(): Promise<void> {
     let wait = POLL_MS;
     try {
-      for (const event of await asFunction('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, () => pendingEvents(25))) {
+      const events = await asFunction('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, () => pendingEvents(25));
+      for (const event of events.filter((e) => Date.parse(e.created) < Date.now() - STRANDED_MS)) {
         if (stopped) return;
         await asFunction('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, () => dispatchEvent(event, ctx));
       }
@@ -109,15 +113,7 @@ export async function startLocalWebhooks(dataDir: string): Promise<LocalWebhooks
 
   return {
     generatedSecret: generated,
-    async dispatchChanges(changes) {
-      for (const change of changes) {
-        if (change.eventName === 'INSERT' && isChangeEventItem(change.newImage)) {
-          await asFunction('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, () =>
-            dispatchChangeEvent(changeEventFromItem(change.newImage!), ctx),
-          );
-        }
-      }
-    },
+    consumer: consumerAs('webhooks/dispatch', WEBHOOK_DISPATCH_GRANTS, webhookDispatcher(ctx)),
     async stop() {
       stopped = true;
       useLocalDeliveryQueue(undefined);

@@ -354,6 +354,15 @@ export const MAIL_QUEUE_GRANTS: readonly TableGrant[] = [
 ];
 
 /**
+ * The table stream's one reader's grants (CountTickets and its consumers' retry handler:
+ * infra/stream-consumer.ts): the union of what its consumers need, each of which the local runtime
+ * holds to its own grants alone (infra/local/table-stream.ts). The trade: docs/security.md.
+ */
+export function streamReaderGrants(options: { mail: boolean }): TableGrant[] {
+  return [...STREAM_CONSUMER_GRANTS, ...WEBHOOK_DISPATCH_GRANTS, ...(options.mail ? MAIL_QUEUE_GRANTS : [])];
+}
+
+/**
  * The mail sender's grants (mail/send): the mail log (claim, outcome, the thread's earlier mails),
  * the Message-IDs it records, what a mail is rendered from (the ticket, its queue, its assignee, the
  * template overrides, whether a CC is staff), and the suppression list.

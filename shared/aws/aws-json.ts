@@ -32,31 +32,17 @@ export class AwsServiceError extends Error {
 }
 
 /**
- * The error of a REST JSON API (SES v2, Lambda), named by its X-Amzn-ErrorType header (else the body's `__type`),
- * its message prefixed by `call` (`ses SendEmail`).
+ * The error of a REST JSON API's answer (SES v2, the RDS Data API), named as the SDK's protocol
+ * names it: the X-Amzn-ErrorType header, else the body's `code`, else its `__type`, each without its
+ * namespace or suffix; else the status.
  */
-export const restJsonError =
-  (call: string) =>
-  ({ status, text, headers }: AwsReply): AwsServiceError => {
-    const fault = serviceFault(status, text);
-    const header = headers['x-amzn-errortype'];
-    const name = (Array.isArray(header) ? header[0] : header)?.split(':')[0] || fault.name;
-    return new AwsServiceError(name, `${call} failed: ${name}${fault.message ? `: ${fault.message}` : ''}`, {
-      httpStatusCode: status,
-    });
-  };
-
-/**
- * What a REST JSON call throws for `caught`: the service's error as it is; a failure to get an answer named as the
- * SDK's HTTP handler names it (TimeoutError or NetworkingError, which the error middleware answers with a 503).
- */
-export function restJsonFailure(call: string, caught: unknown): Error {
-  if (caught instanceof AwsServiceError) return caught;
-  const error = caught as Error & { code?: string };
-  return Object.assign(new Error(`${call} failed: ${error.message}`), {
-    name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
-    code: error.code,
-    cause: error,
+export function restJsonError(reply: AwsReply): AwsServiceError {
+  const fault = serviceFault(reply.status, reply.text);
+  const header = reply.headers['x-amzn-errortype'];
+  const code = typeof fault.details.code === 'string' ? fault.details.code : undefined;
+  const name = ((Array.isArray(header) ? header[0] : header) || code)?.split(':')[0]?.split('#').pop() || fault.name;
+  return new AwsServiceError(name, `${name}${fault.message ? `: ${fault.message}` : ''}`, {
+    httpStatusCode: reply.status,
   });
 }
 
@@ -136,17 +122,62 @@ export async function awsJsonCall<T = Record<string, unknown>>(
     );
     return (text ? JSON.parse(text) : {}) as T;
   } catch (caught) {
-    const error = caught as Error & { code?: string; $metadata?: { attempts?: number } };
-    if (error instanceof AwsServiceError) {
-      error.message = `${service} ${operation} failed: ${error.message}`;
-      throw error;
-    }
-    // Named as the SDK's HTTP handler names them, which the error middleware answers with a 503.
-    throw Object.assign(new Error(`${service} ${operation} failed: ${error.message}`), {
-      name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
-      code: error.code,
-      $metadata: error.$metadata,
-      cause: error,
-    });
+    throw callFailure(`${service} ${operation}`, caught);
   }
+}
+
+/** A REST JSON call (SES v2, the RDS Data API): where it goes, its body, and how long an attempt may wait. */
+export interface RestJsonPost {
+  /** The call's name in errors (`ses SendEmail`). */
+  call: string;
+  url: URL;
+  region: string;
+  body: string;
+  attemptMs: number;
+}
+
+/** POSTs `post` through `client` with the SDK's retries (`strategy`, its default attempts); the answer's text. */
+export async function restJsonPost(
+  client: AwsService,
+  strategy: StandardRetryStrategy,
+  { call, url, region, body, attemptMs }: RestJsonPost,
+): Promise<string> {
+  const invocationId = AwsService.invocationId();
+  try {
+    return await withRetries(strategy, (attempt) =>
+      client.send(
+        {
+          url,
+          region,
+          contentType: 'application/json',
+          body,
+          invocationId,
+          attempt,
+          maxAttempts: DEFAULT_MAX_ATTEMPTS,
+        },
+        { agents: transport.agents, attemptMs },
+      ),
+    );
+  } catch (caught) {
+    throw callFailure(call, caught);
+  }
+}
+
+/**
+ * What a call that failed throws: the service's error with the call named in its message, or a
+ * failure without an answer named as the SDK's HTTP handler names them (TimeoutError or
+ * NetworkingError, with the socket's code), which the error middleware answers with a 503.
+ */
+export function callFailure(call: string, caught: unknown): Error {
+  const error = caught as Error & { code?: string; $metadata?: { attempts?: number } };
+  if (error instanceof AwsServiceError) {
+    error.message = `${call} failed: ${error.message}`;
+    return error;
+  }
+  return Object.assign(new Error(`${call} failed: ${error.message}`), {
+    name: error.name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
+    code: error.code,
+    $metadata: error.$metadata,
+    cause: error,
+  });
 }

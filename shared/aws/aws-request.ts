@@ -130,7 +130,11 @@ const PARTITIONS = [
 ];
 
 /** The SDK's endpoint variable names where they are not the host prefix's (SES v2's host is `email`). */
-const ENDPOINT_VARIABLES: Record<string, string> = { secretsmanager: 'SECRETS_MANAGER', email: 'SESV2' };
+const ENDPOINT_VARIABLES: Record<string, string> = {
+  secretsmanager: 'SECRETS_MANAGER',
+  email: 'SESV2',
+  'rds-data': 'RDS_DATA',
+};
 
 /** An endpoint setting this client does not implement: thrown at the first call, before any request. */
 export class EndpointNotSupported extends Error {

@@ -5,12 +5,14 @@
  * either, and the function it runs must not run twice for one request. Locally AWS_ENDPOINT_URL_LAMBDA points at the
  * local runtime's endpoint (infra/local/lambda.ts), which runs the same handler.
  */
+import { StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
-import { restJsonError, restJsonFailure } from './aws-json';
+import { restJsonError, restJsonPost } from './aws-json';
 import { AwsService, serviceEndpoint } from './aws-request';
-import { transport } from './clients';
 
-const lambda = new AwsService('lambda', 'lambda', restJsonError('lambda Invoke'));
+const lambda = new AwsService('lambda', 'lambda', restJsonError);
+/** One attempt: see above. */
+const once = new StandardRetryStrategy({ maxAttempts: 1 });
 
 /** The function threw (Lambda answers 200 with its `errorType` and `errorMessage`). */
 export class FunctionError extends Error {
@@ -26,23 +28,8 @@ export async function invokeFunction<T>(functionName: string, payload: unknown, 
   const region = config.aws.region;
   const endpoint = serviceEndpoint('lambda', region, config.lambdaEndpoint);
   const url = new URL(`2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`, endpoint);
-  let text: string;
-  try {
-    text = await lambda.send(
-      {
-        url,
-        region,
-        contentType: 'application/json',
-        body: JSON.stringify(payload),
-        invocationId: AwsService.invocationId(),
-        attempt: 1,
-        maxAttempts: 1,
-      },
-      { agents: transport.agents, attemptMs: waitMs },
-    );
-  } catch (caught) {
-    throw restJsonFailure('lambda Invoke', caught);
-  }
+  const body = JSON.stringify(payload);
+  const text = await restJsonPost(lambda, once, { call: 'lambda Invoke', url, region, body, attemptMs: waitMs });
   const answer = JSON.parse(text || 'null') as T | { errorType?: string; errorMessage?: string } | null;
   if (answer && typeof answer === 'object' && 'errorMessage' in answer && 'errorType' in answer)
     throw new FunctionError(`${functionName}: ${answer.errorType}: ${answer.errorMessage}`);

@@ -8,13 +8,11 @@
  */
 import { DEFAULT_MAX_ATTEMPTS, StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
-import { restJsonError, restJsonFailure } from './aws-json';
-import { AwsService, serviceEndpoint, withRetries } from './aws-request';
+import { restJsonError, restJsonPost } from './aws-json';
+import { AwsService, serviceEndpoint } from './aws-request';
 import { transport } from './clients';
 
-const sesError = restJsonError('ses SendEmail');
-
-const ses = new AwsService('ses', 'sesv2', sesError);
+const ses = new AwsService('ses', 'sesv2', restJsonError);
 /** The process's retry strategy (and budget) for SES, with the SDK clients' default attempts. */
 const strategy = new StandardRetryStrategy({ maxAttempts: DEFAULT_MAX_ATTEMPTS });
 /** An attempt may go this long without a byte: SES takes longer than DynamoDB to accept a message. */
@@ -37,24 +35,6 @@ export async function sendRawEmail(email: RawEmail): Promise<string> {
     Content: { Raw: { Data: email.raw.toString('base64') } },
     ...(email.configurationSet ? { ConfigurationSetName: email.configurationSet } : {}),
   });
-  const invocationId = AwsService.invocationId();
-  try {
-    const text = await withRetries(strategy, (attempt) =>
-      ses.send(
-        {
-          url,
-          region,
-          contentType: 'application/json',
-          body,
-          invocationId,
-          attempt,
-          maxAttempts: DEFAULT_MAX_ATTEMPTS,
-        },
-        { agents: transport.agents, attemptMs },
-      ),
-    );
-    return String((JSON.parse(text) as { MessageId?: string }).MessageId);
-  } catch (caught) {
-    throw restJsonFailure('ses SendEmail', caught);
-  }
+  const text = await restJsonPost(ses, strategy, { call: 'ses SendEmail', url, region, body, attemptMs });
+  return String((JSON.parse(text) as { MessageId?: string }).MessageId);
 }

@@ -11,6 +11,9 @@ function regionOf(queueUrl: string): string | undefined {
   return /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\//.exec(queueUrl)?.[1];
 }
 
+/** SQS's longest delay; a later attempt waits out the rest hidden on the queue (functions/mail/send.ts). */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
 /** Sends one message, delayed by `delaySeconds` (SQS allows up to 900) when given. */
 export async function sendMessage(queueUrl: string, body: string, delaySeconds?: number): Promise<void> {
   await awsJsonCall(

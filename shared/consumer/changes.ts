@@ -1,8 +1,9 @@
 /**
  * The table's stream records as every consumer takes them: a change (one record, its images
  * unmarshalled), where it is in the stream, and what a consumer is. Types only: every file of the
- * consumer imports this one, and it imports nothing, so no circle runs through it.
+ * consumer imports this one, and it imports nothing but a type, so no circle runs through it.
  */
+import type { FilterPattern } from '../domain/stream-filters';
 
 type Item = Record<string, unknown>;
 
@@ -35,4 +36,12 @@ export interface StreamPosition {
 export interface StreamConsumer {
   name: string;
   apply(changes: TableChange[]): Promise<void>;
+}
+
+/**
+ * A consumer with the records it takes (consumer/stream-filters.ts): what the table stream's one
+ * reader fans each batch out to (consumer/fan-out.ts), each consumer isolated from the others.
+ */
+export interface FilteredConsumer extends StreamConsumer {
+  filters: readonly FilterPattern[];
 }

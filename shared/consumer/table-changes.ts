@@ -11,7 +11,8 @@
 import type { TicketRecord } from '../domain/ticket-counts';
 import { TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
 import { openingOf } from '../store/items';
-import type { StreamConsumer, TableChange } from './changes';
+import type { FilteredConsumer, StreamConsumer, TableChange } from './changes';
+import { TABLE_CHANGE_CONSUMERS } from './stream-filters';
 import { applyTicketRecords, ticketRecordOf } from './ticket-counts';
 import { mendOpeningRefs, repairCollections, type Openings } from './collection-repair';
 import { recordChangeEvents } from './change-feed';
@@ -80,16 +81,17 @@ async function applyTicketState(changes: TableChange[]): Promise<void> {
 }
 
 /**
- * The consumers of every batch. To add one (a mail notifier, say): a module exporting a
- * StreamConsumer, listed here, with the table grants it needs added to STREAM_CONSUMER_GRANTS and
- * its records to the stream filter of infra/stream-consumer.ts.
+ * The consumers of every batch, each with the records it takes (consumer/stream-filters.ts). To add
+ * one: a module exporting a StreamConsumer, listed here with its filters, with the table grants it
+ * needs added to STREAM_CONSUMER_GRANTS; the stack gives it a retry queue of its own
+ * (infra/stream-consumer.ts) and adds its filters to the one reader's.
  */
-export const STREAM_CONSUMERS: readonly StreamConsumer[] = [
-  { name: 'ticket state', apply: applyTicketState },
+export const STREAM_CONSUMERS: readonly FilteredConsumer[] = [
+  { name: 'ticket state', apply: applyTicketState, filters: TABLE_CHANGE_CONSUMERS['ticket state'] },
   // Followups and attachments removed with their ticket give no event: it reads whether their ticket is still there.
-  { name: 'change feed', apply: recordChangeEvents },
-  SEARCH_INDEXER,
-  TIME_SPENT,
+  { name: 'change feed', apply: recordChangeEvents, filters: TABLE_CHANGE_CONSUMERS['change feed'] },
+  { ...SEARCH_INDEXER, filters: TABLE_CHANGE_CONSUMERS['search index'] },
+  { ...TIME_SPENT, filters: TABLE_CHANGE_CONSUMERS['time spent'] },
 ];
 
 /**

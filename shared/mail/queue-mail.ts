@@ -1,7 +1,8 @@
 /**
  * The mail consumer of the table's stream (issue 22): records in, queued mails out. Self-contained,
- * with one entry point (`queueMailFor`), so it plugs into whichever stream dispatch runs it (the
- * local runtime's poller; on AWS a function of its own on the stream: infra/mail.ts).
+ * with one entry point (`queueMailFor`, as a consumer `mailConsumer`), which the table stream's one
+ * reader fans each batch out to (consumer/fan-out.ts: on AWS functions/stream/consume.ts, locally the
+ * poller).
  *
  * Each committed change that mails (a ticket created, a followup added, and with the setting a PUT
  * or PATCH that resolves, closes or reassigns) gives one mail per recipient (domain/mail-recipients.ts),
@@ -22,7 +23,9 @@ import { findInbound } from '../store/inbound-mail';
 import { getQueue } from '../store/queues';
 import { loadReferences } from '../store/references';
 import { readTicket } from '../store/tickets';
-import type { TableChange } from '../consumer/changes';
+import type { FilteredConsumer, TableChange } from '../consumer/changes';
+import type { FilterPattern } from '../domain/stream-filters';
+import { MAX_SQS_DELAY_SECONDS, sendMessage } from '../aws/sqs';
 import { ccAddresses } from '../domain/mail-settings';
 import { ticketCcAddresses } from '../store/ticket-ccs';
 import { eventActor } from '../domain/actor';
@@ -31,6 +34,27 @@ import { WRITTEN_BY } from '../store/actor';
 export interface MailQueue {
   enqueue(ref: MailRef, delaySeconds: number): Promise<void>;
 }
+
+/** The mail queue on AWS (HELPDESK_MAIL_QUEUE_URL); a later attempt waits out the rest hidden (mail/send.ts). */
+export const sqsMailQueue = (url: string): MailQueue => ({
+  enqueue: (ref, delaySeconds) => sendMessage(url, JSON.stringify(ref), Math.min(delaySeconds, MAX_SQS_DELAY_SECONDS)),
+});
+
+/** The consumer's name: its retry queue's, in logs and in the consumer's timings. */
+export const MAIL_CONSUMER = 'mail';
+
+/** Ticket items (created; with the setting, resolved, closed or reassigned), new followups and escalations. */
+export const MAIL_FILTERS: readonly FilterPattern[] = [
+  { dynamodb: { Keys: { SK: { S: [TICKET_SORT_KEY] } } } },
+  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['followup', ESCALATION_ITEM_TYPE] } } } },
+];
+
+/** The mail of the stream's changes, queued on `queue`, as a consumer of the one reader. */
+export const mailConsumer = (queue: MailQueue, settings?: MailSettings): FilteredConsumer => ({
+  name: MAIL_CONSUMER,
+  filters: MAIL_FILTERS,
+  apply: (changes) => queueMailFor(changes, queue, settings),
+});
 
 /** A change that mails, with the ids it needs: the record's, the followup's and the acting user's. */
 interface Mailable {

@@ -4,15 +4,7 @@
  * when idle; the first statement after that answers DatabaseResumingException while it resumes (a
  * search answers 503 with Retry-After then; the stream consumer's batch is retried by Lambda).
  */
-import {
-  BeginTransactionCommand,
-  CommitTransactionCommand,
-  DatabaseResumingException,
-  ExecuteStatementCommand,
-  RDSDataClient,
-  RollbackTransactionCommand,
-  type SqlParameter,
-} from '@aws-sdk/client-rds-data';
+import { rdsData, type SqlParameter } from '../aws/rds-data';
 import { bindNamed, SearchEngineUnavailable, type Row, type SearchDriver, type Statement } from './driver';
 
 /** How long a paused Aurora Serverless v2 cluster takes to resume, about (docs/cost.md): a client waits this long. */
@@ -43,45 +35,38 @@ function parameters({ sql, params = {} }: Statement): { sql: string; parameters:
   };
 }
 
+/** The Data API's answer while a paused cluster resumes (an error of that name, HTTP 400). */
+const RESUMING = 'DatabaseResumingException';
+
 const unavailable = (error: unknown): never => {
-  if (error instanceof DatabaseResumingException) throw new SearchEngineUnavailable(RESUME_SECONDS, error);
+  if (error instanceof Error && error.name === RESUMING) throw new SearchEngineUnavailable(RESUME_SECONDS, error);
   throw error;
 };
 
 export function dataApiDriver(target: DataApiTarget): SearchDriver {
-  const client = new RDSDataClient({});
   const base = { resourceArn: target.clusterArn, secretArn: target.secretArn, database: target.database };
   const execute = async (statement: Statement, transactionId?: string) => {
-    const reply = await client
-      .send(
-        new ExecuteStatementCommand({
-          ...base,
-          ...parameters(statement),
-          formatRecordsAs: 'JSON',
-          ...(transactionId ? { transactionId } : {}),
-        }),
-      )
-      .catch(unavailable);
+    const reply = await rdsData('ExecuteStatement', {
+      ...base,
+      ...parameters(statement),
+      formatRecordsAs: 'JSON',
+      ...(transactionId ? { transactionId } : {}),
+    }).catch(unavailable);
     return reply.formattedRecords ? (JSON.parse(reply.formattedRecords) as Row[]) : [];
   };
   return {
     query: (statement) => execute(statement),
     async transaction(statements) {
-      const { transactionId } = await client.send(new BeginTransactionCommand(base)).catch(unavailable);
+      const { transactionId = '' } = await rdsData('BeginTransaction', base).catch(unavailable);
+      const ends = { resourceArn: base.resourceArn, secretArn: base.secretArn, transactionId };
       try {
         for (const statement of statements) await execute(statement, transactionId);
-        await client.send(
-          new CommitTransactionCommand({ resourceArn: base.resourceArn, secretArn: base.secretArn, transactionId }),
-        );
+        await rdsData('CommitTransaction', ends);
       } catch (error) {
-        await client
-          .send(
-            new RollbackTransactionCommand({ resourceArn: base.resourceArn, secretArn: base.secretArn, transactionId }),
-          )
-          .catch(() => undefined);
+        await rdsData('RollbackTransaction', ends).catch(() => undefined);
         throw error;
       }
     },
-    close: () => Promise.resolve(client.destroy()),
+    close: () => Promise.resolve(),
   };
 }

@@ -8,7 +8,7 @@ import { HttpError, ValidationError } from '../domain/errors';
 import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
 import { codeSnippet, likePattern, unmark, type SearchQuery, type Snippet, type SnippetField } from '../domain/search';
 import type { TicketFilters } from '../domain/ticket-list-query';
-import { SearchEngineUnavailable, type SqlParams } from './driver';
+import { SearchEngineUnavailable, type SearchDriver, type SqlParams } from './driver';
 import { searchEngine } from './engine';
 import { searchPage, SNIPPETS, type SearchOrder } from './sql';
 
@@ -75,6 +75,23 @@ const unavailable = (error: unknown): never => {
   throw error;
 };
 
+/**
+ * How long a search waits for an engine still starting (the embedded one takes seconds, more on a
+ * busy machine) before it answers 503: past the route's 15 s timeout it would be API Gateway's 500.
+ */
+const START_WAIT_MS = 5000;
+const started = async (engine: Promise<SearchDriver>): Promise<SearchDriver> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new SearchEngineUnavailable(START_WAIT_MS / 1000)), START_WAIT_MS);
+  });
+  try {
+    return await Promise.race([engine, late]).catch(unavailable);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
 export async function searchTickets(
   query: SearchQuery,
   filters: TicketFilters,
@@ -84,7 +101,7 @@ export async function searchTickets(
 ): Promise<SearchResult> {
   const engine = searchEngine();
   if (!engine) throw new SearchOff();
-  const driver = await engine;
+  const driver = await started(engine);
   const params = parameters(query, filters, access);
   const read = async (offset: number) => {
     const rows = await driver

@@ -163,75 +163,89 @@ const QUERY = tsquery(':text');
 export type Audience = 'staff' | 'public';
 
 /**
- * The tickets matching a search: its words (the GIN index of the audience's document), the tickets
- * it names, or its codes as substrings (the trigram index; `:code` is the first code's LIKE pattern,
- * escaped by the caller, the others checked on the rows) with its other words; each set is read
- * through its own index and the union filtered by the lists' filters (each null when not given) and
- * the caller's access: `:own_email` (a requester's own tickets), `:queues` (JSON list of queue ids
- * allowed, or null for all) and `:also_assigned` (a user whose tickets are allowed in any queue).
+ * The tickets matching a search, as one scan of search_tickets (the planner ORs the indexes: the GIN
+ * index of the audience's document for its words, the primary key for the tickets it names, the
+ * trigram index for its codes as substrings; `:code` is the first code's LIKE pattern, escaped by
+ * the caller, the others checked on the rows, and the other words must match too), filtered by the
+ * lists' filters (each null when not given) and the caller's access: `:own_email` (a requester's own
+ * tickets), `:queues` (JSON list of queue ids allowed, or null for all) and `:also_assigned` (a user
+ * whose tickets are allowed in any queue). No rank here: the count and the other orderings need none.
  */
 const matches = (audience: Audience) => {
   const doc = audience === 'public' ? 't.public_doc' : 't.staff_doc';
   const text = audience === 'public' ? 't.public_text' : 't.staff_text';
-  return (
-    `
+  return `
   q AS (SELECT ${QUERY} AS query, ${tsquery(':rest')} AS rest),
   codes AS (SELECT value AS pattern FROM jsonb_array_elements_text(CAST(:code_patterns AS jsonb))),
-  named AS (${ids('ids')}),
-  matched AS (
-    SELECT t.id FROM search_tickets t WHERE ${doc} @@ (SELECT query FROM q)
-    UNION SELECT id FROM named
-    UNION SELECT t.id FROM search_tickets t
-      WHERE :code <> '' AND ${text} LIKE :code
-        AND NOT EXISTS (SELECT 1 FROM codes WHERE ${text} NOT LIKE codes.pattern)
-        AND (numnode((SELECT rest FROM q)) = 0 OR ${doc} @@ (SELECT rest FROM q))
-  ),
   hits AS (
-    SELECT t.id, t.priority, t.created, t.modified, t.due_date,
-      (t.id IN (SELECT id FROM named)) AS named,
-      ts_rank_cd(${doc}, (SELECT query FROM q)) AS rank
-    FROM matched m JOIN search_tickets t ON t.id = m.id
-    WHERE NOT t.merged
+    SELECT t.id, t.priority, t.created, t.modified, t.due_date, t.id = ANY (${NAMED}) AS named
+    FROM search_tickets t
+    WHERE (${doc} @@ (SELECT query FROM q)
+        OR t.id = ANY (${NAMED})
+        OR (:code <> '' AND ${text} LIKE :code
+          AND NOT EXISTS (SELECT 1 FROM codes WHERE ${text} NOT LIKE codes.pattern)
+          AND (numnode((SELECT rest FROM q)) = 0 OR ${doc} @@ (SELECT rest FROM q))))
+      AND NOT t.merged
       AND (:queues IS NULL OR t.queue IN (${ids('queues')}) OR t.assigned_to = CAST(:also_assigned AS bigint))
       AND (:own_email IS NULL OR lower(t.submitter_email) = lower(:own_email))
-      AND (:statuses IS NULL OR t.status IN (SELECT CAST(value AS int) ` +
-    `FROM jsonb_array_elements_text(CAST(:statuses ` +
-    `AS jsonb))))
+      AND (:statuses IS NULL
+        OR t.status IN (SELECT CAST(value AS int) FROM jsonb_array_elements_text(CAST(:statuses AS jsonb))))
       AND (:queue IS NULL OR t.queue = CAST(:queue AS bigint))
-      AND (:assigned_to IS NULL OR (CASE WHEN :assigned_to = 'none' THEN ` +
-    `t.assigned_to IS NULL ELSE t.assigned_to ` +
-    `= CAST(:assigned_to AS ` +
-    `bigint) END))
+      AND (:assigned_to IS NULL
+        OR (CASE WHEN :assigned_to = 'none' THEN t.assigned_to IS NULL
+          ELSE t.assigned_to = CAST(:assigned_to AS bigint) END))
       AND (:priority IS NULL OR t.priority = CAST(:priority AS int))
       AND (:submitter_email IS NULL OR lower(t.submitter_email) = lower(:submitter_email))
       AND (:created_since IS NULL OR t.created >= :created_since)
       AND (:updated_since IS NULL OR t.modified >= :updated_since)
-  )`
-  );
+  )`;
 };
+/** The ticket ids a search names, as an array (an index condition on the primary key). */
+const NAMED = `ARRAY(${ids('ids')})`;
+
+/**
+ * How many matches a relevance ordering ranks: the newest this many (by id), ranked by ts_rank_cd;
+ * the older ones follow, newest first. Ranking reads each match's whole document (7 to 28 µs a
+ * ticket in PGlite on the loaded benchmark machine), so an unbounded rank makes a word found in every
+ * ticket cost that for every ticket; bounded, the rank costs the same at any size (the count and the
+ * page still read every match: docs/data-model.md, "Search").
+ */
+export const RANKED_MATCHES = 1000;
 
 /** The orderings a search takes (`relevance` unless `ordering` says otherwise), id breaking ties. */
 export const SEARCH_ORDERS = {
-  relevance: 'named DESC, rank DESC, id DESC',
-  id: 'id ASC',
-  '-id': 'id DESC',
-  created: 'created ASC, id ASC',
-  '-created': 'created DESC, id DESC',
-  modified: 'modified ASC, id ASC',
-  '-modified': 'modified DESC, id DESC',
-  priority: 'priority ASC, id ASC',
-  '-priority': 'priority DESC, id DESC',
-  due_date: 'due_date ASC NULLS LAST, id ASC',
-  '-due_date': 'due_date DESC NULLS FIRST, id DESC',
+  relevance: 'h.named DESC, r.rank DESC NULLS LAST, h.id DESC',
+  id: 'h.id ASC',
+  '-id': 'h.id DESC',
+  created: 'h.created ASC, h.id ASC',
+  '-created': 'h.created DESC, h.id DESC',
+  modified: 'h.modified ASC, h.id ASC',
+  '-modified': 'h.modified DESC, h.id DESC',
+  priority: 'h.priority ASC, h.id ASC',
+  '-priority': 'h.priority DESC, h.id DESC',
+  due_date: 'h.due_date ASC NULLS LAST, h.id ASC',
+  '-due_date': 'h.due_date DESC NULLS FIRST, h.id DESC',
 } as const;
 export type SearchOrder = keyof typeof SEARCH_ORDERS;
 
+/** The rank of the newest RANKED_MATCHES matches (relevance only: the other orderings rank nothing). */
+const ranked = (audience: Audience) => `,
+  ranked AS MATERIALIZED (
+    SELECT t.id, ts_rank_cd(${audience === 'public' ? 't.public_doc' : 't.staff_doc'}, (SELECT query FROM q)) AS rank
+    FROM (SELECT id FROM hits ORDER BY id DESC LIMIT ${RANKED_MATCHES}) n JOIN search_tickets t ON t.id = n.id
+  )`;
+
 /** A page of matches and their exact count (`total` on every row; one row of nulls when the page is empty). */
 const PAGE_WINDOW = 'LIMIT CAST(:limit AS int) OFFSET CAST(:offset AS int)';
-export const searchPage = (order: SearchOrder, audience: Audience) =>
-  `WITH ${matches(audience)}
+export const searchPage = (order: SearchOrder, audience: Audience) => {
+  const relevance = order === 'relevance';
+  return `WITH ${matches(audience)}${relevance ? ranked(audience) : ''}
   SELECT c.total, p.id FROM (SELECT count(*) AS total FROM hits) c
-  LEFT JOIN LATERAL (SELECT id FROM hits ORDER BY ${SEARCH_ORDERS[order]} ${PAGE_WINDOW}) p ON true`;
+  LEFT JOIN LATERAL (
+    SELECT h.id FROM hits h${relevance ? ' LEFT JOIN ranked r ON r.id = h.id' : ''}
+    ORDER BY ${SEARCH_ORDERS[order]} ${PAGE_WINDOW}
+  ) p ON true`;
+};
 
 /**
  * The snippets of a page's tickets: each part of theirs the caller may see, with its matched words

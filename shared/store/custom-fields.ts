@@ -1,7 +1,7 @@
 /**
  * Custom field definitions: one partition, read whole. Every ticket handler needs them, so a warm
- * function keeps them for DEFINITIONS_TTL_MS (a change made elsewhere shows within that time; one
- * made by this process at once).
+ * function keeps them for config.customFieldsCacheMs (DEFINITIONS_TTL_MS unless set: a change made
+ * elsewhere shows within that time; one made by this process at once).
  */
 import { DeleteCommand, PutCommand } from '../aws/dynamodb';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
@@ -10,8 +10,6 @@ import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW } from './keys';
 import { cachedPartition } from './query';
 
-export const DEFINITIONS_TTL_MS = 60_000;
-
 export class DuplicateFieldName extends Error {}
 
 function strip(item: Record<string, unknown>): CustomFieldDefinition {
@@ -19,7 +17,7 @@ function strip(item: Record<string, unknown>): CustomFieldDefinition {
   return def as unknown as CustomFieldDefinition;
 }
 
-const definitions = cachedPartition(keys.customFieldPartition, DEFINITIONS_TTL_MS, strip);
+const definitions = cachedPartition(keys.customFieldPartition, () => config.customFieldsCacheMs, strip);
 
 export async function listCustomFields(options: { fresh?: boolean } = {}): Promise<CustomFieldDefinition[]> {
   return definitions.read(options);

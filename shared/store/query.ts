@@ -25,9 +25,15 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Pro
 /**
  * A small partition read whole (strongly consistent) and kept `ttlMs` per warm function: a change
  * made elsewhere shows within that time; one made by this process at once (its writer calls `forget`).
+ * `ttlMs` may be a function: a setting, read at the first read rather than at import (config.ts).
  * `sortPrefix`: only the items whose sort key begins with it (a partition that holds other items too).
  */
-export function cachedPartition<T>(partition: string, ttlMs: number, toRecord: (item: Item) => T, sortPrefix?: string) {
+export function cachedPartition<T>(
+  partition: string,
+  ttlMs: number | (() => number),
+  toRecord: (item: Item) => T,
+  sortPrefix?: string,
+) {
   let cached: { records: T[]; expires: number } | undefined;
   const query =
     sortPrefix === undefined
@@ -40,7 +46,7 @@ export function cachedPartition<T>(partition: string, ttlMs: number, toRecord: (
     async read(options: { fresh?: boolean } = {}): Promise<T[]> {
       if (!options.fresh && cached && cached.expires > Date.now()) return cached.records;
       const records = (await queryAll({ ...query, ConsistentRead: true })).map(toRecord);
-      cached = { records, expires: Date.now() + ttlMs };
+      cached = { records, expires: Date.now() + (typeof ttlMs === 'number' ? ttlMs : ttlMs()) };
       return records;
     },
     forget(): void {

@@ -3,7 +3,7 @@
  * in the local runtime its in-process timers, registered at start.
  */
 import { config } from '../config';
-import { sendMessage } from '../aws/sqs';
+import { MAX_SQS_DELAY_SECONDS, sendMessage } from '../aws/sqs';
 import type { DeliveryQueue } from './service';
 
 let local: DeliveryQueue | undefined;
@@ -12,9 +12,6 @@ let local: DeliveryQueue | undefined;
 export function useLocalDeliveryQueue(queue: DeliveryQueue | undefined): void {
   local = queue;
 }
-
-/** SQS delays a message by at most 15 minutes; longer waits use the message's visibility instead. */
-export const MAX_SQS_DELAY_SECONDS = 900;
 
 let sqs: DeliveryQueue | undefined;
 

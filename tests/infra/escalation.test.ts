@@ -1,11 +1,10 @@
 /** Template tests of the daily escalation (infra/escalation.ts): schedule, reserved concurrency, grants, alarm. */
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildHelpdesk } from '../../infra/app';
-import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+import { apiTemplateOf, actions, functionIn, roleStatements, type Resource } from './template';
 
 function synth(env: string, context: Record<string, unknown> = {}): { api: Template; id: string; fn: Resource } {
-  const api = apiTemplate(buildHelpdesk(templateApp(env, context)).api);
+  const api = apiTemplateOf(env, context);
   const [id, fn] = functionIn(api, 'EscalationEscalate');
   return { api, id, fn };
 }

@@ -1,14 +1,13 @@
 /** Template tests of the file sweeper (infra/file-sweeper.ts): schedule, least-privilege grants, alarm. */
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildHelpdesk } from '../../infra/app';
-import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+import { apiTemplateOf, actions, functionIn, roleStatements, type Resource } from './template';
 
 let api: Template;
 let sweeperId: string;
 
 beforeAll(() => {
-  api = apiTemplate(buildHelpdesk(templateApp()).api);
+  api = apiTemplateOf();
   [sweeperId] = functionIn(api, 'FileSweeperSweepFiles');
 });
 

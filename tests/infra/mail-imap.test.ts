@@ -8,19 +8,26 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
 import { MAIL_IN_GRANTS } from '../../shared/api/table-access';
-import { apiTemplate, actions, functionIn, nagFindings, roleStatements, templateApp, type Resource } from './template';
+import {
+  apiTemplateOf,
+  actions,
+  functionIn,
+  nagFindings,
+  roleStatements,
+  templateApp,
+  type Resource,
+} from './template';
 
 const PASSWORD_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:helpdesk/imap-password-AbC123';
 const ON = { mailImapUrl: 'imaps://support%40example.com@imap.gmail.com/INBOX', mailImapPasswordArn: PASSWORD_ARN };
 
-const imapApi = (context: Record<string, unknown> = ON): Template =>
-  apiTemplate(buildHelpdesk(templateApp('dev', context)).api);
+const imapApi = (context: Record<string, unknown> = ON): Template => apiTemplateOf('dev', context);
 const resources = (t: Template, type: string) => Object.entries(t.findResources(type) as Record<string, Resource>);
 
 describe('mail in from an IMAP mailbox on AWS', () => {
   it('is off unless an environment names a mailbox', () => {
     for (const env of ['dev', 'staging', 'prod']) {
-      const api = apiTemplate(buildHelpdesk(templateApp(env)).api);
+      const api = apiTemplateOf(env);
       expect(resources(api, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('MailImap'))).toEqual([]);
     }
   });

@@ -7,19 +7,27 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
 import { MAIL_IN_GRANTS } from '../../shared/api/table-access';
-import { apiTemplate, actions, functionIn, nagFindings, roleStatements, templateApp, type Resource } from './template';
+import {
+  apiTemplateOf,
+  actions,
+  functionIn,
+  nagFindings,
+  roleStatements,
+  templateApp,
+  type Resource,
+} from './template';
 
 const ON = { mailInRecipients: 'support@example.org,example.net' };
 const MAIL_OUT_ON = { mailFrom: 'Support <support@example.org>', mailDomain: 'example.org' };
 
 function mailInApi(env = 'dev'): Template {
-  return apiTemplate(buildHelpdesk(templateApp(env, ON)).api);
+  return apiTemplateOf(env, ON);
 }
 
 describe('mail in on AWS', () => {
   it('is off unless an environment names its recipients', () => {
     for (const env of ['dev', 'staging', 'prod']) {
-      const api = apiTemplate(buildHelpdesk(templateApp(env)).api);
+      const api = apiTemplateOf(env);
       expect(Object.keys(api.findResources('AWS::SES::ReceiptRuleSet'))).toEqual([]);
     }
   });
@@ -108,7 +116,7 @@ describe('mail in on AWS', () => {
     "with mail out on, the ingest may read mail out's threading secret, named by its ARN, and nothing else of " +
       'Secrets Manager',
     () => {
-      const api = apiTemplate(buildHelpdesk(templateApp('dev', { ...ON, ...MAIL_OUT_ON })).api);
+      const api = apiTemplateOf('dev', { ...ON, ...MAIL_OUT_ON });
       const [ingestId, ingest] = functionIn(api, 'MailInIngest');
       const [secretId] = Object.keys(api.findResources('AWS::SecretsManager::Secret')).filter((id) =>
         id.startsWith('MailMailSecret'),
@@ -158,7 +166,7 @@ describe('mail in on AWS', () => {
       );
       expect(JSON.stringify(roleStatements(api, routeId))).toContain('lambda:InvokeFunction');
       // Without mail in, no release function, and the route is not told of one (it answers 409).
-      const none = apiTemplate(buildHelpdesk(templateApp('dev')).api);
+      const none = apiTemplateOf('dev');
       expect(() => functionIn(none, 'MailRelease')).toThrow();
       expect(functionIn(none, 'MailProblemsRelease')[1].Properties.Environment.Variables).not.toHaveProperty(
         'HELPDESK_MAIL_RELEASE_FUNCTION',

@@ -41,9 +41,9 @@ describe('observability of the dev environment', () => {
 
   it('traces every function with X-Ray and names the service and environment for Powertools', () => {
     const functions = resources(api, 'AWS::Lambda::Function');
-    // One per route and the fallback, the two webhook workers (infra/webhooks.ts), the file sweeper, the ticket counts
-    // and the escalation.
-    expect(functions).toHaveLength(routes.length + 1 + 5);
+    // One per route and the fallback, the two webhook workers (infra/webhooks.ts), the file sweeper, the stream's
+    // reader and its consumers' retry handler, and the escalation.
+    expect(functions).toHaveLength(routes.length + 1 + 6);
     for (const [, fn] of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
       expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -87,9 +87,10 @@ describe('observability of the dev environment', () => {
   it('alarms on the 5xx rate, the p99 latency, Lambda throttles and 429s, each notifying the topic', () => {
     const alarms = resources(api, 'AWS::CloudWatch::Alarm');
     // Those four, the two webhook failure queues' (tests/infra/webhooks.test.ts) and the file
-    // sweeper's (tests/infra/file-sweeper.test.ts), the stream consumer's two (tests/infra/stream-consumer.test.ts) and
-    // the escalation's (tests/infra/escalation.test.ts), on the same topic.
-    expect(alarms).toHaveLength(10);
+    // sweeper's (tests/infra/file-sweeper.test.ts), the stream reader's five (its failures, its iterator age, and
+    // the dead letters of ticket state, change feed and time spent: tests/infra/stream-consumer.test.ts) and the
+    // escalation's (tests/infra/escalation.test.ts), on the same topic.
+    expect(alarms).toHaveLength(13);
     for (const [, a] of alarms) {
       expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(a.Properties.OKActions).toEqual([{ Ref: topicId }]);

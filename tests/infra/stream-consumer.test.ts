@@ -1,152 +1,224 @@
 /**
- * Template tests of the table's stream consumer (infra/stream-consumer.ts): its ids, its stream, its grants, its
- * failures.
+ * Template tests of the table stream's one reader (infra/stream-consumer.ts, issue 33): one event source
+ * mapping on the stream whatever the environment turns on, its ids, filter and grants, each consumer's
+ * retry queue and dead-letter queue with its alarm, the retry handler, and the iterator-age alarm.
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildHelpdesk } from '../../infra/app';
-import { COUNT_KEY_PATTERNS, PARTITIONS } from '../../shared/store/keys';
-import { apiTemplate, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
+import { tablePolicy } from '../../infra/lambda';
+import { ITERATOR_AGE_ALARM_MS, RETRY_MESSAGE_QUEUE_BYTES, RETRY_RECEIVES } from '../../infra/stream-consumer';
+import { streamReaderGrants } from '../../shared/api/table-access';
+import { apiTemplateOf, actions, functionIn, roleStatements, type Resource } from './template';
+import type { Json } from '../json';
+
+const MAIL_ON = { mailFrom: 'help@example.org' };
 
 let api: Template;
-let countId: string;
+let withMail: Template;
+let readerId: string;
 
 beforeAll(() => {
-  api = apiTemplate(buildHelpdesk(templateApp()).api);
-  [countId] = functionIn(api, 'TicketCountsCountTickets');
+  api = apiTemplateOf();
+  withMail = apiTemplateOf('dev', MAIL_ON);
+  [readerId] = functionIn(api, 'TicketCountsCountTickets');
 });
 
-describe('stream consumer', () => {
+const resources = (template: Template, type: string) =>
+  Object.entries(template.findResources(type) as Record<string, Resource>);
+/** The mappings that read the table's stream (the data stack's export of its stream ARN). */
+const streamMappings = (template: Template) =>
+  resources(template, 'AWS::Lambda::EventSourceMapping').filter(([, m]) =>
+    JSON.stringify(m.Properties.EventSourceArn).includes('StreamArn'),
+  );
+const keyed = (statements: Record<string, Json>[]) =>
+  statements
+    .filter((s) => s.Condition)
+    .map((s) => ({ actions: actions([s]), keys: s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'] }));
+
+describe("the table stream's one reader", () => {
+  // Four synths: seconds each on a quiet machine.
+  it('is the only reader of the stream, with mail, webhooks and search on or off', { timeout: 180_000 }, () => {
+    for (const context of [{}, MAIL_ON, { search: 'on' }, { ...MAIL_ON, search: 'on' }]) {
+      const template = apiTemplateOf('dev', context);
+      const mappings = streamMappings(template);
+      expect(mappings.map(([id]) => id)).toEqual([
+        'TicketCountsCountTicketsDynamoDBEventSourceHelpdeskdevDataTable21C797F4561C7EE8',
+      ]);
+      // Lambda allows 5 filters a mapping by default: search's custom field definitions make the fifth.
+      const filters = mappings[0]![1].Properties.FilterCriteria.Filters as unknown[];
+      expect(filters).toHaveLength('search' in context ? 5 : 4);
+    }
+  });
+
   it(
-    'keeps the logical ids it was deployed with (TicketCounts, CountTickets), so an upgrade replaces neither its ' +
-      'function nor its mapping',
+    'keeps the logical ids it was deployed with (CountTickets, its mapping, CountFailures), so an upgrade ' +
+      'replaces neither its function nor its place in the stream',
     () => {
-      const ids = Object.entries(api.toJSON().Resources as Record<string, Resource>)
-        .filter(([id]) => id.startsWith('TicketCounts'))
+      const ids = resources(api, 'AWS::Lambda::Function')
+        .concat(resources(api, 'AWS::SQS::Queue'), resources(api, 'AWS::Lambda::EventSourceMapping'))
         .map(([id, r]) => `${r.Type} ${id}`)
-        .sort();
-      expect(ids).toEqual([
-        'AWS::CloudWatch::Alarm TicketCountsFailuresAlarm6A7D4CC9',
-        'AWS::CloudWatch::Alarm TicketCountsIteratorAgeAlarmB786F183', // added (issue 33): new, replaces nothing
-        'AWS::IAM::Policy TicketCountsCountTicketsRoleDefaultPolicy59E57DC5',
-        'AWS::IAM::Role TicketCountsCountTicketsRoleA84E259D',
+        .filter((id) => id.includes(' TicketCounts'));
+      expect(ids.sort()).toEqual([
         'AWS::Lambda::EventSourceMapping ' +
           'TicketCountsCountTicketsDynamoDBEventSourceHelpdeskdevDataTable21C797F4561C7EE8',
         'AWS::Lambda::Function TicketCountsCountTicketsA914DFD7',
-        'AWS::Logs::LogGroup TicketCountsCountTicketsLogsB9E4793A',
         'AWS::SQS::Queue TicketCountsCountFailures70FA9E35',
-        'AWS::SQS::QueuePolicy TicketCountsCountFailuresPolicyAF49E18B',
       ]);
+      // The failure queues of the mappings it replaces hold their messages: now the dead letters of mail and webhooks.
+      const queues = resources(withMail, 'AWS::SQS::Queue').map(([id]) => id);
+      expect(queues).toEqual(expect.arrayContaining(['MailQueueFailures99A95D2B', 'WebhooksDispatchFailuresDCB8F220']));
     },
   );
 
-  it(
-    'reads the table stream, filtered to ticket items and the followup and attachment records the counts and ' +
-      'change feed need, retried then dead-lettered',
-    () => {
-      const mappings = Object.values(
-        api.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>,
-      ).filter((m) => JSON.stringify(m.Properties.FunctionName).includes(countId));
-      expect(mappings).toHaveLength(1);
-      const m = mappings[0]!.Properties;
-      expect(m).toMatchObject({
-        StartingPosition: 'TRIM_HORIZON',
-        BisectBatchOnFunctionError: true,
-        MaximumRetryAttempts: 10,
-      });
-      // Measured (docs/data-model.md, "The stream consumer"): batches of up to 500, none held back for a window, one at
-      // a time per shard.
-      expect(m).toMatchObject({ BatchSize: 500, MaximumBatchingWindowInSeconds: 0, ParallelizationFactor: 1 });
-      expect(m.DestinationConfig.OnFailure.Destination).toBeDefined();
-      const patterns = (m.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
-      expect(patterns).toEqual([
-        { dynamodb: { Keys: { SK: { S: ['TICKET'] } } } },
-        { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['followup', 'attachment'] } } } },
-        { eventName: ['MODIFY', 'REMOVE'], dynamodb: { OldImage: { type: { S: ['followup'] } } } },
-        { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
-        // mail.bounced and mail.complained: a mail log entry's status.
-        {
-          eventName: ['MODIFY'],
-          dynamodb: {
-            Keys: { PK: { S: [{ prefix: 'MAIL#' }] } },
-            NewImage: { status: { S: ['bounced', 'complained'] } },
+  it("reads batches of 500, none held back, one at a time a shard, filtered to every consumer's records", () => {
+    const m = streamMappings(withMail)[0]![1].Properties;
+    expect(m).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 500,
+      MaximumBatchingWindowInSeconds: 0,
+      ParallelizationFactor: 1,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+    });
+    expect(m.DestinationConfig.OnFailure.Destination).toBeDefined();
+    const patterns = (m.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
+    expect(patterns).toEqual([
+      { dynamodb: { Keys: { SK: { S: ['TICKET'] } } } },
+      {
+        eventName: ['INSERT'],
+        dynamodb: {
+          NewImage: {
+            type: { S: ['followup', 'attachment', 'merged', 'webhook-event', 'change-event', 'escalation'] },
           },
         },
+      },
+      // Attachments modified: a page snapshot's (missing from the filter before the one reader).
+      { eventName: ['MODIFY', 'REMOVE'], dynamodb: { OldImage: { type: { S: ['followup', 'attachment'] } } } },
+      // mail.bounced and mail.complained: a mail log entry's status.
+      {
+        eventName: ['MODIFY'],
+        dynamodb: {
+          Keys: { PK: { S: [{ prefix: 'MAIL#' }] } },
+          NewImage: { status: { S: ['bounced', 'complained'] } },
+        },
+      },
+    ]);
+  });
+
+  it(
+    'gives each consumer a retry queue with a dead-letter queue and an alarm on its first message, drained by ' +
+      'the retry handler',
+    () => {
+      const [retryId] = functionIn(withMail, 'RetryConsumers');
+      const queues = Object.fromEntries(resources(withMail, 'AWS::SQS::Queue'));
+      const retryQueues = Object.entries(queues).filter(([id]) => /Retry[0-9A-F]{8}$/.test(id));
+      expect(retryQueues.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
+        'ChangeFeedRetry',
+        'MailRetry',
+        'TicketStateRetry',
+        'TimeSpentRetry',
+        'WebhookDispatchRetry',
       ]);
+      const alarms = resources(withMail, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+      const mappings = resources(withMail, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+      for (const [id, q] of retryQueues) {
+        expect(q.Properties).toMatchObject({
+          MaximumMessageSize: RETRY_MESSAGE_QUEUE_BYTES,
+          SqsManagedSseEnabled: true,
+          VisibilityTimeout: 360,
+        });
+        expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(RETRY_RECEIVES);
+        const deadLetter = q.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+        expect(queues[deadLetter]!.Properties.MaximumMessageSize, id).toBe(RETRY_MESSAGE_QUEUE_BYTES);
+        const alarm = alarms.find((a) => String(JSON.stringify(a.Dimensions)).includes(deadLetter));
+        expect(alarm, id).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+        expect(alarm!.AlarmActions, id).toHaveLength(1);
+        expect(
+          mappings.filter((m) => JSON.stringify(m.EventSourceArn).includes(id)),
+          id,
+        ).toEqual([
+          expect.objectContaining({
+            FunctionName: { Ref: retryId },
+            BatchSize: 1,
+            FunctionResponseTypes: ['ReportBatchItemFailures'],
+            ScalingConfig: { MaximumConcurrency: 2 },
+          }),
+        ]);
+      }
+      // The reader knows every retry queue by its consumer's name (functions/stream/consumers.ts).
+      const [, reader] = functionIn(withMail, 'TicketCountsCountTickets');
+      const named = JSON.stringify(reader.Properties.Environment.Variables.HELPDESK_STREAM_RETRY_QUEUES);
+      for (const name of ['ticket state', 'change feed', 'time spent', 'webhook dispatch', 'mail'])
+        expect(named).toContain(`\\"${name}\\":`);
     },
   );
 
   it(
-    'may touch only the counts, counted states, ticket collections, refs and file cleanup records, write the ' +
-      "change feed and the time spent cells and read the custom field definitions and deletions' actors",
+    "may do to the table what its consumers may, together, and no more: the counts' grants, the dispatcher's, " +
+      "and the mail consumer's where mail is on",
     () => {
-      const isStream = (a: string) =>
-        [
-          'dynamodb:DescribeStream',
-          'dynamodb:GetRecords',
-          'dynamodb:GetShardIterator',
-          'dynamodb:ListStreams',
-        ].includes(a);
-      const table = roleStatements(api, countId).filter((s) =>
-        actions([s]).some((a) => a.startsWith('dynamodb:') && !isStream(a)),
-      );
-      // The event source's own grant: reading the stream, nothing else.
-      for (const s of roleStatements(api, countId).filter((s) => actions([s]).some(isStream)))
-        expect(actions([s]).every(isStream)).toBe(true);
-      const keyed = table.filter((s) => s.Condition);
-      const leading = (s: (typeof keyed)[number]) => s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'];
-      expect(keyed.map(leading)).toEqual([
-        COUNT_KEY_PATTERNS,
-        [PARTITIONS.events, PARTITIONS.lateEvents],
-        [PARTITIONS.deletions],
-        [PARTITIONS.listed],
-        [PARTITIONS.customFields],
-        [PARTITIONS.timeSpentTickets, PARTITIONS.timeSpentCells],
-      ]);
-      expect(actions([keyed[0]!]).sort()).toEqual([
-        'dynamodb:BatchGetItem',
-        'dynamodb:DeleteItem',
-        'dynamodb:GetItem',
-        'dynamodb:PutItem',
-        'dynamodb:Query',
-        'dynamodb:UpdateItem',
-      ]);
-      // The feed's partition and its late-event marks: written in batches (a late event's position and mark read
-      // first), nothing else; the definitions: read.
-      expect(actions([keyed[1]!])).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
-      // Who deleted what a batch's REMOVE records name: read only.
-      expect(actions([keyed[2]!])).toEqual(['dynamodb:BatchGetItem']);
-      // Listing records: written in batches too (before the counts transaction that commits them).
-      expect(actions([keyed[3]!])).toEqual(['dynamodb:BatchWriteItem']);
-      expect(actions([keyed[4]!])).toEqual(['dynamodb:Query']);
-      // Without a key condition: only reading gsi1 (the backfill).
-      for (const s of table.filter((s) => !s.Condition)) {
-        expect(actions([s])).toEqual(['dynamodb:Query']);
-        expect(JSON.stringify(s.Resource)).toMatch(/\/index\/gsi1/);
+      const expected = (mail: boolean) =>
+        tablePolicy(streamReaderGrants({ mail }), 'arn')
+          .map((s) => s.toJSON() as Record<string, Json>)
+          .filter((s) => s.Condition)
+          .map((s) => ({
+            actions: [s.Action].flat(),
+            keys: s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'],
+          }));
+      for (const [template, mail] of [
+        [api, false],
+        [withMail, true],
+      ] as const) {
+        for (const fn of ['TicketCountsCountTickets', 'RetryConsumers']) {
+          const statements = roleStatements(template, functionIn(template, fn)[0]);
+          expect(keyed(statements), fn).toEqual(expected(mail));
+          // Nothing of SES, S3 or a secret: the sender and the deliverer keep those.
+          expect(
+            actions(statements).filter((a) => /^(ses|s3|secretsmanager):/.test(a)),
+            fn,
+          ).toEqual([]);
+          // Without a key condition: only reading gsi1 (the backfill), and the stream or the retry queues.
+          for (const s of statements.filter((s) => !s.Condition && actions([s]).some((a) => a.startsWith('dynamodb:'))))
+            expect(
+              actions([s]).every((a) => a === 'dynamodb:Query' || /Stream|GetRecords|GetShardIterator/.test(a)),
+            ).toBe(true);
+        }
       }
+      // Sends: the reader to the retry queues, the deliveries and the mail queue; the retry handler to the last two.
+      const sendsOf = (fn: string) =>
+        roleStatements(withMail, functionIn(withMail, fn)[0])
+          .filter((s) => actions([s]).includes('sqs:SendMessage'))
+          .flatMap((s) => [s.Resource].flat())
+          .map((r) => JSON.stringify(r))
+          .join(' ');
+      expect(sendsOf('TicketCountsCountTickets')).toMatch(/Retry.*Retry.*Retry.*Retry.*Retry/);
+      for (const fn of ['TicketCountsCountTickets', 'RetryConsumers']) {
+        expect(sendsOf(fn), fn).toContain('WebhooksDeliveries');
+        expect(sendsOf(fn), fn).toContain('MailMailQueue');
+      }
+      expect(sendsOf('RetryConsumers')).not.toMatch(/Retry[0-9A-F]{8}/);
     },
   );
 
   it('raises an alarm when a batch is given up on', () => {
-    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).filter((a) =>
-      String(a.Properties.AlarmDescription).includes('ticket count batches failed'),
-    );
+    const alarms = resources(api, 'AWS::CloudWatch::Alarm').filter(([id]) => id.startsWith('TicketCountsFailures'));
     expect(alarms).toHaveLength(1);
-    expect(alarms[0]!.Properties.AlarmActions).toHaveLength(1);
+    expect(alarms[0]![1].Properties.AlarmActions).toHaveLength(1);
   });
 
   it("raises an alarm when the stream's newest records wait a minute, three minutes in a row", () => {
-    const [alarm] = Object.values(api.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).filter(
-      (a) => a.Properties.MetricName === 'IteratorAge',
-    );
+    const [alarm] = resources(api, 'AWS::CloudWatch::Alarm')
+      .map(([, a]) => a)
+      .filter((a) => a.Properties.MetricName === 'IteratorAge');
     expect(alarm!.Properties).toMatchObject({
       Namespace: 'AWS/Lambda',
       Statistic: 'Maximum',
       Period: 60,
-      Threshold: 60_000,
+      Threshold: ITERATOR_AGE_ALARM_MS,
       EvaluationPeriods: 3,
     });
-    expect(JSON.stringify(alarm!.Properties.Dimensions)).toContain(countId);
+    expect(ITERATOR_AGE_ALARM_MS).toBe(60_000);
+    expect(JSON.stringify(alarm!.Properties.Dimensions)).toContain(readerId);
     expect(alarm!.Properties.AlarmActions).toHaveLength(1);
   });
 });

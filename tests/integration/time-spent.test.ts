@@ -140,11 +140,12 @@ describe('time spent', () => {
     ]);
     expect(await report('by=ticket')).toEqual(settled);
 
-    // A batch that fails part-way changes nothing; applied again, it counts once.
+    // A batch that fails part-way changes nothing, and fails no batch: its records wait on the failed consumer's
+    // retry path (consumer/fan-out.ts); applied again at the next drain (the report's), it counts once.
     const f5 = await followup(t1, '00:10:00');
     const fault = failNextTransaction(dynamo);
     try {
-      await expect(runtime.drainTableStream()).rejects.toThrow('injected');
+      await runtime.drainTableStream();
     } finally {
       fault.stop();
     }

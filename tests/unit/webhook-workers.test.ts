@@ -1,5 +1,6 @@
 /**
- * The two AWS webhook workers' own logic (functions/webhooks/dispatch.ts and deliver.ts): what they
+ * The AWS webhook workers' own logic (the stream reader's webhook consumer, shared/webhooks/stream-dispatch.ts run by
+ * functions/stream/consume.ts; the sweep, functions/webhooks/dispatch.ts; deliver.ts): what they
  * report to Lambda and send to SQS for each outcome. The dispatch and delivery service they call is
  * covered over HTTP by tests/integration/webhooks.test.ts; here it is replaced to choose outcomes.
  */
@@ -23,11 +24,14 @@ const sqsSent = () =>
 vi.mock('../../shared/webhooks/service', () => ({ dispatchEvent, attemptDelivery }));
 vi.mock('../../shared/store/deliveries', () => ({ recordDeadLettered }));
 vi.mock('../../shared/store/outbox', async (original) => ({ ...(await original<object>()), eventsWrittenBefore }));
-vi.mock('../../functions/webhooks/context', () => ({ webhookContext: () => ({ marker: 'ctx' }) }));
+vi.mock('../../shared/webhooks/context', () => ({ webhookContext: () => ({ marker: 'ctx' }) }));
 process.env.AWS_ENDPOINT_URL_SQS = sqs.endpoint;
 process.env.HELPDESK_WEBHOOK_QUEUE_URL = 'https://sqs.example/deliveries';
 process.env.HELPDESK_WEBHOOK_DEAD_LETTER_URL = 'https://sqs.example/dead-letters';
+process.env.HELPDESK_STREAM_RETRY_QUEUES = JSON.stringify({ 'webhook dispatch': 'https://sqs.example/webhook-retry' });
 const { handler: dispatch, STRANDED_AFTER_MS } = await import('../../functions/webhooks/dispatch');
+const { handler: read } = await import('../../functions/stream/consume');
+const { handler: retry } = await import('../../functions/stream/retry');
 const { handler: deliver } = await import('../../functions/webhooks/deliver');
 
 beforeEach(() => {
@@ -39,6 +43,7 @@ afterAll(() => sqs.close());
 const outboxImage = (id: string) => ({
   PK: { S: 'OUTBOX' },
   SK: { S: `EVENT#${id}` },
+  type: { S: 'webhook-event' },
   id: { S: id },
   event: { S: 'ticket.created' },
   ticket: { N: '7' },
@@ -53,35 +58,49 @@ const streamEvent = (ids: string[]): DynamoDBStreamEvent => ({
   })),
 });
 
-describe('dispatch (stream)', () => {
+describe('dispatch (the stream reader)', () => {
   it('dispatches each inserted outbox event, as the API wrote it', async () => {
     dispatchEvent.mockResolvedValue(undefined);
-    expect(await dispatch(streamEvent(['a', 'b']))).toEqual({ batchItemFailures: [] });
-    expect(dispatchEvent.mock.calls.map(([e]) => e)).toEqual([
-      {
-        id: 'a',
+    expect(await read(streamEvent(['a', 'b']))).toEqual({});
+    expect(dispatchEvent.mock.calls.map(([e]) => e)).toEqual(
+      ['a', 'b'].map((id) => ({
+        id,
         event: 'ticket.created',
         ticket: 7,
         followup: null,
         base_url: 'https://api.example',
         created: '2026-11-24T10:00:00.000Z',
-      },
-      {
-        id: 'b',
-        event: 'ticket.created',
-        ticket: 7,
-        followup: null,
-        base_url: 'https://api.example',
-        created: '2026-11-24T10:00:00.000Z',
-      },
-    ]);
+      })),
+    );
+    expect(sqsSent()).toEqual([]);
   });
 
-  it('reports the first failing record and stops there (stream order), so it and the rest are retried', async () => {
-    dispatchEvent.mockResolvedValueOnce(undefined).mockRejectedValueOnce(new Error('table busy'));
-    expect(await dispatch(streamEvent(['a', 'b', 'c']))).toEqual({ batchItemFailures: [{ itemIdentifier: '101' }] });
-    expect(dispatchEvent).toHaveBeenCalledTimes(2);
-  });
+  it(
+    'stops at the first failing record (stream order) and puts its records on its retry queue, which dispatches ' +
+      'them again',
+    async () => {
+      dispatchEvent.mockResolvedValueOnce(undefined).mockRejectedValueOnce(new Error('table busy'));
+      const event = streamEvent(['a', 'b', 'c']);
+      expect(await read(event)).toEqual({ retried: ['webhook dispatch'] });
+      expect(dispatchEvent).toHaveBeenCalledTimes(2);
+      const [sent] = sqsSent();
+      expect(sent).toMatchObject({
+        operation: 'SendMessage',
+        input: { QueueUrl: 'https://sqs.example/webhook-retry', DelaySeconds: 30 },
+      });
+      const body = String((sent!.input as { MessageBody: string }).MessageBody);
+      expect(JSON.parse(body)).toEqual({ consumer: 'webhook dispatch', records: event.Records });
+
+      dispatchEvent.mockReset().mockResolvedValue(undefined);
+      const message = { messageId: 'm1', body, attributes: { ApproximateReceiveCount: '1' } };
+      expect(await retry({ Records: [message] } as unknown as SQSEvent)).toEqual({ batchItemFailures: [] });
+      expect(dispatchEvent.mock.calls.map(([e]) => (e as { id: string }).id)).toEqual(['a', 'b', 'c']);
+      dispatchEvent.mockRejectedValue(new Error('still busy'));
+      expect(await retry({ Records: [message] } as unknown as SQSEvent)).toEqual({
+        batchItemFailures: [{ itemIdentifier: 'm1' }],
+      });
+    },
+  );
 });
 
 describe('dispatch (schedule)', () => {
@@ -90,7 +109,7 @@ describe('dispatch (schedule)', () => {
     eventsWrittenBefore.mockResolvedValue(stranded);
     dispatchEvent.mockResolvedValue(undefined);
     const before = Date.now();
-    expect(await dispatch({ source: 'aws.events', 'detail-type': 'Scheduled Event' } as never)).toEqual({
+    expect(await dispatch()).toEqual({
       dispatched: 2,
     });
     const cutoff = (eventsWrittenBefore.mock.calls[0]![0] as Date).getTime();
@@ -102,7 +121,7 @@ describe('dispatch (schedule)', () => {
   it('fails the run when a dispatch fails (the next run tries again)', async () => {
     eventsWrittenBefore.mockResolvedValue([{ id: 'old' }]);
     dispatchEvent.mockRejectedValue(new Error('queue down'));
-    await expect(dispatch({ source: 'aws.events' } as never)).rejects.toThrow('queue down');
+    await expect(dispatch()).rejects.toThrow('queue down');
   });
 });
 
