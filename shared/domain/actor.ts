@@ -5,7 +5,10 @@
  * log read it from the stream record (docs/webhooks.md, "Who did it").
  */
 
-/** Where a change came from. `unknown`: an item written before the actor was recorded, or a deletion. */
+/**
+ * Where a change came from. `unknown`: an item written before the actor was recorded, or removed with no
+ * deletion record naming who (the stream consumer's cleanup of a deleted ticket's leftovers).
+ */
 export type ActorSource = 'api' | 'mail' | 'system' | 'unknown';
 
 /** What a write records on its items (never shown as such: eventActor is). */
