@@ -5,9 +5,11 @@
  * (consumer/fan-out.ts) to the same consumers: those of consumer/table-changes.ts, and the ones the
  * runtime adds (webhook dispatch, mail), each held to its own grants. A consumer that fails has its
  * records kept for retry (where AWS has its SQS retry queue), applied again at a later drain by the
- * same code, and given up on, logged, after RETRY_ATTEMPTS (AWS: its dead-letter queue); the others
- * go on. A batch whose fan-out failed is read again from its first record, as Lambda retries one;
- * every consumer is idempotent, so a restart simply starts from the oldest record kept.
+ * same code, less often each time, and never dropped: locally there is no dead-letter queue to keep
+ * them, so after RETRY_ATTEMPTS an error is logged (AWS: its dead-letter queue's alarm) and they are
+ * still tried, every MAX_RETRY_MS at most, until they apply or the runtime stops; the others go on.
+ * A batch whose fan-out failed is read again from its first record, as Lambda retries one; every
+ * consumer is idempotent, so a restart simply starts from the oldest record kept.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -66,9 +68,10 @@ export interface LocalTableStream {
   stop(): Promise<void>;
 }
 
-/** A failed consumer's records are applied again this much later (AWS: its retry queue's delay). */
+/** A failed consumer's records are applied again this much later, doubled at each failure, up to MAX_RETRY_MS. */
 const RETRY_MS = 1000;
-/** Attempts at a failed consumer's records before they are given up on, logged (AWS: its dead-letter queue). */
+const MAX_RETRY_MS = 60_000;
+/** Attempts at a failed consumer's records before an error is logged (AWS: its dead-letter queue's alarm). */
 export const RETRY_ATTEMPTS = 5;
 
 /** A consumer's records waiting for their next attempt. */
@@ -113,10 +116,9 @@ export async function startLocalTableStream(
         pending.splice(pending.indexOf(retry), 1);
       } catch (error) {
         retry.attempts += 1;
-        retry.due = now + RETRY_MS;
-        if (retry.attempts <= RETRY_ATTEMPTS) continue;
-        pending.splice(pending.indexOf(retry), 1);
-        logger.error('stream consumer gave up on records after every retry', {
+        retry.due = now + Math.min(RETRY_MS * 2 ** (retry.attempts - 1), MAX_RETRY_MS);
+        if (retry.attempts !== RETRY_ATTEMPTS + 1) continue;
+        logger.error('stream consumer still failing on records after every retry: kept, tried less often', {
           consumer: retry.consumer,
           records: retry.records.length,
           error: (error as Error).message,

@@ -150,13 +150,19 @@ export class FaultInjector {
  * `failed()` says whether it came, `stop()` removes the interceptor.
  */
 export function failNextTransaction(dynamo: DynamoDB): { failed(): boolean; stop(): void } {
-  let failed = false;
+  const fault = failTransactions(dynamo, 1);
+  return { failed: () => fault.failures() > 0, stop: () => fault.stop() };
+}
+
+/** The next `count` TransactWriteItems calls fail as DynamoDB's 500 does (once the client has given up). */
+export function failTransactions(dynamo: DynamoDB, count: number): { failures(): number; stop(): void } {
+  let failures = 0;
   const stop = dynamo.intercept(({ operation }, next) => {
-    if (!failed && operation === 'TransactWriteItems') {
-      failed = true;
+    if (failures < count && operation === 'TransactWriteItems') {
+      failures++;
       throw Object.assign(new Error('injected'), { name: 'InternalServerError', $metadata: {} });
     }
     return next();
   });
-  return { failed: () => failed, stop };
+  return { failures: () => failures, stop };
 }

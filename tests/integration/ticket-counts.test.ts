@@ -19,7 +19,8 @@ import {
 } from '../../shared/aws/dynamodb';
 import { clientFor, multipart, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
-import { failNextTransaction } from './fault-injection';
+import { failNextTransaction, failTransactions } from './fault-injection';
+import { RETRY_ATTEMPTS } from '../../infra/local/table-stream';
 
 let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<void> };
 let api: ReturnType<typeof clientFor>;
@@ -134,6 +135,22 @@ describe('ticket counts from the stream', () => {
     expect(fault.failed()).toBe(true);
     expect((await totals()).s1).toBe(Number(settled.s1) + 1);
     expect(await item(store.keys.counted(third.id as number))).toMatchObject({ status: 1, version: 1 });
+
+    // Records that keep failing past every retry are still kept (locally there is no dead-letter queue to hold
+    // them): once the fault is gone they apply, counted once.
+    const fourth = await ticket();
+    const failures = RETRY_ATTEMPTS + 2;
+    const failing = failTransactions(dynamo, failures);
+    try {
+      for (let drains = 0; drains < 3 * failures && failing.failures() < failures; drains++)
+        await runtime.drainTableStream();
+      await runtime.drainTableStream();
+    } finally {
+      failing.stop();
+    }
+    expect(failing.failures()).toBe(failures);
+    expect((await totals()).s1).toBe(Number(settled.s1) + 2);
+    expect(await item(store.keys.counted(fourth.id as number))).toMatchObject({ status: 1, version: 1 });
   });
 });
 
