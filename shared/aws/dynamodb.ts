@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as Doc from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+import { convertToNative, marshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import {
   AwsService,
   serviceEndpoint,
@@ -82,7 +82,35 @@ export type TransactWriteCommandInput = Doc.TransactWriteCommandInput;
 // --- marshalling --------------------------------------------------------------------------------
 
 const toWire = (value: Item): Wire => marshall(value, { removeUndefinedValues: true });
-const fromWire = (value: unknown): Item => unmarshall(value as Parameters<typeof unmarshall>[0]);
+
+/**
+ * What `unmarshall` makes of an item, for the kinds nearly every answer holds (S, BOOL, NULL, M, L and
+ * N within the safe integers) without the library's per-value `Object.entries`, in half its time (a list
+ * page's 108 items, measured: the library's conversion cost as much as parsing the answer). Every other
+ * value (sets, binaries, numbers past 2^53, an unknown kind) goes to the library's own conversion, so
+ * the result is always the library's: tests/unit/dynamodb-unmarshall.test.ts holds the two together.
+ * A value is read by its one kind, as DynamoDB sends it.
+ */
+export function unmarshallItem(map: Wire): Item {
+  const item: Item = {};
+  for (const key of Object.keys(map)) item[key] = nativeOf(map[key] as Wire);
+  return item;
+}
+
+function nativeOf(value: Wire): unknown {
+  if (typeof value.S === 'string') return value.S;
+  if (typeof value.N === 'string') {
+    const number = Number(value.N);
+    if (number <= Number.MAX_SAFE_INTEGER && number >= Number.MIN_SAFE_INTEGER) return number;
+  } else if (typeof value.BOOL === 'boolean') return value.BOOL;
+  else if (value.NULL === true) return null;
+  else if (Array.isArray(value.L)) return (value.L as Wire[]).map(nativeOf);
+  else if (typeof value.M === 'object' && value.M !== null && !Array.isArray(value.M))
+    return unmarshallItem(value.M as Wire);
+  return convertToNative(value as unknown as Parameters<typeof convertToNative>[0]);
+}
+
+const fromWire = (value: unknown): Item => unmarshallItem(value as Wire);
 
 /** An action's native fields (Key, Item, values, start key) as attribute values; the rest as given. */
 function actionToWire(action: Wire): Wire {
