@@ -79,8 +79,8 @@ export interface LocalTableStream {
   /** Applies every record written so far (the poller does this every interval). */
   drain(): Promise<void>;
   /**
-   * A write was made: the next read comes within the interval (not at once: writes come in runs).
-   * Every write through this process's store client nudges.
+   * A write was made: the next read comes when the interval since the last one is over (at once
+   * after an idle spell). Every write through this process's store client nudges.
    */
   nudge(): void;
   stop(): Promise<void>;
@@ -233,14 +233,15 @@ export async function startLocalTableStream(
 
   let stopped = false;
   let wake: (() => void) | undefined;
-  /** Shortens the pause under way to end by `at` (ms since the epoch). */
-  let wakeBy: ((at: number) => void) | undefined;
+  /** Ends the pause under way once it has lasted the interval (at once if it has). */
+  let wakeSoon: (() => void) | undefined;
   let idlePause = intervalMs;
   /** A nudge came since the last read began: its write may not have been read yet. */
   let nudged = false;
   const poller = (async () => {
     while (intervalMs && !stopped) {
       let pause: number;
+      let failed = false;
       try {
         const seen = recordsSeen;
         nudged = false;
@@ -254,30 +255,33 @@ export async function startLocalTableStream(
         logger.error('table stream batch failed; reading it again in a second', { error: (error as Error).message });
         recordRetry();
         pause = 1000;
+        failed = true;
       }
       await new Promise<void>((resolve) => {
-        let end = Date.now() + pause;
+        const start = Date.now();
         let timer = setTimeout(resolve, pause);
         const finish = () => {
           clearTimeout(timer);
           resolve();
         };
         wake = finish;
-        wakeBy = (at) => {
-          if (at >= end) return;
-          end = at;
+        // As the fixed interval would: a write during a busy spell is read at the next tick, one after
+        // an idle spell at once.
+        wakeSoon = () => {
+          if (pause <= intervalMs || failed) return;
+          pause = intervalMs;
           clearTimeout(timer);
-          timer = setTimeout(finish, Math.max(0, at - Date.now()));
+          timer = setTimeout(finish, Math.max(0, start + intervalMs - Date.now()));
         };
       });
-      wakeBy = undefined;
+      wakeSoon = undefined;
     }
   })();
 
   const nudge = () => {
     nudged = true;
     idlePause = intervalMs;
-    wakeBy?.(Date.now() + intervalMs);
+    wakeSoon?.();
   };
   const stopNudging = dynamo.intercept(({ operation }, next) =>
     TABLE_WRITES.has(operation) ? next().finally(nudge) : next(),
