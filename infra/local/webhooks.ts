@@ -22,9 +22,14 @@ import { WEBHOOK_DELIVER_GRANTS, WEBHOOK_DISPATCH_GRANTS } from '../../shared/ap
 import { asFunction, consumerAs } from './table-access';
 import { ensureLocalSecret } from './secrets';
 
-const POLL_MS = 200;
 /** An outbox event this old is one the stream's consumer did not dispatch (AWS: an hour, Dispatch's sweep). */
 const STRANDED_MS = 10_000;
+/**
+ * How often the outbox is swept for such events: a Query each time, for events that wait STRANDED_MS
+ * before they are taken anyway (every 200 ms it was five Queries a second, all the while receivers
+ * are set).
+ */
+const POLL_MS = 2000;
 /** After an error of our own (the engines busy, say): try that step again this much later. */
 const RECOVER_MS = 2000;
 
