@@ -8,7 +8,14 @@
  * wants a change applied, and knows every ticket the table holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/aws/dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDB,
+} from '../../shared/aws/dynamodb';
 import { ADMIN_ID, clientFor, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -659,6 +666,65 @@ describe('backfill', () => {
     await store.backfill();
     expect((await listIds('ordering=modified')).ids).toEqual(idsOf(all().sort(byTime('modified'))));
   });
+});
+
+describe('an agent view in another order: sorted from its id-order records', () => {
+  it(
+    'records of an earlier layout (no sort values; a record per order) read the whole table in that order, ' +
+      'checked, until the backfill rewrites them and removes the retired records',
+    async () => {
+      const t = all().find((x) => x.queue === queue)!;
+      const view = `status=${t.status}&queue=${queue}`;
+      const expected = idsOf(
+        all()
+          .filter((x) => x.status === t.status && x.queue === queue)
+          .sort(byPriority),
+      );
+      // The earlier layout: the view's record sorted by id alone, and a record of the view by priority.
+      const record = store.keys.listed(t.id, 'status-queue');
+      const id = String(t.id).padStart(12, '0');
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: record,
+          UpdateExpression: 'SET GSI4SK = :id',
+          ExpressionAttributeValues: { ':id': id },
+        }),
+      );
+      const retired = store.keys.listed(t.id, 'status-queue@priority');
+      await dynamo.send(
+        new PutCommand({
+          TableName: table(),
+          Item: { ...retired, ticket: t.id, version: 1, GSI4PK: `LIST#status-queue@priority#${t.status}#${queue}` },
+        }),
+      );
+      const reads = async () =>
+        (await pageReads(`/api/tickets/?page_size=25&${view}&ordering=priority`)).calls
+          .filter((c) => c.operation === 'Query')
+          .map((c) => (JSON.parse(c.input) as { ExpressionAttributeValues: Json }).ExpressionAttributeValues[':pk']);
+      expect(await reads()).toContain('LIST#all@priority');
+      const before = await listIds(`${view}&ordering=priority`, 2);
+      expect(before.ids).toEqual(expected);
+      expect(before.pages[0]!.count).toBe(expected.length);
+      await expectPreviousLinksRetrace(before.pages);
+
+      await store.backfill();
+      const rewritten = (await dynamo.send(new GetCommand({ TableName: table(), Key: record, ConsistentRead: true })))
+        .Item!;
+      expect(String(rewritten.GSI4SK)).toMatch(new RegExp(`^${id}#.+#.+#${t.priority}#`));
+      expect((await dynamo.send(new GetCommand({ TableName: table(), Key: retired, ConsistentRead: true }))).Item).toBe(
+        undefined,
+      );
+      expect(await reads()).toEqual([`LIST#status-queue#${t.status}#${queue}`]);
+      const after = await listIds(`${view}&ordering=priority`, 2);
+      expect(after.ids).toEqual(expected);
+      await expectPreviousLinksRetrace(after.pages);
+      // A cursor handed out by the whole table's page continues on the view's.
+      expect(
+        (await api.call('GET', before.pages[0]!.next.slice(api.url.length))).body.results.map((x: Json) => x.id),
+      ).toEqual(expected.slice(2, 4));
+    },
+  );
 });
 
 describe('filters the partition does not serve are checked within a read budget per page', () => {
