@@ -61,8 +61,6 @@ function viewValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): 
       return String(ticket.queue);
     case 'assigned':
       return assigneeOf(ticket);
-    case 'priority':
-      return String(ticket.priority);
     case 'status-queue':
       return `${ticket.status}#${ticket.queue}`;
     case 'status-assigned':

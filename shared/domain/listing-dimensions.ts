@@ -15,13 +15,13 @@ export type ListingOrder = 'id' | (typeof LISTING_ORDERS)[number];
 
 /**
  * The listing dimensions (store/listings.ts keeps one record per ticket in each): by filter value in
- * id order (`queue`, `assigned`, `priority`, the agent views: theirs carry the ticket's sort values after its id),
+ * id order (`queue`, `assigned`, the agent views: theirs carry the ticket's sort values after its id),
  * every ticket in one partition by a time (`created`, `modified`) or by priority or due date
  * (`all@priority`, `all@due`).
  */
 // Built by a call marked pure: a bundle that names none of them (every function bundles keys.ts) leaves it out.
 export const LISTED_DIMENSIONS = /* @__PURE__ */ (() =>
-  ['queue', 'assigned', 'priority', 'modified', 'created', 'all@priority', 'all@due', ...AGENT_VIEWS] as const)();
+  ['queue', 'assigned', 'modified', 'created', 'all@priority', 'all@due', ...AGENT_VIEWS] as const)();
 export type ListedDimension = (typeof LISTED_DIMENSIONS)[number];
 
 /**
@@ -29,15 +29,20 @@ export type ListedDimension = (typeof LISTED_DIMENSIONS)[number];
  * that reads the view's id-order partitions whole and sorts them by the values their records carry.
  */
 export type SortedView = `${AgentView}@${(typeof LISTING_ORDERS)[number]}`;
-/** What a list reads: a stored dimension, or an agent view sorted from its id-order records. */
-export type ListingSourceDimension = ListedDimension | SortedView;
+/**
+ * What a list reads: a stored dimension, an agent view sorted from its id-order records, or `priority`: the tickets of
+ * one priority in id order, a range of `all@priority` (its sort keys `<priority>#<id:12>`).
+ */
+export type ListingSourceDimension = ListedDimension | SortedView | 'priority';
 
 /**
- * Dimensions an earlier version kept records of, no longer written or read: each agent view in every other order
- * (issue 33). The backfill deletes a live ticket's.
+ * Dimensions an earlier version kept records of, no longer written or read (issue 33): each agent view in every other
+ * order, and `priority` (a range of `all@priority`). The backfill deletes a live ticket's.
  */
-export const RETIRED_DIMENSIONS = /* @__PURE__ */ (() =>
-  AGENT_VIEWS.flatMap((view) => LISTING_ORDERS.map((order) => `${view}@${order}`)))();
+export const RETIRED_DIMENSIONS = /* @__PURE__ */ (() => [
+  'priority',
+  ...AGENT_VIEWS.flatMap((view) => LISTING_ORDERS.map((order) => `${view}@${order}`)),
+])();
 
 /** What a dimension's partitions are sorted by: id alone, or a value then id. */
 export function orderOf(dimension: ListingSourceDimension): ListingOrder {
@@ -52,9 +57,9 @@ export function sortedViewOf(dimension: ListingSourceDimension): AgentView | und
   return order !== undefined && view !== 'all' ? (view as AgentView) : undefined;
 }
 
-/** The stored dimension whose partitions a list source reads (a sorted view: its agent view's). */
+/** The stored dimension whose partitions a list source reads (a sorted view: its agent view's; `priority`: ranges). */
 export const storedDimensionOf = (dimension: ListingSourceDimension): ListedDimension =>
-  sortedViewOf(dimension) ?? (dimension as ListedDimension);
+  dimension === 'priority' ? 'all@priority' : (sortedViewOf(dimension) ?? (dimension as ListedDimension));
 
 /** Whether a dimension has one partition for every ticket (no filter value in its partition key). */
 export const isWholeTableDimension = (dimension: ListingSourceDimension) =>

@@ -66,7 +66,9 @@ export const VIEW_SORT_BOUND = 2000;
 /**
  * The gsi4 / gsi3 partitions a source reads: one per value (several statuses: one each, merged in the list's order).
  */
-function partitionsOf(source: ListingSource): { index: 'gsi3' | 'gsi4'; partition: string; from?: string }[] {
+function partitionsOf(
+  source: ListingSource,
+): { index: 'gsi3' | 'gsi4'; partition: string; prefix?: string; from?: string }[] {
   if (source.dimension === 'submitter') return [{ index: 'gsi3', partition: keys.submitterPartition(source.email) }];
   const from = source.since ? { from: source.since } : {};
   if (!source.values)
@@ -75,7 +77,10 @@ function partitionsOf(source: ListingSource): { index: 'gsi3' | 'gsi4'; partitio
     ({ dimension, values }) =>
       values.map((value) => ({
         index: 'gsi4' as const,
-        partition: keys.listingPartition(storedDimensionOf(dimension), value),
+        // A priority's tickets: its range of the whole table by priority (`<priority>#<id:12>`), in id order.
+        ...(dimension === 'priority'
+          ? { partition: keys.listingPartition(storedDimensionOf(dimension)), prefix: value }
+          : { partition: keys.listingPartition(storedDimensionOf(dimension), value) }),
         ...from,
       })),
   );

@@ -246,6 +246,9 @@ export const keys = {
   }),
   listingPartition: (dimension: ListingDimension, value?: string) =>
     value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
+  /** A sort key within the range of one sort value (`<value>#<rest>`: a priority's tickets in `all@priority`). */
+  prefixedSortKey: (value: string, rest: string) => `${value}#${rest}`,
+  unprefixedSortKey: (value: string, sk: string) => sk.slice(value.length + 1),
   /** The gsi4 sort key of a ticket id (partitions in id order), or of a sort value and id. */
   listingSortKey: (ticket: number, sort?: string) => (sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`),
   /**

@@ -84,6 +84,11 @@ export async function readViewWhole(
 export interface ListingQuery {
   index: 'gsi3' | 'gsi4';
   partition: string;
+  /**
+   * Only the sort keys `<prefix>#…` (a priority's range of `all@priority`), read and given without it: the bounds
+   * below and the keys read are the rest of the key.
+   */
+  prefix?: string;
   /** Sort keys from this one on (included). */
   from?: string;
   /** Sort keys after this one (a cursor). */
@@ -104,8 +109,9 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
   const upper = query.ascending ? query.before : query.after;
   const lowerExclusive = query.ascending ? query.after : query.before;
   const lower = lowerExclusive === undefined ? query.from : keys.aboveKey(lowerExclusive);
+  const { prefix } = query;
   const bound =
-    lower !== undefined && upper !== undefined
+    (lower !== undefined && upper !== undefined) || prefix !== undefined
       ? 'between'
       : lower !== undefined
         ? lowerExclusive !== undefined
@@ -115,8 +121,14 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
           ? 'lt'
           : 'none';
   const values: Item = { ':pk': query.partition };
-  if (lower !== undefined) values[':lo'] = lower;
-  if (upper !== undefined) values[':hi'] = upper;
+  if (prefix !== undefined) {
+    // The prefix's range, within the bounds (`~` after every key of it).
+    values[':lo'] = keys.prefixedSortKey(prefix, lower ?? '');
+    values[':hi'] = keys.prefixedSortKey(prefix, upper ?? '~');
+  } else {
+    if (lower !== undefined) values[':lo'] = lower;
+    if (upper !== undefined) values[':hi'] = upper;
+  }
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
@@ -130,7 +142,10 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
   );
   const sortKey = INDEXES[query.index].sortKey;
   const found = (out.Items ?? [])
-    .map((i) => ({ ticket: keys.ticketOfSortKey(String(i[sortKey])), key: keys.idOrderKey(String(i[sortKey])) }))
+    .map((i) => {
+      const sk = prefix === undefined ? String(i[sortKey]) : keys.unprefixedSortKey(prefix, String(i[sortKey]));
+      return { ticket: keys.ticketOfSortKey(sk), key: keys.idOrderKey(sk) };
+    })
     .filter((e) => e.key !== upper && e.key !== lowerExclusive)
     .slice(0, limit);
   return backwards ? found.reverse() : found;

@@ -298,7 +298,6 @@ export function invariantViolations(state: State): string[] {
     return {
       queue: { value: String(t.queue) },
       assigned: { value: assigned },
-      priority: { value: String(t.priority) },
       modified: { sort: sorts.modified },
       created: { sort: sorts.created },
       'all@priority': { sort: sorts.priority },

@@ -61,7 +61,7 @@ describe('listingWritesOfMoves', () => {
       [modify(2, { priority: 1, due_date: '2031-01-01T00:00:00.000000Z' })],
     );
     const views = ['status-queue', 'status-assigned', 'status-queue-assigned'];
-    expect(dimensions(writes)).toEqual(['all@due', 'all@priority', 'modified', 'priority', ...views].sort());
+    expect(dimensions(writes)).toEqual(['all@due', 'all@priority', 'modified', ...views].sort());
     expect(writes.find((w) => w.dimension === 'status-assigned')).toMatchObject({
       place: {
         value: '1#none',
