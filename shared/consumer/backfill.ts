@@ -26,6 +26,8 @@ import type { TicketRecord } from '../domain/ticket-counts';
 
 export async function backfill(): Promise<{ tickets: number; refs: number; listings: number; viewCounts: number }> {
   const viewCounts = await moveViewCountsOutOfTotals();
+  // An earlier version's second totals item (at the end of the partition), no longer written or read.
+  await batchWrite([], [keys.countsTotalsRetired]);
   let listings = 0;
   let tickets = 0;
   let refs = 0;

@@ -176,13 +176,15 @@ export const keys = {
   refListPartition: (kind: RefKind) => `${kind.toUpperCase()}S`,
 
   /**
-   * Ticket counts (aggregates.ts): written only by the stream consumer, never by a request. One
-   * partition: a totals item at each end (`!TOTALS`, `~TOTALS`: the same counts, so a Query from
-   * either end starts with them) and one block item per 1,000 ticket ids between them.
+   * Ticket counts (consumer/ticket-counts.ts): written only by the stream consumer, never by a request. One
+   * partition: the totals item first (`!TOTALS`, so a Query from the start begins with it) and one block item per
+   * 1,000 ticket ids after it. `~TOTALS` is an earlier version's twin at the end (issue 33: no longer written or read,
+   * deleted by the backfill).
    */
   countsPartition: 'COUNTS#ticket',
-  countsTotalsFirst: { PK: 'COUNTS#ticket', SK: '!TOTALS' },
-  countsTotalsLast: { PK: 'COUNTS#ticket', SK: '~TOTALS' },
+  countsTotals: { PK: 'COUNTS#ticket', SK: '!TOTALS' },
+  countsTotalsRetired: { PK: 'COUNTS#ticket', SK: '~TOTALS' },
+  countsBlockPrefix: 'BLOCK#',
   countsBlock: (block: number) => ({ PK: 'COUNTS#ticket', SK: `BLOCK#${pad(block)}` }),
   isCountsBlock: (sk: string) => sk.startsWith('BLOCK#'),
   /**

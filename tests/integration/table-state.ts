@@ -269,7 +269,7 @@ export function invariantViolations(state: State): string[] {
     if ((counted.get(key) ?? 0) !== (expectedCounts.get(key) ?? 0))
       problems.push(`ticket counts ${key}: ${counted.get(key) ?? 0}, expected ${expectedCounts.get(key) ?? 0}`);
   }
-  for (const sk of ['!TOTALS', '~TOTALS']) {
+  for (const sk of ['!TOTALS']) {
     const totals = state.items.get(`COUNTS#ticket|${sk}`) ?? {};
     for (const key of new Set([...Object.keys(totals).filter((k) => /^[sq]\d+$/.test(k)), ...expectedTotals.keys()])) {
       if (Number(totals[key] ?? 0) !== (expectedTotals.get(key) ?? 0))
