@@ -8,14 +8,7 @@
  * wants a change applied, and knows every ticket the table holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  type DynamoDB,
-} from '../../shared/aws/dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/aws/dynamodb';
 import { ADMIN_ID, clientFor, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
@@ -693,9 +686,16 @@ describe('an agent view in another order: sorted from its id-order records', () 
       );
       const retired = store.keys.listed(t.id, 'status-queue@priority');
       await dynamo.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: table(),
-          Item: { ...retired, ticket: t.id, version: 1, GSI4PK: `LIST#status-queue@priority#${t.status}#${queue}` },
+          Key: retired,
+          UpdateExpression: 'SET ticket = :t, version = :v, GSI4PK = :pk, GSI4SK = :sk',
+          ExpressionAttributeValues: {
+            ':t': t.id,
+            ':v': 1,
+            ':pk': `LIST#status-queue@priority#${t.status}#${queue}`,
+            ':sk': `${t.priority}#${id}`,
+          },
         }),
       );
       const reads = async () =>
