@@ -727,6 +727,47 @@ describe('an agent view in another order: sorted from its id-order records', () 
   );
 });
 
+describe('an agent view past VIEW_SORT_BOUND', () => {
+  it('in another order than id reads the whole table in that order, its filters checked: the same tickets', async () => {
+    const { VIEW_SORT_BOUND } = await import('../../shared/store/filtered-lists');
+    const { batchWrite } = await import('../../shared/store/query');
+    const bounded = (await api.call('POST', '/api/queues/', { json: { title: 'Bounded', slug: 'bounded' } })).body.id;
+    const real = [
+      await make({ title: 'b1', queue: bounded, priority: 4 }),
+      await make({ title: 'b2', queue: bounded }),
+    ];
+    await runtime.drainTableStream();
+    // More entries in the view's partition than the bound (of tickets that do not exist: never shown).
+    const partition = store.keys.listingPartition('status-queue', `1#${bounded}`);
+    const fake = Array.from({ length: VIEW_SORT_BOUND }, (_, i) => {
+      const id = 900_000 + i;
+      return {
+        ...store.keys.listed(id, 'status-queue'),
+        ticket: id,
+        version: 1,
+        GSI4PK: partition,
+        GSI4SK: `${String(id).padStart(12, '0')}#2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~`,
+      };
+    });
+    await batchWrite(fake);
+    try {
+      const path = `/api/tickets/?page_size=25&status=1&queue=${bounded}&ordering=-priority`;
+      const { reply, calls } = await pageReads(path);
+      const partitions = calls
+        .filter((c) => c.operation === 'Query')
+        .map((c) => (JSON.parse(c.input) as { ExpressionAttributeValues: Json }).ExpressionAttributeValues[':pk']);
+      expect(partitions).toContain('LIST#all@priority');
+      expect(reply.body.results.map((t: Json) => t.id)).toEqual(idsOf([...real].sort(byPriority).reverse()));
+      expect(reply.body.count).toBe(2);
+    } finally {
+      await batchWrite(
+        [],
+        fake.map(({ PK, SK }) => ({ PK, SK })),
+      );
+    }
+  });
+});
+
 describe('filters the partition does not serve are checked within a read budget per page', () => {
   it('a match past the budget is on a later page: a page may be short, never missing one', async () => {
     const crowded = (await api.call('POST', '/api/queues/', { json: { title: 'Crowded', slug: 'crowded' } })).body.id;
