@@ -728,7 +728,7 @@ describe('an agent view in another order: sorted from its id-order records', () 
 });
 
 describe('an agent view past VIEW_SORT_BOUND', () => {
-  it('in another order than id reads the whole table in that order, its filters checked: the same tickets', async () => {
+  it('in another order than id reads the whole table in that order, its filters checked', async () => {
     const { VIEW_SORT_BOUND } = await import('../../shared/store/filtered-lists');
     const { batchWrite } = await import('../../shared/store/query');
     const bounded = (await api.call('POST', '/api/queues/', { json: { title: 'Bounded', slug: 'bounded' } })).body.id;
