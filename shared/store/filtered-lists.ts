@@ -1,11 +1,12 @@
 /**
  * The ticket list with a filter or an ordering other than upstream's (domain/ticket-list-query.ts):
- * a named access pattern per filter (docs/data-model.md, "Filtered lists"), never a Scan and never a
- * page set filtered in memory. A filtered page is one Query of the filter's index partition (per
- * status asked for; per priority, all five, for id order with only time filters) for the page's
- * ticket ids (gsi4 listing records, or gsi3 for a submitter) and
- * one BatchGetItem of their page snapshots (store/page-snapshots.ts); paged by cursor (a position
- * in the index's order). In id order with `created_since`, one Query more finds the list's id floor.
+ * a named access pattern per filter (docs/data-model.md, "Filtered lists"), never a Scan. A filtered
+ * page is one Query of the filter's index partition (per status asked for; per priority, all five,
+ * for id order with only time filters) for the page's ticket ids (gsi4 listing records, or gsi3 for a
+ * submitter), or for an agent view in another order than id its id-order partitions read whole (at
+ * most VIEW_SORT_BOUND entries) and sorted by the values they carry, and one BatchGetItem of their
+ * page snapshots (store/page-snapshots.ts); paged by cursor (a position in the list's order). In id
+ * order with `created_since`, one Query more finds the list's id floor.
  */
 import { HttpError, NotFound } from '../domain/errors';
 import { isIdCursor, type PageLinks, type PageRequest } from '../domain/pagination';
