@@ -360,7 +360,7 @@ describe('filters combine: every combination, in every ordering, exactly the mat
     "a table whose totals items hold the views' counts (an earlier version) is upgraded by the backfill: moved " +
       'once, exact, changes made meanwhile kept',
     async () => {
-      // As an earlier version left it: the views' counts as attributes of both totals items, no view count items.
+      // As an earlier version left it: the views' counts as attributes of the totals item, no view count items.
       const views =
         (
           await dynamo.send(
