@@ -116,9 +116,7 @@ for (const [queues, agents] of SIZES) {
     failure = String((error as Error).message).slice(0, 160);
   }
   const totals = (
-    await dynamo.send(
-      new GetCommand({ TableName: config.tableName, Key: keys.countsTotalsFirst, ConsistentRead: true }),
-    )
+    await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keys.countsTotals, ConsistentRead: true }))
   ).Item;
   const bytes = totals ? itemSize(totals) : 0;
   // One change: ticket 1 moves from status 1 to 2 (version 2), as a PATCH's stream record would.
@@ -174,8 +172,8 @@ agents, one ticket in every queue × assignee combination (statuses cycling 1-5)
 stream consumer's own code (consumer/ticket-counts.ts) on DynamoDB Local, with read units as DynamoDB
 Local reports them and a transaction's write units computed from its items' sizes as DynamoDB bills
 them (2 per KB of each item written, rounded up; DynamoDB Local's own figure for a transaction is
-not DynamoDB's). *Totals item*: the size of \`!TOTALS\` (each page of the plain list reads it;
-\`~TOTALS\` is its twin), as DynamoDB counts item sizes (limit 400 KB). *One
+not DynamoDB's). *Totals item*: the size of \`!TOTALS\` (each page of the plain list reads it), as DynamoDB
+counts item sizes (limit 400 KB). *One
 move*: the consumer's units to count one ticket changing status (its counted state read, one
 transaction). *A view's count*: the read units of \`count\` for \`?status=2&queue=1&assigned_to=1\`.
 Before the agent views' counts moved out of the totals items into their own (issue 24), the same

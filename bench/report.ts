@@ -736,8 +736,8 @@ recovery of the table adds about $0.20 per GB-month. Writes are the dearest requ
 bills two write units per KB of each item, and a request's transaction holds only the items of its
 own record (docs/data-model.md). The ticket counts are kept off the request path by the CountTickets
 function on the table's stream: per ticket write it adds one Lambda invocation share (batches of up
-to 100 records) and under 1 write unit in bursts, about 14 for a lone write (its transaction rewrites
-its counted state, the count block, both totals items and its agent views' three count items, each
+to 100 records) and under 1 write unit in bursts, about 12 for a lone write (its transaction rewrites
+its counted state, the count block, the totals item and its agent views' three count items, each
 under 1 KB whatever the number of queues and agents: bench/counts.ts); ` +
     `stream reads by Lambda are free. A list ` +
     `page's read units do
@@ -746,22 +746,23 @@ not grow with the table (docs/benchmarks.md, "Scale").
 ## What the stream consumer writes per change
 
 Off the request path, the table's stream consumer (CountTickets on AWS) keeps, per change, the
-counts, the listing records the filtered lists read (22 per ticket: queue, assignee, priority,
-modified, created, every ticket by priority and by due date, and the three agent views in each of
-their five orders; a PATCH rewrites those whose place changed: \`modified\`'s five at least, a
-status, queue or assignee change every order of the agent views it is part of), each ticket's page
-snapshot (one Query of its collection and one put) and the change events. Why the records are worth
-their writes: every agent view in every ordering is then a page of 3–5 requests and about 14 read
-units at any table size, with an exact count (docs/data-model.md, "Filtered ` +
-    `lists"). Measured by the bench for ` +
+counts, the listing records the filtered lists read (9 per ticket since issue 33: queue, assignee,
+modified, created, every ticket by priority and by due date, and the three agent views in id order,
+whose records carry the ticket's sort values after its id; a PATCH rewrites those whose place
+changed: \`modified\` and the three agent views' at least), each ticket's page snapshot (one Query of
+its collection and one put) and the change events. Why the records are worth their writes: every
+agent view in every ordering is then a page of 3–5 requests with an exact count, an agent view in
+another order than id sorted from its id-order partition read whole (up to 2,000 tickets, about 42
+read units; past that the whole table in that order, its filters checked: docs/data-model.md,
+"Filtered lists"). Measured by the bench for ` +
     `one change alone (the ` +
     `stream drained
-before and after it), so a lone write pays the whole counts transaction (the block, both totals
-items and the agent view count items it leaves and enters); in a burst the tickets of a batch share
+before and after it), so a lone write pays the whole counts transaction (the block, the totals
+item and the agent view count items it leaves and enters); in a burst the tickets of a batch share
 it (docs/data-model.md, "The stream consumer"). DynamoDB Local, which the bench runs on, reports
 fewer units for a transaction than DynamoDB bills: 2 for the counts transaction of a lone create or
-status change, which DynamoDB bills 14 (2 per KB of each of its 7 items, as bench/counts.ts computes
-from their sizes), so the write units below are about 12 low per create, status, queue or
+status change, which DynamoDB bills 12 (2 per KB of each of its 6 items, as bench/counts.ts computes
+from their sizes), so the write units below are about 10 low per create, status, queue or
 assignee change and DELETE. The request path's transactions (a create with a file, a followup with
 files) go the other way: DynamoDB Local reports more than 2 per KB of their items (23 for a create
 with a file, whose items' sizes bill 13; it seems to count their index writes too, which DynamoDB
@@ -773,6 +774,17 @@ it, those rows are DynamoDB Local's figures.
     `| Together |
 |---|---|---|---|---|---|---|
 ${consumerRows}
+
+**Before and after issue 33** (the consumer's write units per change, counted by the bench on DynamoDB
+Local, one change alone; \`npm run bench -- --burst\` counts the same four): create 51 → 25, PATCH of
+\`priority\` 32 → 20, PATCH of \`status\` 55 → 19, DELETE 49 → 23. What went: the twelve \`<view>@<order>\`
+listing records (an agent view in another order is sorted from its id-order records, which now carry
+the sort values: 24 units a create, most of a PATCH of \`priority\` or \`status\`), the \`LIST#priority\`
+records (the same tickets as \`all@priority\`'s range of each priority) and the second totals item
+(\`~TOTALS\`: 2 billed units a counts transaction, which DynamoDB Local does not show). Per record kind,
+what is left and why it stays: docs/data-model.md, "What each derived record serves". For the
+helpdesk above (1,000 new tickets a day, 2.2 PATCHes each) the consumer's DynamoDB went from $2.30 to
+$1.32 a month.
 
 <!-- search:start -->
 <!-- search:end -->
@@ -814,10 +826,10 @@ benchmarks.md, "Importing from django-helpdesk"). A ticket with 3 followups and 
 attachment is about 7.2 items (the ticket, 3 followups and their 3 refs, the attachment and its ref),
 written new in transactions of up to 100 (2 write units an item: 14.4), plus their index entries
 (gsi1 and gsi2 of the collection items, gsi3 of the ticket, gsi1 of the refs: about 12.5 units), plus
-the stream consumer's counts, listing records and page snapshot of a created ticket (about 51 units,
-"Per change" above) and its followups' snapshot refreshes: about **90 write units and 8 read units a
+the stream consumer's counts, listing records and page snapshot of a created ticket (about 25 units,
+"Per change" above) and its followups' snapshot refreshes: about **64 write units and 8 read units a
 ticket**. The 20,000 tickets, 60,000 followups and 2,000 attachments of \`npm run bench -- --import\`:
-about 1.8 million write units, **about $1.15** of DynamoDB, $0.01 of S3 PUTs, and a few cents of
+about 1.3 million write units, **about $0.82** of DynamoDB, $0.01 of S3 PUTs, and a few cents of
 the consumer's Lambda (one invocation per batch of up to 100 records). The rate is bounded by the
 gsi1 partition \`TICKETS\`, which every collection item enters (about 1,000 entries a second, 4 a
 ticket here): about 250 tickets a second, so **about 1.5 minutes** for the 20,000 from a machine in

@@ -151,10 +151,7 @@ export async function simulateTickets(count: number, userId: number, real: [numb
       () =>
         add(keys.countsBlock(block), deltas),
   );
-  work.push(
-    () => add(keys.countsTotalsFirst, totals),
-    () => add(keys.countsTotalsLast, totals),
-  );
+  work.push(() => add(keys.countsTotals, totals));
   let next = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {

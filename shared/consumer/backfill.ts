@@ -11,9 +11,10 @@
 import { config } from '../config';
 import { GetCommand, UpdateCommand } from '../aws/dynamodb';
 import { dynamo } from '../aws/clients';
-import { keys, INDEXES, inIndex, LISTING_DIMENSIONS } from '../store/keys';
+import { keys, INDEXES, inIndex } from '../store/keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from '../store/items';
-import { queryPages } from '../store/query';
+import { batchWrite, queryPages } from '../store/query';
+import { RETIRED_DIMENSIONS } from '../domain/listing-dimensions';
 import { readTotals } from '../store/ticket-counts';
 import { applyTicketRecords, moveViewCountsOutOfTotals, ticketRecordOf } from './ticket-counts';
 import { applyListingWrites, listingWritesOf } from './listings';
@@ -25,6 +26,8 @@ import type { TicketRecord } from '../domain/ticket-counts';
 
 export async function backfill(): Promise<{ tickets: number; refs: number; listings: number; viewCounts: number }> {
   const viewCounts = await moveViewCountsOutOfTotals();
+  // An earlier version's second totals item (at the end of the partition), no longer written or read.
+  await batchWrite([], [keys.countsTotalsRetired]);
   let listings = 0;
   let tickets = 0;
   let refs = 0;
@@ -38,6 +41,11 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
     tickets += records.length;
     const writes = page.filter((i) => i.type === 'ticket').flatMap((i) => listingWritesOf(i));
     await applyListingWrites(writes);
+    // The records of dimensions no longer kept (RETIRED_DIMENSIONS): no longer read, removed with their index entries.
+    await batchWrite(
+      [],
+      records.flatMap((r) => RETIRED_DIMENSIONS.map((dimension) => keys.listed(r.ticket, dimension))),
+    );
     await writePageSnapshots(records.map((r) => r.ticket));
     listings += writes.length;
     // Submitter keys in lower case (issue 32): a ticket stored before keeps its address as given.
@@ -79,7 +87,8 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
 /**
  * The local runtime's start: the agent views' counts moved out of the totals items where an
  * earlier version kept them there; a backfill when tickets exist but were never counted, or the
- * first ticket has no listing record (a table from before listing records).
+ * first ticket has no listing record in the layout of this version (a table from before listing records, or before
+ * the agent views' records carried the sort values).
  */
 export async function backfillIfUncounted(): Promise<void> {
   await moveViewCountsOutOfTotals();
@@ -96,11 +105,8 @@ export async function backfillIfUncounted(): Promise<void> {
 
 async function hasListing(ticket: number): Promise<boolean> {
   const out = await dynamo.send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: keys.listed(ticket, LISTING_DIMENSIONS.at(-1)!),
-      ConsistentRead: true,
-    }),
+    new GetCommand({ TableName: config.tableName, Key: keys.listed(ticket, 'status-queue'), ConsistentRead: true }),
   );
-  return out.Item !== undefined;
+  const sk: unknown = out.Item?.[INDEXES.gsi4.sortKey];
+  return typeof sk === 'string' && keys.carriedOfSortKey(sk) !== undefined;
 }

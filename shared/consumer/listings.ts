@@ -1,7 +1,8 @@
 /**
  * Listing records: what the filtered and time-ordered ticket lists read (docs/data-model.md,
- * "Filtered lists"). Each ticket has one small record per dimension (`LISTED#<id>` / queue,
- * assigned, priority, modified, created), indexed keys-only in gsi4 under the partition of its value.
+ * "Filtered lists"). Each ticket has one small record per dimension (`LISTED#<id>` / LISTING_DIMENSIONS),
+ * indexed keys-only in gsi4 under the partition of its value; an agent view's carries the ticket's sort values in its
+ * sort key after the id, so that the view sorts in any order from that one partition.
  * They are written only by the stream consumer (consumer/table-changes.ts), never by a request, so the
  * request path's write units do not grow; they lag a write by the stream's delay.
  *
@@ -22,7 +23,8 @@ import {
   TICKET_SORT_KEY,
   type ListingDimension,
 } from '../store/keys';
-import { sortValue, type ListedTicket } from '../store/listings';
+import { isAgentView } from '../domain/listing-dimensions';
+import { carriedSortValues, sortValue, type ListedTicket } from '../store/listings';
 import type { TableChange } from './changes';
 import { isConditionFailure } from '../store/transact';
 import { batchWrite } from '../store/query';
@@ -42,12 +44,13 @@ const assigneeOf = (ticket: Partial<ListedTicket>) =>
   ticket.assigned_to == null ? 'none' : String(ticket.assigned_to);
 
 /**
- * Where a ticket is listed in one dimension: its partition's value (none: the whole-table ones) and its sort value
- * before the id (none: id order).
+ * Where a ticket is listed in one dimension: its partition's value (none: the whole-table ones), its sort value
+ * before the id (none: id order), and for an agent view the sort values its record carries after the id.
  */
 export interface ListingPlace {
   value?: string;
   sort?: string;
+  carried?: string;
 }
 
 /** The filter value of a ticket's partition in a view (`<status>#…` for the agent views). */
@@ -58,8 +61,6 @@ function viewValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): 
       return String(ticket.queue);
     case 'assigned':
       return assigneeOf(ticket);
-    case 'priority':
-      return String(ticket.priority);
     case 'status-queue':
       return `${ticket.status}#${ticket.queue}`;
     case 'status-assigned':
@@ -73,10 +74,15 @@ function viewValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): 
 export function listingPlace(ticket: Partial<ListedTicket>, dimension: ListingDimension): ListingPlace {
   const value = viewValue(ticket, dimension);
   const sort = sortValue(ticket, orderOf(dimension));
-  return { ...(value === undefined ? {} : { value }), ...(sort === undefined ? {} : { sort }) };
+  return {
+    ...(value === undefined ? {} : { value }),
+    ...(sort === undefined ? {} : { sort }),
+    ...(isAgentView(dimension) ? { carried: carriedSortValues(ticket) } : {}),
+  };
 }
 
-const samePlace = (a: ListingPlace, b: ListingPlace) => a.value === b.value && a.sort === b.sort;
+const samePlace = (a: ListingPlace, b: ListingPlace) =>
+  a.value === b.value && a.sort === b.sort && a.carried === b.carried;
 
 /** One listing write: a record of a live ticket (with its gsi4 keys: `place`) or a tombstone. */
 export interface ListingWrite {
@@ -108,10 +114,14 @@ export function listingWrites(
 function listingItem(write: ListingWrite, now: number): Item {
   const base = { ...keys.listed(write.ticket, write.dimension), ticket: write.ticket, version: write.version };
   if (write.place === undefined) return { ...base, expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS };
-  return { ...base, ...keys.listing(write.dimension, write.ticket, write.place.value, write.place.sort) };
+  const { value, sort, carried } = write.place;
+  return { ...base, ...keys.listing(write.dimension, write.ticket, value, sort, carried) };
 }
 
-/** Writes each record unless the stored one is as new (1 conditional PutItem each; a refusal is the expected no-op). */
+/**
+ * Writes each record unless the stored one is newer (1 conditional PutItem each; a refusal is the expected no-op): the
+ * backfill's, which so also rewrites a record of the same version in the layout of this one.
+ */
 export async function applyListingWrites(writes: ListingWrite[], now = Date.now()): Promise<void> {
   for (let i = 0; i < writes.length; i += PARALLEL_WRITES) {
     await Promise.all(
@@ -121,7 +131,7 @@ export async function applyListingWrites(writes: ListingWrite[], now = Date.now(
             new PutCommand({
               TableName: config.tableName,
               Item: listingItem(write, now),
-              ConditionExpression: 'attribute_not_exists(#version) OR #version < :version',
+              ConditionExpression: 'attribute_not_exists(#version) OR #version <= :version',
               ExpressionAttributeNames: { '#version': 'version' },
               ExpressionAttributeValues: { ':version': write.version },
             }),

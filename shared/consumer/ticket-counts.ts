@@ -28,7 +28,7 @@ import { ConditionFailed, transact, type TransactItem } from '../store/transact'
 type Item = Record<string, unknown>;
 
 /**
- * DynamoDB's limit on actions per transaction (COUNTED items, the blocks and view count items they touch, the two
+ * DynamoDB's limit on actions per transaction (COUNTED items, the blocks and view count items they touch, the
  * totals).
  */
 export const MAX_ACTIONS = 100;
@@ -114,10 +114,8 @@ function countTransaction(changes: ReturnType<typeof countChanges>, now: number)
     items.push({ Update: { TableName: config.tableName, Key: keys.countsBlock(block), ...addExpression(deltas) } });
   for (const { item, deltas } of changes.views.values())
     items.push({ Update: { TableName: config.tableName, Key: keys.countsView(item), ...addExpression(deltas) } });
-  if (changes.totals.size) {
-    for (const Key of [keys.countsTotalsFirst, keys.countsTotalsLast])
-      items.push({ Update: { TableName: config.tableName, Key, ...addExpression(changes.totals) } });
-  }
+  if (changes.totals.size)
+    items.push({ Update: { TableName: config.tableName, Key: keys.countsTotals, ...addExpression(changes.totals) } });
   return items;
 }
 
@@ -185,7 +183,7 @@ export async function applyTicketRecords(
 /**
  * Upgrades a table whose totals items still hold the agent views' counts (an earlier version kept
  * `sq…`, `sa…`, `sqa…` there): moves them into the view count items, each transaction removing a
- * run of them from both totals items (conditional on the values read) and adding them to their
+ * run of them from the totals item (conditional on the values read) and adding them to their
  * items, so a count moves exactly once, and changes the consumer counted meanwhile (into the view
  * items already) add up. Returns the attributes moved; nothing to do once done.
  */
@@ -215,19 +213,11 @@ export async function moveViewCountsOutOfTotals(): Promise<number> {
         {
           Update: {
             TableName: config.tableName,
-            Key: keys.countsTotalsFirst,
+            Key: keys.countsTotals,
             UpdateExpression: remove,
             ConditionExpression: run.map((_, n) => `#r${n} = :r${n}`).join(' AND '),
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: Object.fromEntries(run.map(({ value }, n) => [`:r${n}`, value])),
-          },
-        },
-        {
-          Update: {
-            TableName: config.tableName,
-            Key: keys.countsTotalsLast,
-            UpdateExpression: remove,
-            ExpressionAttributeNames: names,
           },
         },
         ...[...views.values()].map(({ item, deltas }) => ({
@@ -247,7 +237,7 @@ export async function moveViewCountsOutOfTotals(): Promise<number> {
   }
 }
 /**
- * Legacy attributes moved per transaction: at most 98 view items besides the two totals, and a condition expression
+ * Legacy attributes moved per transaction: at most 99 view items besides the totals, and a condition expression
  * under 4 KB.
  */
 const LEGACY_PER_TRANSACTION = 90;

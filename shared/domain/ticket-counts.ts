@@ -203,15 +203,15 @@ export function legacyViewCount(attribute: string): { item: ViewCountItem; statu
 
 /**
  * The actions of one count transaction: a Put per ticket's counted state, an Update per block
- * item and per view count item, and the two totals items.
+ * item and per view count item, and the totals item.
  */
 export const transactionActions = (changes: CountChanges) =>
-  changes.counted.length + changes.blocks.size + changes.views.size + (changes.totals.size ? 2 : 0);
+  changes.counted.length + changes.blocks.size + changes.views.size + (changes.totals.size ? 1 : 0);
 
 /**
  * The tickets (in id order) cut into runs whose count transaction fits `maxActions`: each ticket
  * adds its counted state, and the block item and view count items of its state before and after
- * that the run does not touch yet (both totals items always counted).
+ * that the run does not touch yet (the totals item always counted).
  */
 export function chunkMoves(
   moves: { ticket: number; previous?: CountedState; next?: CountedState }[],
@@ -226,7 +226,7 @@ export function chunkMoves(
       ...[move.previous, move.next].flatMap((s) => (s && s.status !== 0 ? viewCountItems(s).map(viewCountId) : [])),
     ];
     const added = new Set(touched.filter((t) => !shared.has(t))).size;
-    if (chunk.length && chunk.length + 1 + shared.size + added + 2 > maxActions) {
+    if (chunk.length && chunk.length + 1 + shared.size + added + 1 > maxActions) {
       result.push(chunk);
       chunk = [];
       shared = new Set();

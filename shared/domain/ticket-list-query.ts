@@ -10,7 +10,7 @@ import { PRIORITY_VALUES, STATUS_VALUES, type Ticket } from './records';
 import { canAccessTicket, type QueueScope } from './queue-access';
 import { parseStatusFilter } from './status-filter';
 import { statusAttribute, type ViewCountItem } from './ticket-counts';
-import { type AgentView, type ListedDimension, type ListingOrder } from './listing-dimensions';
+import { orderOf, type AgentView, type ListingOrder, type ListingSourceDimension } from './listing-dimensions';
 
 export {
   AGENT_VIEWS,
@@ -18,9 +18,12 @@ export {
   LISTED_DIMENSIONS,
   LISTING_ORDERS,
   orderOf,
+  sortedViewOf,
+  storedDimensionOf,
   type AgentView,
   type ListedDimension,
   type ListingOrder,
+  type ListingSourceDimension,
 } from './listing-dimensions';
 
 /** What a list may be ordered by (`-` before one: its reverse). */
@@ -58,14 +61,14 @@ export interface TicketFilters {
  */
 export type ListingSource =
   | {
-      dimension: ListedDimension;
+      dimension: ListingSourceDimension;
       values?: string[];
       since?: string;
       /**
        * More partitions merged with these, in the same order (a limited staff member's queues and their
        * own tickets: scopedPlan); a ticket listed in two is shown once.
        */
-      also?: { dimension: ListedDimension; values: string[] }[];
+      also?: { dimension: ListingSourceDimension; values: string[] }[];
     }
   | { dimension: 'submitter'; email: string };
 
@@ -143,13 +146,18 @@ const ORDER_OF_FIELD: Record<OrderingField, ListingOrder> = {
 
 /**
  * The source that serves `filters` in `order`, the most selective first: the agent views
- * (status × queue × assignee, status × queue, status × assignee) have partitions of their own in
- * every order (a time order from the `since` of its own time); then, in id order, queue, assignee,
+ * (status × queue × assignee, status × queue, status × assignee) in id order, or in another order sorted from their
+ * id-order partitions read whole (`<view>@<order>`: a time order from the `since` of its own time), unless `views`
+ * is false (such a view past its bound: store/filtered-lists.ts); then, in id order, queue, assignee,
  * submitter, priority, else (only time filters, with or without status) every priority partition
  * merged; in any other order the whole-table partition of that order. What the source does not
  * serve is left as `residual`.
  */
-function planListing(filters: TicketFilters, order: ListingOrder): { source: ListingSource; residual: TicketFilters } {
+function planListing(
+  filters: TicketFilters,
+  order: ListingOrder,
+  views = true,
+): { source: ListingSource; residual: TicketFilters } {
   const { statuses, queue, assignee, priority, email } = filters;
   const rest = (...served: (keyof TicketFilters)[]): TicketFilters =>
     Object.fromEntries(
@@ -161,20 +169,20 @@ function planListing(filters: TicketFilters, order: ListingOrder): { source: Lis
     order === 'created' ? 'createdSince' : order === 'modified' ? 'updatedSince' : undefined;
   const since = sinceFilter && filters[sinceFilter];
   const bounded = since ? { since } : {};
-  const ordered = (view: AgentView | 'all'): ListedDimension =>
+  const ordered = (view: AgentView | 'all'): ListingSourceDimension =>
     (order === 'id'
       ? view
       : view === 'all' && (order === 'created' || order === 'modified')
         ? order
-        : `${view}@${order}`) as ListedDimension;
+        : `${view}@${order}`) as ListingSourceDimension;
   const agentView = (view: AgentView, value: string, ...served: (keyof TicketFilters)[]) => ({
     source: { dimension: ordered(view), values: perStatus(value), ...bounded },
     residual: rest('statuses', ...served, ...(since ? [sinceFilter] : [])),
   });
-  if (statuses && queue !== undefined && assignee !== undefined)
+  if (views && statuses && queue !== undefined && assignee !== undefined)
     return agentView('status-queue-assigned', `${queue}#${assignee}`, 'queue', 'assignee');
-  if (statuses && queue !== undefined) return agentView('status-queue', queue, 'queue');
-  if (statuses && assignee !== undefined) return agentView('status-assigned', assignee, 'assignee');
+  if (views && statuses && queue !== undefined) return agentView('status-queue', queue, 'queue');
+  if (views && statuses && assignee !== undefined) return agentView('status-assigned', assignee, 'assignee');
   if (order !== 'id')
     return { source: { dimension: ordered('all'), ...bounded }, residual: rest(...(since ? [sinceFilter] : [])) };
   if (queue !== undefined) return { source: { dimension: 'queue', values: [queue] }, residual: rest('queue') };
@@ -323,6 +331,25 @@ function scopedPlan(
           ...queues.map((q): CountTerm => ({ item: { view: 'sqa', queue: q, assignee: me }, sign: -1 })),
         ];
   return { source, residual, count: { sum, ...(filters.statuses ? { statuses: filters.statuses } : {}) } };
+}
+
+/** A listing query's list read another way. */
+type ListingList = Extract<TicketListQuery, { kind: 'listing' }>;
+
+/**
+ * The list of a sorted agent view (`<view>@<order>`) past its bound, or not yet sortable (store/filtered-lists.ts):
+ * the whole table in that order, the view's filters checked on the tickets read (within the read budget per page),
+ * its count as the view's. Its cursors are the view's: a position in the same order.
+ */
+export function unsortedPlan(query: ListingList): ListingList {
+  return {
+    ...query,
+    ...planListing(
+      query.filters,
+      orderOf(query.source.dimension === 'submitter' ? 'queue' : query.source.dimension),
+      false,
+    ),
+  };
 }
 
 /**

@@ -1,26 +1,31 @@
 /**
  * The ticket list with a filter or an ordering other than upstream's (domain/ticket-list-query.ts):
- * a named access pattern per filter (docs/data-model.md, "Filtered lists"), never a Scan and never a
- * page set filtered in memory. A filtered page is one Query of the filter's index partition (per
- * status asked for; per priority, all five, for id order with only time filters) for the page's
- * ticket ids (gsi4 listing records, or gsi3 for a submitter) and
- * one BatchGetItem of their page snapshots (store/page-snapshots.ts); paged by cursor (a position
- * in the index's order). In id order with `created_since`, one Query more finds the list's id floor.
+ * a named access pattern per filter (docs/data-model.md, "Filtered lists"), never a Scan. A filtered
+ * page is one Query of the filter's index partition (per status asked for; per priority, all five,
+ * for id order with only time filters) for the page's ticket ids (gsi4 listing records, or gsi3 for a
+ * submitter), or for an agent view in another order than id its id-order partitions read whole (at
+ * most VIEW_SORT_BOUND entries) and sorted by the values they carry, and one BatchGetItem of their
+ * page snapshots (store/page-snapshots.ts); paged by cursor (a position in the list's order). In id
+ * order with `created_since`, one Query more finds the list's id floor.
  */
 import { HttpError, NotFound } from '../domain/errors';
 import { isIdCursor, type PageLinks, type PageRequest } from '../domain/pagination';
 import {
   countSourceOf,
   matchesFilters,
+  sortedViewOf,
   stillMatches,
+  storedDimensionOf,
+  unsortedPlan,
   type IdFloor,
   type ListingSource,
   type TicketListQuery,
 } from '../domain/ticket-list-query';
+import { canAccessTicket } from '../domain/queue-access';
 import { totalOf } from '../domain/ticket-counts';
 import type { TicketCollection } from '../domain/records';
-import { isListingSortKey, keys, orderOf } from './keys';
-import { lastCreatedBefore, readListing, sortValue, type ListingQuery } from './listings';
+import { isListingSortKey, keys, orderOf, type ListingOrder } from './keys';
+import { lastCreatedBefore, readListing, readViewWhole, sortValue, type ListingQuery } from './listings';
 import { readPageCollections } from './page-snapshots';
 import { readTotals, readViewCount, readViewCounts } from './ticket-counts';
 import { listTickets, listTicketsDescending, type TicketPage } from './tickets';
@@ -51,16 +56,67 @@ export class CursorPagedList extends HttpError {
 export const CHECK_BUDGET = 100;
 
 /**
+ * The entries a sorted agent view (`<view>@<order>`: domain/listing-dimensions.ts) reads at most: its id-order
+ * partitions are read whole (keys only, about 170 bytes an entry) and sorted in memory. 2,000 entries are about 340 KB,
+ * some 42 read units eventually consistent, so that a page of such a view (with its 25 snapshots) stays within the
+ * read budget of a page whose filters are checked (CHECK_BUDGET: about 55); and one Query each (a page is 1 MB). A
+ * larger view (every open ticket of a big queue) reads the whole table in that order instead, its filters checked.
+ */
+export const VIEW_SORT_BOUND = 2000;
+
+/**
  * The gsi4 / gsi3 partitions a source reads: one per value (several statuses: one each, merged in the list's order).
  */
-function partitionsOf(source: ListingSource): { index: 'gsi3' | 'gsi4'; partition: string; from?: string }[] {
+function partitionsOf(
+  source: ListingSource,
+): { index: 'gsi3' | 'gsi4'; partition: string; prefix?: string; from?: string }[] {
   if (source.dimension === 'submitter') return [{ index: 'gsi3', partition: keys.submitterPartition(source.email) }];
   const from = source.since ? { from: source.since } : {};
-  if (!source.values) return [{ index: 'gsi4', partition: keys.listingPartition(source.dimension), ...from }];
+  if (!source.values)
+    return [{ index: 'gsi4', partition: keys.listingPartition(storedDimensionOf(source.dimension)), ...from }];
   return [{ dimension: source.dimension, values: source.values }, ...(source.also ?? [])].flatMap(
     ({ dimension, values }) =>
-      values.map((value) => ({ index: 'gsi4' as const, partition: keys.listingPartition(dimension, value), ...from })),
+      values.map((value) => ({
+        index: 'gsi4' as const,
+        // A priority's tickets: its range of the whole table by priority (`<priority>#<id:12>`), in id order.
+        ...(dimension === 'priority'
+          ? { partition: keys.listingPartition(storedDimensionOf(dimension)), prefix: value }
+          : { partition: keys.listingPartition(storedDimensionOf(dimension), value) }),
+        ...from,
+      })),
   );
+}
+
+/**
+ * A page's worth of a sorted view's entries (read whole: readViewWhole), as readMerged gives them: from `from` on,
+ * after or before a cursor, each ticket once, up to `limit`. Undefined past VIEW_SORT_BOUND.
+ */
+async function readSorted(
+  listings: ListingQuery[],
+  order: Exclude<ListingOrder, 'id'>,
+  limit: number,
+  ascending: boolean,
+): Promise<{ entries: { ticket: number; key: string }[]; exhausted: boolean } | undefined> {
+  const all = await readViewWhole(
+    listings.map((l) => l.partition),
+    order,
+    VIEW_SORT_BOUND,
+  );
+  if (!all) return undefined;
+  const { from, after, before } = listings[0]!;
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) * (ascending ? 1 : -1);
+  const seen = new Set<number>();
+  const kept = all
+    .filter((e) => !seen.has(e.ticket) && !!seen.add(e.ticket))
+    .filter(
+      (e) =>
+        (from === undefined || e.key >= from) &&
+        (after === undefined || cmp(e.key, after) > 0) &&
+        (before === undefined || cmp(e.key, before) < 0),
+    )
+    .sort((a, b) => cmp(a.key, b.key));
+  const entries = before !== undefined ? kept.slice(-limit) : kept.slice(0, limit);
+  return { entries, exhausted: kept.length <= limit };
 }
 
 /**
@@ -130,22 +186,29 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   }));
   const checking = Object.keys(query.residual).length > 0;
   const limit = checking ? Math.max(CHECK_BUDGET, request.pageSize + 1) : request.pageSize + 1;
-  const [{ entries: listed, exhausted: allRead }, count, endFloor] = await Promise.all([
-    readMerged(listings, limit, ascending, backwards),
+  const order = source.dimension === 'submitter' ? 'id' : orderOf(source.dimension);
+  const sorted = source.dimension !== 'submitter' && sortedViewOf(source.dimension) !== undefined;
+  const [read, count, endFloor] = await Promise.all([
+    sorted && order !== 'id'
+      ? readSorted(listings, order, limit, ascending)
+      : readMerged(listings, limit, ascending, backwards),
     listCount(query),
     query.idFloor && downward ? floorKeyOf(query.idFloor) : undefined,
   ]);
+  // A sorted view past its bound (or not yet backfilled): the whole table in its order, its filters checked.
+  if (!read) return listTicketsBy(unsortedPlan(query), request);
+  const { entries: listed, exhausted: allRead } = read;
   // Read toward lower ids, in the list's order or against it (backwards: reversed after): the entries at or below the
   // floor are the far end.
   const entries = endFloor === undefined ? listed : listed.filter((e) => e.key > endFloor);
   // Fewer than asked for, or the floor reached: nothing further in the direction read.
   const exhausted = allRead || entries.length < listed.length;
   // Checking reads the snapshots of every entry (to check the filters on), else of the page's only.
-  const read = checking ? await readPageCollections(entries.map((e) => e.ticket)) : undefined;
-  const candidates = read
+  const checked = checking ? await readPageCollections(entries.map((e) => e.ticket)) : undefined;
+  const candidates = checked
     ? entries.filter((e) => {
-        const c = read.get(e.ticket);
-        return c !== undefined && matchesFilters(query.residual, c.ticket);
+        const c = checked.get(e.ticket);
+        return c !== undefined && matchesFilters(query.residual, c.ticket) && canAccessTicket(query.scope, c.ticket);
       })
     : entries;
   const shown = backwards ? candidates.slice(-request.pageSize) : candidates.slice(0, request.pageSize);
@@ -166,8 +229,7 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
     (backwards ? shown.at(-1)?.key : shown[0]?.key) ??
     (backwards ? entries.at(-1)?.key : entries[0]?.key) ??
     (endFloor !== undefined ? cursorKey : undefined);
-  const collections = read ?? (await readPageCollections(shown.map((e) => e.ticket)));
-  const order = source.dimension === 'submitter' ? 'id' : orderOf(source.dimension);
+  const collections = checked ?? (await readPageCollections(shown.map((e) => e.ticket)));
   const tickets = shown.flatMap(({ ticket, key }) => {
     const c = collections.get(ticket);
     // The index follows the stream: an entry of a ticket deleted or changed a moment ago is left out

@@ -13,10 +13,15 @@ import {
   orderOf,
   type ListedDimension,
   type ListingOrder,
+  type ListingSourceDimension,
 } from '../domain/listing-dimensions';
 import type { ViewCountItem } from '../domain/ticket-counts';
 
 export { isWholeTableDimension, orderOf };
+
+/** An id-order sort key: the zero-padded id, alone or (an agent view's) followed by `#` and the sort values. */
+const ID_FIRST = /^\d{12}(?:#|$)/;
+const ID_ONLY = /^\d{12}$/;
 
 /** Zero-padded ids sort as numbers in string keys. */
 const pad = (id: number) => String(id).padStart(12, '0');
@@ -113,7 +118,7 @@ const SORT_KEY_FORMS: Record<ListingOrder, RegExp> = {
  * Whether `sk` has the form of a sort key of `dimension`'s partitions (a cursor's, say). Outside `keys`, so that the
  * functions that do not list leave it out of their bundles.
  */
-export function isListingSortKey(dimension: ListingDimension | 'submitter', sk: string): boolean {
+export function isListingSortKey(dimension: ListingSourceDimension | 'submitter', sk: string): boolean {
   return SORT_KEY_FORMS[dimension === 'submitter' ? 'id' : orderOf(dimension)].test(sk);
 }
 /** Partition key prefix of failed-login items: the only items every function may write. */
@@ -171,13 +176,15 @@ export const keys = {
   refListPartition: (kind: RefKind) => `${kind.toUpperCase()}S`,
 
   /**
-   * Ticket counts (aggregates.ts): written only by the stream consumer, never by a request. One
-   * partition: a totals item at each end (`!TOTALS`, `~TOTALS`: the same counts, so a Query from
-   * either end starts with them) and one block item per 1,000 ticket ids between them.
+   * Ticket counts (consumer/ticket-counts.ts): written only by the stream consumer, never by a request. One
+   * partition: the totals item first (`!TOTALS`, so a Query from the start begins with it) and one block item per
+   * 1,000 ticket ids after it. `~TOTALS` is an earlier version's twin at the end (issue 33: no longer written or read,
+   * deleted by the backfill).
    */
   countsPartition: 'COUNTS#ticket',
-  countsTotalsFirst: { PK: 'COUNTS#ticket', SK: '!TOTALS' },
-  countsTotalsLast: { PK: 'COUNTS#ticket', SK: '~TOTALS' },
+  countsTotals: { PK: 'COUNTS#ticket', SK: '!TOTALS' },
+  countsTotalsRetired: { PK: 'COUNTS#ticket', SK: '~TOTALS' },
+  countsBlockPrefix: 'BLOCK#',
   countsBlock: (block: number) => ({ PK: 'COUNTS#ticket', SK: `BLOCK#${pad(block)}` }),
   isCountsBlock: (sk: string) => sk.startsWith('BLOCK#'),
   /**
@@ -205,21 +212,45 @@ export const keys = {
    * `priority`) or by time and id (`modified`, `created`). A deleted ticket's are tombstones without
    * gsi4 keys.
    */
-  listed: (ticket: number, dimension: ListingDimension) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
-  /** The ticket of a gsi4 (or gsi3) sort key: its last 12 characters. */
-  ticketOfSortKey: (sk: string) => Number(sk.slice(-12)),
+  listed: (ticket: number, dimension: string) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
+  /** The ticket of a gsi4 (or gsi3) sort key: its first 12 characters in id order, else its last 12. */
+  ticketOfSortKey: (sk: string) => Number(ID_FIRST.test(sk) ? sk.slice(0, 12) : sk.slice(-12)),
+  /** The id-order position of an id-order sort key (an agent view's without the sort values after the id). */
+  idOrderKey: (sk: string) => (ID_FIRST.test(sk) ? sk.slice(0, 12) : sk),
+  /**
+   * The sort values an agent view's record carries after the id (`carried` of `listing`), or undefined for a record
+   * written before they were (issue 33).
+   */
+  carriedOfSortKey: (sk: string) => (ID_FIRST.test(sk) && sk.length > 13 ? sk.slice(13) : undefined),
+  /**
+   * What a Query reads above a position `key` from: the key itself, or for an id-order position (an id) a key above
+   * every key of that id, alone or with the values an agent view's record carries after it (`~` sorts after each of
+   * them), so that a page after a cursor leaves the cursor's ticket out in either form.
+   */
+  aboveKey: (key: string) => (ID_ONLY.test(key) ? `${key}#~` : key),
   /**
    * gsi4 keys of a ticket's listing record: `value` is the filter value of its partition (queue,
    * assignee, `none` for nobody, priority, `<status>#…` for the agent views; none for the
    * whole-table dimensions), `sort` what the partition is sorted by before the id (a time, a
-   * priority, a due date or `~`; none in id order).
+   * priority, a due date or `~`; none in id order), `carried` the sort values an agent view's record
+   * keeps after the id (id order still holds), so that a view is sorted in any order from one Query.
    */
-  listing: (dimension: ListingDimension, ticket: number, value: string | undefined, sort: string | undefined) => ({
+  listing: (
+    dimension: ListingDimension,
+    ticket: number,
+    value: string | undefined,
+    sort: string | undefined,
+    carried?: string,
+  ) => ({
     GSI4PK: value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
-    GSI4SK: sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`,
+    GSI4SK:
+      carried !== undefined ? `${pad(ticket)}#${carried}` : sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`,
   }),
   listingPartition: (dimension: ListingDimension, value?: string) =>
     value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
+  /** A sort key within the range of one sort value (`<value>#<rest>`: a priority's tickets in `all@priority`). */
+  prefixedSortKey: (value: string, rest: string) => `${value}#${rest}`,
+  unprefixedSortKey: (value: string, sk: string) => sk.slice(value.length + 1),
   /** The gsi4 sort key of a ticket id (partitions in id order), or of a sort value and id. */
   listingSortKey: (ticket: number, sort?: string) => (sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`),
   /**

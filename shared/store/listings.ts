@@ -8,7 +8,8 @@ import { config } from '../config';
 import type { Ticket } from '../domain/records';
 import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inIndex, inSortRange, type ListingOrder } from './keys';
-import { queryAll } from './query';
+import { LISTING_ORDERS } from '../domain/listing-dimensions';
+import { queryAll, queryPages } from './query';
 
 type Item = Record<string, unknown>;
 
@@ -35,10 +36,59 @@ export function sortValue(ticket: Partial<ListedTicket>, order: ListingOrder): s
   }
 }
 
+/**
+ * The sort values an agent view's record carries after the ticket's id (keys.listing `carried`): every order's, so
+ * that the view sorts in any order from its id-order partition alone.
+ */
+export const carriedSortValues = (ticket: Partial<ListedTicket>) =>
+  LISTING_ORDERS.map((order) => sortValue(ticket, order)).join('#');
+
+/**
+ * An agent view's entries read whole (its id-order partitions, one Query each, at once; a Query page is 1 MB, about
+ * 6,000 entries), each with its sort key in `order` (`<sort value>#<id:12>`, as a whole-table partition of that order
+ * has it) from the values its record carries. Undefined when they are more than `bound`, or when a record carries no
+ * values (written before they were: the backfill rewrites it): the caller reads the list another way.
+ */
+export async function readViewWhole(
+  partitions: string[],
+  order: Exclude<ListingOrder, 'id'>,
+  bound: number,
+): Promise<{ ticket: number; key: string }[] | undefined> {
+  const at = LISTING_ORDERS.indexOf(order);
+  let total = 0;
+  const read = async (partition: string) => {
+    const found: { ticket: number; key: string }[] = [];
+    for await (const page of queryPages({
+      IndexName: INDEXES.gsi4.name,
+      KeyConditionExpression: inIndex('gsi4'),
+      ExpressionAttributeValues: { ':pk': partition },
+      Limit: bound + 1,
+    })) {
+      for (const item of page) {
+        const sk = String(item[INDEXES.gsi4.sortKey]);
+        const carried = keys.carriedOfSortKey(sk);
+        if (carried === undefined) return undefined;
+        const ticket = keys.ticketOfSortKey(sk);
+        found.push({ ticket, key: keys.listingSortKey(ticket, carried.split('#')[at]) });
+      }
+      total += page.length;
+      if (total > bound) return undefined;
+    }
+    return found;
+  };
+  const pages = await Promise.all(partitions.map(read));
+  return pages.every((p) => p !== undefined) ? pages.flat() : undefined;
+}
+
 /** Which partition of gsi4 (or gsi3) a filtered list reads, and the bounds of its sort keys. */
 export interface ListingQuery {
   index: 'gsi3' | 'gsi4';
   partition: string;
+  /**
+   * Only the sort keys `<prefix>#…` (a priority's range of `all@priority`), read and given without it: the bounds
+   * below and the keys read are the rest of the key.
+   */
+  prefix?: string;
   /** Sort keys from this one on (included). */
   from?: string;
   /** Sort keys after this one (a cursor). */
@@ -50,17 +100,18 @@ export interface ListingQuery {
 
 /**
  * The ticket ids of one page of a gsi4 partition (keys only) or a gsi3 one, eventually
- * consistent, in the order asked for, with the sort key of each (its last 12 characters are the
- * ticket id): one Query of at most `limit` entries.
+ * consistent, in the order asked for, with the position of each (its sort key; in id order the id alone, without the
+ * sort values an agent view's record carries after it): one Query of at most `limit` entries.
  */
 export async function readListing(query: ListingQuery, limit: number): Promise<{ ticket: number; key: string }[]> {
   // The Query reads in the list's order, or against it for a page before a cursor (then reversed).
   const backwards = query.before !== undefined;
   const upper = query.ascending ? query.before : query.after;
   const lowerExclusive = query.ascending ? query.after : query.before;
-  const lower = lowerExclusive ?? query.from;
+  const lower = lowerExclusive === undefined ? query.from : keys.aboveKey(lowerExclusive);
+  const { prefix } = query;
   const bound =
-    lower !== undefined && upper !== undefined
+    (lower !== undefined && upper !== undefined) || prefix !== undefined
       ? 'between'
       : lower !== undefined
         ? lowerExclusive !== undefined
@@ -70,8 +121,14 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
           ? 'lt'
           : 'none';
   const values: Item = { ':pk': query.partition };
-  if (lower !== undefined) values[':lo'] = lower;
-  if (upper !== undefined) values[':hi'] = upper;
+  if (prefix !== undefined) {
+    // The prefix's range, within the bounds (`~` after every key of it).
+    values[':lo'] = keys.prefixedSortKey(prefix, lower ?? '');
+    values[':hi'] = keys.prefixedSortKey(prefix, upper ?? '~');
+  } else {
+    if (lower !== undefined) values[':lo'] = lower;
+    if (upper !== undefined) values[':hi'] = upper;
+  }
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
@@ -85,7 +142,10 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
   );
   const sortKey = INDEXES[query.index].sortKey;
   const found = (out.Items ?? [])
-    .map((i) => ({ ticket: keys.ticketOfSortKey(String(i[sortKey])), key: String(i[sortKey]) }))
+    .map((i) => {
+      const sk = prefix === undefined ? String(i[sortKey]) : keys.unprefixedSortKey(prefix, String(i[sortKey]));
+      return { ticket: keys.ticketOfSortKey(sk), key: keys.idOrderKey(sk) };
+    })
     .filter((e) => e.key !== upper && e.key !== lowerExclusive)
     .slice(0, limit);
   return backwards ? found.reverse() : found;

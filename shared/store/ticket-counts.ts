@@ -7,12 +7,15 @@ import { GetCommand, QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import type { ViewCountItem } from '../domain/ticket-counts';
 import { dynamo } from '../aws/clients';
-import { keys, IN_PARTITION } from './keys';
+import { keys, IN_PARTITION, SORT_BEGINS_WITH } from './keys';
 import { batchGet } from './query';
 
 type Item = Record<string, unknown>;
 
-/** A page of the counts partition from one end: the totals item first, then block items. */
+/**
+ * A page of the counts partition from one end: from the first, the totals item then block items; from the last, block
+ * items only (the last first).
+ */
 export async function readCounts(
   from: 'first' | 'last',
   limit: number,
@@ -21,8 +24,13 @@ export async function readCounts(
   const out = await dynamo.send(
     new QueryCommand({
       TableName: config.tableName,
-      KeyConditionExpression: IN_PARTITION,
-      ExpressionAttributeValues: { ':pk': keys.countsPartition },
+      ...(from === 'first'
+        ? { KeyConditionExpression: IN_PARTITION, ExpressionAttributeValues: { ':pk': keys.countsPartition } }
+        : {
+            // Not an earlier version's `~TOTALS`, which sorts after the blocks.
+            KeyConditionExpression: SORT_BEGINS_WITH,
+            ExpressionAttributeValues: { ':pk': keys.countsPartition, ':sk': keys.countsBlockPrefix },
+          }),
       ScanIndexForward: from === 'first',
       Limit: limit,
       ExclusiveStartKey: startKey,
@@ -52,8 +60,8 @@ export async function readViewCounts(items: ViewCountItem[]): Promise<(Item | un
   return items.map((item) => found.get(String(keys.countsView(item).SK)));
 }
 
-/** The totals item alone (per status `s<n>`, per queue `q<id>`), strongly consistent. */
+/** The totals item alone (per status `s<n>`, per queue `q<id>`), strongly consistent: the partition's first item. */
 export async function readTotals(): Promise<Item | undefined> {
   const { items } = await readCounts('first', 1);
-  return items[0]?.SK === keys.countsTotalsFirst.SK ? items[0] : undefined;
+  return items[0]?.SK === keys.countsTotals.SK ? items[0] : undefined;
 }

@@ -43,7 +43,7 @@ import {
   UPDATED_BY,
   type ReadCollection,
 } from './items';
-import { readCounts } from './ticket-counts';
+import { readCounts, readTotals } from './ticket-counts';
 import { outboxPut, type OutboxEvent } from './outbox';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
 import { queryAll } from './query';
@@ -560,8 +560,13 @@ async function locatePage(
         passed += run.count;
       }
     }
-    // The totals and the blocks change in one transaction, so the blocks always reach the target.
-    if (!read.next) throw new Error('Ticket counts: the blocks hold fewer tickets than the totals');
+    // The totals and the blocks change in one transaction, so read in one Query (from the start) the blocks always
+    // reach the target. From the end they are read beside the totals item: a transaction between the two reads may
+    // leave the blocks behind it, for that moment; the page then starts at the first ticket.
+    if (!read.next) {
+      if (from === 'last') return { start: 0, skip: 0 };
+      throw new Error('Ticket counts: the blocks hold fewer tickets than the totals');
+    }
     if (++reads > COUNT_READS) throw new PageTooDeep(window.page);
     read = { from, ...(await readCounts(from, BLOCKS_PER_READ, read.next)) };
   }
@@ -605,9 +610,15 @@ export async function listTickets(statuses: Set<number> | undefined, request: Pa
       : fromEnd
         ? 2
         : Math.min(BLOCKS_PER_READ, Math.ceil(((request.page as number) * request.pageSize) / 1000) + 1);
-  const firstRead = { from, ...(await readCounts(from, 1 + blocksWanted)) };
-  const totals =
-    firstRead.items[0]?.SK === (fromEnd ? keys.countsTotalsLast.SK : keys.countsTotalsFirst.SK)
+  // From the start, one Query: the totals item, then the blocks; from the end, the last blocks beside the totals item.
+  const [read, totalsItem] = await Promise.all([
+    readCounts(from, (fromEnd ? 0 : 1) + blocksWanted),
+    fromEnd ? readTotals() : undefined,
+  ]);
+  const firstRead = { from, ...read };
+  const totals = fromEnd
+    ? totalsItem
+    : firstRead.items[0]?.SK === keys.countsTotals.SK
       ? firstRead.items[0]
       : undefined;
   const count = totalOf(totals, statuses);
@@ -632,7 +643,7 @@ async function listFromCursor(
     readCounts('first', 1),
     readPage(statuses, forward ? cursor.after + 1 : cursor.before - 1, pageSize + 1, forward),
   ]);
-  const totals = countRead.items[0]?.SK === keys.countsTotalsFirst.SK ? countRead.items[0] : undefined;
+  const totals = countRead.items[0]?.SK === keys.countsTotals.SK ? countRead.items[0] : undefined;
   const more = found.length > pageSize;
   const tickets = forward ? found.slice(0, pageSize) : found.slice(-pageSize);
   const first = tickets[0]?.ticket.id;
@@ -663,7 +674,7 @@ export async function listTicketsDescending(
   const up = cursor !== undefined && 'after' in cursor;
   const from = cursor === undefined ? TOP_ID : 'after' in cursor ? cursor.after + 1 : cursor.before - 1;
   const [countRead, found] = await Promise.all([readCounts('first', 1), readPage(statuses, from, pageSize + 1, up)]);
-  const totals = countRead.items[0]?.SK === keys.countsTotalsFirst.SK ? countRead.items[0] : undefined;
+  const totals = countRead.items[0]?.SK === keys.countsTotals.SK ? countRead.items[0] : undefined;
   const more = found.length > pageSize;
   const tickets = (up ? found.slice(0, pageSize) : found.slice(-pageSize)).reverse();
   const highest = tickets[0]?.ticket.id;

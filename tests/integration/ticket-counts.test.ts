@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 const totals = async () =>
-  (await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.countsTotalsFirst, ConsistentRead: true })))
+  (await dynamo.send(new GetCommand({ TableName: table(), Key: store.keys.countsTotals, ConsistentRead: true })))
     .Item ?? {};
 const count = async (query = '') => (await api.call('GET', `/api/tickets/?page_size=1${query}`)).body.count as number;
 const ticket = async (fields: Json = {}) => (await api.createTicket(fields)).body;

@@ -360,7 +360,7 @@ describe('filters combine: every combination, in every ordering, exactly the mat
     "a table whose totals items hold the views' counts (an earlier version) is upgraded by the backfill: moved " +
       'once, exact, changes made meanwhile kept',
     async () => {
-      // As an earlier version left it: the views' counts as attributes of both totals items, no view count items.
+      // As an earlier version left it: the views' counts as attributes of the totals item, no view count items.
       const views =
         (
           await dynamo.send(
@@ -382,7 +382,7 @@ describe('filters combine: every combination, in every ordering, exactly the mat
         await dynamo.send(new DeleteCommand({ TableName: table(), Key: { PK: view.PK, SK: view.SK } }));
       }
       const entries = Object.entries(legacy);
-      for (const Key of [store.keys.countsTotalsFirst, store.keys.countsTotalsLast]) {
+      for (const Key of [store.keys.countsTotals]) {
         await dynamo.send(
           new UpdateCommand({
             TableName: table(),
@@ -401,7 +401,7 @@ describe('filters combine: every combination, in every ordering, exactly the mat
       const done = await store.backfill();
       expect(done.viewCounts).toBe(entries.length);
       await expectCountsExact('after the upgrade');
-      for (const Key of [store.keys.countsTotalsFirst, store.keys.countsTotalsLast]) {
+      for (const Key of [store.keys.countsTotals]) {
         const totals = (await dynamo.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }))).Item!;
         expect(Object.keys(totals).filter((a) => /^(sq|sa)/.test(a))).toEqual([]);
       }
@@ -658,6 +658,113 @@ describe('backfill', () => {
     expect((await listIds(`priority=${ticket.priority}`)).ids).toContain(ticket.id);
     await store.backfill();
     expect((await listIds('ordering=modified')).ids).toEqual(idsOf(all().sort(byTime('modified'))));
+  });
+});
+
+describe('an agent view in another order: sorted from its id-order records', () => {
+  it(
+    'records of an earlier layout (no sort values; a record per order) read the whole table in that order, ' +
+      'checked, until the backfill rewrites them and removes the retired records',
+    async () => {
+      const t = all().find((x) => x.queue === queue)!;
+      const view = `status=${t.status}&queue=${queue}`;
+      const expected = idsOf(
+        all()
+          .filter((x) => x.status === t.status && x.queue === queue)
+          .sort(byPriority),
+      );
+      // The earlier layout: the view's record sorted by id alone, and a record of the view by priority.
+      const record = store.keys.listed(t.id, 'status-queue');
+      const id = String(t.id).padStart(12, '0');
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: record,
+          UpdateExpression: 'SET GSI4SK = :id',
+          ExpressionAttributeValues: { ':id': id },
+        }),
+      );
+      const retired = store.keys.listed(t.id, 'status-queue@priority');
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: retired,
+          UpdateExpression: 'SET ticket = :t, version = :v, GSI4PK = :pk, GSI4SK = :sk',
+          ExpressionAttributeValues: {
+            ':t': t.id,
+            ':v': 1,
+            ':pk': `LIST#status-queue@priority#${t.status}#${queue}`,
+            ':sk': `${t.priority}#${id}`,
+          },
+        }),
+      );
+      const reads = async () =>
+        (await pageReads(`/api/tickets/?page_size=25&${view}&ordering=priority`)).calls
+          .filter((c) => c.operation === 'Query')
+          .map((c) => (JSON.parse(c.input) as { ExpressionAttributeValues: Json }).ExpressionAttributeValues[':pk']);
+      expect(await reads()).toContain('LIST#all@priority');
+      const before = await listIds(`${view}&ordering=priority`, 2);
+      expect(before.ids).toEqual(expected);
+      expect(before.pages[0]!.count).toBe(expected.length);
+      await expectPreviousLinksRetrace(before.pages);
+
+      await store.backfill();
+      const rewritten = (await dynamo.send(new GetCommand({ TableName: table(), Key: record, ConsistentRead: true })))
+        .Item!;
+      expect(String(rewritten.GSI4SK)).toMatch(new RegExp(`^${id}#.+#.+#${t.priority}#`));
+      expect((await dynamo.send(new GetCommand({ TableName: table(), Key: retired, ConsistentRead: true }))).Item).toBe(
+        undefined,
+      );
+      expect(await reads()).toEqual([`LIST#status-queue#${t.status}#${queue}`]);
+      const after = await listIds(`${view}&ordering=priority`, 2);
+      expect(after.ids).toEqual(expected);
+      await expectPreviousLinksRetrace(after.pages);
+      // A cursor handed out by the whole table's page continues on the view's.
+      expect(
+        (await api.call('GET', before.pages[0]!.next.slice(api.url.length))).body.results.map((x: Json) => x.id),
+      ).toEqual(expected.slice(2, 4));
+    },
+  );
+});
+
+describe('an agent view past VIEW_SORT_BOUND', () => {
+  it('in another order than id reads the whole table in that order, its filters checked', async () => {
+    const { VIEW_SORT_BOUND } = await import('../../shared/store/filtered-lists');
+    const { batchWrite } = await import('../../shared/store/query');
+    const bounded = (await api.call('POST', '/api/queues/', { json: { title: 'Bounded', slug: 'bounded' } })).body.id;
+    const real = [
+      await make({ title: 'b1', queue: bounded, priority: 4 }),
+      await make({ title: 'b2', queue: bounded }),
+    ];
+    await runtime.drainTableStream();
+    // More entries in the view's partition than the bound (of tickets that do not exist: never shown).
+    const partition = store.keys.listingPartition('status-queue', `1#${bounded}`);
+    const fake = Array.from({ length: VIEW_SORT_BOUND }, (_, i) => {
+      const id = 900_000 + i;
+      return {
+        ...store.keys.listed(id, 'status-queue'),
+        ticket: id,
+        version: 1,
+        GSI4PK: partition,
+        GSI4SK: `${String(id).padStart(12, '0')}#2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~`,
+      };
+    });
+    await batchWrite(fake);
+    try {
+      const path = `/api/tickets/?page_size=25&status=1&queue=${bounded}&ordering=-priority`;
+      const { reply, calls } = await pageReads(path);
+      const partitions = calls
+        .filter((c) => c.operation === 'Query')
+        .map((c) => (JSON.parse(c.input) as { ExpressionAttributeValues: Json }).ExpressionAttributeValues[':pk']);
+      expect(partitions).toContain('LIST#all@priority');
+      expect(reply.body.results.map((t: Json) => t.id)).toEqual(idsOf([...real].sort(byPriority).reverse()));
+      expect(reply.body.count).toBe(2);
+    } finally {
+      await batchWrite(
+        [],
+        fake.map(({ PK, SK }) => ({ PK, SK })),
+      );
+    }
   });
 });
 

@@ -38,8 +38,9 @@ describe('listingWritesOfMoves', () => {
       version: 1,
       place: { value: '1#2#none' },
     });
-    expect(writes.find((w) => w.dimension === 'status-queue@due')).toMatchObject({
-      place: { value: '1#2', sort: '~' },
+    // An agent view's record carries every order's sort value after the id: created, modified, priority, due.
+    expect(writes.find((w) => w.dimension === 'status-queue')).toMatchObject({
+      place: { value: '1#2', carried: '2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~' },
     });
     expect(writes.find((w) => w.dimension === 'all@priority')).toMatchObject({ place: { sort: '3' } });
   });
@@ -47,30 +48,25 @@ describe('listingWritesOfMoves', () => {
   it('updates following on from the counted version: the dimensions they changed, from the latest', () => {
     const changes = [modify(2, { status: 3 }), modify(3, { status: 3, queue: 5 }, { status: 3 })];
     const writes = listingWritesOfMoves([{ ticket: 7, next: counted(3), previous: counted(1) }], changes);
-    // A status or queue move moves every order of the agent views it is part of.
+    // A change moves every agent view's record: they carry `modified`.
     expect(dimensions(writes)).toEqual(
       ['modified', 'queue', ...LISTING_DIMENSIONS.filter((d) => d.startsWith('status-'))].sort(),
     );
     expect(writes.find((w) => w.dimension === 'status-queue')).toMatchObject({ version: 3, place: { value: '3#5' } });
   });
 
-  it('a change of what a list is sorted by: the records of that order only (and modified)', () => {
+  it('a change of what a list is sorted by: the records of that order, and those carrying it (and modified)', () => {
     const writes = listingWritesOfMoves(
       [{ ticket: 7, next: counted(2), previous: counted(1) }],
       [modify(2, { priority: 1, due_date: '2031-01-01T00:00:00.000000Z' })],
     );
     const views = ['status-queue', 'status-assigned', 'status-queue-assigned'];
-    expect(dimensions(writes)).toEqual(
-      [
-        'all@due',
-        'all@priority',
-        'modified',
-        'priority',
-        ...views.flatMap((v) => [`${v}@due`, `${v}@modified`, `${v}@priority`]),
-      ].sort(),
-    );
-    expect(writes.find((w) => w.dimension === 'status-assigned@priority')).toMatchObject({
-      place: { value: '1#none', sort: '1' },
+    expect(dimensions(writes)).toEqual(['all@due', 'all@priority', 'modified', ...views].sort());
+    expect(writes.find((w) => w.dimension === 'status-assigned')).toMatchObject({
+      place: {
+        value: '1#none',
+        carried: '2030-01-01T00:00:00.000000Z#2030-01-02T00:00:00.000000Z#1#2031-01-01T00:00:00.000000Z',
+      },
     });
   });
 
