@@ -75,6 +75,22 @@ export const IDLE_POLL_MS = 2000;
 /** The calls that write the table (and so its stream). */
 const TABLE_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
 
+/**
+ * DynamoDB Local names a record's time to the minute (measured: 0-60 s before its write), where DynamoDB Streams
+ * names the second. The change feed places an event by that time, and one older than the settling window is late
+ * (placed at the consumer's time, with a mark: a read and a write more per event): locally every event was. The
+ * read time is the nearest bound the poller has (within the interval of the write, a burst's backlog a few seconds
+ * after), kept inside the minute named.
+ */
+export function stampToTheSecond(record: Pick<StreamRecordLike, 'dynamodb'>, readAt: number): void {
+  const named = record.dynamodb?.ApproximateCreationDateTime;
+  if (!(named instanceof Date) || named.getTime() % 60_000 !== 0) return;
+  const second = Math.floor(readAt / 1000) * 1000;
+  record.dynamodb!.ApproximateCreationDateTime = new Date(
+    Math.max(named.getTime(), Math.min(second, named.getTime() + 59_000)),
+  );
+}
+
 export interface LocalTableStream {
   /** Applies every record written so far (the poller does this every interval). */
   drain(): Promise<void>;
@@ -182,6 +198,7 @@ export async function startLocalTableStream(
     const read = performance.now();
     const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
     recordRead(performance.now() - read);
+    for (const record of batch.Records ?? []) stampToTheSecond(record, Date.now());
     return batch;
   };
 

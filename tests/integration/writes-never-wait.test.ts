@@ -80,3 +80,27 @@ describe('writes never wait for the stream consumer', () => {
     }
   });
 });
+
+describe("the local stream's record times", () => {
+  it("are the write's second, not DynamoDB Local's minute: a change's event is in time, not late-marked", async () => {
+    const { QueryCommand } = await import('../../shared/aws/dynamodb');
+    const { keys } = await import('../../shared/store/keys');
+    const { config } = await import('../../shared/config');
+    const lateMarks = async () =>
+      (
+        await dynamo.send(
+          new QueryCommand({
+            TableName: config.tableName,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': keys.lateEventsPartition },
+            Select: 'COUNT',
+          }),
+        )
+      ).Count;
+    await runtime.drainTableStream();
+    const before = await lateMarks();
+    for (let i = 0; i < 3; i++) expect((await api.createTicket({ title: `in time ${i}` })).status).toBe(201);
+    await runtime.drainTableStream();
+    expect(await lateMarks()).toBe(before);
+  });
+});
