@@ -347,6 +347,7 @@ describe('response shapes, from zod', () => {
           ...QUEUE_MAIL_DEFAULTS,
           escalate_days: 3,
           allow_public_submission: true,
+          locale: 'pt-br',
         }),
       ),
     ).toBe(true);
