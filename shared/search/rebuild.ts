@@ -1,10 +1,10 @@
 /**
  * Rebuilds the search index from the table (`npm run helpdesk -- reindex`): empties it, then feeds
  * the custom field definitions and the queues, then every ticket collection's items in id order,
- * through the stream consumer's own code (indexer.ts), a page at a time, each page and the rebuild's position in one transaction. Stopped (Ctrl-C, a
- * failure), it goes on from that position next time; `restart` starts over. The stream keeps
- * applying changes meanwhile: a ticket changed while the rebuild passes it may show its state as
- * read until its next change (or a second rebuild).
+ * through the stream consumer's own code (indexer.ts), a page at a time, each page and the rebuild's
+ * position in one transaction. Stopped (Ctrl-C, a failure), it goes on from that position next
+ * time; `restart` starts over. The stream keeps applying changes meanwhile: a ticket changed while
+ * the rebuild passes it may show its state as read until its next change (or a second rebuild).
  */
 import type { TableChange } from '../consumer/changes';
 import { customFieldItems, queueItems, ticketCount, ticketItemPages } from '../store/search-source';
