@@ -4,7 +4,8 @@
  *     through the stream consumer's own code in batches of 500, as the stream would hand them: wall
  *     time and process CPU per change.
  *  2. Searches them (the page statement and the snippets statement, as the API runs them) with and
- *     without list filters: p50 and p99 latency, and CPU per search (the process's, worker included).
+ *     without list filters: p50 and p99 latency, and CPU per search (the process's, worker included);
+ *     then makes two of the three queues French and German (the re-index's time) and searches again.
  *  3. On a local runtime, over HTTP: the index's lag after one lone create, and after a burst of
  *     500 creates (from the last 201 to the last ticket found).
  * Prints its figures (with the load average) and writes them into docs/benchmarks.md, "Search".
@@ -120,6 +121,29 @@ await measure(`search at ${TICKETS} tickets, queue, submitter and created_since`
 });
 // The worst case: a word every ticket holds (each opening followup's title), so every ticket matches.
 await measure(`a word in all ${TICKETS} tickets ("opened"), no filter`, {}, ['opened']);
+
+// Three languages in use: queue 2 made French and queue 3 German (their tickets built again), the same searches.
+const { keys } = await import('../shared/store/keys');
+const language = (id: number, locale: string) => ({
+  eventName: 'MODIFY' as const,
+  keys: keys.queue(id),
+  oldImage: { id, locale: null },
+  newImage: { id, locale },
+});
+const r0 = performance.now();
+await applyToIndex([language(2, 'fr'), language(3, 'de')]);
+const reindexMs = performance.now() - r0;
+const moved = Math.round((TICKETS * 2) / 3);
+log(
+  `re-indexed the ${moved} tickets of two queues made French and German in ${Math.round(reindexMs)} ms ` +
+    `(${(reindexMs / moved).toFixed(2)} ms a ticket, 500 to a transaction)`,
+);
+await measure(`search at ${TICKETS} tickets in 3 languages, no filter`, {});
+await measure(`search at ${TICKETS} tickets in 3 languages, status and priority`, {
+  statuses: new Set([1, 2]),
+  priority: '2',
+});
+await measure(`a word in all ${TICKETS} tickets in 3 languages ("opened"), no filter`, {}, ['opened']);
 await closeSearchEngine();
 
 // --- 3. lag over HTTP -----------------------------------------------------------------------

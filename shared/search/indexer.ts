@@ -39,16 +39,26 @@ const indexed = (change: TableChange) =>
 const isQueue = (change: TableChange) =>
   change.keys.PK === keys.queuePartition && change.keys.SK.startsWith(keys.queueSortPrefix);
 
-/** A queue's change that the index takes: its configuration's, or the queue made or deleted. */
-const configChanged = (change: TableChange) =>
-  change.eventName !== 'MODIFY' ||
-  !change.oldImage ||
-  searchConfigOf(change.oldImage.locale) !== searchConfigOf(change.newImage?.locale);
+/**
+ * Whether a queue's changes in a batch, from its `first` to its `last`, are ones the index takes: the queue made
+ * or deleted, or its configuration changed (a reservation after its create or its new language is in the same batch).
+ */
+const configChanged = (first: TableChange, last: TableChange) =>
+  first.eventName !== 'MODIFY' ||
+  last.eventName !== 'MODIFY' ||
+  !first.oldImage ||
+  searchConfigOf(first.oldImage.locale) !== searchConfigOf(last.newImage?.locale);
 
 /** The statements that bring the index up to `changes` (the latest image of each item wins). */
 export function statementsOf(changes: readonly TableChange[]): Statement[] {
   const latest = new Map<string, TableChange>();
-  for (const change of changes) if (indexed(change)) latest.set(`${change.keys.PK}\u0000${change.keys.SK}`, change);
+  const first = new Map<string, TableChange>();
+  for (const change of changes) {
+    if (!indexed(change)) continue;
+    const key = `${change.keys.PK}\u0000${change.keys.SK}`;
+    latest.set(key, change);
+    if (!first.has(key)) first.set(key, change);
+  }
   if (!latest.size) return [];
   const removedTickets: number[] = [];
   const ticketRows: Item[] = [];
@@ -66,12 +76,12 @@ export function statementsOf(changes: readonly TableChange[]): Statement[] {
     parts.push(...newParts);
     dirty.add(ticket);
   };
-  for (const change of latest.values()) {
+  for (const [key, change] of latest) {
     const image = change.newImage;
     const gone = change.eventName === 'REMOVE' || !image;
     if (isQueue(change)) {
       const id = Number((image ?? change.oldImage)?.id);
-      if (!Number.isSafeInteger(id) || !configChanged(change)) continue;
+      if (!Number.isSafeInteger(id) || !configChanged(first.get(key)!, change)) continue;
       if (gone) removedQueues.push(id);
       else queues.push({ id, config: searchConfigOf(image.locale) });
       continue;

@@ -104,6 +104,14 @@ describe("a queue's language picks its tickets' stemming", () => {
       ['[{"id":4,"config":"helpdesk_english"}]', '[]'],
     ]);
     expect(queueRows(statementsOf([change('REMOVE', queue('de', 0))]))).toEqual([['[]', '[4]']]);
+    // A create, or a new language, followed in the same batch by a reservation.
+    const reserved = change('MODIFY', queue('fr', 0), queue('fr', 1));
+    expect(queueRows(statementsOf([change('INSERT', undefined, queue('fr', 0)), reserved]))).toEqual([
+      ['[{"id":4,"config":"helpdesk_french"}]', '[]'],
+    ]);
+    expect(queueRows(statementsOf([change('MODIFY', queue(null, 0), queue('fr', 0)), reserved]))).toEqual([
+      ['[{"id":4,"config":"helpdesk_french"}]', '[]'],
+    ]);
     const slug = { ...change('INSERT', undefined, { id: 4 }), keys: { PK: 'QUEUES', SK: 'SLUG#q' } };
     expect(statementsOf([slug])).toEqual([]);
   });
