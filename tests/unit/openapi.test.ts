@@ -384,6 +384,7 @@ describe('checkResponse (what the integration client runs on every reply)', () =
           ...QUEUE_MAIL_DEFAULTS,
           escalate_days: null,
           allow_public_submission: false,
+          locale: null,
         },
       }),
     ).toEqual([]);
