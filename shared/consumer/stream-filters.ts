@@ -28,10 +28,14 @@ export const TICKET_CHANGE_FILTERS: readonly FilterPattern[] = [
   },
 ];
 
-/** The search index takes those and the custom field definitions (which values requesters may find). */
+/**
+ * The search index takes those, the custom field definitions (which values requesters may find) and the queues'
+ * partition (a queue's language picks its tickets' stemming; the indexer passes over the slug claims and the
+ * reservations, which change queue items too). One path with the definitions': one pattern of Lambda's five.
+ */
 export const SEARCH_FILTERS: readonly FilterPattern[] = [
   ...TICKET_CHANGE_FILTERS,
-  { dynamodb: { Keys: { PK: { S: [keys.customFieldPartition] } } } },
+  { dynamodb: { Keys: { PK: { S: [keys.customFieldPartition, keys.queuePartition] } } } },
 ];
 
 /** The consumers of consumer/table-changes.ts (STREAM_CONSUMERS), by name, each with its records. */

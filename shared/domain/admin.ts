@@ -26,6 +26,7 @@ import {
 import type { Queue } from './records';
 import { queueMailFields, titleProblem } from './mail-settings';
 import { escalateDaysField } from './escalation';
+import { localeField } from './search-language';
 
 export const DUPLICATE_SLUG = 'queue with this slug already exists.';
 export const DUPLICATE_FIELD_NAME = 'custom field with this name already exists.';
@@ -39,6 +40,8 @@ export const queueFields = {
   escalate_days: escalateDaysField(),
   // Upstream's: with per-queue permissions, every staff member sees such a queue (domain/queue-access.ts).
   allow_public_submission: booleanField(),
+  // Upstream's: the queue's language; here it picks the stemming its tickets are searched with.
+  locale: localeField(),
 };
 
 export function parseQueueBody(body: ParsedBody, mode: Mode): Partial<Omit<Queue, 'id'>> {
@@ -57,6 +60,7 @@ export const queueView = (q: Queue) => ({
   disabled_mail: q.disabled_mail,
   escalate_days: q.escalate_days,
   allow_public_submission: q.allow_public_submission,
+  locale: q.locale,
 });
 
 const listOfStrings: Field<string[]> = {

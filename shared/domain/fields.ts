@@ -352,3 +352,17 @@ export function stringChoiceField<T extends string>(
   const meta: FieldMeta = { type: 'choice', choices: choices.map((value) => ({ value, display_name: value })) };
   return { schema, meta, kind: 'other', nullable: false, required: !!opts.required };
 }
+
+/** `field`, with a blank value (or a list of no addresses) stored as null and a list normalised. */
+export function blankIsNull(field: Field<string | null>, normalise = (v: string) => v): Field<string | null> {
+  const schema = fieldSchema((raw, ctx): string | null => {
+    const parsed = field.schema.safeParse(raw);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, input: raw });
+      return null;
+    }
+    const value = parsed.data === null ? '' : normalise(parsed.data);
+    return value === '' ? null : value;
+  });
+  return { ...field, schema };
+}

@@ -8,6 +8,7 @@
 import { ValidationError } from './errors';
 import {
   MESSAGES,
+  blankIsNull,
   booleanField,
   emailField,
   fieldSchema,
@@ -68,20 +69,6 @@ export function ccListProblem(value: string): string | undefined {
   if (LINE_BREAK.test(value)) return NO_LINE_BREAKS;
   const bad = ccAddresses(value).find((a) => !isEmail(a));
   return bad === undefined ? undefined : `${CC_LIST_MESSAGE} "${bad}" is not one.`;
-}
-
-/** `field`, with a blank value (or a list of no addresses) stored as null and a list normalised. */
-function blankIsNull(field: Field<string | null>, normalise = (v: string) => v): Field<string | null> {
-  const schema = fieldSchema((raw, ctx): string | null => {
-    const parsed = field.schema.safeParse(raw);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, input: raw });
-      return null;
-    }
-    const value = parsed.data === null ? '' : normalise(parsed.data);
-    return value === '' ? null : value;
-  });
-  return { ...field, schema };
 }
 
 /** A queue's CC list: blank or null for none; stored as its addresses joined by ", ". */

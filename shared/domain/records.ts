@@ -133,4 +133,6 @@ export interface Queue extends QueueMailSettings {
   escalate_days: number | null;
   /** Upstream's: every staff member sees it when per-queue permissions are on (domain/queue-access.ts). */
   allow_public_submission: boolean;
+  /** Upstream's `locale` (`fr`, `pt-br`, …); null: none. Picks its tickets' search stemming (search-language.ts). */
+  locale: string | null;
 }

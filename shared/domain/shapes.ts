@@ -246,6 +246,7 @@ export const queueShape = z.object({
   disabled_mail: z.array(z.enum(MAIL_KINDS)),
   escalate_days: nullable(z.int().check(z.minimum(0))),
   allow_public_submission: z.boolean(),
+  locale: nullable(text),
 });
 shapes.add(queueShape, {
   id: 'Queue',
@@ -254,7 +255,9 @@ shapes.add(queueShape, {
     '`new_ticket_cc`, `updated_ticket_cc`: comma-separated addresses told of new tickets, of every change. ' +
     '`disabled_mail`: the mail kinds (templates) this queue sends none of. `escalate_days`: days (holidays not ' +
     'counted) an open ticket waits before the daily run raises its priority; null: never. ' +
-    '`allow_public_submission`: with per-queue permissions on, every staff member sees this queue.',
+    '`allow_public_submission`: with per-queue permissions on, every staff member sees this queue. ' +
+    "`locale`: the queue's language (upstream's, up to 10 characters: `fr`, `de`, `pt-br`; null: none), which " +
+    'picks the stemming its tickets are searched with (a language without a stemmer, or none: English).',
 });
 
 export const exclusionShape = z.object({ id, name: text, date: z.iso.date(), queues: z.array(id) });

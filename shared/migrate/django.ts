@@ -13,6 +13,7 @@ import { parseDateTime } from '../domain/datetime';
 import { formatDuration, parseDuration, SLUG } from '../domain/fields';
 import type { TicketCc } from '../domain/mail-settings';
 import type { Attachment, Followup, Queue, Ticket, TicketChange, User } from '../domain/records';
+import { LOCALE, MAX_LOCALE_LENGTH } from '../domain/search-language';
 
 export interface DjangoObject {
   model: string;
@@ -21,8 +22,8 @@ export interface DjangoObject {
 }
 
 /**
- * Queue settings upstream has and this API keeps only to give back (the export): locale,
- * allow_email_submission, mailbox …
+ * Queue settings upstream has and this API keeps only to give back (the export): allow_email_submission,
+ * mailbox … (and a `locale` this API cannot read: kept as it was, the queue without one).
  */
 export type QueueExtras = Record<string, unknown>;
 export type ImportedQueue = Queue & { django?: QueueExtras };
@@ -165,6 +166,7 @@ const QUEUE_FIELDS = new Set([
   'updated_ticket_cc',
   'escalate_days',
   'allow_public_submission',
+  'locale',
 ]);
 /** Never kept: the mailbox password is a secret, and IMAP mail in is configured with its own. */
 const QUEUE_SECRETS = new Set(['email_box_pass']);
@@ -180,6 +182,12 @@ function queueOf(o: DjangoObject, warnings: string[]): ImportedQueue {
   }
   const extras: QueueExtras = {};
   for (const [k, v] of Object.entries(f)) if (!QUEUE_FIELDS.has(k) && !QUEUE_SECRETS.has(k)) extras[k] = v;
+  const locale = strOrNull(f.locale)?.trim() || null;
+  const localeOk = locale === null || (locale.length <= MAX_LOCALE_LENGTH && LOCALE.pattern.test(locale));
+  if (!localeOk) {
+    warnings.push(`queue ${id}: locale "${locale}" is no language code: searched in English, exported as it was`);
+    extras.locale = f.locale;
+  }
   return {
     id,
     title: str(f.title),
@@ -191,6 +199,7 @@ function queueOf(o: DjangoObject, warnings: string[]): ImportedQueue {
     escalate_days: num(f.escalate_days),
     // Upstream's per-queue permissions let every staff member into a public queue: so do ours.
     allow_public_submission: f.allow_public_submission === true,
+    locale: localeOk ? locale : null,
     ...(Object.keys(extras).length ? { django: extras } : {}),
   };
 }
@@ -498,6 +507,7 @@ export function toDjango(input: ExportInput): DjangoObject[] {
         updated_ticket_cc: q.updated_ticket_cc ?? '',
         escalate_days: q.escalate_days,
         allow_public_submission: q.allow_public_submission,
+        locale: q.locale ?? q.django?.locale ?? null,
         permission_name: `helpdesk.${QUEUE_PERMISSION_PREFIX}${q.slug}`,
       },
     });

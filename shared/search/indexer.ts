@@ -4,9 +4,14 @@
  * custom field definition, is replaced whole by its latest image in the batch (or removed), so the
  * consumer is idempotent: a batch that comes again, or a record late, leaves the same index once the
  * stream is applied. The same code rebuilds the index from the table (rebuild.ts).
+ *
+ * A queue's item gives its tickets' language (domain/search-language.ts). Queue items change with
+ * every ticket put into the queue (its reservations): only a change of its configuration is applied,
+ * and that re-indexes the queue's tickets after the batch, in bounded transactions (sql.ts REINDEX).
  */
 import type { TableChange } from '../consumer/changes';
 import { keys, TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
+import { searchConfigOf } from '../domain/search-language';
 import { openingOf } from '../store/items';
 import { config } from '../config';
 import {
@@ -19,25 +24,41 @@ import {
   type SearchPart,
 } from '../domain/search';
 import type { Attachment, Followup, Ticket } from '../domain/records';
-import type { Statement } from './driver';
+import type { SearchDriver, Statement } from './driver';
 import { searchEngine } from './engine';
-import { APPLY, SCHEMA } from './sql';
+import { APPLY, REINDEX, SCHEMA } from './sql';
 
 type Item = Record<string, unknown>;
-
-/** The text search configuration of every ticket: English stemming after accent folding (sql.ts). */
-export const DEFAULT_CONFIG = 'helpdesk_english';
 
 const json = (value: unknown) => JSON.stringify(value);
 
 /** Whether the index keeps anything of this record's item. */
 const indexed = (change: TableChange) =>
-  change.keys.PK.startsWith(TICKET_PREFIX) || change.keys.PK === keys.customFieldPartition;
+  change.keys.PK.startsWith(TICKET_PREFIX) || change.keys.PK === keys.customFieldPartition || isQueue(change);
+
+const isQueue = (change: TableChange) =>
+  change.keys.PK === keys.queuePartition && change.keys.SK.startsWith(keys.queueSortPrefix);
+
+/**
+ * Whether a queue's changes in a batch, from its `first` to its `last`, are ones the index takes: the queue made
+ * or deleted, or its configuration changed (a reservation after its create or its new language is in the same batch).
+ */
+const configChanged = (first: TableChange, last: TableChange) =>
+  first.eventName !== 'MODIFY' ||
+  last.eventName !== 'MODIFY' ||
+  !first.oldImage ||
+  searchConfigOf(first.oldImage.locale) !== searchConfigOf(last.newImage?.locale);
 
 /** The statements that bring the index up to `changes` (the latest image of each item wins). */
 export function statementsOf(changes: readonly TableChange[]): Statement[] {
   const latest = new Map<string, TableChange>();
-  for (const change of changes) if (indexed(change)) latest.set(`${change.keys.PK}\u0000${change.keys.SK}`, change);
+  const first = new Map<string, TableChange>();
+  for (const change of changes) {
+    if (!indexed(change)) continue;
+    const key = `${change.keys.PK}\u0000${change.keys.SK}`;
+    latest.set(key, change);
+    if (!first.has(key)) first.set(key, change);
+  }
   if (!latest.size) return [];
   const removedTickets: number[] = [];
   const ticketRows: Item[] = [];
@@ -47,15 +68,24 @@ export function statementsOf(changes: readonly TableChange[]): Statement[] {
   const removedFollowups: number[] = [];
   const fields: { key: string; name: string; staff_only: boolean }[] = [];
   const fieldKeys: string[] = [];
+  const queues: { id: number; config: string }[] = [];
+  const removedQueues: number[] = [];
   const dirty = new Set<number>();
   const replace = (ticket: number, item: string, newParts: SearchPart[]) => {
     items.push({ ticket, item });
     parts.push(...newParts);
     dirty.add(ticket);
   };
-  for (const change of latest.values()) {
+  for (const [key, change] of latest) {
     const image = change.newImage;
     const gone = change.eventName === 'REMOVE' || !image;
+    if (isQueue(change)) {
+      const id = Number((image ?? change.oldImage)?.id);
+      if (!Number.isSafeInteger(id) || !configChanged(first.get(key)!, change)) continue;
+      if (gone) removedQueues.push(id);
+      else queues.push({ id, config: searchConfigOf(image.locale) });
+      continue;
+    }
     if (change.keys.PK === keys.customFieldPartition) {
       const key = (image ?? change.oldImage)?.key;
       if (typeof key !== 'string') continue;
@@ -83,7 +113,6 @@ export function statementsOf(changes: readonly TableChange[]): Statement[] {
         modified: t.modified,
         due_date: t.due_date,
         merged: t.merged_to != null,
-        config: DEFAULT_CONFIG,
       });
       const opening = openingOf(image);
       if (opening) followups.push({ id: opening.id, ticket, private: !opening.public });
@@ -98,9 +127,15 @@ export function statementsOf(changes: readonly TableChange[]): Statement[] {
       replace(ticket, attachmentItemName(a.id), gone ? [] : attachmentParts({ ...a, ticket }));
     }
   }
+  // Only queue items passed over (their reservations): nothing to do.
+  const lists = [queues, removedQueues, removedTickets, ticketRows, items, followups, removedFollowups, fieldKeys];
+  if (!lists.some((list) => list.length)) return [];
   const numbered = parts.map((p, i) => ({ ...p, seq: i }));
   const with_ = (sqls: readonly string[], params: Statement['params']) => sqls.map((sql) => ({ sql, params }));
   return [
+    ...(queues.length || removedQueues.length
+      ? with_(APPLY.queues, { rows: json(queues), removed: json(removedQueues) })
+      : []),
     ...(removedTickets.length ? with_(APPLY.removeTickets, { tickets: json(removedTickets) }) : []),
     ...(ticketRows.length ? [{ sql: APPLY.upsertTickets, params: { rows: json(ticketRows) } }] : []),
     ...(items.length ? with_(APPLY.replaceParts, { items: json(items), parts: json(numbered) }) : []),
@@ -141,6 +176,17 @@ export async function applyToIndex(changes: readonly TableChange[], extra: State
     for (const statement of schema) await driver.query(statement);
   });
   await driver.transaction([...statements, ...extra]);
+  if (statements.some((s) => s.sql === APPLY.queues[0])) await reindexQueues(driver);
+}
+
+/**
+ * Builds again, REINDEX_BATCH tickets to a transaction, the tickets of the queues whose language changed, until
+ * none is left. A stop half-way (a failure, a timeout) fails the batch, which comes again and goes on from there.
+ */
+async function reindexQueues(driver: SearchDriver): Promise<void> {
+  const batch = [REINDEX.mark, ...APPLY.rebuildDirty, REINDEX.done].map((sql) => ({ sql }));
+  do await driver.transaction(batch);
+  while ((await driver.query({ sql: REINDEX.pending })).length);
 }
 
 /** The stream consumer (consumer/table-changes.ts STREAM_CONSUMERS). */

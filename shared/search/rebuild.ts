@@ -1,13 +1,13 @@
 /**
  * Rebuilds the search index from the table (`npm run helpdesk -- reindex`): empties it, then feeds
- * every ticket collection's items in id order through the stream consumer's own code (indexer.ts),
- * a page at a time, each page and the rebuild's position in one transaction. Stopped (Ctrl-C, a
- * failure), it goes on from that position next time; `restart` starts over. The stream keeps
- * applying changes meanwhile: a ticket changed while the rebuild passes it may show its state as
- * read until its next change (or a second rebuild).
+ * the custom field definitions and the queues, then every ticket collection's items in id order,
+ * through the stream consumer's own code (indexer.ts), a page at a time, each page and the rebuild's
+ * position in one transaction. Stopped (Ctrl-C, a failure), it goes on from that position next
+ * time; `restart` starts over. The stream keeps applying changes meanwhile: a ticket changed while
+ * the rebuild passes it may show its state as read until its next change (or a second rebuild).
  */
 import type { TableChange } from '../consumer/changes';
-import { customFieldItems, ticketCount, ticketItemPages } from '../store/search-source';
+import { customFieldItems, queueItems, ticketCount, ticketItemPages } from '../store/search-source';
 import { TICKET_PREFIX } from '../store/keys';
 import { searchEngine } from './engine';
 import { applyToIndex } from './indexer';
@@ -41,7 +41,8 @@ export async function rebuildSearchIndex(
   const resume = options.restart || row === undefined ? undefined : Number(row.next_ticket);
   if (resume === undefined) {
     await driver.transaction(REBUILD.start.map((sql) => ({ sql })));
-    await applyToIndex((await customFieldItems()).map(asInsert));
+    const [fields, queues] = await Promise.all([customFieldItems(), queueItems()]);
+    await applyToIndex([...fields, ...queues].map(asInsert));
   }
   const total = await ticketCount();
   const progress: RebuildProgress = { tickets: 0, total, ...(resume ? { resumedFrom: resume } : {}) };

@@ -8,7 +8,8 @@ import { HttpError, ValidationError } from '../domain/errors';
 import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
 import { codeSnippet, likePattern, unmark, type SearchQuery, type Snippet, type SnippetField } from '../domain/search';
 import type { TicketFilters } from '../domain/ticket-list-query';
-import { SearchEngineUnavailable, type SearchDriver, type SqlParams } from './driver';
+import { SearchEngineUnavailable, type Row, type SearchDriver, type SqlParams } from './driver';
+import { DEFAULT_SEARCH_CONFIG, isSearchConfig } from '../domain/search-language';
 import { searchEngine } from './engine';
 import { searchPage, SNIPPETS, type SearchOrder } from './sql';
 
@@ -92,6 +93,17 @@ const started = async (engine: Promise<SearchDriver>): Promise<SearchDriver> => 
   }
 };
 
+/**
+ * The text search configurations the tickets were built with, as the last search saw them (sql.ts searchPage): a
+ * search's query is built for these, and the statement says which are in use. When some were not in the query (a
+ * queue's language changed since), the search runs again with them: one statement a search, two after a change.
+ */
+let configsInUse: readonly string[] = [DEFAULT_SEARCH_CONFIG];
+
+/** The configurations a search statement found in use: ours only, since they are written into statements. */
+const inUse = (rows: Row[]): string[] =>
+  (typeof rows[0]?.configs === 'string' ? rows[0].configs : '').split(',').filter(isSearchConfig);
+
 export async function searchTickets(
   query: SearchQuery,
   filters: TicketFilters,
@@ -104,12 +116,16 @@ export async function searchTickets(
   const driver = await started(engine);
   const params = parameters(query, filters, access);
   const read = async (offset: number) => {
-    const rows = await driver
-      .query({
-        sql: searchPage(order, access.requester !== undefined ? 'public' : 'staff'),
-        params: { ...params, limit: String(request.pageSize), offset: String(offset) },
-      })
-      .catch(unavailable);
+    const statement = (configs: readonly string[]) => ({
+      sql: searchPage(order, access.requester !== undefined ? 'public' : 'staff', configs),
+      params: { ...params, limit: String(request.pageSize), offset: String(offset) },
+    });
+    let rows = await driver.query(statement(configsInUse)).catch(unavailable);
+    const used = inUse(rows);
+    if (used.some((c) => !configsInUse.includes(c))) {
+      configsInUse = used;
+      rows = await driver.query(statement(used)).catch(unavailable);
+    } else configsInUse = used.length ? used : configsInUse;
     return {
       count: Number(rows[0]?.total ?? 0),
       ids: rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => Number(r.id)),

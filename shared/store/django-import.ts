@@ -379,6 +379,7 @@ export async function readInstallation(): Promise<Installation> {
     ...queueMailSettings(i),
     escalate_days: (i.escalate_days as number | null | undefined) ?? null,
     allow_public_submission: i.allow_public_submission === true,
+    locale: (i.locale as string | null | undefined) ?? null,
     ...(i.django ? { django: i.django as Record<string, unknown> } : {}),
   }));
   const items: Item[] = [];

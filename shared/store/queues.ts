@@ -29,11 +29,12 @@ import { readTotals } from './ticket-counts';
 import { arrivalsAttribute, queueDeleteDecision } from '../domain/queue-delete';
 import { logger } from '../observability';
 
-// The settings an update writes beside title and slug: the mail settings and `escalate_days`.
-const MAIL_ATTRIBUTES: (keyof QueueMailSettings | 'escalate_days' | 'allow_public_submission')[] = [
+// The settings an update writes beside title and slug: the mail settings, `escalate_days` and the rest.
+const MAIL_ATTRIBUTES: (keyof QueueMailSettings | 'escalate_days' | 'allow_public_submission' | 'locale')[] = [
   ...(Object.keys(QUEUE_MAIL_DEFAULTS) as (keyof QueueMailSettings)[]),
   'escalate_days',
   'allow_public_submission',
+  'locale',
 ];
 
 export class DuplicateSlug extends Error {}
@@ -48,13 +49,14 @@ function toQueue(item: Record<string, unknown>): Queue {
     ...queueMailSettings(item),
     escalate_days: (item.escalate_days as number | null | undefined) ?? null,
     allow_public_submission: item.allow_public_submission === true,
+    locale: (item.locale as string | null | undefined) ?? null,
   };
 }
 
 /** What a new queue needs: title and slug; its mail settings default to none (QUEUE_MAIL_DEFAULTS). */
 export type NewQueue = Pick<Queue, 'title' | 'slug'> &
   Partial<QueueMailSettings> &
-  Partial<Pick<Queue, 'escalate_days' | 'allow_public_submission'>>;
+  Partial<Pick<Queue, 'escalate_days' | 'allow_public_submission' | 'locale'>>;
 
 /**
  * How long mail in keeps the queues per process (warm function; the local runtime's SMTP server):
@@ -120,6 +122,7 @@ export async function createQueue(fields: NewQueue, id?: number): Promise<Queue>
       ...QUEUE_MAIL_DEFAULTS,
       escalate_days: null,
       allow_public_submission: false,
+      locale: null,
       ...fields,
     };
     try {

@@ -1,9 +1,9 @@
 /**
  * What the search index is rebuilt from (shared/search/rebuild.ts): every item of every ticket
  * collection in ticket id order (gsi1, from a ticket on: a rebuild resumes where it stopped), the
- * custom field definitions, and the ticket count the progress bar measures against.
+ * custom field definitions, the queues (their languages), and the ticket count the progress bar measures against.
  */
-import { keys, INDEXES, inIndex, IN_PARTITION } from './keys';
+import { keys, INDEXES, inIndex, IN_PARTITION, SORT_BEGINS_WITH } from './keys';
 import { queryAll, queryPages } from './query';
 import { readTotals } from './ticket-counts';
 import { totalOf } from '../domain/ticket-counts';
@@ -24,6 +24,14 @@ export function customFieldItems(): Promise<Item[]> {
   return queryAll({
     KeyConditionExpression: IN_PARTITION,
     ExpressionAttributeValues: { ':pk': keys.customFieldPartition },
+  });
+}
+
+/** The queue items, as stored (keys included; not their slug claims). */
+export function queueItems(): Promise<Item[]> {
+  return queryAll({
+    KeyConditionExpression: SORT_BEGINS_WITH,
+    ExpressionAttributeValues: { ':pk': keys.queuePartition, ':sk': keys.queueSortPrefix },
   });
 }
 

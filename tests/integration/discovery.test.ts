@@ -102,6 +102,7 @@ const ACTION_FIELDS: Record<string, string[]> = {
     'disabled_mail',
     'escalate_days',
     'allow_public_submission',
+    'locale',
   ],
   'POST /api/tokens': ['user'],
   'POST /api/tickets/{id}/cc': ['email', 'user', 'can_view', 'can_update'],

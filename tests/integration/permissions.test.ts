@@ -234,6 +234,7 @@ describe('superusers', () => {
       disabled_mail: [],
       escalate_days: null,
       allow_public_submission: false,
+      locale: null,
     });
     const list = await api.call('GET', '/api/queues/');
     expect(list.body.results).toEqual([
@@ -247,6 +248,7 @@ describe('superusers', () => {
         disabled_mail: [],
         escalate_days: null,
         allow_public_submission: false,
+        locale: null,
       },
       created.body,
     ]);
@@ -309,6 +311,7 @@ describe('staff users who are not superusers', () => {
       disabled_mail: [],
       escalate_days: null,
       allow_public_submission: false,
+      locale: null,
     });
     expect((await api.call('GET', '/api/custom-fields/')).body.count).toBe(0);
   });

@@ -28,6 +28,7 @@ const QUEUE_KEYS = [
   'disabled_mail',
   'escalate_days',
   'allow_public_submission',
+  'locale',
 ];
 const NO_MAIL_SETTINGS = {
   email_address: null,
@@ -36,6 +37,7 @@ const NO_MAIL_SETTINGS = {
   disabled_mail: [],
   escalate_days: null,
   allow_public_submission: false,
+  locale: null,
 };
 
 async function createQueue(overrides: Record<string, unknown> = {}): Promise<Json> {
@@ -225,6 +227,33 @@ describe("a queue's mail settings", () => {
     expect(
       (await call('PATCH', `/api/queues/${queue.id}/`, { json: { escalate_days: null } })).body.escalate_days,
     ).toBeNull();
+  });
+
+  it("locale: upstream's language code (up to 10 characters), kept as sent; blank or null clears it", async () => {
+    const queue = await createQueue({ locale: 'pt-br' });
+    expect(queue.locale).toBe('pt-br');
+    expect((await call('GET', `/api/queues/${queue.id}/`)).body.locale).toBe('pt-br');
+    const patch = (locale: unknown) => call('PATCH', `/api/queues/${queue.id}/`, { json: { locale } });
+    expect((await patch('fr_FR')).body.locale).toBe('fr_FR');
+    expect((await patch('')).body.locale).toBeNull();
+    expect((await patch('de')).body.locale).toBe('de');
+    expect((await patch(null)).body.locale).toBeNull();
+    const shape = ['Enter a language code such as "en", "fr", "de" or "pt-br".'];
+    for (const [bad, message] of [
+      ['french!', shape],
+      ['en us', shape],
+      ['x', shape],
+      ['en-verylongtag', ['Ensure this field has no more than 10 characters.']],
+      [12, shape],
+    ] as const) {
+      const reply = await patch(bad);
+      expect(reply.status, String(bad)).toBe(400);
+      expect(reply.body).toEqual({ locale: message });
+    }
+    const created = await call('POST', '/api/queues/', { json: { title: 'Bad', slug: unique('q'), locale: 'fr fr' } });
+    expect(created.status).toBe(400);
+    expect(created.body).toEqual({ locale: shape });
+    expect((await call('GET', `/api/queues/${queue.id}/`)).body.locale).toBeNull();
   });
 
   it('a form body sends disabled_mail as one comma-separated value', async () => {

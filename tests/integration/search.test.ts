@@ -244,6 +244,77 @@ describe('changes', () => {
   });
 });
 
+describe("a queue's language picks its tickets' stemming", () => {
+  const newQueue = async (locale: string | null) => {
+    const slug = unique('q');
+    const reply = await api().call('POST', '/api/queues/', { json: { title: slug, slug, locale } });
+    expect(reply.status, reply.text).toBe(201);
+    return reply.body.id as number;
+  };
+  const inQueue = async (queue: number, title: string, words: string) =>
+    (await api().createTicket({ queue, title, description: words })).body.id as number;
+  const byId = '&ordering=id';
+  const FRENCH = 'Le journal des erreurs'; // French "journaux" stems to journal; English keeps "journaux"
+  const GERMAN = 'Die Verbindung bricht ab'; // German "Verbindungen" stems to verbind; English to verbindungen
+
+  it("French and German inflections find their queues' tickets, not the same text in other queues", async () => {
+    const ltag = unique('l');
+    const [fr, de, en, unknown] = await Promise.all([
+      newQueue('fr-CA'),
+      newQueue('de'),
+      newQueue(null),
+      newQueue('xx'),
+    ]);
+    const french = await inQueue(fr, FRENCH, ltag);
+    const german = await inQueue(de, GERMAN, ltag);
+    const english = [await inQueue(en, FRENCH, ltag), await inQueue(en, GERMAN, ltag)];
+    const other = [await inQueue(unknown, FRENCH, ltag), await inQueue(unknown, GERMAN, ltag)];
+    await finds(ltag, [french, german, ...english, ...other], byId);
+    // A queue's item and its tickets' may reach the index in either order (stream shards): waited for.
+    await finds(`${ltag} journaux`, [french]);
+    await finds(`${ltag} Verbindungen`, [german]);
+    // Each text is found in every queue by its own words.
+    expect(await ids(`${ltag} journal`, byId)).toEqual([french, english[0], other[0]]);
+    expect(await ids(`${ltag} Verbindung`, byId)).toEqual([german, english[1], other[1]]);
+    // The snippet marks the inflected word with its queue's stemming (the tag, a code, would be marked first).
+    const hit = (await search('journaux')).results.find((r) => r.id === french)!;
+    expect(hit.snippet.field).toBe('title');
+    const marked = hit.snippet.highlights.map((h: { start: number; end: number }) =>
+      String(hit.snippet.text).slice(h.start, h.end),
+    );
+    expect(marked).toEqual(['journal']);
+  });
+
+  it('-word excludes in each language at once (one query per configuration, not one for all)', async () => {
+    const xtag = unique('x');
+    const [fr, de] = await Promise.all([newQueue('fr'), newQueue('de-AT')]);
+    const printer = await inQueue(fr, 'journal imprimante', xtag);
+    const screen = await inQueue(fr, 'journal écran', xtag);
+    const drucker = await inQueue(de, 'Verbindung Drucker', xtag);
+    const monitor = await inQueue(de, 'Verbindung Bildschirm', xtag);
+    await finds(xtag, [printer, screen, drucker, monitor], byId);
+    await finds(`${xtag} journaux OR ${xtag} Verbindungen`, [printer, screen, drucker, monitor], byId);
+    // French stems "imprimantes" to imprim (English: imprimant), German "Druckers" to druck (English: drucker).
+    expect(await ids(`${xtag} -imprimantes -Druckers`, byId)).toEqual([screen, monitor]);
+    expect(await ids(`${xtag} -imprimantes`, byId)).toEqual([screen, drucker, monitor]);
+  });
+
+  it("a queue's language changed re-indexes its tickets, and back", async () => {
+    const rtag = unique('r');
+    const queue = await newQueue(null);
+    const tickets = [await inQueue(queue, FRENCH, rtag), await inQueue(queue, `${FRENCH} encore`, rtag)];
+    await finds(rtag, tickets, byId);
+    expect(await ids(`${rtag} journaux`)).toEqual([]);
+    const patch = async (locale: string | null) =>
+      expect((await api().call('PATCH', `/api/queues/${queue}/`, { json: { locale } })).status).toBe(200);
+    await patch('fr_FR');
+    await finds(`${rtag} journaux`, tickets, byId);
+    await patch('');
+    await finds(`${rtag} journaux`, [], byId);
+    expect(await ids(`${rtag} journal`, byId)).toEqual(tickets);
+  });
+});
+
 describe('search off', () => {
   it('answers 400 naming the setting', async () => {
     const reply = await call('GET', '/api/tickets/?search=printer'); // the shared runtime: HELPDESK_SEARCH=off

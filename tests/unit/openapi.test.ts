@@ -347,6 +347,7 @@ describe('response shapes, from zod', () => {
           ...QUEUE_MAIL_DEFAULTS,
           escalate_days: 3,
           allow_public_submission: true,
+          locale: 'pt-br',
         }),
       ),
     ).toBe(true);
@@ -383,6 +384,7 @@ describe('checkResponse (what the integration client runs on every reply)', () =
           ...QUEUE_MAIL_DEFAULTS,
           escalate_days: null,
           allow_public_submission: false,
+          locale: null,
         },
       }),
     ).toEqual([]);

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { bindNamed } from '../../shared/search/driver';
 import { codeSnippet, parseSearch, unmark } from '../../shared/domain/search';
 import { ValidationError } from '../../shared/domain/errors';
+import { SEARCH_CONFIGS, searchConfigOf } from '../../shared/domain/search-language';
+import { statementsOf } from '../../shared/search/indexer';
+import { APPLY, searchPage } from '../../shared/search/sql';
 
 describe('parseSearch', () => {
   it('reads words, the prefix being typed, ids, tags and codes', () => {
@@ -63,5 +66,60 @@ describe('bindNamed', () => {
       names: ['a', 'b'],
     });
     expect(() => bindNamed('SELECT :missing', {}, () => '?')).toThrow(/missing/);
+  });
+});
+
+describe("a queue's language picks its tickets' stemming", () => {
+  it('maps a locale to its Snowball configuration by its language, English otherwise', () => {
+    expect(searchConfigOf('fr')).toBe('helpdesk_french');
+    expect(searchConfigOf('fr-CA')).toBe('helpdesk_french');
+    expect(searchConfigOf('fr_FR')).toBe('helpdesk_french');
+    expect(searchConfigOf('FR')).toBe('helpdesk_french');
+    expect(searchConfigOf('pt-br')).toBe('helpdesk_portuguese');
+    expect(searchConfigOf('de')).toBe('helpdesk_german');
+    expect(searchConfigOf('nb-NO')).toBe('helpdesk_norwegian');
+    expect(searchConfigOf('en-us')).toBe('helpdesk_english');
+    for (const none of ['zh-hans', 'ja', 'xx', '', null, undefined, 7])
+      expect(searchConfigOf(none)).toBe('helpdesk_english');
+    expect(SEARCH_CONFIGS).toContain('helpdesk_russian');
+    expect(new Set(SEARCH_CONFIGS).size).toBe(SEARCH_CONFIGS.length);
+  });
+
+  it('the indexer applies a queue only when its configuration changes, not for its reservations', () => {
+    const queue = (locale: string | null, reserved: number) => ({ id: 4, title: 'Q', slug: 'q', locale, reserved });
+    const change = (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', oldImage?: object, newImage?: object) => ({
+      eventName,
+      keys: { PK: 'QUEUES', SK: 'QUEUE#000000000004' },
+      ...(oldImage ? { oldImage: oldImage as Record<string, unknown> } : {}),
+      ...(newImage ? { newImage: newImage as Record<string, unknown> } : {}),
+    });
+    const queueRows = (statements: { sql: string; params?: Record<string, unknown> }[]) =>
+      statements.filter((s) => s.sql === APPLY.queues[0]).map((s) => [s.params?.rows, s.params?.removed]);
+    expect(statementsOf([change('MODIFY', queue('fr', 1), queue('fr-CA', 2))])).toEqual([]);
+    expect(statementsOf([change('MODIFY', queue(null, 1), queue('en', 2))])).toEqual([]);
+    expect(queueRows(statementsOf([change('MODIFY', queue('fr', 1), queue('de', 1))]))).toEqual([
+      ['[{"id":4,"config":"helpdesk_german"}]', '[]'],
+    ]);
+    expect(queueRows(statementsOf([change('INSERT', undefined, queue('xx', 0))]))).toEqual([
+      ['[{"id":4,"config":"helpdesk_english"}]', '[]'],
+    ]);
+    expect(queueRows(statementsOf([change('REMOVE', queue('de', 0))]))).toEqual([['[]', '[4]']]);
+    // A create, or a new language, followed in the same batch by a reservation.
+    const reserved = change('MODIFY', queue('fr', 0), queue('fr', 1));
+    expect(queueRows(statementsOf([change('INSERT', undefined, queue('fr', 0)), reserved]))).toEqual([
+      ['[{"id":4,"config":"helpdesk_french"}]', '[]'],
+    ]);
+    expect(queueRows(statementsOf([change('MODIFY', queue(null, 0), queue('fr', 0)), reserved]))).toEqual([
+      ['[{"id":4,"config":"helpdesk_french"}]', '[]'],
+    ]);
+    const slug = { ...change('INSERT', undefined, { id: 4 }), keys: { PK: 'QUEUES', SK: 'SLUG#q' } };
+    expect(statementsOf([slug])).toEqual([]);
+  });
+
+  it('a search statement names only our configurations', () => {
+    expect(() => searchPage('relevance', 'staff', ["helpdesk_english'; DROP TABLE x; --"])).toThrow();
+    const sql = searchPage('relevance', 'public', ['helpdesk_english', 'helpdesk_french']);
+    expect(sql).toContain("(t.config = 'helpdesk_french'::regconfig) IS TRUE AND t.public_doc @@ (SELECT q1 FROM q)");
+    expect(sql).not.toContain('staff_doc');
   });
 });

@@ -134,6 +134,8 @@ describe('filters', () => {
     expect(matchesAny(TICKET_CHANGE_FILTERS, outbox)).toBe(false);
     expect(matchesAny(SEARCH_FILTERS, record(9, 'MODIFY', 'CUSTOM_FIELDS', 'FIELD#a'))).toBe(true);
     expect(matchesAny(TICKET_CHANGE_FILTERS, record(9, 'MODIFY', 'CUSTOM_FIELDS', 'FIELD#a'))).toBe(false);
+    expect(matchesAny(SEARCH_FILTERS, record(9, 'MODIFY', 'QUEUES', 'QUEUE#000000000002'))).toBe(true);
+    expect(matchesAny(TICKET_CHANGE_FILTERS, record(9, 'MODIFY', 'QUEUES', 'QUEUE#000000000002'))).toBe(false);
   });
 
   it("the one reader's filter passes every consumer's records in 4 patterns, 5 with search (Lambda's quota)", () => {
