@@ -106,11 +106,13 @@ async function run(
 }
 
 /**
- * Warm-up rounds an operation gets at least (4 rounds of 1,000: 4,000 requests, so that the figure
- * does not hang on the settling rule) and at most, settled or not.
+ * Warm-up rounds an operation gets at least and at most, settled or not. At least 8 rounds of 1,000
+ * (8,000 requests), so that the figure does not hang on the settling rule: with 4, one noisy round
+ * ended a GET's warm-up at 1.02 ms a request and measured 0.79, where 7 rounds had gone on down to
+ * 0.71 and measured 0.66 (two runs, 2026-11-29, load about 3).
  */
-const MIN_WARMUP_ROUNDS = 4;
-const WARMUP_ROUNDS = 8;
+const MIN_WARMUP_ROUNDS = 8;
+const WARMUP_ROUNDS = 12;
 /** A round this much cheaper than the one before means the JIT is still at work. */
 const SETTLING = 0.05;
 

@@ -275,10 +275,10 @@ table's stream, on AWS another function's work, not read meanwhile; the runtime'
 grants and DynamoDB's conflict rule off, being IAM's and DynamoDB's work on AWS), divided by
 ${cpu[0]!.requests} warm requests of each operation sent with 4 in flight from the benchmark's own process.
 Warm means settled: V8 optimises a function's hot paths only after many calls, so the first
-thousands of requests cost more. Before it is measured, each operation runs at least 4 rounds of
-${cpu[0]!.requests} requests (a long warm-up, so that the figure does not hang on the rule that
-ends it), each measured, and more until a round is no more than 5% cheaper than the one before
-(the last row). A second pass of the same
+thousands of requests cost more. Before it is measured, each operation runs at least 8 rounds of
+${cpu[0]!.requests} requests (a long warm-up, so that the figure does not hang on the rule that ends
+it: with 4, one noisy round could end it early), each measured, and more until a round is no more
+than 5% cheaper than the one before (the last row). A second pass of the same
 requests under V8's sampling profiler splits that time by layer: each sample counts for the innermost
 frame of a known layer on its stack (\`bench/cpu-layers.ts\`; Node's and builtins' frames count for
 their caller). Milliseconds per request:
