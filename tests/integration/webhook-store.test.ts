@@ -4,7 +4,9 @@
  * stream gave up), a redeliver's requeue (`requeueDelivery`: ended or stuck deliveries only), and a
  * subscription disabled after days of failures (the deliverer run with a clock of the test's). The
  * file runs its own runtime in-process (in-memory engines) to reach the store; with no webhook URL
- * set, the local poller dispatches nothing behind the test's back.
+ * set, the local poller dispatches nothing behind the test's back, and with the table's stream read
+ * only on demand, its consumer does not take the outbox events the test writes (it would dispatch
+ * and remove one between the write and the query: seen in CI).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, type Json } from './client';
@@ -27,6 +29,7 @@ let sqs: Awaited<ReturnType<typeof startAwsStandIn>>;
 beforeAll(async () => {
   sqs = await startAwsStandIn();
   runtime = await startInProcessRuntime({
+    HELPDESK_STREAM_POLL_MS: '0',
     AWS_ENDPOINT_URL_SQS: sqs.endpoint,
     HELPDESK_WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries',
     HELPDESK_WEBHOOK_DEAD_LETTER_URL: DEAD_LETTERS,
