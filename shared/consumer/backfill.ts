@@ -14,6 +14,7 @@ import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inIndex } from '../store/keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from '../store/items';
 import { batchWrite, queryPages } from '../store/query';
+import { carriedOtherValue } from '../store/listings';
 import { RETIRED_DIMENSIONS } from '../domain/listing-dimensions';
 import { readTotals } from '../store/ticket-counts';
 import { applyTicketRecords, moveViewCountsOutOfTotals, ticketRecordOf } from './ticket-counts';
@@ -88,7 +89,7 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
  * The local runtime's start: the agent views' counts moved out of the totals items where an
  * earlier version kept them there; a backfill when tickets exist but were never counted, or the
  * first ticket has no listing record in the layout of this version (a table from before listing records, or before
- * the agent views' records carried the sort values).
+ * the agent views' records carried the sort values and the other view's value).
  */
 export async function backfillIfUncounted(): Promise<void> {
   await moveViewCountsOutOfTotals();
@@ -108,5 +109,6 @@ async function hasListing(ticket: number): Promise<boolean> {
     new GetCommand({ TableName: config.tableName, Key: keys.listed(ticket, 'status-queue'), ConsistentRead: true }),
   );
   const sk: unknown = out.Item?.[INDEXES.gsi4.sortKey];
-  return typeof sk === 'string' && keys.carriedOfSortKey(sk) !== undefined;
+  const carried = typeof sk === 'string' ? keys.carriedOfSortKey(sk) : undefined;
+  return carried !== undefined && carriedOtherValue(carried) !== undefined;
 }

@@ -24,7 +24,7 @@ import {
   type ListingDimension,
 } from '../store/keys';
 import { isAgentView } from '../domain/listing-dimensions';
-import { carriedSortValues, sortValue, type ListedTicket } from '../store/listings';
+import { assigneeOf, carriedValues, sortValue, type ListedTicket } from '../store/listings';
 import type { TableChange } from './changes';
 import { isConditionFailure } from '../store/transact';
 import { batchWrite } from '../store/query';
@@ -40,12 +40,10 @@ const TOMBSTONE_SECONDS = 2 * 86_400;
 /** Conditional PutItems sent at once by the consumer. */
 const PARALLEL_WRITES = 25;
 
-const assigneeOf = (ticket: Partial<ListedTicket>) =>
-  ticket.assigned_to == null ? 'none' : String(ticket.assigned_to);
-
 /**
  * Where a ticket is listed in one dimension: its partition's value (none: the whole-table ones), its sort value
- * before the id (none: id order), and for an agent view the sort values its record carries after the id.
+ * before the id (none: id order), and for an agent view what its record carries after the id (the sort values and the
+ * other view's value: store/listings.ts carriedValues).
  */
 export interface ListingPlace {
   value?: string;
@@ -63,10 +61,8 @@ function viewValue(ticket: Partial<ListedTicket>, dimension: ListingDimension): 
       return assigneeOf(ticket);
     case 'status-queue':
       return `${ticket.status}#${ticket.queue}`;
-    case 'status-assigned':
-      return `${ticket.status}#${assigneeOf(ticket)}`;
     default:
-      return `${ticket.status}#${ticket.queue}#${assigneeOf(ticket)}`;
+      return `${ticket.status}#${assigneeOf(ticket)}`;
   }
 }
 
@@ -77,7 +73,7 @@ export function listingPlace(ticket: Partial<ListedTicket>, dimension: ListingDi
   return {
     ...(value === undefined ? {} : { value }),
     ...(sort === undefined ? {} : { sort }),
-    ...(isAgentView(dimension) ? { carried: carriedSortValues(ticket) } : {}),
+    ...(isAgentView(dimension) ? { carried: carriedValues(ticket, dimension) } : {}),
   };
 }
 

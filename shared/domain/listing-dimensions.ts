@@ -4,10 +4,11 @@
  * every function bundles, can name them without bringing the list query's parser along.
  */
 /**
- * The agent views: status × queue, status × assignee, status × queue × assignee (a partition per combination of
- * values).
+ * The agent views: status × queue, status × assignee (a partition per combination of values). Each record carries the
+ * other one's value too (a status × queue record its assignee, a status × assignee record its queue), so that status ×
+ * queue × assignee is one of them read whole and kept by that value (issue 33).
  */
-export const AGENT_VIEWS = ['status-queue', 'status-assigned', 'status-queue-assigned'] as const;
+export const AGENT_VIEWS = ['status-queue', 'status-assigned'] as const;
 export type AgentView = (typeof AGENT_VIEWS)[number];
 /** The orders a listing partition is sorted by besides id (`due`: `due_date`, none last ascending). */
 export const LISTING_ORDERS = ['created', 'modified', 'priority', 'due'] as const;
@@ -37,11 +38,13 @@ export type ListingSourceDimension = ListedDimension | SortedView | 'priority';
 
 /**
  * Dimensions an earlier version kept records of, no longer written or read (issue 33): each agent view in every other
- * order, and `priority` (a range of `all@priority`). The backfill deletes a live ticket's.
+ * order, `priority` (a range of `all@priority`), and status × queue × assignee in every order (served by the other two
+ * views' records). The backfill deletes a live ticket's.
  */
 export const RETIRED_DIMENSIONS = /* @__PURE__ */ (() => [
   'priority',
-  ...AGENT_VIEWS.flatMap((view) => LISTING_ORDERS.map((order) => `${view}@${order}`)),
+  'status-queue-assigned',
+  ...[...AGENT_VIEWS, 'status-queue-assigned'].flatMap((view) => LISTING_ORDERS.map((order) => `${view}@${order}`)),
 ])();
 
 /** What a dimension's partitions are sorted by: id alone, or a value then id. */
@@ -65,6 +68,9 @@ export const storedDimensionOf = (dimension: ListingSourceDimension): ListedDime
 export const isWholeTableDimension = (dimension: ListingSourceDimension) =>
   dimension === 'created' || dimension === 'modified' || dimension.startsWith('all@');
 
-/** Whether a dimension is an agent view's (its records carry the ticket's sort values after its id). */
+/**
+ * Whether a dimension is an agent view's (its records carry the ticket's sort values after its id, then the other
+ * view's value).
+ */
 export const isAgentView = (dimension: string): dimension is AgentView =>
   (AGENT_VIEWS as readonly string[]).includes(dimension);

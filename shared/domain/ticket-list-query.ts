@@ -65,12 +65,24 @@ export type ListingSource =
       values?: string[];
       since?: string;
       /**
+       * An agent view read whole (in any order, id's included) for status × queue × assignee: only its entries whose
+       * record carries one of these values of the dimension the view does not name (store/listings.ts carriedValues).
+       */
+      carrying?: string[];
+      /**
        * More partitions merged with these, in the same order (a limited staff member's queues and their
        * own tickets: scopedPlan); a ticket listed in two is shown once.
        */
-      also?: { dimension: ListingSourceDimension; values: string[] }[];
+      also?: ListingPart[];
     }
   | { dimension: 'submitter'; email: string };
+
+/** Partitions of a listing source besides its own (a limited staff member's list: scopedPlan). */
+export interface ListingPart {
+  dimension: ListingSourceDimension;
+  values: string[];
+  carrying?: string[];
+}
 
 /** What a list query asks for, and so which index reads it. */
 export type TicketListQuery =
@@ -148,7 +160,10 @@ const ORDER_OF_FIELD: Record<OrderingField, ListingOrder> = {
  * The source that serves `filters` in `order`, the most selective first: the agent views
  * (status × queue × assignee, status × queue, status × assignee) in id order, or in another order sorted from their
  * id-order partitions read whole (`<view>@<order>`: a time order from the `since` of its own time), unless `views`
- * is false (such a view past its bound: store/filtered-lists.ts); then, in id order, queue, assignee,
+ * is false (such a view past its bound: store/filtered-lists.ts). Status × queue × assignee has no records of its own
+ * (issue 33): a specific assignee's status × assignee partitions (an agent's tickets: few by nature), or for
+ * `none` the queue's status × queue ones (the unassigned of one queue), read whole in any order and kept by the
+ * value their records carry of the other dimension (`carrying`). Then, in id order, queue, assignee,
  * submitter, priority, else (only time filters, with or without status) every priority partition
  * merged; in any other order the whole-table partition of that order. What the source does not
  * serve is left as `residual`.
@@ -175,14 +190,21 @@ function planListing(
       : view === 'all' && (order === 'created' || order === 'modified')
         ? order
         : `${view}@${order}`) as ListingSourceDimension;
-  const agentView = (view: AgentView, value: string, ...served: (keyof TicketFilters)[]) => ({
-    source: { dimension: ordered(view), values: perStatus(value), ...bounded },
-    residual: rest('statuses', ...served, ...(since ? [sinceFilter] : [])),
+  const agentView = (view: AgentView, value: string, carrying?: string) => ({
+    source: {
+      dimension: ordered(view),
+      values: perStatus(value),
+      ...(carrying === undefined ? {} : { carrying: [carrying] }),
+      ...bounded,
+    },
+    residual: rest('statuses', 'queue', 'assignee', ...(since ? [sinceFilter] : [])),
   });
   if (views && statuses && queue !== undefined && assignee !== undefined)
-    return agentView('status-queue-assigned', `${queue}#${assignee}`, 'queue', 'assignee');
-  if (views && statuses && queue !== undefined) return agentView('status-queue', queue, 'queue');
-  if (views && statuses && assignee !== undefined) return agentView('status-assigned', assignee, 'assignee');
+    return assignee === 'none'
+      ? agentView('status-queue', queue, assignee)
+      : agentView('status-assigned', assignee, queue);
+  if (views && statuses && queue !== undefined) return agentView('status-queue', queue);
+  if (views && statuses && assignee !== undefined) return agentView('status-assigned', assignee);
   if (order !== 'id')
     return { source: { dimension: ordered('all'), ...bounded }, residual: rest(...(since ? [sinceFilter] : [])) };
   if (queue !== undefined) return { source: { dimension: 'queue', values: [queue] }, residual: rest('queue') };
@@ -311,8 +333,17 @@ function scopedPlan(
     ...[...scope.queues].sort((a, b) => a - b).map((q) => ({ ...filters, statuses, queue: String(q) })),
     ...(assignee === undefined ? [{ ...filters, statuses, assignee: me }] : []),
   ].map((f) => planListing(Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)), order));
-  const parts = branches.flatMap(({ source }) =>
-    source.dimension === 'submitter' ? [] : [{ dimension: source.dimension, values: source.values ?? [] }],
+  // Branches of status × queue × assignee read the same partitions kept by another value (the store reads each once).
+  const parts = branches.flatMap(({ source }): ListingPart[] =>
+    source.dimension === 'submitter'
+      ? []
+      : [
+          {
+            dimension: source.dimension,
+            values: source.values ?? [],
+            ...(source.carrying ? { carrying: source.carrying } : {}),
+          },
+        ],
   );
   const first = parts[0] ?? { dimension: 'queue' as const, values: [] };
   const since = branches[0]?.source.dimension !== 'submitter' ? branches[0]?.source.since : undefined;

@@ -66,42 +66,49 @@ export const VIEW_SORT_BOUND = 2000;
 
 /**
  * The gsi4 / gsi3 partitions a source reads: one per value (several statuses: one each, merged in the list's order).
+ * A partition named twice (a limited staff member's status × queue × assignee, one branch per queue: the same
+ * assignee's partitions) is read once, keeping the entries any of them keeps.
  */
-function partitionsOf(
-  source: ListingSource,
-): { index: 'gsi3' | 'gsi4'; partition: string; prefix?: string; from?: string }[] {
+function partitionsOf(source: ListingSource): Omit<ListingQuery, 'ascending'>[] {
   if (source.dimension === 'submitter') return [{ index: 'gsi3', partition: keys.submitterPartition(source.email) }];
   const from = source.since ? { from: source.since } : {};
   if (!source.values)
     return [{ index: 'gsi4', partition: keys.listingPartition(storedDimensionOf(source.dimension)), ...from }];
-  return [{ dimension: source.dimension, values: source.values }, ...(source.also ?? [])].flatMap(
-    ({ dimension, values }) =>
-      values.map((value) => ({
-        index: 'gsi4' as const,
-        // A priority's tickets: its range of the whole table by priority (`<priority>#<id:12>`), in id order.
-        ...(dimension === 'priority'
-          ? { partition: keys.listingPartition(storedDimensionOf(dimension)), prefix: value }
-          : { partition: keys.listingPartition(storedDimensionOf(dimension), value) }),
-        ...from,
-      })),
+  const parts = [source, ...(source.also ?? [])].flatMap(({ dimension, values = [], carrying }) =>
+    values.map((value): Omit<ListingQuery, 'ascending'> => ({
+      index: 'gsi4' as const,
+      // A priority's tickets: its range of the whole table by priority (`<priority>#<id:12>`), in id order.
+      ...(dimension === 'priority'
+        ? { partition: keys.listingPartition(storedDimensionOf(dimension)), prefix: value }
+        : { partition: keys.listingPartition(storedDimensionOf(dimension), value) }),
+      ...from,
+      ...(carrying ? { carrying } : {}),
+    })),
   );
+  const once = new Map<string, Omit<ListingQuery, 'ascending'>>();
+  for (const part of parts) {
+    const key = `${part.partition}|${part.prefix ?? ''}`;
+    const seen = once.get(key);
+    // Kept whole by either (no `carrying`): whole.
+    if (!seen) once.set(key, part);
+    else if (seen.carrying)
+      once.set(key, part.carrying ? { ...seen, carrying: [...seen.carrying, ...part.carrying] } : part);
+  }
+  return [...once.values()];
 }
 
 /**
  * A page's worth of a sorted view's entries (read whole: readViewWhole), as readMerged gives them: from `from` on,
- * after or before a cursor, each ticket once, up to `limit`. Undefined past VIEW_SORT_BOUND.
+ * after or before a cursor, each ticket once, up to `limit`. Undefined past VIEW_SORT_BOUND, or while a record read is
+ * in an earlier layout.
  */
 async function readSorted(
   listings: ListingQuery[],
-  order: Exclude<ListingOrder, 'id'>,
+  order: ListingOrder,
   limit: number,
   ascending: boolean,
 ): Promise<{ entries: { ticket: number; key: string }[]; exhausted: boolean } | undefined> {
-  const all = await readViewWhole(
-    listings.map((l) => l.partition),
-    order,
-    VIEW_SORT_BOUND,
-  );
+  const all = await readViewWhole(listings, order, VIEW_SORT_BOUND);
   if (!all) return undefined;
   const { from, after, before } = listings[0]!;
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) * (ascending ? 1 : -1);
@@ -187,15 +194,16 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   const checking = Object.keys(query.residual).length > 0;
   const limit = checking ? Math.max(CHECK_BUDGET, request.pageSize + 1) : request.pageSize + 1;
   const order = source.dimension === 'submitter' ? 'id' : orderOf(source.dimension);
-  const sorted = source.dimension !== 'submitter' && sortedViewOf(source.dimension) !== undefined;
+  // A sorted view, or an agent view kept by a value its records carry (status × queue × assignee): read whole.
+  const whole =
+    (source.dimension !== 'submitter' && sortedViewOf(source.dimension) !== undefined) ||
+    listings.some((l) => l.carrying);
   const [read, count, endFloor] = await Promise.all([
-    sorted && order !== 'id'
-      ? readSorted(listings, order, limit, ascending)
-      : readMerged(listings, limit, ascending, backwards),
+    whole ? readSorted(listings, order, limit, ascending) : readMerged(listings, limit, ascending, backwards),
     listCount(query),
     query.idFloor && downward ? floorKeyOf(query.idFloor) : undefined,
   ]);
-  // A sorted view past its bound (or not yet backfilled): the whole table in its order, its filters checked.
+  // A view read whole past its bound (or not yet backfilled): the generic source of its order, its filters checked.
   if (!read) return listTicketsBy(unsortedPlan(query), request);
   const { entries: listed, exhausted: allRead } = read;
   // Read toward lower ids, in the list's order or against it (backwards: reversed after): the entries at or below the

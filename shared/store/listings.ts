@@ -8,7 +8,7 @@ import { config } from '../config';
 import type { Ticket } from '../domain/records';
 import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inIndex, inSortRange, type ListingOrder } from './keys';
-import { LISTING_ORDERS } from '../domain/listing-dimensions';
+import { LISTING_ORDERS, type AgentView } from '../domain/listing-dimensions';
 import { queryAll, queryPages } from './query';
 
 type Item = Record<string, unknown>;
@@ -36,27 +36,44 @@ export function sortValue(ticket: Partial<ListedTicket>, order: ListingOrder): s
   }
 }
 
+/** A ticket's assignee as the listings name it: a user id, or `none`. */
+export const assigneeOf = (ticket: Partial<ListedTicket>) =>
+  ticket.assigned_to == null ? 'none' : String(ticket.assigned_to);
+
 /**
- * The sort values an agent view's record carries after the ticket's id (keys.listing `carried`): every order's, so
- * that the view sorts in any order from its id-order partition alone.
+ * What an agent view's record carries after the ticket's id (keys.listing `carried`): every order's sort value, so that
+ * the view sorts in any order from its id-order partition alone, then the value of the dimension its partition does not
+ * name (a status × queue record's assignee, a status × assignee record's queue), so that status × queue × assignee is
+ * either view kept by that value.
  */
-export const carriedSortValues = (ticket: Partial<ListedTicket>) =>
-  LISTING_ORDERS.map((order) => sortValue(ticket, order)).join('#');
+export const carriedValues = (ticket: Partial<ListedTicket>, view: AgentView) =>
+  [
+    ...LISTING_ORDERS.map((order) => sortValue(ticket, order)),
+    view === 'status-queue' ? assigneeOf(ticket) : String(ticket.queue),
+  ].join('#');
+
+/**
+ * The other dimension's value an agent view's record carries (`carried`: keys.carriedOfSortKey), or undefined in a
+ * record written before records carried it (the backfill rewrites it).
+ */
+export const carriedOtherValue = (carried: string): string | undefined => carried.split('#')[LISTING_ORDERS.length];
 
 /**
  * An agent view's entries read whole (its id-order partitions, one Query each, at once; a Query page is 1 MB, about
  * 6,000 entries), each with its sort key in `order` (`<sort value>#<id:12>`, as a whole-table partition of that order
- * has it) from the values its record carries. Undefined when they are more than `bound`, or when a record carries no
- * values (written before they were: the backfill rewrites it): the caller reads the list another way.
+ * has it; the id alone in id order) from the values its record carries; of a partition with `carrying`, only the
+ * entries whose other dimension's value is one of those. Undefined when they are more than `bound`, or when a record
+ * carries no values, or not the one `carrying` asks about (written before: the backfill rewrites it): the caller reads
+ * the list another way.
  */
 export async function readViewWhole(
-  partitions: string[],
-  order: Exclude<ListingOrder, 'id'>,
+  partitions: { partition: string; carrying?: string[] }[],
+  order: ListingOrder,
   bound: number,
 ): Promise<{ ticket: number; key: string }[] | undefined> {
-  const at = LISTING_ORDERS.indexOf(order);
+  const at = order === 'id' ? -1 : LISTING_ORDERS.indexOf(order);
   let total = 0;
-  const read = async (partition: string) => {
+  const read = async ({ partition, carrying }: { partition: string; carrying?: string[] }) => {
     const found: { ticket: number; key: string }[] = [];
     for await (const page of queryPages({
       IndexName: INDEXES.gsi4.name,
@@ -68,8 +85,13 @@ export async function readViewWhole(
         const sk = String(item[INDEXES.gsi4.sortKey]);
         const carried = keys.carriedOfSortKey(sk);
         if (carried === undefined) return undefined;
+        if (carrying) {
+          const other = carriedOtherValue(carried);
+          if (other === undefined) return undefined;
+          if (!carrying.includes(other)) continue;
+        }
         const ticket = keys.ticketOfSortKey(sk);
-        found.push({ ticket, key: keys.listingSortKey(ticket, carried.split('#')[at]) });
+        found.push({ ticket, key: keys.listingSortKey(ticket, at < 0 ? undefined : carried.split('#')[at]) });
       }
       total += page.length;
       if (total > bound) return undefined;
@@ -89,6 +111,11 @@ export interface ListingQuery {
    * below and the keys read are the rest of the key.
    */
   prefix?: string;
+  /**
+   * Only the entries whose record carries one of these values of the dimension its partition does not name (an agent
+   * view read whole for status × queue × assignee: store/filtered-lists.ts).
+   */
+  carrying?: string[];
   /** Sort keys from this one on (included). */
   from?: string;
   /** Sort keys after this one (a cursor). */

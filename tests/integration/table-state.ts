@@ -289,12 +289,8 @@ export function invariantViolations(state: State): string[] {
       priority: String(t.priority),
       due: t.due_date == null ? '~' : String(t.due_date),
     };
-    const carried = [sorts.created, sorts.modified, sorts.priority, sorts.due].join('#');
-    const views: Record<string, string> = {
-      'status-queue': `${t.status}#${t.queue}`,
-      'status-assigned': `${t.status}#${assigned}`,
-      'status-queue-assigned': `${t.status}#${t.queue}#${assigned}`,
-    };
+    // Then the other view's value: a status × queue record's assignee, a status × assignee record's queue.
+    const carried = (other: string) => [sorts.created, sorts.modified, sorts.priority, sorts.due, other].join('#');
     return {
       queue: { value: String(t.queue) },
       assigned: { value: assigned },
@@ -302,7 +298,8 @@ export function invariantViolations(state: State): string[] {
       created: { sort: sorts.created },
       'all@priority': { sort: sorts.priority },
       'all@due': { sort: sorts.due },
-      ...Object.fromEntries(Object.entries(views).map(([view, value]) => [view, { value, carried }])),
+      'status-queue': { value: `${t.status}#${t.queue}`, carried: carried(assigned) },
+      'status-assigned': { value: `${t.status}#${assigned}`, carried: carried(String(t.queue)) },
     };
   };
   for (const t of tickets.values()) {

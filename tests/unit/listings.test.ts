@@ -34,13 +34,15 @@ describe('listingWritesOfMoves', () => {
   it('a new ticket: every dimension, at its version', () => {
     const writes = listingWritesOfMoves([{ ticket: 7, next: counted(1), previous: undefined }], [insert(1)]);
     expect(dimensions(writes)).toEqual([...LISTING_DIMENSIONS].sort());
-    expect(writes.find((w) => w.dimension === 'status-queue-assigned')).toMatchObject({
-      version: 1,
-      place: { value: '1#2#none' },
-    });
-    // An agent view's record carries every order's sort value after the id: created, modified, priority, due.
+    expect(dimensions(writes)).not.toContain('status-queue-assigned');
+    // An agent view's record carries every order's sort value after the id (created, modified, priority, due), then
+    // the other view's value: a status × queue record its assignee, a status × assignee record its queue.
     expect(writes.find((w) => w.dimension === 'status-queue')).toMatchObject({
-      place: { value: '1#2', carried: '2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~' },
+      version: 1,
+      place: { value: '1#2', carried: '2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~#none' },
+    });
+    expect(writes.find((w) => w.dimension === 'status-assigned')).toMatchObject({
+      place: { value: '1#none', carried: '2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~#2' },
     });
     expect(writes.find((w) => w.dimension === 'all@priority')).toMatchObject({ place: { sort: '3' } });
   });
@@ -53,6 +55,8 @@ describe('listingWritesOfMoves', () => {
       ['modified', 'queue', ...LISTING_DIMENSIONS.filter((d) => d.startsWith('status-'))].sort(),
     );
     expect(writes.find((w) => w.dimension === 'status-queue')).toMatchObject({ version: 3, place: { value: '3#5' } });
+    // The status × assignee record carries the new queue.
+    expect(writes.find((w) => w.dimension === 'status-assigned')?.place?.carried).toMatch(/#5$/);
   });
 
   it('a change of what a list is sorted by: the records of that order, and those carrying it (and modified)', () => {
@@ -60,12 +64,12 @@ describe('listingWritesOfMoves', () => {
       [{ ticket: 7, next: counted(2), previous: counted(1) }],
       [modify(2, { priority: 1, due_date: '2031-01-01T00:00:00.000000Z' })],
     );
-    const views = ['status-queue', 'status-assigned', 'status-queue-assigned'];
+    const views = ['status-queue', 'status-assigned'];
     expect(dimensions(writes)).toEqual(['all@due', 'all@priority', 'modified', ...views].sort());
     expect(writes.find((w) => w.dimension === 'status-assigned')).toMatchObject({
       place: {
         value: '1#none',
-        carried: '2030-01-01T00:00:00.000000Z#2030-01-02T00:00:00.000000Z#1#2031-01-01T00:00:00.000000Z',
+        carried: '2030-01-01T00:00:00.000000Z#2030-01-02T00:00:00.000000Z#1#2031-01-01T00:00:00.000000Z#2',
       },
     });
   });

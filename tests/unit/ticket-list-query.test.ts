@@ -83,10 +83,17 @@ describe('parseTicketListQuery', () => {
       residual: [],
       ascending: false,
     });
+    // Status × queue × assignee: an agent's status × assignee partitions kept by the queue their records carry; the
+    // unassigned, the queue's status × queue ones kept by `none`.
     expect(source({ status: '3', queue: '2', assigned_to: '7' })).toEqual({
-      source: { dimension: 'status-queue-assigned', values: ['3#2#7'] },
+      source: { dimension: 'status-assigned', values: ['3#7'], carrying: ['2'] },
       residual: [],
       ascending: true,
+    });
+    expect(source({ status: '1,3', queue: '2', assigned_to: 'none', ordering: '-id' })).toEqual({
+      source: { dimension: 'status-queue', values: ['1#2', '3#2'], carrying: ['none'] },
+      residual: [],
+      ascending: false,
     });
   });
 
@@ -102,7 +109,7 @@ describe('parseTicketListQuery', () => {
       ascending: false,
     });
     expect(source({ status: '1', queue: '2', assigned_to: '7', ordering: 'priority' })).toEqual({
-      source: { dimension: 'status-queue-assigned@priority', values: ['1#2#7'] },
+      source: { dimension: 'status-assigned@priority', values: ['1#7'], carrying: ['2'] },
       residual: [],
       ascending: true,
     });
