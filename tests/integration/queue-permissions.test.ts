@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { routes } from '../../shared/api/routes';
-import { ADMIN_AUTH, clientFor, multipart, type Json, type Reply } from './client';
+import { ADMIN_AUTH, ADMIN_ID, clientFor, multipart, type Json, type Reply } from './client';
 import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
 import { startReceiver, type Receiver } from './webhook-receiver';
 
@@ -491,5 +491,44 @@ describe("a limited staff member's ticket list", () => {
     expect(all.count).toBe(ok(await admin('GET', '/api/tickets/?page_size=100')).count);
     expect((all.results as Json[]).map((t) => t.id)).toContain(made.d1);
     process.env[SETTING] = 'true';
+  });
+
+  it("another's tickets and the unassigned, by status, in their queues: exact in every ordering", async () => {
+    // Status × queue × assignee per queue of theirs: another's (one status × assignee partition read whole, kept by
+    // the queues its records carry) and the unassigned (each queue's status × queue partition, kept by `none`).
+    const [c4, p4] = [
+      await ticketInQueue(made.C, { assigned_to: ADMIN_ID, priority: 1 }),
+      await ticketInQueue(ids.P, { assigned_to: ADMIN_ID, priority: 4 }),
+    ];
+    await ticketInQueue(made.D, { assigned_to: ADMIN_ID });
+    await expect
+      .poll(() => list(`?assigned_to=${ADMIN_ID}&status=1`), { timeout: 20_000 })
+      .toEqual({ count: 2, ids: [c4, p4].sort() });
+    // A page of one at a time: each full (the entries are kept by the value their records carry, not checked on the
+    // tickets read, which would leave a page empty where another queue's ticket was read).
+    const pages = async (query: string) => {
+      const shown: number[][] = [];
+      let path: string | null = `${runtime.url}/api/tickets/?page_size=1&${query}`;
+      while (path) {
+        const body = ok(await api.call('GET', path.slice(runtime.url.length), { auth: limited.auth }));
+        shown.push((body.results as Json[]).map((t) => t.id as number));
+        path = body.next as string | null;
+      }
+      return shown;
+    };
+    for (const ordering of ['id', '-id', 'priority', '-modified', 'due_date']) {
+      expect(await list(`?assigned_to=${ADMIN_ID}&status=1,4&ordering=${ordering}`), ordering).toEqual({
+        count: 2,
+        ids: [c4, p4].sort(),
+      });
+      expect((await pages(`assigned_to=${ADMIN_ID}&status=1&ordering=${ordering}`)).sort(), ordering).toEqual(
+        [[c4], [p4]].sort(),
+      );
+      // c1 moved to the public queue above.
+      expect(await list(`?assigned_to=none&status=1&ordering=${ordering}`), ordering).toEqual({
+        count: 2,
+        ids: [made.c1, made.p1].sort(),
+      });
+    }
   });
 });
