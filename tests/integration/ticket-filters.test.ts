@@ -469,6 +469,7 @@ describe('filters combine: every combination, in every ordering, exactly the mat
         { status: '1', queue: 1 },
         { status: '1,3', assigned: agent.id },
         { status: '1,2,3', queue: 1, assigned: agent.id },
+        { status: '1,3', queue: 1, assigned: null },
       ]) {
         for (const [ordering] of ORDERS) {
           for (const sign of ['', '-']) {
@@ -532,6 +533,123 @@ describe('filters combine: every combination, in every ordering, exactly the mat
       expect(pages[0]!.count).toBe(ids.length);
     }
   });
+  /** The partitions a page's Queries read. */
+  const partitionsRead = async (path: string) =>
+    (await pageReads(path)).calls
+      .filter((c) => c.operation === 'Query')
+      .map((c) => (JSON.parse(c.input) as { ExpressionAttributeValues: Json }).ExpressionAttributeValues[':pk']);
+
+  /**
+   * Status × queue × assignee in some orderings, one ticket a page: exactly the matching tickets, each page full (the
+   * entries are kept by the value their records carry, not checked on the tickets read), the count exact.
+   */
+  const expectViewExact = async (f: Parameters<typeof matcher>[0], when: string) => {
+    const matching = all().filter(matcher(f));
+    for (const [ordering, order] of ORDERS.filter(([o]) => o !== 'created')) {
+      for (const sign of ['', '-']) {
+        const query = `${queryOf(f)}&ordering=${sign}${ordering}`;
+        const expected = idsOf([...matching].sort(order));
+        const { ids, pages } = await listIds(query, 1);
+        expect(ids, `${when}: ${query}`).toEqual(sign ? expected.reverse() : expected);
+        expect(
+          pages.map((p) => p.results.length),
+          `${when}: ${query}`,
+        ).toEqual(expected.length ? expected.map(() => 1) : [0]);
+        expect(pages[0]!.count, `${when}: ${query}`).toBe(expected.length);
+      }
+    }
+  };
+
+  it(
+    "status × queue × assignee reads an agent's status × assignee partitions, or for the unassigned the queue's " +
+      'status × queue ones, kept by the value each record carries: exact after an assignment and a queue change',
+    async () => {
+      const unassigned = await make({ title: 'unassigned, to be assigned', queue: 1 });
+      const theirs = await make({ title: "the agent's, to be moved", queue, assigned_to: agent.id });
+      await runtime.drainTableStream();
+      const views = [
+        { status: '1', queue: 1, assigned: null },
+        { status: '1', queue: 1, assigned: agent.id },
+        { status: '1,3', queue, assigned: agent.id },
+        { status: '1', queue, assigned: null },
+      ];
+      expect(await partitionsRead(`/api/tickets/?status=1&queue=1&assigned_to=none`)).toEqual([
+        'LIST#status-queue#1#1',
+      ]);
+      expect(
+        await partitionsRead(`/api/tickets/?status=1,3&queue=1&assigned_to=${agent.id}&ordering=-due_date`),
+      ).toEqual([`LIST#status-assigned#1#${agent.id}`, `LIST#status-assigned#3#${agent.id}`]);
+      for (const f of views) await expectViewExact(f, 'as made');
+      // Its status × queue record now carries the agent; the agent's status × assignee record the new queue.
+      await patch(unassigned.id, { assigned_to: agent.id });
+      await patch(theirs.id, { queue: 1 });
+      await runtime.drainTableStream();
+      expect(
+        all()
+          .filter(matcher(views[0]!))
+          .map((t) => t.id),
+      ).not.toContain(unassigned.id);
+      expect(
+        all()
+          .filter(matcher(views[1]!))
+          .map((t) => t.id),
+      ).toEqual(expect.arrayContaining([unassigned.id, theirs.id]));
+      for (const f of views) await expectViewExact(f, 'after the moves');
+    },
+    120_000,
+  );
+
+  it(
+    "records of the layout before they carried the other view's value: the generic source, exact, until the " +
+      "backfill (run at start when the first ticket's status × queue record lacks it) rewrites them",
+    async () => {
+      const { backfillIfUncounted } = await import('../../shared/consumer/backfill');
+      const t = all().find((x) => x.status === 1 && x.assigned_to === agent.id)!;
+      const f = { status: '1', queue: t.queue as number, assigned: agent.id };
+      const path = `/api/tickets/?page_size=25&${queryOf(f)}`;
+      // As the layout before: the sort values alone after the id, in the agent's record and in every status × queue
+      // record (so the first ticket's too).
+      const strip = async (dimension: string, id: number) => {
+        const Key = store.keys.listed(id, dimension);
+        const item = (await dynamo.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }))).Item!;
+        const sk = String(item.GSI4SK).split('#').slice(0, 5).join('#');
+        await dynamo.send(
+          new UpdateCommand({
+            TableName: table(),
+            Key,
+            UpdateExpression: 'SET GSI4SK = :sk',
+            ExpressionAttributeValues: { ':sk': sk },
+          }),
+        );
+        return sk;
+      };
+      expect(await strip('status-assigned', t.id)).toMatch(/^\d{12}#[^#]+#[^#]+#\d#[^#]+$/);
+      for (const x of all()) await strip('status-queue', x.id);
+      // The view's partition read, then (a record without the value) the generic source of the order.
+      const agents = `LIST#status-assigned#1#${agent.id}`;
+      expect(await partitionsRead(path)).toEqual([agents, `LIST#queue#${t.queue}`]);
+      expect(await partitionsRead(`${path}&ordering=-priority`)).toEqual([agents, 'LIST#all@priority']);
+      expect(await partitionsRead(`/api/tickets/?status=1&queue=1&assigned_to=none&ordering=modified`)).toEqual([
+        'LIST#status-queue#1#1',
+        'LIST#modified',
+      ]);
+      for (const [ordering, order] of ORDERS) {
+        const expected = idsOf(all().filter(matcher(f)).sort(order));
+        const { ids, pages } = await listIds(`${queryOf(f)}&ordering=${ordering}`, 2);
+        expect(ids, ordering).toEqual(expected);
+        expect(pages[0]!.count).toBe(expected.length);
+      }
+
+      await backfillIfUncounted();
+      expect(await partitionsRead(path)).toEqual([`LIST#status-assigned#1#${agent.id}`]);
+      expect(await partitionsRead(`/api/tickets/?status=1&queue=1&assigned_to=none&ordering=modified`)).toEqual([
+        'LIST#status-queue#1#1',
+      ]);
+      await expectViewExact(f, 'after the backfill');
+      await expectViewExact({ status: '1', queue: 1, assigned: null }, 'after the backfill');
+    },
+    120_000,
+  );
 });
 
 describe('orderings and the time filters', () => {
