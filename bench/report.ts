@@ -746,15 +746,15 @@ not grow with the table (docs/benchmarks.md, "Scale").
 ## What the stream consumer writes per change
 
 Off the request path, the table's stream consumer (CountTickets on AWS) keeps, per change, the
-counts, the listing records the filtered lists read (9 per ticket since issue 33: queue, assignee,
-modified, created, every ticket by priority and by due date, and the three agent views in id order,
-whose records carry the ticket's sort values after its id; a PATCH rewrites those whose place
-changed: \`modified\` and the three agent views' at least), each ticket's page snapshot (one Query of
-its collection and one put) and the change events. Why the records are worth their writes: every
-agent view in every ordering is then a page of 3–5 requests with an exact count, an agent view in
-another order than id sorted from its id-order partition read whole (up to 2,000 tickets, about 42
-read units; past that the whole table in that order, its filters checked: docs/data-model.md,
-"Filtered lists"). Measured by the bench for ` +
+counts, the listing records the filtered lists read (8 per ticket since issue 33: queue, assignee,
+modified, created, every ticket by priority and by due date, and the two agent views in id order,
+whose records carry the ticket's sort values after its id, then the other view's value; a PATCH
+rewrites those whose place changed: \`modified\` and the two agent views' at least), each ticket's
+page snapshot (one Query of its collection and one put) and the change events. Why the records are
+worth their writes: every agent view in every ordering is then a page of 3–5 requests with an exact
+count, an agent view in another order than id sorted from its id-order partition read whole (up to
+2,000 tickets, about 42 read units; past that the whole table in that order, its filters checked:
+docs/data-model.md, "Filtered lists"). Measured by the bench for ` +
     `one change alone (the ` +
     `stream drained
 before and after it), so a lone write pays the whole counts transaction (the block, the totals
@@ -776,10 +776,12 @@ it, those rows are DynamoDB Local's figures.
 ${consumerRows}
 
 **Before and after issue 33** (the consumer's write units per change, counted by the bench on DynamoDB
-Local, one change alone; \`npm run bench -- --burst\` counts the same four): create 51 → 23, PATCH of
-\`priority\` 32 → 19, PATCH of \`status\` 55 → 17, DELETE 49 → 22. What went: the twelve \`<view>@<order>\`
+Local, one change alone; \`npm run bench -- --burst\` counts the same four): create 51 → 21, PATCH of
+\`priority\` 32 → 16, PATCH of \`status\` 55 → 14, DELETE 49 → 20. What went: the twelve \`<view>@<order>\`
 listing records (an agent view in another order is sorted from its id-order records, which now carry
-the sort values: 24 units a create, most of a PATCH of \`priority\` or \`status\`), the \`LIST#priority\`
+the sort values: 24 units a create, most of a PATCH of \`priority\` or \`status\`), the
+\`status-queue-assigned\` records (either other view's records carry the value it lacks: 2 units a
+create and delete, 3 a PATCH), the \`LIST#priority\`
 records (the same tickets as \`all@priority\`'s range of each priority) and the second totals item
 (\`~TOTALS\`: 2 billed units a counts transaction, which DynamoDB Local does not show); and, in the local
 count only, a late mark per event (DynamoDB Local's stream named the minute of a write: every event was

@@ -316,7 +316,7 @@ if (args.burst) {
 
 /** Waits until the stream's consumer has counted every ticket: the count equals the tickets the last page ends with. */
 async function counted(): Promise<void> {
-  // Each new ticket costs the consumer 9 listing records and a page snapshot: seeding 20,000 takes minutes on a busy
+  // Each new ticket costs the consumer 8 listing records and a page snapshot: seeding 20,000 takes minutes on a busy
   // machine.
   const deadline = Date.now() + 1_800_000;
   for (;;) {
