@@ -2,7 +2,8 @@
  * Listing records: what the filtered and time-ordered ticket lists read (docs/data-model.md,
  * "Filtered lists"). Each ticket has one small record per dimension (`LISTED#<id>` / LISTING_DIMENSIONS),
  * indexed keys-only in gsi4 under the partition of its value; an agent view's carries the ticket's sort values in its
- * sort key after the id, so that the view sorts in any order from that one partition.
+ * sort key after the id, so that the view sorts in any order from that one partition, then the other view's value
+ * (status × queue × assignee is either view kept by it).
  * They are written only by the stream consumer (consumer/table-changes.ts), never by a request, so the
  * request path's write units do not grow; they lag a write by the stream's delay.
  *
