@@ -89,8 +89,8 @@ function partitionsOf(source: ListingSource): Omit<ListingQuery, 'ascending'>[] 
   for (const part of parts) {
     const key = `${part.partition}|${part.prefix ?? ''}`;
     const seen = once.get(key);
-    // Kept whole by either (no `carrying`): whole.
     if (!seen) once.set(key, part);
+    // Kept by the values of both; read whole for either (no `carrying`): whole.
     else if (seen.carrying)
       once.set(key, part.carrying ? { ...seen, carrying: [...seen.carrying, ...part.carrying] } : part);
   }
