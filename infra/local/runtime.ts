@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import { startEngines, type Engines } from './engines';
 import type { EngineEndpoints } from './endpoints';
 import { checkAuthenticationSettings, config } from '../../shared/config';
+import { usePasswordCostOf } from '../../shared/domain/password';
 import { DataDirBusy, claimDataDir, useLocalDefaults, useLocalEngines } from './endpoints';
 import type { LocalWebhooks } from './webhooks';
 import type { LocalMail } from './mail';
@@ -67,6 +68,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
   const dataDir = options.dataDir ?? '.helpdesk-data';
   // Settings errors first, before the engines take seconds to start.
   useLocalDefaults();
+  usePasswordCostOf(process.env);
   // The search engine's files beside the table's (in memory with it).
   process.env.HELPDESK_SEARCH_DIR ??= dataDir === 'memory' ? 'memory' : join(dataDir, 'search');
   void config.webhooks.settings; // refuses to start on a bad receiver URL

@@ -32,7 +32,14 @@ export const MIN_PASSWORD_LENGTH = 8;
  * 3.11: "memory limit exceeded"), and an exported hash must still sign its user in there. Verified
  * credentials are cached (middleware/auth.ts), so a user pays it once a minute per warm function.
  */
-export const SCRYPT_PARAMS = { N: 16384, r: 8, p: 2 } as const;
+export const SCRYPT_PARAMS: ScryptParams = { N: 16384, r: 8, p: 2 };
+/**
+ * The cost of new hashes in the test suite (HELPDESK_PASSWORD_MIN_COST=1): about 1 ms a hash instead of 60-140, as
+ * Django's test settings swap in a fast hasher and Rails' tests set SecurePassword.min_cost. Measured: the suite
+ * hashed 541 passwords at SCRYPT_PARAMS, about 31 s of its CPU. Never on Lambda (usePasswordCostOf); any stored hash
+ * verifies with the parameters it names, whichever cost made it.
+ */
+export const MIN_COST_SCRYPT_PARAMS: ScryptParams = { N: 1024, r: 8, p: 1 };
 /** Django's derived key length for scrypt (dklen=64). */
 const SCRYPT_KEY_LENGTH = 64;
 /** Django's salts: 22 characters of [a-zA-Z0-9] (get_random_string), about 131 bits. */
@@ -41,7 +48,7 @@ const SALT_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567
 /** Django marks a password that can never match with this prefix (set_unusable_password). */
 const UNUSABLE_PREFIX = '!';
 
-interface ScryptParams {
+export interface ScryptParams {
   N: number;
   r: number;
   p: number;
@@ -74,23 +81,38 @@ function encode({ N, r, p }: ScryptParams, salt: string, key: Buffer): string {
   return `scrypt$${N}$${salt}$${r}$${p}$${key.toString('base64')}`;
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** What new hashes (and the decoy) are made with in this process: SCRYPT_PARAMS unless usePasswordCostOf says. */
+let newHashParams: ScryptParams = SCRYPT_PARAMS;
+
+/**
+ * HELPDESK_PASSWORD_MIN_COST=1 makes this process hash new passwords at MIN_COST_SCRYPT_PARAMS (the test suite's
+ * runtimes and CLI runs). Only the local runtime and the CLI call it as they start, so a function on Lambda always
+ * hashes at SCRYPT_PARAMS whatever its environment says.
+ */
+export function usePasswordCostOf(env: Record<string, string | undefined>): void {
+  const minCost = env.HELPDESK_PASSWORD_MIN_COST?.trim();
+  if (minCost && minCost !== '0' && minCost !== '1')
+    throw new Error(`HELPDESK_PASSWORD_MIN_COST must be 1 or 0, not "${minCost}"`);
+  newHashParams = minCost === '1' ? MIN_COST_SCRYPT_PARAMS : SCRYPT_PARAMS;
+}
+
+export async function hashPassword(password: string, params: ScryptParams = newHashParams): Promise<string> {
   const salt = randomSalt();
   return encode(
-    SCRYPT_PARAMS,
+    params,
     salt,
-    await scrypt(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), SCRYPT_PARAMS, SCRYPT_KEY_LENGTH),
+    await scrypt(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), params, SCRYPT_KEY_LENGTH),
   );
 }
 
 /**
  * A stored hash that no password matches, verified against when the username is unknown, so both
- * cases cost the same: one scrypt with SCRYPT_PARAMS. Its salt and key are random (a password
+ * cases cost the same: one scrypt with the parameters new hashes get. Its salt and key are random (a password
  * matches with a chance of 2^-512), so making it costs no hash: a hash made at module load took
  * ~100 ms of CPU from every cold start (on Lambda's fraction of a vCPU, from the first request).
  */
-export function decoyHash(): string {
-  return encode(SCRYPT_PARAMS, randomSalt(), randomBytes(SCRYPT_KEY_LENGTH));
+export function decoyHash(params: ScryptParams = newHashParams): string {
+  return encode(params, randomSalt(), randomBytes(SCRYPT_KEY_LENGTH));
 }
 
 /** A stored hash read into what verifying it takes, or undefined when it is not one we verify. */
@@ -169,15 +191,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /**
  * Whether a stored hash should be replaced by a fresh one once its password is verified: anything but
- * Django's scrypt encoding with SCRYPT_PARAMS (pbkdf2 from Django, our earlier encoding, weaker
+ * Django's scrypt encoding with `params` (pbkdf2 from Django, our earlier encoding, other
  * parameters). Unusable hashes never verify, so they never get here.
  */
-export function needsRehash(stored: string): boolean {
+export function needsRehash(stored: string, params: ScryptParams = newHashParams): boolean {
   const hash = parse(stored);
   if (!hash || hash.kind !== 'scrypt') return true;
   const { N, r, p } = hash.params;
   const parts = stored.split('$');
   // Django's order is N, salt, r, p (parse above): r and p in the fourth and fifth fields.
   const djangoOrder = POSITIVE.test(parts[3]!) && POSITIVE.test(parts[4]!);
-  return !djangoOrder || N !== SCRYPT_PARAMS.N || r !== SCRYPT_PARAMS.r || p !== SCRYPT_PARAMS.p;
+  return !djangoOrder || N !== params.N || r !== params.r || p !== params.p;
 }

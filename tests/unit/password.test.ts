@@ -1,5 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { SCRYPT_PARAMS, decoyHash, hashPassword, needsRehash, verifyPassword } from '../../shared/domain/password';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  MIN_COST_SCRYPT_PARAMS,
+  SCRYPT_PARAMS,
+  decoyHash,
+  hashPassword,
+  needsRehash,
+  usePasswordCostOf,
+  verifyPassword,
+} from '../../shared/domain/password';
 
 /**
  * Made by Django itself (3.2.25, Debian's python3-django: PBKDF2PasswordHasher and
@@ -95,5 +103,26 @@ describe('password hashing', () => {
     expect(needsRehash('scrypt$32768$8$1$3Bn4W7oP0Q8c0uN1k2bK9A==$YNcNLRCvSJagKkvI0eCymblct8zctqE7JCenV8E/OwM=')).toBe(
       true,
     );
+  });
+});
+
+describe("the test suite's hashing cost (HELPDESK_PASSWORD_MIN_COST)", () => {
+  afterEach(() => usePasswordCostOf({}));
+
+  it('is the deployed cost unless the local runtime or the CLI sets 1; another value throws', async () => {
+    const costOfNew = async () => (await hashPassword('new-pass-123')).split('$').slice(1, 5);
+    const { N, r, p } = MIN_COST_SCRYPT_PARAMS;
+    usePasswordCostOf({ HELPDESK_PASSWORD_MIN_COST: '1' });
+    const cheap = await hashPassword('new-pass-123');
+    expect(cheap).toMatch(new RegExp(`^scrypt\\$${N}\\$[A-Za-z0-9]{22}\\$${r}\\$${p}\\$`));
+    expect(await verifyPassword('new-pass-123', cheap)).toBe(true);
+    expect(needsRehash(cheap)).toBe(false);
+    expect(needsRehash(decoyHash())).toBe(false);
+    usePasswordCostOf({ HELPDESK_PASSWORD_MIN_COST: '0' });
+    // Back at the deployed cost, which upgrades such a hash at its next sign-in.
+    expect(needsRehash(cheap)).toBe(true);
+    expect(await costOfNew()).toEqual(['16384', expect.any(String), '8', '2']);
+    expect(() => usePasswordCostOf({ HELPDESK_PASSWORD_MIN_COST: 'yes' })).toThrow(/must be 1 or 0/);
+    expect(SCRYPT_PARAMS).toEqual({ N: 16384, r: 8, p: 2 });
   });
 });
