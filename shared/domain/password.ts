@@ -96,12 +96,12 @@ export function usePasswordCostOf(env: Record<string, string | undefined>): void
   newHashParams = minCost === '1' ? MIN_COST_SCRYPT_PARAMS : SCRYPT_PARAMS;
 }
 
-export async function hashPassword(password: string, params: ScryptParams = newHashParams): Promise<string> {
+export async function hashPassword(password: string): Promise<string> {
   const salt = randomSalt();
   return encode(
-    params,
+    newHashParams,
     salt,
-    await scrypt(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), params, SCRYPT_KEY_LENGTH),
+    await scrypt(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), newHashParams, SCRYPT_KEY_LENGTH),
   );
 }
 
@@ -111,8 +111,8 @@ export async function hashPassword(password: string, params: ScryptParams = newH
  * matches with a chance of 2^-512), so making it costs no hash: a hash made at module load took
  * ~100 ms of CPU from every cold start (on Lambda's fraction of a vCPU, from the first request).
  */
-export function decoyHash(params: ScryptParams = newHashParams): string {
-  return encode(params, randomSalt(), randomBytes(SCRYPT_KEY_LENGTH));
+export function decoyHash(): string {
+  return encode(newHashParams, randomSalt(), randomBytes(SCRYPT_KEY_LENGTH));
 }
 
 /** A stored hash read into what verifying it takes, or undefined when it is not one we verify. */
@@ -191,15 +191,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /**
  * Whether a stored hash should be replaced by a fresh one once its password is verified: anything but
- * Django's scrypt encoding with `params` (pbkdf2 from Django, our earlier encoding, other
+ * Django's scrypt encoding with the parameters new hashes get (pbkdf2 from Django, our earlier encoding, other
  * parameters). Unusable hashes never verify, so they never get here.
  */
-export function needsRehash(stored: string, params: ScryptParams = newHashParams): boolean {
+export function needsRehash(stored: string): boolean {
   const hash = parse(stored);
   if (!hash || hash.kind !== 'scrypt') return true;
   const { N, r, p } = hash.params;
   const parts = stored.split('$');
   // Django's order is N, salt, r, p (parse above): r and p in the fourth and fifth fields.
   const djangoOrder = POSITIVE.test(parts[3]!) && POSITIVE.test(parts[4]!);
-  return !djangoOrder || N !== params.N || r !== params.r || p !== params.p;
+  return !djangoOrder || N !== newHashParams.N || r !== newHashParams.r || p !== newHashParams.p;
 }
