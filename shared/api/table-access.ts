@@ -180,8 +180,11 @@ export const GRANTS = {
   /** A webhook event written with the change it announces. */
   outbox: [on(['PutItem'], P.outbox)],
   countsTotals: [on(['Query'], P.counts)],
-  /** An agent view's count item (store/ticket-counts.ts readViewCount), or several (a limited staff member's count). */
-  viewCounts: [on(['GetItem', 'BatchGetItem'], P.countsViews)],
+  /**
+   * Agent views' count items (store/ticket-counts.ts readViewCounts): a list's count, a limited staff member's terms,
+   * and the size of a view read whole.
+   */
+  viewCounts: [on(['BatchGetItem'], P.countsViews)],
   listTickets: [{ index: INDEXES.gsi1.name }, { index: INDEXES.gsi2.name }],
   /**
    * Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), their page

@@ -9,8 +9,15 @@ import { MESSAGES } from './fields';
 import { PRIORITY_VALUES, STATUS_VALUES, type Ticket } from './records';
 import { canAccessTicket, type QueueScope } from './queue-access';
 import { parseStatusFilter } from './status-filter';
-import { statusAttribute, type ViewCountItem } from './ticket-counts';
-import { orderOf, type AgentView, type ListingOrder, type ListingSourceDimension } from './listing-dimensions';
+import { statusAttribute, viewCountId, type ViewCountItem } from './ticket-counts';
+import {
+  isAgentView,
+  orderOf,
+  storedDimensionOf,
+  type AgentView,
+  type ListingOrder,
+  type ListingSourceDimension,
+} from './listing-dimensions';
 
 export {
   AGENT_VIEWS,
@@ -419,6 +426,35 @@ export type CountSource =
   | { totals: 'all' | string[] }
   | { view: ViewCountItem; statuses?: Set<number> }
   | { sum: CountTerm[]; statuses?: Set<number> };
+/** A view count item and the statuses of it that count the entries of some agent-view partitions (viewSizeTerms). */
+export interface SizeTerm {
+  item: ViewCountItem;
+  statuses: Set<number>;
+}
+
+/**
+ * The view count items that count the entries of a source's agent-view partitions (`<status>#<value>` of
+ * `status-queue` or `status-assigned`, in any order; a limited staff member's others too): how many entries reading
+ * the view whole reads, known before reading it (store/filtered-lists.ts). A partition named twice counts once.
+ */
+export function viewSizeTerms(source: ListingSource): SizeTerm[] {
+  if (source.dimension === 'submitter') return [];
+  const terms = new Map<string, SizeTerm>();
+  for (const { dimension, values = [] } of [source, ...(source.also ?? [])]) {
+    const view = storedDimensionOf(dimension);
+    if (!isAgentView(view)) continue;
+    for (const value of values) {
+      const at = value.indexOf('#');
+      const of = value.slice(at + 1);
+      const item: ViewCountItem = view === 'status-queue' ? { view: 'sq', queue: of } : { view: 'sa', assignee: of };
+      const id = viewCountId(item);
+      if (!terms.has(id)) terms.set(id, { item, statuses: new Set() });
+      terms.get(id)!.statuses.add(Number(value.slice(0, at)));
+    }
+  }
+  return [...terms.values()];
+}
+
 /** One view count item added or taken away (a limited staff member's count: scopedPlan). */
 export interface CountTerm {
   item: ViewCountItem;

@@ -17,17 +17,19 @@ import {
   stillMatches,
   storedDimensionOf,
   unsortedPlan,
+  viewSizeTerms,
   type IdFloor,
   type ListingSource,
+  type SizeTerm,
   type TicketListQuery,
 } from '../domain/ticket-list-query';
 import { canAccessTicket } from '../domain/queue-access';
-import { totalOf } from '../domain/ticket-counts';
+import { totalOf, viewCountId, type ViewCountItem } from '../domain/ticket-counts';
 import type { TicketCollection } from '../domain/records';
 import { isListingSortKey, keys, orderOf, type ListingOrder } from './keys';
 import { lastCreatedBefore, readListing, readViewWhole, sortValue, type ListingQuery } from './listings';
 import { readPageCollections } from './page-snapshots';
-import { readTotals, readViewCount, readViewCounts } from './ticket-counts';
+import { readTotals, readViewCounts } from './ticket-counts';
 import { listTickets, listTicketsDescending, type TicketPage } from './tickets';
 
 /** A page of a list whose `count` is not kept (a filter without a count of its own: null). */
@@ -60,7 +62,9 @@ export const CHECK_BUDGET = 100;
  * partitions are read whole (keys only, about 170 bytes an entry) and sorted in memory. 2,000 entries are about 340 KB,
  * some 42 read units eventually consistent, so that a page of such a view (with its 25 snapshots) stays within the
  * read budget of a page whose filters are checked (CHECK_BUDGET: about 55); and one Query each (a page is 1 MB). A
- * larger view (every open ticket of a big queue) reads the whole table in that order instead, its filters checked.
+ * larger view (every open ticket of a big queue), as its count items say before it is read, reads the whole table in
+ * that order instead, its filters checked; so does one whose records are found past the bound while its count items
+ * lag (the read stops there).
  */
 export const VIEW_SORT_BOUND = 2000;
 
@@ -198,10 +202,19 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   const whole =
     (source.dimension !== 'submitter' && sortedViewOf(source.dimension) !== undefined) ||
     listings.some((l) => l.carrying);
+  // A view read whole is sized first, by its count items (read with the list's count: one round trip more, no request
+  // more): past its bound it is not read (its partitions are read at once, so reading to find out would read up to the
+  // bound of each).
+  const sized = whole ? await countAndSize(query, viewSizeTerms(source)) : undefined;
+  const fits = !sized || sized.size <= VIEW_SORT_BOUND;
   const [read, count, endFloor] = await Promise.all([
-    whole ? readSorted(listings, order, limit, ascending) : readMerged(listings, limit, ascending, backwards),
-    listCount(query),
-    query.idFloor && downward ? floorKeyOf(query.idFloor) : undefined,
+    !fits
+      ? undefined
+      : whole
+        ? readSorted(listings, order, limit, ascending)
+        : readMerged(listings, limit, ascending, backwards),
+    sized ? sized.count : listCount(query),
+    query.idFloor && downward && fits ? floorKeyOf(query.idFloor) : undefined,
   ]);
   // A view read whole past its bound (or not yet backfilled): the generic source of its order, its filters checked.
   if (!read) return listTicketsBy(unsortedPlan(query), request);
@@ -276,21 +289,37 @@ async function floorKeyOf(floor: IdFloor): Promise<string | undefined> {
 
 /**
  * The list's `count` where the counts keep it (domain/ticket-list-query.ts countSourceOf): the
- * totals item, or one agent view's count item (one GetItem), both strongly consistent; null where
+ * totals item, or agent views' count items (one request), all strongly consistent; null where
  * they do not.
  */
 export async function listCount(query: TicketListQuery): Promise<number | null> {
+  return (await countAndSize(query, [])).count;
+}
+
+/**
+ * The list's `count` (listCount) and the entries the view count items `sizes` count (viewSizeTerms: what reading an
+ * agent view whole would read), the view count items of both in one request.
+ */
+async function countAndSize(
+  query: TicketListQuery,
+  sizes: SizeTerm[],
+): Promise<{ count: number | null; size: number }> {
   const source = countSourceOf(query);
-  if (source === undefined) return null;
-  if ('view' in source) return totalOf(await readViewCount(source.view), source.statuses);
+  const counted = !source || 'totals' in source ? [] : 'view' in source ? [source.view] : source.sum.map((t) => t.item);
+  const items = [...new Map([...counted, ...sizes.map((t) => t.item)].map((i) => [viewCountId(i), i])).values()];
+  const [read, totals] = await Promise.all([
+    items.length ? readViewCounts(items) : [],
+    source && 'totals' in source ? readTotals() : undefined,
+  ]);
+  const itemOf = new Map(items.map((item, i) => [viewCountId(item), read[i]]));
+  const of = (item: ViewCountItem) => itemOf.get(viewCountId(item));
+  const size = sizes.reduce((sum, t) => sum + totalOf(of(t.item), t.statuses), 0);
+  if (source === undefined) return { count: null, size };
+  if ('view' in source) return { count: totalOf(of(source.view), source.statuses), size };
   if ('sum' in source) {
-    const items = source.sum.length ? await readViewCounts(source.sum.map((t) => t.item)) : [];
-    return Math.max(
-      0,
-      source.sum.reduce((sum, t, i) => sum + t.sign * totalOf(items[i], source.statuses), 0),
-    );
+    const sum = source.sum.reduce((total, t) => total + t.sign * totalOf(of(t.item), source.statuses), 0);
+    return { count: Math.max(0, sum), size };
   }
-  const totals = await readTotals();
-  if (source.totals === 'all') return totalOf(totals, undefined);
-  return source.totals.reduce((sum, a) => sum + Math.max(0, Number(totals?.[a] ?? 0)), 0);
+  if (source.totals === 'all') return { count: totalOf(totals, undefined), size };
+  return { count: source.totals.reduce((sum, a) => sum + Math.max(0, Number(totals?.[a] ?? 0)), 0), size };
 }

@@ -3,7 +3,7 @@
  * count item and the totals item, as the request path reads them. The stream consumer keeps them
  * (consumer/ticket-counts.ts).
  */
-import { GetCommand, QueryCommand } from '../aws/dynamodb';
+import { QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import type { ViewCountItem } from '../domain/ticket-counts';
 import { dynamo } from '../aws/clients';
@@ -38,17 +38,6 @@ export async function readCounts(
     }),
   );
   return { items: out.Items ?? [], next: out.LastEvaluatedKey };
-}
-
-/**
- * One agent view's count item (`s<status>`: domain/ticket-counts.ts viewCountItems), strongly consistent like the
- * totals.
- */
-export async function readViewCount(item: ViewCountItem): Promise<Item | undefined> {
-  const out = await dynamo.send(
-    new GetCommand({ TableName: config.tableName, Key: keys.countsView(item), ConsistentRead: true }),
-  );
-  return out.Item;
 }
 
 /**
