@@ -202,10 +202,10 @@ export async function listTicketsBy(query: TicketListQuery, request: PageRequest
   const whole =
     (source.dimension !== 'submitter' && sortedViewOf(source.dimension) !== undefined) ||
     listings.some((l) => l.carrying);
-  // A view read whole is sized first, by its count items (read with the list's count: one round trip more, no request
-  // more): past its bound it is not read (its partitions are read at once, so reading to find out would read up to the
-  // bound of each).
-  const sized = whole ? await countAndSize(query, viewSizeTerms(source)) : undefined;
+  // A view read whole from several partitions is sized first, by its count items (read with the list's count: one
+  // round trip more, no request more): past its bound it is not read, as its partitions are read at once and each
+  // would read up to the bound. One partition alone reads at most the bound and then stops, as it would to size it.
+  const sized = whole && listings.length > 1 ? await countAndSize(query, viewSizeTerms(source)) : undefined;
   const fits = !sized || sized.size <= VIEW_SORT_BOUND;
   const [read, count, endFloor] = await Promise.all([
     !fits
