@@ -125,9 +125,10 @@ const ATTACHMENT_ATTRIBUTES = {
 } satisfies Record<keyof Attachment, 1>;
 
 /**
- * What a list page reads of its collections' items (store/tickets.ts readCollections): the records' attributes and
- * what collectionsFrom reads besides, not the index keys and write marks, which are a third of the answer's bytes
- * (each one parsed). As a ProjectionExpression, every name aliased (many are reserved words).
+ * What a read of collections takes of their items (store/tickets.ts: a ticket whole, a list page): the records'
+ * attributes and what collectionsFrom reads besides (a merged item's `source`), not the index keys and write marks,
+ * which are a third of a list page's answer (each byte parsed). As a ProjectionExpression, every name aliased (many
+ * are reserved words).
  */
 export const COLLECTION_PROJECTION = /* @__PURE__ */ (() => {
   const names = [
@@ -137,6 +138,7 @@ export const COLLECTION_PROJECTION = /* @__PURE__ */ (() => {
       'type',
       'version',
       'opening',
+      'source',
       ...Object.keys(TICKET_ATTRIBUTES),
       ...Object.keys(FOLLOWUP_ATTRIBUTES),
       ...Object.keys(ATTACHMENT_ATTRIBUTES),

@@ -81,6 +81,7 @@ export async function readTicket(id: number): Promise<ReadCollection | undefined
     KeyConditionExpression: IN_PARTITION,
     ExpressionAttributeValues: { ':pk': keys.ticketPartition(id) },
     ConsistentRead: true,
+    ...COLLECTION_PROJECTION,
   });
   return collectionsFrom(items).get(id);
 }
