@@ -72,8 +72,16 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params: Record<string, string>): HttpEvent {
-  const url = new URL(req.url ?? '/', 'http://local');
+/** The request's URL, parsed once per request (the route and the event both read it). */
+const requestUrl = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://local');
+
+export function toEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  route: Route,
+  params: Record<string, string>,
+  url = requestUrl(req),
+): HttpEvent {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined && name !== 'cookie') headers[name] = Array.isArray(value) ? value.join(',') : value;
@@ -202,7 +210,8 @@ async function answer(
   concurrency: ReturnType<typeof functionConcurrency>,
 ): Promise<string | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
-  const path = new URL(req.url ?? '/', 'http://local').pathname;
+  const url = requestUrl(req);
+  const path = url.pathname;
   const origin = req.headers.origin;
   // With CORS on, API Gateway answers preflights itself (infra/cors.ts) and adds the allowed
   // origin to every other response; without it both reach the function like any request.
@@ -229,7 +238,7 @@ async function answer(
     });
     return undefined;
   }
-  const event = toEvent(req, body, route, params);
+  const event = toEvent(req, body, route, params, url);
   const handler = await loadHandler(route);
   const invoke = () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
   // The timeout counts from the invocation's start, as Lambda's does.
