@@ -93,12 +93,14 @@ export const SCHEMA: readonly string[] = [
      name text NOT NULL,
      staff_only boolean NOT NULL
    )`,
-  // Custom field values of a deleted definition are shown nowhere, so they are searched nowhere.
+  // Custom field values of a deleted definition are shown nowhere, so they are searched nowhere. A file name's
+  // followup is looked up by key, part by part: as a join, the followups' hash outgrew work_mem at about 150,000 of
+  // them and was built again for every ticket of a batch (13 s a batch of 500, against 0.3).
   'CREATE OR REPLACE VIEW search_visible_parts AS\n     SELECT p.ticket, p.item, p.seq, p.field, p.followup, ' +
     'c.name AS custom_field, p.text,\n            p.private OR coalesce(c.staff_only, false) OR (p.field = ' +
-    "'attachment' AND coalesce(f.private, false)) AS private\n     FROM search_parts p\n     LEFT JOIN " +
-    "search_custom_fields c ON c.key = p.field_key\n     LEFT JOIN search_followups f ON p.field = 'attachment' " +
-    'AND f.id = p.followup\n     WHERE p.field_key IS NULL OR c.key IS NOT NULL',
+    "'attachment' AND coalesce((SELECT f.private FROM search_followups f WHERE f.id = p.followup), false)) AS " +
+    'private\n     FROM search_parts p\n     LEFT JOIN search_custom_fields c ON c.key = p.field_key\n     ' +
+    'WHERE p.field_key IS NULL OR c.key IS NOT NULL',
   // The ticket ids each batch asks the documents of to be built again (a temporary list per transaction).
   'CREATE TABLE IF NOT EXISTS search_dirty (ticket bigint PRIMARY KEY)',
   // A rebuild under way: the ticket it goes on from (rebuild.ts). No row: none.
@@ -180,10 +182,12 @@ export const APPLY = {
     // thousands): with it the statement below reads the marked tickets' rows by key, not every row of the index
     // (measured at 20,000 tickets: 350 ms a batch of 500 with scans of every ticket and part, growing with the index).
     'ANALYZE search_dirty',
-    `WITH cfg AS (
+    // Both sets MATERIALIZED: inlined, the planner may put one on the inner side of a nested loop and build it again
+    // for every marked ticket (seen at 140,000 tickets without statistics: a batch of 500 took minutes).
+    `WITH cfg AS MATERIALIZED (
        SELECT d.ticket, coalesce(q.config, ${DEFAULT_CONFIG}) AS config
        FROM search_dirty d JOIN search_tickets t ON t.id = d.ticket LEFT JOIN search_queues q ON q.id = t.queue
-     ), parts AS (
+     ), parts AS MATERIALIZED (
        -- Per marked ticket (LATERAL): its parts read by key, never a join of every part.
        SELECT d.ticket, x.title, x.staff_rest, x.public_rest FROM search_dirty d CROSS JOIN LATERAL (
          SELECT
