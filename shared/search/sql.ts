@@ -111,84 +111,89 @@ const ids = (param: string) =>
   `SELECT CAST(value AS bigint) AS id FROM jsonb_array_elements_text(CAST(:${param} AS jsonb))`;
 
 /** The statements of one batch of table changes, run in one transaction, in this order. */
-export const APPLY = {
-  /** `:tickets`: ids of tickets removed. */
-  removeTickets: [
-    `DELETE FROM search_tickets WHERE id IN (${ids('tickets')})`,
-    `DELETE FROM search_parts WHERE ticket IN (${ids('tickets')})`,
-    `DELETE FROM search_followups WHERE ticket IN (${ids('tickets')})`,
-  ],
-  /**
-   * `:rows`: queues [{id, config}] (a configuration the engine lacks: English); a queue whose configuration
-   * changes is marked for its tickets to be built again (REINDEX); `:removed`: ids of queues removed.
-   */
-  queues: [
-    'INSERT INTO search_queues (id, config, reindexing)\n     SELECT r.id, coalesce((SELECT CAST(c.oid AS regconfig) ' +
-      `FROM pg_ts_config c WHERE c.cfgname = r.config), ${DEFAULT_CONFIG}), true\n     FROM ` +
-      'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, config text)\n     ON CONFLICT (id) DO UPDATE ' +
-      'SET config = excluded.config, reindexing = true WHERE search_queues.config <> excluded.config',
-    `DELETE FROM search_queues WHERE id IN (${ids('removed')})`,
-  ],
-  /**
-   * `:rows`: search_tickets rows (their list values; the documents, and the configuration they are built with, are
-   * built below).
-   */
-  upsertTickets:
-    'INSERT INTO search_tickets (id, queue, status, priority, assigned_to, submitter_email, created, modified, ' +
-    'due_date, merged, config)\n     SELECT r.id, r.queue, r.status, r.priority, r.assigned_to, ' +
-    `r.submitter_email, r.created, r.modified, r.due_date, r.merged, ${DEFAULT_CONFIG}\n     FROM ` +
-    'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, queue bigint, status int, priority int, ' +
-    'assigned_to bigint,\n       submitter_email text, created text, modified text, due_date text, merged ' +
-    'boolean)\n     ON CONFLICT (id) DO UPDATE SET queue = excluded.queue, status = ' +
-    'excluded.status, priority = excluded.priority,\n       assigned_to = excluded.assigned_to, submitter_email ' +
-    '= excluded.submitter_email, created = excluded.created,\n       modified = excluded.modified, due_date = ' +
-    'excluded.due_date, merged = excluded.merged',
-  /** `:items`: the [ticket, item] pairs whose parts are replaced; `:parts`: their new parts. */
-  replaceParts: [
-    `DELETE FROM search_parts p USING jsonb_to_recordset(CAST(:items AS jsonb)) AS i(ticket bigint, item text)
+// Built by a call marked pure, so that a bundle that names none of them (a route's: the indexer's alone) leaves them
+// out: their strings are built by calls.
+export const APPLY = /* @__PURE__ */ (() =>
+  ({
+    /** `:tickets`: ids of tickets removed. */
+    removeTickets: [
+      `DELETE FROM search_tickets WHERE id IN (${ids('tickets')})`,
+      `DELETE FROM search_parts WHERE ticket IN (${ids('tickets')})`,
+      `DELETE FROM search_followups WHERE ticket IN (${ids('tickets')})`,
+    ],
+    /**
+     * `:rows`: queues [{id, config}] (a configuration the engine lacks: English); a queue whose configuration
+     * changes is marked for its tickets to be built again (REINDEX); `:removed`: ids of queues removed.
+     */
+    queues: [
+      'INSERT INTO search_queues (id, config, reindexing)\n     SELECT r.id, ' +
+        'coalesce((SELECT CAST(c.oid AS regconfig) ' +
+        `FROM pg_ts_config c WHERE c.cfgname = r.config), ${DEFAULT_CONFIG}), true\n     FROM ` +
+        'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, config text)\n     ON CONFLICT (id) DO UPDATE ' +
+        'SET config = excluded.config, reindexing = true WHERE search_queues.config <> excluded.config',
+      `DELETE FROM search_queues WHERE id IN (${ids('removed')})`,
+    ],
+    /**
+     * `:rows`: search_tickets rows (their list values; the documents, and the configuration they are built with, are
+     * built below).
+     */
+    upsertTickets:
+      'INSERT INTO search_tickets (id, queue, status, priority, assigned_to, submitter_email, created, modified, ' +
+      'due_date, merged, config)\n     SELECT r.id, r.queue, r.status, r.priority, r.assigned_to, ' +
+      `r.submitter_email, r.created, r.modified, r.due_date, r.merged, ${DEFAULT_CONFIG}\n     FROM ` +
+      'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, queue bigint, status int, priority int, ' +
+      'assigned_to bigint,\n       submitter_email text, created text, modified text, due_date text, merged ' +
+      'boolean)\n     ON CONFLICT (id) DO UPDATE SET queue = excluded.queue, status = ' +
+      'excluded.status, priority = excluded.priority,\n       assigned_to = excluded.assigned_to, submitter_email ' +
+      '= excluded.submitter_email, created = excluded.created,\n       modified = excluded.modified, due_date = ' +
+      'excluded.due_date, merged = excluded.merged',
+    /** `:items`: the [ticket, item] pairs whose parts are replaced; `:parts`: their new parts. */
+    replaceParts: [
+      `DELETE FROM search_parts p USING jsonb_to_recordset(CAST(:items AS jsonb)) AS i(ticket bigint, item text)
      WHERE p.ticket = i.ticket AND p.item = i.item`,
-    'INSERT INTO search_parts (ticket, item, seq, field, followup, field_key, private, text)\n     SELECT ' +
-      'r.ticket, r.item, r.seq, r.field, r.followup, r.field_key, r.private, r.text\n     FROM ' +
-      'jsonb_to_recordset(CAST(:parts AS jsonb)) AS r(ticket bigint, item text, seq int, field text, followup ' +
-      'bigint, field_key text, private boolean, text text)',
-  ],
-  /** `:rows`: followups present [{id, ticket, private}]; `:removed`: ids of followups removed. */
-  followups: [
-    'INSERT INTO search_followups (id, ticket, private)\n     SELECT r.id, r.ticket, r.private FROM ' +
-      'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, ticket bigint, private boolean)\n     ON CONFLICT ' +
-      '(id) DO UPDATE SET ticket = excluded.ticket, private = excluded.private',
-    `DELETE FROM search_followups WHERE id IN (${ids('removed')})`,
-  ],
-  /** `:rows`: definitions [{key, name, staff_only}]; `:removed`: keys of definitions removed. */
-  customFields: [
-    'INSERT INTO search_custom_fields (key, name, staff_only)\n     SELECT r.key, r.name, r.staff_only FROM ' +
-      'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(key text, name text, staff_only boolean)\n     ON CONFLICT ' +
-      '(key) DO UPDATE SET name = excluded.name, staff_only = excluded.staff_only',
-    'DELETE FROM search_custom_fields WHERE key IN (SELECT value FROM jsonb_array_elements_text(CAST(:removed AS ' +
-      'jsonb)))',
-  ],
-  /**
-   * `:tickets`: tickets whose documents change; `:keys`: custom field keys whose visibility changed (their tickets
-   * too).
-   */
-  markDirty: [
-    `INSERT INTO search_dirty (ticket) ${ids('tickets')} ON CONFLICT DO NOTHING`,
-    `INSERT INTO search_dirty (ticket) SELECT DISTINCT ticket FROM search_parts
+      'INSERT INTO search_parts (ticket, item, seq, field, followup, field_key, private, text)\n     SELECT ' +
+        'r.ticket, r.item, r.seq, r.field, r.followup, r.field_key, r.private, r.text\n     FROM ' +
+        'jsonb_to_recordset(CAST(:parts AS jsonb)) AS r(ticket bigint, item text, seq int, field text, followup ' +
+        'bigint, field_key text, private boolean, text text)',
+    ],
+    /** `:rows`: followups present [{id, ticket, private}]; `:removed`: ids of followups removed. */
+    followups: [
+      'INSERT INTO search_followups (id, ticket, private)\n     SELECT r.id, r.ticket, r.private FROM ' +
+        'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id bigint, ticket bigint, private boolean)\n     ON CONFLICT ' +
+        '(id) DO UPDATE SET ticket = excluded.ticket, private = excluded.private',
+      `DELETE FROM search_followups WHERE id IN (${ids('removed')})`,
+    ],
+    /** `:rows`: definitions [{key, name, staff_only}]; `:removed`: keys of definitions removed. */
+    customFields: [
+      'INSERT INTO search_custom_fields (key, name, staff_only)\n     SELECT r.key, r.name, r.staff_only FROM ' +
+        'jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(key text, name text, staff_only boolean)\n     ON CONFLICT ' +
+        '(key) DO UPDATE SET name = excluded.name, staff_only = excluded.staff_only',
+      'DELETE FROM search_custom_fields WHERE key IN (SELECT value FROM jsonb_array_elements_text(CAST(:removed AS ' +
+        'jsonb)))',
+    ],
+    /**
+     * `:tickets`: tickets whose documents change; `:keys`: custom field keys whose visibility changed (their tickets
+     * too).
+     */
+    markDirty: [
+      `INSERT INTO search_dirty (ticket) ${ids('tickets')} ON CONFLICT DO NOTHING`,
+      `INSERT INTO search_dirty (ticket) SELECT DISTINCT ticket FROM search_parts
      WHERE field_key IN (SELECT value FROM jsonb_array_elements_text(CAST(:keys AS jsonb))) ON CONFLICT DO NOTHING`,
-  ],
-  /** Builds the documents of the tickets marked, with their queue's configuration, then forgets the marks. */
-  rebuildDirty: [
-    // The marks' true number for the planner (a few hundred, where the table's pages, emptied by every batch, suggest
-    // thousands): with it the statement below reads the marked tickets' rows by key, not every row of the index
-    // (measured at 20,000 tickets: 350 ms a batch of 500 with scans of every ticket and part, growing with the index).
-    'ANALYZE search_dirty',
-    // Both sets MATERIALIZED: inlined, the planner may put one on the inner side of a nested loop and build it again
-    // for every marked ticket (seen at 140,000 tickets without statistics: a batch of 500 took minutes).
-    `WITH cfg AS MATERIALIZED (
+    ],
+    /** Builds the documents of the tickets marked, with their queue's configuration, then forgets the marks. */
+    rebuildDirty: [
+      // The marks' true number for the planner (a few hundred, where the table's pages, emptied by every batch,
+      // suggest thousands): with it the statement below reads the marked tickets' rows by key, not every row of the
+      // index (measured at 20,000 tickets: 350 ms a batch of 500 with scans of every ticket and part, growing with the
+      // index).
+      'ANALYZE search_dirty',
+      // Each marked ticket's parts read by key (LATERAL), never a join of every part. Both sets MATERIALIZED: inlined,
+      // the planner may put one on the inner side of a nested loop and build it again for every marked ticket (seen at
+      // 140,000 tickets without statistics: a batch of 500 took minutes).
+      `WITH cfg AS MATERIALIZED (
        SELECT d.ticket, coalesce(q.config, ${DEFAULT_CONFIG}) AS config
        FROM search_dirty d JOIN search_tickets t ON t.id = d.ticket LEFT JOIN search_queues q ON q.id = t.queue
      ), parts AS MATERIALIZED (
-       -- Per marked ticket (LATERAL): its parts read by key, never a join of every part.
        SELECT d.ticket, x.title, x.staff_rest, x.public_rest FROM search_dirty d CROSS JOIN LATERAL (
          SELECT
            string_agg(p.text, ' ' ORDER BY p.item, p.seq) FILTER (WHERE p.field = 'title') AS title,
@@ -208,9 +213,9 @@ export const APPLY = {
        public_text = lower(unaccent(concat_ws(' ', p.title, p.public_rest)))
      FROM cfg c LEFT JOIN parts p ON p.ticket = c.ticket
      WHERE t.id = c.ticket`,
-    'DELETE FROM search_dirty',
-  ],
-} as const;
+      'DELETE FROM search_dirty',
+    ],
+  }) as const)();
 
 /**
  * A queue's language changed: its tickets are built again with its new configuration, REINDEX_BATCH
@@ -226,17 +231,18 @@ const BUILT_OTHERWISE = (limit: number) =>
   ['<', '>']
     .map((op) => `(SELECT t.id FROM search_tickets t WHERE t.queue = q.id AND t.config ${op} q.config LIMIT ${limit})`)
     .join(' UNION ALL ');
-export const REINDEX = {
-  /** Marks up to REINDEX_BATCH tickets of the queues being re-indexed that are built with another configuration. */
-  mark: `INSERT INTO search_dirty (ticket)
+export const REINDEX = /* @__PURE__ */ (() =>
+  ({
+    /** Marks up to REINDEX_BATCH tickets of the queues being re-indexed that are built with another configuration. */
+    mark: `INSERT INTO search_dirty (ticket)
      SELECT m.id FROM search_queues q, LATERAL (${BUILT_OTHERWISE(REINDEX_BATCH)}) m
      WHERE q.reindexing LIMIT ${REINDEX_BATCH} ON CONFLICT DO NOTHING`,
-  /** Queues whose tickets are all built with their configuration are done. */
-  done: `UPDATE search_queues q SET reindexing = false WHERE q.reindexing
+    /** Queues whose tickets are all built with their configuration are done. */
+    done: `UPDATE search_queues q SET reindexing = false WHERE q.reindexing
      AND NOT EXISTS (${BUILT_OTHERWISE(1)})`,
-  /** Whether any is left (a row: yes). */
-  pending: 'SELECT 1 AS pending FROM search_queues WHERE reindexing LIMIT 1',
-} as const;
+    /** Whether any is left (a row: yes). */
+    pending: 'SELECT 1 AS pending FROM search_queues WHERE reindexing LIMIT 1',
+  }) as const)();
 
 /**
  * The query of a search in one text search configuration (`config`: an expression of type regconfig):
