@@ -35,6 +35,59 @@ async function writeAll(items: Item[], parallel = 8): Promise<void> {
   );
 }
 
+/** The one S3 object every seeded attachment record names (a list reads records, not files). */
+let attachmentObject: Promise<string> | undefined;
+function benchAttachmentObject(): Promise<string> {
+  attachmentObject ??= (async () => {
+    const objectKey = attachmentObjectKey(0, `bench-${randomUUID()}`);
+    await putFile(objectKey, Buffer.from('benchmark attachment\n'), 'text/plain');
+    return objectKey;
+  })();
+  return attachmentObject;
+}
+
+/**
+ * A seeded ticket's collection as the API stores it: its item, an opening followup and a reply by
+ * `user` (ids `firstFollowup` and the next, written at `date`), and with `attachment` (an id) a file
+ * on the reply; with their refs.
+ */
+async function collectionItems(
+  ticket: Ticket,
+  { user, date, firstFollowup, attachment }: { user: number; date: string; firstFollowup: number; attachment?: number },
+): Promise<Item[]> {
+  const followups: Followup[] = [0, 1].map((n) => ({
+    id: firstFollowup + n,
+    ticket: ticket.id,
+    user,
+    title: n ? 'Reply' : 'Ticket Opened',
+    comment: n ? 'A reply of a realistic length, a sentence or two about the problem.' : ticket.description,
+    public: !n,
+    new_status: null,
+    time_spent: null,
+    date,
+    message_id: null,
+  }));
+  const attachments: Attachment[] =
+    attachment === undefined
+      ? []
+      : [
+          {
+            id: attachment,
+            ticket: ticket.id,
+            followup: followups[1]!.id,
+            filename: `log-${ticket.id}.txt`,
+            mime_type: 'text/plain',
+            size: 21,
+            object_key: await benchAttachmentObject(),
+          },
+        ];
+  return [
+    ticketItem(ticket),
+    ...followups.flatMap((f) => [followupItem(f, ticket.status), followupRefItem(f)]),
+    ...attachments.flatMap((a) => [attachmentItem(a, ticket.status), attachmentRefItem(a)]),
+  ];
+}
+
 /**
  * Adds `count` tickets in queue 1, each with an opening followup and one reply; every fifth reply
  * carries an attachment. Statuses cycle through 1-5 so that `?status=` has work to do, and so do
@@ -50,8 +103,6 @@ export async function seedTickets(count: number, userId: number, secondQueue?: n
   const start = Date.now() - ageMs;
   const now = storedDateTime(new Date(start));
   const items: Item[] = [];
-  const objectKey = attachmentObjectKey(0, `bench-${randomUUID()}`);
-  await putFile(objectKey, Buffer.from('benchmark attachment\n'), 'text/plain');
   let attachmentId = ids.attachment;
   for (let i = 0; i < count; i++) {
     const id = ids.ticket + i;
@@ -76,37 +127,9 @@ export async function seedTickets(count: number, userId: number, secondQueue?: n
       modified: i % 3 === 0 ? storedDateTime(new Date(start + i)) : created,
       custom: {},
     };
-    const followups: Followup[] = [0, 1].map((n) => ({
-      id: ids.followup + 2 * i + n,
-      ticket: id,
-      user: userId,
-      title: n ? 'Reply' : 'Ticket Opened',
-      comment: n ? 'A reply of a realistic length, a sentence or two about the problem.' : ticket.description,
-      public: !n,
-      new_status: null,
-      time_spent: null,
-      date: now,
-      message_id: null,
-    }));
-    const attachments: Attachment[] =
-      i % 5 === 0
-        ? [
-            {
-              id: attachmentId++,
-              ticket: id,
-              followup: followups[1]!.id,
-              filename: `log-${id}.txt`,
-              mime_type: 'text/plain',
-              size: 21,
-              object_key: objectKey,
-            },
-          ]
-        : [];
-    items.push(
-      ticketItem(ticket),
-      ...followups.flatMap((f) => [followupItem(f, status), followupRefItem(f)]),
-      ...attachments.flatMap((a) => [attachmentItem(a, status), attachmentRefItem(a)]),
-    );
+    const attachment = i % 5 === 0 ? attachmentId++ : undefined;
+    const firstFollowup = ids.followup + 2 * i;
+    items.push(...(await collectionItems(ticket, { user: userId, date: now, firstFollowup, attachment })));
   }
   // Ticket items first: a followup the stream shows without its ticket is taken for one left
   // behind by a delete (consumer/collection-repair.ts), so none may be stored before its ticket.
@@ -160,9 +183,10 @@ export async function simulateTickets(count: number, userId: number, real: [numb
   );
 
   const ids = real.flatMap(([from, to]) => Array.from({ length: to - from }, (_, i) => first + from + i));
-  const followupIds = await reserveIds({ followup: ids.length });
+  const more = await reserveIds({ followup: 2 * ids.length, attachment: Math.ceil(ids.length / 5) });
   const now = storedDateTime(new Date());
-  const items = ids.flatMap((id, i) => {
+  const items: Item[] = [];
+  for (const [i, id] of ids.entries()) {
     const ticket: Ticket = {
       ...SIMULATED,
       id,
@@ -172,16 +196,17 @@ export async function simulateTickets(count: number, userId: number, real: [numb
       created: now,
       modified: now,
     };
-    const opening: Followup = { ...OPENING, id: followupIds.followup + i, ticket: id, user: userId, date: now };
-    return [
-      ticketItem(ticket),
-      followupItem(opening, ticket.status),
-      followupRefItem(opening),
+    // Shaped as seedTickets shapes them, so that a page reads the same items at any size.
+    const attachment = i % 5 === 0 ? more.attachment + i / 5 : undefined;
+    items.push(
+      ...(await collectionItems(ticket, { user: userId, date: now, firstFollowup: more.followup + 2 * i, attachment })),
       { ...keys.counted(id), ticket: id, status: ticket.status, queue: 1, version: 1 },
-    ];
-  });
-  await writeAll(items.filter((i) => i.type !== 'followup' && i.type !== 'ref'));
-  await writeAll(items.filter((i) => i.type === 'followup' || i.type === 'ref'));
+    );
+  }
+  // Each ticket item with its counted state first (so the consumer counts none of them again), then the rest.
+  const writtenFirst = (i: Item) => i.type === 'ticket' || i.type === undefined;
+  await writeAll(items.filter(writtenFirst));
+  await writeAll(items.filter((i) => !writtenFirst(i)));
   return first;
 }
 
@@ -196,13 +221,4 @@ const SIMULATED: Omit<Ticket, 'id' | 'title' | 'status' | 'secret_key' | 'create
   due_date: null,
   merged_to: null,
   custom: {},
-};
-
-const OPENING: Omit<Followup, 'id' | 'ticket' | 'user' | 'date'> = {
-  title: 'Ticket Opened',
-  comment: 'Simulated by bench/seed.ts',
-  public: true,
-  new_status: null,
-  time_spent: null,
-  message_id: null,
 };
