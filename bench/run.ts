@@ -532,6 +532,13 @@ seeded.push(...(await seedTickets(Math.max(0, TICKETS - 200), admin.id, secondQu
 // simulated size (the same pages, the same tickets); with none past them (--quick), those 200.
 const changed = seeded.length > 400 ? seeded.slice(200) : seeded;
 const pool = (n: number) => changed[n % changed.length]!;
+/**
+ * The tickets of `changed` in queue 1 with status 2, as seedTickets made them (statuses cycle 1-5 and every seventh
+ * ticket is in the second queue, from each call's first ticket; `changed` starts at one): a PUT that keeps both is
+ * counted as a PUT, not as a move's re-keying of the collection (data-model.md, "Write units"), whichever ticket
+ * the count falls on.
+ */
+const steady = changed.filter((_, j) => j % 5 === 1 && j % 7 !== 0);
 // The tickets DELETE takes: as the API creates them (with their opening followup), so its write
 // units are those of deleting a ticket as it is first stored.
 const doomed: number[] = [];
@@ -558,7 +565,9 @@ const operations: Record<string, OperationResult> = {
   'create with attachment': await measure('create with attachment', (i) =>
     request('POST', '/api/tickets/', ticketForm(i)),
   ),
-  PUT: await measure('PUT', (i) => request('PUT', `/api/tickets/${pool(i * 11)}/`, { ...ticketBody(i), status: 2 })),
+  PUT: await measure('PUT', (i) =>
+    request('PUT', `/api/tickets/${steady[(i * 11) % steady.length]}/`, { ...ticketBody(i), status: 2 }),
+  ),
   PATCH: await measure('PATCH', (i) => request('PATCH', `/api/tickets/${pool(i * 13)}/`, { priority: (i % 5) + 1 })),
   DELETE: await measure('DELETE', (i) => request('DELETE', `/api/tickets/${doomed[i]}/`)),
   'followup with 2 files': await measure('followup with 2 files', (i) =>
