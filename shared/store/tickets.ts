@@ -17,7 +17,7 @@ import {
   type PageRequest,
   type PageWindow,
 } from '../domain/pagination';
-import { subBlockCounts, totalOf } from '../domain/ticket-counts';
+import { subBlockCounts, TICKET_SUB_BLOCK, totalOf } from '../domain/ticket-counts';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
 import {
@@ -550,7 +550,8 @@ const COUNT_READS = 4;
 
 /**
  * Where page `window` starts: the first id of the run of 25 ids that holds its first ticket, and how
- * many tickets of that run come before it. Read from the counts at whichever end is nearer, never
+ * many tickets of that run come before it; the ticket's own id when the run is full (no id of it
+ * deleted or, filtered, of another status). Read from the counts at whichever end is nearer, never
  * further than MAX_PAGE_DEPTH tickets from it.
  */
 async function locatePage(
@@ -575,7 +576,9 @@ async function locatePage(
       for (const run of runs) {
         if (from === 'first' ? passed + run.count > target : passed + run.count >= target) {
           const before = from === 'first' ? passed : count - passed - run.count;
-          return { start: run.start, skip: window.offset - before };
+          const skip = window.offset - before;
+          // A run whose every id is a ticket of the list holds the page's first one at its place: read from there.
+          return run.count === TICKET_SUB_BLOCK ? { start: run.start + skip, skip: 0 } : { start: run.start, skip };
         }
         passed += run.count;
       }

@@ -445,6 +445,25 @@ describe('list pages in a large table (simulated)', () => {
     expect(bad.body).toEqual({ detail: 'Invalid cursor' });
   });
 
+  it('read a numbered page from its first ticket where the counts say every id of its run is one', async () => {
+    // One ticket a page, so that page n is the n-th ticket: the 38th of the simulated range, inside a full run.
+    const wanted = first + 37;
+    const starts: unknown[] = [];
+    const stop = dynamo.intercept(async (call, next) => {
+      if (call.operation === 'Query' && call.input.IndexName === 'gsi1')
+        starts.push((call.input.ExpressionAttributeValues as Record<string, unknown>)[':from']);
+      return next();
+    });
+    try {
+      const reply = await api.call('GET', `/api/tickets/?page_size=1&page=${before + 38}`);
+      expect(reply.status, reply.text).toBe(200);
+      expect(ids(reply.body)).toEqual([wanted]);
+    } finally {
+      stop();
+    }
+    expect(starts).toEqual([store.keys.listFrom(wanted)]);
+  });
+
   it('read a page of tickets the API created in one Query, little past the page', async () => {
     // The newest tickets, each one item (its opening followup inside it), read downwards from the top: the page and
     // one ticket more, to know whether there is a next page. A partition's first page asks for 4 items a ticket (108
