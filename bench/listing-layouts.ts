@@ -3,12 +3,13 @@
  * "What each derived record serves"): write units per create, PATCH of `priority`, status change and
  * delete, as DynamoDB reports them (1 per KB of the item, 1 per index entry written, 2 for an entry
  * whose key moves).
- * - **records** (today's): one item per dimension, each in gsi4 (keys only), an agent view's sort key
- *   carrying the ticket's sort values; a change moves the records whose key changes, a delete leaves
- *   tombstones (the item without its index keys).
- * - **one item**: one item per ticket with one keys-only index per dimension, the agent views'
- *   indexes keyed by their id alone and projecting (INCLUDE) the carried values; a change rewrites the
- *   item, and DynamoDB writes only the index entries whose keys or projected values changed.
+ * - **records** (the versions before the listings table): one item per dimension, each in gsi4 (keys
+ *   only), an agent view's sort key carrying the ticket's sort values; a change moves the records whose
+ *   key changes, a delete leaves tombstones (the item without its index keys).
+ * - **one item** (the listings table's, consumer/listings.ts): one item per ticket with one keys-only index
+ *   per dimension, the agent views' indexes keyed by their id alone and projecting (INCLUDE) the carried
+ *   values; a change rewrites the item, and DynamoDB writes only the index entries whose keys or
+ *   projected values changed.
  *
  * `npx tsx bench/listing-layouts.ts` prints the table; nothing else is written.
  */
@@ -94,7 +95,7 @@ const put = async (TableName: string, Item: Record<string, AttributeValue>) =>
 await createTable('records', ['gsi4'], () => false);
 await createTable('one-item', DIMENSIONS, (d) => VIEWS.has(d));
 
-/** Today's layout: the records whose key changed, or every one as a tombstone. */
+/** The layout before: the records whose key changed, or every one as a tombstone. */
 async function records(next: Listed | undefined, previous: Listed | undefined): Promise<number> {
   let units = 0;
   for (const d of DIMENSIONS) {
@@ -132,5 +133,5 @@ for (const [change, next] of CHANGES) {
   previous = next;
 }
 await engines.stop();
-console.log(['| Change | records (today) | one item |', '|---|---|---|', ...rows].join('\n'));
+console.log(['| Change | records (before) | one item (now) |', '|---|---|---|', ...rows].join('\n'));
 process.exit(0);

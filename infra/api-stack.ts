@@ -44,7 +44,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { oidcIn, type EnvironmentSettings } from './environments';
-import { grantTable, helpdeskFunction } from './lambda';
+import { grantTable, helpdeskFunction, type HelpdeskTables } from './lambda';
 import { nagImportedArn } from './nag';
 import { Webhooks } from './webhooks';
 import { Identity } from './identity';
@@ -144,6 +144,8 @@ export const ACCESS_LOG_FIELDS = {
 export interface ApiStackProps extends StackProps {
   settings: EnvironmentSettings;
   table: ITable;
+  /** The listings table (the filtered lists' and the stream consumer's: shared/store/schema.ts LISTINGS_SCHEMA). */
+  listings: ITable;
   bucket: IBucket;
   /** The search engine, where the environment has search on (infra/search.ts). */
   search?: SearchCluster;
@@ -163,7 +165,7 @@ export class ApiStack extends Stack {
   private readonly integrations = new Map<NodejsFunction, LambdaProxyIntegration>();
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
-    const { settings, table, bucket, search, ...stackProps } = props;
+    const { settings, table, listings, bucket, search, ...stackProps } = props;
     super(scope, id, stackProps);
 
     this.api = new HttpApi(this, 'HttpApi', {
@@ -218,7 +220,15 @@ export class ApiStack extends Stack {
     const functionFor = (route: Route): NodejsFunction => {
       const existing = this.functions.get(route.handler);
       if (existing) return existing;
-      const fn = this.makeFunction(this.groupOf(route.handler), route, settings, table, bucket, webhooks, search);
+      const fn = this.makeFunction(
+        this.groupOf(route.handler),
+        route,
+        settings,
+        { table, listings },
+        bucket,
+        webhooks,
+        search,
+      );
       this.functions.set(route.handler, fn);
       return fn;
     };
@@ -290,8 +300,8 @@ export class ApiStack extends Stack {
       ? new MailIn(this, 'MailIn', { settings, mailIn: settings.mailIn, table, bucket, mailSecret: mail?.secret })
       : undefined;
     mailIn?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
-    new StreamConsumer(this, 'TicketCounts', { settings, table, search, webhooks, mail }).alarms.forEach((alarm) =>
-      this.monitoring.addAlarm(alarm),
+    new StreamConsumer(this, 'TicketCounts', { settings, table, listings, search, webhooks, mail }).alarms.forEach(
+      (alarm) => this.monitoring.addAlarm(alarm),
     );
     mail?.alarms.forEach((alarm) => this.monitoring.addAlarm(alarm));
     let imap: MailImap | undefined;
@@ -372,7 +382,7 @@ export class ApiStack extends Stack {
     scope: NestedStack,
     route: Route,
     settings: EnvironmentSettings,
-    table: ITable,
+    tables: HelpdeskTables,
     bucket: IBucket,
     webhooks: Webhooks,
     search?: SearchCluster,
@@ -385,7 +395,7 @@ export class ApiStack extends Stack {
       assets: route.assets,
       reservedConcurrency: writesTable(route) ? settings.writerConcurrency : undefined,
       environment: {
-        TABLE_NAME: table.tableName,
+        TABLE_NAME: tables.table.tableName,
         BUCKET_NAME: bucket.bucketName,
         HELPDESK_ACTIVATE_API_ENDPOINT: settings.activateApi,
         ...webhooks.environment,
@@ -422,7 +432,7 @@ export class ApiStack extends Stack {
     const role = fn.role!;
     if (route.queuesWebhooks) webhooks.queue.grantSendMessages(fn);
 
-    grantTable(fn, table, grantsOf(route, { oidc: oidcIn(settings) }));
+    grantTable(fn, tables, grantsOf(route, { oidc: oidcIn(settings) }));
 
     const actions = [...new Set(route.files)].map((access) => S3_ACTIONS[access]);
     if (actions.length > 0) {

@@ -34,6 +34,7 @@ export function buildHelpdesk(app: App, envName?: string): Helpdesk {
   const api = new ApiStack(app, `${prefix}-Api`, {
     settings,
     table: data.table,
+    listings: data.listings,
     bucket: data.bucket,
     search: data.search,
     description: `Helpdesk ${settings.name}: HTTP API and functions (stateless)`,

@@ -13,7 +13,8 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { TABLE_SCHEMA } from '../shared/store/schema';
+import { LISTINGS_SCHEMA, TABLE_SCHEMA } from '../shared/store/schema';
+import { listingsTableOf } from '../shared/config';
 import type { EnvironmentSettings } from './environments';
 import { SearchCluster } from './search';
 
@@ -23,6 +24,8 @@ export interface DataStackProps extends StackProps {
 
 export class DataStack extends Stack {
   readonly table: Table;
+  /** The filtered lists' listing items (shared/store/schema.ts LISTINGS_SCHEMA), named after the table. */
+  readonly listings: Table;
   readonly bucket: Bucket;
   /** Ticket search's engine, where the environment has search on. */
   readonly search?: SearchCluster;
@@ -52,6 +55,31 @@ export class DataStack extends Stack {
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
         projectionType: ProjectionType[index.projection],
+      });
+    }
+
+    // Every function finds it by the table's name (shared/config.ts listingsTableOf): no setting of its own.
+    this.listings = new Table(this, 'Listings', {
+      tableName: listingsTableOf(this.table.tableName),
+      partitionKey: { name: LISTINGS_SCHEMA.partitionKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      maxReadRequestUnits: settings.tableMaxThroughput.readUnits,
+      maxWriteRequestUnits: settings.tableMaxThroughput.writeUnits,
+      // Derived from the table (the backfill rebuilds it), yet restorable with it to the same moment.
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      timeToLiveAttribute: LISTINGS_SCHEMA.timeToLive,
+      deletionProtection: settings.deletionProtection,
+      removalPolicy: settings.removalPolicy,
+    });
+    for (const index of LISTINGS_SCHEMA.indexes) {
+      this.listings.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        ...(index.carried
+          ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [index.carried] }
+          : { projectionType: ProjectionType.KEYS_ONLY }),
       });
     }
 

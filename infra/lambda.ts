@@ -17,6 +17,7 @@ import { lambdaBundling } from './bundling';
 import { SERVICE_NAME } from '../shared/observability';
 import { oidcIn, type EnvironmentSettings } from './environments';
 import type { TableGrant } from '../shared/api/table-access';
+import { LISTING_INDEXES } from '../shared/store/keys';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -103,18 +104,40 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
   return fn;
 }
 
+/** The tables a function's grants name: the table, and the listings table (shared/store/schema.ts). */
+export interface HelpdeskTables {
+  table: ITable;
+  listings: ITable;
+}
+
 /**
  * The IAM statements of table grants (shared/api/table-access.ts): each grant's actions on the table, on
  * the condition that every partition key a request touches matches the grant's patterns
  * (`ForAllValues`: a BatchGetItem or a transaction is allowed only if all its items are), and Query
- * on each named index.
+ * on each named index; a `listings` grant's actions on the listings table (every item a listing item), its Query on
+ * each of the listings table's indexes.
  */
-export function tablePolicy(grants: readonly TableGrant[], tableArn: string): PolicyStatement[] {
+export function tablePolicy(grants: readonly TableGrant[], tableArn: string, listingsArn?: string): PolicyStatement[] {
   const indexes = new Set<string>();
   const statements: PolicyStatement[] = [];
   for (const grant of grants) {
     if ('index' in grant) indexes.add(grant.index);
-    else
+    else if ('listings' in grant) {
+      if (listingsArn === undefined) throw new Error('Grants name the listings table, and no listings table was given');
+      const queries = grant.listings.includes('Query');
+      const items = grant.listings.filter((action) => action !== 'Query');
+      if (queries)
+        statements.push(
+          new PolicyStatement({
+            actions: ['dynamodb:Query'],
+            resources: Object.values(LISTING_INDEXES).map((index) => `${listingsArn}/index/${index.name}`),
+          }),
+        );
+      if (items.length)
+        statements.push(
+          new PolicyStatement({ actions: items.map((action) => `dynamodb:${action}`), resources: [listingsArn] }),
+        );
+    } else
       statements.push(
         new PolicyStatement({
           actions: grant.actions.map((action) => `dynamodb:${action}`),
@@ -133,9 +156,10 @@ export function tablePolicy(grants: readonly TableGrant[], tableArn: string): Po
   return statements;
 }
 
-/** Gives `fn` exactly `grants` on the table. */
-export function grantTable(fn: NodejsFunction, table: ITable, grants: readonly TableGrant[]): void {
-  for (const statement of tablePolicy(grants, table.tableArn)) fn.addToRolePolicy(statement);
+/** Gives `fn` exactly `grants` on the table (and, where they name it, on the listings table). */
+export function grantTable(fn: NodejsFunction, tables: ITable | HelpdeskTables, grants: readonly TableGrant[]): void {
+  const { table, listings } = 'tableArn' in tables ? { table: tables, listings: undefined } : tables;
+  for (const statement of tablePolicy(grants, table.tableArn, listings?.tableArn)) fn.addToRolePolicy(statement);
 }
 
 /** A stream filter's "equals" rule (FilterRule.isEqual, which aws-cdk-lib types as `any`). */

@@ -56,6 +56,8 @@ interface ConsumerQueues {
 export interface StreamConsumerProps {
   settings: EnvironmentSettings;
   table: ITable;
+  /** The listings table the consumer keeps (consumer/listings.ts). */
+  listings: ITable;
   /** The search index it keeps too (shared/search/indexer.ts), where search is on. */
   search?: SearchCluster;
   /** Webhook dispatch: the deliveries queue it fills, its settings, its dead-letter queue. */
@@ -77,7 +79,7 @@ export class StreamConsumer extends Construct {
 
   constructor(scope: Construct, id: string, props: StreamConsumerProps) {
     super(scope, id);
-    const { settings, table, search, webhooks, mail } = props;
+    const { settings, table, listings, search, webhooks, mail } = props;
     const consumers: ConsumerQueues[] = [
       { name: 'ticket state', id: 'TicketState', filters: TABLE_CHANGE_CONSUMERS['ticket state'] },
       { name: 'change feed', id: 'ChangeFeed', filters: TABLE_CHANGE_CONSUMERS['change feed'] },
@@ -149,7 +151,7 @@ export class StreamConsumer extends Construct {
       ),
     };
     const asConsumers = (fn: NodejsFunction) => {
-      grantTable(fn, table, streamReaderGrants({ mail: !!mail }));
+      grantTable(fn, { table, listings }, streamReaderGrants({ mail: !!mail }));
       search?.grant(fn);
       webhooks.queue.grantSendMessages(fn);
       mail?.queue.grantSendMessages(fn);

@@ -1,6 +1,6 @@
 /**
- * Makes a fresh local data directory usable: the table (same schema as the CDK stack), the bucket,
- * queue 1 and a staff superuser. Safe to run on every start.
+ * Makes a fresh local data directory usable: the table and the listings table (same schemas as the CDK stack), the
+ * bucket, queue 1 and a staff superuser. Safe to run on every start.
  */
 import {
   CreateTableCommand,
@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { TABLE_SCHEMA } from '../../shared/store/schema';
+import { LISTINGS_SCHEMA, TABLE_SCHEMA } from '../../shared/store/schema';
 import { config } from '../../shared/config';
 import { ensureQueue } from '../../shared/store/queues';
 import { backfillIfUncounted } from '../../shared/consumer/backfill';
@@ -19,7 +19,77 @@ import { createUser, findUserByUsername, saveUser } from '../../shared/store/use
 import { hashPassword } from '../../shared/domain/password';
 import { newUserRecord } from '../../shared/domain/user';
 
+/** The table and the listings table, each made or brought up to its schema. */
 export async function ensureTable(client: DynamoDBClient): Promise<void> {
+  await Promise.all([ensureMainTable(client), ensureListingsTable(client)]);
+}
+
+type IndexSchema = { name: string; partitionKey: string; sortKey: string } & (
+  { projection: 'ALL' | 'KEYS_ONLY' } | { carried?: string }
+);
+
+/** An index as CreateTable and UpdateTable name it (a listing index: keys only, or projecting what it carries). */
+const indexSpec = (i: IndexSchema) => ({
+  IndexName: i.name,
+  KeySchema: [
+    { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection:
+    'projection' in i
+      ? { ProjectionType: i.projection }
+      : i.carried
+        ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [i.carried] }
+        : { ProjectionType: 'KEYS_ONLY' as const },
+});
+
+/** Adds the indexes a table made by an earlier version lacks (one at a time, as DynamoDB takes them). */
+async function addMissingIndexes(
+  client: DynamoDBClient,
+  TableName: string,
+  present: { IndexName?: string }[] | undefined,
+  indexes: readonly IndexSchema[],
+): Promise<void> {
+  const names = new Set((present ?? []).map((i) => i.IndexName));
+  for (const i of indexes.filter((index) => !names.has(index.name))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName,
+        AttributeDefinitions: [i.partitionKey, i.sortKey].map((AttributeName) => ({
+          AttributeName,
+          AttributeType: 'S',
+        })),
+        GlobalSecondaryIndexUpdates: [{ Create: indexSpec(i) }],
+      }),
+    );
+  }
+}
+
+async function ensureListingsTable(client: DynamoDBClient): Promise<void> {
+  const { partitionKey, indexes, timeToLive } = LISTINGS_SCHEMA;
+  const TableName = config.listingsTableName;
+  try {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName }));
+    return await addMissingIndexes(client, TableName, Table?.GlobalSecondaryIndexes, indexes);
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  const attributes = new Set<string>([partitionKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])]);
+  await client.send(
+    new CreateTableCommand({
+      TableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...attributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+      KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: indexes.map(indexSpec),
+    }),
+  );
+  await client.send(
+    new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: { AttributeName: timeToLive, Enabled: true } }),
+  );
+}
+
+async function ensureMainTable(client: DynamoDBClient): Promise<void> {
   const { partitionKey, sortKey, indexes, timeToLive, stream } = TABLE_SCHEMA;
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: config.tableName }));
@@ -39,31 +109,8 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
         }),
       );
     }
-    // A data directory made before an index existed (gsi4: listing records) gets it added.
-    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
-    for (const i of indexes.filter((index) => !present.has(index.name))) {
-      await client.send(
-        new UpdateTableCommand({
-          TableName: config.tableName,
-          AttributeDefinitions: [i.partitionKey, i.sortKey].map((AttributeName) => ({
-            AttributeName,
-            AttributeType: 'S',
-          })),
-          GlobalSecondaryIndexUpdates: [
-            {
-              Create: {
-                IndexName: i.name,
-                KeySchema: [
-                  { AttributeName: i.partitionKey, KeyType: 'HASH' },
-                  { AttributeName: i.sortKey, KeyType: 'RANGE' },
-                ],
-                Projection: { ProjectionType: i.projection },
-              },
-            },
-          ],
-        }),
-      );
-    }
+    // A data directory made before an index existed gets it added.
+    await addMissingIndexes(client, config.tableName, Table?.GlobalSecondaryIndexes, indexes);
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
@@ -78,14 +125,7 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
         { AttributeName: partitionKey, KeyType: 'HASH' },
         { AttributeName: sortKey, KeyType: 'RANGE' },
       ],
-      GlobalSecondaryIndexes: indexes.map((i) => ({
-        IndexName: i.name,
-        KeySchema: [
-          { AttributeName: i.partitionKey, KeyType: 'HASH' },
-          { AttributeName: i.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: i.projection },
-      })),
+      GlobalSecondaryIndexes: indexes.map(indexSpec),
       StreamSpecification: { StreamEnabled: true, StreamViewType: stream },
     }),
   );

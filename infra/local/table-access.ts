@@ -67,10 +67,12 @@ export function enforceTableGrants(client: DynamoDB): void {
   client.intercept((call, next) => {
     const scope = inScope.getStore();
     if (scope) {
-      for (const request of tableRequests(call.operation, call.input)) {
+      for (const request of tableRequests(call.operation, call.input, config.listingsTableName)) {
         if (record) appendFileSync(record, `${JSON.stringify({ handler: scope.handler, ...request })}\n`);
         else if (!allows(scope.grants, request)) {
-          const on = request.index ? `index ${request.index}` : `partition ${request.partition}`;
+          const on =
+            (request.listings ? 'the listings table, ' : '') +
+            (request.index ? `index ${request.index}` : `partition ${request.partition}`);
           throw new DynamoDBServiceError(
             'AccessDeniedException',
             `${scope.handler} is not authorized to perform dynamodb:${request.action} on ${on} ` +

@@ -25,9 +25,13 @@ export type { IndexName };
 /**
  * `actions` on the items whose partition key matches one of `keys` (IAM `StringLike` patterns:
  * `TICKET#*`, `COUNTER`), or Query on `index`. Index queries are granted by index and action only:
- * IAM documents `dynamodb:LeadingKeys` as the table's partition key.
+ * IAM documents `dynamodb:LeadingKeys` as the table's partition key. `listings`: actions on the listings table
+ * (store/schema.ts LISTINGS_SCHEMA), whose every item is a ticket's listing item; its Query, on its indexes.
  */
-export type TableGrant = { actions: readonly TableAction[]; keys: readonly string[] } | { index: IndexName };
+export type TableGrant =
+  | { actions: readonly TableAction[]; keys: readonly string[] }
+  | { index: IndexName }
+  | { listings: readonly TableAction[] };
 
 /** One permission a call needs: an action on items of one partition, or a Query of an index. */
 export interface TableRequest {
@@ -35,6 +39,8 @@ export interface TableRequest {
   /** The partition key value (of the table, or of the index for an index Query). */
   partition: string;
   index?: string;
+  /** A call on the listings table (else the table). */
+  listings?: true;
 }
 
 type Attributes = Record<string, unknown>;
@@ -57,9 +63,18 @@ const partitionOf = (action: KeyedAction): string => String((action.Key ?? actio
 
 /**
  * The permissions a call needs, from its operation (`GetItem`, `Query` ...) and its input (the
- * document client's, with native values). Throws for an operation no function is meant to call.
+ * document client's, with native values); a call on `listingsTable` (the listings table's name) is on it. Throws for an
+ * operation no function is meant to call.
  */
-export function tableRequests(operation: string, input: Attributes): TableRequest[] {
+export function tableRequests(operation: string, input: Attributes, listingsTable?: string): TableRequest[] {
+  const requestItems = input.RequestItems as Attributes | undefined;
+  const named = input.TableName ?? (requestItems && Object.keys(requestItems)[0]);
+  if (listingsTable !== undefined && named === listingsTable)
+    return requestsOnTable(operation, input).map((request) => ({ ...request, listings: true }));
+  return requestsOnTable(operation, input);
+}
+
+function requestsOnTable(operation: string, input: Attributes): TableRequest[] {
   switch (operation) {
     case 'GetItem':
     case 'PutItem':
@@ -115,13 +130,15 @@ function matches(pattern: string, value: string): boolean {
 
 /** Whether `grants` allow `request`. */
 export function allows(grants: readonly TableGrant[], request: TableRequest): boolean {
-  return grants.some((grant) =>
-    'index' in grant
+  return grants.some((grant) => {
+    if ('listings' in grant) return request.listings === true && grant.listings.includes(request.action);
+    if (request.listings) return false;
+    return 'index' in grant
       ? request.action === 'Query' && request.index === grant.index
       : request.index === undefined &&
-        grant.actions.includes(request.action) &&
-        grant.keys.some((k) => matches(k, request.partition)),
-  );
+          grant.actions.includes(request.action) &&
+          grant.keys.some((k) => matches(k, request.partition));
+  });
 }
 
 /** `actions` on the partitions matching `keys`. */
@@ -156,10 +173,10 @@ export const GRANTS = {
   /** Per-queue permissions (middleware/queue-access.ts): every staff route may read the queues. */
   queueScope: [on(['Query'], P.queues)],
   /**
-   * What a limited staff member may see of a list that is not of tickets: the listing records of their
-   * queues and of their tickets (gsi4), or one ticket item by id.
+   * What a limited staff member may see of a list that is not of tickets: the listing entries of their
+   * queues and of their tickets (the listings table's indexes), or one ticket item by id.
    */
-  visibleTickets: [{ index: INDEXES.gsi4.name }, on(['GetItem'], P.ticket)],
+  visibleTickets: [{ listings: ['Query'] }, on(['GetItem'], P.ticket)],
   /** Custom field definitions, which decide a ticket's `custom_*` keys and its ETag. */
   customFieldDefinitions: [on(['Query'], P.customFields)],
   /** A new id: the counter's `ADD`. */
@@ -187,12 +204,12 @@ export const GRANTS = {
   viewCounts: [on(['BatchGetItem'], P.countsViews)],
   listTickets: [{ index: INDEXES.gsi1.name }, { index: INDEXES.gsi2.name }],
   /**
-   * Filtered lists: the page's ids from gsi4 (listing records) or gsi3 (submitter), their page
+   * Filtered lists: the page's ids from the listings table's indexes or gsi3 (submitter), their page
    * snapshots (`LISTED#<id>` / `PAGE`, BatchGetItem), and the collection of a ticket without one (Query).
    */
   filteredTickets: [
     { index: INDEXES.gsi3.name },
-    { index: INDEXES.gsi4.name },
+    { listings: ['Query'] },
     on(['BatchGetItem'], P.listed),
     on(['Query'], P.ticket),
   ],
@@ -271,8 +288,8 @@ export const GRANTS = {
  * The table stream consumer's grants (CountTickets on AWS: infra/stream-consumer.ts; the local
  * runtime's stream poller is held to the same): the counts, counted states, ticket collections
  * (repairs), refs and file cleanup records; Query of gsi1 (the backfill reads every collection in id
- * order); listing records and page snapshots, written in batches (consumer/listings.ts putListings,
- * store/page-snapshots.ts); the change feed,
+ * order); page snapshots, written in batches (store/page-snapshots.ts), and the earlier versions' listing records
+ * the backfill removes; listing items in the listings table (consumer/listings.ts); the change feed,
  * written in batches (and, for a late event, its own position and its late-event mark read first,
  * the mark written after it); the
  * custom field definitions (an event's `custom_<name>` keys).
@@ -284,6 +301,8 @@ export const STREAM_CONSUMER_GRANTS: readonly TableGrant[] = [
   // Who deleted what a REMOVE record names (store/actor.ts deletionRecord).
   on(['BatchGetItem'], P.deletions),
   on(['BatchWriteItem'], P.listed),
+  // Listing items (consumer/listings.ts): the consumer's batches, the backfill's conditional puts and its check.
+  { listings: ['BatchWriteItem', 'PutItem', 'GetItem'] },
   on(['Query'], P.customFields),
   // Time spent's summaries and cells (consumer/time-spent.ts).
   on(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], P.timeSpentTickets, P.timeSpentCells),

@@ -11,14 +11,12 @@
 import { config } from '../config';
 import { GetCommand, UpdateCommand } from '../aws/dynamodb';
 import { dynamo } from '../aws/clients';
-import { keys, INDEXES, inIndex } from '../store/keys';
+import { keys, INDEXES, inIndex, IN_PARTITION, PAGE_SNAPSHOT_SORT_KEY } from '../store/keys';
 import { attachmentRefItem, followupRefItem, openingOf, strip } from '../store/items';
-import { batchWrite, queryPages } from '../store/query';
-import { carriedOtherValue } from '../store/listings';
-import { RETIRED_DIMENSIONS } from '../domain/listing-dimensions';
+import { batchWrite, queryAll, queryPages } from '../store/query';
 import { readTotals } from '../store/ticket-counts';
 import { applyTicketRecords, moveViewCountsOutOfTotals, ticketRecordOf } from './ticket-counts';
-import { applyListingWrites, listingWritesOf } from './listings';
+import { applyListingWrites, listingWriteOfStored } from './listings';
 import { writePageSnapshots } from './page-snapshots';
 import { recountStoredFollowups } from './time-spent';
 import { transact } from '../store/transact';
@@ -40,13 +38,9 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
     const records: TicketRecord[] = page.filter((i) => i.type === 'ticket').map((i) => ticketRecordOf(i));
     if (records.length) await applyTicketRecords(records);
     tickets += records.length;
-    const writes = page.filter((i) => i.type === 'ticket').flatMap((i) => listingWritesOf(i));
+    const writes = page.filter((i) => i.type === 'ticket').map((i) => listingWriteOfStored(i));
     await applyListingWrites(writes);
-    // The records of dimensions no longer kept (RETIRED_DIMENSIONS): no longer read, removed with their index entries.
-    await batchWrite(
-      [],
-      records.flatMap((r) => RETIRED_DIMENSIONS.map((dimension) => keys.listed(r.ticket, dimension))),
-    );
+    await deleteRetiredListings(records.map((r) => r.ticket));
     await writePageSnapshots(records.map((r) => r.ticket));
     listings += writes.length;
     // Submitter keys in lower case (issue 32): a ticket stored before keeps its address as given.
@@ -85,11 +79,36 @@ export async function backfill(): Promise<{ tickets: number; refs: number; listi
   return { tickets, refs, listings, viewCounts };
 }
 
+/** Tickets whose table partition `LISTED#<id>` the backfill reads at once for retired records. */
+const RETIRED_READS_IN_FLIGHT = 25;
+
+/**
+ * Removes the listing records of earlier versions from the table (one item per ticket and dimension, in gsi4: now
+ * the listings table's item), with their index entries: what a ticket's `LISTED#<id>` partition holds besides its page
+ * snapshot, one Query each (keys only: half a read unit when there is nothing), so that a table without them pays no
+ * deletes.
+ */
+async function deleteRetiredListings(tickets: number[]): Promise<void> {
+  const retired: Record<string, unknown>[] = [];
+  for (let i = 0; i < tickets.length; i += RETIRED_READS_IN_FLIGHT) {
+    const found = await Promise.all(
+      tickets.slice(i, i + RETIRED_READS_IN_FLIGHT).map((ticket) =>
+        queryAll({
+          KeyConditionExpression: IN_PARTITION,
+          ExpressionAttributeValues: { ':pk': keys.listed(ticket).PK },
+          ProjectionExpression: 'PK, SK',
+        }),
+      ),
+    );
+    retired.push(...found.flat().filter((item) => item.SK !== PAGE_SNAPSHOT_SORT_KEY));
+  }
+  await batchWrite([], retired);
+}
+
 /**
  * The local runtime's start: the agent views' counts moved out of the totals items where an
  * earlier version kept them there; a backfill when tickets exist but were never counted, or the
- * first ticket has no listing record in the layout of this version (a table from before listing records, or before
- * the agent views' records carried the sort values and the other view's value).
+ * first ticket has no listing item (a table from before the listings table).
  */
 export async function backfillIfUncounted(): Promise<void> {
   await moveViewCountsOutOfTotals();
@@ -106,9 +125,7 @@ export async function backfillIfUncounted(): Promise<void> {
 
 async function hasListing(ticket: number): Promise<boolean> {
   const out = await dynamo.send(
-    new GetCommand({ TableName: config.tableName, Key: keys.listed(ticket, 'status-queue'), ConsistentRead: true }),
+    new GetCommand({ TableName: config.listingsTableName, Key: keys.listed(ticket), ConsistentRead: true }),
   );
-  const sk: unknown = out.Item?.[INDEXES.gsi4.sortKey];
-  const carried = typeof sk === 'string' ? keys.carriedOfSortKey(sk) : undefined;
-  return carried !== undefined && carriedOtherValue(carried) !== undefined;
+  return out.Item !== undefined;
 }

@@ -1,16 +1,17 @@
 /**
- * Listing records: what the filtered and time-ordered ticket lists read (docs/data-model.md,
- * "Filtered lists"). Each ticket has one small record per dimension (`LISTED#<id>` / LISTING_DIMENSIONS),
- * indexed keys-only in gsi4 under the partition of its value; an agent view's carries the ticket's sort values in its
- * sort key after the id, so that the view sorts in any order from that one partition, then the other view's value
- * (status × queue × assignee is either view kept by it).
+ * Listing items: what the filtered and time-ordered ticket lists read (docs/data-model.md, "Filtered lists"). Each
+ * ticket has one item in the listings table (`LISTED#<id>`) carrying its keys in every listing dimension
+ * (LISTING_DIMENSIONS), each dimension an index of its own (keys.ts LISTING_INDEXES); an agent view's entry projects
+ * the ticket's sort values and the other view's value (store/listings.ts carriedValues), so that the view sorts in any
+ * order from its partitions alone and status × queue × assignee is either view kept by that value. A change rewrites
+ * the item, and DynamoDB writes only the index entries whose keys or projected values changed.
  * They are written only by the stream consumer (consumer/table-changes.ts), never by a request, so the
  * request path's write units do not grow; they lag a write by the stream's delay.
  *
- * Records come twice, late or out of order: each listing record carries the ticket item `version`
- * it was written from, and a write is conditional on holding an older one, so the newest wins. A
- * deleted ticket's records become tombstones (the largest version, no gsi4 keys, expiring after the
- * stream's retention), so a late record cannot bring it back.
+ * Records come twice, late or out of order: each listing item carries the ticket item `version` it was written from,
+ * and the backfill's write is conditional on holding an older one, so the newest wins. A deleted ticket's item becomes
+ * a tombstone (the largest version, no index keys, expiring after the stream's retention), so a late record cannot
+ * bring it back.
  */
 import { PutCommand } from '../aws/dynamodb';
 import { config } from '../config';
@@ -19,6 +20,7 @@ import {
   keys,
   isWholeTableDimension,
   LISTING_DIMENSIONS,
+  LISTING_INDEXES,
   orderOf,
   TICKET_PREFIX,
   TICKET_SORT_KEY,
@@ -38,7 +40,7 @@ type Item = Record<string, unknown>;
 const TOMBSTONE_VERSION = Number.MAX_SAFE_INTEGER;
 /** Tombstones outlive the stream's 24-hour retention, then go. */
 const TOMBSTONE_SECONDS = 2 * 86_400;
-/** Conditional PutItems sent at once by the consumer. */
+/** Conditional PutItems the backfill sends at once. */
 const PARALLEL_WRITES = 25;
 
 /**
@@ -81,43 +83,40 @@ export function listingPlace(ticket: Partial<ListedTicket>, dimension: ListingDi
 const samePlace = (a: ListingPlace, b: ListingPlace) =>
   a.value === b.value && a.sort === b.sort && a.carried === b.carried;
 
-/** One listing write: a record of a live ticket (with its gsi4 keys: `place`) or a tombstone. */
+/** Where a ticket is listed in every dimension. */
+const placesOf = (ticket: Partial<ListedTicket>) =>
+  LISTING_DIMENSIONS.map((dimension) => [dimension, listingPlace(ticket, dimension)] as const);
+
+/** Whether a change of a ticket item moves it in some listing (or changes what a view's entry carries). */
+const movesListing = (next: Item, previous: Item) =>
+  placesOf(next).some(([dimension, place]) => !samePlace(listingPlace(previous, dimension), place));
+
+/** One listing write: a live ticket's item (with its places) or a tombstone. */
 export interface ListingWrite {
   ticket: number;
-  dimension: ListingDimension;
   version: number;
-  place?: ListingPlace;
+  places?: (readonly [ListingDimension, ListingPlace])[];
 }
 
-/**
- * The listing writes a change of a ticket item asks for: every dimension for a new ticket (or when
- * the old image is unknown), the dimensions whose place changed for an update, tombstones for a delete.
- */
-export function listingWrites(
-  ticket: number,
-  version: number,
-  next: Item | undefined,
-  previous: Item | undefined,
-): ListingWrite[] {
-  if (!next) return LISTING_DIMENSIONS.map((dimension) => ({ ticket, dimension, version: TOMBSTONE_VERSION }));
-  return LISTING_DIMENSIONS.flatMap((dimension) => {
-    const place = listingPlace(next, dimension);
-    return previous && samePlace(listingPlace(previous, dimension), place)
-      ? []
-      : [{ ticket, dimension, version, place }];
-  });
-}
+/** The listing write of a ticket item as it is now (none: deleted, a tombstone). */
+const listingWriteOf = (ticket: number, version: number, next: Item | undefined): ListingWrite =>
+  next ? { ticket, version, places: placesOf(next) } : { ticket, version: TOMBSTONE_VERSION };
 
 function listingItem(write: ListingWrite, now: number): Item {
-  const base = { ...keys.listed(write.ticket, write.dimension), ticket: write.ticket, version: write.version };
-  if (write.place === undefined) return { ...base, expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS };
-  const { value, sort, carried } = write.place;
-  return { ...base, ...keys.listing(write.dimension, write.ticket, value, sort, carried) };
+  const base = { ...keys.listed(write.ticket), ticket: write.ticket, version: write.version };
+  if (write.places === undefined) return { ...base, expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS };
+  const item: Item = base;
+  for (const [dimension, { value, sort, carried }] of write.places) {
+    Object.assign(item, keys.listing(dimension, write.ticket, value, sort));
+    const index = LISTING_INDEXES[dimension];
+    if (index.carried && carried !== undefined) item[index.carried] = carried;
+  }
+  return item;
 }
 
 /**
- * Writes each record unless the stored one is newer (1 conditional PutItem each; a refusal is the expected no-op): the
- * backfill's, which so also rewrites a record of the same version in the layout of this one.
+ * Writes each listing item unless the stored one is newer (1 conditional PutItem each; a refusal is the expected
+ * no-op): the backfill's, which so also rewrites an item of the same version in the layout of this one.
  */
 export async function applyListingWrites(writes: ListingWrite[], now = Date.now()): Promise<void> {
   for (let i = 0; i < writes.length; i += PARALLEL_WRITES) {
@@ -126,7 +125,7 @@ export async function applyListingWrites(writes: ListingWrite[], now = Date.now(
         dynamo
           .send(
             new PutCommand({
-              TableName: config.tableName,
+              TableName: config.listingsTableName,
               Item: listingItem(write, now),
               ConditionExpression: 'attribute_not_exists(#version) OR #version <= :version',
               ExpressionAttributeNames: { '#version': 'version' },
@@ -141,19 +140,19 @@ export async function applyListingWrites(writes: ListingWrite[], now = Date.now(
   }
 }
 
-/** A ticket's listing records from its item as stored (the backfill): every dimension. */
-export function listingWritesOf(ticketItem: Item): ListingWrite[] {
-  return listingWrites(Number(ticketItem.id), Number(ticketItem.version ?? 0), ticketItem, undefined);
+/** A ticket's listing item from its ticket item as stored (the backfill). */
+export function listingWriteOfStored(ticketItem: Item): ListingWrite {
+  return listingWriteOf(Number(ticketItem.id), Number(ticketItem.version ?? 0), ticketItem);
 }
 
 /**
  * The stream consumer's part for listings (consumer/table-changes.ts): the writes that bring the listing
- * records of the tickets the counts are about to move (`moves`: consumer/ticket-counts.ts) to their
+ * items of the tickets the counts are about to move (`moves`: consumer/ticket-counts.ts) to their
  * latest record in `changes`. Those records are newer than what the counts hold, so these writes
  * need no condition of their own: the counts transaction that follows is conditional on the counted
  * states read, and commits them (a late or repeated record moves nothing, so writes nothing). For
- * an update, the dimensions changed since the counted version (the records' versions follow on from
- * it: each one's change); else, or when a record between is missing, every dimension.
+ * an update following on from the counted version (each record's change known), none when no change moved the
+ * ticket in a listing; else, or when a record between is missing, the item as the latest record has it.
  */
 export function listingWritesOfMoves(moves: CountedMoves, changes: TableChange[]): ListingWrite[] {
   const byTicket = new Map<number, TableChange[]>();
@@ -163,7 +162,7 @@ export function listingWritesOfMoves(moves: CountedMoves, changes: TableChange[]
     byTicket.set(ticket, [...(byTicket.get(ticket) ?? []), c]);
   }
   return moves.flatMap(({ ticket, next, previous }) => {
-    if (next.version === DELETED_VERSION) return listingWrites(ticket, TOMBSTONE_VERSION, undefined, undefined);
+    if (next.version === DELETED_VERSION) return [listingWriteOf(ticket, TOMBSTONE_VERSION, undefined)];
     const since = (byTicket.get(ticket) ?? [])
       .filter((c) => c.eventName !== 'REMOVE' && Number(c.newImage?.version ?? 0) > (previous?.version ?? -1))
       .sort((a, b) => Number(a.newImage!.version ?? 0) - Number(b.newImage!.version ?? 0));
@@ -175,18 +174,20 @@ export function listingWritesOfMoves(moves: CountedMoves, changes: TableChange[]
         (c, i) =>
           c.eventName === 'MODIFY' && c.oldImage && Number(c.newImage!.version ?? 0) === previous.version + 1 + i,
       );
-    if (!continuous) return listingWrites(ticket, next.version, latest, undefined);
-    const changed = new Set(
-      since.flatMap((c) => listingWrites(ticket, next.version, c.newImage, c.oldImage).map((w) => w.dimension)),
-    );
-    return listingWrites(ticket, next.version, latest, undefined).filter((w) => changed.has(w.dimension));
+    if (continuous && !since.some((c) => movesListing(c.newImage!, c.oldImage!))) return [];
+    return [listingWriteOf(ticket, next.version, latest)];
   });
 }
 
 /**
- * Writes listing records as they are (BatchWriteItem, 25 a request): the consumer's, gated by the counts
+ * Writes listing items as they are (BatchWriteItem, 25 a request): the consumer's, gated by the counts
  * (listingWritesOfMoves).
  */
 export async function putListings(writes: ListingWrite[], now = Date.now()): Promise<void> {
-  if (writes.length) await batchWrite(writes.map((w) => listingItem(w, now)));
+  if (writes.length)
+    await batchWrite(
+      writes.map((w) => listingItem(w, now)),
+      [],
+      config.listingsTableName,
+    );
 }

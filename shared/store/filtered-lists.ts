@@ -69,18 +69,25 @@ export const CHECK_BUDGET = 100;
 export const VIEW_SORT_BOUND = 2000;
 
 /**
- * The gsi4 / gsi3 partitions a source reads: one per value (several statuses: one each, merged in the list's order).
- * A partition named twice (a limited staff member's status × queue × assignee, one branch per queue: the same
+ * The listing (or gsi3) partitions a source reads: one per value (several statuses: one each, merged in the list's
+ * order). A partition named twice (a limited staff member's status × queue × assignee, one branch per queue: the same
  * assignee's partitions) is read once, keeping the entries any of them keeps.
  */
 function partitionsOf(source: ListingSource): Omit<ListingQuery, 'ascending'>[] {
-  if (source.dimension === 'submitter') return [{ index: 'gsi3', partition: keys.submitterPartition(source.email) }];
+  if (source.dimension === 'submitter')
+    return [{ dimension: 'submitter', partition: keys.submitterPartition(source.email) }];
   const from = source.since ? { from: source.since } : {};
   if (!source.values)
-    return [{ index: 'gsi4', partition: keys.listingPartition(storedDimensionOf(source.dimension)), ...from }];
+    return [
+      {
+        dimension: storedDimensionOf(source.dimension),
+        partition: keys.listingPartition(storedDimensionOf(source.dimension)),
+        ...from,
+      },
+    ];
   const parts = [source, ...(source.also ?? [])].flatMap(({ dimension, values = [], carrying }) =>
     values.map((value): Omit<ListingQuery, 'ascending'> => ({
-      index: 'gsi4' as const,
+      dimension: storedDimensionOf(dimension),
       // A priority's tickets: its range of the whole table by priority (`<priority>#<id:12>`), in id order.
       ...(dimension === 'priority'
         ? { partition: keys.listingPartition(storedDimensionOf(dimension)), prefix: value }

@@ -26,6 +26,9 @@ const ID_ONLY = /^\d{12}$/;
 /** Zero-padded ids sort as numbers in string keys. */
 const pad = (id: number) => String(id).padStart(12, '0');
 
+/** The sort key of a ticket id in a listing partition in id order, or of a sort value and id. */
+const listingSortKey = (ticket: number, sort?: string) => (sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`);
+
 /** The table's key attributes (schema.ts builds the table from these and INDEXES). */
 export const KEY = { partition: 'PK', sort: 'SK' } as const;
 
@@ -38,13 +41,43 @@ export const INDEXES = {
   /** Ticket items by submitter e-mail (sparse): user_tickets. */
   gsi3: { name: 'gsi3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
   /**
-   * Listing records (`LISTED#<id>`, kept by the stream consumer: consumer/listings.ts), keys only: a
-   * partition per filter value (queue, assignee, priority) in id order, and one each for every ticket
-   * by modified and by created time. List pages filtered by those, or ordered by time.
+   * Retired: the listing records of the versions before the listings table (one item per ticket and dimension). Nothing
+   * reads or writes it; it stays for one version, so that a deploy's functions of the version before read their lists
+   * while the deploy rolls out, and the next version drops it (docs/data-model.md, "Upgrading a table").
    */
   gsi4: { name: 'gsi4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
 } as const;
 export type IndexName = keyof typeof INDEXES;
+
+/**
+ * The listings table (`<TABLE_NAME>-listings`, docs/data-model.md "Filtered lists"): one item per ticket
+ * (`LISTED#<id>`), kept by the stream consumer, carrying its keys in every listing dimension, each dimension an index
+ * of its own: a partition per filter value (queue, assignee, status × queue, status × assignee) in id order, and one
+ * for every ticket by created, modified, priority and due date. Keys only, but the agent views', which project the
+ * values the item carries for them (`carried`: every order's sort value and the other view's value), so that a view
+ * is sorted in any order from one Query and a change of those values updates its entry rather than moving it.
+ */
+export interface ListingIndex extends IndexKeys {
+  name: string;
+  /** The attribute an agent view's index projects: what its entry carries. */
+  carried?: string;
+}
+const listingIndex = (name: string, attribute: string, carried?: string): ListingIndex => ({
+  name,
+  partitionKey: `${attribute}PK`,
+  sortKey: `${attribute}SK`,
+  ...(carried ? { carried } : {}),
+});
+export const LISTING_INDEXES: Record<ListedDimension, ListingIndex> = {
+  queue: listingIndex('queue', 'Queue'),
+  assigned: listingIndex('assigned', 'Assigned'),
+  created: listingIndex('created', 'Created'),
+  modified: listingIndex('modified', 'Modified'),
+  'all@priority': listingIndex('all-priority', 'Priority'),
+  'all@due': listingIndex('all-due', 'Due'),
+  'status-queue': listingIndex('status-queue', 'StatusQueue', 'StatusQueueCarried'),
+  'status-assigned': listingIndex('status-assigned', 'StatusAssigned', 'StatusAssignedCarried'),
+};
 
 /** Every key attribute an item may carry, the indexes' included: never part of a record read back. */
 export const KEY_ATTRIBUTES: readonly string[] = [
@@ -64,22 +97,28 @@ export const SORT_BELOW = `${IN_PARTITION} AND ${KEY.sort} < :sk`;
 export const SORT_UP_TO = `${IN_PARTITION} AND ${KEY.sort} <= :sk`;
 export const SORT_BEGINS_WITH = `${IN_PARTITION} AND begins_with(${KEY.sort}, :sk)`;
 
+/** An index's key attributes (INDEXES, LISTING_INDEXES). */
+export interface IndexKeys {
+  partitionKey: string;
+  sortKey: string;
+}
+
 /**
  * Key condition of a Query on an index: its partition `:pk`, and when `from` is given, sort keys from `:from` on (or
  * below it).
  */
-export function inIndex(index: IndexName, from?: 'from' | 'below'): string {
-  const { partitionKey, sortKey } = INDEXES[index];
+export function inIndex(index: IndexName | IndexKeys, from?: 'from' | 'below'): string {
+  const { partitionKey, sortKey } = typeof index === 'string' ? INDEXES[index] : index;
   if (from === undefined) return `${partitionKey} = :pk`;
   return `${partitionKey} = :pk AND ${sortKey} ${from === 'from' ? '>=' : '<'} :from`;
 }
 
 /**
- * Key condition of a Query of an index's partition `:pk` (gsi4 listing records, gsi3 submitters):
+ * Key condition of a Query of an index's partition `:pk` (a listing index, gsi3 submitters):
  * sort keys above `:lo` (`gt`, or from it: `ge`), below `:hi`, or between `:lo` and `:hi` (both included).
  */
-export function inSortRange(index: IndexName, bound: 'none' | 'gt' | 'ge' | 'lt' | 'between'): string {
-  const { partitionKey: pk, sortKey: sk } = INDEXES[index];
+export function inSortRange(index: IndexKeys, bound: 'none' | 'gt' | 'ge' | 'lt' | 'between'): string {
+  const { partitionKey: pk, sortKey: sk } = index;
   const ops = {
     none: '',
     gt: ` AND ${sk} > :lo`,
@@ -96,6 +135,8 @@ export const TICKET_PREFIX = 'TICKET#';
 /** The sort key of a ticket's own item in its collection (and the suffix of its list sort keys). */
 export const TICKET_SORT_KEY = 'TICKET';
 const LISTED_PREFIX = 'LISTED#';
+/** The sort key of a ticket's page snapshot in its table partition `LISTED#<id>` (keys.pageSnapshot). */
+export const PAGE_SNAPSHOT_SORT_KEY = 'PAGE';
 /**
  * The dimensions a ticket has a listing record of (store/listings.ts; domain/ticket-list-query.ts says which list reads
  * which).
@@ -206,58 +247,46 @@ export const keys = {
    */
   counted: (ticket: number) => ({ PK: `COUNTED#${ticket}`, SK: 'COUNTED' }),
 
+  /** A ticket's listing item in the listings table (LISTING_INDEXES; consumer/listings.ts). */
+  listed: (ticket: number) => ({ PK: `${LISTED_PREFIX}${ticket}` }),
   /**
-   * A ticket's listing record of one dimension (consumer/listings.ts), written only by the stream
-   * consumer: in gsi4 under the partition of its value, sorted by id (`queue`, `assigned`,
-   * `priority`) or by time and id (`modified`, `created`). A deleted ticket's are tombstones without
-   * gsi4 keys.
+   * A listing record of an earlier version (one item per ticket and dimension, in the table, indexed by gsi4): the
+   * backfill deletes them once the ticket's listing item is written.
    */
-  listed: (ticket: number, dimension: string) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
-  /** The ticket of a gsi4 (or gsi3) sort key: its first 12 characters in id order, else its last 12. */
+  retiredListing: (ticket: number, dimension: string) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
+  /** The ticket of a listing (or gsi3) sort key: its first 12 characters in id order, else its last 12. */
   ticketOfSortKey: (sk: string) => Number(ID_FIRST.test(sk) ? sk.slice(0, 12) : sk.slice(-12)),
-  /** The id-order position of an id-order sort key (an agent view's without the sort values after the id). */
+  /** The id-order position of an id-order sort key (as an earlier version's agent view record had it, values after). */
   idOrderKey: (sk: string) => (ID_FIRST.test(sk) ? sk.slice(0, 12) : sk),
   /**
-   * The sort values an agent view's record carries after the id (`carried` of `listing`), or undefined for a record
-   * written before they were (issue 33).
-   */
-  carriedOfSortKey: (sk: string) => (ID_FIRST.test(sk) && sk.length > 13 ? sk.slice(13) : undefined),
-  /**
    * What a Query reads above a position `key` from: the key itself, or for an id-order position (an id) a key above
-   * every key of that id, alone or with the values an agent view's record carries after it (`~` sorts after each of
-   * them), so that a page after a cursor leaves the cursor's ticket out in either form.
+   * every key of that id (`~` sorts after each character of a key), so that a page after a cursor leaves the cursor's
+   * ticket out.
    */
   aboveKey: (key: string) => (ID_ONLY.test(key) ? `${key}#~` : key),
   /**
-   * gsi4 keys of a ticket's listing record: `value` is the filter value of its partition (queue,
-   * assignee, `none` for nobody, priority, `<status>#…` for the agent views; none for the
-   * whole-table dimensions), `sort` what the partition is sorted by before the id (a time, a
-   * priority, a due date or `~`; none in id order), `carried` the sort values an agent view's record
-   * keeps after the id (id order still holds), so that a view is sorted in any order from one Query.
+   * A ticket's keys in one dimension's index (LISTING_INDEXES): `value` is the filter value of its partition (queue,
+   * assignee, `none` for nobody, `<status>#…` for the agent views; none for the whole-table dimensions), `sort` what
+   * the partition is sorted by before the id (a time, a priority, a due date or `~`; none in id order).
    */
-  listing: (
-    dimension: ListingDimension,
-    ticket: number,
-    value: string | undefined,
-    sort: string | undefined,
-    carried?: string,
-  ) => ({
-    GSI4PK: value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
-    GSI4SK:
-      carried !== undefined ? `${pad(ticket)}#${carried}` : sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`,
-  }),
+  listing: (dimension: ListingDimension, ticket: number, value: string | undefined, sort: string | undefined) => {
+    const { partitionKey, sortKey } = LISTING_INDEXES[dimension];
+    return {
+      [partitionKey]: value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
+      [sortKey]: listingSortKey(ticket, sort),
+    };
+  },
   listingPartition: (dimension: ListingDimension, value?: string) =>
     value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
   /** A sort key within the range of one sort value (`<value>#<rest>`: a priority's tickets in `all@priority`). */
   prefixedSortKey: (value: string, rest: string) => `${value}#${rest}`,
   unprefixedSortKey: (value: string, sk: string) => sk.slice(value.length + 1),
-  /** The gsi4 sort key of a ticket id (partitions in id order), or of a sort value and id. */
-  listingSortKey: (ticket: number, sort?: string) => (sort === undefined ? pad(ticket) : `${sort}#${pad(ticket)}`),
+  listingSortKey,
   /**
    * A ticket's page snapshot (consumer/page-snapshots.ts): its collection as a list page shows it, kept
    * by the stream consumer, so a filtered page reads its tickets in one BatchGetItem.
    */
-  pageSnapshot: (ticket: number) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: 'PAGE' }),
+  pageSnapshot: (ticket: number) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: PAGE_SNAPSHOT_SORT_KEY }),
 
   user: (username: string) => ({ PK: `USER#${username}`, SK: 'USER' }),
   /**

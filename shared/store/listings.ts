@@ -7,7 +7,7 @@ import { QueryCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import type { Ticket } from '../domain/records';
 import { dynamo } from '../aws/clients';
-import { keys, INDEXES, inIndex, inSortRange, type ListingOrder } from './keys';
+import { keys, INDEXES, inIndex, inSortRange, LISTING_INDEXES, type ListingDimension, type ListingOrder } from './keys';
 import { LISTING_ORDERS, type AgentView } from '../domain/listing-dimensions';
 import { queryAll, queryPages } from './query';
 
@@ -41,9 +41,9 @@ export const assigneeOf = (ticket: Partial<ListedTicket>) =>
   ticket.assigned_to == null ? 'none' : String(ticket.assigned_to);
 
 /**
- * What an agent view's record carries after the ticket's id (keys.listing `carried`): every order's sort value, so that
+ * What an agent view's index entry carries (projected: LISTING_INDEXES `carried`): every order's sort value, so that
  * the view sorts in any order from its id-order partition alone, then the value of the dimension its partition does not
- * name (a status × queue record's assignee, a status × assignee record's queue), so that status × queue × assignee is
+ * name (a status × queue entry's assignee, a status × assignee entry's queue), so that status × queue × assignee is
  * either view kept by that value.
  */
 export const carriedValues = (ticket: Partial<ListedTicket>, view: AgentView) =>
@@ -52,45 +52,42 @@ export const carriedValues = (ticket: Partial<ListedTicket>, view: AgentView) =>
     view === 'status-queue' ? assigneeOf(ticket) : String(ticket.queue),
   ].join('#');
 
-/**
- * The other dimension's value an agent view's record carries (`carried`: keys.carriedOfSortKey), or undefined in a
- * record written before records carried it (the backfill rewrites it).
- */
-export const carriedOtherValue = (carried: string): string | undefined => carried.split('#')[LISTING_ORDERS.length];
+/** The other dimension's value an agent view's entry carries (carriedValues). */
+const carriedOtherValue = (carried: string): string | undefined => carried.split('#')[LISTING_ORDERS.length];
+
+/** The listings table's Query of one dimension's index (the table named, the index and its key condition). */
+const listingIndexQuery = (dimension: ListingDimension) => {
+  const index = LISTING_INDEXES[dimension];
+  return { TableName: config.listingsTableName, IndexName: index.name, index };
+};
 
 /**
  * An agent view's entries read whole (its id-order partitions, one Query each, at once; a Query page is 1 MB, about
  * 6,000 entries), each with its sort key in `order` (`<sort value>#<id:12>`, as a whole-table partition of that order
- * has it; the id alone in id order) from the values its record carries; of a partition with `carrying`, only the
- * entries whose other dimension's value is one of those. Undefined when they are more than `bound`, or when a record
- * carries no values, or not the one `carrying` asks about (written before: the backfill rewrites it): the caller reads
+ * has it; the id alone in id order) from the values its entry carries; of a partition with `carrying`, only the
+ * entries whose other dimension's value is one of those. Undefined when they are more than `bound`: the caller reads
  * the list another way.
  */
 export async function readViewWhole(
-  partitions: { partition: string; carrying?: string[] }[],
+  partitions: Pick<ListingQuery, 'dimension' | 'partition' | 'carrying'>[],
   order: ListingOrder,
   bound: number,
 ): Promise<{ ticket: number; key: string }[] | undefined> {
   const at = order === 'id' ? -1 : LISTING_ORDERS.indexOf(order);
   let total = 0;
-  const read = async ({ partition, carrying }: { partition: string; carrying?: string[] }) => {
+  const read = async ({ dimension, partition, carrying }: (typeof partitions)[number]) => {
+    const { index, ...table } = listingIndexQuery(dimension as AgentView);
     const found: { ticket: number; key: string }[] = [];
     for await (const page of queryPages({
-      IndexName: INDEXES.gsi4.name,
-      KeyConditionExpression: inIndex('gsi4'),
+      ...table,
+      KeyConditionExpression: inIndex(index),
       ExpressionAttributeValues: { ':pk': partition },
       Limit: bound + 1,
     })) {
       for (const item of page) {
-        const sk = String(item[INDEXES.gsi4.sortKey]);
-        const carried = keys.carriedOfSortKey(sk);
-        if (carried === undefined) return undefined;
-        if (carrying) {
-          const other = carriedOtherValue(carried);
-          if (other === undefined) return undefined;
-          if (!carrying.includes(other)) continue;
-        }
-        const ticket = keys.ticketOfSortKey(sk);
+        const carried = String(item[index.carried!]);
+        if (carrying && !carrying.includes(carriedOtherValue(carried)!)) continue;
+        const ticket = keys.ticketOfSortKey(String(item[index.sortKey]));
         found.push({ ticket, key: keys.listingSortKey(ticket, at < 0 ? undefined : carried.split('#')[at]) });
       }
       total += page.length;
@@ -102,9 +99,10 @@ export async function readViewWhole(
   return pages.every((p) => p !== undefined) ? pages.flat() : undefined;
 }
 
-/** Which partition of gsi4 (or gsi3) a filtered list reads, and the bounds of its sort keys. */
+/** Which partition of a listing index (or of gsi3) a filtered list reads, and the bounds of its sort keys. */
 export interface ListingQuery {
-  index: 'gsi3' | 'gsi4';
+  /** The listing dimension whose index is read, or `submitter`: gsi3 of the table. */
+  dimension: ListingDimension | 'submitter';
   partition: string;
   /**
    * Only the sort keys `<prefix>#…` (a priority's range of `all@priority`), read and given without it: the bounds
@@ -126,9 +124,8 @@ export interface ListingQuery {
 }
 
 /**
- * The ticket ids of one page of a gsi4 partition (keys only) or a gsi3 one, eventually
- * consistent, in the order asked for, with the position of each (its sort key; in id order the id alone, without the
- * sort values an agent view's record carries after it): one Query of at most `limit` entries.
+ * The ticket ids of one page of a listing index's partition (keys only) or a gsi3 one, eventually consistent, in the
+ * order asked for, with the position of each (its sort key): one Query of at most `limit` entries.
  */
 export async function readListing(query: ListingQuery, limit: number): Promise<{ ticket: number; key: string }[]> {
   // The Query reads in the list's order, or against it for a page before a cursor (then reversed).
@@ -156,18 +153,21 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
     if (lower !== undefined) values[':lo'] = lower;
     if (upper !== undefined) values[':hi'] = upper;
   }
+  const { index, ...table } =
+    query.dimension === 'submitter'
+      ? { TableName: config.tableName, IndexName: INDEXES.gsi3.name, index: INDEXES.gsi3 }
+      : listingIndexQuery(query.dimension);
   const out = await dynamo.send(
     new QueryCommand({
-      TableName: config.tableName,
-      IndexName: INDEXES[query.index].name,
-      KeyConditionExpression: inSortRange(query.index, bound),
+      ...table,
+      KeyConditionExpression: inSortRange(index, bound),
       ExpressionAttributeValues: values,
       ScanIndexForward: query.ascending !== backwards,
       // BETWEEN includes its ends: the cursor's own entry comes back and is left out.
       Limit: limit + (bound === 'between' ? 2 : 0),
     }),
   );
-  const sortKey = INDEXES[query.index].sortKey;
+  const { sortKey } = index;
   const found = (out.Items ?? [])
     .map((i) => {
       const sk = prefix === undefined ? String(i[sortKey]) : keys.unprefixedSortKey(prefix, String(i[sortKey]));
@@ -187,7 +187,7 @@ export async function lastCreatedBefore(time: string): Promise<number | undefine
   // Below `<time>#000000000000` (no ticket has id 0): every ticket created before `time`, none created at it.
   const [entry] = await readListing(
     {
-      index: 'gsi4',
+      dimension: 'created',
       partition: keys.listingPartition('created'),
       after: keys.listingSortKey(0, time),
       ascending: false,
@@ -205,17 +205,19 @@ export async function lastCreatedBefore(time: string): Promise<number | undefine
  */
 export async function ticketsListedUnder(queues: Iterable<number>, assignee: number): Promise<Set<number>> {
   const partitions = [
-    ...[...queues].map((q) => keys.listingPartition('queue', String(q))),
-    keys.listingPartition('assigned', String(assignee)),
+    ...[...queues].map((q) => ['queue', keys.listingPartition('queue', String(q))] as const),
+    ['assigned', keys.listingPartition('assigned', String(assignee))] as const,
   ];
   const pages = await Promise.all(
-    partitions.map((partition) =>
-      queryAll({
-        IndexName: INDEXES.gsi4.name,
-        KeyConditionExpression: inIndex('gsi4'),
+    partitions.map(async ([dimension, partition]) => {
+      const { index, ...table } = listingIndexQuery(dimension);
+      const items = await queryAll({
+        ...table,
+        KeyConditionExpression: inIndex(index),
         ExpressionAttributeValues: { ':pk': partition },
-      }),
-    ),
+      });
+      return items.map((i) => keys.ticketOfSortKey(String(i[index.sortKey])));
+    }),
   );
-  return new Set(pages.flat().map((i) => keys.ticketOfSortKey(String(i[INDEXES.gsi4.sortKey]))));
+  return new Set(pages.flat());
 }

@@ -4,9 +4,11 @@ import { dynamo } from '../aws/clients';
 import { IN_PARTITION, SORT_BEGINS_WITH } from './keys';
 
 type Item = Record<string, unknown>;
+/** A Query of the table, or of the table `TableName` names (the listings table). */
+type TableQuery = Omit<QueryCommandInput, 'TableName'> & { TableName?: string };
 
 /** The pages of a Query, one request each, as the caller asks for them (leaving the loop stops it). */
-export async function* queryPages(input: Omit<QueryCommandInput, 'TableName'>): AsyncGenerator<Item[], void> {
+export async function* queryPages(input: TableQuery): AsyncGenerator<Item[], void> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await dynamo.send(new QueryCommand({ TableName: config.tableName, ...input, ExclusiveStartKey }));
@@ -16,7 +18,7 @@ export async function* queryPages(input: Omit<QueryCommandInput, 'TableName'>): 
 }
 
 /** A Query followed to its last page. */
-export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+export async function queryAll(input: TableQuery): Promise<Item[]> {
   const items: Item[] = [];
   for await (const page of queryPages(input)) items.push(...page);
   return items;
@@ -98,9 +100,9 @@ const BATCH_WRITES_IN_FLIGHT = 4;
  * Puts `items` and deletes the items at `deletes` (plain writes: a repeated one is rewritten), 25 to a BatchWriteItem
  * (DynamoDB's limit), up to BATCH_WRITES_IN_FLIGHT chunks at once, each repeated for what DynamoDB left
  * unprocessed (throttling) after a pause that doubles from 25 ms; throws when some are still
- * unprocessed after that.
+ * unprocessed after that. In `table`: the table, or the listings table.
  */
-export async function batchWrite(items: Item[], deletes: Key[] = []): Promise<void> {
+export async function batchWrite(items: Item[], deletes: Key[] = [], table = config.tableName): Promise<void> {
   type Request = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
   const requests: Request[] = [
     ...items.map((Item) => ({ PutRequest: { Item } })),
@@ -116,8 +118,8 @@ export async function batchWrite(items: Item[], deletes: Key[] = []): Promise<vo
           `BatchWriteItem left ${pending.length} items unprocessed after ${BATCH_WRITE_ATTEMPTS} attempts`,
         );
       if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** (attempt - 2)));
-      const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }));
-      pending = (out.UnprocessedItems?.[config.tableName] ?? []) as typeof pending;
+      const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (out.UnprocessedItems?.[table] ?? []) as typeof pending;
     }
   };
   const workers = Array.from({ length: Math.min(BATCH_WRITES_IN_FLIGHT, chunks.length) }, async () => {

@@ -2,7 +2,7 @@
  * The single table's physical schema, shared by the CDK stack and the local runtime so both build
  * the same table. Key attributes, index names and key values are spelled only in keys.ts.
  */
-import { INDEXES, KEY } from './keys';
+import { INDEXES, KEY, LISTING_INDEXES } from './keys';
 
 export const TABLE_SCHEMA = {
   partitionKey: KEY.partition,
@@ -17,4 +17,16 @@ export const TABLE_SCHEMA = {
   stream: 'NEW_AND_OLD_IMAGES',
   /** What each index is for: keys.ts. */
   indexes: [INDEXES.gsi1, INDEXES.gsi2, INDEXES.gsi3, INDEXES.gsi4],
+} as const;
+
+/**
+ * The listings table (keys.ts LISTING_INDEXES): one item per ticket, an index per listing dimension. A table of its
+ * own, so that its eight indexes came in one deploy (CloudFormation adds one index to a table per update), and its
+ * writes make no records in the table's stream.
+ */
+export const LISTINGS_SCHEMA = {
+  partitionKey: KEY.partition,
+  /** Tombstones of deleted tickets expire (consumer/listings.ts). */
+  timeToLive: 'expires_at',
+  indexes: Object.values(LISTING_INDEXES),
 } as const;

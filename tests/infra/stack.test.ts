@@ -10,8 +10,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_GROUPS, functionId } from '../../infra/api-stack';
 import { buildHelpdesk, type Helpdesk } from '../../infra/app';
 import { FALLBACK_PATHS, fallbackRoute, routeByHandler, routes, type Route } from '../../shared/api/routes';
-import { grantsOf, writesTable } from '../../shared/api/table-access';
-import { TABLE_SCHEMA } from '../../shared/store/schema';
+import { grantsOf, writesTable, type TableGrant } from '../../shared/api/table-access';
+import { LISTINGS_SCHEMA, TABLE_SCHEMA } from '../../shared/store/schema';
 import { apiTemplate } from './template';
 import type { Json } from '../json';
 
@@ -113,16 +113,24 @@ describe('dev environment', () => {
             'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': grant.keys },
           });
         });
-        // Without a condition: only Query, only on the indexes the route names (no `index/*`).
+        // Without a condition: only Query, on each of the listings table's indexes (every item there is a ticket's
+        // listing item) where the route reads lists, and only on the table's indexes the route names (no `index/*`).
         const unconditional = statements.filter((s) => !s.condition);
+        const listingQueries = expected.some((g) => 'listings' in g && g.listings.includes('Query'));
         const indexes = expected.flatMap((g) => ('index' in g ? [g.index] : []));
         expect(
           unconditional.flatMap((s) => s.actions),
           route.handler,
-        ).toEqual(indexes.length ? ['dynamodb:Query'] : []);
-        const indexArns = unconditional.flatMap((s) => s.resources).map((r) => JSON.stringify(r));
+        ).toEqual([...(listingQueries ? ['dynamodb:Query'] : []), ...(indexes.length ? ['dynamodb:Query'] : [])]);
+        const arns = unconditional.flatMap((s) => s.resources).map((r) => JSON.stringify(r));
+        const listingArns = arns.filter((arn) => arn.includes('Listings'));
+        expect(listingArns, route.handler).toHaveLength(listingQueries ? LISTINGS_SCHEMA.indexes.length : 0);
+        LISTINGS_SCHEMA.indexes.forEach((index, i) => {
+          if (listingQueries) expect(listingArns[i], route.handler).toContain(`/index/${index.name}"`);
+        });
+        const indexArns = arns.filter((arn) => !arn.includes('Listings'));
         expect(indexArns.length, route.handler).toBe(new Set(indexes).size);
-        for (const arn of indexArns) expect(arn, route.handler).toMatch(/\/index\/gsi[1234]"/);
+        for (const arn of indexArns) expect(arn, route.handler).toMatch(/\/index\/gsi[123]"/);
         // Never a Scan, a batch write, or a grant without a key condition on the table.
         const all = statements.flatMap((s) => s.actions);
         for (const broad of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:*'])
@@ -145,7 +153,8 @@ describe('dev environment', () => {
           route.method === 'POST' ? ['USER#*', 'LOGIN#*', 'IDEMPOTENCY#*'] : ['USER#*', 'LOGIN#*'],
         );
       }
-      expect(grantsOf(routeByHandler('tickets/list')).flatMap((g) => ('keys' in g ? g.keys : [g.index]))).toEqual([
+      const named = (g: TableGrant) => ('keys' in g ? g.keys : 'index' in g ? [g.index] : ['listings']);
+      expect(grantsOf(routeByHandler('tickets/list')).flatMap(named)).toEqual([
         'USER#*',
         'TOKEN#*',
         'USER#*',
@@ -158,7 +167,7 @@ describe('dev environment', () => {
         'gsi1',
         'gsi2',
         'gsi3',
-        'gsi4',
+        'listings',
         'LISTED#*',
         'TICKET#*',
       ]);
@@ -411,8 +420,8 @@ describe('dev environment', () => {
     },
   );
 
-  it('builds the table from the shared schema', () => {
-    data.resourceCountIs('AWS::DynamoDB::Table', 1);
+  it('builds the table and the listings table from the shared schemas', () => {
+    data.resourceCountIs('AWS::DynamoDB::Table', 2);
     const gsi = (name: string, pk: string, sk: string, projection: string) => ({
       IndexName: name,
       KeySchema: [
@@ -432,12 +441,29 @@ describe('dev environment', () => {
       TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.timeToLive, Enabled: true },
       GlobalSecondaryIndexes: TABLE_SCHEMA.indexes.map((i) => gsi(i.name, i.partitionKey, i.sortKey, i.projection)),
     });
-    const table = Object.values(data.findResources('AWS::DynamoDB::Table') as Record<string, Resource>)[0]!;
-    for (const attribute of table.Properties.AttributeDefinitions as { AttributeType: string }[]) {
+    const [table, listings] = Object.values(data.findResources('AWS::DynamoDB::Table') as Record<string, Resource>);
+    for (const attribute of table!.Properties.AttributeDefinitions as { AttributeType: string }[]) {
       expect(attribute.AttributeType).toBe('S');
     }
-    expect(table.Properties.AttributeDefinitions).toHaveLength(2 + 2 * TABLE_SCHEMA.indexes.length);
-    expect(table.DeletionPolicy).toBe('Delete');
+    expect(table!.Properties.AttributeDefinitions).toHaveLength(2 + 2 * TABLE_SCHEMA.indexes.length);
+    expect(table!.DeletionPolicy).toBe('Delete');
+
+    // The listings table: named after the table, an index per dimension; the agent views' project what they carry.
+    data.hasResourceProperties('AWS::DynamoDB::Table', {
+      TableName: { 'Fn::Join': ['', [{ Ref: Match.stringLikeRegexp('^Table') }, '-listings']] },
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: LISTINGS_SCHEMA.partitionKey, KeyType: 'HASH' }],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      TimeToLiveSpecification: { AttributeName: LISTINGS_SCHEMA.timeToLive, Enabled: true },
+      GlobalSecondaryIndexes: LISTINGS_SCHEMA.indexes.map((i) => ({
+        ...gsi(i.name, i.partitionKey, i.sortKey, i.carried ? 'INCLUDE' : 'KEYS_ONLY'),
+        ...(i.carried ? { Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [i.carried] } } : {}),
+      })),
+    });
+    expect(LISTINGS_SCHEMA.indexes).toHaveLength(8);
+    expect(listings!.Properties.StreamSpecification).toBeUndefined();
+    expect(listings!.DeletionPolicy).toBe('Delete');
   });
 
   it('keeps the bucket private, TLS-only, encrypted and versioned', () => {

@@ -158,7 +158,7 @@ describe("the table stream's one reader", () => {
       "and the mail consumer's where mail is on",
     () => {
       const expected = (mail: boolean) =>
-        tablePolicy(streamReaderGrants({ mail }), 'arn')
+        tablePolicy(streamReaderGrants({ mail }), 'arn', 'listings-arn')
           .map((s) => s.toJSON() as Record<string, Json>)
           .filter((s) => s.Condition)
           .map((s) => ({
@@ -177,8 +177,17 @@ describe("the table stream's one reader", () => {
             actions(statements).filter((a) => /^(ses|s3|secretsmanager):/.test(a)),
             fn,
           ).toEqual([]);
-          // Without a key condition: only reading gsi1 (the backfill), and the stream or the retry queues.
-          for (const s of statements.filter((s) => !s.Condition && actions([s]).some((a) => a.startsWith('dynamodb:'))))
+          // Without a key condition: only reading gsi1 (the backfill), the stream or the retry queues, and writing
+          // the listings table (its every item a ticket's listing item: consumer/listings.ts).
+          const unconditional = statements.filter(
+            (s) => !s.Condition && actions([s]).some((a) => a.startsWith('dynamodb:')),
+          );
+          const onListings = unconditional.filter((s) => JSON.stringify(s.Resource).includes('Listings'));
+          expect(
+            onListings.map((s) => actions([s])),
+            fn,
+          ).toEqual([['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:GetItem']]);
+          for (const s of unconditional.filter((s) => !onListings.includes(s)))
             expect(
               actions([s]).every((a) => a === 'dynamodb:Query' || /Stream|GetRecords|GetShardIterator/.test(a)),
             ).toBe(true);

@@ -7,6 +7,8 @@ import { BatchWriteCommand, ScanCommand, type DynamoDB } from '../../shared/aws/
 import { AwsClient } from 'aws4fetch';
 import type { Json } from '../json';
 import { SNAPSHOT_MAX_BYTES } from '../../shared/consumer/page-snapshots';
+import { listingsTableOf } from '../../shared/config';
+import { LISTING_INDEXES, type ListingDimension } from '../../shared/store/keys';
 
 /** A raw table item, read field by field. */
 type Item = Record<string, Json>;
@@ -29,14 +31,20 @@ function stable(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The sort key a listing item (the listings table's: no sort key) is named by in a State. */
+const LISTING_ITEM = 'LISTING';
+
+/** Every item of the table and of the listings table (a listing item as `LISTED#<id>|LISTING`), every file. */
 export async function readState(dynamo: DynamoDB, table: string, bucket: string): Promise<State> {
   const items = new Map<string, Item>();
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const page = await dynamo.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey }));
-    for (const item of page.Items ?? []) items.set(`${item.PK}|${item.SK}`, item);
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for (const TableName of [table, listingsTableOf(table)]) {
+    let ExclusiveStartKey: Item | undefined;
+    do {
+      const page = await dynamo.send(new ScanCommand({ TableName, ConsistentRead: true, ExclusiveStartKey }));
+      for (const item of page.Items ?? []) items.set(`${item.PK}|${item.SK ?? LISTING_ITEM}`, item);
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
   return { items, objects: await listObjects(bucket) };
 }
 
@@ -85,13 +93,20 @@ export async function removeTickets(dynamo: DynamoDB, table: string, bucket: str
   const doomed = [...state.items.values()].filter((i) =>
     /^(?:(?:TICKET|COUNTS|COUNTED|LISTED|FOLLOWUP|ATTACHMENT)#|EVENTS(?:_LATE)?$)/.test(String(i.PK)),
   );
-  for (let i = 0; i < doomed.length; i += 25) {
-    let pending: unknown[] = doomed
-      .slice(i, i + 25)
-      .map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));
-    while (pending.length) {
-      const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [table]: pending as never } }));
-      pending = out.UnprocessedItems?.[table] ?? [];
+  for (const [TableName, of] of [
+    [table, doomed.filter((item) => item.SK !== undefined)],
+    [listingsTableOf(table), doomed.filter((item) => item.SK === undefined)],
+  ] as const) {
+    for (let i = 0; i < of.length; i += 25) {
+      let pending: unknown[] = of
+        .slice(i, i + 25)
+        .map((item) => ({
+          DeleteRequest: { Key: item.SK === undefined ? { PK: item.PK } : { PK: item.PK, SK: item.SK } },
+        }));
+      while (pending.length) {
+        const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [TableName]: pending as never } }));
+        pending = out.UnprocessedItems?.[TableName] ?? [];
+      }
     }
   }
   await removeObjects(bucket, state.objects);
@@ -117,7 +132,7 @@ export function category(item: Item): string {
   const sk = String(item.SK);
   if (pk === 'COUNTER') return 'counter';
   if (pk.startsWith('COUNTS#') || pk.startsWith('COUNTED#')) return 'counts';
-  if (pk.startsWith('LISTED#')) return sk === 'PAGE' ? 'page-snapshot' : 'listing';
+  if (pk.startsWith('LISTED#')) return sk === 'PAGE' ? 'page-snapshot' : item.SK === undefined ? 'listing' : 'retired';
   if (pk.startsWith('FOLLOWUP#') || pk.startsWith('ATTACHMENT#'))
     return `ref:${pk.slice(0, pk.indexOf('#')).toLowerCase()}`;
   if (pk.startsWith('TICKET#')) return String(item.type);
@@ -279,8 +294,8 @@ export function invariantViolations(state: State): string[] {
     }
   }
 
-  // Listing records (kept from the stream): each live ticket's, with its gsi4 keys, in every view
-  // (an agent view's carrying the sort values after the id); none of another ticket but tombstones (no gsi4 keys).
+  // Listing items (kept from the stream, in the listings table): each live ticket's, with its keys in every view's
+  // index (an agent view's carrying the sort values); none of another ticket but tombstones (no index keys).
   const listed = (t: Item): Record<string, { value?: string; sort?: string; carried?: string }> => {
     const assigned = t.assigned_to == null ? 'none' : String(t.assigned_to);
     const sorts: Record<string, string> = {
@@ -303,12 +318,13 @@ export function invariantViolations(state: State): string[] {
     };
   };
   for (const t of tickets.values()) {
+    const l = state.items.get(`LISTED#${t.id}|${LISTING_ITEM}`);
     for (const [dimension, { value, sort, carried }] of Object.entries(listed(t))) {
-      const l = state.items.get(`LISTED#${t.id}|${dimension}`);
+      const index = LISTING_INDEXES[dimension as ListingDimension];
       const pk = value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`;
       const id = pad(t.id as number);
-      const sk = carried !== undefined ? `${id}#${carried}` : sort === undefined ? id : `${sort}#${id}`;
-      if (!l || l.GSI4PK !== pk || l.GSI4SK !== sk)
+      const sk = sort === undefined ? id : `${sort}#${id}`;
+      if (!l || l[index.partitionKey] !== pk || l[index.sortKey] !== sk || l[index.carried ?? '-'] !== carried)
         problems.push(`ticket ${t.id}: listed in ${dimension} as ${stable(l)}`);
     }
     // Its page snapshot: its collection's items as stored (a collection over SNAPSHOT_MAX_BYTES has none).
@@ -332,8 +348,10 @@ export function invariantViolations(state: State): string[] {
       problems.push(`ticket ${t.id}: page snapshot ${snapshot ? 'is not its collection' : 'missing'}`);
   }
   for (const l of items.filter((i) => String(i.PK).startsWith('LISTED#'))) {
-    if (!tickets.has(l.ticket as number) && (l.GSI4PK !== undefined || l.SK === 'PAGE'))
-      problems.push(`${l.PK}|${l.SK}: listed, but the ticket does not exist`);
+    const indexed = Object.values(LISTING_INDEXES).some((index) => l[index.partitionKey] !== undefined);
+    if (!tickets.has(l.ticket as number) && (indexed || l.SK === 'PAGE'))
+      problems.push(`${l.PK}|${l.SK ?? LISTING_ITEM}: listed, but the ticket does not exist`);
+    if (l.SK !== undefined && l.SK !== 'PAGE') problems.push(`${l.PK}|${l.SK}: a listing record of an earlier version`);
   }
 
   // Queues: slug claims.

@@ -17,10 +17,11 @@ let api: ReturnType<typeof clientFor>;
 let dynamo: DynamoDB;
 let store: {
   keys: typeof import('../../shared/store/keys').keys;
-  dimensions: typeof import('../../shared/store/keys').LISTING_DIMENSIONS;
+  indexes: typeof import('../../shared/store/keys').LISTING_INDEXES;
   backfill: typeof import('../../shared/consumer/backfill').backfill;
 };
 const table = () => process.env.TABLE_NAME!;
+const listings = () => `${process.env.TABLE_NAME!}-listings`;
 
 /** Every ticket this file made, as last answered (the table holds only these). */
 const tickets = new Map<number, Json>();
@@ -92,9 +93,9 @@ async function listIds(query: string, pageSize = 3): Promise<{ ids: number[]; pa
   return { ids: pages.flatMap((p) => p.results.map((t: Json) => t.id as number)), pages };
 }
 
-/** A listing record of a dimension no longer kept, as an earlier version wrote it: its key. */
+/** A listing record as a version before the listings table wrote it, in the table: its key. */
 async function writeRetiredRecord(ticket: number, dimension: string, partition: string, sortKey: string) {
-  const Key = store.keys.listed(ticket, dimension);
+  const Key = store.keys.retiredListing(ticket, dimension);
   await dynamo.send(
     new UpdateCommand({
       TableName: table(),
@@ -131,7 +132,7 @@ beforeAll(async () => {
   const keysModule = await import('../../shared/store/keys');
   store = {
     keys: keysModule.keys,
-    dimensions: keysModule.LISTING_DIMENSIONS,
+    indexes: keysModule.LISTING_INDEXES,
     backfill: (await import('../../shared/consumer/backfill')).backfill,
   };
   queue = (await api.call('POST', '/api/queues/', { json: { title: 'Filtered', slug: 'filtered' } })).body.id;
@@ -616,63 +617,41 @@ describe('filters combine: every combination, in every ordering, exactly the mat
   );
 
   it(
-    "records of the layout before they carried the other view's value: the generic source, exact, until the " +
-      "backfill (run at start when the first ticket's status × queue record lacks it) rewrites them",
+    "a table of the version before the listings table (a record per ticket and dimension, in gsi4): the start's " +
+      'backfill writes the listing items and removes the records, and keeps the page snapshots',
     async () => {
       const { backfillIfUncounted } = await import('../../shared/consumer/backfill');
       const t = all().find((x) => x.status === 1 && x.assigned_to === agent.id)!;
       const f = { status: '1', queue: t.queue as number, assigned: agent.id };
       const path = `/api/tickets/?page_size=25&${queryOf(f)}`;
-      // As the layout before: the sort values alone after the id, in the agent's record and in every status × queue
-      // record (so the first ticket's too).
-      const strip = async (dimension: string, id: number) => {
-        const Key = store.keys.listed(id, dimension);
-        const item = (await dynamo.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }))).Item!;
-        const sk = String(item.GSI4SK).split('#').slice(0, 5).join('#');
-        await dynamo.send(
-          new UpdateCommand({
-            TableName: table(),
-            Key,
-            UpdateExpression: 'SET GSI4SK = :sk',
-            ExpressionAttributeValues: { ':sk': sk },
-          }),
-        );
-        return sk;
-      };
-      expect(await strip('status-assigned', t.id)).toMatch(/^\d{12}#[^#]+#[^#]+#\d#[^#]+$/);
-      for (const x of all()) await strip('status-queue', x.id);
-      // And its record of the view no longer kept.
-      const retired = await writeRetiredRecord(
-        t.id,
-        'status-queue-assigned',
-        `LIST#status-queue-assigned#1#${t.queue}#${agent.id}`,
-        String(t.id).padStart(12, '0'),
+      // As the version before: no listing items, and the records of that version in the table.
+      const { batchWrite } = await import('../../shared/store/query');
+      await batchWrite(
+        [],
+        all().map((x) => store.keys.listed(x.id)),
+        listings(),
       );
-      // The view's partition read, then (a record without the value) the generic source of the order.
-      const agents = `LIST#status-assigned#1#${agent.id}`;
-      expect(await partitionsRead(path)).toEqual([agents, `LIST#queue#${t.queue}`]);
-      expect(await partitionsRead(`${path}&ordering=-priority`)).toEqual([agents, 'LIST#all@priority']);
-      expect(await partitionsRead(`/api/tickets/?status=1&queue=1&assigned_to=none&ordering=modified`)).toEqual([
-        'LIST#status-queue#1#1',
-        'LIST#modified',
-      ]);
-      for (const [ordering, order] of ORDERS) {
-        const expected = idsOf(all().filter(matcher(f)).sort(order));
-        const { ids, pages } = await listIds(`${queryOf(f)}&ordering=${ordering}`, 2);
-        expect(ids, ordering).toEqual(expected);
-        expect(pages[0]!.count).toBe(expected.length);
-      }
+      const id = String(t.id).padStart(12, '0');
+      const records = [
+        await writeRetiredRecord(t.id, 'queue', `LIST#queue#${t.queue}`, id),
+        await writeRetiredRecord(t.id, 'status-queue', `LIST#status-queue#1#${t.queue}`, `${id}#x#y#3#~#none`),
+        await writeRetiredRecord(t.id, 'status-queue@priority', `LIST#status-queue@priority#1#${t.queue}`, `3#${id}`),
+      ];
+      expect((await api.call('GET', path)).body.results).toEqual([]);
 
       await backfillIfUncounted();
-      expect((await dynamo.send(new GetCommand({ TableName: table(), Key: retired, ConsistentRead: true }))).Item).toBe(
-        undefined,
+      for (const Key of records)
+        expect(
+          (await dynamo.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }))).Item,
+          Key.SK,
+        ).toBe(undefined);
+      const snapshot = await dynamo.send(
+        new GetCommand({ TableName: table(), Key: store.keys.pageSnapshot(t.id), ConsistentRead: true }),
       );
+      expect(snapshot.Item).toBeDefined();
       expect(await partitionsRead(path)).toEqual([`LIST#status-assigned#1#${agent.id}`]);
-      expect(await partitionsRead(`/api/tickets/?status=1&queue=1&assigned_to=none&ordering=modified`)).toEqual([
-        'LIST#status-queue#1#1',
-      ]);
       await expectViewExact(f, 'after the backfill');
-      await expectViewExact({ status: '1', queue: 1, assigned: null }, 'after the backfill');
+      expect((await listIds('ordering=created')).ids).toEqual(idsOf(all().sort(byTime('created'))));
     },
     120_000,
   );
@@ -789,78 +768,18 @@ describe('permissions', () => {
 });
 
 describe('backfill', () => {
-  it('writes the listing records a table from before them lacks, and changes nothing on a second run', async () => {
+  it('writes the listing items a table from before them lacks, and changes nothing on a second run', async () => {
     const ticket = all()[4]!;
-    for (const dimension of store.dimensions) {
-      await dynamo.send(new DeleteCommand({ TableName: table(), Key: store.keys.listed(ticket.id, dimension) }));
-    }
+    await dynamo.send(new DeleteCommand({ TableName: listings(), Key: store.keys.listed(ticket.id) }));
     expect((await listIds('ordering=created')).ids).not.toContain(ticket.id);
     expect((await listIds(`priority=${ticket.priority}`)).ids).not.toContain(ticket.id);
     const done = await store.backfill();
-    expect(done.listings).toBe(tickets.size * store.dimensions.length);
+    expect(done.listings).toBe(tickets.size);
     expect((await listIds('ordering=created')).ids).toEqual(idsOf(all().sort(byTime('created'))));
     expect((await listIds(`priority=${ticket.priority}`)).ids).toContain(ticket.id);
     await store.backfill();
     expect((await listIds('ordering=modified')).ids).toEqual(idsOf(all().sort(byTime('modified'))));
   });
-});
-
-describe('an agent view in another order: sorted from its id-order records', () => {
-  it(
-    'records of an earlier layout (no sort values; a record per order) read the whole table in that order, ' +
-      'checked, until the backfill rewrites them and removes the retired records',
-    async () => {
-      const t = all().find((x) => x.queue === queue)!;
-      const view = `status=${t.status}&queue=${queue}`;
-      const expected = idsOf(
-        all()
-          .filter((x) => x.status === t.status && x.queue === queue)
-          .sort(byPriority),
-      );
-      // The earlier layout: the view's record sorted by id alone, and a record of the view by priority.
-      const record = store.keys.listed(t.id, 'status-queue');
-      const id = String(t.id).padStart(12, '0');
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: record,
-          UpdateExpression: 'SET GSI4SK = :id',
-          ExpressionAttributeValues: { ':id': id },
-        }),
-      );
-      const retired = await writeRetiredRecord(
-        t.id,
-        'status-queue@priority',
-        `LIST#status-queue@priority#${t.status}#${queue}`,
-        `${t.priority}#${id}`,
-      );
-      const reads = async () =>
-        (await pageReads(`/api/tickets/?page_size=25&${view}&ordering=priority`)).calls
-          .filter((c) => c.operation === 'Query')
-          .map((c) => (JSON.parse(c.input) as { ExpressionAttributeValues: Json }).ExpressionAttributeValues[':pk']);
-      expect(await reads()).toContain('LIST#all@priority');
-      const before = await listIds(`${view}&ordering=priority`, 2);
-      expect(before.ids).toEqual(expected);
-      expect(before.pages[0]!.count).toBe(expected.length);
-      await expectPreviousLinksRetrace(before.pages);
-
-      await store.backfill();
-      const rewritten = (await dynamo.send(new GetCommand({ TableName: table(), Key: record, ConsistentRead: true })))
-        .Item!;
-      expect(String(rewritten.GSI4SK)).toMatch(new RegExp(`^${id}#.+#.+#${t.priority}#`));
-      expect((await dynamo.send(new GetCommand({ TableName: table(), Key: retired, ConsistentRead: true }))).Item).toBe(
-        undefined,
-      );
-      expect(await reads()).toEqual([`LIST#status-queue#${t.status}#${queue}`]);
-      const after = await listIds(`${view}&ordering=priority`, 2);
-      expect(after.ids).toEqual(expected);
-      await expectPreviousLinksRetrace(after.pages);
-      // A cursor handed out by the whole table's page continues on the view's.
-      expect(
-        (await api.call('GET', before.pages[0]!.next.slice(api.url.length))).body.results.map((x: Json) => x.id),
-      ).toEqual(expected.slice(2, 4));
-    },
-  );
 });
 
 describe('an agent view past VIEW_SORT_BOUND', () => {
@@ -875,18 +794,18 @@ describe('an agent view past VIEW_SORT_BOUND', () => {
     ];
     await runtime.drainTableStream();
     // More entries in the view's partition than the bound (of tickets that do not exist: never shown).
-    const partition = store.keys.listingPartition('status-queue', `1#${bounded}`);
+    const { carried } = store.indexes['status-queue'];
     const fake = Array.from({ length: VIEW_SORT_BOUND }, (_, i) => {
       const id = 900_000 + i;
       return {
-        ...store.keys.listed(id, 'status-queue'),
+        ...store.keys.listed(id),
         ticket: id,
         version: 1,
-        GSI4PK: partition,
-        GSI4SK: `${String(id).padStart(12, '0')}#2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~`,
+        ...store.keys.listing('status-queue', id, `1#${bounded}`, undefined),
+        [carried!]: '2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~#none',
       };
     });
-    await batchWrite(fake);
+    await batchWrite(fake, [], listings());
     try {
       const path = `/api/tickets/?page_size=25&status=1&queue=${bounded}&ordering=-priority`;
       const { reply, calls } = await pageReads(path);
@@ -899,7 +818,8 @@ describe('an agent view past VIEW_SORT_BOUND', () => {
     } finally {
       await batchWrite(
         [],
-        fake.map(({ PK, SK }) => ({ PK, SK })),
+        fake.map(({ PK }) => ({ PK })),
+        listings(),
       );
     }
   });

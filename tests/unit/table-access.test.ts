@@ -13,6 +13,43 @@ import { keys } from '../../shared/store/keys';
 import { routeByHandler, routes } from '../../shared/api/routes';
 
 describe('tableRequests', () => {
+  it('names a call on the listings table as such, and only a listings grant allows it', () => {
+    const query = tableRequests(
+      'Query',
+      {
+        TableName: 'helpdesk-listings',
+        IndexName: 'queue',
+        ExpressionAttributeValues: { ':pk': 'LIST#queue#1' },
+      },
+      'helpdesk-listings',
+    );
+    expect(query).toEqual([{ action: 'Query', partition: 'LIST#queue#1', index: 'queue', listings: true }]);
+    const write = tableRequests(
+      'BatchWriteItem',
+      {
+        RequestItems: { 'helpdesk-listings': [{ PutRequest: { Item: { PK: 'LISTED#1' } } }] },
+      },
+      'helpdesk-listings',
+    );
+    expect(write).toEqual([{ action: 'BatchWriteItem', partition: 'LISTED#1', listings: true }]);
+    // The table's own grants, however broad, do not reach it; a listings grant reaches nothing else.
+    const tableOnly: TableGrant[] = [{ index: 'gsi1' }, { actions: ['BatchWriteItem'], keys: ['*'] }];
+    expect(allows(tableOnly, query[0]!)).toBe(false);
+    expect(allows(tableOnly, write[0]!)).toBe(false);
+    expect(allows([{ listings: ['Query'] }], query[0]!)).toBe(true);
+    expect(allows([{ listings: ['Query'] }], write[0]!)).toBe(false);
+    expect(allows(GRANTS.filteredTickets, query[0]!)).toBe(true);
+    expect(allows(STREAM_CONSUMER_GRANTS, write[0]!)).toBe(true);
+    const onTable = tableRequests(
+      'BatchWriteItem',
+      {
+        RequestItems: { helpdesk: [{ PutRequest: { Item: { PK: 'LISTED#1' } } }] },
+      },
+      'helpdesk-listings',
+    );
+    expect(allows([{ listings: ['BatchWriteItem'] }], onTable[0]!)).toBe(false);
+  });
+
   it('names one action per item, on its partition key, for every command the functions send', () => {
     expect(tableRequests('GetItem', { Key: { PK: 'USER#a', SK: 'USER' } })).toEqual([
       { action: 'GetItem', partition: 'USER#a' },
