@@ -493,7 +493,7 @@ table (docs/data-model.md, "List pages at any size").
 
 The filtered and reordered list pages (25 tickets; \`… next\`: the page after it, by its cursor),
 DynamoDB requests / read units / p50 ms at each size. A filtered page is one Query of the filter's
-index partition for the page's ids (gsi4 listing records; gsi3 for \`submitter_email\`), one Query
+index partition for the page's ids (the listings table's indexes; gsi3 for \`submitter_email\`), one Query
 per ticket of its collection, and the totals item where the list keeps a count; \`-id\` reads as the
 upstream list does (docs/data-model.md, "Filtered lists"). A page with fewer matches reads fewer
 collections.
@@ -672,7 +672,7 @@ export function renderCost(r: BenchResults): string {
     monthlyRequests += requests;
     return `| ${name} | ${perTicket} | ${requests.toLocaleString('en')} | ${usd(cost)} |`;
   }).join('\n');
-  // The stream consumer's writes per change (counts, listing records, page snapshots, change events): DynamoDB only
+  // The stream consumer's writes per change (counts, listing items, page snapshots, change events): DynamoDB only
   // (its Lambda runs once per batch of up to 100 records: a share of a cent per million changes).
   const consumerDollars = (c: { readUnits: number; writeUnits: number }) =>
     c.readUnits * PRICES.dynamoPerMillionReadUnits + c.writeUnits * PRICES.dynamoPerMillionWriteUnits;
@@ -726,7 +726,7 @@ five is created with a file).
 |---|---|---|---|
 ${lines}
 | stream consumer (each create and PATCH/PUT above: its counts, listing ` +
-    `records, page snapshots, change events) ` +
+    `items, page snapshots, change events) ` +
     `| | | ${usd(consumerMonthly)} |
 | **Requests** | | | **${usd(monthly)}** |
 
@@ -747,10 +747,11 @@ not grow with the table (docs/benchmarks.md, "Scale").
 ## What the stream consumer writes per change
 
 Off the request path, the table's stream consumer (CountTickets on AWS) keeps, per change, the
-counts, the listing records the filtered lists read (8 per ticket since issue 33: queue, assignee,
-modified, created, every ticket by priority and by due date, and the two agent views in id order,
-whose records carry the ticket's sort values after its id, then the other view's value; a PATCH
-rewrites those whose place changed: \`modified\` and the two agent views' at least), each ticket's
+counts, the listing item the filtered lists read (one per ticket since issue 33, in the listings
+table, an index per dimension: queue, assignee, modified, created, every ticket by priority and by
+due date, and the two agent views in id order, whose entries carry the ticket's sort values, then the
+other view's value; a change rewrites the item, and DynamoDB writes only the index entries it moves or
+whose carried values change: \`modified\` and the two agent views' at least), each ticket's
 page snapshot (one Query of its collection and one put) and the change events. Why the records are
 worth their writes: every agent view in every ordering is then a page of 3–5 requests with an exact
 count, an agent view in another order than id sorted from its id-order partition read whole (up to
@@ -777,16 +778,19 @@ it, those rows are DynamoDB Local's figures.
 ${consumerRows}
 
 **Before and after issue 33** (the consumer's write units per change, counted by the bench on DynamoDB
-Local, one change alone; \`npm run bench -- --burst\` counts the same four): create 51 → 21, PATCH of
-\`priority\` 32 → 16, PATCH of \`status\` 55 → 14, DELETE 49 → 20. What went: the twelve \`<view>@<order>\`
-listing records (an agent view in another order is sorted from its id-order records, which now carry
+Local, one change alone; \`npm run bench -- --burst\` counts the same four): create 51 → 14, PATCH of
+\`priority\` 32 → 11, PATCH of \`status\` 55 → 12, DELETE 49 → 13. What went: the twelve \`<view>@<order>\`
+listing records (an agent view in another order is sorted from its id-order entries, which now carry
 the sort values: 24 units a create, most of a PATCH of \`priority\` or \`status\`), the
 \`status-queue-assigned\` records (either other view's records carry the value it lacks: 2 units a
 create and delete, 3 a PATCH), the \`LIST#priority\`
 records (the same tickets as \`all@priority\`'s range of each priority) and the second totals item
 (\`~TOTALS\`: 2 billed units a counts transaction, which DynamoDB Local does not show); and, in the local
 count only, a late mark per event (DynamoDB Local's stream named the minute of a write: every event was
-late; infra/local/table-stream.ts now names the second). Per record kind, what is left and why it
+late; infra/local/table-stream.ts now names the second); and the 8 listing records a ticket became one
+listing item in a table of its own (each record paid for its item and its index entry: 21 → 14 a
+create, 16 → 11 a PATCH of \`priority\`, 14 → 12 a status change, 20 → 13 a DELETE). Per record kind,
+what is left and why it
 stays: docs/data-model.md, "What each derived record serves". For the helpdesk above (1,000 new
 tickets a day, 2.2 PATCHes each) the consumer's DynamoDB went from $2.30 a month to the table's
 figure above.
@@ -831,10 +835,10 @@ benchmarks.md, "Importing from django-helpdesk"). A ticket with 3 followups and 
 attachment is about 7.2 items (the ticket, 3 followups and their 3 refs, the attachment and its ref),
 written new in transactions of up to 100 (2 write units an item: 14.4), plus their index entries
 (gsi1 and gsi2 of the collection items, gsi3 of the ticket, gsi1 of the refs: about 12.5 units), plus
-the stream consumer's counts, listing records and page snapshot of a created ticket (about 25 units,
-"Per change" above) and its followups' snapshot refreshes: about **64 write units and 8 read units a
+the stream consumer's counts, listing item and page snapshot of a created ticket (about 14 units,
+"Per change" above) and its followups' snapshot refreshes: about **53 write units and 8 read units a
 ticket**. The 20,000 tickets, 60,000 followups and 2,000 attachments of \`npm run bench -- --import\`:
-about 1.3 million write units, **about $0.82** of DynamoDB, $0.01 of S3 PUTs, and a few cents of
+about 1.1 million write units, **about $0.66** of DynamoDB, $0.01 of S3 PUTs, and a few cents of
 the consumer's Lambda (one invocation per batch of up to 100 records). The rate is bounded by the
 gsi1 partition \`TICKETS\`, which every collection item enters (about 1,000 entries a second, 4 a
 ticket here): about 250 tickets a second, so **about 1.5 minutes** for the 20,000 from a machine in
