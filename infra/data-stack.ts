@@ -13,7 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { LISTINGS_SCHEMA, TABLE_SCHEMA } from '../shared/store/schema';
+import { LISTINGS_SCHEMA, projectionOf, TABLE_SCHEMA, type IndexSchema } from '../shared/store/schema';
 import { listingsTableOf } from '../shared/config';
 import type { EnvironmentSettings } from './environments';
 import { SearchCluster } from './search';
@@ -34,54 +34,36 @@ export class DataStack extends Stack {
     const { settings, ...stackProps } = props;
     super(scope, id, { terminationProtection: settings.deletionProtection, ...stackProps });
 
-    this.table = new Table(this, 'Table', {
-      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
-      sortKey: { name: TABLE_SCHEMA.sortKey, type: AttributeType.STRING },
+    // What both tables share: on-demand within the environment's caps, encrypted, recoverable, protected as the data.
+    const tableProps = {
       billingMode: BillingMode.PAY_PER_REQUEST,
       maxReadRequestUnits: settings.tableMaxThroughput.readUnits,
       maxWriteRequestUnits: settings.tableMaxThroughput.writeUnits,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: settings.deletionProtection,
+      removalPolicy: settings.removalPolicy,
+    };
+    this.table = new Table(this, 'Table', {
+      ...tableProps,
+      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.sortKey, type: AttributeType.STRING },
       timeToLiveAttribute: TABLE_SCHEMA.timeToLive,
       // Feeds the webhook dispatcher (infra/webhooks.ts) and the ticket counts (infra/stream-consumer.ts),
       // each filtered to its items.
       stream: StreamViewType[TABLE_SCHEMA.stream],
-      deletionProtection: settings.deletionProtection,
-      removalPolicy: settings.removalPolicy,
     });
-    for (const index of TABLE_SCHEMA.indexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType[index.projection],
-      });
-    }
+    addIndexes(this.table, TABLE_SCHEMA.indexes);
 
-    // Every function finds it by the table's name (shared/config.ts listingsTableOf): no setting of its own.
+    // Derived from the table (the backfill rebuilds it: its point-in-time recovery is a few cents a month). Every
+    // function finds it by the table's name (shared/config.ts listingsTableOf): no setting of its own.
     this.listings = new Table(this, 'Listings', {
+      ...tableProps,
       tableName: listingsTableOf(this.table.tableName),
       partitionKey: { name: LISTINGS_SCHEMA.partitionKey, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      maxReadRequestUnits: settings.tableMaxThroughput.readUnits,
-      maxWriteRequestUnits: settings.tableMaxThroughput.writeUnits,
-      // Derived from the table (the backfill rebuilds it), yet restorable with it to the same moment.
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: LISTINGS_SCHEMA.timeToLive,
-      deletionProtection: settings.deletionProtection,
-      removalPolicy: settings.removalPolicy,
     });
-    for (const index of LISTINGS_SCHEMA.indexes) {
-      this.listings.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        ...(index.carried
-          ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [index.carried] }
-          : { projectionType: ProjectionType.KEYS_ONLY }),
-      });
-    }
+    addIndexes(this.listings, LISTINGS_SCHEMA.indexes);
 
     const destroy = settings.removalPolicy === RemovalPolicy.DESTROY;
     this.bucket = new Bucket(this, 'Attachments', {
@@ -113,5 +95,19 @@ export class DataStack extends Stack {
         'enables across buckets (docs/security.md), not a per-bucket log in a second bucket.',
     });
     if (settings.search) this.search = new SearchCluster(this, 'Search', { ...settings, search: settings.search });
+  }
+}
+
+/** A table's indexes, as its schema has them. */
+function addIndexes(table: Table, indexes: readonly IndexSchema[]): void {
+  for (const index of indexes) {
+    const { type, attributes } = projectionOf(index);
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType[type],
+      ...(attributes ? { nonKeyAttributes: attributes } : {}),
+    });
   }
 }

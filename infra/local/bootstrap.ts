@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { LISTINGS_SCHEMA, TABLE_SCHEMA } from '../../shared/store/schema';
+import { LISTINGS_SCHEMA, projectionOf, TABLE_SCHEMA, type IndexSchema } from '../../shared/store/schema';
 import { config } from '../../shared/config';
 import { ensureQueue } from '../../shared/store/queues';
 import { backfillIfUncounted } from '../../shared/consumer/backfill';
@@ -24,24 +24,18 @@ export async function ensureTable(client: DynamoDBClient): Promise<void> {
   await Promise.all([ensureMainTable(client), ensureListingsTable(client)]);
 }
 
-type IndexSchema = { name: string; partitionKey: string; sortKey: string } & (
-  { projection: 'ALL' | 'KEYS_ONLY' } | { carried?: string }
-);
-
-/** An index as CreateTable and UpdateTable name it (a listing index: keys only, or projecting what it carries). */
-const indexSpec = (i: IndexSchema) => ({
-  IndexName: i.name,
-  KeySchema: [
-    { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
-    { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
-  ],
-  Projection:
-    'projection' in i
-      ? { ProjectionType: i.projection }
-      : i.carried
-        ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [i.carried] }
-        : { ProjectionType: 'KEYS_ONLY' as const },
-});
+/** An index as CreateTable and UpdateTable name it. */
+const indexSpec = (i: IndexSchema) => {
+  const { type, attributes } = projectionOf(i);
+  return {
+    IndexName: i.name,
+    KeySchema: [
+      { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: type, ...(attributes ? { NonKeyAttributes: attributes } : {}) },
+  };
+};
 
 /** Adds the indexes a table made by an earlier version lacks (one at a time, as DynamoDB takes them). */
 async function addMissingIndexes(

@@ -49,6 +49,12 @@ export const INDEXES = {
 } as const;
 export type IndexName = keyof typeof INDEXES;
 
+/** An index's key attributes (INDEXES, LISTING_INDEXES). */
+export interface IndexKeys {
+  partitionKey: string;
+  sortKey: string;
+}
+
 /**
  * The listings table (`<TABLE_NAME>-listings`, docs/data-model.md "Filtered lists"): one item per ticket
  * (`LISTED#<id>`), kept by the stream consumer, carrying its keys in every listing dimension, each dimension an index
@@ -96,12 +102,6 @@ export const IN_PARTITION = `${KEY.partition} = :pk`;
 export const SORT_BELOW = `${IN_PARTITION} AND ${KEY.sort} < :sk`;
 export const SORT_UP_TO = `${IN_PARTITION} AND ${KEY.sort} <= :sk`;
 export const SORT_BEGINS_WITH = `${IN_PARTITION} AND begins_with(${KEY.sort}, :sk)`;
-
-/** An index's key attributes (INDEXES, LISTING_INDEXES). */
-export interface IndexKeys {
-  partitionKey: string;
-  sortKey: string;
-}
 
 /**
  * Key condition of a Query on an index: its partition `:pk`, and when `from` is given, sort keys from `:from` on (or

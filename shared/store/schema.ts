@@ -30,3 +30,15 @@ export const LISTINGS_SCHEMA = {
   timeToLive: 'expires_at',
   indexes: Object.values(LISTING_INDEXES),
 } as const;
+
+/** An index of either table as its schema names it. */
+export type IndexSchema = (typeof TABLE_SCHEMA.indexes)[number] | (typeof LISTINGS_SCHEMA.indexes)[number];
+
+/**
+ * What an index projects: every attribute or keys only (the table's), keys only or (an agent view's listing index)
+ * keys and what its entries carry (the listings table's).
+ */
+export function projectionOf(index: IndexSchema): { type: 'ALL' | 'KEYS_ONLY' | 'INCLUDE'; attributes?: string[] } {
+  if ('projection' in index) return { type: index.projection };
+  return index.carried ? { type: 'INCLUDE', attributes: [index.carried] } : { type: 'KEYS_ONLY' };
+}
