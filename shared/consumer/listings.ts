@@ -19,15 +19,15 @@ import { dynamo } from '../aws/clients';
 import {
   keys,
   isWholeTableDimension,
+  LISTING_CARRIED,
   LISTING_DIMENSIONS,
-  LISTING_INDEXES,
   orderOf,
   TICKET_PREFIX,
   TICKET_SORT_KEY,
   type ListingDimension,
 } from '../store/keys';
 import { isAgentView } from '../domain/listing-dimensions';
-import { assigneeOf, carriedValues, sortValue, type ListedTicket } from '../store/listings';
+import { assigneeOf, carriedValues, sortValue, sortValuesOf, type ListedTicket } from '../store/listings';
 import type { TableChange } from './changes';
 import { isConditionFailure } from '../store/transact';
 import { batchWrite } from '../store/query';
@@ -91,27 +91,40 @@ const placesOf = (ticket: Partial<ListedTicket>) =>
 const movesListing = (next: Item, previous: Item) =>
   placesOf(next).some(([dimension, place]) => !samePlace(listingPlace(previous, dimension), place));
 
-/** One listing write: a live ticket's item (with its places) or a tombstone. */
+/** One listing write: a live ticket's item (with its places and what it carries for the views) or a tombstone. */
 export interface ListingWrite {
   ticket: number;
   version: number;
   places?: (readonly [ListingDimension, ListingPlace])[];
+  /** LISTING_CARRIED's values: the ticket's sort values, its queue and its assignee. */
+  carried?: { sorts: string; queue: string; assignee: string };
 }
 
 /** The listing write of a ticket item as it is now (none: deleted, a tombstone). */
 const listingWriteOf = (ticket: number, version: number, next: Item | undefined): ListingWrite =>
-  next ? { ticket, version, places: placesOf(next) } : { ticket, version: TOMBSTONE_VERSION };
+  next
+    ? {
+        ticket,
+        version,
+        places: placesOf(next),
+        carried: { sorts: sortValuesOf(next), queue: String(next.queue), assignee: assigneeOf(next) },
+      }
+    : { ticket, version: TOMBSTONE_VERSION };
 
-function listingItem(write: ListingWrite, now: number): Item {
-  const base = { ...keys.listed(write.ticket), ticket: write.ticket, version: write.version };
+/** A listing write's item in the listings table (a tombstone: no index keys, expiring). */
+export function listingItem(write: ListingWrite, now: number): Item {
+  const base = { ...keys.listed(write.ticket), version: write.version };
   if (write.places === undefined) return { ...base, expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS };
   const item: Item = base;
-  for (const [dimension, { value, sort, carried }] of write.places) {
+  for (const [dimension, { value, sort }] of write.places)
     Object.assign(item, keys.listing(dimension, write.ticket, value, sort));
-    const index = LISTING_INDEXES[dimension];
-    if (index.carried && carried !== undefined) item[index.carried] = carried;
-  }
-  return item;
+  const { sorts, queue, assignee } = write.carried!;
+  return {
+    ...item,
+    [LISTING_CARRIED.sorts]: sorts,
+    [LISTING_CARRIED.queue]: queue,
+    [LISTING_CARRIED.assignee]: assignee,
+  };
 }
 
 /**

@@ -19,8 +19,7 @@ import type { ViewCountItem } from '../domain/ticket-counts';
 
 export { isWholeTableDimension, orderOf };
 
-/** An id-order sort key: the zero-padded id, alone or (an agent view's) followed by `#` and the sort values. */
-const ID_FIRST = /^\d{12}(?:#|$)/;
+/** An id-order sort key: the zero-padded id alone. */
 const ID_ONLY = /^\d{12}$/;
 
 /** Zero-padded ids sort as numbers in string keys. */
@@ -60,29 +59,39 @@ export interface IndexKeys {
  * (`LISTED#<id>`), kept by the stream consumer, carrying its keys in every listing dimension, each dimension an index
  * of its own: a partition per filter value (queue, assignee, status × queue, status × assignee) in id order, and one
  * for every ticket by created, modified, priority and due date. Keys only, but the agent views', which project the
- * values the item carries for them (`carried`: every order's sort value and the other view's value), so that a view
- * is sorted in any order from one Query and a change of those values updates its entry rather than moving it.
+ * values the item carries for them (LISTING_CARRIED: every order's sort value and the other view's value), so that a
+ * view is sorted in any order from one Query and a change of those values updates its entry rather than moving it.
  */
 export interface ListingIndex extends IndexKeys {
   name: string;
-  /** The attribute an agent view's index projects: what its entry carries. */
-  carried?: string;
+  /** What an agent view's index projects: the item's sort values, then the other view's value (LISTING_CARRIED). */
+  carries?: readonly [string, string];
 }
-const listingIndex = (name: string, attribute: string, carried?: string): ListingIndex => ({
+/**
+ * What a listing item carries for the agent views' indexes, which project it: the ticket's sort values in every order
+ * (`<created>#<modified>#<priority>#<due or ~>`), its queue and its assignee (`none` for nobody).
+ */
+export const LISTING_CARRIED = { sorts: 'SV', queue: 'Q', assignee: 'A' } as const;
+/**
+ * A listing index. Its attribute names are short: DynamoDB Local ends a Query page at 1 MB of the table's items, not
+ * of the index's entries, so an agent view read whole (up to 2,000 entries) fits one page only while the item stays
+ * under about 500 bytes.
+ */
+const listingIndex = (name: string, attribute: string, carries?: readonly [string, string]): ListingIndex => ({
   name,
   partitionKey: `${attribute}PK`,
   sortKey: `${attribute}SK`,
-  ...(carried ? { carried } : {}),
+  ...(carries ? { carries } : {}),
 });
 export const LISTING_INDEXES: Record<ListedDimension, ListingIndex> = {
-  queue: listingIndex('queue', 'Queue'),
-  assigned: listingIndex('assigned', 'Assigned'),
-  created: listingIndex('created', 'Created'),
-  modified: listingIndex('modified', 'Modified'),
-  'all@priority': listingIndex('all-priority', 'Priority'),
-  'all@due': listingIndex('all-due', 'Due'),
-  'status-queue': listingIndex('status-queue', 'StatusQueue', 'StatusQueueCarried'),
-  'status-assigned': listingIndex('status-assigned', 'StatusAssigned', 'StatusAssignedCarried'),
+  queue: listingIndex('queue', 'Q'),
+  assigned: listingIndex('assigned', 'A'),
+  created: listingIndex('created', 'C'),
+  modified: listingIndex('modified', 'M'),
+  'all@priority': listingIndex('all-priority', 'P'),
+  'all@due': listingIndex('all-due', 'D'),
+  'status-queue': listingIndex('status-queue', 'SQ', [LISTING_CARRIED.sorts, LISTING_CARRIED.assignee]),
+  'status-assigned': listingIndex('status-assigned', 'SA', [LISTING_CARRIED.sorts, LISTING_CARRIED.queue]),
 };
 
 /** Every key attribute an item may carry, the indexes' included: never part of a record read back. */
@@ -254,14 +263,11 @@ export const keys = {
    * backfill deletes them once the ticket's listing item is written.
    */
   retiredListing: (ticket: number, dimension: string) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
-  /** The ticket of a listing (or gsi3) sort key: its first 12 characters in id order, else its last 12. */
-  ticketOfSortKey: (sk: string) => Number(ID_FIRST.test(sk) ? sk.slice(0, 12) : sk.slice(-12)),
-  /** The id-order position of an id-order sort key (as an earlier version's agent view record had it, values after). */
-  idOrderKey: (sk: string) => (ID_FIRST.test(sk) ? sk.slice(0, 12) : sk),
+  /** The ticket of a listing (or gsi3) sort key: its last 12 characters (the id alone in id order). */
+  ticketOfSortKey: (sk: string) => Number(sk.slice(-12)),
   /**
    * What a Query reads above a position `key` from: the key itself, or for an id-order position (an id) a key above
-   * every key of that id (`~` sorts after each character of a key), so that a page after a cursor leaves the cursor's
-   * ticket out.
+   * it and below the next id's, so that a page after a cursor leaves the cursor's ticket out.
    */
   aboveKey: (key: string) => (ID_ONLY.test(key) ? `${key}#~` : key),
   /**

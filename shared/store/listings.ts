@@ -40,20 +40,18 @@ export function sortValue(ticket: Partial<ListedTicket>, order: ListingOrder): s
 export const assigneeOf = (ticket: Partial<ListedTicket>) =>
   ticket.assigned_to == null ? 'none' : String(ticket.assigned_to);
 
+/** A ticket's sort value in every order but id's (`<created>#<modified>#<priority>#<due or ~>`: LISTING_CARRIED). */
+export const sortValuesOf = (ticket: Partial<ListedTicket>) =>
+  LISTING_ORDERS.map((order) => sortValue(ticket, order)).join('#');
+
 /**
- * What an agent view's index entry carries (projected: LISTING_INDEXES `carried`): every order's sort value, so that
+ * What an agent view's index entry carries (projected: LISTING_INDEXES `carries`): every order's sort value, so that
  * the view sorts in any order from its id-order partition alone, then the value of the dimension its partition does not
  * name (a status × queue entry's assignee, a status × assignee entry's queue), so that status × queue × assignee is
  * either view kept by that value.
  */
 export const carriedValues = (ticket: Partial<ListedTicket>, view: AgentView) =>
-  [
-    ...LISTING_ORDERS.map((order) => sortValue(ticket, order)),
-    view === 'status-queue' ? assigneeOf(ticket) : String(ticket.queue),
-  ].join('#');
-
-/** The other dimension's value an agent view's entry carries (carriedValues). */
-const carriedOtherValue = (carried: string): string | undefined => carried.split('#')[LISTING_ORDERS.length];
+  `${sortValuesOf(ticket)}#${view === 'status-queue' ? assigneeOf(ticket) : String(ticket.queue)}`;
 
 /** The listings table's Query of one dimension's index (the table named, the index and its key condition). */
 const listingIndexQuery = (dimension: ListingDimension) => {
@@ -84,11 +82,12 @@ export async function readViewWhole(
       ExpressionAttributeValues: { ':pk': partition },
       Limit: bound + 1,
     })) {
+      const [sorts, other] = index.carries!;
       for (const item of page) {
-        const carried = String(item[index.carried!]);
-        if (carrying && !carrying.includes(carriedOtherValue(carried)!)) continue;
+        if (carrying && !carrying.includes(String(item[other]))) continue;
         const ticket = keys.ticketOfSortKey(String(item[index.sortKey]));
-        found.push({ ticket, key: keys.listingSortKey(ticket, at < 0 ? undefined : carried.split('#')[at]) });
+        const sort = at < 0 ? undefined : String(item[sorts]).split('#')[at];
+        found.push({ ticket, key: keys.listingSortKey(ticket, sort) });
       }
       total += page.length;
       if (total > bound) return undefined;
@@ -171,7 +170,7 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
   const found = (out.Items ?? [])
     .map((i) => {
       const sk = prefix === undefined ? String(i[sortKey]) : keys.unprefixedSortKey(prefix, String(i[sortKey]));
-      return { ticket: keys.ticketOfSortKey(sk), key: keys.idOrderKey(sk) };
+      return { ticket: keys.ticketOfSortKey(sk), key: sk };
     })
     .filter((e) => e.key !== upper && e.key !== lowerExclusive)
     .slice(0, limit);

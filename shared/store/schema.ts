@@ -40,5 +40,5 @@ export type IndexSchema = (typeof TABLE_SCHEMA.indexes)[number] | (typeof LISTIN
  */
 export function projectionOf(index: IndexSchema): { type: 'ALL' | 'KEYS_ONLY' | 'INCLUDE'; attributes?: string[] } {
   if ('projection' in index) return { type: index.projection };
-  return index.carried ? { type: 'INCLUDE', attributes: [index.carried] } : { type: 'KEYS_ONLY' };
+  return index.carries ? { type: 'INCLUDE', attributes: [...index.carries] } : { type: 'KEYS_ONLY' };
 }

@@ -457,8 +457,8 @@ describe('dev environment', () => {
       SSESpecification: { SSEEnabled: true },
       TimeToLiveSpecification: { AttributeName: LISTINGS_SCHEMA.timeToLive, Enabled: true },
       GlobalSecondaryIndexes: LISTINGS_SCHEMA.indexes.map((i) => ({
-        ...gsi(i.name, i.partitionKey, i.sortKey, i.carried ? 'INCLUDE' : 'KEYS_ONLY'),
-        ...(i.carried ? { Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [i.carried] } } : {}),
+        ...gsi(i.name, i.partitionKey, i.sortKey, i.carries ? 'INCLUDE' : 'KEYS_ONLY'),
+        ...(i.carries ? { Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.carries] } } : {}),
       })),
     });
     expect(LISTINGS_SCHEMA.indexes).toHaveLength(8);

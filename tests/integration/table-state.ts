@@ -8,7 +8,7 @@ import { AwsClient } from 'aws4fetch';
 import type { Json } from '../json';
 import { SNAPSHOT_MAX_BYTES } from '../../shared/consumer/page-snapshots';
 import { listingsTableOf } from '../../shared/config';
-import { LISTING_INDEXES, type ListingDimension } from '../../shared/store/keys';
+import { LISTING_CARRIED, LISTING_INDEXES, type ListingDimension } from '../../shared/store/keys';
 
 /** A raw table item, read field by field. */
 type Item = Record<string, Json>;
@@ -98,11 +98,9 @@ export async function removeTickets(dynamo: DynamoDB, table: string, bucket: str
     [listingsTableOf(table), doomed.filter((item) => item.SK === undefined)],
   ] as const) {
     for (let i = 0; i < of.length; i += 25) {
-      let pending: unknown[] = of
-        .slice(i, i + 25)
-        .map((item) => ({
-          DeleteRequest: { Key: item.SK === undefined ? { PK: item.PK } : { PK: item.PK, SK: item.SK } },
-        }));
+      let pending: unknown[] = of.slice(i, i + 25).map((item) => ({
+        DeleteRequest: { Key: item.SK === undefined ? { PK: item.PK } : { PK: item.PK, SK: item.SK } },
+      }));
       while (pending.length) {
         const out = await dynamo.send(new BatchWriteCommand({ RequestItems: { [TableName]: pending as never } }));
         pending = out.UnprocessedItems?.[TableName] ?? [];
@@ -296,7 +294,7 @@ export function invariantViolations(state: State): string[] {
 
   // Listing items (kept from the stream, in the listings table): each live ticket's, with its keys in every view's
   // index (an agent view's carrying the sort values); none of another ticket but tombstones (no index keys).
-  const listed = (t: Item): Record<string, { value?: string; sort?: string; carried?: string }> => {
+  const listed = (t: Item): Record<string, { value?: string; sort?: string }> => {
     const assigned = t.assigned_to == null ? 'none' : String(t.assigned_to);
     const sorts: Record<string, string> = {
       created: String(t.created),
@@ -304,8 +302,6 @@ export function invariantViolations(state: State): string[] {
       priority: String(t.priority),
       due: t.due_date == null ? '~' : String(t.due_date),
     };
-    // Then the other view's value: a status × queue record's assignee, a status × assignee record's queue.
-    const carried = (other: string) => [sorts.created, sorts.modified, sorts.priority, sorts.due, other].join('#');
     return {
       queue: { value: String(t.queue) },
       assigned: { value: assigned },
@@ -313,20 +309,29 @@ export function invariantViolations(state: State): string[] {
       created: { sort: sorts.created },
       'all@priority': { sort: sorts.priority },
       'all@due': { sort: sorts.due },
-      'status-queue': { value: `${t.status}#${t.queue}`, carried: carried(assigned) },
-      'status-assigned': { value: `${t.status}#${assigned}`, carried: carried(String(t.queue)) },
+      'status-queue': { value: `${t.status}#${t.queue}` },
+      'status-assigned': { value: `${t.status}#${assigned}` },
     };
   };
   for (const t of tickets.values()) {
     const l = state.items.get(`LISTED#${t.id}|${LISTING_ITEM}`);
-    for (const [dimension, { value, sort, carried }] of Object.entries(listed(t))) {
+    for (const [dimension, { value, sort }] of Object.entries(listed(t))) {
       const index = LISTING_INDEXES[dimension as ListingDimension];
       const pk = value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`;
       const id = pad(t.id as number);
       const sk = sort === undefined ? id : `${sort}#${id}`;
-      if (!l || l[index.partitionKey] !== pk || l[index.sortKey] !== sk || l[index.carried ?? '-'] !== carried)
+      if (!l || l[index.partitionKey] !== pk || l[index.sortKey] !== sk)
         problems.push(`ticket ${t.id}: listed in ${dimension} as ${stable(l)}`);
     }
+    // What the agent views' entries carry: the sort values, the queue and the assignee.
+    const due = t.due_date == null ? '~' : String(t.due_date);
+    const carried = {
+      [LISTING_CARRIED.sorts]: [t.created, t.modified, t.priority, due].map(String).join('#'),
+      [LISTING_CARRIED.queue]: String(t.queue),
+      [LISTING_CARRIED.assignee]: t.assigned_to == null ? 'none' : String(t.assigned_to),
+    };
+    if (l && Object.entries(carried).some(([attribute, value]) => l[attribute] !== value))
+      problems.push(`ticket ${t.id}: its listing item carries ${stable(l)}`);
     // Its page snapshot: its collection's items as stored (a collection over SNAPSHOT_MAX_BYTES has none).
     const snapshot = state.items.get(`LISTED#${t.id}|PAGE`);
     const unindexed = {
@@ -349,7 +354,7 @@ export function invariantViolations(state: State): string[] {
   }
   for (const l of items.filter((i) => String(i.PK).startsWith('LISTED#'))) {
     const indexed = Object.values(LISTING_INDEXES).some((index) => l[index.partitionKey] !== undefined);
-    if (!tickets.has(l.ticket as number) && (indexed || l.SK === 'PAGE'))
+    if (!tickets.has(Number(String(l.PK).slice('LISTED#'.length))) && (indexed || l.SK === 'PAGE'))
       problems.push(`${l.PK}|${l.SK ?? LISTING_ITEM}: listed, but the ticket does not exist`);
     if (l.SK !== undefined && l.SK !== 'PAGE') problems.push(`${l.PK}|${l.SK}: a listing record of an earlier version`);
   }

@@ -794,7 +794,7 @@ describe('an agent view past VIEW_SORT_BOUND', () => {
     ];
     await runtime.drainTableStream();
     // More entries in the view's partition than the bound (of tickets that do not exist: never shown).
-    const { carried } = store.indexes['status-queue'];
+    const [sorts, other] = store.indexes['status-queue'].carries!;
     const fake = Array.from({ length: VIEW_SORT_BOUND }, (_, i) => {
       const id = 900_000 + i;
       return {
@@ -802,7 +802,8 @@ describe('an agent view past VIEW_SORT_BOUND', () => {
         ticket: id,
         version: 1,
         ...store.keys.listing('status-queue', id, `1#${bounded}`, undefined),
-        [carried!]: '2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~#none',
+        [sorts]: '2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~',
+        [other]: 'none',
       };
     });
     await batchWrite(fake, [], listings());

@@ -3,7 +3,9 @@
  * listingWritesOfMoves).
  */
 import { describe, expect, it } from 'vitest';
-import { listingWritesOfMoves, type ListingWrite } from '../../shared/consumer/listings';
+import { listingItem, listingWritesOfMoves, type ListingWrite } from '../../shared/consumer/listings';
+import { VIEW_SORT_BOUND } from '../../shared/store/filtered-lists';
+import { itemSize } from '../../bench/item-size';
 import { LISTING_DIMENSIONS } from '../../shared/store/keys';
 import { DELETED_VERSION } from '../../shared/domain/ticket-counts';
 import type { TableChange } from '../../shared/consumer/changes';
@@ -101,5 +103,23 @@ describe('listingWritesOfMoves', () => {
       [{ eventName: 'REMOVE', keys, oldImage: ticket(3) }],
     );
     expect(gone).toEqual([{ ticket: 7, version: Number.MAX_SAFE_INTEGER }]);
+  });
+});
+
+describe('listingItem', () => {
+  it("stays small enough that an agent view of VIEW_SORT_BOUND entries is one Query page of DynamoDB Local's", () => {
+    // DynamoDB Local ends a Query page of an index at 1 MB of the table's items, not of the index's entries.
+    const largest = {
+      ...ticket(9, { due_date: '2031-12-31T23:59:59.999999Z', assigned_to: 999_999, queue: 999_999, status: 5 }),
+      id: 999_999_999_999,
+      version: 999_999_999,
+    };
+    const [write] = listingWritesOfMoves(
+      [{ ticket: largest.id, next: { status: 5, queue: 999_999, version: largest.version }, previous: undefined }],
+      [{ eventName: 'INSERT', keys: { PK: `TICKET#${largest.id}`, SK: 'TICKET' }, newImage: largest }],
+    );
+    const item = listingItem(write!, 0);
+    expect(Object.keys(item).length).toBe(1 + 1 + 16 + 3);
+    expect(itemSize(item)).toBeLessThanOrEqual(Math.floor(1_048_576 / (VIEW_SORT_BOUND + 1)));
   });
 });
