@@ -75,7 +75,7 @@ export const LISTING_CARRIED = { sorts: 'SV', queue: 'Q', assignee: 'A' } as con
 /**
  * A listing index. Its attribute names are short: DynamoDB Local ends a Query page at 1 MB of the table's items, not
  * of the index's entries, so an agent view read whole (up to 2,000 entries) fits one page only while the item stays
- * under about 500 bytes.
+ * under 524 bytes (tests/unit/listings.test.ts).
  */
 const listingIndex = (name: string, attribute: string, carries?: readonly [string, string]): ListingIndex => ({
   name,
@@ -259,8 +259,8 @@ export const keys = {
   /** A ticket's listing item in the listings table (LISTING_INDEXES; consumer/listings.ts). */
   listed: (ticket: number) => ({ PK: `${LISTED_PREFIX}${ticket}` }),
   /**
-   * A listing record of an earlier version (one item per ticket and dimension, in the table, indexed by gsi4): the
-   * backfill deletes them once the ticket's listing item is written.
+   * A listing record of the versions before the listings table (one item per ticket and dimension, in the table,
+   * indexed by gsi4), which the backfill deletes: what a table upgraded from them holds.
    */
   retiredListing: (ticket: number, dimension: string) => ({ PK: `${LISTED_PREFIX}${ticket}`, SK: dimension }),
   /** The ticket of a listing (or gsi3) sort key: its last 12 characters (the id alone in id order). */
