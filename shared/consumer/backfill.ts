@@ -1,12 +1,12 @@
 /**
  * Brings a table written by an earlier version up to this one: ticket counts (consumer/ticket-counts.ts;
  * the agent views' counts an earlier version kept on the totals items moved to their own items)
- * and listing records (consumer/listings.ts) and page snapshots (consumer/page-snapshots.ts) from the tickets stored,
+ * and listing items (consumer/listings.ts) and page snapshots (consumer/page-snapshots.ts) from the tickets stored,
  * and ref items (keys.ts `ref`) for followups and attachments stored before refs existed. Safe to run at any time and
  * more than once: counts are applied through the same idempotent path as the stream (a ticket's current version, which
- * the stream's later records supersede), listing records likewise (conditional on holding an older version), refs are
+ * the stream's later records supersede), listing items likewise (conditional on holding an older version), refs are
  * rewritten with what they already hold. The local runtime runs it at start when there are tickets but no counts, or no
- * listing records; on AWS it is one invocation of the CountTickets function (docs/data-model.md, "Upgrading a table").
+ * listing items; on AWS it is one invocation of the CountTickets function (docs/data-model.md, "Upgrading a table").
  */
 import { config } from '../config';
 import { GetCommand, UpdateCommand } from '../aws/dynamodb';

@@ -36,7 +36,7 @@ import type { CountedMoves } from './ticket-counts';
 
 type Item = Record<string, unknown>;
 
-/** A deleted ticket's listing records: newer than any record of it. */
+/** A deleted ticket's listing item (its tombstone): newer than any record of it. */
 const TOMBSTONE_VERSION = Number.MAX_SAFE_INTEGER;
 /** Tombstones outlive the stream's 24-hour retention, then go. */
 const TOMBSTONE_SECONDS = 2 * 86_400;

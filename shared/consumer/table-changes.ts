@@ -33,7 +33,7 @@ export function isCountedChange(change: TableChange): boolean {
 }
 
 /**
- * Ticket state: the counts and the listing records (written before the counts transaction that
+ * Ticket state: the counts and the listing items (written before the counts transaction that
  * commits them: consumer/listings.ts listingWritesOfMoves), then the collection repairs the counted
  * status changes call for; the opening followups' refs and the page snapshots
  * (consumer/page-snapshots.ts) meanwhile.
@@ -62,7 +62,7 @@ async function applyTicketState(changes: TableChange[]): Promise<void> {
     }
   }
   const countsAndRepairs = async () => {
-    // 'counts' includes 'listings': the listing records are written inside it, before each counts transaction.
+    // 'counts' includes 'listings': the listing items are written inside it, before each counts transaction.
     const statusChanged = tickets.length
       ? await timedPhase('counts', () =>
           applyTicketRecords(tickets, (moves) =>

@@ -128,7 +128,7 @@ export type CountedMoves = CountChanges['counted'];
  * may need re-keying: consumer/collection-repair.ts).
  *
  * `beforeCommit` gets, before the transactions, the tickets they move (those whose records are
- * newer than what is counted): what else is kept per ticket version (listing records) is written
+ * newer than what is counted): what else is kept per ticket version (listing items) is written
  * then, so each transaction, conditional on the counted states read, commits it; a retry after a
  * failure in between writes it again.
  *

@@ -36,17 +36,6 @@ export type SortedView = `${AgentView}@${(typeof LISTING_ORDERS)[number]}`;
  */
 export type ListingSourceDimension = ListedDimension | SortedView | 'priority';
 
-/**
- * Dimensions an earlier version kept records of, no longer written or read (issue 33): each agent view in every other
- * order, `priority` (a range of `all@priority`), and status × queue × assignee in every order (served by the other two
- * views' records). The backfill deletes a live ticket's.
- */
-export const RETIRED_DIMENSIONS = /* @__PURE__ */ (() => [
-  'priority',
-  'status-queue-assigned',
-  ...[...AGENT_VIEWS, 'status-queue-assigned'].flatMap((view) => LISTING_ORDERS.map((order) => `${view}@${order}`)),
-])();
-
 /** What a dimension's partitions are sorted by: id alone, or a value then id. */
 export function orderOf(dimension: ListingSourceDimension): ListingOrder {
   if (dimension === 'created' || dimension === 'modified') return dimension;

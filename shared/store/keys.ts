@@ -147,8 +147,8 @@ const LISTED_PREFIX = 'LISTED#';
 /** The sort key of a ticket's page snapshot in its table partition `LISTED#<id>` (keys.pageSnapshot). */
 export const PAGE_SNAPSHOT_SORT_KEY = 'PAGE';
 /**
- * The dimensions a ticket has a listing record of (store/listings.ts; domain/ticket-list-query.ts says which list reads
- * which).
+ * The dimensions a ticket is listed in (its listing item: store/listings.ts; domain/ticket-list-query.ts says which
+ * list reads which).
  */
 export const LISTING_DIMENSIONS = LISTED_DIMENSIONS;
 export type ListingDimension = ListedDimension;

@@ -179,7 +179,7 @@ export async function readListing(query: ListingQuery, limit: number): Promise<{
 
 /**
  * The ticket created last before `time`, by the whole-table `created` partition (newest first, one
- * keys-only entry: half a read unit), as far as the listing records have caught up; undefined when
+ * keys-only entry: half a read unit), as far as the listing items have caught up; undefined when
  * none was. A ticket not listed yet only leaves the answer an earlier one.
  */
 export async function lastCreatedBefore(time: string): Promise<number | undefined> {

@@ -11,7 +11,7 @@ type Item = Record<string, unknown>;
 
 /**
  * The collections of `tickets` as a page shows them: their snapshots in one BatchGetItem (per 100,
- * eventually consistent: they follow the stream, as the listing records that named these tickets
+ * eventually consistent: they follow the stream, as the listing items that named these tickets
  * do), and one Query each for those without one.
  */
 export async function readPageCollections(tickets: number[]): Promise<Map<number, ReadCollection>> {
