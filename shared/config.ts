@@ -190,16 +190,13 @@ function wholeNumber(name: string, fallback: number): number {
 /**
  * The listings table's name: the table's and `-listings` (store/schema.ts LISTINGS_SCHEMA), as the CDK stack names it
  * (infra/data-stack.ts) and the local runtime makes it, so that no function, command or test needs a setting of its
- * own for it.
+ * own for it. A function of its own, not one of `config`'s getters: the bundles that list nothing leave it out.
  */
 export const listingsTableOf = (tableName: string) => `${tableName}-listings`;
 
 export const config = {
   get tableName(): string {
     return settings.tableName();
-  },
-  get listingsTableName(): string {
-    return listingsTableOf(settings.tableName());
   },
   get bucketName(): string {
     return settings.bucketName();

@@ -12,7 +12,7 @@ import {
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { LISTINGS_SCHEMA, projectionOf, TABLE_SCHEMA, type IndexSchema } from '../../shared/store/schema';
-import { config } from '../../shared/config';
+import { config, listingsTableOf } from '../../shared/config';
 import { ensureQueue } from '../../shared/store/queues';
 import { backfillIfUncounted } from '../../shared/consumer/backfill';
 import { createUser, findUserByUsername, saveUser } from '../../shared/store/users';
@@ -61,7 +61,7 @@ async function addMissingIndexes(
 
 async function ensureListingsTable(client: DynamoDBClient): Promise<void> {
   const { partitionKey, indexes, timeToLive } = LISTINGS_SCHEMA;
-  const TableName = config.listingsTableName;
+  const TableName = listingsTableOf(config.tableName);
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName }));
     return await addMissingIndexes(client, TableName, Table?.GlobalSecondaryIndexes, indexes);

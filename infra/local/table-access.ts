@@ -14,7 +14,7 @@ import { appendFileSync } from 'node:fs';
 import type { Route } from '../../shared/api/routes';
 import type { FilteredConsumer } from '../../shared/consumer/changes';
 import { allows, grantsOf, tableRequests, type TableGrant } from '../../shared/api/table-access';
-import { config } from '../../shared/config';
+import { config, listingsTableOf } from '../../shared/config';
 import { DynamoDBServiceError, type DynamoDB } from '../../shared/aws/dynamodb';
 
 /** The function whose calls are being made: its name (in refusals and records) and its grants. */
@@ -67,7 +67,7 @@ export function enforceTableGrants(client: DynamoDB): void {
   client.intercept((call, next) => {
     const scope = inScope.getStore();
     if (scope) {
-      for (const request of tableRequests(call.operation, call.input, config.listingsTableName)) {
+      for (const request of tableRequests(call.operation, call.input, listingsTableOf(config.tableName))) {
         if (record) appendFileSync(record, `${JSON.stringify({ handler: scope.handler, ...request })}\n`);
         else if (!allows(scope.grants, request)) {
           const on =

@@ -8,7 +8,7 @@
  * rewritten with what they already hold. The local runtime runs it at start when there are tickets but no counts, or no
  * listing items; on AWS it is one invocation of the CountTickets function (docs/data-model.md, "Upgrading a table").
  */
-import { config } from '../config';
+import { config, listingsTableOf } from '../config';
 import { GetCommand, UpdateCommand } from '../aws/dynamodb';
 import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inIndex, IN_PARTITION, PAGE_SNAPSHOT_SORT_KEY } from '../store/keys';
@@ -125,7 +125,7 @@ export async function backfillIfUncounted(): Promise<void> {
 
 async function hasListing(ticket: number): Promise<boolean> {
   const out = await dynamo.send(
-    new GetCommand({ TableName: config.listingsTableName, Key: keys.listed(ticket), ConsistentRead: true }),
+    new GetCommand({ TableName: listingsTableOf(config.tableName), Key: keys.listed(ticket), ConsistentRead: true }),
   );
   return out.Item !== undefined;
 }

@@ -14,13 +14,14 @@
  * bring it back.
  */
 import { PutCommand } from '../aws/dynamodb';
-import { config } from '../config';
+import { config, listingsTableOf } from '../config';
 import { dynamo } from '../aws/clients';
 import {
   keys,
   isWholeTableDimension,
   LISTING_CARRIED,
   LISTING_DIMENSIONS,
+  listingKeys,
   orderOf,
   TICKET_PREFIX,
   TICKET_SORT_KEY,
@@ -117,7 +118,7 @@ export function listingItem(write: ListingWrite, now: number): Item {
   if (write.places === undefined) return { ...base, expires_at: Math.floor(now / 1000) + TOMBSTONE_SECONDS };
   const item: Item = base;
   for (const [dimension, { value, sort }] of write.places)
-    Object.assign(item, keys.listing(dimension, write.ticket, value, sort));
+    Object.assign(item, listingKeys(dimension, write.ticket, value, sort));
   const { sorts, queue, assignee } = write.carried!;
   return {
     ...item,
@@ -138,7 +139,7 @@ export async function applyListingWrites(writes: ListingWrite[], now = Date.now(
         dynamo
           .send(
             new PutCommand({
-              TableName: config.listingsTableName,
+              TableName: listingsTableOf(config.tableName),
               Item: listingItem(write, now),
               ConditionExpression: 'attribute_not_exists(#version) OR #version <= :version',
               ExpressionAttributeNames: { '#version': 'version' },
@@ -201,6 +202,6 @@ export async function putListings(writes: ListingWrite[], now = Date.now()): Pro
     await batchWrite(
       writes.map((w) => listingItem(w, now)),
       [],
-      config.listingsTableName,
+      listingsTableOf(config.tableName),
     );
 }

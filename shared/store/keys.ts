@@ -83,7 +83,7 @@ const listingIndex = (name: string, attribute: string, carries?: readonly [strin
   sortKey: `${attribute}SK`,
   ...(carries ? { carries } : {}),
 });
-export const LISTING_INDEXES: Record<ListedDimension, ListingIndex> = {
+export const LISTING_INDEXES: Record<ListedDimension, ListingIndex> = /* @__PURE__ */ (() => ({
   queue: listingIndex('queue', 'Q'),
   assigned: listingIndex('assigned', 'A'),
   created: listingIndex('created', 'C'),
@@ -92,7 +92,26 @@ export const LISTING_INDEXES: Record<ListedDimension, ListingIndex> = {
   'all@due': listingIndex('all-due', 'D'),
   'status-queue': listingIndex('status-queue', 'SQ', [LISTING_CARRIED.sorts, LISTING_CARRIED.assignee]),
   'status-assigned': listingIndex('status-assigned', 'SA', [LISTING_CARRIED.sorts, LISTING_CARRIED.queue]),
-};
+}))();
+
+/**
+ * A ticket's keys in one dimension's index (LISTING_INDEXES): `value` is the filter value of its partition (queue,
+ * assignee, `none` for nobody, `<status>#…` for the agent views; none for the whole-table dimensions), `sort` what
+ * the partition is sorted by before the id (a time, a priority, a due date or `~`; none in id order). Outside `keys`,
+ * so that the functions that keep no listings leave LISTING_INDEXES out of their bundles.
+ */
+export function listingKeys(
+  dimension: ListedDimension,
+  ticket: number,
+  value: string | undefined,
+  sort: string | undefined,
+): Record<string, string> {
+  const { partitionKey, sortKey } = LISTING_INDEXES[dimension];
+  return {
+    [partitionKey]: value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
+    [sortKey]: listingSortKey(ticket, sort),
+  };
+}
 
 /** Every key attribute an item may carry, the indexes' included: never part of a record read back. */
 export const KEY_ATTRIBUTES: readonly string[] = [
@@ -270,18 +289,6 @@ export const keys = {
    * it and below the next id's, so that a page after a cursor leaves the cursor's ticket out.
    */
   aboveKey: (key: string) => (ID_ONLY.test(key) ? `${key}#~` : key),
-  /**
-   * A ticket's keys in one dimension's index (LISTING_INDEXES): `value` is the filter value of its partition (queue,
-   * assignee, `none` for nobody, `<status>#…` for the agent views; none for the whole-table dimensions), `sort` what
-   * the partition is sorted by before the id (a time, a priority, a due date or `~`; none in id order).
-   */
-  listing: (dimension: ListingDimension, ticket: number, value: string | undefined, sort: string | undefined) => {
-    const { partitionKey, sortKey } = LISTING_INDEXES[dimension];
-    return {
-      [partitionKey]: value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
-      [sortKey]: listingSortKey(ticket, sort),
-    };
-  },
   listingPartition: (dimension: ListingDimension, value?: string) =>
     value === undefined ? `LIST#${dimension}` : `LIST#${dimension}#${value}`,
   /** A sort key within the range of one sort value (`<value>#<rest>`: a priority's tickets in `all@priority`). */

@@ -4,7 +4,7 @@
  * The stream consumer writes the records (consumer/listings.ts).
  */
 import { QueryCommand } from '../aws/dynamodb';
-import { config } from '../config';
+import { config, listingsTableOf } from '../config';
 import type { Ticket } from '../domain/records';
 import { dynamo } from '../aws/clients';
 import { keys, INDEXES, inIndex, inSortRange, LISTING_INDEXES, type ListingDimension, type ListingOrder } from './keys';
@@ -56,7 +56,7 @@ export const carriedValues = (ticket: Partial<ListedTicket>, view: AgentView) =>
 /** The listings table's Query of one dimension's index (the table named, the index and its key condition). */
 const listingIndexQuery = (dimension: ListingDimension) => {
   const index = LISTING_INDEXES[dimension];
-  return { TableName: config.listingsTableName, IndexName: index.name, index };
+  return { TableName: listingsTableOf(config.tableName), IndexName: index.name, index };
 };
 
 /**

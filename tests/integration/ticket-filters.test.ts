@@ -18,6 +18,7 @@ let dynamo: DynamoDB;
 let store: {
   keys: typeof import('../../shared/store/keys').keys;
   indexes: typeof import('../../shared/store/keys').LISTING_INDEXES;
+  listingKeys: typeof import('../../shared/store/keys').listingKeys;
   backfill: typeof import('../../shared/consumer/backfill').backfill;
 };
 const table = () => process.env.TABLE_NAME!;
@@ -133,6 +134,7 @@ beforeAll(async () => {
   store = {
     keys: keysModule.keys,
     indexes: keysModule.LISTING_INDEXES,
+    listingKeys: keysModule.listingKeys,
     backfill: (await import('../../shared/consumer/backfill')).backfill,
   };
   queue = (await api.call('POST', '/api/queues/', { json: { title: 'Filtered', slug: 'filtered' } })).body.id;
@@ -801,7 +803,7 @@ describe('an agent view past VIEW_SORT_BOUND', () => {
         ...store.keys.listed(id),
         ticket: id,
         version: 1,
-        ...store.keys.listing('status-queue', id, `1#${bounded}`, undefined),
+        ...store.listingKeys('status-queue', id, `1#${bounded}`, undefined),
         [sorts]: '2030-01-01T00:00:00.000000Z#2030-01-01T00:00:00.000000Z#3#~',
         [other]: 'none',
       };
