@@ -332,8 +332,8 @@ if (args.burst) {
 
 /** Waits until the stream's consumer has counted every ticket: the count equals the tickets the last page ends with. */
 async function counted(): Promise<void> {
-  // Each new ticket costs the consumer 8 listing records and a page snapshot: seeding 20,000 takes minutes on a busy
-  // machine.
+  // Each new ticket costs the consumer a listing item (8 index entries) and a page snapshot: seeding 20,000 takes
+  // minutes on a busy machine.
   const deadline = Date.now() + 1_800_000;
   for (;;) {
     const last = (await request('GET', '/api/tickets/?page_size=100&page=last')).body;
@@ -508,7 +508,7 @@ if (args.lists) {
 log('seeding 200 tickets');
 const seeded = await seedTickets(200, admin.id, secondQueue);
 await counted();
-// The listing records the filtered lists read follow the stream too: applied up to now.
+// The listing items the filtered lists read follow the stream too: applied up to now.
 await runtime.drainTableStream();
 const listP50 = async (count: number) => {
   const pages = Math.max(1, Math.floor(count / 25));
