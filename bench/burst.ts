@@ -10,6 +10,7 @@
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ConsumerTimings } from '../shared/consumer/consumer-timings';
+import type { JvmCpu, JvmThreadKind } from './jvm-threads';
 import type { ApiReply } from './scale';
 import { withSection } from './report';
 
@@ -31,6 +32,17 @@ export interface SteadyRate {
   perSecond: number;
   p50: number;
   p99: number;
+}
+
+/**
+ * Creates, then GETs, at a fixed number in flight, one kind at a time; the load average when they began, and DynamoDB
+ * Local's CPU by kind of thread meanwhile (bench/jvm-threads.ts; undefined without /proc).
+ */
+export interface SteadyPhase {
+  creates: SteadyRate;
+  gets: SteadyRate;
+  load: number;
+  jvm?: JvmCpu;
 }
 
 /** The stream consumer's DynamoDB work for one change, measured alone (the stream drained before and after). */
@@ -66,8 +78,13 @@ export interface BurstResult {
   eventLoopDelay: { p50: number; p99: number; max: number };
   /** The machine's 1-minute load average and cores when the burst began: other work on it slows every figure. */
   load: { average: number; cores: number };
-  /** Creates and GETs at 8 in flight after the burst (bench/run.ts), and the load average then. */
-  steady?: { creates: SteadyRate; gets: SteadyRate; load: number };
+  /** DynamoDB Local's CPU by kind of thread from the first create to the last followup's answer. */
+  jvm?: JvmCpu;
+  /**
+   * Creates and GETs at 8 in flight (bench/run.ts): right after the burst, and warm, once rounds of creates stopped
+   * getting faster (`warmup`: creates a second in each round, in order).
+   */
+  steady?: { afterBurst: SteadyPhase; warm: SteadyPhase & { warmup: number[] } };
   /** The stream consumer's work per change (bench/run.ts consumerCost). */
   consumerPerChange?: Record<string, ConsumerCost>;
 }
@@ -78,6 +95,8 @@ export interface TimingsProbe {
   read(): ConsumerTimings;
   /** Applies every record of the stream written so far (the runtime's `drainTableStream`). */
   drain(): Promise<void>;
+  /** Starts counting DynamoDB Local's CPU by kind of thread (bench/jvm-threads.ts), where it can be read. */
+  jvm?: () => { since(): JvmCpu } | undefined;
 }
 
 type Send = (method: string, path: string, body?: unknown) => Promise<ApiReply>;
@@ -146,6 +165,7 @@ export async function measureBurst(
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const load = { average: Math.round(loadavg()[0]! * 10) / 10, cores: cpus().length };
+  const jvmProbe = timings.jvm?.();
   const c = await burst(creates, (i) => {
     if (i % 10) return send('POST', '/api/tickets/', ticket(i));
     const form = new FormData();
@@ -158,6 +178,7 @@ export async function measureBurst(
     send('POST', '/api/followups/', { ticket: made[0], title: `${run}-f${i}`, comment: 'Burst' }),
   );
   const answered = performance.now();
+  const jvm = jvmProbe?.since();
   const newest = Math.max(...made);
   // A create answered otherwise (a 500 past the functions' timeout) may still have stored its ticket:
   // the figures below then stay undefined rather than fail the run.
@@ -219,6 +240,7 @@ export async function measureBurst(
     lone,
     eventLoopDelay,
     load,
+    jvm,
   };
 }
 
@@ -227,20 +249,53 @@ const exactIn = (ms: number | undefined) =>
     ? `more than ${EXACT_WITHIN_MS / 1000} s (or never: a create answered 500 stored its ticket)`
     : `${ms} ms`;
 
+const JVM_KINDS: JvmThreadKind[] = ['JIT compilers', 'request threads', 'SQLite', 'garbage collector', 'other'];
+
+/** DynamoDB Local's CPU by kind of thread in each phase measured: seconds, and each kind's share. */
+function renderJvm(phases: [string, JvmCpu | undefined][]): string {
+  const measured = phases.filter((p): p is [string, JvmCpu] => p[1] !== undefined);
+  if (!measured.length) return '';
+  const row = ([name, cpu]: [string, JvmCpu]) => {
+    const total = JVM_KINDS.reduce((sum, kind) => sum + cpu[kind], 0);
+    const cell = (kind: JvmThreadKind) => `${cpu[kind].toFixed(1)} (${Math.round((100 * cpu[kind]) / (total || 1))}%)`;
+    return `| ${name} | ${total.toFixed(1)} | ${JVM_KINDS.map(cell).join(' | ')} |`;
+  };
+  return `DynamoDB Local's CPU in each phase, by kind of thread (seconds of CPU, bench/jvm-threads.ts): a freshly
+started JVM compiles its hot code as it goes (its JIT compilers), on the same two cores as everything else, until
+its code settles; the request threads parse and answer each call, and one thread per database runs the SQLite
+statements (a database's calls are taken one at a time).
+
+| Phase | all | ${JVM_KINDS.join(' | ')} |
+|---|---|${JVM_KINDS.map(() => '---').join('|')}|
+${measured.map(row).join('\n')}
+`;
+}
+
 /** The steady rates and the consumer's work per change, when measured (bench/run.ts adds them). */
 function renderSteady(r: BurstResult): string {
   const parts: string[] = [];
   if (r.steady) {
-    const row = (name: string, s: SteadyRate) =>
-      `| ${name} | ${s.requests} | ${s.inFlight} | ${s.perSecond} | ${s.p50} | ${s.p99} |`;
-    parts.push(`After the burst, in the same run (load average ${r.steady.load}), one kind at a time:
+    const { afterBurst, warm } = r.steady;
+    const row = (phase: string, name: string, s: SteadyRate) =>
+      `| ${phase} | ${name} | ${s.requests} | ${s.inFlight} | ${s.perSecond} | ${s.p50} | ${s.p99} |`;
+    parts.push(`Then, in the same run, creates and GETs at 8 in flight, one kind at a time: right after the burst
+(load average ${afterBurst.load}), and warm (load average ${warm.load}): once rounds of ${warm.creates.requests}
+creates stopped getting faster (creates a second, round by round: ${warm.warmup.join(' → ')}).
 
-| Requests | Count | In flight | Per second | p50 ms | p99 ms |
-|---|---|---|---|---|---|
-${row('ticket creates (JSON)', r.steady.creates)}
-${row('ticket GETs', r.steady.gets)}
+| Phase | Requests | Count | In flight | Per second | p50 ms | p99 ms |
+|---|---|---|---|---|---|---|
+${row('right after the burst', 'ticket creates (JSON)', afterBurst.creates)}
+${row('right after the burst', 'ticket GETs', afterBurst.gets)}
+${row('warm', 'ticket creates (JSON)', warm.creates)}
+${row('warm', 'ticket GETs', warm.gets)}
 `);
   }
+  const jvm = renderJvm([
+    ['the burst (500 creates, 200 followups)', r.jvm],
+    ['right after the burst (creates, GETs)', r.steady?.afterBurst.jvm],
+    ['warm (creates, GETs)', r.steady?.warm.jvm],
+  ]);
+  if (jvm) parts.push(jvm);
   if (r.consumerPerChange) {
     parts.push(`The stream consumer's work per change, each alone (its function's on AWS, not the request's):
 
