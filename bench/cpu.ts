@@ -116,8 +116,36 @@ const WARMUP_ROUNDS = 12;
 /** A round this much cheaper than the one before means the JIT is still at work. */
 const SETTLING = 0.05;
 
-export async function measureCpu(count = 1000): Promise<CpuResult[]> {
-  const server = fork(fileURLToPath(new URL('./cpu-server.ts', import.meta.url)), [], {
+/**
+ * The floor under those figures on this machine (bench/cpu-floor-server.ts): the same client and warm-up, against a
+ * bare Node HTTP server that answers a fixed body (`HTTP alone`), or sends the GET's one Query to DynamoDB Local and
+ * answers its items (`HTTP and one DynamoDB Query`).
+ */
+export const CPU_FLOOR_OPERATIONS: Operation[] = [
+  { name: 'HTTP alone', request: () => ({ method: 'GET', path: '/http/' }) },
+  {
+    name: 'HTTP and one DynamoDB Query',
+    request: (i, t) => ({ method: 'GET', path: `/api/tickets/${t[(i * 7) % t.length]}/` }),
+  },
+];
+
+export interface CpuOptions {
+  /** The server's module (its IPC messages: bench/cpu-server.ts). */
+  server?: URL;
+  operations?: Operation[];
+  /** A profiled pass after the measured one, split by layer. */
+  profiled?: boolean;
+}
+
+export async function measureCpu(
+  count = 1000,
+  {
+    server: serverModule = new URL('./cpu-server.ts', import.meta.url),
+    operations = CPU_OPERATIONS,
+    profiled = true,
+  }: CpuOptions = {},
+): Promise<CpuResult[]> {
+  const server = fork(fileURLToPath(serverModule), [], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -128,7 +156,7 @@ export async function measureCpu(count = 1000): Promise<CpuResult[]> {
     });
     if (ready.type !== 'ready') throw new Error('unexpected first message');
     const results: CpuResult[] = [];
-    for (const operation of CPU_OPERATIONS) {
+    for (const operation of operations) {
       const measured = async (from: number, profile: boolean) => {
         await call(server, { type: 'measure', profile });
         await run(ready.url, operation, ready.tickets, from, count);
@@ -146,7 +174,7 @@ export async function measureCpu(count = 1000): Promise<CpuResult[]> {
       }
       const { cpuMs } = await measured(sent, false);
       const load = Math.round(loadavg()[0]! * 10) / 10;
-      const { layers = {} } = await measured(sent + count, true);
+      const { layers = {} } = profiled ? await measured(sent + count, true) : {};
       const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
       results.push({
         operation: operation.name,
@@ -163,10 +191,25 @@ export async function measureCpu(count = 1000): Promise<CpuResult[]> {
   }
 }
 
-// `npx tsx bench/cpu.ts [requests]`: this measurement alone (BENCH_CPU_PROFILES=<folder> keeps the profiles).
+/** The floor (CPU_FLOOR_OPERATIONS), measured as the operations are. */
+export const measureCpuFloor = (count = 1000): Promise<CpuResult[]> =>
+  measureCpu(count, {
+    server: new URL('./cpu-floor-server.ts', import.meta.url),
+    operations: CPU_FLOOR_OPERATIONS,
+    profiled: false,
+  });
+
+// `npx tsx bench/cpu.ts [requests] [--floor] [--only=<text>]`: this measurement alone (BENCH_CPU_PROFILES=<folder>
+// keeps the profiles), with --floor the floor's, with --only the operations whose name holds <text>.
 const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
-  for (const result of await measureCpu(Number(process.argv[2] ?? 1000))) {
+  const args = process.argv.slice(2);
+  const count = Number(args.find((a) => /^\d+$/.test(a)) ?? 1000);
+  const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? '';
+  const floor = args.includes('--floor');
+  const operations = (floor ? CPU_FLOOR_OPERATIONS : CPU_OPERATIONS).filter((o) => o.name.includes(only));
+  const results = await (floor ? measureCpuFloor(count) : measureCpu(count, { operations }));
+  for (const result of results.filter((r) => r.operation.includes(only))) {
     console.log(
       `${result.operation.padEnd(18)} ${result.cpuMs.toFixed(3)} ms CPU/request over ${result.requests} ` +
         `(warm-up rounds: ${result.warmup.join(', ')})`,

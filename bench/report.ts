@@ -1,6 +1,7 @@
 /** Renders the benchmark's results as docs/benchmarks.md. */
 import { environments } from '../infra/environments';
 import type { BenchResults } from './results';
+import type { CpuResult } from './cpu';
 import type { ListCosts } from './scale';
 
 const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
@@ -255,7 +256,7 @@ function would wait over a second for its hash.`
 }
 
 /** The CPU section: per operation, and per layer from the profile (bench/cpu.ts, bench/cpu-layers.ts). */
-function renderCpu(cpu: BenchResults['cpu']): string {
+function renderCpu(cpu: BenchResults['cpu'], floor: BenchResults['cpuFloor']): string {
   if (!cpu.length) return 'Not measured in this run.';
   const layers = [...new Set(cpu.flatMap((c) => Object.keys(c.layers)))].sort(
     (a, b) => (cpu[0]!.layers[b] ?? 0) - (cpu[0]!.layers[a] ?? 0),
@@ -295,8 +296,25 @@ compare runs at like loads. On AWS the first two layers change: the local ` +
     `Gateway events)
 is Lambda's runtime instead, and Node's socket work is TLS to DynamoDB instead of plain HTTP to
 DynamoDB Local. \`BENCH_CPU_PROFILES=<folder> npx tsx bench/cpu.ts\` keeps each profile for a closer look
-(Chrome DevTools, speedscope).`
+(Chrome DevTools, speedscope).${renderCpuFloor(cpu, floor)}`
   );
+}
+
+/** The floor's paragraph: the same measure of a bare Node server, against the GET's figure. */
+function renderCpuFloor(cpu: BenchResults['cpu'], floor: BenchResults['cpuFloor']): string {
+  const [alone, query] = floor ?? [];
+  const get = cpu.find((c) => c.operation === 'GET one ticket');
+  if (!alone || !query || !get) return '';
+  const ms = (c: CpuResult) => c.cpuMs.toFixed(3);
+  return `
+
+The floor under these figures on this machine, measured the same way (the same client, warm-up and
+requests, in the same run): a bare Node HTTP server (\`bench/cpu-floor-server.ts\`: no routing, auth,
+middleware, logging, signing or marshalling) took ${ms(alone)} ms a request to answer a fixed body
+(load ${alone.load.toFixed(1)}), and ${ms(query)} ms to send the GET's one Query to DynamoDB Local and answer
+its items (load ${query.load.toFixed(1)}). So of the GET's ${ms(get)} ms, about ${ms(query)} ms is what any
+server pays here for its two HTTP exchanges and DynamoDB's JSON, and ${(get.cpuMs - query.cpuMs).toFixed(3)} ms
+this API's own layers above them.`;
 }
 
 export function renderReport(r: BenchResults): string {
@@ -461,7 +479,7 @@ Server memory (RSS of the Node process serving all functions, engines excluded):
 
 ## CPU per request
 
-${renderCpu(r.cpu)}
+${renderCpu(r.cpu, r.cpuFloor)}
 
 ## Scale
 

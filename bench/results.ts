@@ -54,5 +54,7 @@ export interface BenchResults {
   };
   bundles: BundleResult[];
   cpu: CpuResult[];
+  /** The same measure of a bare Node server (bench/cpu-floor-server.ts): what any server pays here. */
+  cpuFloor?: CpuResult[];
   seconds: number;
 }

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { measureBundles, type BundleResult } from './bundles';
-import { measureCpu, type CpuResult } from './cpu';
+import { measureCpu, measureCpuFloor, type CpuResult } from './cpu';
 import {
   bundleBudget,
   checkedIdFloors,
@@ -95,6 +95,7 @@ if (!args['skip-bundles'] && !args.burst && !args.lists) {
   bundles = await measureBundles(QUICK ? 1 : 10);
 }
 let cpu: CpuResult[] = [];
+let cpuFloor: CpuResult[] = [];
 if (!QUICK && !args.burst && !args.lists) {
   log(
     `CPU per request: ${CPU_REQUESTS} warm requests of each operation, then as many profiled, in a server process ` +
@@ -102,6 +103,9 @@ if (!QUICK && !args.burst && !args.lists) {
   );
   cpu = await measureCpu(CPU_REQUESTS);
   for (const c of cpu) log(`${c.operation.padEnd(18)} ${c.cpuMs} ms CPU per request`);
+  log('CPU per request of a bare Node server, the floor under those');
+  cpuFloor = await measureCpuFloor(CPU_REQUESTS);
+  for (const c of cpuFloor) log(`${c.operation.padEnd(18)} ${c.cpuMs} ms CPU per request`);
 }
 
 const ADMIN = { username: 'admin', password: 'bench-admin-password' };
@@ -725,6 +729,7 @@ const results: BenchResults = {
   scale,
   bundles,
   cpu,
+  cpuFloor,
   seconds: round((Date.now() - started) / 1000, 0),
 };
 // The marked sections (Bursts, Mail out, Mail in, Filtered lists, Counts, Importing, Search in
