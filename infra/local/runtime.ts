@@ -128,13 +128,23 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     webhooks = await startLocalWebhooks(dataDir);
     mail = (await import('./mail')).startLocalMail(dataDir);
     const { startLocalTableStream } = await import('./table-stream');
-    stream = await startLocalTableStream(undefined, [webhooks.consumer, ...(mail.consumer ? [mail.consumer] : [])]);
+    // The stream's poller yields to a burst: it holds off while requests wait for a function's slot.
+    const { createLocalServer, functionConcurrency, LOCAL_FUNCTION_CONCURRENCY } = await import('./server');
+    const concurrency = functionConcurrency(LOCAL_FUNCTION_CONCURRENCY);
+    stream = await startLocalTableStream(
+      undefined,
+      [webhooks.consumer, ...(mail.consumer ? [mail.consumer] : [])],
+      () => concurrency.waiting(),
+    );
     const { startLocalFileSweeper } = await import('./file-sweeper');
     sweeper = await startLocalFileSweeper(sweepEvery);
     // Before the routes serve: the mail problems' release invokes the mail release function through it.
     lambda = await (await import('./lambda')).startLocalLambda();
-    const { createLocalServer } = await import('./server');
-    server = createLocalServer({ accessLog: options.accessLog ?? false, grants: options.awsEmulation ?? true });
+    server = createLocalServer({
+      accessLog: options.accessLog ?? false,
+      grants: options.awsEmulation ?? true,
+      concurrency,
+    });
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);

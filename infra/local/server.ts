@@ -176,19 +176,27 @@ export async function withFunctionTimeout(invocation: Promise<HttpResult>, ms: n
   }
 }
 
+/** Invokes a handler within its function's concurrency; `waiting()` counts the invocations waiting for a slot. */
+export type FunctionConcurrency = (<T>(handler: string, invoke: () => Promise<T>) => Promise<T>) & {
+  waiting(): number;
+};
+
 /**
  * Each function's concurrency, as a reserved concurrency bounds a Lambda function's: at most
  * `limit` invocations of one handler at once; the others wait their turn here (where Lambda would
  * throttle them: the local runtime answers a burst late rather than with errors). Nothing else
  * holds a request back: not the stream consumer's backlog (docs/local.md, "Concurrency and timeouts").
  */
-export function functionConcurrency(limit: number): <T>(handler: string, invoke: () => Promise<T>) => Promise<T> {
+export function functionConcurrency(limit: number): FunctionConcurrency {
   const running = new Map<string, number>();
   const waiting = new Map<string, (() => void)[]>();
-  return async (handler, invoke) => {
-    if ((running.get(handler) ?? 0) >= limit)
+  let waitingCount = 0;
+  const bound = async <T>(handler: string, invoke: () => Promise<T>): Promise<T> => {
+    if ((running.get(handler) ?? 0) >= limit) {
+      waitingCount++;
       await new Promise<void>((start) => waiting.set(handler, [...(waiting.get(handler) ?? []), start]));
-    else running.set(handler, (running.get(handler) ?? 0) + 1);
+      waitingCount--;
+    } else running.set(handler, (running.get(handler) ?? 0) + 1);
     try {
       return await invoke();
     } finally {
@@ -198,6 +206,7 @@ export function functionConcurrency(limit: number): <T>(handler: string, invoke:
       else running.set(handler, running.get(handler)! - 1);
     }
   };
+  return Object.assign(bound, { waiting: () => waitingCount });
 }
 
 /** Serves one request; returns the request id given to its handler, if one ran. */
@@ -207,7 +216,7 @@ async function answer(
   corsOrigins: readonly string[],
   grants: boolean,
   functionTimeoutMs: number,
-  concurrency: ReturnType<typeof functionConcurrency>,
+  concurrency: FunctionConcurrency,
 ): Promise<string | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
   const url = requestUrl(req);
@@ -259,9 +268,15 @@ export function createLocalServer({
   accessLog = false,
   grants = true,
   functionTimeoutMs = ROUTE_FUNCTION_TIMEOUT_SECONDS * 1000,
-  concurrencyPerFunction = LOCAL_FUNCTION_CONCURRENCY,
+  concurrency = functionConcurrency(LOCAL_FUNCTION_CONCURRENCY),
+}: {
+  corsOrigins?: readonly string[];
+  accessLog?: boolean;
+  grants?: boolean;
+  functionTimeoutMs?: number;
+  /** Each function's concurrency (the runtime shares it with the stream's poller, which yields to a burst). */
+  concurrency?: FunctionConcurrency;
 } = {}): Server {
-  const concurrency = functionConcurrency(concurrencyPerFunction);
   return createServer((req, res) => {
     const started = performance.now();
     let requestId: string | undefined;

@@ -16,12 +16,13 @@ let runtime: { url: string; stop(): Promise<void>; drainTableStream(): Promise<v
 let api: ReturnType<typeof clientFor>;
 let dynamo: DynamoDB;
 let inStreamConsumer: () => boolean;
+let startLocalTableStream: typeof import('../../infra/local/table-stream').startLocalTableStream;
 
 beforeAll(async () => {
   runtime = await startInProcessRuntime({ HELPDESK_STREAM_POLL_MS: '0' });
   api = clientFor(runtime.url);
   ({ dynamo } = await import('../../shared/aws/clients'));
-  ({ inStreamConsumer } = await import('../../infra/local/table-stream'));
+  ({ inStreamConsumer, startLocalTableStream } = await import('../../infra/local/table-stream'));
 }, 120_000);
 
 afterAll(async () => {
@@ -77,6 +78,40 @@ describe('writes never wait for the stream consumer', () => {
     } finally {
       release();
       remove();
+    }
+  });
+});
+
+describe('the local stream yields to a burst', () => {
+  // A poller of the test's own (the runtime's is off), told how many requests wait for a function's slot.
+  it('holds off while requests wait for a slot, then applies what it held', async () => {
+    await runtime.drainTableStream();
+    const before = await count();
+    let waiting = 1;
+    let asked = 0;
+    const stream = await startLocalTableStream(20, [], () => (asked++, waiting));
+    try {
+      expect((await api.createTicket({ title: 'written in a burst' })).status).toBe(201);
+      // Polled several times since the create, holding off each time: nothing applied.
+      const askedBefore = asked;
+      await expect.poll(() => asked, { timeout: 30_000 }).toBeGreaterThan(askedBefore + 3);
+      expect(await count()).toBe(before);
+      waiting = 0;
+      await expect.poll(count, { timeout: 30_000 }).toBe(before + 1);
+    } finally {
+      await stream.stop();
+    }
+  });
+
+  it('holds off no longer than its limit: in a burst that never ends, the backlog is still applied', async () => {
+    await runtime.drainTableStream();
+    const before = await count();
+    const stream = await startLocalTableStream(20, [], () => 1, 200);
+    try {
+      expect((await api.createTicket({ title: 'written in an endless burst' })).status).toBe(201);
+      await expect.poll(count, { timeout: 30_000 }).toBe(before + 1);
+    } finally {
+      await stream.stop();
     }
   });
 });

@@ -162,6 +162,8 @@ describe('functionConcurrency', () => {
       const gets = [invoke('get'), invoke('get')];
       await expect.poll(() => gates.length).toBe(4);
       expect(running).toEqual({ create: 2, get: 2 });
+      // Three creates wait for a slot (the stream's poller holds off meanwhile: table-stream.ts).
+      expect(bound.waiting()).toBe(3);
       while (running.create + running.get) {
         gates.shift()!();
         await new Promise((settle) => setImmediate(settle));
@@ -176,6 +178,7 @@ describe('functionConcurrency', () => {
         'get',
       ]);
       expect(most).toEqual({ create: 2, get: 2 });
+      expect(bound.waiting()).toBe(0);
     },
   );
 });
