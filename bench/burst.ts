@@ -1,11 +1,11 @@
 /**
- * Bursts (`npm run bench -- --burst`): on a freshly started local runtime, with DynamoDB's
- * transaction conflict rule emulated (its default), 500 creates sent at once (one in ten multipart
- * with a small file), then 200 followups on one ticket at once (issue 24's burst). Records the
- * answers by status, creates per second, p50/p99 latency, that every id is distinct and every ticket
- * stored, how long after the last answer the list's count and the agent views (their counts and
- * their last ticket) were exact, and the stream consumer's time per phase and per batch
- * (consumer/consumer-timings.ts).
+ * Bursts (`npm run bench -- --burst`): on a freshly started local runtime keeping its data on disk
+ * (as `npm start` does), mail off, with DynamoDB's transaction conflict rule emulated (its default),
+ * 500 creates sent at once (one in ten multipart with a small file), then 200 followups on one ticket
+ * at once (issue 24's burst). Records the answers by status, creates per second, p50/p99 latency,
+ * that every id is distinct and every ticket stored, how long after the last answer the list's
+ * count and the agent views (their counts and their last ticket) were exact, and the stream
+ * consumer's time per phase and per batch (consumer/consumer-timings.ts).
  */
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -353,10 +353,12 @@ export function renderBurst(r: BurstResult, date: string): string {
     `${BURST_START}
 ## Bursts
 
-Measured by \`npm run bench -- --burst\` on ${date.slice(0, 10)}, on a freshly started local runtime with
-DynamoDB's transaction conflict rule emulated (infra/local/transaction-conflicts.ts): every request
-sent at once, no client retries. The machine's load average was ${r.load.average} on ${r.load.cores} cores as it began
-(the engines, the runtime and the client share them: a load above the cores slows every figure).
+Measured by \`npm run bench -- --burst\` on ${date.slice(0, 10)}, on a freshly started local runtime keeping
+its data on disk, as \`npm start\` does (DynamoDB Local's SQLite file: each commit is written and synced),
+mail off (\`bench/mail.ts\` measures mail in a burst), with DynamoDB's transaction conflict rule emulated
+(infra/local/transaction-conflicts.ts): every request sent at once, no client retries. The machine's load
+average was ${r.load.average} on ${r.load.cores} cores as it began (the engines, the runtime and the client share
+them: a load above the cores slows every figure).
 
 Latencies are per request, from its send to its answer (every request of a burst is sent at once;
 the functions' timeout is 15 s, docs/local.md).

@@ -61,6 +61,8 @@ export interface LocalRuntime {
   mailboxDir?: string;
   /** Applies the table's stream up to now (tests that set HELPDESK_STREAM_POLL_MS=0 step it by hand). */
   drainTableStream(): Promise<void>;
+  /** Pauses the stream's poller (true) or resumes it (false); `drainTableStream` still applies (the benchmark). */
+  pauseTableStream(paused: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -187,6 +189,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
       imapMailbox: config.mailIn.imap && process.env.HELPDESK_IMAP_URL,
       mailboxDir: mail.mailboxDir,
       drainTableStream: () => activeStream.drain(),
+      pauseTableStream: (paused) => activeStream.pausePolling(paused),
       async stop() {
         claim?.publish(undefined); // stopping: a CLI waits rather than use engines on their way out
         await new Promise<void>((resolve) => {

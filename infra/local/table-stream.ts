@@ -99,6 +99,11 @@ export interface LocalTableStream {
    * after an idle spell). Every write through this process's store client nudges.
    */
   nudge(): void;
+  /**
+   * Stops the poller's drains until called with false (a `drain` still applies): the benchmark counts one change's
+   * work in one drain, its records all in one batch, as a lone write's are when the poller reads after it.
+   */
+  pausePolling(paused: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -280,7 +285,9 @@ export async function startLocalTableStream(
    * Whether the poller's drain holds off now: requests wait for a function's slot, and it has not yet held off
    * `holdOffMaxMs` (past that, the drain goes on to apply the backlog).
    */
+  let paused = false;
   const holdsOff = () => {
+    if (paused) return true;
     if (requestsWaiting() === 0) {
       holdingOffSince = undefined;
       return false;
@@ -340,8 +347,11 @@ export async function startLocalTableStream(
   );
 
   return {
-    drain,
+    drain: () => drain(),
     nudge,
+    pausePolling(on) {
+      paused = on;
+    },
     async stop() {
       stopNudging();
       stopped = true;
