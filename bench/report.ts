@@ -930,9 +930,10 @@ freshly started local runtime whose mail goes to its mailbox (one .eml file per 
 ticket mailing its submitter once. The time is from the ticket's \`created\` to its mail's file
 being written: the rest of the create's request, the table's stream read (every 50 ms), the mail
 consumer's queued mail, then the sender's claim, render, compose and write. A create takes its
-\`created\` as it begins, so these times hold the creates' own time in the burst (the routes and the
-stream consumer share the machine's two cores and DynamoDB Local); the last column, the last mail
-against the last create's answer, is what says whether mail keeps up with the writes.
+\`created\` as it begins, so these times hold the creates' own time in the burst; and while requests wait
+for a function's slot the stream's poller holds off (docs/local.md, "Concurrency and timeouts"), so the
+mail follows the burst. The last column, the last mail against the last create's answer, is what says
+whether mail keeps up with the writes.
 
 | Creates | Mails captured | p50 ms | p99 ms | max ms | last mail after the last answer, ms |
 |---|---|---|---|---|---|
