@@ -281,11 +281,12 @@ export async function startLocalTableStream(
   let nudged = false;
   /** Since when the poller has held off for a burst (undefined: it has not). */
   let holdingOffSince: number | undefined;
-  /**
-   * Whether the poller's drain holds off now: requests wait for a function's slot, and it has not yet held off
-   * `holdOffMaxMs` (past that, the drain goes on to apply the backlog).
-   */
+  /** The benchmark paused the poller (`pausePolling`). */
   let paused = false;
+  /**
+   * Whether the poller's drain holds off now: paused, or requests wait for a function's slot and it has not yet held
+   * off `holdOffMaxMs` (past that, the drain goes on to apply the backlog).
+   */
   const holdsOff = () => {
     if (paused) return true;
     if (requestsWaiting() === 0) {
