@@ -12,26 +12,13 @@
  */
 import http from 'node:http';
 import type { CpuServerMessage, CpuServerReply } from './cpu-server';
+import { seededCpuRuntime } from './cpu-runtime';
 
-Object.assign(process.env, {
-  HELPDESK_ADMIN_USERNAME: 'admin',
-  HELPDESK_ADMIN_PASSWORD: 'bench-admin-password',
-  HELPDESK_STREAM_POLL_MS: '0',
-  HELPDESK_FILE_SWEEP_SECONDS: '0',
-});
-
-const { startLocalRuntime } = await import('../infra/local/runtime');
-const { seedTickets } = await import('./seed');
-const { findUserByUsername } = await import('../shared/store/users');
+const { runtime, tickets } = await seededCpuRuntime();
 const { config } = await import('../shared/config');
 const { keys, IN_PARTITION } = await import('../shared/store/keys');
 const { COLLECTION_PROJECTION } = await import('../shared/store/items');
 const { awsSigner } = await import('../shared/aws/sigv4');
-
-const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0, awsEmulation: false });
-const admin = (await findUserByUsername('admin'))!;
-const tickets = await seedTickets(Number(process.env.BENCH_CPU_TICKETS ?? 200), admin.id);
-await runtime.drainTableStream();
 
 const endpoint = new URL(process.env.AWS_ENDPOINT_URL_DYNAMODB!);
 const queryOf = (ticket: number) =>

@@ -13,25 +13,13 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { profileLayers } from './cpu-layers';
+import { seededCpuRuntime } from './cpu-runtime';
 
-Object.assign(process.env, {
-  HELPDESK_ADMIN_USERNAME: 'admin',
-  HELPDESK_ADMIN_PASSWORD: 'bench-admin-password',
+const { runtime, tickets } = await seededCpuRuntime({
   HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
-  HELPDESK_STREAM_POLL_MS: '0',
-  HELPDESK_FILE_SWEEP_SECONDS: '0',
   HELPDESK_LOG_FORMAT: 'json',
   POWERTOOLS_LOG_LEVEL: 'INFO',
 });
-
-const { startLocalRuntime } = await import('../infra/local/runtime');
-const { seedTickets } = await import('./seed');
-const { findUserByUsername } = await import('../shared/store/users');
-
-const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0, awsEmulation: false });
-const admin = (await findUserByUsername('admin'))!;
-const tickets = await seedTickets(Number(process.env.BENCH_CPU_TICKETS ?? 200), admin.id);
-await runtime.drainTableStream();
 
 export type CpuServerMessage =
   { type: 'measure'; profile: boolean } | { type: 'report'; name: string } | { type: 'stop' };
