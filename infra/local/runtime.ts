@@ -204,7 +204,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
         await activeSweeper.stop();
         await activeStream.stop();
         await activeMail.stop();
-        await (await import('../../shared/search/engine')).closeSearchEngine();
+        await search.closeSearchEngine();
         await engines.stop();
         claim?.release();
       },
@@ -219,6 +219,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     await sweeper?.stop();
     await stream?.stop();
     await mail?.stop();
+    await search.closeSearchEngine();
     await engines.stop();
     claim?.release();
     throw error;
