@@ -5,6 +5,7 @@
 import { addField, EMPTY_BODY, type ParsedBody } from '../domain/body';
 import { ParseError, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../domain/errors';
 import { pythonType } from '../domain/fields';
+import { LONE_SURROGATE } from '../domain/unicode';
 import { header, type HttpEvent } from './http';
 
 /**
@@ -48,6 +49,19 @@ export function jsonDepth(text: string): number {
   return deepest;
 }
 
+/** Whether any string of a parsed JSON value (keys included) holds a lone surrogate. */
+function holdsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
+  return Object.entries(value).some(([key, field]) => LONE_SURROGATE.test(key) || holdsLoneSurrogate(field));
+}
+
+/**
+ * Text that is not Unicode is refused whole: a lone surrogate stored would be text no search engine, mail or client
+ * can take (PostgreSQL's JSON refuses it). Bytes that are not UTF-8 cannot be told apart here: API Gateway hands a
+ * JSON body over as text, already decoded (the local server too), so they arrive as U+FFFD.
+ */
 function parseJson(raw: Buffer): ParsedBody {
   let data: unknown;
   const text = raw.toString('utf8');
@@ -58,6 +72,9 @@ function parseJson(raw: Buffer): ParsedBody {
   } catch (error) {
     throw new ParseError(`JSON parse error - ${(error as Error).message}`);
   }
+  // Raw UTF-8 cannot encode a surrogate: only an escape can bring one.
+  if (text.includes('\\u') && holdsLoneSurrogate(data))
+    throw new ParseError('JSON parse error - a string holds a lone UTF-16 surrogate, which is not Unicode text');
   if (data === null) throw new ValidationError({ non_field_errors: ['No data provided'] });
   if (typeof data !== 'object' || Array.isArray(data)) {
     throw new ValidationError({

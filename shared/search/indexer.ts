@@ -26,11 +26,17 @@ import {
 import type { Attachment, Followup, Ticket } from '../domain/records';
 import type { SearchDriver, Statement } from './driver';
 import { searchEngine } from './engine';
+import { wellFormed } from '../domain/unicode';
 import { APPLY, REINDEX, SCHEMA } from './sql';
 
 type Item = Record<string, unknown>;
 
-const json = (value: unknown) => JSON.stringify(value);
+/**
+ * The index's rows as JSON for PostgreSQL, each string well-formed: a lone surrogate (which the API refuses, but a
+ * record written before or by other means might hold) would make PostgreSQL refuse the whole batch.
+ */
+const json = (value: unknown) =>
+  JSON.stringify(value, (_, field: unknown) => (typeof field === 'string' ? wellFormed(field) : field));
 
 /** Whether the index keeps anything of this record's item. */
 const indexed = (change: TableChange) =>

@@ -115,6 +115,27 @@ describe('malformed bodies', () => {
     expect(reply.body).toEqual({ non_field_errors: ['No data provided'] });
   });
 
+  it('a lone surrogate escape (text that is not Unicode) gets 400 and writes nothing', async () => {
+    const submitter = `${unique('not-unicode')}@example.com`;
+    const fields = (title: string) =>
+      `{"queue":${VALID_TICKET.queue},"title":"${title}","description":"d","submitter_email":"${submitter}"}`;
+    const refused = await call('POST', '/api/tickets/', {
+      body: fields('half \\ud83d an emoji'),
+      contentType: 'application/json',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      detail: 'JSON parse error - a string holds a lone UTF-16 surrogate, which is not Unicode text',
+    });
+    expect(await listAll(`submitter_email=${encodeURIComponent(submitter)}`)).toEqual([]);
+    // The whole pair is text: the refusal is the lone half's.
+    const whole = await call('POST', '/api/tickets/', {
+      body: fields('an emoji \\ud83d\\ude00'),
+      contentType: 'application/json',
+    });
+    expect([whole.status, whole.body.title]).toEqual([201, 'an emoji 😀']);
+  });
+
   it('a body over 4 MiB gets 413 with a JSON detail', async () => {
     const big = Buffer.from(JSON.stringify({ ...VALID_TICKET, description: 'x'.repeat(4 * 1024 * 1024) }));
     const reply = await rawRequest(

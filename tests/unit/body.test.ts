@@ -105,6 +105,16 @@ describe('parseBody: JSON', () => {
     expect(error.body.detail).toMatch(/^JSON parse error - ./);
   });
 
+  it('a lone surrogate escape, in a value or a key, gives 400; a pair and other escapes are text', async () => {
+    for (const raw of ['{"title":"\\ud800"}', '{"t":["ok","a\\udc00b"]}', '{"\\udbff":1}', '{"a":{"b":"x\\ud83d"}}']) {
+      const error = await failure(parseBody(event('application/json', raw)));
+      expect(error).toBeInstanceOf(ParseError);
+      expect(error.body.detail).toMatch(/lone UTF-16 surrogate/);
+    }
+    const parsed = await parseBody(event('application/json', '{"title":"\\ud83d\\ude00 \\u00e9 \\\\ud800"}'));
+    expect(parsed.data).toEqual({ title: '😀 é \\ud800' });
+  });
+
   it('a list, string, number or boolean gives non_field_errors with its Python type', async () => {
     const cases: [string, string][] = [
       ['[1,2]', 'list'],

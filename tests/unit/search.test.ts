@@ -5,6 +5,7 @@ import { ValidationError } from '../../shared/domain/errors';
 import { SEARCH_CONFIGS, searchConfigOf } from '../../shared/domain/search-language';
 import { statementsOf } from '../../shared/search/indexer';
 import { APPLY, searchPage } from '../../shared/search/sql';
+import { LONE_SURROGATE, wellFormed } from '../../shared/domain/unicode';
 
 describe('parseSearch', () => {
   it('reads words, the prefix being typed, ids, tags and codes', () => {
@@ -114,6 +115,27 @@ describe("a queue's language picks its tickets' stemming", () => {
     ]);
     const slug = { ...change('INSERT', undefined, { id: 4 }), keys: { PK: 'QUEUES', SK: 'SLUG#q' } };
     expect(statementsOf([slug])).toEqual([]);
+  });
+
+  it("the indexer's rows are well-formed text for PostgreSQL even when a record holds a lone surrogate", () => {
+    const ticket = {
+      id: 9,
+      title: 'half \ud83d of an emoji',
+      description: 'whole 😀',
+      queue: 1,
+      status: 1,
+      priority: 3,
+    };
+    const statements = statementsOf([
+      { eventName: 'INSERT', keys: { PK: 'TICKET#9', SK: 'TICKET' }, newImage: { ...ticket, type: 'ticket' } },
+    ]);
+    const texts = statements.flatMap((s) => Object.values(s.params ?? {})).filter((v) => typeof v === 'string');
+    expect(texts.join('')).toContain('half \ufffd of an emoji');
+    expect(texts.join('')).toContain('whole 😀');
+    // JSON.stringify writes a lone surrogate as its escape, which PostgreSQL's JSON refuses.
+    for (const text of texts) expect(text).not.toMatch(/\\ud[89a-f]/i);
+    expect(texts.join('')).not.toMatch(LONE_SURROGATE);
+    expect(wellFormed('a\udc00b\ud800')).toBe('a\ufffdb\ufffd');
   });
 
   it('a search statement names only our configurations', () => {
