@@ -108,7 +108,9 @@ export function headerSafe(value: string, max = 250): string {
   let line = '';
   for (const c of value) line += isControl(c.codePointAt(0)!) ? ' ' : c;
   line = line.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  // Cut by code points: a cut between a surrogate pair's halves would leave half an emoji, which is not text.
+  const chars = [...line];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : line;
 }
 
 export interface RenderedMail {

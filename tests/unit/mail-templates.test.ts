@@ -66,6 +66,12 @@ describe('values', () => {
     expect(headerSafe('x'.repeat(300))).toHaveLength(250);
   });
 
+  it('cuts a long line between characters, never inside an emoji (a surrogate pair)', () => {
+    const cut = headerSafe('x' + '😀'.repeat(300));
+    expect([...cut]).toHaveLength(250);
+    expect(cut.endsWith('😀…')).toBe(true);
+  });
+
   it('a value that looks like a template stays a value', () => {
     expect(
       renderMail(
