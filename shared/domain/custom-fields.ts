@@ -72,6 +72,10 @@ export const URL_PATTERN = new RegExp(
 export const CUSTOM_MESSAGES = {
   integer: 'A valid integer is required.',
   integerTooLarge: 'String value too large.',
+  // DRF's min_value and max_value messages, at the bounds a JSON number holds exactly (JavaScript's safe integers):
+  // a client cannot read a larger one back as sent, and the change feed's events carry it as a number.
+  integerMax: `Ensure this value is less than or equal to ${Number.MAX_SAFE_INTEGER}.`,
+  integerMin: `Ensure this value is greater than or equal to ${Number.MIN_SAFE_INTEGER}.`,
   number: 'A valid number is required.',
   maxDigits: (n: number) => `Ensure that there are no more than ${n} digits in total.`,
   maxDecimals: (n: number) => `Ensure that there are no more than ${n} decimal places.`,
@@ -155,7 +159,11 @@ export function parseCustomValue(def: CustomFieldDefinition, raw: unknown): Pars
       const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
       const m = /^([+-]?\d+)(?:\.0*)?$/.exec(text);
       if (typeof raw === 'boolean' || !m) return { error: CUSTOM_MESSAGES.integer };
-      return { value: String(BigInt(m[1]!)) };
+      const value = BigInt(m[1]!);
+      // A JSON number past them arrives rounded already (9007199254740993 parses as ...992): refused, not changed.
+      if (value > BigInt(Number.MAX_SAFE_INTEGER)) return { error: CUSTOM_MESSAGES.integerMax };
+      if (value < BigInt(Number.MIN_SAFE_INTEGER)) return { error: CUSTOM_MESSAGES.integerMin };
+      return { value: String(value) };
     }
     case 'decimal':
       return typeof raw === 'boolean' ? { error: CUSTOM_MESSAGES.number } : parseDecimal(def, raw);
@@ -196,8 +204,13 @@ export function defaultCustomValue(def: CustomFieldDefinition): string | null {
 export function renderCustomValue(def: CustomFieldDefinition, stored: string | null | undefined): unknown {
   if (stored == null) return null;
   switch (def.data_type) {
-    case 'integer':
-      return stored === '' ? null : Number(stored);
+    case 'integer': {
+      if (stored === '') return null;
+      // The API keeps to safe integers; a larger one (imported from upstream, whose integers have no bound) is
+      // given as its digits, exactly, rather than as a number no client reads back as stored.
+      const number = Number(stored);
+      return Number.isSafeInteger(number) ? number : stored;
+    }
     case 'boolean':
       return stored === 'True';
     case 'datetime':

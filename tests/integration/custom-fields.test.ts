@@ -673,6 +673,8 @@ describe("upstream's custom fields", () => {
         ['custom_integer', '-3', -3],
         ['custom_integer', '1.0', 1],
         ['custom_integer', 1.0, 1],
+        ['custom_integer', Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+        ['custom_integer', String(Number.MIN_SAFE_INTEGER), Number.MIN_SAFE_INTEGER],
       ],
       [
         ...[1.5, '', 'abc', true, '1.5'].map((bad): [string, unknown, string] => [
@@ -681,6 +683,10 @@ describe("upstream's custom fields", () => {
           'A valid integer is required.',
         ]),
         ['custom_integer', '1'.repeat(1001), 'String value too large.'],
+        // Past the safe integers a JSON number is rounded before anyone reads it: refused, never stored changed.
+        ['custom_integer', 2 ** 53, 'Ensure this value is less than or equal to 9007199254740991.'],
+        ['custom_integer', '99999999999999999999', 'Ensure this value is less than or equal to 9007199254740991.'],
+        ['custom_integer', '-9007199254740992', 'Ensure this value is greater than or equal to -9007199254740991.'],
       ],
     );
   });
