@@ -23,7 +23,7 @@ import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
 import { dynamo, withOwnSockets } from '../../shared/aws/clients';
 import type { FilteredConsumer } from '../../shared/consumer/changes';
-import { fanOut, retryRecords, type RetrySink } from '../../shared/consumer/fan-out';
+import { fanOut, RecordsFailedAgain, retryRecords, type RetrySink } from '../../shared/consumer/fan-out';
 import type { StreamRecordLike } from '../../shared/consumer/stream-records';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { consumerAs } from './table-access';
@@ -168,6 +168,8 @@ export async function startLocalTableStream(
         await asReader(() => retryRecords(retry, consumers));
         pending.splice(pending.indexOf(retry), 1);
       } catch (error) {
+        // Those of its records that were applied alone are done: only the ones that failed are tried again.
+        if (error instanceof RecordsFailedAgain) retry.records = error.records;
         retry.attempts += 1;
         retry.due = now + Math.min(RETRY_MS * 2 ** (retry.attempts - 1), MAX_RETRY_MS);
         if (retry.attempts !== RETRY_ATTEMPTS + 1) continue;

@@ -64,11 +64,43 @@ export async function fanOut(
   return result;
 }
 
-/** A retry queue's message applied again by its consumer: throws when it fails again (the queue then keeps it). */
+/** Records of a retry message that failed again, each applied alone: the queue keeps them (the error says which). */
+export class RecordsFailedAgain extends Error {
+  constructor(
+    readonly records: StreamRecordLike[],
+    cause: unknown,
+  ) {
+    super(`${records.length} record(s) failed again: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/**
+ * A retry queue's message applied again by its consumer: throws when it fails again (the queue then keeps it). A
+ * message of several records that fails is applied again one record at a time, in stream order: one record that fails
+ * every time (a poison record) then holds back no other, and RecordsFailedAgain names the ones that failed.
+ */
 export async function retryRecords(message: RetryMessage, consumers: readonly FilteredConsumer[]): Promise<void> {
   const consumer = consumers.find((c) => c.name === message.consumer);
   if (!consumer) throw new Error(`no stream consumer "${message.consumer}" here`);
-  await timedPhase(consumer.name, () => consumer.apply(message.records.map(tableChangeOf)));
+  const apply = (records: readonly StreamRecordLike[]) =>
+    timedPhase(consumer.name, () => consumer.apply(records.map(tableChangeOf)));
+  try {
+    await apply(message.records);
+    return;
+  } catch (error) {
+    if (message.records.length < 2) throw error;
+  }
+  const failed: StreamRecordLike[] = [];
+  let cause: unknown;
+  for (const record of message.records) {
+    try {
+      await apply([record]);
+    } catch (error) {
+      failed.push(record);
+      cause = error;
+    }
+  }
+  if (failed.length) throw new RecordsFailedAgain(failed, cause);
 }
 
 /**

@@ -5,7 +5,7 @@
  * made to throw.
  */
 import { describe, expect, it } from 'vitest';
-import { fanOut, retryMessages, retryRecords, type RetrySink } from '../../shared/consumer/fan-out';
+import { fanOut, RecordsFailedAgain, retryMessages, retryRecords, type RetrySink } from '../../shared/consumer/fan-out';
 import type { FilteredConsumer, TableChange } from '../../shared/consumer/changes';
 import type { StreamRecordLike } from '../../shared/consumer/stream-records';
 import { matchesAny, mergedPatterns } from '../../shared/domain/stream-filters';
@@ -104,6 +104,30 @@ describe('fan-out', () => {
     const { s } = sink(new Error('SQS down'));
     await expect(fanOut(batch, [slow, mail.c], s)).rejects.toThrow('SQS down');
     expect(finished).toBe(true);
+  });
+
+  it('a retry that fails again is applied record by record: a poison record holds back no other', async () => {
+    const seen: string[][] = [];
+    const picky: FilteredConsumer = {
+      name: 'change feed',
+      filters: TICKET_CHANGE_FILTERS,
+      apply(changes: TableChange[]) {
+        seen.push(changes.map((ch) => ch.stream!.sequence));
+        return changes.some((ch) => ch.stream!.sequence === '2')
+          ? Promise.reject(new Error('poison'))
+          : Promise.resolve();
+      },
+    };
+    const third = record(4, 'INSERT', 'TICKET#2', 'TICKET', 'ticket');
+    const failure = await retryRecords({ consumer: 'change feed', records: [ticket, followup, third] }, [picky]).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(RecordsFailedAgain);
+    expect((failure as RecordsFailedAgain).records).toEqual([followup]);
+    expect((failure as RecordsFailedAgain).message).toMatch(/1 record\(s\) failed again: poison/);
+    expect(seen).toEqual([['1', '2', '4'], ['1'], ['2'], ['4']]);
+    // A lone record's failure is its own error, as before.
+    await expect(retryRecords({ consumer: 'change feed', records: [followup] }, [picky])).rejects.toThrow('poison');
   });
 
   it('a retry message for a consumer that is not here fails (the queue keeps it)', async () => {
