@@ -20,7 +20,8 @@
  */
 import * as z from 'zod/mini';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination';
-import type { Field } from '../domain/fields';
+import { MAX_TEXT_PARAM, type Field } from '../domain/fields';
+import { MAIL_KINDS } from '../domain/mail-settings';
 import { EVENT_TYPES } from '../domain/events';
 import { QUEUE_DELETE_REFUSALS } from '../domain/queue-delete';
 import { CUSTOM_KEY_PATTERN, FIELD_ERRORS_EXCLUDE, shapes, withCustomFields, type ShapeId } from '../domain/shapes';
@@ -208,12 +209,16 @@ function requestBody(body: BodyDoc): JsonSchema {
 const examplesOf = (examples: Examples | undefined): JsonSchema => (examples ? { examples } : {});
 
 /**
- * Path parameters are record ids (integers) but for these: names and file names, and the string ids
- * of webhook subscriptions (`sub_…`, `env_…`) and deliveries (`msg_…`), by the path they are in.
+ * Path parameters are record ids (integers) but for these: names and file names, mail kinds, addresses, the mail
+ * problems' ids, and the string ids of webhook subscriptions (`sub_…`, `env_…`) and deliveries (`msg_…`), by the path
+ * they are in.
  */
 const STRING_PATH_PARAMETERS: Record<string, JsonSchema> = {
   '/api/custom-fields/{name}': { type: 'string' },
   '/api/docs/{asset}': { type: 'string' },
+  '/api/mail/templates/{kind}': { type: 'string', enum: [...MAIL_KINDS] },
+  '/api/mail/suppressions/{address}': { type: 'string', maxLength: MAX_TEXT_PARAM },
+  '/api/mail/problems/{id}': { type: 'string', maxLength: MAX_TEXT_PARAM },
   '/api/webhooks/{id}': { type: 'string', pattern: '^(sub|env)_' },
   '/api/webhook-deliveries/{id}': { type: 'string', pattern: '^msg_' },
 };

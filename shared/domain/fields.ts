@@ -37,6 +37,12 @@ export const MESSAGES = {
  */
 export const MAX_TEXT_LENGTH = 80_000;
 
+/**
+ * The longest text a path parameter (`{address}`, a mail problem's `{id}`) may hold: an email address's most (RFC
+ * 5321), longer than any key such a parameter names (a mail problem's id is about 40 characters).
+ */
+export const MAX_TEXT_PARAM = 254;
+
 /** Django's slug rule (queue slugs, custom field names, slug custom values). */
 export const SLUG = {
   pattern: /^[-a-zA-Z0-9_]+$/,

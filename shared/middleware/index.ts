@@ -16,6 +16,7 @@ import {
   ServiceUnavailable,
 } from '../domain/errors';
 import { checkAuthenticationSettings, config } from '../config';
+import { MAX_TEXT_PARAM } from '../domain/fields';
 import { logger } from '../observability';
 import { authenticate } from './auth';
 import { crossOriginRefusal } from '../domain/cross-origin';
@@ -234,13 +235,17 @@ export function apiHandler(
   return chain.handler((event) => (event.user ? withWriter(apiWriter(event.user), () => fn(event)) : fn(event)));
 }
 
-/** Path parameter as text, percent-decoded (`@`, `#` may come encoded); a malformed escape names nothing: 404. */
+/** Path parameter as text, percent-decoded (`@`, `#` may come encoded); a malformed escape or one too long: 404. */
 export function textParam(event: ApiEvent, name: string): string {
+  let text: string;
   try {
-    return decodeURIComponent(event.pathParameters?.[name] ?? '');
+    text = decodeURIComponent(event.pathParameters?.[name] ?? '');
   } catch {
     throw new NotFound();
   }
+  // Longer names nothing, and is refused before any read: DynamoDB refuses a sort key over 1,024 bytes.
+  if (text.length > MAX_TEXT_PARAM) throw new NotFound();
+  return text;
 }
 
 /** Path parameter as an integer id; anything else is 404, as upstream's `\d+` routes. */

@@ -110,6 +110,17 @@ describe('a simulated SES bounce', () => {
     },
   );
 
+  it("a path key longer than any the table holds names nothing: 404, not the store's refusal of the key", async () => {
+    for (const [method, path] of [
+      ['DELETE', `/api/mail/suppressions/${'a'.repeat(1018)}@example.com/`],
+      ['DELETE', `/api/mail/suppressions/${encodeURIComponent('é'.repeat(300))}/`],
+      ['POST', `/api/mail/problems/${'a'.repeat(1100)}/release/`],
+    ] as const) {
+      const answer = await api.call(method, path);
+      expect([answer.status, answer.body]).toEqual([404, { detail: 'Not found.' }]);
+    }
+  });
+
   it(
     'a delivery records delivered and suppresses nothing; an event for a mail never sent still suppresses on a ' +
       'hard bounce',
