@@ -43,8 +43,12 @@ export function parseAttachmentBody(body: ParsedBody): AttachmentDraft {
   const { values, errors } = validateFields(attachmentFields, body.data, 'create', body.kind);
   const ordered: FieldErrors = {};
   if (errors.followup) ordered.followup = errors.followup;
-  const file = body.files.find((f) => f.field === 'file');
-  if (!file)
+  const files = body.files.filter((f) => f.field === 'file');
+  const file = files[0];
+  // Upstream keeps one of several silently (Django's last); a client that sent two would think both stored.
+  if (files.length > 1)
+    ordered.file = ['Only one file may be added at a time; send each file in a request of its own.'];
+  else if (!file)
     ordered.file = [
       Object.hasOwn(body.data, 'file') && body.data.file !== '' ? MESSAGES.notAFile : 'No file was submitted.',
     ];

@@ -151,6 +151,23 @@ describe('POST /api/followups-attachments/', () => {
     expect((await followupOf(followup)).followupattachment_set).toEqual([]);
   });
 
+  it('two files in one request give 400 and store neither', async () => {
+    const { followup } = await newFollowup();
+    const reply = await call(
+      'POST',
+      '/api/followups-attachments/',
+      multipart({ followup }, [
+        { field: 'file', name: 'one.txt', content: 'one' },
+        { field: 'file', name: 'two.txt', content: 'two' },
+      ]),
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      file: ['Only one file may be added at a time; send each file in a request of its own.'],
+    });
+    expect((await followupOf(followup)).followupattachment_set).toEqual([]);
+  });
+
   it('a plain value for file is not a file', async () => {
     const { followup } = await newFollowup();
     const reply = await call('POST', '/api/followups-attachments/', { json: { followup, file: 'x' } });
