@@ -249,6 +249,8 @@ export const GRANTS = {
   writeSuppressions: [on(['Query', 'BatchGetItem', 'DeleteItem'], P.suppressions)],
   /** Mail template overrides (store/template-overrides.ts), and the queue an override names. */
   readTemplateOverrides: [on(['Query'], P.templateOverrides)],
+  /** One kind's template as a queue's mails use it: the overrides, and that the queue exists. */
+  readQueueTemplate: [on(['Query'], P.templateOverrides), on(['GetItem'], P.queues)],
   writeTemplateOverrides: [on(['Query', 'PutItem', 'DeleteItem'], P.templateOverrides), on(['GetItem'], P.queues)],
   /** Mail in's kept messages (store/inbound-mail.ts `listProblems`). */
   readMailProblems: [on(['Query'], P.mailProblems)],

@@ -83,6 +83,11 @@ describe('mail template overrides', () => {
     expect((await call('GET', '/api/mail/templates/closed_cc/?queue=abc')).body).toEqual({
       queue: ['A valid integer is required.'],
     });
+    const missing = await call('GET', '/api/mail/templates/closed_cc/?queue=99999999');
+    expect([missing.status, missing.body]).toEqual([
+      400,
+      { queue: ['Invalid pk "99999999" - object does not exist.'] },
+    ]);
   });
 
   it('superusers only', async () => {

@@ -223,7 +223,7 @@ export const mailRoutes: readonly Route[] = [
     path: '/api/mail/templates/{kind}',
     handler: 'mail-templates/get',
     permission: 'superuser',
-    table: [...G.readTemplateOverrides],
+    table: [...G.readQueueTemplate],
     files: [],
     doc: {
       tag: 'Mail',
@@ -232,7 +232,13 @@ export const mailRoutes: readonly Route[] = [
         "The default with the overridden parts; `?queue=<id>` for one queue's mails (its override over the " +
         "global one). `kind`: one of upstream's template names (`newticket_submitter`, `resolved_cc`, ...).",
       success: json('MailTemplate', 200, 'The template and which parts are overridden.'),
-      query: [{ name: 'queue', description: "A queue's id: the template its mails use.", example: '1' }],
+      query: [
+        {
+          name: 'queue',
+          description: "A queue's id: the template its mails use (400 when there is none).",
+          example: '1',
+        },
+      ],
       errors: [400],
     },
   },
