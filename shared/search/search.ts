@@ -4,7 +4,7 @@
  * access is the caller's: staff search everything (of the queues they may see, when `queues` is
  * given: the identity rules pass their set), requesters the public text of their own tickets.
  */
-import { HttpError, ValidationError } from '../domain/errors';
+import { HttpError, InvalidPage, ValidationError } from '../domain/errors';
 import { pageWindow, type PageRequest, type PageWindow } from '../domain/pagination';
 import { codeSnippet, likePattern, unmark, type SearchQuery, type Snippet, type SnippetField } from '../domain/search';
 import type { TicketFilters } from '../domain/ticket-list-query';
@@ -100,6 +100,9 @@ const started = async (engine: Promise<SearchDriver>): Promise<SearchDriver> => 
  */
 let configsInUse: readonly string[] = [DEFAULT_SEARCH_CONFIG];
 
+/** The deepest offset a search page's statement takes (PostgreSQL's int: `OFFSET CAST(:offset AS int)`, sql.ts). */
+const MAX_OFFSET = 2 ** 31 - 1;
+
 /** The configurations a search statement found in use: ours only, since they are written into statements. */
 const inUse = (rows: Row[]): string[] =>
   (typeof rows[0]?.configs === 'string' ? rows[0].configs : '').split(',').filter(isSearchConfig);
@@ -132,7 +135,10 @@ export async function searchTickets(
     };
   };
   // A numbered page is read at once; `last` needs the count first.
-  let page = await read(request.page === 'last' ? 0 : (request.page - 1) * request.pageSize);
+  const offset = request.page === 'last' ? 0 : (request.page - 1) * request.pageSize;
+  // Past the statement's OFFSET (an int) no page holds a ticket: "Invalid page.", as any page past the end.
+  if (offset > MAX_OFFSET) throw new InvalidPage();
+  let page = await read(offset);
   const window = pageWindow(request, page.count);
   if (request.page === 'last' && window.offset > 0) page = await read(window.offset);
   const snippets = page.ids.length ? await snippetsOf(page.ids, query, params) : new Map<number, Snippet>();
