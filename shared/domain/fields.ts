@@ -37,11 +37,14 @@ export const MESSAGES = {
  */
 export const MAX_TEXT_LENGTH = 80_000;
 
+/** The longest email address (RFC 5321's path less its brackets): email fields, filters and mail in keep to it. */
+export const MAX_EMAIL_LENGTH = 254;
+
 /**
- * The longest text a path parameter (`{address}`, a mail problem's `{id}`) may hold: an email address's most (RFC
- * 5321), longer than any key such a parameter names (a mail problem's id is about 40 characters).
+ * The longest text a path parameter (`{address}`, a mail problem's `{id}`) may hold: an email address's most, longer
+ * than any key such a parameter names (a mail problem's id is about 40 characters).
  */
-export const MAX_TEXT_PARAM = 254;
+export const MAX_TEXT_PARAM = MAX_EMAIL_LENGTH;
 
 /** Django's slug rule (queue slugs, custom field names, slug custom values). */
 export const SLUG = {
@@ -149,7 +152,12 @@ const emailSchema = z.email();
 export const isEmail = (value: string) => emailSchema.safeParse(value).success;
 
 export function emailField(opts: Omit<TextOptions, 'check'> = {}): Field<string | null> {
-  return textField({ maxLength: 254, ...opts, meta: 'email', check: (v) => (isEmail(v) ? undefined : MESSAGES.email) });
+  return textField({
+    maxLength: MAX_EMAIL_LENGTH,
+    ...opts,
+    meta: 'email',
+    check: (v) => (isEmail(v) ? undefined : MESSAGES.email),
+  });
 }
 
 const TRUE_VALUES = new Set(['t', 'true', 'y', 'yes', 'on', '1']);

@@ -5,7 +5,7 @@
  */
 import { parseDateTime, storedDateTime } from './datetime';
 import { ValidationError } from './errors';
-import { MESSAGES } from './fields';
+import { MAX_EMAIL_LENGTH, MESSAGES } from './fields';
 import { PRIORITY_VALUES, STATUS_VALUES, type Ticket } from './records';
 import { canAccessTicket, type QueueScope } from './queue-access';
 import { parseStatusFilter } from './status-filter';
@@ -153,7 +153,6 @@ export function idFloorOf(createdSince: string | undefined, order: ListingOrder)
 
 const INTEGER = /^\d{1,15}$/;
 const WHOLE_NUMBER = 'Enter a whole number.';
-const EMAIL_MAX = 254;
 
 const ORDER_OF_FIELD: Record<OrderingField, ListingOrder> = {
   id: 'id',
@@ -272,7 +271,8 @@ export function parseTicketListQuery(query: Record<string, string | undefined>, 
   const email = given('submitter_email');
   // A stored e-mail has at most 254 characters (the field's limit): a longer one matches nothing, and would not fit a
   // key.
-  if (email !== undefined && email.length > EMAIL_MAX) errors.submitter_email = [MESSAGES.maxLength(EMAIL_MAX)];
+  if (email !== undefined && email.length > MAX_EMAIL_LENGTH)
+    errors.submitter_email = [MESSAGES.maxLength(MAX_EMAIL_LENGTH)];
   const updatedSince = time('updated_since');
   const createdSince = time('created_since');
   const rawOrdering = given('ordering');

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_HEADER_LINES,
   MAX_THREAD_IDS,
+  headerLines,
   threadIdsOf,
   classify,
   cleanSubject,
@@ -19,7 +21,7 @@ import {
   withoutTag,
   type MailFacts,
 } from '../../shared/domain/mail-in';
-import { MailRefused, parseMail } from '../../shared/mail-in/parse';
+import { MailRefused, parseMail, replyOf } from '../../shared/mail-in/parse';
 import { dsnBounce, legacyCharset, misdeclaredUtf8, nestedBomb } from '../fixtures/mail/corpus';
 import { ticketRecord } from './fixtures';
 
@@ -51,6 +53,7 @@ describe('classify', () => {
     ['Precedence junk', { Precedence: 'junk' }, /Precedence/],
     ['Precedence list', { Precedence: 'list' }, /Precedence/],
     ['Precedence auto_reply', { Precedence: 'auto_reply' }, /Precedence/],
+    ['Precedence with a comment', { Precedence: 'bulk (mailing)' }, /Precedence/],
     ['X-Autoreply', { 'X-Autoreply': 'yes' }, /x-autoreply/],
     ['X-Autorespond', { 'X-Autorespond': 'Out of office' }, /x-autorespond/],
     ['X-Auto-Response-Suppress All (Exchange OOF)', { 'X-Auto-Response-Suppress': 'All' }, /X-Auto-Response-Suppress/],
@@ -70,6 +73,24 @@ describe('classify', () => {
 
   it('keeps Auto-Submitted: no, and X-Auto-Response-Suppress values that are not auto-replies', () => {
     expect(classify(facts({ 'Auto-Submitted': 'no', 'X-Auto-Response-Suppress': 'RN, NRN' })).action).toBe('accept');
+    expect(classify(facts({ 'Auto-Submitted': 'no (a person wrote this)' })).action).toBe('accept');
+  });
+
+  it('reads every Auto-Submitted and Precedence header: a leading `no` hides no automatic one after it', () => {
+    const repeated = (name: string, values: string[]) => ({
+      ...facts({}),
+      headers: headerMap(values.map((value) => ({ key: name, value }))),
+    });
+    expect(classify(repeated('Auto-Submitted', ['no', 'auto-generated'])).action).toBe('drop');
+    expect(classify(repeated('Precedence', ['normal', 'bulk'])).action).toBe('drop');
+  });
+
+  it('keeps every value of a header that repeats, in order, in time linear in the repeats', () => {
+    const headers = headerMap(
+      Array.from({ length: 50_000 }, (_, i) => ({ key: i % 2 ? 'X-A' : 'x-a', value: `${i}` })),
+    );
+    expect(headers.get('x-a')).toHaveLength(50_000);
+    expect(headers.get('x-a')!.slice(0, 3)).toEqual(['0', '1', '2']);
   });
 
   it('drops mailer-daemon and postmaster senders', () => {
@@ -86,6 +107,17 @@ describe('classify', () => {
       action: 'drop',
       reason: expect.stringMatching(/^loop/),
     });
+  });
+
+  it('knows its own addresses plus-addressed too (a reply address, a bounce address) as loops', () => {
+    for (const from of ['support+1.zsfsf3j4bjtqohkx.7dwdsdjhjzphh6we@localhost', 'support+b.0000000018@localhost']) {
+      expect(classify(facts({}, { from })), from).toMatchObject({
+        action: 'drop',
+        reason: expect.stringMatching(/^loop/),
+      });
+    }
+    expect(classify(facts({ 'X-Loop': 'Support+1.abc@localhost' })).action).toBe('drop');
+    expect(classify(facts({}, { from: 'support+1@elsewhere.example' })).action).toBe('accept');
   });
 
   it('knows a DSN by its report type or its delivery-status part', () => {
@@ -194,6 +226,32 @@ describe('the letter', () => {
 
 describe('parseMail', () => {
   const e = { from: 'a@example.com', to: 'support@localhost' };
+  const raw = (headers: string, body = 'Hello.') =>
+    Buffer.from(`${headers}To: support@localhost\r\nSubject: s\r\nMessage-ID: <m@x>\r\n\r\n${body}`);
+
+  it('refuses a header block of more lines than DKIM and DMARC can check in time; counts folded lines', async () => {
+    const folded = `From: a@example.com\r\nX-Long: a${'\r\n b'.repeat(MAX_HEADER_LINES)}\r\n`;
+    await expect(parseMail(raw(folded))).rejects.toThrow(`a header block of more than ${MAX_HEADER_LINES} lines`);
+    expect(headerLines(raw('From: a@example.com\r\n'), 100)).toBe(4);
+    expect(headerLines(Buffer.from('A: 1\nB: 2\n\nbody\n'), 100)).toBe(2);
+    expect((await parseMail(raw(`From: a@example.com\r\nX-Long: a${'\r\n b'.repeat(100)}\r\n`))).body).toBe('Hello.');
+  });
+
+  it('reads an address longer than RFC 5321 allows as none (a 2 KB From could not be a key)', async () => {
+    const long = `${'a'.repeat(2100)}@long.example`;
+    const mail = await parseMail(raw(`From: ${long}\r\nCc: ${long}, b@example.com\r\n`));
+    expect(mail.from).toBe('');
+    expect(mail.fromAsGiven).toBe('');
+    expect(mail.cc).toEqual(['b@example.com']);
+  });
+
+  it('reads the reply in time linear in the text: blank runs cut to two lines, long lines kept whole', () => {
+    expect(replyOf(`hi${'\n \u3000'.repeat(20_000)}\nx`)).toBe('hi\n\n\nx');
+    const line = `${'a on b at '.repeat(10_000)}end`;
+    expect(replyOf(`Top ${line}\n\nOn Mon, Bob wrote:\n> earlier`).trim()).toBe(`Top ${line}`);
+    // A long quoted line stays quoted (hidden), as a short one is.
+    expect(replyOf(`Thanks!\n\n> ${line}\n> more`).trim()).toBe('Thanks!');
+  });
 
   it('refuses MIME nested past the limit, and reads what is within it', async () => {
     await expect(parseMail(nestedBomb(e, 60))).rejects.toThrow(MailRefused);
