@@ -39,21 +39,28 @@ if (process.argv[2] === '--engines') {
   const { ingest } = await import('../shared/mail-in/ingest');
 
   let n = 0;
-  const message = (attachment?: Buffer) =>
+  /** A message that opens a ticket: a quoted reply in text and HTML, or what `shape` gives instead. */
+  interface Shape {
+    attachment?: Buffer;
+    text?: string;
+    headers?: { key: string; value: string }[];
+  }
+  const message = ({ attachment, text, headers }: Shape = {}) =>
     new MailComposer({
       from: `sender${n}@example.com`,
       to: 'support@localhost',
       subject: `Bench ${n}`,
       messageId: `<bench.${n++}.${Date.now()}@example.com>`,
-      text: 'The printer on floor 2 is jammed again.\n\nOn Mon, someone wrote:\n> earlier text',
-      html: '<p>The printer on floor 2 is jammed again.</p>',
+      text: text ?? 'The printer on floor 2 is jammed again.\n\nOn Mon, someone wrote:\n> earlier text',
+      ...(text === undefined ? { html: '<p>The printer on floor 2 is jammed again.</p>' } : {}),
+      ...(headers ? { headers } : {}),
       attachments: attachment ? [{ filename: 'scan.pdf', content: attachment, contentType: 'application/pdf' }] : [],
     })
       .compile()
       .build();
 
-  async function measure(name: string, count: number, attachment?: Buffer): Promise<MailInResult> {
-    const raws = await Promise.all(Array.from({ length: count * 2 }, () => message(attachment)));
+  async function measure(name: string, count: number, shape?: Shape): Promise<MailInResult> {
+    const raws = await Promise.all(Array.from({ length: count * 2 }, () => message(shape)));
     const run = async (batch: Buffer[]) => {
       const cpu = process.cpuUsage();
       const started = performance.now();
@@ -82,7 +89,16 @@ if (process.argv[2] === '--engines') {
 
   const results = [
     await measure('plain (text and HTML parts, a quoted reply)', 100),
-    await measure('with a 5 MB attachment', 10, Buffer.alloc(5 * 1024 * 1024, 7)),
+    await measure('with a 5 MB attachment', 10, { attachment: Buffer.alloc(5 * 1024 * 1024, 7) }),
+    // What a probe found slow (docs/email.md, "What a message becomes"); the header rows at the header-line limit.
+    await measure('hostile: 20,000 blank lines', 5, { text: `hi${'\n'.repeat(20_000)}x` }),
+    await measure('hostile: one 100 KB line of "a on b at"', 5, { text: 'a on b at '.repeat(10_000) }),
+    await measure('hostile: one header 4,900 times', 5, {
+      headers: Array.from({ length: 4_900 }, () => ({ key: 'X-A', value: 'b' })),
+    }),
+    await measure('hostile: one header folded over 4,900 lines', 5, {
+      headers: [{ key: 'X-A', value: Array.from({ length: 4_900 }, () => 'b').join('\r\n ') }],
+    }),
   ];
   const report = readFileSync(REPORT, 'utf8');
   writeFileSync(
