@@ -112,9 +112,11 @@ export function checkedIdFloors(pages: ListCosts): Target[] {
  * loaded at the first bearer token: 28 to 31 KiB less in every route (2026-11-29: tickets/create
  * 212.9 → 184.0 KiB, tickets/list 205.8 → 178.6, tickets/get 169.8 → 139.2), so the budget came
  * down to 185 KiB. The bundles measured here are those of an environment without oidc; with it, each
- * route carries jose's ~30 KiB again.
+ * route carries jose's ~30 KiB again. Raised to 186 KiB by what hostile-client probes asked for (2026-11-29): a JSON
+ * body's lone surrogates refused, integer custom values bounded, one file a followup attachment, long text path
+ * parameters 404 (tickets/create 188,964 → 189,718 bytes, 278 past 185 KiB).
  */
-export const BUNDLE_BUDGET_BYTES = 185 * 1024;
+export const BUNDLE_BUDGET_BYTES = 186 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;
@@ -147,10 +149,11 @@ export const WORKER_EXCEPTIONS: Record<string, number> = { 'mail-in/poll': 1340 
  * only the paths and methods compiled in, as the other routes have their RouteFacts. (The ticket lists,
  * 477 and 458 KiB, and stream/consume, 430, carried the RDS Data API's SDK client; through
  * shared/aws/rds-data.ts they are 202, 186 and 157 KiB: issue 35.) Down by jose's ~30 KiB (without oidc,
- * above; 2026-11-29): api/fallback 223.1 → 192.4 KiB (the release route's record among them).
+ * above; 2026-11-29): api/fallback 223.1 → 192.4 KiB (the release route's record among them). Up by the hostile
+ * probes' checks (as BUNDLE_BUDGET_BYTES; 2026-11-29): 199,669 bytes, 1,013 past 194 KiB.
  */
 export const ROUTE_EXCEPTIONS: Record<string, number> = {
-  'api/fallback': 194 * 1024,
+  'api/fallback': 196 * 1024,
 };
 
 /**
