@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ownerOnlyDataDir } from './endpoints';
+import { makeWalDatabase } from './sqlite-wal';
 
 export interface Engines {
   dynamoEndpoint: string;
@@ -143,7 +144,10 @@ export async function startEngines(dataDir: string, options: EngineOptions = {})
   const s3Dir = inMemory ? mkdtempSync(join(tmpdir(), 'helpdesk-s3-')) : resolve(dataDir, 's3');
   const dynamoDir = inMemory ? null : resolve(dataDir, 'dynamodb');
   if (!inMemory) ownerOnlyDataDir(dataDir);
-  if (dynamoDir) mkdirSync(dynamoDir, { recursive: true });
+  if (dynamoDir) {
+    mkdirSync(dynamoDir, { recursive: true });
+    if (!options.databasePerRegion) makeWalDatabase(dynamoDir);
+  }
   mkdirSync(s3Dir, { recursive: true });
 
   // s3rver binds first: its port 0 could otherwise be the one freePort() just found for the JVM.

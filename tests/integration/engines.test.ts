@@ -4,13 +4,22 @@
  * another address is closed unanswered, while the runtime's own, on loopback, are served.
  *
  * The engines checked are the run's shared pair, which global-setup.ts starts with `startEngines`
- * as every runtime does (a second DynamoDB Local here would cost seconds and prove nothing more).
+ * as every runtime does (a second DynamoDB Local here would cost seconds and prove nothing more),
+ * except for the on-disk store, which they do not use: a pair of its own, started twice.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { loopbackOnlyJavaOptions } from '../../infra/local/engines';
+import { loopbackOnlyJavaOptions, startEngines } from '../../infra/local/engines';
+import { makeWalDatabase, SHARED_DATABASE_FILE } from '../../infra/local/sqlite-wal';
 
 /** An address of this machine that is not loopback, if it has one. */
 const outside = Object.values(networkInterfaces())
@@ -60,4 +69,55 @@ describe('the Java options', () => {
       rmSync(spacedDir, { recursive: true });
     },
   );
+});
+
+describe('the on-disk store', () => {
+  /** The header's write and read versions: 2 and 2 in WAL mode, 1 and 1 with a rollback journal. */
+  const journalVersions = (file: string) => [...readFileSync(file).subarray(18, 20)];
+
+  it('keeps DynamoDB Local in SQLite WAL mode: a commit goes to the log, and is there after a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-wal-'));
+    const database = join(dataDir, 'dynamodb', SHARED_DATABASE_FILE);
+    const TableName = 'wal';
+    const Key = { pk: { S: 'ticket#1' } };
+    const clientOf = (endpoint: string) =>
+      new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' } });
+    try {
+      const first = await startEngines(dataDir);
+      const client = clientOf(first.dynamoEndpoint);
+      await client.send(
+        new CreateTableCommand({
+          TableName,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        }),
+      );
+      await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName });
+      await client.send(new PutItemCommand({ TableName, Item: { ...Key, title: { S: 'kept' } } }));
+      expect(journalVersions(database)).toEqual([2, 2]);
+      // A rollback journal is gone after each commit; the write-ahead log stays, holding the commits.
+      expect(statSync(`${database}-wal`).size).toBeGreaterThan(0);
+      client.destroy();
+      await first.stop();
+
+      const second = await startEngines(dataDir);
+      const again = clientOf(second.dynamoEndpoint);
+      const { Item } = await again.send(new GetItemCommand({ TableName, Key, ConsistentRead: true }));
+      expect(Item?.title).toEqual({ S: 'kept' });
+      expect(journalVersions(database)).toEqual([2, 2]);
+      again.destroy();
+      await second.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('never overwrites a database that exists', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'helpdesk-wal-'));
+    writeFileSync(join(dir, SHARED_DATABASE_FILE), 'an older database');
+    expect(makeWalDatabase(dir)).toBe(false);
+    expect(readFileSync(join(dir, SHARED_DATABASE_FILE), 'utf8')).toBe('an older database');
+    rmSync(dir, { recursive: true });
+  });
 });

@@ -1,0 +1,71 @@
+/**
+ * DynamoDB Local keeps an on-disk table in SQLite and leaves the journal at SQLite's default, a
+ * rollback journal: every commit writes and syncs the journal, then the database, then deletes the
+ * journal. In write-ahead-log mode a commit appends to the log and syncs it once, and is as durable
+ * (SQLite's `synchronous` stays FULL). A create is four commits, so on `npm start`'s store this
+ * decides how many creates a second the machine takes (docs/local.md, "On disk").
+ *
+ * DynamoDB Local has no setting for it, but the mode is a property of the database file (its
+ * header's read and write versions, 2 for WAL), which SQLite honours on every open. So the runtime
+ * makes the database file itself, empty and in WAL mode, before DynamoDB Local first opens it:
+ * exactly the one page SQLite writes for `PRAGMA journal_mode=WAL` on a new database
+ * (https://www.sqlite.org/fileformat2.html, "The Database Header" and "B-tree Pages").
+ *
+ * Only a file that does not exist is made. One that does is left as it is: changing the mode of an
+ * existing database is SQLite's own work (`PRAGMA journal_mode`, which may have to roll back a hot
+ * journal first), which this runtime does not run.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The file DynamoDB Local uses in its `-dbPath` with `-sharedDb`. */
+export const SHARED_DATABASE_FILE = 'shared-local-instance.db';
+
+/** SQLite's default page size since 3.12 (and the file system's). */
+const PAGE_SIZE = 4096;
+/** The SQLite version recorded as the last writer: the header's "version-valid-for" reads it. */
+const SQLITE_VERSION_NUMBER = 3_008_007;
+
+/** An empty database, one page long, in WAL mode. */
+export function emptyWalDatabase(): Buffer {
+  const page = Buffer.alloc(PAGE_SIZE);
+  page.write('SQLite format 3\0', 0, 'latin1');
+  page.writeUInt16BE(PAGE_SIZE, 16);
+  page[18] = 2; // write version: WAL
+  page[19] = 2; // read version: WAL
+  page[20] = 0; // bytes reserved at the end of each page
+  page[21] = 64; // maximum embedded payload fraction (must be 64)
+  page[22] = 32; // minimum embedded payload fraction (must be 32)
+  page[23] = 32; // leaf payload fraction (must be 32)
+  page.writeUInt32BE(1, 24); // file change counter
+  page.writeUInt32BE(1, 28); // the database's size in pages, valid while offset 92 equals the counter
+  page.writeUInt32BE(1, 92); // version-valid-for: the change counter it was written at
+  page.writeUInt32BE(SQLITE_VERSION_NUMBER, 96);
+  // Page 1's b-tree header, after the database header: an empty leaf of the schema table.
+  page[100] = 0x0d; // a table b-tree leaf
+  page.writeUInt16BE(0, 101); // first freeblock: none
+  page.writeUInt16BE(0, 103); // cells: none
+  page.writeUInt16BE(PAGE_SIZE, 105); // the cell content area starts at the page's end
+  page[107] = 0; // fragmented free bytes
+  return page;
+}
+
+/**
+ * Makes `dir`'s shared database, empty and in WAL mode, unless it exists. True when it made it.
+ * Written with `wx`: a file that appeared meanwhile is never overwritten.
+ */
+export function makeWalDatabase(dir: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(join(dir, SHARED_DATABASE_FILE), 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, emptyWalDatabase());
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
