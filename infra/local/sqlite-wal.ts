@@ -15,7 +15,7 @@
  * existing database is SQLite's own work (`PRAGMA journal_mode`, which may have to roll back a hot
  * journal first), which this runtime does not run.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The file DynamoDB Local uses in its `-dbPath` with `-sharedDb`. */
@@ -52,20 +52,28 @@ export function emptyWalDatabase(): Buffer {
 
 /**
  * Makes `dir`'s shared database, empty and in WAL mode, unless it exists. True when it made it.
- * Written with `wx`: a file that appeared meanwhile is never overwritten.
+ * Written whole to a file of its own, synced, then linked into place, which fails on a name that
+ * exists: the database never exists half-written (a crash mid-write leaves only the temporary file),
+ * and one that appeared meanwhile is never overwritten.
  */
 export function makeWalDatabase(dir: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(join(dir, SHARED_DATABASE_FILE), 'wx', 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
+  const path = join(dir, SHARED_DATABASE_FILE);
+  if (existsSync(path)) return false;
+  const draft = `${path}.${process.pid}.new`;
+  const fd = openSync(draft, 'w', 0o600);
   try {
     writeSync(fd, emptyWalDatabase());
+    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
-  return true;
+  try {
+    linkSync(draft, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(draft, { force: true });
+  }
 }
