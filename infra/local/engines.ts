@@ -62,10 +62,24 @@ export function loopbackOnlyJavaOptions(major: number, policy = LOOPBACK_POLICY)
   return `-Djava.security.manager -Djava.security.policy==${path}`;
 }
 
+/**
+ * DynamoDB Local's JIT: the optimising compiler (C2) takes a method only after 10 times the calls
+ * and loops it would by default (4 times the compile threshold), so a fresh JVM's first burst is
+ * not spent compiling. Measured with `npm run bench -- --burst`, four runs of each alternating
+ * (2026-11-29, two on disk and two in memory): the JIT compilers used 5.9-7.0 s of CPU in the first
+ * burst against 8.6-16.0 s, its p99 was 9.7-11.2 s against 7.5-14.7 s, and warm creates at 8 in flight
+ * were 54-67 a second against 51-63 (a single run's figures vary by that much on this machine; the
+ * JIT's CPU is the steady difference). Compiling with C1 alone (`-XX:TieredStopAtLevel=1`) was tried
+ * too: p99 12.0 s, but 35 warm creates a second (docs/local.md). The user's own JAVA_TOOL_OPTIONS come
+ * after these, and win.
+ */
+const JIT_OPTIONS =
+  '-XX:Tier4InvocationThreshold=50000 -XX:Tier4CompileThreshold=60000 -XX:Tier4BackEdgeThreshold=400000';
+
 /** Spawns DynamoDB Local with `options` added to the JVM's (the package passes no environment of its own). */
 function spawnDynamo(port: number, path: string | null, options: string | undefined, sharedDb: boolean): ChildProcess {
   const before = process.env.JAVA_TOOL_OPTIONS;
-  if (options) process.env.JAVA_TOOL_OPTIONS = [before, options].filter(Boolean).join(' ');
+  process.env.JAVA_TOOL_OPTIONS = [JIT_OPTIONS, before, options].filter(Boolean).join(' ');
   try {
     return spawnDynamoDbLocal({ port, path, sharedDb, stdio: 'pipe' });
   } finally {
