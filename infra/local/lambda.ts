@@ -5,10 +5,12 @@
  * so far: the mail release function (infra/mail-release.ts), which the mail problems' release route invokes.
  * AWS_ENDPOINT_URL_LAMBDA and HELPDESK_MAIL_RELEASE_FUNCTION point the route at it.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MAIL_IN_GRANTS, type TableGrant } from '../../shared/api/table-access';
 import { asFunction } from './table-access';
+import { asInvocation } from './invocations';
 
 /** The local name of the mail release function. */
 export const LOCAL_MAIL_RELEASE_FUNCTION = 'helpdesk-local-mail-release';
@@ -55,7 +57,8 @@ async function invoke(req: IncomingMessage, res: ServerResponse): Promise<void> 
   let answer: unknown;
   let headers: Record<string, string> = {};
   try {
-    answer = await asFunction(fn.handler, fn.grants, () => fn.run(JSON.parse(body || 'null') as never));
+    const run = () => fn.run(JSON.parse(body || 'null') as never);
+    answer = await asInvocation(randomUUID(), () => asFunction(fn.handler, fn.grants, run));
   } catch (error) {
     headers = { 'x-amz-function-error': 'Unhandled' };
     answer = { errorType: (error as Error).name, errorMessage: (error as Error).message };

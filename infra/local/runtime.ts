@@ -3,6 +3,7 @@
  * HTTP server. Used by `npm start` (main.ts), the tests and the benchmarks.
  */
 import type { Server } from 'node:http';
+import { LOCAL_FUNCTION_CONCURRENCY } from './invocations';
 import { startEngines, type Engines } from './engines';
 import type { EngineEndpoints } from './endpoints';
 import { checkAuthenticationSettings, config } from '../../shared/config';
@@ -131,7 +132,7 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     mail = (await import('./mail')).startLocalMail(dataDir);
     const { startLocalTableStream } = await import('./table-stream');
     // The stream's poller yields to a burst: it holds off while requests wait for a function's slot.
-    const { createLocalServer, functionConcurrency, LOCAL_FUNCTION_CONCURRENCY } = await import('./server');
+    const { createLocalServer, functionConcurrency } = await import('./server');
     const concurrency = functionConcurrency(LOCAL_FUNCTION_CONCURRENCY);
     stream = await startLocalTableStream(
       undefined,

@@ -11,6 +11,7 @@ import { fallbackRoute, matchRoutes, type Route } from '../../shared/api/routes'
 import { MAX_BODY_BYTES } from '../../shared/middleware/body';
 import { SECURITY_HEADERS, type HttpEvent, type HttpResult } from '../../shared/middleware/http';
 import { asRoute } from './table-access';
+import { asInvocation, LOCAL_FUNCTION_CONCURRENCY } from './invocations';
 
 type Handler = (event: HttpEvent, context: object) => Promise<HttpResult>;
 
@@ -165,11 +166,6 @@ export function accessLine(
  * integration's own 30 s): Lambda reports the invocation failed, and the HTTP API answers 500 with
  * its own body, as for any function error.
  */
-/**
- * Invocations of one function at once locally: the engines share 2 cores with it, and DynamoDB Local
- * (one JVM) slows down for everyone with hundreds of calls on its wire (measured: docs/local.md).
- */
-export const LOCAL_FUNCTION_CONCURRENCY = 16;
 
 export const TIMED_OUT: HttpResult = {
   statusCode: 500,
@@ -264,13 +260,15 @@ async function answer(
   }
   const event = toEvent(req, body, route, params, url);
   const handler = await loadHandler(route);
-  const invoke = () => handler(event, { awsRequestId: event.requestContext.requestId, functionName: route.handler });
+  const { requestId } = event.requestContext;
+  const invoke = () =>
+    asInvocation(requestId, () => handler(event, { awsRequestId: requestId, functionName: route.handler }));
   // The timeout counts from the invocation's start, as Lambda's does.
   const result = await concurrency(route.handler, () =>
     withFunctionTimeout(grants ? asRoute(route, invoke) : invoke(), functionTimeoutMs),
   );
   send(res, method, { ...result, headers: { ...result.headers, ...cors } });
-  return event.requestContext.requestId;
+  return requestId;
 }
 
 /**

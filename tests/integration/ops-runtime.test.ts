@@ -118,6 +118,23 @@ describe('request logs of the local runtime', () => {
     expect(output).not.toContain(Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64'));
     expect(output).not.toContain('body-password-secret');
   });
+
+  it("gives each of concurrent requests its own function's context, though one process serves them all", async () => {
+    const before = requestRecords().length;
+    // Every request's context is set before any has its answer (each waits on DynamoDB).
+    const paths = ['/api/tickets/', '/api/users/', '/api/queues/', '/api/followups/'];
+    const sent = Array.from({ length: 16 }, (_, i) => paths[i % paths.length]!);
+    const statuses = await Promise.all(sent.map((path) => sendLogged('GET', path)));
+    expect(statuses).toEqual(sent.map(() => 200));
+
+    const records = (await waitForRecords(before + sent.length)).slice(before);
+    expect(records).toHaveLength(sent.length);
+    for (const record of records) {
+      // `operation` is the request line's own (observe.ts); the function's context is Powertools'.
+      expect(record.function_request_id, String(record.path)).toBe(record.request_id);
+      expect(record.function_name, String(record.path)).toBe(record.operation);
+    }
+  });
 });
 
 describe('CORS on (HELPDESK_CORS_ORIGINS)', () => {
