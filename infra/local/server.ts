@@ -166,7 +166,6 @@ export function accessLine(
  * integration's own 30 s): Lambda reports the invocation failed, and the HTTP API answers 500 with
  * its own body, as for any function error.
  */
-
 export const TIMED_OUT: HttpResult = {
   statusCode: 500,
   headers: { 'Content-Type': 'application/json' },

@@ -2,8 +2,9 @@
  * DynamoDB Local keeps an on-disk table in SQLite and leaves the journal at SQLite's default, a
  * rollback journal: every commit writes and syncs the journal, then the database, then deletes the
  * journal. In write-ahead-log mode a commit appends to the log and syncs it once, and is as durable
- * (SQLite's `synchronous` stays FULL). A create is four commits, so on `npm start`'s store this
- * decides how many creates a second the machine takes (docs/local.md, "On disk").
+ * (SQLite's `synchronous` stays FULL, sqlite4java's default: checked with `PRAGMA synchronous`). A
+ * create is four commits, so on `npm start`'s store this decides how many creates a second the
+ * machine takes (docs/local.md, "On disk").
  *
  * DynamoDB Local has no setting for it, but the mode is a property of the database file (its
  * header's read and write versions, 2 for WAL), which SQLite honours on every open. So the runtime
@@ -23,7 +24,7 @@ export const SHARED_DATABASE_FILE = 'shared-local-instance.db';
 
 /** SQLite's default page size since 3.12 (and the file system's). */
 const PAGE_SIZE = 4096;
-/** The SQLite version recorded as the last writer: the header's "version-valid-for" reads it. */
+/** The version of the SQLite that last wrote the file (offset 96): DynamoDB Local's, in its sqlite4java. */
 const SQLITE_VERSION_NUMBER = 3_008_007;
 
 /** An empty database, one page long, in WAL mode. */
