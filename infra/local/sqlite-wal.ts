@@ -9,7 +9,8 @@
  * DynamoDB Local has no setting for it, but the mode is a property of the database file (its
  * header's read and write versions, 2 for WAL), which SQLite honours on every open. So the runtime
  * makes the database file itself, empty and in WAL mode, before DynamoDB Local first opens it:
- * exactly the one page SQLite writes for `PRAGMA journal_mode=WAL` on a new database
+ * the one page SQLite writes for `PRAGMA journal_mode=WAL` on a new database, at today's default
+ * page size (DynamoDB Local's SQLite, 3.8.7, would pick 1,024 bytes; it reads either)
  * (https://www.sqlite.org/fileformat2.html, "The Database Header" and "B-tree Pages").
  *
  * Only a file that does not exist is made. One that does is left as it is: changing the mode of an
