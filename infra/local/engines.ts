@@ -160,7 +160,15 @@ export async function startEngines(dataDir: string, options: EngineOptions = {})
   if (!inMemory) ownerOnlyDataDir(dataDir);
   if (dynamoDir) {
     mkdirSync(dynamoDir, { recursive: true });
-    if (!options.databasePerRegion) makeWalDatabase(dynamoDir);
+    // WAL mode is a speed-up, never a reason not to start: on a file system without hard links, say, DynamoDB
+    // Local makes its database itself, with SQLite's rollback journal.
+    if (!options.databasePerRegion) {
+      try {
+        makeWalDatabase(dynamoDir);
+      } catch (error) {
+        console.warn(`DynamoDB Local keeps SQLite's rollback journal (slower writes): ${(error as Error).message}`);
+      }
+    }
   }
   mkdirSync(s3Dir, { recursive: true });
 

@@ -82,8 +82,10 @@ describe('the on-disk store', () => {
     const Key = { pk: { S: 'ticket#1' } };
     const clientOf = (endpoint: string) =>
       new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' } });
+    const started: { stop(): Promise<void> }[] = [];
     try {
       const first = await startEngines(dataDir);
+      started.push(first);
       const client = clientOf(first.dynamoEndpoint);
       await client.send(
         new CreateTableCommand({
@@ -102,13 +104,15 @@ describe('the on-disk store', () => {
       await first.stop();
 
       const second = await startEngines(dataDir);
+      started.push(second);
       const again = clientOf(second.dynamoEndpoint);
       const { Item } = await again.send(new GetItemCommand({ TableName, Key, ConsistentRead: true }));
       expect(Item?.title).toEqual({ S: 'kept' });
       expect(journalVersions(database)).toEqual([2, 2]);
       again.destroy();
-      await second.stop();
     } finally {
+      // A failed assertion must not leave a JVM behind (stop() is once only: a second call does nothing).
+      await Promise.all(started.map((engines) => engines.stop()));
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
