@@ -1,12 +1,12 @@
 /**
  * Mail in the local runtime (issue 22): the same consumer and sender as on AWS, driven in-process.
  * The table stream's poller fans each batch out to the consumer (as the one reader does on AWS),
- * and timers hold the mails waiting for their attempt (where AWS has SQS). Nothing leaves
+ * and timers hold the mails waiting for their attempt (where AWS has SQS), kept in
+ * `<data dir>/mail-queue.json` too: a restart sends them (the stream is read on from where the stopped
+ * process had applied it, stream-positions.ts, so their records are not read again). Nothing leaves
  * the machine by default: mail is captured as .eml files in `<data dir>/mailbox` (owner-only), which
  * `npm run helpdesk -- mail` lists and prints; with HELPDESK_SMTP_URL it goes to that SMTP server.
- * A restart loses nothing: the stream is read again from its oldest record, and every mail still
- * queued (or claimed by the process that stopped) is queued again. Calls are held to the grants of
- * the AWS functions (mail/queue, mail/send).
+ * Calls are held to the grants of the AWS functions (mail/queue, mail/send).
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -20,10 +20,45 @@ import { sendMail, type SenderContext } from '../../shared/mail/send-mail';
 import { transportFor } from '../../shared/mail/transports';
 import type { FilteredConsumer } from '../../shared/consumer/changes';
 import { ensureLocalSecret } from './secrets';
+import { keptWriter, readKept, writeKept } from './kept-files';
+import { getMail, SENDING_LEASE_MS } from '../../shared/store/mail-log';
 import { asFunction, consumerAs } from './table-access';
 
 /** After an error of our own (the engines busy, say): try that step again this much later. */
 const RECOVER_MS = 2000;
+
+/** A claim's longest lease, in seconds: a mail claimed elsewhere is tried again after it. */
+const LEASE_SECONDS = SENDING_LEASE_MS / 1000;
+
+/** The mails waiting for an attempt, in the data directory (none in memory). */
+export const MAIL_QUEUE_FILE = 'mail-queue.json';
+
+/** A mail waiting for its attempt: which, and when (epoch ms). */
+interface Waiting {
+  ref: MailRef;
+  due: number;
+}
+
+const isWaiting = (value: unknown): value is Waiting => {
+  const { ref, due } = (value ?? {}) as Partial<Waiting>;
+  return Number.isSafeInteger(ref?.ticket) && typeof ref?.id === 'string' && Number.isSafeInteger(due);
+};
+
+/** The mails `file` keeps waiting; none when there is none, or it is unreadable (said in a warning). */
+function loadWaiting(file: string | undefined): Waiting[] {
+  if (!file) return [];
+  try {
+    const kept = readKept(file) ?? [];
+    if (!Array.isArray(kept) || !kept.every(isWaiting)) throw new Error('not a list of queued mails');
+    return kept;
+  } catch (error) {
+    logger.warn('queued mail unreadable: mails waiting for an attempt before the restart are not sent', {
+      file,
+      error: String(error),
+    });
+    return [];
+  }
+}
 
 export interface LocalMail {
   /** The folder mail is captured in (undefined when it goes to SMTP, or nowhere). */
@@ -57,6 +92,13 @@ export function startLocalMail(dataDir: string): LocalMail {
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<unknown>>();
   let stopped = false;
+  /** By ticket and id: each mail once, at its latest due time. */
+  const waiting = new Map<string, Waiting>();
+  const keyOf = (ref: MailRef) => `${ref.ticket}/${ref.id}`;
+  const file = dataDir === 'memory' ? undefined : join(dataDir, MAIL_QUEUE_FILE);
+  const kept = keptWriter(() => writeKept(file!, [...waiting.values()]));
+  /** On disk before it resolves (at once without a file). */
+  const keep = () => (file ? kept.request() : Promise.resolve());
 
   const later = (ms: number, step: () => Promise<void>) => {
     if (stopped) return;
@@ -69,23 +111,45 @@ export function startLocalMail(dataDir: string): LocalMail {
     }, ms);
     timers.add(timer);
   };
+  const schedule = ({ ref, due }: Waiting) => {
+    waiting.set(keyOf(ref), { ref, due });
+    later(Math.max(0, due - Date.now()), () => send(ref));
+  };
+  // The consumer's batch is applied (and the stream read on past it) only once its mails are kept: none is lost.
   const queue: MailQueue = {
     enqueue(ref, delaySeconds) {
-      later(delaySeconds * 1000, () => send(ref));
-      return Promise.resolve();
+      schedule({ ref, due: Date.now() + delaySeconds * 1000 });
+      return keep();
     },
   };
+  /** Settled (sent, failed, suppressed, or not this process's to send): no longer kept. */
+  const settled = (ref: MailRef) => {
+    waiting.delete(keyOf(ref));
+    keep().catch((error: unknown) => logger.warn('queued mail not kept', { error: String(error) }));
+  };
   const ctx: SenderContext | undefined = transport && { transport, settings, secret: mailSecret };
+
+  /**
+   * Whether mail `ref` is claimed by another sender: this runtime's before a restart (its lease still running), or
+   * one still at work. It is tried again once the lease has surely run out, as SQS shows a message again after its
+   * visibility timeout on AWS: then sent, or found settled.
+   */
+  const claimedElsewhere = async (ref: MailRef) =>
+    (await asFunction('mail/send', MAIL_SEND_GRANTS, () => getMail(ref.ticket, ref.id)))?.status === 'sending';
 
   async function send(ref: MailRef): Promise<void> {
     try {
       const result = await asFunction('mail/send', MAIL_SEND_GRANTS, () => sendMail(ref, ctx!));
       if (result.state === 'retry') await queue.enqueue(ref, result.inSeconds);
+      else if (result.state === 'skipped' && (await claimedElsewhere(ref))) await queue.enqueue(ref, LEASE_SECONDS);
+      else settled(ref);
     } catch (error) {
       logger.error('mail step failed; retrying', { mail: ref.id, error: (error as Error).message });
       later(RECOVER_MS, () => send(ref));
     }
   }
+
+  if (ctx) for (const mail of loadWaiting(file)) schedule(mail);
 
   return {
     mailboxDir: settings.transport === 'mailbox' ? settings.mailboxDir : undefined,
@@ -95,6 +159,7 @@ export function startLocalMail(dataDir: string): LocalMail {
       timers.forEach(clearTimeout);
       timers.clear();
       await Promise.allSettled([...running]);
+      await keep().catch(() => undefined); // what the last sends settled
     },
   };
 }

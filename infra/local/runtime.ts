@@ -131,14 +131,15 @@ export async function startLocalRuntime(options: RuntimeOptions = {}): Promise<L
     webhooks = await startLocalWebhooks(dataDir);
     mail = (await import('./mail')).startLocalMail(dataDir);
     const { startLocalTableStream } = await import('./table-stream');
+    const { STREAM_POSITIONS_FILE } = await import('./stream-positions');
     // The stream's poller yields to a burst: it holds off while requests wait for a function's slot.
     const { createLocalServer, functionConcurrency } = await import('./server');
     const concurrency = functionConcurrency(LOCAL_FUNCTION_CONCURRENCY);
-    stream = await startLocalTableStream(
-      undefined,
-      [webhooks.consumer, ...(mail.consumer ? [mail.consumer] : [])],
-      () => concurrency.waiting(),
-    );
+    stream = await startLocalTableStream({
+      extraConsumers: [webhooks.consumer, ...(mail.consumer ? [mail.consumer] : [])],
+      requestsWaiting: () => concurrency.waiting(),
+      positionsFile: dataDir === 'memory' ? undefined : join(dataDir, STREAM_POSITIONS_FILE),
+    });
     const { startLocalFileSweeper } = await import('./file-sweeper');
     sweeper = await startLocalFileSweeper(sweepEvery);
     // Before the routes serve: the mail problems' release invokes the mail release function through it.

@@ -8,8 +8,9 @@
  * same code, less often each time, and never dropped: locally there is no dead-letter queue to keep
  * them, so after RETRY_ATTEMPTS an error is logged (AWS: its dead-letter queue's alarm) and they are
  * still tried, every MAX_RETRY_MS at most, until they apply or the runtime stops; the others go on.
- * A batch whose fan-out failed is read again from its first record, as Lambda retries one; every
- * consumer is idempotent, so a restart simply starts from the oldest record kept.
+ * A batch whose fan-out failed is read again from its first record, as Lambda retries one, with the
+ * time it was first read at; a restart reads on from the last record applied, kept in the data
+ * directory (stream-positions.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -18,6 +19,7 @@ import {
   DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
+  type GetRecordsCommandOutput,
 } from '@aws-sdk/client-dynamodb-streams';
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
@@ -27,6 +29,7 @@ import { fanOut, RecordsFailedAgain, retryRecords, type RetrySink } from '../../
 import type { StreamRecordLike } from '../../shared/consumer/stream-records';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { consumerAs } from './table-access';
+import { loadStreamPositions, saveStreamPositions, type ShardPosition } from './stream-positions';
 import {
   CONSUMER_POOL,
   recordBatch,
@@ -91,6 +94,9 @@ export function stampToTheSecond(record: Pick<StreamRecordLike, 'dynamodb'>, rea
   );
 }
 
+/** A batch of the stream, with the time its records were read at. */
+type ReadBatch = GetRecordsCommandOutput & { readAt: number };
+
 export interface LocalTableStream {
   /** Applies every record written so far (the poller does this every interval). */
   drain(): Promise<void>;
@@ -117,6 +123,9 @@ export interface LocalTableStream {
  */
 export const HOLD_OFF_MAX_MS = 20_000;
 
+/** What GetShardIterator answers for a position no longer in the stream (older than its 24 hours, or another's). */
+const POSITION_GONE = new Set(['TrimmedDataAccessException', 'ResourceNotFoundException', 'ValidationException']);
+
 /** A failed consumer's records are applied again this much later, doubled at each failure, up to MAX_RETRY_MS. */
 const RETRY_MS = 1000;
 const MAX_RETRY_MS = 60_000;
@@ -131,18 +140,31 @@ interface PendingRetry {
   due: number;
 }
 
-/**
- * `extraConsumers` get their records of each batch beside consumer/table-changes.ts's (the runtime's
- * webhook dispatcher and mail: where AWS runs them in the same reader), each already held to its grants.
- * `requestsWaiting` counts the requests waiting for a function's slot (the local server's): while any
- * wait, the poller holds off, for at most `holdOffMaxMs` at a time.
- */
-export async function startLocalTableStream(
+export interface LocalTableStreamOptions {
+  /** How often the poller reads (streamPollInterval(); 0: only when `drain` is called). */
+  intervalMs?: number;
+  /**
+   * Consumers that get their records of each batch beside consumer/table-changes.ts's (the runtime's webhook
+   * dispatcher and mail: where AWS runs them in the same reader), each already held to its grants.
+   */
+  extraConsumers?: readonly FilteredConsumer[];
+  /**
+   * How many requests wait for a function's slot (the local server's): while any wait, the poller holds off, for
+   * at most `holdOffMaxMs` at a time.
+   */
+  requestsWaiting?: () => number;
+  holdOffMaxMs?: number;
+  /** Where the positions applied up to are kept across restarts (stream-positions.ts); none: in memory only. */
+  positionsFile?: string;
+}
+
+export async function startLocalTableStream({
   intervalMs = streamPollInterval(),
-  extraConsumers: readonly FilteredConsumer[] = [],
-  requestsWaiting: () => number = () => 0,
+  extraConsumers = [],
+  requestsWaiting = () => 0,
   holdOffMaxMs = HOLD_OFF_MAX_MS,
-): Promise<LocalTableStream> {
+  positionsFile,
+}: LocalTableStreamOptions = {}): Promise<LocalTableStream> {
   const { STREAM_CONSUMERS } = await import('../../shared/consumer/table-changes');
   // Held to CountTickets' grants for the table changes' consumers, and the others to theirs (AWS: the union).
   const consumers: FilteredConsumer[] = [
@@ -186,8 +208,6 @@ export async function startLocalTableStream(
   const table = await new DynamoDBClient({}).send(new DescribeTableCommand({ TableName: config.tableName }));
   const streamArn = table.Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`The local table ${config.tableName} has no stream`);
-  /** The last record applied, per shard: where a read starts again after a failed batch. */
-  const applied = new Map<string, string>();
   /**
    * Where the next read of each open shard starts: the iterator the last read returned, kept from one
    * poll to the next, so that a poll is one GetRecords rather than three calls (each of which waits
@@ -198,29 +218,65 @@ export async function startLocalTableStream(
   /** Records read so far: whether a poll found any. */
   let recordsSeen = 0;
   let shards: string[] = [];
+  /** Every shard the stream listed last, closed ones too. */
+  let listed = new Set<string>();
   let describedAt = 0;
-
-  const iteratorAfterApplied = async (shardId: string) => {
-    const after = applied.get(shardId);
-    return (
-      await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shardId,
-          ...(after
-            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
-            : { ShardIteratorType: 'TRIM_HORIZON' }),
-        }),
-      )
-    ).ShardIterator;
+  /**
+   * Per shard, the last record applied and when the records after it were read, if they were: where a read
+   * starts again after a failed batch or a restart, and the time its records are given again.
+   */
+  const positions = positionsFile ? loadStreamPositions(positionsFile, streamArn) : new Map<string, ShardPosition>();
+  /** What positionsFile holds (JSON): written again only when that changes. */
+  let positionsKept = JSON.stringify([...positions]);
+  /**
+   * Keeps shard `shardId`'s position (in the file too, with one). Not while a consumer's records wait for a retry:
+   * they are kept in memory only, so a restart must read them again.
+   */
+  const keepPosition = async (shardId: string, position: ShardPosition) => {
+    positions.set(shardId, position);
+    if (!positionsFile || pending.length) return;
+    // A shard the stream no longer lists is gone (trimmed): its position with it.
+    if (listed.size) for (const id of positions.keys()) if (!listed.has(id)) positions.delete(id);
+    const next = JSON.stringify([...positions]);
+    if (next === positionsKept) return;
+    await saveStreamPositions(positionsFile, streamArn, positions);
+    positionsKept = next;
   };
 
-  const getRecords = async (iterator: string) => {
+  const iteratorAt = (shardId: string, after: string | undefined) =>
+    streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ...(after
+          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
+          : { ShardIteratorType: 'TRIM_HORIZON' }),
+      }),
+    );
+  /** An iterator after the last record applied; from the shard's oldest record when that is gone from the stream. */
+  const iteratorAfterApplied = async (shardId: string) => {
+    const after = positions.get(shardId)?.after;
+    try {
+      return (await iteratorAt(shardId, after)).ShardIterator;
+    } catch (error) {
+      if (!after || !POSITION_GONE.has((error as Error).name)) throw error;
+      logger.warn('stream position gone (trimmed?): the shard is read from its oldest record', {
+        shard: shardId,
+        error: (error as Error).message,
+      });
+      positions.delete(shardId);
+      return (await iteratorAt(shardId, undefined)).ShardIterator;
+    }
+  };
+
+  /** A batch, its records' times stamped (stampToTheSecond) as read at `readAt` (by default, now). */
+  const getRecords = async (iterator: string, readAt?: number): Promise<ReadBatch> => {
     const read = performance.now();
     const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
     recordRead(performance.now() - read);
-    for (const record of batch.Records ?? []) stampToTheSecond(record, Date.now());
-    return batch;
+    const at = readAt ?? Date.now();
+    for (const record of batch.Records ?? []) stampToTheSecond(record, at);
+    return { ...batch, readAt: at };
   };
 
   /**
@@ -229,19 +285,31 @@ export async function startLocalTableStream(
    * With `holdsOff` (the poller's drains), it stops between batches while the routes are in a burst.
    */
   async function readShard(shardId: string, holdsOff: () => boolean): Promise<void> {
-    const iterator = iterators.get(shardId) ?? (await iteratorAfterApplied(shardId));
+    // A kept iterator reads records never read before (its last read found none, or the poller held off): read now.
+    // Read again from the last record applied, they are given the time they were first read at, if they were.
+    const kept = iterators.get(shardId);
     iterators.delete(shardId);
-    if (!iterator) return void closed.add(shardId);
-    let batch = await getRecords(iterator).catch(async () => getRecords((await iteratorAfterApplied(shardId))!));
-    for (;;) {
+    const fromApplied = async () => {
+      const iterator = await iteratorAfterApplied(shardId);
+      return iterator ? getRecords(iterator, positions.get(shardId)?.readAt) : undefined;
+    };
+    const firstBatch = kept ? await getRecords(kept).catch(fromApplied) : await fromApplied();
+    if (!firstBatch) return void closed.add(shardId);
+    let batch: ReadBatch = firstBatch;
+    for (let first = true; ; first = false) {
       const records = batch.Records ?? [];
       recordsSeen += records.length;
       const next = batch.NextShardIterator;
       if (!records.length) {
         if (next) iterators.set(shardId, next);
         else closed.add(shardId);
+        // Nothing read after the last record applied: whatever comes is read anew.
+        const { after, readAt } = positions.get(shardId) ?? {};
+        if (readAt !== undefined) await keepPosition(shardId, { after });
         return;
       }
+      // Read and not yet applied: their time is kept before they are (a later batch's, with the one before it).
+      if (first) await keepPosition(shardId, { ...positions.get(shardId), readAt: batch.readAt });
       const applying = startBatch();
       const holdOff = next !== undefined && holdsOff();
       const reading = next && !holdOff ? getRecords(next) : undefined;
@@ -249,10 +317,18 @@ export async function startLocalTableStream(
       reading?.catch(() => undefined);
       await asReader(() => fanOut(records, consumers, sink));
       recordBatch(applying, records.length);
-      applied.set(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
-      if (holdOff) return void iterators.set(shardId, next);
-      if (!reading) return void closed.add(shardId);
-      batch = await reading;
+      const after = records.at(-1)!.dynamodb!.SequenceNumber!;
+      if (!reading) {
+        await keepPosition(shardId, { after });
+        if (holdOff) iterators.set(shardId, next);
+        else closed.add(shardId);
+        return;
+      }
+      batch = await reading.catch(async (error: unknown) => {
+        await keepPosition(shardId, { after });
+        throw error;
+      });
+      await keepPosition(shardId, { after, readAt: batch.readAt });
     }
   }
 
@@ -264,7 +340,9 @@ export async function startLocalTableStream(
       const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
       describedAt = Date.now();
       // Listed parents first: a child shard's records come after its parent's.
-      shards = (StreamDescription?.Shards ?? []).map((shard) => shard.ShardId!).filter((id) => !closed.has(id));
+      const ids = (StreamDescription?.Shards ?? []).map((shard) => shard.ShardId!);
+      listed = new Set(ids);
+      shards = ids.filter((id) => !closed.has(id));
     }
     // The retries first: records a consumer failed on in this drain wait for the next (AWS: their queue's delay).
     await retryDue(!intervalMs);

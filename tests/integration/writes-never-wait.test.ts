@@ -89,7 +89,7 @@ describe('the local stream yields to a burst', () => {
     const before = await count();
     let waiting = 1;
     let asked = 0;
-    const stream = await startLocalTableStream(20, [], () => (asked++, waiting));
+    const stream = await startLocalTableStream({ intervalMs: 20, requestsWaiting: () => (asked++, waiting) });
     try {
       expect((await api.createTicket({ title: 'written in a burst' })).status).toBe(201);
       // Polled several times since the create, holding off each time: nothing applied.
@@ -106,7 +106,7 @@ describe('the local stream yields to a burst', () => {
   it('holds off no longer than its limit: in a burst that never ends, the backlog is still applied', async () => {
     await runtime.drainTableStream();
     const before = await count();
-    const stream = await startLocalTableStream(20, [], () => 1, 200);
+    const stream = await startLocalTableStream({ intervalMs: 20, requestsWaiting: () => 1, holdOffMaxMs: 200 });
     try {
       expect((await api.createTicket({ title: 'written in an endless burst' })).status).toBe(201);
       await expect.poll(count, { timeout: 30_000 }).toBe(before + 1);
