@@ -29,7 +29,14 @@ import { fanOut, RecordsFailedAgain, retryRecords, type RetrySink } from '../../
 import type { StreamRecordLike } from '../../shared/consumer/stream-records';
 import { STREAM_CONSUMER_GRANTS } from '../../shared/api/table-access';
 import { consumerAs } from './table-access';
-import { loadStreamPositions, saveStreamPositions, type ShardPosition } from './stream-positions';
+import {
+  appliedUpTo,
+  loadStreamPositions,
+  readTimeOf,
+  saveStreamPositions,
+  withRead,
+  type ShardPosition,
+} from './stream-positions';
 import {
   CONSUMER_POOL,
   recordBatch,
@@ -93,9 +100,6 @@ export function stampToTheSecond(record: Pick<StreamRecordLike, 'dynamodb'>, rea
     Math.max(named.getTime(), Math.min(second, named.getTime() + 59_000)),
   );
 }
-
-/** A batch of the stream, with the time its records were read at. */
-type ReadBatch = GetRecordsCommandOutput & { readAt: number };
 
 export interface LocalTableStream {
   /** Applies every record written so far (the poller does this every interval). */
@@ -222,25 +226,31 @@ export async function startLocalTableStream({
   let listed = new Set<string>();
   let describedAt = 0;
   /**
-   * Per shard, the last record applied and when the records after it were read, if they were: where a read
-   * starts again after a failed batch or a restart, and the time its records are given again.
+   * Per shard, what a restart reads on from (kept in positionsFile): the last record applied while no consumer's
+   * records waited for a retry, and when the records after it were read.
    */
   const positions = positionsFile ? loadStreamPositions(positionsFile, streamArn) : new Map<string, ShardPosition>();
+  /** Per shard, the last record applied: where a read starts again after a failed batch. */
+  const applied = new Map<string, string>();
   /** What positionsFile holds (JSON): written again only when that changes. */
   let positionsKept = JSON.stringify([...positions]);
-  /**
-   * Keeps shard `shardId`'s position (in the file too, with one). Not while a consumer's records wait for a retry:
-   * they are kept in memory only, so a restart must read them again.
-   */
-  const keepPosition = async (shardId: string, position: ShardPosition) => {
-    positions.set(shardId, position);
-    if (!positionsFile || pending.length) return;
+  /** Writes the positions to positionsFile, if there is one and they changed. */
+  const keepPositions = async () => {
+    if (!positionsFile) return;
     // A shard the stream no longer lists is gone (trimmed): its position with it.
     if (listed.size) for (const id of positions.keys()) if (!listed.has(id)) positions.delete(id);
     const next = JSON.stringify([...positions]);
     if (next === positionsKept) return;
     await saveStreamPositions(positionsFile, streamArn, positions);
     positionsKept = next;
+  };
+  /**
+   * Shard `shardId` applied up to record `last`. A restart reads on from there, unless a consumer's records wait
+   * for a retry: they are kept in memory only, so a restart must read them again, with the times they were read at.
+   */
+  const advance = (shardId: string, last: string) => {
+    applied.set(shardId, last);
+    if (!pending.length) positions.set(shardId, appliedUpTo(positions.get(shardId), last));
   };
 
   const iteratorAt = (shardId: string, after: string | undefined) =>
@@ -255,7 +265,7 @@ export async function startLocalTableStream({
     );
   /** An iterator after the last record applied; from the shard's oldest record when that is gone from the stream. */
   const iteratorAfterApplied = async (shardId: string) => {
-    const after = positions.get(shardId)?.after;
+    const after = applied.get(shardId) ?? positions.get(shardId)?.after;
     try {
       return (await iteratorAt(shardId, after)).ShardIterator;
     } catch (error) {
@@ -265,18 +275,28 @@ export async function startLocalTableStream({
         error: (error as Error).message,
       });
       positions.delete(shardId);
+      applied.delete(shardId);
       return (await iteratorAt(shardId, undefined)).ShardIterator;
     }
   };
 
-  /** A batch, its records' times stamped (stampToTheSecond) as read at `readAt` (by default, now). */
-  const getRecords = async (iterator: string, readAt?: number): Promise<ReadBatch> => {
+  /**
+   * A batch of shard `shardId`, its records' times stamped (stampToTheSecond) with the time they were first read at:
+   * now for records never read (`again` false: the read goes on from the last one), else the time kept for them.
+   */
+  const getRecords = async (shardId: string, iterator: string, again: boolean) => {
     const read = performance.now();
     const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
     recordRead(performance.now() - read);
-    const at = readAt ?? Date.now();
-    for (const record of batch.Records ?? []) stampToTheSecond(record, at);
-    return { ...batch, readAt: at };
+    const records = batch.Records ?? [];
+    const now = Date.now();
+    const first = records[0]?.dynamodb?.SequenceNumber;
+    if (first && (!again || readTimeOf(positions.get(shardId), first) === undefined))
+      positions.set(shardId, withRead(positions.get(shardId), first, now));
+    const position = positions.get(shardId);
+    for (const record of records)
+      stampToTheSecond(record, readTimeOf(position, record.dynamodb!.SequenceNumber!) ?? now);
+    return batch;
   };
 
   /**
@@ -285,50 +305,46 @@ export async function startLocalTableStream({
    * With `holdsOff` (the poller's drains), it stops between batches while the routes are in a burst.
    */
   async function readShard(shardId: string, holdsOff: () => boolean): Promise<void> {
-    // A kept iterator reads records never read before (its last read found none, or the poller held off): read now.
-    // Read again from the last record applied, they are given the time they were first read at, if they were.
+    // A kept iterator reads on from the last read (which found nothing, or the poller held off): records never read.
     const kept = iterators.get(shardId);
     iterators.delete(shardId);
     const fromApplied = async () => {
       const iterator = await iteratorAfterApplied(shardId);
-      return iterator ? getRecords(iterator, positions.get(shardId)?.readAt) : undefined;
+      return iterator ? getRecords(shardId, iterator, true) : undefined;
     };
-    const firstBatch = kept ? await getRecords(kept).catch(fromApplied) : await fromApplied();
+    const firstBatch = kept ? await getRecords(shardId, kept, false).catch(fromApplied) : await fromApplied();
     if (!firstBatch) return void closed.add(shardId);
-    let batch: ReadBatch = firstBatch;
-    for (let first = true; ; first = false) {
+    let batch: GetRecordsCommandOutput = firstBatch;
+    // The time of what was read is kept before it is applied (each later batch's, with the one before it applied).
+    await keepPositions();
+    for (;;) {
       const records = batch.Records ?? [];
       recordsSeen += records.length;
       const next = batch.NextShardIterator;
       if (!records.length) {
         if (next) iterators.set(shardId, next);
         else closed.add(shardId);
-        // Nothing read after the last record applied: whatever comes is read anew.
-        const { after, readAt } = positions.get(shardId) ?? {};
-        if (readAt !== undefined) await keepPosition(shardId, { after });
         return;
       }
-      // Read and not yet applied: their time is kept before they are (a later batch's, with the one before it).
-      if (first) await keepPosition(shardId, { ...positions.get(shardId), readAt: batch.readAt });
       const applying = startBatch();
       const holdOff = next !== undefined && holdsOff();
-      const reading = next && !holdOff ? getRecords(next) : undefined;
+      const reading = next && !holdOff ? getRecords(shardId, next, false) : undefined;
       // Not awaited when the batch fails (its iterator is dropped): its failure is of no interest then.
       reading?.catch(() => undefined);
       await asReader(() => fanOut(records, consumers, sink));
       recordBatch(applying, records.length);
-      const after = records.at(-1)!.dynamodb!.SequenceNumber!;
+      advance(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
       if (!reading) {
-        await keepPosition(shardId, { after });
+        await keepPositions();
         if (holdOff) iterators.set(shardId, next);
         else closed.add(shardId);
         return;
       }
       batch = await reading.catch(async (error: unknown) => {
-        await keepPosition(shardId, { after });
+        await keepPositions();
         throw error;
       });
-      await keepPosition(shardId, { after, readAt: batch.readAt });
+      await keepPositions();
     }
   }
 

@@ -7,7 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keptWriter, readKept, writeKept } from '../../infra/local/kept-files';
-import { loadStreamPositions, saveStreamPositions } from '../../infra/local/stream-positions';
+import {
+  appliedUpTo,
+  compareSequences,
+  loadStreamPositions,
+  readTimeOf,
+  saveStreamPositions,
+  withRead,
+  type ShardPosition,
+} from '../../infra/local/stream-positions';
 
 const dirs: string[] = [];
 const newFile = (name = 'kept.json') => {
@@ -55,9 +63,9 @@ describe('a kept file', () => {
 describe("the local stream's positions", () => {
   it('are loaded as saved, for the same stream only', async () => {
     const file = newFile();
-    const positions = new Map([
-      ['shardId-1', { after: '000000000000000004311' }],
-      ['shardId-2', { after: '000000000000000000012', readAt: 1_795_993_691_085 }],
+    const positions = new Map<string, ShardPosition>([
+      ['shardId-1', { after: '000000000000000004311', reads: [] }],
+      ['shardId-2', { after: '000000000000000000012', reads: [['000000000000000000013', 1_795_993_691_085]] }],
     ]);
     await saveStreamPositions(file, ARN, positions);
     expect(loadStreamPositions(file, ARN)).toEqual(positions);
@@ -66,10 +74,40 @@ describe("the local stream's positions", () => {
   });
 
   it('count as none when the file is not theirs: the stream is then read from its oldest record', () => {
-    for (const text of ['{', '[]', `{"streamArn":"${ARN}"}`, `{"streamArn":"${ARN}","shards":{"s":{"after":"x1"}}}`]) {
+    const shards = (shard: string) => `{"streamArn":"${ARN}","shards":{"s":${shard}}}`;
+    for (const text of [
+      '{',
+      '[]',
+      `{"streamArn":"${ARN}"}`,
+      shards('{"after":"x1","reads":[]}'),
+      shards('{"after":"1"}'),
+      shards('{"reads":[["2","soon"]]}'),
+    ]) {
       const file = newFile();
       writeFileSync(file, text);
       expect(loadStreamPositions(file, ARN), text).toEqual(new Map());
     }
+  });
+});
+
+describe("a record's time when it is read again", () => {
+  it('is the time of the last read that began at or before it; none for a record never read', () => {
+    const position = withRead(withRead(undefined, '100', 1_000), '105', 2_000);
+    expect(readTimeOf(position, '099')).toBeUndefined();
+    expect(['100', '104', '105', '999'].map((sequence) => readTimeOf(position, sequence))).toEqual([
+      1_000, 1_000, 2_000, 2_000,
+    ]);
+  });
+
+  it('compares sequence numbers as numbers, whatever their lengths', () => {
+    expect(compareSequences('99', '100')).toBeLessThan(0);
+    expect(compareSequences('100', '100')).toBe(0);
+    expect(compareSequences('000000000000000000012', '000000000000000000011')).toBeGreaterThan(0);
+  });
+
+  it('is kept only for records not yet applied', () => {
+    const position = withRead(withRead(undefined, '100', 1_000), '105', 2_000);
+    expect(appliedUpTo(position, '104')).toEqual({ after: '104', reads: [['105', 2_000]] });
+    expect(appliedUpTo(position, '200')).toEqual({ after: '200', reads: [] });
   });
 });
