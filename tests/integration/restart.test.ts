@@ -23,43 +23,61 @@ const closedPort = await new Promise<number>((done) => {
   });
 });
 
+interface Runtimes {
+  /** A runtime on `env` (stopped after the test, if it is not before). */
+  start(env: Record<string, string>): Promise<SpawnedRuntime>;
+  stop(runtime: SpawnedRuntime): Promise<void>;
+}
+
 /** Runs `body` with a data directory of its own, removed after, and stops the runtimes it started. */
-async function withDataDir(body: (dataDir: string, started: SpawnedRuntime[]) => Promise<void>): Promise<void> {
+async function withDataDir(body: (dataDir: string, runtimes: Runtimes) => Promise<void>): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-restart-'));
-  const started: SpawnedRuntime[] = [];
+  const started = new Set<SpawnedRuntime>();
+  const runtimes: Runtimes = {
+    async start(env) {
+      const runtime = await spawnApiRuntime(env);
+      started.add(runtime);
+      return runtime;
+    },
+    async stop(runtime) {
+      started.delete(runtime);
+      await runtime.stop();
+    },
+  };
   try {
-    await body(dataDir, started);
+    await body(dataDir, runtimes);
   } finally {
-    await Promise.all(started.map((runtime) => runtime.stop()));
+    await Promise.all([...started].map((runtime) => runtime.stop()));
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** A ticket created through `api` for a new submitter, once its mail is in `mailbox`. */
+async function mailedTicket(api: ReturnType<typeof clientFor>, mailbox: string, prefix: string): Promise<Json> {
+  const ticket = (await api.createTicket({ submitter_email: `${unique(prefix)}@example.com` })).body;
+  await mailsTo(mailbox, ticket.submitter_email, 1);
+  return ticket;
 }
 
 const emlIn = (mailbox: string) => readdirSync(mailbox).filter((f) => f.endsWith('.eml'));
 
 describe('a restart on a data directory', () => {
   it('reads the stream on from where it stopped: no mail and no change event is made twice', { timeout: 120_000 }, () =>
-    withDataDir(async (dataDir, started) => {
+    withDataDir(async (dataDir, runtimes) => {
       const env = { ...onSharedEngines(), HELPDESK_DATA_DIR: dataDir };
       const mailbox = join(dataDir, 'mailbox');
       const events = async (api: ReturnType<typeof clientFor>) =>
         (await api.call('GET', '/api/events/?limit=1000')).body.results as Json[];
 
-      const first = await spawnApiRuntime(env);
-      started.push(first);
+      const first = await runtimes.start(env);
       const before = clientFor(first.url);
-      const a = (await before.createTicket({ submitter_email: `${unique('a')}@example.com` })).body;
-      await mailsTo(mailbox, a.submitter_email, 1);
+      const a = await mailedTicket(before, mailbox, 'a');
       await expect.poll(async () => (await events(before)).length, { timeout: 15_000 }).toBe(2);
-      await first.stop();
-      started.pop();
+      await runtimes.stop(first);
 
-      const second = await spawnApiRuntime(env);
-      started.push(second);
-      const after = clientFor(second.url);
+      const after = clientFor((await runtimes.start(env)).url);
       // The second ticket's records come after the first's: once its mail is out, the first's were read if ever.
-      const b = (await after.createTicket({ submitter_email: `${unique('b')}@example.com` })).body;
-      await mailsTo(mailbox, b.submitter_email, 1);
+      await mailedTicket(after, mailbox, 'b');
       await expect.poll(async () => (await events(after)).length, { timeout: 15_000 }).toBe(4);
 
       expect(emlIn(mailbox)).toHaveLength(2);
@@ -71,17 +89,16 @@ describe('a restart on a data directory', () => {
   );
 
   it('sends the mail that was waiting for its next attempt when the runtime stopped', { timeout: 120_000 }, () =>
-    withDataDir(async (dataDir, started) => {
+    withDataDir(async (dataDir, runtimes) => {
       const engines = onSharedEngines();
       const mailbox = join(dataDir, 'mailbox');
       // The first attempt fails (nothing listens), the next is due 5 s later: after the stop.
-      const first = await spawnApiRuntime({
+      const first = await runtimes.start({
         ...engines,
         HELPDESK_DATA_DIR: dataDir,
         HELPDESK_SMTP_URL: `smtp://127.0.0.1:${closedPort}`,
         HELPDESK_MAIL_RETRY_DELAYS: '5',
       });
-      started.push(first);
       const api = clientFor(first.url);
       const to = `${unique('waiting')}@example.com`;
       const ticket = (await api.createTicket({ submitter_email: to })).body;
@@ -90,12 +107,10 @@ describe('a restart on a data directory', () => {
       await expect
         .poll(async () => (await log(api)).map((m) => [m.status, m.attempts]), { timeout: 30_000 })
         .toEqual([['queued', 1]]);
-      await first.stop();
-      started.pop();
+      await runtimes.stop(first);
 
       // Back with the mailbox (the data directory's default): the waiting mail goes there, once.
-      const second = await spawnApiRuntime({ ...engines, HELPDESK_DATA_DIR: dataDir });
-      started.push(second);
+      const second = await runtimes.start({ ...engines, HELPDESK_DATA_DIR: dataDir });
       const [mail] = await mailsTo(mailbox, to, 1);
       expect(mail!.subject).toContain(ticket.title);
       const restarted = clientFor(second.url);
