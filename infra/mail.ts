@@ -143,6 +143,8 @@ export class Mail extends Construct {
     }
     const sendTimeout = Duration.seconds(60);
     const mailQueue = (this.queue = secureQueue('MailQueue', {
+      // 6 times the sender's timeout (Lambda's advice for SQS), and longer than a mail's claim (SENDING_LEASE_MS): a
+      // message whose sender died comes back once its mail may be claimed again (tests/infra/mail.test.ts).
       visibilityTimeout: Duration.seconds(6 * sendTimeout.toSeconds()),
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: MAIL_ATTEMPTS + SPARE_MAIL_RECEIVES },
     }));

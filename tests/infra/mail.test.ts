@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHelpdesk } from '../../infra/app';
 import { withContextOverrides, environments } from '../../infra/environments';
 import { MAIL_ATTEMPTS, SPARE_MAIL_RECEIVES } from '../../infra/mail';
+import { SENDING_LEASE_MS } from '../../shared/store/mail-log';
 import { addNagChecks } from '../../infra/nag';
 import { apiTemplateOf, actions, functionIn, roleStatements, templateApp, type Resource } from './template';
 import type { Json } from '../json';
@@ -139,6 +140,18 @@ describe('mail on', () => {
       );
     },
   );
+
+  it("a message whose sender died comes back only after the mail's claim has lapsed, so that it is sent", () => {
+    // The sender claims a mail for SENDING_LEASE_MS (store/mail-log.ts); a message shown again before that finds the
+    // claim held, is taken as done, and the mail stays `sending` for good.
+    const [, fn] = functionIn(api, 'MailSendMail');
+    const mailQueue = Object.entries(api.findResources('AWS::SQS::Queue') as Record<string, Resource>).find(
+      ([id, q]) => id.startsWith('MailMailQueue') && q.Properties.RedrivePolicy,
+    )![1];
+    expect(mailQueue.Properties.VisibilityTimeout * 1000).toBeGreaterThan(SENDING_LEASE_MS);
+    // And a sender never outlives its message's hiding (a second sender would claim it meanwhile).
+    expect(fn.Properties.Timeout).toBeLessThan(mailQueue.Properties.VisibilityTimeout);
+  });
 
   it('the sender puts a mail that failed on every attempt on the dead-letter queue, which alarms', () => {
     const [sender, fn] = functionIn(api, 'MailSendMail');
