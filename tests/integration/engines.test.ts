@@ -14,6 +14,7 @@ import {
   PutItemCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,15 @@ describe('DynamoDB Local', () => {
     await expect(
       fetch(`http://${outside}:${port(engines.dynamoEndpoint)}/`, { signal: AbortSignal.timeout(5000) }),
     ).rejects.toThrow();
+  });
+
+  // Linux: the JVM's environment in /proc (the JVM found by its port, as `ps` shows its arguments).
+  it.skipIf(process.platform !== 'linux')('runs with its telemetry to AWS off', () => {
+    const jvm = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.* -port ${port(engines.dynamoEndpoint)}( |$)`], {
+      encoding: 'utf8',
+    }).trim();
+    const environment = readFileSync(`/proc/${jvm}/environ`, 'utf8').split('\0');
+    expect(environment).toContain('DDB_LOCAL_TELEMETRY=0');
   });
 });
 
