@@ -20,7 +20,7 @@ import { ESCALATION_ITEM_TYPE, TICKET_PREFIX, TICKET_SORT_KEY } from '../store/k
 import { ESCALATION, openingOf, strip, UPDATED_BY, writtenByImport, WRITTEN_OUT } from '../store/items';
 import { getMail, queueMail } from '../store/mail-log';
 import { findInbound } from '../store/inbound-mail';
-import { getQueue } from '../store/queues';
+import { queueForMail } from '../store/queues';
 import { loadReferences } from '../store/references';
 import { readTicket } from '../store/tickets';
 import type { FilteredConsumer, TableChange } from '../consumer/changes';
@@ -217,7 +217,7 @@ export async function queueMailFor(
   const one = async (change: TableChange) => {
     const m = await mailableOf(change, settings, tickets);
     if (!m) return;
-    if (!queues.has(m.queue)) queues.set(m.queue, getQueue(m.queue));
+    if (!queues.has(m.queue)) queues.set(m.queue, queueForMail(m.queue));
     const planned = planMail(m.change, await audienceOf(m, await queues.get(m.queue), settings));
     // The log shows when a mail was queued; its id keeps the change's place in the stream.
     const at = new Date().toISOString();

@@ -45,8 +45,8 @@ import {
 import { displayName } from '../domain/ticket';
 import { logger } from '../observability';
 import { getFile, presignDownload } from '../aws/s3';
-import { claimMail, getMail, recordFailedAttempt, recordSent, ticketMail } from '../store/mail-log';
-import { getQueue } from '../store/queues';
+import { claimMail, recordFailedAttempt, recordSent, ticketMail } from '../store/mail-log';
+import { queueForMail } from '../store/queues';
 import { loadReferences } from '../store/references';
 import { readTicket } from '../store/tickets';
 import { usersWithEmail } from '../store/users';
@@ -144,9 +144,7 @@ async function seesStaffView(kind: MailKind, recipient: string, queue: Queue | u
 
 /** One attempt at mail `ref`; what came of it (a `retry` says when to try again). */
 export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new Date()): Promise<SendResult> {
-  const found = await getMail(ref.ticket, ref.id);
-  if (!found) return { state: 'skipped' };
-  const mail = await claimMail(found, now());
+  const mail = await claimMail(ref, now());
   if (!mail) return { state: 'skipped' };
   try {
     const collection = await readTicket(mail.ticket);
@@ -160,7 +158,7 @@ export async function sendMail(ref: MailRef, ctx: SenderContext, now = () => new
       await recordFailedAttempt(mail, 'a private followup is not mailed', true, now());
       return { state: 'failed', deadLetter: false };
     }
-    const queue = await getQueue(collection.ticket.queue);
+    const queue = await queueForMail(collection.ticket.queue);
     const from = senderOf(queue ?? { title: 'Helpdesk', slug: 'helpdesk', email_address: null }, ctx);
     const files = await filesOf(followup ? collection.attachments.filter((a) => a.followup === followup.id) : []);
     const overrides = await readTemplateOverrides(mail.kind, collection.ticket.queue);

@@ -15,7 +15,7 @@
  */
 import { GetCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
 import { config } from '../config';
-import type { MailRecord, MailStatus } from '../domain/mail';
+import type { MailRecord, MailRef, MailStatus } from '../domain/mail';
 import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, IN_PARTITION } from './keys';
 import { queryAll } from './query';
@@ -70,33 +70,32 @@ export async function ticketMail(ticket: number): Promise<MailRecord[]> {
 }
 
 /**
- * Takes a mail for sending: queued, or sending under a lease that ran out (its sender died). Returns
- * the mail as claimed (attempts counted), or undefined when another sender has it or it is settled.
+ * Takes mail `ref` for sending: queued, or sending under a lease that ran out (its sender died). One conditional
+ * update counts the attempt and answers the mail as claimed, so no read comes before it; undefined when it is gone,
+ * another sender has it, or it is settled. The attempt count it sets is what the outcome's update is conditioned on
+ * (`endAttempt`): a sender whose lease ran out and was claimed again cannot end the new claim.
  */
-export async function claimMail(mail: MailRecord, now: Date): Promise<MailRecord | undefined> {
-  const at = now.toISOString();
+export async function claimMail(ref: MailRef, now: Date): Promise<MailRecord | undefined> {
   try {
-    await dynamo.send(
+    const out = await dynamo.send(
       new UpdateCommand({
         TableName: config.tableName,
-        Key: keys.mail(mail.ticket, mail.id),
-        UpdateExpression: 'SET #status = :sending, attempts = :attempts, lease_until = :lease, updated = :at',
-        ConditionExpression:
-          `${ITEM_EXISTS} AND attempts = :previous AND (#status = :queued OR (#status = :sending ` +
-          `AND lease_until < :now))`,
+        Key: keys.mail(ref.ticket, ref.id),
+        UpdateExpression: 'SET #status = :sending, attempts = attempts + :one, lease_until = :lease, updated = :at',
+        ConditionExpression: `${ITEM_EXISTS} AND (#status = :queued OR (#status = :sending AND lease_until < :now))`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':sending': 'sending',
           ':queued': 'queued',
-          ':attempts': mail.attempts + 1,
-          ':previous': mail.attempts,
+          ':one': 1,
           ':lease': now.getTime() + SENDING_LEASE_MS,
           ':now': now.getTime(),
-          ':at': at,
+          ':at': now.toISOString(),
         },
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return { ...mail, status: 'sending', attempts: mail.attempts + 1, updated: at };
+    return toMail(out.Attributes!);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;

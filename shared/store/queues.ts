@@ -59,7 +59,7 @@ export type NewQueue = Pick<Queue, 'title' | 'slug'> &
   Partial<Pick<Queue, 'escalate_days' | 'allow_public_submission' | 'locale'>>;
 
 /**
- * How long mail in keeps the queues per process (warm function; the local runtime's SMTP server):
+ * How long mail in and out keep the queues per process (warm function; the local runtime's SMTP server):
  * a queue's new slug or address counts within it. A message to an address none of the kept queues
  * answers at reads them again before it is refused (`queuesForMail` with `fresh`), so a queue just
  * made is never refused.
@@ -73,6 +73,17 @@ const mailQueues = cachedPartition(keys.queuePartition, QUEUES_FOR_MAIL_TTL_MS, 
  */
 export async function queuesForMail(options: { fresh?: boolean } = {}): Promise<Queue[]> {
   return mailQueues.read(options);
+}
+
+/**
+ * Queue `id` as mail out reads it (its address, title, CC lists and the mail it turns off): from the queues kept for
+ * mail (`queuesForMail`), so the mail consumer and the sender read no queue per mail; a queue not among them is read
+ * fresh (one made since). A change made by another function shows within QUEUES_FOR_MAIL_TTL_MS, as it does for mail
+ * in; one made by this process, at once.
+ */
+export async function queueForMail(id: number): Promise<Queue | undefined> {
+  const find = (queues: Queue[]) => queues.find((q) => q.id === id);
+  return find(await queuesForMail()) ?? find(await queuesForMail({ fresh: true }));
 }
 
 export async function listQueues(): Promise<Queue[]> {

@@ -306,6 +306,58 @@ describe('followups', () => {
 });
 
 describe('delivery', () => {
+  it("mails from a queue made by another process, which mail's kept queues do not hold yet", async () => {
+    const [{ dynamo }, { keys }, { PutCommand }, { config }, { queuesForMail }] = await Promise.all([
+      import('../../shared/aws/clients'),
+      import('../../shared/store/keys'),
+      import('../../shared/aws/dynamodb'),
+      import('../../shared/config'),
+      import('../../shared/store/queues'),
+    ]);
+    await queuesForMail(); // kept from here on
+    // Its item written here, without this process's store hearing of it (as another function's write).
+    const late = {
+      id: 800_000 + Math.floor(Math.random() * 99_999),
+      title: 'Made elsewhere',
+      slug: unique('elsewhere'),
+      email_address: `${unique('elsewhere')}@example.com`,
+    };
+    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.queue(late.id), ...late } }));
+    const ticket = (
+      await api.createTicket({ queue: late.id, title: 'Late queue', submitter_email: 'late@example.com' })
+    ).body;
+    const [mail] = await mailsOf(`[${late.slug}-${ticket.id}]`, 1);
+    expect(mail!.from).toBe(`Made elsewhere <${late.email_address}>`);
+  });
+
+  it("reads neither the mail nor its queue before sending it: the claim answers the mail, the queue is mail's kept one", async () => {
+    const [{ dynamo }, { currentFunction }] = await Promise.all([
+      import('../../shared/aws/clients'),
+      import('../../infra/local/table-access'),
+    ]);
+    const calls: string[] = [];
+    const remove = dynamo.intercept(async ({ operation, input }, next) => {
+      const { Key, Item, ExpressionAttributeValues } = input as Record<string, Record<string, unknown> | undefined>;
+      const partition = String(Key?.PK ?? Item?.PK ?? ExpressionAttributeValues?.[':pk'] ?? '').replace(/#.*/, '#');
+      calls.push(`${currentFunction()} ${operation} ${partition}`);
+      return next();
+    });
+    try {
+      const ticket = (
+        await api.createTicket({ queue: queue.id, title: 'Counted', submitter_email: 'count@example.com' })
+      ).body;
+      await emailsOf(ticket.id, 3);
+    } finally {
+      remove();
+    }
+    const sender = calls.filter((c) => c.startsWith('mail/send '));
+    // Three mails (the submitter, the queue's two CC lists): each its claim and its outcome, and no mail log item or
+    // queue got by key.
+    expect(sender.filter((c) => c.endsWith(' UpdateItem MAIL#')).length).toBe(6);
+    expect(sender.filter((c) => / GetItem (MAIL#|QUEUES)/.test(c))).toEqual([]);
+    expect(calls.filter((c) => c.startsWith('mail/queue ') && c.includes(' GetItem QUEUES'))).toEqual([]);
+  });
+
   it('a retried stream batch sends nothing twice', async () => {
     const { dynamo } = await import('../../shared/aws/clients');
     let failed = 0;
