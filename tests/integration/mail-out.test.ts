@@ -330,15 +330,15 @@ describe('delivery', () => {
     expect(mail!.from).toBe(`Made elsewhere <${late.email_address}>`);
   });
 
-  it("reads neither the mail nor its queue before sending it: the claim answers the mail, the queue is mail's kept one", async () => {
+  it("gets neither the mail nor its queue by key: the claim answers the mail; the queue is mail's kept", async () => {
     const [{ dynamo }, { currentFunction }] = await Promise.all([
       import('../../shared/aws/clients'),
       import('../../infra/local/table-access'),
     ]);
     const calls: string[] = [];
     const remove = dynamo.intercept(async ({ operation, input }, next) => {
-      const { Key, Item, ExpressionAttributeValues } = input as Record<string, Record<string, unknown> | undefined>;
-      const partition = String(Key?.PK ?? Item?.PK ?? ExpressionAttributeValues?.[':pk'] ?? '').replace(/#.*/, '#');
+      const { Key, Item, ExpressionAttributeValues } = input as Record<string, Record<string, string> | undefined>;
+      const partition = (Key?.PK ?? Item?.PK ?? ExpressionAttributeValues?.[':pk'] ?? '').replace(/#.*/, '#');
       calls.push(`${currentFunction()} ${operation} ${partition}`);
       return next();
     });
