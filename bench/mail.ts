@@ -27,6 +27,16 @@ Object.assign(process.env, {
   POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
 });
 const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
+// The mail's DynamoDB requests, by the function that makes them (the consumer that queues it, the sender).
+const { dynamo } = await import('../shared/aws/clients');
+const { currentFunction } = await import('../infra/local/table-access');
+const MAIL_FUNCTIONS = ['mail/queue', 'mail/send'];
+const mailRequests = new Map<string, Map<string, number>>(MAIL_FUNCTIONS.map((f) => [f, new Map()]));
+dynamo.intercept((call, next) => {
+  const counts = mailRequests.get(currentFunction() ?? '');
+  counts?.set(call.operation, (counts.get(call.operation) ?? 0) + 1);
+  return next();
+});
 const auth = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 
 try {
@@ -85,6 +95,12 @@ try {
     p99: at(99),
     max: Math.round(latencies.at(-1) ?? 0),
     drainedAfterMs: Math.round(last - answered),
+    requestsPerMail: Object.fromEntries(
+      [...mailRequests].map(([name, counts]) => [
+        name,
+        Object.fromEntries([...counts].map(([operation, n]) => [operation, Math.round((n / CREATES) * 100) / 100])),
+      ]),
+    ),
     load: Math.round(loadavg()[0]! * 10) / 10,
     cores: cpus().length,
   };

@@ -35,6 +35,11 @@ const scopeOfRoute = (route: Route) =>
     })
     .get(route)!;
 
+/** The function whose DynamoDB calls are being made now, if any (a benchmark counts each function's calls by it). */
+export function currentFunction(): string | undefined {
+  return inScope.getStore()?.handler;
+}
+
 /** Runs `fn` as `route`'s function: its DynamoDB calls are checked against the route's grants. */
 export function asRoute<T>(route: Route, fn: () => Promise<T>): Promise<T> {
   return inScope.run(scopeOfRoute(route), fn);
