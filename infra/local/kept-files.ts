@@ -19,9 +19,13 @@ export function readKept(file: string): unknown {
   return JSON.parse(text);
 }
 
-/** Replaces `file` with `value` as JSON, whole. */
+/**
+ * Replaces `file` with `value` as JSON, whole. The draft's name is fixed: one process writes a data directory's kept
+ * files (its claim, endpoints.ts), one write of a file at a time (`keptWriter`), and a draft a crash left behind is
+ * the next write's to overwrite, rather than one more file a crash adds.
+ */
 export async function writeKept(file: string, value: unknown): Promise<void> {
-  const draft = `${file}.${process.pid}.draft`;
+  const draft = `${file}.draft`;
   await writeFile(draft, `${JSON.stringify(value)}\n`, { mode: 0o600 });
   await rename(draft, file);
 }

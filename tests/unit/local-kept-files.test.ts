@@ -38,6 +38,14 @@ describe('a kept file', () => {
     expect(readdirSync(join(file, '..'))).toEqual(['kept.json']);
   });
 
+  it('takes the place of a draft that a crashed process left, leaving nothing beside it', async () => {
+    const file = newFile();
+    writeFileSync(`${file}.draft`, '{"half": ');
+    await writeKept(file, { whole: true });
+    expect(readKept(file)).toEqual({ whole: true });
+    expect(readdirSync(join(file, '..'))).toEqual(['kept.json']);
+  });
+
   it('is written one write at a time; requests made while a write waits to begin share it', async () => {
     const order: string[] = [];
     let writes = 0;
