@@ -96,6 +96,25 @@ async function followup(ticket: number, body: Record<string, unknown>, auth?: st
   return reply.body;
 }
 
+/** A queue made by another process: its item written here, without this process's store hearing of it. */
+async function queueMadeElsewhere(title: string) {
+  const [{ dynamo }, { keys }, { PutCommand }, { config }] = await Promise.all([
+    import('../../shared/aws/clients'),
+    import('../../shared/store/keys'),
+    import('../../shared/aws/dynamodb'),
+    import('../../shared/config'),
+  ]);
+  const slug = unique('elsewhere');
+  const queue = {
+    id: 800_000 + Math.floor(Math.random() * 199_999),
+    title,
+    slug,
+    email_address: `${slug}@example.com`,
+  };
+  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.queue(queue.id), ...queue } }));
+  return queue;
+}
+
 beforeAll(async () => {
   mailbox = await mkdtemp(join(tmpdir(), 'helpdesk-mailbox-'));
   runtime = await startInProcessRuntime({ HELPDESK_MAILBOX_DIR: mailbox });
@@ -307,22 +326,9 @@ describe('followups', () => {
 
 describe('delivery', () => {
   it("mails from a queue made by another process, which mail's kept queues do not hold yet", async () => {
-    const [{ dynamo }, { keys }, { PutCommand }, { config }, { queuesForMail }] = await Promise.all([
-      import('../../shared/aws/clients'),
-      import('../../shared/store/keys'),
-      import('../../shared/aws/dynamodb'),
-      import('../../shared/config'),
-      import('../../shared/store/queues'),
-    ]);
+    const { queuesForMail } = await import('../../shared/store/queues');
     await queuesForMail(); // kept from here on
-    // Its item written here, without this process's store hearing of it (as another function's write).
-    const late = {
-      id: 800_000 + Math.floor(Math.random() * 99_999),
-      title: 'Made elsewhere',
-      slug: unique('elsewhere'),
-      email_address: `${unique('elsewhere')}@example.com`,
-    };
-    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.queue(late.id), ...late } }));
+    const late = await queueMadeElsewhere('Made elsewhere');
     const ticket = (
       await api.createTicket({ queue: late.id, title: 'Late queue', submitter_email: 'late@example.com' })
     ).body;
@@ -443,21 +449,10 @@ describe('mail in over SMTP on the same runtime', () => {
     'reads the queues once a minute, not for every message, and reads them again before refusing an address (a ' +
       'queue made elsewhere)',
     async () => {
-      const [
-        { dynamo },
-        { startLocalSmtp },
-        { compose },
-        { keys },
-        { PutCommand },
-        { config },
-        { default: nodemailer },
-      ] = await Promise.all([
+      const [{ dynamo }, { startLocalSmtp }, { compose }, { default: nodemailer }] = await Promise.all([
         import('../../shared/aws/clients'),
         import('../../infra/local/smtp'),
         import('../fixtures/mail/corpus'),
-        import('../../shared/store/keys'),
-        import('../../shared/aws/dynamodb'),
-        import('../../shared/config'),
         import('nodemailer'),
       ]);
       const smtp = await startLocalSmtp(0);
@@ -492,14 +487,7 @@ describe('mail in over SMTP on the same runtime', () => {
           expect(await send('support@example.com', `${unique('count')}@example.com`)).toMatch(/ticket on ticket \d+/);
         expect(queueReads()).toBe(0);
 
-        // A queue made by another process (its item written here without this process's store hearing of it).
-        const late = {
-          id: 900_000 + Math.floor(Math.random() * 99_999),
-          title: 'Late',
-          slug: unique('late'),
-          email_address: `${unique('late')}@example.com`,
-        };
-        await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.queue(late.id), ...late } }));
+        const late = await queueMadeElsewhere('Late');
         requests.length = 0;
         const reply = await send(late.email_address, 'first@example.com');
         expect(reply).toMatch(/ticket on ticket \d+/);
