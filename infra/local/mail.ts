@@ -22,7 +22,7 @@ import type { FilteredConsumer } from '../../shared/consumer/changes';
 import { ensureLocalSecret } from './secrets';
 import { keptWriter, readKept, writeKept } from './kept-files';
 import { getMail, SENDING_LEASE_MS } from '../../shared/store/mail-log';
-import { asFunction, consumerAs } from './table-access';
+import { asFunction, asNoFunction, consumerAs } from './table-access';
 
 /** After an error of our own (the engines busy, say): try that step again this much later. */
 const RECOVER_MS = 2000;
@@ -132,10 +132,11 @@ export function startLocalMail(dataDir: string): LocalMail {
   /**
    * Whether mail `ref` is claimed by another sender: this runtime's before a restart (its lease still running), or
    * one still at work. It is tried again once the lease has surely run out, as SQS shows a message again after its
-   * visibility timeout on AWS: then sent, or found settled.
+   * visibility timeout on AWS: then sent, or found settled. The queue's own read, not the sender's (which reads no
+   * mail before its claim): made as no function.
    */
   const claimedElsewhere = async (ref: MailRef) =>
-    (await asFunction('mail/send', MAIL_SEND_GRANTS, () => getMail(ref.ticket, ref.id)))?.status === 'sending';
+    (await asNoFunction(() => getMail(ref.ticket, ref.id)))?.status === 'sending';
 
   async function send(ref: MailRef): Promise<void> {
     try {

@@ -60,8 +60,8 @@ export function consumerAs(
 }
 
 /**
- * Runs `fn` as no function: the benchmark's own reads around a call it measures (bench/billed-units.ts), which no
- * function makes.
+ * Runs `fn` as no function: the benchmark's own reads around a call it measures (bench/billed-units.ts), and the
+ * local stand-in of a service's own state (the mail queue's: infra/local/mail.ts), which no function makes.
  */
 export function asNoFunction<T>(fn: () => Promise<T>): Promise<T> {
   return inScope.exit(fn);

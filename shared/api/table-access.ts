@@ -393,7 +393,7 @@ export function streamReaderGrants(options: { mail: boolean }): TableGrant[] {
  * template overrides, whether a CC is staff), and the suppression list.
  */
 export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
-  on(['GetItem', 'Query', 'UpdateItem'], P.mail),
+  on(['Query', 'UpdateItem'], P.mail),
   // A mail that failed for good is listed for operators (store/mail-log.ts `recordFailedAttempt`).
   on(['PutItem'], P.messageIds, P.failedMail),
   // The queues read whole at most once a minute (store/queues.ts `queueForMail`), as the template overrides are.
