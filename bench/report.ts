@@ -969,8 +969,8 @@ ${mailRequestRows(r)}
 
 The consumer reads the ticket's CC list and puts the mail in the log (conditional); the sender claims it (one
 conditional update that answers the mail), reads the ticket, the suppression list and the ticket's earlier mail,
-records the Message-ID and the outcome. Both take the queue from the queues kept for mail (60 s per process: mail
-in's too). Against a create's own requests (the request path's in the per-operation table, the stream consumer's
+records the Message-ID and the outcome. Both keep the queue they read for 60 s per process, as mail in keeps the
+queues. Against a create's own requests (the request path's in the per-operation table, the stream consumer's
 under "Bursts"), mail is most of a create's DynamoDB work on \`npm start\`, and the local engine serves it one
 machine's worth at a time: on a loaded machine the burst's mails finish together, at the engine's pace.
 

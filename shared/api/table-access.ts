@@ -372,8 +372,8 @@ export const MAIL_IN_GRANTS: readonly TableGrant[] = [
 export const MAIL_QUEUE_GRANTS: readonly TableGrant[] = [
   on(['Query'], P.ticket, P.ticketCc),
   on(['GetItem'], P.inboundMail),
-  // The queues, read whole at most once a minute (store/queues.ts `queueForMail`).
-  on(['Query'], P.queues),
+  // A queue, read at most once a minute (store/queues.ts `queueForMail`).
+  on(['GetItem'], P.queues),
   on(['BatchGetItem'], P.users),
   on(['GetItem', 'PutItem'], P.mail),
 ];
@@ -396,8 +396,9 @@ export const MAIL_SEND_GRANTS: readonly TableGrant[] = [
   on(['Query', 'UpdateItem'], P.mail),
   // A mail that failed for good is listed for operators (store/mail-log.ts `recordFailedAttempt`).
   on(['PutItem'], P.messageIds, P.failedMail),
-  // The queues read whole at most once a minute (store/queues.ts `queueForMail`), as the template overrides are.
-  on(['Query'], P.ticket, P.templateOverrides, P.queues),
+  on(['Query'], P.ticket, P.templateOverrides),
+  // A queue, read at most once a minute (store/queues.ts `queueForMail`).
+  on(['GetItem'], P.queues),
   on(['BatchGetItem'], P.users),
   // Is a CC staff? The users by address, read whole at most once a minute (store/users.ts `usersWithEmail`).
   on(['Query'], P.users),

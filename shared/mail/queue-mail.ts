@@ -213,12 +213,10 @@ export async function queueMailFor(
 ): Promise<void> {
   if (settings.transport === 'off') return;
   const tickets = new Map<number, Promise<Ticket | undefined>>();
-  const queues = new Map<number, Promise<Queue | undefined>>();
   const one = async (change: TableChange) => {
     const m = await mailableOf(change, settings, tickets);
     if (!m) return;
-    if (!queues.has(m.queue)) queues.set(m.queue, queueForMail(m.queue));
-    const planned = planMail(m.change, await audienceOf(m, await queues.get(m.queue), settings));
+    const planned = planMail(m.change, await audienceOf(m, await queueForMail(m.queue), settings));
     // The log shows when a mail was queued; its id keeps the change's place in the stream.
     const at = new Date().toISOString();
     for (const { kind, recipient } of planned) {
