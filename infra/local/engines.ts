@@ -12,11 +12,21 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ownerOnlyDataDir } from './endpoints';
-import { makeWalDatabase } from './sqlite-wal';
+import {
+  canCheckpointWal,
+  checkpointWal,
+  isWalDatabase,
+  makeWalDatabase,
+  SHARED_DATABASE_FILE,
+  type CheckpointStats,
+  type WalCheckpointer,
+} from './sqlite-wal';
 
 export interface Engines {
   dynamoEndpoint: string;
   s3Endpoint: string;
+  /** What the checkpoints of DynamoDB Local's write-ahead log did so far, on a data directory in WAL mode. */
+  walCheckpoints?(): Promise<CheckpointStats>;
   stop(): Promise<void>;
 }
 
@@ -144,6 +154,13 @@ async function waitForDynamo(endpoint: string, child: ChildProcess, output: () =
   throw new Error(`DynamoDB Local did not start within 60 s: ${output()}`);
 }
 
+/** Closes the log's checkpointer, if any: a failure of it is said, and never fails the stop. */
+async function closeCheckpointer(checkpointer: WalCheckpointer | undefined): Promise<void> {
+  await checkpointer
+    ?.close()
+    .catch((error: Error) => console.warn(`DynamoDB Local's write-ahead log checkpointer: ${error.message}`));
+}
+
 export interface EngineOptions {
   /**
    * A DynamoDB database per region (DynamoDB Local without -sharedDb) rather than one for every
@@ -153,6 +170,11 @@ export interface EngineOptions {
    * times as long as one alone; to two databases, 1.5 times.
    */
   databasePerRegion?: boolean;
+  /**
+   * Checkpoints a WAL database's log meanwhile (the default). Off only to measure what that does (bench/wal.ts):
+   * DynamoDB Local's log then only grows.
+   */
+  checkpointWal?: boolean;
 }
 
 /**
@@ -175,8 +197,9 @@ export async function startEngines(dataDir: string, options: EngineOptions = {})
   if (dynamoDir) {
     mkdirSync(dynamoDir, { recursive: true });
     // WAL mode is a speed-up, never a reason not to start: on a file system without hard links, say, DynamoDB
-    // Local makes its database itself, with SQLite's rollback journal.
-    if (!options.databasePerRegion) {
+    // Local makes its database itself, with SQLite's rollback journal. Only with a checkpointer: DynamoDB Local
+    // never checkpoints the log itself (sqlite-wal.ts).
+    if (!options.databasePerRegion && canCheckpointWal()) {
       try {
         makeWalDatabase(dynamoDir);
       } catch (error) {
@@ -202,17 +225,25 @@ export async function startEngines(dataDir: string, options: EngineOptions = {})
     throw error;
   });
   const s3Endpoint = `http://127.0.0.1:${address.port}`;
+  const databaseFile = dynamoDir && join(dynamoDir, SHARED_DATABASE_FILE);
+  // A data directory's database made in WAL mode, now or by an earlier start, has its log checkpointed meanwhile.
+  const checkpoints = options.checkpointWal !== false && canCheckpointWal();
+  const checkpointer =
+    checkpoints && databaseFile && isWalDatabase(databaseFile) ? checkpointWal(databaseFile) : undefined;
 
   let stopped = false;
   return {
     dynamoEndpoint,
     s3Endpoint,
+    ...(checkpointer ? { walCheckpoints: () => checkpointer.stats() } : {}),
     async stop() {
       if (stopped) return;
       stopped = true;
       const exited = new Promise<void>((r) => (dynamo.exitCode !== null ? r() : dynamo.once('exit', () => r())));
       dynamo.kill('SIGTERM');
       await Promise.all([exited, s3.close().catch(() => undefined)]);
+      // After the JVM: the checkpointer's connection is then the database's last, and its close removes the log.
+      await closeCheckpointer(checkpointer);
       if (inMemory) rmSync(s3Dir, { recursive: true, force: true });
     },
   };

@@ -15,7 +15,7 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -85,47 +85,72 @@ describe('the on-disk store', () => {
   /** The header's write and read versions: 2 and 2 in WAL mode, 1 and 1 with a rollback journal. */
   const journalVersions = (file: string) => [...readFileSync(file).subarray(18, 20)];
 
-  it('keeps DynamoDB Local in SQLite WAL mode: a commit goes to the log, and is there after a restart', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-wal-'));
-    const database = join(dataDir, 'dynamodb', SHARED_DATABASE_FILE);
-    const TableName = 'wal';
-    const Key = { pk: { S: 'ticket#1' } };
-    const clientOf = (endpoint: string) =>
-      new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' } });
-    const started: { stop(): Promise<void> }[] = [];
-    try {
-      const first = await startEngines(dataDir);
-      started.push(first);
-      const client = clientOf(first.dynamoEndpoint);
-      await client.send(
-        new CreateTableCommand({
-          TableName,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        }),
-      );
-      await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName });
-      await client.send(new PutItemCommand({ TableName, Item: { ...Key, title: { S: 'kept' } } }));
-      expect(journalVersions(database)).toEqual([2, 2]);
-      // A rollback journal is gone after each commit; the write-ahead log stays, holding the commits.
-      expect(statSync(`${database}-wal`).size).toBeGreaterThan(0);
-      client.destroy();
-      await first.stop();
-
-      const second = await startEngines(dataDir);
-      started.push(second);
-      const again = clientOf(second.dynamoEndpoint);
-      const { Item } = await again.send(new GetItemCommand({ TableName, Key, ConsistentRead: true }));
-      expect(Item?.title).toEqual({ S: 'kept' });
-      expect(journalVersions(database)).toEqual([2, 2]);
-      again.destroy();
-    } finally {
-      // A failed assertion must not leave a JVM behind (stop() is once only: a second call does nothing).
-      await Promise.all(started.map((engines) => engines.stop()));
-      rmSync(dataDir, { recursive: true, force: true });
+  /** Polls `check` until it holds: for what the checkpointer's thread does on its own time. */
+  const until = async (check: () => boolean | Promise<boolean>, ms = 20_000) => {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${String(check)}`);
+      await new Promise((r) => setTimeout(r, 50));
     }
-  }, 120_000);
+  };
+
+  it(
+    'keeps DynamoDB Local in SQLite WAL mode: a commit goes to the log, the log is checkpointed and begun again ' +
+      'while it runs, none is left after the stop, and the commit is there after a restart',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-wal-'));
+      const database = join(dataDir, 'dynamodb', SHARED_DATABASE_FILE);
+      const TableName = 'wal';
+      const Key = { pk: { S: 'ticket#1' } };
+      const clientOf = (endpoint: string) =>
+        new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' } });
+      const started: { stop(): Promise<void> }[] = [];
+      try {
+        const first = await startEngines(dataDir);
+        started.push(first);
+        const client = clientOf(first.dynamoEndpoint);
+        await client.send(
+          new CreateTableCommand({
+            TableName,
+            BillingMode: 'PAY_PER_REQUEST',
+            AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+            KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+          }),
+        );
+        await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName });
+        await client.send(new PutItemCommand({ TableName, Item: { ...Key, title: { S: 'kept' } } }));
+        expect(journalVersions(database)).toEqual([2, 2]);
+        // A rollback journal is gone after each commit; the write-ahead log stays, holding the commits.
+        expect(statSync(`${database}-wal`).size).toBeGreaterThan(0);
+        // DynamoDB Local never copies the log into the database file (it stays one page long): the runtime's
+        // checkpointer does, and then DynamoDB Local's next write begins the log again from its start.
+        await until(() => statSync(database).size > 4096);
+        let writes = 0;
+        await until(async () => {
+          await client.send(new PutItemCommand({ TableName, Item: { pk: { S: `ticket#${++writes + 1}` } } }));
+          return (await first.walCheckpoints!()).restarts > 0;
+        });
+        expect(await first.walCheckpoints!()).toMatchObject({ failures: 0 });
+        client.destroy();
+        await first.stop();
+        // Its connection closes last, after the JVM's: that copies the whole log and removes it.
+        expect(existsSync(`${database}-wal`)).toBe(false);
+
+        const second = await startEngines(dataDir);
+        started.push(second);
+        const again = clientOf(second.dynamoEndpoint);
+        const { Item } = await again.send(new GetItemCommand({ TableName, Key, ConsistentRead: true }));
+        expect(Item?.title).toEqual({ S: 'kept' });
+        expect(journalVersions(database)).toEqual([2, 2]);
+        again.destroy();
+      } finally {
+        // A failed assertion must not leave a JVM behind (stop() is once only: a second call does nothing).
+        await Promise.all(started.map((engines) => engines.stop()));
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 
   it('never overwrites a database that exists', () => {
     const dir = mkdtempSync(join(tmpdir(), 'helpdesk-wal-'));
