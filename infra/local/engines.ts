@@ -172,7 +172,7 @@ export interface EngineOptions {
   databasePerRegion?: boolean;
   /**
    * Checkpoints a WAL database's log meanwhile (the default). Off only to measure what that does (bench/wal.ts):
-   * DynamoDB Local's log then only grows.
+   * the log is then copied into the database only when DynamoDB Local's own checkpoint gets through (sqlite-wal.ts).
    */
   checkpointWal?: boolean;
 }
@@ -197,9 +197,8 @@ export async function startEngines(dataDir: string, options: EngineOptions = {})
   if (dynamoDir) {
     mkdirSync(dynamoDir, { recursive: true });
     // WAL mode is a speed-up, never a reason not to start: on a file system without hard links, say, DynamoDB
-    // Local makes its database itself, with SQLite's rollback journal. Only with a checkpointer: DynamoDB Local
-    // never checkpoints the log itself (sqlite-wal.ts).
-    if (!options.databasePerRegion && canCheckpointWal()) {
+    // Local makes its database itself, with SQLite's rollback journal.
+    if (!options.databasePerRegion) {
       try {
         makeWalDatabase(dynamoDir);
       } catch (error) {

@@ -93,8 +93,7 @@ export function makeWalDatabase(dir: string): boolean {
 
 /**
  * Whether this Node can checkpoint the log: its built-in SQLite (`node:sqlite`, without a flag since Node 22.13;
- * `npm start` runs the Node the project pins). Without it the runtime leaves a new database in the rollback journal:
- * a log that nothing checkpoints costs more than the journal as it grows.
+ * `npm start` runs the Node the project pins). Without it the log is left to DynamoDB Local's own checkpoints.
  */
 export const canCheckpointWal = (): boolean => isBuiltin('node:sqlite');
 
