@@ -94,7 +94,13 @@ const JIT_OPTIONS =
  */
 const TELEMETRY_OFF = '0';
 
-/** Spawns DynamoDB Local with `options` added to the JVM's (the package passes no environment of its own). */
+/**
+ * Spawns DynamoDB Local with `options` added to the JVM's (the package passes no environment of its own), in a
+ * process group of its own: a terminal's Ctrl-C goes to its whole foreground group, and would stop the JVM while the
+ * runtime still applies the stream's last batch (each of its calls then failed, ECONNREFUSED, logged as errors). The
+ * runtime stops it itself, last (`stop` below), and the watchdog ends it if the runtime dies. On Windows a detached
+ * child gets a console of its own, so it stays in the runtime's.
+ */
 function spawnDynamo(port: number, path: string | null, options: string | undefined, sharedDb: boolean): ChildProcess {
   const before = {
     JAVA_TOOL_OPTIONS: process.env.JAVA_TOOL_OPTIONS,
@@ -103,7 +109,7 @@ function spawnDynamo(port: number, path: string | null, options: string | undefi
   process.env.JAVA_TOOL_OPTIONS = [JIT_OPTIONS, before.JAVA_TOOL_OPTIONS, options].filter(Boolean).join(' ');
   process.env.DDB_LOCAL_TELEMETRY = before.DDB_LOCAL_TELEMETRY ?? TELEMETRY_OFF;
   try {
-    return spawnDynamoDbLocal({ port, path, sharedDb, stdio: 'pipe' });
+    return spawnDynamoDbLocal({ port, path, sharedDb, stdio: 'pipe', detached: process.platform !== 'win32' });
   } finally {
     for (const [name, value] of Object.entries(before)) {
       if (value === undefined) delete process.env[name];

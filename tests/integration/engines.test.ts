@@ -42,13 +42,25 @@ describe('DynamoDB Local', () => {
     ).rejects.toThrow();
   });
 
-  // Linux: the JVM's environment in /proc (the JVM found by its port, as `ps` shows its arguments).
-  it.skipIf(process.platform !== 'linux')('runs with its telemetry to AWS off', () => {
-    const jvm = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.* -port ${port(engines.dynamoEndpoint)}( |$)`], {
+  // Linux: the JVM's environment and state in /proc (the JVM found by its port, as `ps` shows its arguments).
+  const jvm = () =>
+    execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.* -port ${port(engines.dynamoEndpoint)}( |$)`], {
       encoding: 'utf8',
     }).trim();
-    const environment = readFileSync(`/proc/${jvm}/environ`, 'utf8').split('\0');
+  /** A process's group (the fifth field of /proc/<pid>/stat, after the command in parentheses). */
+  const processGroup = (pid: string | number) =>
+    Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
+
+  it.skipIf(process.platform !== 'linux')('runs with its telemetry to AWS off', () => {
+    const environment = readFileSync(`/proc/${jvm()}/environ`, 'utf8').split('\0');
     expect(environment).toContain('DDB_LOCAL_TELEMETRY=0');
+  });
+
+  // A terminal's Ctrl-C signals its whole foreground group: the runtime, not the JVM under it, which it stops last.
+  it.skipIf(process.platform !== 'linux')('runs in a process group of its own', () => {
+    const pid = Number(jvm());
+    expect(processGroup(pid)).toBe(pid);
+    expect(processGroup(pid)).not.toBe(processGroup(process.pid));
   });
 });
 
