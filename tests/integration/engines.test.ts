@@ -97,14 +97,8 @@ describe('the on-disk store', () => {
   /** The header's write and read versions: 2 and 2 in WAL mode, 1 and 1 with a rollback journal. */
   const journalVersions = (file: string) => [...readFileSync(file).subarray(18, 20)];
 
-  /** Polls `check` until it holds: for what the checkpointer's thread does on its own time. */
-  const until = async (check: () => boolean | Promise<boolean>, ms = 20_000) => {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${String(check)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  /** The checkpointer's thread works on its own time: polled for. */
+  const POLL = { timeout: 20_000, interval: 50 };
 
   it(
     'keeps DynamoDB Local in SQLite WAL mode: a commit goes to the log, the log is checkpointed and begun again ' +
@@ -136,12 +130,14 @@ describe('the on-disk store', () => {
         expect(statSync(`${database}-wal`).size).toBeGreaterThan(0);
         // DynamoDB Local never copies the log into the database file (it stays one page long): the runtime's
         // checkpointer does, and then DynamoDB Local's next write begins the log again from its start.
-        await until(() => statSync(database).size > 4096);
+        await expect.poll(() => statSync(database).size, POLL).toBeGreaterThan(4096);
         let writes = 0;
-        await until(async () => {
-          await client.send(new PutItemCommand({ TableName, Item: { pk: { S: `ticket#${++writes + 1}` } } }));
-          return (await first.walCheckpoints!()).restarts > 0;
-        });
+        await expect
+          .poll(async () => {
+            await client.send(new PutItemCommand({ TableName, Item: { pk: { S: `ticket#${++writes + 1}` } } }));
+            return (await first.walCheckpoints!()).restarts;
+          }, POLL)
+          .toBeGreaterThan(0);
         expect(await first.walCheckpoints!()).toMatchObject({ failures: 0 });
         client.destroy();
         await first.stop();
