@@ -907,6 +907,11 @@ ${rows}
 ${MAIL_IN_END}`;
 }
 
+// --- DynamoDB Local's write-ahead log (bench/wal.ts: its own run, on fresh runtimes on disk) ---------------
+
+export const WAL_START = '<!-- wal:start -->';
+export const WAL_END = '<!-- wal:end -->';
+
 // --- Mail out (bench/mail.ts: its own run, on a fresh runtime) ------------------------------------
 
 export const MAIL_START = '<!-- mail:start -->';

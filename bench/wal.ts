@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { startEngines } from '../infra/local/engines';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { SHARED_DATABASE_FILE, type CheckpointStats } from '../infra/local/sqlite-wal';
-import { withSection } from './report';
+import { WAL_END, WAL_START, withSection } from './report';
 
 const { values: args } = parseArgs({
   options: {
@@ -26,8 +26,6 @@ const ROUNDS = Number(args.rounds);
 const CREATES = Number(args.creates);
 const IN_FLIGHT = 8;
 const REPORT = resolve(import.meta.dirname, '../docs/benchmarks.md');
-export const WAL_START = '<!-- wal:start -->';
-export const WAL_END = '<!-- wal:end -->';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const ADMIN = { username: 'admin', password: 'bench-admin-password' };
