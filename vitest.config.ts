@@ -39,6 +39,7 @@ const IN_PROCESS = [
   'tests/integration/credential-sharing.test.ts',
   'tests/integration/edge-origin.test.ts',
   'tests/integration/store-client.test.ts',
+  'tests/integration/group-commit.test.ts',
   'tests/integration/faults.test.ts',
   'tests/integration/mail-events.test.ts',
   'tests/integration/mail-limits.test.ts',

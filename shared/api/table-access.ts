@@ -186,7 +186,10 @@ export const GRANTS = {
   writeTickets: [on([...READ, ...WRITE, 'ConditionCheckItem'], P.ticket)],
   /** Where a followup or attachment lives (ref items), by id. */
   readRefs: [on(['GetItem', 'BatchGetItem'], P.followupRef, P.attachmentRef)],
-  writeRefs: [on(['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'], P.followupRef, P.attachmentRef)],
+  /** BatchWriteItem: the refs of creates made at once in one process, together (store/tickets.ts `putOpeningRef`). */
+  writeRefs: [
+    on(['GetItem', 'BatchGetItem', 'PutItem', 'BatchWriteItem', 'DeleteItem'], P.followupRef, P.attachmentRef),
+  ],
   userSummaries: [on(['BatchGetItem'], P.users)],
   /** What a ticket names: its queue, its assignee (user summaries), its merge target. */
   ticketReferences: [on(['BatchGetItem'], P.queues, P.users, P.ticket)],

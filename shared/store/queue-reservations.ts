@@ -10,6 +10,7 @@ import { dynamo } from '../aws/clients';
 import { keys, ITEM_EXISTS } from './keys';
 import { ConditionFailed, refusedWhole, transact } from './transact';
 import { logger } from '../observability';
+import { coalescing } from './coalesce';
 
 /** There is no such queue (any more). */
 export class MissingQueue extends MissingRecord {}
@@ -40,28 +41,16 @@ export async function readQueueItem(id: number): Promise<Record<string, unknown>
  * Takes a reservation in queue `id` for a write that puts a ticket into it (a create, a move): a
  * plain `ADD` on the queue item, conditional on the queue existing and not being closed by a delete
  * (docs/data-model.md, "Deleting a queue"). Plain writes of one item queue rather than conflict, as
- * the id counter's do. While a delete holds the queue closed it waits for the delete's answer: the
+ * the id counter's do, and reservations taken at once in one process share one `ADD` (coalesce.ts).
+ * While a delete holds the queue closed it waits for the delete's answer: the
  * queue gone (MissingQueue) or open again. The write that follows marks its ticket item
  * (`RESERVATION_VERSION`), so that the stream consumer counts it as an arrival.
  */
 export async function reserveInQueue(id: number): Promise<void> {
   const giveUpAt = Date.now() + CLOSE_MS;
   for (;;) {
-    const now = Date.now();
     try {
-      await transact([
-        {
-          Update: {
-            TableName: config.tableName,
-            Key: keys.queue(id),
-            UpdateExpression: 'ADD #reserved :one SET #lastReserved = :now',
-            ConditionExpression: `${ITEM_EXISTS} AND ${OPEN}`,
-            ExpressionAttributeNames: { ...RESERVED, ...LAST_RESERVED, ...CLOSED_UNTIL },
-            ExpressionAttributeValues: { ':one': 1, ':now': now },
-          },
-        },
-      ]);
-      return;
+      return await reserveTogether(String(id), id);
     } catch (error) {
       if (!(error instanceof ConditionFailed)) throw error;
     }
@@ -71,6 +60,24 @@ export async function reserveInQueue(id: number): Promise<void> {
     await pause(Math.min(4 * POLL_MS, Math.max(0, Number(item.closed_until) - Date.now())));
   }
 }
+
+/** One `ADD` of all the reservations `calls` ask for in queue `id` at once: taken, or refused, for all of them. */
+const reserveTogether = coalescing<number, void>(async (_key, calls) => {
+  const now = Date.now();
+  await transact([
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: keys.queue(calls[0]!),
+        UpdateExpression: 'ADD #reserved :count SET #lastReserved = :now',
+        ConditionExpression: `${ITEM_EXISTS} AND ${OPEN}`,
+        ExpressionAttributeNames: { ...RESERVED, ...LAST_RESERVED, ...CLOSED_UNTIL },
+        ExpressionAttributeValues: { ':count': calls.length, ':now': now },
+      },
+    },
+  ]);
+  return calls.map(() => undefined);
+});
 
 /** Gives back a reservation whose write surely did not happen (transact.ts `refusedWhole`). */
 export async function releaseReservation(id: number): Promise<void> {

@@ -47,7 +47,8 @@ import {
 import { readCounts, readTotals } from './ticket-counts';
 import { outboxPut, type OutboxEvent } from './outbox';
 import { cleanupsOfDeleted, type FileCleanup } from './file-cleanups';
-import { queryAll } from './query';
+import { batchWrite, queryAll } from './query';
+import { coalescing } from './coalesce';
 import { logger } from '../observability';
 import {
   ConditionFailed,
@@ -189,7 +190,7 @@ export async function createTicket(
     // The ticket is the commit: once it is stored the create has happened. Its ref only finds the
     // opening followup by id; should that write fail, the stream consumer writes it from the
     // ticket's INSERT (consumer/collection-repair.ts), and the answer is still the 201.
-    await transact([openingRef]).catch((error: unknown) =>
+    await putOpeningRef(REFS, followupRefItem(opening)).catch((error: unknown) =>
       logger.warn('opening followup ref not written: the stream consumer will', {
         ticket: ticket.id,
         error: String(error),
@@ -198,6 +199,16 @@ export async function createTicket(
   }
   return { ticket, followups: [opening], attachments, mergedFrom: [] };
 }
+
+/**
+ * Puts the ref of a plain create's opening followup (createTicket): a PutItem, or, for the refs of creates made at
+ * once in one process, one BatchWriteItem (coalesce.ts).
+ */
+const putOpeningRef = coalescing<Item, void>(async (_key, refs) => {
+  await (refs.length === 1 ? transact([put(refs[0]!)]) : batchWrite([...refs]));
+  return refs.map(() => undefined);
+});
+const REFS = 'refs';
 
 /**
  * Applies `changes` to a ticket read as `current` with one update expression of the sent fields,
