@@ -4,6 +4,7 @@
  * invocation at a time (Lambda's default) sends exactly what it sent before; where one process serves many at once
  * (the local runtime, whose functions share one process, or a function with multi-concurrency), concurrent creates
  * share one id counter `ADD` and one queue reservation instead of one each (docs/data-model.md, "Group commit").
+ * Calls waiting behind a request wait no longer than it takes: every DynamoDB attempt has a timeout (aws/clients.ts).
  */
 
 interface Waiting<I, O> {

@@ -202,7 +202,8 @@ export async function createTicket(
 
 /**
  * Puts the ref of a plain create's opening followup (createTicket): a PutItem, or, for the refs of creates made at
- * once in one process, one BatchWriteItem (coalesce.ts).
+ * once in one process, one BatchWriteItem (coalesce.ts). A batch never names a key twice (which BatchWriteItem
+ * refuses whole): a ref follows its ticket's conditional put, so each followup id comes once.
  */
 const putOpeningRef = coalescing<Item, void>(async (_key, refs) => {
   await (refs.length === 1 ? transact([put(refs[0]!)]) : batchWrite([...refs]));

@@ -266,7 +266,9 @@ describe('deleting a queue: reservations and the arrivals counted (docs/data-mod
     const stop = dynamo.intercept(async ({ operation, input }, next) => {
       // A transaction of one item is sent as a plain UpdateItem (store/transact.ts).
       const reserving =
-        operation === 'UpdateItem' && onQueue(input) && String(input.UpdateExpression).startsWith('ADD #reserved :one');
+        operation === 'UpdateItem' &&
+        onQueue(input) &&
+        String(input.UpdateExpression).startsWith('ADD #reserved :count');
       if (!reserving && !(refused && operation === 'GetItem' && onQueue(input))) return next();
       const answer = await next().catch((error: unknown) => {
         refused ||= reserving;
