@@ -114,9 +114,11 @@ export function checkedIdFloors(pages: ListCosts): Target[] {
  * down to 185 KiB. The bundles measured here are those of an environment without oidc; with it, each
  * route carries jose's ~30 KiB again. Raised to 186 KiB by what hostile-client probes asked for (2026-11-29): a JSON
  * body's lone surrogates refused, integer custom values bounded, one file a followup attachment, long text path
- * parameters 404 (tickets/create 188,964 → 189,718 bytes, 278 past 185 KiB).
+ * parameters 404 (tickets/create 188,964 → 189,718 bytes, 278 past 185 KiB). Raised to 187 KiB by group commit
+ * (store/coalesce.ts, 2026-11-30: tickets/create 189,718 → 191,091 bytes, 627 past 186 KiB; tickets/list kept its
+ * size, the shared writes it never calls being marked pure).
  */
-export const BUNDLE_BUDGET_BYTES = 186 * 1024;
+export const BUNDLE_BUDGET_BYTES = 187 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;

@@ -29,7 +29,7 @@ export async function reserveIds<C extends Counter>(counts: Partial<Record<C, nu
 
 type Wanted = Partial<Record<Counter, number>>;
 
-const reserveTogether = coalescing<Wanted, Wanted>(async (_key, calls) => {
+const reserveTogether = /* @__PURE__ */ coalescing<Wanted, Wanted>(async (_key, calls) => {
   const totals: Wanted = {};
   for (const call of calls) for (const [name, n] of entries(call)) totals[name] = (totals[name] ?? 0) + n;
   const names = entries(totals);

@@ -62,7 +62,7 @@ export async function reserveInQueue(id: number): Promise<void> {
 }
 
 /** One `ADD` of all the reservations `calls` ask for in queue `id` at once: taken, or refused, for all of them. */
-const reserveTogether = coalescing<number, void>(async (_key, calls) => {
+const reserveTogether = /* @__PURE__ */ coalescing<number, void>(async (_key, calls) => {
   const now = Date.now();
   await transact([
     {

@@ -205,7 +205,7 @@ export async function createTicket(
  * once in one process, one BatchWriteItem (coalesce.ts). A batch never names a key twice (which BatchWriteItem
  * refuses whole): a ref follows its ticket's conditional put, so each followup id comes once.
  */
-const putOpeningRef = coalescing<Item, void>(async (_key, refs) => {
+const putOpeningRef = /* @__PURE__ */ coalescing<Item, void>(async (_key, refs) => {
   await (refs.length === 1 ? transact([put(refs[0]!)]) : batchWrite([...refs]));
   return refs.map(() => undefined);
 });
