@@ -24,12 +24,9 @@ export function coalescing<I, O>(
   const next = new Map<string, Waiting<I, O>[]>();
   const sendNow = (key: string, batch: Waiting<I, O>[]) => {
     next.set(key, []);
+    const inputs = batch.map((w) => w.input);
     // The calls that waited go as soon as this request is answered, before its callers go on.
-    void (async () =>
-      send(
-        key,
-        batch.map((w) => w.input),
-      ))().then(
+    void (async () => send(key, inputs))().then(
       (outputs) => {
         sendWaiting(key);
         batch.forEach((w, i) => w.resolve(outputs[i]!));

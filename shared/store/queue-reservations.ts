@@ -61,22 +61,22 @@ export async function reserveInQueue(id: number): Promise<void> {
   }
 }
 
-/** One `ADD` of all the reservations `calls` ask for in queue `id` at once: taken, or refused, for all of them. */
-const reserveTogether = /* @__PURE__ */ coalescing<number, void>(async (_key, calls) => {
+/** One `ADD` of the reservations asked for at once in one queue (each call names it): taken, or refused, for all. */
+const reserveTogether = /* @__PURE__ */ coalescing<number, void>(async (_key, queues) => {
   const now = Date.now();
   await transact([
     {
       Update: {
         TableName: config.tableName,
-        Key: keys.queue(calls[0]!),
+        Key: keys.queue(queues[0]!),
         UpdateExpression: 'ADD #reserved :count SET #lastReserved = :now',
         ConditionExpression: `${ITEM_EXISTS} AND ${OPEN}`,
         ExpressionAttributeNames: { ...RESERVED, ...LAST_RESERVED, ...CLOSED_UNTIL },
-        ExpressionAttributeValues: { ':count': calls.length, ':now': now },
+        ExpressionAttributeValues: { ':count': queues.length, ':now': now },
       },
     },
   ]);
-  return calls.map(() => undefined);
+  return queues.map(() => undefined);
 });
 
 /** Gives back a reservation whose write surely did not happen (transact.ts `refusedWhole`). */
