@@ -43,6 +43,12 @@ export interface SteadyPhase {
   gets: SteadyRate;
   load: number;
   jvm?: JvmCpu;
+  /**
+   * DynamoDB calls through the store's client per create: the routes' during the creates, and the stream consumer's
+   * over the phase (the GETs write nothing, so its calls then are the creates' backlog). The stream's reads are the
+   * poller's own client's, not counted.
+   */
+  callsPerCreate?: { requestPath: number; consumer: number };
 }
 
 /** The stream consumer's DynamoDB work for one change, measured alone (the stream drained before and after). */
@@ -298,6 +304,17 @@ ${measured.map(row).join('\n')}
 `;
 }
 
+/** The DynamoDB calls per create of the two phases, when counted. */
+function callsLine(afterBurst: SteadyPhase, warm: SteadyPhase): string {
+  const [a, w] = [afterBurst.callsPerCreate, warm.callsPerCreate];
+  if (!a || !w) return '';
+  return `
+DynamoDB calls per create, through the store's client (the stream's reads not counted): right after the burst
+${a.requestPath} by the routes and ${a.consumer} by the stream consumer, warm ${w.requestPath} and ${w.consumer}.
+Creates made at once share three of a create's four writes (docs/data-model.md, "Group commit").
+`;
+}
+
 /** The steady rates and the consumer's work per change, when measured (bench/run.ts adds them). */
 function renderSteady(r: BurstResult): string {
   const parts: string[] = [];
@@ -315,7 +332,7 @@ ${row('right after the burst', 'ticket creates (JSON)', afterBurst.creates)}
 ${row('right after the burst', 'ticket GETs', afterBurst.gets)}
 ${row('warm', 'ticket creates (JSON)', warm.creates)}
 ${row('warm', 'ticket GETs', warm.gets)}
-`);
+${callsLine(afterBurst, warm)}`);
   }
   const jvm = renderJvm([
     ['the burst (500 creates, 200 followups)', r.jvm],

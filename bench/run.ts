@@ -334,12 +334,17 @@ if (args.burst) {
       p50: l.p50,
       p99: l.p99,
     });
+    const calls = { requestPath: counters.dynamodb, consumer: consumerCounters.dynamodb };
     const creates8 = await creates();
+    calls.requestPath = counters.dynamodb - calls.requestPath;
     const made = (
       (await request('GET', '/api/tickets/?page_size=100&ordering=-id')).body.results as { id: number }[]
     ).map((t) => t.id);
     const gets8 = await latency((i) => request('GET', `/api/tickets/${made[i % made.length]}/`), STEADY_REQUESTS, 8);
-    return { creates: steady(creates8), gets: steady(gets8), load, jvm: probe?.since() };
+    calls.consumer = consumerCounters.dynamodb - calls.consumer;
+    const perCreate = (n: number) => Math.round((n / STEADY_REQUESTS) * 100) / 100;
+    const callsPerCreate = { requestPath: perCreate(calls.requestPath), consumer: perCreate(calls.consumer) };
+    return { creates: steady(creates8), gets: steady(gets8), load, jvm: probe?.since(), callsPerCreate };
   };
   const afterBurst = await steadyPhase();
   // DynamoDB Local's JIT goes on compiling well after the burst: rounds of creates until one is no more than
