@@ -19,6 +19,13 @@ export interface TableChange {
    * feed's events are derived from it (consumer/change-feed.ts); a record without it gives none.
    */
   stream?: StreamPosition;
+  /**
+   * Set on a record the stream's reader hands out in stream order (consumer/fan-out.ts `fanOut`): every later record of
+   * its item comes after it, if not in its batch then in a later one. A record from a retry queue (which comes after
+   * newer ones) or a replay has none. Lets a consumer take the record's image as what is stored until the next record
+   * of the item (consumer/page-snapshots.ts).
+   */
+  inStreamOrder?: true;
 }
 
 export interface StreamPosition {

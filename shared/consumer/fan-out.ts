@@ -10,7 +10,7 @@
  */
 import { matchesAny } from '../domain/stream-filters';
 import { logger } from '../observability';
-import type { FilteredConsumer } from './changes';
+import type { FilteredConsumer, TableChange } from './changes';
 import { timedPhase } from './consumer-timings';
 import { tableChangeOf, type StreamRecordLike } from './stream-records';
 
@@ -46,7 +46,8 @@ export async function fanOut(
     if (!own.length) return;
     result.applied.push(consumer.name);
     try {
-      await timedPhase(consumer.name, () => consumer.apply(own.map(tableChangeOf)));
+      const changes = own.map((record): TableChange => ({ ...tableChangeOf(record), inStreamOrder: true }));
+      await timedPhase(consumer.name, () => consumer.apply(changes));
     } catch (error) {
       logger.error('stream consumer failed: its records go to its retry queue', {
         consumer: consumer.name,

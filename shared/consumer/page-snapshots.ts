@@ -9,9 +9,16 @@
  * Query) whenever a record of the collection comes by (ticket, followup, attachment), once per
  * ticket per batch, and deletes it with the ticket. Reading the collection rather than applying the
  * record makes a repeated, late or retried batch harmless: it writes what is stored now.
+ *
+ * But for a new ticket whose create wrote nothing else into its collection (items.ts CREATED_ALONE),
+ * when its INSERT is the batch's only record of the collection and comes in stream order: its image
+ * is then the collection, so the snapshot is made from it without the Query (the one read of most
+ * creates). Any later record of the collection comes after it, and rewrites it from the collection;
+ * a repeat of the INSERT from a retry queue or a replay is late, and takes the Query.
  */
 import { batchWrite, queryAll } from '../store/query';
 import { keys, IN_PARTITION, KEY, KEY_ATTRIBUTES, TICKET_PREFIX, TICKET_SORT_KEY } from '../store/keys';
+import { CREATED_ALONE } from '../store/items';
 import type { TableChange } from './changes';
 
 type Item = Record<string, unknown>;
@@ -39,38 +46,71 @@ export function snapshotItem(ticket: number, items: Item[]): Item | undefined {
   return { ...keys.pageSnapshot(ticket), ticket, version, items: json };
 }
 
+/** What a batch does to snapshots: the tickets to read again, the deleted ones, and the new ones made from images. */
+export interface SnapshotChanges {
+  refresh: number[];
+  removed: number[];
+  /** New tickets whose collection is their INSERT's image (see above), by id. */
+  created: Map<number, Item>;
+}
+
+/** Whether `change` alone is a ticket's whole collection: a lone create's INSERT, in stream order. */
+const isWholeCollection = (change: TableChange) =>
+  change.eventName === 'INSERT' &&
+  change.inStreamOrder === true &&
+  change.keys.SK === TICKET_SORT_KEY &&
+  change.newImage?.[CREATED_ALONE] === true;
+
 /**
  * The tickets whose snapshot a batch changes: those with a record of their collection in it, and of
- * them the ones whose ticket item the batch ends with deleting (ids are never given again).
+ * them the ones whose ticket item the batch ends with deleting (ids are never given again), and the
+ * ones whose only record is a lone create's INSERT in stream order (`created`: no read).
  */
-export function snapshotChanges(changes: TableChange[]): { refresh: number[]; removed: number[] } {
-  const last = new Map<number, TableChange | undefined>();
+export function snapshotChanges(changes: TableChange[]): SnapshotChanges {
+  const records = new Map<number, TableChange[]>();
   for (const c of changes) {
     if (!c.keys.PK.startsWith(TICKET_PREFIX)) continue;
     const ticket = Number(c.keys.PK.slice(TICKET_PREFIX.length));
-    if (c.keys.SK === TICKET_SORT_KEY) last.set(ticket, c);
-    else if (!last.has(ticket)) last.set(ticket, undefined);
+    const list = records.get(ticket);
+    if (list) list.push(c);
+    else records.set(ticket, [c]);
   }
-  const removed = [...last].filter(([, c]) => c?.eventName === 'REMOVE').map(([t]) => t);
-  return { refresh: [...last.keys()].filter((t) => !removed.includes(t)), removed };
+  const result: SnapshotChanges = { refresh: [], removed: [], created: new Map() };
+  for (const [ticket, list] of records) {
+    const last = list.findLast((c) => c.keys.SK === TICKET_SORT_KEY);
+    if (last?.eventName === 'REMOVE') result.removed.push(ticket);
+    else if (list.length === 1 && isWholeCollection(list[0]!)) result.created.set(ticket, list[0]!.newImage!);
+    else result.refresh.push(ticket);
+  }
+  return result;
 }
 
 /**
  * The stream consumer's part for snapshots: rewrites those of the tickets a batch touches (1 Query
- * each, PARALLEL_READS at once) and deletes those of deleted tickets, 25 to a BatchWriteItem.
+ * each, PARALLEL_READS at once; none for a lone create's) and deletes those of deleted tickets, 25 to a
+ * BatchWriteItem.
  */
 export async function refreshPageSnapshots(changes: TableChange[]): Promise<void> {
-  const { refresh, removed } = snapshotChanges(changes);
-  await writePageSnapshots(refresh, removed);
+  const { refresh, removed, created } = snapshotChanges(changes);
+  await writePageSnapshots(refresh, removed, created);
 }
 
 /**
- * Rewrites the snapshots of `refresh` from their collections as stored, and deletes those of `removed` (the backfill's
- * too).
+ * Rewrites the snapshots of `refresh` from their collections as stored, writes those of `created` from their one
+ * item, and deletes those of `removed` (the backfill's too).
  */
-export async function writePageSnapshots(refresh: number[], removed: number[] = []): Promise<void> {
+export async function writePageSnapshots(
+  refresh: number[],
+  removed: number[] = [],
+  created = new Map<number, Item>(),
+): Promise<void> {
   const puts: Item[] = [];
   const gone = removed.map((t) => keys.pageSnapshot(t));
+  for (const [ticket, item] of created) {
+    const snapshot = snapshotItem(ticket, [item]);
+    if (snapshot) puts.push(snapshot);
+    else gone.push(keys.pageSnapshot(ticket));
+  }
   for (let i = 0; i < refresh.length; i += PARALLEL_READS) {
     await Promise.all(
       refresh.slice(i, i + PARALLEL_READS).map(async (ticket) => {

@@ -47,6 +47,14 @@ export function writtenByImport(change: { newImage?: Item; oldImage?: Item }): b
   return mark !== undefined && mark !== change.oldImage?.[IMPORTED];
 }
 
+/**
+ * On a ticket item that a create wrote with nothing else of its collection (no attachment: store/tickets.ts
+ * `createTicket`): its INSERT's image is then the whole collection, and the stream consumer makes the ticket's page
+ * snapshot from it instead of reading the collection (consumer/page-snapshots.ts). Read on the INSERT only; later
+ * writes leave it as it is. Not part of the record.
+ */
+export const CREATED_ALONE = 'created_alone';
+
 // `collection_size` is no longer written; tickets stored before still carry it. `opening`: below.
 const INTERNAL = new Set<string>([
   ...KEY_ATTRIBUTES,
@@ -60,6 +68,7 @@ const INTERNAL = new Set<string>([
   ESCALATION,
   IMPORTED,
   WRITTEN_BY,
+  CREATED_ALONE,
 ]);
 
 /**
@@ -159,9 +168,10 @@ function listKeys(ticket: number, status: number, sk: string) {
  * A new ticket's item, holding its opening followup (`opening`, the followup without its `ticket`)
  * until that followup is first edited, moved or deleted (followups.ts writes it out as an item of
  * its own then): a ticket and its opening followup are one item, so a create is one write and its
- * index entries are the ticket's alone (docs/data-model.md, "Write units").
+ * index entries are the ticket's alone (docs/data-model.md, "Write units"). `alone`: the create writes nothing else
+ * into the collection (CREATED_ALONE).
  */
-export function ticketItem(ticket: Ticket, opening?: Followup): Item {
+export function ticketItem(ticket: Ticket, opening?: Followup, { alone = false } = {}): Item {
   const k = keys.ticket(ticket.id);
   const submitter = ticket.submitter_email ? keys.bySubmitter(ticket.submitter_email, ticket.id) : {};
   const inline = opening ? (({ ticket: _, ...rest }) => rest)(opening) : undefined;
@@ -174,6 +184,7 @@ export function ticketItem(ticket: Ticket, opening?: Followup): Item {
     [RESERVATION_VERSION]: FIRST_VERSION,
     ...ticket,
     ...(inline ? { opening: inline } : {}),
+    ...(alone ? { [CREATED_ALONE]: true } : {}),
     ...writtenBy(),
   };
 }

@@ -169,7 +169,7 @@ export async function createTicket(
   fileCommit?: TransactItem,
   also: TransactItem[] = [],
 ): Promise<TicketCollection> {
-  const ticketPut = put(ticketItem(ticket, opening), ITEM_IS_NEW);
+  const ticketPut = put(ticketItem(ticket, opening, { alone: !attachments.length }), ITEM_IS_NEW);
   const openingRef = put(followupRefItem(opening));
   const whole = attachments.length || event || fileCommit || also.length;
   const commit = () =>

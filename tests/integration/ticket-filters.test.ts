@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDB } from '../../shared/aws/dynamodb';
-import { ADMIN_ID, clientFor, type Json } from './client';
+import { ADMIN_ID, clientFor, form, type Json } from './client';
 import { startInProcessRuntime } from './in-process-runtime';
 
 let runtime: Awaited<ReturnType<typeof startInProcessRuntime>>;
@@ -20,6 +20,7 @@ let store: {
   indexes: typeof import('../../shared/store/keys').LISTING_INDEXES;
   listingKeys: typeof import('../../shared/store/keys').listingKeys;
   backfill: typeof import('../../shared/consumer/backfill').backfill;
+  snapshotItem: typeof import('../../shared/consumer/page-snapshots').snapshotItem;
 };
 const table = () => process.env.TABLE_NAME!;
 const listings = () => `${process.env.TABLE_NAME!}-listings`;
@@ -136,6 +137,7 @@ beforeAll(async () => {
     indexes: keysModule.LISTING_INDEXES,
     listingKeys: keysModule.listingKeys,
     backfill: (await import('../../shared/consumer/backfill')).backfill,
+    snapshotItem: (await import('../../shared/consumer/page-snapshots')).snapshotItem,
   };
   queue = (await api.call('POST', '/api/queues/', { json: { title: 'Filtered', slug: 'filtered' } })).body.id;
   const user = await api.call('POST', '/api/users/', {
@@ -261,6 +263,53 @@ describe('filters return exactly the matching tickets, in id order, across curso
     expect(shown.followup_set.map((f: Json) => f.id)).toContain(reply.body.id);
     expect(shown).toEqual((await api.call('GET', `/api/tickets/${t.id}/`)).body);
   });
+
+  it(
+    "a plain create's snapshot is made from its INSERT, without reading its collection; a create with a file's " +
+      'from its collection; each is the collection as stored',
+    async () => {
+      const plain = await make({ title: 'From its image', queue, submitter_email: 'even@example.com' });
+      const filed = await api.call('POST', '/api/tickets/', {
+        form: form({ title: 'With a file', description: 'd', queue, submitter_email: 'odd@example.com' }, [
+          { field: 'attachment', name: 'note.txt', type: 'text/plain', content: 'a file' },
+        ]),
+      });
+      expect(filed.status, filed.text).toBe(201);
+      const withFile = await remember(filed.body);
+      const read: string[] = [];
+      const stop = dynamo.intercept(async (call, next) => {
+        if (call.operation === 'Query') read.push(JSON.stringify(call.input));
+        return next();
+      });
+      try {
+        await runtime.drainTableStream();
+      } finally {
+        stop();
+      }
+      expect(read.filter((q) => q.includes(`"TICKET#${plain.id}"`))).toEqual([]);
+      expect(read.filter((q) => q.includes(`"TICKET#${withFile.id}"`))).toHaveLength(1);
+      for (const t of [plain, withFile]) {
+        const stored = await dynamo.send(
+          new GetCommand({ TableName: table(), Key: store.keys.pageSnapshot(t.id), ConsistentRead: true }),
+        );
+        const collection = await dynamo.send(
+          new QueryCommand({
+            TableName: table(),
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': store.keys.ticketPartition(t.id) },
+            ConsistentRead: true,
+          }),
+        );
+        const expected = store.snapshotItem(t.id, collection.Items!)!;
+        expect(JSON.parse(String(stored.Item?.items))).toEqual(JSON.parse(String(expected.items)));
+        expect(stored.Item).toMatchObject({ ticket: t.id, version: expected.version });
+        const shown = (await listIds(`queue=${queue}`)).pages
+          .flatMap((p) => p.results)
+          .find((x: Json) => x.id === t.id);
+        expect(shown).toEqual((await api.call('GET', `/api/tickets/${t.id}/`)).body);
+      }
+    },
+  );
 });
 
 describe('filters combine: every combination, in every ordering, exactly the matching tickets across pages', () => {
