@@ -131,6 +131,37 @@ export interface WalCheckpointer {
   close(): Promise<CheckpointStats>;
 }
 
+/** What the checkpointer's thread is asked, and where its replies come from (a Worker). */
+export interface CheckpointerPort {
+  on(event: 'message', listener: (reply: { stats: CheckpointStats }) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  postMessage(message: 'stats' | 'close'): void;
+}
+
+/**
+ * Asks the checkpointer's thread, which answers each message in the order sent: each reply goes to the oldest
+ * question waiting, so a `stats` asked while a `close` waits (or the other way round) never takes the other's reply.
+ * Once the thread has failed, every question waiting and every later one fails with its error.
+ */
+export function checkpointerQuestions(
+  port: CheckpointerPort,
+): (message: 'stats' | 'close') => Promise<CheckpointStats> {
+  let failed: Error | undefined;
+  const waiting: { resolve(stats: CheckpointStats): void; reject(error: Error): void }[] = [];
+  port.on('message', (reply) => waiting.shift()?.resolve(reply.stats));
+  port.on('error', (error) => {
+    failed = error;
+    for (const question of waiting.splice(0)) question.reject(error);
+    console.warn(`DynamoDB Local's write-ahead log is no longer checkpointed: ${error.message}`);
+  });
+  return (message) =>
+    new Promise<CheckpointStats>((resolve, reject) => {
+      if (failed) return reject(failed);
+      waiting.push({ resolve, reject });
+      port.postMessage(message);
+    });
+}
+
 /** Checkpoints the WAL database at `path` every `everyMs`, in a worker thread, until closed. */
 export function checkpointWal(path: string, everyMs = CHECKPOINT_MS): WalCheckpointer {
   const worker = new Worker(new URL('./wal-checkpointer.mjs', import.meta.url), {
@@ -140,22 +171,7 @@ export function checkpointWal(path: string, everyMs = CHECKPOINT_MS): WalCheckpo
   });
   // The runtime closes it on stop; it never keeps the process alive on its own.
   worker.unref();
-  let failed: Error | undefined;
-  worker.on('error', (error) => {
-    failed = error;
-    console.warn(`DynamoDB Local's write-ahead log is no longer checkpointed: ${error.message}`);
-  });
-  const ask = (message: 'stats' | 'close') =>
-    new Promise<CheckpointStats>((resolve, reject) => {
-      if (failed) return reject(failed);
-      const onError = (error: Error) => reject(error);
-      worker.once('error', onError);
-      worker.once('message', (reply: { stats: CheckpointStats }) => {
-        worker.off('error', onError);
-        resolve(reply.stats);
-      });
-      worker.postMessage(message);
-    });
+  const ask = checkpointerQuestions(worker);
   return {
     stats: () => ask('stats'),
     close: async () => {

@@ -20,7 +20,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { loopbackOnlyJavaOptions, startEngines } from '../../infra/local/engines';
-import { makeWalDatabase, SHARED_DATABASE_FILE } from '../../infra/local/sqlite-wal';
+import { canCheckpointWal, checkpointWal, makeWalDatabase, SHARED_DATABASE_FILE } from '../../infra/local/sqlite-wal';
 
 /** An address of this machine that is not loopback, if it has one. */
 const outside = Object.values(networkInterfaces())
@@ -158,6 +158,33 @@ describe('the on-disk store', () => {
       }
     },
     120_000,
+  );
+
+  it.runIf(canCheckpointWal())(
+    "closes the checkpointer's connection on close, stats asked beside it: the log goes with the last connection",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'helpdesk-wal-'));
+      const path = join(dir, SHARED_DATABASE_FILE);
+      try {
+        makeWalDatabase(dir);
+        const checkpointer = checkpointWal(path, 5);
+        await checkpointer.stats(); // its connection is open
+        // node:sqlite is newer than the project's @types/node: typed by what this test uses of it.
+        const { DatabaseSync } = (await import(String('node:sqlite'))) as {
+          DatabaseSync: new (path: string) => { exec(sql: string): void; close(): void };
+        };
+        const writer = new DatabaseSync(path);
+        writer.exec('CREATE TABLE t (v); INSERT INTO t VALUES (1);');
+        writer.close();
+        // Not the last connection: the log stays until the checkpointer's closes.
+        expect(existsSync(`${path}-wal`)).toBe(true);
+        const [, , closed] = await Promise.all([checkpointer.stats(), checkpointer.stats(), checkpointer.close()]);
+        expect(closed).toMatchObject({ failures: 0 });
+        expect(existsSync(`${path}-wal`)).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
   );
 
   it('never overwrites a database that exists', () => {
