@@ -61,11 +61,23 @@ const megabytes = (path: string) => {
   }
 };
 
+/** One arm in a data directory of its own, removed after it, whether the arm ends or fails. */
 async function measure(checkpointed: boolean): Promise<Arm> {
   const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-bench-wal-'));
+  try {
+    return await measureIn(dataDir, checkpointed);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function measureIn(dataDir: string, checkpointed: boolean): Promise<Arm> {
   const database = join(dataDir, 'dynamodb', SHARED_DATABASE_FILE);
   const engines = await startEngines(dataDir, { checkpointWal: checkpointed });
-  const runtime = await startLocalRuntime({ dataDir, port: 0, engines });
+  const runtime = await startLocalRuntime({ dataDir, port: 0, engines }).catch(async (error: unknown) => {
+    await engines.stop();
+    throw error;
+  });
   const load = Math.round(loadavg()[0]! * 10) / 10;
   let sent = 0;
   const create = async () => {
@@ -100,7 +112,6 @@ async function measure(checkpointed: boolean): Promise<Arm> {
   }
   const files = [database, `${database}-wal`, `${database}-shm`];
   const afterStopMb = Math.round(files.reduce((sum, file) => sum + megabytes(file), 0) * 10) / 10;
-  rmSync(dataDir, { recursive: true, force: true });
   return { checkpointed, rounds, ...(checkpoints ? { checkpoints } : {}), afterStopMb, load };
 }
 
