@@ -49,6 +49,11 @@ export interface SteadyPhase {
    * poller's own client's, not counted.
    */
   callsPerCreate?: { requestPath: number; consumer: number };
+  /**
+   * Milliseconds from the phase's last create's answer until the stream consumer had applied the stream to its end
+   * (the phase's GETs ran meanwhile): how far the derived state was behind the creates.
+   */
+  appliedAfterMs?: number;
 }
 
 /** The stream consumer's DynamoDB work for one change, measured alone (the stream drained before and after). */
@@ -308,10 +313,17 @@ ${measured.map(row).join('\n')}
 function callsLine(afterBurst: SteadyPhase, warm: SteadyPhase): string {
   const [a, w] = [afterBurst.callsPerCreate, warm.callsPerCreate];
   if (!a || !w) return '';
+  const applied =
+    afterBurst.appliedAfterMs === undefined || warm.appliedAfterMs === undefined
+      ? ''
+      : ` The stream consumer had applied each phase's creates ${afterBurst.appliedAfterMs} ms (right after the burst)
+and ${warm.appliedAfterMs} ms (warm) after the last one's answer (each phase begins with the stream applied; its GETs
+ran meanwhile): it takes two sockets, so that its calls give way to the routes' (infra/local/table-stream.ts
+\`CONSUMER_SOCKETS\`).`;
   return `
 DynamoDB calls per create, through the store's client (the stream's reads not counted): right after the burst
 ${a.requestPath} by the routes and ${a.consumer} by the stream consumer, warm ${w.requestPath} and ${w.consumer}.
-Creates made at once share three of a create's four writes (docs/data-model.md, "Group commit").
+Creates made at once share three of a create's four writes (docs/data-model.md, "Group commit").${applied}
 `;
 }
 
