@@ -58,20 +58,6 @@ export function withoutSdkLogging<T extends { middlewareStack: { remove(name: st
 
 const consumer = new AsyncLocalStorage<true>();
 
-/**
- * The sockets the stream consumer's DynamoDB calls share: two. DynamoDB Local runs a database's calls one at a time
- * (its SQLite queue), so calls the consumer sends at once (a batch's listing and snapshot writes, 4 BatchWriteItems
- * at a time) only wait there, ahead of the routes' calls. On two sockets they wait in this process instead, and a
- * route's call waits behind at most two of them: derived state gives way to the request path. `npm run bench --
- * --burst`, alternating with the routes' 50 (2026-11-30, load 1.6 to 3.7): warm creates at 8 in flight 74 and 80 a
- * second against 61 (and 40, a run disturbed), the burst's p99 6.8 and 7.6 s against 7.7 and 8.4 s; the price, the
- * stream applied 1.8 to 2.1 s after a phase's last create against 1.1 to 1.2 s, and the burst counted 4.0 and 5.7 s
- * after its last 201 against 3.4 and 3.6 s. One socket took creates no further (75 and 80 a second) and cost more
- * (applied after 2.3 to 3.0 s, counted 6.4 and 11.3 s after, the burst's p99 7.8 and 10.2 s). On AWS the consumer is
- * a function of its own, and DynamoDB has no such queue.
- */
-const CONSUMER_SOCKETS = 2;
-
 /** Whether the caller runs inside the stream consumer (the benchmark leaves its requests out of a request's count). */
 export const inStreamConsumer = (): boolean => consumer.getStore() === true;
 
@@ -197,9 +183,8 @@ export async function startLocalTableStream({
       return Promise.resolve();
     },
   };
-  /** The consumers' work, as on AWS with sockets of its own (CONSUMER_SOCKETS): not queued behind a burst. */
-  const asReader = <T>(work: () => Promise<T>) =>
-    withOwnSockets(CONSUMER_POOL, () => consumer.run(true, work), CONSUMER_SOCKETS);
+  /** The consumers' work, as on AWS with sockets of its own: not queued behind a burst's requests. */
+  const asReader = <T>(work: () => Promise<T>) => withOwnSockets(CONSUMER_POOL, () => consumer.run(true, work));
   /** The retries due (all of them when the poller is off and a test steps the stream). */
   const retryDue = async (all: boolean) => {
     const now = Date.now();

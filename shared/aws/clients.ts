@@ -46,7 +46,8 @@ export const DYNAMODB_RETRIES = { maxAttempts: 4, baseDelay: 25 };
 /** The strategy, and with it the process's retry budget (the burst benchmark reports its lowest point). */
 export const dynamoRetryStrategy = new StandardRetryStrategy(DYNAMODB_RETRIES);
 
-const sharedAgents = connectTimeoutAgents(connectMs, MAX_SOCKETS);
+const newAgents = () => connectTimeoutAgents(connectMs, MAX_SOCKETS);
+const sharedAgents = newAgents();
 
 /**
  * Sockets of their own for work that must not queue behind the requests: the local runtime runs
@@ -54,7 +55,6 @@ const sharedAgents = connectTimeoutAgents(connectMs, MAX_SOCKETS);
  * pool's queue (hundreds deep), where each of the consumer's calls waited its turn: measured, a
  * stream batch of 3 records took 34 s during a burst of 500 creates, and the counts stalled
  * (docs/data-model.md, "The stream consumer"). On AWS each function is a process of its own anyway.
- * A room's sockets at once: MAX_SOCKETS unless its first call names fewer (`sockets`).
  */
 interface Room {
   name: string;
@@ -62,9 +62,9 @@ interface Room {
 }
 const rooms = new AsyncLocalStorage<Room>();
 const roomsByName = new Map<string, Room>();
-export function withOwnSockets<T>(name: string, work: () => Promise<T>, sockets = MAX_SOCKETS): Promise<T> {
+export function withOwnSockets<T>(name: string, work: () => Promise<T>): Promise<T> {
   let room = roomsByName.get(name);
-  if (!room) roomsByName.set(name, (room = { name, agents: connectTimeoutAgents(connectMs, sockets) }));
+  if (!room) roomsByName.set(name, (room = { name, agents: newAgents() }));
   return rooms.run(room, work);
 }
 
