@@ -316,7 +316,7 @@ function callsLine(afterBurst: SteadyPhase, warm: SteadyPhase): string {
   const applied =
     afterBurst.appliedAfterMs === undefined || warm.appliedAfterMs === undefined
       ? ''
-      : ` The stream consumer had applied each phase's creates ${afterBurst.appliedAfterMs} ms (right after the burst)
+      : `\nThe stream consumer had applied each phase's creates ${afterBurst.appliedAfterMs} ms (right after the burst)
 and ${warm.appliedAfterMs} ms (warm) after the last one's answer (each phase begins with the stream applied; its GETs
 ran meanwhile).`;
   return `

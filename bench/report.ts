@@ -775,7 +775,8 @@ table, an index per dimension: queue, assignee, modified, created, every ticket 
 due date, and the two agent views in id order, whose entries carry the ticket's sort values, then the
 other view's value; a change rewrites the item, and DynamoDB writes only the index entries it moves or
 whose carried values change: \`modified\` and the two agent views' at least), each ticket's
-page snapshot (one Query of its collection and one put) and the change events. Why the records are
+page snapshot (one put, after a Query of its collection; a create without a file puts it from its INSERT's image,
+no Query: docs/data-model.md, "Decision: page snapshots") and the change events. Why the records are
 worth their writes: every agent view in every ordering is then a page of 3–5 requests with an exact
 count, an agent view in another order than id sorted from its id-order partition read whole (up to
 2,000 tickets, about 42 read units; past that the whole table in that order, its filters checked:
