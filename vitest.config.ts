@@ -2,6 +2,8 @@ import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+// With its extension: Vite warns on every run about a config's import without one (tsconfig allows it).
+import { NODE_OPTIONS } from './infra/node-options.ts';
 
 /**
  * The order `npm test` starts its files in: the longest first, whichever project they belong to, so
@@ -77,6 +79,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The in-process runtimes run on the options that `npm start` runs on.
+    execArgv: [...NODE_OPTIONS],
     // Two files at once. Three were measured (2026-11-28, whole runs at load 13-18 from other work):
     // 1,061 s of wall time and 893 s of CPU against two's 899 s and 721 s, and tests over their limits.
     maxWorkers: 2,

@@ -14,6 +14,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { CpuServerMessage, CpuServerReply } from './cpu-server';
+import { NODE_OPTIONS } from '../infra/node-options';
 
 export interface CpuResult {
   operation: string;
@@ -146,7 +147,7 @@ export async function measureCpu(
   }: CpuOptions = {},
 ): Promise<CpuResult[]> {
   const server = fork(fileURLToPath(serverModule), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...NODE_OPTIONS, '--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   try {

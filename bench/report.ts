@@ -276,7 +276,8 @@ function renderCpu(cpu: BenchResults['cpu'], floor: BenchResults['cpuFloor']): s
   const warmup = `| warm-up rounds before (ms per request, in order) | ${rounds.join(' | ')} |`;
   return (
     `User and system time of a process that serves the API and nothing else (\`bench/cpu-server.ts\`:
-the local runtime in memory, logging a Powertools record and EMF metrics per request as on AWS; the
+the local runtime in memory, on the functions' Node options (\`infra/node-options.ts\`), logging a Powertools
+record and EMF metrics per request as on AWS; the
 table's stream, on AWS another function's work, not read meanwhile; the runtime's emulation of IAM's
 grants and DynamoDB's conflict rule off, being IAM's and DynamoDB's work on AWS), divided by
 ${cpu[0]!.requests} warm requests of each operation sent with 4 in flight from the benchmark's own process.

@@ -18,6 +18,7 @@ import { SERVICE_NAME } from '../shared/observability';
 import { oidcIn, type EnvironmentSettings } from './environments';
 import type { TableGrant } from '../shared/api/table-access';
 import { LISTING_INDEXES } from '../shared/store/keys';
+import { NODE_OPTIONS } from './node-options';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -80,6 +81,7 @@ export function helpdeskFunction(scope: Construct, id: string, props: HelpdeskFu
       HELPDESK_ENVIRONMENT: settings.name,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: settings.logLevel,
+      NODE_OPTIONS: NODE_OPTIONS.join(' '),
     },
     bundling: lambdaBundling(
       props.handler,

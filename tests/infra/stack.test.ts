@@ -214,7 +214,8 @@ describe('dev environment', () => {
         },
         LoggingConfig: { LogGroup: expect.anything() },
       });
-      expect(f.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
+      // infra/node-options.ts, and no source maps (bundling.ts).
+      expect(f.Properties.Environment.Variables.NODE_OPTIONS).toBe('--experimental-async-context-frame');
     }
     for (const route of allRoutes) {
       const fn = helpdesk.api.functions.get(route.handler);

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { NODE_OPTIONS } from '../../infra/node-options';
 
 /**
  * How often the tests' runtimes read their table's stream (the ticket counts follow it), instead of
@@ -41,7 +42,7 @@ export interface SpawnedRuntime {
 const ROOT = resolve(import.meta.dirname, '../..');
 
 export async function spawnRuntime(env: Record<string, string> = {}): Promise<SpawnedRuntime> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...NODE_OPTIONS, '--import', 'tsx', 'infra/local/main.ts'], {
     cwd: ROOT,
     // Request log lines (and `npm start`'s access lines) only where a test reads them: nobody reads
     // the others, and writes to a pipe are synchronous on Linux. The table's stream is read every
