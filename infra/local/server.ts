@@ -270,6 +270,9 @@ async function answer(
   return requestId;
 }
 
+/** Answers that the server's clientError sent itself, the parser having refused their request's body. */
+const refusedByParser = new WeakSet<ServerResponse>();
+
 /**
  * `corsOrigins`: HELPDESK_CORS_ORIGINS, comma-separated allowed origins (or `*`); unset or empty,
  * CORS is off. `grants`: each handler's DynamoDB calls are held to its route's grants
@@ -296,6 +299,7 @@ export function createLocalServer({
       .then(
         (id) => void (requestId = id),
         (error: Error) => {
+          if (refusedByParser.has(res)) return;
           console.error(JSON.stringify({ level: 'ERROR', message: 'local server error', error: error.message }));
           if (!res.headersSent)
             send(res, 'GET', {
@@ -322,9 +326,16 @@ export function createLocalServer({
       );
   }).on('clientError', (error: Error & { code?: string }, socket) => {
     // A request Node's parser refuses (an unknown method, bytes not allowed in a header, headers
-    // too large): answered in the API's JSON error shape, with its headers, as API Gateway would.
-    if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) return void socket.destroy();
+    // too large, a body's framing broken after its head was read): answered in the API's JSON error
+    // shape, with its headers, as API Gateway would. Mid-body, the route reading the body gets an
+    // error once the socket closes: it leaves the answer to this one.
+    const response = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    if (!socket.writable || response?.headersSent) return void socket.destroy();
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    if (response) {
+      refusedByParser.add(response);
+      response.statusCode = status; // for the access line
+    }
     const body = JSON.stringify({ detail: status === 431 ? 'Request headers are too large.' : 'Malformed request.' });
     const headers = Object.entries({
       ...SECURITY_HEADERS,

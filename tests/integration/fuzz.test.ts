@@ -904,11 +904,17 @@ describe('hostile input (fast-check)', { timeout: 120_000 }, () => {
   );
 });
 
-/** One request written byte for byte on a fresh socket; the answer's status, head and body. */
-function rawRequest(bytes: Buffer): Promise<{ status: number; head: string; body: string }> {
+/**
+ * One request written byte for byte on a fresh socket; the answer's status, head and body. With
+ * `halfClose`, the client's side is closed after the bytes (a body cut short).
+ */
+function rawRequest(
+  bytes: Buffer,
+  { halfClose = false } = {},
+): Promise<{ status: number; head: string; body: string }> {
   const url = new URL(own.runtime.url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    const socket = connect(Number(url.port), url.hostname, () => (halfClose ? socket.end(bytes) : socket.write(bytes)));
     const chunks: Buffer[] = [];
     socket.setTimeout(ANSWER_MS, () => {
       socket.destroy();
@@ -931,6 +937,19 @@ describe('hostile input regressions', () => {
     const answer = await rawRequest(Buffer.from(`${head}Content-Length: 1000000000000\r\n\r\n{"a":`));
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toEqual({ detail: 'Request body is larger than 4194304 bytes.' });
+  });
+
+  it('a chunked body whose framing breaks after its head was read gets a JSON 400, not a cut connection', async () => {
+    // Node's parser refuses the request mid-body, once the route has begun reading it: the answer
+    // went unsent and the connection was cut, where a request refused at its head got its 400.
+    const head =
+      'POST /api/tickets/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n';
+    for (const body of ['5\r\n{"a":\r\nZZ\r\n', '5\r\n{"a":XX1\r\n}\r\n0\r\n\r\n', '3\r\n{}\r\n']) {
+      const answer = await rawRequest(Buffer.from(`${head}\r\n${body}`), { halfClose: body.endsWith('{}\r\n') });
+      expect(answer.status, body).toBe(400);
+      expect(answer.head).toMatch(/^x-content-type-options: nosniff$/im);
+      expect(JSON.parse(answer.body)).toEqual({ detail: 'Malformed request.' });
+    }
   });
 
   it("an unknown method (FOO, which Node's parser refuses) gets a JSON 400 with the security headers", async () => {
