@@ -440,7 +440,9 @@ Requests and capacity units (read and write request units, as on-demand ` +
     `field definitions cached,
 as in a warm Lambda; the least of three in a row, so that a cache running out between them, as the 5-second one of
 the caller's user record does, does not decide a floor), counted on the wire: an interceptor on the store's DynamoDB
-client and a wrapper of \`fetch\` for S3. CPU is the server process's user+system time for that one request. Latency in
+client and a wrapper of \`fetch\` for S3. CPU is the benchmark process's user+system time while that one request ran
+(the server's, the client's and the stream reader's if it ran meanwhile: the least of the three; per request without the
+client or the reader: [CPU per request](#cpu-per-request)). Latency in
 milliseconds over ${r.iterations} sequential requests (1 in flight) and ${r.iterations * 2} requests with 8 in flight.
 
 | Operation | Status | DynamoDB requests | S3 requests | Read units | Write ` +
