@@ -18,6 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, inject, it } from 'vitest';
 import { loopbackOnlyJavaOptions, startEngines } from '../../infra/local/engines';
 import { canCheckpointWal, checkpointWal, makeWalDatabase, SHARED_DATABASE_FILE } from '../../infra/local/sqlite-wal';
@@ -169,13 +170,7 @@ describe('the on-disk store', () => {
         makeWalDatabase(dir);
         const checkpointer = checkpointWal(path, 5);
         await checkpointer.stats(); // its connection is open
-        // node:sqlite is newer than the project's @types/node: typed by what this test uses of it.
-        const { DatabaseSync } = (await import(String('node:sqlite'))) as {
-          DatabaseSync: new (path: string) => { exec(sql: string): void; close(): void };
-        };
-        const writer = new DatabaseSync(path);
-        writer.exec('CREATE TABLE t (v); INSERT INTO t VALUES (1);');
-        writer.close();
+        await writeInOtherConnection(path, 'CREATE TABLE t (v); INSERT INTO t VALUES (1);');
         // Not the last connection: the log stays until the checkpointer's closes.
         expect(existsSync(`${path}-wal`)).toBe(true);
         const [, , closed] = await Promise.all([checkpointer.stats(), checkpointer.stats(), checkpointer.close()]);
@@ -195,3 +190,17 @@ describe('the on-disk store', () => {
     rmSync(dir, { recursive: true });
   });
 });
+
+/**
+ * `sql` run by a connection of its own, in a worker: node:sqlite warns that it is experimental on its first use in a
+ * thread, and a passing run prints nothing (the checkpointer's worker is started so too).
+ */
+function writeInOtherConnection(path: string, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const code = `const db = new (require('node:sqlite').DatabaseSync)(${JSON.stringify(path)});
+      db.exec(${JSON.stringify(sql)}); db.close();`;
+    const worker = new Worker(code, { eval: true, execArgv: ['--disable-warning=ExperimentalWarning'] });
+    worker.once('error', reject);
+    worker.once('exit', (exit) => (exit === 0 ? resolve() : reject(new Error(`the writer exited ${exit}`))));
+  });
+}
