@@ -2,7 +2,8 @@
  * Node's options for every process that serves the API: each function's NODE_OPTIONS on AWS
  * (infra/lambda.ts), and locally `npm start`'s and `npm run bench`'s (package.json), the tests'
  * workers (vitest.config.ts) and the runtimes they spawn (tests/integration/spawn-runtime.ts).
- * tests/unit/node-options.test.ts holds those places to this list.
+ * tests/unit/node-options.test.ts holds package.json and the workers to this list, tests/infra/stack.test.ts
+ * the functions; spawn-runtime.ts and bench/cpu.ts read it.
  *
  * AsyncLocalStorage on async context frames (Node 24's default, an option in Node 22) rather than on
  * async hooks: once any store is used, the hooks run on every promise made and settled, and the
