@@ -24,6 +24,7 @@ import {
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
 import { dynamo, withOwnSockets } from '../../shared/aws/clients';
+import { consumerYield } from './consumer-yield';
 import type { FilteredConsumer } from '../../shared/consumer/changes';
 import { fanOut, RecordsFailedAgain, retryRecords, type RetrySink } from '../../shared/consumer/fan-out';
 import type { StreamRecordLike } from '../../shared/consumer/stream-records';
@@ -442,6 +443,8 @@ export async function startLocalTableStream({
   const stopNudging = dynamo.intercept(({ operation }, next) =>
     TABLE_WRITES.has(operation) ? next().finally(nudge) : next(),
   );
+  // Its calls go one at a time while the routes' are on the wire (DynamoDB Local runs calls in turn).
+  const stopYielding = dynamo.intercept(consumerYield(inStreamConsumer).interceptor);
 
   return {
     drain: () => drain(),
@@ -451,6 +454,7 @@ export async function startLocalTableStream({
     },
     async stop() {
       stopNudging();
+      stopYielding();
       stopped = true;
       wake?.();
       await poller;

@@ -82,6 +82,51 @@ describe('writes never wait for the stream consumer', () => {
   });
 });
 
+describe("the local stream's calls yield DynamoDB Local to the routes' (infra/local/consumer-yield.ts)", () => {
+  it("go one at a time while a route's call is on the wire, and the route's call is not held by them", async () => {
+    await runtime.drainTableStream();
+    for (const title of ['one', 'two', 'three'])
+      expect((await api.createTicket({ title: `applied while a route works: ${title}` })).status).toBe(201);
+    let releaseRoute = () => undefined as void;
+    const routeGate = new Promise<void>((resolve) => (releaseRoute = resolve));
+    let holdRoute = true;
+    let routeHeld = 0;
+    let consumerOnWire = 0;
+    let mostConsumerOnWire = 0;
+    // Innermost: what is counted here is on the wire. The test holds one route call there, as a slow answer would.
+    const remove = dynamo.intercept(
+      async (_call, next) => {
+        if (!inStreamConsumer()) {
+          if (holdRoute) {
+            holdRoute = false;
+            routeHeld++;
+            await routeGate;
+          }
+          return next();
+        }
+        mostConsumerOnWire = Math.max(mostConsumerOnWire, ++consumerOnWire);
+        try {
+          return await next();
+        } finally {
+          consumerOnWire--;
+        }
+      },
+      { eachAttempt: true },
+    );
+    try {
+      const page = api.call('GET', '/api/tickets/?page_size=1');
+      await expect.poll(() => routeHeld, { timeout: 30_000 }).toBe(1);
+      await runtime.drainTableStream();
+      expect(mostConsumerOnWire).toBe(1);
+      releaseRoute();
+      expect((await page).status).toBe(200);
+    } finally {
+      releaseRoute();
+      remove();
+    }
+  });
+});
+
 describe('the local stream yields to a burst', () => {
   // A poller of the test's own (the runtime's is off), told how many requests wait for a function's slot.
   it('holds off while requests wait for a slot, then applies what it held', async () => {
