@@ -318,7 +318,7 @@ function callsLine(afterBurst: SteadyPhase, warm: SteadyPhase): string {
       ? ''
       : `\nThe stream consumer had applied each phase's creates ${afterBurst.appliedAfterMs} ms (right after the burst)
 and ${warm.appliedAfterMs} ms (warm) after the last one's answer (each phase begins with the stream applied; its GETs
-ran meanwhile).`;
+ran meanwhile, and while a route's call is on the wire the consumer's go one at a time: docs/local.md).`;
   return `
 DynamoDB calls per create, through the store's client (the stream's reads not counted): right after the burst
 ${a.requestPath} by the routes and ${a.consumer} by the stream consumer, warm ${w.requestPath} and ${w.consumer}.
