@@ -2,17 +2,24 @@
  * The stream consumer yields DynamoDB Local to the routes. DynamoDB Local runs a database's calls one at a time, in
  * the order they reach it, so each call the consumer has on the wire is work that a route's next call waits behind:
  * a batch of 14 creates' derived records is about 100 items, sent as several requests at once. While the routes are
- * at work (a call of theirs on the wire, or one ended less than ROUTES_QUIET_MS ago), the consumer's calls go one at
- * a time; once the routes are quiet, all of them at once. Only the consumer ever waits here: a route's call never
- * does. On AWS the consumer is a function of its own, on a table that serves both at once.
+ * at work (a call of theirs on the wire, or one ended less than ROUTES_QUIET_MS ago; any call but the consumer's
+ * counts, the file sweeper's and the mail poller's too), the consumer's calls go one at a time; once the routes are
+ * quiet, all of them at once. Only the consumer ever waits here: a route's call never does. It yields only while it
+ * is not behind (`yields`: the stream's batch in hand was read less than YIELD_MAX_MS ago), so that under writes
+ * that never stop (an import, a load test) it still keeps up with them. On AWS the consumer is a function of its
+ * own, on a table that serves both at once.
  *
- * Measured (2026-11-30, on disk, rounds of 400 creates at 8 in flight, two pairs alternating): warm creates 88 to
- * 115 a second against 60 to 72 without it (docs/local.md).
+ * Measured with `npm run bench -- --burst` (2026-11-30, on disk, two pairs alternating): warm creates at 8 in flight
+ * 68 and 84 a second against 58 and 63 without it, GETs alike; the cost, derived state applied 2.6-3.0 s after a
+ * phase's last create against 1.0-1.3 s (docs/local.md). Without YIELD_MAX_MS, the full bench's seeding of 20,000
+ * tickets (written without a pause, its progress polled) took about twice as long: the consumer trickled behind it.
  */
 import type { DynamoInterceptor } from '../../shared/aws/dynamodb';
 
 /** The routes count as at work this long after their last call ended (the gap between one create's calls). */
 export const ROUTES_QUIET_MS = 50;
+/** A batch the consumer read longer ago than this is applied at full speed, the routes at work or not. */
+export const YIELD_MAX_MS = 2000;
 
 export interface ConsumerYield {
   interceptor: DynamoInterceptor;
@@ -22,19 +29,23 @@ export interface ConsumerYield {
 
 /**
  * The interceptor (for the store's client) that holds the consumer's calls, told apart by `isConsumerCall`, one at
- * a time while the routes are at work.
+ * a time while the routes are at work and `yields()` says the consumer may.
  */
-export function consumerYield(isConsumerCall: () => boolean, quietMs = ROUTES_QUIET_MS): ConsumerYield {
+export function consumerYield(
+  isConsumerCall: () => boolean,
+  yields: () => boolean = () => true,
+  quietMs = ROUTES_QUIET_MS,
+): ConsumerYield {
   let routeCalls = 0;
   let routesEndedAt = -Infinity;
   let consumerCalls = 0;
   const queue: (() => void)[] = [];
   let quietTimer: NodeJS.Timeout | undefined;
 
-  const routesAtWork = () => routeCalls > 0 || performance.now() - routesEndedAt < quietMs;
+  const holdsConsumer = () => (routeCalls > 0 || performance.now() - routesEndedAt < quietMs) && yields();
   /** Lets the waiting calls go: the next one when none is on the wire, every one when the routes are quiet. */
   const admit = () => {
-    while (queue.length && (consumerCalls === 0 || !routesAtWork())) {
+    while (queue.length && (consumerCalls === 0 || !holdsConsumer())) {
       consumerCalls++;
       queue.shift()!();
     }
@@ -60,7 +71,7 @@ export function consumerYield(isConsumerCall: () => boolean, quietMs = ROUTES_QU
         admit();
       }
     }
-    if (consumerCalls === 0 || !routesAtWork()) consumerCalls++;
+    if (consumerCalls === 0 || !holdsConsumer()) consumerCalls++;
     else await new Promise<void>((turn) => queue.push(turn));
     try {
       return await next();

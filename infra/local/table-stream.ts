@@ -24,7 +24,7 @@ import {
 import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
 import { dynamo, withOwnSockets } from '../../shared/aws/clients';
-import { consumerYield } from './consumer-yield';
+import { consumerYield, YIELD_MAX_MS } from './consumer-yield';
 import type { FilteredConsumer } from '../../shared/consumer/changes';
 import { fanOut, RecordsFailedAgain, retryRecords, type RetrySink } from '../../shared/consumer/fan-out';
 import type { StreamRecordLike } from '../../shared/consumer/stream-records';
@@ -220,6 +220,8 @@ export async function startLocalTableStream({
    */
   const iterators = new Map<string, string>();
   const closed = new Set<string>();
+  /** When the batch being applied was read (undefined: none is): the consumer yields to the routes while young. */
+  let batchReadAt: number | undefined;
   /** Records read so far: whether a poll found any. */
   let recordsSeen = 0;
   let shards: string[] = [];
@@ -313,6 +315,7 @@ export async function startLocalTableStream({
       const iterator = await iteratorAfterApplied(shardId);
       return iterator ? getRecords(shardId, iterator, true) : undefined;
     };
+    let readAt = performance.now();
     const firstBatch = kept ? await getRecords(shardId, kept, false).catch(fromApplied) : await fromApplied();
     if (!firstBatch) return void closed.add(shardId);
     let batch: GetRecordsCommandOutput = firstBatch;
@@ -329,10 +332,13 @@ export async function startLocalTableStream({
       }
       const applying = startBatch();
       const holdOff = next !== undefined && holdsOff();
+      const nextReadAt = performance.now();
       const reading = next && !holdOff ? getRecords(shardId, next, false) : undefined;
       // Not awaited when the batch fails (its iterator is dropped): its failure is of no interest then.
       reading?.catch(() => undefined);
-      await asReader(() => fanOut(records, consumers, sink));
+      batchReadAt = readAt;
+      await asReader(() => fanOut(records, consumers, sink)).finally(() => (batchReadAt = undefined));
+      readAt = nextReadAt;
       recordBatch(applying, records.length);
       advance(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
       if (!reading) {
@@ -443,8 +449,10 @@ export async function startLocalTableStream({
   const stopNudging = dynamo.intercept(({ operation }, next) =>
     TABLE_WRITES.has(operation) ? next().finally(nudge) : next(),
   );
-  // Its calls go one at a time while the routes' are on the wire (DynamoDB Local runs calls in turn).
-  const stopYielding = dynamo.intercept(consumerYield(inStreamConsumer).interceptor);
+  // Its calls go one at a time while the routes' are on the wire (DynamoDB Local runs calls in turn), unless it is
+  // behind: a batch read over YIELD_MAX_MS ago, or a retry's records.
+  const young = () => batchReadAt !== undefined && performance.now() - batchReadAt < YIELD_MAX_MS;
+  const stopYielding = dynamo.intercept(consumerYield(inStreamConsumer, young).interceptor);
 
   return {
     drain: () => drain(),

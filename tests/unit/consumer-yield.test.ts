@@ -5,7 +5,11 @@ type Wire = Record<string, unknown>;
 /** Calls through the interceptor whose answers the test gives: which of them reached the wire, and their ends. */
 function harness() {
   let asConsumer = false;
-  const yielding = consumerYield(() => asConsumer);
+  const behind = { now: false };
+  const yielding = consumerYield(
+    () => asConsumer,
+    () => !behind.now,
+  );
   const onWire: string[] = [];
   const answers = new Map<string, () => void>();
   const call = (name: string, consumer: boolean) => {
@@ -22,7 +26,7 @@ function harness() {
     answers.get(name)!();
     await vi.advanceTimersByTimeAsync(0);
   };
-  return { yielding, onWire, call, answer };
+  return { yielding, onWire, call, answer, behind };
 }
 
 describe('the stream consumer yields DynamoDB Local to the routes', () => {
@@ -88,6 +92,19 @@ describe('the stream consumer yields DynamoDB Local to the routes', () => {
     expect(yielding.waiting()).toBe(2);
     await vi.advanceTimersByTimeAsync(ROUTES_QUIET_MS / 2);
     expect(onWire).toEqual(['r1', 'c1', 'r2', 'c2', 'c3']);
+  });
+
+  it('yields no longer once it is behind: its waiting calls go at once, the routes at work or not', async () => {
+    const { yielding, onWire, call, answer, behind } = harness();
+    void call('r1', false);
+    for (const name of ['c1', 'c2', 'c3']) void call(name, true);
+    expect(onWire).toEqual(['r1', 'c1']);
+    behind.now = true;
+    await answer('c1');
+    expect(onWire).toEqual(['r1', 'c1', 'c2', 'c3']);
+    void call('c4', true);
+    expect(onWire).toEqual(['r1', 'c1', 'c2', 'c3', 'c4']);
+    expect(yielding.waiting()).toBe(0);
   });
 
   it('lets the next consumer call go when one fails', async () => {
