@@ -18,8 +18,12 @@ import type { DynamoInterceptor } from '../../shared/aws/dynamodb';
 
 /** The routes count as at work this long after their last call ended (the gap between one create's calls). */
 export const ROUTES_QUIET_MS = 50;
-/** A batch the consumer read longer ago than this is applied at full speed, the routes at work or not. */
-export const YIELD_MAX_MS = 2000;
+/**
+ * A batch the consumer read longer ago than this is applied at full speed, the routes at work or not. At 2 s, the
+ * burst bench's GETs, which run while the consumer applies the creates before them, measured 215 and 285 a second
+ * (that backlog then went at full speed ahead of them); at 5 s, 366 beside 81 creates a second (docs/local.md).
+ */
+export const YIELD_MAX_MS = 5000;
 
 export interface ConsumerYield {
   interceptor: DynamoInterceptor;
