@@ -302,9 +302,22 @@ compare runs at like loads. On AWS the first two layers change: the local ` +
     `Gateway events)
 is Lambda's runtime instead, and Node's socket work is TLS to DynamoDB instead of plain HTTP to
 DynamoDB Local. \`BENCH_CPU_PROFILES=<folder> npx tsx bench/cpu.ts\` keeps each profile for a closer look
-(Chrome DevTools, speedscope).${renderCpuFloor(cpu, floor)}`
+(Chrome DevTools, speedscope).${renderCpuFloor(cpu, floor)}
+
+${HOST_SPEED}`
   );
 }
+
+/**
+ * How far this machine's speed moves the CPU figures: one commit measured again, side by side with a later one
+ * (a \`git worktree\` of it, the later warm-up rule), days after its own run.
+ */
+const HOST_SPEED = `The machine's own speed moves these figures by a factor of two or more from one day to another. \
+The code of
+2026-11-27 (912baf0), whose run that day measured 0.547 ms for a GET and 1.181 ms for a list page, measured
+1.164 and 1.274 ms for a GET and 4.959 and 5.502 ms for a list page on 2026-11-30 (at least 8 warm-up rounds),
+alternating with that day's code: 1.270 and 1.279 ms, and 3.383 and 3.328 ms. Compare runs made side by side,
+not runs of different days.`;
 
 /** The floor's paragraph: the same measure of a bare Node server, against the GET's figure. */
 function renderCpuFloor(cpu: BenchResults['cpu'], floor: BenchResults['cpuFloor']): string {
