@@ -9,7 +9,9 @@
  * Per shard: `after`, the sequence number of the last record applied, and the reads of the records
  * after it (when each batch was read). Read again, a record gets the time it was first read at, so
  * the consumers find their own work done. A file that is not of this stream (another table's, or
- * unreadable) counts as none: the stream is read from its oldest record, as before.
+ * unreadable) counts as none: the stream is read from its oldest record, as before. A position past its
+ * shard's newest record (the database put back from an older copy) is moved to that record at the
+ * shard's first read (table-stream.ts `positionChecked`).
  */
 import { logger } from '../../shared/observability';
 import { readKept, writeKept } from './kept-files';

@@ -266,10 +266,54 @@ export async function startLocalTableStream({
           : { ShardIteratorType: 'TRIM_HORIZON' }),
       }),
     );
+  /** Shards whose position was checked against what they hold (positionChecked) in this run. */
+  const checked = new Set<string>();
+  /**
+   * The position to read shard `shardId` on from, `after` unless that is past the shard's newest record: its database
+   * is then older than the positions file (put back from a copy). DynamoDB Local answers a read after such a position
+   * with no records, and numbers its new records below it, so the poller would wait for ever. The records the shard
+   * holds were applied before, and are not applied again (their mail would go out twice), nor are the few this
+   * start's bootstrap wrote before this read; the records written from now on are.
+   */
+  const positionChecked = async (shardId: string, after: string): Promise<string | undefined> => {
+    const at = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ShardIteratorType: 'AT_SEQUENCE_NUMBER',
+        SequenceNumber: after,
+      }),
+    );
+    const held = await streams.send(new GetRecordsCommand({ ShardIterator: at.ShardIterator, Limit: 1 }));
+    if (held.Records?.length) return after;
+    // Nothing at or after it: the newest record, read through from the oldest (once, and only here).
+    let newest: string | undefined;
+    let iterator = (await iteratorAt(shardId, undefined)).ShardIterator;
+    while (iterator) {
+      const batch = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+      const last = batch.Records?.at(-1)?.dynamodb?.SequenceNumber;
+      if (!last) break;
+      newest = last;
+      iterator = batch.NextShardIterator;
+    }
+    logger.warn(
+      "stream position past the shard's newest record (its database is older than the positions file): " +
+        'read on from its newest record',
+      { shard: shardId, position: after, newest: newest ?? 'none' },
+    );
+    applied.delete(shardId);
+    if (newest) positions.set(shardId, { after: newest, reads: [] });
+    else positions.delete(shardId);
+    return newest;
+  };
   /** An iterator after the last record applied; from the shard's oldest record when that is gone from the stream. */
   const iteratorAfterApplied = async (shardId: string) => {
-    const after = applied.get(shardId) ?? positions.get(shardId)?.after;
+    let after = applied.get(shardId) ?? positions.get(shardId)?.after;
     try {
+      if (after && !checked.has(shardId)) {
+        after = await positionChecked(shardId, after);
+        checked.add(shardId);
+      }
       return (await iteratorAt(shardId, after)).ShardIterator;
     } catch (error) {
       if (!after || !POSITION_GONE.has((error as Error).name)) throw error;

@@ -5,7 +5,7 @@
  * the change events keyed on it were made again (measured: 250 mails and 308 events again after 300 creates).
  * Each runtime's table is on the run's shared engines; the data directory holds the positions and the mailbox.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { clientFor, unique, type Json } from './client';
 import { mailsTo } from './mail-helpers';
 import { onSharedEngines } from './shared-engines';
+import { STREAM_POSITIONS_FILE } from '../../infra/local/stream-positions';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 
 /** A loopback port nothing listens on (taken, then let go). */
@@ -86,6 +87,34 @@ describe('a restart on a data directory', () => {
       const ids = (await events(after)).map((e) => e.id as string);
       expect(new Set(ids).size).toBe(4);
     }),
+  );
+
+  it(
+    'reads on from the newest record when a kept position is past it (a database older than the positions file)',
+    { timeout: 120_000 },
+    () =>
+      withDataDir(async (dataDir, runtimes) => {
+        const env = { ...onSharedEngines(), HELPDESK_DATA_DIR: dataDir };
+        const mailbox = join(dataDir, 'mailbox');
+        const first = await runtimes.start(env);
+        const a = await mailedTicket(clientFor(first.url), mailbox, 'a');
+        await runtimes.stop(first);
+        // As if the database had been put back from a copy made before its last records: each position 1,000 ahead.
+        const file = join(dataDir, STREAM_POSITIONS_FILE);
+        const kept = JSON.parse(readFileSync(file, 'utf8')) as { shards: Record<string, { after: string }> };
+        for (const position of Object.values(kept.shards))
+          position.after = String(BigInt(position.after) + 1000n).padStart(position.after.length, '0');
+        writeFileSync(file, JSON.stringify(kept));
+
+        // Before, DynamoDB Local answered every read after the position with nothing, and the poller waited for ever.
+        const after = clientFor((await runtimes.start(env)).url);
+        const b = await mailedTicket(after, mailbox, 'b');
+        const newest = await after.call('GET', '/api/tickets/?page_size=1&ordering=-id&status=1');
+        expect(newest.body.results[0].id).toBe(b.id);
+        // What the shard held was applied before: its mail is not sent again.
+        expect(await mailsTo(mailbox, a.submitter_email as string, 1)).toHaveLength(1);
+        expect(emlIn(mailbox)).toHaveLength(2);
+      }),
   );
 
   it('sends the mail that was waiting for its next attempt when the runtime stopped', { timeout: 120_000 }, () =>
