@@ -5,12 +5,17 @@
  * (the local runtime, whose functions share one process, or a function with multi-concurrency), concurrent creates
  * share one id counter `ADD` and one queue reservation instead of one each (docs/data-model.md, "Group commit").
  * Calls waiting behind a request wait no longer than it takes: every DynamoDB attempt has a timeout (aws/clients.ts).
+ * A request runs in the async context of its first call (the invocation whose logs and, locally, whose function's
+ * grants it goes under), not in that of the request before it, which it follows.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 
 interface Waiting<I, O> {
   input: I;
   resolve: (output: O) => void;
   reject: (error: unknown) => void;
+  /** Runs a function in the async context the call was made in. */
+  inContext: <R>(fn: () => R) => R;
 }
 
 /**
@@ -26,16 +31,18 @@ export function coalescing<I, O>(
     next.set(key, []);
     const inputs = batch.map((w) => w.input);
     // The calls that waited go as soon as this request is answered, before its callers go on.
-    void (async () => send(key, inputs))().then(
-      (outputs) => {
-        sendWaiting(key);
-        batch.forEach((w, i) => w.resolve(outputs[i]!));
-      },
-      (error: unknown) => {
-        sendWaiting(key);
-        batch.forEach((w) => w.reject(error));
-      },
-    );
+    void batch[0]!
+      .inContext(async () => send(key, inputs))
+      .then(
+        (outputs) => {
+          sendWaiting(key);
+          batch.forEach((w, i) => w.resolve(outputs[i]!));
+        },
+        (error: unknown) => {
+          sendWaiting(key);
+          batch.forEach((w) => w.reject(error));
+        },
+      );
   };
   const sendWaiting = (key: string) => {
     const waiting = next.get(key)!;
@@ -45,7 +52,8 @@ export function coalescing<I, O>(
   return (key, input) =>
     new Promise<O>((resolve, reject) => {
       const waiting = next.get(key);
-      if (waiting) waiting.push({ input, resolve, reject });
-      else sendNow(key, [{ input, resolve, reject }]);
+      const call = { input, resolve, reject, inContext: AsyncLocalStorage.snapshot() };
+      if (waiting) waiting.push(call);
+      else sendNow(key, [call]);
     });
 }

@@ -2,6 +2,7 @@
  * Group commit (shared/store/coalesce.ts): a lone call goes at once and alone; calls made while a
  * request for their key is on its way go together as the next one, each answered with its own output.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { coalescing } from '../../shared/store/coalesce';
 
@@ -70,6 +71,24 @@ describe('coalescing', () => {
     expect(requests.map((r) => r.inputs)).toEqual([[1], [2, 3], [4]]);
     requests[2]!.answer();
     await expect(third).resolves.toBe('k:4');
+  });
+
+  it("sends each request in its first call's async context, not in that of the request before it", async () => {
+    const invocation = new AsyncLocalStorage<string>();
+    const requests: { sentIn: string | undefined; answer: () => void }[] = [];
+    const send = coalescing<string, string>(
+      (_key, inputs) =>
+        new Promise((resolve) =>
+          requests.push({ sentIn: invocation.getStore(), answer: () => resolve(inputs.map((i) => `sent ${i}`)) }),
+        ),
+    );
+    const answers = ['create-1', 'ingest-2', 'create-3'].map((id) => invocation.run(id, () => send('k', id)));
+    requests[0]!.answer();
+    await answers[0];
+    // The second request carries ingest-2's and create-3's calls: it goes under ingest-2's invocation.
+    expect(requests.map((r) => r.sentIn)).toEqual(['create-1', 'ingest-2']);
+    requests[1]!.answer();
+    await expect(Promise.all(answers)).resolves.toEqual(['sent create-1', 'sent ingest-2', 'sent create-3']);
   });
 
   it('answers a sender that throws before it sends as a failed request', async () => {
