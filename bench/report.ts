@@ -316,8 +316,10 @@ const HOST_SPEED = `The machine's own speed moves these figures by a factor of t
 The code of
 2026-11-27 (912baf0), whose run that day measured 0.547 ms for a GET and 1.181 ms for a list page, measured
 1.164 and 1.274 ms for a GET and 4.959 and 5.502 ms for a list page on 2026-11-30 (at least 8 warm-up rounds),
-alternating with that day's code: 1.270 and 1.279 ms, and 3.383 and 3.328 ms. Compare runs made side by side,
-not runs of different days.`;
+alternating with that day's code: 1.270 and 1.279 ms, and 3.383 and 3.328 ms. Within one hour, too: on
+2026-11-30, a GET whose code did not change measured 0.734 ms at 18:30, 1.010 to 1.208 ms in five runs at
+18:38-18:41 (the floor 0.406 ms), and 0.696 ms at 19:18 (\`npx tsx bench/cpu.ts --only=GET\`). Compare runs made
+side by side, not runs of different days or hours.`;
 
 /** The floor's paragraph: the same measure of a bare Node server, against the GET's figure. */
 function renderCpuFloor(cpu: BenchResults['cpu'], floor: BenchResults['cpuFloor']): string {
