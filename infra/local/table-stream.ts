@@ -256,13 +256,14 @@ export async function startLocalTableStream({
     if (!pending.length) positions.set(shardId, appliedUpTo(positions.get(shardId), last));
   };
 
-  const iteratorAt = (shardId: string, after: string | undefined) =>
+  /** An iterator after record `after` (`at` it, with `at`), or from the shard's oldest record without one. */
+  const iteratorAt = (shardId: string, after: string | undefined, at = false) =>
     streams.send(
       new GetShardIteratorCommand({
         StreamArn: streamArn,
         ShardId: shardId,
         ...(after
-          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
+          ? { ShardIteratorType: at ? 'AT_SEQUENCE_NUMBER' : 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
           : { ShardIteratorType: 'TRIM_HORIZON' }),
       }),
     );
@@ -276,14 +277,7 @@ export async function startLocalTableStream({
    * start's bootstrap wrote before this read; the records written from now on are.
    */
   const positionChecked = async (shardId: string, after: string): Promise<string | undefined> => {
-    const at = await streams.send(
-      new GetShardIteratorCommand({
-        StreamArn: streamArn,
-        ShardId: shardId,
-        ShardIteratorType: 'AT_SEQUENCE_NUMBER',
-        SequenceNumber: after,
-      }),
-    );
+    const at = await iteratorAt(shardId, after, true);
     const held = await streams.send(new GetRecordsCommand({ ShardIterator: at.ShardIterator, Limit: 1 }));
     if (held.Records?.length) return after;
     // Nothing at or after it: the newest record, read through from the oldest (once, and only here).
