@@ -3,8 +3,9 @@
  * size, MIME nesting, header size and number of parts each refuse the message with a reason
  * (MailRefused), never a crash. postal-mime decodes the charsets (with the runtime's TextDecoder:
  * run on Node 22, whose windows-1252 is right); a part labelled UTF-8 that is not UTF-8 reads as
- * Windows-1252 (CharsetRepairingParser), noted; bytes that fit no charset become U+FFFD, counted
- * and recorded, never silently passed off as text.
+ * Windows-1252 (CharsetRepairingParser), noted, and so does a header block of raw 8-bit bytes that are not UTF-8
+ * (withUtf8Headers); bytes that fit no charset become U+FFFD, counted and recorded, never silently passed off as
+ * text.
  */
 import PostalMime, { type Address, type Attachment as MimePart } from 'postal-mime';
 import EmailReplyParser from 'email-reply-parser';
@@ -12,7 +13,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   MAX_HEADER_BYTES,
   MAX_HEADER_LINES,
-  headerLines,
+  headerBlock,
   MAX_MESSAGE_BYTES,
   MAX_MIME_DEPTH,
   MAX_PARTS,
@@ -65,6 +66,26 @@ class CharsetRepairingParser extends PostalMime {
   }
 }
 
+const windows1252 = new TextDecoder('windows-1252');
+
+/**
+ * `raw` with its top header block (which ends at `end`) in UTF-8. Raw 8-bit bytes in a header (no encoded word), as an
+ * old client sends a Latin-1 subject or name, are UTF-8 by RFC 6532 and are left so; bytes that are not UTF-8 are
+ * read as Windows-1252, as a misdeclared text part is, where postal-mime would make each a U+FFFD. Windows-1252 reads
+ * every byte from 0x80 up as a character above U+007F, so the block's ASCII (its colons, line ends and folds) is
+ * unchanged and no header can appear or vanish. Only the bytes parsed change: DKIM checks the message as received
+ * (verify.ts).
+ */
+function withUtf8Headers(raw: Buffer, end: number): Buffer | undefined {
+  const block = raw.subarray(0, end);
+  try {
+    strictUtf8.decode(block);
+    return undefined;
+  } catch {
+    return Buffer.concat([Buffer.from(windows1252.decode(block), 'utf8'), raw.subarray(end)]);
+  }
+}
+
 /** A message refused by a limit or unreadable as MIME: kept raw for operators, never applied. */
 export class MailRefused extends Error {}
 
@@ -100,6 +121,8 @@ export interface ParsedMail {
   undecodable: number;
   /** Text parts labelled UTF-8 (or unlabelled) that were not, read as Windows-1252 instead, for the record. */
   misdeclared: number;
+  /** The header block held raw bytes that were not UTF-8, read as Windows-1252 instead, for the record. */
+  misencodedHeaders: boolean;
 }
 
 /** Runs of three or more blank (white-space-only) lines. */
@@ -159,8 +182,9 @@ const bytesOf = (content: MimePart['content']): Buffer =>
 export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   if (raw.length > MAX_MESSAGE_BYTES)
     throw new MailRefused(`message of ${raw.length} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit`);
-  if (headerLines(raw, MAX_HEADER_LINES) > MAX_HEADER_LINES)
-    throw new MailRefused(`a header block of more than ${MAX_HEADER_LINES} lines`);
+  const block = headerBlock(raw, MAX_HEADER_LINES);
+  if (block.lines > MAX_HEADER_LINES) throw new MailRefused(`a header block of more than ${MAX_HEADER_LINES} lines`);
+  const repaired = withUtf8Headers(raw, block.end);
   let email: Awaited<ReturnType<typeof PostalMime.parse>>;
   const parser = new CharsetRepairingParser({
     maxNestingDepth: MAX_MIME_DEPTH,
@@ -168,7 +192,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     attachmentEncoding: 'arraybuffer',
   });
   try {
-    email = await parser.parse(raw);
+    email = await parser.parse(repaired ?? raw);
   } catch (error) {
     const message = (error as Error).message ?? String(error);
     if (/nesting/i.test(message)) throw new MailRefused(`MIME parts nested deeper than ${MAX_MIME_DEPTH} levels`);
@@ -209,5 +233,6 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     priority: priorityOf(headers),
     undecodable: undecodable(`${email.subject ?? ''}${fullText}`),
     misdeclared: parser.misdeclared,
+    misencodedHeaders: repaired !== undefined,
   };
 }

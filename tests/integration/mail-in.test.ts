@@ -25,6 +25,7 @@ import {
   gmailReply,
   legacyCharset,
   misdeclaredUtf8,
+  windows1252Headers,
   nestedBomb,
   newMessageId,
   outlookReply,
@@ -186,6 +187,17 @@ describe('a new message to a queue', () => {
       }
     },
   );
+
+  it('reads raw header bytes that are not UTF-8 as Windows-1252, and notes it, never storing U+FFFD', async () => {
+    const queue = await newQueue();
+    const from = `${unique('old-client')}@example.com`;
+    const sent = await send(windows1252Headers({ from, to: queue.address }), [queue.address]);
+    expect(sent.response).toContain('raw header bytes that were not UTF-8: read as Windows-1252');
+    const t = await ticket(sent.ticket!);
+    expect(t.title).toBe('Café crème – 10 €');
+    expect(t.submitter_email).toBe(from);
+    expect(t.description).toBe('Plain body.');
+  });
 
   it('takes a folded, encoded subject whole (upstream issue #756)', async () => {
     const queue = await newQueue();

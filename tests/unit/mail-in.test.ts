@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_HEADER_LINES,
   MAX_THREAD_IDS,
-  headerLines,
+  headerBlock,
   threadIdsOf,
   classify,
   cleanSubject,
@@ -22,7 +22,7 @@ import {
   type MailFacts,
 } from '../../shared/domain/mail-in';
 import { MailRefused, parseMail, replyOf } from '../../shared/mail-in/parse';
-import { dsnBounce, legacyCharset, misdeclaredUtf8, nestedBomb } from '../fixtures/mail/corpus';
+import { dsnBounce, legacyCharset, misdeclaredUtf8, nestedBomb, windows1252Headers } from '../fixtures/mail/corpus';
 import { ticketRecord } from './fixtures';
 
 const OWN = new Set(['support@localhost', 'helpdesk@localhost']);
@@ -232,8 +232,9 @@ describe('parseMail', () => {
   it('refuses a header block of more lines than DKIM and DMARC can check in time; counts folded lines', async () => {
     const folded = `From: a@example.com\r\nX-Long: a${'\r\n b'.repeat(MAX_HEADER_LINES)}\r\n`;
     await expect(parseMail(raw(folded))).rejects.toThrow(`a header block of more than ${MAX_HEADER_LINES} lines`);
-    expect(headerLines(raw('From: a@example.com\r\n'), 100)).toBe(4);
-    expect(headerLines(Buffer.from('A: 1\nB: 2\n\nbody\n'), 100)).toBe(2);
+    expect(headerBlock(raw('From: a@example.com\r\n'), 100)).toEqual({ lines: 4, end: 75 });
+    expect(headerBlock(Buffer.from('A: 1\nB: 2\n\nbody\n'), 100)).toEqual({ lines: 2, end: 10 });
+    expect(headerBlock(Buffer.from('A: 1\r\nB: 2'), 100)).toEqual({ lines: 2, end: 10 });
     expect((await parseMail(raw(`From: a@example.com\r\nX-Long: a${'\r\n b'.repeat(100)}\r\n`))).body).toBe('Hello.');
   });
 
@@ -290,6 +291,26 @@ describe('parseMail', () => {
       }
       const utf8 = await parseMail(legacyCharset(e, 'utf-8', Buffer.from('Café naïve €')));
       expect(utf8).toMatchObject({ body: 'Café naïve €', undecodable: 0, misdeclared: 0 });
+    },
+  );
+
+  it(
+    'reads raw header bytes that are not UTF-8 as Windows-1252 (the block unchanged but for them); UTF-8 ' +
+      'headers (RFC 6532) stay UTF-8',
+    async () => {
+      const old = await parseMail(windows1252Headers(e));
+      expect(old).toMatchObject({
+        subject: 'Café crème – 10 €',
+        from: 'a@example.com',
+        to: ['support@localhost'],
+        body: 'Plain body.',
+        undecodable: 0,
+        misencodedHeaders: true,
+      });
+      expect(old.headers.get('from')).toEqual(['"René Dupont" <a@example.com>']);
+      const utf8 = await parseMail(raw('From: "Zoë" <a@example.com>\r\nX-Note: naïve ✓\r\n'));
+      expect(utf8).toMatchObject({ undecodable: 0, misencodedHeaders: false });
+      expect(utf8.headers.get('x-note')).toEqual(['naïve ✓']);
     },
   );
 });
