@@ -74,9 +74,11 @@ const windows1252 = new TextDecoder('windows-1252');
  * read as Windows-1252, as a misdeclared text part is, where postal-mime would make each a U+FFFD. Windows-1252 reads
  * every byte from 0x80 up as a character above U+007F, so the block's ASCII (its colons, line ends and folds) is
  * unchanged and no header can appear or vanish. Only the bytes parsed change: DKIM checks the message as received
- * (verify.ts).
+ * (verify.ts). A block over the header limit is left as it is (postal-mime refuses it): a 40 MB message with no
+ * empty line would otherwise be decoded whole, into twice to three times its size.
  */
 function withUtf8Headers(raw: Buffer, end: number): Buffer | undefined {
+  if (end > MAX_HEADER_BYTES) return undefined;
   const block = raw.subarray(0, end);
   try {
     strictUtf8.decode(block);
@@ -188,7 +190,8 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   let email: Awaited<ReturnType<typeof PostalMime.parse>>;
   const parser = new CharsetRepairingParser({
     maxNestingDepth: MAX_MIME_DEPTH,
-    maxHeadersSize: MAX_HEADER_BYTES,
+    // The limit is on the headers as received: the bytes the repair added do not count.
+    maxHeadersSize: MAX_HEADER_BYTES + (repaired ? repaired.length - raw.length : 0),
     attachmentEncoding: 'arraybuffer',
   });
   try {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_HEADER_BYTES,
   MAX_HEADER_LINES,
   MAX_THREAD_IDS,
   headerBlock,
@@ -313,6 +314,14 @@ describe('parseMail', () => {
       expect(utf8.headers.get('x-note')).toEqual(['naïve ✓']);
     },
   );
+
+  it('holds raw 8-bit headers to the header limit as received, before the repair adds to them', async () => {
+    const padded = (bytes: number) =>
+      Buffer.concat([Buffer.from('From: a@example.com\r\nX-Pad: '), Buffer.alloc(bytes, 0xe9), raw('\r\n')]);
+    const within = await parseMail(padded(MAX_HEADER_BYTES - 1_000));
+    expect(within.headers.get('x-pad')![0]).toBe('é'.repeat(MAX_HEADER_BYTES - 1_000));
+    await expect(parseMail(padded(MAX_HEADER_BYTES))).rejects.toThrow(`headers larger than ${MAX_HEADER_BYTES} bytes`);
+  });
 });
 
 describe('threadIdsOf', () => {
