@@ -31,21 +31,17 @@ export const MAX_HEADER_BYTES = 512 * 1024;
  */
 export const MAX_HEADER_LINES = 5_000;
 
-/**
- * The top header block of `raw` (to the first empty line): how many lines it has, counting no further than
- * `most + 1`, and where it ends (the empty line's offset; the message's length when it has none).
- */
-export function headerBlock(raw: Buffer, most: number): { lines: number; end: number } {
+/** How many lines the top header block of `raw` has (to the first empty line), counting no further than `most + 1`. */
+export function headerLines(raw: Buffer, most: number): number {
   let lines = 0;
-  let at = 0;
-  for (; at < raw.length && lines <= most; lines++) {
+  for (let at = 0; at < raw.length && lines <= most; lines++) {
     const end = raw.indexOf(0x0a, at);
-    if (end < 0) return { lines: lines + 1, end: raw.length };
+    if (end < 0) return lines + 1;
     // An empty line (LF or CRLF alone) ends the block.
-    if (end === at || (end === at + 1 && raw[at] === 0x0d)) return { lines, end: at };
+    if (end === at || (end === at + 1 && raw[at] === 0x0d)) return lines;
     at = end + 1;
   }
-  return { lines, end: at };
+  return lines;
 }
 /** Parts (attachments and inline files) a message may carry. */
 export const MAX_PARTS = 100;

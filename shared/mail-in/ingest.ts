@@ -219,7 +219,8 @@ async function apply(
   if (mail.undecodable) notes.push(`${mail.undecodable} characters could not be decoded (shown as U+FFFD)`);
   if (mail.misdeclared)
     notes.push(`${mail.misdeclared} text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252`);
-  if (mail.misencodedHeaders) notes.push('raw header bytes that were not UTF-8: read as Windows-1252');
+  if (mail.misencodedHeaders)
+    notes.push(`${mail.misencodedHeaders} header line(s) held raw bytes that were not UTF-8: read as Windows-1252`);
 
   const addressed = [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc];
   const users = await usersWithEmail(mail.from);

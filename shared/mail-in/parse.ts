@@ -3,17 +3,17 @@
  * size, MIME nesting, header size and number of parts each refuse the message with a reason
  * (MailRefused), never a crash. postal-mime decodes the charsets (with the runtime's TextDecoder:
  * run on Node 22, whose windows-1252 is right); a part labelled UTF-8 that is not UTF-8 reads as
- * Windows-1252 (CharsetRepairingParser), noted, and so does a header block of raw 8-bit bytes that are not UTF-8
- * (withUtf8Headers); bytes that fit no charset become U+FFFD, counted and recorded, never silently passed off as
- * text.
+ * Windows-1252 (CharsetRepairingParser), noted, and so does a header line of raw 8-bit bytes that are not UTF-8;
+ * bytes that fit no charset become U+FFFD, counted and recorded, never silently passed off as text.
  */
 import PostalMime, { type Address, type Attachment as MimePart } from 'postal-mime';
 import EmailReplyParser from 'email-reply-parser';
+import { isUtf8 } from 'node:buffer';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   MAX_HEADER_BYTES,
   MAX_HEADER_LINES,
-  headerBlock,
+  headerLines,
   MAX_MESSAGE_BYTES,
   MAX_MIME_DEPTH,
   MAX_PARTS,
@@ -33,8 +33,17 @@ interface MimeTreeNode {
   content: ArrayBuffer | Uint8Array | null;
 }
 type CollectNode = (this: PostalMime, node: MimeTreeNode, ...rest: unknown[]) => Promise<void>;
-const collectNode = (PostalMime.prototype as unknown as { collectNode: CollectNode }).collectNode;
+type ProcessLine = (this: PostalMime, line: Uint8Array, isFinal: boolean) => Promise<void>;
+/** postal-mime's own parts (internal): each of the message's lines, the part it goes to, the header bytes counted. */
+interface PostalMimeInternals {
+  collectNode: CollectNode;
+  processLine: ProcessLine;
+  currentNode: { state: 'header' | 'body' | 'finished' };
+  headerSize: number;
+}
+const { collectNode, processLine } = PostalMime.prototype as unknown as PostalMimeInternals;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const windows1252 = new TextDecoder('windows-1252');
 const isUtf8Label = (charset: string | undefined) => !charset || /^\s*(?:utf-?8|us-ascii|ascii)\s*$/i.test(charset);
 
 /**
@@ -44,9 +53,29 @@ const isUtf8Label = (charset: string | undefined) => !charset || /^\s*(?:utf-?8|
  * accented letter a U+FFFD. Counted (`misdeclared`), for the message's record. Every part passes
  * through collectNode (postal-mime 4, internal) before its text is decoded; tests/unit/mail-in.test.ts
  * holds it there.
+ *
+ * Likewise a header line of any part with raw 8-bit bytes (no encoded word: an old client's Latin-1 subject, name or
+ * file name) that are not UTF-8 (RFC 6532's, left as they are) is read as Windows-1252, and counted
+ * (`misencodedHeaders`). Every line passes through processLine (internal) before its part reads it. Windows-1252 reads
+ * each byte from 0x80 up as a character above U+007F, so the line's ASCII (colons, folds, boundaries) is as it was and
+ * no header appears or vanishes; the bytes the repair adds do not count toward the header limit, which is on the
+ * message as received. DKIM checks the message's own bytes (verify.ts).
  */
 class CharsetRepairingParser extends PostalMime {
   misdeclared = 0;
+  misencodedHeaders = 0;
+  processLine(line: Uint8Array, isFinal: boolean): Promise<void> {
+    const internals = this as unknown as PostalMimeInternals;
+    // A line that begins `--` may be a boundary, matched as sent, and then no part's header: left alone.
+    if (internals.currentNode.state === 'header' && !(line[0] === 0x2d && line[1] === 0x2d) && !isUtf8(line)) {
+      const repaired = Buffer.from(windows1252.decode(line), 'utf8');
+      internals.headerSize -= repaired.length - line.length;
+      this.misencodedHeaders += 1;
+      line = repaired;
+    }
+    return processLine.call(this, line, isFinal);
+  }
+
   async collectNode(node: MimeTreeNode, ...rest: unknown[]): Promise<void> {
     const type = node.contentType.parsed.value;
     if (
@@ -63,28 +92,6 @@ class CharsetRepairingParser extends PostalMime {
       }
     }
     return collectNode.call(this, node, ...rest);
-  }
-}
-
-const windows1252 = new TextDecoder('windows-1252');
-
-/**
- * `raw` with its top header block (which ends at `end`) in UTF-8. Raw 8-bit bytes in a header (no encoded word), as an
- * old client sends a Latin-1 subject or name, are UTF-8 by RFC 6532 and are left so; bytes that are not UTF-8 are
- * read as Windows-1252, as a misdeclared text part is, where postal-mime would make each a U+FFFD. Windows-1252 reads
- * every byte from 0x80 up as a character above U+007F, so the block's ASCII (its colons, line ends and folds) is
- * unchanged and no header can appear or vanish. Only the bytes parsed change: DKIM checks the message as received
- * (verify.ts). A block over the header limit is left as it is (postal-mime refuses it): a 40 MB message with no
- * empty line would otherwise be decoded whole, into twice to three times its size.
- */
-function withUtf8Headers(raw: Buffer, end: number): Buffer | undefined {
-  if (end > MAX_HEADER_BYTES) return undefined;
-  const block = raw.subarray(0, end);
-  try {
-    strictUtf8.decode(block);
-    return undefined;
-  } catch {
-    return Buffer.concat([Buffer.from(windows1252.decode(block), 'utf8'), raw.subarray(end)]);
   }
 }
 
@@ -123,8 +130,8 @@ export interface ParsedMail {
   undecodable: number;
   /** Text parts labelled UTF-8 (or unlabelled) that were not, read as Windows-1252 instead, for the record. */
   misdeclared: number;
-  /** The header block held raw bytes that were not UTF-8, read as Windows-1252 instead, for the record. */
-  misencodedHeaders: boolean;
+  /** Header lines (of any part) of raw bytes that were not UTF-8, read as Windows-1252 instead, for the record. */
+  misencodedHeaders: number;
 }
 
 /** Runs of three or more blank (white-space-only) lines. */
@@ -184,18 +191,16 @@ const bytesOf = (content: MimePart['content']): Buffer =>
 export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   if (raw.length > MAX_MESSAGE_BYTES)
     throw new MailRefused(`message of ${raw.length} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit`);
-  const block = headerBlock(raw, MAX_HEADER_LINES);
-  if (block.lines > MAX_HEADER_LINES) throw new MailRefused(`a header block of more than ${MAX_HEADER_LINES} lines`);
-  const repaired = withUtf8Headers(raw, block.end);
+  if (headerLines(raw, MAX_HEADER_LINES) > MAX_HEADER_LINES)
+    throw new MailRefused(`a header block of more than ${MAX_HEADER_LINES} lines`);
   let email: Awaited<ReturnType<typeof PostalMime.parse>>;
   const parser = new CharsetRepairingParser({
     maxNestingDepth: MAX_MIME_DEPTH,
-    // The limit is on the headers as received: the bytes the repair added do not count.
-    maxHeadersSize: MAX_HEADER_BYTES + (repaired ? repaired.length - raw.length : 0),
+    maxHeadersSize: MAX_HEADER_BYTES,
     attachmentEncoding: 'arraybuffer',
   });
   try {
-    email = await parser.parse(repaired ?? raw);
+    email = await parser.parse(raw);
   } catch (error) {
     const message = (error as Error).message ?? String(error);
     if (/nesting/i.test(message)) throw new MailRefused(`MIME parts nested deeper than ${MAX_MIME_DEPTH} levels`);
@@ -236,6 +241,6 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     priority: priorityOf(headers),
     undecodable: undecodable(`${email.subject ?? ''}${fullText}`),
     misdeclared: parser.misdeclared,
-    misencodedHeaders: repaired !== undefined,
+    misencodedHeaders: parser.misencodedHeaders,
   };
 }

@@ -192,7 +192,7 @@ describe('a new message to a queue', () => {
     const queue = await newQueue();
     const from = `${unique('old-client')}@example.com`;
     const sent = await send(windows1252Headers({ from, to: queue.address }), [queue.address]);
-    expect(sent.response).toContain('raw header bytes that were not UTF-8: read as Windows-1252');
+    expect(sent.response).toContain('2 header line(s) held raw bytes that were not UTF-8: read as Windows-1252');
     const t = await ticket(sent.ticket!);
     expect(t.title).toBe('Café crème – 10 €');
     expect(t.submitter_email).toBe(from);

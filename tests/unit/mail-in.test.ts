@@ -7,7 +7,7 @@ import {
   MAX_HEADER_BYTES,
   MAX_HEADER_LINES,
   MAX_THREAD_IDS,
-  headerBlock,
+  headerLines,
   threadIdsOf,
   classify,
   cleanSubject,
@@ -233,9 +233,8 @@ describe('parseMail', () => {
   it('refuses a header block of more lines than DKIM and DMARC can check in time; counts folded lines', async () => {
     const folded = `From: a@example.com\r\nX-Long: a${'\r\n b'.repeat(MAX_HEADER_LINES)}\r\n`;
     await expect(parseMail(raw(folded))).rejects.toThrow(`a header block of more than ${MAX_HEADER_LINES} lines`);
-    expect(headerBlock(raw('From: a@example.com\r\n'), 100)).toEqual({ lines: 4, end: 75 });
-    expect(headerBlock(Buffer.from('A: 1\nB: 2\n\nbody\n'), 100)).toEqual({ lines: 2, end: 10 });
-    expect(headerBlock(Buffer.from('A: 1\r\nB: 2'), 100)).toEqual({ lines: 2, end: 10 });
+    expect(headerLines(raw('From: a@example.com\r\n'), 100)).toBe(4);
+    expect(headerLines(Buffer.from('A: 1\nB: 2\n\nbody\n'), 100)).toBe(2);
     expect((await parseMail(raw(`From: a@example.com\r\nX-Long: a${'\r\n b'.repeat(100)}\r\n`))).body).toBe('Hello.');
   });
 
@@ -296,8 +295,8 @@ describe('parseMail', () => {
   );
 
   it(
-    'reads raw header bytes that are not UTF-8 as Windows-1252 (the block unchanged but for them); UTF-8 ' +
-      'headers (RFC 6532) stay UTF-8',
+    'reads raw header bytes that are not UTF-8 as Windows-1252, in every part (the lines unchanged but for ' +
+      'them); UTF-8 headers (RFC 6532) stay UTF-8',
     async () => {
       const old = await parseMail(windows1252Headers(e));
       expect(old).toMatchObject({
@@ -306,12 +305,36 @@ describe('parseMail', () => {
         to: ['support@localhost'],
         body: 'Plain body.',
         undecodable: 0,
-        misencodedHeaders: true,
+        misencodedHeaders: 2,
       });
       expect(old.headers.get('from')).toEqual(['"René Dupont" <a@example.com>']);
       const utf8 = await parseMail(raw('From: "Zoë" <a@example.com>\r\nX-Note: naïve ✓\r\n'));
-      expect(utf8).toMatchObject({ undecodable: 0, misencodedHeaders: false });
+      expect(utf8).toMatchObject({ undecodable: 0, misencodedHeaders: 0 });
       expect(utf8.headers.get('x-note')).toEqual(['naïve ✓']);
+      const file = await parseMail(
+        Buffer.from(
+          [
+            'From: a@example.com',
+            'Subject: s',
+            'Content-Type: multipart/mixed; boundary="b"',
+            '',
+            '--b',
+            'Content-Type: text/plain',
+            '',
+            'See the file.',
+            '--b',
+            'Content-Type: text/plain; name="r\xe9sum\xe9.txt"',
+            'Content-Disposition: attachment; filename="r\xe9sum\xe9.txt"',
+            '',
+            'CV',
+            '--b--',
+            '',
+          ].join('\r\n'),
+          'latin1',
+        ),
+      );
+      expect(file).toMatchObject({ body: 'See the file.', undecodable: 0, misencodedHeaders: 2 });
+      expect(file.parts.map((p) => p.filename)).toEqual(['résumé.txt']);
     },
   );
 
