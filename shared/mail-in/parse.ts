@@ -38,8 +38,42 @@ type ProcessLine = (this: PostalMime, line: Uint8Array, isFinal: boolean) => Pro
 interface PostalMimeInternals {
   collectNode: CollectNode;
   processLine: ProcessLine;
-  currentNode: { state: 'header' | 'body' | 'finished' };
+  currentNode: { state: 'header' | 'body' | 'finished'; contentDecoder: ContentDecoder | null };
   headerSize: number;
+}
+/** A part's body decoder (postal-mime's, internal): its lines in, the body's bytes out. */
+interface ContentDecoder {
+  chunks?: (Uint8Array | string)[];
+  finalize(): Promise<ArrayBuffer>;
+}
+
+/**
+ * The bytes of a pass-through decoder's chunks (each line, then `"\n"`), joined at once. postal-mime joins them as the
+ * parts of one Blob, whose arrayBuffer() reads its parts one at a time: about 10 µs a line here, so a message of short
+ * 7bit or 8bit lines (a pasted log; an attacker's 40 MB of them) cost seconds to minutes of CPU where a copy costs
+ * milliseconds. Measured by bench/mail-in.ts (docs/benchmarks.md, "Mail in").
+ */
+function joinedChunks(chunks: (Uint8Array | string)[]): ArrayBuffer {
+  let size = 0;
+  for (const chunk of chunks) size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+  // Buffer.alloc, never the shared pool: the body is the whole of its ArrayBuffer.
+  const joined = Buffer.alloc(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    if (typeof chunk === 'string') at += joined.write(chunk, at);
+    else {
+      joined.set(chunk, at);
+      at += chunk.length;
+    }
+  }
+  return joined.buffer;
+}
+
+/** A pass-through decoder (the one whose only state is its `chunks`) given joinedChunks to finish with. */
+function joinsAtOnce(decoder: ContentDecoder | null): void {
+  if (!decoder || !Array.isArray(decoder.chunks) || Object.keys(decoder).length !== 1) return;
+  const chunks = decoder.chunks;
+  decoder.finalize = () => Promise.resolve(joinedChunks(chunks));
 }
 const { collectNode, processLine } = PostalMime.prototype as unknown as PostalMimeInternals;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -59,21 +93,27 @@ const isUtf8Label = (charset: string | undefined) => !charset || /^\s*(?:utf-?8|
  * (`misencodedHeaders`). Every line passes through processLine (internal) before its part reads it. Windows-1252 reads
  * each byte from 0x80 up as a character above U+007F, so the line's ASCII (colons, folds, boundaries) is as it was and
  * no header appears or vanishes; the bytes the repair adds do not count toward the header limit, which is on the
- * message as received. DKIM checks the message's own bytes (verify.ts).
+ * message as received. DKIM checks the message's own bytes (verify.ts). And a part's body sent as it is (7bit, 8bit,
+ * binary) is joined at once (joinsAtOnce) when its header ends. tests/unit/mail-in.test.ts holds both there.
  */
 class CharsetRepairingParser extends PostalMime {
   misdeclared = 0;
   misencodedHeaders = 0;
   processLine(line: Uint8Array, isFinal: boolean): Promise<void> {
     const internals = this as unknown as PostalMimeInternals;
+    const node = internals.currentNode;
+    if (node.state !== 'header') return processLine.call(this, line, isFinal);
     // A line that begins `--` may be a boundary, matched as sent, and then no part's header: left alone.
-    if (internals.currentNode.state === 'header' && !(line[0] === 0x2d && line[1] === 0x2d) && !isUtf8(line)) {
+    if (!(line[0] === 0x2d && line[1] === 0x2d) && !isUtf8(line)) {
       const repaired = Buffer.from(windows1252.decode(line), 'utf8');
       internals.headerSize -= repaired.length - line.length;
       this.misencodedHeaders += 1;
       line = repaired;
     }
-    return processLine.call(this, line, isFinal);
+    const processed = processLine.call(this, line, isFinal);
+    // The empty line that ends a part's header has set up its body's decoder (synchronously).
+    if (line.length === 0) joinsAtOnce(node.contentDecoder);
+    return processed;
   }
 
   async collectNode(node: MimeTreeNode, ...rest: unknown[]): Promise<void> {
