@@ -43,38 +43,55 @@ interface PostalMimeInternals {
 }
 /** A part's body decoder (postal-mime's, internal): its lines in, the body's bytes out. */
 interface ContentDecoder {
-  chunks?: (Uint8Array | string)[];
+  update(line: Uint8Array): void;
   finalize(): Promise<ArrayBuffer>;
 }
 
 /**
- * The bytes of a pass-through decoder's chunks (each line, then `"\n"`), joined at once. postal-mime joins them as the
- * parts of one Blob, whose arrayBuffer() reads its parts one at a time: about 10 µs a line here, so a message of short
- * 7bit or 8bit lines (a pasted log; an attacker's 40 MB of them) cost seconds to minutes of CPU where a copy costs
- * milliseconds. Measured by bench/mail-in.ts (docs/benchmarks.md, "Mail in").
+ * postal-mime's pass-through decoder (a body sent as it is: 7bit, 8bit, binary), but each line and its `\n` copied
+ * into blocks as it comes. postal-mime's keeps each line and a `"\n"` and joins them as the parts of one Blob at the
+ * end, whose arrayBuffer() reads its parts one at a time: about 10 µs a line here, and two objects held per line
+ * until then, so a body of short lines (a pasted log; an attacker's 40 MB of them) cost seconds to minutes of CPU and
+ * hundreds of bytes of memory per line. Measured by bench/mail-in.ts (docs/benchmarks.md, "Mail in").
  */
-function joinedChunks(chunks: (Uint8Array | string)[]): ArrayBuffer {
-  let size = 0;
-  for (const chunk of chunks) size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-  // Buffer.alloc, never the shared pool: the body is the whole of its ArrayBuffer.
-  const joined = Buffer.alloc(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    if (typeof chunk === 'string') at += joined.write(chunk, at);
-    else {
-      joined.set(chunk, at);
-      at += chunk.length;
+class JoiningDecoder implements ContentDecoder {
+  private static readonly MAX_BLOCK_BYTES = 64 * 1024;
+  private readonly full: Uint8Array[] = [];
+  private fullBytes = 0;
+  private block = new Uint8Array(0);
+  private at = 0;
+
+  update(line: Uint8Array): void {
+    const needed = line.length + 1;
+    if (this.at + needed > this.block.length) {
+      if (this.at) {
+        this.full.push(this.block.subarray(0, this.at));
+        this.fullBytes += this.at;
+      }
+      // Blocks double with the body, up to 64 KB: a part of one short line (a hostile message may have many) holds
+      // about its own length.
+      this.block = new Uint8Array(Math.max(needed, Math.min(JoiningDecoder.MAX_BLOCK_BYTES, 2 * this.fullBytes)));
+      this.at = 0;
     }
+    this.block.set(line, this.at);
+    this.at += line.length;
+    this.block[this.at++] = 0x0a;
   }
-  return joined.buffer;
+
+  finalize(): Promise<ArrayBuffer> {
+    const joined = new Uint8Array(this.fullBytes + this.at);
+    let at = 0;
+    for (const block of [...this.full, this.block.subarray(0, this.at)]) {
+      joined.set(block, at);
+      at += block.length;
+    }
+    return Promise.resolve(joined.buffer);
+  }
 }
 
-/** A pass-through decoder (the one whose only state is its `chunks`) given joinedChunks to finish with. */
-function joinsAtOnce(decoder: ContentDecoder | null): void {
-  if (!decoder || !Array.isArray(decoder.chunks) || Object.keys(decoder).length !== 1) return;
-  const chunks = decoder.chunks;
-  decoder.finalize = () => Promise.resolve(joinedChunks(chunks));
-}
+/** Whether `decoder` is postal-mime's pass-through decoder: the one whose only state is its `chunks`. */
+const isPassThrough = (decoder: ContentDecoder | null): boolean =>
+  !!decoder && Object.keys(decoder).length === 1 && Array.isArray((decoder as { chunks?: unknown }).chunks);
 const { collectNode, processLine } = PostalMime.prototype as unknown as PostalMimeInternals;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const windows1252 = new TextDecoder('windows-1252');
@@ -94,7 +111,8 @@ const isUtf8Label = (charset: string | undefined) => !charset || /^\s*(?:utf-?8|
  * each byte from 0x80 up as a character above U+007F, so the line's ASCII (colons, folds, boundaries) is as it was and
  * no header appears or vanishes; the bytes the repair adds do not count toward the header limit, which is on the
  * message as received. DKIM checks the message's own bytes (verify.ts). And a part's body sent as it is (7bit, 8bit,
- * binary) is joined at once (joinsAtOnce) when its header ends. tests/unit/mail-in.test.ts holds both there.
+ * binary) is read by a JoiningDecoder, set in place of postal-mime's when its header ends. tests/unit/mail-in.test.ts
+ * holds both there.
  */
 class CharsetRepairingParser extends PostalMime {
   misdeclared = 0;
@@ -111,8 +129,8 @@ class CharsetRepairingParser extends PostalMime {
       line = repaired;
     }
     const processed = processLine.call(this, line, isFinal);
-    // The empty line that ends a part's header has set up its body's decoder (synchronously).
-    if (line.length === 0) joinsAtOnce(node.contentDecoder);
+    // The empty line that ends a part's header has set up its body's decoder (synchronously), before its first line.
+    if (line.length === 0 && isPassThrough(node.contentDecoder)) node.contentDecoder = new JoiningDecoder();
     return processed;
   }
 
