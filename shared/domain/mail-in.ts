@@ -45,6 +45,12 @@ export function headerLines(raw: Buffer, most: number): number {
 }
 /** Parts (attachments and inline files) a message may carry. */
 export const MAX_PARTS = 100;
+/**
+ * MIME parts of every kind (the message, its multiparts, text parts and files, attached messages' too) a message may
+ * hold, counted as they are read: postal-mime keeps about 1.5 KB per part, so 40 MB of empty parts (`--b` and an empty
+ * line, 4 million) would have held some 6 GB before MAX_PARTS was checked.
+ */
+export const MAX_MIME_PARTS = 4 * MAX_PARTS;
 /** One attachment above this is left out of the followup (it stays in the kept raw message). */
 export const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
 /** Attachments of one message together: those past it are left out likewise. */

@@ -3,7 +3,7 @@
  * size, MIME nesting, header size and number of parts each refuse the message with a reason
  * (MailRefused), never a crash. postal-mime decodes the charsets (with the runtime's TextDecoder:
  * run on Node 22, whose windows-1252 is right); a part labelled UTF-8 that is not UTF-8 reads as
- * Windows-1252 (CharsetRepairingParser), noted, and so does a header line of raw 8-bit bytes that are not UTF-8;
+ * Windows-1252 (HardenedPostalMime), noted, and so does a header line of raw 8-bit bytes that are not UTF-8;
  * bytes that fit no charset become U+FFFD, counted and recorded, never silently passed off as text.
  */
 import PostalMime, { type Address, type Attachment as MimePart } from 'postal-mime';
@@ -16,6 +16,7 @@ import {
   headerLines,
   MAX_MESSAGE_BYTES,
   MAX_MIME_DEPTH,
+  MAX_MIME_PARTS,
   MAX_PARTS,
   headerMap,
   htmlToText,
@@ -97,6 +98,9 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const windows1252 = new TextDecoder('windows-1252');
 const isUtf8Label = (charset: string | undefined) => !charset || /^\s*(?:utf-?8|us-ascii|ascii)\s*$/i.test(charset);
 
+/** A message refused by a limit or unreadable as MIME: kept raw for operators, never applied. */
+export class MailRefused extends Error {}
+
 /**
  * postal-mime's parser, but a text part labelled UTF-8 (or US-ASCII, or unlabelled) whose bytes are
  * not UTF-8 is read as Windows-1252: the usual truth of such a part (an old client that sent Latin-1
@@ -111,16 +115,23 @@ const isUtf8Label = (charset: string | undefined) => !charset || /^\s*(?:utf-?8|
  * each byte from 0x80 up as a character above U+007F, so the line's ASCII (colons, folds, boundaries) is as it was and
  * no header appears or vanishes; the bytes the repair adds do not count toward the header limit, which is on the
  * message as received. DKIM checks the message's own bytes (verify.ts). And a part's body sent as it is (7bit, 8bit,
- * binary) is read by a JoiningDecoder, set in place of postal-mime's when its header ends. tests/unit/mail-in.test.ts
- * holds both there.
+ * binary) is read by a JoiningDecoder, set in place of postal-mime's when its header ends; and the parts are counted
+ * as they are read (MAX_MIME_PARTS). tests/unit/mail-in.test.ts holds them there.
  */
-class CharsetRepairingParser extends PostalMime {
+class HardenedPostalMime extends PostalMime {
   misdeclared = 0;
   misencodedHeaders = 0;
+  private readonly parts = new WeakSet<object>();
+  private partCount = 0;
   processLine(line: Uint8Array, isFinal: boolean): Promise<void> {
     const internals = this as unknown as PostalMimeInternals;
     const node = internals.currentNode;
     if (node.state !== 'header') return processLine.call(this, line, isFinal);
+    // Every part has a header (at least the empty line that ends it): each is counted at its first line.
+    if (!this.parts.has(node)) {
+      this.parts.add(node);
+      if (++this.partCount > MAX_MIME_PARTS) throw new MailRefused(`more than ${MAX_MIME_PARTS} MIME parts`);
+    }
     // A line that begins `--` may be a boundary, matched as sent, and then no part's header: left alone.
     if (!(line[0] === 0x2d && line[1] === 0x2d) && !isUtf8(line)) {
       const repaired = Buffer.from(windows1252.decode(line), 'utf8');
@@ -152,9 +163,6 @@ class CharsetRepairingParser extends PostalMime {
     return collectNode.call(this, node, ...rest);
   }
 }
-
-/** A message refused by a limit or unreadable as MIME: kept raw for operators, never applied. */
-export class MailRefused extends Error {}
 
 export interface MailPart {
   filename: string | null;
@@ -252,7 +260,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   if (headerLines(raw, MAX_HEADER_LINES) > MAX_HEADER_LINES)
     throw new MailRefused(`a header block of more than ${MAX_HEADER_LINES} lines`);
   let email: Awaited<ReturnType<typeof PostalMime.parse>>;
-  const parser = new CharsetRepairingParser({
+  const parser = new HardenedPostalMime({
     maxNestingDepth: MAX_MIME_DEPTH,
     maxHeadersSize: MAX_HEADER_BYTES,
     attachmentEncoding: 'arraybuffer',
@@ -260,6 +268,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   try {
     email = await parser.parse(raw);
   } catch (error) {
+    if (error instanceof MailRefused) throw error;
     const message = (error as Error).message ?? String(error);
     if (/nesting/i.test(message)) throw new MailRefused(`MIME parts nested deeper than ${MAX_MIME_DEPTH} levels`);
     if (/header/i.test(message)) throw new MailRefused(`headers larger than ${MAX_HEADER_BYTES} bytes`);

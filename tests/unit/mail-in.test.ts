@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   MAX_HEADER_BYTES,
+  MAX_MIME_PARTS,
   MAX_HEADER_LINES,
   MAX_THREAD_IDS,
   headerLines,
@@ -252,6 +253,19 @@ describe('parseMail', () => {
     expect(replyOf(`Top ${line}\n\nOn Mon, Bob wrote:\n> earlier`).trim()).toBe(`Top ${line}`);
     // A long quoted line stays quoted (hidden), as a short one is.
     expect(replyOf(`Thanks!\n\n> ${line}\n> more`).trim()).toBe('Thanks!');
+  });
+
+  it('refuses more MIME parts than the limit as they are read (40 MB of empty parts held gigabytes)', async () => {
+    // The message (here the multipart) is one part; each `--b` and its empty line one more.
+    const emptyParts = (n: number) =>
+      Buffer.from(
+        `From: a@example.com\r\nSubject: s\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n${'--b\r\n\r\n'.repeat(n)}--b--\r\n`,
+      );
+    expect((await parseMail(emptyParts(MAX_MIME_PARTS - 1))).parts).toEqual([]);
+    await expect(parseMail(emptyParts(MAX_MIME_PARTS))).rejects.toThrow(
+      new MailRefused(`more than ${MAX_MIME_PARTS} MIME parts`),
+    );
+    await expect(parseMail(emptyParts(4_000_000))).rejects.toThrow(`more than ${MAX_MIME_PARTS} MIME parts`);
   });
 
   it('refuses MIME nested past the limit, and reads what is within it', async () => {
