@@ -257,10 +257,8 @@ describe('parseMail', () => {
 
   it('refuses more MIME parts than the limit as they are read (40 MB of empty parts held gigabytes)', async () => {
     // The message (here the multipart) is one part; each `--b` and its empty line one more.
-    const emptyParts = (n: number) =>
-      Buffer.from(
-        `From: a@example.com\r\nSubject: s\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n${'--b\r\n\r\n'.repeat(n)}--b--\r\n`,
-      );
+    const head = 'From: a@example.com\r\nSubject: s\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n';
+    const emptyParts = (n: number) => Buffer.from(`${head}${'--b\r\n\r\n'.repeat(n)}--b--\r\n`);
     expect((await parseMail(emptyParts(MAX_MIME_PARTS - 1))).parts).toEqual([]);
     await expect(parseMail(emptyParts(MAX_MIME_PARTS))).rejects.toThrow(
       new MailRefused(`more than ${MAX_MIME_PARTS} MIME parts`),
