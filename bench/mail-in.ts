@@ -107,7 +107,7 @@ if (process.argv[2] === '--engines') {
     await measure('with a 5 MB attachment', 10, { attachment: Buffer.alloc(5 * 1024 * 1024, 7) }),
     // What a probe found slow (docs/email.md, "What a message becomes"); the header rows at the header-line limit.
     await measure('hostile: 20,000 blank lines', 5, { text: `hi${'\n'.repeat(20_000)}x` }),
-    // A 7bit or 8bit body's lines were joined through a Blob, 10 µs a line (shared/mail-in/parse.ts, joinedChunks).
+    // A 7bit or 8bit body's lines were joined through a Blob, 10 µs a line (shared/mail-in/parse.ts, JoiningDecoder).
     await measure('a log of 200,000 short lines attached as 7bit', 5, {
       attachment: Buffer.from('log line\n'.repeat(200_000)),
       attachmentEncoding: '7bit',
