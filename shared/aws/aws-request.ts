@@ -27,7 +27,7 @@ import { platform, release } from 'node:os';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';
 import type { StandardRetryStrategy } from '@smithy/util-retry';
 import { config } from '../config';
-import { awsSigner } from './sigv4';
+import { signPost } from './sigv4';
 
 // --- retries ------------------------------------------------------------------------------------
 
@@ -320,26 +320,21 @@ export class AwsService {
   async send(post: AwsPost, { agents, attemptMs, timed }: AwsTransport): Promise<string> {
     const { url, region, contentType, target, body } = post;
     const offsetAtSigning = this.clockOffsetMs;
-    const signed = await awsSigner(this.signingName, region).sign(
-      {
-        method: 'POST',
-        protocol: url.protocol,
-        hostname: url.hostname,
-        ...(url.port ? { port: Number(url.port) } : {}),
-        path: url.pathname,
-        query: {},
-        headers: {
-          host: url.host,
-          'content-type': contentType,
-          ...(target ? { 'x-amz-target': target } : {}),
-          'amz-sdk-invocation-id': post.invocationId,
-          'amz-sdk-request': `attempt=${post.attempt}; max=${post.maxAttempts}`,
-          ...callHeaders(this.api),
-        },
-        body,
+    const signed = await signPost({
+      service: this.signingName,
+      region,
+      path: url.pathname,
+      headers: {
+        host: url.host,
+        'content-type': contentType,
+        ...(target ? { 'x-amz-target': target } : {}),
+        'amz-sdk-invocation-id': post.invocationId,
+        'amz-sdk-request': `attempt=${post.attempt}; max=${post.maxAttempts}`,
+        ...callHeaders(this.api),
       },
-      { signingDate: new Date(Date.now() + offsetAtSigning) },
-    );
+      body,
+      date: new Date(Date.now() + offsetAtSigning),
+    });
     const sentAt = Date.now();
     const secure = url.protocol === 'https:';
     const queuedAt = performance.now();
@@ -352,7 +347,7 @@ export class AwsService {
           hostname: url.hostname,
           port: url.port || (secure ? 443 : 80),
           path: url.pathname,
-          headers: { ...signed.headers, 'content-length': Buffer.byteLength(body) },
+          headers: { ...signed, 'content-length': Buffer.byteLength(body) },
           agent: secure ? agents.https : agents.http,
         },
         (response) => {
