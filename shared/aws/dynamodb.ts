@@ -81,7 +81,7 @@ export type TransactWriteCommandInput = Doc.TransactWriteCommandInput;
 
 // --- marshalling --------------------------------------------------------------------------------
 
-const toWire = (value: Item): Wire => marshall(value, { removeUndefinedValues: true });
+const toWire = (value: Item): Wire => binariesEncoded(marshall(value, { removeUndefinedValues: true }));
 
 /**
  * What `unmarshall` makes of an item, for the kinds nearly every answer holds (S, BOOL, NULL, M, L and
@@ -162,22 +162,34 @@ function inputToWire(operation: DynamoOperation, input: Wire): Wire {
 }
 
 /**
- * The request's JSON: binary values (a `B`, or a member of a `BS`, as marshall leaves them) as
- * base64, as the SDK's JSON protocol sends blobs (JSON.stringify would spell a Uint8Array as an
- * object of its bytes). A Blob (which marshall also takes) cannot be read synchronously: refused.
+ * Binary values (a `B`, or a member of a `BS`, as marshall leaves them) as base64, in the attribute
+ * values marshall has just made, as the SDK's JSON protocol sends blobs (JSON.stringify would spell a
+ * Uint8Array as an object of its bytes). Done here, where the attribute values are known, so that the
+ * request's JSON needs no replacer: a replacer puts JSON.stringify on its slow path, 11 µs instead of
+ * 4 for a GET's Query (measured). A Blob (which marshall also takes) cannot be read synchronously:
+ * refused.
  */
-function requestBody(wire: Wire): string {
-  return JSON.stringify(wire, function (this: Record<string, unknown>, key: string, value: unknown) {
-    const original = this[key]; // before Buffer's toJSON
-    if (ArrayBuffer.isView(original))
-      return Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64');
-    if (original instanceof ArrayBuffer) return Buffer.from(original).toString('base64');
-    if (typeof Blob !== 'undefined' && original instanceof Blob)
-      throw new TypeError(
-        `A Blob cannot be sent as a DynamoDB binary attribute (at ${JSON.stringify(key)}): pass a Uint8Array.`,
-      );
-    return value;
-  });
+function binariesEncoded(values: Wire): Wire {
+  for (const key of Object.keys(values)) encodeBinaries(values[key] as Wire, key);
+  return values;
+}
+
+function encodeBinaries(value: Wire, at: string): void {
+  if (value.B !== undefined) value.B = base64Of(value.B, at);
+  else if (Array.isArray(value.BS)) value.BS = value.BS.map((member) => base64Of(member, at));
+  else if (Array.isArray(value.L)) for (const member of value.L as Wire[]) encodeBinaries(member, at);
+  else if (typeof value.M === 'object' && value.M !== null) binariesEncoded(value.M as Wire);
+}
+
+function base64Of(binary: unknown, at: string): unknown {
+  if (ArrayBuffer.isView(binary))
+    return Buffer.from(binary.buffer, binary.byteOffset, binary.byteLength).toString('base64');
+  if (binary instanceof ArrayBuffer) return Buffer.from(binary).toString('base64');
+  if (typeof Blob !== 'undefined' && binary instanceof Blob)
+    throw new TypeError(
+      `A Blob cannot be sent as a DynamoDB binary attribute (at ${JSON.stringify(at)}): pass a Uint8Array.`,
+    );
+  return binary;
 }
 
 /** An attribute value with its binaries (base64 on the wire) as Uint8Array, as the SDK's client returns them. */
@@ -332,7 +344,7 @@ export class DynamoDB {
 
   private withRetries(call: DynamoCall): Promise<Wire> {
     const { options, url } = this.setup;
-    const body = requestBody(inputToWire(call.operation, call.input));
+    const body = JSON.stringify(inputToWire(call.operation, call.input));
     const invocationId = AwsService.invocationId();
     return withRetries(options.retryStrategy, (attempt) =>
       chain(this.attempts, call, async () => {
