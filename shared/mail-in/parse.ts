@@ -23,6 +23,7 @@ import {
   messageIds,
   priorityOf,
   threadIdsOf,
+  replyWindow,
   trimmedBody,
   undecodable,
 } from '../domain/mail-in';
@@ -198,6 +199,8 @@ export interface ParsedMail {
   misdeclared: number;
   /** Header lines (of any part) of raw bytes that were not UTF-8, read as Windows-1252 instead, for the record. */
   misencodedHeaders: number;
+  /** Characters of the message's text; past REPLY_WINDOW, only its head was read for the body. */
+  textLength: number;
 }
 
 /** Runs of three or more blank (white-space-only) lines. */
@@ -289,7 +292,8 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
       data: bytesOf(a.content),
     }));
   const fullText = email.text ?? (email.html ? htmlToText(email.html) : '');
-  const body = trimmedBody(replyOf(fullText)) || trimmedBody(fullText);
+  const replyText = replyWindow(fullText);
+  const body = trimmedBody(replyOf(replyText)) || trimmedBody(replyText);
   const messageId =
     messageIds(email.messageId)[0] ?? `<${createHash('sha256').update(raw).digest('hex')}@no-message-id>`;
   return {
@@ -309,5 +313,6 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     undecodable: undecodable(`${email.subject ?? ''}${fullText}`),
     misdeclared: parser.misdeclared,
     misencodedHeaders: parser.misencodedHeaders,
+    textLength: fullText.length,
   };
 }

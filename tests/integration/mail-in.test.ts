@@ -188,6 +188,19 @@ describe('a new message to a queue', () => {
     },
   );
 
+  it('reads the body of a 3 MB text from its head: the reply, the text cut as stored, and a note', async () => {
+    const queue = await newQueue();
+    const from = `${unique('logger')}@example.com`;
+    const log = 'the nightly export failed again at 02:14 with a timeout\n'.repeat(60_000);
+    const text = `Our export is failing, the log is below.\n\n${log}`;
+    const message = `From: ${from}\r\nTo: ${queue.address}\r\nSubject: Export failing\r\n\r\n${text}`;
+    const sent = await send(Buffer.from(message.replace(/(?<!\r)\n/g, '\r\n')), [queue.address]);
+    expect(sent.response).toContain(`the text is ${text.length} characters: its body was read from the first 200000`);
+    const description = String((await ticket(sent.ticket!)).description);
+    expect(description.startsWith('Our export is failing, the log is below.\n\nthe nightly export failed')).toBe(true);
+    expect(description.endsWith('\n[cut: the whole message is kept]')).toBe(true);
+  });
+
   it('reads raw header bytes that are not UTF-8 as Windows-1252, and notes it, never storing U+FFFD', async () => {
     const queue = await newQueue();
     const from = `${unique('old-client')}@example.com`;

@@ -2,12 +2,14 @@
  * The inbound mail rules (shared/domain/mail-in.ts) and the parser's limits (shared/mail-in/parse.ts), on a corpus of
  * header shapes.
  */
+import EmailReplyParser from 'email-reply-parser';
 import { describe, expect, it, vi } from 'vitest';
 import {
   MAX_HEADER_BYTES,
   MAX_MIME_PARTS,
   MAX_HEADER_LINES,
   MAX_THREAD_IDS,
+  REPLY_WINDOW,
   headerLines,
   threadIdsOf,
   classify,
@@ -18,6 +20,7 @@ import {
   permanentFailures,
   planMailFollowup,
   priorityOf,
+  replyWindow,
   subjectTags,
   withoutOwnTags,
   withoutTag,
@@ -392,6 +395,42 @@ describe('parseMail', () => {
     const within = await parseMail(padded(MAX_HEADER_BYTES - 1_000));
     expect(within.headers.get('x-pad')![0]).toBe('é'.repeat(MAX_HEADER_BYTES - 1_000));
     await expect(parseMail(padded(MAX_HEADER_BYTES))).rejects.toThrow(`headers larger than ${MAX_HEADER_BYTES} bytes`);
+  });
+});
+
+describe('the reply window', () => {
+  it('is the whole text up to REPLY_WINDOW characters, past it the head cut at a line end', () => {
+    const short = 'a\n'.repeat(REPLY_WINDOW / 2);
+    expect(replyWindow(short)).toBe(short);
+    const long = `${'line\n'.repeat(REPLY_WINDOW / 5)}more`;
+    expect(replyWindow(long)).toBe('line\n'.repeat(REPLY_WINDOW / 5 - 1) + 'line');
+  });
+
+  it('counts no white space that a stored body drops: spaces and blank lines ahead of the words', () => {
+    const blank = `${'\n'.repeat(REPLY_WINDOW)}${' \t\n'.repeat(REPLY_WINDOW)}`;
+    const spaced = `${' '.repeat(REPLY_WINDOW * 2)}first\n${blank}last`;
+    expect(replyWindow(spaced)).toBe('first\n\nlast');
+  });
+
+  it('cuts a text of one line at REPLY_WINDOW, never between the halves of a surrogate pair', () => {
+    expect(replyWindow('x'.repeat(REPLY_WINDOW * 2))).toBe('x'.repeat(REPLY_WINDOW));
+    const split = `${'x'.repeat(REPLY_WINDOW - 1)}😀${'x'.repeat(10)}`;
+    expect(replyWindow(split)).toBe('x'.repeat(REPLY_WINDOW - 1));
+  });
+
+  it('reads the reply of a 4 MB text from its head alone, and says how long the text is', async () => {
+    const quoted = '> the nightly export failed again with a timeout\n'.repeat(80_000);
+    const text = `The printer is broken.\n\nOn Mon, 30 Nov 2026, Ann <ann@example.com> wrote:\n${quoted}`;
+    const message = Buffer.from(`From: a@example.com\r\nSubject: s\r\n\r\n${text}`);
+    const read = vi.spyOn(EmailReplyParser.prototype, 'parseReply');
+    try {
+      const mail = await parseMail(message);
+      expect(mail.body).toBe('The printer is broken.');
+      expect(mail.textLength).toBe(text.length);
+      expect(read.mock.calls.map(([given]) => given.length <= REPLY_WINDOW)).toEqual([true]);
+    } finally {
+      read.mockRestore();
+    }
   });
 });
 
