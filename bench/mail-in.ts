@@ -112,6 +112,10 @@ if (process.argv[2] === '--engines') {
       attachment: Buffer.from('log line\n'.repeat(200_000)),
       attachmentEncoding: '7bit',
     }),
+    // email-reply-parser read the whole text, 0.4 ms per KB (shared/domain/mail-in.ts, REPLY_WINDOW).
+    await measure('a 10 MB log pasted as the text', 3, {
+      text: 'the nightly export failed again at 02:14 with a timeout\n'.repeat(180_000),
+    }),
     await measure('hostile: one 100 KB line of "a on b at"', 5, { text: 'a on b at '.repeat(10_000) }),
     await measure('hostile: one header 4,900 times', 5, {
       headers: Array.from({ length: 4_900 }, () => ({ key: 'X-A', value: 'b' })),
