@@ -29,7 +29,11 @@ export const handler = apiHandler('followups/create', async (event) => {
     const ticket = named && canAccessTicket(await queueScopeOf(event), named) ? named : undefined;
     const plan = planFollowup(
       draft,
-      { ticket, userExists: typeof v.user === 'number' && refs.users.has(v.user) },
+      {
+        ticket,
+        userExists: typeof v.user === 'number' && refs.users.has(v.user),
+        held: ticket ? refs.openings?.get(ticket.id) : undefined,
+      },
       event.user!.id,
       new Date(),
     );

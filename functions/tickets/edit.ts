@@ -29,6 +29,7 @@ export async function updateTicketRequest(
     await referencesSeenBy(event, await loadReferences(referencedIds(draft.values)), current.ticket.queue),
     new Date(),
     current.ticket,
+    current.followups.find((f) => f.id === current.inlineFollowup),
   );
   let read = current;
   return retryWhileStale(async (attempt) => {

@@ -19,7 +19,7 @@ import {
 import type { UploadedFile } from './body';
 import { STATUS, STATUS_LABELS, STATUS_VALUES, type Followup, type Ticket } from './records';
 import { storedDateTime } from './datetime';
-import { checkTicketSize } from './ticket';
+import { checkTicketSize, type HeldOpening } from './ticket';
 
 export const followupFields = {
   ticket: idField({ required: true }),
@@ -56,6 +56,8 @@ export function parseFollowupBody(body: ParsedBody): FollowupDraft {
 export interface FollowupRefs {
   ticket: Ticket | undefined;
   userExists: boolean;
+  /** The opening followup the ticket's record still holds, if it does (checkTicketSize). */
+  held?: HeldOpening;
 }
 
 export interface FollowupPlan {
@@ -94,7 +96,8 @@ export function planFollowup(draft: FollowupDraft, refs: FollowupRefs, callerId:
     ticketChanges.resolution_private = !(v.public ?? false);
   }
   // The comment becomes the ticket's resolution: the ticket must still fit one record.
-  if (ticketChanges.resolution !== undefined) checkTicketSize({ ...ticket, resolution: ticketChanges.resolution });
+  if (ticketChanges.resolution !== undefined)
+    checkTicketSize({ ...ticket, resolution: ticketChanges.resolution }, refs.held);
   const stamp = storedDateTime(now);
   if (Object.keys(ticketChanges).length) ticketChanges.modified = stamp;
 

@@ -59,6 +59,8 @@ export interface References {
   queues: Set<number>;
   users: Map<number, UserSummary>;
   tickets: Map<number, Ticket>;
+  /** The opening followups the tickets' records still hold, by ticket (checkTicketSize). */
+  openings?: Map<number, HeldOpening>;
 }
 
 export interface ReferenceIds {
@@ -85,21 +87,46 @@ export const MAX_TICKET_ATTACHMENTS = 1;
  */
 export const MAX_TICKET_TEXT_BYTES = 300_000;
 
+/**
+ * What the ticket's stored record may hold in text in all: its own text fields and those of the opening followup it
+ * keeps until that followup is first edited (store/items.ts `ticketItem`; at a create its comment is the
+ * description, so a description counts twice there). DynamoDB's 400 KB (409,600 bytes) less the record's other
+ * attributes and keys. Past it DynamoDB refused the write: 80,000 `€` as a description answered 500.
+ */
+export const MAX_TICKET_RECORD_TEXT_BYTES = 390_000;
+
 type TicketText = Pick<Ticket, 'title' | 'description' | 'resolution' | 'submitter_email' | 'custom'>;
+/** The text of the opening followup a ticket's record holds. */
+export type HeldOpening = Pick<Followup, 'title' | 'comment'>;
 
 export function ticketTextBytes(t: TicketText): number {
-  const bytes = (v: string | null | undefined) => (v ? Buffer.byteLength(v, 'utf8') : 0);
+  const bytes = utf8Bytes;
   const custom = Object.entries(t.custom ?? {}).reduce((sum, [key, value]) => sum + bytes(key) + bytes(value), 0);
   return bytes(t.title) + bytes(t.description) + bytes(t.resolution) + bytes(t.submitter_email) + custom;
 }
 
-/** Refuses a ticket whose text would not fit one stored record (400, before anything is stored). */
-export function checkTicketSize(t: TicketText): void {
+const utf8Bytes = (v: string | null | undefined) => (v ? Buffer.byteLength(v, 'utf8') : 0);
+
+/**
+ * Refuses a ticket whose text would not fit one stored record (400, before anything is stored), with the opening
+ * followup the record holds (`held`), if it holds one.
+ */
+export function checkTicketSize(t: TicketText, held?: HeldOpening): void {
   const size = ticketTextBytes(t);
   if (size > MAX_TICKET_TEXT_BYTES) {
     throw new ValidationError({
       non_field_errors: [
         `The ticket's text fields together take ${size} bytes (UTF-8); at most ${MAX_TICKET_TEXT_BYTES} can be stored.`,
+      ],
+    });
+  }
+  const opening = held ? utf8Bytes(held.title) + utf8Bytes(held.comment) : 0;
+  if (size + opening > MAX_TICKET_RECORD_TEXT_BYTES) {
+    throw new ValidationError({
+      non_field_errors: [
+        `The ticket's text fields take ${size} bytes (UTF-8), and its opening followup's, which the ticket's record ` +
+          `holds until that followup is first edited, ${opening}: ${size + opening} in all; at most ` +
+          `${MAX_TICKET_RECORD_TEXT_BYTES} can be stored.`,
       ],
     });
   }
@@ -191,7 +218,6 @@ export function planTicketCreation(draft: TicketDraft, refs: References, callerI
     modified: stamp,
     custom: draft.custom,
   };
-  checkTicketSize(ticket);
   const opening: NewTicket['opening'] = {
     user: callerId,
     title: assignee ? `Ticket Opened & Assigned to ${displayName(assignee)}` : 'Ticket Opened',
@@ -202,6 +228,7 @@ export function planTicketCreation(draft: TicketDraft, refs: References, callerI
     date: stamp,
     message_id: null,
   };
+  checkTicketSize(ticket, opening);
   return { ticket, opening };
 }
 
@@ -212,7 +239,13 @@ export type TicketChanges = Partial<TicketFields> &
  * PUT and PATCH of `current`: every writable field may change, with no workflow check and no side
  * effect. Returns only the fields that were sent (the store writes them with an update expression).
  */
-export function planTicketUpdate(draft: TicketDraft, refs: References, now: Date, current: Ticket): TicketChanges {
+export function planTicketUpdate(
+  draft: TicketDraft,
+  refs: References,
+  now: Date,
+  current: Ticket,
+  held?: HeldOpening,
+): TicketChanges {
   throwIfAny({ ...draft.errors, ...referenceErrors(draft.values, refs) });
   const changes: TicketChanges = {
     ...(draft.values as Partial<TicketFields>),
@@ -222,6 +255,6 @@ export function planTicketUpdate(draft: TicketDraft, refs: References, now: Date
   // A resolution staff write is public (domain/disclosure.ts); the same text sent back, as a PUT
   // of a ticket read before does, keeps what it was.
   if (changes.resolution !== undefined && changes.resolution !== current.resolution) changes.resolution_private = false;
-  checkTicketSize({ ...current, ...changes, custom: { ...current.custom, ...changes.custom } });
+  checkTicketSize({ ...current, ...changes, custom: { ...current.custom, ...changes.custom } }, held);
   return changes;
 }

@@ -10,7 +10,7 @@
  */
 import type { References, ReferenceIds } from '../domain/ticket';
 import type { Ticket, UserSummary } from '../domain/records';
-import { strip } from './items';
+import { openingOf, strip } from './items';
 import { batchGet } from './query';
 import { keys, TICKET_PREFIX } from './keys';
 
@@ -30,7 +30,7 @@ export function forgetReferences(): void {
 }
 
 export async function loadReferences(ids: ReferenceIds, now = Date.now()): Promise<References> {
-  const refs: References = { queues: new Set(), users: new Map(), tickets: new Map() };
+  const refs: References = { queues: new Set(), users: new Map(), tickets: new Map(), openings: new Map() };
   for (const id of ids.queues) if ((knownQueues.get(id) ?? 0) > now) refs.queues.add(id);
   for (const id of ids.users) {
     const known = knownUsers.get(id);
@@ -51,7 +51,11 @@ export async function loadReferences(ids: ReferenceIds, now = Date.now()): Promi
     } else if (pk === keys.usersPartition) {
       refs.users.set(id, item as unknown as UserSummary);
       knownUsers.set(id, { summary: item as unknown as UserSummary, until: now + KNOWN_FOR_MS });
-    } else if (pk.startsWith(TICKET_PREFIX)) refs.tickets.set(id, strip<Ticket>(item));
+    } else if (pk.startsWith(TICKET_PREFIX)) {
+      refs.tickets.set(id, strip<Ticket>(item));
+      const opening = openingOf(item);
+      if (opening) refs.openings!.set(id, opening);
+    }
   }
   return refs;
 }

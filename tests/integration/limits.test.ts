@@ -109,6 +109,33 @@ describe('a ticket always fits one stored record (DynamoDB items are at most 400
     expect(after.description).toBe(wide);
   });
 
+  it('with the opening followup its record holds: past 390,000 bytes a create or an update is a 400', async () => {
+    const euros = '\u20ac'.repeat(LONG); // 240,000 bytes: the opening followup's comment repeats them
+    const create = await call('POST', '/api/tickets/', {
+      json: { queue: 1, title: 'Wide', description: euros, submitter_email: 'wide@example.com' },
+    });
+    expect(create.status).toBe(400);
+    expect(create.body).toEqual({
+      non_field_errors: [
+        expect.stringMatching(/^The ticket's text fields take 240\d{3} bytes .* 390000 can be stored\.$/),
+      ],
+    });
+    const id = await ticketId({ description: wide });
+    const update = await call('PATCH', `/api/tickets/${id}/`, { json: { description: euros } });
+    expect(update.status).toBe(400);
+    expect(update.body).toEqual({ non_field_errors: [expect.stringContaining('at most 390000 can be stored')] });
+    expect((await call('GET', `/api/tickets/${id}/`)).body.description).toBe(wide);
+  });
+
+  it('a resolving followup counts the opening followup the record holds too: a 400, not a 500', async () => {
+    const id = await ticketId({ description: '\u20ac'.repeat(64_000) }); // 192,000 bytes, twice in its record
+    const resolve = { ticket: id, title: 'Done', comment: '\u20ac'.repeat(35_000), new_status: 3 };
+    const refused = await call('POST', '/api/followups/', { json: resolve });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ non_field_errors: [expect.stringContaining('at most 390000 can be stored')] });
+    expect((await call('GET', `/api/tickets/${id}/`)).body).toMatchObject({ status: 1, resolution: null });
+  });
+
   it(
     'a followup whose comment would become a resolution too large to store is ' + 'a 400 before its files are uploaded',
     async () => {

@@ -4,6 +4,7 @@ import { ValidationError } from '../../shared/domain/errors';
 import type { UploadedFile } from '../../shared/domain/body';
 import type { Ticket, UserSummary } from '../../shared/domain/records';
 import {
+  MAX_TICKET_RECORD_TEXT_BYTES,
   MAX_TICKET_TEXT_BYTES,
   TICKET_ERROR_ORDER,
   checkTicketSize,
@@ -377,5 +378,27 @@ describe('size limits: every ticket fits one stored record', () => {
     expect(ticketTextBytes({ ...current, custom })).toBe(ticketTextBytes(current) + 36 + 200_000);
     expect(() => checkTicketSize({ ...current, custom })).toThrow(ValidationError);
     expect(() => checkTicketSize({ ...current, resolution: 'x'.repeat(LONG) })).not.toThrow();
+  });
+
+  it(`with the opening followup its record holds, at most ${MAX_TICKET_RECORD_TEXT_BYTES} bytes in all`, () => {
+    // At a create the opening followup's comment is the description: 2 x 240,000 bytes of `€` was a 500.
+    const euros = '\u20ac'.repeat(LONG);
+    const size = 'Second'.length + 3 * LONG + valid.submitter_email.length;
+    const opening = 'Ticket Opened'.length + 3 * LONG;
+    expect(errorsOf(() => create(json({ ...valid, description: euros })))).toEqual({
+      non_field_errors: [
+        `The ticket's text fields take ${size} bytes (UTF-8), and its opening followup's, which the ticket's record ` +
+          `holds until that followup is first edited, ${opening}: ${size + opening} in all; at most ` +
+          `${MAX_TICKET_RECORD_TEXT_BYTES} can be stored.`,
+      ],
+    });
+    const wide = '\u00e9'.repeat(LONG); // 160,000 bytes twice: it fits
+    expect(create(json({ ...valid, description: wide })).opening.comment).toBe(wide);
+    // An update counts the opening the record holds, not one written out.
+    const current = ticketRecord({ id: 9, description: wide });
+    const body = parseTicketBody(json({ description: euros }), 'partial', []);
+    const held = { title: 'Ticket Opened', comment: wide };
+    expect(errorsOf(() => planTicketUpdate(body, refs, NOW, current, held))).toHaveProperty('non_field_errors');
+    expect(planTicketUpdate(body, refs, NOW, current).description).toBe(euros);
   });
 });
