@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { storedDateTime, wireIsoDateTime } from './datetime';
 import { sanitiseFilename } from './files';
-import { trimLineEnds } from './linear-text';
+import { trimEndChars, trimLineEnds } from './linear-text';
 import type { FollowupPlan } from './followup';
 import { STATUS, type Ticket } from './records';
 import { checkTicketSize, type NewTicket } from './ticket';
@@ -291,32 +291,54 @@ export function trimmedBody(text: string): string {
     .trim();
 }
 
-/** Text fields are cut to what one stored ticket holds (the whole message stays kept raw). */
-export const MAX_MAIL_TEXT = 100_000;
+/**
+ * A mail's text is cut to this many bytes of UTF-8 (the whole message stays kept raw): a ticket's record holds its
+ * description and, as its opening followup's comment, the same text again (ticket.ts, MAX_TICKET_RECORD_TEXT_BYTES).
+ * Counted in characters (100,000) it let 300 to 400 KB of text through, twice: a text of characters that take 3 or 4
+ * bytes (CJK, or what a charset could not read) failed the ingest with DynamoDB's item limit.
+ */
+export const MAX_MAIL_TEXT_BYTES = 100_000;
 
 /**
- * How much of a message's text the reply is read from (parse.ts): twice what a stored text holds
- * (MAX_MAIL_TEXT), so that the reply can fill it even with as much quoted text among it. email-reply-parser
+ * How much of a message's text the reply is read from (parse.ts), in characters: at least twice what a stored text
+ * holds (MAX_MAIL_TEXT_BYTES), so that the reply can fill it even with as much quoted text among it. email-reply-parser
  * runs some 80 expressions on every line, each line reversed: 0.4 ms of CPU per KB of prose, 1 ms per KB
  * of quote headers (measured 2026-11-30). A 10 MB text took 4 to 10 s, and 40 MB (the message limit) ran
  * past the parse budget, for a text whose first 100,000 characters are all that is stored.
  */
-export const REPLY_WINDOW = 2 * MAX_MAIL_TEXT;
+export const REPLY_WINDOW = 2 * MAX_MAIL_TEXT_BYTES;
+
+/** Where the next line with more than spaces, tabs and line ends begins its text. */
+const TEXT_AHEAD = /[^ \t\r\n]/g;
 
 /**
- * The head of `text` its reply is read from: all of it, or past REPLY_WINDOW characters, its first REPLY_WINDOW
- * cut at a line end, counted once the white space a stored body drops anyway is gone (trimmedBody: a megabyte of
- * spaces or blank lines ahead of the words does not fill the window).
+ * The head of `text` its reply is read from: all of it, or past REPLY_WINDOW characters, its first REPLY_WINDOW cut
+ * at a line end, counted once the white space a stored body drops anyway is gone, as trimmedBody drops it (line ends
+ * trimmed, runs of blank lines one empty line, none ahead): a megabyte of spaces or blank lines ahead of the words
+ * does not fill the window. Read a line at a time up to the window, not split whole: 40 MB of short lines split was
+ * some 20 million strings.
  */
 export function replyWindow(text: string): string {
   if (text.length <= REPLY_WINDOW) return text;
-  const trimmed = trimmedBody(text);
-  if (trimmed.length <= REPLY_WINDOW) return trimmed;
-  const lineEnd = trimmed.lastIndexOf('\n', REPLY_WINDOW);
+  let head = '';
+  let at = 0;
+  while (head.length < REPLY_WINDOW) {
+    TEXT_AHEAD.lastIndex = at;
+    const found = TEXT_AHEAD.exec(text);
+    if (!found) break;
+    const lineStart = text.lastIndexOf('\n', found.index) + 1;
+    const newline = text.indexOf('\n', found.index);
+    const lineEnd = newline === -1 ? text.length : newline;
+    const separator = head === '' ? '' : lineStart > at ? '\n\n' : '\n';
+    head += separator + trimEndChars(text.slice(head === '' ? found.index : lineStart, lineEnd), ' \t\r');
+    at = lineEnd + 1;
+  }
+  if (head.length <= REPLY_WINDOW) return head;
+  const lineEnd = head.lastIndexOf('\n', REPLY_WINDOW);
   let end = lineEnd > 0 ? lineEnd : REPLY_WINDOW;
   // Not between the two halves of a surrogate pair.
-  if (/[\uD800-\uDBFF]/.test(trimmed[end - 1]!)) end--;
-  return trimmed.slice(0, end);
+  if (/[\uD800-\uDBFF]/.test(head[end - 1]!)) end--;
+  return head.slice(0, end);
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
@@ -373,7 +395,10 @@ function closingTag(lower: string, name: string, from: number): number {
 
 /** U+FFFD: what a decoder puts where bytes did not fit the declared (or guessed) charset. */
 export function undecodable(text: string): number {
-  return [...text.matchAll(/\uFFFD/g)].length;
+  // Counted in place: a match object each (matchAll) held 3.5 GB for 20 MB of bytes a charset could not read.
+  let count = 0;
+  for (let at = text.indexOf('\uFFFD'); at !== -1; at = text.indexOf('\uFFFD', at + 1)) count++;
+  return count;
 }
 
 /** A part's stored name: upstream's `part-<n>_<name>` when it has one, else `part-<n>` with its type's extension. */
@@ -426,10 +451,13 @@ export interface Letter {
   priority: number;
 }
 
-const cut = (text: string) =>
-  [...text].length > MAX_MAIL_TEXT
-    ? `${[...text].slice(0, MAX_MAIL_TEXT).join('')}\n[cut: the whole message is kept]`
-    : text;
+const cut = (text: string) => {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= MAX_MAIL_TEXT_BYTES) return text;
+  let end = MAX_MAIL_TEXT_BYTES;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a character
+  return `${bytes.subarray(0, end).toString('utf8')}\n[cut: the whole message is kept]`;
+};
 
 /**
  * A new ticket from a letter, as upstream's `create_object_from_email_message`: submitter = From,
@@ -463,7 +491,6 @@ export function planMailTicket(
     modified: stamp,
     custom,
   };
-  checkTicketSize(ticket);
   const opening: NewTicket['opening'] = {
     user,
     title: `E-Mail Received from ${letter.sender}`,
@@ -474,6 +501,7 @@ export function planMailTicket(
     date: stamp,
     message_id: letter.messageId,
   };
+  checkTicketSize(ticket, opening);
   return { ticket, opening };
 }
 

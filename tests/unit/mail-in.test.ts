@@ -8,6 +8,7 @@ import {
   MAX_HEADER_BYTES,
   MAX_MIME_PARTS,
   MAX_HEADER_LINES,
+  MAX_MAIL_TEXT_BYTES,
   MAX_THREAD_IDS,
   REPLY_WINDOW,
   headerLines,
@@ -19,6 +20,7 @@ import {
   messageIds,
   permanentFailures,
   planMailFollowup,
+  planMailTicket,
   priorityOf,
   replyWindow,
   subjectTags,
@@ -227,6 +229,21 @@ describe('the letter', () => {
     });
     expect(planMailFollowup(letter, ticketRecord({ status: 3 }), null, new Date()).ticketChanges).toEqual({});
   });
+
+  it(`cuts a text to ${MAX_MAIL_TEXT_BYTES} bytes of UTF-8, whole characters: a ticket's record holds it twice`, () => {
+    // 100,000 characters of 3 bytes each, twice in the record, failed the ingest on DynamoDB's item limit.
+    const body = `a${'\u20ac'.repeat(100_000)}`;
+    const letter = { sender: 'a@example.com', subject: 'Log', body, messageId: '<m@x>', priority: 3 };
+    const { ticket, opening } = planMailTicket(letter, 1, {}, null, new Date());
+    const cutNote = '\n[cut: the whole message is kept]';
+    expect(ticket.description).toBe(`a${'\u20ac'.repeat(33_333)}${cutNote}`);
+    expect(opening.comment).toBe(ticket.description);
+    expect(planMailFollowup({ ...letter, body }, ticketRecord({}), null, new Date()).followup.comment).toBe(
+      ticket.description,
+    );
+    const ascii = 'x'.repeat(MAX_MAIL_TEXT_BYTES);
+    expect(planMailTicket({ ...letter, body: ascii }, 1, {}, null, new Date()).ticket.description).toBe(ascii);
+  });
 });
 
 describe('parseMail', () => {
@@ -416,6 +433,16 @@ describe('the reply window', () => {
     expect(replyWindow('x'.repeat(REPLY_WINDOW * 2))).toBe('x'.repeat(REPLY_WINDOW));
     const split = `${'x'.repeat(REPLY_WINDOW - 1)}😀${'x'.repeat(10)}`;
     expect(replyWindow(split)).toBe('x'.repeat(REPLY_WINDOW - 1));
+  });
+
+  it('reads a text of 5 million blank lines, and one of 13 million short lines, from the window', async () => {
+    const mail = (body: string) =>
+      parseMail(Buffer.from(`From: a@example.com\r\nSubject: s\r\nContent-Type: text/plain\r\n\r\n${body}`));
+    // The blank-run expression ran out of stack on the whole text (RangeError) before the window.
+    expect((await mail(`${'\r\n'.repeat(5_000_000)}end\r\n`)).body).toBe('end');
+    const lines = await mail('x\r\n'.repeat(13_000_000));
+    expect(lines.body).toBe(Array.from({ length: REPLY_WINDOW / 2 }, () => 'x').join('\n'));
+    expect(lines.textLength).toBe(26_000_000);
   });
 
   it('reads the reply of a 4 MB text from its head alone, and says how long the text is', async () => {
