@@ -46,6 +46,8 @@ if (process.argv[2] === '--engines') {
     attachmentEncoding?: string;
     text?: string;
     headers?: { key: string; value: string }[];
+    /** A text body of these bytes as sent, in this charset (8bit), instead of a composed message. */
+    body?: { charset: string; bytes: Buffer };
   }
   /** A PDF in base64, or with `encoding`, a text file's part as sent (nodemailer encodes every file it is given). */
   const attachmentPart = (content: Buffer, encoding?: string) =>
@@ -60,7 +62,7 @@ if (process.argv[2] === '--engines') {
           ]),
         }
       : { filename: 'scan.pdf', content, contentType: 'application/pdf' };
-  const message = ({ attachment, attachmentEncoding, text, headers }: Shape = {}) =>
+  const composed = ({ attachment, attachmentEncoding, text, headers }: Shape) =>
     new MailComposer({
       from: `sender${n}@example.com`,
       to: 'support@localhost',
@@ -73,6 +75,20 @@ if (process.argv[2] === '--engines') {
     })
       .compile()
       .build();
+
+  const message = ({ attachment, attachmentEncoding, text, headers, body }: Shape = {}) =>
+    body
+      ? Promise.resolve(
+          Buffer.concat([
+            Buffer.from(
+              `From: sender${n}@example.com\r\nTo: support@localhost\r\nSubject: Bench ${n}\r\n` +
+                `Message-ID: <bench.${n++}.${Date.now()}@example.com>\r\n` +
+                `Content-Type: text/plain; charset=${body.charset}\r\nContent-Transfer-Encoding: 8bit\r\n\r\n`,
+            ),
+            body.bytes,
+          ]),
+        )
+      : composed({ attachment, attachmentEncoding, text, headers });
 
   async function measure(name: string, count: number, shape?: Shape): Promise<MailInResult> {
     const raws = await Promise.all(Array.from({ length: count * 2 }, () => message(shape)));
@@ -125,6 +141,13 @@ if (process.argv[2] === '--engines') {
           `v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.com; s=sel; l=${1_000_000 - i}; h=from; ` +
           `bh=${'A'.repeat(43)}=; b=${'B'.repeat(340)}`,
       })),
+    }),
+    // A match object per undecodable character, and the text split whole (shared/domain/mail-in.ts).
+    await measure('hostile: 20 MB that Shift JIS cannot read', 1, {
+      body: { charset: 'shift_jis', bytes: Buffer.alloc(20 * 1024 * 1024, 0xff) },
+    }),
+    await measure('hostile: 39 MB of short lines', 1, {
+      body: { charset: 'utf-8', bytes: Buffer.from('x\r\n'.repeat(13_000_000)) },
     }),
     await measure('hostile: one 100 KB line of "a on b at"', 5, { text: 'a on b at '.repeat(10_000) }),
     await measure('hostile: one header 4,900 times', 5, {
