@@ -304,7 +304,7 @@ export const MAX_MAIL_TEXT_BYTES = 100_000;
  * holds (MAX_MAIL_TEXT_BYTES), so that the reply can fill it even with as much quoted text among it. email-reply-parser
  * runs some 80 expressions on every line, each line reversed: 0.4 ms of CPU per KB of prose, 1 ms per KB
  * of quote headers (measured 2026-11-30). A 10 MB text took 4 to 10 s, and 40 MB (the message limit) ran
- * past the parse budget, for a text whose first 100,000 characters are all that is stored.
+ * past the parse budget, for a text whose first 100,000 bytes are all that is stored.
  */
 export const REPLY_WINDOW = 2 * MAX_MAIL_TEXT_BYTES;
 

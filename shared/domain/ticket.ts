@@ -99,13 +99,12 @@ type TicketText = Pick<Ticket, 'title' | 'description' | 'resolution' | 'submitt
 /** The text of the opening followup a ticket's record holds. */
 export type HeldOpening = Pick<Followup, 'title' | 'comment'>;
 
+const bytes = (v: string | null | undefined) => (v ? Buffer.byteLength(v, 'utf8') : 0);
+
 export function ticketTextBytes(t: TicketText): number {
-  const bytes = utf8Bytes;
   const custom = Object.entries(t.custom ?? {}).reduce((sum, [key, value]) => sum + bytes(key) + bytes(value), 0);
   return bytes(t.title) + bytes(t.description) + bytes(t.resolution) + bytes(t.submitter_email) + custom;
 }
-
-const utf8Bytes = (v: string | null | undefined) => (v ? Buffer.byteLength(v, 'utf8') : 0);
 
 /**
  * Refuses a ticket whose text would not fit one stored record (400, before anything is stored), with the opening
@@ -120,7 +119,7 @@ export function checkTicketSize(t: TicketText, held?: HeldOpening): void {
       ],
     });
   }
-  const opening = held ? utf8Bytes(held.title) + utf8Bytes(held.comment) : 0;
+  const opening = held ? bytes(held.title) + bytes(held.comment) : 0;
   if (size + opening > MAX_TICKET_RECORD_TEXT_BYTES) {
     throw new ValidationError({
       non_field_errors: [
