@@ -116,9 +116,11 @@ export function checkedIdFloors(pages: ListCosts): Target[] {
  * body's lone surrogates refused, integer custom values bounded, one file a followup attachment, long text path
  * parameters 404 (tickets/create 188,964 → 189,718 bytes, 278 past 185 KiB). Raised to 187 KiB by group commit
  * (store/coalesce.ts, 2026-11-30: tickets/create 189,718 → 191,091 bytes, 627 past 186 KiB; tickets/list kept its
- * size, the shared writes it never calls being marked pure).
+ * size, the shared writes it never calls being marked pure). Raised to 189 KiB by signPost (aws/sigv4.ts,
+ * 2026-11-30): a route that writes to S3 carries it beside the SDK's signer, which S3 keeps (tickets/create 187 →
+ * 189 KiB), while every route that does not drops the SDK's (tickets/get 142 → 129 KiB).
  */
-export const BUNDLE_BUDGET_BYTES = 187 * 1024;
+export const BUNDLE_BUDGET_BYTES = 189 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;
