@@ -6,7 +6,7 @@
 import { config } from '../config';
 import { logger } from '../observability';
 import { callHeaders } from './aws-request';
-import { awsSigner } from './sigv4';
+import { awsSigner, escapeUri } from './sigv4';
 
 /** How long a download link stays valid. */
 export const DOWNLOAD_LINK_SECONDS = 300;
@@ -15,10 +15,6 @@ export const DOWNLOAD_LINK_SECONDS = 300;
 const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 const CONTENT_SHA256 = 'x-amz-content-sha256';
 
-/** RFC 3986 escaping: encodeURIComponent leaves !'()* as they are. */
-const escape = (part: string) =>
-  encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
 /** The request the signer signs for `url`: S3's canonical path is each segment of the key escaped once. */
 function toSign(url: URL, method: string, headers: Record<string, string>) {
   return {
@@ -26,7 +22,7 @@ function toSign(url: URL, method: string, headers: Record<string, string>) {
     protocol: url.protocol,
     hostname: url.hostname,
     ...(url.port ? { port: Number(url.port) } : {}),
-    path: decodeURIComponent(url.pathname).split('/').map(escape).join('/'),
+    path: decodeURIComponent(url.pathname).split('/').map(escapeUri).join('/'),
     query: Object.fromEntries(url.searchParams),
     headers: { host: url.host, ...headers },
   };

@@ -116,8 +116,8 @@ const UNSIGNABLE = new Set([
 ]);
 const signable = (name: string) => !UNSIGNABLE.has(name) && !name.startsWith('proxy-') && !name.startsWith('sec-');
 
-/** RFC 3986's escaping, as the SDK's `escapeUri`: encodeURIComponent, and `!'()*` too. */
-const escapeUri = (text: string) =>
+/** RFC 3986's escaping, as the SDK's `escapeUri`: encodeURIComponent, and `!'()*` too (it leaves them). */
+export const escapeUri = (text: string) =>
   encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** The path as the SDK's signer canonicalises it for every service but S3: `.` and `..` resolved, escaped twice. */
