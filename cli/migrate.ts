@@ -72,6 +72,8 @@ function reportText(
   for (const [kind, t] of Object.entries(tally))
     lines.push(`  ${kind}: ${t.written} / ${t.unchanged} / ${t.replaced} / ${t.conflicts.length}`);
   if (report.warnings.length) lines.push('', 'Warnings:', ...report.warnings.map((w) => `  ${w}`));
+  if (report.tooLarge.length)
+    lines.push('', 'Cannot be stored (nothing is written while any are):', ...report.tooLarge.map((r) => `  ${r}`));
   return lines.join('\n');
 }
 
@@ -125,6 +127,13 @@ export const importDjango = command({
       plan.report.warnings.push('no --media given: attachment files cannot be read');
     const dryRun = ctx.options['dry-run'] === true;
     const overwrite = ctx.options.overwrite === true;
+    const { tooLarge } = plan.report;
+    // Refused before anything is written, so that the run leaves no half of an installation behind.
+    if (tooLarge.length && !dryRun)
+      throw new Failure(
+        `${tooLarge.length} records cannot be stored, not even with their long texts kept as files ` +
+          `(shorten them in django-helpdesk, or leave them out of the dump): ${tooLarge.join(', ')}`,
+      );
     // The kill test's fault: the process ends outright after this many items written.
     const faultAfter = Number(process.env.HELPDESK_IMPORT_FAULT_AFTER ?? 0);
     return async () => {
@@ -190,8 +199,10 @@ export const importDjango = command({
             async (d) => {
               if (kind !== 'attachment') return;
               const a = files.get(Number(d.item.id))!;
-              const path = mediaPath(media!, a.file)!;
-              await putFile(String(d.item.object_key), readFileSync(path), a.mime_type);
+              // A file the import made holds a text too long for its record (django.ts, keepLongTextWhole).
+              const bytes =
+                a.text !== undefined ? Buffer.from(a.text, 'utf8') : readFileSync(mediaPath(media!, a.file)!);
+              await putFile(String(d.item.object_key), bytes, a.mime_type);
             },
           );
         }
@@ -211,6 +222,7 @@ export const importDjango = command({
           ? JSON.stringify({ ...plan.report, items: writer.tally, seconds }, null, 2)
           : `${reportText(plan.report, writer.tally, dryRun)}\n\n${total} records in ${seconds.toFixed(1)} s.`,
       );
+      if (tooLarge.length) throw new Failure(`${tooLarge.length} records cannot be stored: ${tooLarge.join(', ')}`);
       if (conflicts.length && !dryRun)
         throw new Failure(
           `${conflicts.length} records differ from the dump and were left as they are (--overwrite replaces them): ` +

@@ -17,6 +17,7 @@ import { trimEndChars, trimLineEnds } from './linear-text';
 import type { FollowupPlan } from './followup';
 import { STATUS, type Ticket } from './records';
 import { checkTicketSize, type NewTicket } from './ticket';
+import { utf8Head } from './utf8';
 
 /** SES's 40 MB receiving limit, applied to every way in (SMTP locally, IMAP, SES). */
 export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
@@ -452,11 +453,8 @@ export interface Letter {
 }
 
 const cut = (text: string) => {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= MAX_MAIL_TEXT_BYTES) return text;
-  let end = MAX_MAIL_TEXT_BYTES;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a character
-  return `${bytes.subarray(0, end).toString('utf8')}\n[cut: the whole message is kept]`;
+  const head = utf8Head(text, MAX_MAIL_TEXT_BYTES);
+  return head === text ? text : `${head}\n[cut: the whole message is kept]`;
 };
 
 /**

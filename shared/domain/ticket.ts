@@ -33,6 +33,7 @@ import {
 } from './records';
 import type { UploadedFile } from './body';
 import { storedDateTime } from './datetime';
+import { utf8Bytes } from './utf8';
 import { parseCustomValues, type CustomFieldDefinition, type CustomValues } from './custom-fields';
 
 export const ticketFields = {
@@ -99,11 +100,14 @@ type TicketText = Pick<Ticket, 'title' | 'description' | 'resolution' | 'submitt
 /** The text of the opening followup a ticket's record holds. */
 export type HeldOpening = Pick<Followup, 'title' | 'comment'>;
 
-const bytes = (v: string | null | undefined) => (v ? Buffer.byteLength(v, 'utf8') : 0);
-
 export function ticketTextBytes(t: TicketText): number {
-  const custom = Object.entries(t.custom ?? {}).reduce((sum, [key, value]) => sum + bytes(key) + bytes(value), 0);
-  return bytes(t.title) + bytes(t.description) + bytes(t.resolution) + bytes(t.submitter_email) + custom;
+  const custom = Object.entries(t.custom ?? {}).reduce(
+    (sum, [key, value]) => sum + utf8Bytes(key) + utf8Bytes(value),
+    0,
+  );
+  return (
+    utf8Bytes(t.title) + utf8Bytes(t.description) + utf8Bytes(t.resolution) + utf8Bytes(t.submitter_email) + custom
+  );
 }
 
 /**
@@ -119,7 +123,7 @@ export function checkTicketSize(t: TicketText, held?: HeldOpening): void {
       ],
     });
   }
-  const opening = held ? bytes(held.title) + bytes(held.comment) : 0;
+  const opening = held ? utf8Bytes(held.title) + utf8Bytes(held.comment) : 0;
   if (size + opening > MAX_TICKET_RECORD_TEXT_BYTES) {
     throw new ValidationError({
       non_field_errors: [

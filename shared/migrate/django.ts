@@ -14,6 +14,8 @@ import { formatDuration, parseDuration, SLUG } from '../domain/fields';
 import type { TicketCc } from '../domain/mail-settings';
 import type { Attachment, Followup, Queue, Ticket, TicketChange, User } from '../domain/records';
 import { LOCALE, MAX_LOCALE_LENGTH } from '../domain/search-language';
+import { MAX_TICKET_TEXT_BYTES, ticketTextBytes } from '../domain/ticket';
+import { utf8Bytes, utf8Head } from '../domain/utf8';
 
 export interface DjangoObject {
   model: string;
@@ -29,8 +31,10 @@ export type QueueExtras = Record<string, unknown>;
 export type ImportedQueue = Queue & { django?: QueueExtras };
 
 export interface ImportedAttachment extends Attachment {
-  /** The file's path under MEDIA_ROOT, as upstream's FileField holds it. */
+  /** The file's path under MEDIA_ROOT, as upstream's FileField holds it (none for a file the import makes). */
   file: string;
+  /** The file's content, for a file the import makes: the whole of a text too long for its record. */
+  text?: string;
 }
 
 export interface ImportedTicket {
@@ -53,6 +57,8 @@ export interface ImportReport {
   warnings: string[];
   /** Users whose hash this API cannot verify: imported with an unusable password. */
   unusablePasswords: string[];
+  /** Records whose text no item can hold, even cut (keepLongTextWhole): the import writes nothing while any are. */
+  tooLarge: string[];
 }
 
 export interface ImportPlan {
@@ -235,7 +241,7 @@ function customFieldOf(o: DjangoObject, warnings: string[]): CustomFieldDefiniti
 
 /** Reads a dump into records and a report. `mediaHas` says whether an attachment's file is there. */
 export function planImport(objects: DjangoObject[], mediaHas: (file: string) => boolean): ImportPlan {
-  const report: ImportReport = { imported: {}, skipped: {}, warnings: [], unusablePasswords: [] };
+  const report: ImportReport = { imported: {}, skipped: {}, warnings: [], unusablePasswords: [], tooLarge: [] };
   const warnings = report.warnings;
   const count = (model: string) => (report.imported[model] = (report.imported[model] ?? 0) + 1);
   const skip = (model: string, why: string) => {
@@ -407,6 +413,11 @@ export function planImport(objects: DjangoObject[], mediaHas: (file: string) => 
     });
   }
 
+  keepLongTextWhole(
+    [...tickets.values()].sort((a, b) => a.ticket.id - b.ticket.id),
+    report,
+  );
+
   const ccs: TicketCc[] = [];
   for (const o of of('helpdesk.ticketcc')) {
     const f = o.fields;
@@ -450,6 +461,87 @@ export function planImport(objects: DjangoObject[], mediaHas: (file: string) => 
     tokens,
     report,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Long text: upstream's text fields have no bound (a log pasted into a ticket), a record here must fit one
+// DynamoDB item (400 KB). Before this, such a record's write failed, and every rerun stopped at the same record.
+
+/**
+ * The text a ticket's or a followup's record may take in all (a followup's: its title, comment and changes), as the
+ * API bounds a ticket's (ticket.ts).
+ */
+const RECORD_TEXT_BYTES = MAX_TICKET_TEXT_BYTES;
+/**
+ * What a cut text keeps, in bytes of UTF-8: so at most 60,000 characters (within the API's 80,000 of a field), and a
+ * ticket with both its description and resolution cut still far within RECORD_TEXT_BYTES.
+ */
+export const CUT_TEXT_HEAD_BYTES = 60_000;
+
+const followupTextBytes = (f: Followup) =>
+  utf8Bytes(f.title) +
+  utf8Bytes(f.comment) +
+  (f.changes ?? []).reduce((n, c) => n + utf8Bytes(c.field) + utf8Bytes(c.old_value) + utf8Bytes(c.new_value), 0);
+
+/**
+ * A record whose text is over RECORD_TEXT_BYTES keeps each of its long texts (over CUT_TEXT_HEAD_BYTES) whole as a
+ * text attachment that the import makes, on the record's followup (a ticket's: on its first), and in the field the
+ * text's head, with a line that names the file. Nothing is lost, and the import goes on. A record still too large
+ * (its custom values), or a ticket with no followup to hold the file, is named in `report.tooLarge`. The files'
+ * ids follow the dump's highest attachment id, in the order of the tickets and their records: a rerun makes the
+ * same ones.
+ */
+function keepLongTextWhole(tickets: ImportedTicket[], report: ImportReport): void {
+  let nextId = Math.max(0, ...tickets.flatMap((t) => t.attachments.map((a) => a.id))) + 1;
+  for (const t of tickets) {
+    const first = t.followups.reduce<Followup | undefined>((a, f) => (a && a.id < f.id ? a : f), undefined);
+    /** The head of `text` to keep in place of it, the whole of it filed on `followup` as `filename`. */
+    const keep = (text: string, followup: Followup, filename: string, what: string): string => {
+      const file: ImportedAttachment = {
+        id: nextId++,
+        ticket: t.ticket.id,
+        followup: followup.id,
+        filename,
+        mime_type: 'text/plain',
+        size: utf8Bytes(text),
+        object_key: '',
+        file: '',
+        text,
+      };
+      t.attachments.push(file);
+      report.warnings.push(
+        `${what} takes ${file.size} bytes, more than a record holds: cut to its first ${CUT_TEXT_HEAD_BYTES} bytes, ` +
+          `and kept whole as the attachment ${filename} (${file.id}) of followup ${followup.id}`,
+      );
+      return (
+        `${utf8Head(text, CUT_TEXT_HEAD_BYTES)}\n\n[Cut at the import from django-helpdesk: the whole text ` +
+        `(${file.size} bytes) is the attachment ${filename}.]`
+      );
+    };
+    const long = (text: string | null): text is string => utf8Bytes(text) > CUT_TEXT_HEAD_BYTES;
+    const ticket = t.ticket;
+    if (ticketTextBytes(ticket) > RECORD_TEXT_BYTES) {
+      if (!first) report.tooLarge.push(`ticket ${ticket.id} (its text is too long, and it has no followup to hold it)`);
+      else
+        for (const field of ['description', 'resolution'] as const) {
+          const text = ticket[field];
+          if (long(text))
+            ticket[field] = keep(text, first, `${field}-ticket-${ticket.id}.txt`, `ticket ${ticket.id}'s ${field}`);
+        }
+      if (first && ticketTextBytes(ticket) > RECORD_TEXT_BYTES)
+        report.tooLarge.push(`ticket ${ticket.id} (its custom values)`);
+    }
+    for (const f of t.followups) {
+      if (followupTextBytes(f) <= RECORD_TEXT_BYTES) continue;
+      if (long(f.comment)) f.comment = keep(f.comment, f, `comment-followup-${f.id}.txt`, `followup ${f.id}'s comment`);
+      for (const c of f.changes ?? [])
+        for (const side of ['old_value', 'new_value'] as const) {
+          const text = c[side];
+          if (long(text)) c[side] = keep(text, f, `change-${c.id}-${side}.txt`, `ticket change ${c.id}'s ${side}`);
+        }
+      if (followupTextBytes(f) > RECORD_TEXT_BYTES) report.tooLarge.push(`followup ${f.id}`);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -248,7 +248,7 @@ export function ticketItems(
         kind: 'other',
       });
   }
-  for (const { file: _file, ...a } of t.attachments) {
+  for (const { file: _file, text: _text, ...a } of t.attachments) {
     const record: Attachment = { ...a, object_key: importedObjectKey(a) };
     out.push({
       label: `attachment ${a.id}`,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  CUT_TEXT_HEAD_BYTES,
   exportedPasswordHash,
   importedPasswordHash,
   planImport,
@@ -78,5 +79,72 @@ describe("django-helpdesk's dumpdata to records and back", () => {
     expect(again.ccs).toEqual(plan.ccs);
     expect(again.tickets.map((t) => t.ticket)).toEqual(tickets.map((t) => t.ticket));
     expect(again.tickets.map((t) => t.followups)).toEqual(plan.tickets.map((t) => t.followups));
+  });
+
+  describe('text longer than a record holds (upstream bounds none)', () => {
+    /** The demo with ticket 3's description, followup 1's comment and a change of followup 4 made `text`. */
+    const withText = (description: string, comment: string, change: string, custom = ''): DjangoObject[] => [
+      ...demo.map((o) => {
+        if (o.model === 'helpdesk.ticket' && o.pk === 3) return { ...o, fields: { ...o.fields, description } };
+        if (o.model === 'helpdesk.followup' && o.pk === 1) return { ...o, fields: { ...o.fields, comment } };
+        return o;
+      }),
+      {
+        model: 'helpdesk.ticketchange',
+        pk: 7,
+        fields: { followup: 4, field: 'Description', old_value: 'WHOA!', new_value: change },
+      },
+      ...(custom
+        ? [
+            { model: 'helpdesk.customfield', pk: 5, fields: { name: 'notes', label: 'Notes', data_type: 'text' } },
+            { model: 'helpdesk.ticketcustomfieldvalue', pk: 1, fields: { ticket: 3, field: 5, value: custom } },
+          ]
+        : []),
+    ];
+
+    it('keeps each long text whole as a file on its followup, its head in the record, and says so', () => {
+      const description = `${'€'.repeat(110_000)}end`; // 330,003 bytes: over the record's 300,000 alone
+      const comment = 'log line\n'.repeat(50_000); // 450,000 bytes
+      const change = 'x'.repeat(310_000);
+      const plan = planImport(withText(description, comment, change), () => true);
+      const [t1, , t3] = plan.tickets;
+      const made = plan.tickets.flatMap((t) => t.attachments.filter((a) => a.text !== undefined));
+      // After the dump's highest attachment id (2), in the order of the tickets and their records.
+      expect(made.map((a) => [a.id, a.ticket, a.followup, a.filename, a.size, a.mime_type])).toEqual([
+        [3, 1, 1, 'comment-followup-1.txt', 450_000, 'text/plain'],
+        [4, 3, 3, 'description-ticket-3.txt', 330_003, 'text/plain'],
+        [5, 3, 4, 'change-7-new_value.txt', 310_000, 'text/plain'],
+      ]);
+      expect(made.map((a) => a.text)).toEqual([comment, description, change]);
+      const f1 = t1!.followups.find((f) => f.id === 1)!;
+      expect(f1.comment).toBe(
+        `${comment.slice(0, CUT_TEXT_HEAD_BYTES)}\n\n[Cut at the import from django-helpdesk: the whole text ` +
+          '(450000 bytes) is the attachment comment-followup-1.txt.]',
+      );
+      // Cut between characters: 20,000 whole euro signs (60,000 bytes).
+      expect(t3!.ticket.description).toMatch(/^€{20000}\n\n\[Cut at the import .* description-ticket-3\.txt\.\]$/);
+      expect(t3!.followups.find((f) => f.id === 4)!.changes![0]!.new_value).toMatch(/^x{60000}\n\n\[Cut /);
+      expect(t3!.followups.find((f) => f.id === 4)!.changes![0]!.old_value).toBe('WHOA!');
+      expect(plan.report.warnings).toContain(
+        "ticket 3's description takes 330003 bytes, more than a record holds: cut to its first 60000 bytes, and " +
+          'kept whole as the attachment description-ticket-3.txt (4) of followup 3',
+      );
+      expect(plan.report.tooLarge).toEqual([]);
+      // The same dump gives the same files: a rerun finds them equal.
+      const again = planImport(withText(description, comment, change), () => true);
+      expect(again.tickets.flatMap((t) => t.attachments)).toEqual(plan.tickets.flatMap((t) => t.attachments));
+    });
+
+    it('leaves text a record holds as it is, however long the field', () => {
+      const description = 'y'.repeat(250_000);
+      const plan = planImport(withText(description, 'short', 'z'), () => true);
+      expect(plan.tickets[2]!.ticket.description).toBe(description);
+      expect(plan.tickets.flatMap((t) => t.attachments).map((a) => a.id)).toEqual([1, 2]);
+    });
+
+    it('names a record that stays too large, which the CLI refuses before writing', () => {
+      const plan = planImport(withText('WHOA!', 'short', 'z', 'c'.repeat(301_000)), () => true);
+      expect(plan.report.tooLarge).toEqual(['ticket 3 (its custom values)']);
+    });
   });
 });
