@@ -1,12 +1,12 @@
 /**
- * Attachment files in the private bucket, through S3's REST API signed with SigV4 by the SDK's own
- * signer (sigv4.ts): the full S3 client would add ~160 KB to every function that touches a file, for
- * three calls. Downloads go through short-lived presigned GETs.
+ * Attachment files in the private bucket, through S3's REST API signed with SigV4 (sigv4.ts): the full S3
+ * client would add ~160 KB to every function that touches a file, for three calls. Downloads go through
+ * short-lived presigned GETs, signed by the SDK's own signer.
  */
 import { config } from '../config';
 import { logger } from '../observability';
 import { callHeaders } from './aws-request';
-import { awsSigner, escapeUri } from './sigv4';
+import { awsSigner, escapeUri, signRequest } from './sigv4';
 
 /** How long a download link stays valid. */
 export const DOWNLOAD_LINK_SECONDS = 300;
@@ -15,18 +15,8 @@ export const DOWNLOAD_LINK_SECONDS = 300;
 const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 const CONTENT_SHA256 = 'x-amz-content-sha256';
 
-/** The request the signer signs for `url`: S3's canonical path is each segment of the key escaped once. */
-function toSign(url: URL, method: string, headers: Record<string, string>) {
-  return {
-    method,
-    protocol: url.protocol,
-    hostname: url.hostname,
-    ...(url.port ? { port: Number(url.port) } : {}),
-    path: decodeURIComponent(url.pathname).split('/').map(escapeUri).join('/'),
-    query: Object.fromEntries(url.searchParams),
-    headers: { host: url.host, ...headers },
-  };
-}
+/** S3's canonical path of `url`: each segment of the key escaped once. */
+const canonicalS3Path = (url: URL) => decodeURIComponent(url.pathname).split('/').map(escapeUri).join('/');
 
 /** Retries of an S3 call that S3 answers with a 5xx or 429. */
 const S3_RETRIES = 3;
@@ -71,11 +61,18 @@ async function s3Fetch(
   );
   try {
     for (let attempt = 0; ; attempt++) {
-      const signed = await awsSigner('s3', config.aws.region).sign(
-        toSign(url, method, { ...headers, [CONTENT_SHA256]: UNSIGNED_PAYLOAD }),
-      );
+      const signed = await signRequest({
+        service: 's3',
+        region: config.aws.region,
+        method,
+        path: canonicalS3Path(url),
+        headers: { host: url.host, ...headers, [CONTENT_SHA256]: UNSIGNED_PAYLOAD },
+        body: '',
+        payloadHash: UNSIGNED_PAYLOAD,
+        date: new Date(),
+      });
       // Signed with the host, which fetch sends from the URL itself.
-      const { host: _host, ...sent } = signed.headers;
+      const { host: _host, ...sent } = signed;
       const response = await fetch(url, {
         method,
         headers: { ...sent, ...callHeaders('s3') },
@@ -167,7 +164,15 @@ export async function presignDownload(
   // The payload's hash is UNSIGNED-PAYLOAD, taken from this header, which is neither signed nor put
   // in the query: the browser that follows the link sends no such header. Only the host is signed.
   const signed = await awsSigner('s3', config.aws.region).presign(
-    toSign(url, 'GET', { [CONTENT_SHA256]: UNSIGNED_PAYLOAD }),
+    {
+      method: 'GET',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: canonicalS3Path(url),
+      query: Object.fromEntries(url.searchParams),
+      headers: { host: url.host, [CONTENT_SHA256]: UNSIGNED_PAYLOAD },
+    },
     {
       expiresIn,
       unsignableHeaders: new Set([CONTENT_SHA256]),

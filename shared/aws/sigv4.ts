@@ -1,14 +1,15 @@
 /**
  * SigV4 signing for every AWS call the functions make (no SDK client in a bundle):
- * - `signPost`: the POSTs of the JSON protocols (DynamoDB in dynamodb.ts; SQS, Secrets Manager and SES
- *   in aws-json.ts, through aws-request.ts), on every request of every function. Written here for
- *   their one shape (a string body, no query, headers given in lower case) and held to the SDK's own
- *   signer by tests/unit/sigv4.test.ts: the same headers for the same request, time and credentials.
+ * - `signRequest`: a request's headers. The POSTs of the JSON protocols (DynamoDB in dynamodb.ts; SQS,
+ *   Secrets Manager and SES in aws-json.ts, through aws-request.ts: `signPost`), on every request of every
+ *   function, and S3's PUT, GET and DELETE of an object (s3.ts). Written here for their shape (no query,
+ *   headers given in lower case) and held to the SDK's own signer by tests/unit/sigv4.test.ts (the same
+ *   headers for the same request, time and credentials), S3's to aws4fetch by tests/unit/s3-signing.test.ts.
  *   The SDK's signer took 28 to 40 µs of CPU a call on the benchmark's machine (it clones the request,
  *   awaits each hash, and hashes the credentials for its key cache on every call); this one about 10.
- *   A function that calls no S3 then bundles no SDK signer (tickets/get 142 → 129 KiB).
- * - `awsSigner`: S3's requests and presigned links (s3.ts), by the SDK's own signer,
- *   @smithy/signature-v4, whose query and path rules S3 needs.
+ *   A function that presigns no link then bundles no SDK signer (tickets/get 142 → 129 KiB).
+ * - `awsSigner`: S3's presigned links (s3.ts: downloads, and the links in mail), by the SDK's own signer,
+ *   @smithy/signature-v4, whose query rules they need.
  * Both sign with the function's credentials (Lambda hands them in its environment; the local runtime
  * sets them; the CLI may bring its own: `useCredentials`).
  */
@@ -146,30 +147,44 @@ function signingKey(secret: string, day: string, region: string, service: string
   return key;
 }
 
-export interface SignablePost {
+export interface SignableRequest {
   service: string;
   region: string;
-  /** The request's path (`/` for DynamoDB, SQS and Secrets Manager). */
+  method: string;
+  /**
+   * The request's path (`/` for DynamoDB, SQS and Secrets Manager). S3's is signed as given, in its canonical form
+   * (each segment of the key escaped once: s3.ts); every other service's is resolved and escaped twice, as the SDK's
+   * signer does.
+   */
   path: string;
   /** Its headers, names in lower case, `host` among them. */
   headers: Record<string, string>;
+  /** The body, hashed into the signature; or, with `payloadHash`, none (S3's `UNSIGNED-PAYLOAD`). */
   body: string;
+  /** What stands for the body's hash (S3 takes `UNSIGNED-PAYLOAD`, sent as `x-amz-content-sha256` too). */
+  payloadHash?: string;
   date: Date;
 }
 
 /**
- * A POST's headers with its signature: `headers` with `x-amz-date`, the session's
- * `x-amz-security-token` if any, and `authorization`, as the SDK's signer gives them for the same
- * request (`applyChecksum` off: no `x-amz-content-sha256`).
+ * A request's headers with its signature: `headers` with `x-amz-date`, the session's `x-amz-security-token` if
+ * any, and `authorization`, as the SDK's signer gives them for the same request (`applyChecksum` off: no
+ * `x-amz-content-sha256` added).
  */
-export async function signPost(post: SignablePost): Promise<Record<string, string>> {
+export async function signRequest(request: SignableRequest): Promise<Record<string, string>> {
   const source = identity();
   const credentials = source instanceof Promise ? await source : source;
-  return signedHeaders(post, credentials);
+  return signedHeaders(request, credentials);
 }
 
+export type SignablePost = Omit<SignableRequest, 'method' | 'payloadHash'>;
+
+/** A JSON protocol's POST, signed (signRequest). */
+export const signPost = (post: SignablePost): Promise<Record<string, string>> =>
+  signRequest({ ...post, method: 'POST' });
+
 function signedHeaders(
-  { service, region, path, headers, body, date }: SignablePost,
+  { service, region, method, path, headers, body, payloadHash, date }: SignableRequest,
   { accessKeyId, secretAccessKey, sessionToken }: Identity,
 ): Record<string, string> {
   const longDate = date
@@ -185,7 +200,9 @@ function signedHeaders(
   const headerList = names.join(';');
   let canonicalHeaders = '';
   for (const name of names) canonicalHeaders += `${name}:${signed[name]!.trim().replace(/\s+/g, ' ')}\n`;
-  const canonicalRequest = `POST\n${canonicalPath(path)}\n\n${canonicalHeaders}\n${headerList}\n${sha256Hex(body)}`;
+  const canonicalUri = service === 's3' ? path : canonicalPath(path);
+  const hash = payloadHash ?? sha256Hex(body);
+  const canonicalRequest = `${method}\n${canonicalUri}\n\n${canonicalHeaders}\n${headerList}\n${hash}`;
   const scope = `${day}/${region}/${service}/aws4_request`;
   const stringToSign = `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${sha256Hex(canonicalRequest)}`;
   const signature = createHmac('sha256', signingKey(secretAccessKey, day, region, service))

@@ -1,7 +1,7 @@
 /**
- * S3 calls signed by the SDK's signer (shared/aws/s3.ts through sigv4.ts) carry the signature
+ * S3 calls signed by shared/aws/s3.ts (sigv4.ts: signRequest, and the SDK's signer for links) carry the signature
  * aws4fetch gives the same request at the same time (aws4fetch signed them before, against S3 and
- * the local engine alike): PUT and DELETE headers, and the presigned download link's query.
+ * the local engine alike): PUT, GET and DELETE headers, and the presigned download link's query.
  */
 import { AwsClient } from 'aws4fetch';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,7 @@ process.env.AWS_SECRET_ACCESS_KEY = 'secret';
 process.env.AWS_SESSION_TOKEN = 'session';
 process.env.BUCKET_NAME = 'helpdesk-files';
 delete process.env.AWS_ENDPOINT_URL_S3;
-const { putFile, deleteFiles, presignDownload, DOWNLOAD_LINK_SECONDS } = await import('../../shared/aws/s3');
+const { putFile, getFile, deleteFiles, presignDownload, DOWNLOAD_LINK_SECONDS } = await import('../../shared/aws/s3');
 
 const aws4 = new AwsClient({
   accessKeyId: 'AKIDEXAMPLE',
@@ -61,6 +61,13 @@ describe('S3 signatures', () => {
     expect(await deleteFiles([KEY])).toEqual([]);
     const expected = await aws4.sign(URL_OF_KEY, { method: 'DELETE' });
     expect(sent[0]!.method).toBe('DELETE');
+    expect(sent[0]!.headers.get('authorization')).toBe(expected.headers.get('authorization'));
+  });
+
+  it('GET: the same Authorization as aws4fetch', async () => {
+    await getFile(KEY);
+    const expected = await aws4.sign(URL_OF_KEY, { method: 'GET' });
+    expect(sent[0]!.method).toBe('GET');
     expect(sent[0]!.headers.get('authorization')).toBe(expected.headers.get('authorization'));
   });
 
