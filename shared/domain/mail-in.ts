@@ -317,16 +317,22 @@ const TEXT_AHEAD = /[^ \t\r\n]/g;
  * at a line end, counted once the white space a stored body drops anyway is gone, as trimmedBody drops it (line ends
  * trimmed, runs of blank lines one empty line, none ahead): a megabyte of spaces or blank lines ahead of the words
  * does not fill the window. Read a line at a time up to the window, not split whole: 40 MB of short lines split was
- * some 20 million strings.
+ * some 20 million strings. `cut`: whether text was left out (not only white space).
  */
-export function replyWindow(text: string): string {
-  if (text.length <= REPLY_WINDOW) return text;
+export function replyWindow(text: string): { head: string; cut: boolean } {
+  if (text.length <= REPLY_WINDOW) return { head: text, cut: false };
   let head = '';
   let at = 0;
-  while (head.length < REPLY_WINDOW) {
+  /** Whether text is left past the window's lines (not white space alone). */
+  let left = false;
+  for (;;) {
     TEXT_AHEAD.lastIndex = at;
     const found = TEXT_AHEAD.exec(text);
     if (!found) break;
+    if (head.length >= REPLY_WINDOW) {
+      left = true;
+      break;
+    }
     const lineStart = text.lastIndexOf('\n', found.index) + 1;
     const newline = text.indexOf('\n', found.index);
     const lineEnd = newline === -1 ? text.length : newline;
@@ -334,12 +340,12 @@ export function replyWindow(text: string): string {
     head += separator + trimEndChars(text.slice(head === '' ? found.index : lineStart, lineEnd), ' \t\r');
     at = lineEnd + 1;
   }
-  if (head.length <= REPLY_WINDOW) return head;
+  if (head.length <= REPLY_WINDOW) return { head, cut: left };
   const lineEnd = head.lastIndexOf('\n', REPLY_WINDOW);
   let end = lineEnd > 0 ? lineEnd : REPLY_WINDOW;
   // Not between the two halves of a surrogate pair.
   if (/[\uD800-\uDBFF]/.test(head[end - 1]!)) end--;
-  return head.slice(0, end);
+  return { head: head.slice(0, end), cut: true };
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };

@@ -222,7 +222,7 @@ async function apply(
     notes.push(`${mail.misdeclared} text part(s) labelled UTF-8 (or unlabelled) were not UTF-8: read as Windows-1252`);
   if (mail.misencodedHeaders)
     notes.push(`${mail.misencodedHeaders} header line(s) held raw bytes that were not UTF-8: read as Windows-1252`);
-  if (mail.textLength > REPLY_WINDOW)
+  if (mail.replyCut)
     notes.push(`the text is ${mail.textLength} characters: its body was read from the first ${REPLY_WINDOW}`);
 
   const addressed = [...delivery.recipients.map((r) => r.toLowerCase()), ...mail.to, ...mail.cc];

@@ -199,8 +199,10 @@ export interface ParsedMail {
   misdeclared: number;
   /** Header lines (of any part) of raw bytes that were not UTF-8, read as Windows-1252 instead, for the record. */
   misencodedHeaders: number;
-  /** Characters of the message's text; past REPLY_WINDOW, only its head was read for the body. */
+  /** Characters of the message's text. */
   textLength: number;
+  /** Whether the body was read from the text's head alone, text past REPLY_WINDOW left out (replyWindow). */
+  replyCut: boolean;
 }
 
 /** Runs of three or more blank (white-space-only) lines. */
@@ -292,7 +294,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
       data: bytesOf(a.content),
     }));
   const fullText = email.text ?? (email.html ? htmlToText(email.html) : '');
-  const replyText = replyWindow(fullText);
+  const { head: replyText, cut: replyCut } = replyWindow(fullText);
   const body = trimmedBody(replyOf(replyText)) || trimmedBody(replyText);
   const messageId =
     messageIds(email.messageId)[0] ?? `<${createHash('sha256').update(raw).digest('hex')}@no-message-id>`;
@@ -314,5 +316,6 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     misdeclared: parser.misdeclared,
     misencodedHeaders: parser.misencodedHeaders,
     textLength: fullText.length,
+    replyCut,
   };
 }

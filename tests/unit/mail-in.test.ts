@@ -418,21 +418,24 @@ describe('parseMail', () => {
 describe('the reply window', () => {
   it('is the whole text up to REPLY_WINDOW characters, past it the head cut at a line end', () => {
     const short = 'a\n'.repeat(REPLY_WINDOW / 2);
-    expect(replyWindow(short)).toBe(short);
+    expect(replyWindow(short)).toEqual({ head: short, cut: false });
     const long = `${'line\n'.repeat(REPLY_WINDOW / 5)}more`;
-    expect(replyWindow(long)).toBe('line\n'.repeat(REPLY_WINDOW / 5 - 1) + 'line');
+    expect(replyWindow(long)).toEqual({ head: 'line\n'.repeat(REPLY_WINDOW / 5 - 1) + 'line', cut: true });
   });
 
   it('counts no white space that a stored body drops: spaces and blank lines ahead of the words', () => {
     const blank = `${'\n'.repeat(REPLY_WINDOW)}${' \t\n'.repeat(REPLY_WINDOW)}`;
     const spaced = `${' '.repeat(REPLY_WINDOW * 2)}first\n${blank}last`;
-    expect(replyWindow(spaced)).toBe('first\n\nlast');
+    // Nothing left out: the note that the body was read from the head is not given.
+    expect(replyWindow(spaced)).toEqual({ head: 'first\n\nlast', cut: false });
+    expect(replyWindow(`${'x\n'.repeat(REPLY_WINDOW / 2)}${' \n'.repeat(REPLY_WINDOW)}`).cut).toBe(false);
+    expect(replyWindow(`${'x\n'.repeat(REPLY_WINDOW / 2)}${' \n'.repeat(REPLY_WINDOW)}y`).cut).toBe(true);
   });
 
   it('cuts a text of one line at REPLY_WINDOW, never between the halves of a surrogate pair', () => {
-    expect(replyWindow('x'.repeat(REPLY_WINDOW * 2))).toBe('x'.repeat(REPLY_WINDOW));
+    expect(replyWindow('x'.repeat(REPLY_WINDOW * 2))).toEqual({ head: 'x'.repeat(REPLY_WINDOW), cut: true });
     const split = `${'x'.repeat(REPLY_WINDOW - 1)}😀${'x'.repeat(10)}`;
-    expect(replyWindow(split)).toBe('x'.repeat(REPLY_WINDOW - 1));
+    expect(replyWindow(split).head).toBe('x'.repeat(REPLY_WINDOW - 1));
   });
 
   it('reads a text of 5 million blank lines, and one of 13 million short lines, from the window', async () => {
@@ -454,7 +457,11 @@ describe('the reply window', () => {
       const mail = await parseMail(message);
       expect(mail.body).toBe('The printer is broken.');
       expect(mail.textLength).toBe(text.length);
+      expect(mail.replyCut).toBe(true);
       expect(read.mock.calls.map(([given]) => given.length <= REPLY_WINDOW)).toEqual([true]);
+      // Longer than the window by white space alone: every word read, so no note (ingest.ts) that some were not.
+      const padded = await parseMail(Buffer.from(`From: a@example.com\r\nSubject: s\r\n\r\n${' '.repeat(1_000_000)}x`));
+      expect([padded.body, padded.replyCut]).toEqual(['x', false]);
     } finally {
       read.mockRestore();
     }
