@@ -8,7 +8,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { command, Failure, UsageError, type Context } from './command';
 import { chooseTarget } from './target';
 import { progressBar } from './terminal';
-import type { DjangoObject, ImportPlan, ImportReport } from '../shared/migrate/django';
+import type { DjangoObject, ImportReport } from '../shared/migrate/django';
 
 const BUCKET_OPTION = {
   type: 'string' as const,
@@ -77,19 +77,6 @@ function reportText(
   return lines.join('\n');
 }
 
-/** The highest id of each counter the import fills. */
-function highestIds(plan: ImportPlan) {
-  const max = (ids: number[]) => (ids.length ? Math.max(...ids) : 0);
-  return {
-    ticket: max(plan.tickets.map((t) => t.ticket.id)),
-    followup: max(plan.tickets.flatMap((t) => t.followups.map((f) => f.id))),
-    attachment: max(plan.tickets.flatMap((t) => t.attachments.map((a) => a.id))),
-    user: max(plan.users.map((u) => u.id)),
-    queue: max(plan.queues.map((q) => q.id)),
-    ticket_cc: max(plan.ccs.map((c) => c.id)),
-  };
-}
-
 /** Tickets written per round: their items read in one BatchGetItem pass, then put 16 at a time. */
 const TICKETS_PER_ROUND = 25;
 
@@ -118,7 +105,7 @@ export const importDjango = command({
     useBucket(ctx);
     const objects = readDump(ctx.args[0]!);
     const media = ctx.options.media as string | undefined;
-    const { planImport } = await import('../shared/migrate/django');
+    const { planImport, highestIds } = await import('../shared/migrate/django');
     const plan = planImport(objects, (file) => {
       const path = media === undefined ? undefined : mediaPath(media, file);
       return path !== undefined && existsSync(path);

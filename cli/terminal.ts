@@ -34,7 +34,8 @@ export const yesNo = (value: boolean | undefined) => (value ? 'yes' : 'no');
 
 function table(headers: string[], rows: Cell[][]): string {
   const cells = rows.map((row) => row.map((c) => (c == null ? '' : String(c)).replace(/\s+/g, ' ')));
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => [...r[i]!].length)));
+  // Not Math.max(...column): a spread of a long listing's rows overflows the stack.
+  const widths = headers.map((h, i) => cells.reduce((w, r) => Math.max(w, [...r[i]!].length), h.length));
   const line = (row: string[]) =>
     row
       .map((c, i) => (i === row.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length)))

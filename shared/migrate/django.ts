@@ -463,6 +463,28 @@ export function planImport(objects: DjangoObject[], mediaHas: (file: string) => 
   };
 }
 
+/**
+ * The highest of `ids`, 0 for none. Not `Math.max(...ids)`: a spread passes each id as an argument, and past some
+ * 120,000 of them (a helpdesk's followups) the call overflows the stack.
+ */
+const maxId = (ids: Iterable<number>): number => {
+  let max = 0;
+  for (const id of ids) if (id > max) max = id;
+  return max;
+};
+
+/** The highest id of each counter the import fills: the API's next ids continue above them. */
+export function highestIds(plan: Pick<ImportPlan, 'tickets' | 'users' | 'queues' | 'ccs'>) {
+  return {
+    ticket: maxId(plan.tickets.map((t) => t.ticket.id)),
+    followup: maxId(plan.tickets.flatMap((t) => t.followups.map((f) => f.id))),
+    attachment: maxId(plan.tickets.flatMap((t) => t.attachments.map((a) => a.id))),
+    user: maxId(plan.users.map((u) => u.id)),
+    queue: maxId(plan.queues.map((q) => q.id)),
+    ticket_cc: maxId(plan.ccs.map((c) => c.id)),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Long text: upstream's text fields have no bound (a log pasted into a ticket), a record here must fit one
 // DynamoDB item (400 KB). Before this, such a record's write failed, and every rerun stopped at the same record.
@@ -492,7 +514,7 @@ const followupTextBytes = (f: Followup) =>
  * same ones.
  */
 function keepLongTextWhole(tickets: ImportedTicket[], report: ImportReport): void {
-  let nextId = Math.max(0, ...tickets.flatMap((t) => t.attachments.map((a) => a.id))) + 1;
+  let nextId = maxId(tickets.flatMap((t) => t.attachments.map((a) => a.id))) + 1;
   for (const t of tickets) {
     const first = t.followups.reduce<Followup | undefined>((a, f) => (a && a.id < f.id ? a : f), undefined);
     /** The head of `text` to keep in place of it, the whole of it filed on `followup` as `filename`. */
@@ -605,7 +627,7 @@ export function toDjango(input: ExportInput): DjangoObject[] {
     });
   }
   const fieldIds = new Map<string, number>();
-  let nextField = Math.max(0, ...input.customFields.map((d) => idOfCustomFieldKey(d.key) ?? 0)) + 1;
+  let nextField = maxId(input.customFields.map((d) => idOfCustomFieldKey(d.key) ?? 0)) + 1;
   for (const d of input.customFields) {
     const id = idOfCustomFieldKey(d.key) ?? nextField++;
     fieldIds.set(d.key, id);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CUT_TEXT_HEAD_BYTES,
   exportedPasswordHash,
+  highestIds,
   importedPasswordHash,
   planImport,
   toDjango,
@@ -146,5 +147,30 @@ describe("django-helpdesk's dumpdata to records and back", () => {
       const plan = planImport(withText('WHOA!', 'short', 'z', 'c'.repeat(301_000)), () => true);
       expect(plan.report.tooLarge).toEqual(['ticket 3 (its custom values)']);
     });
+  });
+
+  it('reads an installation of 250,000 followups and files: the highest ids without a spread of them', () => {
+    // Math.max(...ids) overflowed the stack past some 120,000 ids: the import of a helpdesk with more stopped there.
+    const n = 250_000;
+    const big: DjangoObject[] = [
+      ...demo.filter((o) => o.model === 'helpdesk.queue' || o.model === 'auth.user'),
+      { model: 'helpdesk.ticket', pk: 1, fields: { queue: 1, title: 't', created: '2020-01-01T00:00:00Z' } },
+    ];
+    for (let id = 1; id <= n; id++) {
+      big.push({
+        model: 'helpdesk.followup',
+        pk: id,
+        fields: { ticket: 1, comment: id === n ? 'z'.repeat(310_000) : 'c' },
+      });
+      big.push({ model: 'helpdesk.followupattachment', pk: id, fields: { followup: id, file: `f/${id}`, size: 1 } });
+    }
+    const plan = planImport(big, () => true);
+    // The long comment's file comes after the dump's highest attachment id.
+    expect(plan.tickets[0]!.attachments.at(-1)).toMatchObject({
+      id: n + 1,
+      followup: n,
+      filename: `comment-followup-${n}.txt`,
+    });
+    expect(highestIds(plan)).toMatchObject({ ticket: 1, followup: n, attachment: n + 1 });
   });
 });
