@@ -726,3 +726,18 @@ export function toDjango(input: ExportInput): DjangoObject[] {
   }));
   return [...out, ...values, ...followups, ...changes, ...attachments, ...ccs];
 }
+
+/**
+ * `objects` as `JSON.stringify(objects, null, 2)` gives them, with a final line end, in pieces of an object each: an
+ * installation's dump can be longer than V8's longest string (some 512 MB).
+ */
+export function* dumpdataText(objects: readonly DjangoObject[]): Generator<string> {
+  if (!objects.length) {
+    yield '[]\n';
+    return;
+  }
+  yield '[\n';
+  for (let i = 0; i < objects.length; i++)
+    yield `${JSON.stringify(objects[i], null, 2).replace(/^/gm, '  ')}${i < objects.length - 1 ? ',' : ''}\n`;
+  yield ']\n';
+}

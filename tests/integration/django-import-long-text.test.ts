@@ -58,6 +58,23 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+it('reads the dump an object at a time, and names what is wrong with one it cannot read', async () => {
+  const bad = (name: string, text: string) => {
+    writeFileSync(join(work, name), text);
+    return join(work, name);
+  };
+  const cases: [string, string][] = [
+    [bad('object.json', '{"model": "helpdesk.ticket"}'), 'is not a dumpdata JSON file'],
+    [bad('numbers.json', '[1, 2]'), 'is not a dumpdata JSON file'],
+    [bad('cut.json', '[{"model": "helpdesk.ticket", "pk": 1, "fields": {'), 'Cannot read the dump'],
+    [join(work, 'missing.json'), 'Cannot read the dump'],
+  ];
+  for (const [path, message] of cases) {
+    const run = await importDump(path, '--dry-run');
+    expect([path, run.code, run.stderr]).toEqual([path, 1, expect.stringContaining(message)]);
+  }
+});
+
 it('refuses, writing nothing, a dump with a record too large even with its long texts as files', async () => {
   const run = await importDump(tooLarge);
   expect(run.code).toBe(1);

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   CUT_TEXT_HEAD_BYTES,
+  dumpdataText,
   exportedPasswordHash,
   highestIds,
   importedPasswordHash,
@@ -172,5 +173,11 @@ describe("django-helpdesk's dumpdata to records and back", () => {
       filename: `comment-followup-${n}.txt`,
     });
     expect(highestIds(plan)).toMatchObject({ ticket: 1, followup: n, attachment: n + 1 });
+  });
+
+  it('writes a dump an object at a time, as JSON.stringify with an indent of 2 writes it whole', () => {
+    expect([...dumpdataText(demo)].join('')).toBe(`${JSON.stringify(demo, null, 2)}\n`);
+    expect([...dumpdataText(demo)].length).toBe(demo.length + 2);
+    expect([...dumpdataText([])].join('')).toBe('[]\n');
   });
 });
