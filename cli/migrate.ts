@@ -28,32 +28,39 @@ function mediaPath(media: string, file: string): string | undefined {
 const NOT_A_DUMP = 'is not a dumpdata JSON file (a list of {"model", "pk", "fields"}).';
 
 /**
- * The dump's objects, read an object at a time (stream-json): a dump is read whole past V8's longest string, some
- * 512 MB, at which `JSON.parse` of the file could not even be given it (a 617 MB dump: ERR_STRING_TOO_LONG; streamed,
- * 10 s and 845 MB here). The dump is the operator's own file, as stream-json asks of its input.
+ * The dump's objects, read an object at a time (stream-json), so that a dump longer than V8's longest string (some
+ * 512 MB) is read: the file as one string for `JSON.parse` failed there (a 617 MB dump: ERR_STRING_TOO_LONG;
+ * streamed, 10 s and 845 MB here). The dump is the operator's own file, the input stream-json is made for.
  */
 async function readDump(path: string): Promise<DjangoObject[]> {
-  const { parser } = await import('stream-json');
   const { streamArray } = await import('stream-json/streamers/stream-array.js');
-  const { default: chain } = await import('stream-chain');
   const valid = (o: unknown): o is DjangoObject =>
     !!o &&
     typeof o === 'object' &&
     typeof (o as DjangoObject).model === 'string' &&
     typeof (o as DjangoObject).fields === 'object';
   const objects: DjangoObject[] = [];
+  const notADump = new Failure(`${path} ${NOT_A_DUMP}`);
+  // Kept aside: a throw in the last stage makes the pipeline reject with its own AbortError, not with the throw.
+  let refused = false;
   try {
-    for await (const { value } of chain([createReadStream(path), parser(), streamArray()]) as AsyncIterable<{
-      value: unknown;
-    }>) {
-      if (!valid(value)) throw new Failure(`${path} ${NOT_A_DUMP}`);
-      objects.push(value);
-    }
+    await pipeline(
+      createReadStream(path),
+      streamArray.withParserAsStream(),
+      async (elements: AsyncIterable<{ value: unknown }>) => {
+        for await (const { value } of elements) {
+          if (!valid(value)) {
+            refused = true;
+            throw notADump;
+          }
+          objects.push(value);
+        }
+      },
+    );
   } catch (error) {
-    if (error instanceof Failure) throw error;
     const message = (error as Error).message;
     // stream-json's word for a top-level value that is no list.
-    if (/Top-level object should be an array/.test(message)) throw new Failure(`${path} ${NOT_A_DUMP}`);
+    if (refused || /Top-level object should be an array/.test(message)) throw notADump;
     throw new Failure(`Cannot read the dump ${path}: ${message}`);
   }
   return objects;

@@ -124,7 +124,7 @@ const declaration = (name: string) =>
 const LAMBDA = [...sources('functions'), ...sources('shared')];
 const ALL = [
   ...LAMBDA,
-  ...['infra', 'tests', 'bench'].flatMap((folder) => sources(folder, ['.ts', '.mjs'])),
+  ...['infra', 'cli', 'scripts', 'tests', 'bench'].flatMap((folder) => sources(folder, ['.ts', '.mjs'])),
   'eslint.config.js',
   'vitest.config.ts',
   'vitest.e2e.config.ts',
