@@ -524,7 +524,8 @@ function keepLongTextWhole(tickets: ImportedTicket[], report: ImportReport): voi
         ticket: t.ticket.id,
         followup: followup.id,
         filename,
-        mime_type: 'text/plain',
+        // The charset named: a text/plain without one is read as Windows-1252 by browsers, its € garbled.
+        mime_type: 'text/plain; charset=utf-8',
         size: utf8Bytes(text),
         object_key: '',
         file: '',

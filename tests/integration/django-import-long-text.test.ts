@@ -103,10 +103,10 @@ it("imports a text longer than a record holds: its head in the record, the whole
     const files = (reply.body.followup_set as Json[]).flatMap((f) => f.followupattachment_set as Json[]);
     const found = files.find((a) => a.filename === name);
     expect(found, JSON.stringify(files)).toBeDefined();
-    return {
-      ticket: reply.body,
-      bytes: (await download(new URL(found!.file as string, runtime.url).toString(), DEMO_ADMIN)).bytes,
-    };
+    const { target, bytes } = await download(new URL(found!.file as string, runtime.url).toString(), DEMO_ADMIN);
+    // UTF-8 named, so that a browser shows the text's € as such.
+    expect(target.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    return { ticket: reply.body, bytes };
   };
   const one = await file(1, 'comment-followup-1.txt');
   expect(one.bytes.toString('utf8')).toBe(comment);

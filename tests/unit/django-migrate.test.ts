@@ -113,9 +113,9 @@ describe("django-helpdesk's dumpdata to records and back", () => {
       const made = plan.tickets.flatMap((t) => t.attachments.filter((a) => a.text !== undefined));
       // After the dump's highest attachment id (2), in the order of the tickets and their records.
       expect(made.map((a) => [a.id, a.ticket, a.followup, a.filename, a.size, a.mime_type])).toEqual([
-        [3, 1, 1, 'comment-followup-1.txt', 450_000, 'text/plain'],
-        [4, 3, 3, 'description-ticket-3.txt', 330_003, 'text/plain'],
-        [5, 3, 4, 'change-7-new_value.txt', 310_000, 'text/plain'],
+        [3, 1, 1, 'comment-followup-1.txt', 450_000, 'text/plain; charset=utf-8'],
+        [4, 3, 3, 'description-ticket-3.txt', 330_003, 'text/plain; charset=utf-8'],
+        [5, 3, 4, 'change-7-new_value.txt', 310_000, 'text/plain; charset=utf-8'],
       ]);
       expect(made.map((a) => a.text)).toEqual([comment, description, change]);
       const f1 = t1!.followups.find((f) => f.id === 1)!;
