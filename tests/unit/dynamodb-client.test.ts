@@ -267,6 +267,20 @@ describe('binary attributes', () => {
     expect(out.LastEvaluatedKey).toEqual({ PK: new Uint8Array([0, 1, 254, 255]) });
   });
 
+  it('come back decoded whatever the answer holds besides: a set alone, white space, a "B" in a string', async () => {
+    aws.replies = [
+      {
+        status: 200,
+        body: '{ "Item" : { "note" : { "S" : "say \\"B\\": \\"x\\"" }, "set" : { "BS" : [ "Bw==" ] } } }',
+      },
+      { status: 200, body: { Item: { note: { S: 'say "B": "x"' }, list: { L: [{ S: '{"BS":["Bw=="]}' }] } } } },
+    ];
+    const decoded = await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }));
+    expect(decoded.Item).toEqual({ note: 'say "B": "x"', set: new Set([new Uint8Array([7])]) });
+    const textOnly = await dynamo.send(new GetCommand({ TableName: 't', Key: { PK: 'A' } }));
+    expect(textOnly.Item).toEqual({ note: 'say "B": "x"', list: ['{"BS":["Bw=="]}'] });
+  });
+
   it('a Blob (which cannot be read at once) is refused before anything is sent', async () => {
     await expect(
       dynamo.send(new PutCommand({ TableName: 't', Item: { PK: 'A', file: new Blob(['x']) } })),
