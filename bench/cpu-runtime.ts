@@ -4,10 +4,14 @@
  * BENCH_CPU_TICKETS tickets (200) and their stream applied; the stream not polled and no file sweeps
  * (nothing runs in the process but what is measured). `env` is set before any module reads it.
  */
+const ADMIN_PASSWORD = 'bench-admin-password';
+/** The Authorization header of the seeded runtime's admin, whom the CPU benchmark's requests come from. */
+export const CPU_ADMIN_AUTH = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
+
 export async function seededCpuRuntime(env: Record<string, string> = {}) {
   Object.assign(process.env, {
     HELPDESK_ADMIN_USERNAME: 'admin',
-    HELPDESK_ADMIN_PASSWORD: 'bench-admin-password',
+    HELPDESK_ADMIN_PASSWORD: ADMIN_PASSWORD,
     HELPDESK_STREAM_POLL_MS: '0',
     HELPDESK_FILE_SWEEP_SECONDS: '0',
     ...env,

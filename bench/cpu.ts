@@ -14,6 +14,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { CpuServerMessage, CpuServerReply } from './cpu-server';
+import { CPU_ADMIN_AUTH } from './cpu-runtime';
 import { NODE_OPTIONS } from '../infra/node-options';
 
 export interface CpuResult {
@@ -35,14 +36,20 @@ interface Operation {
   request: (i: number, tickets: number[]) => { method: string; path: string; body?: unknown };
 }
 
-const AUTH = `Basic ${Buffer.from('admin:bench-admin-password').toString('base64')}`;
+/** The i-th ticket read: the seeded tickets in a fixed stride. */
+const ticketRequest = (i: number, tickets: number[]) => ({
+  method: 'GET',
+  path: `/api/tickets/${tickets[(i * 7) % tickets.length]}/`,
+});
+/** The i-th list page asked for: each page of the seeded tickets in turn (the floor records each page's calls). */
+const listPageRequest = (i: number, tickets: number[]) => ({
+  method: 'GET',
+  path: `/api/tickets/?page=${(i % Math.floor(tickets.length / 25)) + 1}`,
+});
 
 export const CPU_OPERATIONS: Operation[] = [
-  { name: 'GET one ticket', request: (i, t) => ({ method: 'GET', path: `/api/tickets/${t[(i * 7) % t.length]}/` }) },
-  {
-    name: 'list page of 25',
-    request: (i, t) => ({ method: 'GET', path: `/api/tickets/?page=${(i % Math.floor(t.length / 25)) + 1}` }),
-  },
+  { name: 'GET one ticket', request: ticketRequest },
+  { name: 'list page of 25', request: listPageRequest },
   {
     name: 'create (JSON)',
     request: (i) => ({
@@ -96,7 +103,7 @@ async function run(
         const { method, path, body } = operation.request(next++, tickets);
         const res = await fetch(`${url}${path}`, {
           method,
-          headers: { authorization: AUTH, ...(body ? { 'content-type': 'application/json' } : {}) },
+          headers: { authorization: CPU_ADMIN_AUTH, ...(body ? { 'content-type': 'application/json' } : {}) },
           body: body ? JSON.stringify(body) : undefined,
         });
         await res.arrayBuffer();
@@ -119,16 +126,19 @@ const SETTLING = 0.05;
 
 /**
  * The floor under those figures on this machine (bench/cpu-floor-server.ts): the same client and warm-up, against a
- * bare Node HTTP server that answers a fixed body (`HTTP alone`), or sends the GET's one Query to DynamoDB Local and
- * answers its items (`HTTP and one DynamoDB Query`).
+ * bare Node HTTP server that answers a fixed body (`HTTP alone`), sends the GET's one Query to DynamoDB Local and
+ * answers its items (`HTTP and one DynamoDB Query`), or sends the list page's calls and answers its tickets.
  */
 export const CPU_FLOOR_OPERATIONS: Operation[] = [
   { name: 'HTTP alone', request: () => ({ method: 'GET', path: '/http/' }) },
-  {
-    name: 'HTTP and one DynamoDB Query',
-    request: (i, t) => ({ method: 'GET', path: `/api/tickets/${t[(i * 7) % t.length]}/` }),
-  },
+  { name: 'HTTP and one DynamoDB Query', request: ticketRequest },
+  { name: "HTTP and the list page's DynamoDB calls", request: listPageRequest },
 ];
+/** The floor under each operation that has one: the floor's name in CPU_FLOOR_OPERATIONS. */
+export const FLOOR_OF: Record<string, string> = {
+  'GET one ticket': CPU_FLOOR_OPERATIONS[1]!.name,
+  'list page of 25': CPU_FLOOR_OPERATIONS[2]!.name,
+};
 
 export interface CpuOptions {
   /** The server's module (its IPC messages: bench/cpu-server.ts). */

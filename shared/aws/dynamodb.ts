@@ -133,6 +133,10 @@ const batchWriteRequests = (tables: Record<string, BatchWriteRequest[]>, convert
     ),
   );
 
+/** A call's JSON body, as sent: its native values marshalled (the CPU benchmark's floor sends the same bodies). */
+export const requestBody = (operation: DynamoOperation, input: object): string =>
+  JSON.stringify(inputToWire(operation, input as Wire));
+
 function inputToWire(operation: DynamoOperation, input: Wire): Wire {
   switch (operation) {
     case 'BatchGetItem':
@@ -351,7 +355,7 @@ export class DynamoDB {
 
   private withRetries(call: DynamoCall): Promise<Wire> {
     const { options, url } = this.setup;
-    const body = JSON.stringify(inputToWire(call.operation, call.input));
+    const body = requestBody(call.operation, call.input);
     const invocationId = AwsService.invocationId();
     return withRetries(options.retryStrategy, (attempt) =>
       chain(this.attempts, call, async () => {
