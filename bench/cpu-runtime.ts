@@ -1,13 +1,13 @@
+const ADMIN_PASSWORD = 'bench-admin-password';
+/** The Authorization header of the seeded runtime's admin, whom the CPU benchmark's requests come from. */
+export const CPU_ADMIN_AUTH = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
+
 /**
  * The runtime the CPU benchmark's servers serve from (bench/cpu-server.ts, bench/cpu-floor-server.ts):
  * in memory, without the emulation of IAM's grants and DynamoDB's conflict rule, seeded with
  * BENCH_CPU_TICKETS tickets (200) and their stream applied; the stream not polled and no file sweeps
  * (nothing runs in the process but what is measured). `env` is set before any module reads it.
  */
-const ADMIN_PASSWORD = 'bench-admin-password';
-/** The Authorization header of the seeded runtime's admin, whom the CPU benchmark's requests come from. */
-export const CPU_ADMIN_AUTH = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
-
 export async function seededCpuRuntime(env: Record<string, string> = {}) {
   Object.assign(process.env, {
     HELPDESK_ADMIN_USERNAME: 'admin',
