@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { withSection } from './report';
+import { BENCH_ADMIN_AUTH, BENCH_ADMIN_ENV } from './admin';
 
 const TICKETS = Number(process.env.BENCH_IMPORT_TICKETS ?? 20_000);
 const FOLLOWUPS_PER_TICKET = 3;
@@ -106,16 +107,16 @@ function installation(): unknown[] {
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 Object.assign(process.env, {
-  HELPDESK_ADMIN_USERNAME: 'admin',
-  HELPDESK_ADMIN_PASSWORD: 'bench-admin-password',
+  ...BENCH_ADMIN_ENV,
   HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
 });
 const { startLocalRuntime } = await import('../infra/local/runtime');
 const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
-const auth = `Basic ${Buffer.from('admin:bench-admin-password').toString('base64')}`;
 const count = async () =>
   (
-    (await (await fetch(`${runtime.url}/api/tickets/?page_size=1`, { headers: { authorization: auth } })).json()) as {
+    (await (
+      await fetch(`${runtime.url}/api/tickets/?page_size=1`, { headers: { authorization: BENCH_ADMIN_AUTH } })
+    ).json()) as {
       count: number;
     }
   ).count;
@@ -128,6 +129,9 @@ const load = { before: loadavg()[0]!, cores: cpus().length };
 const started = performance.now();
 const env: NodeJS.ProcessEnv = { ...process.env };
 delete env.HELPDESK_DATA_DIR;
+// Set by the runtime in this process for its invocations (infra/local/invocations.ts): in the CLI, which serves none,
+// Powertools would ask for the invocation store and the CLI exit with "InvokeStore is not available".
+delete env.AWS_LAMBDA_MAX_CONCURRENCY;
 const out = await new Promise<string>((done, fail) => {
   const child = spawn(
     process.execPath,
