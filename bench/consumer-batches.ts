@@ -17,10 +17,9 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
+import { BENCH_ADMIN_AUTH, BENCH_ADMIN_ENV } from './admin';
 
-const ADMIN = { username: 'admin', password: 'bench-admin-password' };
-process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
-process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
+Object.assign(process.env, BENCH_ADMIN_ENV);
 process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
 process.env.HELPDESK_STREAM_POLL_MS = '0';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -29,7 +28,6 @@ const { config } = await import('../shared/config');
 const { tableChangeOf } = await import('../shared/consumer/stream-records');
 const { applyTableChanges, isCountedChange } = await import('../shared/consumer/table-changes');
 
-const authorization = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 async function createTickets(count: number, inFlight = 8): Promise<void> {
   let next = 0;
   await Promise.all(
@@ -38,7 +36,7 @@ async function createTickets(count: number, inFlight = 8): Promise<void> {
         const i = next++;
         const reply = await fetch(`${runtime.url}/api/tickets/`, {
           method: 'POST',
-          headers: { authorization, 'content-type': 'application/json' },
+          headers: { authorization: BENCH_ADMIN_AUTH, 'content-type': 'application/json' },
           body: JSON.stringify({
             queue: 1,
             title: `batch-${i}`,

@@ -16,7 +16,8 @@
  */
 import http from 'node:http';
 import type { CpuServerMessage, CpuServerReply } from './cpu-server';
-import { CPU_ADMIN_AUTH, seededCpuRuntime } from './cpu-runtime';
+import { BENCH_ADMIN_AUTH } from './admin';
+import { seededCpuRuntime } from './cpu-runtime';
 
 const { runtime, tickets } = await seededCpuRuntime();
 const { config } = await import('../shared/config');
@@ -68,7 +69,7 @@ async function recordListCalls(): Promise<Map<number, Call[]>> {
   const pages = Math.floor(tickets.length / 25);
   const ask = async (page: number) => {
     const reply = await fetch(`${runtime.url}/api/tickets/?page=${page}`, {
-      headers: { authorization: CPU_ADMIN_AUTH },
+      headers: { authorization: BENCH_ADMIN_AUTH },
     });
     if (!reply.ok) throw new Error(`list page ${page}: ${reply.status} ${await reply.text()}`);
     await reply.arrayBuffer();

@@ -1,6 +1,4 @@
-const ADMIN_PASSWORD = 'bench-admin-password';
-/** The Authorization header of the seeded runtime's admin, whom the CPU benchmark's requests come from. */
-export const CPU_ADMIN_AUTH = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
+import { BENCH_ADMIN_ENV } from './admin';
 
 /**
  * The runtime the CPU benchmark's servers serve from (bench/cpu-server.ts, bench/cpu-floor-server.ts):
@@ -10,8 +8,7 @@ export const CPU_ADMIN_AUTH = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).to
  */
 export async function seededCpuRuntime(env: Record<string, string> = {}) {
   Object.assign(process.env, {
-    HELPDESK_ADMIN_USERNAME: 'admin',
-    HELPDESK_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    ...BENCH_ADMIN_ENV,
     HELPDESK_STREAM_POLL_MS: '0',
     HELPDESK_FILE_SWEEP_SECONDS: '0',
     ...env,

@@ -14,7 +14,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { CpuServerMessage, CpuServerReply } from './cpu-server';
-import { CPU_ADMIN_AUTH } from './cpu-runtime';
+import { BENCH_ADMIN_AUTH } from './admin';
 import { NODE_OPTIONS } from '../infra/node-options';
 
 export interface CpuResult {
@@ -103,7 +103,7 @@ async function run(
         const { method, path, body } = operation.request(next++, tickets);
         const res = await fetch(`${url}${path}`, {
           method,
-          headers: { authorization: CPU_ADMIN_AUTH, ...(body ? { 'content-type': 'application/json' } : {}) },
+          headers: { authorization: BENCH_ADMIN_AUTH, ...(body ? { 'content-type': 'application/json' } : {}) },
           body: body ? JSON.stringify(body) : undefined,
         });
         await res.arrayBuffer();

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { MAIL_END, MAIL_START, renderMailSection, withSection, type MailLatencyResult } from './report';
+import { BENCH_ADMIN_AUTH, BENCH_ADMIN_ENV } from './admin';
 
 const { values: args } = parseArgs({ options: { creates: { type: 'string', default: '200' } } });
 const CREATES = Number(args.creates);
@@ -18,10 +19,8 @@ const REPORT = resolve(import.meta.dirname, '../docs/benchmarks.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const mailbox = await mkdtemp(join(tmpdir(), 'helpdesk-bench-mail-'));
-const ADMIN = { username: 'admin', password: 'bench-admin-password' };
 Object.assign(process.env, {
-  HELPDESK_ADMIN_USERNAME: ADMIN.username,
-  HELPDESK_ADMIN_PASSWORD: ADMIN.password,
+  ...BENCH_ADMIN_ENV,
   HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
   HELPDESK_MAILBOX_DIR: mailbox,
   POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
@@ -37,7 +36,6 @@ dynamo.intercept((call, next) => {
   counts?.set(call.operation, (counts.get(call.operation) ?? 0) + 1);
   return next();
 });
-const auth = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 
 try {
   const run = `mailbench-${Date.now()}`;
@@ -46,7 +44,7 @@ try {
     Array.from({ length: CREATES }, async (_, i) => {
       const response = await fetch(`${runtime.url}/api/tickets/`, {
         method: 'POST',
-        headers: { authorization: auth, 'content-type': 'application/json' },
+        headers: { authorization: BENCH_ADMIN_AUTH, 'content-type': 'application/json' },
         body: JSON.stringify({
           queue: 1,
           title: `${run}-${i}`,

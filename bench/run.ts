@@ -46,6 +46,7 @@ import {
 } from './lists';
 import { INITIAL_RETRY_TOKENS } from '@smithy/util-retry';
 import { measureBurst, renderBurst, withBurstSection, type SteadyPhase } from './burst';
+import { BENCH_ADMIN, BENCH_ADMIN_AUTH, BENCH_ADMIN_ENV } from './admin';
 
 const { values: args } = parseArgs({
   options: {
@@ -108,9 +109,7 @@ if (!QUICK && !args.burst && !args.lists) {
   for (const c of cpuFloor) log(`${c.operation.padEnd(18)} ${c.cpuMs} ms CPU per request`);
 }
 
-const ADMIN = { username: 'admin', password: 'bench-admin-password' };
-process.env.HELPDESK_ADMIN_USERNAME = ADMIN.username;
-process.env.HELPDESK_ADMIN_PASSWORD = ADMIN.password;
+Object.assign(process.env, BENCH_ADMIN_ENV);
 process.env.HELPDESK_ACTIVATE_API_ENDPOINT = 'True';
 // The request log lines would fill the report (stdout): warnings and errors only.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
@@ -171,7 +170,7 @@ globalThis.fetch = (input, init) => {
 
 // --- the API client -----------------------------------------------------------------------------
 const auth = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
-const ADMIN_AUTH = auth(ADMIN.username, ADMIN.password);
+const ADMIN_AUTH = BENCH_ADMIN_AUTH;
 
 async function request(method: string, path: string, body?: unknown, authorization = ADMIN_AUTH): Promise<ApiReply> {
   const headers: Record<string, string> = { authorization };
@@ -290,7 +289,7 @@ async function measure(name: string, run: (i: number) => Promise<{ status: numbe
   return result;
 }
 
-const admin = (await findUserByUsername(ADMIN.username))!;
+const admin = (await findUserByUsername(BENCH_ADMIN.username))!;
 
 if (args.burst) {
   // On the runtime just started: nothing before it, as a fresh `npm start`.

@@ -16,6 +16,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SEARCH_END, SEARCH_START, withSection } from './report';
 import { corpus } from './search-corpus';
+import { BENCH_ADMIN_AUTH, BENCH_ADMIN_ENV } from './admin';
 
 const { values: args } = parseArgs({
   options: {
@@ -148,20 +149,19 @@ await closeSearchEngine();
 
 // --- 3. lag over HTTP -----------------------------------------------------------------------
 const { startLocalRuntime } = await import('../infra/local/runtime');
-const ADMIN = { username: 'admin', password: 'bench-admin-password' };
 Object.assign(process.env, {
-  HELPDESK_ADMIN_USERNAME: ADMIN.username,
-  HELPDESK_ADMIN_PASSWORD: ADMIN.password,
+  ...BENCH_ADMIN_ENV,
   HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
 });
 const runtime = await startLocalRuntime({ dataDir: 'memory', port: 0 });
-const auth = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 const get = async (path: string) =>
-  (await (await fetch(`${runtime.url}${path}`, { headers: { authorization: auth } })).json()) as { count: number };
+  (await (await fetch(`${runtime.url}${path}`, { headers: { authorization: BENCH_ADMIN_AUTH } })).json()) as {
+    count: number;
+  };
 const create = async (title: string) => {
   const reply = await fetch(`${runtime.url}/api/tickets/`, {
     method: 'POST',
-    headers: { authorization: auth, 'content-type': 'application/json' },
+    headers: { authorization: BENCH_ADMIN_AUTH, 'content-type': 'application/json' },
     body: JSON.stringify({ queue: 1, title, description: 'bench', submitter_email: 'b@example.com' }),
   });
   if (reply.status !== 201) throw new Error(`create: ${reply.status}`);

@@ -13,6 +13,7 @@ import { startEngines } from '../infra/local/engines';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { SHARED_DATABASE_FILE, type CheckpointStats } from '../infra/local/sqlite-wal';
 import { WAL_END, WAL_START, withSection } from './report';
+import { BENCH_ADMIN_AUTH, BENCH_ADMIN_ENV } from './admin';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,16 +29,13 @@ const IN_FLIGHT = 8;
 const REPORT = resolve(import.meta.dirname, '../docs/benchmarks.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-const ADMIN = { username: 'admin', password: 'bench-admin-password' };
 Object.assign(process.env, {
-  HELPDESK_ADMIN_USERNAME: ADMIN.username,
-  HELPDESK_ADMIN_PASSWORD: ADMIN.password,
+  ...BENCH_ADMIN_ENV,
   HELPDESK_ACTIVATE_API_ENDPOINT: 'True',
   // As the burst bench: mail's own calls would be most of a create's otherwise (bench/mail.ts measures them).
   HELPDESK_MAIL_TRANSPORT: process.env.HELPDESK_MAIL_TRANSPORT ?? 'off',
   POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
 });
-const auth = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 
 interface Round {
   perSecond: number;
@@ -84,7 +82,7 @@ async function measureIn(dataDir: string, checkpointed: boolean): Promise<Arm> {
     const n = sent++;
     const response = await fetch(`${runtime.url}/api/tickets/`, {
       method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json' },
+      headers: { authorization: BENCH_ADMIN_AUTH, 'content-type': 'application/json' },
       body: JSON.stringify({ queue: 1, title: `wal ${n}`, description: 'x', submitter_email: 'wal@example.com' }),
     });
     if (response.status !== 201) throw new Error(`create ${n}: ${response.status} ${await response.text()}`);
