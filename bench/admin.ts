@@ -7,5 +7,7 @@ export const BENCH_ADMIN_ENV = {
   HELPDESK_ADMIN_USERNAME: BENCH_ADMIN.username,
   HELPDESK_ADMIN_PASSWORD: BENCH_ADMIN.password,
 };
-const { username, password } = BENCH_ADMIN;
-export const BENCH_ADMIN_AUTH = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+/** An HTTP Basic Authorization header. */
+export const basicAuthorization = (username: string, password: string) =>
+  `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+export const BENCH_ADMIN_AUTH = basicAuthorization(BENCH_ADMIN.username, BENCH_ADMIN.password);

@@ -46,7 +46,7 @@ import {
 } from './lists';
 import { INITIAL_RETRY_TOKENS } from '@smithy/util-retry';
 import { measureBurst, renderBurst, withBurstSection, type SteadyPhase } from './burst';
-import { BENCH_ADMIN, BENCH_ADMIN_AUTH, BENCH_ADMIN_ENV } from './admin';
+import { BENCH_ADMIN, BENCH_ADMIN_AUTH, BENCH_ADMIN_ENV, basicAuthorization } from './admin';
 
 const { values: args } = parseArgs({
   options: {
@@ -169,10 +169,12 @@ globalThis.fetch = (input, init) => {
 };
 
 // --- the API client -----------------------------------------------------------------------------
-const auth = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
-const ADMIN_AUTH = BENCH_ADMIN_AUTH;
-
-async function request(method: string, path: string, body?: unknown, authorization = ADMIN_AUTH): Promise<ApiReply> {
+async function request(
+  method: string,
+  path: string,
+  body?: unknown,
+  authorization = BENCH_ADMIN_AUTH,
+): Promise<ApiReply> {
   const headers: Record<string, string> = { authorization };
   let payload: RequestInit['body'];
   if (body instanceof FormData) payload = body;
@@ -611,7 +613,7 @@ await request('POST', '/api/users/', {
   email: 'plain@example.com',
   password: 'plain-password-1',
 });
-const PLAIN = auth('plain', 'plain-password-1');
+const PLAIN = basicAuthorization('plain', 'plain-password-1');
 const pages = Math.floor(TICKETS / 25);
 
 const operations: Record<string, OperationResult> = {
