@@ -20,7 +20,8 @@
  */
 import * as z from 'zod/mini';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination';
-import { MAX_TEXT_PARAM, type Field } from '../domain/fields';
+import { MAX_TEXT_PARAM, SLUG, type Field } from '../domain/fields';
+import { MAX_FIELD_NAME_LENGTH } from '../domain/admin';
 import { MAIL_KINDS } from '../domain/mail-settings';
 import { EVENT_TYPES } from '../domain/events';
 import { QUEUE_DELETE_REFUSALS } from '../domain/queue-delete';
@@ -214,7 +215,7 @@ const examplesOf = (examples: Examples | undefined): JsonSchema => (examples ? {
  * they are in.
  */
 const STRING_PATH_PARAMETERS: Record<string, JsonSchema> = {
-  '/api/custom-fields/{name}': { type: 'string' },
+  '/api/custom-fields/{name}': { type: 'string', maxLength: MAX_FIELD_NAME_LENGTH, pattern: SLUG.pattern.source },
   '/api/docs/{asset}': { type: 'string' },
   '/api/mail/templates/{kind}': { type: 'string', enum: [...MAIL_KINDS] },
   '/api/mail/suppressions/{address}': { type: 'string', maxLength: MAX_TEXT_PARAM },

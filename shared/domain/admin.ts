@@ -86,8 +86,13 @@ const listOfStrings: Field<string[]> = {
   required: false,
 };
 
+/** A custom field's name: a slug of at most this many characters (upstream's SlugField). */
+export const MAX_FIELD_NAME_LENGTH = 50;
+/** Whether `text` could name a custom field: the create's rule for a name. */
+export const isCustomFieldName = (text: string) => text.length <= MAX_FIELD_NAME_LENGTH && SLUG.pattern.test(text);
+
 export const customFieldFields = {
-  name: textField({ required: true, maxLength: 50, match: SLUG }),
+  name: textField({ required: true, maxLength: MAX_FIELD_NAME_LENGTH, match: SLUG }),
   label: textField({ required: true, maxLength: 30 }),
   help_text: textField({ allowBlank: true, maxLength: MAX_CUSTOM_VALUE_LENGTH }),
   data_type: stringChoiceField(DATA_TYPES, { required: true }),
