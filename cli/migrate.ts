@@ -151,6 +151,7 @@ export const importDjango = command({
     const faultAfter = Number(process.env.HELPDESK_IMPORT_FAULT_AFTER ?? 0);
     return async () => {
       const store = await import('../shared/store/django-import');
+      const { raiseCounters } = await import('../shared/store/counters');
       const { putFile } = await import('../shared/aws/s3');
       const recordsOf = (t: (typeof plan.tickets)[number]) => 1 + t.followups.length + t.attachments.length;
       const total =
@@ -177,7 +178,7 @@ export const importDjango = command({
           if (faultAfter && ++items >= faultAfter) process.kill(process.pid, 'SIGKILL');
         },
       });
-      if (!dryRun) await store.raiseCounters(highestIds(plan));
+      if (!dryRun) await raiseCounters(highestIds(plan));
       await writer.write('users', plan.users.flatMap(store.userItems));
       progress(plan.users.length);
       await writer.write('queues', plan.queues.flatMap(store.queueItems));

@@ -13,7 +13,7 @@ import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/clien
 import { randomBytes } from 'node:crypto';
 import { LISTINGS_SCHEMA, projectionOf, TABLE_SCHEMA, type IndexSchema } from '../../shared/store/schema';
 import { config, listingsTableOf } from '../../shared/config';
-import { ensureQueue } from '../../shared/store/queues';
+import { seedFirstQueue } from '../../shared/store/queues';
 import { backfillIfUncounted } from '../../shared/consumer/backfill';
 import { createUser, findUserByUsername, saveUser } from '../../shared/store/users';
 import { hashPassword } from '../../shared/domain/password';
@@ -176,7 +176,7 @@ export async function bootstrap(): Promise<AdminAccount> {
     ensureTable(new DynamoDBClient({})),
     ensureBucket(new S3Client({ forcePathStyle: config.s3ForcePathStyle })),
   ]);
-  await ensureQueue({ id: 1, title: 'Support', slug: 'support' });
+  await seedFirstQueue({ title: 'Support', slug: 'support' });
   await backfillIfUncounted();
   return ensureAdmin();
 }

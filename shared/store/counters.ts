@@ -1,9 +1,10 @@
 /** Integer ids, as upstream's, from one atomic counter item. */
-import { UpdateCommand } from '../aws/dynamodb';
+import { GetCommand, UpdateCommand } from '../aws/dynamodb';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
 import { keys } from './keys';
 import { coalescing } from './coalesce';
+import { conditionHeld } from './transact';
 
 export type Counter =
   | 'ticket'
@@ -57,3 +58,34 @@ const reserveTogether = /* @__PURE__ */ coalescing<Wanted, Wanted>(async (_key, 
 });
 
 const entries = (counts: Wanted) => Object.entries(counts) as [Counter, number][];
+
+/** The highest id `counter` has handed out (0 when it has handed out none). */
+export async function highestId(counter: Counter): Promise<number> {
+  const out = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.counters, ConsistentRead: true }),
+  );
+  return Number(out.Item?.[counter] ?? 0);
+}
+
+/**
+ * Raises each id counter to at least `highest`, so that ids handed out after records written with ids of their own
+ * (an import's, upstream's) continue above them.
+ */
+export async function raiseCounters(highest: Partial<Record<Counter, number>>): Promise<void> {
+  for (const [name, value] of entries(highest)) {
+    if (!value) continue;
+    // Refused when the counter is already as high: nothing to do then.
+    await conditionHeld(
+      dynamo.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: keys.counters,
+          UpdateExpression: 'SET #c = :v',
+          ConditionExpression: 'attribute_not_exists(#c) OR #c < :v',
+          ExpressionAttributeNames: { '#c': name },
+          ExpressionAttributeValues: { ':v': value },
+        }),
+      ),
+    );
+  }
+}

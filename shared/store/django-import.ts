@@ -11,7 +11,7 @@
  * them, counts, listings and search take them in from the stream as any write.
  */
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand, UpdateCommand } from '../aws/dynamodb';
+import { DeleteCommand, PutCommand } from '../aws/dynamodb';
 import { canonicalJson } from '../domain/canonical-json';
 import { needsRehash } from '../domain/password';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
@@ -21,7 +21,6 @@ import type { ImportedQueue, ImportedTicket, ImportedToken } from '../migrate/dj
 import { hashTokenKey, TOKEN_PREFIX_LENGTH } from '../domain/tokens';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
-import type { Counter } from './counters';
 import { reserveIds } from './counters';
 import {
   attachmentItem,
@@ -327,26 +326,6 @@ export async function importToken(token: ImportedToken, dryRun: boolean): Promis
     throw error;
   }
   return 'written';
-}
-
-/** Raises each id counter to at least `highest`, so that ids allocated after the import continue above it. */
-export async function raiseCounters(highest: Partial<Record<Counter, number>>): Promise<void> {
-  for (const [name, value] of Object.entries(highest)) {
-    if (!value) continue;
-    // Refused when the counter is already as high: nothing to do then.
-    await conditionHeld(
-      dynamo.send(
-        new UpdateCommand({
-          TableName: config.tableName,
-          Key: keys.counters,
-          UpdateExpression: 'SET #c = :v',
-          ConditionExpression: 'attribute_not_exists(#c) OR #c < :v',
-          ExpressionAttributeNames: { '#c': name },
-          ExpressionAttributeValues: { ':v': value },
-        }),
-      ),
-    );
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

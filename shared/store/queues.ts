@@ -10,7 +10,7 @@ import type { Queue } from '../domain/records';
 import { QUEUE_MAIL_DEFAULTS, queueMailSettings, type QueueMailSettings } from '../domain/mail-settings';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
-import { reserveIds } from './counters';
+import { highestId, raiseCounters, reserveIds } from './counters';
 import { cachedPartition } from './query';
 import { forgetQueue } from './references';
 import { keys, ITEM_EXISTS, ITEM_IS_NEW, SORT_BEGINS_WITH } from './keys';
@@ -136,14 +136,11 @@ function claimSlug(queue: Queue): TransactItem {
   };
 }
 
-/** Creates a queue with the next id (or `id`, when given and free). */
-export async function createQueue(fields: NewQueue, id?: number): Promise<Queue> {
-  // A queue made again under an id used before (the bootstrap's queue 1) starts its reservations at
-  // the arrivals the counts hold for that id, so that the two are equal when settled (domain/queue-delete.ts).
-  const arrived = id === undefined ? 0 : Number((await readTotals())?.[arrivalsAttribute(id)] ?? 0);
+/** Creates a queue with the counter's next id. */
+export async function createQueue(fields: NewQueue): Promise<Queue> {
   for (let attempt = 1; ; attempt++) {
     const queue: Queue = {
-      id: id ?? (await reserveIds({ queue: 1 })).queue,
+      id: (await reserveIds({ queue: 1 })).queue,
       ...QUEUE_MAIL_DEFAULTS,
       escalate_days: null,
       allow_public_submission: false,
@@ -156,7 +153,7 @@ export async function createQueue(fields: NewQueue, id?: number): Promise<Queue>
         {
           Put: {
             TableName: config.tableName,
-            Item: { ...keys.queue(queue.id), ...queue, ...(arrived ? { reserved: arrived } : {}) },
+            Item: { ...keys.queue(queue.id), ...queue },
             ConditionExpression: ITEM_IS_NEW,
           },
         },
@@ -165,18 +162,27 @@ export async function createQueue(fields: NewQueue, id?: number): Promise<Queue>
       return queue;
     } catch (error) {
       if (!(error instanceof ConditionFailed)) throw error;
-      // Only the id was taken, by a queue made with an explicit id (the bootstrap's queue 1, which
-      // the counter does not know): take the next one.
-      if (id === undefined && !error.positions.includes(0) && attempt < 10) continue;
+      // Only the id was taken, by a queue written under an id of its own that the counter did not know yet (an
+      // import's, before it raised the counter; a runtime's queue 1 before seedFirstQueue counted it): the next one.
+      if (!error.positions.includes(0) && attempt < 10) continue;
       throw new DuplicateSlug();
     }
   }
 }
 
-/** Creates the queue unless one with this id exists already; returns whether it did. */
-export async function ensureQueue(queue: NewQueue & Pick<Queue, 'id'>): Promise<boolean> {
-  if (await getQueue(queue.id)) return false;
-  await createQueue({ title: queue.title, slug: queue.slug }, queue.id);
+/**
+ * The local runtime's first queue, for a table no queue was ever made in: the counter's first id, 1. Once the counter
+ * has handed out a queue id, never again: a queue deleted stays deleted across restarts, and its id is not handed out
+ * again (a staff member kept to queue 1 would see its successor). A queue 1 that an earlier runtime made outside the
+ * counter is counted now. Returns whether it made the queue.
+ */
+export async function seedFirstQueue(fields: NewQueue): Promise<boolean> {
+  if ((await highestId('queue')) > 0) return false;
+  if (await getQueue(1)) {
+    await raiseCounters({ queue: 1 });
+    return false;
+  }
+  await createQueue(fields);
   return true;
 }
 

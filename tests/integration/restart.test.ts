@@ -149,4 +149,33 @@ describe('a restart on a data directory', () => {
       expect(emlIn(mailbox)).toHaveLength(1);
     }),
   );
+
+  it(
+    'makes queue 1 on the first start only: deleted, it stays so, and no queue is given its id',
+    { timeout: 120_000 },
+    () =>
+      withDataDir(async (dataDir, runtimes) => {
+        const env = { ...onSharedEngines(), HELPDESK_DATA_DIR: dataDir };
+        const queueIds = async (api: ReturnType<typeof clientFor>) =>
+          ((await api.call('GET', '/api/queues/?page_size=100')).body.results as Json[]).map((q) => q.id);
+        const newQueue = async (api: ReturnType<typeof clientFor>) => {
+          const slug = unique('q');
+          const reply = await api.call('POST', '/api/queues/', { json: { title: slug, slug } });
+          expect(reply.status).toBe(201);
+          return reply.body.id as number;
+        };
+
+        const first = await runtimes.start(env);
+        const before = clientFor(first.url);
+        expect(await queueIds(before)).toEqual([1]);
+        expect((await before.call('DELETE', '/api/queues/1/')).status).toBe(204);
+        // A staff member kept to queue 1 would see whatever queue took its id.
+        expect(await newQueue(before)).toBe(2);
+        await runtimes.stop(first);
+
+        const after = clientFor((await runtimes.start(env)).url);
+        expect(await queueIds(after)).toEqual([2]);
+        expect(await newQueue(after)).toBe(3);
+      }),
+  );
 });
