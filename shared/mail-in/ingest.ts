@@ -289,7 +289,10 @@ async function apply(
     return { outcome: 'refused', reason, problem: await problem('failed', `refused: ${reason}`) };
   }
   if (!delivery.release && (await countNewTicket(mail.from, new Date(received))) > config.mailIn.ticketsPerSenderHour) {
-    const reason = `rate: over ${config.mailIn.ticketsPerSenderHour} new tickets from ${mail.from} in an hour`;
+    // Mail with no sender address (none, or one that does not parse) shares one allowance: a flood cannot hide by
+    // leaving it out.
+    const sender = mail.from || 'mail without a sender address';
+    const reason = `rate: over ${config.mailIn.ticketsPerSenderHour} new tickets from ${sender} in an hour`;
     await recordInbound(record('held', [reason]));
     return { outcome: 'held', reason, problem: await problem('held', reason) };
   }

@@ -498,6 +498,20 @@ describe('what creates nothing', () => {
     expect(JSON.parse((await cli(['list-mail-problems'])).stdout).map((p: Json) => p.id)).not.toContain(problem.id);
     // Three CLI processes (a tsx start each) and four messages: 20 s alone, near 30 under load.
   }, 90_000);
+
+  it(`mail with no sender address shares one allowance: past ${RATE} new tickets an hour it is held`, async () => {
+    const queue = await newQueue();
+    const results: Sent[] = [];
+    for (let i = 0; i <= RATE; i++) {
+      const message = `To: ${queue.address}\r\nSubject: No sender ${i}\r\nMessage-ID: <${unique('ns')}@x>\r\n\r\nBody.`;
+      // Neither a From nor an envelope sender: nothing to key the allowance on but their absence.
+      results.push(await send(Buffer.from(message), [queue.address], ''));
+    }
+    expect(results.slice(0, RATE).map((r) => r.ticket !== undefined)).toEqual(Array(RATE).fill(true));
+    expect(results[RATE]!.response).toContain(
+      `held (rate: over ${RATE} new tickets from mail without a sender address in an hour)`,
+    );
+  });
 });
 
 describe('refusals', () => {
