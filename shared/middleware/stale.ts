@@ -6,6 +6,7 @@
 import { ServiceUnavailable } from '../domain/errors';
 import { StaleTicket } from '../store/tickets';
 import { backOff } from '../store/transact';
+import { logger } from '../observability';
 
 export const WRITE_ATTEMPTS = 8;
 
@@ -22,7 +23,11 @@ export async function retryWhileStale<T>(
       return await attempt(n);
     } catch (error) {
       if (!lost(error)) throw error;
-      if (n === WRITE_ATTEMPTS) throw new ServiceUnavailable();
+      if (n === WRITE_ATTEMPTS) {
+        // Why, for the operator: the client sees a retryable 503, as for a dependency that is down.
+        logger.warn('a write lost to concurrent writers at every attempt', { attempts: n });
+        throw new ServiceUnavailable();
+      }
       await backOff(n);
     }
   }

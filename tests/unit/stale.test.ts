@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WRITE_ATTEMPTS, retryWhileStale } from '../../shared/middleware/stale';
 import { StaleTicket } from '../../shared/store/tickets';
 import { ServiceUnavailable } from '../../shared/domain/errors';
+import { logger } from '../../shared/observability';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -23,7 +24,8 @@ describe('retryWhileStale', () => {
     expect(seen).toEqual([1, 2, 3]);
   });
 
-  it(`answers 503 after ${WRITE_ATTEMPTS} lost writes`, async () => {
+  it(`answers 503 after ${WRITE_ATTEMPTS} lost writes, and logs why`, async () => {
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
     let attempts = 0;
     const result = retryWhileStale(() => {
       attempts++;
@@ -33,6 +35,10 @@ describe('retryWhileStale', () => {
     await vi.runAllTimersAsync();
     expect(await settled).toBeInstanceOf(ServiceUnavailable);
     expect(attempts).toBe(WRITE_ATTEMPTS);
+    expect(warn).toHaveBeenCalledExactlyOnceWith('a write lost to concurrent writers at every attempt', {
+      attempts: WRITE_ATTEMPTS,
+    });
+    warn.mockRestore();
   });
 
   it('lets any other error through at once, and takes what counts as lost from the caller', async () => {
