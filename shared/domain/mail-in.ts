@@ -211,11 +211,14 @@ export function cleanSubject(subject: string | undefined): string {
  */
 const SUBJECT_TAG = /\[([-A-Za-z0-9_]+?)-(\d{1,12})\]/g;
 
-/** Upstream's tracking tags, `[<queue slug>-<ticket id>]`, found anywhere in the subject. */
+/** Upstream's tracking tags, `[<queue slug>-<ticket id>]`, found anywhere in the subject: each once, in order. */
 export function subjectTags(subject: string | undefined): { slug: string; ticket: number }[] {
-  const tags: { slug: string; ticket: number }[] = [];
-  for (const m of (subject ?? '').matchAll(SUBJECT_TAG)) tags.push({ slug: m[1]!, ticket: Number(m[2]) });
-  return tags;
+  const tags = new Map<string, { slug: string; ticket: number }>();
+  for (const m of (subject ?? '').matchAll(SUBJECT_TAG)) {
+    const tag = { slug: m[1]!, ticket: Number(m[2]) };
+    if (!tags.has(`${tag.slug}-${tag.ticket}`)) tags.set(`${tag.slug}-${tag.ticket}`, tag);
+  }
+  return [...tags.values()];
 }
 
 /**

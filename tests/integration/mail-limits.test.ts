@@ -13,6 +13,7 @@ import { clientFor } from './client';
 import { startInProcessRuntime, type InProcessRuntime } from './in-process-runtime';
 import { newMailQueue, sendRaw } from './mail-helpers';
 import { compose, newMessageId } from '../fixtures/mail/corpus';
+import { MAX_SUBJECT_TAGS_READ } from '../../shared/mail-in/ingest';
 
 const MAX_CLIENTS = 3;
 let runtime: InProcessRuntime;
@@ -179,4 +180,44 @@ describe('References', () => {
     },
     60_000,
   );
+});
+
+describe('Subject tags', () => {
+  it(`a subject of 4,000 tags of a queue reads the tickets of its first ${MAX_SUBJECT_TAGS_READ} only`, async () => {
+    const queue = await newMailQueue(api, 'tg');
+    const opened = await sendRaw(
+      smtp.port,
+      await compose({ from: 'owner@example.com', to: queue.address, subject: 'Tagged' }),
+      [queue.address],
+      'owner@example.com',
+    );
+    expect(opened.ticket).toBeDefined();
+    // The real ticket's tag 2,000 times, and 2,000 tags of tickets that do not exist.
+    const subject = `${`[${queue.slug}-${opened.ticket}] `.repeat(2000)}${Array.from(
+      { length: 2000 },
+      (_, i) => `[${queue.slug}-${10_000_000 + i}]`,
+    ).join(' ')}`;
+    let ticketReads = 0;
+    const stop = dynamo.intercept(async ({ operation, input }, next) => {
+      if (['GetItem', 'Query', 'BatchGetItem'].includes(operation) && JSON.stringify(input).includes('"TICKET#'))
+        ticketReads++;
+      return next();
+    });
+    let reply;
+    try {
+      reply = await sendRaw(
+        smtp.port,
+        await compose({ from: 'stranger@example.com', to: queue.address, subject }),
+        [queue.address],
+        'stranger@example.com',
+      );
+    } finally {
+      stop();
+    }
+    // A stranger's tag opens a ticket of its own; each tag read costs the ticket and, for the real one, its CCs.
+    expect(reply.ticket).not.toBe(opened.ticket);
+    expect(reply.response).toContain('ticket on ticket');
+    expect(ticketReads).toBeGreaterThan(0);
+    expect(ticketReads).toBeLessThanOrEqual(MAX_SUBJECT_TAGS_READ + 1);
+  }, 60_000);
 });

@@ -178,8 +178,8 @@ describe('the letter', () => {
     ['Regarding the printer', 'Regarding the printer'],
   ])('title of %j is %j', (subject, title) => expect(cleanSubject(subject)).toBe(title));
 
-  it('finds subject tags anywhere, with their slug and id', () => {
-    expect(subjectTags('Re: [it-support-42] Printer [sales-7]')).toEqual([
+  it('finds subject tags anywhere, with their slug and id, each once in the order they first come', () => {
+    expect(subjectTags('Re: [it-support-42] Printer [sales-7] [it-support-42] [sales-7] [sales-07]')).toEqual([
       { slug: 'it-support', ticket: 42 },
       { slug: 'sales', ticket: 7 },
     ]);
