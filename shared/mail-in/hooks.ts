@@ -4,7 +4,7 @@
  * Message-IDs the helpdesk sent and received (store/inbound-mail.ts), a ticket's CC list (store/ticket-ccs.ts) and
  * the suppression list (store/suppressions.ts). An interface, so that a test can stand in for one.
  */
-import { bounceVerifies, replyVerifies, ticketOfReplyAddress, ticketOfThreadRoot } from '../domain/mail-threading';
+import { bouncesVerified, replyVerifies, ticketOfReplyAddress, ticketOfThreadRoot } from '../domain/mail-threading';
 import { storedDateTime } from '../domain/datetime';
 import { logger } from '../observability';
 import { ticketOfThreadIds } from '../store/inbound-mail';
@@ -24,7 +24,7 @@ export interface MailInHooks {
   replyVerifies(addresses: string[], ticket: number, from: string): Promise<boolean>;
   /**
    * Of `failed`, the recipients whose report came to the signed return path of a mail sent to them (one of
-   * `addresses`).
+   * `addresses`): the first few of each checked (domain/mail-threading.ts, bouncesVerified).
    */
   bouncesOfOurs(addresses: string[], failed: string[]): Promise<string[]>;
   /** A ticket's CC addresses (lowercase). */
@@ -65,9 +65,7 @@ export const storeHooks: MailInHooks = {
   },
   async bouncesOfOurs(addresses, failed) {
     const secret = await secretOrNone();
-    return secret
-      ? failed.filter((recipient) => addresses.some((address) => bounceVerifies(address, recipient, secret)))
-      : [];
+    return secret ? bouncesVerified(addresses, failed, secret) : [];
   },
   ticketCcs: (ticket) => ticketCcAddresses(ticket),
   async addTicketCcs(ticket, addresses) {

@@ -34,6 +34,7 @@ import {
 import type { UploadedFile } from '../domain/body';
 import type { Ticket, UserSummary } from '../domain/records';
 import { parseCustomValues } from '../domain/custom-fields';
+import { MAX_REPORTED_RECIPIENTS_CHECKED } from '../domain/mail-threading';
 import { config } from '../config';
 import { logger, METRICS, metrics } from '../observability';
 import { newAttachments } from '../store/attachments';
@@ -207,7 +208,13 @@ async function apply(
     const ours = delivery.verdicts ? [] : await hooks.bouncesOfOurs(addressed, failed);
     if (ours.length) await hooks.suppress(ours, `delivery status report ${mail.messageId}`);
     const ignored = failed.filter((a) => !ours.includes(a));
-    const notOurs = ignored.length ? `; not ours, not acted on: ${ignored.join(', ')}` : '';
+    const more =
+      ignored.length > MAX_REPORTED_RECIPIENTS_CHECKED
+        ? ` and ${ignored.length - MAX_REPORTED_RECIPIENTS_CHECKED} more`
+        : '';
+    const notOurs = ignored.length
+      ? `; not ours, not acted on: ${ignored.slice(0, MAX_REPORTED_RECIPIENTS_CHECKED).join(', ')}${more}`
+      : '';
     const reason = `${verdict.reason}; permanent failures: ${ours.join(', ') || 'none'}${notOurs}`;
     await recordInbound(record('bounce', [reason]));
     return { outcome: 'bounce', reason };

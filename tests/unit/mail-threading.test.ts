@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   AUTO_SUBMITTED_HEADERS,
   MAX_REFERENCES,
+  MAX_REPORTED_RECIPIENTS_CHECKED,
+  MAX_RETURN_PATHS_CHECKED,
+  bounceAddress,
+  bouncesVerified,
   TAG_LENGTH,
   messageIdsIn,
   ownMessageId,
@@ -66,6 +70,35 @@ describe('reply address', () => {
   it('refuses an empty secret rather than tagging with none', () => {
     expect(() => replyAddress('support@example.com', 1, '')).toThrow(/secret/);
     expect(() => replyAddress('not an address', 1, SECRET)).toThrow(/Not an e-mail address/);
+  });
+});
+
+describe('return paths', () => {
+  const ours = (recipient: string, mail = 'mail-1') => bounceAddress('helpdesk@example.com', mail, recipient, SECRET);
+
+  it("verifies a report's recipient at the return path of a mail sent to it, and no other", () => {
+    const path = ours('alice@example.com');
+    expect(bouncesVerified([path], ['alice@example.com', 'bob@example.com'], SECRET)).toEqual(['alice@example.com']);
+    expect(bouncesVerified([path.toUpperCase()], ['alice@example.com'], SECRET)).toEqual(['alice@example.com']);
+    expect(bouncesVerified(['helpdesk@example.com'], ['alice@example.com'], SECRET)).toEqual([]);
+    expect(bouncesVerified([ours('bob@example.com')], ['alice@example.com'], SECRET)).toEqual([]);
+  });
+
+  const bounds = `${MAX_RETURN_PATHS_CHECKED} return paths and ${MAX_REPORTED_RECIPIENTS_CHECKED} recipients`;
+  it(`checks the first ${bounds}`, () => {
+    const forged = (n: number) => Array.from({ length: n }, (_, i) => `desk+b.k${i}.aaaaaaaaaaaaaaaa@example.com`);
+    const strangers = (n: number) => Array.from({ length: n }, (_, i) => `u${i}@example.com`);
+    // Each once: a path repeated, or a recipient, costs nothing more.
+    const path = ours('alice@example.com');
+    expect(bouncesVerified([...Array(50).fill(path)], ['alice@example.com'], SECRET)).toEqual(['alice@example.com']);
+    expect(bouncesVerified([path], [...Array(50).fill('alice@example.com')], SECRET)).toEqual(['alice@example.com']);
+    // Past the bounds, nothing more is checked: a real report names one return path and a recipient or two.
+    const late = forged(MAX_RETURN_PATHS_CHECKED);
+    expect(bouncesVerified([...late, path], ['alice@example.com'], SECRET)).toEqual([]);
+    expect(
+      bouncesVerified([path], [...strangers(MAX_REPORTED_RECIPIENTS_CHECKED), 'alice@example.com'], SECRET),
+    ).toEqual([]);
+    expect(bouncesVerified([...forged(3000), path], [...strangers(3000), 'alice@example.com'], SECRET)).toEqual([]);
   });
 });
 
