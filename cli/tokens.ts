@@ -14,7 +14,7 @@ export const createToken = command({
   prepare(ctx) {
     const username = usernameArgument(ctx);
     return async () => {
-      const [{ createToken }, tokens, { storedDateTime }] = await Promise.all([
+      const [{ createToken, TooManyTokens }, tokens, { storedDateTime }] = await Promise.all([
         import('../shared/store/tokens'),
         import('../shared/domain/tokens'),
         import('../shared/domain/datetime'),
@@ -26,6 +26,8 @@ export const createToken = command({
         prefix: key.slice(0, tokens.TOKEN_PREFIX_LENGTH),
         created: storedDateTime(new Date()),
         key_hash: tokens.hashTokenKey(key),
+      }).catch((error: unknown) => {
+        throw error instanceof TooManyTokens ? new Failure(tokens.tooManyTokens(username)) : error;
       });
       show(
         ctx,

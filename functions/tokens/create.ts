@@ -13,8 +13,9 @@ import {
   newTokenKey,
   noSuchUser,
   tokenOwner,
+  tooManyTokens,
 } from '../../shared/domain/tokens';
-import { createToken } from '../../shared/store/tokens';
+import { createToken, TooManyTokens } from '../../shared/store/tokens';
 import { findUserByUsername } from '../../shared/store/users';
 
 export const handler = apiHandler('tokens/create', async (event) => {
@@ -28,6 +29,8 @@ export const handler = apiHandler('tokens/create', async (event) => {
     prefix: key.slice(0, TOKEN_PREFIX_LENGTH),
     created: storedDateTime(new Date()),
     key_hash: hashTokenKey(key),
+  }).catch((error: unknown) => {
+    throw error instanceof TooManyTokens ? new ValidationError({ non_field_errors: [tooManyTokens(owner)] }) : error;
   });
   return json(201, createdTokenView(token, key));
 });

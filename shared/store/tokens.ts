@@ -4,7 +4,7 @@
  * written and deleted together. The key itself is never stored.
  */
 import { GetCommand } from '../aws/dynamodb';
-import type { ApiToken } from '../domain/tokens';
+import { MAX_TOKENS_PER_USER, type ApiToken } from '../domain/tokens';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
@@ -20,7 +20,15 @@ export async function findTokenByKeyHash(keyHash: string): Promise<{ id: number;
   return out.Item ? { id: out.Item.id as number, user: out.Item.user as string } : undefined;
 }
 
+/** The user holds MAX_TOKENS_PER_USER tokens already. */
+export class TooManyTokens extends Error {}
+
+/**
+ * A new token, unless its user holds MAX_TOKENS_PER_USER already (TooManyTokens). Creates racing at the bound may each
+ * pass it: the most a user holds is the bound plus those in flight at once.
+ */
 export async function createToken(fields: Omit<ApiToken, 'id'>): Promise<ApiToken> {
+  if ((await listTokens(fields.user)).length >= MAX_TOKENS_PER_USER) throw new TooManyTokens();
   const { token: id } = await reserveIds({ token: 1 });
   const token: ApiToken = { id, ...fields };
   await transact([
@@ -66,9 +74,13 @@ export async function deleteToken(token: ApiToken): Promise<void> {
   ]);
 }
 
-/** Revokes every token of `user` (a deactivation): one Query of the summaries, one transaction per token. */
+/** Tokens revoked at once by revokeTokensOf. */
+const REVOKED_AT_ONCE = 10;
+
+/** Revokes every token of `user` (a deactivation): one Query of the summaries, a transaction per token, 10 at once. */
 export async function revokeTokensOf(user: string): Promise<number> {
   const tokens = await listTokens(user);
-  for (const token of tokens) await deleteToken(token);
+  for (let i = 0; i < tokens.length; i += REVOKED_AT_ONCE)
+    await Promise.all(tokens.slice(i, i + REVOKED_AT_ONCE).map(deleteToken));
   return tokens.length;
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_AUTH, clientFor, unique, type Reply } from './client';
 import { spawnApiRuntime, type SpawnedRuntime } from './spawn-runtime';
 import { onSharedEngines } from './shared-engines';
+import { MAX_TOKENS_PER_USER, tooManyTokens } from '../../shared/domain/tokens';
 
 let runtime: SpawnedRuntime | undefined;
 let api: ReturnType<typeof clientFor>;
@@ -128,6 +129,35 @@ describe('Token authentication (basic,token)', () => {
       const all = await api.call('GET', '/api/tokens/?page_size=100');
       expect(all.body.results.map((t: { id: number }) => t.id)).not.toContain(spare.body.id);
       expect(all.body.results.map((t: { id: number }) => t.id)).toContain(other.body.id);
+    },
+  );
+
+  it(
+    `a user holds at most ${MAX_TOKENS_PER_USER} tokens; a deactivation revokes them all`,
+    { timeout: 120_000 },
+    async () => {
+      const plain = await api.createUser();
+      const made: Reply[] = [];
+      for (let i = 0; i < MAX_TOKENS_PER_USER; i += 10)
+        made.push(
+          ...(await Promise.all(Array.from({ length: 10 }, () => makeToken(ADMIN_AUTH, { user: plain.username })))),
+        );
+      expect(made.map((r) => r.status)).toEqual(Array(MAX_TOKENS_PER_USER).fill(201));
+      const over = await makeToken(ADMIN_AUTH, { user: plain.username });
+      expect(over.status).toBe(400);
+      expect(over.body).toEqual({ non_field_errors: [tooManyTokens(plain.username)] });
+      // Revoking one makes room for one.
+      expect((await api.call('DELETE', `/api/tokens/${made[0]!.body.id}/`)).status).toBe(204);
+      expect((await makeToken(ADMIN_AUTH, { user: plain.username })).status).toBe(201);
+
+      const users = (await api.call('GET', '/api/users/?page_size=100')).body.results as {
+        id: number;
+        username: string;
+      }[];
+      const id = users.find((u) => u.username === plain.username)!.id;
+      expect((await api.call('PATCH', `/api/users/${id}/`, { json: { is_active: false } })).status).toBe(200);
+      const left = (await api.call('GET', '/api/tokens/?page_size=100')).body.results as { user: string }[];
+      expect(left.filter((t) => t.user === plain.username)).toEqual([]);
     },
   );
 });

@@ -34,7 +34,7 @@ export const tokensRoutes: readonly Route[] = [
       summary: 'Create an API token',
       description:
         'For the caller, or (superusers) for the user named in `user`. Use it as `Authorization: Token <key>` ' +
-        'where token authentication is enabled.',
+        'where token authentication is enabled. A user holds at most 100 tokens: past it, 400.',
       success: json('CreatedApiToken', 201, 'The token, with its key (shown only now).'),
       body: { fields: tokenFields, mode: 'create' },
     },
