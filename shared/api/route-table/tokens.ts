@@ -1,6 +1,6 @@
 /** The routes of the OpenAPI tag "API tokens" (route-types.ts TAGS says what it holds). */
 
-import { tokenFields } from '../../domain/tokens';
+import { MAX_TOKENS_PER_USER, tokenFields } from '../../domain/tokens';
 import { GRANTS as G } from '../table-access';
 import type { Route } from '../route-types';
 import { json } from './common';
@@ -34,7 +34,7 @@ export const tokensRoutes: readonly Route[] = [
       summary: 'Create an API token',
       description:
         'For the caller, or (superusers) for the user named in `user`. Use it as `Authorization: Token <key>` ' +
-        'where token authentication is enabled. A user holds at most 100 tokens: past it, 400.',
+        `where token authentication is enabled. A user holds at most ${MAX_TOKENS_PER_USER} tokens: past it, 400.`,
       success: json('CreatedApiToken', 201, 'The token, with its key (shown only now).'),
       body: { fields: tokenFields, mode: 'create' },
     },
