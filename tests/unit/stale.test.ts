@@ -10,6 +10,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
 });
 
 describe('retryWhileStale', () => {
@@ -38,7 +39,6 @@ describe('retryWhileStale', () => {
     expect(warn).toHaveBeenCalledExactlyOnceWith('a write lost to concurrent writers at every attempt', {
       attempts: WRITE_ATTEMPTS,
     });
-    warn.mockRestore();
   });
 
   it('lets any other error through at once, and takes what counts as lost from the caller', async () => {
