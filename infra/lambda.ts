@@ -4,7 +4,7 @@
  * managed AWSLambdaBasicExecutionRole, which allows writing any log group of the account).
  */
 import path from 'node:path';
-import { ROUTE_FUNCTION_TIMEOUT_SECONDS } from '../shared/api/function-timeout';
+import { ROUTE_FUNCTION_TIMEOUT_SECONDS } from '../shared/api/function-limits';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';

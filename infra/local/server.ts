@@ -3,13 +3,19 @@
  * routes it with the route table and calls the very handler that CDK deploys.
  */
 import { randomUUID } from 'node:crypto';
-import { ROUTE_FUNCTION_TIMEOUT_SECONDS } from '../../shared/api/function-timeout';
+import { ROUTE_FUNCTION_TIMEOUT_SECONDS } from '../../shared/api/function-limits';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from '../cors';
 import { config } from '../../shared/config';
 import { fallbackRoute, matchRoutes, type Route } from '../../shared/api/routes';
 import { MAX_BODY_BYTES } from '../../shared/middleware/body';
-import { SECURITY_HEADERS, type HttpEvent, type HttpResult } from '../../shared/middleware/http';
+import {
+  LAMBDA_RESPONSE_LIMIT_BYTES,
+  SECURITY_HEADERS,
+  bytesOver,
+  type HttpEvent,
+  type HttpResult,
+} from '../../shared/middleware/http';
 import { asRoute } from './table-access';
 import { asInvocation, LOCAL_FUNCTION_CONCURRENCY } from './invocations';
 
@@ -162,28 +168,47 @@ export function accessLine(
 }
 
 /**
- * What the HTTP API answers when a route's function runs past its timeout (15 s, before the
- * integration's own 30 s): Lambda reports the invocation failed, and the HTTP API answers 500 with
- * its own body, as for any function error.
+ * What the HTTP API answers when a route's function fails: runs past its timeout (15 s, before the integration's own
+ * 30 s), or returns a response payload past Lambda's limit. Lambda reports the invocation failed, and the HTTP API
+ * answers 500 with its own body.
  */
-export const TIMED_OUT: HttpResult = {
+export const FUNCTION_FAILED: HttpResult = {
   statusCode: 500,
   headers: { 'Content-Type': 'application/json' },
   body: '{"message":"Internal Server Error"}',
 };
 
 /**
- * The function's answer, or TIMED_OUT once it has run `ms`. As on Lambda, what the handler was
+ * The function's answer, or FUNCTION_FAILED once it has run `ms`. As on Lambda, what the handler was
  * doing is not undone (a write it sent may still land); here it even runs on, unanswered.
  */
 export async function withFunctionTimeout(invocation: Promise<HttpResult>, ms: number): Promise<HttpResult> {
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<HttpResult>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)));
+  const timedOut = new Promise<HttpResult>((resolve) => (timer = setTimeout(() => resolve(FUNCTION_FAILED), ms)));
   try {
     return await Promise.race([invocation, timedOut]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The function's answer as Lambda returns it: one whose payload is past Lambda's limit fails the invocation, as on AWS
+ * (the functions park such answers: shared/middleware/large-answers.ts; this finds one that does not).
+ */
+export function withinPayloadLimit(result: HttpResult, handler: string): HttpResult {
+  const bytes = bytesOver(result, LAMBDA_RESPONSE_LIMIT_BYTES);
+  if (bytes === undefined) return result;
+  console.error(
+    JSON.stringify({
+      level: 'ERROR',
+      message:
+        `Response payload size (${bytes} bytes) exceeded maximum allowed payload size ` +
+        `(${LAMBDA_RESPONSE_LIMIT_BYTES} bytes).`,
+      handler,
+    }),
+  );
+  return FUNCTION_FAILED;
 }
 
 /** Invokes a handler within its function's concurrency; `waiting()` counts the invocations waiting for a slot. */
@@ -266,7 +291,8 @@ async function answer(
   const result = await concurrency(route.handler, () =>
     withFunctionTimeout(grants ? asRoute(route, invoke) : invoke(), functionTimeoutMs),
   );
-  send(res, method, { ...result, headers: { ...result.headers, ...cors } });
+  const returned = withinPayloadLimit(result, route.handler);
+  send(res, method, { ...returned, headers: { ...returned.headers, ...cors } });
   return requestId;
 }
 

@@ -1,5 +1,6 @@
 /** The API Gateway HTTP API (payload format 2.0) event and result, and response helpers. */
 import { config } from '../config';
+export { LAMBDA_RESPONSE_LIMIT_BYTES } from '../api/function-limits';
 import type { ParsedBody } from '../domain/body';
 import type { User } from '../domain/records';
 
@@ -42,6 +43,22 @@ export interface ApiEvent extends HttpEvent {
   clientSource?: string;
   /** Parses the body on first call (after the handler's own lookups, as upstream orders its checks). */
   parseBody?: () => Promise<ParsedBody>;
+}
+
+/** JSON writes a UTF-16 unit as at most 6 bytes (a control character: `\u001f`). */
+const MAX_JSON_BYTES_PER_UNIT = 6;
+
+/**
+ * The size of `result` as Lambda's runtime sends it (JSON) when that is over `limit` bytes, else undefined. Most
+ * answers are far below it, which their length shows without serialising them again.
+ */
+export function bytesOver(result: HttpResult, limit: number): number | undefined {
+  const units =
+    (result.body?.length ?? 0) + Object.entries(result.headers ?? {}).reduce((n, [k, v]) => n + k.length + v.length, 0);
+  // The bound, and the envelope's keys and punctuation (statusCode, headers, body, isBase64Encoded).
+  if (units * MAX_JSON_BYTES_PER_UNIT + 256 <= limit) return undefined;
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  return bytes > limit ? bytes : undefined;
 }
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {

@@ -5,10 +5,12 @@ import {
   accessLine,
   functionConcurrency,
   resolveRoute,
-  TIMED_OUT,
+  FUNCTION_FAILED,
   toEvent,
   withFunctionTimeout,
+  withinPayloadLimit,
 } from '../../infra/local/server';
+import { LAMBDA_RESPONSE_LIMIT_BYTES, bytesOver } from '../../shared/middleware/http';
 
 describe('resolveRoute', () => {
   it('finds the route of a method and path, with or without slash', () => {
@@ -131,8 +133,8 @@ describe('withFunctionTimeout', () => {
       const settled = await Promise.race([late.then(() => 'answered'), Promise.resolve('pending')]);
       expect(settled).toBe('pending');
       await vi.advanceTimersByTimeAsync(1);
-      expect(await late).toEqual(TIMED_OUT);
-      expect(TIMED_OUT).toMatchObject({ statusCode: 500, body: '{"message":"Internal Server Error"}' });
+      expect(await late).toEqual(FUNCTION_FAILED);
+      expect(FUNCTION_FAILED).toMatchObject({ statusCode: 500, body: '{"message":"Internal Server Error"}' });
       const answer = { statusCode: 201, headers: {}, body: '{}' };
       expect(await withFunctionTimeout(Promise.resolve(answer), 15_000)).toBe(answer);
       expect(vi.getTimerCount()).toBe(0);
@@ -181,4 +183,41 @@ describe('functionConcurrency', () => {
       expect(bound.waiting()).toBe(0);
     },
   );
+});
+
+describe('withinPayloadLimit', () => {
+  const answer = (body: string) => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body });
+  const payload = (result: object) => Buffer.byteLength(JSON.stringify(result));
+
+  it("fails an answer past Lambda's payload limit as the HTTP API does, and logs why; one at it is returned", () => {
+    // Control characters are the worst case of JSON's escaping: 6 bytes each (\u0001), 7 in the payload around it.
+    const under = answer(JSON.stringify('\u0001'.repeat(898_700)));
+    const size = payload(under);
+    expect(size).toBeLessThanOrEqual(LAMBDA_RESPONSE_LIMIT_BYTES);
+    const over = answer(`${under.body}${' '.repeat(LAMBDA_RESPONSE_LIMIT_BYTES - size + 1)}`);
+    expect(payload(over)).toBe(LAMBDA_RESPONSE_LIMIT_BYTES + 1);
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect(withinPayloadLimit(under, 'tickets/get')).toBe(under);
+      expect(errors).not.toHaveBeenCalled();
+      expect(withinPayloadLimit(over, 'tickets/get')).toBe(FUNCTION_FAILED);
+      expect(JSON.parse(String(errors.mock.calls[0]![0]))).toEqual({
+        level: 'ERROR',
+        message:
+          `Response payload size (${LAMBDA_RESPONSE_LIMIT_BYTES + 1} bytes) exceeded maximum allowed payload size ` +
+          `(${LAMBDA_RESPONSE_LIMIT_BYTES} bytes).`,
+        handler: 'tickets/get',
+      });
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('measures an answer by its escaped bytes, not its characters', () => {
+    const quotes = answer('"'.repeat(1_600_000)); // 1.6 M characters, 3.2 MB once escaped
+    expect(bytesOver(quotes, 3_000_000)).toBe(payload(quotes));
+    expect(bytesOver(quotes, payload(quotes))).toBeUndefined();
+    const accents = answer('é'.repeat(1_600_000)); // 3.2 MB of UTF-8, none of it escaped
+    expect(bytesOver(accents, 3_000_000)).toBe(payload(accents));
+  });
 });
