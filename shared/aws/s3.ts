@@ -1,12 +1,12 @@
 /**
  * Attachment files in the private bucket, through S3's REST API signed with SigV4 (sigv4.ts): the full S3
  * client would add ~160 KB to every function that touches a file, for three calls. Downloads go through
- * short-lived presigned GETs, signed by the SDK's own signer.
+ * short-lived presigned GETs (sigv4.ts presignS3Get).
  */
 import { config } from '../config';
 import { logger } from '../observability';
 import { callHeaders } from './aws-request';
-import { awsSigner, escapeUri, signRequest } from './sigv4';
+import { escapeUri, presignS3Get, signRequest } from './sigv4';
 
 /** How long a download link stays valid. */
 export const DOWNLOAD_LINK_SECONDS = 300;
@@ -152,33 +152,35 @@ export function attachmentDisposition(filename: string): string {
 }
 
 /** A presigned GET of an attachment, valid `expiresIn` seconds (DOWNLOAD_LINK_SECONDS, or a mail's longer link). */
-export async function presignDownload(
+export function presignDownload(
   key: string,
   filename: string,
   mimeType: string,
   expiresIn = DOWNLOAD_LINK_SECONDS,
 ): Promise<string> {
-  const url = objectUrl(key);
-  url.searchParams.set('response-content-disposition', attachmentDisposition(filename));
-  url.searchParams.set('response-content-type', mimeType);
-  // The payload's hash is UNSIGNED-PAYLOAD, taken from this header, which is neither signed nor put
-  // in the query: the browser that follows the link sends no such header. Only the host is signed.
-  const signed = await awsSigner('s3', config.aws.region).presign(
-    {
-      method: 'GET',
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port ? { port: Number(url.port) } : {}),
-      path: canonicalS3Path(url),
-      query: Object.fromEntries(url.searchParams),
-      headers: { host: url.host, [CONTENT_SHA256]: UNSIGNED_PAYLOAD },
-    },
-    {
-      expiresIn,
-      unsignableHeaders: new Set([CONTENT_SHA256]),
-      unhoistableHeaders: new Set([CONTENT_SHA256]),
-    },
+  return presignGet(
+    key,
+    { 'response-content-disposition': attachmentDisposition(filename), 'response-content-type': mimeType },
+    expiresIn,
   );
-  for (const [name, value] of Object.entries(signed.query ?? {})) url.searchParams.set(name, String(value));
+}
+
+/** A presigned GET of a parked answer (middleware/large-answers.ts): JSON, inline, valid DOWNLOAD_LINK_SECONDS. */
+export function presignAnswer(key: string): Promise<string> {
+  return presignGet(key, { 'response-content-type': 'application/json' }, DOWNLOAD_LINK_SECONDS);
+}
+
+/** A presigned GET of an object, S3 answering with the `response-*` headers `answerAs` names. */
+async function presignGet(key: string, answerAs: Record<string, string>, expiresIn: number): Promise<string> {
+  const url = objectUrl(key);
+  const query = await presignS3Get({
+    region: config.aws.region,
+    host: url.host,
+    path: canonicalS3Path(url),
+    query: answerAs,
+    expiresIn,
+    date: new Date(),
+  });
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
   return url.toString();
 }

@@ -7,9 +7,12 @@
  *   headers for the same request, time and credentials), S3's to aws4fetch by tests/unit/s3-signing.test.ts.
  *   The SDK's signer took 28 to 40 µs of CPU a call on the benchmark's machine (it clones the request,
  *   awaits each hash, and hashes the credentials for its key cache on every call); this one about 10.
- *   A function that presigns no link then bundles no SDK signer (tickets/get 142 → 129 KiB).
- * - `awsSigner`: S3's presigned links (s3.ts: downloads, and the links in mail), by the SDK's own signer,
- *   @smithy/signature-v4, whose query rules they need.
+ *   No function bundles the SDK's signer (tickets/get 142 → 129 KiB).
+ * - `presignS3Get`: S3's presigned GETs (s3.ts: downloads, the links in mail, parked answers), by hand for
+ *   the same reason: every function that answers a page may park one (middleware/large-answers.ts), and the
+ *   SDK's signer would add 14 KiB to each. Held to the SDK's presign by tests/unit/sigv4.test.ts.
+ * - `awsSigner`: the SDK's own signer, @smithy/signature-v4, configured as these are: the tests' reference,
+ *   and the benchmark's CPU floor's signer.
  * Both sign with the function's credentials (Lambda hands them in its environment; the local runtime
  * sets them; the CLI may bring its own: `useCredentials`).
  */
@@ -183,15 +186,29 @@ export type SignablePost = Omit<SignableRequest, 'method' | 'payloadHash'>;
 export const signPost = (post: SignablePost): Promise<Record<string, string>> =>
   signRequest({ ...post, method: 'POST' });
 
-function signedHeaders(
-  { service, region, method, path, headers, body, payloadHash, date }: SignableRequest,
-  { accessKeyId, secretAccessKey, sessionToken }: Identity,
-): Record<string, string> {
+/** SigV4's time stamp of `date` (20261130T235959Z) and its day. */
+function stamps(date: Date): { longDate: string; day: string } {
   const longDate = date
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/[-:]/g, '');
-  const day = longDate.slice(0, 8);
+  return { longDate, day: longDate.slice(0, 8) };
+}
+
+/** The signature of a canonical request made at `longDate` within `scope` (`<day>/<region>/<service>/aws4_request`). */
+function signature(canonicalRequest: string, longDate: string, secretAccessKey: string, scope: string): string {
+  const [day, region, service] = scope.split('/') as [string, string, string];
+  const stringToSign = `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${sha256Hex(canonicalRequest)}`;
+  return createHmac('sha256', signingKey(secretAccessKey, day, region, service))
+    .update(stringToSign, 'utf8')
+    .digest('hex');
+}
+
+function signedHeaders(
+  { service, region, method, path, headers, body, payloadHash, date }: SignableRequest,
+  { accessKeyId, secretAccessKey, sessionToken }: Identity,
+): Record<string, string> {
+  const { longDate, day } = stamps(date);
   const signed: Record<string, string> = { ...headers, 'x-amz-date': longDate };
   delete signed.authorization;
   delete signed.date;
@@ -204,11 +221,47 @@ function signedHeaders(
   const hash = payloadHash ?? sha256Hex(body);
   const canonicalRequest = `${method}\n${canonicalUri}\n\n${canonicalHeaders}\n${headerList}\n${hash}`;
   const scope = `${day}/${region}/${service}/aws4_request`;
-  const stringToSign = `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${sha256Hex(canonicalRequest)}`;
-  const signature = createHmac('sha256', signingKey(secretAccessKey, day, region, service))
-    .update(stringToSign, 'utf8')
-    .digest('hex');
   const credential = `Credential=${accessKeyId}/${scope}`;
-  signed.authorization = `AWS4-HMAC-SHA256 ${credential}, SignedHeaders=${headerList}, Signature=${signature}`;
+  const signedWith = signature(canonicalRequest, longDate, secretAccessKey, scope);
+  signed.authorization = `AWS4-HMAC-SHA256 ${credential}, SignedHeaders=${headerList}, Signature=${signedWith}`;
+  return signed;
+}
+
+export interface PresignableGet {
+  region: string;
+  /** The object's host (with its port, locally). */
+  host: string;
+  /** The object's path in S3's canonical form (each segment of the key escaped once: s3.ts). */
+  path: string;
+  /** The link's own query parameters (S3's `response-*` overrides). */
+  query: Record<string, string>;
+  expiresIn: number;
+  date: Date;
+}
+
+/**
+ * A presigned S3 GET's query: `query` with the X-Amz-* parameters and the signature, as the SDK's signer presigns the
+ * same link (only `host` signed, the payload `UNSIGNED-PAYLOAD`: the one who follows the link sends no body).
+ */
+export async function presignS3Get({ region, host, path, query, expiresIn, date }: PresignableGet) {
+  const source = identity();
+  const { accessKeyId, secretAccessKey, sessionToken } = source instanceof Promise ? await source : source;
+  const { longDate, day } = stamps(date);
+  const scope = `${day}/${region}/s3/aws4_request`;
+  const signed: Record<string, string> = {
+    ...query,
+    'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
+    'X-Amz-Credential': `${accessKeyId}/${scope}`,
+    'X-Amz-Date': longDate,
+    'X-Amz-Expires': String(expiresIn),
+    ...(sessionToken ? { 'X-Amz-Security-Token': sessionToken } : {}),
+    'X-Amz-SignedHeaders': 'host',
+  };
+  const canonicalQuery = Object.keys(signed)
+    .sort()
+    .map((name) => `${escapeUri(name)}=${escapeUri(signed[name]!)}`)
+    .join('&');
+  const canonicalRequest = `GET\n${path}\n${canonicalQuery}\nhost:${host}\n\nhost\nUNSIGNED-PAYLOAD`;
+  signed['X-Amz-Signature'] = signature(canonicalRequest, longDate, secretAccessKey, scope);
   return signed;
 }
