@@ -120,9 +120,14 @@ export function checkedIdFloors(pages: ListCosts): Target[] {
  * 2026-11-30): a route that writes to S3 carries it beside the SDK's signer, which S3 keeps (tickets/create 187 →
  * 189 KiB), while every route that does not drops the SDK's (tickets/get 142 → 129 KiB). Lowered to 175 KiB once S3's
  * PUT, GET and DELETE were signed by the same code (signRequest, 2026-12-01): only a route that presigns a link still
- * bundles the SDK's signer (tickets/create 189 → 174 KiB, followups/create 184 → 170).
+ * bundles the SDK's signer (tickets/create 189 → 174 KiB, followups/create 184 → 170). Raised to 176 KiB by parked
+ * answers (shared/middleware/large-answers.ts, 2026-12-01): a route that answers a page, or a ticket read or changed,
+ * measures its answer and may park it in S3 behind a presigned link (tickets/replace 176,185 → 179,378 bytes, 178 past
+ * 175 KiB; tickets/list 174,358 → 177,554), while presigning moved to hand-written code (presignS3Get), so no bundle
+ * carries the SDK's signer any more (attachments/download 142,676 → 128,175) and the routes that cannot park carry
+ * only the check that they do not (users/me 125,257 → 125,452).
  */
-export const BUNDLE_BUDGET_BYTES = 175 * 1024;
+export const BUNDLE_BUDGET_BYTES = 176 * 1024;
 
 /** Issue 16's targets for every function: minified ESM bundle and median cold import. */
 export const BUNDLE_TARGET_BYTES = 300 * 1024;

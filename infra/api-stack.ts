@@ -56,12 +56,19 @@ import { MailRelease } from './mail-release';
 import { MailImap } from './mail-imap';
 import { StreamConsumer } from './stream-consumer';
 import type { SearchCluster } from './search';
-import { ATTACHMENT_PREFIX } from '../shared/store/keys';
+import { ATTACHMENT_PREFIX, LARGE_ANSWER_PREFIX } from '../shared/store/keys';
 import { grantsOf, writesTable } from '../shared/api/table-access';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, corsAllowMethods } from './cors';
 import { Monitoring } from './monitoring';
 import { EDGE_REGION, originSecretName } from './edge';
-import { FALLBACK_PATHS, fallbackRoute, routes, type FileAccess, type Route } from '../shared/api/routes';
+import {
+  FALLBACK_PATHS,
+  answersCanBeLarge,
+  fallbackRoute,
+  routes,
+  type FileAccess,
+  type Route,
+} from '../shared/api/routes';
 
 const S3_ACTIONS: Record<FileAccess, string> = {
   read: 's3:GetObject',
@@ -443,6 +450,22 @@ export class ApiStack extends Stack {
           'Attachment objects of the one bucket only, and only the actions the route declares (no List, no ' +
           'bucket-level action): keys are attachments/<ticket>/<uuid>, made at run time, so no narrower ARN ' +
           'exists for a function that serves any ticket.',
+      });
+    }
+    if (answersCanBeLarge(route)) {
+      // An answer past Lambda's response limit is parked and presigned (shared/middleware/large-answers.ts): the
+      // presigned GET is allowed only if the signer may read the object.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['s3:PutObject', 's3:GetObject'],
+          resources: [bucket.arnForObjects(`${LARGE_ANSWER_PREFIX}*`)],
+        }),
+      );
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagImportedArn(bucket, bucket.bucketArn, scope)}/${LARGE_ANSWER_PREFIX}*]`,
+        reason:
+          'Parked answers of the one bucket only (answers/<uuid>.json, made at run time), written and read back ' +
+          'through a presigned link: no List, no other prefix.',
       });
     }
     return fn;

@@ -7,7 +7,7 @@ import { brotliCompressSync, constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { LogLevel, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { openApiTemplate } from '../shared/api/openapi';
-import { fallbackRoute, routeFacts, routes } from '../shared/api/routes';
+import { answersCanBeLarge, fallbackRoute, routeFacts, routes } from '../shared/api/routes';
 import { BUNDLED_WORKER } from '../shared/mail-in/bounded';
 
 /**
@@ -133,6 +133,8 @@ export function assetCommands(assets: readonly string[], outputDir: string): str
  *   body do (a POST without fields still fingerprints its body for an Idempotency-Key);
  * - whether it carries OpenID Connect's verification (jose: shared/middleware/auth.ts): only where the environment's
  *   authentication classes name `oidc`;
+ * - whether it parks an answer too large to return (shared/middleware/large-answers.ts): only a route whose answer can
+ *   be (answersCanBeLarge);
  * - for the openapi function, the document's template (shared/api/openapi-template.ts), as base64 of
  *   its JSON brotli-compressed (deterministic: the same routes give the same bundle).
  */
@@ -145,6 +147,7 @@ export function bundleDefines(handler: string, traced = false, oidc = false): Re
     'process.env.HELPDESK_TRACER': JSON.stringify(String(traced)),
     'process.env.HELPDESK_MULTIPART': JSON.stringify(String(takesBody)),
     'process.env.HELPDESK_OIDC_BUNDLED': JSON.stringify(String(oidc)),
+    'process.env.HELPDESK_PARKS_ANSWERS': JSON.stringify(String(route !== undefined && answersCanBeLarge(route))),
     ...(handler === 'api/openapi'
       ? { 'process.env.HELPDESK_OPENAPI_TEMPLATE': JSON.stringify(packedOpenApiTemplate()) }
       : {}),

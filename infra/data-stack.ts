@@ -11,7 +11,8 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { LARGE_ANSWER_PREFIX } from '../shared/store/keys';
 import type { Construct } from 'constructs';
 import { LISTINGS_SCHEMA, projectionOf, TABLE_SCHEMA, type IndexSchema } from '../shared/store/schema';
 import { listingsTableOf } from '../shared/config';
@@ -80,7 +81,18 @@ export class DataStack extends Stack {
           // Once the noncurrent versions are gone, remove the lone delete markers too.
           expiredObjectDeleteMarker: true,
         },
+        {
+          // Answers too large for a function to return, parked for a presigned link valid 5 minutes
+          // (shared/middleware/large-answers.ts): a day is S3's shortest expiry.
+          id: 'parked-answers',
+          prefix: LARGE_ANSWER_PREFIX,
+          expiration: Duration.days(1),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
       ],
+      // A browser script that follows a parked answer's 303 reads it from S3 across origins, its Origin then "null"
+      // (a redirect from another origin taints it): any origin may GET, which only a presigned link allows anyway.
+      cors: [{ allowedMethods: [HttpMethods.GET], allowedOrigins: ['*'], maxAge: 3000 }],
       removalPolicy: settings.removalPolicy,
       // A throwaway environment can be deleted with its files; elsewhere the bucket outlives the stack.
       autoDeleteObjects: destroy,

@@ -23,11 +23,13 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination';
 import { MAX_TEXT_PARAM, SLUG, type Field } from '../domain/fields';
 import { MAX_FIELD_NAME_LENGTH } from '../domain/admin';
 import { MAIL_KINDS } from '../domain/mail-settings';
+import { LAMBDA_RESPONSE_LIMIT_BYTES } from './function-limits';
 import { EVENT_TYPES } from '../domain/events';
 import { QUEUE_DELETE_REFUSALS } from '../domain/queue-delete';
 import { CUSTOM_KEY_PATTERN, FIELD_ERRORS_EXCLUDE, shapes, withCustomFields, type ShapeId } from '../domain/shapes';
 import {
   CHANGE_EVENT_EXAMPLE,
+  answersCanBeLarge,
   routes,
   TAGS,
   TICKET_ETAG,
@@ -410,11 +412,38 @@ function errorResponse(status: number): JsonSchema {
 
 const errorRef = (status: number) => ({ $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` });
 
-/** `components.responses`: each error status's answer. */
+/**
+ * The 303 of an answer too large for a function to return (shared/middleware/large-answers.ts), on every operation
+ * whose answer can be (routes.ts answersCanBeLarge).
+ */
+const LARGE_ANSWER = {
+  description:
+    'The answer is larger than an AWS Lambda function may return ' +
+    `(${LAMBDA_RESPONSE_LIMIT_BYTES.toLocaleString('en')} bytes: a ticket with long followups, or a page of them): ` +
+    '`Location` is a short-lived link to the very answer, parked in private storage, which needs no credentials. ' +
+    'HTTP clients follow it with a GET by default (fetch and requests do not send `Authorization` on to another ' +
+    'host); the body says why.',
+  headers: { Location: { schema: { type: 'string', format: 'uri' } } },
+  content: {
+    'application/json': {
+      schema: ref('ErrorDetail'),
+      example: {
+        detail:
+          'The answer is 6512400 bytes, more than a function may return ' +
+          `(${LAMBDA_RESPONSE_LIMIT_BYTES}): it is at the Location, a link valid for 300 seconds.`,
+      },
+    },
+  },
+};
+
+/** `components.responses`: each error status's answer, and the 303 of a large answer. */
 export function errorResponses(): Record<string, JsonSchema> {
-  return Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([status, { name }]) => [name, errorResponse(Number(status))]),
-  );
+  return {
+    ...Object.fromEntries(
+      Object.entries(ERROR_RESPONSES).map(([status, { name }]) => [name, errorResponse(Number(status))]),
+    ),
+    LargeAnswer: LARGE_ANSWER,
+  };
 }
 
 /** The error statuses an operation can answer: the chain's (auth, permission, ...) and its own. */
@@ -464,6 +493,7 @@ function operation(route: Route): JsonSchema {
       description: 'Not modified: the `If-None-Match` ETag is current.',
       headers: { ETag: { schema: TICKET_ETAG.ETag } },
     };
+  if (answersCanBeLarge(route)) responses['303'] = { $ref: '#/components/responses/LargeAnswer' };
   for (const status of errorStatuses(route, doc)) responses[String(status)] = errorRef(status);
   const parameters = [
     ...pathParameters(route.path),

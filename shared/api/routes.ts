@@ -99,6 +99,8 @@ export interface RouteFacts {
   allow: string[];
   negotiatesJson: boolean;
   answerHoldsSecret: boolean;
+  /** answersCanBeLarge: an answer past Lambda's response limit is parked (middleware/large-answers.ts). */
+  largeAnswers: boolean;
 }
 
 export function routeFacts(route: Route): RouteFacts {
@@ -108,7 +110,21 @@ export function routeFacts(route: Route): RouteFacts {
     allow: allowedMethods(route.path),
     negotiatesJson: route.negotiatesJson !== false,
     answerHoldsSecret: route.answerHoldsSecret === true,
+    largeAnswers: answersCanBeLarge(route),
   };
+}
+
+/**
+ * Whether a route's answer can pass Lambda's response limit: a page (up to 100 records, each up to DynamoDB's 400 KB,
+ * and a ticket's with its followups), or a ticket read or changed, with its followups. One record alone cannot
+ * (400 KB is under 3 MB once escaped twice, in the worst case). These functions may park an answer in the bucket
+ * (answers/*: the stack's grant).
+ */
+export function answersCanBeLarge(route: Route): boolean {
+  const shape = route.doc?.success.shape;
+  if (shape?.endsWith('Page')) return true;
+  // A ticket just made holds one followup, within its record's limits; one read or changed holds all of them.
+  return (shape === 'Ticket' || shape === 'UserTicket') && route.method !== 'POST';
 }
 
 /** The methods a path answers, as its `Allow` header lists them (upstream's order). */

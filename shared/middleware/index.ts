@@ -24,6 +24,7 @@ import { VIEWER_ADDRESS_HEADER, clientSource } from '../domain/client-address';
 import { parseBody } from './body';
 import { idempotency } from './idempotency';
 import { observe } from './observe';
+import { parkedIfLarge } from './large-answers';
 import { ORIGIN_HEADER, checkOrigin } from './origin';
 import { isRetryableFailure } from '../aws/aws-request';
 import { SECURITY_HEADERS, header, json, type ApiEvent, type HttpResult } from './http';
@@ -150,7 +151,14 @@ export function apiHandler(
   const resolve = resolveRoute ?? (() => fixed);
 
   const responses: middy.MiddlewareObj<ApiEvent, HttpResult> = {
-    after: (request) => finish(request, (request.event as Routed)[ROUTE]),
+    after: async (request) => {
+      finish(request, (request.event as Routed)[ROUTE]);
+      // Only the bundles of the routes whose answers can be too large carry the parking (routes.ts answersCanBeLarge):
+      // infra/bundling.ts replaces this expression, and esbuild drops the branch and its imports from the others.
+      // eslint-disable-next-line no-restricted-properties -- a build-time constant (esbuild's define), not a setting
+      if (process.env.HELPDESK_PARKS_ANSWERS !== 'false' && entry.largeAnswers)
+        request.response = await parkedIfLarge(request.response!);
+    },
     onError: (request) => {
       request.response = errorResponse(request.error);
       finish(request, (request.event as Routed)[ROUTE]);

@@ -563,6 +563,12 @@ export const COUNT_KEY_PATTERNS = [
 /** Every attachment object lives under this prefix (the functions may touch nothing else). */
 export const ATTACHMENT_PREFIX = 'attachments/';
 
+/**
+ * Answers too large for a function to return (middleware/large-answers.ts) are parked under this prefix, each once, for
+ * the presigned link of a 303; the bucket's lifecycle deletes them after a day (infra/data-stack.ts).
+ */
+export const LARGE_ANSWER_PREFIX = 'answers/';
+
 /** S3 object key of an attachment: never built from the client's file name. */
 export function attachmentObjectKey(ticket: number, uuid: string): string {
   return `${ATTACHMENT_PREFIX}${ticket}/${uuid}`;

@@ -9,7 +9,15 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_GROUPS, functionId } from '../../infra/api-stack';
 import { buildHelpdesk, type Helpdesk } from '../../infra/app';
-import { FALLBACK_PATHS, fallbackRoute, routeByHandler, routes, type Route } from '../../shared/api/routes';
+import {
+  FALLBACK_PATHS,
+  answersCanBeLarge,
+  fallbackRoute,
+  routeByHandler,
+  routes,
+  type Route,
+} from '../../shared/api/routes';
+import { ATTACHMENT_PREFIX, LARGE_ANSWER_PREFIX } from '../../shared/store/keys';
 import { grantsOf, writesTable, type TableGrant } from '../../shared/api/table-access';
 import { LISTINGS_SCHEMA, TABLE_SCHEMA } from '../../shared/store/schema';
 import { apiTemplate } from './template';
@@ -83,6 +91,15 @@ describe('dev environment', () => {
     const fn = helpdesk.api.functions.get(handler);
     if (!fn) throw new Error(`no function for ${handler}`);
     return roleStatements(api, logicalId(fn.role)).flatMap((s) => s.actions);
+  }
+
+  /** A function's S3 actions on the objects under `prefix`. */
+  function s3ActionsOn(handler: string, prefix: string): string[] {
+    const fn = helpdesk.api.functions.get(handler)!;
+    return roleStatements(api, logicalId(fn.role))
+      .filter((s) => JSON.stringify(s.resources).includes(`/${prefix}*`))
+      .flatMap((s) => s.actions.filter((a) => a.startsWith('s3:')))
+      .sort();
   }
 
   /** Actions granted without an IAM condition. */
@@ -373,11 +390,14 @@ describe('dev environment', () => {
   it('grants each function exactly the table and file access its route declares', () => {
     for (const route of allRoutes) {
       const actions = actionsOf(route.handler);
-      const s3 = actions.filter((a) => a.startsWith('s3:')).sort();
       const expectedS3 = route.files
         .map((f) => ({ read: 's3:GetObject', write: 's3:PutObject', delete: 's3:DeleteObject' })[f])
         .sort();
-      expect(s3, route.handler).toEqual(expectedS3);
+      expect(s3ActionsOn(route.handler, ATTACHMENT_PREFIX), route.handler).toEqual(expectedS3);
+      // An answer too large to return is parked and presigned (shared/middleware/large-answers.ts).
+      const parks = answersCanBeLarge(route) ? ['s3:GetObject', 's3:PutObject'] : [];
+      expect(s3ActionsOn(route.handler, LARGE_ANSWER_PREFIX), route.handler).toEqual(parks);
+      expect(actions.filter((a) => a.startsWith('s3:')).length, route.handler).toBe(expectedS3.length + parks.length);
       expect(
         actions.some((a) => a.startsWith('kms:')),
         route.handler,
@@ -407,11 +427,14 @@ describe('dev environment', () => {
   });
 
   it(
-    'keeps tickets/list read-only and without files, tickets/create writing, ' + 'attachments/download reading files',
+    'keeps tickets/list read-only and off the attachments (it parks a large answer only), tickets/create writing, ' +
+      'attachments/download reading files',
     () => {
       const list = unconditionalActionsOf('tickets/list');
       for (const action of DYNAMO_WRITE_ACTIONS) expect(list).not.toContain(action);
-      expect(list.filter((a) => a.startsWith('s3:'))).toEqual([]);
+      expect(s3ActionsOn('tickets/list', ATTACHMENT_PREFIX)).toEqual([]);
+      expect(s3ActionsOn('tickets/list', LARGE_ANSWER_PREFIX)).toEqual(['s3:GetObject', 's3:PutObject']);
+      expect(s3ActionsOn('users/me', LARGE_ANSWER_PREFIX)).toEqual([]);
 
       const create = actionsOf('tickets/create');
       expect(create).toContain('s3:PutObject');
@@ -490,8 +513,16 @@ describe('dev environment', () => {
             NoncurrentVersionExpiration: { NoncurrentDays: 30 },
             AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
           }),
+          {
+            Id: 'parked-answers',
+            Status: 'Enabled',
+            Prefix: LARGE_ANSWER_PREFIX,
+            ExpirationInDays: 1,
+            NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+          },
         ],
       },
+      CorsConfiguration: { CorsRules: [{ AllowedMethods: ['GET'], AllowedOrigins: ['*'], MaxAge: 3000 }] },
     });
     data.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
