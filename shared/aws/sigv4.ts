@@ -13,7 +13,7 @@
  *   SDK's signer would add 14 KiB to each. Held to the SDK's presign by tests/unit/sigv4.test.ts.
  * - `awsSigner`: the SDK's own signer, @smithy/signature-v4, configured as these are: the tests' reference,
  *   and the benchmark's CPU floor's signer.
- * Both sign with the function's credentials (Lambda hands them in its environment; the local runtime
+ * All sign with the function's credentials (Lambda hands them in its environment; the local runtime
  * sets them; the CLI may bring its own: `useCredentials`).
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
@@ -243,7 +243,14 @@ export interface PresignableGet {
  * A presigned S3 GET's query: `query` with the X-Amz-* parameters and the signature, as the SDK's signer presigns the
  * same link (only `host` signed, the payload `UNSIGNED-PAYLOAD`: the one who follows the link sends no body).
  */
-export async function presignS3Get({ region, host, path, query, expiresIn, date }: PresignableGet) {
+export async function presignS3Get({
+  region,
+  host,
+  path,
+  query,
+  expiresIn,
+  date,
+}: PresignableGet): Promise<Record<string, string>> {
   const source = identity();
   const { accessKeyId, secretAccessKey, sessionToken } = source instanceof Promise ? await source : source;
   const { longDate, day } = stamps(date);
