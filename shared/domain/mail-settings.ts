@@ -157,6 +157,13 @@ export const ticketCcFields = {
 };
 
 export const ALREADY_CC = "This is on the ticket's CC list already.";
+
+/**
+ * A ticket's CC entries at most. Every change of the ticket mails each of them, and nothing else bounded the list:
+ * a verified sender adds up to HELPDESK_MAIL_IN_CCS_PER_MESSAGE with each message, staff any number.
+ */
+export const MAX_CCS_PER_TICKET = 100;
+export const TOO_MANY_CCS = `A ticket has at most ${MAX_CCS_PER_TICKET} CC entries: remove one first.`;
 export const ONE_OF_EMAIL_OR_USER = 'Give either an e-mail address or a user, not both.';
 
 /** The new CC entry of a POST: exactly one of `email` and `user`. The store checks the user exists. */

@@ -9,7 +9,7 @@ import { storedDateTime } from '../domain/datetime';
 import { logger } from '../observability';
 import { ticketOfThreadIds } from '../store/inbound-mail';
 import { suppress } from '../store/suppressions';
-import { DuplicateCc, addTicketCc, removedTicketCcs, ticketCcAddresses } from '../store/ticket-ccs';
+import { DuplicateCc, TooManyCcs, addTicketCc, removedTicketCcs, ticketCcAddresses } from '../store/ticket-ccs';
 import { mailSecret } from '../mail/secret';
 
 export interface MailInHooks {
@@ -33,7 +33,8 @@ export interface MailInHooks {
    * Adds addresses to a ticket's CC list (the queue's own already left out), as upstream's create_ticket_cc; never one
    * staff removed.
    */
-  addTicketCcs(ticket: number, addresses: string[]): Promise<void>;
+  /** Adds the addresses not on the list (nor removed from it by staff); how many the full list left out. */
+  addTicketCcs(ticket: number, addresses: string[]): Promise<number>;
   /** Puts addresses that bounced for good on the suppression list. */
   suppress(addresses: string[], detail: string): Promise<void>;
 }
@@ -71,11 +72,19 @@ export const storeHooks: MailInHooks = {
   async addTicketCcs(ticket, addresses) {
     const present = new Set(await ticketCcAddresses(ticket));
     const removed = await removedTicketCcs(ticket);
-    for (const email of addresses.filter((a) => !present.has(a.toLowerCase()) && !removed.has(a.toLowerCase()))) {
-      await addTicketCc(ticket, { email, user: null, can_view: true, can_update: false }).catch((error: unknown) => {
-        if (!(error instanceof DuplicateCc)) throw error;
-      });
+    const added = addresses.filter((a) => !present.has(a.toLowerCase()) && !removed.has(a.toLowerCase()));
+    for (const [n, email] of added.entries()) {
+      const full = await addTicketCc(ticket, { email, user: null, can_view: true, can_update: false }).then(
+        () => false,
+        (error: unknown) => {
+          if (error instanceof TooManyCcs) return true;
+          if (!(error instanceof DuplicateCc)) throw error;
+          return false;
+        },
+      );
+      if (full) return added.length - n;
     }
+    return 0;
   },
   async suppress(addresses, detail) {
     const since = storedDateTime(new Date());

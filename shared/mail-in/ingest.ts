@@ -35,6 +35,7 @@ import type { UploadedFile } from '../domain/body';
 import type { Ticket, UserSummary } from '../domain/records';
 import { parseCustomValues } from '../domain/custom-fields';
 import { MAX_REPORTED_RECIPIENTS_CHECKED } from '../domain/mail-threading';
+import { MAX_CCS_PER_TICKET } from '../domain/mail-settings';
 import { config } from '../config';
 import { logger, METRICS, metrics } from '../observability';
 import { newAttachments } from '../store/attachments';
@@ -334,7 +335,7 @@ async function apply(
   );
   if (written !== true) return written;
   // The sender is the submitter: their domain's word is enough to name whom they copy.
-  if (author.verified && ccs.add.length) await hooks.addTicketCcs(ticket.id, ccs.add);
+  if (author.verified && ccs.add.length) notes.push(...ccsLeftOut(await hooks.addTicketCcs(ticket.id, ccs.add)));
   else if (ccs.add.length) notes.push(`unverified: ${author.detail}; no CCs added`);
   return { outcome: 'ticket', ticket: ticket.id, followup: opening.id, notes };
 }
@@ -439,7 +440,7 @@ async function applyFollowup(
     ),
   );
   if (written !== true) return written;
-  if (ccs.length) await hooks.addTicketCcs(ticket.id, ccs);
+  if (ccs.length) notes.push(...ccsLeftOut(await hooks.addTicketCcs(ticket.id, ccs)));
   return { outcome: 'followup', ticket: ticket.id, followup: ids.followup, reopened, notes };
 }
 
@@ -482,4 +483,9 @@ function filesOf(mail: ParsedMail, notes: string[]): UploadedFile[] {
   mail.parts.forEach((part, i) => add(attachmentName(i + 1, part.filename, part.mimeType), part.mimeType, part.data));
   if (mail.html) add(HTML_BODY_FILENAME, 'text/html', Buffer.from(mail.html, 'utf8'));
   return files;
+}
+
+/** The note of addresses a full CC list left out (none when it left out none). */
+function ccsLeftOut(left: number): string[] {
+  return left ? [`${left} more addresses not added as CCs: the ticket's list holds ${MAX_CCS_PER_TICKET}`] : [];
 }

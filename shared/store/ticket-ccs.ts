@@ -7,7 +7,7 @@
  * routes answer 404 first).
  */
 import { DeleteCommand, PutCommand } from '../aws/dynamodb';
-import type { TicketCc } from '../domain/mail-settings';
+import { MAX_CCS_PER_TICKET, type TicketCc } from '../domain/mail-settings';
 import { config } from '../config';
 import { dynamo } from '../aws/clients';
 import { reserveIds } from './counters';
@@ -15,6 +15,8 @@ import { IN_PARTITION, ITEM_IS_NEW, keys } from './keys';
 import { batchGet, queryAll } from './query';
 
 export class DuplicateCc extends Error {}
+/** The ticket's list holds MAX_CCS_PER_TICKET entries. Adds racing at the bound may each pass it (a read checks). */
+export class TooManyCcs extends Error {}
 
 const keyOf = (cc: Pick<TicketCc, 'ticket' | 'email' | 'user'>) =>
   cc.user !== null ? keys.ticketCcUser(cc.ticket, cc.user) : keys.ticketCcAddress(cc.ticket, cc.email!);
@@ -55,7 +57,8 @@ export async function removedTicketCcs(ticket: number): Promise<Set<string>> {
 
 /**
  * Adds an entry (an address or a user, not both); throws DuplicateCc when that one is on the list (an
- * address compared without case). `byStaff`: an address staff add again is no longer a removed one.
+ * address compared without case), TooManyCcs when the list is full. `byStaff`: an address staff add again is no
+ * longer a removed one.
  */
 export async function addTicketCc(
   ticket: number,
@@ -64,7 +67,9 @@ export async function addTicketCc(
 ): Promise<TicketCc> {
   // Entries written before addresses were keyed in lower case: a spelling that differs by case is the same address.
   const email = entry.email?.toLowerCase();
-  if (email && (await listTicketCcs(ticket)).some((c) => c.email?.toLowerCase() === email)) throw new DuplicateCc();
+  const present = await listTicketCcs(ticket);
+  if (email && present.some((c) => c.email?.toLowerCase() === email)) throw new DuplicateCc();
+  if (present.length >= MAX_CCS_PER_TICKET) throw new TooManyCcs();
   if (email && byStaff)
     await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keys.ticketCcRemoved(ticket, email) }));
   const { ticket_cc: id } = await reserveIds({ ticket_cc: 1 });

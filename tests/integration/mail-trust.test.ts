@@ -10,6 +10,7 @@ import type Mail from 'nodemailer/lib/mailer';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unique, type Json } from './client';
+import { MAX_CCS_PER_TICKET } from '../../shared/domain/mail-settings';
 import { mailsTo as mailsToIn, sendRaw, newMailQueue, readTicket, type Sent } from './mail-helpers';
 import { cliOnTable } from './table-cli';
 import { useOwnRuntime } from './own-runtime';
@@ -177,6 +178,28 @@ describe('From is a claim', () => {
     );
     expect((await ticket(id)).followup_set.at(-1)).toMatchObject({ public: true, comment: 'Carol again.' });
     expect(await ccsOf(id)).toEqual([]);
+  });
+
+  it("a signed reply's Ccs stop when the ticket's list is full, and the answer counts those left out", async () => {
+    const queue = await newQueue();
+    const { alice, id, subject } = await alicesTicket(queue);
+    for (let n = 1; n < MAX_CCS_PER_TICKET; n++) {
+      const added = await own.api.call('POST', `/api/tickets/${id}/cc/`, { json: { email: `cc${n}@example.com` } });
+      expect(added.status, added.text).toBe(201);
+    }
+    const carols = [1, 2, 3].map((n) => `${unique(`carol${n}`)}@${DOMAIN}`);
+    const reply = await send(
+      await message({ from: alice, to: queue.address, cc: carols, subject, text: 'Adding three.' }, true),
+      [queue.address],
+      alice,
+    );
+    expect(reply.response).toContain(`followup on ticket ${id}`);
+    expect(reply.response).toContain(
+      `2 more addresses not added as CCs: the ticket's list holds ${MAX_CCS_PER_TICKET}`,
+    );
+    const list = (await own.api.call('GET', `/api/tickets/${id}/cc/?page_size=100`)).body;
+    expect(list.count).toBe(MAX_CCS_PER_TICKET);
+    expect(list.results.at(-1).email).toBe(carols[0]);
   });
 
   it('a reply through the Reply-To mailed to the submitter is hers, signed or not', async () => {

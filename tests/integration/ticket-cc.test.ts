@@ -3,13 +3,33 @@
  * suppression list's routes (superusers). A suppression made by a bounce is in mail-events.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { call, createTicket, createUser, unique } from './client';
+import { ADMIN_ID, call, createTicket, createUser, unique } from './client';
+import { MAX_CCS_PER_TICKET, TOO_MANY_CCS } from '../../shared/domain/mail-settings';
 
 async function ticketId(): Promise<number> {
   return (await createTicket()).body.id as number;
 }
 
 describe("a ticket's CC list", () => {
+  it(`holds at most ${MAX_CCS_PER_TICKET} entries: one more is a 400 naming the bound, till one goes`, async () => {
+    const ticket = await ticketId();
+    const added = [];
+    for (let n = 0; n < MAX_CCS_PER_TICKET; n++) {
+      const reply = await call('POST', `/api/tickets/${ticket}/cc/`, { json: { email: `cc${n}@example.com` } });
+      expect(reply.status, reply.text).toBe(201);
+      added.push(reply.body.id as number);
+    }
+    const user = ADMIN_ID;
+    for (const entry of [{ email: 'one-more@example.com' }, { user }]) {
+      const refused = await call('POST', `/api/tickets/${ticket}/cc/`, { json: entry });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ non_field_errors: [TOO_MANY_CCS] });
+    }
+    expect((await call('GET', `/api/tickets/${ticket}/cc/`)).body.count).toBe(MAX_CCS_PER_TICKET);
+    expect((await call('DELETE', `/api/tickets/${ticket}/cc/${added[0]}/`)).status).toBe(204);
+    expect((await call('POST', `/api/tickets/${ticket}/cc/`, { json: { user } })).status).toBe(201);
+  });
+
   it('adds addresses and users, lists them in order, removes one; each is on the list once', async () => {
     const ticket = await ticketId();
     const first = await call('POST', `/api/tickets/${ticket}/cc/`, {

@@ -1,7 +1,7 @@
 /** The routes of the OpenAPI tag "Mail" (route-types.ts TAGS says what it holds). */
 
 import { ignoredSenderFields } from '../../domain/ignored-senders';
-import { ticketCcFields } from '../../domain/mail-settings';
+import { MAX_CCS_PER_TICKET, ticketCcFields } from '../../domain/mail-settings';
 import { templateOverrideFields } from '../../domain/template-overrides';
 import { GRANTS as G } from '../table-access';
 import type { Route } from '../route-types';
@@ -34,7 +34,8 @@ export const mailRoutes: readonly Route[] = [
       summary: "Add an address or a user to a ticket's CC list",
       description:
         "Either `email` or `user` (a user's id: mailed at the user's address as it is when mailing). CC " +
-        "addresses hear of the ticket's public changes, as upstream's TicketCC.",
+        "addresses hear of the ticket's public changes, as upstream's TicketCC. A ticket holds at most " +
+        `${MAX_CCS_PER_TICKET} entries (each is mailed on every change): past that, 400 \`non_field_errors\`.`,
       success: json('TicketCc', 201, 'The new entry.'),
       body: {
         fields: ticketCcFields,
