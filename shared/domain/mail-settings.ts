@@ -164,6 +164,7 @@ export const ALREADY_CC = "This is on the ticket's CC list already.";
  */
 export const MAX_CCS_PER_TICKET = 100;
 export const TOO_MANY_CCS = `A ticket has at most ${MAX_CCS_PER_TICKET} CC entries: remove one first.`;
+
 export const ONE_OF_EMAIL_OR_USER = 'Give either an e-mail address or a user, not both.';
 
 /** The new CC entry of a POST: exactly one of `email` and `user`. The store checks the user exists. */

@@ -31,9 +31,8 @@ export interface MailInHooks {
   ticketCcs(ticket: number): Promise<string[]>;
   /**
    * Adds addresses to a ticket's CC list (the queue's own already left out), as upstream's create_ticket_cc; never one
-   * staff removed.
+   * staff removed, nor past MAX_CCS_PER_TICKET. Answers how many the full list left out.
    */
-  /** Adds the addresses not on the list (nor removed from it by staff); how many the full list left out. */
   addTicketCcs(ticket: number, addresses: string[]): Promise<number>;
   /** Puts addresses that bounced for good on the suppression list. */
   suppress(addresses: string[], detail: string): Promise<void>;
