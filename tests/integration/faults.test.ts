@@ -13,12 +13,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DynamoDB } from '../../shared/aws/dynamodb';
-import { clientFor, multipart, unique, type CallOptions, type Reply } from './client';
+import { clientFor, multipart, unique, type CallOptions, type Json, type Reply } from './client';
+import { LARGE_ANSWER_PREFIX } from '../../shared/store/keys';
 import { startInProcessRuntime } from './in-process-runtime';
 import { FAULT_KINDS, FaultInjector, type FaultKind, type Step } from './fault-injection';
 import {
   diff,
   invariantViolations,
+  listObjects,
   pendingCleanups,
   readState,
   removeTickets,
@@ -641,4 +643,34 @@ describe('faults outside the per-step matrix', { timeout: 120_000 }, () => {
     expect(d).toEqual({ added: [], removed: [], changed: [], objectsAdded: [], objectsRemoved: [] });
     expect((await send(request)).status).toBe(201);
   });
+});
+
+describe('an answer too large to return (shared/middleware/large-answers.ts)', () => {
+  it('a PATCH whose answer S3 cannot take answers 503, its change made whole and nothing parked', async () => {
+    const ticket = (await ok(api.call('POST', '/api/tickets/', { json: TICKET }))).body.id as number;
+    for (let n = 0; n < 20; n++)
+      await ok(api.call('POST', '/api/followups/', { json: { ticket, title: `r${n}`, comment: '"'.repeat(80_000) } }));
+    await warm();
+    const patch = (title: string) => send(json('PATCH', `/api/tickets/${ticket}/`, { title }));
+    const answers = async () => (await listObjects(bucket(), LARGE_ANSWER_PREFIX)).size;
+    // The steps of such a PATCH, its answer parked: the one S3 PUT is the copy's.
+    const parkedBefore = await answers();
+    const parked = await injector.run(new Map(), () => patch('Parked'));
+    expect(parked.result.status, parked.result.text).toBe(303);
+    expect(await answers()).toBe(parkedBefore + 1);
+    const put = parked.steps.findIndex((s) => s.label === 'S3 PUT');
+    expect(parked.steps.filter((s) => s.service === 's3').map((s) => s.label)).toEqual(['S3 PUT']);
+    await warm();
+    const before = await state();
+    const { result: reply } = await injector.run(new Map<number, FaultKind>([[put, 'server']]), () =>
+      patch('Made all the same'),
+    );
+    expectRetryable(reply, 'parking failed');
+    expect(await answers()).toBe(parkedBefore + 1);
+    expect(diff(before, await state()).changed).toContain(`TICKET#${ticket}|TICKET`);
+    const read = await api.call('GET', `/api/tickets/${ticket}/`);
+    const body = (await (await fetch(read.headers.get('location')!)).json()) as Json;
+    expect(body.title).toBe('Made all the same');
+    expect(body.followup_set).toHaveLength(21);
+  }, 120_000);
 });

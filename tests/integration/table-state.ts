@@ -57,13 +57,14 @@ const s3 = () =>
     retries: 0,
   });
 
-async function listObjects(bucket: string): Promise<Set<string>> {
+/** The bucket's object keys under `prefix` (the state's: the attachments). */
+export async function listObjects(bucket: string, prefix = 'attachments/'): Promise<Set<string>> {
   const keys = new Set<string>();
   let token: string | undefined;
   do {
     const url = new URL(`${process.env.AWS_ENDPOINT_URL_S3}/${bucket}`);
     url.searchParams.set('list-type', '2');
-    url.searchParams.set('prefix', 'attachments/');
+    url.searchParams.set('prefix', prefix);
     if (token) url.searchParams.set('continuation-token', token);
     const response = await s3().fetch(url.toString());
     const xml = await response.text();
